@@ -1,0 +1,262 @@
+// Package perm decides whether one tool call may run: Allow, Ask or Deny.
+//
+// It is a pure engine. Callers build a Policy (from settings scopes, an agent
+// definition, CLI flags and session grants) and call Evaluate for every tool
+// call. The pipeline has eight steps, each implemented in one place in
+// pipeline.go; shell commands are analysed by the sibling package
+// perm/bash, which this package is the only consumer of.
+package perm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Decision is the outcome of evaluating one tool call.
+type Decision int
+
+const (
+	// Allow lets the call run.
+	Allow Decision = iota + 1
+	// Ask needs a person's approval; where nobody can be asked it becomes Deny.
+	Ask
+	// Deny refuses the call.
+	Deny
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return fmt.Sprintf("Decision(%d)", int(d))
+}
+
+// stricter reports whether d is more restrictive than o.
+func (d Decision) stricter(o Decision) bool { return d > o }
+
+// Mode is a permission mode: what happens when no rule matches.
+type Mode string
+
+// The modes. Explore is only meaningful for subagents.
+const (
+	ModeDefault     Mode = "default"
+	ModeAcceptEdits Mode = "acceptEdits"
+	ModeDontAsk     Mode = "dontAsk"
+	ModeBypass      Mode = "bypassPermissions"
+	ModeAuto        Mode = "auto"
+	ModeExplore     Mode = "explore"
+)
+
+// MainLoopModes are the modes a person can cycle through, in Shift+Tab order.
+var MainLoopModes = []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass, ModeAuto}
+
+// ParseMode returns the mode named s. The empty string is ModeDefault.
+// Unknown names are an error: a mode is never guessed.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeDefault, nil
+	case ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass, ModeAuto, ModeExplore:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown permission mode %q (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)", s)
+}
+
+// Source says where a rule or decision came from.
+type Source string
+
+// The sources, highest settings precedence first.
+const (
+	SourceManaged Source = "managed"
+	SourceLocal   Source = "local"
+	SourceProject Source = "project"
+	SourceUser    Source = "user"
+	SourceCLI     Source = "cli"
+	SourceAgent   Source = "agent"
+	SourceSession Source = "session"
+	SourceBuiltin Source = "builtin"
+	SourceMode    Source = "mode"
+)
+
+// Class groups tools by what they can do, which decides the mode default.
+type Class int
+
+const (
+	// Safe tools only read or talk to the user.
+	Safe Class = iota
+	// Edit tools change files.
+	Edit
+	// Exec tools run programs, spawn agents or reach external systems.
+	Exec
+)
+
+// ClassOf returns the class of the named tool. Unknown tools (MCP tools
+// among them) are Exec: what is not known to be harmless is treated as
+// able to do anything.
+func ClassOf(tool string) Class {
+	switch tool {
+	case "Read", "Glob", "Grep", "WebFetch", "WebSearch", "LSP",
+		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
+		"AskUserQuestion", "CronList":
+		return Safe
+	case "Edit", "Write", "NotebookEdit":
+		return Edit
+	}
+	return Exec
+}
+
+// Rule is one Tool or Tool(pattern) permission rule.
+type Rule struct {
+	// Tool is the tool name: Bash, Read, Edit, WebFetch, Agent, MCP or an
+	// mcp__server__tool name.
+	Tool string
+	// Pattern is the text between the parentheses, if any.
+	Pattern string
+	// HasPattern distinguishes Tool() (an error) and Tool from Tool(x).
+	HasPattern bool
+}
+
+// String returns the rule in its canonical written form.
+func (r Rule) String() string {
+	if !r.HasPattern {
+		return r.Tool
+	}
+	return r.Tool + "(" + r.Pattern + ")"
+}
+
+// RuleError reports a malformed rule.
+type RuleError struct {
+	Rule string
+	Msg  string
+}
+
+func (e *RuleError) Error() string { return fmt.Sprintf("malformed rule %q: %s", e.Rule, e.Msg) }
+
+// ParseRule parses a rule written as Tool or Tool(pattern). The pattern runs
+// from the first "(" to the final ")", so patterns may contain parentheses.
+func ParseRule(s string) (Rule, error) {
+	bad := func(msg string) (Rule, error) { return Rule{}, &RuleError{Rule: s, Msg: msg} }
+	if s == "" {
+		return bad("empty rule")
+	}
+	if strings.TrimSpace(s) != s {
+		return bad("leading or trailing white space")
+	}
+	name, pat, hasPat := s, "", false
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		if !strings.HasSuffix(s, ")") {
+			return bad("missing closing parenthesis")
+		}
+		name, pat, hasPat = s[:i], s[i+1:len(s)-1], true
+	} else if strings.IndexByte(s, ')') >= 0 {
+		return bad("unbalanced parenthesis")
+	}
+	if name == "" {
+		return bad("missing tool name")
+	}
+	for i, r := range name {
+		ok := r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
+		if !ok {
+			return bad(fmt.Sprintf("invalid character %q in tool name", r))
+		}
+	}
+	if hasPat && strings.TrimSpace(pat) == "" {
+		return bad("empty pattern: write the bare tool name to match every call")
+	}
+	r := Rule{Tool: name, Pattern: pat, HasPattern: hasPat}
+	if err := r.check(); err != nil {
+		return bad(err.Error())
+	}
+	return r, nil
+}
+
+// check validates the pattern against what the tool's matcher accepts.
+func (r Rule) check() error {
+	if !r.HasPattern {
+		if r.Tool == "MCP" {
+			return fmt.Errorf("MCP needs a pattern such as MCP(mcp__server__*)")
+		}
+		return nil
+	}
+	switch r.Tool {
+	case "WebFetch":
+		host, ok := strings.CutPrefix(r.Pattern, "domain:")
+		if !ok || host == "" || strings.ContainsAny(host, "/ :@") {
+			return fmt.Errorf("WebFetch patterns are domain:HOST or domain:*.HOST")
+		}
+		if strings.Contains(strings.TrimPrefix(host, "*."), "*") {
+			return fmt.Errorf("WebFetch allows a wildcard only as a leading *.")
+		}
+	case "MCP":
+		if !strings.HasPrefix(r.Pattern, "mcp__") {
+			return fmt.Errorf("MCP patterns name tools mcp__server__tool")
+		}
+	case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
+		if err := checkPathPattern(r.Pattern); err != nil {
+			return err
+		}
+	case "Bash":
+		if strings.Contains(r.Pattern, ":*") && !strings.HasSuffix(r.Pattern, ":*") {
+			return fmt.Errorf(":* is only allowed at the end of a Bash pattern")
+		}
+	}
+	return nil
+}
+
+// Entry is a rule together with where it was configured.
+type Entry struct {
+	Rule   Rule
+	Source Source
+	// Origin names the file, flag or frontmatter the rule came from, for
+	// error messages and /permissions.
+	Origin string
+}
+
+// Workspace is the set of directories file tools may touch without asking.
+// All paths are absolute and clean.
+type Workspace struct {
+	Cwd  string
+	Root string // project root: nearest ancestor of Cwd with .gen/ or .git/, else Cwd
+	Dirs []string
+	Home string
+}
+
+// Policy is everything Evaluate needs besides the call itself.
+// A Policy must not be modified while Evaluate runs on it.
+type Policy struct {
+	Mode Mode
+	Deny []Entry
+	Ask  []Entry
+	// Allow rules (settings allow, CLI --allowedTools, agent allow_tools).
+	Allow []Entry
+	// Constraint, when non-empty, is an agent's allow_tools: calls not
+	// covered by one of these rules are denied right after step 2, in
+	// every mode.
+	Constraint []Rule
+	// Session holds the session runtime permissions (step 4).
+	Session   []Rule
+	Workspace Workspace
+	// NoPrompt is set for subagents and headless runs: Ask becomes Deny.
+	NoPrompt bool
+}
+
+// Request is one tool call: the tool name and its (normalised) arguments.
+type Request struct {
+	Tool  string
+	Input map[string]any
+}
+
+// Result is a decision with the step that made it and why.
+type Result struct {
+	Decision Decision
+	Step     int
+	Reason   string
+	// Rule is the rule or built-in check that decided, "" if none.
+	Rule   string
+	Source Source
+}
