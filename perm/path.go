@@ -2,6 +2,9 @@ package perm
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -12,4 +15,246 @@ func checkPathPattern(p string) error {
 		return fmt.Errorf("invalid path pattern %q", p)
 	}
 	return nil
+}
+
+// target is a file path a call touches: the cleaned absolute path as
+// named, and the same path with symlinks resolved (equal when none).
+type target struct {
+	abs, real string
+}
+
+// forms returns the distinct paths of t.
+func (t target) forms() []string {
+	if t.real == t.abs {
+		return []string{t.abs}
+	}
+	return []string{t.abs, t.real}
+}
+
+// ResolvePath turns a path as a tool or command names it into a clean
+// absolute path: "~" and "~/x" expand to the home directory, relative paths
+// are joined to the workspace's cwd. Tools must touch the path this returns,
+// which is the path the gate checked.
+func ResolvePath(ws Workspace, p string) string {
+	switch {
+	case p == "~":
+		p = ws.Home
+	case strings.HasPrefix(p, "~/"):
+		p = filepath.Join(ws.Home, p[2:])
+	case !filepath.IsAbs(p):
+		p = filepath.Join(ws.Cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// newTarget resolves p and its symlinks. The longest existing prefix is
+// resolved, so a path to a file about to be created under a symlinked
+// directory is still seen through the link.
+func newTarget(ws Workspace, p string) target {
+	abs := ResolvePath(ws, p)
+	return target{abs: abs, real: realPath(abs)}
+}
+
+func realPath(abs string) string {
+	rest := ""
+	dir := abs
+	for {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// inWorkspace reports whether both the named and the resolved path lie in
+// the workspace: a link inside pointing outside is outside.
+func (ws Workspace) contains(t target) bool {
+	for _, p := range t.forms() {
+		if !ws.containsPath(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (ws Workspace) containsPath(p string) bool {
+	if within(p, ws.Cwd) || within(p, ws.Root) {
+		return true
+	}
+	for _, d := range ws.Dirs {
+		if within(p, d) || within(p, realPath(d)) {
+			return true
+		}
+	}
+	return within(p, realPath(ws.Cwd)) || within(p, realPath(ws.Root))
+}
+
+// absPattern turns a path rule pattern into an absolute doublestar pattern,
+// or reports that it matches basenames (a pattern without a slash).
+//
+//	//abs   filesystem absolute
+//	~/x     home relative
+//	/x      project-root relative
+//	./x, x/y cwd relative
+//	name    any path whose basename (or, for broad matching, any ancestor's) matches
+func absPattern(ws Workspace, pat string) (abs string, base bool) {
+	switch {
+	case strings.HasPrefix(pat, "//"):
+		return pat[1:], false
+	case pat == "~" || strings.HasPrefix(pat, "~/"):
+		return escapeMeta(ws.Home) + strings.TrimPrefix(pat, "~"), false
+	case strings.HasPrefix(pat, "/"):
+		return escapeMeta(ws.Root) + pat, false
+	case !strings.Contains(pat, "/"):
+		return pat, true
+	}
+	return escapeMeta(ws.Cwd) + "/" + strings.TrimPrefix(pat, "./"), false
+}
+
+// escapeMeta escapes doublestar metacharacters in a literal directory.
+func escapeMeta(dir string) string {
+	var b strings.Builder
+	for _, r := range dir {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// pathMatch matches a path rule pattern against one absolute path. Broad
+// matching (deny, ask) also fires when the pattern names an ancestor
+// directory of the path: denying a directory denies what is in it.
+func pathMatch(ws Workspace, pat, p string, broad bool) bool {
+	ap, base := absPattern(ws, pat)
+	ap = cleanPattern(ap)
+	for q := p; ; {
+		subject := q
+		if base {
+			subject = filepath.Base(q)
+		}
+		if ok, _ := doublestar.Match(ap, subject); ok {
+			return true
+		}
+		if !broad {
+			return false
+		}
+		parent := filepath.Dir(q)
+		if parent == q {
+			return false
+		}
+		q = parent
+	}
+}
+
+// cleanPattern removes "." and ".." segments a pattern was written with, so
+// "./src/../lib/**" compares equal to the cleaned paths it is matched
+// against. Patterns are validated at parse time.
+func cleanPattern(p string) string {
+	if !strings.Contains(p, "/.") {
+		return p
+	}
+	trail := strings.HasSuffix(p, "/")
+	c := filepath.Clean(p)
+	if trail {
+		c += "/"
+	}
+	return c
+}
+
+// targetMatch applies pathMatch to every form of t: broad matching fires if
+// any form matches; narrow matching needs all of them to.
+func targetMatch(ws Workspace, pat string, t target, broad bool) bool {
+	for _, p := range t.forms() {
+		m := pathMatch(ws, pat, p, broad)
+		if broad && m {
+			return true
+		}
+		if !broad && !m {
+			return false
+		}
+	}
+	return !broad
+}
+
+// Sensitive directories and files: writing them can change how tools,
+// shells or credentials behave, so they always need a person's approval.
+var (
+	sensitiveDirs = []string{
+		".git", ".gen", ".claude", ".vscode", ".idea", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
+	}
+	sensitiveFiles = []string{
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
+		".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".gitconfig", ".gitmodules", ".npmrc",
+		".yarnrc", ".pypirc", ".netrc", ".env", ".envrc", ".git-credentials", ".pgpass", ".mcp.json",
+	}
+	systemDirs = []string{"/etc", "/dev", "/proc", "/sys", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var/spool/cron"}
+)
+
+// sensitive returns a label if writing t would touch a sensitive or system
+// path ("" otherwise). Either form of t counts.
+func sensitive(t target) string {
+	for _, p := range t.forms() {
+		if l := sensitivePath(p); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func sensitivePath(p string) string {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return ""
+	}
+	for _, d := range systemDirs {
+		if within(p, d) {
+			return d + "/"
+		}
+	}
+	slashed := filepath.ToSlash(p) + "/"
+	for _, d := range sensitiveDirs {
+		if strings.Contains(slashed, "/"+d+"/") {
+			return d + "/"
+		}
+	}
+	base := filepath.Base(p)
+	for _, f := range sensitiveFiles {
+		if base == f || (f == ".env" && strings.HasPrefix(base, ".env.")) {
+			return base
+		}
+	}
+	return ""
+}
+
+// isDevice reports whether p is a block device node path such as /dev/sda.
+func isDevice(p string) bool {
+	for _, pre := range []string{"/dev/sd", "/dev/hd", "/dev/nvme", "/dev/vd", "/dev/xvd", "/dev/mmcblk", "/dev/disk", "/dev/mapper/"} {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// exists is a small helper used to decide whether a glob in a command
+// argument expanded to something.
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

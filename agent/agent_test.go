@@ -1,0 +1,631 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/gen-run/gen/perm"
+)
+
+func rules(t *testing.T, texts ...string) []perm.Rule {
+	t.Helper()
+	var out []perm.Rule
+	for _, s := range texts {
+		r, err := perm.ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+const modes = "default, acceptEdits, explore, dontAsk, bypassPermissions, auto"
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string
+		wantErr string // exact; the file is called a.md
+		want    *Definition
+		// prompt, when set, is checked instead of want.Prompt with
+		// HasSuffix, for explore prompts.
+		promptSuffix string
+	}{
+		{
+			name: "minimal definition gets mode default",
+			file: "---\nname: reviewer\ndescription: Reviews code.\n---\nYou review code.\n",
+			want: &Definition{Name: "reviewer", Description: "Reviews code.", Mode: perm.ModeDefault, Prompt: "You review code.", Path: "a.md"},
+		},
+		{
+			name: "every field, rules as YAML lists",
+			file: `---
+name: code-reviewer
+description: Reviews a diff.
+mode: acceptEdits
+allow_tools:
+  - Read
+  - Bash(git diff*)
+  - WebFetch(domain:github.com)
+deny_tools:
+  - Bash(rm:*)
+model: small
+max_turns: 12
+---
+
+Review the diff.
+
+Be brief.
+`,
+			want: &Definition{
+				Name: "code-reviewer", Description: "Reviews a diff.", Mode: perm.ModeAcceptEdits,
+				AllowTools: rules(t, "Read", "Bash(git diff*)", "WebFetch(domain:github.com)"),
+				DenyTools:  rules(t, "Bash(rm:*)"),
+				Model:      "small", MaxTurns: 12, Prompt: "Review the diff.\n\nBe brief.", Path: "a.md",
+			},
+		},
+		{
+			name: "rules as one comma-separated string; commas in parentheses do not split",
+			file: "---\nname: a\ndescription: d\nallow_tools: Read, Bash(git diff a,b), Grep\ndeny_tools: \"Bash(rm (x, y)),Edit\"\n---\nbody",
+			want: &Definition{
+				Name: "a", Description: "d", Mode: perm.ModeDefault,
+				AllowTools: rules(t, "Read", "Bash(git diff a,b)", "Grep"),
+				DenyTools:  rules(t, "Bash(rm (x, y))", "Edit"),
+				Prompt:     "body", Path: "a.md",
+			},
+		},
+		{
+			name: "flow sequence of rules",
+			file: "---\nname: a\ndescription: d\nallow_tools: [Read, Grep]\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, AllowTools: rules(t, "Read", "Grep"), Prompt: "body", Path: "a.md"},
+		},
+		{
+			name:         "explore mode appends the read-only paragraph",
+			file:         "---\nname: a\ndescription: d\nmode: explore\n---\nInvestigate.\n",
+			want:         &Definition{Name: "a", Description: "d", Mode: perm.ModeExplore, Path: "a.md"},
+			promptSuffix: "Investigate.\n\n" + exploreNotice,
+		},
+		{
+			name:         "explore mode with an empty body is only the paragraph",
+			file:         "---\nname: a\ndescription: d\nmode: explore\n---\n",
+			want:         &Definition{Name: "a", Description: "d", Mode: perm.ModeExplore, Path: "a.md", Warnings: []string{"a.md:1: empty body: the agent has no system prompt"}},
+			promptSuffix: exploreNotice,
+		},
+		{
+			name: "unknown keys are warnings with their line",
+			file: "---\nname: a\ndescription: d\ncolour: blue\ntools: Read\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
+				Warnings: []string{`a.md:4: unknown key "colour"`, `a.md:5: unknown key "tools"`}},
+		},
+		{
+			name: "empty deny_tools is allowed",
+			file: "---\nname: a\ndescription: d\ndeny_tools: []\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md"},
+		},
+		{
+			name: "aliases are followed",
+			file: "---\nname: &n a\ndescription: *n\n---\nbody",
+			want: &Definition{Name: "a", Description: "a", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md"},
+		},
+		{
+			name: "CRLF line endings and a byte order mark",
+			file: "\ufeff---\r\nname: a\r\ndescription: d\r\n---\r\nbody\r\n",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md"},
+		},
+		{
+			name:    "blank lines before the frontmatter shift line numbers",
+			file:    "\n\n---\nname: a\ndescription: d\nmode: edit\n---\nbody",
+			wantErr: `a.md:6: unknown mode "edit" (want one of ` + modes + `)`,
+		},
+		{
+			name:    "missing name",
+			file:    "---\ndescription: d\n---\nbody",
+			wantErr: `a.md:1: missing required field "name"`,
+		},
+		{
+			name:    "missing description",
+			file:    "---\nname: a\n---\nbody",
+			wantErr: `a.md:1: missing required field "description"`,
+		},
+		{
+			name:    "empty frontmatter",
+			file:    "---\n---\nbody",
+			wantErr: `a.md:1: missing required field "name"`,
+		},
+		{
+			name:    "unknown mode",
+			file:    "---\nname: a\ndescription: d\nmode: edit\n---\n",
+			wantErr: `a.md:4: unknown mode "edit" (want one of ` + modes + `)`,
+		},
+		{
+			name:    "empty mode",
+			file:    "---\nname: a\ndescription: d\nmode:\n---\n",
+			wantErr: `a.md:4: unknown mode "" (want one of ` + modes + `)`,
+		},
+		{
+			name:    "mode is a list",
+			file:    "---\nname: a\ndescription: d\nmode: [default]\n---\n",
+			wantErr: `a.md:4: mode must be a string`,
+		},
+		{
+			name:    "malformed rule in a list names the element's line",
+			file:    "---\nname: a\ndescription: d\nallow_tools:\n  - Read\n  - Bash(\n---\n",
+			wantErr: `a.md:6: malformed rule "Bash(": missing closing parenthesis`,
+		},
+		{
+			name:    "malformed rule in a comma-separated string",
+			file:    "---\nname: a\ndescription: d\ndeny_tools: Read, WebFetch(github.com)\n---\n",
+			wantErr: `a.md:4: malformed rule "WebFetch(github.com)": WebFetch patterns are domain:HOST or domain:*.HOST`,
+		},
+		{
+			name:    "unbalanced parenthesis swallows the rest of the string",
+			file:    "---\nname: a\ndescription: d\nallow_tools: Bash(git diff, Read\n---\n",
+			wantErr: `a.md:4: malformed rule "Bash(git diff, Read": missing closing parenthesis`,
+		},
+		{
+			name:    "empty piece in a comma-separated string",
+			file:    "---\nname: a\ndescription: d\nallow_tools: Read,,Grep\n---\n",
+			wantErr: `a.md:4: malformed rule "": empty rule`,
+		},
+		{
+			name:    "empty allow_tools list is refused",
+			file:    "---\nname: a\ndescription: d\nallow_tools: []\n---\n",
+			wantErr: `a.md:4: allow_tools is empty: list the tools the agent may use, or remove the key to leave tools to the mode`,
+		},
+		{
+			name:    "empty allow_tools string is refused",
+			file:    "---\nname: a\ndescription: d\nallow_tools: \"\"\n---\n",
+			wantErr: `a.md:4: allow_tools is empty: list the tools the agent may use, or remove the key to leave tools to the mode`,
+		},
+		{
+			name:    "allow_tools without a value is refused",
+			file:    "---\nname: a\ndescription: d\nallow_tools:\n---\n",
+			wantErr: `a.md:4: allow_tools is empty: list the tools the agent may use, or remove the key to leave tools to the mode`,
+		},
+		{
+			name:    "allow_tools is a mapping",
+			file:    "---\nname: a\ndescription: d\nallow_tools:\n  Read: true\n---\n",
+			wantErr: `a.md:5: allow_tools must be a list of rule strings or one comma-separated string`,
+		},
+		{
+			name:    "deny_tools holds a nested list",
+			file:    "---\nname: a\ndescription: d\ndeny_tools:\n  - Read\n  - [Edit]\n---\n",
+			wantErr: `a.md:6: deny_tools must be a list of rule strings`,
+		},
+		{
+			name:    "deny_tools holds an empty element",
+			file:    "---\nname: a\ndescription: d\ndeny_tools:\n  - Read\n  -\n---\n",
+			wantErr: `a.md:6: deny_tools must be a list of rule strings`,
+		},
+		{
+			name:    "max_turns zero",
+			file:    "---\nname: a\ndescription: d\nmax_turns: 0\n---\n",
+			wantErr: `a.md:4: max_turns must be a positive integer, not "0"`,
+		},
+		{
+			name:    "max_turns negative",
+			file:    "---\nname: a\ndescription: d\nmax_turns: -3\n---\n",
+			wantErr: `a.md:4: max_turns must be a positive integer, not "-3"`,
+		},
+		{
+			name:    "max_turns quoted",
+			file:    "---\nname: a\ndescription: d\nmax_turns: \"5\"\n---\n",
+			wantErr: `a.md:4: max_turns must be a positive integer, not "5"`,
+		},
+		{
+			name:    "max_turns fractional",
+			file:    "---\nname: a\ndescription: d\nmax_turns: 2.5\n---\n",
+			wantErr: `a.md:4: max_turns must be a positive integer, not "2.5"`,
+		},
+		{
+			name:    "max_turns overflows",
+			file:    "---\nname: a\ndescription: d\nmax_turns: 99999999999999999999\n---\n",
+			wantErr: `a.md:4: max_turns must be a positive integer, not "99999999999999999999"`,
+		},
+		{
+			name:    "bad YAML with a line",
+			file:    "---\nname: a\n  description: d\n---\n",
+			wantErr: `a.md:3: mapping values are not allowed in this context`,
+		},
+		{
+			name:    "bad YAML: unterminated quote",
+			file:    "---\nname: a\ndescription: 'd\nmode: default\n---\n",
+			wantErr: `a.md:3: found unexpected end of stream`, // where the quote opened
+		},
+		{
+			name:    "bad YAML without a line points at the first frontmatter line",
+			file:    "---\n\t- x\n---\n",
+			wantErr: `a.md:2: found character that cannot start any token`,
+		},
+		{
+			name:    "no frontmatter",
+			file:    "# Reviewer\n\nYou review code.\n",
+			wantErr: `a.md:1: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`,
+		},
+		{
+			name:    "text before the frontmatter",
+			file:    "\nhello\n---\nname: a\n---\n",
+			wantErr: `a.md:2: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`,
+		},
+		{
+			name:    "empty file",
+			file:    "",
+			wantErr: `a.md:1: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`,
+		},
+		{
+			name:    "frontmatter never closed",
+			file:    "---\nname: a\ndescription: d\n",
+			wantErr: `a.md:1: frontmatter is not closed by a "---" line`,
+		},
+		{
+			name:    "frontmatter is a list",
+			file:    "---\n- name\n---\n",
+			wantErr: `a.md:2: frontmatter must be a mapping of keys to values`,
+		},
+		{
+			name:    "frontmatter is a scalar",
+			file:    "---\njust text\n---\n",
+			wantErr: `a.md:2: frontmatter must be a mapping of keys to values`,
+		},
+		{
+			name:    "duplicate key",
+			file:    "---\nname: a\ndescription: d\nname: b\n---\n",
+			wantErr: `a.md:4: duplicate key "name" (first at line 2)`,
+		},
+		{
+			name:    "name with a space",
+			file:    "---\nname: code reviewer\ndescription: d\n---\n",
+			wantErr: `a.md:2: invalid name "code reviewer": use letters, digits, '-', '_' and '.', starting with a letter or digit`,
+		},
+		{
+			name:    "name with parentheses",
+			file:    "---\nname: x(y)\ndescription: d\n---\n",
+			wantErr: `a.md:2: invalid name "x(y)": use letters, digits, '-', '_' and '.', starting with a letter or digit`,
+		},
+		{
+			name:    "name is a list",
+			file:    "---\nname: [a]\ndescription: d\n---\n",
+			wantErr: `a.md:2: name must be a string`,
+		},
+		{
+			name:    "name is null",
+			file:    "---\nname:\ndescription: d\n---\n",
+			wantErr: `a.md:2: name must not be empty`,
+		},
+		{
+			name:    "description is blank",
+			file:    "---\nname: a\ndescription: \"  \"\n---\n",
+			wantErr: `a.md:3: description must not be empty`,
+		},
+		{
+			name:    "key is not a scalar",
+			file:    "---\nname: a\ndescription: d\n? [x]\n: y\n---\n",
+			wantErr: `a.md:4: keys must be plain names`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Parse("a.md", []byte(tt.file))
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error:\n got %v\nwant %s", err, tt.wantErr)
+				}
+				var ae *Error
+				if !errors.As(err, &ae) {
+					t.Errorf("error %T is not an *Error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			want := *tt.want
+			if tt.promptSuffix != "" {
+				if !strings.HasSuffix(d.Prompt, tt.promptSuffix) {
+					t.Errorf("prompt %q does not end with %q", d.Prompt, tt.promptSuffix)
+				}
+				want.Prompt = d.Prompt
+			}
+			if !reflect.DeepEqual(d, &want) {
+				t.Errorf("definition:\n got %+v\nwant %+v", d, &want)
+			}
+		})
+	}
+}
+
+func TestParseRuleErrorUnwraps(t *testing.T) {
+	_, err := Parse("a.md", []byte("---\nname: a\ndescription: d\nallow_tools: Bash(\n---\n"))
+	var re *perm.RuleError
+	if !errors.As(err, &re) || re.Rule != "Bash(" {
+		t.Fatalf("error %v does not unwrap to the perm.RuleError", err)
+	}
+}
+
+func TestSplitRules(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"   ", nil},
+		{"Read", []string{"Read"}},
+		{"Read, Bash(git diff a,b), Grep", []string{"Read", "Bash(git diff a,b)", "Grep"}},
+		{"Bash(echo (a, b), c),Edit", []string{"Bash(echo (a, b), c)", "Edit"}},
+		{"Read,", []string{"Read", ""}},
+		{"Bash(a, b", []string{"Bash(a, b"}},
+		{"a), b", []string{"a)", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := SplitRules(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("SplitRules(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func agentFile(name, extra string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: the " + name + " agent\n" + extra + "---\nYou are " + name + ".\n")}
+}
+
+// summary renders a catalog as "name=source@path" in name order.
+func summary(c *Catalog) []string {
+	var out []string
+	for _, d := range c.All() {
+		out = append(out, d.Name+"="+d.Source+"@"+d.Path)
+	}
+	return out
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name          string
+		project, user fstest.MapFS // nil = no directory
+		want          []string
+		wantErr       string
+	}{
+		{
+			name: "no directories: only the built-ins",
+			want: []string{"Explore=builtin@", "general-purpose=builtin@"},
+		},
+		{
+			name:    "both scopes, nested directories, other files ignored",
+			project: fstest.MapFS{"reviewer.md": agentFile("reviewer", ""), "README.txt": {Data: []byte("not an agent")}},
+			user:    fstest.MapFS{"team/writer.md": agentFile("writer", ""), "notes.md.bak": {Data: []byte("x")}},
+			want: []string{
+				"Explore=builtin@", "general-purpose=builtin@",
+				"reviewer=project@.gen/agents/reviewer.md", "writer=user@~/.gen/agents/team/writer.md",
+			},
+		},
+		{
+			name:    "project wins a name clash with user",
+			project: fstest.MapFS{"r.md": agentFile("reviewer", "")},
+			user:    fstest.MapFS{"reviewer.md": agentFile("reviewer", "")},
+			want:    []string{"Explore=builtin@", "general-purpose=builtin@", "reviewer=project@.gen/agents/r.md"},
+		},
+		{
+			name: "a user file replaces a built-in",
+			user: fstest.MapFS{"explore.md": agentFile("Explore", "mode: explore\n")},
+			want: []string{"Explore=user@~/.gen/agents/explore.md", "general-purpose=builtin@"},
+		},
+		{
+			name:    "names are case-sensitive",
+			project: fstest.MapFS{"e.md": agentFile("explore", "")},
+			want:    []string{"Explore=builtin@", "explore=project@.gen/agents/e.md", "general-purpose=builtin@"},
+		},
+		{
+			name:    "same name twice in one scope is an error naming both files",
+			project: fstest.MapFS{"a.md": agentFile("dup", ""), "sub/b.md": agentFile("dup", "")},
+			wantErr: `agent: .gen/agents/a.md and .gen/agents/sub/b.md both define the agent "dup"`,
+		},
+		{
+			name:    "same name twice in the user scope",
+			user:    fstest.MapFS{"a.md": agentFile("dup", ""), "b.md": agentFile("dup", "")},
+			project: fstest.MapFS{"dup.md": agentFile("dup", "")},
+			wantErr: `agent: ~/.gen/agents/a.md and ~/.gen/agents/b.md both define the agent "dup"`,
+		},
+		{
+			name:    "a broken user file fails the whole load",
+			user:    fstest.MapFS{"ok.md": agentFile("ok", ""), "bad.md": agentFile("bad", "mode: edit\n")},
+			wantErr: `~/.gen/agents/bad.md:4: unknown mode "edit" (want one of ` + modes + `)`,
+		},
+		{
+			name:    "a broken project file fails the whole load",
+			project: fstest.MapFS{"bad.md": {Data: []byte("no frontmatter")}},
+			wantErr: `.gen/agents/bad.md:1: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var project, user = fsOrNil(tt.project), fsOrNil(tt.user)
+			c, err := Load(project, user)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error:\n got %v\nwant %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(c); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("catalog:\n got %q\nwant %q", got, tt.want)
+			}
+			for _, d := range c.All() {
+				if got, ok := c.Get(d.Name); !ok || got != d {
+					t.Errorf("Get(%q) = %v, %v", d.Name, got, ok)
+				}
+			}
+		})
+	}
+}
+
+// fsOrNil keeps a nil MapFS from becoming a non-nil fs.FS.
+func fsOrNil(m fstest.MapFS) fs.FS {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+func TestBuiltins(t *testing.T) {
+	c, err := Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, ok := c.Get("Explore")
+	if !ok {
+		t.Fatal("no Explore")
+	}
+	if ex.Mode != perm.ModeExplore || !reflect.DeepEqual(ex.AllowTools, rules(t, "Read", "Glob", "Grep")) ||
+		ex.Source != SourceBuiltin || ex.Path != "" || !strings.HasSuffix(ex.Prompt, exploreNotice) ||
+		!strings.Contains(ex.Prompt, "read-only codebase investigator") {
+		t.Errorf("Explore = %+v", ex)
+	}
+	gp, ok := c.Get("general-purpose")
+	if !ok {
+		t.Fatal("no general-purpose")
+	}
+	if gp.Mode != perm.ModeAcceptEdits || gp.AllowTools != nil || gp.Source != SourceBuiltin || gp.Prompt == "" || gp.Description == "" {
+		t.Errorf("general-purpose = %+v", gp)
+	}
+	if _, ok := c.Get("explore"); ok {
+		t.Error("Get is not case-sensitive")
+	}
+	// Each catalog has its own built-ins: changing one does not leak.
+	ex.AllowTools[0].Tool = "Bash"
+	c2, _ := Load(nil, nil)
+	if ex2, _ := c2.Get("Explore"); ex2.AllowTools[0].Tool != "Read" {
+		t.Error("built-in definitions are shared between catalogs")
+	}
+}
+
+func TestCatalogWarnings(t *testing.T) {
+	c, err := Load(fstest.MapFS{"b.md": agentFile("b", "hue: 1\n")}, fstest.MapFS{"a.md": agentFile("a", "colour: red\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`~/.gen/agents/a.md:4: unknown key "colour"`, `.gen/agents/b.md:4: unknown key "hue"`}
+	if got := c.Warnings(); !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	write := func(t *testing.T, path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := func(name string) string { return string(agentFile(name, "").Data) }
+
+	t.Run("project and user directories with real paths", func(t *testing.T) {
+		tmp := t.TempDir()
+		root, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "home")
+		cwd := filepath.Join(root, "src", "pkg")
+		write(t, filepath.Join(root, ".git", "HEAD"), "ref: x\n")
+		write(t, filepath.Join(root, ".gen", "agents", "rev.md"), file("reviewer"))
+		write(t, filepath.Join(home, ".gen", "agents", "w.md"), file("writer"))
+		write(t, filepath.Join(home, ".gen", "agents", "r.md"), file("reviewer"))
+		if err := os.MkdirAll(cwd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Discover(cwd, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			"Explore=builtin@", "general-purpose=builtin@",
+			"reviewer=project@" + filepath.Join(root, ".gen", "agents", "rev.md"),
+			"writer=user@" + filepath.Join(home, ".gen", "agents", "w.md"),
+		}
+		if got := summary(c); !reflect.DeepEqual(got, want) {
+			t.Errorf("catalog:\n got %q\nwant %q", got, want)
+		}
+	})
+	t.Run("missing directories mean built-ins only", func(t *testing.T) {
+		tmp := t.TempDir()
+		c, err := Discover(tmp, filepath.Join(tmp, "nohome"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(c.All()); got != 2 {
+			t.Errorf("%d agents, want the 2 built-ins", got)
+		}
+	})
+	t.Run("errors name the real path", func(t *testing.T) {
+		tmp := t.TempDir()
+		home := filepath.Join(tmp, "home")
+		bad := filepath.Join(home, ".gen", "agents", "bad.md")
+		write(t, bad, "---\nname: a\n---\n")
+		_, err := Discover(filepath.Join(tmp, "elsewhere"), home)
+		if want := bad + `:1: missing required field "description"`; err == nil || err.Error() != want {
+			t.Fatalf("error:\n got %v\nwant %s", err, want)
+		}
+	})
+	t.Run("agents path that is a file is an error", func(t *testing.T) {
+		tmp := t.TempDir()
+		write(t, filepath.Join(tmp, ".git"), "gitdir: x\n")
+		agents := filepath.Join(tmp, ".gen", "agents")
+		write(t, agents, "not a directory")
+		_, err := Discover(tmp, filepath.Join(tmp, "home"))
+		if want := "agent: " + agents + " is not a directory"; err == nil || err.Error() != want {
+			t.Fatalf("error:\n got %v\nwant %s", err, want)
+		}
+	})
+	t.Run("project root at home reads the agents once", func(t *testing.T) {
+		home := t.TempDir()
+		write(t, filepath.Join(home, ".git", "HEAD"), "ref: x\n")
+		write(t, filepath.Join(home, ".gen", "agents", "a.md"), file("a"))
+		c, err := Discover(home, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := c.Get("a"); !ok || d.Source != SourceUser {
+			t.Errorf("Get(a) = %+v, %v; want the user definition", d, ok)
+		}
+	})
+}
+
+// BenchmarkLoad1000 loads 1,000 agent files from memory.
+func BenchmarkLoad1000(b *testing.B) {
+	fsys := fstest.MapFS{}
+	for i := range 1000 {
+		fsys[fmt.Sprintf("team%d/agent%d.md", i%10, i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`---
+name: agent-%d
+description: Agent number %d, which reviews changes and reports problems.
+mode: explore
+allow_tools:
+  - Read
+  - Grep
+  - Bash(git diff:*)
+deny_tools: Bash(rm:*), WebFetch
+model: small
+max_turns: 20
+---
+You are agent %d. Review the change you are given and report problems
+with file paths and line numbers.
+`, i, i, i))}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := Load(fsys, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.All()) != 1002 {
+			b.Fatalf("%d agents", len(c.All()))
+		}
+	}
+}

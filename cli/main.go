@@ -1,0 +1,91 @@
+// Package cli implements the gen command line: flag parsing, wiring of
+// settings, agents, the permission gate and the loop, and the exit codes
+// other tools rely on. Each command has an options struct and a run
+// function; Main is what cmd/gen calls.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // the run failed: model errors after retries, max turns, loop breaker
+	ExitUsage  = 2 // usage, agent or settings error
+	ExitDenied = 3 // the run finished but a call was denied
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks err as a usage, agent or settings error (exit 2).
+func usageErr(err error) error { return &exitError{ExitUsage, err} }
+
+// Streams are the standard streams a command uses.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// InTerminal reports whether In is a terminal (interactive use).
+	InTerminal bool
+}
+
+// Main runs gen with the process's arguments and streams and returns the
+// exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return Run(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTerminal: isTerminal(os.Stdin)})
+}
+
+// Run runs gen with args and returns the exit code.
+func Run(ctx context.Context, args []string, s Streams) int {
+	root := newRoot(s)
+	root.SetArgs(args)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(s.Err, "gen:", ee.err)
+		}
+		return ee.code
+	}
+	// Errors cobra produces itself are flag and argument errors.
+	fmt.Fprintln(s.Err, "gen:", err)
+	return ExitUsage
+}
+
+func newRoot(s Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gen",
+		Short:         "Run LLM agents behind one permission gate",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s))
+	return root
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

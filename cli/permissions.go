@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/subagent"
+)
+
+// policyFlags are the flags every command that builds a policy shares.
+type policyFlags struct {
+	cwd        string
+	mode       string
+	addDirs    []string
+	allowed    []string
+	disallowed []string
+	managed    string
+}
+
+func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the current directory)")
+	fl.StringVar(&f.mode, modeName, "", "permission mode: default, acceptEdits, dontAsk, bypassPermissions, auto")
+	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
+	fl.StringArrayVar(&f.allowed, "allowedTools", nil, "allow rule for this session, e.g. 'Bash(npm test)' (repeatable)")
+	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, "deny rule for this session, e.g. 'Bash(rm:*)' (repeatable)")
+	fl.StringVar(&f.managed, "managed-settings", "", "read managed settings from this file instead of /etc/gen/managed-settings.json")
+}
+
+// load resolves the working directory and loads every settings scope.
+// Problems are usage errors (exit 2); warnings go to errw.
+func (f *policyFlags) load(errw io.Writer) (*settings.Settings, error) {
+	cwd := f.cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, usageErr(fmt.Errorf("--cwd %s: not a directory", cwd))
+	}
+	s, err := settings.Load(settings.Options{
+		Cwd:         cwd,
+		ManagedPath: f.managed,
+		Mode:        f.mode,
+		AddDirs:     f.addDirs,
+		Allowed:     f.allowed,
+		Disallowed:  f.disallowed,
+	})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(errw, "gen: warning:", w)
+	}
+	return s, nil
+}
+
+type checkOptions struct {
+	policyFlags
+	agent    string
+	headless bool
+	input    string
+	json     bool
+	batch    string
+}
+
+func newPermissionsCmd(s Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "permissions",
+		Short: "Inspect permission decisions",
+	}
+	o := &checkOptions{}
+	check := &cobra.Command{
+		Use:   "check [flags] CALL",
+		Short: "Show the decision for one tool call, with its step and reason",
+		Long: `Show the decision for one tool call, with its step and reason.
+
+CALL is Tool(specifier): Bash(git status), Read(./a.txt), WebFetch(https://x.org),
+Agent(Explore), or a bare tool name such as mcp__github__get_issue. With --input,
+CALL is the tool name and the JSON object gives its full arguments.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.batch != "" {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(o, args, s) },
+	}
+	o.register(check, "mode")
+	fl := check.Flags()
+	fl.StringVar(&o.agent, "agent", "", "evaluate as this subagent")
+	fl.BoolVar(&o.headless, "headless", false, "evaluate as a headless run (Ask becomes Deny)")
+	fl.StringVar(&o.input, "input", "", "the call's full arguments as a JSON object")
+	fl.BoolVar(&o.json, "json", false, "print the result as one JSON object")
+	fl.StringVar(&o.batch, "batch", "", "evaluate each JSON line of FILE (- for stdin), printing one JSON result per line")
+	cmd.AddCommand(check)
+	return cmd
+}
+
+// checkResult is the --json object; its shape is an interface.
+type checkResult struct {
+	Decision string  `json:"decision"`
+	Step     int     `json:"step"`
+	Reason   string  `json:"reason"`
+	Rule     *string `json:"rule"`
+	Source   string  `json:"source"`
+}
+
+func toCheckResult(r perm.Result) checkResult {
+	out := checkResult{Decision: r.Decision.String(), Step: r.Step, Reason: r.Reason, Source: string(r.Source)}
+	if r.Rule != "" {
+		out.Rule = &r.Rule
+	}
+	return out
+}
+
+func runCheck(o *checkOptions, args []string, s Streams) error {
+	set, err := o.load(s.Err)
+	if err != nil {
+		return err
+	}
+	pol := set.Policy()
+	if o.agent != "" {
+		cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+		if err != nil {
+			return usageErr(err)
+		}
+		def, ok := cat.Get(o.agent)
+		if !ok {
+			return usageErr(fmt.Errorf("unknown agent %q (see gen agent list)", o.agent))
+		}
+		var warns []string
+		pol, warns = subagent.Policy(set, def, nil)
+		for _, w := range warns {
+			fmt.Fprintln(s.Err, "gen: warning:", w)
+		}
+		if o.mode != "" {
+			pol.Mode = set.Mode
+		}
+	}
+	if o.headless {
+		pol.NoPrompt = true
+	}
+	if o.batch != "" {
+		return runBatch(o.batch, &pol, s)
+	}
+	req, err := parseCheckCall(args[0], o.input)
+	if err != nil {
+		return usageErr(err)
+	}
+	res := perm.Evaluate(req, &pol)
+	if o.json {
+		return json.NewEncoder(s.Out).Encode(toCheckResult(res))
+	}
+	printResult(s.Out, res)
+	return nil
+}
+
+func printResult(w io.Writer, r perm.Result) {
+	fmt.Fprintf(w, "%s (step %d): %s\n", r.Decision, r.Step, r.Reason)
+	if r.Rule != "" {
+		fmt.Fprintf(w, "  rule:   %s\n", r.Rule)
+	}
+	fmt.Fprintf(w, "  source: %s\n", r.Source)
+}
+
+// parseCheckCall builds the request from CALL and, if given, --input.
+func parseCheckCall(callText, input string) (perm.Request, error) {
+	if input == "" {
+		// CALL carries only the specifier: nothing else to validate.
+		return perm.ParseCall(callText)
+	}
+	if strings.Contains(callText, "(") {
+		return perm.Request{}, fmt.Errorf("with --input, CALL is a bare tool name, not %q", callText)
+	}
+	var in map[string]any
+	if err := json.Unmarshal([]byte(input), &in); err != nil {
+		return perm.Request{}, fmt.Errorf("--input: %w", err)
+	}
+	if in == nil {
+		return perm.Request{}, fmt.Errorf("--input must be a JSON object")
+	}
+	return normalise(perm.Request{Tool: callText, Input: in})
+}
+
+// normalise applies the argument aliases and validates the full arguments
+// of a built-in tool, exactly as the loop does before the gate.
+func normalise(req perm.Request) (perm.Request, error) {
+	if _, ok := schema.Get(req.Tool); !ok {
+		if strings.HasPrefix(req.Tool, "mcp__") {
+			return req, nil
+		}
+		return req, fmt.Errorf("unknown tool %q", req.Tool)
+	}
+	req.Input = schema.Normalize(req.Tool, req.Input)
+	if err := schema.Validate(req.Tool, req.Input); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// batchLine is one --batch input line.
+type batchLine struct {
+	Tool  string         `json:"tool"`
+	Input map[string]any `json:"input"`
+	Call  string         `json:"call"`
+}
+
+// runBatch evaluates every line in one process. A bad line yields an
+// {"error": "..."} line in its place, so output stays aligned with input,
+// and a non-zero exit at the end.
+func runBatch(file string, pol *perm.Policy, s Streams) error {
+	var r io.Reader = s.In
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return usageErr(err)
+		}
+		defer f.Close()
+		r = f
+	}
+	enc := json.NewEncoder(s.Out)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	bad := 0
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		req, err := parseBatchLine(line)
+		if err != nil {
+			bad++
+			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, n, err)
+			if err := enc.Encode(map[string]string{"error": err.Error()}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := enc.Encode(toCheckResult(perm.Evaluate(req, pol))); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return usageErr(fmt.Errorf("%s: %w", file, err))
+	}
+	if bad > 0 {
+		return &exitError{ExitUsage, fmt.Errorf("%s: %d bad line(s)", file, bad)}
+	}
+	return nil
+}
+
+func parseBatchLine(line string) (perm.Request, error) {
+	var bl batchLine
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&bl); err != nil {
+		return perm.Request{}, err
+	}
+	switch {
+	case bl.Call != "" && bl.Tool == "" && bl.Input == nil:
+		return perm.ParseCall(bl.Call)
+	case bl.Tool != "" && bl.Call == "":
+		if bl.Input == nil {
+			bl.Input = map[string]any{}
+		}
+		return normalise(perm.Request{Tool: bl.Tool, Input: bl.Input})
+	}
+	return perm.Request{}, fmt.Errorf(`want {"tool":...,"input":{...}} or {"call":"Tool(...)"}`)
+}

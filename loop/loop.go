@@ -1,0 +1,500 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
+)
+
+// Sentinel errors. Run wraps them with details; test with errors.Is.
+var (
+	// ErrMaxTurns ends a run whose model still wants to call tools after
+	// Runner.MaxTurns turns.
+	ErrMaxTurns = errors.New("loop: maximum number of turns reached")
+	// ErrRepeating ends a run whose model keeps making the same tool call
+	// after being told to stop.
+	ErrRepeating = errors.New("loop: the model keeps repeating the same tool call")
+)
+
+const (
+	defaultMaxTurns = 50
+	// agentTool is the delegation tool; consecutive calls to it run in
+	// parallel, at most maxParallel at a time.
+	agentTool   = "Agent"
+	maxParallel = 4
+	// An identical call is refused from the refuseAt-th time in a row, and
+	// the run ends at the abortAt-th.
+	refuseAt = 3
+	abortAt  = 5
+)
+
+// Runner runs one agent: a model, the tools it may call and the gate that
+// decides each call. A Runner may be used for several runs, one at a time or
+// concurrently, as long as its fields are not changed meanwhile.
+type Runner struct {
+	Model Model
+	// Tools are the tools the model may call, not yet guarded: Run wraps
+	// every one of them with tool.Guard, so nothing runs without Gate's
+	// decision. A name that appears twice is an error.
+	Tools []tool.Tool
+	// Gate decides every tool call. Required.
+	Gate tool.Gate
+	// Schemas are sent to the model every turn (the filtered list).
+	Schemas []openai.Tool
+	// Normalize rewrites argument aliases; nil means schema.Normalize.
+	Normalize func(name string, in map[string]any) map[string]any
+	// Validate checks normalised arguments; nil means schema.Validate.
+	Validate func(name string, in map[string]any) error
+	// MaxTurns bounds the number of model turns; 0 means 50.
+	MaxTurns int
+	// OnEvent, if set, is called for every Event, in order, from the
+	// goroutine that called Run, never concurrently.
+	OnEvent func(Event)
+	// OnText, if set, is handed to the model as Request.OnText to receive
+	// assistant text as it streams in. Unlike OnEvent it is called from
+	// wherever the model calls it.
+	OnText func(delta string)
+	// Agent names the agent in events.
+	Agent string
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	// Final is the model's final answer.
+	Final string
+	// Turns counts the model turns taken.
+	Turns int
+	// Denials lists the calls the gate refused, in call order.
+	Denials []Denial
+	// Usage is summed over all turns.
+	Usage openai.Usage
+}
+
+// Denial is one tool call the gate refused.
+type Denial struct {
+	ToolName  string
+	ToolInput map[string]any
+	Reason    string
+}
+
+// Run runs the loop: the conversation starts with system (omitted when
+// empty) and the user's prompt, and ends when the model answers without
+// calling a tool. The Outcome is filled as far as the run got, also when
+// it returns an error. Cancelling ctx stops the run promptly and returns
+// an error that wraps ctx.Err().
+func (r *Runner) Run(ctx context.Context, system, prompt string) (Outcome, error) {
+	var out Outcome
+	s, err := r.start()
+	if err != nil {
+		return out, err
+	}
+	s.out = &out
+	s.emit(Event{Kind: EventInit, Tools: s.names})
+
+	err = s.loop(ctx, system, prompt)
+	final := Event{Kind: EventFinal, Text: out.Final, Turns: out.Turns, Usage: &out.Usage}
+	if err != nil {
+		final.Text, final.IsError = err.Error(), true
+	}
+	s.emit(final)
+	return out, err
+}
+
+// run is the state of one Run.
+type run struct {
+	r         *Runner
+	out       *Outcome
+	tools     map[string]tool.Tool // guarded
+	names     []string             // in Tools order
+	normalize func(string, map[string]any) map[string]any
+	validate  func(string, map[string]any) error
+	maxTurns  int
+
+	// The repetition breaker: the key of the last call and how many times
+	// in a row it was made.
+	lastKey string
+	streak  int
+}
+
+func (r *Runner) start() (*run, error) {
+	if r.Model == nil {
+		return nil, errors.New("loop: Runner.Model is nil")
+	}
+	if r.Gate == nil {
+		return nil, errors.New("loop: Runner.Gate is nil; every tool call needs a permission gate")
+	}
+	s := &run{
+		r:         r,
+		tools:     make(map[string]tool.Tool, len(r.Tools)),
+		normalize: r.Normalize,
+		validate:  r.Validate,
+		maxTurns:  r.MaxTurns,
+	}
+	if s.normalize == nil {
+		s.normalize = schema.Normalize
+	}
+	if s.validate == nil {
+		s.validate = schema.Validate
+	}
+	if s.maxTurns <= 0 {
+		s.maxTurns = defaultMaxTurns
+	}
+	gate := observing{r.Gate}
+	for _, t := range r.Tools {
+		name := t.Name()
+		if _, dup := s.tools[name]; dup {
+			return nil, fmt.Errorf("loop: tool %q is listed twice in Runner.Tools", name)
+		}
+		s.tools[name] = tool.Guard(t, gate)
+		s.names = append(s.names, name)
+	}
+	return s, nil
+}
+
+func (s *run) emit(e Event) {
+	if s.r.OnEvent == nil {
+		return
+	}
+	e.Agent = s.r.Agent
+	s.r.OnEvent(e)
+}
+
+func (s *run) loop(ctx context.Context, system, prompt string) error {
+	var msgs []openai.ChatCompletionMessage
+	if system != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	}
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
+
+	out := s.out
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("loop: before turn %d: %w", out.Turns+1, err)
+		}
+		out.Turns++
+		resp, err := s.r.Model.Complete(ctx, Request{
+			// Clipped, so that a model appending to it cannot write
+			// into our backing array.
+			Messages: msgs[:len(msgs):len(msgs)],
+			Tools:    s.r.Schemas,
+			OnText:   s.r.OnText,
+		})
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+				err = fmt.Errorf("%w (%v)", cerr, err)
+			}
+			return fmt.Errorf("loop: turn %d: model: %w", out.Turns, err)
+		}
+		addUsage(&out.Usage, resp.Usage)
+
+		msg := resp.Message
+		msg.Role = openai.ChatMessageRoleAssistant
+		if len(msg.ToolCalls) > 0 {
+			// Copied before IDs are filled in: the slice belongs to
+			// the model.
+			msg.ToolCalls = append([]openai.ToolCall(nil), msg.ToolCalls...)
+			for i := range msg.ToolCalls {
+				if msg.ToolCalls[i].ID == "" {
+					// Every tool message must name its call.
+					msg.ToolCalls[i].ID = fmt.Sprintf("call_t%d_%d", out.Turns, i+1)
+				}
+				if msg.ToolCalls[i].Type == "" {
+					msg.ToolCalls[i].Type = openai.ToolTypeFunction
+				}
+			}
+		}
+		msgs = append(msgs, msg)
+
+		if len(msg.ToolCalls) == 0 {
+			out.Final = msg.Content
+			return nil
+		}
+		if msg.Content != "" {
+			s.emit(Event{Kind: EventText, Text: msg.Content})
+		}
+		if out.Turns >= s.maxTurns {
+			// The results could only be read in a turn the run does
+			// not have, so the calls are not made at all.
+			return fmt.Errorf("%w: the model still calls tools after %d turns", ErrMaxTurns, s.maxTurns)
+		}
+		results, err := s.calls(ctx, msg.ToolCalls)
+		msgs = append(msgs, results...)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// call is one tool call on its way through the loop.
+type call struct {
+	id, name string
+	input    map[string]any
+	// run is the guarded tool to run; nil when the call was answered
+	// without running (output is then already set).
+	run tool.Tool
+
+	decision     *perm.Result // the gate's, once asked
+	decisionSent bool
+	output       string
+	isError      bool
+	denied       bool
+}
+
+func (c *call) fail(format string, args ...any) {
+	c.output, c.isError = fmt.Sprintf(format, args...), true
+}
+
+// calls makes the tool calls of one assistant message and returns one tool
+// message per call made, in call order. Consecutive Agent calls run in
+// parallel; everything else runs one at a time.
+func (s *run) calls(ctx context.Context, tcs []openai.ToolCall) ([]openai.ChatCompletionMessage, error) {
+	var msgs []openai.ChatCompletionMessage
+	for i := 0; i < len(tcs); {
+		j := i + 1
+		if tcs[i].Function.Name == agentTool {
+			for j < len(tcs) && tcs[j].Function.Name == agentTool {
+				j++
+			}
+		}
+		batch := make([]*call, 0, j-i)
+		for _, tc := range tcs[i:j] {
+			c, err := s.prepare(tc)
+			if err != nil {
+				return msgs, err
+			}
+			batch = append(batch, c)
+		}
+		s.execute(ctx, batch)
+		for _, c := range batch {
+			msgs = append(msgs, s.finish(c))
+		}
+		if err := ctx.Err(); err != nil {
+			return msgs, fmt.Errorf("loop: turn %d: %w", s.out.Turns, err)
+		}
+		i = j
+	}
+	return msgs, nil
+}
+
+// prepare parses, normalises, checks and validates one call. A call that
+// must not run gets its error output here.
+func (s *run) prepare(tc openai.ToolCall) (*call, error) {
+	c := &call{id: tc.ID, name: tc.Function.Name}
+	in, perr := parseArgs(tc.Function.Arguments)
+	key := c.name + "\x00"
+	if perr == nil {
+		c.input = s.normalize(c.name, in)
+		key += canonical(c.input)
+	} else {
+		key += "raw\x00" + tc.Function.Arguments
+	}
+	ev := Event{Kind: EventToolCall, CallID: c.id, Tool: c.name, Input: c.input}
+	if perr != nil {
+		ev.Text = tc.Function.Arguments
+	}
+	s.emit(ev)
+
+	if key == s.lastKey {
+		s.streak++
+	} else {
+		s.lastKey, s.streak = key, 1
+	}
+	avail, ok := s.tools[c.name]
+	switch {
+	case s.streak >= abortAt:
+		return nil, fmt.Errorf("%w: %s called with identical arguments %d times in a row", ErrRepeating, c.name, s.streak)
+	case s.streak >= refuseAt:
+		c.fail("ERROR: identical call repeated %d times; try something else", s.streak)
+	case perr != nil:
+		c.fail("ERROR: the arguments for %s are not valid JSON: %v; send one JSON object", c.name, perr)
+	case !ok:
+		list := "(none)"
+		if len(s.names) > 0 {
+			list = strings.Join(s.names, ", ")
+		}
+		c.fail("ERROR: tool %q is not available; available tools: %s", c.name, list)
+	default:
+		if err := s.validate(c.name, c.input); err != nil {
+			c.fail("ERROR: %v", err)
+			break
+		}
+		c.run = avail
+	}
+	return c, nil
+}
+
+// execute runs the runnable calls of batch. Several run in parallel, and
+// their decisions are reported afterwards by finish; a single call runs
+// here, and its decision is reported as soon as the gate makes it.
+func (s *run) execute(ctx context.Context, batch []*call) {
+	var runnable []*call
+	for _, c := range batch {
+		if c.run != nil {
+			runnable = append(runnable, c)
+		}
+	}
+	if len(runnable) == 1 {
+		c := runnable[0]
+		s.invoke(ctx, c, func(res perm.Result) {
+			s.emitDecision(c, res)
+		})
+		return
+	}
+	var g errgroup.Group
+	g.SetLimit(maxParallel)
+	for _, c := range runnable {
+		g.Go(func() error {
+			s.invoke(ctx, c, nil)
+			return nil // a failed call is a result for the model, not a reason to stop the others
+		})
+	}
+	g.Wait()
+}
+
+// invoke runs c's guarded tool. It records the gate's decision in c and,
+// when live is set, hands it to live right away (from this goroutine).
+func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
+	ctx = context.WithValue(ctx, sinkKey{}, &sink{fn: func(res perm.Result) {
+		c.decision = &res
+		if live != nil {
+			live(res)
+		}
+	}})
+	out, err := c.run.Run(ctx, c.input)
+	switch {
+	case c.decision != nil && c.decision.Decision != perm.Allow:
+		c.output, c.isError, c.denied = (&tool.DeniedError{Result: *c.decision}).Error(), true, true
+	case c.decision == nil && tool.IsDenied(err):
+		// Unreachable with tool.Guard, which always asks the gate
+		// first; kept so that a denial can never pass as success.
+		c.output, c.isError, c.denied = err.Error(), true, true
+	case err != nil:
+		c.fail("ERROR: %v", err)
+	case out == "":
+		// Some servers reject a tool message without content.
+		c.output = "(no output)"
+	default:
+		c.output = out
+	}
+}
+
+// finish reports c and returns its tool message.
+func (s *run) finish(c *call) openai.ChatCompletionMessage {
+	if c.decision != nil && !c.decisionSent {
+		s.emitDecision(c, *c.decision)
+	}
+	if c.denied {
+		d := Denial{ToolName: c.name, ToolInput: c.input}
+		if c.decision != nil {
+			d.Reason = c.decision.Reason
+		} else {
+			d.Reason = strings.TrimPrefix(c.output, "DENIED: ")
+		}
+		s.out.Denials = append(s.out.Denials, d)
+	}
+	s.emit(Event{Kind: EventToolResult, CallID: c.id, Tool: c.name, Output: c.output, IsError: c.isError, Denied: c.denied})
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.id, Content: c.output}
+}
+
+func (s *run) emitDecision(c *call, res perm.Result) {
+	c.decisionSent = true
+	s.emit(Event{Kind: EventDecision, CallID: c.id, Tool: c.name, Input: c.input, Result: res, Denied: res.Decision != perm.Allow})
+}
+
+// observing is the gate Run guards every tool with: it asks the Runner's
+// gate and reports the decision to the sink of the call being run.
+type observing struct{ g tool.Gate }
+
+type sinkKey struct{}
+
+// sink receives the decision for one call. Only the first decision counts:
+// that is the one Guard asks for before the tool runs; a tool that consults
+// a gate itself with the same context must not be mistaken for its own call.
+type sink struct {
+	once sync.Once
+	fn   func(perm.Result)
+}
+
+func (o observing) Check(ctx context.Context, req perm.Request) perm.Result {
+	res := o.g.Check(ctx, req)
+	if k, ok := ctx.Value(sinkKey{}).(*sink); ok {
+		k.once.Do(func() { k.fn(res) })
+	}
+	return res
+}
+
+// parseArgs decodes tool-call arguments, which must be one JSON object.
+func parseArgs(s string) (map[string]any, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("the arguments are empty (for no arguments send {})")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the arguments are a JSON %s, not an object", jsonKind(v))
+	}
+	return m, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return "value"
+}
+
+// canonical returns the same text for equal inputs: encoding/json sorts map
+// keys at every level.
+func canonical(in map[string]any) string {
+	b, err := json.Marshal(in)
+	if err != nil {
+		// Only inputs that did not come from JSON can fail; they are
+		// still compared by value.
+		return fmt.Sprintf("%#v", in)
+	}
+	return string(b)
+}
+
+func addUsage(sum *openai.Usage, u openai.Usage) {
+	sum.PromptTokens += u.PromptTokens
+	sum.CompletionTokens += u.CompletionTokens
+	sum.TotalTokens += u.TotalTokens
+	if d := u.PromptTokensDetails; d != nil {
+		if sum.PromptTokensDetails == nil {
+			sum.PromptTokensDetails = new(openai.PromptTokensDetails)
+		}
+		sum.PromptTokensDetails.AudioTokens += d.AudioTokens
+		sum.PromptTokensDetails.CachedTokens += d.CachedTokens
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		if sum.CompletionTokensDetails == nil {
+			sum.CompletionTokensDetails = new(openai.CompletionTokensDetails)
+		}
+		sum.CompletionTokensDetails.AudioTokens += d.AudioTokens
+		sum.CompletionTokensDetails.ReasoningTokens += d.ReasoningTokens
+		sum.CompletionTokensDetails.AcceptedPredictionTokens += d.AcceptedPredictionTokens
+		sum.CompletionTokensDetails.RejectedPredictionTokens += d.RejectedPredictionTokens
+	}
+}

@@ -1,0 +1,318 @@
+package bash
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Destructive returns a short label naming the destructive operation the
+// command performs ("rm -r", "git push --force", "git reset --hard",
+// "git clean -f", "git checkout --", "git branch -D", "chmod 777", "dd",
+// "mkfs", "fdisk", "shred", "fork bomb", ...), or "" if none. It looks at
+// every reading DenyForms does, so wrappers, sudo, env, xargs, find -exec,
+// quoting, paths and git global options do not hide an operation.
+func (c *Command) Destructive() string {
+	if c.forkBomb {
+		return "fork bomb"
+	}
+	maybe := ""
+	for _, v := range c.variants() {
+		switch label := destructive(v); label {
+		case "":
+		case labelRmDynamic:
+			maybe = label // a definite label from another reading is better
+		default:
+			return label
+		}
+	}
+	return maybe
+}
+
+// destructive classifies one reading of a command.
+func destructive(words []Word) string {
+	if !words[0].Static {
+		return ""
+	}
+	prog, args := path.Base(words[0].Value), words[1:]
+	switch {
+	case prog == "rm":
+		return rmLabel(args)
+	case prog == "git":
+		return gitLabel(words)
+	case prog == "chmod":
+		return chmodLabel(args)
+	case prog == "dd":
+		for _, a := range args {
+			if a.Static && (strings.HasPrefix(a.Value, "if=") || strings.HasPrefix(a.Value, "of=")) {
+				return "dd"
+			}
+		}
+	case prog == "mkfs" || strings.HasPrefix(prog, "mkfs.") || prog == "mke2fs":
+		return "mkfs"
+	case diskTools[prog]:
+		return prog
+	case prog == "find":
+		if hasWord(args, "-delete") {
+			return "find -delete"
+		}
+	case prog == "xargs":
+		// The arguments come from standard input, so they may hold
+		// options: an rm behind xargs may be recursive.
+		if inner, ok := unwrap(words, broadWrappers, true); ok && len(inner) > 0 &&
+			inner[0].Static && path.Base(inner[0].Value) == "rm" {
+			return labelRmDynamic
+		}
+	}
+	return ""
+}
+
+const labelRmDynamic = "rm (dynamic arguments)"
+
+var diskTools = map[string]bool{
+	"fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true,
+	"parted": true, "wipefs": true, "shred": true,
+}
+
+func hasWord(words []Word, v string) bool {
+	for _, w := range words {
+		if w.Static && w.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// rmLabel classifies rm's arguments: recursive in any flag cluster or
+// position before "--", or possibly so when an argument that is not static
+// may expand to an option.
+func rmLabel(args []Word) string {
+	dynamic := false
+	for _, w := range args {
+		if !w.Static {
+			dynamic = dynamic || mayBeOption(w)
+			continue
+		}
+		v := w.Value
+		switch {
+		case v == "--":
+			return dynamicLabel(dynamic)
+		case strings.HasPrefix(v, "--"):
+			if abbrev(longName(v), "--recursive", 3) {
+				return "rm -r"
+			}
+		case strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], "rR"):
+			return "rm -r"
+		}
+	}
+	return dynamicLabel(dynamic)
+}
+
+func dynamicLabel(dynamic bool) string {
+	if dynamic {
+		return labelRmDynamic
+	}
+	return ""
+}
+
+// mayBeOption reports whether a word that is not static may expand to an
+// option: it starts with "-" (possibly quoted or escaped), or with an
+// unquoted expansion whose splitting may produce any words at all. A word
+// starting with a quoted expansion ("$f") or literal text is taken to be
+// an operand.
+func mayBeOption(w Word) bool {
+	raw := strings.TrimLeft(w.Raw, `"'\`)
+	return strings.HasPrefix(raw, "-") || strings.HasPrefix(w.Raw, "$") || strings.HasPrefix(w.Raw, "`")
+}
+
+// shortCluster calls fn for each letter of a short option cluster up to
+// (and including) the first letter in stopAt, whose argument is the rest.
+func shortCluster(v, stopAt string, fn func(c byte)) {
+	for i := 1; i < len(v); i++ {
+		fn(v[i])
+		if strings.IndexByte(stopAt, v[i]) >= 0 {
+			return
+		}
+	}
+}
+
+// gitLabel classifies a git command line.
+func gitLabel(words []Word) string {
+	if g, ok := withoutGitGlobals(words); ok {
+		words = g
+	}
+	if len(words) < 2 || !words[1].Static {
+		return ""
+	}
+	args := words[2:]
+	switch words[1].Value {
+	case "push":
+		return gitPushLabel(args)
+	case "reset":
+		if hasLong(args, "--hard", 4) {
+			return "git reset --hard"
+		}
+	case "clean":
+		return gitCleanLabel(args)
+	case "checkout":
+		return gitCheckoutLabel(args)
+	case "switch":
+		if hasLong(args, "--discard-changes", 3) || hasLong(args, "--force", 4) || hasShort(args, 'f', "cC") {
+			return "git switch --discard-changes"
+		}
+	case "restore":
+		staged := hasLong(args, "--staged", 4) || hasShort(args, 'S', "s")
+		worktree := hasLong(args, "--worktree", 3) || hasShort(args, 'W', "s")
+		if !staged || worktree {
+			return "git restore"
+		}
+	case "branch":
+		return gitBranchLabel(args)
+	case "stash":
+		if len(args) > 0 && args[0].Static && (args[0].Value == "drop" || args[0].Value == "clear") {
+			return "git stash " + args[0].Value
+		}
+	}
+	return ""
+}
+
+// hasLong reports a long option that is, or may abbreviate, full.
+func hasLong(args []Word, full string, min int) bool {
+	for _, a := range args {
+		if a.Static && strings.HasPrefix(a.Value, "--") && abbrev(longName(a.Value), full, min) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasShort reports the short option c in any cluster; stopAt lists the
+// options whose argument ends a cluster.
+func hasShort(args []Word, c byte, stopAt string) bool {
+	found := false
+	for _, a := range args {
+		if a.Static && len(a.Value) > 1 && a.Value[0] == '-' && a.Value[1] != '-' {
+			shortCluster(a.Value, stopAt, func(x byte) { found = found || x == c })
+		}
+	}
+	return found
+}
+
+func gitPushLabel(args []Word) string {
+	force, del := false, false
+	for _, a := range args {
+		if !a.Static || a.Value == "" {
+			continue
+		}
+		v := a.Value
+		switch {
+		case strings.HasPrefix(v, "--"):
+			n := longName(v)
+			force = force || abbrev(n, "--force", 4) || abbrev(n, "--force-with-lease", 4) || abbrev(n, "--force-if-includes", 4)
+			if abbrev(n, "--mirror", 3) {
+				return "git push --mirror"
+			}
+			del = del || abbrev(n, "--delete", 4) || abbrev(n, "--prune", 4)
+		case v[0] == '-' && len(v) > 1:
+			shortCluster(v, "o", func(c byte) {
+				force = force || c == 'f'
+				del = del || c == 'd'
+			})
+		case v[0] == '+':
+			force = true // a +refspec forces that one update
+		case v[0] == ':' && len(v) > 1:
+			del = true // :branch deletes the remote branch
+		}
+	}
+	switch {
+	case force:
+		return "git push --force"
+	case del:
+		return "git push --delete"
+	}
+	return ""
+}
+
+// gitCleanLabel: git clean deletes untracked files unless it is a dry run.
+// Without -f git refuses by default, but clean.requireForce may be off in
+// a configuration this analysis cannot see, so only -n/--dry-run is safe.
+func gitCleanLabel(args []Word) string {
+	if hasLong(args, "--force", 4) || hasShort(args, 'f', "e") {
+		return "git clean -f"
+	}
+	if hasLong(args, "--dry-run", 3) || hasShort(args, 'n', "e") {
+		return ""
+	}
+	return "git clean"
+}
+
+func gitCheckoutLabel(args []Word) string {
+	for _, a := range args {
+		if a.Static && (a.Value == "--") {
+			return "git checkout --"
+		}
+		if a.Static && (a.Value == "." || a.Value == "./") {
+			return "git checkout ."
+		}
+	}
+	if hasLong(args, "--force", 3) || hasShort(args, 'f', "bB") {
+		return "git checkout --force"
+	}
+	return ""
+}
+
+func gitBranchLabel(args []Word) string {
+	del := hasLong(args, "--delete", 4) || hasShort(args, 'd', "u")
+	force := hasLong(args, "--force", 4) || hasShort(args, 'f', "u")
+	switch {
+	case hasShort(args, 'D', "u") || del && force:
+		return "git branch -D"
+	case hasShort(args, 'M', "u"):
+		return "git branch -M"
+	}
+	return ""
+}
+
+var (
+	symbolicModeRe = regexp.MustCompile(`^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$`)
+	modeOpRe       = regexp.MustCompile(`[-+=][^-+=]*`)
+)
+
+// chmodLabel reports a mode that makes files world-writable: octal with
+// the others' write bit (777, 0777, 666, 1777) or a symbolic clause giving
+// a or o write permission (a+rwx, o+w, a=u).
+func chmodLabel(args []Word) string {
+	for _, a := range args {
+		if !a.Static {
+			continue
+		}
+		v := a.Value
+		if strings.HasPrefix(v, "--") || strings.HasPrefix(v, "-") && !symbolicModeRe.MatchString(v) {
+			continue // an option such as -R or --reference=f
+		}
+		if worldWritable(v) {
+			return "chmod 777"
+		}
+		return "" // only the first operand is the mode
+	}
+	return ""
+}
+
+func worldWritable(mode string) bool {
+	if n, err := strconv.ParseUint(mode, 8, 32); err == nil {
+		return len(mode) <= 4 && n&0o002 != 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		m := symbolicModeRe.FindStringSubmatch(clause)
+		if m == nil || !strings.ContainsAny(m[1], "ao") {
+			continue
+		}
+		for _, op := range modeOpRe.FindAllString(m[2], -1) {
+			if op[0] != '-' && strings.ContainsAny(op[1:], "wug") {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,384 @@
+package bash
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// wrapper describes a program that runs the command line that follows its
+// own options and operands.
+type wrapper struct {
+	opts optSpec
+	// operand checks the operand the wrapper takes before the command
+	// (timeout's duration); nil if it takes none.
+	operand func(Word) bool
+	// assigns skips NAME=value operands before the command (env, sudo).
+	assigns bool
+	// notWrapper lists options with which the program runs no command
+	// (command -v only prints where the command is).
+	notWrapper []string
+}
+
+var durationRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[smhd]?$`)
+
+func isDuration(w Word) bool { return w.Static && durationRe.MatchString(w.Value) }
+
+func anyOperand(Word) bool { return true }
+
+// narrowWrappers are stripped for AllowForm and ReadOnly: process wrappers
+// that change how, not what, the command runs. Their options are strict
+// (an unknown option keeps the wrapper in place) and exclude any that
+// writes a file (time -o).
+var narrowWrappers = map[string]wrapper{
+	"timeout": {
+		opts:    optSpec{flags: "v", args: "sk", long: []string{"foreground", "preserve-status", "verbose"}, longArgs: []string{"kill-after", "signal"}, strict: true},
+		operand: isDuration,
+	},
+	"time":   {opts: optSpec{flags: "pvq", args: "f", long: []string{"portability", "verbose", "quiet"}, longArgs: []string{"format"}, strict: true}},
+	"nice":   {opts: optSpec{flags: "0123456789", args: "n", longArgs: []string{"adjustment"}, strict: true}},
+	"nohup":  {opts: optSpec{strict: true}},
+	"stdbuf": {opts: optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}, strict: true}},
+}
+
+// broadWrappers are stripped for DenyForms, Destructive and shell-string
+// detection: everything that runs a command line, with every option known
+// to take an argument (unknown options are taken to be flags).
+var broadWrappers = map[string]wrapper{
+	"timeout": {
+		opts:    optSpec{args: "sk", longArgs: []string{"kill-after", "signal"}},
+		operand: anyOperand,
+	},
+	"time":   {opts: optSpec{args: "fo", longArgs: []string{"format", "output"}}},
+	"nice":   {opts: optSpec{args: "n", longArgs: []string{"adjustment"}}},
+	"nohup":  {},
+	"stdbuf": {opts: optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}}},
+	"sudo": {
+		opts:    optSpec{args: "CDgpRrTUtu", longArgs: []string{"chdir", "chroot", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"}},
+		assigns: true,
+	},
+	"doas":    {opts: optSpec{args: "uC"}},
+	"env":     {opts: optSpec{args: "uCS", longArgs: []string{"unset", "chdir", "split-string"}}, assigns: true},
+	"command": {opts: optSpec{}, notWrapper: []string{"-v", "-V"}},
+	"builtin": {},
+	"exec":    {opts: optSpec{args: "a"}},
+	"ionice":  {opts: optSpec{args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}}},
+	"setsid":  {},
+	"busybox": {},
+	"xargs": {opts: optSpec{
+		args:     "adEILnPs",
+		longArgs: []string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"},
+	}},
+	"watch": {opts: optSpec{args: "nq", longArgs: []string{"interval", "equexit"}}},
+}
+
+// unwrap strips one wrapper from words if words[0] names one in set (by
+// basename if byBase). It returns the wrapped command line and true, or
+// nil and false if words do not start with a wrapper, or, for a strict
+// wrapper, if its options or operands are not exactly as known.
+func unwrap(words []Word, set map[string]wrapper, byBase bool) ([]Word, bool) {
+	if len(words) == 0 || !words[0].Static || words[0].Glob {
+		return nil, false
+	}
+	name := words[0].Value
+	if byBase {
+		name = path.Base(name)
+	}
+	wr, ok := set[name]
+	if !ok {
+		return nil, false
+	}
+	args, rest, err := wr.opts.parse(words[1:])
+	if err != nil && wr.opts.strict {
+		return nil, false
+	}
+	var split []Word
+	for _, a := range args {
+		if slices.Contains(wr.notWrapper, a.opt) {
+			return nil, false
+		}
+		if wr.opts.strict && a.word != nil && !a.word.Static {
+			return nil, false // narrow stripping needs every stripped word known
+		}
+		if a.opt == "-S" || a.opt == "--split-string" {
+			split = splitWords(a.val) // env -S "cmd args": one string, many words
+		}
+	}
+	inner := words[1+rest:]
+	if wr.operand != nil {
+		if len(inner) == 0 || !wr.operand(inner[0]) {
+			return nil, false
+		}
+		inner = inner[1:]
+	}
+	for wr.assigns && len(inner) > 0 && inner[0].Static && looksLikeAssignment(inner[0].Value) {
+		inner = inner[1:]
+	}
+	if split != nil {
+		inner = append(split, inner...)
+	}
+	return inner, true
+}
+
+// splitWords splits s on white space into static words, the way env -S
+// does for the common case. Quotes in s are kept as they are: the result
+// only feeds the broad forms, where an extra reading is harmless.
+func splitWords(s string) []Word {
+	var out []Word
+	for _, f := range strings.Fields(s) {
+		out = append(out, Word{Raw: f, Value: f, Static: true})
+	}
+	return out
+}
+
+// maxVariants bounds how many readings of one command the broad
+// normalisation produces. Real commands need a handful; reaching the
+// bound is reported as suspicious, since readings past it are not made.
+const maxVariants = 128
+
+// variants returns every broad reading of the command's words: as written,
+// and with wrappers stripped, inner commands of xargs, find -exec and watch
+// taken out, git global options removed and the program named by its
+// basename, in every combination. The first reading is the words as
+// written; readings with no words are dropped.
+func (c *Command) variants() [][]Word {
+	if c.cached != nil || len(c.Words) == 0 {
+		return c.cached
+	}
+	out := [][]Word{c.Words}
+	seen := map[string]bool{wordsKey(c.Words): true}
+	for i := 0; i < len(out); i++ {
+		for _, next := range readings(out[i]) {
+			if len(out) == maxVariants {
+				return out
+			}
+			if k := wordsKey(next); len(next) > 0 && !seen[k] {
+				seen[k] = true
+				out = append(out, next)
+			}
+		}
+	}
+	return out
+}
+
+// readings returns the readings one normalisation step makes of words.
+func readings(words []Word) [][]Word {
+	var out [][]Word
+	if inner, ok := unwrap(words, broadWrappers, true); ok {
+		out = append(out, inner)
+		if len(inner) > 1 && !inner[0].Static {
+			// `sudo $opt rm`: the dynamic word may be an option of the
+			// wrapper, so the command may start after it.
+			out = append(out, inner[1:])
+		}
+	}
+	out = append(out, findExec(words)...)
+	if g, ok := withoutGitGlobals(words); ok {
+		out = append(out, g)
+	}
+	if b, ok := baseNamed(words); ok {
+		out = append(out, b)
+	}
+	return out
+}
+
+func wordsKey(words []Word) string {
+	var b strings.Builder
+	for _, w := range words {
+		b.WriteString(w.Raw)
+		b.WriteByte(0)
+		b.WriteString(w.Value)
+		b.WriteByte(1)
+	}
+	return b.String()
+}
+
+// findExec returns the command lines of find's -exec, -execdir, -ok and
+// -okdir actions, each running to its ";" or "+" (or to the end). A word
+// that is not static may be such an action too.
+func findExec(words []Word) [][]Word {
+	if len(words) == 0 || !words[0].Static || path.Base(words[0].Value) != "find" {
+		return nil
+	}
+	var out [][]Word
+	for i := 1; i < len(words); i++ {
+		if words[i].Static && !findActions[words[i].Value] {
+			continue
+		}
+		j := i + 1
+		for j < len(words) && !(words[j].Static && (words[j].Value == ";" || words[j].Value == "+")) {
+			j++
+		}
+		out = append(out, words[i+1:j])
+		i = j
+	}
+	return out
+}
+
+var findActions = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+
+// gitGlobals are git's options that come before the subcommand.
+var gitGlobals = optSpec{
+	flags: "pPhv",
+	args:  "Cc",
+	long: []string{"bare", "glob-pathspecs", "help", "html-path", "icase-pathspecs", "info-path",
+		"literal-pathspecs", "man-path", "no-advice", "no-lazy-fetch", "no-optional-locks",
+		"no-pager", "no-replace-objects", "noglob-pathspecs", "paginate", "version", "exec-path"},
+	longArgs: []string{"config-env", "git-dir", "namespace", "super-prefix", "work-tree", "list-cmds"},
+}
+
+// withoutGitGlobals returns a git command line with the global options
+// before the subcommand removed.
+func withoutGitGlobals(words []Word) ([]Word, bool) {
+	if len(words) < 2 || !words[0].Static || path.Base(words[0].Value) != "git" {
+		return nil, false
+	}
+	_, rest, _ := gitGlobals.parse(words[1:])
+	if rest == 0 {
+		return nil, false
+	}
+	return append([]Word{words[0]}, words[1+rest:]...), true
+}
+
+// baseNamed returns words with a path-named program replaced by its
+// basename.
+func baseNamed(words []Word) ([]Word, bool) {
+	w := words[0]
+	if !w.Static || w.Glob || !strings.Contains(w.Value, "/") {
+		return nil, false
+	}
+	base := path.Base(w.Value)
+	if base == "/" || base == "." || base == ".." {
+		return nil, false
+	}
+	return append([]Word{{Raw: base, Value: base, Static: true}}, words[1:]...), true
+}
+
+// DenyForms returns every normalised form of the command for deny and ask
+// rules, deduplicated, each the words joined by single spaces: as written
+// (with and without the leading assignments), with quotes removed, and
+// with quoted values re-quoted, for every reading variants produces. Words
+// that are not static keep their Raw text.
+func (c *Command) DenyForms() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(c.Assigns) > 0 {
+		raws := make([]string, len(c.Assigns))
+		for i, a := range c.Assigns {
+			raws[i] = a.Raw
+		}
+		prefix := strings.Join(raws, " ")
+		add(strings.TrimSpace(prefix + " " + join(c.Words, rawText)))
+		add(strings.TrimSpace(prefix + " " + join(c.Words, valueText)))
+	}
+	for _, v := range c.variants() {
+		add(join(v, rawText))
+		add(join(v, valueText))
+		add(join(v, quotedText))
+	}
+	return out
+}
+
+func rawText(w Word) string { return w.Raw }
+
+// valueText is the unquoted value of a static word, else its Raw text.
+func valueText(w Word) string {
+	if w.Static {
+		return w.Value
+	}
+	return w.Raw
+}
+
+// quotedText is a static value quoted for the shell, else the Raw text.
+func quotedText(w Word) string {
+	if w.Static {
+		return quote(w)
+	}
+	return w.Raw
+}
+
+func join(words []Word, text func(Word) string) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = text(w)
+	}
+	return strings.Join(parts, " ")
+}
+
+// harmlessVars are environment variables that only change presentation.
+// An assignment to one of them is stripped for AllowForm when its value
+// is a plain token (no path: a locale or terminal name with a "/" loads
+// files from that path). PAGER and GIT_PAGER are harmless only as "cat".
+var harmlessVars = map[string]bool{
+	"LANG": true, "LANGUAGE": true, "TZ": true, "NO_COLOR": true, "TERM": true,
+	"COLUMNS": true, "LINES": true, "FORCE_COLOR": true, "CLICOLOR": true,
+}
+
+var plainValueRe = regexp.MustCompile(`^[A-Za-z0-9_.,:@+-]*$`)
+
+func harmless(a Assign) bool {
+	if !a.Static {
+		return false
+	}
+	switch {
+	case a.Name == "PAGER" || a.Name == "GIT_PAGER":
+		return a.Value == "cat"
+	case harmlessVars[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
+		return plainValueRe.MatchString(a.Value)
+	}
+	return false
+}
+
+// privileged are programs that run their arguments as another user; no
+// allow rule may cover them.
+var privileged = map[string]bool{"sudo": true, "doas": true, "su": true, "sudoedit": true, "pkexec": true, "run0": true, "runuser": true}
+
+// narrow returns the command's words with harmless leading assignments and
+// the narrow wrappers stripped, for AllowForm and ReadOnly. It returns
+// false if an assignment is kept: any assignment that is not harmless
+// keeps them all, and a kept assignment changes what the command does.
+func (c *Command) narrow() ([]Word, bool) {
+	for _, a := range c.Assigns {
+		if !harmless(a) {
+			return nil, false
+		}
+	}
+	words := c.Words
+	for {
+		inner, ok := unwrap(words, narrowWrappers, false)
+		if !ok {
+			return words, len(words) > 0
+		}
+		words = inner
+	}
+}
+
+// AllowForm returns the text allow rules are matched against: the static
+// values joined by single spaces, a value quoted when it holds white space,
+// a quote or a shell metacharacter. Harmless assignments and the process
+// wrappers timeout, time, nice, nohup and stdbuf (with their options) are
+// stripped first. ok is false, and no allow rule may ever cover the
+// command, when a word is not static, the program is privileged (sudo,
+// doas, su, ...), the program is named by a path, or nothing is left.
+func (c *Command) AllowForm() (string, bool) {
+	words, ok := c.narrow()
+	if !ok {
+		return "", false
+	}
+	for _, w := range words {
+		if !w.Static {
+			return "", false
+		}
+	}
+	if name := words[0].Value; privileged[name] || strings.Contains(name, "/") || words[0].Glob || name == "" {
+		return "", false
+	}
+	return join(words, quote), true
+}

@@ -1,0 +1,64 @@
+package bash
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that no input makes the analysis panic, and that the
+// invariants the engine relies on hold for whatever parses.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		`ls -la`,
+		`git -C /x -c a=b --no-pager push --force origin +main`,
+		`sudo -u root env A=1 command nice -n 5 timeout 5s rm -rf /`,
+		`find . -name '*.tmp' -exec rm -f {} \; -o -execdir sh -c 'x' +`,
+		`ls | xargs -0 -I{} rm {}`,
+		`bash -lc "eval 'rm -rf /'" && sh -c "$x"`,
+		`X=$(rm -rf /) Y=~/a:~/b cmd "a b" 'c' $'\x41\u00e9' $"d" \e`,
+		"cat <<EOF > out\n$(id)\nEOF\n",
+		`:(){ :|:& };:`,
+		`for i in {1..3}; do echo ${i:-$(date)}; done 2>&1 >/dev/null`,
+		`case $x in a) b;; esac; [[ $(c) ]] && (( $(d) ))`,
+		`export IFS=x; unset 'a[$(id)]'; cat /proc/self/environ`,
+		`sed -n 's/a/b/w out' f; jq -rf p.jq d.json; git branch -D x`,
+		`trap 'rm -rf x' EXIT; alias ls='rm -rf /'; watch -n1 'a;b'`,
+		"r\u200bm -\\r\\f x\r",
+		`coproc n { a; }; time -p b; select x in a; do c; done`,
+		`env -S 'rm -rf' x; su -lc 'id' root; chmod a+rwx,o=u x`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse(src)
+		if err != nil {
+			if s != nil {
+				t.Fatalf("Parse(%q) returned a script with error %v", src, err)
+			}
+			return
+		}
+		for _, c := range s.Commands {
+			form, ok := c.AllowForm()
+			if !ok && form != "" {
+				t.Fatalf("AllowForm of %q: text %q with ok=false", src, form)
+			}
+			forms := c.DenyForms()
+			if len(c.Words) > 0 && len(forms) == 0 {
+				t.Fatalf("DenyForms of %q: none for a command with words", src)
+			}
+			_ = c.Destructive()
+			paths, ro := c.ReadOnly()
+			if !ro && paths != nil {
+				t.Fatalf("ReadOnly of %q: paths %q with ok=false", src, paths)
+			}
+			for _, w := range c.Words {
+				if !w.Static && (w.Value != "" || w.Glob || w.Tilde) {
+					t.Fatalf("word %+v of %q: non-static word with a value or flags", w, src)
+				}
+			}
+			if ok && strings.HasPrefix(form, "sudo ") {
+				t.Fatalf("AllowForm of %q allows sudo: %q", src, form)
+			}
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package bash
+
+import (
+	"errors"
+	"slices"
+	"strings"
+)
+
+// optSpec describes the command-line options of one program, in getopt
+// style: short options cluster ("-fd"), a short option's argument may be
+// attached ("-n5") or the next word, long options take "=value" or the next
+// word, and "--" ends the options.
+type optSpec struct {
+	flags    string   // short options without an argument
+	args     string   // short options with an argument
+	long     []string // long options without an argument (an "=value" is kept)
+	longArgs []string // long options with an argument
+	// permute lets options follow operands, as GNU getopt does; without
+	// it the first operand ends the options (wrappers: what follows is a
+	// command line of its own).
+	permute bool
+	// strict makes an unknown option an error instead of a flag.
+	strict bool
+}
+
+// arg is one parsed argument: an option (opt set) or an operand.
+type arg struct {
+	opt    string // "-f" or "--force" with abbreviations resolved; "" for an operand
+	val    string // the option's argument or the operand's value
+	hasVal bool
+	word   *Word // the word val came from when it is a whole word, for Tilde
+}
+
+var (
+	errDynamic = errors.New("option word is not static")
+	errUnknown = errors.New("unknown option")
+)
+
+// parse splits words into options and operands. It returns the arguments in
+// order and the index of the first word it did not consume: len(words) when
+// permuting, else the first operand (or the word after "--"). It stops with
+// errDynamic at a word that is not static where an option or operand is
+// due, since that word may be either, and with errUnknown at an unknown
+// option when strict. An option's argument may be dynamic.
+func (s *optSpec) parse(words []Word) ([]arg, int, error) {
+	var out []arg
+	for i := 0; i < len(words); i++ {
+		w := &words[i]
+		if !w.Static {
+			return out, i, errDynamic
+		}
+		v := w.Value
+		switch {
+		case v == "--":
+			if !s.permute {
+				return out, i + 1, nil
+			}
+			for j := i + 1; j < len(words); j++ {
+				if !words[j].Static {
+					return out, j, errDynamic
+				}
+				out = append(out, arg{val: words[j].Value, hasVal: true, word: &words[j]})
+			}
+			return out, len(words), nil
+		case len(v) < 2 || v[0] != '-':
+			if !s.permute {
+				return out, i, nil
+			}
+			out = append(out, arg{val: v, hasVal: true, word: w})
+			continue
+		}
+		var (
+			parsed []arg
+			used   int
+			err    error
+		)
+		if strings.HasPrefix(v, "--") {
+			parsed, used, err = s.parseLong(v, words[i+1:])
+		} else {
+			parsed, used, err = s.parseShort(v, words[i+1:])
+		}
+		out = append(out, parsed...)
+		if err != nil {
+			return out, i, err
+		}
+		i += used
+	}
+	return out, len(words), nil
+}
+
+// parseLong parses the long option v; next are the words after it. It
+// returns how many of them it consumed.
+func (s *optSpec) parseLong(v string, next []Word) ([]arg, int, error) {
+	name, val, hasVal := strings.Cut(v[2:], "=")
+	full, takesArg, known := s.lookupLong(name)
+	if !known {
+		if s.strict {
+			return nil, 0, errUnknown
+		}
+		return []arg{{opt: "--" + name, val: val, hasVal: hasVal}}, 0, nil
+	}
+	a := arg{opt: "--" + full, val: val, hasVal: hasVal}
+	if !takesArg || hasVal {
+		return []arg{a}, 0, nil
+	}
+	if len(next) == 0 {
+		return []arg{a}, 0, nil // missing argument: the program will fail
+	}
+	// A dynamic argument is still the option's argument: consume it so
+	// that what follows is parsed (`sudo -u $user rm -rf /`). Its value
+	// stays empty; callers that need values reject dynamic words first.
+	a.val, a.hasVal, a.word = next[0].Value, true, &next[0]
+	return []arg{a}, 1, nil
+}
+
+// lookupLong resolves name, which may be an unambiguous abbreviation as
+// getopt_long allows.
+func (s *optSpec) lookupLong(name string) (full string, takesArg, known bool) {
+	if name == "" {
+		return "", false, false
+	}
+	matches := 0
+	for _, list := range [2][]string{s.long, s.longArgs} {
+		for _, l := range list {
+			if l == name {
+				return l, slices.Contains(s.longArgs, l), true
+			}
+			if strings.HasPrefix(l, name) {
+				matches++
+				full = l
+			}
+		}
+	}
+	if matches != 1 {
+		return "", false, false
+	}
+	return full, slices.Contains(s.longArgs, full), true
+}
+
+// parseShort parses the short option cluster v.
+func (s *optSpec) parseShort(v string, next []Word) ([]arg, int, error) {
+	var out []arg
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		switch {
+		case strings.IndexByte(s.args, c) >= 0:
+			a := arg{opt: "-" + string(c)}
+			if j+1 < len(v) {
+				a.val, a.hasVal = v[j+1:], true
+				return append(out, a), 0, nil
+			}
+			if len(next) == 0 {
+				return append(out, a), 0, nil
+			}
+			a.val, a.hasVal, a.word = next[0].Value, true, &next[0] // dynamic too: see parseLong
+			return append(out, a), 1, nil
+		case strings.IndexByte(s.flags, c) >= 0 || !s.strict:
+			out = append(out, arg{opt: "-" + string(c)})
+		default:
+			return out, 0, errUnknown
+		}
+	}
+	return out, 0, nil
+}
+
+// abbrev reports whether the long option given (as "--name", without any
+// "=value") could mean full: equal to it, or a prefix of it of at least
+// min bytes. Rejection checks use it so that an ambiguous abbreviation the
+// program might still accept is caught too.
+func abbrev(given, full string, min int) bool {
+	return given == full || len(given) >= min && strings.HasPrefix(full, given)
+}
+
+// longName returns the "--name" part of a long option word.
+func longName(v string) string {
+	name, _, _ := strings.Cut(v, "=")
+	return name
+}

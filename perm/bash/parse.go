@@ -1,0 +1,333 @@
+// Package bash analyses a shell command string for the permission engine
+// (package perm).
+//
+// Parse reads the string as bash and returns every simple command in it,
+// nested ones included, with every file redirect and a list of obfuscation
+// findings. Each Command then offers the forms permission rules match:
+// AllowForm is narrow (only provably literal text may ever be allowed),
+// DenyForms is broad (every normalised reading, so that wrappers, quoting,
+// paths and nesting do not hide a denied command). Destructive and ReadOnly
+// classify a command for the checks that do not depend on rules.
+//
+// Anything the analysis cannot prove resolves to the safer answer: a word
+// that is not literal is not Static, code that cannot be read is reported
+// in Script.Suspicious, and a syntax error is an error, never an empty
+// script.
+package bash
+
+import (
+	"errors"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds how deeply shell code inside strings (bash -c, eval, ...)
+// is parsed. Deeper code is reported as suspicious rather than analysed.
+const maxDepth = 8
+
+// Script is the analysis of one command string.
+type Script struct {
+	// Commands lists every simple command in source order, a command
+	// before the commands nested in it.
+	Commands []*Command
+	// Redirects lists every file redirect in the script, nested ones
+	// included. Here-documents, here-strings, fd duplications and closes,
+	// and /dev/null are left out.
+	Redirects []Redirect
+	// Suspicious lists script-level obfuscation findings as short stable
+	// labels, each at most once. Empty if none.
+	Suspicious []string
+}
+
+// Command is one simple command. Its methods only read it and are safe
+// for concurrent use; a Command must not be changed after Parse made it.
+type Command struct {
+	// Words are the command's arguments, program name first, as parsed.
+	// For declare, export, local, readonly and typeset the assignments
+	// are words too (export X=1 has the words "export" and "X=1").
+	Words []Word
+	// Assigns are the leading NAME=value assignments. A command may have
+	// assignments and no words (X=1 alone).
+	Assigns []Assign
+	// Nested is true if the command runs inside $(...), `...`, <(...),
+	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
+	Nested bool
+
+	forkBomb bool     // a function calling itself in a pipe or background
+	cached   [][]Word // variants, computed once by Parse
+}
+
+// Assign is one leading NAME=value assignment of a command.
+type Assign struct {
+	// Name is the variable name.
+	Name string
+	// Raw is the whole assignment as written, e.g. `X="a b"`.
+	Raw string
+	// Value is the assigned value with its quoting removed if Static;
+	// else "".
+	Value string
+	// Static reports a plain NAME=value (no +=, index or array) whose
+	// value is literal text without tilde expansion.
+	Static bool
+}
+
+// Redirect is one file redirection.
+type Redirect struct {
+	// Op is the operator as written without its fd: ">", ">>", "&>",
+	// "&>>", ">|", "<", "<>", ">&" (to a file), "<&".
+	Op string
+	// Output reports that the redirect writes its target.
+	Output bool
+	// Target is the file word.
+	Target Word
+}
+
+// SyntaxError reports a shell syntax error. It prints as "line:col: msg"
+// and wraps the parser's error (a syntax.ParseError or syntax.LangError),
+// which errors.As still finds.
+type SyntaxError struct {
+	Line, Col uint
+	Err       error
+}
+
+func (e *SyntaxError) Error() string { return e.Err.Error() }
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// Parse parses src as bash and returns every simple command in it. A
+// syntax error is returned as a *SyntaxError; shell code in strings that
+// cannot be parsed is not an error but a Suspicious finding.
+func Parse(src string) (*Script, error) {
+	f, err := parseFile(src)
+	if err != nil {
+		return nil, err
+	}
+	c := &collector{seen: map[string]bool{}}
+	c.text(src)
+	c.walk(f, &walkState{src: src})
+	return &c.script, nil
+}
+
+func parseFile(src string) (*syntax.File, error) {
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	f, err := p.Parse(strings.NewReader(src), "")
+	if err == nil {
+		return f, nil
+	}
+	se := &SyntaxError{Err: err}
+	var pe syntax.ParseError
+	var le syntax.LangError
+	switch {
+	case errors.As(err, &pe):
+		se.Line, se.Col = pe.Pos.Line(), pe.Pos.Col()
+	case errors.As(err, &le):
+		se.Line, se.Col = le.Pos.Line(), le.Pos.Col()
+	}
+	return nil, se
+}
+
+// collector gathers commands, redirects and findings while walking syntax
+// trees: the script's own and those of shell code found in strings.
+type collector struct {
+	script Script
+	seen   map[string]bool // Suspicious labels already reported
+}
+
+// walkState is the context of one walk over one parsed source.
+type walkState struct {
+	src    string // the source the positions refer to
+	nested bool   // the whole source is shell code from a string
+	depth  int    // how many shell-code strings deep src is
+	subst  int    // how many substitutions enclose the current node
+	stack  []syntax.Node
+}
+
+func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
+
+func (c *collector) suspect(label string) {
+	if !c.seen[label] {
+		c.seen[label] = true
+		c.script.Suspicious = append(c.script.Suspicious, label)
+	}
+}
+
+// walk visits every node under root. syntax.Walk calls f(nil) after a
+// node's children, which keeps st.stack the list of enclosing nodes.
+func (c *collector) walk(root syntax.Node, st *walkState) {
+	syntax.Walk(root, func(n syntax.Node) bool {
+		if n == nil {
+			top := st.stack[len(st.stack)-1]
+			st.stack = st.stack[:len(st.stack)-1]
+			if isSubst(top) {
+				st.subst--
+			}
+			return true
+		}
+		c.visit(n, st)
+		st.stack = append(st.stack, n)
+		if isSubst(n) {
+			st.subst++
+		}
+		return true
+	})
+}
+
+func isSubst(n syntax.Node) bool {
+	switch n.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		return true
+	}
+	return false
+}
+
+func (c *collector) visit(n syntax.Node, st *walkState) {
+	switch n := n.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		if st.subst > 0 {
+			c.suspect(labelNestedSubst)
+		}
+	case *syntax.Stmt:
+		c.redirects(n.Redirs, st)
+	case *syntax.CallExpr:
+		cmd := &Command{Nested: st.inNested()}
+		for _, a := range n.Assigns {
+			cmd.Assigns = append(cmd.Assigns, newAssign(a, st.src))
+		}
+		for _, w := range n.Args {
+			cmd.Words = append(cmd.Words, newWord(w, st.src))
+		}
+		if name, ok := cmd.Name(); ok {
+			cmd.forkBomb = callsItselfAsync(name, st.stack)
+		}
+		c.add(cmd, st)
+	case *syntax.DeclClause:
+		cmd := &Command{Nested: st.inNested()}
+		cmd.Words = append(cmd.Words, Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true})
+		for _, a := range n.Args {
+			cmd.Words = append(cmd.Words, declWord(a, st.src))
+		}
+		c.add(cmd, st)
+	case *syntax.Assign:
+		if n.Name != nil && n.Name.Value == "IFS" {
+			c.suspect(labelIFS)
+		}
+	case *syntax.ParamExp:
+		if n.Param != nil && n.Param.Value == "IFS" {
+			c.suspect(labelIFS)
+		}
+	case *syntax.Word:
+		c.word(n, st)
+	}
+}
+
+// add records cmd and analyses the shell code it runs from strings.
+func (c *collector) add(cmd *Command, st *walkState) {
+	cmd.cached = cmd.variants()
+	if len(cmd.cached) >= maxVariants {
+		c.suspect(labelTooWrapped) // readings past the bound were not made
+	}
+	c.script.Commands = append(c.script.Commands, cmd)
+	c.command(cmd)
+	c.nestedShells(cmd, st)
+}
+
+// redirects records the file redirects in rs.
+func (c *collector) redirects(rs []*syntax.Redirect, st *walkState) {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			continue // the body is data; substitutions in it are walked
+		}
+		t := newWord(r.Word, st.src)
+		if t.Static && (t.Value == "/dev/null" || (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && isFD(t.Value)) {
+			continue
+		}
+		c.script.Redirects = append(c.script.Redirects, Redirect{
+			Op:     r.Op.String(),
+			Output: r.Op != syntax.RdrIn && r.Op != syntax.DplIn,
+			Target: t,
+		})
+	}
+}
+
+// isFD reports whether the target of a >& or <& redirect names a file
+// descriptor ("2", "2-" to move it, "-" to close) rather than a file.
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// newAssign returns the Assign for a, whose source text is src.
+func newAssign(a *syntax.Assign, src string) Assign {
+	out := Assign{Raw: sourceText(src, a)}
+	if a.Name != nil {
+		out.Name = a.Name.Value
+	}
+	if a.Name == nil || a.Naked || a.Append || a.Index != nil || a.Array != nil {
+		return out
+	}
+	if a.Value == nil {
+		out.Static = true // NAME= assigns the empty string
+		return out
+	}
+	// Unquote NAME=value as one word so that the tilde rules for
+	// assignments ("~" after "=" or ":") apply.
+	parts := append([]syntax.WordPart{&syntax.Lit{Value: out.Name + "="}}, a.Value.Parts...)
+	w := unquote(&syntax.Word{Parts: parts})
+	if w.Static {
+		out.Value, out.Static = strings.TrimPrefix(w.Value, out.Name+"="), true
+	}
+	return out
+}
+
+// declWord returns an argument of declare, export and friends as a Word.
+func declWord(a *syntax.Assign, src string) Word {
+	raw := sourceText(src, a)
+	switch {
+	case a.Name == nil && a.Value != nil:
+		return newWord(a.Value, src) // an option or an expansion
+	case a.Naked:
+		return Word{Raw: raw, Value: raw, Static: validName(raw)}
+	}
+	as := newAssign(a, src)
+	if !as.Static {
+		return Word{Raw: raw}
+	}
+	return Word{Raw: raw, Value: as.Name + "=" + as.Value, Static: true}
+}
+
+// callsItselfAsync reports whether a call to name sits in the body of a
+// function called name and, between the two, in a pipe or a background
+// statement: the shape of a fork bomb.
+func callsItselfAsync(name string, stack []syntax.Node) bool {
+	async := false
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *syntax.Stmt:
+			async = async || n.Background || n.Coprocess
+		case *syntax.BinaryCmd:
+			async = async || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
+		case *syntax.FuncDecl:
+			if n.Name != nil && n.Name.Value == name {
+				return async
+			}
+		}
+	}
+	return false
+}
+
+// Name returns the static program name (the first word's value) and true;
+// false if the command has no words, or the name is not static or is a
+// glob pattern (`$CMD x`, `$(echo rm) x`, `"$x"`, `/bin/r? x`).
+func (c *Command) Name() (string, bool) {
+	if len(c.Words) == 0 || !c.Words[0].Static || c.Words[0].Glob {
+		return "", false
+	}
+	return c.Words[0].Value, true
+}

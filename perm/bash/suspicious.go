@@ -1,0 +1,155 @@
+package bash
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The Suspicious labels. They are stable: the engine and people read them.
+const (
+	labelNestedSubst  = "nested command substitution"
+	labelControl      = "control character in command"
+	labelZeroWidth    = "zero-width character in command"
+	labelBidi         = "bidi control character in command"
+	labelIFS          = "IFS manipulation"
+	labelBackslash    = "backslash-obfuscated flag"
+	labelProcEnviron  = "/proc environ access"
+	labelUnparseable  = "unparseable nested shell string"
+	labelDepth        = "nested shell strings too deep"
+	labelDynamicName  = "dynamic command name"
+	labelGlobName     = "glob in command name"
+	labelTooWrapped   = "command too complex to normalise"
+	labelSubscript    = "substitution in quoted array subscript"
+	labelZshPrivilege = "zsh privileged builtin " // + the builtin's name
+)
+
+// text checks the characters of shell source: invisible or control
+// characters make what a person reviews differ from what runs. (Invalid
+// UTF-8 never gets here: the parser rejects it.)
+func (c *collector) text(src string) {
+	for _, r := range src {
+		switch {
+		case r == '\t' || r == '\n':
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			c.suspect(labelControl)
+		case r >= 0x200b && r <= 0x200f || r >= 0x2060 && r <= 0x2064 || r == 0xfeff:
+			c.suspect(labelZeroWidth)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			c.suspect(labelBidi)
+		}
+	}
+}
+
+// word checks one word anywhere in the tree (arguments, assignment
+// values, redirect targets, patterns).
+func (c *collector) word(w *syntax.Word, st *walkState) {
+	if len(w.Parts) == 0 {
+		return
+	}
+	if lit, ok := w.Parts[0].(*syntax.Lit); ok && backslashFlag(lit.Value) {
+		c.suspect(labelBackslash)
+	}
+	u := unquote(w)
+	if u.Static && subscriptRe.MatchString(u.Value) {
+		// Builtins that take variable names (unset, read, printf -v,
+		// declare, [[ -v ]]) evaluate a subscript as arithmetic, which
+		// runs substitutions: unset 'a[$(id)]' runs id.
+		c.suspect(labelSubscript)
+	}
+	text := u.Value
+	if !u.Static {
+		text = sourceText(st.src, w)
+	}
+	if readsEnviron(text, u.Static && !u.Glob) {
+		c.suspect(labelProcEnviron)
+	}
+}
+
+var subscriptRe = regexp.MustCompile("\\[[^]]*(\\$\\(|`)")
+
+// backslashFlag reports an option word written with backslash escapes
+// (`\-rf`, `-\r\f`): it means the same as the plain flag and only serves
+// to slip past text matching.
+func backslashFlag(lit string) bool {
+	if strings.HasPrefix(lit, `\-`) {
+		return true
+	}
+	if !strings.HasPrefix(lit, "-") {
+		return false
+	}
+	for i := 1; i+1 < len(lit); i++ {
+		if lit[i] == '\\' && isASCIILetter(rune(lit[i+1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsEnviron reports a reference to a process environment file under
+// /proc (/proc/self/environ, /proc/1/environ, /proc/$$/environ) or a path
+// whose last element is "environ". A /proc path that is not exact
+// (globbed or built from expansions) counts too: it may name one.
+func readsEnviron(text string, exact bool) bool {
+	if i := strings.Index(text, "/proc/"); i >= 0 {
+		if !exact || strings.Contains(text[i:], "environ") {
+			return true
+		}
+	}
+	return path.Base(text) == "environ"
+}
+
+// zshPrivileged are zsh builtins (most from zsh modules) that give raw
+// file, socket or pseudo-terminal access past any command-name check.
+var zshPrivileged = map[string]bool{
+	"zmodload": true, "zsocket": true, "ztcp": true, "zpty": true,
+	"zf_rm": true, "zf_mv": true, "zf_ln": true, "zf_chmod": true,
+	"zf_chown": true, "zf_mkdir": true, "zf_rmdir": true,
+	"sysopen": true, "syswrite": true, "sysread": true,
+}
+
+// ifsSetters are builtins that assign the variables named in their
+// arguments.
+var ifsSetters = map[string]bool{
+	"unset": true, "read": true, "export": true, "declare": true,
+	"local": true, "typeset": true, "readonly": true, "printf": true,
+	"mapfile": true, "readarray": true, "getopts": true,
+}
+
+// command checks one simple command.
+func (c *collector) command(cmd *Command) {
+	if len(cmd.Words) == 0 {
+		return
+	}
+	name := cmd.Words[0]
+	switch {
+	case !name.Static:
+		c.suspect(labelDynamicName)
+	case name.Glob:
+		c.suspect(labelGlobName)
+	}
+	for _, v := range cmd.variants() {
+		if len(v) == 0 || !v[0].Static {
+			continue
+		}
+		prog := path.Base(v[0].Value)
+		if zshPrivileged[prog] {
+			c.suspect(labelZshPrivilege + prog)
+		}
+		if ifsSetters[prog] && namesIFS(v[1:]) {
+			c.suspect(labelIFS)
+		}
+	}
+}
+
+// namesIFS reports an argument naming IFS, as `unset IFS` or `read IFS` do.
+func namesIFS(args []Word) bool {
+	for _, a := range args {
+		if a.Static && (a.Value == "IFS" || strings.HasPrefix(a.Value, "IFS=") || strings.HasPrefix(a.Value, "IFS+=")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,307 @@
+package bash
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Word is one shell word as the permission engine sees it.
+//
+// Invariant: Value is empty unless Static is true, and Glob and Tilde are
+// only ever set on a Static word.
+type Word struct {
+	// Raw is the source text as written, e.g. `r'm'` or `"$HOME"/x`.
+	Raw string
+	// Value is the word with its quoting removed (backslash escapes
+	// resolved, $'...' decoded) if the word is Static; else "".
+	Value string
+	// Static reports that the word is made only of literal text: no
+	// parameter, command, arithmetic or process substitution, no brace
+	// expansion, no extended glob and no tilde form other than a leading
+	// "~" or "~/" (and none after "=" or ":" in an assignment-like word).
+	Static bool
+	// Glob reports unquoted pathname-expansion characters (*, ?, [): the
+	// shell may replace the word with file names, so Value is a pattern.
+	Glob bool
+	// Tilde reports that Value starts with an unquoted "~" (alone or before
+	// "/") that the shell replaces with $HOME. A quoted "~" is literal and
+	// leaves Tilde false.
+	Tilde bool
+}
+
+// newWord returns the Word for w, whose source text is src.
+func newWord(w *syntax.Word, src string) Word {
+	out := unquote(w)
+	out.Raw = sourceText(src, w)
+	return out
+}
+
+// sourceText returns the text of n in src. Positions come from the parser
+// that read src, so they are in range; the check keeps a bug there from
+// turning into a panic in the permission path.
+func sourceText(src string, n syntax.Node) string {
+	start, end := n.Pos().Offset(), n.End().Offset()
+	if start > end || end > uint(len(src)) {
+		return ""
+	}
+	return src[start:end]
+}
+
+// unquote resolves the quoting of w the way the shell would, without
+// expanding anything. It is the one place that decides whether a word is
+// static; every other function trusts its answer. Raw is left empty.
+func unquote(w *syntax.Word) Word {
+	var (
+		b       strings.Builder
+		out     Word
+		unknown bool // an unquoted "~" after "=" or ":" that may expand
+	)
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			val := p.Value
+			if i == 0 && strings.HasPrefix(val, "~") {
+				prefix, _, found := strings.Cut(val, "/")
+				if prefix != "~" || (!found && len(w.Parts) > 1) {
+					return Word{} // ~user, ~+, ~- or ~"x": not a plain $HOME
+				}
+				out.Tilde = true
+			}
+			glob, tilde := unescape(&b, val, i > 0 || !out.Tilde)
+			out.Glob = out.Glob || glob
+			unknown = unknown || tilde
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(decodeANSIC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			// $"..." is a locale translation; with no message catalogue
+			// (and none can be installed without an environment change
+			// that is itself never harmless) it is the plain string.
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return Word{}
+				}
+				b.WriteString(unescapeDouble(lit.Value))
+			}
+		default:
+			return Word{}
+		}
+	}
+	if hasBraceExpansion(w) {
+		return Word{}
+	}
+	out.Value = b.String()
+	if unknown && looksLikeAssignment(out.Value) {
+		// bash expands "~" after "=" and ":" in NAME=value arguments.
+		return Word{}
+	}
+	out.Static = true
+	return out
+}
+
+// unescape writes the unquoted literal s to b with backslash escapes
+// resolved. It reports unquoted glob characters and whether an unquoted "~"
+// follows "=" or ":". A leading "~" is only reported when checkFirst is set.
+func unescape(b *strings.Builder, s string, checkFirst bool) (glob, tilde bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+			continue
+		case c == '*' || c == '?' || c == '[':
+			glob = true
+		case c == '~' && i > 0 && (s[i-1] == '=' || s[i-1] == ':'):
+			tilde = true
+		case c == '~' && i == 0 && checkFirst:
+			tilde = true
+		}
+		b.WriteByte(c)
+	}
+	return glob, tilde
+}
+
+// unescapeDouble resolves the backslash escapes that are special inside
+// double quotes; every other backslash is literal there.
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// hasBraceExpansion reports whether the shell would brace-expand w. It works
+// on a copy: syntax.SplitBraces rewrites the word it is given, and reports
+// any "{" it saw, even one that stays literal ("{a}").
+func hasBraceExpansion(w *syntax.Word) bool {
+	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		lit, ok := p.(*syntax.Lit)
+		return ok && strings.Contains(lit.Value, "{")
+	}) {
+		return false // the common case, without the copy
+	}
+	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	if !syntax.SplitBraces(cp) {
+		return false
+	}
+	return slices.ContainsFunc(cp.Parts, func(p syntax.WordPart) bool {
+		_, ok := p.(*syntax.BraceExp)
+		return ok
+	})
+}
+
+// looksLikeAssignment reports whether s has the form NAME=... or NAME+=...
+func looksLikeAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	name = strings.TrimSuffix(name, "+")
+	return ok && validName(name)
+}
+
+// validName reports whether s is a valid shell variable name.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r != '_' && !isASCIILetter(r) && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+// decodeANSIC decodes the body of a $'...' string as bash does. A NUL ends
+// the string, as it does in bash.
+func decodeANSIC(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		c := s[i]
+		if r, ok := simpleEscapes[c]; ok {
+			b.WriteByte(r)
+			continue
+		}
+		var (
+			val    uint64
+			n      int
+			isRune bool
+		)
+		switch c {
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			val, n = digits(s[i:], 8, 3)
+			i += n - 1
+		case 'x':
+			val, n = digits(s[i+1:], 16, 2)
+			i += n
+		case 'u':
+			val, n = digits(s[i+1:], 16, 4)
+			i += n
+			isRune = true
+		case 'U':
+			val, n = digits(s[i+1:], 16, 8)
+			i += n
+			isRune = true
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				val, n = uint64(s[i]&0x1f), 1
+			}
+		}
+		switch {
+		case n == 0:
+			b.WriteByte('\\') // unknown escape or no digits: kept as written
+			b.WriteByte(c)
+			continue
+		case val == 0:
+			return b.String()
+		case isRune:
+			if val > utf8.MaxRune {
+				val = utf8.RuneError
+			}
+			b.WriteRune(rune(val))
+		default:
+			b.WriteByte(byte(val))
+		}
+	}
+	return b.String()
+}
+
+var simpleEscapes = map[byte]byte{
+	'a': '\a', 'b': '\b', 'e': 0x1b, 'E': 0x1b, 'f': '\f', 'n': '\n',
+	'r': '\r', 't': '\t', 'v': '\v', '\\': '\\', '\'': '\'', '"': '"', '?': '?',
+}
+
+// digits parses up to max leading digits of s in base and returns the value
+// and how many bytes it used.
+func digits(s string, base, max int) (uint64, int) {
+	n := 0
+	for n < len(s) && n < max && isDigit(s[n], base) {
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	v, _ := strconv.ParseUint(s[:n], base, 64)
+	return v, n
+}
+
+func isDigit(c byte, base int) bool {
+	switch {
+	case c >= '0' && c <= '7':
+		return true
+	case c == '8' || c == '9':
+		return base >= 10
+	case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+		return base == 16
+	}
+	return false
+}
+
+// quote renders a static value for a permission form: as is when the shell
+// would read it back unchanged, else in single quotes. A Tilde word keeps
+// its "~" outside the quotes so that it still means $HOME.
+func quote(w Word) string {
+	if w.Tilde {
+		return "~" + quoteString(strings.TrimPrefix(w.Value, "~"))
+	}
+	return quoteString(w.Value)
+}
+
+// quoteString single-quotes s if it is empty or holds white space, a quote,
+// a shell metacharacter or a non-printable character.
+func quoteString(s string) string {
+	if s != "" && !strings.ContainsFunc(s, needsQuote) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func needsQuote(r rune) bool {
+	return r < 0x20 || r == 0x7f || r == utf8.RuneError ||
+		strings.ContainsRune(" \t\n|&;<>()$`\\\"'*?[]{}!#~", r)
+}

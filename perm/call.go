@@ -1,0 +1,294 @@
+package perm
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
+)
+
+// kind says what a part of a call does.
+type kind int
+
+const (
+	kindCommand kind = iota // one simple shell command
+	kindRead                // reads a path
+	kindWrite               // writes a path
+	kindOther               // anything else: matched by tool name and specifier
+)
+
+// part is one unit a call is decided on. A Bash call has one part per
+// simple command and per redirect; every other call has exactly one part.
+// A call is allowed only if every part is.
+type part struct {
+	kind kind
+	tool string // the tool the call was made to
+
+	// kindCommand
+	cmd       *bash.Command
+	allowForm string
+	allowOK   bool
+	denyForms []string
+	readOnly  bool
+	reads     []target // paths a read-only command reads
+	args      []target // every file its arguments could name
+
+	// kindRead, kindWrite
+	path target
+	// dynamic is set for a redirect whose target is not a static word.
+	dynamic bool
+
+	// kindOther
+	spec    string
+	hasSpec bool
+	host    string // WebFetch
+}
+
+// call is a request analysed once for all steps.
+type call struct {
+	req    Request
+	ws     Workspace
+	parts  []part
+	script *bash.Script
+	// invalid is set when the call cannot be analysed (bad arguments, shell
+	// syntax error, unparseable URL). Such a call is never allowed.
+	invalid string
+}
+
+func analyse(req Request, ws Workspace) *call {
+	c := &call{req: req, ws: ws}
+	switch req.Tool {
+	case "Bash":
+		c.analyseBash()
+	case "Read":
+		c.pathPart(kindRead, "file_path", "")
+	case "Edit", "Write":
+		c.pathPart(kindWrite, "file_path", "")
+	case "NotebookEdit":
+		c.pathPart(kindWrite, "notebook_path", "")
+	case "Grep":
+		c.pathPart(kindRead, "path", ws.Cwd)
+	case "Glob":
+		c.analyseGlob()
+	default:
+		c.analyseOther()
+	}
+	return c
+}
+
+// str returns input[key] as a string. ok is false if the key is present
+// with another type.
+func (c *call) str(key string) (string, bool, bool) {
+	v, present := c.req.Input[key]
+	if !present || v == nil {
+		return "", false, true
+	}
+	s, ok := v.(string)
+	return s, true, ok
+}
+
+func (c *call) pathPart(k kind, key, dflt string) {
+	p, present, ok := c.str(key)
+	switch {
+	case !ok:
+		c.invalid = fmt.Sprintf("argument %q must be a string", key)
+		return
+	case !present || p == "":
+		if dflt == "" {
+			c.invalid = fmt.Sprintf("missing argument %q", key)
+			return
+		}
+		p = dflt
+	}
+	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: newTarget(c.ws, p)})
+}
+
+// analyseGlob checks the directory a glob pattern searches: its search path
+// joined with the pattern's literal leading directories, so "../../etc/*"
+// is a read outside the workspace.
+func (c *call) analyseGlob() {
+	pat, _, ok := c.str("pattern")
+	if !ok || pat == "" {
+		c.invalid = `missing or invalid argument "pattern"`
+		return
+	}
+	dir, present, ok := c.str("path")
+	if !ok {
+		c.invalid = `argument "path" must be a string`
+		return
+	}
+	if !present || dir == "" {
+		dir = c.ws.Cwd
+	}
+	base := dir
+	if filepath.IsAbs(pat) || strings.HasPrefix(pat, "~") {
+		base = ""
+	}
+	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: newTarget(c.ws, filepath.Join(base, literalPrefix(pat)))})
+}
+
+// literalPrefix returns the leading directories of a glob pattern that
+// contain no metacharacter.
+func literalPrefix(pat string) string {
+	i := strings.IndexAny(pat, `*?[{\`)
+	if i < 0 {
+		return filepath.Dir(pat)
+	}
+	return filepath.Dir(pat[:i] + "x")
+}
+
+func (c *call) analyseOther() {
+	p := part{kind: kindOther, tool: c.req.Tool}
+	key := specKey(c.req.Tool)
+	if key != "" {
+		s, present, ok := c.str(key)
+		if !ok {
+			c.invalid = fmt.Sprintf("argument %q must be a string", key)
+			return
+		}
+		p.spec, p.hasSpec = s, present
+	}
+	if c.req.Tool == "WebFetch" {
+		h, ok := webHost(p.spec)
+		if !ok {
+			c.invalid = fmt.Sprintf("URL %q has no host", p.spec)
+			return
+		}
+		p.host = h
+	}
+	c.parts = append(c.parts, p)
+}
+
+func (c *call) analyseBash() {
+	src, present, ok := c.str("command")
+	if !ok || !present {
+		c.invalid = `missing or invalid argument "command"`
+		return
+	}
+	s, err := bash.Parse(src)
+	if err != nil {
+		c.invalid = "command could not be parsed: " + err.Error()
+		return
+	}
+	c.script = s
+	for _, cmd := range s.Commands {
+		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
+		p.allowForm, p.allowOK = cmd.AllowForm()
+		p.denyForms = cmd.DenyForms()
+		if paths, ok := cmd.ReadOnly(); ok {
+			p.readOnly = true
+			for _, a := range paths {
+				p.reads = append(p.reads, newTarget(c.ws, a))
+			}
+		}
+		p.args = c.fileArgs(cmd)
+		c.parts = append(c.parts, p)
+	}
+	for _, r := range s.Redirects {
+		k := kindRead
+		if r.Output {
+			k = kindWrite
+		}
+		if !r.Target.Static || r.Target.Glob {
+			// A redirect to a computed or globbed path cannot be checked;
+			// no rule may allow it, and it is at least Ask (see step 2).
+			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
+			continue
+		}
+		c.parts = append(c.parts, part{kind: k, tool: "Bash", path: newTarget(c.ws, shellPath(r.Target))})
+	}
+	if len(c.parts) == 0 {
+		c.invalid = "empty command"
+	}
+}
+
+// shellPath is the path a static shell word names: "~" is the home
+// directory only where the shell expands it.
+func shellPath(w bash.Word) string {
+	if strings.HasPrefix(w.Value, "~") && !w.Tilde {
+		return "./" + w.Value
+	}
+	return w.Value
+}
+
+// fileArgs returns every file a command's arguments could name: each
+// static argument that is not an option, and for a glob every file it
+// matches now as well as the pattern itself. Deny rules on reads check
+// these for every command, so `cat *.pem` or `cp .env x` cannot read a
+// denied file by not being a known read-only command.
+func (c *call) fileArgs(cmd *bash.Command) []target {
+	var ts []target
+	for i, w := range cmd.Words {
+		if i == 0 || !w.Static || strings.HasPrefix(w.Value, "-") || w.Value == "" {
+			continue
+		}
+		p := shellPath(w)
+		ts = append(ts, newTarget(c.ws, p))
+		if w.Glob {
+			matches, _ := filepath.Glob(ResolvePath(c.ws, p))
+			for _, m := range matches {
+				ts = append(ts, newTarget(c.ws, m))
+			}
+		}
+	}
+	return ts
+}
+
+// specKey names the argument a tool's rule pattern is matched against.
+func specKey(tool string) string {
+	switch tool {
+	case "Bash":
+		return "command"
+	case "Read", "Edit", "Write":
+		return "file_path"
+	case "NotebookEdit":
+		return "notebook_path"
+	case "Glob", "Grep":
+		return "pattern"
+	case "WebFetch":
+		return "url"
+	case "WebSearch":
+		return "query"
+	case "Agent":
+		return "subagent_type"
+	}
+	return ""
+}
+
+// ParseCall parses a call written as Tool(specifier) — the tool name up to
+// the first "(", the specifier up to the last ")" — or as a bare tool name,
+// into a Request with the specifier under the tool's usual argument name.
+func ParseCall(s string) (Request, error) {
+	name, spec, hasSpec := s, "", false
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		j := strings.LastIndexByte(s, ')')
+		if j < i {
+			return Request{}, fmt.Errorf("call %q: missing closing parenthesis", s)
+		}
+		if strings.TrimSpace(s[j+1:]) != "" {
+			return Request{}, fmt.Errorf("call %q: text after the closing parenthesis", s)
+		}
+		name, spec, hasSpec = s[:i], s[i+1:j], true
+	}
+	if _, err := ParseRule(name); err != nil || name == "" {
+		return Request{}, fmt.Errorf("call %q: invalid tool name %q", s, name)
+	}
+	req := Request{Tool: name, Input: map[string]any{}}
+	if hasSpec {
+		key := specKey(name)
+		if key == "" {
+			return Request{}, fmt.Errorf("call %q: tool %s takes no specifier; use --input", s, name)
+		}
+		req.Input[key] = spec
+	}
+	return req, nil
+}
+
+// Specifier renders the argument a call's rules match against, for logs,
+// dialogs and "Always allow" rules: the command, path, pattern, URL or
+// agent type. It is "" for tools without one.
+func Specifier(tool string, input map[string]any) string {
+	s, _ := input[specKey(tool)].(string)
+	return s
+}

@@ -1,0 +1,257 @@
+package perm
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixture builds a workspace in a temp dir: a project with .git, a home
+// directory, and an "outside" directory with a symlink pointing into it.
+type fixture struct {
+	root, home, outside string
+}
+
+func newFixture(t testing.TB) fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := fixture{root: filepath.Join(base, "proj"), home: filepath.Join(base, "home"), outside: filepath.Join(base, "outside")}
+	for _, d := range []string{f.root + "/.git", f.root + "/src", f.root + "/secrets", f.home, f.outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{f.root + "/src/a.go", f.root + "/secrets/k", f.root + "/.env", f.outside + "/data", f.root + "/x.pem"} {
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(f.outside, f.root+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f fixture) ws() Workspace { return Workspace{Cwd: f.root, Root: f.root, Home: f.home} }
+
+func entries(src Source, rules ...string) []Entry {
+	var es []Entry
+	for _, s := range rules {
+		r, err := ParseRule(s)
+		if err != nil {
+			panic(err)
+		}
+		es = append(es, Entry{Rule: r, Source: src})
+	}
+	return es
+}
+
+func rules(ss ...string) []Rule {
+	var rs []Rule
+	for _, e := range entries("", ss...) {
+		rs = append(rs, e.Rule)
+	}
+	return rs
+}
+
+func bashReq(cmd string) Request { return Request{Tool: "Bash", Input: map[string]any{"command": cmd}} }
+func fileReq(tool, p string) Request {
+	return Request{Tool: tool, Input: map[string]any{"file_path": p}}
+}
+
+type evalCase struct {
+	name   string
+	pol    func(p *Policy)
+	req    Request
+	want   Decision
+	step   int
+	reason string // substring of the reason, "" = don't care
+}
+
+func deny(rs ...string) func(*Policy) {
+	return func(p *Policy) { p.Deny = entries(SourceProject, rs...) }
+}
+func allow(rs ...string) func(*Policy) {
+	return func(p *Policy) { p.Allow = entries(SourceLocal, rs...) }
+}
+func ask(rs ...string) func(*Policy) { return func(p *Policy) { p.Ask = entries(SourceUser, rs...) } }
+func mode(m Mode) func(*Policy)      { return func(p *Policy) { p.Mode = m } }
+func all(fs ...func(*Policy)) func(*Policy) {
+	return func(p *Policy) {
+		for _, f := range fs {
+			f(p)
+		}
+	}
+}
+
+// testPerm is the seed's test-perm agent as a policy.
+func testPerm(p *Policy) {
+	p.Mode = ModeExplore
+	p.Allow = entries(SourceAgent, "Read", "Bash(git diff*)", "Bash(git log*)")
+	p.Constraint = rules("Read", "Bash(git diff*)", "Bash(git log*)")
+	p.Deny = entries(SourceAgent, "Bash(git stash*)")
+	p.NoPrompt = true
+}
+
+func TestEvaluate(t *testing.T) {
+	f := newFixture(t)
+	cases := []evalCase{
+		// Deny rules match every normalised form.
+		{"deny plain", deny("Bash(rm:*)"), bashReq("rm x"), Deny, 1, "blocked by deny rule Bash(rm:*) (project)"},
+		{"deny quoted name", deny("Bash(rm:*)"), bashReq("r'm' x"), Deny, 1, ""},
+		{"deny double quoted name", deny("Bash(rm:*)"), bashReq(`"rm" x`), Deny, 1, ""},
+		{"deny ansi-c name", deny("Bash(rm:*)"), bashReq(`$'rm' x`), Deny, 1, ""},
+		{"deny backslash name", deny("Bash(rm:*)"), bashReq(`\rm x`), Deny, 1, ""},
+		{"deny sudo", deny("Bash(rm:*)"), bashReq("sudo rm x"), Deny, 1, ""},
+		{"deny env prefix", deny("Bash(rm:*)"), bashReq("FOO=1 env BAR=2 command rm x"), Deny, 1, ""},
+		{"deny timeout", deny("Bash(rm:*)"), bashReq("timeout 5 rm x"), Deny, 1, ""},
+		{"deny basename", deny("Bash(curl:*)"), bashReq("/usr/bin/curl http://x"), Deny, 1, ""},
+		{"deny xargs", deny("Bash(rm:*)"), bashReq("ls | xargs rm"), Deny, 1, ""},
+		{"deny find exec", deny("Bash(rm:*)"), bashReq(`find . -name x -exec rm {} \;`), Deny, 1, ""},
+		{"deny watch", deny("Bash(rm:*)"), bashReq("watch -n 1 rm x"), Deny, 1, ""},
+		{"deny bash -c", deny("Bash(curl:*)"), bashReq("bash -c 'curl x | sh'"), Deny, 1, ""},
+		{"deny eval", deny("Bash(curl:*)"), bashReq(`eval "curl x"`), Deny, 1, ""},
+		{"deny substitution", deny("Bash(curl:*)"), bashReq("echo $(curl x)"), Deny, 1, ""},
+		{"deny subshell", deny("Bash(curl:*)"), bashReq("(cd /tmp && curl x)"), Deny, 1, ""},
+		{"deny function body", deny("Bash(curl:*)"), bashReq("f() { curl x; }; f"), Deny, 1, ""},
+		{"deny git global options", deny("Bash(git push:*)"), bashReq("git -C /r -c a=b --no-pager push origin"), Deny, 1, ""},
+		{"deny not other command", deny("Bash(rm:*)"), bashReq("rmdir x"), Ask, 7, ""},
+		{"dynamic name with deny rule", deny("Bash(rm:*)"), bashReq("$CMD x"), Ask, 2, "not static"},
+		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Ask, 2, "not static"},
+		{"dynamic name in bypass", all(deny("Bash(rm:*)"), mode(ModeBypass)), bashReq("$CMD x"), Ask, 2, ""},
+		{"dynamic name without rules", mode(ModeBypass), bashReq("$CMD x"), Allow, 3, ""},
+
+		// Allow rules match narrowly.
+		{"allow exact", allow("Bash(npm run *)"), bashReq("npm run build"), Allow, 6, "allowed by rule Bash(npm run *) (local)"},
+		{"allow star needs text", allow("Bash(npm run *)"), bashReq("npm run"), Ask, 7, ""},
+		{"allow compound uncovered", allow("Bash(npm run *)"), bashReq("npm run build && curl x"), Ask, 7, ""},
+		{"allow compound covered", allow("Bash(echo *)", "Bash(ls *)"), bashReq("echo hi && ls /tmp"), Allow, 6, ""},
+		{"allow not through sudo", allow("Bash(npm run *)"), bashReq("sudo npm run build"), Ask, 7, ""},
+		{"allow not path-named", allow("Bash(npm run *)"), bashReq("/tmp/x/npm run build"), Ask, 7, ""},
+		{"allow not with env prefix", allow("Bash(npm run *)"), bashReq("NODE_OPTIONS=x npm run build"), Ask, 7, ""},
+		{"allow harmless prefix", allow("Bash(npm run *)"), bashReq("LANG=C npm run build"), Allow, 6, ""},
+		{"allow through timeout", allow("Bash(npm run *)"), bashReq("timeout 60 npm run build"), Allow, 6, ""},
+		{"allow not dynamic arg", allow("Bash(npm run *)"), bashReq("npm run $X"), Ask, 7, ""},
+		{"allow not substitution", allow("Bash(echo *)"), bashReq("echo $(curl x)"), Ask, 7, ""},
+		{"space star not empty", allow("Bash(git *)"), bashReq("git"), Ask, 7, ""},
+		{"trailing star may be empty", allow("Bash(git*)"), bashReq("git"), Allow, 6, ""},
+		{"trailing star prefix", allow("Bash(git*)"), bashReq("gitk"), Allow, 6, ""},
+		{"colon star alone", allow("Bash(npm:*)"), bashReq("npm"), Allow, 6, ""},
+		{"colon star args", allow("Bash(npm:*)"), bashReq("npm i"), Allow, 6, ""},
+		{"colon star not prefix", allow("Bash(npm:*)"), bashReq("npmx i"), Ask, 7, ""},
+		{"parse error", allow("Bash(echo *)"), bashReq(`echo "unterminated`), Ask, 2, "could not be parsed"},
+
+		// Read-only commands.
+		{"read-only ls", nil, bashReq("ls -la src"), Allow, 7, "read-only"},
+		{"read-only git status", nil, bashReq("git status && git log --oneline"), Allow, 7, ""},
+		{"read-only outside", nil, bashReq("cat /etc/hosts"), Ask, 7, ""},
+		{"read-only via symlink outside", nil, bashReq("cat link/data"), Ask, 7, ""},
+		{"read-only explore", mode(ModeExplore), bashReq("grep -r x src"), Allow, 7, ""},
+		{"find delete", nil, bashReq("find . -delete"), Ask, 2, "destructive"},
+		{"find exec not read-only", nil, bashReq("find . -exec touch {} +"), Ask, 7, ""},
+		{"read deny covers any command", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq("cp .env /tmp/x"), Deny, 1, ""},
+		{"read deny quoted tilde is literal", deny("Read(~/.ssh/**)"), bashReq("cat '~/.ssh/id'"), Allow, 7, ""},
+		{"read deny tilde", deny("Read(~/.ssh/**)"), bashReq("cat ~/.ssh/id"), Deny, 1, ""},
+		{"read deny covers cat", deny("Read(./.env)"), bashReq("cat .env"), Deny, 1, ""},
+		{"read deny covers glob arg", deny("Read(*.pem)"), bashReq("cat *.pem"), Deny, 1, ""},
+		{"read ask covers cat", ask("Read(./secrets/**)"), bashReq("head secrets/k"), Ask, 5, ""},
+
+		// Redirects are edits of their target.
+		{"redirect default asks", allow("Bash(echo *)"), bashReq("echo hi > out.txt"), Ask, 7, ""},
+		{"redirect acceptEdits", all(allow("Bash(echo *)"), mode(ModeAcceptEdits)), bashReq("echo hi > out.txt"), Allow, 7, ""},
+		{"redirect dev null", allow("Bash(echo *)"), bashReq("echo hi > /dev/null 2>&1"), Allow, 6, ""},
+		{"redirect edit deny", all(deny("Edit(./out.txt)"), mode(ModeAcceptEdits)), bashReq("echo hi >> out.txt"), Deny, 1, ""},
+		{"redirect sensitive", mode(ModeBypass), bashReq("echo x >> ~/.bashrc"), Ask, 2, "sensitive path"},
+		{"redirect device", mode(ModeBypass), bashReq("cat x > /dev/sda"), Ask, 2, "destructive"},
+		{"redirect outside", mode(ModeAcceptEdits), bashReq("echo x > " + f.outside + "/o"), Ask, 7, "outside the workspace"},
+		{"redirect dynamic", mode(ModeBypass), bashReq("echo x > $F"), Ask, 2, "not static"},
+		{"redirect glob", mode(ModeBypass), bashReq("echo x > *.txt"), Ask, 2, "not static"},
+
+		// Bypass-immune checks.
+		{"destructive bypass", mode(ModeBypass), bashReq("rm -rf /tmp/x"), Ask, 2, "destructive command"},
+		{"destructive allow rule", allow("Bash(rm:*)"), bashReq("rm -r x"), Ask, 2, "destructive command"},
+		{"destructive hidden", mode(ModeBypass), bashReq("bash -c 'git push --force'"), Ask, 2, ""},
+		{"destructive xargs", mode(ModeBypass), bashReq("echo x | xargs rm -rf"), Ask, 2, ""},
+		{"suspicious ifs", mode(ModeBypass), bashReq("IFS=x; echo $IFS"), Ask, 2, "suspicious"},
+		{"bypass plain", mode(ModeBypass), bashReq("curl x"), Allow, 3, ""},
+		{"bypass beats ask rule", all(mode(ModeBypass), ask("Bash(curl:*)")), bashReq("curl x"), Allow, 3, ""},
+		{"sensitive edit", mode(ModeBypass), fileReq("Edit", ".git/config"), Ask, 2, "sensitive path"},
+		{"sensitive write env", all(mode(ModeAcceptEdits), allow("Write")), fileReq("Write", ".env"), Ask, 2, ""},
+
+		// Paths.
+		{"read inside", nil, fileReq("Read", "src/a.go"), Allow, 7, ""},
+		{"read outside", nil, fileReq("Read", "/etc/hosts"), Ask, 7, "outside"},
+		{"read outside allowed by rule", allow("Read(//etc/**)"), fileReq("Read", "/etc/hosts"), Allow, 6, ""},
+		{"read outside bare allow", allow("Read"), fileReq("Read", "/etc/hosts"), Ask, 7, ""},
+		{"read outside bypass", mode(ModeBypass), fileReq("Read", "/etc/hosts"), Allow, 3, ""},
+		{"read deny dir", deny("Read(./secrets/**)"), fileReq("Read", "secrets/k"), Deny, 1, ""},
+		{"read deny dir itself", deny("Read(./secrets)"), fileReq("Read", "secrets/k"), Deny, 1, ""},
+		{"read deny basename", deny("Read(*.pem)"), fileReq("Read", "x.pem"), Deny, 1, ""},
+		{"read deny dotdot", deny("Read(./secrets/**)"), fileReq("Read", "src/../secrets/k"), Deny, 1, ""},
+		{"read deny root relative", deny("Read(/secrets/**)"), fileReq("Read", f.root+"/secrets/k"), Deny, 1, ""},
+		{"read deny home", deny("Read(~/.ssh/**)"), fileReq("Read", "~/.ssh/id_rsa"), Deny, 1, ""},
+		{"read deny absolute", deny("Read(//etc/passwd)"), fileReq("Read", "/etc/passwd"), Deny, 1, ""},
+		{"read deny symlink target", deny("Read(//" + f.outside[1:] + "/**)"), fileReq("Read", "link/data"), Deny, 1, ""},
+		{"allow needs link and target", allow("Read(./link/**)"), fileReq("Read", "link/data"), Ask, 7, ""},
+		{"grep covered by read deny", deny("Read(./secrets/**)"), Request{Tool: "Grep", Input: map[string]any{"pattern": "k", "path": "secrets"}}, Deny, 1, ""},
+		{"glob escaping workspace", nil, Request{Tool: "Glob", Input: map[string]any{"pattern": "../../*"}}, Ask, 7, ""},
+		{"read deny blocks edit", all(deny("Read(./.env)"), mode(ModeBypass)), fileReq("Edit", ".env"), Deny, 1, ""},
+		{"edit rule covers write", deny("Edit(./src/**)"), fileReq("Write", "src/new.go"), Deny, 1, ""},
+		{"edit default", nil, fileReq("Edit", "src/a.go"), Ask, 7, ""},
+		{"edit acceptEdits", mode(ModeAcceptEdits), fileReq("Write", "src/a.go"), Allow, 7, ""},
+		{"edit auto", mode(ModeAuto), fileReq("Write", "src/a.go"), Allow, 7, ""},
+		{"edit outside acceptEdits", mode(ModeAcceptEdits), fileReq("Write", f.outside+"/n"), Ask, 7, ""},
+		{"edit outside allowed", allow("Edit(//" + f.outside[1:] + "/**)"), fileReq("Write", f.outside+"/n"), Allow, 6, ""},
+		{"edit explore", mode(ModeExplore), fileReq("Edit", "src/a.go"), Deny, 7, "explore"},
+		{"add dir", func(p *Policy) { p.Mode = ModeAcceptEdits; p.Workspace.Dirs = []string{f.outside} }, fileReq("Write", f.outside+"/n"), Allow, 7, ""},
+
+		// Modes.
+		{"dontAsk bash", mode(ModeDontAsk), bashReq("curl x"), Deny, 7, "dontAsk"},
+		{"dontAsk ask rule", all(mode(ModeDontAsk), ask("Read(./src/**)")), fileReq("Read", "src/a.go"), Deny, 8, ""},
+		{"dontAsk allow rule", all(mode(ModeDontAsk), allow("Bash(curl:*)")), bashReq("curl x"), Allow, 6, ""},
+		{"ask rule beats allow", all(ask("Bash(git push:*)"), allow("Bash(git:*)")), bashReq("git push"), Ask, 5, "ask rule"},
+		{"ask rule beats safe tool", ask("Read(./src/**)"), fileReq("Read", "src/a.go"), Ask, 5, ""},
+		{"deny beats allow", all(deny("Bash(curl:*)"), allow("Bash(curl:*)")), bashReq("curl x"), Deny, 1, ""},
+		{"session allow", func(p *Policy) { p.Session = rules("Bash(curl:*)") }, bashReq("curl x"), Allow, 4, "session"},
+		{"session beats ask rule", func(p *Policy) { p.Session = rules("Bash(curl:*)"); p.Ask = entries(SourceUser, "Bash(curl:*)") }, bashReq("curl x"), Allow, 4, ""},
+		{"deny beats session", func(p *Policy) { p.Session = rules("Bash"); p.Deny = entries(SourceUser, "Bash(curl:*)") }, bashReq("curl x"), Deny, 1, ""},
+		{"headless ask", func(p *Policy) { p.NoPrompt = true }, bashReq("curl x"), Deny, 8, "requires approval"},
+
+		// Other tools.
+		{"webfetch deny subdomain", deny("WebFetch(domain:example.com)"), Request{Tool: "WebFetch", Input: map[string]any{"url": "https://api.Example.com:8443/x"}}, Deny, 1, ""},
+		{"webfetch deny userinfo", deny("WebFetch(domain:example.com)"), Request{Tool: "WebFetch", Input: map[string]any{"url": "https://evil@example.com/"}}, Deny, 1, ""},
+		{"webfetch other host", deny("WebFetch(domain:example.com)"), Request{Tool: "WebFetch", Input: map[string]any{"url": "https://notexample.com/"}}, Allow, 7, ""},
+		{"webfetch ask", ask("WebFetch(domain:example.com)"), Request{Tool: "WebFetch", Input: map[string]any{"url": "http://example.com"}}, Ask, 5, ""},
+		{"webfetch bad url", nil, Request{Tool: "WebFetch", Input: map[string]any{"url": "not a url"}}, Ask, 2, ""},
+		{"agent deny", deny("Agent(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "Explore"}}, Deny, 1, ""},
+		{"agent other type", deny("Agent(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "x"}}, Ask, 7, ""},
+		{"mcp deny server glob", deny("MCP(mcp__puppeteer__*)"), Request{Tool: "mcp__puppeteer__click"}, Deny, 1, ""},
+		{"mcp allow exact", allow("mcp__github__get_issue"), Request{Tool: "mcp__github__get_issue"}, Allow, 6, ""},
+		{"mcp allow server", allow("mcp__github"), Request{Tool: "mcp__github__list"}, Allow, 6, ""},
+		{"mcp default asks", nil, Request{Tool: "mcp__github__list"}, Ask, 7, ""},
+
+		// The seed's subagent scenario.
+		{"seed allow", testPerm, bashReq("git diff --stat"), Allow, 6, ""},
+		{"seed compound", testPerm, bashReq("git diff && git status"), Deny, 2, "tool Bash call is outside the allow_tools constraint"},
+		{"seed deny", testPerm, bashReq("git stash list"), Deny, 1, "tool Bash is blocked by deny_tools"},
+		{"seed destructive", testPerm, bashReq("git diff && rm -rf /tmp/dummy"), Deny, 8, "destructive command"},
+		{"seed write invisible", testPerm, fileReq("Write", "x"), Deny, 2, "outside the allow_tools constraint"},
+		{"seed read", testPerm, fileReq("Read", "src/a.go"), Allow, 6, ""},
+		{"seed read outside", testPerm, fileReq("Read", "/etc/hosts"), Deny, 8, "outside"},
+		{"constraint redirect", testPerm, bashReq("git diff > out"), Deny, 2, "allow_tools"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if tc.pol != nil {
+				tc.pol(p)
+			}
+			got := Evaluate(tc.req, p)
+			if got.Decision != tc.want || got.Step != tc.step || !strings.Contains(got.Reason, tc.reason) {
+				t.Errorf("Evaluate(%v) = %v step %d %q (rule %q); want %v step %d containing %q",
+					tc.req.Input, got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step, tc.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package perm
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// bashPatterns caches compiled Bash patterns: policies are rebuilt per run
+// but their patterns repeat, and Evaluate runs on every call.
+var bashPatterns sync.Map // string → *regexp.Regexp
+
+// bashMatch reports whether the Bash rule pattern pat matches the command
+// text s.
+//
+// "X:*" matches X alone or X followed by a space and anything. Otherwise "*"
+// matches any run of characters, spaces included, but never the empty
+// string — except a final "*" written right after a non-space character,
+// which may be empty, so that "git*" matches "git" while "git *" does not.
+// Without a wildcard the match is exact.
+func bashMatch(pat, s string) bool {
+	v, ok := bashPatterns.Load(pat)
+	if !ok {
+		v, _ = bashPatterns.LoadOrStore(pat, compileBash(pat))
+	}
+	return v.(*regexp.Regexp).MatchString(s)
+}
+
+func compileBash(pat string) *regexp.Regexp {
+	if prefix, ok := strings.CutSuffix(pat, ":*"); ok {
+		q := regexp.QuoteMeta(prefix)
+		return regexp.MustCompile(`^` + q + `(?: [\s\S]*)?$`)
+	}
+	var b strings.Builder
+	b.WriteString(`^`)
+	for i := 0; i < len(pat); i++ {
+		if pat[i] != '*' {
+			j := strings.IndexByte(pat[i:], '*')
+			if j < 0 {
+				j = len(pat) - i
+			}
+			b.WriteString(regexp.QuoteMeta(pat[i : i+j]))
+			i += j - 1
+			continue
+		}
+		if i == len(pat)-1 && i > 0 && pat[i-1] != ' ' {
+			b.WriteString(`[\s\S]*`)
+		} else {
+			b.WriteString(`[\s\S]+`)
+		}
+	}
+	b.WriteString(`$`)
+	return regexp.MustCompile(b.String())
+}
+
+// webHost extracts the host a WebFetch URL reaches: lower-cased, without
+// userinfo, port or a trailing dot. ok is false when the URL has no host.
+func webHost(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return h, h != ""
+}
+
+// domainMatch matches a WebFetch "domain:" pattern against a host.
+// Broad (deny, ask) matching covers subdomains of the named domain; narrow
+// (allow) matching is exact unless the pattern is "*.domain", which then
+// covers only proper subdomains.
+func domainMatch(pat, host string, broad bool) bool {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimPrefix(pat, "domain:")), ".")
+	wild := strings.HasPrefix(d, "*.")
+	d = strings.TrimPrefix(d, "*.")
+	sub := strings.HasSuffix(host, "."+d)
+	switch {
+	case broad:
+		return host == d || sub
+	case wild:
+		return sub
+	default:
+		return host == d
+	}
+}
+
+// nameMatch matches a glob (path.Match syntax) against a name such as an
+// agent type or an MCP tool name. A malformed glob matches nothing; rules
+// are validated when parsed, so this only guards against misuse.
+func nameMatch(pat, name string) bool {
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
+}
+
+// mcpServerMatch reports whether a bare rule naming an MCP server
+// (mcp__server) covers the tool mcp__server__tool.
+func mcpServerMatch(rule, tool string) bool {
+	return strings.HasPrefix(rule, "mcp__") && strings.Count(rule, "__") == 1 && strings.HasPrefix(tool, rule+"__")
+}

@@ -1,0 +1,257 @@
+package perm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Evaluate decides one tool call under policy p. It never fails: a call
+// that cannot be analysed is never allowed.
+//
+// The steps, in order (the first that decides ends evaluation, except that
+// steps 4–7 are decided per part of a compound Bash command and the
+// strictest part wins):
+//
+//  1. deny rules → Deny
+//  2. bypass-immune checks (sensitive paths, destructive or suspicious
+//     commands, anything that cannot be analysed) → Ask; then an agent's
+//     allow_tools constraint → Deny
+//  3. bypassPermissions mode → Allow
+//  4. session runtime permissions → Allow
+//  5. ask rules → Ask
+//  6. allow rules → Allow
+//  7. the mode's default (read-only commands and safe tools inside the
+//     workspace → Allow)
+//  8. Ask → Deny where nobody can be asked (subagents, headless, dontAsk)
+func Evaluate(req Request, p *Policy) Result {
+	c := analyse(req, p.Workspace)
+	if r, ok := stepDeny(c, p); ok {
+		return r
+	}
+	if r, ok := stepImmune(c, p); ok {
+		return stepCoerce(r, p)
+	}
+	if r, ok := stepConstraint(c, p); ok {
+		return r
+	}
+	if p.Mode == ModeBypass {
+		return Result{Decision: Allow, Step: 3, Reason: "bypassPermissions mode", Source: SourceMode}
+	}
+	return stepCoerce(stepParts(c, p), p)
+}
+
+// Step 1.
+func stepDeny(c *call, p *Policy) (Result, bool) {
+	for _, e := range p.Deny {
+		for i := range c.parts {
+			if c.matches(e.Rule, &c.parts[i], matchDeny) {
+				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e), Rule: e.Rule.String(), Source: e.Source}, true
+			}
+		}
+	}
+	return Result{}, false
+}
+
+func denyReason(tool string, e Entry) string {
+	if e.Source == SourceAgent {
+		return fmt.Sprintf("tool %s is blocked by deny_tools", tool)
+	}
+	return fmt.Sprintf("tool %s is blocked by deny rule %s (%s)", tool, e.Rule, e.Source)
+}
+
+// Step 2. These checks hold in every mode, bypassPermissions included, and
+// no allow rule can silence them.
+func stepImmune(c *call, p *Policy) (Result, bool) {
+	ask := func(reason, rule string) (Result, bool) {
+		return Result{Decision: Ask, Step: 2, Reason: reason, Rule: rule, Source: SourceBuiltin}, true
+	}
+	if c.invalid != "" {
+		return ask(c.invalid, "")
+	}
+	if c.script != nil {
+		for _, s := range c.script.Suspicious {
+			// A dynamic program name is judged below: it matters only
+			// while there are Bash rules it could evade.
+			if s != "dynamic command name" && s != "glob in command name" {
+				return ask("suspicious command: "+s, "")
+			}
+		}
+	}
+	guarded := hasBashRule(p.Deny) || hasBashRule(p.Ask)
+	for i := range c.parts {
+		pt := &c.parts[i]
+		switch pt.kind {
+		case kindCommand:
+			if d := pt.cmd.Destructive(); d != "" {
+				return ask("destructive command", d)
+			}
+			if _, ok := pt.cmd.Name(); !ok && guarded {
+				return ask("command name is not static, so deny and ask rules cannot be checked", "")
+			}
+		case kindWrite:
+			if pt.dynamic {
+				return ask("redirect target is not static", "")
+			}
+			if pt.tool == "Bash" && (isDevice(pt.path.abs) || isDevice(pt.path.real)) {
+				return ask("destructive command", "> "+pt.path.abs)
+			}
+			if s := sensitive(pt.path); s != "" {
+				return ask("sensitive path", s)
+			}
+		case kindRead:
+			if pt.dynamic {
+				return ask("redirect source is not static", "")
+			}
+		}
+	}
+	return Result{}, false
+}
+
+func hasBashRule(es []Entry) bool {
+	for _, e := range es {
+		if e.Rule.Tool == "Bash" {
+			return true
+		}
+	}
+	return false
+}
+
+// stepConstraint enforces an agent's allow_tools, right after step 2 and in
+// every mode: each part must be covered by one of its rules.
+func stepConstraint(c *call, p *Policy) (Result, bool) {
+	if len(p.Constraint) == 0 {
+		return Result{}, false
+	}
+	for i := range c.parts {
+		covered := false
+		for _, r := range p.Constraint {
+			if c.matches(r, &c.parts[i], matchConstraint) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return Result{Decision: Deny, Step: 2, Reason: fmt.Sprintf("tool %s call is outside the allow_tools constraint", c.req.Tool), Source: SourceAgent}, true
+		}
+	}
+	return Result{}, false
+}
+
+// stepParts runs steps 4–7 on every part and combines them: the strictest
+// decision wins (the earliest step among equals); an Allow names the
+// latest step any part needed, and every rule that allowed a part.
+func stepParts(c *call, p *Policy) Result {
+	var out Result
+	var rules []string
+	for i := range c.parts {
+		r := decidePart(c, &c.parts[i], p)
+		switch {
+		case i == 0, r.Decision.stricter(out.Decision):
+			out = r
+			rules = nil
+		case r.Decision == out.Decision && r.Decision != Allow && r.Step < out.Step:
+			out = r
+		case r.Decision == Allow && out.Decision == Allow && r.Step > out.Step:
+			out.Step, out.Reason, out.Source = r.Step, r.Reason, r.Source
+		}
+		if r.Decision == Allow && r.Rule != "" && !contains(rules, r.Rule) {
+			rules = append(rules, r.Rule)
+		}
+	}
+	if out.Decision == Allow {
+		out.Rule = strings.Join(rules, ", ")
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func decidePart(c *call, pt *part, p *Policy) Result {
+	// Step 4.
+	for _, r := range p.Session {
+		if c.matches(r, pt, matchAllow) {
+			return Result{Decision: Allow, Step: 4, Reason: "allowed for this session", Rule: r.String(), Source: SourceSession}
+		}
+	}
+	// Step 5.
+	for _, e := range p.Ask {
+		if c.matches(e.Rule, pt, matchAsk) {
+			return Result{Decision: Ask, Step: 5, Reason: fmt.Sprintf("ask rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
+		}
+	}
+	// Step 6.
+	for _, e := range p.Allow {
+		if c.matches(e.Rule, pt, matchAllow) {
+			return Result{Decision: Allow, Step: 6, Reason: fmt.Sprintf("allowed by rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
+		}
+	}
+	// Step 7.
+	return modeDefault(c, pt, p.Mode)
+}
+
+func modeDefault(c *call, pt *part, m Mode) Result {
+	res := func(d Decision, reason string) Result {
+		return Result{Decision: d, Step: 7, Reason: reason, Source: SourceMode}
+	}
+	switch pt.kind {
+	case kindCommand:
+		if pt.readOnly && c.allInWorkspace(pt.reads) {
+			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
+		}
+	case kindRead:
+		if !c.ws.contains(pt.path) {
+			return res(Ask, "path is outside the workspace: "+pt.path.abs)
+		}
+	case kindWrite:
+		if !c.ws.contains(pt.path) {
+			if m == ModeExplore || m == ModeDontAsk {
+				return res(Deny, fmt.Sprintf("%s mode: path is outside the workspace: %s", m, pt.path.abs))
+			}
+			return res(Ask, "path is outside the workspace: "+pt.path.abs)
+		}
+	}
+	class := ClassOf(pt.tool)
+	if pt.kind == kindWrite {
+		class = Edit
+	}
+	if pt.kind == kindCommand {
+		class = Exec
+	}
+	switch {
+	case class == Safe:
+		return res(Allow, "safe tool")
+	case m == ModeExplore:
+		return res(Deny, "explore mode is read-only")
+	case m == ModeDontAsk:
+		return res(Deny, "dontAsk mode: not pre-allowed")
+	case class == Edit && (m == ModeAcceptEdits || m == ModeAuto):
+		return res(Allow, fmt.Sprintf("%s mode allows edits", m))
+	}
+	return res(Ask, fmt.Sprintf("%s requires approval in %s mode", c.req.Tool, m))
+}
+
+func (c *call) allInWorkspace(ts []target) bool {
+	for _, t := range ts {
+		if !c.ws.contains(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// Step 8: where nobody can be asked, Ask becomes Deny. The reason is kept,
+// so the model and the log say why approval was needed.
+func stepCoerce(r Result, p *Policy) Result {
+	if r.Decision == Ask && (p.NoPrompt || p.Mode == ModeDontAsk) {
+		r.Decision = Deny
+		r.Step = 8
+	}
+	return r
+}

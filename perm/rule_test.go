@@ -1,0 +1,132 @@
+package perm
+
+import "testing"
+
+func TestParseRule(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    Rule
+		wantErr string
+	}{
+		{in: "Bash", want: Rule{Tool: "Bash"}},
+		{in: "Bash(git diff*)", want: Rule{Tool: "Bash", Pattern: "git diff*", HasPattern: true}},
+		{in: "Bash(echo (a) b)", want: Rule{Tool: "Bash", Pattern: "echo (a) b", HasPattern: true}},
+		{in: "Read(./src/**)", want: Rule{Tool: "Read", Pattern: "./src/**", HasPattern: true}},
+		{in: "WebFetch(domain:github.com)", want: Rule{Tool: "WebFetch", Pattern: "domain:github.com", HasPattern: true}},
+		{in: "WebFetch(domain:*.github.com)", want: Rule{Tool: "WebFetch", Pattern: "domain:*.github.com", HasPattern: true}},
+		{in: "mcp__github__get_issue", want: Rule{Tool: "mcp__github__get_issue"}},
+		{in: "MCP(mcp__puppeteer__*)", want: Rule{Tool: "MCP", Pattern: "mcp__puppeteer__*", HasPattern: true}},
+		{in: "Agent(Explore)", want: Rule{Tool: "Agent", Pattern: "Explore", HasPattern: true}},
+		{in: "", wantErr: `malformed rule "": empty rule`},
+		{in: "Bash(", wantErr: `malformed rule "Bash(": missing closing parenthesis`},
+		{in: "Bash(x", wantErr: `malformed rule "Bash(x": missing closing parenthesis`},
+		{in: "Bash)", wantErr: `malformed rule "Bash)": unbalanced parenthesis`},
+		{in: "Bash()", wantErr: `malformed rule "Bash()": empty pattern: write the bare tool name to match every call`},
+		{in: "(ls)", wantErr: `malformed rule "(ls)": missing tool name`},
+		{in: " Bash", wantErr: `malformed rule " Bash": leading or trailing white space`},
+		{in: "Ba sh(x)", wantErr: `malformed rule "Ba sh(x)": invalid character ' ' in tool name`},
+		{in: "WebFetch(github.com)", wantErr: `malformed rule "WebFetch(github.com)": WebFetch patterns are domain:HOST or domain:*.HOST`},
+		{in: "WebFetch(domain:a*.com)", wantErr: `malformed rule "WebFetch(domain:a*.com)": WebFetch allows a wildcard only as a leading *.`},
+		{in: "MCP", wantErr: `malformed rule "MCP": MCP needs a pattern such as MCP(mcp__server__*)`},
+		{in: "MCP(github)", wantErr: `malformed rule "MCP(github)": MCP patterns name tools mcp__server__tool`},
+		{in: "Read(src/[)", wantErr: `malformed rule "Read(src/[)": invalid path pattern "src/["`},
+		{in: "Bash(git:* x)", wantErr: `malformed rule "Bash(git:* x)": :* is only allowed at the end of a Bash pattern`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseRule(tc.in)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("ParseRule(%q) error = %v, want %q", tc.in, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("ParseRule(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+			}
+			if got.String() != tc.in {
+				t.Errorf("String() = %q, want %q", got.String(), tc.in)
+			}
+		})
+	}
+}
+
+func TestBashMatch(t *testing.T) {
+	cases := []struct {
+		pat, s string
+		want   bool
+	}{
+		{"git status", "git status", true},
+		{"git status", "git status -s", false},
+		{"git *", "git status", true},
+		{"git *", "git", false},
+		{"git*", "git", true},
+		{"git*", "gitk", true},
+		{"git:*", "git", true},
+		{"git:*", "git push", true},
+		{"git:*", "gitk", false},
+		{"* --version", "go --version", true},
+		{"* --version", " --version", false},
+		{"ls *", "lsof", false},
+		{"ls*", "lsof", true},
+		{"npm run *", "npm run build --x", true},
+		{"a*b", "ab", false},
+		{"a*b", "a b", true},
+		{"x.y", "xzy", false},
+	}
+	for _, tc := range cases {
+		if got := bashMatch(tc.pat, tc.s); got != tc.want {
+			t.Errorf("bashMatch(%q, %q) = %v, want %v", tc.pat, tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []string{"default", "acceptEdits", "dontAsk", "bypassPermissions", "auto", "explore"} {
+		if got, err := ParseMode(m); err != nil || string(got) != m {
+			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	if got, err := ParseMode(""); err != nil || got != ModeDefault {
+		t.Errorf("ParseMode(\"\") = %q, %v", got, err)
+	}
+	for _, m := range []string{"edit", "Default", "bypass", "plan"} {
+		if _, err := ParseMode(m); err == nil {
+			t.Errorf("ParseMode(%q) succeeded", m)
+		}
+	}
+}
+
+func TestParseCall(t *testing.T) {
+	cases := []struct {
+		in   string
+		tool string
+		key  string
+		val  string
+		err  bool
+	}{
+		{"Bash(git diff && echo (x))", "Bash", "command", "git diff && echo (x)", false},
+		{"Read(./a.txt)", "Read", "file_path", "./a.txt", false},
+		{"NotebookEdit(n.ipynb)", "NotebookEdit", "notebook_path", "n.ipynb", false},
+		{"Grep(K)", "Grep", "pattern", "K", false},
+		{"WebFetch(https://x.org)", "WebFetch", "url", "https://x.org", false},
+		{"Agent(Explore)", "Agent", "subagent_type", "Explore", false},
+		{"mcp__github__get_issue", "mcp__github__get_issue", "", "", false},
+		{"Bash(ls", "", "", "", true},
+		{"Bash(ls) x", "", "", "", true},
+		{"(ls)", "", "", "", true},
+		{"mcp__x__y(z)", "", "", "", true},
+	}
+	for _, tc := range cases {
+		req, err := ParseCall(tc.in)
+		if tc.err {
+			if err == nil {
+				t.Errorf("ParseCall(%q) succeeded", tc.in)
+			}
+			continue
+		}
+		if err != nil || req.Tool != tc.tool || (tc.key != "" && req.Input[tc.key] != tc.val) {
+			t.Errorf("ParseCall(%q) = %+v, %v", tc.in, req, err)
+		}
+	}
+}

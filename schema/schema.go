@@ -1,0 +1,73 @@
+// Package schema describes the built-in tools to a model: their names,
+// descriptions and JSON Schema parameters. It also repairs and checks the
+// arguments a model sends back (Normalize, Validate) and decides which tools
+// a run shows the model at all (Visible).
+//
+// The catalog is the single source of truth: the JSON Schema handed to the
+// model and the rules Validate enforces are derived from the same
+// definitions, so they cannot drift apart.
+package schema
+
+import (
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Schema describes one tool for the model.
+type Schema struct {
+	Name        string
+	Description string
+	// Parameters is a JSON Schema of type object with additionalProperties
+	// false. Every call to Get builds a fresh map, so callers may modify it.
+	Parameters map[string]any
+}
+
+// Names lists every built-in tool in catalog order. Callers must not modify
+// it.
+var Names = func() []string {
+	names := make([]string, len(catalog))
+	for i, t := range catalog {
+		names[i] = t.name
+	}
+	return names
+}()
+
+// byName indexes catalog.
+var byName = func() map[string]*toolDef {
+	m := make(map[string]*toolDef, len(catalog))
+	for _, t := range catalog {
+		m[t.name] = t
+	}
+	return m
+}()
+
+// Get returns the schema of the named built-in tool. MCP tools and other
+// unknown names report false.
+func Get(name string) (Schema, bool) {
+	t, ok := byName[name]
+	if !ok {
+		return Schema{}, false
+	}
+	return Schema{Name: t.name, Description: t.desc, Parameters: t.params.jsonSchema()}, true
+}
+
+// OpenAI returns the named tools as go-openai function tools, in the given
+// order. Names that are not built-in tools are skipped: the caller adds MCP
+// tools itself.
+func OpenAI(names []string) []openai.Tool {
+	tools := make([]openai.Tool, 0, len(names))
+	for _, n := range names {
+		s, ok := Get(n)
+		if !ok {
+			continue
+		}
+		tools = append(tools, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        s.Name,
+				Description: s.Description,
+				Parameters:  s.Parameters,
+			},
+		})
+	}
+	return tools
+}

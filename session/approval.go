@@ -1,0 +1,72 @@
+// Package session is the interactive main loop's engine, independent of
+// any user interface: the conversation, the current mode, session
+// permissions, the gate that turns Ask into a question for a person, and
+// delegation to subagents. The TUI (package tui) and headless `gen -p`
+// both drive it.
+package session
+
+import (
+	"context"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// Approval is one question the gate puts to a person: a call it decided
+// Ask for.
+type Approval struct {
+	Request perm.Request
+	Result  perm.Result // the Ask decision, with its step and reason
+	// Specifier is the call rendered for display (the command, path, URL…).
+	Specifier string
+	// Preview is a unified diff of the change for Edit and Write, else "".
+	Preview string
+	// Rules are the prefilled "Always allow" rules: the exact call, or for a
+	// compound Bash command one rule per subcommand that needed approval
+	// (at most 5). The person may edit them before saving.
+	Rules []string
+	// Class names the tool class "Yes, allow all this session" grants,
+	// e.g. "Bash" or "Edit".
+	Class string
+	// CanPersist is false when managed settings allow only managed rules:
+	// "Always allow" is then refused.
+	CanPersist bool
+}
+
+// Choice is a person's answer to an Approval.
+type Choice int
+
+// The four options of the dialog.
+const (
+	Yes        Choice = iota + 1 // this call only
+	YesSession                   // allow the tool class for the rest of the session
+	Always                       // save allow rules to .gen/settings.local.json
+	No                           // deny this call
+)
+
+func (c Choice) String() string {
+	switch c {
+	case Yes:
+		return "Yes"
+	case YesSession:
+		return "Yes, allow all this session"
+	case Always:
+		return "Always allow"
+	case No:
+		return "No"
+	}
+	return "?"
+}
+
+// Answer is a Choice, with the (possibly edited) rules for Always.
+type Answer struct {
+	Choice Choice
+	Rules  []string
+}
+
+// Approver asks a person. Approve blocks until they answer or ctx ends
+// (then it returns ctx's error, and the call is denied). Implementations
+// must be safe for concurrent use: parallel subagents never ask, but the
+// main loop may be asked from more than one goroutine.
+type Approver interface {
+	Approve(ctx context.Context, a Approval) (Answer, error)
+}

@@ -1,0 +1,316 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// Error is a problem at a place in a settings file.
+type Error struct {
+	Path string
+	Line int
+	Col  int // 0 when only the line is known
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %v", e.Path, e.Line, e.Col, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// kind is the type of a JSON value.
+type kind int
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// value is a decoded JSON value that remembers where it starts, so that
+// errors can name the line of the offending key or string.
+type value struct {
+	off     int
+	kind    kind
+	str     string
+	boolean bool
+	members []member // kindObject, in file order
+	elems   []*value // kindArray
+}
+
+type member struct {
+	key string
+	off int // offset of the key
+	val *value
+}
+
+// syntaxError returns err, a json.Unmarshal error for data, as an *Error
+// with the line and column of the offending byte.
+func syntaxError(path string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return &Error{Path: path, Line: 1, Err: err}
+	}
+	// Offset counts the bytes read, the offending one included; at the
+	// end of the input it is the length, which is where the error is.
+	pos := int(se.Offset) - 1
+	if pos < 0 || strings.HasPrefix(se.Error(), "unexpected end") {
+		pos = int(se.Offset)
+	}
+	line, col := lineCol(data, pos)
+	return &Error{Path: path, Line: line, Col: col, Err: err}
+}
+
+// decode parses data, which must be valid JSON, into a value tree.
+func decode(path string, data []byte) (*value, error) {
+	var probe any
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return decodeValue(dec, data)
+}
+
+// start returns the offset of the next token: InputOffset is the end of
+// the previous one, which may be followed by space, ',' or ':'.
+func start(dec *json.Decoder, data []byte) int {
+	off := int(dec.InputOffset())
+	for off < len(data) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+func decodeValue(dec *json.Decoder, data []byte) (*value, error) {
+	v := &value{off: start(dec, data)}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case nil:
+		v.kind = kindNull
+	case bool:
+		v.kind, v.boolean = kindBool, t
+	case json.Number:
+		v.kind, v.str = kindNumber, t.String()
+	case string:
+		v.kind, v.str = kindString, t
+	case json.Delim:
+		switch t {
+		case '{':
+			v.kind = kindObject
+			for dec.More() {
+				off := start(dec, data)
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				val, err := decodeValue(dec, data)
+				if err != nil {
+					return nil, err
+				}
+				v.members = append(v.members, member{key: k.(string), off: off, val: val})
+			}
+		case '[':
+			v.kind = kindArray
+			for dec.More() {
+				el, err := decodeValue(dec, data)
+				if err != nil {
+					return nil, err
+				}
+				v.elems = append(v.elems, el)
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// lineCol returns the 1-based line and byte column of offset off in data.
+func lineCol(data []byte, off int) (line, col int) {
+	off = min(off, len(data))
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	return line, off - bytes.LastIndexByte(data[:off], '\n')
+}
+
+// parser turns one settings file into a File.
+type parser struct {
+	path string
+	data []byte
+	warn []string
+}
+
+func (p *parser) errAt(off int, format string, args ...any) error {
+	line, _ := lineCol(p.data, off)
+	return &Error{Path: p.path, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+func (p *parser) wrapAt(off int, err error) error {
+	line, _ := lineCol(p.data, off)
+	return &Error{Path: p.path, Line: line, Err: err}
+}
+
+// permissionKeys are the keys known inside "permissions".
+var permissionKeys = []string{
+	"allow", "ask", "deny", "defaultMode", "additionalDirectories",
+	"disableBypassPermissionsMode", "allowManagedPermissionRulesOnly",
+}
+
+// parseFile parses the settings file at path. Relative
+// additionalDirectories resolve against base.
+func parseFile(scope perm.Source, path string, data []byte, base, home string) (*File, []string, error) {
+	p := &parser{path: path, data: data}
+	top, err := decode(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if top.kind != kindObject {
+		return nil, nil, p.errAt(top.off, "settings must be a JSON object")
+	}
+	f := &File{Scope: scope, Path: path}
+	keys, err := p.unique(top, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	pv, ok := keys["permissions"]
+	if !ok {
+		return f, nil, nil
+	}
+	if pv.kind != kindObject {
+		return nil, nil, p.errAt(pv.off, "permissions must be an object")
+	}
+	fields, err := p.unique(pv, "permissions.")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range pv.members {
+		if !slices.Contains(permissionKeys, m.key) {
+			line, _ := lineCol(data, m.off)
+			p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown key %q in permissions (ignored)", path, line, m.key))
+		}
+	}
+	lists := []struct {
+		key string
+		dst *[]perm.Entry
+	}{{"allow", &f.Allow}, {"ask", &f.Ask}, {"deny", &f.Deny}}
+	for _, l := range lists {
+		v, ok := fields[l.key]
+		if !ok {
+			continue
+		}
+		strs, err := p.strings(v, "permissions."+l.key)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range strs {
+			r, err := perm.ParseRule(s.str)
+			if err != nil {
+				return nil, nil, p.wrapAt(s.off, err)
+			}
+			*l.dst = append(*l.dst, perm.Entry{Rule: r, Source: scope, Origin: path})
+		}
+	}
+	if v, ok := fields["defaultMode"]; ok {
+		if err := p.mode(f, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	if v, ok := fields["additionalDirectories"]; ok {
+		strs, err := p.strings(v, "permissions.additionalDirectories")
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range strs {
+			dir, err := resolveDir(s.str, base, home)
+			if err != nil {
+				return nil, nil, p.errAt(s.off, "permissions.additionalDirectories: %v", err)
+			}
+			f.AdditionalDirectories = appendUnique(f.AdditionalDirectories, dir)
+		}
+	}
+	for _, b := range []struct {
+		key string
+		dst *bool
+	}{
+		{"disableBypassPermissionsMode", &f.DisableBypass},
+		{"allowManagedPermissionRulesOnly", &f.ManagedRulesOnly},
+	} {
+		if v, ok := fields[b.key]; ok {
+			if v.kind != kindBool {
+				return nil, nil, p.errAt(v.off, "permissions.%s must be true or false", b.key)
+			}
+			*b.dst = v.boolean
+		}
+	}
+	return f, p.warn, nil
+}
+
+// unique indexes the members of object v by key. A key given twice is an
+// error: encoding/json would silently keep the last one, and which of two
+// deny lists applies must not be a guess.
+func (p *parser) unique(v *value, prefix string) (map[string]*value, error) {
+	m := make(map[string]*value, len(v.members))
+	for _, mem := range v.members {
+		if _, dup := m[mem.key]; dup {
+			return nil, p.errAt(mem.off, "duplicate key %q", prefix+mem.key)
+		}
+		m[mem.key] = mem.val
+	}
+	return m, nil
+}
+
+// strings checks that v is an array of strings and returns its elements.
+func (p *parser) strings(v *value, name string) ([]*value, error) {
+	if v.kind != kindArray {
+		return nil, p.errAt(v.off, "%s must be an array of strings", name)
+	}
+	for _, el := range v.elems {
+		if el.kind != kindString {
+			return nil, p.errAt(el.off, "%s must be an array of strings", name)
+		}
+	}
+	return v.elems, nil
+}
+
+func (p *parser) mode(f *File, v *value) error {
+	if v.kind != kindString {
+		return p.errAt(v.off, "permissions.defaultMode must be a string")
+	}
+	m, err := perm.ParseMode(v.str)
+	if err != nil || v.str == "" {
+		// ParseMode reads "" as default; in a file it is more likely a
+		// mistake than a wish, so it is refused like any unknown name.
+		return p.errAt(v.off, "unknown mode %q in permissions.defaultMode (want one of %s)", v.str, mainLoopModeList())
+	}
+	if m == perm.ModeExplore {
+		return p.errAt(v.off, "permissions.defaultMode %q is only for subagents (want one of %s)", v.str, mainLoopModeList())
+	}
+	f.DefaultMode = m
+	f.modeLine, _ = lineCol(p.data, v.off)
+	return nil
+}
+
+func mainLoopModeList() string {
+	names := make([]string, len(perm.MainLoopModes))
+	for i, m := range perm.MainLoopModes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,360 @@
+// Package settings loads the permission settings that apply to a session.
+//
+// Settings come from up to four JSON files and the command line. From the
+// highest precedence to the lowest:
+//
+//   - managed: /etc/gen/managed-settings.json, deployed by an administrator;
+//   - local project: <root>/.gen/settings.local.json, not committed;
+//   - shared project: <root>/.gen/settings.json, committed;
+//   - user: <home>/.gen/settings.json;
+//
+// and the --permission-mode, --add-dir, --allowedTools and --disallowedTools
+// flags. Rule lists concatenate across scopes; the single default mode comes
+// from the highest scope that sets one, with the flag above all of them.
+//
+// Loading fails closed: a file that exists but cannot be read, is not valid
+// JSON, has a value of the wrong type, names an unknown mode or holds a
+// malformed rule is an error naming the file and line. It is never treated
+// as if it were empty.
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// DefaultManagedPath is where managed settings are read from unless
+// Options.ManagedPath says otherwise.
+const DefaultManagedPath = "/etc/gen/managed-settings.json"
+
+// Options are the inputs of Load that do not come from settings files.
+type Options struct {
+	// Cwd is the absolute working directory.
+	Cwd string
+	// Home is the absolute home directory; "" means os.UserHomeDir.
+	Home string
+	// ManagedPath is the managed settings file; "" means DefaultManagedPath.
+	ManagedPath string
+	// Mode is the --permission-mode flag; "" when it was not given.
+	Mode string
+	// AddDirs are the --add-dir flags, relative to Cwd unless absolute.
+	AddDirs []string
+	// Allowed and Disallowed are the --allowedTools and --disallowedTools
+	// rules.
+	Allowed, Disallowed []string
+}
+
+// File is one settings file that exists, as parsed.
+type File struct {
+	Scope perm.Source
+	Path  string
+
+	Allow, Ask, Deny []perm.Entry
+	// DefaultMode is "" when the file does not set permissions.defaultMode.
+	DefaultMode perm.Mode
+	// AdditionalDirectories are absolute and clean.
+	AdditionalDirectories []string
+	// DisableBypass and ManagedRulesOnly are
+	// permissions.disableBypassPermissionsMode and
+	// permissions.allowManagedPermissionRulesOnly.
+	DisableBypass, ManagedRulesOnly bool
+
+	modeLine int // line of defaultMode, for warnings
+}
+
+// Settings is the merged result of every scope.
+type Settings struct {
+	// Files are the settings files that exist, highest precedence first.
+	Files []File
+	// Mode is the effective default mode; never ModeExplore, and never
+	// ModeBypass when DisableBypass is set.
+	Mode perm.Mode
+	// ModeSource is the scope Mode came from: SourceCLI for the flag,
+	// SourceBuiltin when nobody set it.
+	ModeSource perm.Source
+	// Allow, Ask and Deny hold the rules of every file in precedence order,
+	// then the flag rules. A rule is listed once per source.
+	Allow, Ask, Deny []perm.Entry
+	Workspace        perm.Workspace
+	// DisableBypass is set when any scope sets disableBypassPermissionsMode.
+	DisableBypass bool
+	// ManagedRulesOnly is set when any scope sets
+	// allowManagedPermissionRulesOnly; Allow then holds managed rules only.
+	ManagedRulesOnly bool
+	// Warnings are problems that did not stop loading, such as unknown keys.
+	Warnings []string
+}
+
+// Load reads every settings scope for opts and merges them.
+//
+// Settings files inside additional directories are never loaded: adding a
+// directory widens where tools may work, not whose rules apply.
+func Load(opts Options) (*Settings, error) {
+	if !filepath.IsAbs(opts.Cwd) {
+		return nil, fmt.Errorf("settings: working directory %q is not absolute", opts.Cwd)
+	}
+	cwd := filepath.Clean(opts.Cwd)
+	home := opts.Home
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			// Without a home directory the user's deny rules could not be
+			// read; carrying on without them would be unsafe.
+			return nil, fmt.Errorf("settings: cannot find the user settings: %w", err)
+		}
+		home = h
+	}
+	if !filepath.IsAbs(home) {
+		return nil, fmt.Errorf("settings: home directory %q is not absolute", home)
+	}
+	home = filepath.Clean(home)
+	managed := opts.ManagedPath
+	if managed == "" {
+		managed = DefaultManagedPath
+	}
+	realHome, _ := os.UserHomeDir()
+	root := projectRoot(cwd, home, realHome)
+
+	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
+	userPath := filepath.Join(home, ".gen", "settings.json")
+	scopes := []struct {
+		source perm.Source
+		path   string
+		base   string // what relative additionalDirectories resolve against
+	}{
+		{perm.SourceManaged, managed, cwd},
+		{perm.SourceLocal, filepath.Join(root, ".gen", "settings.local.json"), root},
+		{perm.SourceProject, filepath.Join(root, ".gen", "settings.json"), root},
+		{perm.SourceUser, userPath, cwd},
+	}
+	for _, sc := range scopes {
+		if sc.source == perm.SourceProject && sc.path == userPath {
+			// The project root is the home directory (it has a .git), so
+			// the shared project file is the user file: read it once.
+			continue
+		}
+		data, err := os.ReadFile(sc.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s settings: %w", sc.source, err)
+		}
+		f, warns, err := parseFile(sc.source, sc.path, data, sc.base, home)
+		if err != nil {
+			return nil, err
+		}
+		s.Files = append(s.Files, *f)
+		s.Warnings = append(s.Warnings, warns...)
+	}
+	if err := s.merge(opts, cwd, home); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// merge combines s.Files and the flags in opts.
+func (s *Settings) merge(opts Options, cwd, home string) error {
+	var managedOnlyBy string
+	for _, f := range s.Files {
+		if f.DisableBypass {
+			s.DisableBypass = true
+		}
+		if f.ManagedRulesOnly && !s.ManagedRulesOnly {
+			s.ManagedRulesOnly, managedOnlyBy = true, f.Path
+		}
+	}
+
+	if err := s.resolveMode(opts.Mode); err != nil {
+		return err
+	}
+
+	// A rule is kept once per list and source: the same rule in two scopes
+	// is listed twice so that /permissions can show both origins.
+	seen := make(map[string]bool)
+	add := func(list *[]perm.Entry, name string, e perm.Entry) {
+		key := name + "\x00" + string(e.Source) + "\x00" + e.Rule.String()
+		if !seen[key] {
+			seen[key] = true
+			*list = append(*list, e)
+		}
+	}
+	dropped := 0
+	for _, f := range s.Files {
+		for _, e := range f.Deny {
+			add(&s.Deny, "deny", e)
+		}
+		for _, e := range f.Ask {
+			add(&s.Ask, "ask", e)
+		}
+		for _, e := range f.Allow {
+			if s.ManagedRulesOnly && e.Source != perm.SourceManaged {
+				dropped++
+				continue
+			}
+			add(&s.Allow, "allow", e)
+		}
+	}
+	for _, flag := range []struct {
+		name  string
+		rules []string
+		list  *[]perm.Entry
+		kind  string
+	}{
+		{"--disallowedTools", opts.Disallowed, &s.Deny, "deny"},
+		{"--allowedTools", opts.Allowed, &s.Allow, "allow"},
+	} {
+		for _, text := range flag.rules {
+			r, err := perm.ParseRule(text)
+			if err != nil {
+				return fmt.Errorf("%s: %w", flag.name, err)
+			}
+			if flag.kind == "allow" && s.ManagedRulesOnly {
+				dropped++
+				continue
+			}
+			add(flag.list, flag.kind, perm.Entry{Rule: r, Source: perm.SourceCLI, Origin: flag.name})
+		}
+	}
+	if dropped > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: allowManagedPermissionRulesOnly is set: ignoring %d allow rule(s) from other scopes and --allowedTools", managedOnlyBy, dropped))
+	}
+
+	for _, f := range s.Files {
+		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, f.AdditionalDirectories...)
+	}
+	for _, d := range opts.AddDirs {
+		abs, err := resolveDir(d, cwd, home)
+		if err != nil {
+			return fmt.Errorf("--add-dir: %w", err)
+		}
+		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, abs)
+	}
+	return nil
+}
+
+// resolveMode sets s.Mode and s.ModeSource from the flag, then the files.
+func (s *Settings) resolveMode(flag string) error {
+	if flag != "" {
+		m, err := perm.ParseMode(flag)
+		if err != nil {
+			return fmt.Errorf("--permission-mode: %w", err)
+		}
+		switch {
+		case m == perm.ModeExplore:
+			return fmt.Errorf("--permission-mode: %q is only for subagents", m)
+		case m == perm.ModeBypass && s.DisableBypass:
+			return fmt.Errorf("--permission-mode: %s is disabled by disableBypassPermissionsMode in %s", m, s.disabledBy())
+		}
+		s.Mode, s.ModeSource = m, perm.SourceCLI
+		return nil
+	}
+	for _, f := range s.Files {
+		if f.DefaultMode == "" {
+			continue
+		}
+		if f.DefaultMode == perm.ModeBypass && s.DisableBypass {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: ignoring defaultMode %q: disabled by disableBypassPermissionsMode in %s", f.Path, f.modeLine, f.DefaultMode, s.disabledBy()))
+			continue
+		}
+		s.Mode, s.ModeSource = f.DefaultMode, f.Scope
+		return nil
+	}
+	s.Mode, s.ModeSource = perm.ModeDefault, perm.SourceBuiltin
+	return nil
+}
+
+// disabledBy names the highest-precedence file that disables bypass mode.
+func (s *Settings) disabledBy() string {
+	for _, f := range s.Files {
+		if f.DisableBypass {
+			return f.Path
+		}
+	}
+	return ""
+}
+
+// Policy returns the main-loop policy. The slices are copies: appending to
+// them does not change s.
+func (s *Settings) Policy() perm.Policy {
+	ws := s.Workspace
+	ws.Dirs = slices.Clone(ws.Dirs)
+	return perm.Policy{
+		Mode:      s.Mode,
+		Deny:      slices.Clone(s.Deny),
+		Ask:       slices.Clone(s.Ask),
+		Allow:     slices.Clone(s.Allow),
+		Workspace: ws,
+	}
+}
+
+// ModeAllowed reports whether a person may switch the main loop to m. It is
+// false for modes that are not main-loop modes (explore, unknown names) and
+// for bypassPermissions when DisableBypass is set, so Shift+Tab skips them.
+func (s *Settings) ModeAllowed(m perm.Mode) bool {
+	if !slices.Contains(perm.MainLoopModes, m) {
+		return false
+	}
+	return m != perm.ModeBypass || !s.DisableBypass
+}
+
+// ProjectRoot returns the project root for cwd: the nearest ancestor of cwd,
+// cwd included, that holds a .gen directory or a .git entry (a directory, or
+// the file git writes for worktrees and submodules); cwd itself when there
+// is none. The .gen directory of the user's home holds user settings and
+// does not by itself make the home directory a project: that would put
+// every file under home in the workspace.
+func ProjectRoot(cwd string) string {
+	home, _ := os.UserHomeDir()
+	return projectRoot(filepath.Clean(cwd), home)
+}
+
+// projectRoot is ProjectRoot with the home directories whose .gen is not a
+// project marker.
+func projectRoot(cwd string, homes ...string) string {
+	for dir := cwd; ; {
+		if fi, err := os.Stat(filepath.Join(dir, ".gen")); err == nil && fi.IsDir() && !slices.Contains(homes, dir) {
+			return dir
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return cwd
+		}
+		dir = parent
+	}
+}
+
+// resolveDir makes dir absolute: "~" and "~/x" are under home, other
+// relative paths are under base.
+func resolveDir(dir, base, home string) (string, error) {
+	switch {
+	case dir == "":
+		return "", errors.New("empty directory name")
+	case dir == "~":
+		return home, nil
+	case strings.HasPrefix(dir, "~/"):
+		return filepath.Join(home, dir[2:]), nil
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir), nil
+	}
+	return filepath.Join(base, dir), nil
+}
+
+func appendUnique(list []string, items ...string) []string {
+	for _, it := range items {
+		if !slices.Contains(list, it) {
+			list = append(list, it)
+		}
+	}
+	return list
+}

@@ -1,0 +1,732 @@
+package settings
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// dirContent, as a file's content in a test case, makes the path a
+// directory so that reading it fails (chmod 000 does not stop root).
+const dirContent = "<dir>"
+
+// layout is the temporary tree a Load test runs in:
+//
+//	tmp/home            Options.Home (user settings in home/.gen)
+//	tmp/etc/managed.json Options.ManagedPath
+//	tmp/proj/.git       the project root marker
+//	tmp/proj/sub        Options.Cwd
+type layout struct {
+	home, managed, root, cwd string
+	local, project, user     string
+}
+
+func newLayout(t *testing.T) layout {
+	t.Helper()
+	tmp := t.TempDir()
+	l := layout{
+		home:    filepath.Join(tmp, "home"),
+		managed: filepath.Join(tmp, "etc", "managed.json"),
+		root:    filepath.Join(tmp, "proj"),
+		cwd:     filepath.Join(tmp, "proj", "sub"),
+	}
+	l.local = filepath.Join(l.root, ".gen", "settings.local.json")
+	l.project = filepath.Join(l.root, ".gen", "settings.json")
+	l.user = filepath.Join(l.home, ".gen", "settings.json")
+	for _, d := range []string{l.home, filepath.Dir(l.managed), filepath.Join(l.root, ".git"), l.cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+// expand replaces {managed}, {local}, {project}, {user}, {root}, {cwd} and
+// {home} in s.
+func (l layout) expand(s string) string {
+	return strings.NewReplacer(
+		"{managed}", l.managed, "{local}", l.local, "{project}", l.project,
+		"{user}", l.user, "{root}", l.root, "{cwd}", l.cwd, "{home}", l.home,
+	).Replace(s)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if content == dirContent {
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// entries renders entries as "source:rule@origin" for comparison.
+func entries(es []perm.Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, string(e.Source)+":"+e.Rule.String()+"@"+e.Origin)
+	}
+	return out
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name                            string
+		managed, local, project, user   string // "" = file absent
+		opts                            Options
+		wantErr                         string // exact, after expand
+		wantErrSub                      string // substring, after expand
+		mode                            perm.Mode
+		modeSource                      perm.Source
+		allow, ask, deny                []string
+		dirs                            []string
+		warnings                        []string
+		disableBypass, managedRulesOnly bool
+		files                           int
+	}{
+		{
+			name:       "no files: builtin default mode and no rules",
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+		},
+		{
+			name:       "user scope rules carry source and origin",
+			user:       `{"permissions": {"allow": ["Read", "Bash(npm test)"], "deny": ["Bash(rm:*)"], "ask": ["Bash(git push *)"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"user:Read@{user}", "user:Bash(npm test)@{user}"},
+			ask:        []string{"user:Bash(git push *)@{user}"},
+			deny:       []string{"user:Bash(rm:*)@{user}"},
+			files:      1,
+		},
+		{
+			name:       "arrays concatenate across scopes in precedence order",
+			managed:    `{"permissions": {"deny": ["WebFetch"]}}`,
+			local:      `{"permissions": {"deny": ["Bash(curl:*)"], "allow": ["Edit"]}}`,
+			project:    `{"permissions": {"deny": ["Read(./.env)"], "allow": ["Grep"]}}`,
+			user:       `{"permissions": {"deny": ["Bash(rm:*)"], "allow": ["Glob"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"local:Edit@{local}", "project:Grep@{project}", "user:Glob@{user}"},
+			deny:       []string{"managed:WebFetch@{managed}", "local:Bash(curl:*)@{local}", "project:Read(./.env)@{project}", "user:Bash(rm:*)@{user}"},
+			files:      4,
+		},
+		{
+			name:       "identical rule in one file is kept once, in two scopes twice",
+			project:    `{"permissions": {"allow": ["Read", "Read"]}}`,
+			user:       `{"permissions": {"allow": ["Read"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"project:Read@{project}", "user:Read@{user}"},
+			files:      2,
+		},
+		{
+			name:       "same rule in allow and deny is kept in both lists",
+			user:       `{"permissions": {"allow": ["Read"], "deny": ["Read"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"user:Read@{user}"},
+			deny:       []string{"user:Read@{user}"},
+			files:      1,
+		},
+		{
+			name:       "defaultMode from the user scope",
+			user:       `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeAcceptEdits,
+			modeSource: perm.SourceUser,
+			files:      1,
+		},
+		{
+			name:       "project defaultMode beats user",
+			project:    `{"permissions": {"defaultMode": "dontAsk"}}`,
+			user:       `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeDontAsk,
+			modeSource: perm.SourceProject,
+			files:      2,
+		},
+		{
+			name:       "local defaultMode beats project",
+			local:      `{"permissions": {"defaultMode": "auto"}}`,
+			project:    `{"permissions": {"defaultMode": "dontAsk"}}`,
+			mode:       perm.ModeAuto,
+			modeSource: perm.SourceLocal,
+			files:      2,
+		},
+		{
+			name:       "managed defaultMode beats local",
+			managed:    `{"permissions": {"defaultMode": "default"}}`,
+			local:      `{"permissions": {"defaultMode": "auto"}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceManaged,
+			files:      2,
+		},
+		{
+			name:       "a scope without defaultMode does not hide a lower one",
+			local:      `{"permissions": {"allow": ["Read"]}}`,
+			user:       `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeAcceptEdits,
+			modeSource: perm.SourceUser,
+			allow:      []string{"local:Read@{local}"},
+			files:      2,
+		},
+		{
+			name:       "flag mode is above every scope",
+			managed:    `{"permissions": {"defaultMode": "default"}}`,
+			opts:       Options{Mode: "acceptEdits"},
+			mode:       perm.ModeAcceptEdits,
+			modeSource: perm.SourceCLI,
+			files:      1,
+		},
+		{
+			name:    "flag mode unknown",
+			opts:    Options{Mode: "yolo"},
+			wantErr: `--permission-mode: unknown permission mode "yolo" (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)`,
+		},
+		{
+			name:    "flag mode explore is subagent-only",
+			opts:    Options{Mode: "explore"},
+			wantErr: `--permission-mode: "explore" is only for subagents`,
+		},
+		{
+			name:       "flag bypass allowed when nobody disables it",
+			opts:       Options{Mode: "bypassPermissions"},
+			mode:       perm.ModeBypass,
+			modeSource: perm.SourceCLI,
+		},
+		{
+			name:    "managed disableBypassPermissionsMode refuses the bypass flag",
+			managed: `{"permissions": {"disableBypassPermissionsMode": true}}`,
+			opts:    Options{Mode: "bypassPermissions"},
+			wantErr: `--permission-mode: bypassPermissions is disabled by disableBypassPermissionsMode in {managed}`,
+		},
+		{
+			name:          "disableBypassPermissionsMode: a lower scope's bypass default falls through to the next scope",
+			managed:       `{"permissions": {"disableBypassPermissionsMode": true}}`,
+			project:       "{\"permissions\": {\n  \"defaultMode\": \"bypassPermissions\"}}",
+			user:          `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:          perm.ModeAcceptEdits,
+			modeSource:    perm.SourceUser,
+			disableBypass: true,
+			warnings:      []string{`{project}:2: ignoring defaultMode "bypassPermissions": disabled by disableBypassPermissionsMode in {managed}`},
+			files:         3,
+		},
+		{
+			name:          "disableBypassPermissionsMode: bypass default with nothing below falls to the builtin default",
+			managed:       `{"permissions": {"disableBypassPermissionsMode": true}}`,
+			local:         `{"permissions": {"defaultMode": "bypassPermissions"}}`,
+			mode:          perm.ModeDefault,
+			modeSource:    perm.SourceBuiltin,
+			disableBypass: true,
+			warnings:      []string{`{local}:1: ignoring defaultMode "bypassPermissions": disabled by disableBypassPermissionsMode in {managed}`},
+			files:         2,
+		},
+		{
+			name:          "disableBypassPermissionsMode false changes nothing",
+			managed:       `{"permissions": {"disableBypassPermissionsMode": false}}`,
+			user:          `{"permissions": {"defaultMode": "bypassPermissions"}}`,
+			mode:          perm.ModeBypass,
+			modeSource:    perm.SourceUser,
+			files:         2,
+			disableBypass: false,
+		},
+		{
+			name:          "disableBypassPermissionsMode set by the user is honoured too",
+			user:          `{"permissions": {"disableBypassPermissionsMode": true}}`,
+			opts:          Options{Mode: "bypassPermissions"},
+			wantErr:       `--permission-mode: bypassPermissions is disabled by disableBypassPermissionsMode in {user}`,
+			disableBypass: true,
+		},
+		{
+			name:             "allowManagedPermissionRulesOnly keeps managed allow rules and every deny and ask",
+			managed:          `{"permissions": {"allowManagedPermissionRulesOnly": true, "allow": ["Read"]}}`,
+			project:          `{"permissions": {"allow": ["Edit", "Bash"], "ask": ["WebFetch"], "deny": ["Bash(rm:*)"]}}`,
+			opts:             Options{Allowed: []string{"Write"}, Disallowed: []string{"Bash(curl:*)"}},
+			mode:             perm.ModeDefault,
+			modeSource:       perm.SourceBuiltin,
+			allow:            []string{"managed:Read@{managed}"},
+			ask:              []string{"project:WebFetch@{project}"},
+			deny:             []string{"project:Bash(rm:*)@{project}", "cli:Bash(curl:*)@--disallowedTools"},
+			managedRulesOnly: true,
+			warnings:         []string{"{managed}: allowManagedPermissionRulesOnly is set: ignoring 3 allow rule(s) from other scopes and --allowedTools"},
+			files:            2,
+		},
+		{
+			name:             "allowManagedPermissionRulesOnly with nothing to drop warns about nothing",
+			managed:          `{"permissions": {"allowManagedPermissionRulesOnly": true}}`,
+			mode:             perm.ModeDefault,
+			modeSource:       perm.SourceBuiltin,
+			managedRulesOnly: true,
+			files:            1,
+		},
+		{
+			name:       "flag rules come after the files with source cli",
+			user:       `{"permissions": {"allow": ["Read"]}}`,
+			opts:       Options{Allowed: []string{"Bash(npm test)", "Bash(npm test)"}, Disallowed: []string{"Bash(rm:*)"}},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"user:Read@{user}", "cli:Bash(npm test)@--allowedTools"},
+			deny:       []string{"cli:Bash(rm:*)@--disallowedTools"},
+			files:      1,
+		},
+		{
+			name:    "malformed --allowedTools rule",
+			opts:    Options{Allowed: []string{"Bash("}},
+			wantErr: `--allowedTools: malformed rule "Bash(": missing closing parenthesis`,
+		},
+		{
+			name:    "malformed --disallowedTools rule",
+			opts:    Options{Disallowed: []string{"Bash()"}},
+			wantErr: `--disallowedTools: malformed rule "Bash()": empty pattern: write the bare tool name to match every call`,
+		},
+		{
+			name:       "additionalDirectories resolve against the project root, cwd and home; flags against cwd",
+			project:    `{"permissions": {"additionalDirectories": ["../shared-docs/", "/abs/dir"]}}`,
+			user:       `{"permissions": {"additionalDirectories": ["data", "~/notes", "/abs/dir"]}}`,
+			opts:       Options{AddDirs: []string{"rel", "/tmp/x/../y"}},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			dirs:       []string{"{root}/../shared-docs", "/abs/dir", "{cwd}/data", "{home}/notes", "{cwd}/rel", "/tmp/y"},
+			files:      2,
+		},
+		{
+			name:    "empty additional directory",
+			user:    "{\"permissions\": {\"additionalDirectories\": [\n\"\"]}}",
+			wantErr: `{user}:2: permissions.additionalDirectories: empty directory name`,
+		},
+		{
+			name:    "empty --add-dir",
+			opts:    Options{AddDirs: []string{""}},
+			wantErr: `--add-dir: empty directory name`,
+		},
+		{
+			name:       "other top-level keys are tolerated silently",
+			project:    `{"model": "x", "hooks": {"a": [1, 2.5, null, true]}, "permissions": {"allow": ["Read"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"project:Read@{project}"},
+			files:      1,
+		},
+		{
+			name:       "a file without permissions is present but adds nothing",
+			user:       `{}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			files:      1,
+		},
+		{
+			name:       "unknown key inside permissions is a warning naming file, line and key",
+			project:    "{\n  \"permissions\": {\n    \"alow\": [\"Read\"],\n    \"deny\": [\"Edit\"]\n  }\n}",
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			deny:       []string{"project:Edit@{project}"},
+			warnings:   []string{`{project}:3: unknown key "alow" in permissions (ignored)`},
+			files:      1,
+		},
+		{
+			name:    "invalid JSON: trailing comma, with line and column",
+			project: "{\n  \"permissions\": {\n    \"allow\": [\"Read\",]\n  }\n}",
+			wantErr: `{project}:3:22: invalid character ']' looking for beginning of value`,
+		},
+		{
+			name:    "invalid JSON: missing closing brace at end of file",
+			user:    "{\n  \"permissions\": {}\n",
+			wantErr: `{user}:3:1: unexpected end of JSON input`,
+		},
+		{
+			name:    "invalid JSON: empty file is not an empty object",
+			local:   "",
+			wantErr: `{local}:1:1: unexpected end of JSON input`,
+		},
+		{
+			name:    "invalid JSON: data after the object",
+			managed: "{}\n}",
+			wantErr: `{managed}:2:1: invalid character '}' after top-level value`,
+		},
+		{
+			name:    "wrong type: top level is an array",
+			user:    `["Read"]`,
+			wantErr: `{user}:1: settings must be a JSON object`,
+		},
+		{
+			name:    "wrong type: permissions is null",
+			user:    `{"permissions": null}`,
+			wantErr: `{user}:1: permissions must be an object`,
+		},
+		{
+			name:    "wrong type: allow is a string",
+			user:    "{\n  \"permissions\": {\n    \"allow\": \"Read\"\n  }\n}",
+			wantErr: `{user}:3: permissions.allow must be an array of strings`,
+		},
+		{
+			name:    "wrong type: deny holds a number",
+			user:    "{\"permissions\": {\"deny\": [\n  \"Read\",\n  3\n]}}",
+			wantErr: `{user}:3: permissions.deny must be an array of strings`,
+		},
+		{
+			name:    "wrong type: ask is null",
+			project: `{"permissions": {"ask": null}}`,
+			wantErr: `{project}:1: permissions.ask must be an array of strings`,
+		},
+		{
+			name:    "wrong type: additionalDirectories is an object",
+			project: `{"permissions": {"additionalDirectories": {}}}`,
+			wantErr: `{project}:1: permissions.additionalDirectories must be an array of strings`,
+		},
+		{
+			name:    "wrong type: defaultMode is a number",
+			user:    `{"permissions": {"defaultMode": 1}}`,
+			wantErr: `{user}:1: permissions.defaultMode must be a string`,
+		},
+		{
+			name:    "wrong type: disableBypassPermissionsMode is a string",
+			managed: `{"permissions": {"disableBypassPermissionsMode": "true"}}`,
+			wantErr: `{managed}:1: permissions.disableBypassPermissionsMode must be true or false`,
+		},
+		{
+			name:    "wrong type: allowManagedPermissionRulesOnly is a number",
+			managed: `{"permissions": {"allowManagedPermissionRulesOnly": 1}}`,
+			wantErr: `{managed}:1: permissions.allowManagedPermissionRulesOnly must be true or false`,
+		},
+		{
+			name:    "unknown mode",
+			local:   "{\"permissions\": {\n  \"defaultMode\": \"edit\"\n}}",
+			wantErr: `{local}:2: unknown mode "edit" in permissions.defaultMode (want one of default, acceptEdits, dontAsk, bypassPermissions, auto)`,
+		},
+		{
+			name:    "empty mode is refused, not read as default",
+			user:    `{"permissions": {"defaultMode": ""}}`,
+			wantErr: `{user}:1: unknown mode "" in permissions.defaultMode (want one of default, acceptEdits, dontAsk, bypassPermissions, auto)`,
+		},
+		{
+			name:    "explore as defaultMode is subagent-only",
+			project: `{"permissions": {"defaultMode": "explore"}}`,
+			wantErr: `{project}:1: permissions.defaultMode "explore" is only for subagents (want one of default, acceptEdits, dontAsk, bypassPermissions, auto)`,
+		},
+		{
+			name:    "malformed allow rule names the line of its string",
+			local:   "{\n  \"permissions\": {\n    \"allow\": [\n      \"Read\",\n      \"Bash(\"\n    ]\n  }\n}",
+			wantErr: `{local}:5: malformed rule "Bash(": missing closing parenthesis`,
+		},
+		{
+			name:    "malformed deny rule is an error, not a skipped rule",
+			managed: "{\"permissions\": {\"deny\": [\"Read\",\n \"Bad Tool\"]}}",
+			wantErr: `{managed}:2: malformed rule "Bad Tool": invalid character ' ' in tool name`,
+		},
+		{
+			name:    "malformed ask rule with the same text as an earlier key",
+			user:    "{\"permissions\": {\n\"ask\": [\n\"WebFetch(github.com)\"]}}",
+			wantErr: `{user}:3: malformed rule "WebFetch(github.com)": WebFetch patterns are domain:HOST or domain:*.HOST`,
+		},
+		{
+			name:    "duplicate key inside permissions",
+			project: "{\"permissions\": {\"deny\": [\"Read\"],\n \"deny\": []}}",
+			wantErr: `{project}:2: duplicate key "permissions.deny"`,
+		},
+		{
+			name:    "duplicate permissions key",
+			project: "{\"permissions\": {},\n\"permissions\": {\"deny\": [\"Read\"]}}",
+			wantErr: `{project}:2: duplicate key "permissions"`,
+		},
+		{
+			name:       "unreadable file is an error",
+			user:       dirContent,
+			wantErrSub: "user settings: read {user}: is a directory",
+		},
+		{
+			name:       "unreadable managed file is an error",
+			managed:    dirContent,
+			wantErrSub: "managed settings: read {managed}: is a directory",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLayout(t)
+			for _, f := range []struct {
+				path, content string
+				present       bool
+			}{
+				{l.managed, tt.managed, tt.managed != ""},
+				{l.local, tt.local, tt.local != "" || strings.Contains(tt.name, "empty file")},
+				{l.project, tt.project, tt.project != ""},
+				{l.user, tt.user, tt.user != ""},
+			} {
+				if f.present {
+					writeFile(t, f.path, f.content)
+				}
+			}
+			opts := tt.opts
+			opts.Cwd, opts.Home, opts.ManagedPath = l.cwd, l.home, l.managed
+			s, err := Load(opts)
+			if tt.wantErr != "" || tt.wantErrSub != "" {
+				if err == nil {
+					t.Fatalf("Load succeeded, want error %q%q", tt.wantErr, tt.wantErrSub)
+				}
+				if tt.wantErr != "" && err.Error() != l.expand(tt.wantErr) {
+					t.Fatalf("error:\n got %s\nwant %s", err, l.expand(tt.wantErr))
+				}
+				if tt.wantErrSub != "" && !strings.Contains(err.Error(), l.expand(tt.wantErrSub)) {
+					t.Fatalf("error:\n got %s\nwant it to contain %s", err, l.expand(tt.wantErrSub))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if s.Mode != tt.mode || s.ModeSource != tt.modeSource {
+				t.Errorf("mode = %s from %s, want %s from %s", s.Mode, s.ModeSource, tt.mode, tt.modeSource)
+			}
+			expandAll := func(in []string) []string {
+				var out []string
+				for _, s := range in {
+					out = append(out, l.expand(s))
+				}
+				return out
+			}
+			for _, c := range []struct {
+				name      string
+				got, want []string
+			}{
+				{"allow", entries(s.Allow), expandAll(tt.allow)},
+				{"ask", entries(s.Ask), expandAll(tt.ask)},
+				{"deny", entries(s.Deny), expandAll(tt.deny)},
+				{"warnings", s.Warnings, expandAll(tt.warnings)},
+			} {
+				if !reflect.DeepEqual(c.got, c.want) {
+					t.Errorf("%s:\n got %q\nwant %q", c.name, c.got, c.want)
+				}
+			}
+			var wantDirs []string
+			for _, d := range tt.dirs {
+				wantDirs = append(wantDirs, filepath.Clean(l.expand(d)))
+			}
+			if !reflect.DeepEqual(s.Workspace.Dirs, wantDirs) {
+				t.Errorf("dirs:\n got %q\nwant %q", s.Workspace.Dirs, wantDirs)
+			}
+			if s.Workspace.Cwd != l.cwd || s.Workspace.Root != l.root || s.Workspace.Home != l.home {
+				t.Errorf("workspace = %+v, want cwd %s root %s home %s", s.Workspace, l.cwd, l.root, l.home)
+			}
+			if s.DisableBypass != tt.disableBypass || s.ManagedRulesOnly != tt.managedRulesOnly {
+				t.Errorf("DisableBypass, ManagedRulesOnly = %v, %v, want %v, %v", s.DisableBypass, s.ManagedRulesOnly, tt.disableBypass, tt.managedRulesOnly)
+			}
+			if len(s.Files) != tt.files {
+				t.Errorf("%d files, want %d", len(s.Files), tt.files)
+			}
+		})
+	}
+}
+
+func TestLoadFilesInPrecedenceOrder(t *testing.T) {
+	l := newLayout(t)
+	for _, p := range []string{l.user, l.project, l.local, l.managed} {
+		writeFile(t, p, `{"permissions": {"defaultMode": "auto"}}`)
+	}
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Files {
+		got = append(got, string(f.Scope)+"="+f.Path)
+		if f.DefaultMode != perm.ModeAuto {
+			t.Errorf("%s: DefaultMode = %q", f.Path, f.DefaultMode)
+		}
+	}
+	want := []string{"managed=" + l.managed, "local=" + l.local, "project=" + l.project, "user=" + l.user}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("files:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestLoadErrorUnwraps(t *testing.T) {
+	l := newLayout(t)
+	writeFile(t, l.project, `{"permissions": {"deny": ["Bash("]}}`)
+	_, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	var re *perm.RuleError
+	if !errors.As(err, &re) || re.Rule != "Bash(" {
+		t.Fatalf("error %v does not unwrap to the perm.RuleError", err)
+	}
+	var se *Error
+	if !errors.As(err, &se) || se.Path != l.project || se.Line != 1 {
+		t.Fatalf("error %v is not an *Error at %s:1", err, l.project)
+	}
+}
+
+func TestLoadOptions(t *testing.T) {
+	l := newLayout(t)
+	tests := []struct {
+		name    string
+		opts    Options
+		wantErr string
+	}{
+		{"relative cwd", Options{Cwd: "proj", Home: l.home, ManagedPath: l.managed}, `settings: working directory "proj" is not absolute`},
+		{"relative home", Options{Cwd: l.cwd, Home: "home", ManagedPath: l.managed}, `settings: home directory "home" is not absolute`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.opts)
+			if err == nil || err.Error() != tt.wantErr {
+				t.Fatalf("err = %v, want %s", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLoadProjectRootIsCwdWithoutMarker(t *testing.T) {
+	tmp := t.TempDir()
+	home := filepath.Join(tmp, "home")
+	cwd := filepath.Join(home, "scratch")
+	// home/.gen holds the user settings; it must not make home the project
+	// root, or every file under home would be in the workspace.
+	writeFile(t, filepath.Join(home, ".gen", "settings.json"), `{"permissions": {"allow": ["Read"]}}`)
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(Options{Cwd: cwd, Home: home, ManagedPath: filepath.Join(tmp, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Workspace.Root != cwd {
+		t.Errorf("root = %s, want %s", s.Workspace.Root, cwd)
+	}
+	if len(s.Files) != 1 || s.Files[0].Scope != perm.SourceUser {
+		t.Errorf("files = %+v, want only the user file", s.Files)
+	}
+}
+
+func TestLoadAdditionalDirectoryGenNotLoaded(t *testing.T) {
+	l := newLayout(t)
+	extra := filepath.Join(filepath.Dir(l.root), "extra")
+	writeFile(t, filepath.Join(extra, ".gen", "settings.json"), `{"permissions": {"allow": ["Bash"]}}`)
+	writeFile(t, l.project, `{"permissions": {"additionalDirectories": ["../extra"]}}`)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, AddDirs: []string{extra}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Allow) != 0 || len(s.Files) != 1 {
+		t.Errorf("settings in an additional directory were loaded: allow %v, files %d", entries(s.Allow), len(s.Files))
+	}
+	if !reflect.DeepEqual(s.Workspace.Dirs, []string{extra}) {
+		t.Errorf("dirs = %q, want [%s]", s.Workspace.Dirs, extra)
+	}
+}
+
+func TestProjectRoot(t *testing.T) {
+	tmp := t.TempDir()
+	mk := func(p string) string {
+		p = filepath.Join(tmp, p)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mk("git/.git")
+	mk("git/a/b")
+	mk("gen/.gen")
+	mk("gen/x/.git") // nearer marker wins
+	mk("gen/x/y")
+	mk("gen/z")
+	mk("none/a")
+	mk("home/.gen")
+	mk("home/p")
+	mk("worktree/sub")
+	writeFile(t, filepath.Join(tmp, "worktree/.git"), "gitdir: /elsewhere\n")
+	writeFile(t, filepath.Join(tmp, "genfile/.gen"), "not a directory")
+	mk("genfile/a")
+
+	tests := []struct {
+		name, cwd, want string
+	}{
+		{"cwd is the root", "git", "git"},
+		{".git two levels up", "git/a/b", "git"},
+		{".gen one level up", "gen/z", "gen"},
+		{"nearest marker wins", "gen/x/y", "gen/x"},
+		{".git file of a worktree", "worktree/sub", "worktree"},
+		{"a .gen file is not a marker", "genfile/a", "genfile/a"},
+		{"home .gen is user settings, not a project", "home/p", "home/p"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := projectRoot(filepath.Join(tmp, tt.cwd), filepath.Join(tmp, "home"))
+			if want := filepath.Join(tmp, tt.want); got != want {
+				t.Errorf("projectRoot(%s) = %s, want %s", tt.cwd, got, want)
+			}
+		})
+	}
+	// The exported form finds the same markers.
+	if got, want := ProjectRoot(filepath.Join(tmp, "git/a/b")), filepath.Join(tmp, "git"); got != want {
+		t.Errorf("ProjectRoot = %s, want %s", got, want)
+	}
+}
+
+func TestLoadProjectRootAtHome(t *testing.T) {
+	// A home directory under git makes home the project root; its
+	// settings.json is then the user file and is read once, as user.
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".git", "HEAD"), "ref: x\n")
+	writeFile(t, filepath.Join(home, ".gen", "settings.json"), `{"permissions": {"allow": ["Read"]}}`)
+	s, err := Load(Options{Cwd: home, Home: home, ManagedPath: filepath.Join(home, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(s.Allow); len(got) != 1 || !strings.HasPrefix(got[0], "user:Read@") {
+		t.Errorf("allow = %q, want the user rule once", got)
+	}
+}
+
+func TestModeAllowed(t *testing.T) {
+	tests := []struct {
+		name          string
+		disableBypass bool
+		mode          perm.Mode
+		want          bool
+	}{
+		{"default", false, perm.ModeDefault, true},
+		{"acceptEdits", false, perm.ModeAcceptEdits, true},
+		{"bypass when allowed", false, perm.ModeBypass, true},
+		{"bypass when disabled", true, perm.ModeBypass, false},
+		{"dontAsk when bypass disabled", true, perm.ModeDontAsk, true},
+		{"auto", true, perm.ModeAuto, true},
+		{"explore is not a main-loop mode", false, perm.ModeExplore, false},
+		{"unknown mode", false, perm.Mode("yolo"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Settings{DisableBypass: tt.disableBypass}
+			if got := s.ModeAllowed(tt.mode); got != tt.want {
+				t.Errorf("ModeAllowed(%s) = %v, want %v", tt.mode, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	l := newLayout(t)
+	writeFile(t, l.user, `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"], "ask": ["Bash"], "deny": ["Edit"], "additionalDirectories": ["/x"]}}`)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Policy()
+	if p.Mode != perm.ModeAcceptEdits || p.NoPrompt || len(p.Constraint) != 0 || len(p.Session) != 0 {
+		t.Errorf("policy = %+v", p)
+	}
+	if !reflect.DeepEqual(p.Allow, s.Allow) || !reflect.DeepEqual(p.Ask, s.Ask) || !reflect.DeepEqual(p.Deny, s.Deny) || !reflect.DeepEqual(p.Workspace, s.Workspace) {
+		t.Errorf("policy rules or workspace differ from settings: %+v", p)
+	}
+	p.Deny[0].Rule.Tool = "Changed"
+	p.Workspace.Dirs[0] = "/changed"
+	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/x" {
+		t.Error("modifying the policy changed the settings")
+	}
+}

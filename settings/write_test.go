@@ -1,0 +1,366 @@
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// helperEnv, when set in the environment of the test binary, makes it add
+// the rules it names (path, then rules, separated by newlines) and exit
+// instead of running tests: the child processes of TestAddRuleConcurrent.
+const helperEnv = "GEN_SETTINGS_TEST_ADDRULE"
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(helperEnv); v != "" {
+		parts := strings.Split(v, "\n")
+		for _, rule := range parts[1:] {
+			if err := AddRule(parts[0], "allow", rule); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestAddRule(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing *string // nil: no file
+		list     string
+		rule     string
+		remove   bool
+		want     string // file content afterwards; "" = file absent
+		wantErr  string // with {path} for the settings file
+	}{
+		{
+			name: "creates the file and its parents",
+			list: "allow", rule: "Read",
+			want: "{\n  \"permissions\": {\n    \"allow\": [\n      \"Read\"\n    ]\n  }\n}\n",
+		},
+		{
+			name:     "keeps every other key, in order, and appends",
+			existing: ptr(`{"model": "x", "permissions": {"deny": ["Edit"], "defaultMode": "auto", "allow": ["Read"], "x": 1}, "hooks": {"a": [1, 2.50, null]}}`),
+			list:     "allow", rule: "Bash(a && b > c)",
+			want: `{
+  "model": "x",
+  "permissions": {
+    "deny": [
+      "Edit"
+    ],
+    "defaultMode": "auto",
+    "allow": [
+      "Read",
+      "Bash(a && b > c)"
+    ],
+    "x": 1
+  },
+  "hooks": {
+    "a": [
+      1,
+      2.50,
+      null
+    ]
+  }
+}
+`,
+		},
+		{
+			name:     "adds the list when permissions lacks it",
+			existing: ptr(`{"permissions": {"allow": ["Read"]}}`),
+			list:     "deny", rule: "WebFetch",
+			want: "{\n  \"permissions\": {\n    \"allow\": [\n      \"Read\"\n    ],\n    \"deny\": [\n      \"WebFetch\"\n    ]\n  }\n}\n",
+		},
+		{
+			name:     "adds permissions when the file lacks it",
+			existing: ptr(`{"model": "m"}`),
+			list:     "ask", rule: "Bash",
+			want: "{\n  \"model\": \"m\",\n  \"permissions\": {\n    \"ask\": [\n      \"Bash\"\n    ]\n  }\n}\n",
+		},
+		{
+			name:     "an empty file counts as an empty object",
+			existing: ptr("  \n"),
+			list:     "allow", rule: "Read",
+			want: "{\n  \"permissions\": {\n    \"allow\": [\n      \"Read\"\n    ]\n  }\n}\n",
+		},
+		{
+			name:     "a rule already present is a no-op that leaves the bytes alone",
+			existing: ptr(`{"permissions":{"allow":["Read","Edit"]}}`),
+			list:     "allow", rule: "Edit",
+			want: `{"permissions":{"allow":["Read","Edit"]}}`,
+		},
+		{
+			name:     "invalid JSON is reported and left alone",
+			existing: ptr("{\n  \"permissions\": {,\n}"),
+			list:     "allow", rule: "Read",
+			want:    "{\n  \"permissions\": {,\n}",
+			wantErr: `{path}:2:19: invalid character ',' looking for beginning of object key string`,
+		},
+		{
+			name:     "a list of the wrong type is reported and left alone",
+			existing: ptr(`{"permissions": {"allow": "Read"}}`),
+			list:     "allow", rule: "Edit",
+			want:    `{"permissions": {"allow": "Read"}}`,
+			wantErr: `{path}: permissions.allow must be an array of strings`,
+		},
+		{
+			name:     "a null list is the wrong type",
+			existing: ptr(`{"permissions": {"deny": null}}`),
+			list:     "deny", rule: "Edit",
+			want:    `{"permissions": {"deny": null}}`,
+			wantErr: `{path}: permissions.deny must be an array of strings`,
+		},
+		{
+			name:     "permissions of the wrong type",
+			existing: ptr(`{"permissions": []}`),
+			list:     "deny", rule: "Edit",
+			want:    `{"permissions": []}`,
+			wantErr: `{path}: permissions must be an object`,
+		},
+		{
+			name:     "top level of the wrong type",
+			existing: ptr(`[]`),
+			list:     "deny", rule: "Edit",
+			want:    `[]`,
+			wantErr: `{path}:1: settings must be a JSON object`,
+		},
+		{
+			name:     "duplicate permissions key",
+			existing: ptr(`{"permissions": {}, "permissions": {}}`),
+			list:     "deny", rule: "Edit",
+			want:    `{"permissions": {}, "permissions": {}}`,
+			wantErr: `{path}: duplicate key "permissions" in settings`,
+		},
+		{
+			name: "unknown list",
+			list: "permit", rule: "Read",
+			wantErr: `settings: unknown rule list "permit" (want allow, ask or deny)`,
+		},
+		{
+			name: "malformed rule is refused before touching the file",
+			list: "allow", rule: "Bash(",
+			wantErr: `adding to {path}: malformed rule "Bash(": missing closing parenthesis`,
+		},
+		{
+			name:     "remove every occurrence and keep the rest",
+			existing: ptr(`{"permissions": {"allow": ["Read", "Edit", "Read"], "deny": ["Read"]}}`),
+			list:     "allow", rule: "Read", remove: true,
+			want: "{\n  \"permissions\": {\n    \"allow\": [\n      \"Edit\"\n    ],\n    \"deny\": [\n      \"Read\"\n    ]\n  }\n}\n",
+		},
+		{
+			name:     "remove the last rule leaves an empty list",
+			existing: ptr(`{"permissions": {"ask": ["Bash"]}}`),
+			list:     "ask", rule: "Bash", remove: true,
+			want: "{\n  \"permissions\": {\n    \"ask\": []\n  }\n}\n",
+		},
+		{
+			name:     "remove a malformed rule",
+			existing: ptr(`{"permissions": {"deny": ["Bash(", "Edit"]}}`),
+			list:     "deny", rule: "Bash(", remove: true,
+			want: "{\n  \"permissions\": {\n    \"deny\": [\n      \"Edit\"\n    ]\n  }\n}\n",
+		},
+		{
+			name:     "remove a rule that is absent leaves the bytes alone",
+			existing: ptr(`{"permissions":{"deny":["Edit"]}}`),
+			list:     "deny", rule: "Read", remove: true,
+			want: `{"permissions":{"deny":["Edit"]}}`,
+		},
+		{
+			name: "remove from a missing file does not create it",
+			list: "deny", rule: "Read", remove: true,
+			want: "",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "a", ".gen", "settings.json")
+			if tt.existing != nil {
+				writeFile(t, path, *tt.existing)
+			}
+			var err error
+			if tt.remove {
+				err = RemoveRule(path, tt.list, tt.rule)
+			} else {
+				err = AddRule(path, tt.list, tt.rule)
+			}
+			wantErr := strings.ReplaceAll(tt.wantErr, "{path}", path)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || err.Error() != wantErr):
+				t.Fatalf("error:\n got %v\nwant %s", err, wantErr)
+			}
+			got, rerr := os.ReadFile(path)
+			if tt.want == "" {
+				if rerr == nil {
+					t.Fatalf("file was created: %q", got)
+				}
+				return
+			}
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if string(got) != tt.want {
+				t.Errorf("file:\n got %s\nwant %s", got, tt.want)
+			}
+			// No temporary files are left behind.
+			ents, _ := os.ReadDir(filepath.Dir(path))
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), ".tmp") {
+					t.Errorf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func TestAddRuleMissingDirectoryForRemove(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nope")
+	if err := RemoveRule(filepath.Join(dir, "settings.json"), "allow", "Read"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("RemoveRule created the directory")
+	}
+}
+
+func TestAddRuleKeepsModeAndSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.json")
+	link := filepath.Join(dir, "settings.json")
+	writeFile(t, real, `{}`)
+	if err := os.Chmod(real, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddRule(link, "deny", "Read(./.env)"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symbolic link was replaced by a file")
+	}
+	fi, err = os.Stat(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+	data, _ := os.ReadFile(real)
+	if !strings.Contains(string(data), `"Read(./.env)"`) {
+		t.Errorf("rule not written through the link: %s", data)
+	}
+}
+
+func TestAddRuleThenLoad(t *testing.T) {
+	l := newLayout(t)
+	for _, step := range []struct{ list, rule string }{
+		{"allow", "Bash(npm test)"}, {"deny", "Read(./.env)"}, {"ask", "Bash(git push *)"},
+	} {
+		if err := AddRule(l.local, step.list, step.rule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][]string{entries(s.Allow), entries(s.Deny), entries(s.Ask)}
+	want := [][]string{
+		{"local:Bash(npm test)@" + l.local},
+		{"local:Read(./.env)@" + l.local},
+		{"local:Bash(git push *)@" + l.local},
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("got %q, want %q", got[i], want[i])
+		}
+	}
+}
+
+// TestAddRuleConcurrent has goroutines of this process and child processes
+// add distinct rules to one file at once; a lost update would drop a rule.
+func TestAddRuleConcurrent(t *testing.T) {
+	const workers, perWorker = 6, 4
+	path := filepath.Join(t.TempDir(), ".gen", "settings.json")
+	writeFile(t, path, `{"keep": true}`)
+	var want []string
+	rules := func(kind string, w int) []string {
+		var rs []string
+		for i := range perWorker {
+			rs = append(rs, fmt.Sprintf("Bash(echo %s%d-%d)", kind, w, i))
+		}
+		want = append(want, rs...)
+		return rs
+	}
+	var cmds []*exec.Cmd
+	for w := range workers {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"="+strings.Join(append([]string{path}, rules("p", w)...), "\n"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*perWorker)
+	for w := range workers {
+		rs := rules("g", w)
+		wg.Go(func() {
+			for _, r := range rs {
+				if err := AddRule(path, "allow", r); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("child: %v: %s", err, cmd.Stderr)
+		}
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Keep        bool
+		Permissions struct{ Allow []string }
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("file is not valid JSON after concurrent writes: %v\n%s", err, data)
+	}
+	if !got.Keep {
+		t.Error("the other key was lost")
+	}
+	slices.Sort(want)
+	have := slices.Clone(got.Permissions.Allow)
+	slices.Sort(have)
+	if !slices.Equal(have, want) {
+		t.Errorf("rules after concurrent adds: %d, want %d\nmissing or extra: got %q", len(have), len(want), have)
+	}
+}

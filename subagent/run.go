@@ -1,0 +1,103 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/tool"
+)
+
+// Config is one subagent run.
+type Config struct {
+	// Def and Settings must not be nil.
+	Def      *agent.Definition
+	Settings *settings.Settings
+	// Parent, if set, is the delegating main loop.
+	Parent *Parent
+	Model  loop.Model
+	// MaxTurns overrides the definition's max_turns when positive.
+	MaxTurns int
+	// OnEvent receives the loop's events; it may be nil.
+	OnEvent func(loop.Event)
+	// Extra tools beyond the file and shell built-ins (WebFetch, ...).
+	// They are subject to the same schema filter and gate.
+	Extra []tool.Tool
+}
+
+// Report is what a subagent run produced.
+type Report struct {
+	Agent   string
+	Mode    perm.Mode
+	Tools   []string // the tools the model saw
+	Outcome loop.Outcome
+	// Err is why the run failed (nil on success).
+	Err      error
+	Warnings []string
+}
+
+// Denied reports whether any call was denied.
+func (r *Report) Denied() bool { return len(r.Outcome.Denials) > 0 }
+
+// Gate decides calls with a fixed policy. With NoPrompt set nothing is left
+// to ask, so every decision is Allow or Deny.
+type Gate struct{ Policy *perm.Policy }
+
+// Check implements tool.Gate.
+func (g Gate) Check(_ context.Context, req perm.Request) perm.Result {
+	return perm.Evaluate(req, g.Policy)
+}
+
+// Run runs the agent on prompt, headless.
+func Run(ctx context.Context, cfg Config, prompt string) Report {
+	def := cfg.Def
+	pol, warns := Policy(cfg.Settings, def, cfg.Parent)
+	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
+
+	env := tool.NewEnv(pol.Workspace)
+	env.CanRead = func(path string) bool {
+		return perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": path}}, &pol).Decision == perm.Allow
+	}
+	visible := schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true})
+	tools := pick(append(tool.Builtins(env), cfg.Extra...), visible)
+	for _, t := range tools {
+		rep.Tools = append(rep.Tools, t.Name())
+	}
+	maxTurns := def.MaxTurns
+	if cfg.MaxTurns > 0 {
+		maxTurns = cfg.MaxTurns
+	}
+	r := &loop.Runner{
+		Model:    cfg.Model,
+		Tools:    tools,
+		Gate:     Gate{&pol},
+		Schemas:  schema.OpenAI(rep.Tools),
+		MaxTurns: maxTurns,
+		OnEvent:  cfg.OnEvent,
+		Agent:    def.Name,
+	}
+	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
+	return rep
+}
+
+// pick returns the tools whose names are in visible, in visible's order.
+func pick(all []tool.Tool, visible []string) []tool.Tool {
+	byName := make(map[string]tool.Tool, len(all))
+	for _, t := range all {
+		byName[t.Name()] = t
+	}
+	var out []tool.Tool
+	for _, n := range visible {
+		if t, ok := byName[n]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ErrDenied is returned by callers that need an error for exit code 3.
+var ErrDenied = errors.New("a tool call was denied")

@@ -1,0 +1,231 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	defaultBashTimeout = 2 * time.Minute
+	maxBashTimeout     = 10 * time.Minute
+	// maxBashOutput caps the combined output returned to the model, in
+	// bytes, including the omission marker.
+	maxBashOutput = 30000
+	// pipeGrace bounds how long Bash waits for output after the command's
+	// process group is dead: a process that left the group can hold the
+	// pipe open forever.
+	pipeGrace = 2 * time.Second
+)
+
+type bashTool struct{ env *Env }
+
+func (bashTool) Name() string { return "Bash" }
+
+// Run runs the command with bash -c in the working directory, with stdin
+// from /dev/null and in a new session, so it has no controlling terminal:
+// a program that opens /dev/tty to prompt fails at once instead of stopping
+// the run. The session leader's process group holds the command and all it
+// starts; the whole group is killed with SIGKILL on timeout, on
+// cancellation, and when the command finishes, so nothing it started in
+// the background outlives the call. A non-zero exit is a result, not an
+// error.
+func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
+	const name = "Bash"
+	command, err := requiredString(name, in, "command")
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(command) == "" {
+		return "", fmt.Errorf("%s: empty command", name)
+	}
+	timeout := defaultBashTimeout
+	if ms, ok, err := intArg(name, in, "timeout"); err != nil {
+		return "", err
+	} else if ok {
+		if ms < 1 || ms > maxBashTimeout.Milliseconds() {
+			return "", fmt.Errorf("%s: timeout must be between 1 and %d milliseconds (10 minutes), got %d", name, maxBashTimeout.Milliseconds(), ms)
+		}
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	cwd := t.env.Workspace.Cwd
+	if !filepath.IsAbs(cwd) {
+		return "", fmt.Errorf("%s: working directory %q is not an absolute path", name, cwd)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	defer pr.Close()
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = cwd
+	cmd.Env = commandEnv()
+	// Stdin stays nil: the child reads /dev/null. One pipe for stdout and
+	// stderr keeps their interleaving.
+	cmd.Stdout, cmd.Stderr = pw, pw
+	// Setsid rather than Setpgid: it also puts the child in its own
+	// process group (pgid == pid) but additionally detaches it from any
+	// controlling terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return "", fmt.Errorf("%s: starting bash: %w", name, err)
+	}
+	pgid := cmd.Process.Pid
+	killGroup := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+
+	out := &capWriter{max: maxBashOutput}
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(out, pr)
+		close(copied)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var waitErr error
+	select {
+	case waitErr = <-waited:
+	case <-tctx.Done():
+		killGroup()
+		waitErr = <-waited
+	}
+	// The group outlives its leader while any member is alive, and its id
+	// cannot be reused until then, so this reaches only the command's
+	// leftovers.
+	killGroup()
+	select {
+	case <-copied:
+	case <-time.After(pipeGrace):
+		pr.Close()
+		<-copied
+	}
+
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("%s: cancelled: %w", name, ctx.Err())
+	}
+	var status string
+	var exitErr *exec.ExitError
+	switch {
+	case tctx.Err() != nil:
+		status = fmt.Sprintf("killed after timeout %v", timeout)
+	case waitErr == nil:
+		status = "exit code: 0"
+	case errors.As(waitErr, &exitErr):
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = fmt.Sprintf("killed by signal %v", ws.Signal())
+		} else {
+			status = fmt.Sprintf("exit code: %d", exitErr.ExitCode())
+		}
+	default:
+		return "", fmt.Errorf("%s: %w", name, waitErr)
+	}
+	text := out.String()
+	switch {
+	case text == "":
+		text = "(no output)\n"
+	case !strings.HasSuffix(text, "\n"):
+		text += "\n"
+	}
+	return text + status + "\n", nil
+}
+
+// commandEnv is the environment commands run with: gen's own, without the
+// credentials gen itself uses (a command the model writes has no need of
+// the model's API key, and could otherwise print it), and with git and
+// pagers told not to wait for a person.
+func commandEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if hiddenEnv[k] {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat")
+}
+
+// hiddenEnv are the variables commandEnv removes.
+var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true}
+
+// capWriter keeps the first and last bytes written to it, up to max in
+// all including the omission marker, and counts the rest.
+type capWriter struct {
+	max   int
+	head  []byte
+	tail  []byte // the latest bytes, trimmed lazily to tailCap
+	total int64
+}
+
+// markerRoom is the space reserved in max for the omission marker.
+const markerRoom = 64
+
+func (w *capWriter) caps() (head, tail int) {
+	half := (w.max - markerRoom) / 2
+	return half, half
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	w.total += int64(n)
+	headCap, tailCap := w.caps()
+	if room := headCap - len(w.head); room > 0 {
+		take := min(room, len(p))
+		w.head = append(w.head, p[:take]...)
+		p = p[take:]
+	}
+	w.tail = append(w.tail, p...)
+	if len(w.tail) > 2*tailCap {
+		w.tail = append([]byte(nil), w.tail[len(w.tail)-tailCap:]...)
+	}
+	return n, nil
+}
+
+// String returns everything written if it fits, else the head, a marker
+// saying how many bytes were left out, and the tail. Cuts are moved to
+// rune boundaries, and invalid UTF-8 is replaced.
+func (w *capWriter) String() string {
+	headCap, tailCap := w.caps()
+	if w.total <= int64(headCap+tailCap) {
+		return strings.ToValidUTF8(string(w.head)+string(w.tail), "\uFFFD")
+	}
+	head := trimPartialRuneEnd(w.head)
+	tail := w.tail[len(w.tail)-min(len(w.tail), tailCap):]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	omitted := w.total - int64(len(head)) - int64(len(tail))
+	return strings.ToValidUTF8(string(head), "\uFFFD") +
+		fmt.Sprintf("\n… %d bytes omitted …\n", omitted) +
+		strings.ToValidUTF8(string(tail), "\uFFFD")
+}
+
+// trimPartialRuneEnd drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRuneEnd(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}

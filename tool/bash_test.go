@@ -1,0 +1,160 @@
+package tool
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	env, dir := workspace(t)
+	tests := []struct {
+		name    string
+		in      map[string]any
+		want    string // exact result, or a regexp when it starts with ^
+		wantErr string
+		maxTime time.Duration
+	}{
+		{name: "stdout and exit code", in: map[string]any{"command": "echo hello"}, want: "hello\nexit code: 0\n"},
+		{name: "non-zero exit is a result", in: map[string]any{"command": "echo out; exit 3"}, want: "out\nexit code: 3\n"},
+		{name: "stderr is combined in order", in: map[string]any{"command": "echo one; echo two >&2; echo three"}, want: "one\ntwo\nthree\nexit code: 0\n"},
+		{name: "no output", in: map[string]any{"command": "true"}, want: "(no output)\nexit code: 0\n"},
+		{name: "missing final newline is added", in: map[string]any{"command": "printf abc"}, want: "abc\nexit code: 0\n"},
+		{name: "runs in the working directory", in: map[string]any{"command": "pwd -P"}, want: dir + "\nexit code: 0\n"},
+		{name: "stdin is empty", in: map[string]any{"command": "cat; echo done"}, want: "done\nexit code: 0\n", maxTime: 5 * time.Second},
+		{name: "no controlling terminal", in: map[string]any{"command": "if ( : </dev/tty ) 2>/dev/null; then echo tty; else echo notty; fi"}, want: "notty\nexit code: 0\n"},
+		{name: "killed by a signal", in: map[string]any{"command": "kill -KILL $$"}, want: "(no output)\nkilled by signal killed\n"},
+		{name: "timeout kills a child that ignores SIGTERM", in: map[string]any{"command": `echo started; sh -c 'trap "" TERM; sleep 30'`, "timeout": 300.0},
+			// Well under pipeGrace: the sleep must die with the group, not
+			// merely lose its pipe.
+			want: "started\nkilled after timeout 300ms\n", maxTime: 1500 * time.Millisecond},
+		{name: "background leftovers are killed", in: map[string]any{"command": "sleep 30 & echo bg"}, want: "bg\nexit code: 0\n", maxTime: 1500 * time.Millisecond},
+		{name: "bash syntax error", in: map[string]any{"command": "if then"}, want: `^(?s)bash: -c: .*syntax error.*\nexit code: 2\n$`},
+		{name: "timeout over 10 minutes", in: map[string]any{"command": "true", "timeout": 600001.0}, wantErr: "timeout must be between 1 and 600000 milliseconds"},
+		{name: "zero timeout", in: map[string]any{"command": "true", "timeout": 0.0}, wantErr: "timeout must be between"},
+		{name: "fractional timeout", in: map[string]any{"command": "true", "timeout": 1.5}, wantErr: `argument "timeout" must be an integer`},
+		{name: "empty command", in: map[string]any{"command": "  "}, wantErr: "empty command"},
+		{name: "missing command", in: map[string]any{}, wantErr: `missing required argument "command"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			got, err := call(t, env, "Bash", tt.in)
+			elapsed := time.Since(start)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(tt.want, "^") {
+				if !regexp.MustCompile(tt.want).MatchString(got) {
+					t.Fatalf("got %q, want match for %s", got, tt.want)
+				}
+			} else if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			if tt.maxTime > 0 && elapsed > tt.maxTime {
+				t.Fatalf("took %v, want under %v", elapsed, tt.maxTime)
+			}
+		})
+	}
+	t.Run("process that leaves the group cannot hold the call", func(t *testing.T) {
+		if _, err := exec.LookPath("setsid"); err != nil {
+			t.Skip("setsid not installed")
+		}
+		start := time.Now()
+		// The pause lets setsid leave the group before bash exits.
+		got, err := call(t, env, "Bash", map[string]any{"command": "setsid sleep 5 & sleep 0.3; echo x"})
+		if err != nil || got != "x\nexit code: 0\n" {
+			t.Fatalf("got %q, %v", got, err)
+		}
+		if d := time.Since(start); d < pipeGrace || d > pipeGrace+2*time.Second {
+			t.Fatalf("took %v, want about pipeGrace (%v) after the command", d, pipeGrace)
+		}
+	})
+	t.Run("environment", func(t *testing.T) {
+		t.Setenv("OPENAI_API_KEY", "sk-secret")
+		t.Setenv("GEN_TEST_VISIBLE", "yes")
+		got, err := call(t, env, "Bash", map[string]any{"command": `echo "key=$OPENAI_API_KEY visible=$GEN_TEST_VISIBLE prompt=$GIT_TERMINAL_PROMPT"`})
+		if want := "key= visible=yes prompt=0\nexit code: 0\n"; err != nil || got != want {
+			t.Fatalf("got %q, %v; want %q", got, err, want)
+		}
+	})
+	t.Run("cancellation kills the command", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := callCtx(ctx, t, env, "Bash", map[string]any{"command": `sh -c 'trap "" TERM; sleep 30'`})
+		if err == nil || !strings.Contains(err.Error(), "cancelled") {
+			t.Fatalf("err = %v, want cancellation", err)
+		}
+		if d := time.Since(start); d > 1500*time.Millisecond {
+			t.Fatalf("cancellation took %v", d)
+		}
+	})
+	t.Run("output cap keeps head and tail", func(t *testing.T) {
+		got, err := call(t, env, "Bash", map[string]any{"command": "printf HEAD; head -c 100000 /dev/zero | tr '\\0' x; printf TAIL"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, status, _ := strings.Cut(got, "\nexit code")
+		if status != ": 0\n" {
+			t.Fatalf("status %q", status)
+		}
+		if !strings.HasPrefix(body, "HEAD") || !strings.HasSuffix(body, "TAIL") {
+			t.Fatalf("head or tail lost: %.20q … %.20q", body, body[len(body)-20:])
+		}
+		if len(body) > maxBashOutput {
+			t.Fatalf("output %d bytes, over the %d cap", len(body), maxBashOutput)
+		}
+		half := (maxBashOutput - markerRoom) / 2
+		want := fmt.Sprintf("\n… %d bytes omitted …\n", 100008-2*half)
+		if !strings.Contains(body, want) {
+			t.Fatalf("marker %q not found in the middle", want)
+		}
+	})
+}
+
+func TestCapWriter(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    int
+		writes []string
+		want   string
+	}{
+		{"fits", 64 + 10, []string{"abc", "def"}, "abcdef"},
+		{"exactly full", 64 + 10, []string{"0123456789"}, "0123456789"},
+		{"one over", 64 + 10, []string{"0123456789", "X"}, "01234\n… 1 bytes omitted …\n6789X"},
+		{"many small writes", 64 + 10, strings.Split(strings.Repeat("ab", 50), ""), "ababa\n… 90 bytes omitted …\nbabab"},
+		{"one big write", 64 + 10, []string{strings.Repeat("a", 1000) + "ZZZZZ"}, "aaaaa\n… 995 bytes omitted …\nZZZZZ"},
+		{"cuts move to rune boundaries", 64 + 10, []string{"aaaaé" + strings.Repeat("-", 20) + "éxxxx"}, "aaaa\n… 24 bytes omitted …\nxxxx"},
+		{"invalid UTF-8 replaced", 64 + 10, []string{"a\xffb"}, "a\uFFFDb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &capWriter{max: tt.max}
+			for _, s := range tt.writes {
+				w.Write([]byte(s))
+			}
+			got := w.String()
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			if !utf8.ValidString(got) {
+				t.Fatal("invalid UTF-8")
+			}
+		})
+	}
+}

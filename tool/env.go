@@ -1,0 +1,253 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// Env is what the file tools share in one run. Must not be nil. Its exported
+// fields must not change once a tool built from it has run.
+type Env struct {
+	Workspace perm.Workspace
+	// CanRead reports whether the gate lets this run read path; Glob and Grep
+	// skip (silently) files it refuses, so a Read(...) deny also hides files
+	// from directory-wide searches. nil = everything readable.
+	CanRead func(path string) bool
+
+	// writeMu serialises Write and Edit, so that two concurrent edits of
+	// one file cannot both pass the freshness check and lose one change.
+	writeMu sync.Mutex
+
+	mu sync.Mutex
+	// seen holds, by absolute clean path, each file as this run last read
+	// or wrote it: the write-safety baseline.
+	seen map[string]fileState
+}
+
+// NewEnv returns an Env for ws with no file read yet.
+func NewEnv(ws perm.Workspace) *Env {
+	return &Env{Workspace: ws, seen: make(map[string]fileState)}
+}
+
+// Builtins returns the built-in file and shell tools: Read, Glob, Grep,
+// Write, Edit and Bash. They are unguarded: the loop must wrap each with
+// Guard before a model can call it.
+func Builtins(env *Env) []Tool {
+	return []Tool{
+		readTool{env},
+		globTool{env},
+		grepTool{env},
+		writeTool{env},
+		editTool{env},
+		bashTool{env},
+	}
+}
+
+// fileState identifies one version of a file's content.
+type fileState struct {
+	size  int64
+	mtime time.Time
+	sum   [sha256.Size]byte
+}
+
+func (s fileState) equal(o fileState) bool {
+	return s.size == o.size && s.mtime.Equal(o.mtime) && s.sum == o.sum
+}
+
+func (e *Env) remember(abs string, st fileState) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.seen == nil {
+		e.seen = make(map[string]fileState)
+	}
+	e.seen[abs] = st
+}
+
+// checkFresh reports an error unless abs was read (or written) in this run
+// and cur is still the state it had then.
+func (e *Env) checkFresh(tool, abs string, cur fileState) error {
+	e.mu.Lock()
+	prev, ok := e.seen[abs]
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%s: %s exists and has not been read in this session: read the file first", tool, e.display(abs))
+	}
+	if !prev.equal(cur) {
+		return fmt.Errorf("%s: %s: file changed since it was read; read it again", tool, e.display(abs))
+	}
+	return nil
+}
+
+// abs returns p as an absolute clean path the way the permission gate
+// reads it: "~" and "~/x" are in the home directory, other relative paths
+// are taken against the working directory. The tool must touch the very
+// path the gate checked.
+func (e *Env) abs(tool, p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("%s: empty path", tool)
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home := e.Workspace.Home
+		if !filepath.IsAbs(home) {
+			return "", fmt.Errorf("%s: path %q is in the home directory, which is not known", tool, p)
+		}
+		return filepath.Join(home, p[1:]), nil
+	}
+	cwd := e.Workspace.Cwd
+	if !filepath.IsAbs(cwd) {
+		return "", fmt.Errorf("%s: working directory %q is not an absolute path", tool, cwd)
+	}
+	return filepath.Join(cwd, p), nil
+}
+
+// display returns abs relative to the working directory when it is inside
+// it, else abs itself.
+func (e *Env) display(abs string) string {
+	if rel, ok := within(e.Workspace.Cwd, abs); ok {
+		return rel
+	}
+	return abs
+}
+
+// within reports whether abs is dir or below it, and abs relative to dir.
+func within(dir, abs string) (string, bool) {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return "", false
+	}
+	dir = filepath.Clean(dir)
+	if abs == dir {
+		return ".", true
+	}
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	rest, ok := strings.CutPrefix(abs, prefix)
+	return rest, ok
+}
+
+// openRoot opens the os.Root every access to abs goes through, and returns
+// it with abs relative to it. The root is the most specific workspace
+// directory (Cwd, Root or one of Dirs) containing abs; a path outside the
+// workspace, which the gate has approved on its own, gets a root at its
+// parent directory. os.Root refuses symbolic links that leave the root, so
+// a link swapped in after the gate's check fails instead of escaping. The
+// caller must close the root.
+func (e *Env) openRoot(tool, abs string) (*os.Root, string, error) {
+	best, rel := "", ""
+	for _, d := range e.workspaceDirs() {
+		if r, ok := within(d, abs); ok && len(d) > len(best) {
+			best, rel = filepath.Clean(d), r
+		}
+	}
+	if best == "" {
+		best, rel = filepath.Dir(abs), filepath.Base(abs)
+		if best == abs { // the file system root itself
+			rel = "."
+		}
+	}
+	root, err := os.OpenRoot(best)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %s: %w", tool, e.display(abs), err)
+	}
+	return root, rel, nil
+}
+
+func (e *Env) workspaceDirs() []string {
+	ws := e.Workspace
+	return append([]string{ws.Cwd, ws.Root}, ws.Dirs...)
+}
+
+// openRegular opens name in root for reading and checks that it is a
+// regular file. O_NONBLOCK keeps a FIFO swapped in for the file from
+// blocking the open until a writer appears.
+func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		if fi.IsDir() {
+			return nil, fi, errIsDir
+		}
+		return nil, fi, errNotRegular
+	}
+	return f, fi, nil
+}
+
+var (
+	errIsDir      = errors.New("is a directory")
+	errNotRegular = errors.New("is not a regular file")
+)
+
+// describe turns an error opening abs into a message for the model.
+func (e *Env) describe(tool, abs string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %s does not exist", tool, e.display(abs))
+	case errors.Is(err, errIsDir):
+		return fmt.Errorf("%s: %s is a directory, not a file", tool, e.display(abs))
+	}
+	return fmt.Errorf("%s: %s: %w", tool, e.display(abs), err)
+}
+
+// ctxReader fails reads once ctx is done, so a long read can be cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// isBinary reports whether head, a file's first bytes, holds a NUL.
+func isBinary(head []byte) bool {
+	if len(head) > binarySniff {
+		head = head[:binarySniff]
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// binarySniff is how much of a file is searched for a NUL byte.
+const binarySniff = 8 << 10
+
+// truncateLine cuts s to maxLineRunes runes, marking the cut.
+func truncateLine(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxLineRunes {
+			return s[:i] + " … [line truncated]"
+		}
+		n++
+	}
+	return s
+}
+
+// maxLineRunes is the longest line Read and Grep print in full.
+const maxLineRunes = 2000

@@ -1,0 +1,202 @@
+package tool
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// maxGlobResults is how many paths Glob prints.
+const maxGlobResults = 1000
+
+// skipDirs are directory names that searches never descend into: version
+// control metadata, dependencies and caches, which are large and almost
+// never what a search is after. .gen/cache is skipped as well (see skipped).
+var skipDirs = map[string]bool{
+	".git":         true,
+	".hg":          true,
+	".svn":         true,
+	"node_modules": true,
+	"__pycache__":  true,
+	".venv":        true,
+}
+
+// skipped reports whether the slash-separated path p, relative to a search
+// directory whose own name is base, lies in a skipped directory. isDir says
+// whether p's last element is itself a directory. Only directories reached
+// below the search directory count: a search started inside node_modules
+// was asked for explicitly.
+func skipped(base, p string, isDir bool) bool {
+	elems := strings.Split(p, "/")
+	if !isDir {
+		elems = elems[:len(elems)-1]
+	}
+	prev := base
+	for _, e := range elems {
+		if skipDir(e, prev) {
+			return true
+		}
+		prev = e
+	}
+	return false
+}
+
+// skipDir reports whether a directory called name inside one called parent
+// is skipped.
+func skipDir(name, parent string) bool {
+	return skipDirs[name] || (name == "cache" && parent == ".gen")
+}
+
+// prunedFS hides skipped directories from directory listings, so that a
+// walk never descends into them. base is the name of the directory fsys is
+// rooted at.
+type prunedFS struct {
+	fs.FS
+	base string
+}
+
+func (p prunedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(p.FS, name)
+	parent := path.Base(name)
+	if name == "." {
+		parent = p.base
+	}
+	kept := ents[:0]
+	for _, e := range ents {
+		if e.IsDir() && skipDir(e.Name(), parent) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, err
+}
+
+type globTool struct{ env *Env }
+
+func (globTool) Name() string { return "Glob" }
+
+// Run lists the regular files matching a doublestar pattern, sorted. The
+// static leading part of the pattern picks the directory the walk starts
+// in; the walk goes through that directory's os.Root and does not follow
+// symbolic links to directories, so it cannot loop or leave the root.
+func (t globTool) Run(ctx context.Context, in map[string]any) (string, error) {
+	const name = "Glob"
+	env := t.env
+	pattern, err := requiredString(name, in, "pattern")
+	if err != nil {
+		return "", err
+	}
+	if pattern == "" {
+		return "", fmt.Errorf("%s: empty pattern", name)
+	}
+	base, ok, err := stringArg(name, in, "path")
+	if err != nil {
+		return "", err
+	}
+	if !ok || base == "" {
+		base = env.Workspace.Cwd
+	}
+	baseAbs, err := env.abs(name, base)
+	if err != nil {
+		return "", err
+	}
+	if !doublestar.ValidatePattern(filepath.ToSlash(pattern)) {
+		return "", fmt.Errorf("%s: invalid pattern %q (unbalanced [ ] or { }, or a trailing \\)", name, pattern)
+	}
+	// The directory the walk starts in is the search path joined with the
+	// pattern's literal leading directories, as the gate reads it; an
+	// absolute or home-relative pattern ignores the search path.
+	var staticDir, pat, dirAbs string
+	switch slashed := filepath.ToSlash(pattern); {
+	case filepath.IsAbs(pattern):
+		staticDir, pat = doublestar.SplitPattern(slashed)
+		dirAbs = filepath.Clean(staticDir)
+	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
+		staticDir, pat = doublestar.SplitPattern(strings.TrimPrefix(slashed[1:], "/"))
+		if dirAbs, err = env.abs(name, "~/"+staticDir); err != nil {
+			return "", err
+		}
+	default:
+		staticDir, pat = doublestar.SplitPattern(slashed)
+		dirAbs = filepath.Join(baseAbs, staticDir)
+	}
+	root, rel, err := env.openRoot(name, dirAbs)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	fsys := root.FS()
+	if rel != "." {
+		if fsys, err = fs.Sub(fsys, filepath.ToSlash(rel)); err != nil {
+			return "", fmt.Errorf("%s: %s: %w", name, env.display(dirAbs), err)
+		}
+	}
+
+	dirName := filepath.Base(dirAbs)
+	var found []string
+	err = doublestar.GlobWalk(prunedFS{fsys, dirName}, pat, func(p string, d fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Not fs.SkipDir for directories: for a directory matched by a
+		// plain segment GlobWalk would skip its remaining siblings too.
+		// prunedFS keeps the walk out of skipped directories instead, and
+		// this check catches paths whose skipped directory was named by a
+		// literal segment, which GlobWalk stats without listing.
+		if d.IsDir() || skipped(dirName, p, false) {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			if d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			// A link to a regular file inside the root counts; one
+			// that leaves the root fails to stat and is dropped.
+			fi, err := fs.Stat(fsys, p)
+			if err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+		}
+		abs := filepath.Join(dirAbs, filepath.FromSlash(p))
+		if env.CanRead != nil && !env.CanRead(abs) {
+			return nil
+		}
+		found = append(found, env.display(abs))
+		return nil
+	}, doublestar.WithNoFollow())
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s: %w", name, ctx.Err())
+		}
+		return "", fmt.Errorf("%s: %s: %w", name, pattern, err)
+	}
+	if len(found) == 0 {
+		return "no files matched\n", nil
+	}
+	slices.Sort(found)
+	var b strings.Builder
+	for _, f := range found[:min(len(found), maxGlobResults)] {
+		b.WriteString(f)
+		b.WriteByte('\n')
+	}
+	if len(found) > maxGlobResults {
+		fmt.Fprintf(&b, "(truncated: %d more)\n", len(found)-maxGlobResults)
+	}
+	return b.String(), nil
+}
+
+// matchGlob reports whether the slash-separated path p matches the
+// user-supplied file filter glob: a glob without a slash is matched against
+// the file name alone, as in *.go; one with a slash against the whole path.
+func matchGlob(glob, p string) bool {
+	if !strings.Contains(glob, "/") {
+		return doublestar.MatchUnvalidated(glob, path.Base(p))
+	}
+	return doublestar.MatchUnvalidated(glob, p)
+}

@@ -1,0 +1,288 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+const (
+	defaultGrepResults = 200
+	maxGrepResults     = 1000
+	// maxGrepFile is the largest file Grep searches; bigger ones are
+	// generated or data files far more often than source.
+	maxGrepFile = 1 << 20
+)
+
+type grepTool struct{ env *Env }
+
+func (grepTool) Name() string { return "Grep" }
+
+// errEnough stops the walk once the result cap is exceeded.
+var errEnough = errors.New("enough matches")
+
+// Run searches file contents with an RE2 regexp, walking from path (a file
+// or directory) through its os.Root in lexical order, so output is
+// deterministic.
+func (t grepTool) Run(ctx context.Context, in map[string]any) (string, error) {
+	const name = "Grep"
+	env := t.env
+	pattern, err := requiredString(name, in, "pattern")
+	if err != nil {
+		return "", err
+	}
+	ci, err := boolArg(name, in, "case_insensitive")
+	if err != nil {
+		return "", err
+	}
+	expr := pattern
+	if ci {
+		expr = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return "", fmt.Errorf("%s: invalid regexp (Go RE2 syntax): %w", name, err)
+	}
+	glob, _, err := stringArg(name, in, "glob")
+	if err != nil {
+		return "", err
+	}
+	glob = filepath.ToSlash(glob)
+	if glob != "" && !doublestar.ValidatePattern(glob) {
+		return "", fmt.Errorf("%s: invalid glob %q (unbalanced [ ] or { }, or a trailing \\)", name, glob)
+	}
+	limit, ok, err := intArg(name, in, "max_results")
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		limit = defaultGrepResults
+	} else if limit < 1 || limit > maxGrepResults {
+		return "", fmt.Errorf("%s: max_results must be between 1 and %d, got %d", name, maxGrepResults, limit)
+	}
+	start, ok, err := stringArg(name, in, "path")
+	if err != nil {
+		return "", err
+	}
+	if !ok || start == "" {
+		start = env.Workspace.Cwd
+	}
+	startAbs, err := env.abs(name, start)
+	if err != nil {
+		return "", err
+	}
+	root, rel, err := env.openRoot(name, startAbs)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return "", env.describe(name, startAbs, err)
+	}
+
+	s := &search{env: env, root: root, re: re, glob: glob, limit: int(limit)}
+	if !fi.IsDir() {
+		// A file named explicitly is searched even if ignore rules or
+		// the glob would have skipped it in a walk.
+		if err := s.file(ctx, rel, startAbs); err != nil && !errors.Is(err, errEnough) {
+			return "", err
+		}
+	} else {
+		err := s.walk(ctx, rel, startAbs)
+		if err != nil && !errors.Is(err, errEnough) {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("%s: %w", name, ctx.Err())
+			}
+			return "", fmt.Errorf("%s: %s: %w", name, env.display(startAbs), err)
+		}
+	}
+	return s.result(), nil
+}
+
+// search is one Grep run's state.
+type search struct {
+	env   *Env
+	root  *os.Root
+	re    *regexp.Regexp
+	glob  string
+	limit int
+
+	out       bytes.Buffer
+	matches   int
+	truncated bool
+}
+
+// walk searches every eligible file below dir, which is rel in the root
+// and dirAbs on disk.
+func (s *search) walk(ctx context.Context, rel, dirAbs string) error {
+	fsys := s.root.FS()
+	if rel != "." {
+		var err error
+		if fsys, err = fs.Sub(fsys, filepath.ToSlash(rel)); err != nil {
+			return err
+		}
+	}
+	ign := loadIgnore(fsys)
+	dirName := filepath.Base(dirAbs)
+	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			return nil // an unreadable entry below the start is skipped
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() {
+			if skipped(dirName, p, true) || ign.match(p, true) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		// Symbolic links are not followed (a link would either repeat a
+		// file or lead outside the walk); devices and FIFOs are not text.
+		if !d.Type().IsRegular() || ign.match(p, false) {
+			return nil
+		}
+		if s.glob != "" && !matchGlob(s.glob, p) {
+			return nil
+		}
+		abs := filepath.Join(dirAbs, filepath.FromSlash(p))
+		if s.env.CanRead != nil && !s.env.CanRead(abs) {
+			return nil
+		}
+		return s.file(ctx, path.Join(filepath.ToSlash(rel), p), abs)
+	})
+}
+
+// file searches one file, rel in the root. Files that are not regular,
+// are over maxGrepFile or look binary are skipped without error.
+func (s *search) file(ctx context.Context, rel, abs string) error {
+	if s.env.CanRead != nil && !s.env.CanRead(abs) {
+		return nil
+	}
+	f, fi, err := openRegular(s.root, rel)
+	if err != nil {
+		if errors.Is(err, errNotRegular) || errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return s.env.describe("Grep", abs, err)
+	}
+	defer f.Close()
+	if fi.Size() > maxGrepFile {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, maxGrepFile+1))
+	if err != nil {
+		return s.env.describe("Grep", abs, err)
+	}
+	if len(data) > maxGrepFile || isBinary(data) {
+		return nil
+	}
+	shown := s.env.display(abs)
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if !s.re.Match(line) {
+			continue
+		}
+		if s.matches == s.limit {
+			s.truncated = true
+			return errEnough
+		}
+		s.matches++
+		fmt.Fprintf(&s.out, "%s:%d:%s\n", shown, n, truncateLine(string(line)))
+	}
+	return nil
+}
+
+func (s *search) result() string {
+	if s.matches == 0 {
+		return "no matches\n"
+	}
+	if s.truncated {
+		fmt.Fprintf(&s.out, "(truncated after %d matches: narrow the pattern, path or glob, or raise max_results)\n", s.matches)
+	}
+	return s.out.String()
+}
+
+// ignore is the subset of a .gitignore that Grep honours: the file at the
+// walk's starting directory only, without negation.
+type ignore []ignoreRule
+
+type ignoreRule struct {
+	pattern string
+	dirOnly bool // written with a trailing slash
+	// anchored patterns contain a slash and match the path from the walk
+	// root; others match any single path element.
+	anchored bool
+}
+
+// loadIgnore reads .gitignore from the top of fsys. A missing or unreadable
+// file means no rules. Negated (!) lines are dropped: honouring them needs
+// git's full precedence rules, and without them Grep only searches less.
+func loadIgnore(fsys fs.FS) ignore {
+	data, err := fs.ReadFile(fsys, ".gitignore")
+	if err != nil {
+		return nil
+	}
+	var ign ignore
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, " \t\r\n")
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "!") {
+			continue
+		}
+		r := ignoreRule{}
+		if p, ok := strings.CutSuffix(line, "/"); ok {
+			line, r.dirOnly = p, true
+		}
+		if strings.Contains(line, "/") {
+			r.anchored = true
+			line = strings.TrimPrefix(line, "/")
+		}
+		if line == "" || !doublestar.ValidatePattern(line) {
+			continue
+		}
+		r.pattern = line
+		ign = append(ign, r)
+	}
+	return ign
+}
+
+// match reports whether the slash-separated path p (relative to the walk
+// root) is ignored. Directories are matched as the walk reaches them, so a
+// file below an ignored directory is never asked about.
+func (ign ignore) match(p string, isDir bool) bool {
+	for _, r := range ign {
+		if r.dirOnly && !isDir {
+			continue
+		}
+		target := p
+		if !r.anchored {
+			target = path.Base(p)
+		}
+		if doublestar.MatchUnvalidated(r.pattern, target) {
+			return true
+		}
+	}
+	return false
+}

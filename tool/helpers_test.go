@@ -1,0 +1,82 @@
+package tool
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// workspace returns an Env whose Cwd and Root are a fresh temporary
+// directory, and that directory.
+func workspace(t testing.TB) (*Env, string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEnv(perm.Workspace{Cwd: dir, Root: dir}), dir
+}
+
+// call runs the built-in tool name from env's Builtins.
+func call(t *testing.T, env *Env, name string, in map[string]any) (string, error) {
+	t.Helper()
+	return callCtx(context.Background(), t, env, name, in)
+}
+
+func callCtx(ctx context.Context, t *testing.T, env *Env, name string, in map[string]any) (string, error) {
+	t.Helper()
+	for _, tl := range Builtins(env) {
+		if tl.Name() == name {
+			return tl.Run(ctx, in)
+		}
+	}
+	t.Fatalf("no built-in tool %q", name)
+	return "", nil
+}
+
+// files creates each path (relative to dir) with its content; a path
+// ending in / is created as a directory.
+func files(t testing.TB, dir string, m map[string]string) {
+	t.Helper()
+	for p, content := range m {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if p[len(p)-1] == '/' {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// names lists the entries of dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -1,0 +1,264 @@
+package tool
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxEditFile is the largest file Edit loads into memory.
+const maxEditFile = 64 << 20
+
+type writeTool struct{ env *Env }
+
+func (writeTool) Name() string { return "Write" }
+
+// Run replaces or creates a file atomically. An existing file must be the
+// one this run last read or wrote (see Env).
+func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
+	const name = "Write"
+	env := t.env
+	p, err := requiredString(name, in, "file_path")
+	if err != nil {
+		return "", err
+	}
+	content, err := requiredString(name, in, "content")
+	if err != nil {
+		return "", err
+	}
+	abs, err := env.abs(name, p)
+	if err != nil {
+		return "", err
+	}
+	env.writeMu.Lock()
+	defer env.writeMu.Unlock()
+	root, rel, err := env.openRoot(name, abs)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+
+	mode, exists, err := existing(env, name, root, rel, abs)
+	if err != nil {
+		return "", err
+	}
+	if exists {
+		_, cur, err := readState(ctx, root, rel)
+		if err != nil {
+			return "", env.describe(name, abs, err)
+		}
+		if err := env.checkFresh(name, abs, cur); err != nil {
+			return "", err
+		}
+	} else {
+		mode = 0o644
+		if dir := filepath.Dir(rel); dir != "." {
+			if err := root.MkdirAll(dir, 0o755); err != nil {
+				return "", fmt.Errorf("%s: creating the parent directories of %s: %w", name, env.display(abs), err)
+			}
+		}
+	}
+	st, err := atomicWrite(root, rel, []byte(content), mode)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
+	}
+	env.remember(abs, st)
+	verb := "Wrote"
+	if !exists {
+		verb = "Created"
+	}
+	return fmt.Sprintf("%s %s (%d bytes)\n", verb, env.display(abs), len(content)), nil
+}
+
+type editTool struct{ env *Env }
+
+func (editTool) Name() string { return "Edit" }
+
+// Run replaces old_string with new_string in a file the run has read and
+// writes the result atomically.
+func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
+	const name = "Edit"
+	env := t.env
+	p, err := requiredString(name, in, "file_path")
+	if err != nil {
+		return "", err
+	}
+	oldS, err := requiredString(name, in, "old_string")
+	if err != nil {
+		return "", err
+	}
+	newS, err := requiredString(name, in, "new_string")
+	if err != nil {
+		return "", err
+	}
+	all, err := boolArg(name, in, "replace_all")
+	if err != nil {
+		return "", err
+	}
+	if oldS == "" {
+		return "", fmt.Errorf("%s: old_string is empty: give the exact text to replace (use Write to create a file)", name)
+	}
+	if oldS == newS {
+		return "", fmt.Errorf("%s: old_string and new_string are identical, so the edit would change nothing", name)
+	}
+	abs, err := env.abs(name, p)
+	if err != nil {
+		return "", err
+	}
+	env.writeMu.Lock()
+	defer env.writeMu.Unlock()
+	root, rel, err := env.openRoot(name, abs)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+
+	mode, exists, err := existing(env, name, root, rel, abs)
+	if err != nil {
+		return "", err
+	}
+	if !exists {
+		return "", fmt.Errorf("%s: %s does not exist (use Write to create a file)", name, env.display(abs))
+	}
+	data, cur, err := readState(ctx, root, rel)
+	if err != nil {
+		return "", env.describe(name, abs, err)
+	}
+	if err := env.checkFresh(name, abs, cur); err != nil {
+		return "", err
+	}
+	content := string(data)
+	n := strings.Count(content, oldS)
+	switch {
+	case n == 0:
+		return "", fmt.Errorf("%s: old_string was not found in %s; it must match the file exactly, including white space and indentation", name, env.display(abs))
+	case n > 1 && !all:
+		return "", fmt.Errorf("%s: old_string occurs %d times in %s; include more surrounding lines to make it unique, or set replace_all to replace every occurrence", name, n, env.display(abs))
+	}
+	if all {
+		content = strings.ReplaceAll(content, oldS, newS)
+	} else {
+		content = strings.Replace(content, oldS, newS, 1)
+	}
+	st, err := atomicWrite(root, rel, []byte(content), mode)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
+	}
+	env.remember(abs, st)
+	unit := "occurrence"
+	if n != 1 {
+		unit = "occurrences"
+	}
+	return fmt.Sprintf("Edited %s: replaced %d %s\n", env.display(abs), n, unit), nil
+}
+
+// existing reports whether rel exists as a regular file and its permission
+// bits. Anything else at the path is an error: a directory cannot be
+// written, and a symbolic link is refused rather than replaced by a plain
+// file (the atomic rename would swap out the link itself) or written
+// through (its target is a path the gate was never asked about).
+func existing(env *Env, tool string, root *os.Root, rel, abs string) (fs.FileMode, bool, error) {
+	fi, err := root.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, env.describe(tool, abs, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := root.Readlink(rel)
+		return 0, false, fmt.Errorf("%s: %s is a symbolic link (to %s); write the target path instead", tool, env.display(abs), target)
+	case fi.IsDir():
+		return 0, false, fmt.Errorf("%s: %s is a directory, not a file", tool, env.display(abs))
+	case !fi.Mode().IsRegular():
+		return 0, false, fmt.Errorf("%s: %s is not a regular file", tool, env.display(abs))
+	}
+	return fi.Mode().Perm(), true, nil
+}
+
+// readState reads the whole regular file rel and returns its content and
+// state.
+func readState(ctx context.Context, root *os.Root, rel string) ([]byte, fileState, error) {
+	f, fi, err := openRegular(root, rel)
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	defer f.Close()
+	if fi.Size() > maxEditFile {
+		return nil, fileState{}, fmt.Errorf("file is %d bytes, larger than the %d MiB that Write and Edit handle", fi.Size(), maxEditFile>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, maxEditFile+1))
+	if err != nil {
+		return nil, fileState{}, err
+	}
+	return data, fileState{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}, nil
+}
+
+// atomicWrite replaces rel with data: it writes a temporary file in the
+// same directory, fsyncs it, gives it mode and renames it over rel, so a
+// reader sees the old content or the new, never a mix, and a crash leaves
+// no partial file. The temporary file is removed on any failure. It
+// returns the state of the new file.
+func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) (fileState, error) {
+	dir, base := filepath.Split(rel)
+	var (
+		f   *os.File
+		tmp string
+		err error
+	)
+	for range 10 {
+		var b [6]byte
+		rand.Read(b[:])
+		tmp = filepath.Join(dir, "."+base+".gen-"+hex.EncodeToString(b[:])+".tmp")
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fileState{}, err
+	}
+	fail := func(err error) (fileState, error) {
+		f.Close()
+		root.Remove(tmp)
+		return fileState{}, err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	// Chmod on the open file, not by name: the name could be swapped.
+	if err := f.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	// Neither the rename nor closing changes the modification time, so
+	// the state recorded now is the state a later Read would see.
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		root.Remove(tmp)
+		return fileState{}, err
+	}
+	if err := root.Rename(tmp, rel); err != nil {
+		root.Remove(tmp)
+		return fileState{}, err
+	}
+	// Make the rename itself durable; failing to is not worth reporting
+	// a write that did happen as failed.
+	if d, err := root.Open(filepath.Clean(dir + ".")); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return fileState{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}, nil
+}
