@@ -93,21 +93,36 @@ type Denial struct {
 // it returns an error. Cancelling ctx stops the run promptly and returns
 // an error that wraps ctx.Err().
 func (r *Runner) Run(ctx context.Context, system, prompt string) (Outcome, error) {
+	var msgs []openai.ChatCompletionMessage
+	if system != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	}
+	out, _, err := r.Continue(ctx, msgs, prompt)
+	return out, err
+}
+
+// Continue runs one user turn of a longer conversation: history holds the
+// earlier messages (the system prompt first, if any), prompt is the new
+// user message. It returns the conversation with this turn appended, also
+// on error, so an interrupted turn can still be kept. history itself is
+// not modified.
+func (r *Runner) Continue(ctx context.Context, history []openai.ChatCompletionMessage, prompt string) (Outcome, []openai.ChatCompletionMessage, error) {
 	var out Outcome
+	msgs := append(history[:len(history):len(history)], openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
 	s, err := r.start()
 	if err != nil {
-		return out, err
+		return out, msgs, err
 	}
 	s.out = &out
 	s.emit(Event{Kind: EventInit, Tools: s.names})
 
-	err = s.loop(ctx, system, prompt)
+	msgs, err = s.loop(ctx, msgs)
 	final := Event{Kind: EventFinal, Text: out.Final, Turns: out.Turns, Usage: &out.Usage}
 	if err != nil {
 		final.Text, final.IsError = err.Error(), true
 	}
 	s.emit(final)
-	return out, err
+	return out, msgs, err
 }
 
 // run is the state of one Run.
@@ -169,17 +184,11 @@ func (s *run) emit(e Event) {
 	s.r.OnEvent(e)
 }
 
-func (s *run) loop(ctx context.Context, system, prompt string) error {
-	var msgs []openai.ChatCompletionMessage
-	if system != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
-	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
-
+func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	out := s.out
 	for {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("loop: before turn %d: %w", out.Turns+1, err)
+			return msgs, fmt.Errorf("loop: before turn %d: %w", out.Turns+1, err)
 		}
 		out.Turns++
 		resp, err := s.r.Model.Complete(ctx, Request{
@@ -193,7 +202,7 @@ func (s *run) loop(ctx context.Context, system, prompt string) error {
 			if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 				err = fmt.Errorf("%w (%v)", cerr, err)
 			}
-			return fmt.Errorf("loop: turn %d: model: %w", out.Turns, err)
+			return msgs, fmt.Errorf("loop: turn %d: model: %w", out.Turns, err)
 		}
 		addUsage(&out.Usage, resp.Usage)
 
@@ -217,7 +226,7 @@ func (s *run) loop(ctx context.Context, system, prompt string) error {
 
 		if len(msg.ToolCalls) == 0 {
 			out.Final = msg.Content
-			return nil
+			return msgs, nil
 		}
 		if msg.Content != "" {
 			s.emit(Event{Kind: EventText, Text: msg.Content})
@@ -225,12 +234,12 @@ func (s *run) loop(ctx context.Context, system, prompt string) error {
 		if out.Turns >= s.maxTurns {
 			// The results could only be read in a turn the run does
 			// not have, so the calls are not made at all.
-			return fmt.Errorf("%w: the model still calls tools after %d turns", ErrMaxTurns, s.maxTurns)
+			return msgs, fmt.Errorf("%w: the model still calls tools after %d turns", ErrMaxTurns, s.maxTurns)
 		}
 		results, err := s.calls(ctx, msg.ToolCalls)
 		msgs = append(msgs, results...)
 		if err != nil {
-			return err
+			return msgs, err
 		}
 	}
 }
@@ -364,6 +373,7 @@ func (s *run) execute(ctx context.Context, batch []*call) {
 // invoke runs c's guarded tool. It records the gate's decision in c and,
 // when live is set, hands it to live right away (from this goroutine).
 func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
+	ctx = context.WithValue(ctx, callIDKey{}, c.id)
 	ctx = context.WithValue(ctx, sinkKey{}, &sink{fn: func(res perm.Result) {
 		c.decision = &res
 		if live != nil {
@@ -402,7 +412,7 @@ func (s *run) finish(c *call) openai.ChatCompletionMessage {
 		}
 		s.out.Denials = append(s.out.Denials, d)
 	}
-	s.emit(Event{Kind: EventToolResult, CallID: c.id, Tool: c.name, Output: c.output, IsError: c.isError, Denied: c.denied})
+	s.emit(Event{Kind: EventToolResult, CallID: c.id, Tool: c.name, Input: c.input, Output: c.output, IsError: c.isError, Denied: c.denied})
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.id, Content: c.output}
 }
 
@@ -416,6 +426,16 @@ func (s *run) emitDecision(c *call, res perm.Result) {
 type observing struct{ g tool.Gate }
 
 type sinkKey struct{}
+
+type callIDKey struct{}
+
+// CallID returns the ID of the tool call whose tool is running with ctx, or
+// "" outside a tool call. The Agent tool uses it to tie a subagent's events
+// to the call that started it.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
 
 // sink receives the decision for one call. Only the first decision counts:
 // that is the one Guard asks for before the tool runs; a tool that consults

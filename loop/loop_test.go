@@ -735,8 +735,8 @@ func TestEvents(t *testing.T) {
 		0: `{"type":"init","agent":"main","tools":["Bash","Write"]}`,
 		6: `{"type":"decision","agent":"main","call_id":"call_2","tool":"Write","input":{"content":"hi","file_path":"a.txt"},"denied":true,` +
 			`"result":{"decision":"deny","step":1,"reason":"Write is not allowed here","rule":"Write","source":"project"}}`,
-		7: `{"type":"tool_result","agent":"main","call_id":"call_2","tool":"Write","output":"DENIED: Write is not allowed here","is_error":true,"denied":true}`,
-		3: `{"type":"tool_result","agent":"main","call_id":"call_1","tool":"Bash","output":"Bash ran"}`,
+		7: `{"type":"tool_result","agent":"main","call_id":"call_2","tool":"Write","input":{"content":"hi","file_path":"a.txt"},"output":"DENIED: Write is not allowed here","is_error":true,"denied":true}`,
+		3: `{"type":"tool_result","agent":"main","call_id":"call_1","tool":"Bash","input":{"command":"ls"},"output":"Bash ran"}`,
 	}
 	for i, want := range lines {
 		b, err := json.Marshal(events[i])

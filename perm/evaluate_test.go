@@ -255,3 +255,44 @@ func TestEvaluate(t *testing.T) {
 		})
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	f := newFixture(t)
+	cases := []struct {
+		name string
+		pol  func(*Policy)
+		req  Request
+		want []string
+	}{
+		{"compound one uncovered", allow("Bash(echo *)", "Bash(ls *)"), bashReq("echo hi && cat /etc/hosts"), []string{"Bash(cat /etc/hosts)"}},
+		{"compound two uncovered", nil, bashReq("npm test; curl -s 'a b'"), []string{"Bash(npm test)", "Bash(curl -s 'a b')"}},
+		{"read-only parts need nothing", nil, bashReq("ls && npm test"), []string{"Bash(npm test)"}},
+		{"redirect", allow("Bash(echo *)"), bashReq("echo x > out.txt"), []string{"Edit(./out.txt)"}},
+		{"dynamic name", nil, bashReq("$X y"), nil},
+		{"at most five", nil, bashReq("a1; a2; a3; a4; a5; a6"), []string{"Bash(a1)", "Bash(a2)", "Bash(a3)", "Bash(a4)", "Bash(a5)"}},
+		{"edit inside", nil, fileReq("Edit", "src/a.go"), []string{"Edit(./src/a.go)"}},
+		{"read outside", nil, fileReq("Read", "/etc/hosts"), []string{"Read(//etc/hosts)"}},
+		{"webfetch", ask("WebFetch(domain:x.org)"), Request{Tool: "WebFetch", Input: map[string]any{"url": "https://X.org/a"}}, []string{"WebFetch(domain:x.org)"}},
+		{"agent", nil, Request{Tool: "Agent", Input: map[string]any{"subagent_type": "Explore"}}, []string{"Agent(Explore)"}},
+		{"mcp", nil, Request{Tool: "mcp__gh__list"}, []string{"mcp__gh__list"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if tc.pol != nil {
+				tc.pol(p)
+			}
+			got := Suggest(tc.req, p)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("Suggest = %q, want %q", got, tc.want)
+			}
+			// Each suggestion, once allowed, must allow the call.
+			if len(got) > 0 && len(got) < maxSuggestions && len(p.Ask) == 0 {
+				p.Allow = append(p.Allow, entries(SourceLocal, got...)...)
+				if r := Evaluate(tc.req, p); r.Decision != Allow {
+					t.Errorf("with the suggested rules: %v (%s)", r.Decision, r.Reason)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/loop"
@@ -24,9 +25,10 @@ type Config struct {
 	MaxTurns int
 	// OnEvent receives the loop's events; it may be nil.
 	OnEvent func(loop.Event)
-	// Extra tools beyond the file and shell built-ins (WebFetch, ...).
-	// They are subject to the same schema filter and gate.
-	Extra []tool.Tool
+	// HTTPClient is used by WebFetch and WebSearch (nil: defaults).
+	HTTPClient *http.Client
+	// SearchURL is the WebSearch endpoint ("" = not configured).
+	SearchURL string
 }
 
 // Report is what a subagent run produced.
@@ -63,7 +65,13 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		return perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": path}}, &pol).Decision == perm.Allow
 	}
 	visible := schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true})
-	tools := pick(append(tool.Builtins(env), cfg.Extra...), visible)
+	gate := Gate{&pol}
+	all := append(tool.Builtins(env),
+		tool.NewWebFetch(gate, cfg.HTTPClient),
+		tool.NewWebSearch(cfg.SearchURL, cfg.HTTPClient),
+		tool.NewNotebookEdit(env))
+	all = append(all, tool.NewTaskTools(&tool.TaskList{})...)
+	tools := pick(all, visible)
 	for _, t := range tools {
 		rep.Tools = append(rep.Tools, t.Name())
 	}
@@ -74,7 +82,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	r := &loop.Runner{
 		Model:    cfg.Model,
 		Tools:    tools,
-		Gate:     Gate{&pol},
+		Gate:     gate,
 		Schemas:  schema.OpenAI(rep.Tools),
 		MaxTurns: maxTurns,
 		OnEvent:  cfg.OnEvent,

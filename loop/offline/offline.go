@@ -60,12 +60,15 @@ func (model) Complete(ctx context.Context, req loop.Request) (loop.Response, err
 	if err := ctx.Err(); err != nil {
 		return loop.Response{}, err
 	}
-	prompt, ok := firstUser(req.Messages)
+	// In a conversation of several turns only the latest prompt counts,
+	// with the tool results that answer it.
+	at, ok := lastUser(req.Messages)
 	if !ok {
 		return loop.Response{}, fmt.Errorf("offline: the conversation has no user message")
 	}
-	calls := parse(prompt)
-	results := report(req.Messages)
+	calls := parse(req.Messages[at].Content)
+	results := report(req.Messages[at:])
+	earlier := len(report(req.Messages[:at]))
 
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
 	switch n := len(results); {
@@ -77,27 +80,35 @@ func (model) Complete(ctx context.Context, req loop.Request) (loop.Response, err
 		if n > 0 {
 			msg.Content = results[n-1]
 		}
-		c := calls[n]
-		args, err := json.Marshal(c.args)
-		if err != nil {
-			return loop.Response{}, fmt.Errorf("offline: encoding arguments for %s: %w", c.tool, err)
+		// Consecutive Delegate directives go out in one turn, so the
+		// loop runs those subagents in parallel.
+		end := n + 1
+		for calls[n].tool == "Agent" && end < len(calls) && calls[end].tool == "Agent" {
+			end++
 		}
-		msg.ToolCalls = []openai.ToolCall{{
-			ID:       fmt.Sprintf("call_%d", n+1),
-			Type:     openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: c.tool, Arguments: string(args)},
-		}}
+		for i, c := range calls[n:end] {
+			args, err := json.Marshal(c.args)
+			if err != nil {
+				return loop.Response{}, fmt.Errorf("offline: encoding arguments for %s: %w", c.tool, err)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
+				ID:       fmt.Sprintf("call_%d", earlier+n+i+1),
+				Type:     openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.tool, Arguments: string(args)},
+			})
+		}
 	}
 	return loop.Response{Message: msg, Usage: usage(req.Messages, msg)}, nil
 }
 
-func firstUser(msgs []openai.ChatCompletionMessage) (string, bool) {
-	for _, m := range msgs {
-		if m.Role == openai.ChatMessageRoleUser {
-			return m.Content, true
+// lastUser returns the index of the latest user message.
+func lastUser(msgs []openai.ChatCompletionMessage) (int, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == openai.ChatMessageRoleUser {
+			return i, true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 // directive is one tool call the prompt asks for.

@@ -182,3 +182,57 @@ func BenchmarkOfflineRun(b *testing.B) {
 		}
 	}
 }
+
+// In a conversation of several turns the model answers the latest prompt,
+// and its call IDs stay unique across turns.
+func TestLaterTurn(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "Run bash: echo one"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "call_1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "Bash", Arguments: `{"command":"echo one"}`}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "call_1", Content: "one"},
+		{Role: openai.ChatMessageRoleAssistant, Content: "RESULT: Bash(echo one) -> ALLOWED"},
+		{Role: openai.ChatMessageRoleUser, Content: "Read: a.txt"},
+	}
+	resp, err := offline.New().Complete(context.Background(), loop.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tcs := resp.Message.ToolCalls
+	if len(tcs) != 1 || tcs[0].ID != "call_2" || tcs[0].Function.Name != "Read" || tcs[0].Function.Arguments != `{"file_path":"a.txt"}` {
+		t.Fatalf("tool calls = %+v, want one Read of a.txt with ID call_2", tcs)
+	}
+	msgs = append(msgs, resp.Message, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "call_2", Content: "DENIED: no"})
+	resp, err = offline.New().Complete(context.Background(), loop.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "RESULT: Read(a.txt) -> DENIED: no"; resp.Message.Content != want || len(resp.Message.ToolCalls) != 0 {
+		t.Fatalf("final = %q, want %q", resp.Message.Content, want)
+	}
+}
+
+// Consecutive Delegate directives are one turn with several Agent calls.
+func TestDelegatesBatch(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Delegate a: x\nDelegate b: y\nRead: f"}}
+	resp, err := offline.New().Complete(context.Background(), loop.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tc := range resp.Message.ToolCalls {
+		got = append(got, tc.ID+" "+tc.Function.Name)
+	}
+	if want := "call_1 Agent,call_2 Agent"; strings.Join(got, ",") != want {
+		t.Fatalf("first turn calls = %v, want %s", got, want)
+	}
+	msgs = append(msgs, resp.Message,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "call_1", Content: "ok"},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "call_2", Content: "ok"})
+	resp, err = offline.New().Complete(context.Background(), loop.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tcs := resp.Message.ToolCalls; len(tcs) != 1 || tcs[0].ID != "call_3" || tcs[0].Function.Name != "Read" {
+		t.Fatalf("second turn calls = %+v, want call_3 Read", tcs)
+	}
+}

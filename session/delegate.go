@@ -1,0 +1,85 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/subagent"
+)
+
+// agentTool is the main loop's Agent tool: it runs a subagent headless.
+// Subagents see neither Agent nor AskUserQuestion (schema.Visible), so
+// delegation is one level deep.
+type agentTool struct{ s *Session }
+
+func (*agentTool) Name() string { return "Agent" }
+
+// Run delegates to the subagent named by subagent_type. Its policy is its
+// own frontmatter plus every settings deny rule (CLI flags included) and
+// the parent's session state; it is never less constrained than the
+// parent: a subagent asking for bypassPermissions gets it only when the
+// main loop runs in that mode itself. Its events are forwarded, tied to
+// this call, and its denials reach the parent's result.
+func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, error) {
+	s := t.s
+	typ, _ := input["subagent_type"].(string)
+	prompt, _ := input["prompt"].(string)
+
+	s.mu.Lock()
+	def, ok := s.catalog.Get(typ)
+	set := *s.set
+	set.Workspace.Dirs = append(set.Workspace.Dirs[:len(set.Workspace.Dirs):len(set.Workspace.Dirs)], s.dirs...)
+	parentMode := s.mode
+	s.mu.Unlock()
+	if !ok {
+		var names []string
+		for _, d := range s.Agents() {
+			names = append(names, d.Name)
+		}
+		return "", fmt.Errorf("unknown subagent type %q; available: %s", typ, strings.Join(names, ", "))
+	}
+	d := *def
+	if d.Mode == perm.ModeBypass && parentMode != perm.ModeBypass {
+		d.Mode = perm.ModeDefault
+	}
+
+	ts, _ := ctx.Value(turnKey{}).(*turnState)
+	callID := loop.CallID(ctx)
+	cfg := subagent.Config{
+		Def:        &d,
+		Settings:   &set,
+		Model:      s.cfg.Model,
+		HTTPClient: s.cfg.HTTPClient,
+		SearchURL:  s.cfg.SearchURL,
+	}
+	if ts != nil && ts.onEvent != nil {
+		cfg.OnEvent = func(e loop.Event) {
+			e.Parent = callID
+			ts.onEvent(e)
+		}
+	}
+	rep := subagent.Run(ctx, cfg, prompt)
+	if ts != nil && len(rep.Outcome.Denials) > 0 {
+		ts.mu.Lock()
+		for _, dn := range rep.Outcome.Denials {
+			dn.Reason = fmt.Sprintf("[subagent %s] %s", d.Name, dn.Reason)
+			ts.denials = append(ts.denials, dn)
+		}
+		ts.mu.Unlock()
+	}
+	if rep.Err != nil {
+		return "", fmt.Errorf("subagent %s failed: %w", d.Name, rep.Err)
+	}
+	var b strings.Builder
+	b.WriteString(rep.Outcome.Final)
+	if len(rep.Outcome.Denials) > 0 {
+		fmt.Fprintf(&b, "\n\nPermission denials in subagent %s:", d.Name)
+		for _, dn := range rep.Outcome.Denials {
+			fmt.Fprintf(&b, "\n- %s(%s): %s", dn.ToolName, perm.Specifier(dn.ToolName, dn.ToolInput), dn.Reason)
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,105 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// Check is the main loop's gate (it implements tool.Gate): the pipeline
+// decides, and an Ask goes to the Approver. Without an Approver (headless)
+// the policy has NoPrompt set, so Ask has already become Deny.
+func (s *Session) Check(ctx context.Context, req perm.Request) perm.Result {
+	pol := s.Policy()
+	res := perm.Evaluate(req, &pol)
+	if res.Decision != perm.Ask || s.cfg.Approver == nil {
+		return res
+	}
+	s.ask.Lock()
+	defer s.ask.Unlock()
+	// Another dialog may have just granted what this call needs.
+	pol = s.Policy()
+	if res = perm.Evaluate(req, &pol); res.Decision != perm.Ask {
+		return res
+	}
+	a := Approval{
+		Request:    req,
+		Result:     res,
+		Specifier:  perm.Specifier(req.Tool, req.Input),
+		Preview:    Preview(pol.Workspace, req),
+		Rules:      perm.Suggest(req, &pol),
+		Class:      classOf(req.Tool),
+		CanPersist: !s.managedOnly(),
+	}
+	ans, err := s.cfg.Approver.Approve(ctx, a)
+	if err != nil {
+		return deny(res, "approval interrupted: "+err.Error())
+	}
+	switch ans.Choice {
+	case Yes:
+		return allow(res, "approved by the user for this call")
+	case YesSession:
+		s.mu.Lock()
+		s.session = append(s.session, perm.Rule{Tool: a.Class})
+		s.mu.Unlock()
+		return allow(res, fmt.Sprintf("approved by the user: all %s calls this session", a.Class))
+	case Always:
+		if err := s.always(ans.Rules); err != nil {
+			return deny(res, "always allow failed: "+err.Error())
+		}
+		return allow(res, "approved by the user; rule saved to .gen/settings.local.json")
+	}
+	return deny(res, "denied by the user")
+}
+
+func allow(r perm.Result, reason string) perm.Result {
+	r.Decision, r.Reason, r.Source = perm.Allow, reason, perm.SourceSession
+	return r
+}
+
+func deny(r perm.Result, reason string) perm.Result {
+	r.Decision, r.Reason, r.Source = perm.Deny, reason, perm.SourceSession
+	return r
+}
+
+// classOf is the tool class "Yes, allow all this session" grants.
+func classOf(tool string) string {
+	if perm.ClassOf(tool) == perm.Edit {
+		return "Edit"
+	}
+	return tool
+}
+
+func (s *Session) managedOnly() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set.ManagedRulesOnly
+}
+
+// always saves rules to the local project settings, atomically and safe
+// against other sessions writing at the same time, then reloads settings.
+func (s *Session) always(rules []string) error {
+	if s.managedOnly() {
+		return fmt.Errorf("managed settings allow only managed permission rules")
+	}
+	if len(rules) == 0 {
+		return fmt.Errorf("no rule to save")
+	}
+	for _, r := range rules {
+		if _, err := perm.ParseRule(r); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	path := filepath.Join(s.set.Workspace.Root, ".gen", "settings.local.json")
+	s.mu.Unlock()
+	for _, r := range rules {
+		if err := settings.AddRule(path, "allow", r); err != nil {
+			return err
+		}
+	}
+	return s.reload()
+}

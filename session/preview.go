@@ -1,0 +1,68 @@
+package session
+
+import (
+	"os"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// maxPreview bounds the size of a diff preview, in bytes of either side.
+const maxPreview = 1 << 20
+
+// Preview renders the change an Edit or Write call would make as a unified
+// diff ("" for other tools, or when the change cannot be computed, e.g. the
+// old string does not occur: the tool will report that itself).
+func Preview(ws perm.Workspace, req perm.Request) string {
+	path, _ := req.Input["file_path"].(string)
+	if path == "" {
+		return ""
+	}
+	abs := perm.ResolvePath(ws, path)
+	var before string
+	if fi, err := os.Stat(abs); err == nil {
+		if fi.Size() > maxPreview || !fi.Mode().IsRegular() {
+			return ""
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return ""
+		}
+		before = string(b)
+	}
+	var after string
+	switch req.Tool {
+	case "Write":
+		after, _ = req.Input["content"].(string)
+	case "Edit":
+		old, _ := req.Input["old_string"].(string)
+		repl, _ := req.Input["new_string"].(string)
+		all, _ := req.Input["replace_all"].(bool)
+		if old == "" || !strings.Contains(before, old) {
+			return ""
+		}
+		n := 1
+		if all {
+			n = -1
+		}
+		after = strings.Replace(before, old, repl, n)
+	default:
+		return ""
+	}
+	if len(after) > maxPreview {
+		return ""
+	}
+	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        difflib.SplitLines(before),
+		B:        difflib.SplitLines(after),
+		FromFile: "a/" + path,
+		ToFile:   "b/" + path,
+		Context:  3,
+	})
+	if err != nil {
+		return ""
+	}
+	return diff
+}

@@ -1,0 +1,126 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// RuleView is one effective rule, for /permissions.
+type RuleView struct {
+	List   string // allow, ask or deny
+	Rule   string
+	Source perm.Source
+	Origin string // the file or flag it came from
+}
+
+// Rules returns the effective rules: every settings scope and CLI flag,
+// then this session's own allow rules.
+func (s *Session) Rules() []RuleView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []RuleView
+	add := func(list string, es []perm.Entry) {
+		for _, e := range es {
+			out = append(out, RuleView{List: list, Rule: e.Rule.String(), Source: e.Source, Origin: e.Origin})
+		}
+	}
+	add("allow", s.set.Allow)
+	add("ask", s.set.Ask)
+	add("deny", s.set.Deny)
+	for _, r := range s.session {
+		out = append(out, RuleView{List: "allow", Rule: r.String(), Source: perm.SourceSession, Origin: "this session"})
+	}
+	return out
+}
+
+// scopeFile is the settings file a person may edit for scope.
+func (s *Session) scopeFile(scope perm.Source) (string, error) {
+	root, home := s.set.Workspace.Root, s.set.Workspace.Home
+	switch scope {
+	case perm.SourceLocal:
+		return filepath.Join(root, ".gen", "settings.local.json"), nil
+	case perm.SourceProject:
+		return filepath.Join(root, ".gen", "settings.json"), nil
+	case perm.SourceUser:
+		return filepath.Join(home, ".gen", "settings.json"), nil
+	}
+	return "", fmt.Errorf("rules can be edited in the local, project or user scope, not %q", scope)
+}
+
+func checkList(list string) error {
+	switch list {
+	case "allow", "ask", "deny":
+		return nil
+	}
+	return fmt.Errorf("unknown rule list %q (want allow, ask or deny)", list)
+}
+
+// AddRule writes rule to list in the settings file of scope and reloads
+// the settings. Allow rules are refused where managed settings allow only
+// managed rules.
+func (s *Session) AddRule(scope perm.Source, list, rule string) error {
+	if err := checkList(list); err != nil {
+		return err
+	}
+	if _, err := perm.ParseRule(rule); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	managedOnly := s.set.ManagedRulesOnly
+	s.mu.Unlock()
+	if list == "allow" && managedOnly {
+		return fmt.Errorf("managed settings allow only managed permission rules (allowManagedPermissionRulesOnly)")
+	}
+	path, err := s.scopeFile(scope)
+	if err != nil {
+		return err
+	}
+	if err := settings.AddRule(path, list, rule); err != nil {
+		return err
+	}
+	return s.reload()
+}
+
+// RemoveRule removes rule from list in the settings file of scope (or, for
+// the session scope, from this session's rules) and reloads the settings.
+func (s *Session) RemoveRule(scope perm.Source, list, rule string) error {
+	if err := checkList(list); err != nil {
+		return err
+	}
+	if scope == perm.SourceSession {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i, r := range s.session {
+			if r.String() == rule && list == "allow" {
+				s.session = append(s.session[:i:i], s.session[i+1:]...)
+				return nil
+			}
+		}
+		return fmt.Errorf("no session rule %s", rule)
+	}
+	path, err := s.scopeFile(scope)
+	if err != nil {
+		return err
+	}
+	if err := settings.RemoveRule(path, list, rule); err != nil {
+		return err
+	}
+	return s.reload()
+}
+
+// reload reads every settings scope again. A file that became invalid is
+// an error and the previous settings stay in force: a broken file never
+// means an empty policy.
+func (s *Session) reload() error {
+	set, err := settings.Load(s.opts)
+	if err != nil {
+		return fmt.Errorf("settings not reloaded, the previous ones stay in force: %w", err)
+	}
+	s.mu.Lock()
+	s.set = set
+	s.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,417 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gen-run/gen/internal/testmodel"
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/loop/offline"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// project writes files (path → content) under a new project root with .git
+// and returns the root and a home directory.
+func project(t *testing.T, files map[string]string) (root, home string) {
+	t.Helper()
+	base := t.TempDir()
+	root, home = filepath.Join(base, "proj"), filepath.Join(base, "home")
+	for _, d := range []string{root + "/.git", home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, home
+}
+
+// models runs f once with the offline model in process and once with it
+// behind a local OpenAI-compatible HTTP server (streaming).
+func models(t *testing.T, f func(t *testing.T, m loop.Model)) {
+	t.Run("offline", func(t *testing.T) { f(t, offline.New()) })
+	t.Run("http", func(t *testing.T) { f(t, testmodel.New(t, offline.New()).Model(true)) })
+}
+
+func newSession(t *testing.T, root, home string, m loop.Model, a Approver, mut func(*Config)) *Session {
+	t.Helper()
+	cfg := Config{
+		Settings: settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "no-managed.json")},
+		Model:    m,
+		Approver: a,
+	}
+	if mut != nil {
+		mut(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// approver answers every Approval with answer and records them.
+type approver struct {
+	mu     sync.Mutex
+	answer func(Approval) Answer
+	got    []Approval
+}
+
+func (a *approver) Approve(_ context.Context, ap Approval) (Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.got = append(a.got, ap)
+	return a.answer(ap), nil
+}
+
+func (a *approver) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.got)
+}
+
+func always(ap Approval) Answer { return Answer{Choice: Always, Rules: ap.Rules} }
+
+const seedSettings = `{"permissions": {"allow": ["Bash(echo *)", "Bash(ls *)"]}, "model": "kept"}`
+
+// The seed's main-loop scenario, without the terminal: a covered compound
+// command runs without a question; an uncovered one asks; "Always allow"
+// saves the rule and the same command then runs without asking.
+func TestSeedMainLoopScenario(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		root, home := project(t, map[string]string{".gen/settings.local.json": seedSettings})
+		a := &approver{answer: always}
+		s := newSession(t, root, home, m, a, nil)
+		ctx := context.Background()
+
+		out, err := s.Submit(ctx, "Run bash: echo hi && ls /tmp", nil, nil)
+		if err != nil || a.count() != 0 || !strings.Contains(out.Final, "-> ALLOWED") {
+			t.Fatalf("covered command: final %q, err %v, %d approvals", out.Final, err, a.count())
+		}
+		out, err = s.Submit(ctx, "Run bash: echo hi && cat /etc/hosts", nil, nil)
+		if err != nil || a.count() != 1 || !strings.Contains(out.Final, "-> ALLOWED") {
+			t.Fatalf("uncovered command: final %q, err %v, %d approvals", out.Final, err, a.count())
+		}
+		if got := a.got[0].Rules; !slices.Equal(got, []string{"Bash(cat /etc/hosts)"}) {
+			t.Errorf("prefilled rules = %q", got)
+		}
+		data, _ := os.ReadFile(filepath.Join(root, ".gen/settings.local.json"))
+		for _, want := range []string{`"Bash(echo *)"`, `"Bash(ls *)"`, `"Bash(cat /etc/hosts)"`, `"model": "kept"`} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("settings.local.json lacks %s:\n%s", want, data)
+			}
+		}
+		if _, err := s.Submit(ctx, "Run bash: echo hi && cat /etc/hosts", nil, nil); err != nil || a.count() != 1 {
+			t.Fatalf("after Always allow: err %v, %d approvals (want still 1)", err, a.count())
+		}
+	})
+}
+
+func TestApprovalChoices(t *testing.T) {
+	root, home := project(t, map[string]string{"a.txt": "one\ntwo\n"})
+	bash := perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl https://x.org"}}
+	cases := []struct {
+		name     string
+		answer   Answer
+		want     perm.Decision
+		asksNext bool // whether a second, similar call asks again
+	}{
+		{"yes", Answer{Choice: Yes}, perm.Allow, true},
+		{"session", Answer{Choice: YesSession}, perm.Allow, false},
+		{"always", Answer{Choice: Always, Rules: []string{"Bash(curl *)"}}, perm.Allow, false},
+		{"no", Answer{Choice: No}, perm.Deny, true},
+		{"always invalid rule", Answer{Choice: Always, Rules: []string{"Bash(curl"}}, perm.Deny, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			os.RemoveAll(filepath.Join(root, ".gen"))
+			a := &approver{answer: func(Approval) Answer { return tc.answer }}
+			s := newSession(t, root, home, offline.New(), a, nil)
+			if got := s.Check(context.Background(), bash); got.Decision != tc.want {
+				t.Fatalf("decision = %v (%s), want %v", got.Decision, got.Reason, tc.want)
+			}
+			s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl https://y.org"}})
+			if asked := a.count() == 2; asked != tc.asksNext {
+				t.Errorf("second call asked = %v, want %v", asked, tc.asksNext)
+			}
+			if a.got[0].Class != "Bash" || a.got[0].Result.Step != 7 || !a.got[0].CanPersist {
+				t.Errorf("approval = %+v", a.got[0])
+			}
+		})
+	}
+}
+
+func TestHeadlessNeverAsks(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		root, home := project(t, nil)
+		s := newSession(t, root, home, m, nil, nil)
+		out, err := s.Submit(context.Background(), "Run bash: curl https://x.org\nRun bash: ls", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "RESULT: Bash(curl https://x.org) -> DENIED: Bash requires approval in default mode\nRESULT: Bash(ls) -> ALLOWED"
+		if out.Final != want || len(out.Denials) != 1 {
+			t.Fatalf("final = %q (%d denials), want %q", out.Final, len(out.Denials), want)
+		}
+	})
+}
+
+func TestManagedRulesOnlyRefusesAlways(t *testing.T) {
+	root, home := project(t, nil)
+	managed := filepath.Join(home, "managed.json")
+	os.WriteFile(managed, []byte(`{"permissions": {"allowManagedPermissionRulesOnly": true}}`), 0o644)
+	a := &approver{answer: always}
+	s := newSession(t, root, home, offline.New(), a, func(c *Config) { c.Settings.ManagedPath = managed })
+	got := s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl x"}})
+	if got.Decision != perm.Deny || a.got[0].CanPersist {
+		t.Fatalf("decision %v (%s), CanPersist %v; want deny and false", got.Decision, got.Reason, a.got[0].CanPersist)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".gen/settings.local.json")); err == nil {
+		t.Error("a rule was written despite allowManagedPermissionRulesOnly")
+	}
+	if err := s.AllowPattern("Bash(curl *)"); err == nil {
+		t.Error("AllowPattern succeeded despite allowManagedPermissionRulesOnly")
+	}
+}
+
+func TestPreview(t *testing.T) {
+	root, home := project(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	ws := perm.Workspace{Cwd: root, Root: root, Home: home}
+	edit := Preview(ws, perm.Request{Tool: "Edit", Input: map[string]any{"file_path": "a.txt", "old_string": "two", "new_string": "2"}})
+	if !strings.Contains(edit, "--- a/a.txt") || !strings.Contains(edit, "-two\n") || !strings.Contains(edit, "+2\n") || !strings.Contains(edit, " one\n") {
+		t.Errorf("edit preview:\n%s", edit)
+	}
+	write := Preview(ws, perm.Request{Tool: "Write", Input: map[string]any{"file_path": "new.txt", "content": "hello\n"}})
+	if !strings.Contains(write, "+hello\n") || !strings.Contains(write, "+++ b/new.txt") {
+		t.Errorf("write preview:\n%s", write)
+	}
+	if p := Preview(ws, perm.Request{Tool: "Edit", Input: map[string]any{"file_path": "a.txt", "old_string": "absent", "new_string": "x"}}); p != "" {
+		t.Errorf("preview of an edit that cannot apply = %q", p)
+	}
+	// The dialog receives it.
+	a := &approver{answer: func(Approval) Answer { return Answer{Choice: No} }}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	s.Check(context.Background(), perm.Request{Tool: "Write", Input: map[string]any{"file_path": "new.txt", "content": "hello\n"}})
+	if len(a.got) != 1 || a.got[0].Preview != write {
+		t.Errorf("approval preview = %q", a.got[0].Preview)
+	}
+}
+
+// Two sessions approving "Always allow" at the same time lose neither rule.
+func TestConcurrentAlwaysAllow(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.local.json": seedSettings})
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := newSession(t, root, home, offline.New(), &approver{answer: always}, nil)
+			cmd := "curl https://host" + string(rune('a'+i)) + ".org"
+			if got := s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}}); got.Decision != perm.Allow {
+				t.Errorf("%s: %v %s", cmd, got.Decision, got.Reason)
+			}
+		}()
+	}
+	wg.Wait()
+	var f struct {
+		Permissions struct{ Allow []string }
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".gen/settings.local.json"))
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Permissions.Allow) != n+2 {
+		t.Fatalf("allow has %d rules, want %d: %q", len(f.Permissions.Allow), n+2, f.Permissions.Allow)
+	}
+}
+
+const reviewer = `---
+name: reviewer
+description: test subagent
+mode: explore
+allow_tools: Read, Bash(git diff*), Bash(sleep *)
+deny_tools: Bash(git stash*)
+---
+Review.
+`
+
+func TestDelegation(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		root, home := project(t, map[string]string{".gen/agents/reviewer.md": reviewer})
+		a := &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}
+		s := newSession(t, root, home, m, a, nil)
+		var mu sync.Mutex
+		var events []loop.Event
+		onEvent := func(e loop.Event) {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}
+		out, err := s.Submit(context.Background(), "Delegate reviewer: Run bash: git stash list\nDelegate reviewer: Run bash: git diff --stat", onEvent, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both Agent calls were approved in the main loop (default mode asks).
+		if a.count() != 2 {
+			t.Errorf("%d approvals, want 2", a.count())
+		}
+		if !strings.Contains(out.Final, "RESULT: Agent(reviewer) -> ALLOWED") {
+			t.Errorf("final = %q", out.Final)
+		}
+		// The subagent's denial reaches the parent's result.
+		if len(out.Denials) != 1 || !strings.Contains(out.Denials[0].Reason, "[subagent reviewer] tool Bash is blocked by deny_tools") {
+			t.Errorf("denials = %+v", out.Denials)
+		}
+		// The subagents' own calls appear under the Agent calls, and they
+		// saw neither Agent nor AskUserQuestion.
+		parents := map[string]bool{}
+		for _, e := range events {
+			if e.Parent == "" {
+				continue
+			}
+			parents[e.Parent] = true
+			if e.Kind == loop.EventInit && (slices.Contains(e.Tools, "Agent") || slices.Contains(e.Tools, "AskUserQuestion")) {
+				t.Errorf("subagent tools = %v", e.Tools)
+			}
+		}
+		if len(parents) != 2 {
+			t.Errorf("subagent events under %d Agent calls, want 2", len(parents))
+		}
+	})
+}
+
+func TestDelegationDenyInheritance(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		root, home := project(t, map[string]string{
+			".gen/agents/reviewer.md": reviewer,
+			".gen/settings.json":      `{"permissions": {"deny": ["Bash(git diff:*)", "Agent(Explore)"], "allow": ["Agent(reviewer)"]}}`,
+		})
+		s := newSession(t, root, home, m, nil, func(c *Config) { c.Settings.Disallowed = []string{"Read(./secret)"} })
+		out, err := s.Submit(context.Background(), "Delegate reviewer: Run bash: git diff --stat\nDelegate reviewer: Read: secret\nDelegate Explore: Read: a", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons := ""
+		for _, d := range out.Denials {
+			reasons += d.ToolName + ": " + d.Reason + "\n"
+		}
+		for _, want := range []string{
+			"Bash: [subagent reviewer] tool Bash is blocked by deny rule Bash(git diff:*) (project)",
+			"Read: [subagent reviewer] tool Read is blocked by deny rule Read(./secret) (cli)",
+			"Agent: tool Agent is blocked by deny rule Agent(Explore) (project)",
+		} {
+			if !strings.Contains(reasons, want) {
+				t.Errorf("denials lack %q:\n%s", want, reasons)
+			}
+		}
+	})
+}
+
+func TestDelegationCancel(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/agents/reviewer.md": reviewer})
+	s := newSession(t, root, home, offline.New(), &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{}, 1)
+	onEvent := func(e loop.Event) {
+		if e.Parent != "" && e.Kind == loop.EventDecision {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		}
+	}
+	done := make(chan error, 1)
+	begin := time.Now()
+	go func() {
+		_, err := s.Submit(ctx, "Delegate reviewer: Run bash: sleep 30", onEvent, nil)
+		done <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("cancelled turn returned no error")
+		}
+		if d := time.Since(begin); d > 10*time.Second {
+			t.Fatalf("cancellation took %v", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("cancelling the turn did not stop the subagent")
+	}
+	// The conversation stays usable.
+	if _, err := s.Submit(context.Background(), "Run bash: ls", nil, nil); err != nil {
+		t.Fatalf("turn after cancellation: %v", err)
+	}
+}
+
+func TestModesAndCommands(t *testing.T) {
+	root, home := project(t, nil)
+	managed := filepath.Join(home, "managed.json")
+	os.WriteFile(managed, []byte(`{"permissions": {"disableBypassPermissionsMode": true}}`), 0o644)
+	s := newSession(t, root, home, offline.New(), nil, func(c *Config) { c.Settings.ManagedPath = managed })
+	var seen []perm.Mode
+	for range 5 {
+		seen = append(seen, s.CycleMode())
+	}
+	if want := []perm.Mode{"acceptEdits", "dontAsk", "auto", "default", "acceptEdits"}; !slices.Equal(seen, want) {
+		t.Errorf("Shift+Tab cycle = %v, want %v (bypass skipped)", seen, want)
+	}
+	if err := s.SetMode(perm.ModeBypass); err == nil {
+		t.Error("SetMode(bypassPermissions) succeeded although managed settings disable it")
+	}
+	if err := s.AllowPattern("Bash(npm test)"); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Policy()
+	if r := perm.Evaluate(perm.Request{Tool: "Bash", Input: map[string]any{"command": "npm test"}}, &p); r.Decision != perm.Allow || r.Step != 4 {
+		t.Errorf("session allow: %v step %d", r.Decision, r.Step)
+	}
+	if err := s.AddRule(perm.SourceProject, "deny", "Bash(npm test)"); err != nil {
+		t.Fatal(err)
+	}
+	p = s.Policy()
+	if r := perm.Evaluate(perm.Request{Tool: "Bash", Input: map[string]any{"command": "npm test"}}, &p); r.Decision != perm.Deny {
+		t.Errorf("after adding a project deny rule: %v", r.Decision)
+	}
+	var found bool
+	for _, r := range s.Rules() {
+		found = found || (r.List == "deny" && r.Rule == "Bash(npm test)" && r.Source == perm.SourceProject)
+	}
+	if !found {
+		t.Errorf("Rules() = %+v", s.Rules())
+	}
+	if err := s.RemoveRule(perm.SourceProject, "deny", "Bash(npm test)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddRule(perm.SourceManaged, "allow", "Bash(x)"); err == nil {
+		t.Error("AddRule to the managed scope succeeded")
+	}
+	outside := t.TempDir()
+	if err := s.AddDir(outside); err != nil {
+		t.Fatal(err)
+	}
+	p = s.Policy()
+	if r := perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(outside, "f")}}, &p); r.Decision != perm.Allow {
+		t.Errorf("read in an added dir: %v %s", r.Decision, r.Reason)
+	}
+	if tools := s.Tools(); !slices.Contains(tools, "Agent") || !slices.Contains(tools, "AskUserQuestion") {
+		t.Errorf("main loop tools = %v", tools)
+	}
+}
