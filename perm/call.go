@@ -2,6 +2,7 @@ package perm
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,7 +33,11 @@ type part struct {
 	denyForms []string
 	readOnly  bool
 	reads     []target // paths a read-only command reads
-	args      []target // every file its arguments could name
+	// args are every file its arguments could name; computed on demand
+	// (argsOf), as only Read deny rules need them.
+	args       []target
+	argsDone   bool
+	argsUnsure bool // a glob too deep to expand cheaply
 
 	// kindRead, kindWrite
 	path target
@@ -51,13 +56,17 @@ type call struct {
 	ws     Workspace
 	parts  []part
 	script *bash.Script
+	// dirs memoises resolved directories: the arguments of one command
+	// line mostly share a few.
+	dirs map[string]string
+	pats map[string]pathPattern
 	// invalid is set when the call cannot be analysed (bad arguments, shell
 	// syntax error, unparseable URL). Such a call is never allowed.
 	invalid string
 }
 
 func analyse(req Request, ws Workspace) *call {
-	c := &call{req: req, ws: ws}
+	c := &call{req: req, ws: ws, dirs: map[string]string{}, pats: map[string]pathPattern{}}
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
@@ -101,7 +110,7 @@ func (c *call) pathPart(k kind, key, dflt string) {
 		}
 		p = dflt
 	}
-	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: newTarget(c.ws, p)})
+	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: c.target(p)})
 }
 
 // analyseGlob checks the directory a glob pattern searches: its search path
@@ -125,7 +134,7 @@ func (c *call) analyseGlob() {
 	if filepath.IsAbs(pat) || strings.HasPrefix(pat, "~") {
 		base = ""
 	}
-	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: newTarget(c.ws, filepath.Join(base, literalPrefix(pat)))})
+	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: c.target(filepath.Join(base, literalPrefix(pat)))})
 }
 
 // literalPrefix returns the leading directories of a glob pattern that
@@ -179,10 +188,9 @@ func (c *call) analyseBash() {
 		if paths, ok := cmd.ReadOnly(); ok {
 			p.readOnly = true
 			for _, a := range paths {
-				p.reads = append(p.reads, newTarget(c.ws, a))
+				p.reads = append(p.reads, c.target(a))
 			}
 		}
-		p.args = c.fileArgs(cmd)
 		c.parts = append(c.parts, p)
 	}
 	for _, r := range s.Redirects {
@@ -196,11 +204,28 @@ func (c *call) analyseBash() {
 			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
 			continue
 		}
-		c.parts = append(c.parts, part{kind: k, tool: "Bash", path: newTarget(c.ws, shellPath(r.Target))})
+		c.parts = append(c.parts, part{kind: k, tool: "Bash", path: c.target(shellPath(r.Target))})
 	}
 	if len(c.parts) == 0 {
 		c.invalid = "empty command"
 	}
+}
+
+// target resolves p like newTarget, memoising the resolution of its
+// directory.
+func (c *call) target(p string) target {
+	abs := ResolvePath(c.ws, p)
+	dir, base := filepath.Split(abs)
+	rdir, ok := c.dirs[dir]
+	if !ok {
+		rdir = realPath(filepath.Clean(dir))
+		c.dirs[dir] = rdir
+	}
+	real := filepath.Join(rdir, base)
+	if fi, err := os.Lstat(real); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		real = realPath(real)
+	}
+	return target{abs: abs, real: real}
 }
 
 // shellPath is the path a static shell word names: "~" is the home
@@ -212,27 +237,38 @@ func shellPath(w bash.Word) string {
 	return w.Value
 }
 
-// fileArgs returns every file a command's arguments could name: each
-// static argument that is not an option, and for a glob every file it
+// argsOf returns every file the arguments of a command part could name:
+// each static argument that is not an option and, for a glob, every file it
 // matches now as well as the pattern itself. Deny rules on reads check
 // these for every command, so `cat *.pem` or `cp .env x` cannot read a
-// denied file by not being a known read-only command.
-func (c *call) fileArgs(cmd *bash.Command) []target {
-	var ts []target
-	for i, w := range cmd.Words {
+// denied file by not being a known read-only command. Only a glob in the
+// last path segment is expanded (one directory read, so the gate stays
+// fast on `cat /*/*/*`); unsure reports a deeper one.
+func (c *call) argsOf(pt *part) (ts []target, unsure bool) {
+	if pt.argsDone {
+		return pt.args, pt.argsUnsure
+	}
+	pt.argsDone = true
+	for i, w := range pt.cmd.Words {
 		if i == 0 || !w.Static || strings.HasPrefix(w.Value, "-") || w.Value == "" {
 			continue
 		}
 		p := shellPath(w)
-		ts = append(ts, newTarget(c.ws, p))
-		if w.Glob {
-			matches, _ := filepath.Glob(ResolvePath(c.ws, p))
-			for _, m := range matches {
-				ts = append(ts, newTarget(c.ws, m))
-			}
+		pt.args = append(pt.args, c.target(p))
+		if !w.Glob {
+			continue
+		}
+		abs := ResolvePath(c.ws, p)
+		if strings.ContainsAny(filepath.Dir(abs), "*?[") {
+			pt.argsUnsure = true
+			continue
+		}
+		matches, _ := filepath.Glob(abs)
+		for _, m := range matches {
+			pt.args = append(pt.args, c.target(m))
 		}
 	}
-	return ts
+	return pt.args, pt.argsUnsure
 }
 
 // specKey names the argument a tool's rule pattern is matched against.

@@ -150,6 +150,8 @@ func TestEvaluate(t *testing.T) {
 		{"read-only explore", mode(ModeExplore), bashReq("grep -r x src"), Allow, 7, ""},
 		{"find delete", nil, bashReq("find . -delete"), Ask, 2, "destructive"},
 		{"find exec not read-only", nil, bashReq("find . -exec touch {} +"), Ask, 7, ""},
+		{"read deny deep glob", deny("Read(./secrets/**)"), bashReq("cat s*/k"), Ask, 2, "glob too deep"},
+		{"deep glob without read deny", mode(ModeBypass), bashReq("wc s*/k"), Allow, 3, ""},
 		{"read deny covers any command", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq("cp .env /tmp/x"), Deny, 1, ""},
 		{"read deny quoted tilde is literal", deny("Read(~/.ssh/**)"), bashReq("cat '~/.ssh/id'"), Allow, 7, ""},
 		{"read deny tilde", deny("Read(~/.ssh/**)"), bashReq("cat ~/.ssh/id"), Deny, 1, ""},

@@ -137,18 +137,44 @@ func escapeMeta(dir string) string {
 	return b.String()
 }
 
-// pathMatch matches a path rule pattern against one absolute path. Broad
-// matching (deny, ask) also fires when the pattern names an ancestor
-// directory of the path: denying a directory denies what is in it.
-func pathMatch(ws Workspace, pat, p string, broad bool) bool {
+// pathPattern is a path rule pattern made absolute for one workspace.
+type pathPattern struct {
+	abs  string
+	base bool // match basenames
+	// dir is the pattern's literal leading directory, ending in "/": a
+	// path matches only if it (or, for broad matching, an ancestor) lies
+	// in it, so paths elsewhere are rejected without matching.
+	dir string
+}
+
+func compilePath(ws Workspace, pat string) pathPattern {
 	ap, base := absPattern(ws, pat)
-	ap = cleanPattern(ap)
+	pp := pathPattern{abs: cleanPattern(ap), base: base}
+	if !base {
+		lit := pp.abs
+		if i := strings.IndexAny(lit, `*?[{\`); i >= 0 {
+			lit = lit[:i]
+		}
+		pp.dir = lit[:strings.LastIndexByte(lit, '/')+1]
+	}
+	return pp
+}
+
+// match matches one absolute path. Broad matching (deny, ask) also fires
+// when the pattern names an ancestor directory of the path: denying a
+// directory denies what is in it.
+func (pp pathPattern) match(p string, broad bool) bool {
+	// Any q matching the pattern has q+"/" starting with dir (a "/**" may
+	// match dir itself), and q is p or an ancestor of p.
+	if !strings.HasPrefix(p+"/", pp.dir) {
+		return false
+	}
 	for q := p; ; {
 		subject := q
-		if base {
+		if pp.base {
 			subject = filepath.Base(q)
 		}
-		if ok, _ := doublestar.Match(ap, subject); ok {
+		if ok, _ := doublestar.Match(pp.abs, subject); ok {
 			return true
 		}
 		if !broad {
@@ -177,11 +203,11 @@ func cleanPattern(p string) string {
 	return c
 }
 
-// targetMatch applies pathMatch to every form of t: broad matching fires if
-// any form matches; narrow matching needs all of them to.
-func targetMatch(ws Workspace, pat string, t target, broad bool) bool {
+// targetMatch applies a path pattern to every form of t: broad matching
+// fires if any form matches; narrow matching needs all of them to.
+func targetMatch(pp pathPattern, t target, broad bool) bool {
 	for _, p := range t.forms() {
-		m := pathMatch(ws, pat, p, broad)
+		m := pp.match(p, broad)
 		if broad && m {
 			return true
 		}

@@ -78,6 +78,7 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 		}
 	}
 	guarded := hasBashRule(p.Deny) || hasBashRule(p.Ask)
+	readDeny := hasRule(p.Deny, "Read")
 	for i := range c.parts {
 		pt := &c.parts[i]
 		switch pt.kind {
@@ -87,6 +88,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			}
 			if _, ok := pt.cmd.Name(); !ok && guarded {
 				return ask("command name is not static, so deny and ask rules cannot be checked", "")
+			}
+			if readDeny {
+				if _, unsure := c.argsOf(pt); unsure {
+					return ask("glob too deep to check against Read deny rules", "")
+				}
 			}
 		case kindWrite:
 			if pt.dynamic {
@@ -107,9 +113,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 	return Result{}, false
 }
 
-func hasBashRule(es []Entry) bool {
+func hasBashRule(es []Entry) bool { return hasRule(es, "Bash") }
+
+func hasRule(es []Entry, tool string) bool {
 	for _, e := range es {
-		if e.Rule.Tool == "Bash" {
+		if e.Rule.Tool == tool {
 			return true
 		}
 	}

@@ -48,10 +48,11 @@ func (c *call) matchCommand(r Rule, pt *part, h how) bool {
 		}
 		ts := pt.reads
 		if h == matchDeny {
-			ts = append(ts[:len(ts):len(ts)], pt.args...)
+			args, _ := c.argsOf(pt)
+			ts = append(ts[:len(ts):len(ts)], args...)
 		}
 		for _, t := range ts {
-			if !r.HasPattern || targetMatch(c.ws, r.Pattern, t, true) {
+			if !r.HasPattern || targetMatch(c.pathPattern(r.Pattern), t, true) {
 				return true
 			}
 		}
@@ -88,7 +89,7 @@ func (c *call) matchPath(r Rule, pt *part, h how) bool {
 		return h == matchConstraint && pt.tool == "Bash" && r.Tool == "Bash" && !r.HasPattern
 	}
 	if r.HasPattern {
-		return targetMatch(c.ws, r.Pattern, pt.path, h.broad())
+		return targetMatch(c.pathPattern(r.Pattern), pt.path, h.broad())
 	}
 	switch h {
 	case matchAllow:
@@ -117,4 +118,14 @@ func matchOther(r Rule, pt *part, h how) bool {
 		return nameMatch(r.Pattern, pt.tool)
 	}
 	return !r.HasPattern && mcpServerMatch(r.Tool, pt.tool)
+}
+
+// pathPattern compiles a path rule pattern once per call.
+func (c *call) pathPattern(pat string) pathPattern {
+	pp, ok := c.pats[pat]
+	if !ok {
+		pp = compilePath(c.ws, pat)
+		c.pats[pat] = pp
+	}
+	return pp
 }

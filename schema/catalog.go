@@ -201,12 +201,13 @@ var catalog = []*toolDef{
 	},
 	{
 		name: "WebFetch",
-		desc: "Fetch a web page over HTTP(S) and return its content converted to markdown.",
+		desc: "Fetch a web page over HTTP(S) and return its content: HTML converted to markdown, text and JSON as they are. " +
+			"At most 100,000 characters are returned; every redirect is checked against the permission rules.",
 		params: object(
 			&param{name: "url", typ: tString, required: true, nonEmpty: true,
 				desc: "Absolute http:// or https:// URL."},
 			&param{name: "prompt", typ: tString,
-				desc: "What you want to learn from the page, used to focus the result."},
+				desc: "What you want to learn from the page; it is echoed above the content, which is returned in full (not summarised)."},
 		),
 	},
 	{

@@ -173,7 +173,11 @@ type notebook struct {
 func parseNotebook(data []byte) (*notebook, error) {
 	top := new(object)
 	if err := json.Unmarshal(data, top); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
+		}
+		return nil, err
 	}
 	var major, minor int
 	if err := top.get("nbformat", &major); err != nil {
@@ -190,6 +194,9 @@ func parseNotebook(data []byte) (*notebook, error) {
 	var raws []json.RawMessage
 	if err := top.get("cells", &raws); err != nil {
 		return nil, fmt.Errorf("no cell list: %w", err)
+	}
+	if raws == nil {
+		return nil, errors.New(`no cell list: "cells" is null`)
 	}
 	nb := &notebook{top: top, idCells: minor >= 5, lines: true, final: bytes.HasSuffix(data, []byte("\n"))}
 	nb.indent = detectIndent(data)

@@ -1,0 +1,71 @@
+package perm
+
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/perm/bash"
+)
+
+// benchCmd is a compound command of the kind an agent runs.
+const benchCmd = `cd src && LANG=C timeout 60 go test ./... 2>&1 | tee out.log; ` +
+	`git --no-pager log --oneline -n 5 && git status --short && ` +
+	`find . -name '*.tmp' -exec rm -f {} \; && ` +
+	`for f in $(git ls-files '*.go'); do gofmt -l "$f"; done > fmt.txt && ` +
+	`bash -c 'echo done' && npm run build`
+
+// benchPolicy has a realistic number of rules from several scopes.
+func benchPolicy(b *testing.B) *Policy {
+	f := newFixture(b)
+	p := &Policy{Mode: ModeAcceptEdits, Workspace: f.ws()}
+	p.Deny = entries(SourceProject, "Bash(rm -rf *)", "Bash(curl:*)", "Bash(wget:*)", "Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)", "Read(*.pem)", "WebFetch(domain:evil.example)")
+	p.Ask = entries(SourceUser, "Bash(git push:*)", "Bash(npm publish:*)")
+	p.Allow = entries(SourceLocal, "Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Bash(cd *)", "Bash(tee *)", "Bash(gofmt *)", "Read(./src/**)", "WebFetch(domain:github.com)")
+	return p
+}
+
+// BenchmarkShellParse is the baseline: the bare bash parser on benchCmd.
+func BenchmarkShellParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(benchCmd), ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnalyse is bash.Parse with every command classified.
+func BenchmarkAnalyse(b *testing.B) {
+	for b.Loop() {
+		if _, err := bash.Parse(benchCmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEvaluateBash is one whole decision for benchCmd; quote it as a
+// ratio over BenchmarkShellParse.
+func BenchmarkEvaluateBash(b *testing.B) {
+	p := benchPolicy(b)
+	req := bashReq(benchCmd)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Evaluate(req, p); r.Decision == Allow {
+			b.Fatal("benchCmd must not be allowed")
+		}
+	}
+}
+
+// BenchmarkEvaluateRead is a decision for a file tool, which involves no
+// shell parsing but path resolution.
+func BenchmarkEvaluateRead(b *testing.B) {
+	p := benchPolicy(b)
+	req := fileReq("Read", "src/a.go")
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Evaluate(req, p); r.Decision != Allow {
+			b.Fatal(r.Reason)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package perm
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/perm/bash"
+)
+
+// FuzzAllowIsNarrow checks the allow side's invariant on arbitrary shell
+// text: under the allow rule Bash(echo *), a command is allowed only if it
+// parses and every simple command in it is a statically known echo or a
+// read-only command, with no output redirect (default mode asks for edits).
+// A deny rule must fire on anything whose normalised form starts with rm.
+func FuzzAllowIsNarrow(f *testing.F) {
+	for _, s := range []string{
+		"echo hi", "echo hi && ls", "echo $(rm x)", "e'c'ho x", "sudo echo", "echo x > f",
+		"bash -c 'rm -rf /'", "eval echo hi", "echo `id`", "x=1 echo", "echo hi | xargs rm",
+		"find . -exec rm {} +", "/bin/echo hi", "$E hi", "echo hi; rm x", "(echo a) && { ls; }",
+	} {
+		f.Add(s)
+	}
+	fx := newFixture(f)
+	p := &Policy{Mode: ModeDefault, Workspace: fx.ws(), Allow: entries(SourceLocal, "Bash(echo *)")}
+	dp := &Policy{Mode: ModeBypass, Workspace: fx.ws(), Deny: entries(SourceProject, "Bash(rm:*)")}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		r := Evaluate(bashReq(cmd), p)
+		s, err := bash.Parse(cmd)
+		if r.Decision == Allow {
+			if err != nil {
+				t.Fatalf("%q allowed although it does not parse: %v", cmd, err)
+			}
+			for _, c := range s.Commands {
+				form, ok := c.AllowForm()
+				_, ro := c.ReadOnly()
+				if !ro && (!ok || !strings.HasPrefix(form, "echo ")) {
+					t.Fatalf("%q allowed, but %q is neither a static echo nor read-only", cmd, form)
+				}
+			}
+			for _, rd := range s.Redirects {
+				if rd.Output && rd.Target.Value != "/dev/null" {
+					t.Fatalf("%q allowed with an output redirect to %q", cmd, rd.Target.Raw)
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+		d := Evaluate(bashReq(cmd), dp)
+		for _, c := range s.Commands {
+			for _, form := range c.DenyForms() {
+				if (form == "rm" || strings.HasPrefix(form, "rm ")) && d.Decision != Deny {
+					t.Fatalf("%q has form %q but the deny rule Bash(rm:*) gave %v (%s)", cmd, form, d.Decision, d.Reason)
+				}
+			}
+		}
+	})
+}
