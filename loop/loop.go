@@ -384,10 +384,12 @@ func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
 	switch {
 	case c.decision != nil && c.decision.Decision != perm.Allow:
 		c.output, c.isError, c.denied = (&tool.DeniedError{Result: *c.decision}).Error(), true, true
-	case c.decision == nil && tool.IsDenied(err):
-		// Unreachable with tool.Guard, which always asks the gate
-		// first; kept so that a denial can never pass as success.
-		c.output, c.isError, c.denied = err.Error(), true, true
+	case tool.IsDenied(err):
+		// The gate refused something the tool tried after the call
+		// itself was allowed (a WebFetch redirect): that is a
+		// permission denial too. Without a decision this is also what
+		// keeps a denial from ever passing as success.
+		c.output, c.isError, c.denied = "DENIED: "+strings.TrimPrefix(err.Error(), "DENIED: "), true, true
 	case err != nil:
 		c.fail("ERROR: %v", err)
 	case out == "":
@@ -405,7 +407,7 @@ func (s *run) finish(c *call) openai.ChatCompletionMessage {
 	}
 	if c.denied {
 		d := Denial{ToolName: c.name, ToolInput: c.input}
-		if c.decision != nil {
+		if c.decision != nil && c.decision.Decision != perm.Allow {
 			d.Reason = c.decision.Reason
 		} else {
 			d.Reason = strings.TrimPrefix(c.output, "DENIED: ")

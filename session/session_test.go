@@ -3,11 +3,16 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -414,4 +419,36 @@ func TestModesAndCommands(t *testing.T) {
 	if tools := s.Tools(); !slices.Contains(tools, "Agent") || !slices.Contains(tools, "AskUserQuestion") {
 		t.Errorf("main loop tools = %v", tools)
 	}
+}
+
+// A WebFetch whose URL is allowed but which redirects to a denied domain is
+// stopped at the redirect, and the denial reaches the result.
+func TestWebFetchRedirectToDeniedDomain(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		var hits atomic.Int32
+		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			fmt.Fprint(w, "secret")
+		}))
+		defer target.Close()
+		_, port, _ := net.SplitHostPort(target.Listener.Addr().String())
+		origin := httptest.NewServer(http.RedirectHandler("http://localhost:"+port+"/x", http.StatusFound))
+		defer origin.Close()
+
+		root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"deny": ["WebFetch(domain:localhost)"]}}`})
+		s := newSession(t, root, home, m, nil, nil)
+		out, err := s.Submit(context.Background(), "Fetch: "+origin.URL+"/start", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hits.Load() != 0 {
+			t.Error("the denied redirect target was fetched")
+		}
+		if !strings.Contains(out.Final, "-> DENIED: WebFetch: redirect to http://localhost:"+port+"/x denied: tool WebFetch is blocked by deny rule WebFetch(domain:localhost) (project)") {
+			t.Errorf("final = %q", out.Final)
+		}
+		if len(out.Denials) != 1 || out.Denials[0].ToolName != "WebFetch" {
+			t.Errorf("denials = %+v", out.Denials)
+		}
+	})
 }
