@@ -75,12 +75,22 @@ func Run(ctx context.Context, args []string, s Streams) int {
 }
 
 func newRoot(s Streams) *cobra.Command {
+	o := &mainOptions{}
 	root := &cobra.Command{
-		Use:           "gen",
-		Short:         "Run LLM agents behind one permission gate",
+		Use:   "gen [flags] [PROMPT]",
+		Short: "Run LLM agents behind one permission gate",
+		Long: `gen runs LLM agents whose every tool call passes one permission gate.
+
+In a terminal, gen starts the interactive main loop. With -p, or with the
+prompt on stdin when stdin is not a terminal, it runs headless: Ask becomes
+Deny, and the exit code says how it went (0 ok, 1 failed, 2 usage or
+settings error, 3 a call was denied).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE:          func(cmd *cobra.Command, args []string) error { return runMain(cmd, o, args, s) },
 	}
+	o.register(root)
 	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s))
 	return root
 }

@@ -26,6 +26,8 @@ type policyFlags struct {
 	allowed    []string
 	disallowed []string
 	managed    string
+
+	resolvedCwd string // set by load
 }
 
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
@@ -56,6 +58,7 @@ func (f *policyFlags) load(errw io.Writer) (*settings.Settings, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, usageErr(fmt.Errorf("--cwd %s: not a directory", cwd))
 	}
+	f.resolvedCwd = cwd
 	s, err := settings.Load(settings.Options{
 		Cwd:         cwd,
 		ManagedPath: f.managed,

@@ -55,8 +55,8 @@ func Preview(ws perm.Workspace, req perm.Request) string {
 		return ""
 	}
 	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A:        difflib.SplitLines(before),
-		B:        difflib.SplitLines(after),
+		A:        lines(before),
+		B:        lines(after),
 		FromFile: "a/" + path,
 		ToFile:   "b/" + path,
 		Context:  3,
@@ -65,4 +65,19 @@ func Preview(ws perm.Workspace, req perm.Request) string {
 		return ""
 	}
 	return diff
+}
+
+// lines splits s into lines that keep their "\n" (difflib.SplitLines would
+// add a phantom empty last line, which shows in hunk headers).
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	ls := strings.SplitAfter(s, "\n")
+	if ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	} else {
+		ls[len(ls)-1] += "\n"
+	}
+	return ls
 }

@@ -198,7 +198,7 @@ func TestPreview(t *testing.T) {
 	root, home := project(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
 	ws := perm.Workspace{Cwd: root, Root: root, Home: home}
 	edit := Preview(ws, perm.Request{Tool: "Edit", Input: map[string]any{"file_path": "a.txt", "old_string": "two", "new_string": "2"}})
-	if !strings.Contains(edit, "--- a/a.txt") || !strings.Contains(edit, "-two\n") || !strings.Contains(edit, "+2\n") || !strings.Contains(edit, " one\n") {
+	if !strings.Contains(edit, "@@ -1,3 +1,3 @@") || !strings.Contains(edit, "--- a/a.txt") || !strings.Contains(edit, "-two\n") || !strings.Contains(edit, "+2\n") || !strings.Contains(edit, " one\n") {
 		t.Errorf("edit preview:\n%s", edit)
 	}
 	write := Preview(ws, perm.Request{Tool: "Write", Input: map[string]any{"file_path": "new.txt", "content": "hello\n"}})

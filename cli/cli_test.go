@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/internal/testmodel"
+	"github.com/gen-run/gen/loop/offline"
+)
+
+const testPerm = `---
+name: test-perm
+description: Permission gate fixture
+mode: explore
+allow_tools:
+  - Read
+  - Bash(git diff*)
+  - Bash(git log*)
+deny_tools:
+  - Bash(git stash*)
+---
+Fixture.
+`
+
+// project makes a project with the seed's test-perm agent and returns it.
+func project(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range map[string]string{
+		".gen/agents/test-perm.md": testPerm,
+		"a.txt":                    "hello\n",
+		".git/HEAD":                "ref: refs/heads/main\n",
+	} {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	return dir
+}
+
+func run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestAgentRunExitCodesAndFormats(t *testing.T) {
+	dir := project(t)
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring
+	}{
+		{"allowed", []string{"--prompt", "Read: a.txt"}, 0, "RESULT: Read(a.txt) -> ALLOWED"},
+		{"denied", []string{"--prompt", "Run bash: git stash list"}, 3, "DENIED: tool Bash is blocked by deny_tools"},
+		{"max turns", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1"}, 1, ""},
+		{"json", []string{"--prompt", "Run bash: git stash list", "--output-format", "json"}, 3, `"permission_denials":[{"tool_name":"Bash","tool_input":{"command":"git stash list"},"reason":"tool Bash is blocked by deny_tools"}]`},
+		{"json failure", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1", "--output-format", "json"}, 1, `"is_error":true`},
+		{"stream-json", []string{"--prompt", "Read: a.txt", "--output-format", "stream-json"}, 0, `{"agent":"test-perm","mode":"explore","model":"offline","tools":["Read","Bash"],"type":"init"}`},
+		{"bad format", []string{"--prompt", "x", "--output-format", "yaml"}, 2, ""},
+		{"unknown agent", []string{"--prompt", "x", "--type", "nobody"}, 2, ""},
+		{"no prompt", []string{}, 2, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"agent", "run", "--cwd", dir, "--type", "test-perm"}, tc.args...)
+			code, out, errs := run(args...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and stdout containing %q", code, out, errs, tc.code, tc.stdout)
+			}
+		})
+	}
+}
+
+// Every stream-json line is one JSON object; the last is the result.
+func TestStreamJSONLines(t *testing.T) {
+	dir := project(t)
+	code, out, _ := run("agent", "run", "--cwd", dir, "--type", "test-perm", "--output-format", "stream-json", "--prompt", "Read: a.txt\nRun bash: git stash list")
+	if code != 3 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var types []string
+	for _, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		types = append(types, v["type"].(string))
+	}
+	want := "init tool_call decision tool_result text tool_call decision tool_result result"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("event types = %s\nwant %s", got, want)
+	}
+}
+
+func TestAgentListAndShow(t *testing.T) {
+	dir := project(t)
+	code, out, _ := run("agent", "list", "--cwd", dir)
+	if code != 0 || !strings.Contains(out, "test-perm") || !strings.Contains(out, "Explore") || !strings.Contains(out, "general-purpose") {
+		t.Fatalf("list: exit %d\n%s", code, out)
+	}
+	code, out, _ = run("agent", "show", "--cwd", dir, "test-perm")
+	for _, want := range []string{"mode:        explore", "tools:       Read, Bash", "Bash(git diff*)  (agent)", "Bash(git stash*)  (agent)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("show lacks %q: exit %d\n%s", want, code, out)
+		}
+	}
+}
+
+// BenchmarkAgentRunOffline is a whole `gen agent run` on the offline model
+// in process: settings, agent discovery, policy, loop, two tool calls and
+// the output. Goal: ≤ 20 ms.
+func BenchmarkAgentRunOffline(b *testing.B) {
+	dir := project(b)
+	args := []string{"agent", "run", "--cwd", dir, "--type", "test-perm", "--prompt", "Read: a.txt\nRun bash: git stash list", "--output-format", "json"}
+	for b.Loop() {
+		if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}); code != 3 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// gen -p with stdin closed against an OpenAI-compatible server: the exit
+// code reports the denial, and nothing waits for input.
+func TestHeadlessOverHTTP(t *testing.T) {
+	dir := project(t)
+	srv := testmodel.New(t, offline.New())
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "test-model")
+	closed, w := io.Pipe()
+	w.Close()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"-p", "--cwd", dir, "--output-format", "json", "Read: a.txt\nRun bash: curl https://example.org"},
+		Streams{In: closed, Out: &out, Err: &errb})
+	if code != ExitDenied {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	var res struct {
+		IsError bool   `json:"is_error"`
+		Result  string `json:"result"`
+		Denials []struct {
+			ToolName string `json:"tool_name"`
+		} `json:"permission_denials"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if res.IsError || len(res.Denials) != 1 || !strings.Contains(res.Result, "RESULT: Read(a.txt) -> ALLOWED") {
+		t.Errorf("result = %+v", res)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests reached the server, want 3", n)
+	}
+	if strings.Contains(errb.String(), "offline") {
+		t.Errorf("stderr mentions the offline model: %s", errb.String())
+	}
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/session"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/subagent"
+	"github.com/gen-run/gen/tool"
+	"github.com/gen-run/gen/tui"
+)
+
+// mainOptions are the flags of gen itself: the interactive main loop, or
+// with -p (or a prompt on stdin) the headless one.
+type mainOptions struct {
+	policyFlags
+	print    bool
+	model    string
+	maxTurns int
+	format   string
+}
+
+func (o *mainOptions) register(cmd *cobra.Command) {
+	o.policyFlags.register(cmd, "permission-mode")
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.print, "print", "p", false, "run headless: answer the prompt (argument or stdin) and exit; Ask becomes Deny")
+	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
+	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns per prompt (default 50)")
+	fl.StringVar(&o.format, "output-format", "text", "headless output: text, json or stream-json")
+}
+
+// runMain decides between the TUI and a headless run. Headless never
+// waits on a terminal: without a terminal on stdin there is no TUI.
+func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error {
+	format, err := subagent.ParseFormat(o.format)
+	if err != nil {
+		return usageErr(err)
+	}
+	if o.maxTurns < 0 {
+		return usageErr(fmt.Errorf("--max-turns must be positive"))
+	}
+	prompt := strings.Join(args, " ")
+	headless := o.print || !s.InTerminal
+	if headless && prompt == "" && !s.InTerminal {
+		b, err := io.ReadAll(io.LimitReader(s.In, 1<<20))
+		if err != nil {
+			return usageErr(fmt.Errorf("reading the prompt from stdin: %w", err))
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if headless && prompt == "" {
+		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
+	}
+	set, err := o.load(io.Discard) // validated here; the session reports warnings
+	if err != nil {
+		return err
+	}
+	_ = set
+	model, modelName := pickModel(o.model, s.Err)
+	cfg := session.Config{
+		Settings: settings.Options{
+			Cwd: o.resolvedCwd, ManagedPath: o.managed, Mode: o.mode,
+			AddDirs: o.addDirs, Allowed: o.allowed, Disallowed: o.disallowed,
+		},
+		Model:     model,
+		ModelName: modelName,
+		MaxTurns:  o.maxTurns,
+		SearchURL: tool.SearchEndpointFromEnv(),
+		OnWarning: func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
+	}
+	if headless {
+		return runHeadless(cmd, cfg, prompt, format, s)
+	}
+	ui := tui.New(tui.Options{In: s.In, Out: s.Out})
+	cfg.Approver, cfg.Asker = ui, ui
+	cfg.OnWarning = nil // the TUI owns the screen
+	sess, err := session.New(cfg)
+	if err != nil {
+		return usageErr(err)
+	}
+	if err := ui.Run(cmd.Context(), sess); err != nil {
+		return &exitError{ExitFailed, err}
+	}
+	return nil
+}
+
+func runHeadless(cmd *cobra.Command, cfg session.Config, prompt string, format subagent.Format, s Streams) error {
+	sess, err := session.New(cfg)
+	if err != nil {
+		return usageErr(err)
+	}
+	p := &subagent.Printer{Format: format, Out: s.Out, Err: s.Err}
+	p.Init("main", sess.Mode(), sess.Tools(), cfg.ModelName)
+	var onText func(string)
+	out, err := sess.Submit(cmd.Context(), prompt, p.Event, onText)
+	rep := subagent.Report{Agent: "main", Mode: sess.Mode(), Outcome: out, Err: err}
+	p.Result(&rep)
+	return exitFor(&rep)
+}

@@ -1,0 +1,386 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
+)
+
+// exitWindow is how soon a second Ctrl+C must follow the first to exit
+// while no turn runs.
+const exitWindow = 2 * time.Second
+
+// defaultWidth is assumed until the terminal reports its size.
+const defaultWidth = 80
+
+// Messages from other goroutines to the model.
+type (
+	// eventMsg and textMsg carry what a turn reports; turn tells stale
+	// ones (of an interrupted turn) apart.
+	eventMsg struct {
+		turn int
+		ev   loop.Event
+	}
+	textMsg struct {
+		turn  int
+		delta string
+	}
+	turnDoneMsg struct {
+		turn int
+		out  loop.Outcome
+		err  error
+	}
+	// requestMsg opens a dialog; withdrawMsg closes it when its caller
+	// stopped waiting.
+	requestMsg  struct{ r *request }
+	withdrawMsg struct{ id uint64 }
+	// hintDoneMsg clears the Ctrl+C hint it was scheduled for.
+	hintDoneMsg struct{ at time.Time }
+)
+
+// model is the Bubble Tea model. It is only touched by the program's
+// goroutine (and by Run once the program has ended).
+type model struct {
+	ctx   context.Context // parent of every turn's context
+	eng   Engine
+	sty   styles
+	send  func(tea.Msg) // delivers a message from another goroutine
+	print func(string)  // prints finished lines above the UI, in order
+	now   func() time.Time
+
+	width  int
+	height int
+	input textarea.Model
+	spin  spinner.Model
+	mode  perm.Mode
+	name  string // the model's name
+
+	// The running turn.
+	turn        int
+	running     bool
+	interrupted bool
+	cancel      context.CancelFunc
+	turnDone    chan struct{} // closed when the turn's Submit returned
+	live        []*entry      // the turn's entries not yet printed
+	calls       map[string]*entry
+	streamed    bool // text deltas arrived since the last event
+
+	// requests are the open dialogs, oldest first; only the first is
+	// shown, and dlg is its state.
+	requests []*request
+	dlg      dialog
+
+	hint      string
+	lastCtrlC time.Time
+	quitting  bool
+}
+
+func newModel(ctx context.Context, e Engine, sty styles) *model {
+	m := &model{
+		ctx:   ctx,
+		eng:   e,
+		sty:   sty,
+		send:  func(tea.Msg) {},
+		print: func(string) {},
+		now:   time.Now,
+		width: defaultWidth,
+		calls: map[string]*entry{},
+	}
+	m.input = newTextarea(sty, "Type a prompt and press Enter · /help for commands")
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(sty.title))
+	m.mode = e.Mode()
+	m.name = e.ModelName()
+	m.resetDialog()
+	m.resize()
+	return m
+}
+
+// newTextarea returns a focused text area where Enter is left to the
+// caller (it submits) and Alt+Enter or Ctrl+J insert a new line.
+func newTextarea(sty styles, placeholder string) textarea.Model {
+	t := textarea.New()
+	t.ShowLineNumbers = false
+	t.Placeholder = placeholder
+	t.SetPromptFunc(2, func(line int) string {
+		if line == 0 {
+			return "> "
+		}
+		return "  "
+	})
+	t.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	// The default styles use adaptive colours, which make lipgloss query
+	// the terminal's background: a read from the terminal we must not
+	// race with.
+	plain := lipgloss.NewStyle()
+	st := textarea.Style{
+		Base: plain, CursorLine: plain, CursorLineNumber: plain, EndOfBuffer: plain,
+		LineNumber: plain, Placeholder: sty.dim, Prompt: sty.user, Text: plain,
+	}
+	t.FocusedStyle, t.BlurredStyle = st, st
+	t.Cursor.Style = plain
+	t.SetHeight(1)
+	t.Focus()
+	return t
+}
+
+// Init implements tea.Model.
+func (m *model) Init() tea.Cmd { return textarea.Blink }
+
+// Update implements tea.Model.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	case spinner.TickMsg:
+		if !m.running {
+			return m, nil // let the spinner stop
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case eventMsg:
+		if msg.turn == m.turn && m.running {
+			m.event(msg.ev)
+			m.flush(false)
+		}
+		return m, nil
+	case textMsg:
+		if msg.turn == m.turn && m.running {
+			m.text(msg.delta)
+		}
+		return m, nil
+	case turnDoneMsg:
+		if msg.turn == m.turn {
+			m.finishTurn(msg.err)
+		}
+		return m, nil
+	case requestMsg:
+		return m, m.open(msg.r)
+	case withdrawMsg:
+		m.withdraw(msg.id)
+		return m, nil
+	case hintDoneMsg:
+		if msg.at.Equal(m.lastCtrlC) {
+			m.hint = ""
+		}
+		return m, nil
+	}
+	// Anything else (cursor blinks) goes to the focused input.
+	return m, m.forward(msg)
+}
+
+// forward hands msg to whichever text input has the focus.
+func (m *model) forward(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	if len(m.requests) > 0 {
+		return m.dlg.forward(msg)
+	}
+	m.input, cmd = m.input.Update(msg)
+	m.fitInput()
+	return cmd
+}
+
+func (m *model) resize() {
+	m.input.SetWidth(max(m.width-1, 10))
+	m.dlg.resize(m.width)
+}
+
+// fitInput grows the prompt with its content, up to 8 lines.
+func (m *model) fitInput() { m.input.SetHeight(min(max(m.input.LineCount(), 1), 8)) }
+
+func (m *model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC {
+		return m.ctrlC()
+	}
+	if len(m.requests) > 0 {
+		return m.dialogKey(k)
+	}
+	switch k.Type {
+	case tea.KeyShiftTab:
+		m.mode = m.eng.CycleMode()
+		return nil
+	case tea.KeyEnter:
+		if k.Alt || k.Paste {
+			break // a new line
+		}
+		return m.submit()
+	}
+	return m.forward(k)
+}
+
+// ctrlC interrupts a running turn, or exits when pressed again (while
+// idle: within exitWindow). An open dialog is answered No first: the
+// person wants things to stop, and a refusal is the safe reading.
+func (m *model) ctrlC() tea.Cmd {
+	for len(m.requests) > 0 {
+		m.cancelRequest(errors.New("interrupted by Ctrl+C"))
+	}
+	now := m.now()
+	switch {
+	case m.running && !m.interrupted:
+		m.interrupted = true
+		m.cancel()
+		m.lastCtrlC = now
+		m.hint = "Interrupting… press Ctrl+C again to exit"
+		return nil
+	case m.running, !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) <= exitWindow:
+		return m.quit()
+	}
+	m.lastCtrlC = now
+	m.hint = "Press Ctrl+C again to exit"
+	return tea.Tick(exitWindow, func(time.Time) tea.Msg { return hintDoneMsg{now} })
+}
+
+// quit ends the program: the running turn is interrupted and open
+// dialogs are refused.
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	m.shutdown()
+	return tea.Quit
+}
+
+// shutdown interrupts the running turn and refuses every open dialog.
+func (m *model) shutdown() {
+	if m.running && m.cancel != nil {
+		m.cancel()
+	}
+	for len(m.requests) > 0 {
+		m.cancelRequest(ErrClosed)
+	}
+}
+
+// submit handles Enter in the prompt.
+func (m *model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	if text == "" {
+		return nil
+	}
+	if strings.HasPrefix(text, "/") {
+		m.input.Reset()
+		m.fitInput()
+		return m.command(text)
+	}
+	if m.running {
+		m.hint = "A turn is running: wait for it, or press Ctrl+C to interrupt it"
+		return nil
+	}
+	m.input.Reset()
+	m.fitInput()
+	m.hint = ""
+	m.lastCtrlC = time.Time{}
+	return m.startTurn(text)
+}
+
+func (m *model) startTurn(prompt string) tea.Cmd {
+	m.turn++
+	id := m.turn
+	ctx, cancel := context.WithCancel(m.ctx)
+	done := make(chan struct{})
+	m.running, m.interrupted, m.cancel, m.turnDone = true, false, cancel, done
+	m.live, m.calls, m.streamed = nil, map[string]*entry{}, false
+	m.print(m.userLine(prompt))
+
+	eng, send := m.eng, m.send
+	run := func() (msg tea.Msg) {
+		defer close(done)
+		defer func() {
+			// An engine bug must not take the terminal down with it.
+			if r := recover(); r != nil {
+				msg = turnDoneMsg{turn: id, err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		out, err := eng.Submit(ctx, prompt,
+			func(ev loop.Event) { send(eventMsg{id, ev}) },
+			func(d string) { send(textMsg{id, d}) })
+		return turnDoneMsg{id, out, err}
+	}
+	return tea.Batch(run, m.spin.Tick)
+}
+
+func (m *model) finishTurn(err error) {
+	m.running = false
+	m.cancel()
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled) || m.interrupted:
+		m.live = append(m.live, &entry{kind: noteEntry, style: warnStyle, text: "Interrupted."})
+	default:
+		m.live = append(m.live, &entry{kind: noteEntry, style: errorStyle, text: "Error: " + err.Error()})
+	}
+	m.flush(true)
+	m.mode = m.eng.Mode()
+	if m.interrupted {
+		return // keep the "press Ctrl+C again" hint
+	}
+	m.hint = ""
+}
+
+// note shows a line that is not part of the model's answer: below the
+// running turn, or printed right away.
+func (m *model) note(st entryStyle, text string) {
+	m.live = append(m.live, &entry{kind: noteEntry, style: st, text: text})
+	if !m.running {
+		m.flush(true)
+	}
+}
+
+// View implements tea.Model. The finished part of the transcript has been
+// printed above it; the view is the running turn, a dialog or the prompt,
+// and the status line.
+func (m *model) View() string {
+	w := max(m.width, 20)
+	var b strings.Builder
+	for _, e := range m.live {
+		b.WriteString(m.render(e, w))
+		b.WriteByte('\n')
+	}
+	if m.quitting {
+		return b.String()
+	}
+	if len(m.requests) > 0 {
+		b.WriteString(m.dialogView(w))
+	} else {
+		b.WriteString(m.input.View())
+	}
+	b.WriteByte('\n')
+	b.WriteString(m.status(w))
+	return b.String()
+}
+
+func (m *model) status(w int) string {
+	parts := []string{
+		m.sty.title.Render(string(m.mode)) + " mode" + m.sty.dim.Render(" (shift+tab to cycle)"),
+		"model " + m.name,
+	}
+	if m.running {
+		s := m.spin.View() + " working… " + m.sty.dim.Render("(Ctrl+C to interrupt)")
+		if m.interrupted {
+			s = m.spin.View() + " interrupting…"
+		}
+		parts = append(parts, s)
+	}
+	line := strings.Join(parts, m.sty.dim.Render(" · "))
+	if m.hint != "" {
+		line += "\n" + m.sty.warn.Render(m.hint)
+	}
+	return clip(line, w)
+}
+
+func (m *model) userLine(text string) string {
+	return m.sty.user.Render("> ") + indent(text, "  ")[2:]
+}
