@@ -60,6 +60,10 @@ type call struct {
 	// line mostly share a few.
 	dirs map[string]string
 	pats map[string]pathPattern
+	// bases are the directories a Bash script may run commands in (the
+	// cwd and every cd target); cdUnsure is set when one is computed.
+	bases    []string
+	cdUnsure bool
 	// invalid is set when the call cannot be analysed (bad arguments, shell
 	// syntax error, unparseable URL). Such a call is never allowed.
 	invalid string
@@ -181,6 +185,7 @@ func (c *call) analyseBash() {
 		return
 	}
 	c.script = s
+	c.cdBases(s)
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
@@ -188,7 +193,9 @@ func (c *call) analyseBash() {
 		if paths, ok := cmd.ReadOnly(); ok {
 			p.readOnly = true
 			for _, a := range paths {
-				p.reads = append(p.reads, c.target(a))
+				ts, ok := c.shellTargets(a)
+				p.readOnly = p.readOnly && ok
+				p.reads = append(p.reads, ts...)
 			}
 		}
 		c.parts = append(c.parts, p)
@@ -204,11 +211,84 @@ func (c *call) analyseBash() {
 			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
 			continue
 		}
-		c.parts = append(c.parts, part{kind: k, tool: "Bash", path: c.target(shellPath(r.Target))})
+		ts, ok := c.shellTargets(shellPath(r.Target))
+		if !ok {
+			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
+			continue
+		}
+		for _, t := range ts {
+			c.parts = append(c.parts, part{kind: k, tool: "Bash", path: t})
+		}
 	}
 	if len(c.parts) == 0 {
 		c.invalid = "empty command"
 	}
+}
+
+// maxBases bounds the directories a script may cd into that are tracked.
+const maxBases = 16
+
+// cdBases records every directory the script may change into with cd or
+// pushd, so that relative paths are resolved against each of them: in
+// `cd / && cat etc/shadow` the path is /etc/shadow, not one in the
+// workspace. Order and control flow are ignored (any base may apply);
+// a cd to a computed directory makes relative paths unknown.
+func (c *call) cdBases(s *bash.Script) {
+	c.bases = []string{c.ws.Cwd}
+	for _, cmd := range s.Commands {
+		name, ok := cmd.Name()
+		if !ok || (name != "cd" && name != "pushd") {
+			continue
+		}
+		var dirs []bash.Word
+		for _, w := range cmd.Words[1:] {
+			if w.Static && strings.HasPrefix(w.Value, "-") && w.Value != "-" {
+				continue // -P, -L, -e
+			}
+			dirs = append(dirs, w)
+		}
+		if len(dirs) == 0 {
+			c.bases = append(c.bases, c.ws.Home)
+			continue
+		}
+		w := dirs[0]
+		if !w.Static || w.Glob || w.Value == "-" || strings.HasPrefix(w.Value, "+") || len(dirs) > 1 {
+			c.cdUnsure = true
+			continue
+		}
+		p := shellPath(w)
+		if filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+			c.bases = append(c.bases, ResolvePath(c.ws, p))
+			continue
+		}
+		for _, b := range c.bases {
+			c.bases = append(c.bases, filepath.Join(b, p))
+		}
+	}
+	if len(c.bases) > maxBases {
+		c.cdUnsure = true
+	}
+}
+
+// shellTargets resolves a path a shell command names against every
+// directory the script may be in. ok is false when that is not known (a
+// relative path after a cd to a computed directory).
+func (c *call) shellTargets(p string) ([]target, bool) {
+	if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+		return []target{c.target(p)}, true
+	}
+	if c.cdUnsure {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	var ts []target
+	for _, b := range c.bases {
+		if abs := filepath.Join(b, p); !seen[abs] {
+			seen[abs] = true
+			ts = append(ts, c.target(abs))
+		}
+	}
+	return ts, true
 }
 
 // target resolves p like newTarget, memoising the resolution of its
@@ -253,19 +333,23 @@ func (c *call) argsOf(pt *part) (ts []target, unsure bool) {
 		if i == 0 || !w.Static || strings.HasPrefix(w.Value, "-") || w.Value == "" {
 			continue
 		}
-		p := shellPath(w)
-		pt.args = append(pt.args, c.target(p))
+		ts, ok := c.shellTargets(shellPath(w))
+		if !ok {
+			pt.argsUnsure = true
+		}
+		pt.args = append(pt.args, ts...)
 		if !w.Glob {
 			continue
 		}
-		abs := ResolvePath(c.ws, p)
-		if strings.ContainsAny(filepath.Dir(abs), "*?[") {
-			pt.argsUnsure = true
-			continue
-		}
-		matches, _ := filepath.Glob(abs)
-		for _, m := range matches {
-			pt.args = append(pt.args, c.target(m))
+		for _, t := range ts {
+			if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+				pt.argsUnsure = true
+				continue
+			}
+			matches, _ := filepath.Glob(t.abs)
+			for _, m := range matches {
+				pt.args = append(pt.args, c.target(m))
+			}
 		}
 	}
 	return pt.args, pt.argsUnsure
