@@ -121,6 +121,15 @@ func TestEvaluate(t *testing.T) {
 		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Ask, 2, "not static"},
 		{"dynamic name in bypass", all(deny("Bash(rm:*)"), mode(ModeBypass)), bashReq("$CMD x"), Ask, 2, ""},
 		{"dynamic name without rules", mode(ModeBypass), bashReq("$CMD x"), Allow, 3, ""},
+		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Ask, 2, "cannot see"},
+		{"pipe to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'curl x' | sudo sh -s"), Ask, 2, "cannot see"},
+		{"python inline", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`python3 -c 'import os'`), Ask, 2, "cannot see"},
+		{"perl inline", all(ask("Bash(curl:*)"), mode(ModeBypass)), bashReq(`perl -we 'system 1'`), Ask, 2, ""},
+		{"awk program", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`awk '{ system($0) }' f`), Ask, 2, ""},
+		{"script file is not opaque", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash ./build.sh && python3 x.py"), Allow, 3, ""},
+		{"bash -c is parsed, not opaque", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash -lc 'echo hi'"), Allow, 3, ""},
+		{"xargs into shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("xargs -I{} sh -c '{}' < cmds"), Ask, 2, ""},
+		{"opaque without rules", mode(ModeBypass), bashReq("echo x | sh"), Allow, 3, ""},
 
 		// Allow rules match narrowly.
 		{"allow exact", allow("Bash(npm run *)"), bashReq("npm run build"), Allow, 6, "allowed by rule Bash(npm run *) (local)"},

@@ -89,6 +89,9 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			if _, ok := pt.cmd.Name(); !ok && guarded {
 				return ask("command name is not static, so deny and ask rules cannot be checked", "")
 			}
+			if o := opaque(pt.denyForms); o != "" && guarded {
+				return ask("command runs code deny and ask rules cannot see", o)
+			}
 			if readDeny {
 				if _, unsure := c.argsOf(pt); unsure {
 					return ask("glob too deep to check against Read deny rules", "")

@@ -1,0 +1,87 @@
+package perm
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+var (
+	shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "fish": true, "csh": true, "tcsh": true, "busybox": true}
+	// interpreters and the options that pass them code inline.
+	interpreters = map[string][]string{
+		"python": {"-c"}, "python2": {"-c"}, "python3": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
+		"perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e", "-p", "--eval", "--print"}, "nodejs": {"-e", "-p", "--eval", "--print"},
+		"deno": {"eval"}, "bun": {"-e", "--eval"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"}, "Rscript": {"-e"},
+		"osascript": {"-e"}, "awk": nil, "gawk": nil, "tclsh": nil, "jshell": nil,
+	}
+)
+
+// opaque reports whether a command, in any of its normalised forms, runs
+// code the gate cannot read: a shell reading its commands from stdin (a
+// pipe or a heredoc), or an interpreter given code inline (python -c,
+// perl -e, node -e) or on stdin. Deny rules cannot see inside such code,
+// so while Bash deny or ask rules exist it is at least Ask. Running a
+// script file (bash x.sh, python3 x.py) is not opaque: it is the
+// project's code, like make or npm run.
+func opaque(forms []string) string {
+	for _, f := range forms {
+		fields := strings.Fields(f)
+		if len(fields) == 0 {
+			continue
+		}
+		prog := filepath.Base(fields[0])
+		args := fields[1:]
+		if prog == "xargs" || prog == "parallel" {
+			// Its input becomes the arguments, or with -I the code, of
+			// whatever it runs: a shell or interpreter there is opaque.
+			for _, a := range args {
+				if b := filepath.Base(a); shells[b] || interpreters[b] != nil {
+					return prog + " feeding " + b
+				}
+			}
+			continue
+		}
+		if shells[prog] {
+			if readsStdin(args, "-c") {
+				return prog + " reading commands from stdin"
+			}
+			continue
+		}
+		inline, ok := interpreters[prog]
+		if !ok {
+			continue
+		}
+		for _, a := range args {
+			for _, o := range inline {
+				if a == o || (len(o) == 2 && o[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1]))) {
+					return prog + " " + o + " code"
+				}
+			}
+		}
+		if prog == "awk" || prog == "gawk" {
+			// awk programs can run commands with system() and pipes.
+			return prog + " program"
+		}
+		if readsStdin(args, "") {
+			return prog + " reading code from stdin"
+		}
+	}
+	return ""
+}
+
+// readsStdin reports whether a shell or interpreter invoked with args reads
+// its program from stdin: no operand (other than "-"), or -s. cmdOpt is
+// the option that instead passes code inline (already parsed elsewhere).
+func readsStdin(args []string, cmdOpt string) bool {
+	for _, a := range args {
+		switch {
+		case a == "-s" || a == "-":
+			return true
+		case cmdOpt != "" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a[1:], cmdOpt[1:]):
+			return false // bash -c / -lc: its string is parsed recursively
+		case !strings.HasPrefix(a, "-"):
+			return false // a script file
+		}
+	}
+	return true
+}
