@@ -63,45 +63,21 @@ func (t notebookEdit) Run(ctx context.Context, in map[string]any) (string, error
 	if !strings.EqualFold(filepath.Ext(abs), ".ipynb") {
 		return "", fmt.Errorf("%s: %s is not a notebook: the file name must end in .ipynb (use Edit for other files)", name, env.display(abs))
 	}
-	env.writeMu.Lock()
-	defer env.writeMu.Unlock()
-	root, rel, err := env.openRoot(name, abs)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	mode, exists, err := existing(env, name, root, rel, abs)
-	if err != nil {
-		return "", err
-	}
-	if !exists {
-		return "", fmt.Errorf("%s: %s does not exist; NotebookEdit only edits existing notebooks", name, env.display(abs))
-	}
-	data, cur, err := readState(ctx, root, rel)
-	if err != nil {
-		return "", env.describe(name, abs, err)
-	}
-	if err := env.checkFresh(name, abs, cur); err != nil {
-		return "", err
-	}
-	nb, err := parseNotebook(data)
-	if err != nil {
-		return "", fmt.Errorf("%s: %s is not a notebook: %w", name, env.display(abs), err)
-	}
-	msg, err := nb.apply(e)
-	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
-	}
-	out, err := nb.encode()
-	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
-	}
-	st, err := atomicWrite(root, rel, out, mode)
-	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
-	}
-	env.remember(abs, st)
-	return fmt.Sprintf("%s in %s (%d cells now)\n", msg, env.display(abs), len(nb.cells)), nil
+	return env.modify(ctx, name, abs, "; NotebookEdit only edits existing notebooks", func(data []byte) ([]byte, string, error) {
+		nb, err := parseNotebook(data)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s is not a notebook: %w", name, env.display(abs), err)
+		}
+		msg, err := nb.apply(e)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
+		}
+		out, err := nb.encode()
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
+		}
+		return out, fmt.Sprintf("%s in %s (%d cells now)\n", msg, env.display(abs), len(nb.cells)), nil
+	})
 }
 
 // nbArgs reads and checks the arguments other than the path.

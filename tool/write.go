@@ -113,6 +113,34 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return env.modify(ctx, name, abs, " (use Write to create a file)", func(data []byte) ([]byte, string, error) {
+		content := string(data)
+		n := strings.Count(content, oldS)
+		switch {
+		case n == 0:
+			return nil, "", fmt.Errorf("%s: old_string was not found in %s; it must match the file exactly, including white space and indentation", name, env.display(abs))
+		case n > 1 && !all:
+			return nil, "", fmt.Errorf("%s: old_string occurs %d times in %s; include more surrounding lines to make it unique, or set replace_all to replace every occurrence", name, n, env.display(abs))
+		}
+		if all {
+			content = strings.ReplaceAll(content, oldS, newS)
+		} else {
+			content = strings.Replace(content, oldS, newS, 1)
+		}
+		unit := "occurrence"
+		if n != 1 {
+			unit = "occurrences"
+		}
+		return []byte(content), fmt.Sprintf("Edited %s: replaced %d %s\n", env.display(abs), n, unit), nil
+	})
+}
+
+// modify is the read-modify-write of an existing file that Edit and
+// NotebookEdit share: under the write lock, through the os.Root, the file
+// must exist (missing says what to do instead) and be the one this run
+// last read or wrote; change turns its content into the new content and
+// the result message, and the new content is written atomically.
+func (env *Env) modify(ctx context.Context, name, abs, missing string, change func([]byte) ([]byte, string, error)) (string, error) {
 	env.writeMu.Lock()
 	defer env.writeMu.Unlock()
 	root, rel, err := env.openRoot(name, abs)
@@ -120,13 +148,12 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 		return "", err
 	}
 	defer root.Close()
-
 	mode, exists, err := existing(env, name, root, rel, abs)
 	if err != nil {
 		return "", err
 	}
 	if !exists {
-		return "", fmt.Errorf("%s: %s does not exist (use Write to create a file)", name, env.display(abs))
+		return "", fmt.Errorf("%s: %s does not exist%s", name, env.display(abs), missing)
 	}
 	data, cur, err := readState(ctx, root, rel)
 	if err != nil {
@@ -135,29 +162,16 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if err := env.checkFresh(name, abs, cur); err != nil {
 		return "", err
 	}
-	content := string(data)
-	n := strings.Count(content, oldS)
-	switch {
-	case n == 0:
-		return "", fmt.Errorf("%s: old_string was not found in %s; it must match the file exactly, including white space and indentation", name, env.display(abs))
-	case n > 1 && !all:
-		return "", fmt.Errorf("%s: old_string occurs %d times in %s; include more surrounding lines to make it unique, or set replace_all to replace every occurrence", name, n, env.display(abs))
+	out, msg, err := change(data)
+	if err != nil {
+		return "", err
 	}
-	if all {
-		content = strings.ReplaceAll(content, oldS, newS)
-	} else {
-		content = strings.Replace(content, oldS, newS, 1)
-	}
-	st, err := atomicWrite(root, rel, []byte(content), mode)
+	st, err := atomicWrite(root, rel, out, mode)
 	if err != nil {
 		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
 	}
 	env.remember(abs, st)
-	unit := "occurrence"
-	if n != 1 {
-		unit = "occurrences"
-	}
-	return fmt.Sprintf("Edited %s: replaced %d %s\n", env.display(abs), n, unit), nil
+	return msg, nil
 }
 
 // existing reports whether rel exists as a regular file and its permission

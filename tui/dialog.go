@@ -296,7 +296,7 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 		disabled := choices[i] == session.Always && !a.CanPersist
 		switch {
 		case disabled:
-			line("   " + m.sty.dim.Render(text+" (managed settings allow only managed rules)"))
+			line("   " + m.sty.disabled.Render(text+" (managed settings allow only managed rules)"))
 		case i == d.cursor:
 			line(m.sty.selected.Render(" ❯ " + text))
 		default:

@@ -61,10 +61,10 @@ type model struct {
 
 	width  int
 	height int
-	input textarea.Model
-	spin  spinner.Model
-	mode  perm.Mode
-	name  string // the model's name
+	input  textarea.Model
+	spin   spinner.Model
+	mode   perm.Mode
+	name   string // the model's name
 
 	// The running turn.
 	turn        int
@@ -180,8 +180,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	// Anything else (cursor blinks) goes to the focused input.
-	return m, m.forward(msg)
+	// Anything else (cursor blinks) goes to every input: each ignores
+	// what is not meant for it.
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if len(m.requests) > 0 {
+		cmd = tea.Batch(cmd, m.dlg.forward(msg))
+	}
+	return m, cmd
 }
 
 // forward hands msg to whichever text input has the focus.
@@ -237,7 +243,7 @@ func (m *model) ctrlC() tea.Cmd {
 		m.cancel()
 		m.lastCtrlC = now
 		m.hint = "Interrupting… press Ctrl+C again to exit"
-		return nil
+		return tea.Tick(exitWindow, func(time.Time) tea.Msg { return hintDoneMsg{now} })
 	case m.running, !m.lastCtrlC.IsZero() && now.Sub(m.lastCtrlC) <= exitWindow:
 		return m.quit()
 	}
@@ -324,10 +330,10 @@ func (m *model) finishTurn(err error) {
 	}
 	m.flush(true)
 	m.mode = m.eng.Mode()
-	if m.interrupted {
-		return // keep the "press Ctrl+C again" hint
-	}
 	m.hint = ""
+	if m.interrupted && m.now().Sub(m.lastCtrlC) <= exitWindow {
+		m.hint = "Press Ctrl+C again to exit"
+	}
 }
 
 // note shows a line that is not part of the model's answer: below the

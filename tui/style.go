@@ -2,9 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"unicode/utf8"
-
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -35,7 +34,7 @@ func newStyles(r *lipgloss.Renderer) styles {
 		del:      c("1"),
 		hunk:     c("6"),
 		selected: c("14").Bold(true),
-		disabled: c("8").Strikethrough(false),
+		disabled: c("8"),
 		header:   r.NewStyle().Reverse(true).Bold(true),
 	}
 }

@@ -398,7 +398,7 @@ func TestCtrlCInterruptsThenExits(t *testing.T) {
 	if h.quit {
 		t.Fatal("the first Ctrl+C exited")
 	}
-	if s := h.screen(); !strings.Contains(s, "Interrupted.") || !strings.Contains(s, "press Ctrl+C again to exit") {
+	if s := h.screen(); !strings.Contains(s, "Interrupted.") || !strings.Contains(s, "Press Ctrl+C again to exit") {
 		t.Fatalf("want the interruption and a hint shown:\n%s", s)
 	}
 	h.clock = h.clock.Add(time.Second)
@@ -1186,5 +1186,24 @@ func TestSanitize(t *testing.T) {
 				t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// BenchmarkViewLargeTurn measures one frame of a turn whose Agent call has
+// run many subagent calls: View runs for every frame while the turn lasts.
+func BenchmarkViewLargeTurn(b *testing.B) {
+	m := newModel(context.Background(), newFakeEngine(), newStyles(lipgloss.NewRenderer(io.Discard)))
+	m.width = 120
+	m.running, m.turn = true, 1
+	m.event(call("", "a1", "Agent", map[string]any{"subagent_type": "Explore"}))
+	for i := range 200 {
+		id := "c" + strings.Repeat("x", i%7) + string(rune('a'+i%26))
+		m.event(call("a1", id, "Bash", map[string]any{"command": "grep -rn TODO ./pkg/" + id}))
+		m.event(decision("a1", id, perm.Allow, ""))
+		m.event(result("a1", id, "pkg/x.go:1: TODO\npkg/y.go:2: TODO", false, false))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
 	}
 }
