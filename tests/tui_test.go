@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gen-run/gen/internal/testmodel"
+	"github.com/gen-run/gen/loop/offline"
 )
 
 // TestTUIApprovalUnderTmux is the manual main-loop scenario of the
@@ -29,9 +32,20 @@ func TestTUIApprovalUnderTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds gen and drives it in tmux")
 	}
-	tmp := t.TempDir()
-	bin := buildGen(t, tmp)
+	bin := buildGen(t, t.TempDir())
+	// Once on the embedded offline model, once with gen talking to the
+	// same model over the OpenAI wire format on a local test server.
+	t.Run("offline", func(t *testing.T) { tmuxScenario(t, bin, nil) })
+	t.Run("http", func(t *testing.T) {
+		srv := testmodel.New(t, offline.New())
+		tmuxScenario(t, bin, []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test", "GEN_MODEL=test-model"})
+	})
+}
 
+// tmuxScenario runs the scenario with gen built at bin; modelEnv, if set,
+// points gen at a model endpoint.
+func tmuxScenario(t *testing.T, bin string, modelEnv []string) {
+	tmp := t.TempDir()
 	project := filepath.Join(tmp, "project")
 	home := filepath.Join(tmp, "home")
 	for _, d := range []string{filepath.Join(project, ".git"), filepath.Join(project, ".gen"), home} {
@@ -44,8 +58,13 @@ func TestTUIApprovalUnderTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tm := startTmux(t, tmp, project, home, bin)
+	tm := startTmux(t, tmp, project, home, bin, modelEnv)
 	tm.waitFor("the TUI to start", func(s string) bool { return strings.Contains(s, "shift+tab to cycle") })
+	wantModel := "model offline"
+	if modelEnv != nil {
+		wantModel = "model test-model"
+	}
+	tm.waitFor("the status line to name the model", func(s string) bool { return strings.Contains(s, wantModel) })
 
 	// 1. Every subcommand is allowed: no dialog.
 	const allowed = "echo hi && ls /tmp"
@@ -128,8 +147,8 @@ type tmux struct {
 
 // startTmux starts gen in a 220x60 tmux pane, in project, with a
 // hermetic environment: home as HOME and no model endpoint, so the
-// embedded offline model answers. The server is killed when t ends.
-func startTmux(t *testing.T, tmp, project, home, bin string) *tmux {
+// embedded offline model answers, unless modelEnv names one. The server is killed when t ends.
+func startTmux(t *testing.T, tmp, project, home, bin string, modelEnv []string) *tmux {
 	t.Helper()
 	name := fmt.Sprintf("gen-tui-%d", time.Now().UnixNano())
 	// The socket lives in tmp: a server of our own, unaffected by (and
@@ -145,6 +164,7 @@ func startTmux(t *testing.T, tmp, project, home, bin string) *tmux {
 		"OPENAI_API_KEY=",
 		"GEN_MODEL=",
 	}
+	env = append(env, modelEnv...)
 	// The pane stays open after gen exits, so that a crash can be read.
 	script := fmt.Sprintf("%s; echo \"[gen exited with status $?]\"; sleep 600", shellQuote(bin))
 	cmd := exec.Command("tmux", "-S", tm.socket, "-f", "/dev/null", "new-session", "-d",
