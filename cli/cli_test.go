@@ -169,3 +169,14 @@ func TestHeadlessOverHTTP(t *testing.T) {
 		t.Errorf("stderr mentions the offline model: %s", errb.String())
 	}
 }
+
+// A prompt argument in a terminal without -p is a usage error, not
+// silently dropped.
+func TestPromptArgumentNeedsPrint(t *testing.T) {
+	dir := project(t)
+	var errb bytes.Buffer
+	code := Run(context.Background(), []string{"--cwd", dir, "Read: a.txt"}, Streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, InTerminal: true})
+	if code != ExitUsage || !strings.Contains(errb.String(), "-p") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

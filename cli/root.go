@@ -55,11 +55,13 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if headless && prompt == "" {
 		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
 	}
-	set, err := o.load(io.Discard) // validated here; the session reports warnings
-	if err != nil {
+	if !headless && prompt != "" {
+		return usageErr(fmt.Errorf("a prompt argument runs headless with -p (gen -p %q); in the terminal, start gen and type it", prompt))
+	}
+	// Validated here for the exit code; the session reports warnings.
+	if _, err := o.load(io.Discard); err != nil {
 		return err
 	}
-	_ = set
 	model, modelName := pickModel(o.model, s.Err)
 	cfg := session.Config{
 		Settings: settings.Options{
