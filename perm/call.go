@@ -236,6 +236,20 @@ const maxBases = 16
 func (c *call) cdBases(s *bash.Script) {
 	c.bases = []string{c.ws.Cwd}
 	for _, cmd := range s.Commands {
+		for _, a := range cmd.Assigns {
+			if a.Name == "CDPATH" || a.Name == "HOME" {
+				c.cdUnsure = true // cd then goes where these say
+			}
+		}
+		if name, _ := cmd.Name(); name == "export" || name == "declare" || name == "typeset" || name == "readonly" || name == "local" {
+			for _, w := range cmd.Words[1:] {
+				if strings.HasPrefix(w.Raw, "CDPATH") || strings.HasPrefix(w.Raw, "HOME") {
+					c.cdUnsure = true
+				}
+			}
+		}
+	}
+	for _, cmd := range s.Commands {
 		name, ok := cmd.Name()
 		if !ok || (name != "cd" && name != "pushd") {
 			continue
@@ -261,12 +275,14 @@ func (c *call) cdBases(s *bash.Script) {
 			c.bases = append(c.bases, ResolvePath(c.ws, p))
 			continue
 		}
-		for _, b := range c.bases {
+		for _, b := range c.bases[:len(c.bases):len(c.bases)] {
 			c.bases = append(c.bases, filepath.Join(b, p))
 		}
-	}
-	if len(c.bases) > maxBases {
-		c.cdUnsure = true
+		if len(c.bases) > maxBases {
+			// Each relative cd may double the set: stop before it grows.
+			c.cdUnsure = true
+			return
+		}
 	}
 }
 

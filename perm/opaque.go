@@ -3,6 +3,8 @@ package perm
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
 )
 
 var (
@@ -38,6 +40,20 @@ func opaque(forms []string) string {
 				if b := filepath.Base(a); shells[b] || interpreters[b] != nil {
 					return prog + " feeding " + b
 				}
+			}
+			continue
+		}
+		if prog == "source" || prog == "." || shells[prog] || interpreters[prog] != nil {
+			// A program read from a pipe or a process substitution.
+			for _, a := range args {
+				if strings.HasPrefix(a, "<(") || a == "/dev/stdin" || strings.HasPrefix(a, "/dev/fd/") || strings.HasPrefix(a, "/proc/self/fd/") {
+					return prog + " reading code from " + a
+				}
+			}
+		}
+		if prog == "sed" {
+			if s := sedCode(args); s != "" {
+				return s
 			}
 			continue
 		}
@@ -84,4 +100,37 @@ func readsStdin(args []string, cmdOpt string) bool {
 		}
 	}
 	return true
+}
+
+// sedCode reports a sed command line whose script may write or read files
+// or run programs (the e command, s///e, w, r), or cannot be read (-f).
+func sedCode(args []string) string {
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-f" || strings.HasPrefix(a, "--file"):
+			return "sed script file"
+		case a == "-e" || a == "--expression":
+			explicit = true
+			if i+1 < len(args) && !bash.SedPrintOnly(args[i+1]) {
+				return "sed script that runs or writes"
+			}
+			i++
+		case strings.HasPrefix(a, "--expression="):
+			explicit = true
+			if !bash.SedPrintOnly(strings.TrimPrefix(a, "--expression=")) {
+				return "sed script that runs or writes"
+			}
+		case a == "-l" || a == "--line-length":
+			i++
+		case strings.HasPrefix(a, "-"):
+		case !explicit:
+			if !bash.SedPrintOnly(a) {
+				return "sed script that runs or writes"
+			}
+			return ""
+		}
+	}
+	return ""
 }

@@ -94,8 +94,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			}
 			if readDeny {
 				if _, unsure := c.argsOf(pt); unsure {
-					return ask("glob too deep to check against Read deny rules", "")
+					return ask("arguments that cannot be checked against Read deny rules", "")
 				}
+			}
+			if args, _ := c.argsOf(pt); anyDevice(args) {
+				return ask("destructive command", "write to a block device")
 			}
 		case kindWrite:
 			if pt.dynamic {
@@ -114,6 +117,16 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 		}
 	}
 	return Result{}, false
+}
+
+// anyDevice reports whether a command names a block device (cp x /dev/sda).
+func anyDevice(ts []target) bool {
+	for _, t := range ts {
+		if isDevice(t.abs) || isDevice(t.real) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasBashRule(es []Entry) bool { return hasRule(es, "Bash") }

@@ -301,7 +301,7 @@ func chmodLabel(args []Word) string {
 
 func worldWritable(mode string) bool {
 	if n, err := strconv.ParseUint(mode, 8, 32); err == nil {
-		return len(mode) <= 4 && n&0o002 != 0
+		return len(strings.TrimLeft(mode, "0")) <= 4 && n&0o002 != 0 // 00777 is 777
 	}
 	for _, clause := range strings.Split(mode, ",") {
 		m := symbolicModeRe.FindStringSubmatch(clause)

@@ -71,6 +71,22 @@ var broadWrappers = map[string]wrapper{
 		longArgs: []string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"},
 	}},
 	"watch": {opts: optSpec{args: "nq", longArgs: []string{"interval", "equexit"}}},
+	// Privilege, scheduling, namespace and tracing wrappers: each runs the
+	// command line after its options (and, for some, one operand).
+	"pkexec":      {opts: optSpec{longArgs: []string{"user"}}},
+	"runuser":     {opts: optSpec{args: "ugG", longArgs: []string{"user", "group", "supp-group"}}},
+	"chrt":        {opts: optSpec{args: "T", longArgs: []string{"sched-runtime", "sched-deadline", "sched-period"}}, operand: anyOperand},
+	"taskset":     {opts: optSpec{}, operand: anyOperand},
+	"flock":       {opts: optSpec{args: "wEc", longArgs: []string{"timeout", "conflict-exit-code", "command"}}, operand: anyOperand},
+	"chroot":      {opts: optSpec{longArgs: []string{"userspec", "groups"}}, operand: anyOperand},
+	"nsenter":     {opts: optSpec{args: "tSGrw", longArgs: []string{"target", "setuid", "setgid", "root", "wd"}}},
+	"unshare":     {opts: optSpec{args: "S", longArgs: []string{"setuid", "setgid", "propagation", "map-user", "map-group"}}},
+	"strace":      {opts: optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"output", "attach", "user", "trace", "signal"}}},
+	"ltrace":      {opts: optSpec{args: "aAeEnopsuDlL", longArgs: []string{"output", "library"}}},
+	"unbuffer":    {},
+	"catchsegv":   {},
+	"systemd-run": {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
+	"parallel":    {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}},
 }
 
 // unwrap strips one wrapper from words if words[0] names one in set (by
@@ -111,6 +127,9 @@ func unwrap(words []Word, set map[string]wrapper, byBase bool) ([]Word, bool) {
 			return nil, false
 		}
 		inner = inner[1:]
+	}
+	if name == "env" && len(inner) > 0 && inner[0].Static && inner[0].Value == "-" {
+		inner = inner[1:] // env - CMD: a lone "-" means -i
 	}
 	for wr.assigns && len(inner) > 0 && inner[0].Static && looksLikeAssignment(inner[0].Value) {
 		inner = inner[1:]
@@ -225,7 +244,7 @@ var gitGlobals = optSpec{
 	long: []string{"bare", "glob-pathspecs", "help", "html-path", "icase-pathspecs", "info-path",
 		"literal-pathspecs", "man-path", "no-advice", "no-lazy-fetch", "no-optional-locks",
 		"no-pager", "no-replace-objects", "noglob-pathspecs", "paginate", "version", "exec-path"},
-	longArgs: []string{"config-env", "git-dir", "namespace", "super-prefix", "work-tree", "list-cmds"},
+	longArgs: []string{"config-env", "git-dir", "namespace", "super-prefix", "work-tree", "list-cmds", "attr-source"},
 }
 
 // withoutGitGlobals returns a git command line with the global options

@@ -11,6 +11,17 @@ import (
 // or is nested too deeply is reported as suspicious instead.
 func (c *collector) nestedShells(cmd *Command, st *walkState) {
 	done := map[string]bool{}
+	for _, a := range cmd.Assigns {
+		if !codeVars[a.Name] {
+			continue
+		}
+		if !a.Static {
+			c.suspect(labelUnparseable)
+		} else if !done[a.Value] {
+			done[a.Value] = true
+			c.shell(a.Value, st)
+		}
+	}
 	for _, v := range cmd.variants() {
 		codes, ok := shellCode(v)
 		if !ok {
@@ -43,6 +54,25 @@ func (c *collector) shell(code string, st *walkState) {
 var shells = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
 	"mksh": true, "ash": true, "yash": true, "posh": true, "rbash": true,
+	// Not bash syntax, but a string that does not parse as bash is
+	// reported as unparseable, which is the safe reading.
+	"fish": true, "csh": true, "tcsh": true,
+}
+
+// codeVars are environment variables whose value a program runs as a
+// shell command.
+var codeVars = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true, "MANPAGER": true,
+	"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "EDITOR": true, "VISUAL": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "PROMPT_COMMAND": true,
+}
+
+// gitCodeKeys are git configuration keys whose value git runs as a shell
+// command (alias.NAME runs one when its value starts with "!").
+var gitCodeKeys = map[string]bool{
+	"core.pager": true, "core.editor": true, "core.sshcommand": true, "core.fsmonitor": true,
+	"core.askpass": true, "core.hookspath": true, "sequence.editor": true, "diff.external": true,
+	"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
 }
 
 // shellCode returns the shell code words hand to a shell as a string: the
@@ -68,6 +98,8 @@ func shellCode(words []Word) (code []string, ok bool) {
 		return aliasValues(args)
 	case name == "su" || name == "runuser" || name == "script" || name == "flock":
 		return single(commandOption(args))
+	case name == "git":
+		return gitCode(args)
 	case name == "watch":
 		wr := broadWrappers["watch"]
 		parsed, rest, _ := wr.opts.parse(args)
@@ -203,4 +235,77 @@ func commandOption(args []Word) *Word {
 		return &Word{Raw: code, Value: code, Static: true}
 	}
 	return nil
+}
+
+// gitCode returns the shell code a git command line runs from its own
+// arguments: -c values of keys git runs as commands (and "!" aliases),
+// rebase -x/--exec, difftool -x/--extcmd, mergetool/difftool --tool-cmd,
+// bisect run and submodule foreach. ok is false if such code is not static.
+func gitCode(args []Word) (code []string, ok bool) {
+	ok = true
+	add := func(w *Word) {
+		switch {
+		case w == nil:
+		case !w.Static:
+			ok = false
+		default:
+			code = append(code, w.Value)
+		}
+	}
+	parsed, rest, _ := gitGlobals.parse(args)
+	for _, a := range parsed {
+		if a.opt != "-c" && a.opt != "--config-env" || a.word == nil {
+			continue
+		}
+		if !a.word.Static {
+			ok = false
+			continue
+		}
+		key, val, _ := strings.Cut(a.val, "=")
+		key = strings.ToLower(key)
+		switch {
+		case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
+			code = append(code, val[1:])
+		case gitCodeKeys[key] || strings.HasPrefix(key, "pager.") || strings.HasSuffix(key, ".textconv") ||
+			strings.HasSuffix(key, ".cmd") || strings.HasSuffix(key, ".command") || strings.HasPrefix(key, "filter."):
+			code = append(code, val)
+		}
+	}
+	sub := args[rest:]
+	if len(sub) == 0 || !sub[0].Static {
+		return code, ok
+	}
+	opts := sub[1:]
+	switch sub[0].Value {
+	case "rebase", "difftool", "mergetool":
+		for i := 0; i < len(opts); i++ {
+			w := opts[i]
+			if !w.Static {
+				continue
+			}
+			v := w.Value
+			switch {
+			case (v == "-x" || v == "--exec" || v == "--extcmd" || v == "--tool-cmd") && i+1 < len(opts):
+				add(&opts[i+1])
+				i++
+			case strings.HasPrefix(v, "--exec=") || strings.HasPrefix(v, "--extcmd="):
+				_, val, _ := strings.Cut(v, "=")
+				code = append(code, val)
+			case strings.HasPrefix(v, "-x") && len(v) > 2:
+				code = append(code, v[2:])
+			}
+		}
+	case "bisect":
+		if len(opts) > 0 && opts[0].Static && opts[0].Value == "run" {
+			add(joined(opts[1:]))
+		}
+	case "submodule":
+		for i, w := range opts {
+			if w.Static && w.Value == "foreach" {
+				add(joined(opts[i+1:]))
+				break
+			}
+		}
+	}
+	return code, ok
 }

@@ -237,3 +237,8 @@ func (p *sedScanner) substitute() bool {
 	}
 	return true
 }
+
+// SedPrintOnly reports whether a sed script only prints or edits the
+// pattern space: no command that writes or reads a file or runs a program.
+// Anything it does not understand makes it false.
+func SedPrintOnly(script string) bool { return sedPrintOnly(script) }
