@@ -33,6 +33,7 @@ type part struct {
 	denyForms []string
 	readOnly  bool
 	reads     []target // paths a read-only command reads
+	recursion recursion
 	// args are every file its arguments could name; computed on demand
 	// (argsOf), as only Read deny rules need them.
 	args       []target
@@ -190,6 +191,7 @@ func (c *call) analyseBash() {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		p.denyForms = cmd.DenyForms()
+		p.recursion = recursionOf(p.allowForm)
 		if paths, ok := cmd.ReadOnly(); ok {
 			p.readOnly = true
 			for _, a := range paths {
@@ -200,6 +202,21 @@ func (c *call) analyseBash() {
 		}
 		c.parts = append(c.parts, p)
 	}
+	// What commands write through their arguments (cp x .git/hooks/y,
+	// tee, sed -i, ln to ~/.bashrc) is checked like a redirect: as an Edit.
+	for _, cmd := range s.Commands {
+		targets, dynamic := cmd.Writes()
+		if dynamic {
+			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
+		}
+		for _, w := range targets {
+			if w.Glob {
+				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
+				continue
+			}
+			c.writeParts(shellPath(w))
+		}
+	}
 	for _, r := range s.Redirects {
 		k := kindRead
 		if r.Output {
@@ -209,6 +226,10 @@ func (c *call) analyseBash() {
 			// A redirect to a computed or globbed path cannot be checked;
 			// no rule may allow it, and it is at least Ask (see step 2).
 			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
+			continue
+		}
+		if k == kindWrite {
+			c.writeParts(shellPath(r.Target))
 			continue
 		}
 		ts, ok := c.shellTargets(shellPath(r.Target))
@@ -222,6 +243,22 @@ func (c *call) analyseBash() {
 	}
 	if len(c.parts) == 0 {
 		c.invalid = "empty command"
+	}
+}
+
+// writeParts adds a write part for each place a path a command writes may
+// be (one per directory the script may cd into).
+func (c *call) writeParts(p string) {
+	if p == "/dev/null" {
+		return
+	}
+	ts, ok := c.shellTargets(p)
+	if !ok {
+		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
+		return
+	}
+	for _, t := range ts {
+		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", path: t})
 	}
 }
 
@@ -299,9 +336,10 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 	seen := map[string]bool{}
 	var ts []target
 	for _, b := range c.bases {
-		if abs := filepath.Join(b, p); !seen[abs] {
-			seen[abs] = true
-			ts = append(ts, c.target(abs))
+		// Joined raw, not cleaned: target must see a ".." after a symlink.
+		if raw := b + "/" + p; !seen[raw] {
+			seen[raw] = true
+			ts = append(ts, c.target(raw))
 		}
 	}
 	return ts, true
@@ -311,6 +349,11 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 // directory.
 func (c *call) target(p string) target {
 	abs := ResolvePath(c.ws, p)
+	if raw := rawPath(c.ws, p); hasDotDot(raw) {
+		// The kernel follows a symlink before applying "..": link/..
+		// is the link target's parent, not the directory holding link.
+		return target{abs: abs, real: physical(raw)}
+	}
 	dir, base := filepath.Split(abs)
 	rdir, ok := c.dirs[dir]
 	if !ok {
@@ -345,7 +388,11 @@ func (c *call) argsOf(pt *part) (ts []target, unsure bool) {
 		return pt.args, pt.argsUnsure
 	}
 	pt.argsDone = true
+	name, _ := pt.cmd.Name()
 	for i, w := range pt.cmd.Words {
+		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
+			pt.argsUnsure = true // cat "$PWD/.env"
+		}
 		if i == 0 || !w.Static || strings.HasPrefix(w.Value, "-") || w.Value == "" {
 			continue
 		}

@@ -47,11 +47,54 @@ func ResolvePath(ws Workspace, p string) string {
 	return filepath.Clean(p)
 }
 
+// rawPath is ResolvePath without the lexical cleaning.
+func rawPath(ws Workspace, p string) string {
+	switch {
+	case p == "~":
+		return ws.Home
+	case strings.HasPrefix(p, "~/"):
+		return ws.Home + "/" + p[2:]
+	case !filepath.IsAbs(p):
+		return ws.Cwd + "/" + p
+	}
+	return p
+}
+
+func hasDotDot(p string) bool {
+	return strings.Contains(p+"/", "/../")
+}
+
+// physical resolves p the way the kernel does: component by component,
+// following each symlink before a later ".." applies to it.
+func physical(p string) string {
+	cur := "/"
+	for _, part := range strings.Split(p, "/") {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		if fi, err := os.Lstat(next); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if r, err := filepath.EvalSymlinks(next); err == nil {
+				next = r
+			}
+		}
+		cur = next
+	}
+	return cur
+}
+
 // newTarget resolves p and its symlinks. The longest existing prefix is
 // resolved, so a path to a file about to be created under a symlinked
 // directory is still seen through the link.
 func newTarget(ws Workspace, p string) target {
 	abs := ResolvePath(ws, p)
+	if raw := rawPath(ws, p); hasDotDot(raw) {
+		return target{abs: abs, real: physical(raw)}
+	}
 	return target{abs: abs, real: realPath(abs)}
 }
 

@@ -97,12 +97,15 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 					return ask("arguments that cannot be checked against Read deny rules", "")
 				}
 			}
+			if r := coveredTree(c, pt, p.Deny); r != "" {
+				return ask("recursive read of a tree with paths a Read deny rule covers", r)
+			}
 			if args, _ := c.argsOf(pt); anyDevice(args) {
 				return ask("destructive command", "write to a block device")
 			}
 		case kindWrite:
 			if pt.dynamic {
-				return ask("redirect target is not static", "")
+				return ask("write target (redirect or argument) is not static", "")
 			}
 			if pt.tool == "Bash" && (isDevice(pt.path.abs) || isDevice(pt.path.real)) {
 				return ask("destructive command", "> "+pt.path.abs)
@@ -117,6 +120,31 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 		}
 	}
 	return Result{}, false
+}
+
+// coveredTree returns the first Read deny rule that could match a file
+// inside a tree a recursive read-only command reads (grep -r KEY . with
+// Read(./secrets/**)), or "".
+func coveredTree(c *call, pt *part, deny []Entry) string {
+	if !pt.readOnly || !pt.recursion.recursive {
+		return ""
+	}
+	roots := c.treeRoots(pt)
+	for _, e := range deny {
+		if e.Rule.Tool != "Read" {
+			continue
+		}
+		if !e.Rule.HasPattern {
+			return e.Rule.String()
+		}
+		pp := c.pathPattern(e.Rule.Pattern)
+		for _, t := range roots {
+			if pp.mayCover(t.abs) || pp.mayCover(t.real) {
+				return e.Rule.String()
+			}
+		}
+	}
+	return ""
 }
 
 // anyDevice reports whether a command names a block device (cp x /dev/sda).
@@ -226,7 +254,9 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	}
 	switch pt.kind {
 	case kindCommand:
-		if pt.readOnly && c.allInWorkspace(pt.reads) {
+		// A recursive read that follows symlinks may leave the workspace
+		// through any link inside it.
+		if pt.readOnly && !pt.recursion.follows && c.allInWorkspace(pt.reads) {
 			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
 		}
 	case kindRead:

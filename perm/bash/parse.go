@@ -293,7 +293,10 @@ func declWord(a *syntax.Assign, src string) Word {
 	case a.Name == nil && a.Value != nil:
 		return newWord(a.Value, src) // an option or an expansion
 	case a.Naked:
-		return Word{Raw: raw, Value: raw, Static: validName(raw)}
+		if !validName(raw) {
+			return Word{Raw: raw} // export 'A\x00': not a name, so not known
+		}
+		return Word{Raw: raw, Value: raw, Static: true}
 	}
 	as := newAssign(a, src)
 	if !as.Static {

@@ -38,6 +38,12 @@ func gitReadOnly(words []Word) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
+	for _, m := range more {
+		// REV:PATH (git show HEAD:.env) reads PATH as it was at REV.
+		if _, file, found := strings.Cut(m, ":"); found && file != "" {
+			paths = append(paths, file)
+		}
+	}
 	return append(paths, more...), true
 }
 

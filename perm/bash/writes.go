@@ -1,0 +1,152 @@
+package bash
+
+import (
+	"path"
+	"strings"
+)
+
+// writers are programs that write, delete or link the files their operands
+// name, with the options of theirs that take an argument.
+var writers = map[string]optSpec{
+	"cp":       {args: "StZ", longArgs: []string{"target-directory", "suffix", "backup", "context"}, permute: true},
+	"mv":       {args: "StZ", longArgs: []string{"target-directory", "suffix", "backup", "context"}, permute: true},
+	"install":  {args: "gmoStZ", longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program", "context"}, permute: true},
+	"ln":       {args: "St", longArgs: []string{"suffix", "target-directory"}, permute: true},
+	"tee":      {permute: true},
+	"rm":       {permute: true},
+	"rmdir":    {permute: true},
+	"unlink":   {permute: true},
+	"shred":    {args: "nsu", longArgs: []string{"iterations", "size", "remove", "random-source"}, permute: true},
+	"touch":    {args: "dtr", longArgs: []string{"date", "reference"}, permute: true},
+	"truncate": {args: "sr", longArgs: []string{"size", "reference"}, permute: true},
+	"mkdir":    {args: "mZ", longArgs: []string{"mode", "context"}, permute: true},
+	"chmod":    {longArgs: []string{"reference"}, permute: true},
+	"chown":    {longArgs: []string{"reference", "from"}, permute: true},
+	"chgrp":    {longArgs: []string{"reference"}, permute: true},
+	"sed":      {args: "eflE", longArgs: []string{"expression", "file", "line-length"}, permute: true},
+	"curl":     {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
+	"wget":     {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
+	"dd":       {permute: true},
+	"git":      {permute: true},
+}
+
+// Writes returns the files the command writes, deletes or links, in any of
+// its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
+// destinations and ln's link targets, tee, rm, touch and similar operands,
+// sed -i files, dd of=, curl -o, wget -O and git --output. dynamic is set
+// when such a target is not static. The engine checks each as an Edit.
+func (c *Command) Writes() (targets []Word, dynamic bool) {
+	for _, v := range c.variants() {
+		if len(v) == 0 || !v[0].Static {
+			continue
+		}
+		prog := path.Base(v[0].Value)
+		spec, ok := writers[prog]
+		if !ok {
+			continue
+		}
+		args, rest, err := spec.parse(v[1:])
+		if err != nil {
+			dynamic = true // an option or operand that is not static
+		}
+		for _, w := range v[1+rest:] {
+			args = append(args, arg{val: w.Value, word: &w})
+		}
+		ts, dyn := writeTargets(prog, args)
+		targets = append(targets, ts...)
+		dynamic = dynamic || dyn
+	}
+	return targets, dynamic
+}
+
+func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
+	var operands []arg
+	add := func(a arg) {
+		switch {
+		case a.word == nil:
+			ts = append(ts, Word{Raw: a.val, Value: a.val, Static: true})
+		case !a.word.Static:
+			dynamic = true
+		default:
+			ts = append(ts, *a.word)
+		}
+	}
+	target := false
+	for _, a := range args {
+		switch {
+		case a.opt == "":
+			operands = append(operands, a)
+		case a.opt == "-t" || a.opt == "--target-directory":
+			target = true
+			add(a)
+		case prog == "curl" && (a.opt == "-o" || a.opt == "--output"),
+			prog == "wget" && (a.opt == "-O" || a.opt == "--output-document"),
+			prog == "git" && (a.opt == "--output" || a.opt == "-o"):
+			add(a)
+		}
+	}
+	switch prog {
+	case "cp", "mv", "install":
+		if !target && len(operands) >= 2 {
+			add(operands[len(operands)-1])
+		}
+	case "ln":
+		// The link, and what it points to: a link to ~/.bashrc makes a
+		// later write to the link a write to ~/.bashrc.
+		for _, o := range operands {
+			add(o)
+		}
+	case "tee", "rm", "rmdir", "unlink", "shred", "touch", "truncate", "mkdir":
+		for _, o := range operands {
+			add(o)
+		}
+	case "chmod", "chown", "chgrp":
+		for i, o := range operands {
+			if i > 0 {
+				add(o)
+			}
+		}
+	case "sed":
+		if !sedInPlace(args) {
+			break
+		}
+		script := !hasOpt(args, "-e", "--expression", "-f", "--file")
+		for i, o := range operands {
+			if i > 0 || !script {
+				add(o)
+			}
+		}
+	case "dd":
+		for _, o := range operands {
+			if v, ok := strings.CutPrefix(o.val, "of="); ok {
+				w := Word{Raw: v, Value: v, Static: o.word == nil || o.word.Static}
+				if w.Static {
+					ts = append(ts, w)
+				} else {
+					dynamic = true
+				}
+			}
+		}
+	}
+	return ts, dynamic
+}
+
+func sedInPlace(args []arg) bool {
+	for _, a := range args {
+		if a.opt == "--in-place" || (strings.HasPrefix(a.opt, "-") && !strings.HasPrefix(a.opt, "--") && strings.Contains(a.opt, "i")) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOpt(args []arg, opts ...string) bool {
+	for _, a := range args {
+		for _, o := range opts {
+			if a.opt == o {
+				return true
+			}
+		}
+	}
+	return false
+}
