@@ -188,11 +188,14 @@ type pathPattern struct {
 	// path matches only if it (or, for broad matching, an ancestor) lies
 	// in it, so paths elsewhere are rejected without matching.
 	dir string
+	// literal is set when abs has no metacharacter: equality suffices.
+	literal bool
 }
 
 func compilePath(ws Workspace, pat string) pathPattern {
 	ap, base := absPattern(ws, pat)
 	pp := pathPattern{abs: cleanPattern(ap), base: base}
+	pp.literal = !strings.ContainsAny(pp.abs, `*?[{\`)
 	if !base {
 		lit := pp.abs
 		if i := strings.IndexAny(lit, `*?[{\`); i >= 0 {
@@ -213,11 +216,18 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		return false
 	}
 	for q := p; ; {
+		if !pp.base && !strings.HasPrefix(q+"/", pp.dir) {
+			return false // q and every ancestor of it are outside dir
+		}
 		subject := q
 		if pp.base {
 			subject = filepath.Base(q)
 		}
-		if ok, _ := doublestar.Match(pp.abs, subject); ok {
+		if pp.literal {
+			if subject == pp.abs {
+				return true
+			}
+		} else if ok, _ := doublestar.Match(pp.abs, subject); ok {
 			return true
 		}
 		if !broad {
