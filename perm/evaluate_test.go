@@ -197,6 +197,10 @@ func TestEvaluate(t *testing.T) {
 		{"bypass plain", mode(ModeBypass), bashReq("curl x"), Allow, 3, ""},
 		{"bypass beats ask rule", all(mode(ModeBypass), ask("Bash(curl:*)")), bashReq("curl x"), Allow, 3, ""},
 		{"sensitive edit", mode(ModeBypass), fileReq("Edit", ".git/config"), Ask, 2, "sensitive path"},
+		{"sensitive edit any case", mode(ModeBypass), fileReq("Write", ".GIT/hooks/pre-commit"), Ask, 2, "sensitive path"},
+		{"sensitive workflow", mode(ModeBypass), fileReq("Write", ".github/workflows/ci.yml"), Ask, 2, "sensitive path"},
+		{"git rm -r", mode(ModeBypass), bashReq("git rm -rf ."), Ask, 2, "destructive"},
+		{"rsync --delete", mode(ModeBypass), bashReq("rsync -a --delete src/ /backup/"), Ask, 2, "destructive"},
 		{"sensitive write env", all(mode(ModeAcceptEdits), allow("Write")), fileReq("Write", ".env"), Ask, 2, ""},
 
 		// Paths.

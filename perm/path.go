@@ -276,11 +276,14 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 var (
 	sensitiveDirs = []string{
 		".git", ".gen", ".claude", ".vscode", ".idea", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
+		".husky", ".github/workflows", ".config/fish", ".config/git", ".config/systemd", ".config/autostart", ".local/bin",
 	}
 	sensitiveFiles = []string{
 		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
 		".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".gitconfig", ".gitmodules", ".npmrc",
 		".yarnrc", ".pypirc", ".netrc", ".env", ".envrc", ".git-credentials", ".pgpass", ".mcp.json",
+		".bash_aliases", ".vimrc", ".exrc", ".tmux.conf", ".xprofile", ".xinitrc", ".pam_environment",
+		".gitattributes", "authorized_keys", ".pre-commit-config.yaml",
 	}
 	systemDirs = []string{"/etc", "/dev", "/proc", "/sys", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var/spool/cron"}
 )
@@ -306,13 +309,15 @@ func sensitivePath(p string) string {
 			return d + "/"
 		}
 	}
-	slashed := filepath.ToSlash(p) + "/"
+	// Compared case-insensitively: on a case-insensitive file system
+	// .GIT/ is .git/, and matching more is the safe side.
+	slashed := strings.ToLower(filepath.ToSlash(p)) + "/"
 	for _, d := range sensitiveDirs {
 		if strings.Contains(slashed, "/"+d+"/") {
 			return d + "/"
 		}
 	}
-	base := filepath.Base(p)
+	base := strings.ToLower(filepath.Base(p))
 	for _, f := range sensitiveFiles {
 		if base == f || (f == ".env" && strings.HasPrefix(base, ".env.")) {
 			return base

@@ -57,6 +57,10 @@ func destructive(words []Word) string {
 		if hasWord(args, "-delete") {
 			return "find -delete"
 		}
+	case prog == "rsync":
+		if hasLong(args, "--delete", 8) || hasLong(args, "--remove-source-files", 8) {
+			return "rsync --delete"
+		}
 	case prog == "xargs":
 		// The arguments come from standard input, so they may hold
 		// options: an rm behind xargs may be recursive.
@@ -172,6 +176,14 @@ func gitLabel(words []Word) string {
 	case "stash":
 		if len(args) > 0 && args[0].Static && (args[0].Value == "drop" || args[0].Value == "clear") {
 			return "git stash " + args[0].Value
+		}
+	case "rm":
+		if hasShort(args, 'r', "") || hasLong(args, "--recursive", 3) {
+			return "git rm -r"
+		}
+	case "update-ref":
+		if hasShort(args, 'd', "m") || hasLong(args, "--delete", 3) {
+			return "git update-ref -d"
 		}
 	}
 	return ""
