@@ -96,24 +96,16 @@ func (e *Env) checkFresh(tool, abs string, cur fileState) error {
 // are taken against the working directory. The tool must touch the very
 // path the gate checked.
 func (e *Env) abs(tool, p string) (string, error) {
-	if p == "" {
+	switch {
+	case p == "":
 		return "", fmt.Errorf("%s: empty path", tool)
+	case (p == "~" || strings.HasPrefix(p, "~/")) && !filepath.IsAbs(e.Workspace.Home):
+		return "", fmt.Errorf("%s: path %q is in the home directory, which is not known", tool, p)
+	case !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") && !filepath.IsAbs(e.Workspace.Cwd):
+		return "", fmt.Errorf("%s: working directory %q is not an absolute path", tool, e.Workspace.Cwd)
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p), nil
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home := e.Workspace.Home
-		if !filepath.IsAbs(home) {
-			return "", fmt.Errorf("%s: path %q is in the home directory, which is not known", tool, p)
-		}
-		return filepath.Join(home, p[1:]), nil
-	}
-	cwd := e.Workspace.Cwd
-	if !filepath.IsAbs(cwd) {
-		return "", fmt.Errorf("%s: working directory %q is not an absolute path", tool, cwd)
-	}
-	return filepath.Join(cwd, p), nil
+	// One definition of what a path names, shared with the gate.
+	return perm.ResolvePath(e.Workspace, p), nil
 }
 
 // display returns abs relative to the working directory when it is inside
