@@ -35,9 +35,13 @@ type Config struct {
 	// Stream requests server-sent events, so text reaches
 	// loop.Request.OnText as it is generated.
 	Stream bool
-	// HTTPClient sends the requests; nil means a client without timeout
-	// (a turn takes as long as the model needs; cancel ctx to stop it).
+	// HTTPClient sends the requests; nil means a client whose transport
+	// gives up on a server that sends no response headers for 2 minutes.
 	HTTPClient *http.Client
+	// Timeout bounds one attempt, the whole streamed answer included; an
+	// attempt that runs out is retried like a network error. 0 means 10
+	// minutes. A headless run must never wait forever on a stalled server.
+	Timeout time.Duration
 	// MaxTries bounds the attempts per turn, the first included; 0 means 4.
 	MaxTries int
 	// Backoff returns the wait before retry number try (0 for the first
@@ -70,9 +74,11 @@ type Model struct {
 var _ loop.Model = (*Model)(nil)
 
 const (
-	defaultTries   = 4
-	backoffBase    = 500 * time.Millisecond
-	backoffCeiling = 8 * time.Second
+	defaultTries         = 4
+	defaultTimeout       = 10 * time.Minute
+	defaultHeaderTimeout = 2 * time.Minute
+	backoffBase          = 500 * time.Millisecond
+	backoffCeiling       = 8 * time.Second
 )
 
 // New returns a Model for cfg. It does not contact the server.
@@ -83,6 +89,13 @@ func New(cfg Config) *Model {
 	}
 	if cfg.HTTPClient != nil {
 		oc.HTTPClient = cfg.HTTPClient
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ResponseHeaderTimeout = defaultHeaderTimeout
+		oc.HTTPClient = &http.Client{Transport: tr}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.MaxTries <= 0 {
 		cfg.MaxTries = defaultTries
@@ -123,11 +136,16 @@ func (m *Model) Complete(ctx context.Context, req loop.Request) (loop.Response, 
 			err      error
 			streamed bool // text reached OnText
 		)
+		actx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 		if m.cfg.Stream {
-			resp, streamed, err = m.stream(ctx, creq, req.OnText)
+			resp, streamed, err = m.stream(actx, creq, req.OnText)
 		} else {
-			resp, err = m.complete(ctx, creq, req.OnText)
+			resp, err = m.complete(actx, creq, req.OnText)
 		}
+		if err != nil && actx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w: no complete answer within %v", errAttemptTimeout, m.cfg.Timeout)
+		}
+		cancel()
 		if err == nil {
 			return resp, nil
 		}
@@ -166,6 +184,9 @@ func (m *Model) complete(ctx context.Context, creq openai.ChatCompletionRequest,
 	}
 	return loop.Response{Message: msg, Usage: r.Usage}, nil
 }
+
+// errAttemptTimeout reports an attempt that ran out of Config.Timeout.
+var errAttemptTimeout = errors.New("the server did not answer in time")
 
 // errTruncated reports a stream that ended without saying it was done.
 var errTruncated = errors.New("the stream ended before the model finished (no finish_reason)")
@@ -268,5 +289,6 @@ func retryable(err error) bool {
 	}
 	return errors.As(err, &netErr) ||
 		errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, errTruncated)
+		errors.Is(err, errTruncated) ||
+		errors.Is(err, errAttemptTimeout)
 }

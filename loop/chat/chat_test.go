@@ -417,3 +417,41 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+// A server that stalls never hangs a turn: each attempt has a deadline,
+// and a stalled attempt is retried like a network error.
+func TestStalledServer(t *testing.T) {
+	stall := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("recovers stream=%v", stream), func(t *testing.T) {
+			ok := jsonReply(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": "hi"}, "finish_reason": "stop"}}})
+			if stream {
+				ok = func(w http.ResponseWriter, _ *http.Request) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"hi\"}}]}\n\n")
+					fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+				}
+			}
+			s := newServer(t, stall, ok)
+			cfg := s.config()
+			cfg.Stream, cfg.Timeout = stream, 100*time.Millisecond
+			resp, err := chat.New(cfg).Complete(context.Background(), loop.Request{Messages: messages[:2]})
+			if err != nil || resp.Message.Content != "hi" || s.requests() != 2 {
+				t.Fatalf("resp %q, err %v, %d requests", resp.Message.Content, err, s.requests())
+			}
+		})
+	}
+	t.Run("gives up", func(t *testing.T) {
+		s := newServer(t, stall)
+		cfg := s.config()
+		cfg.Timeout = 50 * time.Millisecond
+		start := time.Now()
+		_, err := chat.New(cfg).Complete(context.Background(), loop.Request{Messages: messages[:2]})
+		if err == nil || !strings.Contains(err.Error(), "did not answer in time") || s.requests() != 4 {
+			t.Fatalf("err %v after %d requests", err, s.requests())
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+	})
+}
