@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -71,7 +74,8 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	defer pr.Close()
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = cwd
-	cmd.Env = commandEnv()
+	marker := newMarker()
+	cmd.Env = commandEnv(marker)
 	// Stdin stays nil: the child reads /dev/null. One pipe for stdout and
 	// stderr keeps their interleaving.
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -99,9 +103,11 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var waitErr error
+	timedOut := false
 	select {
 	case waitErr = <-waited:
 	case <-tctx.Done():
+		timedOut = ctx.Err() == nil
 		killGroup()
 		waitErr = <-waited
 	}
@@ -109,6 +115,9 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	// cannot be reused until then, so this reaches only the command's
 	// leftovers.
 	killGroup()
+	// A process that left the group (setsid) still carries the marker in
+	// its environment: nothing the command started outlives the call.
+	killMarked(marker)
 	select {
 	case <-copied:
 	case <-time.After(pipeGrace):
@@ -122,7 +131,7 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	var status string
 	var exitErr *exec.ExitError
 	switch {
-	case tctx.Err() != nil:
+	case timedOut:
 		status = fmt.Sprintf("killed after timeout %v", timeout)
 	case waitErr == nil:
 		status = "exit code: 0"
@@ -149,8 +158,8 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 // credentials gen itself uses (a command the model writes has no need of
 // the model's API key, and could otherwise print it), and with git and
 // pagers told not to wait for a person.
-func commandEnv() []string {
-	var env []string
+func commandEnv(marker string) []string {
+	env := []string{marker}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if hiddenEnv[k] {
@@ -162,7 +171,47 @@ func commandEnv() []string {
 }
 
 // hiddenEnv are the variables commandEnv removes.
-var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true}
+var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true}
+
+// markerVar marks the environment of every process a Bash call starts.
+const markerVar = "GEN_BASH_CALL"
+
+var callSeq atomic.Int64
+
+// newMarker returns a marker unique to one call in this process.
+func newMarker() string {
+	return fmt.Sprintf("%s=%d.%d", markerVar, os.Getpid(), callSeq.Add(1))
+}
+
+// killMarked kills every process whose environment holds marker: the
+// command's descendants that escaped its process group by starting a
+// session of their own. A process that cleared its environment is not
+// found; that is the limit of this sweep.
+func killMarked(marker string) {
+	needle := []byte("\x00" + marker + "\x00")
+	for range 3 { // a dying parent may still fork: sweep until none is left
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		found := false
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(append([]byte{0}, env...), needle) {
+				continue
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			found = true
+		}
+		if !found {
+			return
+		}
+	}
+}
 
 // capWriter keeps the first and last bytes written to it, up to max in
 // all including the omission marker, and counts the rest.

@@ -3,7 +3,9 @@ package tool
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -80,14 +82,17 @@ func TestBash(t *testing.T) {
 		if err != nil || got != "x\nexit code: 0\n" {
 			t.Fatalf("got %q, %v", got, err)
 		}
-		if d := time.Since(start); d < pipeGrace || d > pipeGrace+2*time.Second {
-			t.Fatalf("took %v, want about pipeGrace (%v) after the command", d, pipeGrace)
+		// The escaped process is killed by the marker sweep, so the call
+		// does not even wait out pipeGrace.
+		if d := time.Since(start); d > pipeGrace {
+			t.Fatalf("took %v, want less than pipeGrace (%v)", d, pipeGrace)
 		}
 	})
 	t.Run("environment", func(t *testing.T) {
 		t.Setenv("OPENAI_API_KEY", "sk-secret")
 		t.Setenv("GEN_TEST_VISIBLE", "yes")
-		got, err := call(t, env, "Bash", map[string]any{"command": `echo "key=$OPENAI_API_KEY visible=$GEN_TEST_VISIBLE prompt=$GIT_TERMINAL_PROMPT"`})
+		t.Setenv("GEN_SEARCH_URL", "https://search.example/?key=secret")
+		got, err := call(t, env, "Bash", map[string]any{"command": `echo "key=$OPENAI_API_KEY$GEN_SEARCH_URL visible=$GEN_TEST_VISIBLE prompt=$GIT_TERMINAL_PROMPT"`})
 		if want := "key= visible=yes prompt=0\nexit code: 0\n"; err != nil || got != want {
 			t.Fatalf("got %q, %v; want %q", got, err, want)
 		}
@@ -156,5 +161,39 @@ func TestCapWriter(t *testing.T) {
 				t.Fatal("invalid UTF-8")
 			}
 		})
+	}
+}
+
+// A process that leaves the command's process group (setsid) does not
+// outlive the call, and a command that finished in time is not reported
+// as timed out because such a process held its output open.
+func TestBashEscapedSession(t *testing.T) {
+	env, dir := workspace(t)
+	start := time.Now()
+	out, err := call(t, env, "Bash", map[string]any{
+		"command": "setsid sh -c 'sleep 30' & echo $! > pid; sleep 0.2; echo done",
+		"timeout": float64(5000),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "done\n") || !strings.HasSuffix(out, "exit code: 0\n") {
+		t.Errorf("output %q, want done and exit code 0", out)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v: the escaped process held the call", d)
+	}
+	pid := strings.TrimSpace(readFile(t, filepath.Join(dir, "pid")))
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		// Gone, or a zombie waiting for init to reap it.
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %s started with setsid is still alive: %s", pid, stat)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
