@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
@@ -170,7 +171,7 @@ func loadScope(sc scope) ([]*Definition, error) {
 		if e.IsDir() || !strings.HasSuffix(p, ".md") {
 			return nil
 		}
-		data, err := fs.ReadFile(sc.fsys, p)
+		data, err := textfile.ReadFS(sc.fsys, p, textfile.Max)
 		if err != nil {
 			return fmt.Errorf("agent: reading %s: %w", sc.name(p), err)
 		}

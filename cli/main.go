@@ -13,6 +13,7 @@ import (
 	"os/signal"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 )
 
 // Exit codes shared by every command.
@@ -95,7 +96,9 @@ settings error, 3 a call was denied).`,
 	return root
 }
 
+// isTerminal reports whether f is a terminal: a character device such as
+// /dev/null is not one, and must not start the TUI.
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }

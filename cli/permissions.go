@@ -59,6 +59,13 @@ func (f *policyFlags) load(errw io.Writer) (*settings.Settings, error) {
 		return nil, usageErr(fmt.Errorf("--cwd %s: not a directory", cwd))
 	}
 	f.resolvedCwd = cwd
+	if f.managed != "" {
+		// A what-if against a file that is not there would silently
+		// answer for no managed settings at all.
+		if _, err := os.Stat(f.managed); err != nil {
+			return nil, usageErr(fmt.Errorf("--managed-settings: %w", err))
+		}
+	}
 	s, err := settings.Load(settings.Options{
 		Cwd:         cwd,
 		ManagedPath: f.managed,

@@ -189,9 +189,20 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, m := range top.members {
+		if m.key == "permissions" || m.key == "$schema" {
+			continue
+		}
+		line, _ := lineCol(data, m.off)
+		if near, ok := nearMiss(m.key, "permissions"); ok {
+			// A misspelt permissions object would silently mean no rules.
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}
+		}
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only \"permissions\"; ignored)", path, line, m.key))
+	}
 	pv, ok := keys["permissions"]
 	if !ok {
-		return f, nil, nil
+		return f, p.warn, nil
 	}
 	if pv.kind != kindObject {
 		return nil, nil, p.errAt(pv.off, "permissions must be an object")
@@ -203,6 +214,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	for _, m := range pv.members {
 		if !slices.Contains(permissionKeys, m.key) {
 			line, _ := lineCol(data, m.off)
+			if near, ok := nearMiss(m.key, "deny", "ask"); ok {
+				// A misspelt deny or ask list would silently drop its
+				// rules; a misspelt allow list only allows less.
+				return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions: did you mean %q?", m.key, near)}
+			}
 			p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown key %q in permissions (ignored)", path, line, m.key))
 		}
 	}
@@ -313,4 +329,38 @@ func mainLoopModeList() string {
 		names[i] = string(m)
 	}
 	return strings.Join(names, ", ")
+}
+
+// nearMiss reports the key of want that key most likely misspells: one
+// within two edits, or one it contains ("deny_rules"), case-insensitively.
+func nearMiss(key string, want ...string) (string, bool) {
+	k := strings.ToLower(key)
+	for _, w := range want {
+		lw := strings.ToLower(w)
+		if k != lw && (strings.Contains(k, lw) || editDistance(k, lw) <= 2) {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

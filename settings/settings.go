@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -140,12 +141,12 @@ func Load(opts Options) (*Settings, error) {
 			// the shared project file is the user file: read it once.
 			continue
 		}
-		data, err := os.ReadFile(sc.path)
+		data, err := textfile.Read(sc.path, textfile.Max)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s settings: %w", sc.source, err)
+			return nil, fmt.Errorf("%s settings %s: %w", sc.source, sc.path, err)
 		}
 		f, warns, err := parseFile(sc.source, sc.path, data, sc.base, home)
 		if err != nil {

@@ -96,6 +96,24 @@ func TestLoad(t *testing.T) {
 		files                           int
 	}{
 		{
+			name:    "misspelt permissions object is an error, not an empty policy",
+			project: "{\n  \"permissionz\": {\"deny\": [\"Bash(rm:*)\"]}\n}",
+			wantErr: `{project}:2: unknown key "permissionz": did you mean "permissions"?`,
+		},
+		{
+			name:    "misspelt rule list is an error",
+			local:   `{"permissions": {"deny_rules": ["Bash(rm:*)"]}}`,
+			wantErr: `{local}:1: unknown key "deny_rules" in permissions: did you mean "deny"?`,
+		},
+		{
+			name:       "other top-level keys are a warning",
+			user:       `{"model": "x", "permissions": {}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions"; ignored)`},
+			files:      1,
+		},
+		{
 			name:       "no files: builtin default mode and no rules",
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
@@ -310,12 +328,16 @@ func TestLoad(t *testing.T) {
 			wantErr: `--add-dir: empty directory name`,
 		},
 		{
-			name:       "other top-level keys are tolerated silently",
+			name:       "other top-level keys are tolerated with a warning",
 			project:    `{"model": "x", "hooks": {"a": [1, 2.5, null, true]}, "permissions": {"allow": ["Read"]}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
 			allow:      []string{"project:Read@{project}"},
-			files:      1,
+			warnings: []string{
+				`{project}:1: unknown top-level key "model" (gen reads only "permissions"; ignored)`,
+				`{project}:1: unknown top-level key "hooks" (gen reads only "permissions"; ignored)`,
+			},
+			files: 1,
 		},
 		{
 			name:       "a file without permissions is present but adds nothing",
@@ -441,12 +463,12 @@ func TestLoad(t *testing.T) {
 		{
 			name:       "unreadable file is an error",
 			user:       dirContent,
-			wantErrSub: "user settings: read {user}: is a directory",
+			wantErrSub: "user settings {user}: not a regular file but a directory",
 		},
 		{
 			name:       "unreadable managed file is an error",
 			managed:    dirContent,
-			wantErrSub: "managed settings: read {managed}: is a directory",
+			wantErrSub: "managed settings {managed}: not a regular file but a directory",
 		},
 	}
 	for _, tt := range tests {

@@ -95,7 +95,9 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 		}
 		n++
 		if n >= offset {
-			if printed == limit {
+			// Every window is capped too: a large limit must not
+			// return a file of any size in one result.
+			if printed == limit || out.Len() >= maxWholeRead {
 				more = true
 				break
 			}

@@ -232,3 +232,21 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A window with a large limit is still capped at 256 KiB of output, and
+// says where to read on.
+func TestReadWindowCapped(t *testing.T) {
+	env, dir := workspace(t)
+	line := strings.Repeat("x", 1000) + "\n"
+	files(t, dir, map[string]string{"big.log": strings.Repeat(line, 2000)})
+	out, err := call(t, env, "Read", map[string]any{"file_path": "big.log", "offset": float64(1), "limit": float64(100000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > maxWholeRead+4096 {
+		t.Errorf("output is %d bytes, want at most about %d", len(out), maxWholeRead)
+	}
+	if !strings.Contains(out, "read on with offset") {
+		t.Errorf("output does not say where to read on: %q", out[len(out)-200:])
+	}
+}

@@ -1,0 +1,87 @@
+// Package textfile reads the small configuration files gen trusts to
+// exist (settings, agent definitions) without letting a hostile one hurt:
+// a link to /dev/zero, a FIFO or a huge file is an error, never a hang or
+// an exhausted memory.
+package textfile
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Max is the largest configuration file gen reads.
+const Max = 1 << 20
+
+// ReadFS reads name from fsys. It must be a regular file (after following
+// links) of at most max bytes. A missing file's error satisfies
+// errors.Is(err, fs.ErrNotExist).
+func ReadFS(fsys fs.FS, name string, max int64) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(fi, max); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readMax(f, max)
+}
+
+// Read reads the file at path under the same rules as ReadFS.
+func Read(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(fi, max); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readMax(f, max)
+}
+
+func check(fi fs.FileInfo, max int64) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file but %s", kind(fi.Mode()))
+	}
+	if fi.Size() > max {
+		return fmt.Errorf("%d bytes, over the %d-byte limit", fi.Size(), max)
+	}
+	return nil
+}
+
+// readMax reads at most max bytes; more is an error (the file grew).
+func readMax(r io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("over the %d-byte limit", max)
+	}
+	return data, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

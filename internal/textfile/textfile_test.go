@@ -1,0 +1,54 @@
+package textfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/fstest"
+)
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok.json")
+	os.WriteFile(ok, []byte("{}"), 0o644)
+	big := filepath.Join(dir, "big.json")
+	os.WriteFile(big, []byte(strings.Repeat("x", 2048)), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero")
+	os.Symlink("/dev/zero", zero)
+	cases := []struct {
+		path, err string
+	}{
+		{ok, ""},
+		{big, "over the 1024-byte limit"},
+		{fifo, "not a regular file"},
+		{zero, "not a regular file"},
+		{dir, "not a regular file"},
+	}
+	for _, tc := range cases {
+		data, err := Read(tc.path, 1024)
+		switch {
+		case tc.err == "" && (err != nil || string(data) != "{}"):
+			t.Errorf("Read(%s) = %q, %v", tc.path, data, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("Read(%s) error %v, want %q", tc.path, err, tc.err)
+		}
+	}
+	if _, err := Read(filepath.Join(dir, "missing"), 1024); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	fsys := fstest.MapFS{"a.md": {Data: []byte("x")}, "d": {Mode: fs.ModeDir}}
+	if data, err := ReadFS(fsys, "a.md", 10); err != nil || string(data) != "x" {
+		t.Errorf("ReadFS = %q, %v", data, err)
+	}
+	if _, err := ReadFS(fsys, "d", 10); err == nil {
+		t.Error("ReadFS of a directory succeeded")
+	}
+}
