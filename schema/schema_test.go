@@ -357,7 +357,8 @@ func TestVisible(t *testing.T) {
 		return out
 	}
 	safe := []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion"}
-	safeSub := []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
+	// Bash stays visible: read-only commands are allowed in every mode.
+	safeSub := []string{"Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
 	tests := []struct {
 		name     string
 		mode     perm.Mode
@@ -370,12 +371,13 @@ func TestVisible(t *testing.T) {
 		{"main loop bypass sees everything", perm.ModeBypass, nil, nil, false, all},
 		{"main loop acceptEdits sees everything", perm.ModeAcceptEdits, nil, nil, false, all},
 		{"explore agent with git diff", perm.ModeExplore, []string{"Read", "Bash(git diff*)"}, nil, true, []string{"Read", "Bash"}},
-		{"explore without allow_tools is read-only", perm.ModeExplore, nil, nil, true, safeSub},
+		{"explore without allow_tools is read-only", perm.ModeExplore, nil, nil, true, []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}},
 		{"explore in main loop keeps the safe tools", perm.ModeExplore, nil, nil, false, safe},
-		{"default subagent sees only safe tools", perm.ModeDefault, nil, nil, true, safeSub},
+		{"default subagent sees safe tools and Bash", perm.ModeDefault, nil, nil, true, safeSub},
+		{"dontAsk subagent sees safe tools and Bash", perm.ModeDontAsk, nil, nil, true, safeSub},
 		{"subagent with empty mode is default", "", nil, nil, true, safeSub},
-		{"acceptEdits subagent loses exec tools", perm.ModeAcceptEdits, nil, nil, true,
-			[]string{"Read", "Glob", "Grep", "Write", "Edit", "WebFetch", "WebSearch", "NotebookEdit", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}},
+		{"acceptEdits subagent loses exec tools but Bash", perm.ModeAcceptEdits, nil, nil, true,
+			[]string{"Read", "Glob", "Grep", "Write", "Edit", "Bash", "WebFetch", "WebSearch", "NotebookEdit", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}},
 		{"acceptEdits subagent keeps allowed Bash", perm.ModeAcceptEdits, []string{"Read", "Edit", "Bash(go test:*)"}, nil, true,
 			[]string{"Read", "Write", "Edit", "Bash", "NotebookEdit"}},
 		{"default subagent keeps allowed Edit family", perm.ModeDefault, []string{"Edit(src/**)"}, nil, true,

@@ -21,9 +21,11 @@ type Filter struct {
 //     NotebookEdit);
 //   - explore drops every tool that is not perm.Safe, unless AllowTools
 //     names it;
-//   - a subagent in acceptEdits drops Exec-class tools, and one in default
-//     (or with no mode) drops Edit- and Exec-class tools, unless AllowTools
-//     names them: for a subagent those calls could only be Ask, which is Deny;
+//   - a subagent in acceptEdits drops Exec-class tools, and one in default,
+//     dontAsk (or with no mode) drops Edit- and Exec-class tools, unless
+//     AllowTools names them: for a subagent those calls could only be Ask,
+//     which is Deny. Bash stays: read-only commands are allowed in every
+//     mode;
 //   - a subagent never sees Agent or AskUserQuestion;
 //   - a bare rule in DenyTools drops the tools it names (a patterned deny
 //     only refuses some calls, so the tool stays).
@@ -38,13 +40,13 @@ func Visible(f Filter) []string {
 		if f.Mode == perm.ModeExplore && class != perm.Safe && !allowed {
 			continue
 		}
-		if f.Subagent && !allowed {
+		if f.Subagent && !allowed && name != "Bash" {
 			switch f.Mode {
 			case perm.ModeAcceptEdits:
 				if class == perm.Exec {
 					continue
 				}
-			case perm.ModeDefault, "":
+			case perm.ModeDefault, perm.ModeDontAsk, "":
 				if class != perm.Safe {
 					continue
 				}
