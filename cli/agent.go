@@ -63,7 +63,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 		return usageErr(err)
 	}
 	if o.maxTurns < 0 {
-		return usageErr(fmt.Errorf("--max-turns must be positive"))
+		return usageErr(fmt.Errorf("--max-turns must not be negative"))
 	}
 	set, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)
 	if err != nil {
@@ -73,15 +73,18 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if name == "" {
 		name = def.Model
 	}
-	model, modelName := pickModel(name, s.Err)
+	model, modelName, err := pickModel(name, s.Err)
+	if err != nil {
+		return err
+	}
 	p := &subagent.Printer{Format: format, Out: s.Out, Err: s.Err}
 	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event}
-	pol, _ := subagent.Policy(set, def, nil)
-	p.Init(def.Name, pol.Mode, schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true}), modelName)
-	rep := subagent.Run(cmd.Context(), cfg, o.prompt)
-	for _, w := range rep.Warnings {
+	pol, warns := subagent.Policy(set, def, nil)
+	for _, w := range warns {
 		fmt.Fprintln(s.Err, "gen: warning:", w)
 	}
+	p.Init(def.Name, pol.Mode, schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true}), modelName)
+	rep := subagent.Run(cmd.Context(), cfg, o.prompt)
 	p.Result(&rep)
 	return exitFor(&rep)
 }
@@ -124,17 +127,20 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Settings,
 // pickModel returns the model to use: the embedded offline model when asked
 // for, or when no endpoint or key is configured (said in one stderr line),
 // else the OpenAI-compatible endpoint.
-func pickModel(name string, errw io.Writer) (loop.Model, string) {
+func pickModel(name string, errw io.Writer) (loop.Model, string, error) {
 	if name != "offline" {
 		if cfg, ok := chat.FromEnv(name); ok {
+			if cfg.Model == "" {
+				return nil, "", usageErr(fmt.Errorf("a model endpoint is configured but no model is named: set GEN_MODEL or pass --model (or --model offline)"))
+			}
 			cfg.Stream = true
-			return chat.New(cfg), cfg.Model
+			return chat.New(cfg), cfg.Model, nil
 		}
 		fmt.Fprintln(errw, "gen: no model endpoint configured (set OPENAI_BASE_URL or OPENAI_API_KEY); using the embedded offline model")
-		return offline.New(), "offline"
+		return offline.New(), "offline", nil
 	}
 	fmt.Fprintln(errw, "gen: using the embedded offline model")
-	return offline.New(), "offline"
+	return offline.New(), "offline", nil
 }
 
 func newAgentListCmd(s Streams) *cobra.Command {

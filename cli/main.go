@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -47,7 +48,9 @@ type Streams struct {
 // Main runs gen with the process's arguments and streams and returns the
 // exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (CI timeouts, docker stop) cancels like Ctrl+C, so running
+	// commands are killed instead of orphaned.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTerminal: isTerminal(os.Stdin)})
 }

@@ -41,7 +41,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		return usageErr(err)
 	}
 	if o.maxTurns < 0 {
-		return usageErr(fmt.Errorf("--max-turns must be positive"))
+		return usageErr(fmt.Errorf("--max-turns must not be negative"))
 	}
 	prompt := strings.Join(args, " ")
 	headless := o.print || !s.InTerminal
@@ -62,7 +62,10 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if _, err := o.load(io.Discard); err != nil {
 		return err
 	}
-	model, modelName := pickModel(o.model, s.Err)
+	model, modelName, err := pickModel(o.model, s.Err)
+	if err != nil {
+		return err
+	}
 	cfg := session.Config{
 		Settings: settings.Options{
 			Cwd: o.resolvedCwd, ManagedPath: o.managed, Mode: o.mode,

@@ -57,8 +57,10 @@ type Runner struct {
 	Validate func(name string, in map[string]any) error
 	// MaxTurns bounds the number of model turns; 0 means 50.
 	MaxTurns int
-	// OnEvent, if set, is called for every Event, in order, from the
-	// goroutine that called Run, never concurrently.
+	// OnEvent, if set, is called for every Event of this run, in order,
+	// from the goroutine that called Run. A caller that hands the same
+	// function to subagents running in parallel must make it safe for
+	// concurrent use.
 	OnEvent func(Event)
 	// OnText, if set, is handed to the model as Request.OnText to receive
 	// assistant text as it streams in. Unlike OnEvent it is called from
@@ -395,6 +397,10 @@ func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
 	case out == "":
 		// Some servers reject a tool message without content.
 		c.output = "(no output)"
+	case strings.HasPrefix(out, "DENIED: ") || strings.HasPrefix(out, "ERROR: "):
+		// Only the loop says DENIED or ERROR: output that starts like
+		// that (echo "DENIED: x") must not pass for a denial.
+		c.output = "(output) " + out
 	default:
 		c.output = out
 	}

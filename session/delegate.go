@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+
+	openai "github.com/sashabaranov/go-openai"
 	"fmt"
 	"strings"
 
@@ -17,11 +19,24 @@ type agentTool struct{ s *Session }
 
 func (*agentTool) Name() string { return "Agent" }
 
+// rank orders modes by how much they allow without asking.
+func rank(m perm.Mode) int {
+	switch m {
+	case perm.ModeExplore:
+		return 0
+	case perm.ModeDefault, perm.ModeDontAsk, "":
+		return 1
+	case perm.ModeAcceptEdits, perm.ModeAuto:
+		return 2
+	}
+	return 3 // bypassPermissions
+}
+
 // Run delegates to the subagent named by subagent_type. Its policy is its
 // own frontmatter plus every settings deny rule (CLI flags included) and
 // the parent's session state; it is never less constrained than the
-// parent: a subagent asking for bypassPermissions gets it only when the
-// main loop runs in that mode itself. Its events are forwarded, tied to
+// parent: its mode is capped at the main loop's (an acceptEdits agent
+// delegated from default mode runs in default mode). Its events are forwarded, tied to
 // this call, and its denials reach the parent's result.
 func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, error) {
 	s := t.s
@@ -42,8 +57,10 @@ func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, erro
 		return "", fmt.Errorf("unknown subagent type %q; available: %s", typ, strings.Join(names, ", "))
 	}
 	d := *def
-	if d.Mode == perm.ModeBypass && parentMode != perm.ModeBypass {
-		d.Mode = perm.ModeDefault
+	if rank(d.Mode) > rank(parentMode) {
+		// Never less constrained than the parent: a child asking for a
+		// more permissive mode gets the parent's.
+		d.Mode = parentMode
 	}
 
 	ts, _ := ctx.Value(turnKey{}).(*turnState)
@@ -62,6 +79,11 @@ func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, erro
 		}
 	}
 	rep := subagent.Run(ctx, cfg, prompt)
+	if ts != nil {
+		ts.mu.Lock()
+		addUsage(&ts.usage, rep.Outcome.Usage)
+		ts.mu.Unlock()
+	}
 	if ts != nil && len(rep.Outcome.Denials) > 0 {
 		ts.mu.Lock()
 		for _, dn := range rep.Outcome.Denials {
@@ -82,4 +104,10 @@ func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, erro
 		}
 	}
 	return b.String(), nil
+}
+
+func addUsage(dst *openai.Usage, u openai.Usage) {
+	dst.PromptTokens += u.PromptTokens
+	dst.CompletionTokens += u.CompletionTokens
+	dst.TotalTokens += u.TotalTokens
 }

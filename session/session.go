@@ -230,6 +230,7 @@ type turnState struct {
 	onEvent func(loop.Event)
 	mu      sync.Mutex
 	denials []loop.Denial // subagents' denials
+	usage   openai.Usage  // subagents' token usage
 }
 
 type turnKey struct{}
@@ -273,5 +274,6 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	}
 	s.history = msgs
 	out.Denials = append(out.Denials, ts.denials...)
+	addUsage(&out.Usage, ts.usage)
 	return out, err
 }

@@ -329,8 +329,12 @@ func TestDelegationDenyInheritance(t *testing.T) {
 }
 
 func TestDelegationCancel(t *testing.T) {
+	models(t, testDelegationCancel)
+}
+
+func testDelegationCancel(t *testing.T, m loop.Model) {
 	root, home := project(t, map[string]string{".gen/agents/reviewer.md": reviewer})
-	s := newSession(t, root, home, offline.New(), &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}, nil)
+	s := newSession(t, root, home, m, &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{}, 1)
 	onEvent := func(e loop.Event) {
@@ -449,6 +453,29 @@ func TestWebFetchRedirectToDeniedDomain(t *testing.T) {
 		}
 		if len(out.Denials) != 1 || out.Denials[0].ToolName != "WebFetch" {
 			t.Errorf("denials = %+v", out.Denials)
+		}
+	})
+}
+
+// A delegated child is never less constrained than its parent: the
+// built-in general-purpose agent (acceptEdits) cannot write when the main
+// loop runs in default mode, but can when the main loop accepts edits.
+func TestDelegationModeCapped(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		for _, tc := range []struct {
+			mode    string
+			written bool
+		}{{"default", false}, {"dontAsk", false}, {"acceptEdits", true}} {
+			root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Agent(general-purpose)"]}}`})
+			s := newSession(t, root, home, m, nil, func(c *Config) { c.Settings.Mode = tc.mode })
+			out, err := s.Submit(context.Background(), "Delegate general-purpose: Write y.txt: via child", nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(filepath.Join(root, "y.txt"))
+			if written := statErr == nil; written != tc.written {
+				t.Errorf("parent %s: child wrote = %v, want %v (denials %+v)", tc.mode, written, tc.written, out.Denials)
+			}
 		}
 	})
 }

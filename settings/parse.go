@@ -194,6 +194,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			continue
 		}
 		line, _ := lineCol(data, m.off)
+		if slices.Contains(permissionKeys, m.key) {
+			// {"disableBypassPermissionsMode": true} at the top level
+			// would silently do nothing.
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.key)}
+		}
 		if near, ok := nearMiss(m.key, "permissions"); ok {
 			// A misspelt permissions object would silently mean no rules.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}

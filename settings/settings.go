@@ -246,13 +246,13 @@ func (s *Settings) resolveMode(flag string) error {
 	if flag != "" {
 		m, err := perm.ParseMode(flag)
 		if err != nil {
-			return fmt.Errorf("--permission-mode: %w", err)
+			return fmt.Errorf("permission mode flag: %w", err)
 		}
 		switch {
 		case m == perm.ModeExplore:
-			return fmt.Errorf("--permission-mode: %q is only for subagents", m)
+			return fmt.Errorf("permission mode flag: %q is only for subagents", m)
 		case m == perm.ModeBypass && s.DisableBypass:
-			return fmt.Errorf("--permission-mode: %s is disabled by disableBypassPermissionsMode in %s", m, s.disabledBy())
+			return fmt.Errorf("permission mode flag: %s is disabled by disableBypassPermissionsMode in %s", m, s.disabledBy())
 		}
 		s.Mode, s.ModeSource = m, perm.SourceCLI
 		return nil

@@ -101,6 +101,11 @@ func TestLoad(t *testing.T) {
 			wantErr: `{project}:2: unknown key "permissionz": did you mean "permissions"?`,
 		},
 		{
+			name:    "a permissions key at the top level is an error",
+			managed: `{"disableBypassPermissionsMode": true}`,
+			wantErr: `{managed}:1: "disableBypassPermissionsMode" belongs inside "permissions"`,
+		},
+		{
 			name:    "misspelt rule list is an error",
 			local:   `{"permissions": {"deny_rules": ["Bash(rm:*)"]}}`,
 			wantErr: `{local}:1: unknown key "deny_rules" in permissions: did you mean "deny"?`,
@@ -209,12 +214,12 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "flag mode unknown",
 			opts:    Options{Mode: "yolo"},
-			wantErr: `--permission-mode: unknown permission mode "yolo" (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)`,
+			wantErr: `permission mode flag: unknown permission mode "yolo" (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)`,
 		},
 		{
 			name:    "flag mode explore is subagent-only",
 			opts:    Options{Mode: "explore"},
-			wantErr: `--permission-mode: "explore" is only for subagents`,
+			wantErr: `permission mode flag: "explore" is only for subagents`,
 		},
 		{
 			name:       "flag bypass allowed when nobody disables it",
@@ -226,7 +231,7 @@ func TestLoad(t *testing.T) {
 			name:    "managed disableBypassPermissionsMode refuses the bypass flag",
 			managed: `{"permissions": {"disableBypassPermissionsMode": true}}`,
 			opts:    Options{Mode: "bypassPermissions"},
-			wantErr: `--permission-mode: bypassPermissions is disabled by disableBypassPermissionsMode in {managed}`,
+			wantErr: `permission mode flag: bypassPermissions is disabled by disableBypassPermissionsMode in {managed}`,
 		},
 		{
 			name:          "disableBypassPermissionsMode: a lower scope's bypass default falls through to the next scope",
@@ -262,7 +267,7 @@ func TestLoad(t *testing.T) {
 			name:          "disableBypassPermissionsMode set by the user is honoured too",
 			user:          `{"permissions": {"disableBypassPermissionsMode": true}}`,
 			opts:          Options{Mode: "bypassPermissions"},
-			wantErr:       `--permission-mode: bypassPermissions is disabled by disableBypassPermissionsMode in {user}`,
+			wantErr:       `permission mode flag: bypassPermissions is disabled by disableBypassPermissionsMode in {user}`,
 			disableBypass: true,
 		},
 		{
