@@ -3,8 +3,8 @@ package session
 import (
 	"context"
 
-	openai "github.com/sashabaranov/go-openai"
 	"fmt"
+	openai "github.com/sashabaranov/go-openai"
 	"strings"
 
 	"github.com/gen-run/gen/loop"
