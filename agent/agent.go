@@ -209,8 +209,8 @@ func (p *parser) definition(root *yaml.Node) (*Definition, error) {
 	}
 	for _, req := range []string{"name", "description"} {
 		if _, ok := seen[req]; !ok {
-			// Line 1 is the opening delimiter: the block as a whole lacks it.
-			return nil, &Error{Path: p.path, Line: 1, Err: fmt.Errorf("missing required field %q", req)}
+			// The block as a whole lacks it: name its opening delimiter.
+			return nil, &Error{Path: p.path, Line: max(p.lineOffset, 1), Err: fmt.Errorf("missing required field %q", req)}
 		}
 	}
 	d.Warnings = p.warnings

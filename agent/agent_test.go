@@ -130,6 +130,11 @@ Be brief.
 			wantErr: `a.md:1: missing required field "name"`,
 		},
 		{
+			name:    "missing name after blank lines names the delimiter's line",
+			file:    "\n\n---\ndescription: d\n---\nbody",
+			wantErr: `a.md:3: missing required field "name"`,
+		},
+		{
 			name:    "missing description",
 			file:    "---\nname: a\n---\nbody",
 			wantErr: `a.md:1: missing required field "description"`,
