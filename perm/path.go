@@ -47,6 +47,15 @@ func ResolvePath(ws Workspace, p string) string {
 	return filepath.Clean(p)
 }
 
+// Resolve returns the path p names, as ResolvePath does, and the same
+// path with its symlinks resolved the way the gate resolves them (the
+// Path of a Result). Tools call it at the moment of use to check that
+// nothing was swapped since the gate looked.
+func Resolve(ws Workspace, p string) (abs, real string) {
+	t := newTarget(ws, p)
+	return t.abs, t.real
+}
+
 // rawPath is ResolvePath without the lexical cleaning.
 func rawPath(ws Workspace, p string) string {
 	switch {

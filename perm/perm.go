@@ -259,4 +259,9 @@ type Result struct {
 	// Rule is the rule or built-in check that decided, "" if none.
 	Rule   string
 	Source Source
+	// Path is, for Read, Edit, Write and NotebookEdit, the file the call
+	// touches as the gate resolved it (symlinks followed); "" otherwise.
+	// A tool must refuse to act if the path no longer resolves to it: a
+	// symlink swapped between the check and the use.
+	Path string
 }

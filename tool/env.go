@@ -108,6 +108,21 @@ func (e *Env) abs(tool, p string) (string, error) {
 	return perm.ResolvePath(e.Workspace, p), nil
 }
 
+// verify refuses a file call whose path no longer resolves to the file
+// the gate checked: a symlink swapped in while the gate decided (or while
+// a person was deciding) must not redirect the call. Calls the gate did
+// not resolve a path for pass.
+func (e *Env) verify(ctx context.Context, tool, p string) error {
+	want := checkedPath(ctx)
+	if want == "" {
+		return nil
+	}
+	if _, real := perm.Resolve(e.Workspace, p); real != want {
+		return fmt.Errorf("%s: %s now resolves to %s, not to %s that the permission check allowed (a symbolic link changed); nothing was done", tool, p, real, want)
+	}
+	return nil
+}
+
 // display returns abs relative to the working directory when it is inside
 // it, else abs itself.
 func (e *Env) display(abs string) string {

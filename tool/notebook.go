@@ -60,6 +60,9 @@ func (t notebookEdit) Run(ctx context.Context, in map[string]any) (string, error
 	if err != nil {
 		return "", err
 	}
+	if err := env.verify(ctx, name, p); err != nil {
+		return "", err
+	}
 	if !strings.EqualFold(filepath.Ext(abs), ".ipynb") {
 		return "", fmt.Errorf("%s: %s is not a notebook: the file name must end in .ipynb (use Edit for other files)", name, env.display(abs))
 	}

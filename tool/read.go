@@ -56,6 +56,9 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := env.verify(ctx, name, p); err != nil {
+		return "", err
+	}
 	root, rel, err := env.openRoot(name, abs)
 	if err != nil {
 		return "", err

@@ -55,5 +55,17 @@ func (w guarded) Run(ctx context.Context, input map[string]any) (string, error) 
 	if res.Decision != perm.Allow {
 		return "", &DeniedError{Result: res}
 	}
+	if res.Path != "" {
+		ctx = context.WithValue(ctx, checkedKey{}, res.Path)
+	}
 	return w.t.Run(ctx, input)
+}
+
+type checkedKey struct{}
+
+// checkedPath is the resolved file path the gate allowed for the call
+// running with ctx, or "" if the gate named none.
+func checkedPath(ctx context.Context) string {
+	p, _ := ctx.Value(checkedKey{}).(string)
+	return p
 }

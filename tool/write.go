@@ -38,6 +38,9 @@ func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := env.verify(ctx, name, p); err != nil {
+		return "", err
+	}
 	env.writeMu.Lock()
 	defer env.writeMu.Unlock()
 	root, rel, err := env.openRoot(name, abs)
@@ -111,6 +114,9 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	}
 	abs, err := env.abs(name, p)
 	if err != nil {
+		return "", err
+	}
+	if err := env.verify(ctx, name, p); err != nil {
 		return "", err
 	}
 	return env.modify(ctx, name, abs, " (use Write to create a file)", func(data []byte) ([]byte, string, error) {
