@@ -123,6 +123,22 @@ func (e *Env) verify(ctx context.Context, tool, p string) error {
 	return nil
 }
 
+// openedChecked closes the last gap verify leaves for reads: the file
+// actually opened (what its descriptor names) must be the checked one, so
+// no swap between the re-check and the open goes unnoticed. Where /proc is
+// not available it relies on verify alone.
+func openedChecked(ctx context.Context, tool string, f *os.File) error {
+	want := checkedPath(ctx)
+	if want == "" {
+		return nil
+	}
+	got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil || got == want {
+		return nil
+	}
+	return fmt.Errorf("%s: opened %s, not %s that the permission check allowed (a symbolic link changed); nothing was read", tool, got, want)
+}
+
 // display returns abs relative to the working directory when it is inside
 // it, else abs itself.
 func (e *Env) display(abs string) string {

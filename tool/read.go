@@ -69,6 +69,9 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 		return "", env.describe(name, abs, err)
 	}
 	defer f.Close()
+	if err := openedChecked(ctx, name, f); err != nil {
+		return "", err
+	}
 	if fi.Size() > maxWholeRead && !hasOffset && !hasLimit {
 		return "", fmt.Errorf("%s: %s is %d bytes, over the 256 KiB whole-file limit: read it in windows with offset and limit (for example offset 1, limit 500), or use Grep to find the part you need",
 			name, env.display(abs), fi.Size())

@@ -250,3 +250,25 @@ func TestReadWindowCapped(t *testing.T) {
 		t.Errorf("output does not say where to read on: %q", out[len(out)-200:])
 	}
 }
+
+// The descriptor check compares what was opened with what was checked.
+func TestOpenedChecked(t *testing.T) {
+	_, dir := workspace(t)
+	files(t, dir, map[string]string{"a.txt": "a", "b.txt": "b"})
+	f, err := os.Open(filepath.Join(dir, "a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	real, _ := filepath.EvalSymlinks(filepath.Join(dir, "a.txt"))
+	if err := openedChecked(context.WithValue(context.Background(), checkedKey{}, real), "Read", f); err != nil {
+		t.Errorf("same file: %v", err)
+	}
+	other, _ := filepath.EvalSymlinks(filepath.Join(dir, "b.txt"))
+	if err := openedChecked(context.WithValue(context.Background(), checkedKey{}, other), "Read", f); err == nil || !strings.Contains(err.Error(), "symbolic link changed") {
+		t.Errorf("other file: %v", err)
+	}
+	if err := openedChecked(context.Background(), "Read", f); err != nil {
+		t.Errorf("no checked path: %v", err)
+	}
+}
