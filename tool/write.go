@@ -69,7 +69,7 @@ func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			}
 		}
 	}
-	st, err := atomicWrite(root, rel, []byte(content), mode)
+	st, err := atomicWrite(root, rel, []byte(content), mode, checkedDir(ctx))
 	if err != nil {
 		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
 	}
@@ -172,7 +172,7 @@ func (env *Env) modify(ctx context.Context, name, abs, missing string, change fu
 	if err != nil {
 		return "", err
 	}
-	st, err := atomicWrite(root, rel, out, mode)
+	st, err := atomicWrite(root, rel, out, mode, checkedDir(ctx))
 	if err != nil {
 		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
 	}
@@ -226,8 +226,20 @@ func readState(ctx context.Context, root *os.Root, rel string) ([]byte, fileStat
 // reader sees the old content or the new, never a mix, and a crash leaves
 // no partial file. The temporary file is removed on any failure. It
 // returns the state of the new file.
-func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) (fileState, error) {
+func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode, wantDir string) (fileState, error) {
 	dir, base := filepath.Split(rel)
+	// Every name below is one component relative to the directory handle
+	// d, so once d is known to be the checked directory nothing can
+	// redirect the write.
+	d := root
+	if dir != "" {
+		sub, err := root.OpenRoot(filepath.Clean(dir))
+		if err != nil {
+			return fileState{}, err
+		}
+		defer sub.Close()
+		d = sub
+	}
 	var (
 		f   *os.File
 		tmp string
@@ -236,8 +248,8 @@ func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) (file
 	for range 10 {
 		var b [6]byte
 		rand.Read(b[:])
-		tmp = filepath.Join(dir, "."+base+".gen-"+hex.EncodeToString(b[:])+".tmp")
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		tmp = "." + base + ".gen-" + hex.EncodeToString(b[:]) + ".tmp"
+		f, err = d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
@@ -247,8 +259,14 @@ func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) (file
 	}
 	fail := func(err error) (fileState, error) {
 		f.Close()
-		root.Remove(tmp)
+		d.Remove(tmp)
 		return fileState{}, err
+	}
+	if wantDir != "" {
+		// The temp file's descriptor names the directory d really is.
+		if got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd())); err == nil && filepath.Dir(got) != wantDir {
+			return fail(fmt.Errorf("the directory is now %s, not %s that the permission check allowed (a symbolic link changed); nothing was written", filepath.Dir(got), wantDir))
+		}
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
@@ -267,18 +285,27 @@ func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) (file
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		root.Remove(tmp)
+		d.Remove(tmp)
 		return fileState{}, err
 	}
-	if err := root.Rename(tmp, rel); err != nil {
-		root.Remove(tmp)
+	if err := d.Rename(tmp, base); err != nil {
+		d.Remove(tmp)
 		return fileState{}, err
 	}
 	// Make the rename itself durable; failing to is not worth reporting
 	// a write that did happen as failed.
-	if d, err := root.Open(filepath.Clean(dir + ".")); err == nil {
-		d.Sync()
-		d.Close()
+	if dh, err := d.Open("."); err == nil {
+		dh.Sync()
+		dh.Close()
 	}
 	return fileState{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}, nil
+}
+
+// checkedDir is the directory of the file the gate checked for this call,
+// or "" if it named none.
+func checkedDir(ctx context.Context) string {
+	if p := checkedPath(ctx); p != "" {
+		return filepath.Dir(p)
+	}
+	return ""
 }

@@ -295,7 +295,7 @@ func TestWrite(t *testing.T) {
 		root, err := os.OpenRoot(dir)
 		must(t, err)
 		defer root.Close()
-		if _, err := atomicWrite(root, "d", []byte("data"), 0o644); err == nil {
+		if _, err := atomicWrite(root, "d", []byte("data"), 0o644, ""); err == nil {
 			t.Fatal("rename over a directory succeeded")
 		}
 		if got := names(t, dir); !slices.Equal(got, []string{"d"}) {
@@ -350,4 +350,29 @@ func TestWrite(t *testing.T) {
 			t.Fatalf("f = %q", got)
 		}
 	})
+}
+
+// A write whose directory is not the checked one writes nothing and leaves
+// no temp file.
+func TestAtomicWriteChecksDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	real, _ := filepath.EvalSymlinks(filepath.Join(dir, "sub"))
+	if _, err := atomicWrite(root, "sub/x", []byte("data"), 0o644, "/somewhere/else"); err == nil || !strings.Contains(err.Error(), "symbolic link changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "sub")); len(entries) != 0 {
+		t.Fatalf("left %v behind", entries)
+	}
+	if _, err := atomicWrite(root, "sub/x", []byte("data"), 0o644, real); err != nil {
+		t.Fatalf("checked directory: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "x")); string(got) != "data" {
+		t.Fatalf("content %q", got)
+	}
 }
