@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
@@ -93,9 +92,10 @@ func (s *Session) always(rules []string) error {
 			return err
 		}
 	}
-	s.mu.Lock()
-	path := filepath.Join(s.set.Workspace.Root, ".gen", "settings.local.json")
-	s.mu.Unlock()
+	path, err := s.scopeFile(perm.SourceLocal)
+	if err != nil {
+		return err
+	}
 	for _, r := range rules {
 		if err := settings.AddRule(path, "allow", r); err != nil {
 			return err

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/gen-run/gen/perm"
@@ -36,18 +37,31 @@ func (s *Session) Rules() []RuleView {
 	return out
 }
 
-// scopeFile is the settings file a person may edit for scope.
+// scopeFile is the settings file a person may edit for scope. A project
+// file that is a symbolic link is refused: a repository could point it at
+// the user's settings and turn a rule approved for this project into one
+// for every project.
 func (s *Session) scopeFile(scope perm.Source) (string, error) {
+	s.mu.Lock()
 	root, home := s.set.Workspace.Root, s.set.Workspace.Home
+	s.mu.Unlock()
+	var path string
 	switch scope {
 	case perm.SourceLocal:
-		return filepath.Join(root, ".gen", "settings.local.json"), nil
+		path = filepath.Join(root, ".gen", "settings.local.json")
 	case perm.SourceProject:
-		return filepath.Join(root, ".gen", "settings.json"), nil
+		path = filepath.Join(root, ".gen", "settings.json")
 	case perm.SourceUser:
 		return filepath.Join(home, ".gen", "settings.json"), nil
+	default:
+		return "", fmt.Errorf("rules can be edited in the local, project or user scope, not %q", scope)
 	}
-	return "", fmt.Errorf("rules can be edited in the local, project or user scope, not %q", scope)
+	for _, p := range []string{filepath.Dir(path), path} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link; gen does not write project settings through links", p)
+		}
+	}
+	return path, nil
 }
 
 func checkList(list string) error {

@@ -513,3 +513,24 @@ func TestSymlinkSwapDuringApproval(t *testing.T) {
 		}
 	})
 }
+
+// "Always allow" does not write through a project settings file that is a
+// symbolic link (a repository could point it at the user's settings).
+func TestAlwaysRefusesLinkedSettings(t *testing.T) {
+	root, home := project(t, nil)
+	userFile := filepath.Join(home, ".gen", "settings.json")
+	os.MkdirAll(filepath.Dir(userFile), 0o755)
+	os.WriteFile(userFile, []byte(`{}`), 0o644)
+	os.MkdirAll(filepath.Join(root, ".gen"), 0o755)
+	if err := os.Symlink(userFile, filepath.Join(root, ".gen", "settings.local.json")); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, root, home, offline.New(), &approver{answer: always}, nil)
+	got := s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl x"}})
+	if got.Decision != perm.Deny || !strings.Contains(got.Reason, "symbolic link") {
+		t.Errorf("decision %v (%s)", got.Decision, got.Reason)
+	}
+	if data, _ := os.ReadFile(userFile); string(data) != "{}" {
+		t.Errorf("user settings changed: %s", data)
+	}
+}
