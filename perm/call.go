@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/gen-run/gen/perm/bash"
 )
 
@@ -135,21 +137,20 @@ func (c *call) analyseGlob() {
 	if !present || dir == "" {
 		dir = c.ws.Cwd
 	}
-	base := dir
-	if filepath.IsAbs(pat) || strings.HasPrefix(pat, "~") {
-		base = ""
+	// The directory is computed exactly as the Glob tool computes it
+	// (doublestar's splitter, which unescapes, then a lexical join), so
+	// `\*/../../x/*` is judged where the tool walks.
+	static, _ := doublestar.SplitPattern(filepath.ToSlash(pat))
+	var start string
+	switch {
+	case filepath.IsAbs(pat):
+		start = static
+	case pat == "~" || strings.HasPrefix(pat, "~/"):
+		start = "~/" + strings.TrimPrefix(strings.TrimPrefix(static, "~"), "/")
+	default:
+		start = filepath.Join(dir, static)
 	}
-	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: c.target(filepath.Join(base, literalPrefix(pat)))})
-}
-
-// literalPrefix returns the leading directories of a glob pattern that
-// contain no metacharacter.
-func literalPrefix(pat string) string {
-	i := strings.IndexAny(pat, `*?[{\`)
-	if i < 0 {
-		return filepath.Dir(pat)
-	}
-	return filepath.Dir(pat[:i] + "x")
+	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: c.target(start)})
 }
 
 func (c *call) analyseOther() {

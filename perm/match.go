@@ -1,11 +1,14 @@
 package perm
 
 import (
+	"net"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
 	"sync"
+
+	"golang.org/x/net/idna"
 )
 
 // bashPatterns caches compiled Bash patterns: policies are rebuilt per run
@@ -62,7 +65,23 @@ func webHost(raw string) (string, bool) {
 	if err != nil || u.Host == "" {
 		return "", false
 	}
-	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	h := u.Hostname()
+	if ip := net.ParseIP(h); ip != nil {
+		// ::ffff:127.0.0.1 is 127.0.0.1.
+		if v4 := ip.To4(); v4 != nil {
+			return v4.String(), true
+		}
+		return ip.String(), true
+	}
+	// The HTTP client maps an international name to ASCII before it
+	// connects (ｌｏｃａｌｈｏｓｔ is localhost, a soft hyphen vanishes):
+	// rules must see the name it connects to. A name that does not map is
+	// not a host the gate can judge.
+	a, err := idna.Lookup.ToASCII(h)
+	if err != nil {
+		return "", false
+	}
+	h = strings.TrimSuffix(strings.ToLower(a), ".")
 	return h, h != ""
 }
 

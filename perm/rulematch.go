@@ -72,7 +72,9 @@ func pathRuleApplies(rule string, pt *part, h how) bool {
 		// Denying reads of a path also denies writing it.
 		return h == matchDeny
 	case "Write":
-		return pt.tool == "Write" || pt.tool == "Bash"
+		// A Write deny or ask covers every write of the path; a Write
+		// allow only the Write tool and shell writes.
+		return h.broad() || pt.tool == "Write" || pt.tool == "Bash"
 	case "NotebookEdit":
 		return pt.tool == "NotebookEdit"
 	}

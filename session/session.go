@@ -111,9 +111,9 @@ func (s *Session) Policy() perm.Policy {
 	return p
 }
 
-func (s *Session) canRead(path string) bool {
+func (s *Session) canRead(tool, path string) bool {
 	p := s.Policy()
-	return perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": path}}, &p).Decision == perm.Allow
+	return perm.FileAllowed(tool, path, &p)
 }
 
 // Mode returns the current permission mode.

@@ -61,9 +61,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
 	env := tool.NewEnv(pol.Workspace)
-	env.CanRead = func(path string) bool {
-		return perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": path}}, &pol).Decision == perm.Allow
-	}
+	env.CanRead = func(tool, path string) bool { return perm.FileAllowed(tool, path, &pol) }
 	visible := schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true})
 	gate := Gate{&pol}
 	all := append(tool.Builtins(env),

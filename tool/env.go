@@ -22,10 +22,11 @@ import (
 // fields must not change once a tool built from it has run.
 type Env struct {
 	Workspace perm.Workspace
-	// CanRead reports whether the gate lets this run read path; Glob and Grep
-	// skip (silently) files it refuses, so a Read(...) deny also hides files
-	// from directory-wide searches. nil = everything readable.
-	CanRead func(path string) bool
+	// CanRead reports whether the gate lets tool (Glob or Grep) show the
+	// file at path, found while walking; they skip (silently) files it
+	// refuses, so a Read(...) or Grep(...) deny also hides files from
+	// directory-wide searches. nil = everything readable.
+	CanRead func(tool, path string) bool
 
 	// writeMu serialises Write and Edit, so that two concurrent edits of
 	// one file cannot both pass the freshness check and lose one change.

@@ -164,7 +164,7 @@ func (t globTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			}
 		}
 		abs := filepath.Join(dirAbs, filepath.FromSlash(p))
-		if env.CanRead != nil && !env.CanRead(abs) {
+		if env.CanRead != nil && !env.CanRead("Glob", abs) {
 			return nil
 		}
 		found = append(found, env.display(abs))

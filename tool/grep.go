@@ -163,7 +163,7 @@ func (s *search) walk(ctx context.Context, rel, dirAbs string) error {
 			return nil
 		}
 		abs := filepath.Join(dirAbs, filepath.FromSlash(p))
-		if s.env.CanRead != nil && !s.env.CanRead(abs) {
+		if s.env.CanRead != nil && !s.env.CanRead("Grep", abs) {
 			return nil
 		}
 		return s.file(ctx, path.Join(filepath.ToSlash(rel), p), abs)
@@ -173,7 +173,7 @@ func (s *search) walk(ctx context.Context, rel, dirAbs string) error {
 // file searches one file, rel in the root. Files that are not regular,
 // are over maxGrepFile or look binary are skipped without error.
 func (s *search) file(ctx context.Context, rel, abs string) error {
-	if s.env.CanRead != nil && !s.env.CanRead(abs) {
+	if s.env.CanRead != nil && !s.env.CanRead("Grep", abs) {
 		return nil
 	}
 	f, fi, err := openRegular(s.root, rel)

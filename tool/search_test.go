@@ -36,7 +36,7 @@ func TestGlob(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      map[string]any
-		canRead func(string) bool
+		canRead func(tool, path string) bool
 		want    []string
 		wantErr string
 	}{
@@ -53,7 +53,7 @@ func TestGlob(t *testing.T) {
 		{"path inside a skipped dir is searched", map[string]any{"pattern": "*.go", "path": ".gen/cache"}, nil, []string{".gen/cache/z.go"}, ""},
 		{"alternatives", map[string]any{"pattern": "{a.go,b.txt}"}, nil, []string{"a.go", "b.txt"}, ""},
 		{"directories are not listed", map[string]any{"pattern": "*"}, nil, []string{"a.go", "b.txt"}, ""},
-		{"CanRead hides files", map[string]any{"pattern": "**/*.go"}, func(p string) bool { return !strings.Contains(p, "/src/") }, []string{".gen/keep.go", "a.go", "cache/ok.go"}, ""},
+		{"CanRead hides files", map[string]any{"pattern": "**/*.go"}, func(tool, p string) bool { return tool == "Glob" && !strings.Contains(p, "/src/") }, []string{".gen/keep.go", "a.go", "cache/ok.go"}, ""},
 		{"no match", map[string]any{"pattern": "**/*.rs"}, nil, nil, ""},
 		{"missing directory", map[string]any{"pattern": "nope/**"}, nil, nil, ""},
 		{"invalid pattern", map[string]any{"pattern": "[a"}, nil, nil, "invalid pattern"},
@@ -140,7 +140,7 @@ func TestGrep(t *testing.T) {
 		name    string
 		extra   map[string]string
 		in      map[string]any
-		canRead func(string) bool
+		canRead func(tool, path string) bool
 		want    []string
 		wantErr string
 	}{
@@ -161,7 +161,7 @@ func TestGrep(t *testing.T) {
 		{"explicit file in a skipped dir", nil, map[string]any{"pattern": "hello", "path": "node_modules/x.go"}, nil, []string{"node_modules/x.go:1:hello from deps"}, ""},
 		{"glob on the file name", nil, map[string]any{"pattern": "hello", "glob": "*.md"}, nil, []string{"src/d/notes.md:1:hello notes"}, ""},
 		{"glob on the path", nil, map[string]any{"pattern": "package", "glob": "src/**/*.go"}, nil, []string{"src/c.go:1:package src", "src/d/e.go:1:package d"}, ""},
-		{"CanRead hides files", nil, map[string]any{"pattern": "hello", "path": "src"}, func(p string) bool { return filepath.Base(p) != "c.go" }, []string{"src/d/notes.md:1:hello notes"}, ""},
+		{"CanRead hides files", nil, map[string]any{"pattern": "hello", "path": "src"}, func(tool, p string) bool { return tool == "Grep" && filepath.Base(p) != "c.go" }, []string{"src/d/notes.md:1:hello notes"}, ""},
 		{"binary and big files are skipped", map[string]string{
 			"bin.dat": "hello\x00world",
 			"big.txt": "hello\n" + strings.Repeat("z", 1<<20),
