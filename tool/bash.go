@@ -167,11 +167,25 @@ func commandEnv(marker string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat")
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat")
+	return append(env, gitOverrides()...)
+}
+
+// gitOverrides turns off the repository configuration that makes even a
+// read-only git command run a program: core.fsmonitor runs on every
+// `git status`, and a repository unpacked from an archive brings its own
+// .git/config. Overrides already in the environment are kept.
+func gitOverrides() []string {
+	n, _ := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
+	return []string{
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=core.fsmonitor", n),
+		fmt.Sprintf("GIT_CONFIG_VALUE_%d=false", n),
+		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1),
+	}
 }
 
 // hiddenEnv are the variables commandEnv removes.
-var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true}
+var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true, "GIT_CONFIG_COUNT": true}
 
 // markerVar marks the environment of every process a Bash call starts.
 const markerVar = "GEN_BASH_CALL"

@@ -197,3 +197,26 @@ func TestBashEscapedSession(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A repository's own core.fsmonitor does not run on an (auto-allowed)
+// git status.
+func TestBashGitFsmonitorOff(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	env, dir := workspace(t)
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	pwned := filepath.Join(dir, "pwned")
+	if out, err := exec.Command("git", "-C", dir, "config", "core.fsmonitor", "touch "+pwned).CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	out, err := call(t, env, "Bash", map[string]any{"command": "git status --short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatalf("core.fsmonitor ran: %s", out)
+	}
+}
