@@ -126,6 +126,8 @@ func TestEvaluate(t *testing.T) {
 		{"python inline", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`python3 -c 'import os'`), Ask, 2, "cannot see"},
 		{"perl inline", all(ask("Bash(curl:*)"), mode(ModeBypass)), bashReq(`perl -we 'system 1'`), Ask, 2, ""},
 		{"awk program", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`awk '{ system($0) }' f`), Ask, 2, ""},
+		{"awk pipe", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`awk '{ print | "sh" }' f`), Ask, 2, ""},
+		{"awk plain", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`awk '{ print $1 }' f`), Allow, 3, ""},
 		{"script file is not opaque", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash ./build.sh && python3 x.py"), Allow, 3, ""},
 		{"bash -c is parsed, not opaque", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash -lc 'echo hi'"), Allow, 3, ""},
 		{"xargs into shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("xargs -I{} sh -c '{}' < cmds"), Ask, 2, ""},

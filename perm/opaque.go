@@ -75,8 +75,13 @@ func opaque(forms []string) string {
 			}
 		}
 		if prog == "awk" || prog == "gawk" {
-			// awk programs can run commands with system() and pipes.
-			return prog + " program"
+			// An awk program runs commands through system(), pipes and
+			// getline, and writes files through redirections.
+			rest := strings.Join(args, " ")
+			if strings.Contains(rest, "system") || strings.ContainsAny(rest, "|>") || strings.Contains(rest, "getline") || hasOpt(args, "-f") {
+				return prog + " program that runs commands or writes files"
+			}
+			continue
 		}
 		if readsStdin(args, "") {
 			return prog + " reading code from stdin"
@@ -133,4 +138,13 @@ func sedCode(args []string) string {
 		}
 	}
 	return ""
+}
+
+func hasOpt(args []string, opt string) bool {
+	for _, a := range args {
+		if a == opt {
+			return true
+		}
+	}
+	return false
 }
