@@ -109,6 +109,20 @@ func (e *Env) abs(tool, p string) (string, error) {
 	return perm.ResolvePath(e.Workspace, p), nil
 }
 
+// checkedAbs is what a file tool calls first: the absolute path p names,
+// once verify has confirmed it still resolves to the file the gate
+// checked.
+func (e *Env) checkedAbs(ctx context.Context, tool, p string) (string, error) {
+	abs, err := e.abs(tool, p)
+	if err != nil {
+		return "", err
+	}
+	if err := e.verify(ctx, tool, p); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
 // verify refuses a file call whose path no longer resolves to the file
 // the gate checked: a symlink swapped in while the gate decided (or while
 // a person was deciding) must not redirect the call. Calls the gate did

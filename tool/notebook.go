@@ -56,11 +56,8 @@ func (t notebookEdit) Run(ctx context.Context, in map[string]any) (string, error
 	if err != nil {
 		return "", err
 	}
-	abs, err := env.abs(name, p)
+	abs, err := env.checkedAbs(ctx, name, p)
 	if err != nil {
-		return "", err
-	}
-	if err := env.verify(ctx, name, p); err != nil {
 		return "", err
 	}
 	if !strings.EqualFold(filepath.Ext(abs), ".ipynb") {

@@ -52,11 +52,8 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	}
 
 	env := t.env
-	abs, err := env.abs(name, p)
+	abs, err := env.checkedAbs(ctx, name, p)
 	if err != nil {
-		return "", err
-	}
-	if err := env.verify(ctx, name, p); err != nil {
 		return "", err
 	}
 	root, rel, err := env.openRoot(name, abs)

@@ -34,11 +34,8 @@ func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	abs, err := env.abs(name, p)
+	abs, err := env.checkedAbs(ctx, name, p)
 	if err != nil {
-		return "", err
-	}
-	if err := env.verify(ctx, name, p); err != nil {
 		return "", err
 	}
 	env.writeMu.Lock()
@@ -112,11 +109,8 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if oldS == newS {
 		return "", fmt.Errorf("%s: old_string and new_string are identical, so the edit would change nothing", name)
 	}
-	abs, err := env.abs(name, p)
+	abs, err := env.checkedAbs(ctx, name, p)
 	if err != nil {
-		return "", err
-	}
-	if err := env.verify(ctx, name, p); err != nil {
 		return "", err
 	}
 	return env.modify(ctx, name, abs, " (use Write to create a file)", func(data []byte) ([]byte, string, error) {
