@@ -206,7 +206,7 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 			}
 			return msgs, fmt.Errorf("loop: turn %d: model: %w", out.Turns, err)
 		}
-		addUsage(&out.Usage, resp.Usage)
+		AddUsage(&out.Usage, resp.Usage)
 
 		msg := resp.Message
 		msg.Role = openai.ChatMessageRoleAssistant
@@ -505,7 +505,9 @@ func canonical(in map[string]any) string {
 	return string(b)
 }
 
-func addUsage(sum *openai.Usage, u openai.Usage) {
+// AddUsage adds u into sum, token details included. Callers that run
+// several loops (delegation) use it to report one total.
+func AddUsage(sum *openai.Usage, u openai.Usage) {
 	sum.PromptTokens += u.PromptTokens
 	sum.CompletionTokens += u.CompletionTokens
 	sum.TotalTokens += u.TotalTokens

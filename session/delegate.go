@@ -2,9 +2,7 @@ package session
 
 import (
 	"context"
-
 	"fmt"
-	openai "github.com/sashabaranov/go-openai"
 	"strings"
 
 	"github.com/gen-run/gen/loop"
@@ -81,7 +79,7 @@ func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, erro
 	rep := subagent.Run(ctx, cfg, prompt)
 	if ts != nil {
 		ts.mu.Lock()
-		addUsage(&ts.usage, rep.Outcome.Usage)
+		loop.AddUsage(&ts.usage, rep.Outcome.Usage)
 		ts.mu.Unlock()
 	}
 	if ts != nil && len(rep.Outcome.Denials) > 0 {
@@ -104,10 +102,4 @@ func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, erro
 		}
 	}
 	return b.String(), nil
-}
-
-func addUsage(dst *openai.Usage, u openai.Usage) {
-	dst.PromptTokens += u.PromptTokens
-	dst.CompletionTokens += u.CompletionTokens
-	dst.TotalTokens += u.TotalTokens
 }

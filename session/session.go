@@ -274,6 +274,6 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	}
 	s.history = msgs
 	out.Denials = append(out.Denials, ts.denials...)
-	addUsage(&out.Usage, ts.usage)
+	loop.AddUsage(&out.Usage, ts.usage)
 	return out, err
 }
