@@ -2,6 +2,7 @@ package perm
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -78,7 +79,7 @@ func opaque(forms []string) string {
 			// An awk program runs commands through system(), pipes and
 			// getline, and writes files through redirections.
 			rest := strings.Join(args, " ")
-			if strings.Contains(rest, "system") || strings.ContainsAny(rest, "|>") || strings.Contains(rest, "getline") || hasOpt(args, "-f") {
+			if strings.Contains(rest, "system") || strings.ContainsAny(rest, "|>") || strings.Contains(rest, "getline") || slices.Contains(args, "-f") {
 				return prog + " program that runs commands or writes files"
 			}
 			continue
@@ -138,13 +139,4 @@ func sedCode(args []string) string {
 		}
 	}
 	return ""
-}
-
-func hasOpt(args []string, opt string) bool {
-	for _, a := range args {
-		if a == opt {
-			return true
-		}
-	}
-	return false
 }

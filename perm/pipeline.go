@@ -2,6 +2,7 @@ package perm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -217,7 +218,7 @@ func stepParts(c *call, p *Policy) Result {
 		case r.Decision == Allow && out.Decision == Allow && r.Step > out.Step:
 			out.Step, out.Reason, out.Source = r.Step, r.Reason, r.Source
 		}
-		if r.Decision == Allow && r.Rule != "" && !contains(rules, r.Rule) {
+		if r.Decision == Allow && r.Rule != "" && !slices.Contains(rules, r.Rule) {
 			rules = append(rules, r.Rule)
 		}
 	}
@@ -225,15 +226,6 @@ func stepParts(c *call, p *Policy) Result {
 		out.Rule = strings.Join(rules, ", ")
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func decidePart(c *call, pt *part, p *Policy) Result {

@@ -2,6 +2,7 @@ package perm
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,7 +26,7 @@ func Suggest(req Request, p *Policy) []string {
 			continue
 		}
 		r := suggestion(c, pt)
-		if r == "" || contains(out, r) {
+		if r == "" || slices.Contains(out, r) {
 			continue
 		}
 		out = append(out, r)
