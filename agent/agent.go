@@ -84,12 +84,6 @@ const exploreNotice = "You are running in explore mode, which is read-only: you 
 // Agent(name) permission rules, so parentheses, commas and spaces are out.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// knownKeys are the frontmatter keys Parse understands.
-var knownKeys = map[string]bool{
-	"name": true, "description": true, "mode": true, "allow_tools": true,
-	"deny_tools": true, "model": true, "max_turns": true,
-}
-
 var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
 	return yaml.Unmarshal(data, v.(*yaml.Node))
 })

@@ -132,7 +132,7 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
-// inWorkspace reports whether both the named and the resolved path lie in
+// contains reports whether both the named and the resolved path lie in
 // the workspace: a link inside pointing outside is outside.
 func (ws Workspace) contains(t target) bool {
 	for _, p := range t.forms() {
@@ -343,11 +343,4 @@ func isDevice(p string) bool {
 		}
 	}
 	return false
-}
-
-// exists is a small helper used to decide whether a glob in a command
-// argument expanded to something.
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }
