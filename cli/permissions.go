@@ -26,8 +26,6 @@ type policyFlags struct {
 	allowed    []string
 	disallowed []string
 	managed    string
-
-	resolvedCwd string // set by load
 }
 
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
@@ -43,37 +41,11 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 // load resolves the working directory and loads every settings scope.
 // Problems are usage errors (exit 2); warnings go to errw.
 func (f *policyFlags) load(errw io.Writer) (*settings.Settings, error) {
-	cwd := f.cwd
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		cwd = wd
-	}
-	cwd, err := filepath.Abs(cwd)
+	opts, err := f.options()
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, err
 	}
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return nil, usageErr(fmt.Errorf("--cwd %s: not a directory", cwd))
-	}
-	f.resolvedCwd = cwd
-	if f.managed != "" {
-		// A what-if against a file that is not there would silently
-		// answer for no managed settings at all.
-		if _, err := os.Stat(f.managed); err != nil {
-			return nil, usageErr(fmt.Errorf("--managed-settings: %w", err))
-		}
-	}
-	s, err := settings.Load(settings.Options{
-		Cwd:         cwd,
-		ManagedPath: f.managed,
-		Mode:        f.mode,
-		AddDirs:     f.addDirs,
-		Allowed:     f.allowed,
-		Disallowed:  f.disallowed,
-	})
+	s, err := settings.Load(opts)
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -81,6 +53,41 @@ func (f *policyFlags) load(errw io.Writer) (*settings.Settings, error) {
 		fmt.Fprintln(errw, "gen: warning:", w)
 	}
 	return s, nil
+}
+
+// options checks the flags that name files and directories and returns
+// the settings options they stand for. Problems are usage errors.
+func (f *policyFlags) options() (settings.Options, error) {
+	cwd := f.cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return settings.Options{}, usageErr(err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return settings.Options{}, usageErr(err)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return settings.Options{}, usageErr(fmt.Errorf("--cwd %s: not a directory", cwd))
+	}
+	if f.managed != "" {
+		// A what-if against a file that is not there would silently
+		// answer for no managed settings at all.
+		if _, err := os.Stat(f.managed); err != nil {
+			return settings.Options{}, usageErr(fmt.Errorf("--managed-settings: %w", err))
+		}
+	}
+	return settings.Options{
+		Cwd:         cwd,
+		ManagedPath: f.managed,
+		Mode:        f.mode,
+		AddDirs:     f.addDirs,
+		Allowed:     f.allowed,
+		Disallowed:  f.disallowed,
+	}, nil
 }
 
 type checkOptions struct {

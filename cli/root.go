@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gen-run/gen/session"
-	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/tui"
@@ -58,8 +57,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if !headless && prompt != "" {
 		return usageErr(fmt.Errorf("a prompt argument runs headless with -p (gen -p %q); in the terminal, start gen and type it", prompt))
 	}
-	// Validated here for the exit code; the session reports warnings.
-	if _, err := o.load(io.Discard); err != nil {
+	// Settings are loaded once, by the session, which reports warnings.
+	setOpts, err := o.options()
+	if err != nil {
 		return err
 	}
 	model, modelName, err := pickModel(o.model, s.Err)
@@ -67,10 +67,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		return err
 	}
 	cfg := session.Config{
-		Settings: settings.Options{
-			Cwd: o.resolvedCwd, ManagedPath: o.managed, Mode: o.mode,
-			AddDirs: o.addDirs, Allowed: o.allowed, Disallowed: o.disallowed,
-		},
+		Settings:  setOpts,
 		Model:     model,
 		ModelName: modelName,
 		MaxTurns:  o.maxTurns,
