@@ -14,19 +14,14 @@ import (
 	"github.com/gen-run/gen/loop/offline"
 )
 
-const testPerm = `---
-name: test-perm
-description: Permission gate fixture
-mode: explore
-allow_tools:
-  - Read
-  - Bash(git diff*)
-  - Bash(git log*)
-deny_tools:
-  - Bash(git stash*)
----
-Fixture.
-`
+// testPerm is the seed's fixture as the repository ships it.
+var testPerm = func() string {
+	b, err := os.ReadFile("../.gen/agents/test-perm.md")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // project makes a project with the seed's test-perm agent and returns it.
 func project(t testing.TB) string {

@@ -15,19 +15,14 @@ import (
 	"github.com/gen-run/gen/settings"
 )
 
-const fixture = `---
-name: test-perm
-description: Permission gate fixture
-mode: explore
-allow_tools:
-  - Read
-  - Bash(git diff*)
-  - Bash(git log*)
-deny_tools:
-  - Bash(git stash*)
----
-You are a test fixture.
-`
+// fixture is the seed's test-perm agent as the repository ships it.
+var fixture = func() string {
+	b, err := os.ReadFile("../.gen/agents/test-perm.md")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func setup(t *testing.T) (*settings.Settings, *agent.Definition, string) {
 	t.Helper()
