@@ -517,7 +517,7 @@ func TestParallelAgents(t *testing.T) {
 		// which only parallel calls can achieve.
 		select {
 		case <-all:
-		case <-time.After(5 * time.Second):
+		case <-time.After(60 * time.Second):
 			return "", errors.New("the Agent calls did not overlap")
 		}
 		// The first call finishes last.
@@ -679,7 +679,7 @@ func TestCancel(t *testing.T) {
 			for range max(tt.calls, 1) {
 				select {
 				case <-started:
-				case <-time.After(5 * time.Second):
+				case <-time.After(60 * time.Second):
 					t.Fatal("the run never blocked where expected")
 				}
 			}
@@ -689,8 +689,8 @@ func TestCancel(t *testing.T) {
 				if !errors.Is(err, context.Canceled) {
 					t.Errorf("Run error = %v, want context.Canceled", err)
 				}
-			case <-time.After(2 * time.Second):
-				t.Fatal("Run did not return within 2s of cancellation")
+			case <-time.After(60 * time.Second): // hang guard
+				t.Fatal("Run did not return after cancellation")
 			}
 			if got := len(m.requests()); got != 1 {
 				t.Errorf("model called %d times, want 1: no turn after cancellation", got)

@@ -69,3 +69,34 @@ func BenchmarkEvaluateRead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPathological times the hostile inputs of TestRedTeam, which
+// must stay bounded: a chain of relative cds (2^n candidate directories
+// if the bound on them broke), deeply nested bash -c, and thousands of
+// wrappers.
+func BenchmarkPathological(b *testing.B) {
+	f := newFixture(b)
+	inputs := []struct {
+		name string
+		cmd  string
+		pol  func(*Policy)
+	}{
+		{"cd chain", strings.Repeat("cd a; ", 22) + "cat x", nil},
+		{"nested bash -c", nestBashC("rm x", 12), mode(ModeBypass)},
+		{"wrappers", strings.Repeat("sudo ", 2000) + "rm x", deny("Bash(rm:*)")},
+	}
+	for _, in := range inputs {
+		b.Run(in.name, func(b *testing.B) {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if in.pol != nil {
+				in.pol(p)
+			}
+			req := bashReq(in.cmd)
+			for b.Loop() {
+				if r := Evaluate(req, p); r.Decision == Allow {
+					b.Fatalf("%s allowed", in.name)
+				}
+			}
+		})
+	}
+}

@@ -208,12 +208,12 @@ func (tm *tmux) typeLine(text string) {
 	tm.keys("Enter")
 }
 
-// waitFor polls the pane until cond holds, for at most 15 seconds. It
+// waitFor polls the pane until cond holds, for at most 60 seconds. It
 // fails at once if gen exited, or if an approval dialog shows where none
 // may.
 func (tm *tmux) waitFor(what string, cond func(screen string) bool) {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		s := tm.screen()
 		if strings.Contains(s, "[gen exited with status") {

@@ -127,7 +127,7 @@ func TestReadFailures(t *testing.T) {
 			}()
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(60 * time.Second):
 				t.Fatal("Read blocked")
 			}
 			if err == nil {

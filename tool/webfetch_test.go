@@ -271,13 +271,9 @@ func TestWebFetchClient(t *testing.T) {
 
 	t.Run("timeout waiting for headers", func(t *testing.T) {
 		client := &http.Client{Timeout: 200 * time.Millisecond}
-		start := time.Now()
 		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), map[string]any{"url": srv.URL + "/hang"})
 		if err == nil || !strings.Contains(err.Error(), "timed out") {
 			t.Fatalf("got %v, want a timeout", err)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %v", d)
 		}
 		if client.CheckRedirect != nil {
 			t.Error("the caller's client was modified")

@@ -218,10 +218,10 @@ func (h *harness) screen() string {
 }
 
 // pump feeds queued messages to the model until cond holds, failing the
-// test after a few seconds.
+// test after a minute (a hang guard, not a budget).
 func (h *harness) pump(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for !cond() {
 		select {
 		case msg := <-h.msgs:

@@ -391,7 +391,7 @@ func TestCtrlCInterruptsThenExits(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Submit ended with %v, want context.Canceled", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("Ctrl+C did not cancel the context given to Submit")
 	}
 	h.waitIdle()
@@ -1068,7 +1068,7 @@ func TestRunApproveAndAsk(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run = %v, want nil after /exit", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("Run did not end after /exit")
 	}
 	// Once Run has ended, nobody can be asked: the answer is No.
@@ -1113,7 +1113,7 @@ func TestRunApprovalWithdrawnWhenContextEnds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run = %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("Run did not end after Ctrl+C twice")
 	}
 }
@@ -1133,7 +1133,7 @@ func TestRunEndsWithContext(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Run = %v, want context.Canceled", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("Run did not end with its context")
 	}
 	select {

@@ -351,13 +351,11 @@ func TestCancel(t *testing.T) {
 					time.Sleep(20 * time.Millisecond) // into the backoff, or the blocked request
 					cancel()
 				}()
-				start := time.Now()
+				// Backoff is an hour and the blocked request never
+				// answers: only cancellation can end Complete.
 				_, err := chat.New(cfg).Complete(ctx, loop.Request{Messages: messages[:2]})
 				if !errors.Is(err, context.Canceled) {
 					t.Errorf("err = %v, want context.Canceled", err)
-				}
-				if d := time.Since(start); d > 2*time.Second {
-					t.Errorf("Complete returned %v after the request, want promptly", d)
 				}
 				if n := s.requests(); n != 1 {
 					t.Errorf("%d requests, want 1", n)
@@ -445,13 +443,9 @@ func TestStalledServer(t *testing.T) {
 		s := newServer(t, stall)
 		cfg := s.config()
 		cfg.Timeout = 50 * time.Millisecond
-		start := time.Now()
 		_, err := chat.New(cfg).Complete(context.Background(), loop.Request{Messages: messages[:2]})
 		if err == nil || !strings.Contains(err.Error(), "did not answer in time") || s.requests() != 4 {
 			t.Fatalf("err %v after %d requests", err, s.requests())
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %v", d)
 		}
 	})
 }
