@@ -7,11 +7,11 @@ import (
 )
 
 // deniedMarkers are the error texts of EROFS, EACCES and EPERM as
-// programs print them.
-var deniedMarkers = []string{"Read-only file system", "Permission denied", "Operation not permitted"}
+// programs print them, lower-cased.
+var deniedMarkers = []string{"read-only file system", "permission denied", "operation not permitted", "eacces", "eperm", "erofs"}
 
 // networkWords suggest a failed line is about the network.
-var networkWords = []string{"/dev/tcp/", "/dev/udp/", "socket", "connect", "resolve", "network", "Network", "host", "Host"}
+var networkWords = []string{"/dev/tcp/", "/dev/udp/", "socket", "connect", "resolve", "network", "Network", "host", "Host", "EAI_"}
 
 // Hint returns a note for the model when a command that exited with
 // exitCode under spec failed in a way the sandbox likely caused: its
@@ -27,7 +27,7 @@ func Hint(spec Spec, output string, exitCode int) string {
 	var blocked []string
 	network, unexplained := false, false
 	for line := range strings.Lines(output) {
-		if !containsAny(line, deniedMarkers) {
+		if !containsAny(strings.ToLower(line), deniedMarkers) {
 			continue
 		}
 		if !spec.Network && containsAny(line, networkWords) {
@@ -43,7 +43,7 @@ func Hint(spec Spec, output string, exitCode int) string {
 		}
 		// Only a read-only mount reports EROFS, and inside the writable
 		// roots only the carve-outs are read-only mounts.
-		if !found || strings.Contains(line, "Read-only file system") {
+		if !found || strings.Contains(strings.ToLower(line), "read-only file system") {
 			unexplained = true
 		}
 	}
@@ -68,13 +68,14 @@ func containsAny(s string, subs []string) bool {
 }
 
 // linePaths returns the paths an error line names, absolute (relative ones
-// resolved against cwd). A path is a word, with quotes and a trailing
-// colon stripped, that starts with "/" or "./" or contains a "/".
+// resolved against cwd). A path is a word, with quotes and punctuation
+// around it stripped, that contains a "/" or was quoted.
 func linePaths(line, cwd string) []string {
 	var out []string
 	for _, w := range strings.Fields(line) {
+		quoted := strings.ContainsAny(w[:1], "'\"`‘“")
 		w = strings.Trim(w, "'\"`‘’“”:,()")
-		if w == "" || !strings.Contains(w, "/") || strings.Contains(w, "://") {
+		if w == "" || !quoted && !strings.Contains(w, "/") || strings.Contains(w, "://") {
 			continue
 		}
 		if !filepath.IsAbs(w) {

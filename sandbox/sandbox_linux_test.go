@@ -499,6 +499,23 @@ func TestEverydayCommands(t *testing.T) {
 		t.Error("index.lock left behind")
 	}
 
+	if _, err := exec.LookPath("npm"); err == nil {
+		os.WriteFile(filepath.Join(ws, "package.json"), []byte(`{"name":"x","version":"1.0.0","scripts":{"test":"node -e \"require('fs').writeFileSync('out.txt','ok')\""}}`), 0o644)
+		spec := mustSpec(t, WorkspaceWrite, Roots{Cwd: ws, Workspace: ws}, false)
+		if out, err := run(t, spec, "npm test"); err != nil || !exists(filepath.Join(ws, "out.txt")) {
+			t.Errorf("npm test under workspace-write: %v\n%s", err, out)
+		}
+		os.Remove(filepath.Join(ws, "out.txt"))
+		spec = mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws}, false)
+		out, err := run(t, spec, "npm test")
+		if err == nil || exists(filepath.Join(ws, "out.txt")) {
+			t.Errorf("npm test wrote under read-only:\n%s", out)
+		}
+		if h := Hint(spec, out, 1); !strings.Contains(h, filepath.Join(ws, "out.txt")) {
+			t.Errorf("hint %q does not name out.txt:\n%s", h, out)
+		}
+	}
+
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go")
 	}
