@@ -67,6 +67,11 @@ func HelperMain(args []string) int {
 			return fail("read-only mounts: %v", err)
 		}
 	}
+	// The command keeps no capability gen's Command lent the helper (a
+	// user other than root then has none at all after exec).
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fail("dropping ambient capabilities: %v", err)
+	}
 	// Re-enter the working directory through the new mounts: the one
 	// inherited from before them would still reach the writable originals.
 	if err := os.Chdir(spec.Cwd); err != nil {

@@ -152,13 +152,18 @@ func (r *Runner) command(ctx context.Context, spec Spec, command string, env []s
 
 // inSession makes c the leader of a new session whose whole process group
 // the context's cancellation kills; with userns, c also starts in new user
-// and mount namespaces that map only the caller's own ids.
+// and mount namespaces that map only the caller's own ids, holding
+// CAP_SYS_ADMIN in them until HelperMain drops it.
 func inSession(c *exec.Cmd, userns bool) {
 	attr := &syscall.SysProcAttr{Setsid: true}
 	if userns {
 		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		// A user other than root loses its capabilities in the new
+		// namespace when it execs the helper; the helper needs
+		// CAP_SYS_ADMIN there for the mounts, and drops it before bash.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 	c.SysProcAttr = attr
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }

@@ -249,6 +249,21 @@ func TestCarveOuts(t *testing.T) {
 	if !exists(filepath.Join(ws, ".git/hooks")) {
 		t.Error(".git was removed")
 	}
+	// The capability lent to the helper for the mounts is gone.
+	out, err := run(t, spec, "grep -E '^Cap(Amb|Eff)' /proc/self/status")
+	if err != nil || !strings.Contains(out, "CapAmb:\t0000000000000000") {
+		t.Errorf("ambient capabilities left: %v\n%s", err, out)
+	}
+	if os.Getuid() != 0 && !strings.Contains(out, "CapEff:\t0000000000000000") {
+		t.Errorf("the command holds capabilities:\n%s", out)
+	}
+	// A command that starts inside a carve-out reaches it through the
+	// read-only mount, not through the directory it inherited.
+	inGit := spec
+	inGit.Cwd = filepath.Join(ws, ".git")
+	if out, err := run(t, inGit, "touch here"); err == nil || exists(filepath.Join(ws, ".git", "here")) {
+		t.Errorf("write from a cwd inside .git succeeded:\n%s", out)
+	}
 	// The rest of the workspace stays writable, the additional directory too.
 	if out, err := run(t, spec, "touch ok && touch "+filepath.Join(extra, "ok")); err != nil {
 		t.Fatalf("write next to the carve-outs failed: %v\n%s", err, out)
