@@ -69,7 +69,7 @@ func HelperMain(args []string) int {
 	}
 	// The command keeps no capability gen's Command lent the helper (a
 	// user other than root then has none at all after exec).
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fail("dropping ambient capabilities: %v", err)
 	}
 	// Re-enter the working directory through the new mounts: the one
