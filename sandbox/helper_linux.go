@@ -37,6 +37,12 @@ func HelperMain(args []string) int {
 	// Mount namespace, cwd and exec all belong to this one thread.
 	runtime.LockOSThread()
 	status := closeOnExec(statusFD, "status")
+	if status != nil {
+		// Started by hand, fd 4 may be anything: write only to a pipe.
+		if fi, err := status.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			status = nil
+		}
+	}
 	fail := func(format string, a ...any) int {
 		msg := fmt.Sprintf(format, a...)
 		if status != nil {
