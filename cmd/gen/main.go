@@ -6,6 +6,14 @@ import (
 	"os"
 
 	"github.com/gen-run/gen/cli"
+	"github.com/gen-run/gen/sandbox"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() {
+	// The sandbox helper runs before anything else: it confines itself
+	// and execs the command.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.HelperMain(os.Args[2:]))
+	}
+	os.Exit(cli.Main())
+}

@@ -1,0 +1,245 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// The helper's inherited descriptors: the sealed memfd holding the Spec,
+// and the write end of the status pipe. Both are close-on-exec once the
+// helper runs, so the command inherits neither.
+const (
+	specFD   = 3
+	statusFD = 4
+)
+
+// maxSpec bounds the Spec the helper reads.
+const maxSpec = 1 << 20
+
+// HelperMain is the hidden subcommand: args are what follows HelperArg
+// (exactly one, the command). It reads the Spec from its inherited memfd,
+// confines its own process (carve-out mounts, Landlock, seccomp) and execs
+// bash -c COMMAND. It returns only on failure, with ExitSetupFailed, after
+// writing why to stderr and to the status pipe: a restriction that cannot
+// be applied means the command does not run.
+func HelperMain(args []string) int {
+	// Mount namespace, cwd and exec all belong to this one thread.
+	runtime.LockOSThread()
+	status := closeOnExec(statusFD, "status")
+	if status != nil {
+		// Started by hand, fd 4 may be anything: write only to a pipe.
+		if fi, err := status.Stat(); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			status = nil
+		}
+	}
+	fail := func(format string, a ...any) int {
+		msg := fmt.Sprintf(format, a...)
+		if status != nil {
+			status.WriteString(msg)
+		}
+		fmt.Fprintf(os.Stderr, "gen sandbox: %s; the command was not run\n", msg)
+		return ExitSetupFailed
+	}
+	if status == nil {
+		return fail("no status descriptor: the helper must be started by sandbox.Command")
+	}
+	if len(args) != 1 {
+		return fail("want one command argument, got %d", len(args))
+	}
+	spec, err := readSpec()
+	if err != nil {
+		return fail("reading the spec: %v", err)
+	}
+	if spec.Profile == None {
+		return fail("profile none needs no helper")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(spec.ReadOnly) > 0 {
+		if err := mountReadOnly(spec.ReadOnly); err != nil {
+			return fail("read-only mounts: %v", err)
+		}
+	}
+	// The command keeps no capability gen's Command lent the helper (a
+	// user other than root then has none at all after exec).
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fail("dropping ambient capabilities: %v", err)
+	}
+	// Re-enter the working directory through the new mounts: the one
+	// inherited from before them would still reach the writable originals.
+	if err := os.Chdir(spec.Cwd); err != nil {
+		return fail("%v", err)
+	}
+	if err := restrictLandlock(spec); err != nil {
+		return fail("landlock: %v", err)
+	}
+	if !spec.Network {
+		if err := restrictSockets(); err != nil {
+			return fail("seccomp: %v", err)
+		}
+	}
+	err = syscall.Exec(bash, []string{"bash", "-c", args[0]}, os.Environ())
+	return fail("exec %s: %v", bash, err)
+}
+
+// closeOnExec marks fd close-on-exec and returns it as a file, or nil if
+// fd is not open.
+func closeOnExec(fd int, name string) *os.File {
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), name)
+}
+
+// readSpec reads and validates the Spec from the memfd. Unknown fields are
+// errors: a Spec this helper does not fully understand is not applied.
+func readSpec() (Spec, error) {
+	f := closeOnExec(specFD, "spec")
+	if f == nil {
+		return Spec{}, errors.New("no spec descriptor")
+	}
+	defer f.Close()
+	seals, err := unix.FcntlInt(f.Fd(), unix.F_GET_SEALS, 0)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec descriptor: %w", err)
+	}
+	if seals&unix.F_SEAL_WRITE == 0 {
+		return Spec{}, errors.New("spec descriptor is not sealed")
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, maxSpec+1))
+	if err != nil {
+		return Spec{}, err
+	}
+	if len(data) > maxSpec {
+		return Spec{}, errors.New("spec too large")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return Spec{}, err
+	}
+	if err := s.validate(); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// mountReadOnly bind-mounts each path read-only over itself in a private
+// mount namespace of this thread. It refuses to run outside a user
+// namespace of its own: there the mounts would not be private to the
+// command, and a root command could leave them with setns.
+func mountReadOnly(paths []string) error {
+	if err := ownUserNamespace(); err != nil {
+		return err
+	}
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("unshare mount namespace: %w", err)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	for _, p := range paths {
+		var st unix.Statfs_t
+		if err := unix.Statfs(p, &st); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY | lockedFlags(st.Flags))
+		if err := unix.Mount("", p, "", flags, ""); err != nil {
+			return fmt.Errorf("remount %s read-only: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// ownUserNamespace returns nil if this process is in a user namespace
+// that maps fewer ids than the initial one.
+func ownUserNamespace() error {
+	data, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return err
+	}
+	if f := strings.Fields(string(data)); len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295" {
+		return errors.New("not in a user namespace of its own")
+	}
+	return nil
+}
+
+// lockedFlags returns the mount flags of a statfs result that a remount
+// in a user namespace must keep (the kernel refuses to clear them).
+func lockedFlags(st int64) int {
+	var f int
+	for _, m := range []struct{ st, ms int }{
+		{unix.ST_NOSUID, unix.MS_NOSUID},
+		{unix.ST_NODEV, unix.MS_NODEV},
+		{unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME},
+		{unix.ST_NODIRATIME, unix.MS_NODIRATIME},
+		{unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if st&int64(m.st) != 0 {
+			f |= m.ms
+		}
+	}
+	if st&(unix.ST_NOATIME|unix.ST_RELATIME) == 0 {
+		f |= unix.MS_STRICTATIME
+	}
+	return f
+}
+
+// landlockABI returns the kernel's Landlock ABI version, 0 without it.
+func landlockABI() int {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// restrictLandlock restricts the whole process with the best ruleset the
+// kernel supports: everything readable, writable only the devices and the
+// Spec's writable roots; no TCP and no IPC out of the domain without
+// network. Best effort degrades rights the kernel does not know, but a
+// kernel without Landlock is an error, not a silent no-op.
+func restrictLandlock(s Spec) error {
+	if landlockABI() < 1 {
+		return errors.New("the kernel does not support Landlock")
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").WithIoctlDev().IgnoreIfMissing(),
+	}
+	for _, w := range s.Writable {
+		fi, err := os.Stat(w)
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			rules = append(rules, landlock.RWDirs(w).WithRefer().WithResolveUnix())
+		} else {
+			rules = append(rules, landlock.RWFiles(w))
+		}
+	}
+	cfg := landlock.V11
+	if s.Network {
+		cfg.HandledAccessNet = 0
+		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
+	}
+	return cfg.BestEffort().Restrict(rules...)
+}

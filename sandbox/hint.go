@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// deniedMarkers are the error texts of EROFS, EACCES and EPERM as
+// programs print them, lower-cased.
+var deniedMarkers = []string{"read-only file system", "permission denied", "operation not permitted", "eacces", "eperm", "erofs"}
+
+// networkWords suggest a failed line is about the network.
+var networkWords = []string{"/dev/tcp/", "/dev/udp/", "socket", "connect", "resolve", "network", "Network", "host", "Host", "EAI_"}
+
+// Hint returns a note for the model when a command that exited with
+// exitCode under spec failed in a way the sandbox likely caused: its
+// output reports EROFS, EACCES or EPERM on a path outside the writable
+// roots or inside a carve-out, or on the network where spec has none. It
+// returns "" for success, for profile None, and when every path named in
+// the failing lines is one the profile lets the command write (the
+// failure is then the file system's own).
+func Hint(spec Spec, output string, exitCode int) string {
+	if exitCode == 0 || spec.Profile == None {
+		return ""
+	}
+	var blocked []string
+	network, unexplained := false, false
+	for line := range strings.Lines(output) {
+		if !containsAny(strings.ToLower(line), deniedMarkers) {
+			continue
+		}
+		if !spec.Network && containsAny(line, networkWords) {
+			network = true
+			continue
+		}
+		found := false
+		for _, p := range linePaths(line, spec.Cwd) {
+			found = true
+			if spec.Profile == ReadOnly || !spec.writable(p) || spec.protected(p) {
+				blocked = append(blocked, p)
+			}
+		}
+		// Only a read-only mount reports EROFS, and inside the writable
+		// roots only the carve-outs are read-only mounts.
+		if !found || strings.Contains(strings.ToLower(line), "read-only file system") {
+			unexplained = true
+		}
+	}
+	switch {
+	case len(blocked) > 0:
+		return fmt.Sprintf("sandbox: the %s profile blocked a write to %s. Do not retry the same command; if the write is needed, ask the user for a wider profile (or for the path in sandbox.filesystem.allowWrite).", spec.Profile, blocked[0])
+	case network:
+		return fmt.Sprintf("sandbox: the %s profile has no network access. Do not retry; if the command needs the network, ask the user to allow it.", spec.Profile)
+	case unexplained:
+		return fmt.Sprintf("sandbox: the command ran under the %s profile, which may have blocked it. Do not retry the same command; if it needs more access, ask the user for a wider profile.", spec.Profile)
+	}
+	return ""
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// linePaths returns the paths an error line names, absolute (relative ones
+// resolved against cwd). A path is a word, with quotes and punctuation
+// around it stripped, that contains a "/" or was quoted.
+func linePaths(line, cwd string) []string {
+	var out []string
+	for _, w := range strings.Fields(line) {
+		quoted := strings.ContainsAny(w[:1], "'\"`‘“")
+		w = strings.Trim(w, "'\"`‘’“”:,()")
+		if w == "" || !quoted && !strings.Contains(w, "/") || strings.Contains(w, "://") {
+			continue
+		}
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(cwd, w)
+		}
+		out = append(out, filepath.Clean(w))
+	}
+	return out
+}

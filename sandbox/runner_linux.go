@@ -1,0 +1,194 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// probeTimeout is a hang guard for the one-time probe.
+const probeTimeout = 30 * time.Second
+
+// Available reports whether r can confine commands: ok is false when the
+// kernel has no Landlock or the helper cannot be found, and why says so.
+// ok with a non-empty why means a partial sandbox: Landlock works but the
+// carve-out mounts do not (no unprivileged user namespaces), so .git, .gen
+// and .claude inside writable roots are writable; Command then leaves
+// them out. The probe runs once per Runner.
+func (r *Runner) Available() (ok bool, why string) {
+	r.probe.Do(r.check)
+	return r.ok, r.why
+}
+
+func (r *Runner) check() {
+	helper := r.Helper
+	if helper == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			r.why = fmt.Sprintf("no sandbox: cannot find gen's own executable for the helper: %v", err)
+			return
+		}
+		helper = exe
+	}
+	r.helperOK = helper
+	if landlockABI() < 1 {
+		r.why = "no sandbox: this kernel does not support Landlock"
+		return
+	}
+	r.ok = true
+	if err := r.probeMounts(); err != nil {
+		r.why = fmt.Sprintf("partial sandbox: no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes", err)
+		return
+	}
+	r.userns = true
+}
+
+// probeMounts runs the helper once with a carve-out mount.
+func (r *Runner) probeMounts() error {
+	dir, err := os.MkdirTemp("", "gen-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return err
+	}
+	ro := filepath.Join(dir, ".git")
+	if err := os.Mkdir(ro, 0o700); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	spec := Spec{Profile: WorkspaceWrite, Cwd: dir, Writable: []string{dir}, ReadOnly: []string{ro}, Network: true}
+	c, err := r.command(ctx, spec, "exit 0", os.Environ())
+	if err != nil {
+		return err
+	}
+	defer c.Cleanup()
+	return c.Run()
+}
+
+// Command returns the command that runs bash -c command under spec, in
+// spec.Cwd, with environment env (nil means os.Environ()). For
+// WorkspaceWrite a per-run temporary directory is created, made writable
+// and named by TMPDIR; Cleanup removes it. Profile None runs bash
+// directly. For other profiles Command fails with ErrUnavailable where
+// Available is false; where carve-out mounts are unavailable it leaves
+// spec.ReadOnly out (Available's why says so).
+func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []string) (*Cmd, error) {
+	if err := spec.validate(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	if spec.Profile == None {
+		c := exec.CommandContext(ctx, "bash", "-c", command)
+		c.Dir, c.Env = spec.Cwd, env
+		inSession(c, false)
+		return &Cmd{Cmd: c, Spec: spec}, nil
+	}
+	if ok, why := r.Available(); !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
+	}
+	if !r.userns {
+		spec.ReadOnly = nil
+	}
+	return r.command(ctx, spec, command, env)
+}
+
+// command builds the helper's command for spec, without consulting the
+// probe.
+func (r *Runner) command(ctx context.Context, spec Spec, command string, env []string) (_ *Cmd, err error) {
+	out := &Cmd{}
+	defer func() {
+		if err != nil {
+			out.Cleanup()
+		}
+	}()
+	spec.Writable = slices.Clone(spec.Writable)
+	if spec.Profile == WorkspaceWrite {
+		tmp, err := os.MkdirTemp("", "gen-run-")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		out.TempDir = tmp
+		if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		spec.Writable = append(spec.Writable, tmp)
+		env = withEnv(env, "TMPDIR", tmp)
+	}
+	if err := spec.validate(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	specFile, err := sealedSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	out.child = append(out.child, specFile)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	out.status = pr
+	out.child = append(out.child, pw)
+
+	c := exec.CommandContext(ctx, r.helperOK, HelperArg, command)
+	c.Dir, c.Env = spec.Cwd, env
+	c.ExtraFiles = []*os.File{specFile, pw} // fds specFD and statusFD
+	inSession(c, len(spec.ReadOnly) > 0)
+	out.Cmd, out.Spec = c, spec
+	return out, nil
+}
+
+// inSession makes c the leader of a new session whose whole process group
+// the context's cancellation kills; with userns, c also starts in new user
+// and mount namespaces that map only the caller's own ids, holding
+// CAP_SYS_ADMIN in them until HelperMain drops it.
+func inSession(c *exec.Cmd, userns bool) {
+	attr := &syscall.SysProcAttr{Setsid: true}
+	if userns {
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		// A user other than root loses its capabilities in the new
+		// namespace when it execs the helper; the helper needs
+		// CAP_SYS_ADMIN there for the mounts, and drops it before bash.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	}
+	c.SysProcAttr = attr
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+}
+
+// sealedSpec returns a memfd holding spec as JSON, sealed so that neither
+// gen nor anything else can change it after the fact.
+func sealedSpec(spec Spec) (*os.File, error) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	fd, err := unix.MemfdCreate("gen-sandbox-spec", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: memfd: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "gen-sandbox-spec")
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: writing the spec: %w", err)
+	}
+	seals := unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: sealing the spec: %w", err)
+	}
+	return f, nil
+}

@@ -1,0 +1,234 @@
+// Package sandbox confines one shell command with the kernel, as a second
+// layer behind the permission gate: the gate decides what a command may
+// do, and the sandbox makes the kernel refuse the rest.
+//
+// On Linux, gen re-executes itself as a small helper (HelperMain) that
+// restricts its own process and then execs bash -c COMMAND, so the
+// restrictions are in place before the first instruction of the command
+// runs and cannot be lifted by it:
+//
+//   - a private mount namespace, inside a new user namespace, in which the
+//     read-only carve-outs (.git, .gen, .claude) are bind-mounted read-only;
+//   - Landlock (best-effort ABI): the whole file system readable, writes
+//     only where the profile allows;
+//   - without network: a seccomp filter that fails socket() for every
+//     family but AF_UNIX, and Landlock's TCP rules where the kernel has them.
+//
+// Other platforms have no sandbox: Available reports why, and only profile
+// None can run there.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Profile names what a sandboxed command may write.
+type Profile string
+
+const (
+	// ReadOnly: the whole file system is readable; nothing is writable
+	// but /dev/null and the terminal devices; no network.
+	ReadOnly Profile = "read-only"
+	// WorkspaceWrite: writable only in the Spec's writable roots, minus
+	// the read-only carve-outs; network unless Spec.Network is false.
+	WorkspaceWrite Profile = "workspace-write"
+	// None: no sandbox.
+	None Profile = "none"
+)
+
+// ParseProfile returns the profile named s; any other name is an error.
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(s); p {
+	case ReadOnly, WorkspaceWrite, None:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown sandbox profile %q (want %q, %q or %q)", s, ReadOnly, WorkspaceWrite, None)
+}
+
+// protectedNames are the directories that stay read-only inside every
+// writable root: a command allowed to write the workspace must not be able
+// to plant git hooks or change gen's (or Claude Code's) settings.
+var protectedNames = []string{".git", ".gen", ".claude"}
+
+// Spec is the confinement of one command. It is what the helper receives;
+// every path in it is absolute and clean.
+type Spec struct {
+	Profile Profile `json:"profile"`
+	// Cwd is the directory the command starts in.
+	Cwd string `json:"cwd"`
+	// Writable are the roots the command may write under (WorkspaceWrite
+	// only); the per-run temp directory is added by Command.
+	Writable []string `json:"writable,omitempty"`
+	// ReadOnly are existing paths inside Writable that stay read-only.
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// Network allows sockets other than AF_UNIX. Always false for ReadOnly.
+	Network bool `json:"network"`
+}
+
+// Roots are the inputs NewSpec derives a Spec from.
+type Roots struct {
+	// Cwd is the command's working directory; Workspace the workspace
+	// root. Both must be absolute.
+	Cwd, Workspace string
+	// Additional are the additional working directories.
+	Additional []string
+	// AllowWrite are sandbox.filesystem.allowWrite paths, already expanded
+	// (no "~"). Paths that do not exist are left out: Landlock can only
+	// grant access to something that exists.
+	AllowWrite []string
+}
+
+// NewSpec computes the Spec of profile p for roots. For WorkspaceWrite the
+// writable roots are the workspace, the additional directories and the
+// allowWrite paths, and the carve-outs are .git, .gen and .claude in each
+// of them, plus the directories a .git file's "gitdir:" line leads to (a
+// worktree's git directory and its common directory), where those lie
+// inside a writable root. network is forced false for ReadOnly.
+func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
+	if _, err := ParseProfile(string(p)); err != nil {
+		return Spec{}, err
+	}
+	for _, d := range []string{roots.Cwd, roots.Workspace} {
+		if !filepath.IsAbs(d) {
+			return Spec{}, fmt.Errorf("sandbox: %q is not an absolute path", d)
+		}
+	}
+	s := Spec{Profile: p, Cwd: filepath.Clean(roots.Cwd), Network: network && p != ReadOnly}
+	if p != WorkspaceWrite {
+		return s, nil
+	}
+	add := func(dir string, mustExist bool) error {
+		if !filepath.IsAbs(dir) {
+			return fmt.Errorf("sandbox: writable path %q is not absolute", dir)
+		}
+		real, err := filepath.EvalSymlinks(dir)
+		if errors.Is(err, os.ErrNotExist) && !mustExist {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: writable root: %w", err)
+		}
+		if !slices.Contains(s.Writable, real) {
+			s.Writable = append(s.Writable, real)
+		}
+		return nil
+	}
+	if err := add(roots.Workspace, true); err != nil {
+		return Spec{}, err
+	}
+	for _, d := range roots.Additional {
+		if err := add(d, true); err != nil {
+			return Spec{}, err
+		}
+	}
+	for _, d := range roots.AllowWrite {
+		if err := add(d, false); err != nil {
+			return Spec{}, err
+		}
+	}
+	for _, root := range s.Writable {
+		for _, name := range protectedNames {
+			for _, p := range carveOuts(filepath.Join(root, name)) {
+				if s.writable(p) && !slices.Contains(s.ReadOnly, p) {
+					s.ReadOnly = append(s.ReadOnly, p)
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// carveOuts returns the existing, symlink-resolved paths that protecting
+// path means: path itself and, when it is a file with a "gitdir:" line,
+// the git directory it names and that directory's common directory.
+func carveOuts(path string) []string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	out := []string{real}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() || filepath.Base(path) != ".git" {
+		return out
+	}
+	gitdir := pointer(real, "gitdir:")
+	if gitdir == "" {
+		return out
+	}
+	if g, err := filepath.EvalSymlinks(gitdir); err == nil {
+		out = append(out, g)
+		if common := pointer(filepath.Join(g, "commondir"), ""); common != "" {
+			if c, err := filepath.EvalSymlinks(common); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// pointer reads the small file at path and returns the path on its first
+// line after prefix, resolved against the file's directory; "" if none.
+func pointer(path, prefix string) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > 4096 {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	rest, ok := strings.CutPrefix(line, prefix)
+	rest = strings.TrimSpace(rest)
+	if !ok || rest == "" {
+		return ""
+	}
+	if !filepath.IsAbs(rest) {
+		rest = filepath.Join(filepath.Dir(path), rest)
+	}
+	return filepath.Clean(rest)
+}
+
+// writable reports whether path lies under one of s's writable roots.
+func (s Spec) writable(path string) bool {
+	return slices.ContainsFunc(s.Writable, func(root string) bool { return within(root, path) })
+}
+
+// protected reports whether path lies under one of s's carve-outs.
+func (s Spec) protected(path string) bool {
+	return slices.ContainsFunc(s.ReadOnly, func(ro string) bool { return within(ro, path) })
+}
+
+// within reports whether path is root or below it; both must be clean.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// validate checks what the helper relies on: a known profile and clean
+// absolute paths, carve-outs only inside writable roots.
+func (s Spec) validate() error {
+	if _, err := ParseProfile(string(s.Profile)); err != nil {
+		return err
+	}
+	paths := append([]string{s.Cwd}, s.Writable...)
+	paths = append(paths, s.ReadOnly...)
+	for _, p := range paths {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			return fmt.Errorf("path %q is not clean and absolute", p)
+		}
+	}
+	if s.Profile != WorkspaceWrite && len(s.Writable) > 0 {
+		return fmt.Errorf("profile %s has writable roots", s.Profile)
+	}
+	if s.Profile == ReadOnly && s.Network {
+		return errors.New("profile read-only cannot have network")
+	}
+	for _, ro := range s.ReadOnly {
+		if !s.writable(ro) {
+			return fmt.Errorf("read-only path %q is outside the writable roots", ro)
+		}
+	}
+	return nil
+}

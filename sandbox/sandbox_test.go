@@ -1,0 +1,163 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseProfile(t *testing.T) {
+	for _, s := range []string{"read-only", "workspace-write", "none"} {
+		if p, err := ParseProfile(s); err != nil || string(p) != s {
+			t.Errorf("ParseProfile(%q) = %q, %v", s, p, err)
+		}
+	}
+	for _, s := range []string{"", "Read-Only", "readonly", "danger-full-access", "none "} {
+		if _, err := ParseProfile(s); err == nil {
+			t.Errorf("ParseProfile(%q) accepted", s)
+		}
+	}
+}
+
+func TestNewSpec(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	extra := filepath.Join(base, "extra")
+	cache := filepath.Join(base, "cache")
+	link := filepath.Join(base, "link")
+	for _, d := range []string{ws + "/.git", ws + "/.claude", ws + "/sub", extra + "/.gen", cache} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.Symlink(cache, link)
+
+	s, err := NewSpec(WorkspaceWrite, Roots{Cwd: ws + "/sub", Workspace: ws, Additional: []string{extra}, AllowWrite: []string{link, base + "/missing"}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{ws, extra, cache}; !slices.Equal(s.Writable, want) {
+		t.Errorf("Writable = %v, want %v", s.Writable, want)
+	}
+	if want := []string{ws + "/.git", ws + "/.claude", extra + "/.gen"}; !slices.Equal(s.ReadOnly, want) {
+		t.Errorf("ReadOnly = %v, want %v", s.ReadOnly, want)
+	}
+	if !s.Network || s.Cwd != ws+"/sub" {
+		t.Errorf("spec = %+v", s)
+	}
+	if err := s.validate(); err != nil {
+		t.Error(err)
+	}
+
+	s, err = NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws, Additional: []string{extra}}, true)
+	if err != nil || s.Network || len(s.Writable) != 0 || len(s.ReadOnly) != 0 {
+		t.Errorf("read-only spec = %+v, %v", s, err)
+	}
+
+	for name, roots := range map[string]Roots{
+		"relative workspace":  {Cwd: ws, Workspace: "ws"},
+		"relative cwd":        {Cwd: "sub", Workspace: ws},
+		"missing workspace":   {Cwd: ws, Workspace: base + "/nope"},
+		"missing additional":  {Cwd: ws, Workspace: ws, Additional: []string{base + "/nope"}},
+		"relative allowWrite": {Cwd: ws, Workspace: ws, AllowWrite: []string{"cache"}},
+	} {
+		if _, err := NewSpec(WorkspaceWrite, roots, true); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := NewSpec("full", Roots{Cwd: ws, Workspace: ws}, true); err == nil {
+		t.Error("unknown profile accepted")
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	for name, s := range map[string]Spec{
+		"unknown profile":         {Profile: "x", Cwd: "/"},
+		"relative cwd":            {Profile: ReadOnly, Cwd: "."},
+		"unclean path":            {Profile: WorkspaceWrite, Cwd: "/", Writable: []string{"/a/../b"}},
+		"writable under ReadOnly": {Profile: ReadOnly, Cwd: "/", Writable: []string{"/tmp"}},
+		"network under ReadOnly":  {Profile: ReadOnly, Cwd: "/", Network: true},
+		"carve-out outside roots": {Profile: WorkspaceWrite, Cwd: "/", Writable: []string{"/w"}, ReadOnly: []string{"/x/.git"}},
+		"carve-out by prefix":     {Profile: WorkspaceWrite, Cwd: "/", Writable: []string{"/w"}, ReadOnly: []string{"/wx/.git"}},
+	} {
+		if err := s.validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestHint(t *testing.T) {
+	ws := "/w"
+	rw := Spec{Profile: WorkspaceWrite, Cwd: ws, Writable: []string{ws}, ReadOnly: []string{"/w/.git"}, Network: true}
+	ro := Spec{Profile: ReadOnly, Cwd: ws}
+	offline := rw
+	offline.Network = false
+	for _, tc := range []struct {
+		name   string
+		spec   Spec
+		out    string
+		code   int
+		substr string // "" means no hint
+	}{
+		{"outside", rw, "bash: /etc/x: Permission denied\n", 1, "blocked a write to /etc/x"},
+		{"carve-out", rw, "touch: cannot touch '.git/hooks/x': Read-only file system\n", 1, "blocked a write to /w/.git/hooks/x"},
+		{"inside is the file system's own", rw, "cat: /w/secret: Permission denied\n", 1, ""},
+		{"read-only names the file", ro, "Error: EACCES: permission denied, open 'out.txt'\n", 1, "read-only profile blocked a write to /w/out.txt"},
+		{"no path", ro, "fatal: Operation not permitted\n", 1, "may have blocked it"},
+		{"network", offline, "bash: socket: Permission denied\nbash: line 1: /dev/tcp/1.2.3.4/80: Permission denied\n", 1, "no network"},
+		{"network allowed", rw, "curl: (7) Failed to connect: Permission denied\n", 1, "may have blocked it"},
+		{"success", rw, "bash: /etc/x: Permission denied\n", 0, ""},
+		{"none", Spec{Profile: None, Cwd: ws}, "bash: /etc/x: Permission denied\n", 1, ""},
+		{"unrelated failure", rw, "make: *** [all] Error 2\n", 2, ""},
+		{"url is not a path", rw, "fetch https://x/y: Permission denied by server\n", 1, "may have blocked it"},
+	} {
+		h := Hint(tc.spec, tc.out, tc.code)
+		if tc.substr == "" && h != "" || tc.substr != "" && !strings.Contains(h, tc.substr) {
+			t.Errorf("%s: Hint = %q, want it to contain %q", tc.name, h, tc.substr)
+		}
+	}
+}
+
+func TestSettings(t *testing.T) {
+	var s Settings
+	if err := json.Unmarshal([]byte(`{"enabled": false, "network": true, "filesystem": {"allowWrite": ["~/.cache/go-build", "/opt/x"]}, "required": true}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Enabled == nil || *s.Enabled || s.Network == nil || !*s.Network || s.Required == nil || !*s.Required ||
+		!slices.Equal(s.Filesystem.AllowWrite, []string{"~/.cache/go-build", "/opt/x"}) {
+		t.Errorf("decoded %+v", s)
+	}
+	if err := s.Validate(false); err == nil || !strings.Contains(err.Error(), "managed") {
+		t.Errorf("required outside managed settings: %v", err)
+	}
+	if err := s.Validate(true); err != nil {
+		t.Error(err)
+	}
+	if err := json.Unmarshal([]byte(`{}`), &s); err != nil || s.Enabled != nil || s.Filesystem.AllowWrite != nil {
+		t.Errorf("empty object: %+v %v", s, err)
+	}
+
+	for _, bad := range []struct{ in, want string }{
+		{`{"Enabled": true}`, "sandbox.Enabled: unknown key"},
+		{`{"enable": true}`, "sandbox.enable: unknown key"},
+		{`{"enabled": "yes"}`, "sandbox.enabled: want true or false"},
+		{`{"enabled": null}`, "sandbox.enabled: want true or false"},
+		{`{"network": 0}`, "sandbox.network: want true or false"},
+		{`{"filesystem": {"allowwrite": []}}`, `unknown key "allowwrite"`},
+		{`{"filesystem": {"allowWrite": "/x"}}`, "want an array of strings"},
+		{`{"filesystem": {"allowWrite": null}}`, "want an array of strings"},
+		{`{"filesystem": {"allowWrite": ["relative"]}}`, "must be absolute or start with ~/"},
+		{`{"filesystem": []}`, "sandbox.filesystem: want an object"},
+		{`[]`, "want an object"},
+	} {
+		var s Settings
+		err := json.Unmarshal([]byte(bad.in), &s)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err = %v, want %q", bad.in, err, bad.want)
+		}
+	}
+}

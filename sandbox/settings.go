@@ -1,0 +1,108 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Settings is the "sandbox" object of a settings file, with Claude Code's
+// key names. A nil pointer field is unset (the scope below decides).
+type Settings struct {
+	// Enabled turns the sandbox on or off; unset means on where Available.
+	Enabled *bool `json:"enabled,omitempty"`
+	// Network allows network access to workspace-write commands; unset
+	// means allowed. Read-only commands never have it.
+	Network *bool `json:"network,omitempty"`
+	// Filesystem widens what workspace-write commands may write.
+	Filesystem Filesystem `json:"filesystem,omitzero"`
+	// Required refuses Bash where there is no sandbox, instead of warning
+	// and running unconfined. Only managed settings may set it.
+	Required *bool `json:"required,omitempty"`
+}
+
+// Filesystem is the "sandbox.filesystem" object.
+type Filesystem struct {
+	// AllowWrite are extra writable paths, each absolute or starting with
+	// "~/" (the settings package expands it).
+	AllowWrite []string `json:"allowWrite,omitempty"`
+}
+
+// UnmarshalJSON decodes the "sandbox" object strictly: keys must match
+// exactly (encoding/json alone would accept "ENABLED"), unknown keys and
+// values of the wrong type are errors, and each allowWrite path must be
+// absolute or start with "~/".
+func (s *Settings) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("sandbox: want an object: %w", err)
+	}
+	var out Settings
+	for key, val := range raw {
+		var err error
+		switch key {
+		case "enabled":
+			out.Enabled, err = boolValue(val)
+		case "network":
+			out.Network, err = boolValue(val)
+		case "required":
+			out.Required, err = boolValue(val)
+		case "filesystem":
+			err = out.Filesystem.decode(val)
+		default:
+			err = fmt.Errorf("unknown key (want enabled, network, filesystem or required)")
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox.%s: %w", key, err)
+		}
+	}
+	*s = out
+	return nil
+}
+
+func (f *Filesystem) decode(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("want an object: %w", err)
+	}
+	for key, val := range raw {
+		if key != "allowWrite" {
+			return fmt.Errorf("unknown key %q (want allowWrite)", key)
+		}
+		var paths []string
+		if err := json.Unmarshal(val, &paths); err != nil || bytes.Equal(bytes.TrimSpace(val), []byte("null")) {
+			return errors.New("allowWrite: want an array of strings")
+		}
+		for _, p := range paths {
+			if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") {
+				return fmt.Errorf("allowWrite: %q must be absolute or start with ~/", p)
+			}
+		}
+		f.AllowWrite = paths
+	}
+	return nil
+}
+
+// boolValue decodes a JSON boolean; null and other types are errors.
+func boolValue(data []byte) (*bool, error) {
+	var b bool
+	if t := bytes.TrimSpace(data); !bytes.Equal(t, []byte("true")) && !bytes.Equal(t, []byte("false")) {
+		return nil, errors.New("want true or false")
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// Validate checks what a scope may set: only managed settings may set
+// required.
+func (s Settings) Validate(managed bool) error {
+	if s.Required != nil && !managed {
+		return errors.New("sandbox.required: only managed settings may set it")
+	}
+	return nil
+}
