@@ -81,6 +81,8 @@ const (
 	SourceSession Source = "session"
 	SourceBuiltin Source = "builtin"
 	SourceMode    Source = "mode"
+	// SourceHook marks a decision a hook made (package hook).
+	SourceHook Source = "hook"
 )
 
 // Class groups tools by what they can do, which decides the mode default.
