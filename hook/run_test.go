@@ -91,12 +91,16 @@ func TestInputPerEvent(t *testing.T) {
 			with(common, tool, map[string]any{"tool_response": map[string]any{"output": "ok", "exit_code": float64(0)}})},
 		{UserPromptSubmit, func(in *Input) { in.ToolName, in.ToolInput, in.ToolUseID, in.Prompt = "", nil, "", "fix the bug" },
 			with(common, map[string]any{"prompt": "fix the bug"})},
-		{Stop, func(in *Input) { in.ToolName, in.ToolInput, in.ToolUseID, in.LastAssistantMessage = "", nil, "", "done" },
+		{Stop, func(in *Input) {
+			in.ToolName, in.ToolInput, in.ToolUseID, in.LastAssistantMessage = "", nil, "", "done"
+		},
 			with(common, map[string]any{"stop_hook_active": false, "last_assistant_message": "done"})},
 		{SubagentStop, func(in *Input) {
 			in.ToolName, in.ToolInput, in.ToolUseID, in.StopHookActive, in.AgentID, in.AgentType = "", nil, "", true, "a2", "Explore"
 		}, with(common, map[string]any{"stop_hook_active": true, "agent_id": "a2", "agent_type": "Explore"})},
-		{SessionStart, func(in *Input) { in.ToolName, in.ToolInput, in.ToolUseID, in.Source, in.Model = "", nil, "", "startup", "qwen" },
+		{SessionStart, func(in *Input) {
+			in.ToolName, in.ToolInput, in.ToolUseID, in.Source, in.Model = "", nil, "", "startup", "qwen"
+		},
 			with(common, map[string]any{"source": "startup", "model": "qwen"})},
 	}
 	for _, tt := range tests {
