@@ -55,7 +55,9 @@ func rules(ss ...string) []Rule {
 	return rs
 }
 
-func skillReq(name string) Request { return Request{Tool: "Skill", Input: map[string]any{"skill": name}} }
+func skillReq(name string) Request {
+	return Request{Tool: "Skill", Input: map[string]any{"skill": name}}
+}
 func bashReq(cmd string) Request { return Request{Tool: "Bash", Input: map[string]any{"command": cmd}} }
 func fileReq(tool, p string) Request {
 	return Request{Tool: tool, Input: map[string]any{"file_path": p}}
