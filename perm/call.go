@@ -436,6 +436,8 @@ func specKey(tool string) string {
 		return "query"
 	case "Agent":
 		return "subagent_type"
+	case "Skill":
+		return "skill"
 	}
 	return ""
 }

@@ -55,6 +55,9 @@ func rules(ss ...string) []Rule {
 	return rs
 }
 
+func skillReq(name string) Request {
+	return Request{Tool: "Skill", Input: map[string]any{"skill": name}}
+}
 func bashReq(cmd string) Request { return Request{Tool: "Bash", Input: map[string]any{"command": cmd}} }
 func fileReq(tool, p string) Request {
 	return Request{Tool: tool, Input: map[string]any{"file_path": p}}
@@ -257,6 +260,22 @@ func TestEvaluate(t *testing.T) {
 		{"webfetch bad url", nil, Request{Tool: "WebFetch", Input: map[string]any{"url": "not a url"}}, Ask, 2, ""},
 		{"agent deny", deny("Agent(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "Explore"}}, Deny, 1, ""},
 		{"agent other type", deny("Agent(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "x"}}, Ask, 7, ""},
+		{"skill deny", deny("Skill(pdf)"), skillReq("pdf"), Deny, 1, "blocked by deny rule Skill(pdf)"},
+		{"skill deny slash spelling", deny("Skill(/pdf)"), skillReq("pdf"), Deny, 1, ""},
+		{"skill deny other skill", deny("Skill(pdf)"), skillReq("pdf-tools"), Ask, 7, "requires approval"},
+		{"skill deny prefix", deny("Skill(git:*)"), skillReq("git-commit"), Deny, 1, ""},
+		{"skill deny prefix covers the name itself", deny("Skill(git:*)"), skillReq("git"), Deny, 1, ""},
+		{"skill deny prefix other", deny("Skill(git:*)"), skillReq("review"), Ask, 7, ""},
+		{"skill deny bare", deny("Skill"), skillReq("anything"), Deny, 1, ""},
+		{"skill ask rule", all(ask("Skill(pdf)"), allow("Skill")), skillReq("pdf"), Ask, 5, ""},
+		{"skill allow", allow("Skill(pdf)"), skillReq("pdf"), Allow, 6, ""},
+		{"skill allow prefix", allow("Skill(git:*)"), skillReq("git-commit"), Allow, 6, ""},
+		{"skill allow with arguments form", allow("Skill(review-pr *)"), skillReq("review-pr"), Allow, 6, ""},
+		{"skill allow does not cover another", allow("Skill(pdf)"), skillReq("pdfx"), Ask, 7, ""},
+		{"skill deny beats allow", all(deny("Skill(git:*)"), allow("Skill(git-commit)")), skillReq("git-commit"), Deny, 1, ""},
+		{"skill is not a safe tool", nil, skillReq("pdf"), Ask, 7, ""},
+		{"skill headless", func(p *Policy) { p.NoPrompt = true }, skillReq("pdf"), Deny, 8, ""},
+		{"skill explore", mode(ModeExplore), skillReq("pdf"), Deny, 7, ""},
 		{"mcp deny server glob", deny("MCP(mcp__puppeteer__*)"), Request{Tool: "mcp__puppeteer__click"}, Deny, 1, ""},
 		{"mcp allow exact", allow("mcp__github__get_issue"), Request{Tool: "mcp__github__get_issue"}, Allow, 6, ""},
 		{"mcp allow server", allow("mcp__github"), Request{Tool: "mcp__github__list"}, Allow, 6, ""},

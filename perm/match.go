@@ -112,6 +112,25 @@ func nameMatch(pat, name string) bool {
 	return err == nil && ok
 }
 
+// skillMatch reports whether a Skill rule pattern covers the skill called
+// name, as Claude Code reads Skill rules: "NAME" is that skill, "PREFIX:*"
+// every skill whose name starts with PREFIX ("git:*" covers git,
+// git-commit and github-pr), and "NAME *" (a skill with any arguments) is
+// NAME. A leading "/", the slash-command spelling, is ignored in the rule;
+// the name itself is taken as the model sent it, never normalised, because
+// the Skill tool looks up exactly that name. Other patterns are globs
+// (nameMatch).
+func skillMatch(pat, name string) bool {
+	pat = strings.TrimPrefix(pat, "/")
+	if prefix, ok := strings.CutSuffix(pat, ":*"); ok {
+		return strings.HasPrefix(name, prefix)
+	}
+	if n, ok := strings.CutSuffix(pat, " *"); ok {
+		return name == n
+	}
+	return nameMatch(pat, name)
+}
+
 // mcpServerMatch reports whether a bare rule naming an MCP server
 // (mcp__server) covers the tool mcp__server__tool.
 func mcpServerMatch(rule, tool string) bool {

@@ -81,6 +81,8 @@ const (
 	SourceSession Source = "session"
 	SourceBuiltin Source = "builtin"
 	SourceMode    Source = "mode"
+	// SourceHook marks a decision a hook made (package hook).
+	SourceHook Source = "hook"
 )
 
 // Class groups tools by what they can do, which decides the mode default.
@@ -200,9 +202,9 @@ func (r Rule) check() error {
 		if err := checkPathPattern(r.Pattern); err != nil {
 			return err
 		}
-	case "Bash":
+	case "Bash", "Skill":
 		if strings.Contains(r.Pattern, ":*") && !strings.HasSuffix(r.Pattern, ":*") {
-			return fmt.Errorf(":* is only allowed at the end of a Bash pattern")
+			return fmt.Errorf(":* is only allowed at the end of a %s pattern", r.Tool)
 		}
 	}
 	return nil

@@ -31,6 +31,8 @@ func TestParseRule(t *testing.T) {
 		{in: "MCP(github)", wantErr: `malformed rule "MCP(github)": MCP patterns name tools mcp__server__tool`},
 		{in: "Read(src/[)", wantErr: `malformed rule "Read(src/[)": invalid path pattern "src/["`},
 		{in: "Bash(git:* x)", wantErr: `malformed rule "Bash(git:* x)": :* is only allowed at the end of a Bash pattern`},
+		{in: "Skill(git:*)", want: Rule{Tool: "Skill", Pattern: "git:*", HasPattern: true}},
+		{in: "Skill(git:*x)", wantErr: `malformed rule "Skill(git:*x)": :* is only allowed at the end of a Skill pattern`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -111,6 +113,7 @@ func TestParseCall(t *testing.T) {
 		{"Grep(K)", "Grep", "pattern", "K", false},
 		{"WebFetch(https://x.org)", "WebFetch", "url", "https://x.org", false},
 		{"Agent(Explore)", "Agent", "subagent_type", "Explore", false},
+		{"Skill(pdf)", "Skill", "skill", "pdf", false},
 		{"mcp__github__get_issue", "mcp__github__get_issue", "", "", false},
 		{"Bash(ls", "", "", "", true},
 		{"Bash(ls) x", "", "", "", true},

@@ -112,8 +112,11 @@ func matchOther(r Rule, pt *part, h how) bool {
 		if !pt.hasSpec {
 			return false
 		}
-		if pt.tool == "WebFetch" {
+		switch pt.tool {
+		case "WebFetch":
 			return domainMatch(r.Pattern, pt.host, h.broad())
+		case "Skill":
+			return skillMatch(r.Pattern, pt.spec)
 		}
 		return nameMatch(r.Pattern, pt.spec)
 	case r.Tool == "MCP":

@@ -316,3 +316,19 @@ var catalog = []*toolDef{
 		),
 	},
 }
+
+// skill is the Skill tool. It is not in catalog: a run offers it only when
+// skills exist, with a description that lists them (package skill builds
+// it from Desc), so Names and Visible leave it out while Get, Normalize
+// and Validate know it.
+var skill = &toolDef{
+	name: "Skill",
+	desc: "Load a skill: instructions for a specialised task, and the directory of files they refer to. " +
+		"When a task matches one of the skills below, call this tool with its name before starting, then follow the instructions it returns.",
+	params: object(
+		&param{name: "skill", typ: tString, required: true, nonEmpty: true,
+			desc: "Name of the skill, as listed."},
+		&param{name: "args", typ: tString,
+			desc: "Optional arguments for the skill."},
+	),
+}

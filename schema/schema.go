@@ -31,10 +31,10 @@ var Names = func() []string {
 	return names
 }()
 
-// byName indexes catalog.
+// byName indexes catalog and the tools offered only when they apply.
 var byName = func() map[string]*toolDef {
-	m := make(map[string]*toolDef, len(catalog))
-	for _, t := range catalog {
+	m := make(map[string]*toolDef, len(catalog)+1)
+	for _, t := range append(catalog[:len(catalog):len(catalog)], skill) {
 		m[t.name] = t
 	}
 	return m

@@ -28,6 +28,21 @@ func TestNamesCatalogOrder(t *testing.T) {
 	}
 }
 
+// Skill is known to Get, Normalize and Validate but offered only by runs
+// that have skills: it is in neither Names nor Visible.
+func TestSkillOutsideCatalog(t *testing.T) {
+	s, ok := Get("Skill")
+	if !ok || !reflect.DeepEqual(s.Parameters["required"], []string{"skill"}) {
+		t.Fatalf("Get(Skill) = %+v, %v", s, ok)
+	}
+	if slices.Contains(Names, "Skill") || slices.Contains(Visible(Filter{Mode: perm.ModeBypass}), "Skill") {
+		t.Error("Skill is in the default catalog")
+	}
+	if err := Validate("Skill", map[string]any{"args": "x"}); err == nil {
+		t.Error("Validate accepted a Skill call without a skill name")
+	}
+}
+
 func TestGetParameters(t *testing.T) {
 	tests := []struct {
 		tool     string

@@ -21,12 +21,14 @@ var aliases = []struct {
 	{"command", []string{"cmd"}},
 	{"old_string", []string{"old", "search", "from"}},
 	{"new_string", []string{"new", "replace", "to"}},
+	{"skill", []string{"name", "command"}},
 }
 
 // Normalize returns a new map holding in with argument-name aliases of the
 // named tool rewritten to their canonical names (path, file or filepath to
 // file_path, or to notebook_path for NotebookEdit; cmd to command; old,
-// search or from to old_string; new, replace or to to new_string).
+// search or from to old_string; new, replace or to to new_string; name or
+// command to skill).
 // Top-level keys whose value is JSON null are dropped: models send null for
 // an argument they mean to omit.
 //

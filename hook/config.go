@@ -1,0 +1,369 @@
+// Package hook runs the user's hook commands around tool calls and the
+// session, in Claude Code's shape: the "hooks" key of a settings file maps
+// an event to matcher groups, each a list of commands that receive the
+// event as JSON on stdin and answer with an exit code and, optionally,
+// JSON on stdout.
+//
+//	{"PreToolUse": [{"matcher": "Bash|Edit",
+//	                 "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}
+//
+// The package only runs hooks and reports what they said (an Outcome). It
+// decides nothing by itself: the caller combines an Outcome with the
+// permission gate's result (ApplyPreToolUse, ApplyPermissionRequest), and
+// those functions keep the security invariants written on Verdict.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// Event names a point at which hooks run.
+type Event string
+
+// The events gen runs hooks for.
+const (
+	// PreToolUse runs before the permission gate, for every tool call.
+	PreToolUse Event = "PreToolUse"
+	// PermissionRequest runs only when the gate says Ask, before a person
+	// is asked or (headless, subagents) Ask becomes Deny.
+	PermissionRequest Event = "PermissionRequest"
+	// PermissionDenied runs when a call is finally denied.
+	PermissionDenied Event = "PermissionDenied"
+	// PostToolUse runs after a tool has run.
+	PostToolUse Event = "PostToolUse"
+	// UserPromptSubmit runs when a prompt is submitted, before the model
+	// sees it.
+	UserPromptSubmit Event = "UserPromptSubmit"
+	// Stop runs when the main agent is about to finish its answer.
+	Stop Event = "Stop"
+	// SubagentStop runs when a subagent is about to finish.
+	SubagentStop Event = "SubagentStop"
+	// SessionStart runs when a session starts.
+	SessionStart Event = "SessionStart"
+)
+
+// Events lists every event, in lifecycle order.
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
+
+// toolEvent reports whether e concerns one tool call (its matcher is
+// tested against the tool name).
+func (e Event) toolEvent() bool {
+	switch e {
+	case PreToolUse, PermissionRequest, PermissionDenied, PostToolUse:
+		return true
+	}
+	return false
+}
+
+// DefaultTimeout bounds a hook whose configuration sets no timeout.
+const DefaultTimeout = 60 * time.Second
+
+// maxTimeout bounds the timeout a configuration may set: headless runs
+// must never wait without a bound a person would call reasonable.
+const maxTimeout = 24 * time.Hour
+
+// Handler is one hook command.
+type Handler struct {
+	// Command is run with bash -c.
+	Command string
+	// Timeout is how long the command may run; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Source is the settings scope the hook came from. Parse leaves it
+	// empty; WithSource sets it. Callers drop hooks of untrusted scopes
+	// with Filter before running anything.
+	Source perm.Source
+	// Origin names the file and key the hook was configured at, for
+	// warnings: ".gen/settings.json: hooks.PreToolUse[0].hooks[1]".
+	Origin string
+}
+
+// Group is a matcher and the hooks that run when it matches.
+type Group struct {
+	// Matcher is the matcher as written. See Matches.
+	Matcher string
+	Hooks   []Handler
+
+	names []string       // exact names, when the matcher is a plain list
+	re    *regexp.Regexp // otherwise, when it is not empty or "*"
+}
+
+// Config is the hooks of one or more settings files. The zero Config has
+// no hooks. A Config is never modified after it is built, so it is safe
+// for concurrent use.
+type Config struct {
+	groups map[Event][]Group
+}
+
+// plainMatcher is a matcher made only of names and "|": a list of exact
+// names rather than a regular expression (so "Bash" does not match
+// "BashOutput"), as Claude Code reads it.
+var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+
+// compile prepares g's matcher.
+func (g *Group) compile() error {
+	m := g.Matcher
+	switch {
+	case m == "" || m == "*":
+	case plainMatcher.MatchString(m):
+		for n := range strings.SplitSeq(m, "|") {
+			if n != "" {
+				g.names = append(g.names, n)
+			}
+		}
+	default:
+		re, err := regexp.Compile(m)
+		if err != nil {
+			return err
+		}
+		g.re = re
+	}
+	return nil
+}
+
+// Matches reports whether the group applies to subject (a tool name, a
+// SessionStart source, a subagent type). An empty matcher or "*" matches
+// everything; a matcher of only letters, digits, "_" and "|" is a list of
+// exact names; anything else is a regular expression that must match
+// somewhere in subject ("mcp__github__.*", "Notebook.*").
+func (g *Group) Matches(subject string) bool {
+	switch {
+	case g.re != nil:
+		return g.re.MatchString(subject)
+	case g.names != nil:
+		return slices.Contains(g.names, subject)
+	}
+	return true
+}
+
+// ParseError is a problem in a hooks configuration.
+type ParseError struct {
+	// Origin is the file the configuration came from.
+	Origin string
+	// Key is the JSON path of the offending value, such as
+	// hooks.PreToolUse[0].matcher.
+	Key string
+	Msg string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s: %s: %s", e.Origin, e.Key, e.Msg) }
+
+// Parse parses the value of the "hooks" key of the settings file origin:
+// an object mapping events to lists of matcher groups. Anything it does not
+// understand is an error naming origin and the key — an unknown event or
+// key, a matcher that is not a valid regular expression, a hook type other
+// than "command", a bad timeout — so a mistyped hook never silently stops
+// running. A JSON null or empty raw is an empty Config.
+func Parse(origin string, raw json.RawMessage) (Config, error) {
+	p := parser{origin: origin}
+	c := Config{groups: map[Event][]Group{}}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return c, nil
+	}
+	var events map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &events); err != nil {
+		return Config{}, p.errorf("hooks", "must be an object mapping event names to lists of matcher groups")
+	}
+	keys := make([]string, 0, len(events))
+	for k := range events {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the first error found does not depend on map order
+	for _, name := range keys {
+		ev := Event(name)
+		if !slices.Contains(Events, ev) {
+			return Config{}, p.errorf("hooks."+name, "unknown hook event (want one of %s)", eventList())
+		}
+		gs, err := p.groups(ev, "hooks."+name, events[name])
+		if err != nil {
+			return Config{}, err
+		}
+		if len(gs) > 0 {
+			c.groups[ev] = gs
+		}
+	}
+	return c, nil
+}
+
+func eventList() string {
+	s := make([]string, len(Events))
+	for i, e := range Events {
+		s[i] = string(e)
+	}
+	return strings.Join(s, ", ")
+}
+
+type parser struct{ origin string }
+
+func (p parser) errorf(key, format string, args ...any) error {
+	return &ParseError{Origin: p.origin, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// object decodes raw as a JSON object whose keys must all be in known.
+func (p parser) object(key string, raw json.RawMessage, what string, known ...string) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, p.errorf(key, "must be %s", what)
+	}
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, p.errorf(key+"."+unknown[0], "unknown key (want one of %s)", strings.Join(known, ", "))
+	}
+	return m, nil
+}
+
+func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, p.errorf(key, "must be a list of matcher groups")
+	}
+	var out []Group
+	for i, item := range items {
+		gk := fmt.Sprintf("%s[%d]", key, i)
+		m, err := p.object(gk, item, `an object with "matcher" and "hooks"`, "matcher", "hooks")
+		if err != nil {
+			return nil, err
+		}
+		var g Group
+		if v, ok := m["matcher"]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, &g.Matcher); err != nil {
+				return nil, p.errorf(gk+".matcher", "must be a string")
+			}
+		}
+		if err := g.compile(); err != nil {
+			return nil, p.errorf(gk+".matcher", "invalid regular expression %q: %v", g.Matcher, err)
+		}
+		hs, ok := m["hooks"]
+		if !ok {
+			return nil, p.errorf(gk, `missing "hooks"`)
+		}
+		var hooks []json.RawMessage
+		if err := json.Unmarshal(hs, &hooks); err != nil {
+			return nil, p.errorf(gk+".hooks", "must be a list of hooks")
+		}
+		for j, h := range hooks {
+			hk := fmt.Sprintf("%s.hooks[%d]", gk, j)
+			hd, err := p.handler(hk, h)
+			if err != nil {
+				return nil, err
+			}
+			g.Hooks = append(g.Hooks, hd)
+		}
+		if len(g.Hooks) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+func (p parser) handler(key string, raw json.RawMessage) (Handler, error) {
+	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout")
+	if err != nil {
+		return Handler{}, err
+	}
+	var typ string
+	if err := json.Unmarshal(m["type"], &typ); err != nil || typ == "" {
+		return Handler{}, p.errorf(key+".type", `missing or not a string (want "command")`)
+	}
+	if typ != "command" {
+		return Handler{}, p.errorf(key+".type", `unsupported hook type %q (gen runs only "command" hooks)`, typ)
+	}
+	h := Handler{Origin: p.origin + ": " + key}
+	if err := json.Unmarshal(m["command"], &h.Command); err != nil || strings.TrimSpace(h.Command) == "" {
+		return Handler{}, p.errorf(key+".command", "missing, empty or not a string")
+	}
+	if v, ok := m["timeout"]; ok {
+		var secs float64
+		if err := json.Unmarshal(v, &secs); err != nil || secs <= 0 || math.IsInf(secs, 0) ||
+			time.Duration(secs*float64(time.Second)) > maxTimeout {
+			return Handler{}, p.errorf(key+".timeout", "must be a positive number of seconds, at most %d", int(maxTimeout.Seconds()))
+		}
+		h.Timeout = time.Duration(secs * float64(time.Second))
+	}
+	return h, nil
+}
+
+// WithSource returns a copy of c whose hooks all carry source s.
+func (c Config) WithSource(s perm.Source) Config {
+	return c.mapHandlers(func(h Handler) (Handler, bool) {
+		h.Source = s
+		return h, true
+	})
+}
+
+// Filter returns the hooks of c whose source keep accepts. Callers use it
+// to drop the hooks of an untrusted project (project and local scopes) and
+// to keep only managed hooks under allowManagedHooksOnly.
+func (c Config) Filter(keep func(perm.Source) bool) Config {
+	return c.mapHandlers(func(h Handler) (Handler, bool) { return h, keep(h.Source) })
+}
+
+func (c Config) mapHandlers(f func(Handler) (Handler, bool)) Config {
+	out := Config{groups: map[Event][]Group{}}
+	for ev, gs := range c.groups {
+		for _, g := range gs {
+			ng := g
+			ng.Hooks = nil
+			for _, h := range g.Hooks {
+				if h, ok := f(h); ok {
+					ng.Hooks = append(ng.Hooks, h)
+				}
+			}
+			if len(ng.Hooks) > 0 {
+				out.groups[ev] = append(out.groups[ev], ng)
+			}
+		}
+	}
+	return out
+}
+
+// Merge returns every hook of cs, the groups of each event in argument
+// order. Hooks of all scopes run (none overrides another); the order only
+// makes the combination of their answers and the order of warnings
+// deterministic. Pass the scopes highest precedence first.
+func Merge(cs ...Config) Config {
+	out := Config{groups: map[Event][]Group{}}
+	for _, c := range cs {
+		for ev, gs := range c.groups {
+			out.groups[ev] = append(out.groups[ev], gs...)
+		}
+	}
+	return out
+}
+
+// Has reports whether any hook is configured for ev.
+func (c Config) Has(ev Event) bool { return len(c.groups[ev]) > 0 }
+
+// Matching returns the hooks of ev whose group matches subject, in
+// configuration order, without duplicates: a command configured twice (in
+// two scopes, say) runs once, as the first occurrence. For UserPromptSubmit
+// and Stop, which have no subject, matchers are ignored.
+func (c Config) Matching(ev Event, subject string) []Handler {
+	var out []Handler
+	for _, g := range c.groups[ev] {
+		if ev != UserPromptSubmit && ev != Stop && !g.Matches(subject) {
+			continue
+		}
+		for _, h := range g.Hooks {
+			if !slices.ContainsFunc(out, func(o Handler) bool { return o.Command == h.Command }) {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}

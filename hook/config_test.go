@@ -1,0 +1,157 @@
+package hook
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gen-run/gen/perm"
+)
+
+func mustParse(t *testing.T, origin, raw string) Config {
+	t.Helper()
+	c, err := Parse(origin, []byte(raw))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", origin, err)
+	}
+	return c
+}
+
+func TestParse(t *testing.T) {
+	c := mustParse(t, ".gen/settings.json", `{
+		"PreToolUse": [
+			{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "a.sh", "timeout": 5}]},
+			{"hooks": [{"type": "command", "command": "b.sh"}, {"type": "command", "command": "c.sh", "timeout": 0.5}]}
+		],
+		"Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+		"PostToolUse": []
+	}`)
+	got := c.Matching(PreToolUse, "Bash")
+	want := []Handler{
+		{Command: "a.sh", Timeout: 5 * time.Second, Origin: ".gen/settings.json: hooks.PreToolUse[0].hooks[0]"},
+		{Command: "b.sh", Origin: ".gen/settings.json: hooks.PreToolUse[1].hooks[0]"},
+		{Command: "c.sh", Timeout: 500 * time.Millisecond, Origin: ".gen/settings.json: hooks.PreToolUse[1].hooks[1]"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Matching(PreToolUse, Bash) =\n%+v\nwant\n%+v", got, want)
+	}
+	if !c.Has(Stop) || c.Has(PostToolUse) || c.Has(SessionStart) {
+		t.Errorf("Has: Stop %v PostToolUse %v SessionStart %v, want true false false", c.Has(Stop), c.Has(PostToolUse), c.Has(SessionStart))
+	}
+	for _, raw := range []string{``, `null`, `{}`} {
+		c, err := Parse("x.json", []byte(raw))
+		if err != nil || c.Has(PreToolUse) {
+			t.Errorf("Parse(%q) = %v, %v; want an empty config", raw, c, err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"not an object", `[1]`, `f.json: hooks: must be an object mapping event names to lists of matcher groups`},
+		{"unknown event", `{"PreToolUse": [], "BeforeTool": []}`,
+			`f.json: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop)`},
+		{"event not a list", `{"Stop": {"hooks": []}}`, `f.json: hooks.Stop: must be a list of matcher groups`},
+		{"unknown group key", `{"Stop": [{"hooks": [], "matchers": "x"}]}`, `f.json: hooks.Stop[0].matchers: unknown key (want one of matcher, hooks)`},
+		{"missing hooks", `{"Stop": [{"matcher": "x"}]}`, `f.json: hooks.Stop[0]: missing "hooks"`},
+		{"bad regex", `{"PreToolUse": [{"matcher": "Bash(", "hooks": []}]}`,
+			"f.json: hooks.PreToolUse[0].matcher: invalid regular expression \"Bash(\": error parsing regexp: missing closing ): `Bash(`"},
+		{"matcher not a string", `{"PreToolUse": [{"matcher": 1, "hooks": []}]}`, `f.json: hooks.PreToolUse[0].matcher: must be a string`},
+		{"prompt hook", `{"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].prompt: unknown key (want one of type, command, timeout)`},
+		{"http type", `{"Stop": [{"hooks": [{"type": "http", "command": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].type: unsupported hook type "http" (gen runs only "command" hooks)`},
+		{"missing type", `{"Stop": [{"hooks": [{"command": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].type: missing or not a string (want "command")`},
+		{"unknown hook key", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "async": true}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].async: unknown key (want one of type, command, timeout)`},
+		{"empty command", `{"Stop": [{"hooks": [{"type": "command", "command": " "}]}]}`, `f.json: hooks.Stop[0].hooks[0].command: missing, empty or not a string`},
+		{"zero timeout", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		{"string timeout", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "60"}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		{"hooks not a list", `{"Stop": [{"hooks": {"type": "command"}}]}`, `f.json: hooks.Stop[0].hooks: must be a list of hooks`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("f.json", []byte(tt.raw))
+			if err == nil {
+				t.Fatalf("Parse succeeded, want %q", tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n%s\nwant\n%s", err, tt.want)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Origin != "f.json" {
+				t.Errorf("error %T does not carry the origin", err)
+			}
+		})
+	}
+}
+
+func TestMatches(t *testing.T) {
+	tests := []struct {
+		matcher string
+		yes, no []string
+	}{
+		{"", []string{"Bash", "mcp__x__y"}, nil},
+		{"*", []string{"Bash", "Read"}, nil},
+		{"Bash", []string{"Bash"}, []string{"BashOutput", "bash", "xBash"}},
+		{"Bash|Edit", []string{"Bash", "Edit"}, []string{"Write", "Bash|Edit"}},
+		{"mcp__github__.*", []string{"mcp__github__create_issue"}, []string{"mcp__gitlab__x", "Bash"}},
+		{"Notebook.*", []string{"NotebookEdit"}, []string{"Edit"}},
+		{"^(Write|Edit)$", []string{"Write", "Edit"}, []string{"NotebookEdit"}},
+	}
+	for _, tt := range tests {
+		g := Group{Matcher: tt.matcher}
+		if err := g.compile(); err != nil {
+			t.Fatalf("%q: %v", tt.matcher, err)
+		}
+		for _, s := range tt.yes {
+			if !g.Matches(s) {
+				t.Errorf("matcher %q does not match %q", tt.matcher, s)
+			}
+		}
+		for _, s := range tt.no {
+			if g.Matches(s) {
+				t.Errorf("matcher %q matches %q", tt.matcher, s)
+			}
+		}
+	}
+}
+
+func TestFilterMergeDedup(t *testing.T) {
+	managed := mustParse(t, "/etc/gen/managed-settings.json", `{"PreToolUse": [{"hooks": [{"type": "command", "command": "audit.sh"}]}]}`).WithSource(perm.SourceManaged)
+	project := mustParse(t, ".gen/settings.json", `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "p.sh"}, {"type": "command", "command": "audit.sh"}]}]}`).WithSource(perm.SourceProject)
+	user := mustParse(t, "~/.gen/settings.json", `{"Stop": [{"hooks": [{"type": "command", "command": "u.sh"}]}]}`).WithSource(perm.SourceUser)
+	all := Merge(managed, project, user)
+
+	cmds := func(hs []Handler) []string {
+		var s []string
+		for _, h := range hs {
+			s = append(s, string(h.Source)+":"+h.Command)
+		}
+		return s
+	}
+	if got, want := cmds(all.Matching(PreToolUse, "Bash")), []string{"managed:audit.sh", "project:p.sh"}; !slices.Equal(got, want) {
+		t.Errorf("merged PreToolUse(Bash) = %v, want %v (audit.sh once, managed first)", got, want)
+	}
+	if got, want := cmds(all.Matching(PreToolUse, "Read")), []string{"managed:audit.sh"}; !slices.Equal(got, want) {
+		t.Errorf("merged PreToolUse(Read) = %v, want %v", got, want)
+	}
+	untrusted := all.Filter(func(s perm.Source) bool { return s != perm.SourceProject && s != perm.SourceLocal })
+	if got, want := cmds(untrusted.Matching(PreToolUse, "Bash")), []string{"managed:audit.sh"}; !slices.Equal(got, want) {
+		t.Errorf("without project hooks = %v, want %v", got, want)
+	}
+	if !untrusted.Has(Stop) {
+		t.Error("filtering project hooks dropped the user's Stop hook")
+	}
+	managedOnly := all.Filter(func(s perm.Source) bool { return s == perm.SourceManaged })
+	if managedOnly.Has(Stop) || len(managedOnly.Matching(PreToolUse, "Bash")) != 1 {
+		t.Errorf("managed only: Stop %v, PreToolUse %v", managedOnly.Has(Stop), managedOnly.Matching(PreToolUse, "Bash"))
+	}
+	// The original is unchanged.
+	if len(all.Matching(PreToolUse, "Bash")) != 2 {
+		t.Error("Filter modified its receiver")
+	}
+}

@@ -1,0 +1,78 @@
+package hook
+
+import "github.com/gen-run/gen/perm"
+
+// Steps of perm's pipeline whose Ask no hook may answer on a person's
+// behalf with PreToolUse (an allow "skips the prompt but not deny or ask
+// rules", as in Claude Code).
+const (
+	stepImmune  = 2 // bypass-immune checks
+	stepAskRule = 5 // ask rules
+)
+
+// ApplyPreToolUse combines the PreToolUse outcome o with r, the gate's
+// result for the same call — evaluated on o.UpdatedInput when that is set,
+// and without turning Ask into Deny (that coercion comes after the
+// PermissionRequest hooks; see ApplyPermissionRequest).
+//
+//   - The gate's Deny stands: no hook overrides a deny rule, an
+//     allow_tools constraint or a mode that refuses.
+//   - Deny from a hook denies, with the hook's reason (step 0: before the
+//     pipeline).
+//   - Ask from a hook turns the gate's Allow into Ask.
+//   - Approve turns only the mode default's Ask (step 7) into Allow: an
+//     Ask from a bypass-immune check (step 2) or an ask rule (step 5)
+//     stays Ask.
+func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
+	if r.Decision == perm.Deny {
+		return r
+	}
+	switch o.Verdict {
+	case Deny:
+		return perm.Result{Decision: perm.Deny, Step: 0, Reason: "denied by a PreToolUse hook: " + o.Reason, Rule: "PreToolUse hook", Source: perm.SourceHook}
+	case Ask:
+		if r.Decision == perm.Allow {
+			reason := "a PreToolUse hook asks for approval"
+			if o.Reason != "" {
+				reason += ": " + o.Reason
+			}
+			return perm.Result{Decision: perm.Ask, Step: r.Step, Reason: reason, Rule: "PreToolUse hook", Source: perm.SourceHook, Path: r.Path}
+		}
+	case Approve:
+		if r.Decision == perm.Ask && r.Step != stepImmune && r.Step != stepAskRule {
+			r.Decision, r.Reason, r.Rule, r.Source = perm.Allow, "approved by a PreToolUse hook", "PreToolUse hook", perm.SourceHook
+		}
+	}
+	return r
+}
+
+// ApplyPermissionRequest answers the gate's Ask r with the
+// PermissionRequest outcome o. decided is false when no hook answered: the
+// caller then asks a person, or, where nobody can be asked, denies.
+//
+// A hook's Deny denies. Its Approve allows, except for an Ask raised by a
+// bypass-immune check (step 2), which only a person can answer. When
+// o.UpdatedInput is set the allow is for the changed call: the caller must
+// evaluate it again and apply o to that result (an Ask there is answered
+// by this same outcome, without running the hooks again). The caller
+// decides which of o.UpdatedPermissions to apply.
+func ApplyPermissionRequest(o Outcome, r perm.Result) (res perm.Result, decided bool) {
+	if r.Decision != perm.Ask {
+		return r, r.Decision != perm.Ask
+	}
+	switch o.Verdict {
+	case Deny:
+		reason := "denied by a PermissionRequest hook"
+		if o.Reason != "" {
+			reason += ": " + o.Reason
+		}
+		return perm.Result{Decision: perm.Deny, Step: r.Step, Reason: reason, Rule: "PermissionRequest hook", Source: perm.SourceHook}, true
+	case Approve:
+		if r.Step == stepImmune {
+			return r, false
+		}
+		r.Decision, r.Reason, r.Rule, r.Source = perm.Allow, "approved by a PermissionRequest hook", "PermissionRequest hook", perm.SourceHook
+		return r, true
+	}
+	return r, false
+}

@@ -1,0 +1,106 @@
+package hook
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// gateResult evaluates a call with perm's real pipeline, with nobody
+// coerced: the hooks' functions see Ask as the gate says it.
+func gateResult(t *testing.T, req perm.Request, mode perm.Mode, deny, ask []string) perm.Result {
+	t.Helper()
+	root := t.TempDir()
+	entries := func(rs []string) []perm.Entry {
+		var out []perm.Entry
+		for _, s := range rs {
+			r, err := perm.ParseRule(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, perm.Entry{Rule: r, Source: perm.SourceProject})
+		}
+		return out
+	}
+	p := &perm.Policy{Mode: mode, Deny: entries(deny), Ask: entries(ask),
+		Workspace: perm.Workspace{Cwd: root, Root: root, Home: t.TempDir()}}
+	if req.Tool == "Write" {
+		req.Input["file_path"] = filepath.Join(root, req.Input["file_path"].(string))
+	}
+	return perm.Evaluate(req, p)
+}
+
+func bash(cmd string) perm.Request {
+	return perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}}
+}
+
+func TestApplyPreToolUse(t *testing.T) {
+	write := perm.Request{Tool: "Write", Input: map[string]any{"file_path": ".git/hooks/pre-commit", "content": "x"}}
+	tests := []struct {
+		name    string
+		req     perm.Request
+		mode    perm.Mode
+		deny    []string
+		ask     []string
+		verdict Verdict
+		want    perm.Decision
+		source  perm.Source
+	}{
+		{"approve answers the mode's ask", bash("npm test"), perm.ModeDefault, nil, nil, Approve, perm.Allow, perm.SourceHook},
+		{"approve never beats a deny rule", bash("npm test"), perm.ModeBypass, []string{"Bash(npm:*)"}, nil, Approve, perm.Deny, perm.SourceProject},
+		{"approve never silences a destructive command", bash("rm -rf build"), perm.ModeDefault, nil, nil, Approve, perm.Ask, perm.SourceBuiltin},
+		{"approve never silences a sensitive path", write, perm.ModeAcceptEdits, nil, nil, Approve, perm.Ask, perm.SourceBuiltin},
+		{"approve does not skip an ask rule", bash("npm test"), perm.ModeDefault, nil, []string{"Bash(npm test)"}, Approve, perm.Ask, perm.SourceProject},
+		{"approve in explore mode is still deny", bash("npm test"), perm.ModeExplore, nil, nil, Approve, perm.Deny, perm.SourceMode},
+		{"hook deny beats the gate's allow", bash("ls"), perm.ModeBypass, nil, nil, Deny, perm.Deny, perm.SourceHook},
+		{"hook ask turns allow into ask", bash("ls"), perm.ModeDefault, nil, nil, Ask, perm.Ask, perm.SourceHook},
+		{"hook ask keeps the gate's deny", bash("npm test"), perm.ModeDefault, []string{"Bash"}, nil, Ask, perm.Deny, perm.SourceProject},
+		{"no verdict changes nothing", bash("npm test"), perm.ModeDefault, nil, nil, NoVerdict, perm.Ask, perm.SourceMode},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gateResult(t, tt.req, tt.mode, tt.deny, tt.ask)
+			got := ApplyPreToolUse(Outcome{Event: PreToolUse, Verdict: tt.verdict, Reason: "because"}, r)
+			if got.Decision != tt.want || got.Source != tt.source {
+				t.Errorf("gate %v (step %d) + hook %v = %v from %s, want %v from %s", r.Decision, r.Step, tt.verdict, got.Decision, got.Source, tt.want, tt.source)
+			}
+			if tt.verdict == Deny && got.Reason != "denied by a PreToolUse hook: because" {
+				t.Errorf("reason %q", got.Reason)
+			}
+		})
+	}
+}
+
+func TestApplyPermissionRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		req     perm.Request
+		ask     []string
+		verdict Verdict
+		want    perm.Decision
+		decided bool
+	}{
+		{"approve answers the mode's ask", bash("npm test"), nil, Approve, perm.Allow, true},
+		{"approve answers an ask rule", bash("npm test"), []string{"Bash(npm:*)"}, Approve, perm.Allow, true},
+		{"approve leaves a bypass-immune ask to a person", bash("git push --force"), nil, Approve, perm.Ask, false},
+		{"deny denies", bash("npm test"), nil, Deny, perm.Deny, true},
+		{"deny denies a bypass-immune ask", bash("git push --force"), nil, Deny, perm.Deny, true},
+		{"no verdict leaves it to a person", bash("npm test"), nil, NoVerdict, perm.Ask, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gateResult(t, tt.req, perm.ModeDefault, nil, tt.ask)
+			if r.Decision != perm.Ask {
+				t.Fatalf("gate said %v, the test needs Ask", r.Decision)
+			}
+			got, decided := ApplyPermissionRequest(Outcome{Event: PermissionRequest, Verdict: tt.verdict, Reason: "policy"}, r)
+			if got.Decision != tt.want || decided != tt.decided {
+				t.Errorf("got %v decided %v, want %v %v", got.Decision, decided, tt.want, tt.decided)
+			}
+			if tt.verdict == Deny && got.Reason != "denied by a PermissionRequest hook: policy" {
+				t.Errorf("reason %q", got.Reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,230 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// maxOutput caps what is kept of each of a hook's stdout and stderr. JSON
+// longer than this is reported as invalid rather than parsed.
+const maxOutput = 1 << 20
+
+// pipeGrace is how long output is still read after a hook's process group
+// is gone: only a process that left the group can hold the pipes longer.
+const pipeGrace = time.Second
+
+// Runner runs the hooks of a Config. Its fields must not change while Run
+// runs; Run is safe for concurrent use.
+type Runner struct {
+	Config Config
+	// ProjectDir is the project root, exported to hooks as
+	// GEN_PROJECT_DIR and, for scripts written for Claude Code,
+	// CLAUDE_PROJECT_DIR. Not exported when empty.
+	ProjectDir string
+	// Env is the hooks' environment before those two variables; nil means
+	// gen's own (os.Environ).
+	Env []string
+}
+
+// Run runs the hooks configured for event whose matcher matches input (the
+// tool name for tool events, the source for SessionStart, the agent type
+// for SubagentStop), and combines their answers.
+//
+// Matching hooks run in parallel, as in Claude Code, each with bash -c in
+// input.Cwd (when set), with the event as JSON on stdin. Each runs in a
+// process group of its own that is killed when the hook exits, when its
+// timeout (the configured one, else DefaultTimeout) expires, or when ctx is
+// cancelled, so nothing a hook starts outlives it and Run never waits
+// without a bound. The answers are combined in configuration order, so
+// the Outcome does not depend on which hook finished first.
+//
+// Exit status 0: stdout may be JSON with decisions (see Outcome). Exit
+// status 2: the event is blocked (a tool call denied) with stderr as the
+// reason. Any other status, a timeout or a cancellation is reported in
+// Outcome.Warnings and decides nothing.
+func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
+	hs := r.Config.Matching(event, input.subject(event))
+	if len(hs) == 0 {
+		return Outcome{Event: event}
+	}
+	stdin, err := input.encode(event)
+	if err != nil {
+		return Outcome{Event: event, Warnings: []string{fmt.Sprintf("%s hooks not run: encoding their input: %v", event, err)}}
+	}
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if r.ProjectDir != "" {
+		env = append(env[:len(env):len(env)], "GEN_PROJECT_DIR="+r.ProjectDir, "CLAUDE_PROJECT_DIR="+r.ProjectDir)
+	}
+	as := make([]answer, len(hs))
+	var wg sync.WaitGroup
+	for i, h := range hs {
+		wg.Go(func() {
+			as[i] = answer{h: h}
+			runOne(ctx, &as[i], event, input.Cwd, env, stdin)
+		})
+	}
+	wg.Wait()
+	return combine(event, as)
+}
+
+// runOne runs one hook and records its answer in a.
+func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, stdin []byte) {
+	timeout := a.h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if err := ctx.Err(); err != nil {
+		a.warnf("not run: %v", err)
+		return
+	}
+	var files []*os.File
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	inR, inW, err1 := pipe()
+	outR, outW, err2 := pipe()
+	errR, errW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		a.warnf("not run: %v", err)
+		return
+	}
+	cmd := exec.Command("bash", "-c", a.h.Command)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err := cmd.Start()
+	// The child has its own copies; the parent's ends must close so that
+	// reads see end of file when the group is gone.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		a.warnf("not run: %v", err)
+		return
+	}
+	pgid := cmd.Process.Pid
+	killGroup := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+
+	go func() {
+		// A hook that does not read its input gets EPIPE here, or, if
+		// something keeps the pipe open without reading, is unblocked when
+		// the pipe closes below.
+		inW.Write(stdin)
+		inW.Close()
+	}()
+	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
+	copied := make(chan struct{}, 2)
+	for _, c := range []struct {
+		w *capped
+		r *os.File
+	}{{stdout, outR}, {stderr, errR}} {
+		go func() {
+			io.Copy(c.w, c.r)
+			copied <- struct{}{}
+		}()
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var werr error
+	select {
+	case werr = <-waited:
+	case <-tctx.Done():
+		killGroup()
+		<-waited
+		if ctx.Err() != nil {
+			a.warnf("cancelled (%v); it decides nothing", ctx.Err())
+		} else {
+			a.warnf("timed out after %v and was killed; it decides nothing", timeout)
+		}
+		return
+	}
+	// Background processes the hook left in its group go with it.
+	killGroup()
+	grace := time.NewTimer(pipeGrace)
+	defer grace.Stop()
+	for range 2 {
+		select {
+		case <-copied:
+		case <-grace.C:
+			// Something left the group and holds a pipe: stop reading.
+			outR.Close()
+			errR.Close()
+			<-copied
+		}
+	}
+
+	var exitErr *exec.ExitError
+	switch {
+	case werr == nil:
+		if stdout.over {
+			a.warnf("stdout over %d bytes, ignored", maxOutput)
+			return
+		}
+		a.stdout(ev, stdout.buf)
+	case errors.As(werr, &exitErr) && exitErr.ExitCode() == 2:
+		a.exitTwo(ev, stderr.String())
+	case errors.As(werr, &exitErr) && exitErr.ExitCode() >= 0:
+		a.warnf("exited with status %d (a non-blocking error)%s", exitErr.ExitCode(), detail(stderr.String()))
+	default:
+		a.warnf("failed: %v%s", werr, detail(stderr.String()))
+	}
+}
+
+func detail(stderr string) string {
+	if s := strings.TrimSpace(stderr); s != "" {
+		return ": " + s
+	}
+	return ""
+}
+
+// capped keeps the first max bytes written to it and notes whether there
+// was more.
+type capped struct {
+	max  int
+	buf  []byte
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if len(p) > room {
+		c.over = true
+		c.buf = append(c.buf, p[:max(room, 0)]...)
+	} else {
+		c.buf = append(c.buf, p...)
+	}
+	return len(p), nil
+}
+
+// String is the text kept, valid UTF-8, marked if it was cut.
+func (c *capped) String() string {
+	s := strings.ToValidUTF8(string(c.buf), "\uFFFD")
+	if c.over {
+		s += " … (cut)"
+	}
+	return s
+}

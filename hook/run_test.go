@@ -1,0 +1,512 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hookSpec is one hook for newRunner: a bash script body and its options.
+type hookSpec struct {
+	matcher string
+	body    string
+	timeout float64
+}
+
+// newRunner writes each hook's body to a script in a temporary directory
+// and returns a Runner with those hooks configured for ev, one group per
+// hook, in order, plus the directory.
+func newRunner(t *testing.T, ev Event, specs ...hookSpec) (*Runner, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var groups []map[string]any
+	for i, s := range specs {
+		path := filepath.Join(dir, fmt.Sprintf("hook%d.sh", i))
+		if err := os.WriteFile(path, []byte("#!/bin/bash\n"+s.body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		h := map[string]any{"type": "command", "command": path}
+		if s.timeout > 0 {
+			h["timeout"] = s.timeout
+		}
+		groups = append(groups, map[string]any{"matcher": s.matcher, "hooks": []any{h}})
+	}
+	raw, err := json.Marshal(map[string]any{string(ev): groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Runner{Config: mustParse(t, filepath.Join(dir, "settings.json"), string(raw)), ProjectDir: dir}, dir
+}
+
+func toolInput() Input {
+	return Input{SessionID: "s1", Cwd: "/", ToolName: "Bash", ToolInput: map[string]any{"command": "npm test"}, ToolUseID: "call_1"}
+}
+
+// run is Run with a hang guard: a test fails rather than hangs.
+func run(t *testing.T, r *Runner, ev Event, in Input) Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return r.Run(ctx, ev, in)
+}
+
+func TestInputPerEvent(t *testing.T) {
+	cwd := t.TempDir()
+	common := map[string]any{"session_id": "s1", "transcript_path": "", "cwd": cwd}
+	tool := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "npm test"}, "tool_use_id": "call_1"}
+	with := func(ms ...map[string]any) map[string]any {
+		out := map[string]any{}
+		for _, m := range ms {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	base := Input{SessionID: "s1", Cwd: cwd, ToolName: "Bash", ToolInput: map[string]any{"command": "npm test"}, ToolUseID: "call_1"}
+	tests := []struct {
+		ev    Event
+		input func(in *Input)
+		want  map[string]any
+	}{
+		{PreToolUse, nil, with(common, tool)},
+		{PreToolUse, func(in *Input) { in.PermissionMode, in.AgentID, in.AgentType = "default", "a1", "reviewer" },
+			with(common, tool, map[string]any{"permission_mode": "default", "agent_id": "a1", "agent_type": "reviewer"})},
+		{PermissionRequest, func(in *Input) {
+			in.PermissionSuggestions = []PermissionUpdate{{Type: "addRules", Rules: []RuleValue{{ToolName: "Bash", RuleContent: "npm test"}}, Behavior: "allow", Destination: "session"}}
+		}, with(common, tool, map[string]any{"permission_suggestions": []any{map[string]any{
+			"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "npm test"}}, "behavior": "allow", "destination": "session"}}})},
+		{PermissionDenied, func(in *Input) { in.Reason = "tool Bash is blocked by deny rule Bash(npm:*) (project)" },
+			with(common, tool, map[string]any{"reason": "tool Bash is blocked by deny rule Bash(npm:*) (project)"})},
+		{PostToolUse, func(in *Input) { in.ToolResponse = map[string]any{"output": "ok", "exit_code": 0} },
+			with(common, tool, map[string]any{"tool_response": map[string]any{"output": "ok", "exit_code": float64(0)}})},
+		{UserPromptSubmit, func(in *Input) { in.ToolName, in.ToolInput, in.ToolUseID, in.Prompt = "", nil, "", "fix the bug" },
+			with(common, map[string]any{"prompt": "fix the bug"})},
+		{Stop, func(in *Input) {
+			in.ToolName, in.ToolInput, in.ToolUseID, in.LastAssistantMessage = "", nil, "", "done"
+		},
+			with(common, map[string]any{"stop_hook_active": false, "last_assistant_message": "done"})},
+		{SubagentStop, func(in *Input) {
+			in.ToolName, in.ToolInput, in.ToolUseID, in.StopHookActive, in.AgentID, in.AgentType = "", nil, "", true, "a2", "Explore"
+		}, with(common, map[string]any{"stop_hook_active": true, "agent_id": "a2", "agent_type": "Explore"})},
+		{SessionStart, func(in *Input) {
+			in.ToolName, in.ToolInput, in.ToolUseID, in.Source, in.Model = "", nil, "", "startup", "qwen"
+		},
+			with(common, map[string]any{"source": "startup", "model": "qwen"})},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.ev), func(t *testing.T) {
+			r, dir := newRunner(t, tt.ev, hookSpec{body: `cat > "$GEN_PROJECT_DIR/in.json"; pwd > "$CLAUDE_PROJECT_DIR/pwd"`})
+			in := base
+			if tt.input != nil {
+				tt.input(&in)
+			}
+			o := run(t, r, tt.ev, in)
+			if o.Ran != 1 || len(o.Warnings) > 0 {
+				t.Fatalf("Ran %d, warnings %v", o.Ran, o.Warnings)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "in.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("hook input %s: %v", data, err)
+			}
+			want := with(tt.want, map[string]any{"hook_event_name": string(tt.ev)})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("hook input\n%v\nwant\n%v", got, want)
+			}
+			pwd, _ := os.ReadFile(filepath.Join(dir, "pwd"))
+			if strings.TrimSpace(string(pwd)) != cwd {
+				t.Errorf("hook ran in %q, want the input's cwd %q", pwd, cwd)
+			}
+		})
+	}
+}
+
+func TestPreToolUseDecisions(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		verdict  Verdict
+		reason   string
+		warning  string // substring of the only warning; "" for none
+		contexts []string
+	}{
+		{"allow", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "tests are fine"}}'`,
+			Approve, "tests are fine", "", nil},
+		{"deny", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no npm here"}}'`,
+			Deny, "no npm here", "", nil},
+		{"ask", `echo '{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "check this"}}'`,
+			Ask, "check this", "", nil},
+		{"legacy block", `echo '{"decision": "block", "reason": "old style"}'`, Deny, "old style", "", nil},
+		{"legacy approve", `echo '{"decision": "approve"}'`, Approve, "", "", nil},
+		{"exit 2 blocks with stderr", `echo 'ignored {"x"' ; echo "rm is not allowed" >&2; exit 2`, Deny, "rm is not allowed", "", nil},
+		{"exit 1 is a non-blocking error", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"}}'; echo oops >&2; exit 1`,
+			NoVerdict, "", "exited with status 1 (a non-blocking error): oops", nil},
+		{"invalid JSON decides nothing", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"'`, NoVerdict, "", "invalid JSON on stdout", nil},
+		{"wrong type decides nothing", `echo '{"hookSpecificOutput": {"permissionDecision": true}}'`, NoVerdict, "", "invalid JSON on stdout", nil},
+		{"unknown decision", `echo '{"hookSpecificOutput": {"permissionDecision": "defer"}}'`, NoVerdict, "", `unknown permissionDecision "defer"`, nil},
+		{"other event's output", `echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}'`,
+			NoVerdict, "", "hookSpecificOutput is for PostToolUse, not PreToolUse", nil},
+		{"plain stdout is ignored", `echo hello`, NoVerdict, "", "", nil},
+		{"context", `echo '{"hookSpecificOutput": {"additionalContext": "remember X"}}'`, NoVerdict, "", "", []string{"remember X"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := newRunner(t, PreToolUse, hookSpec{matcher: "Bash", body: tt.body})
+			o := run(t, r, PreToolUse, toolInput())
+			if o.Verdict != tt.verdict || o.Reason != tt.reason {
+				t.Errorf("verdict %v reason %q, want %v %q", o.Verdict, o.Reason, tt.verdict, tt.reason)
+			}
+			switch {
+			case tt.warning == "" && len(o.Warnings) > 0:
+				t.Errorf("unexpected warnings %q", o.Warnings)
+			case tt.warning != "" && (len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], tt.warning)):
+				t.Errorf("warnings %q, want one containing %q", o.Warnings, tt.warning)
+			}
+			if tt.warning != "" && !strings.Contains(o.Warnings[0], "hooks.PreToolUse[0].hooks[0]") {
+				t.Errorf("warning %q does not name the hook's origin", o.Warnings[0])
+			}
+			if !slices.Equal(o.Context, tt.contexts) {
+				t.Errorf("context %q, want %q", o.Context, tt.contexts)
+			}
+			if o.UpdatedInput != nil {
+				t.Errorf("UpdatedInput %v, want nil", o.UpdatedInput)
+			}
+		})
+	}
+}
+
+func TestMatcherSelection(t *testing.T) {
+	r, dir := newRunner(t, PreToolUse,
+		hookSpec{matcher: "Bash", body: `touch "$GEN_PROJECT_DIR/bash"`},
+		hookSpec{matcher: "Edit|Write", body: `touch "$GEN_PROJECT_DIR/edit"`},
+		hookSpec{matcher: "mcp__github__.*", body: `touch "$GEN_PROJECT_DIR/github"`},
+		hookSpec{matcher: "*", body: `touch "$GEN_PROJECT_DIR/all"`},
+	)
+	in := toolInput()
+	in.ToolName = "mcp__github__create_issue"
+	if o := run(t, r, PreToolUse, in); o.Ran != 2 {
+		t.Errorf("Ran %d hooks, want 2", o.Ran)
+	}
+	var ran []string
+	for _, n := range []string{"bash", "edit", "github", "all"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			ran = append(ran, n)
+		}
+	}
+	if want := []string{"github", "all"}; !slices.Equal(ran, want) {
+		t.Errorf("hooks that ran: %v, want %v", ran, want)
+	}
+	if o := run(t, r, PostToolUse, in); o.Ran != 0 {
+		t.Errorf("PostToolUse ran %d PreToolUse hooks", o.Ran)
+	}
+}
+
+func TestCombination(t *testing.T) {
+	allow := `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "permissionDecisionReason": "fine"}}'`
+	ask := `echo '{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "hmm"}}'`
+	// The deny hook finishes last: combination must not depend on timing.
+	deny := `sleep 0.2; echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'`
+	deny2 := `echo bad >&2; exit 2`
+	tests := []struct {
+		name    string
+		bodies  []string
+		verdict Verdict
+		reason  string
+	}{
+		{"deny beats ask and allow", []string{allow, deny, ask}, Deny, "no"},
+		{"ask beats allow", []string{allow, ask, allow}, Ask, "hmm"},
+		{"allow and a silent hook", []string{allow, `exit 0`}, Approve, "fine"},
+		{"deny reasons in configuration order", []string{deny, deny2}, Deny, "no\nbad"},
+		{"a failing hook does not weaken a deny", []string{`exit 1`, deny2}, Deny, "bad"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var specs []hookSpec
+			for i, b := range tt.bodies {
+				// Distinct commands: identical ones run once.
+				specs = append(specs, hookSpec{body: b + " # " + strconv.Itoa(i)})
+			}
+			r, _ := newRunner(t, PreToolUse, specs...)
+			o := run(t, r, PreToolUse, toolInput())
+			if o.Ran != len(tt.bodies) || o.Verdict != tt.verdict || o.Reason != tt.reason {
+				t.Errorf("ran %d, verdict %v, reason %q; want %d %v %q", o.Ran, o.Verdict, o.Reason, len(tt.bodies), tt.verdict, tt.reason)
+			}
+		})
+	}
+}
+
+func TestUpdatedInput(t *testing.T) {
+	rewrite := `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "npm test -- --ci"}}}'`
+	t.Run("passed through", func(t *testing.T) {
+		r, _ := newRunner(t, PreToolUse, hookSpec{body: rewrite})
+		o := run(t, r, PreToolUse, toolInput())
+		if want := map[string]any{"command": "npm test -- --ci"}; !reflect.DeepEqual(o.UpdatedInput, want) || o.Verdict != Approve {
+			t.Errorf("UpdatedInput %v verdict %v, want %v approve", o.UpdatedInput, o.Verdict, want)
+		}
+	})
+	t.Run("dropped on deny", func(t *testing.T) {
+		r, _ := newRunner(t, PreToolUse, hookSpec{body: rewrite}, hookSpec{body: `exit 2`})
+		if o := run(t, r, PreToolUse, toolInput()); o.UpdatedInput != nil || o.Verdict != Deny {
+			t.Errorf("UpdatedInput %v verdict %v, want nil deny", o.UpdatedInput, o.Verdict)
+		}
+	})
+	t.Run("conflicts reported, first wins", func(t *testing.T) {
+		r, _ := newRunner(t, PreToolUse, hookSpec{body: rewrite},
+			hookSpec{body: `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "rm -rf /"}}}'`})
+		o := run(t, r, PreToolUse, toolInput())
+		if want := map[string]any{"command": "npm test -- --ci"}; !reflect.DeepEqual(o.UpdatedInput, want) {
+			t.Errorf("UpdatedInput %v, want %v", o.UpdatedInput, want)
+		}
+		if len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "updatedInput ignored") {
+			t.Errorf("warnings %q, want one about the conflict", o.Warnings)
+		}
+	})
+}
+
+func TestPermissionRequest(t *testing.T) {
+	t.Run("allow with updated permissions", func(t *testing.T) {
+		r, _ := newRunner(t, PermissionRequest, hookSpec{matcher: "Bash", body: `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+			"decision": {"behavior": "allow", "updatedInput": {"command": "npm test"},
+			"updatedPermissions": [
+				{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}, {"toolName": "Read"}], "behavior": "allow", "destination": "session"},
+				{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "git:*:x"}], "behavior": "allow", "destination": "session"},
+				{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "ls"}], "behavior": "always", "destination": "session"},
+				{"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+				{"type": "grantEverything", "destination": "session"}
+			]}}}'`})
+		o := run(t, r, PermissionRequest, toolInput())
+		if o.Verdict != Approve || !reflect.DeepEqual(o.UpdatedInput, map[string]any{"command": "npm test"}) {
+			t.Fatalf("verdict %v input %v", o.Verdict, o.UpdatedInput)
+		}
+		if len(o.UpdatedPermissions) != 2 {
+			t.Fatalf("UpdatedPermissions %+v, want the addRules and setMode entries", o.UpdatedPermissions)
+		}
+		if got, want := o.UpdatedPermissions[0].RuleStrings(), []string{"Bash(npm test)", "Read"}; !slices.Equal(got, want) {
+			t.Errorf("rules %v, want %v", got, want)
+		}
+		rules, err := o.UpdatedPermissions[0].ParsedRules()
+		if err != nil || rules[0].Tool != "Bash" || rules[0].Pattern != "npm test" || rules[1].HasPattern {
+			t.Errorf("ParsedRules = %+v, %v", rules, err)
+		}
+		if u := o.UpdatedPermissions[1]; u.Type != "setMode" || u.Mode != "acceptEdits" {
+			t.Errorf("second update %+v, want setMode acceptEdits", u)
+		}
+		if len(o.Warnings) != 3 {
+			t.Errorf("warnings %q, want three (bad rule, bad behavior, unknown type)", o.Warnings)
+		}
+		for i, w := range []string{`malformed rule "Bash(git:*:x)"`, `unknown behavior "always"`, `unknown update type "grantEverything"`} {
+			if i < len(o.Warnings) && !strings.Contains(o.Warnings[i], w) {
+				t.Errorf("warning %d %q does not contain %q", i, o.Warnings[i], w)
+			}
+		}
+	})
+	t.Run("deny", func(t *testing.T) {
+		r, _ := newRunner(t, PermissionRequest, hookSpec{body: `echo '{"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "not on Fridays", "interrupt": true}}}'`})
+		o := run(t, r, PermissionRequest, toolInput())
+		if o.Verdict != Deny || o.Reason != "not on Fridays" || !o.Interrupt || o.UpdatedPermissions != nil {
+			t.Errorf("got %+v", o)
+		}
+	})
+	t.Run("deny beats allow and drops its permissions", func(t *testing.T) {
+		r, _ := newRunner(t, PermissionRequest,
+			hookSpec{body: `echo '{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"}]}}}'`},
+			hookSpec{body: `echo nope >&2; exit 2`})
+		o := run(t, r, PermissionRequest, toolInput())
+		if o.Verdict != Deny || o.Reason != "nope" || o.UpdatedPermissions != nil {
+			t.Errorf("got %+v", o)
+		}
+	})
+	t.Run("unknown behavior decides nothing", func(t *testing.T) {
+		r, _ := newRunner(t, PermissionRequest, hookSpec{body: `echo '{"hookSpecificOutput": {"decision": {"behavior": "ask"}}}'`})
+		o := run(t, r, PermissionRequest, toolInput())
+		if o.Verdict != NoVerdict || len(o.Warnings) != 1 {
+			t.Errorf("got %+v", o)
+		}
+	})
+}
+
+func TestOtherEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   Event
+		body string
+		want Outcome
+	}{
+		{"PostToolUse block", PostToolUse, `echo '{"decision": "block", "reason": "lint failed"}'`,
+			Outcome{Block: true, Reason: "lint failed"}},
+		{"PostToolUse exit 2", PostToolUse, `echo "formatting broke" >&2; exit 2`, Outcome{Block: true, Reason: "formatting broke"}},
+		{"PostToolUse context", PostToolUse, `echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "3 warnings"}}'`,
+			Outcome{Context: []string{"3 warnings"}}},
+		{"UserPromptSubmit plain stdout is context", UserPromptSubmit, `echo "today is Tuesday"`, Outcome{Context: []string{"today is Tuesday"}}},
+		{"UserPromptSubmit exit 2", UserPromptSubmit, `echo "no secrets in prompts" >&2; exit 2`, Outcome{Block: true, Reason: "no secrets in prompts"}},
+		{"Stop block", Stop, `echo '{"decision": "block", "reason": "run the tests first"}'`, Outcome{Block: true, Reason: "run the tests first"}},
+		{"SubagentStop exit 2", SubagentStop, `echo "keep going" >&2; exit 2`, Outcome{Block: true, Reason: "keep going"}},
+		{"continue false", Stop, `echo '{"continue": false, "stopReason": "budget spent", "systemMessage": "stopping"}'`,
+			Outcome{Stop: true, StopReason: "budget spent", SystemMessages: []string{"stopping"}}},
+		{"PermissionDenied retry", PermissionDenied, `echo '{"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}}'`, Outcome{Retry: true}},
+		{"SessionStart context", SessionStart, `echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "branch main"}}'`,
+			Outcome{Context: []string{"branch main"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := newRunner(t, tt.ev, hookSpec{body: tt.body})
+			in := toolInput()
+			in.AgentType = ""
+			o := run(t, r, tt.ev, in)
+			tt.want.Event, tt.want.Ran = tt.ev, 1
+			if !reflect.DeepEqual(o, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", o, tt.want)
+			}
+		})
+	}
+	t.Run("SessionStart exit 2 does not block", func(t *testing.T) {
+		r, _ := newRunner(t, SessionStart, hookSpec{body: `echo "x" >&2; exit 2`})
+		o := run(t, r, SessionStart, Input{Source: "startup"})
+		if o.Block || len(o.Warnings) != 1 {
+			t.Errorf("got %+v", o)
+		}
+	})
+}
+
+// gone reports whether process pid ends within a generous bound: SIGKILL
+// is delivered asynchronously, so a process may outlive kill(2) briefly.
+func gone(pid int) bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func pids(t *testing.T, path string) []int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for f := range strings.FieldsSeq(string(data)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func TestTimeoutDecidesNothing(t *testing.T) {
+	// The hook starts a background child, records both pids, and then
+	// would deny — but only after its timeout.
+	r, dir := newRunner(t, PreToolUse, hookSpec{timeout: 1, body: `sleep 300 & echo "$$ $!" > "$GEN_PROJECT_DIR/pids"
+		sleep 300; echo '{"hookSpecificOutput": {"permissionDecision": "deny"}}'`})
+	o := run(t, r, PreToolUse, toolInput())
+	if o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "timed out after 1s") {
+		t.Fatalf("got %+v, want no verdict and a timeout warning", o)
+	}
+	for _, pid := range pids(t, filepath.Join(dir, "pids")) {
+		if !gone(pid) {
+			t.Errorf("process %d of the timed-out hook is still running", pid)
+		}
+	}
+}
+
+func TestBackgroundChildrenDoNotOutliveHook(t *testing.T) {
+	// A hook that exits at once but leaves a child holding its stdout: Run
+	// must return (the group is killed) and the answer still count.
+	r, dir := newRunner(t, PreToolUse, hookSpec{body: `sleep 300 & echo "$!" > "$GEN_PROJECT_DIR/pids"
+		echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "x"}}'`})
+	o := run(t, r, PreToolUse, toolInput())
+	if o.Verdict != Deny || len(o.Warnings) != 0 {
+		t.Fatalf("got %+v", o)
+	}
+	for _, pid := range pids(t, filepath.Join(dir, "pids")) {
+		if !gone(pid) {
+			t.Errorf("background process %d outlived its hook", pid)
+		}
+	}
+}
+
+func TestCancelDecidesNothing(t *testing.T) {
+	r, dir := newRunner(t, PreToolUse, hookSpec{body: `echo $$ > "$GEN_PROJECT_DIR/pids.tmp"; mv "$GEN_PROJECT_DIR/pids.tmp" "$GEN_PROJECT_DIR/pids"; sleep 300; exit 2`})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Outcome)
+	go func() { done <- r.Run(ctx, PreToolUse, toolInput()) }()
+	guard := time.After(60 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "pids")); err == nil {
+			break
+		}
+		select {
+		case <-guard:
+			t.Fatal("hook did not start")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	var o Outcome
+	select {
+	case o = <-done:
+	case <-guard:
+		t.Fatal("Run did not return after cancellation")
+	}
+	if o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "cancelled") {
+		t.Errorf("got %+v", o)
+	}
+	for _, pid := range pids(t, filepath.Join(dir, "pids")) {
+		if !gone(pid) {
+			t.Errorf("hook process %d survived cancellation", pid)
+		}
+	}
+}
+
+func TestOutputCap(t *testing.T) {
+	r, _ := newRunner(t, PreToolUse, hookSpec{body: `printf '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "'; head -c 2000000 /dev/zero | tr '\0' x; printf '"}}'`})
+	o := run(t, r, PreToolUse, toolInput())
+	if o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "stdout over") {
+		t.Errorf("verdict %v warnings %q", o.Verdict, o.Warnings)
+	}
+}
+
+func TestIdenticalCommandsRunOnce(t *testing.T) {
+	dir := t.TempDir()
+	cmd := fmt.Sprintf(`echo x >> %q`, filepath.Join(dir, "count"))
+	raw := fmt.Sprintf(`{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}, {"hooks": [{"type": "command", "command": %q}]}]}`, cmd, cmd)
+	r := &Runner{Config: mustParse(t, "s.json", raw)}
+	if o := run(t, r, PreToolUse, toolInput()); o.Ran != 1 {
+		t.Errorf("Ran %d, want 1", o.Ran)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "count")); string(data) != "x\n" {
+		t.Errorf("command ran %d times", strings.Count(string(data), "x"))
+	}
+}

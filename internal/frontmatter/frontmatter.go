@@ -1,0 +1,246 @@
+// Package frontmatter reads markdown files that start with a YAML
+// frontmatter block (agent definitions, skills) and keeps the file line of
+// every value, so errors can name file:line. It sits on
+// github.com/adrg/frontmatter and yaml.v3 nodes.
+package frontmatter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/adrg/frontmatter"
+	"gopkg.in/yaml.v3"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// Error is a problem at a line of a file.
+type Error struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Field is one key of the frontmatter and its value, aliases resolved.
+type Field struct {
+	Key, Value *yaml.Node
+}
+
+// Doc is a parsed file.
+type Doc struct {
+	Path string
+	// Open is the line of the opening "---".
+	Open int
+	// Fields are the frontmatter's keys in file order. Keys are plain
+	// scalars and unique.
+	Fields []Field
+	// Body is the text after the closing "---", trimmed.
+	Body string
+}
+
+var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
+	return yaml.Unmarshal(data, v.(*yaml.Node))
+})
+
+// yamlLineError matches yaml.v3 errors that carry a line number.
+var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Parse parses the file at path, whose content is data. what names the
+// kind of file in the error for a missing block ("an agent file").
+// Line numbers in errors are lines of the file.
+func Parse(path string, data []byte, what string) (*Doc, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	open, err := find(path, data, what)
+	if err != nil {
+		return nil, err
+	}
+	d := &Doc{Path: path, Open: open}
+	var root yaml.Node
+	body, err := frontmatter.MustParse(bytes.NewReader(data), &root, yamlFormat)
+	if err != nil {
+		return nil, d.yamlError(err)
+	}
+	d.Body = strings.TrimSpace(string(body))
+	var m *yaml.Node
+	switch {
+	case root.Kind == 0: // empty frontmatter
+		return d, nil
+	case root.Kind == yaml.DocumentNode && len(root.Content) == 1:
+		m = Resolve(root.Content[0])
+	default:
+		m = &root
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, d.Errorf(m, "frontmatter must be a mapping of keys to values")
+	}
+	seen := make(map[string]int)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := Resolve(m.Content[i]), Resolve(m.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, d.Errorf(k, "keys must be plain names")
+		}
+		if line, dup := seen[k.Value]; dup {
+			return nil, d.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
+		}
+		seen[k.Value] = d.Line(k)
+		d.Fields = append(d.Fields, Field{k, v})
+	}
+	return d, nil
+}
+
+// find returns the line of the opening "---", checking that the file has
+// a frontmatter block the way the frontmatter package finds one: blank
+// lines, then "---", then YAML, then "---", all compared trimmed.
+func find(path string, data []byte, what string) (int, error) {
+	missing := fmt.Errorf(`no frontmatter: %s starts with a "---" line, YAML with at least name and description, and a closing "---" line`, what)
+	open := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case open == 0 && line == "":
+			continue
+		case open == 0 && line == "---":
+			open = i + 1
+		case open == 0:
+			return 0, &Error{Path: path, Line: i + 1, Err: missing}
+		case line == "---":
+			return open, nil
+		}
+	}
+	if open == 0 {
+		return 0, &Error{Path: path, Line: 1, Err: missing}
+	}
+	return 0, &Error{Path: path, Line: open, Err: errors.New(`frontmatter is not closed by a "---" line`)}
+}
+
+func (d *Doc) yamlError(err error) error {
+	if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &Error{Path: d.Path, Line: n + d.Open, Err: errors.New(m[2])}
+	}
+	// Some yaml.v3 errors have no line; the frontmatter's first line is
+	// the best place to point at.
+	return &Error{Path: d.Path, Line: 1 + d.Open, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
+}
+
+// Line is the file line of n.
+func (d *Doc) Line(n *yaml.Node) int { return n.Line + d.Open }
+
+// Errorf returns an error at the line of n.
+func (d *Doc) Errorf(n *yaml.Node, format string, args ...any) error {
+	return &Error{Path: d.Path, Line: d.Line(n), Err: fmt.Errorf(format, args...)}
+}
+
+// Missing returns the error for a required key the block lacks: it names
+// the opening delimiter.
+func (d *Doc) Missing(key string) error {
+	return &Error{Path: d.Path, Line: max(d.Open, 1), Err: fmt.Errorf("missing required field %q", key)}
+}
+
+// Has reports whether the frontmatter sets key.
+func (d *Doc) Has(key string) bool {
+	for _, f := range d.Fields {
+		if f.Key.Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolve follows an alias to the node it names.
+func Resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// Text returns the value of a required, non-empty string field.
+func (d *Doc) Text(key string, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode {
+		return "", d.Errorf(v, "%s must be a string", key)
+	}
+	s := strings.TrimSpace(v.Value)
+	if v.ShortTag() == "!!null" || s == "" {
+		return "", d.Errorf(v, "%s must not be empty", key)
+	}
+	return s, nil
+}
+
+// Rules parses a YAML list of rule strings, or one string of
+// comma-separated rules (SplitRules). Each must parse with perm.ParseRule;
+// an error names the line of the bad rule. No rules is nil.
+func (d *Doc) Rules(key string, v *yaml.Node) ([]perm.Rule, error) {
+	type item struct {
+		text string
+		node *yaml.Node
+	}
+	var items []item
+	switch {
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+		// "key:" with no value: no rules.
+	case v.Kind == yaml.ScalarNode:
+		for _, s := range SplitRules(v.Value) {
+			items = append(items, item{s, v})
+		}
+	case v.Kind == yaml.SequenceNode:
+		for _, el := range v.Content {
+			el = Resolve(el)
+			if el.Kind != yaml.ScalarNode || el.ShortTag() == "!!null" {
+				return nil, d.Errorf(el, "%s must be a list of rule strings", key)
+			}
+			items = append(items, item{el.Value, el})
+		}
+	default:
+		return nil, d.Errorf(v, "%s must be a list of rule strings or one comma-separated string", key)
+	}
+	rules := make([]perm.Rule, 0, len(items))
+	for _, it := range items {
+		r, err := perm.ParseRule(it.text)
+		if err != nil {
+			return nil, &Error{Path: d.Path, Line: d.Line(it.node), Err: err}
+		}
+		rules = append(rules, r)
+	}
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	return rules, nil
+}
+
+// SplitRules splits a comma-separated list of rules. Commas inside
+// parentheses belong to a pattern and do not split, so
+// "Read, Bash(git diff a,b), Grep" is three rules. Pieces are trimmed; an
+// empty piece (as in "Read,,Grep") is kept so that it fails validation
+// instead of vanishing. An empty or all-blank s has no rules.
+func SplitRules(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}

@@ -1,0 +1,144 @@
+// Package skill reads Agent Skills — directories holding a SKILL.md whose
+// frontmatter names and describes the skill and whose body holds its
+// instructions — and provides the Skill tool that loads them.
+//
+//	.gen/skills/pdf/SKILL.md
+//	---
+//	name: pdf
+//	description: Extract text and tables from PDF files.
+//	allowed-tools: Read, Bash(pdftotext:*)
+//	---
+//	Run scripts/extract.sh on the file...
+//
+// A skill never changes what an agent may do: its allowed-tools are only
+// reported (see Skill.AllowedTools), and loading one is a tool call the
+// permission gate decides like any other (Skill(name) and Skill(prefix:*)
+// rules).
+package skill
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/perm"
+)
+
+// Skill is one skill.
+type Skill struct {
+	Name, Description string
+	// AllowedTools are the tools the skill says it needs. They never widen
+	// the agent's policy: gen shows them to the model and the user, and the
+	// gate decides every call as it would without the skill.
+	AllowedTools []perm.Rule
+	// Model is the model the skill asks for; informational.
+	Model string
+	// DisableModelInvocation hides the skill from the Skill tool: only a
+	// person may invoke it.
+	DisableModelInvocation bool
+	// Body is the instructions.
+	Body string
+	// Dir is the skill's directory (absolute): files the instructions
+	// refer to are relative to it.
+	Dir string
+	// Path is the SKILL.md file.
+	Path string
+	// Scope is where the skill was found: project, additional or user.
+	Scope Scope
+	// Warnings are problems that did not stop parsing (unknown keys).
+	Warnings []string
+}
+
+// validName is what a skill name may look like (the Agent Skills format):
+// lower-case letters, digits and single hyphens, at most 64 characters.
+// Names appear in Skill(name) rules.
+var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+const (
+	maxName        = 64
+	maxDescription = 1024
+)
+
+// informational are the frontmatter keys Claude Code defines that gen
+// accepts without acting on them.
+var informational = []string{"license", "metadata", "version", "user-invocable", "argument-hint", "when_to_use", "context", "agent"}
+
+// Parse parses the SKILL.md at path, whose content is data. dirName is the
+// name of the directory holding it, which the skill's name must equal.
+// Errors name path:line.
+func Parse(path, dirName string, data []byte) (*Skill, error) {
+	doc, err := frontmatter.Parse(path, data, "a SKILL.md file")
+	if err != nil {
+		return nil, err
+	}
+	s := &Skill{Path: path, Body: doc.Body}
+	for _, f := range doc.Fields {
+		if err := s.field(doc, f.Key, f.Value); err != nil {
+			return nil, err
+		}
+	}
+	for _, req := range []string{"name", "description"} {
+		if !doc.Has(req) {
+			return nil, doc.Missing(req)
+		}
+	}
+	if s.Name != dirName {
+		return nil, &frontmatter.Error{Path: path, Line: doc.Open, Err: fmt.Errorf("name %q does not match the skill's directory %q", s.Name, dirName)}
+	}
+	if s.Body == "" {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: empty body: the skill has no instructions", path, doc.Open))
+	}
+	return s, nil
+}
+
+func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
+	var err error
+	switch k.Value {
+	case "name":
+		if s.Name, err = doc.Text(k.Value, v); err != nil {
+			return err
+		}
+		if len(s.Name) > maxName || !validName.MatchString(s.Name) {
+			return doc.Errorf(v, "invalid name %q: use at most %d lower-case letters, digits and single hyphens", s.Name, maxName)
+		}
+	case "description":
+		if s.Description, err = doc.Text(k.Value, v); err != nil {
+			return err
+		}
+		if len(s.Description) > maxDescription {
+			return doc.Errorf(v, "description is %d characters long, over the limit of %d", len(s.Description), maxDescription)
+		}
+	case "allowed-tools":
+		s.AllowedTools, err = doc.Rules(k.Value, v)
+	case "model":
+		s.Model, err = doc.Text(k.Value, v)
+	case "disable-model-invocation":
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+			return doc.Errorf(v, "disable-model-invocation must be true or false")
+		}
+		s.DisableModelInvocation = v.Value == "true"
+	case "hooks":
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: hooks in a skill are not run by gen", doc.Path, doc.Line(k)))
+	default:
+		if !slices.Contains(informational, k.Value) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: unknown key %q", doc.Path, doc.Line(k), k.Value))
+		}
+	}
+	return err
+}
+
+// allowedList renders s.AllowedTools, "" when there are none.
+func (s *Skill) allowedList() string {
+	var b strings.Builder
+	for i, r := range s.AllowedTools {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.String())
+	}
+	return b.String()
+}

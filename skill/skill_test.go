@@ -1,0 +1,262 @@
+package skill
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
+)
+
+func TestParse(t *testing.T) {
+	s, err := Parse("/p/.gen/skills/pdf/SKILL.md", "pdf", []byte(`---
+name: pdf
+description: Extract text from PDF files.
+allowed-tools: Read, Bash(pdftotext:*)
+license: MIT
+colour: blue
+hooks:
+  PreToolUse: []
+---
+Run scripts/extract.sh.
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "pdf" || s.Description != "Extract text from PDF files." || s.Body != "Run scripts/extract.sh." {
+		t.Errorf("got %+v", s)
+	}
+	if got, want := s.allowedList(), "Read, Bash(pdftotext:*)"; got != want {
+		t.Errorf("allowed tools %q, want %q", got, want)
+	}
+	wantWarn := []string{
+		`/p/.gen/skills/pdf/SKILL.md:6: unknown key "colour"`,
+		`/p/.gen/skills/pdf/SKILL.md:7: hooks in a skill are not run by gen`,
+	}
+	if !slices.Equal(s.Warnings, wantWarn) {
+		t.Errorf("warnings %q, want %q", s.Warnings, wantWarn)
+	}
+
+	list, err := Parse("x/SKILL.md", "x", []byte("---\nname: x\ndescription: d\nallowed-tools:\n  - Read\n  - Grep\ndisable-model-invocation: true\n---\nbody\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.allowedList() != "Read, Grep" || !list.DisableModelInvocation {
+		t.Errorf("got %+v", list)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"no frontmatter", "# pdf\n", `S/SKILL.md:1: no frontmatter: a SKILL.md file starts with a "---" line, YAML with at least name and description, and a closing "---" line`},
+		{"unclosed", "---\nname: s\n", `S/SKILL.md:1: frontmatter is not closed by a "---" line`},
+		{"missing description", "---\nname: s\n---\nx\n", `S/SKILL.md:1: missing required field "description"`},
+		{"upper-case name", "\n---\ndescription: d\nname: Pdf_Tool\n---\n", `S/SKILL.md:4: invalid name "Pdf_Tool": use at most 64 lower-case letters, digits and single hyphens`},
+		{"name differs from directory", "---\nname: other\ndescription: d\n---\nx\n", `S/SKILL.md:1: name "other" does not match the skill's directory "s"`},
+		{"bad rule", "---\nname: s\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(\n---\n", `S/SKILL.md:6: malformed rule "Bash(": missing closing parenthesis`},
+		{"bad bool", "---\nname: s\ndescription: d\ndisable-model-invocation: yes please\n---\n", `S/SKILL.md:4: disable-model-invocation must be true or false`},
+		{"bad yaml", "---\nname: s\ndescription: d\nmodel: a: b\n---\n", `S/SKILL.md:4: mapping values are not allowed in this context`},
+		{"long description", "---\nname: s\ndescription: " + strings.Repeat("x", 1025) + "\n---\n", `S/SKILL.md:3: description is 1025 characters long, over the limit of 1024`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("S/SKILL.md", "s", []byte(tt.data))
+			var fe *frontmatter.Error
+			if err == nil || err.Error() != tt.want || !errors.As(err, &fe) {
+				t.Errorf("error %v, want %q (a file:line error)", err, tt.want)
+			}
+		})
+	}
+}
+
+func writeSkill(t *testing.T, base, name, body string) string {
+	t.Helper()
+	dir := filepath.Join(base, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func skillFile(name, desc string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n---\nInstructions of " + name + ".\n"
+}
+
+func TestDiscover(t *testing.T) {
+	root := t.TempDir()
+	home := t.TempDir()
+	extra := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cwd := filepath.Join(root, "src", "pkg")
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(root, ".gen", "skills")
+	writeSkill(t, proj, "pdf", skillFile("pdf", "Project PDF skill."))
+	writeSkill(t, proj, "broken", "---\nname: broken\n---\n")
+	writeSkill(t, proj, "mismatch", skillFile("other", "x"))
+	if err := os.MkdirAll(filepath.Join(proj, "notes"), 0o755); err != nil { // a directory without SKILL.md
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "README.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, filepath.Join(root, ".claude", "skills"), "review", skillFile("review", "Claude-compatible project skill."))
+	writeSkill(t, filepath.Join(root, ".claude", "skills"), "pdf", skillFile("pdf", "Shadowed by .gen."))
+	writeSkill(t, filepath.Join(extra, ".gen", "skills"), "docs", skillFile("docs", "From an additional directory."))
+	// Only .gen/skills of an additional directory is read.
+	writeSkill(t, filepath.Join(extra, ".claude", "skills"), "sneaky", skillFile("sneaky", "Must not load."))
+	writeSkill(t, filepath.Join(home, ".gen", "skills"), "pdf", skillFile("pdf", "User PDF skill."))
+	writeSkill(t, filepath.Join(home, ".gen", "skills"), "notes", skillFile("notes", "User skill."))
+	writeSkill(t, filepath.Join(home, ".claude", "skills"), "commit", skillFile("commit", "User Claude skill."))
+
+	set, err := Discover(cwd, home, []string{extra})
+	var names []string
+	for _, k := range set.All() {
+		names = append(names, k.Name+"/"+string(k.Scope))
+	}
+	if want := []string{"commit/user", "docs/additional", "notes/user", "pdf/project", "review/project"}; !slices.Equal(names, want) {
+		t.Errorf("skills %v, want %v", names, want)
+	}
+	if err == nil {
+		t.Fatal("broken skills were not reported")
+	}
+	for _, want := range []string{
+		filepath.Join(proj, "broken", "SKILL.md") + `:1: missing required field "description"`,
+		filepath.Join(proj, "mismatch", "SKILL.md") + `:1: name "other" does not match the skill's directory "mismatch"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not report %q", err, want)
+		}
+	}
+	pdf, _ := set.Get("pdf")
+	if pdf.Description != "Project PDF skill." || pdf.Dir != filepath.Join(proj, "pdf") {
+		t.Errorf("pdf = %+v, want the project's .gen skill", pdf)
+	}
+	if len(set.Warnings) != 2 || !strings.Contains(set.Warnings[0], `skill "pdf" is shadowed by `+filepath.Join(proj, "pdf", "SKILL.md")+" (project skills take precedence)") ||
+		!strings.Contains(set.Warnings[1], filepath.Join(home, ".gen", "skills", "pdf", "SKILL.md")) {
+		t.Errorf("warnings %q, want the .claude and user pdf shadowed", set.Warnings)
+	}
+
+	// Home as the project root: its skills are listed once, as the user's.
+	if err := os.Mkdir(filepath.Join(home, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	set, err = Discover(home, home, nil)
+	if err != nil || len(set.Warnings) != 0 || len(set.All()) != 3 {
+		t.Errorf("home as project: %d skills, warnings %q, error %v", len(set.All()), set.Warnings, err)
+	}
+}
+
+func TestTool(t *testing.T) {
+	base := t.TempDir()
+	writeSkill(t, base, "pdf", "---\nname: pdf\ndescription: |\n  Extract text\n  from PDFs.\nallowed-tools: Bash(pdftotext:*)\n---\nRun scripts/extract.sh on $ARGUMENTS.\n")
+	writeSkill(t, base, "git-commit", skillFile("git-commit", "Write commit messages."))
+	writeSkill(t, base, "deploy", "---\nname: deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\nx\n")
+	set, err := Load(Location{base, ScopeProject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewTool(set)
+	if !st.Available() {
+		t.Error("Available = false")
+	}
+	sch := st.Schema()
+	if sch.Name != "Skill" || !strings.HasSuffix(sch.Description, "Available skills:\n- git-commit: Write commit messages.\n- pdf: Extract text from PDFs.") {
+		t.Errorf("description:\n%s", sch.Description)
+	}
+	if strings.Contains(sch.Description, "deploy") {
+		t.Error("a skill with disable-model-invocation is offered to the model")
+	}
+	if err := schema.Validate("Skill", map[string]any{"skill": "pdf", "args": "a.pdf"}); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	if in := schema.Normalize("Skill", map[string]any{"name": "pdf"}); in["skill"] != "pdf" {
+		t.Errorf("Normalize did not rewrite name to skill: %v", in)
+	}
+
+	out, err := st.Run(context.Background(), map[string]any{"skill": "pdf", "args": "report.pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "pdf")
+	for _, want := range []string{
+		"Base directory: " + dir + "\n",
+		"The skill lists these tools: Bash(pdftotext:*). This does not change your permissions",
+		"Run scripts/extract.sh on report.pdf.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = st.Run(context.Background(), map[string]any{"skill": "git-commit", "args": "-m x"})
+	if err != nil || !strings.HasSuffix(out, "Instructions of git-commit.\n\nARGUMENTS: -m x\n") {
+		t.Errorf("Run(git-commit) = %q, %v", out, err)
+	}
+	for _, name := range []string{"deploy", "/pdf", "PDF", "nope"} {
+		_, err := st.Run(context.Background(), map[string]any{"skill": name})
+		if want := `Skill: unknown skill "` + name + `" (available: git-commit, pdf)`; err == nil || err.Error() != want {
+			t.Errorf("Run(%q) error %v, want %q", name, err, want)
+		}
+	}
+}
+
+// gate decides calls with perm's pipeline and a fixed policy.
+type gate struct{ p *perm.Policy }
+
+func (g gate) Check(_ context.Context, req perm.Request) perm.Result { return perm.Evaluate(req, g.p) }
+
+func TestToolBehindGate(t *testing.T) {
+	base := t.TempDir()
+	for _, n := range []string{"pdf", "git-commit", "github-pr", "review"} {
+		writeSkill(t, base, n, skillFile(n, "d"))
+	}
+	set, err := Load(Location{base, ScopeProject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := func(rs ...string) []perm.Entry {
+		var out []perm.Entry
+		for _, s := range rs {
+			r, err := perm.ParseRule(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, perm.Entry{Rule: r, Source: perm.SourceProject})
+		}
+		return out
+	}
+	p := &perm.Policy{Mode: perm.ModeDefault, NoPrompt: true,
+		Allow:     entries("Skill"),
+		Deny:      entries("Skill(git:*)", "Skill(review)"),
+		Workspace: perm.Workspace{Cwd: base, Root: base, Home: t.TempDir()}}
+	guarded := tool.Guard(NewTool(set), gate{p})
+	for name, denied := range map[string]bool{"pdf": false, "git-commit": true, "github-pr": true, "review": true} {
+		out, err := guarded.Run(context.Background(), map[string]any{"skill": name})
+		if tool.IsDenied(err) != denied {
+			t.Errorf("Skill(%s): err %v, want denied %v", name, err, denied)
+		}
+		if !denied && !strings.Contains(out, "Instructions of "+name) {
+			t.Errorf("Skill(%s) output %q", name, out)
+		}
+	}
+	// Without an allow rule a skill is an Exec-class call: headless, denied.
+	p.Allow = nil
+	if _, err := guarded.Run(context.Background(), map[string]any{"skill": "pdf"}); !tool.IsDenied(err) {
+		t.Errorf("headless Skill without an allow rule: %v, want denied", err)
+	}
+}
