@@ -57,7 +57,13 @@ func stepDeny(c *call, p *Policy) (Result, bool) {
 	for _, e := range p.Deny {
 		for i := range c.parts {
 			if c.matches(e.Rule, &c.parts[i], matchDeny) {
-				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e), Rule: e.Rule.String(), Source: e.Source}, true
+				reason := denyReason(c.req.Tool, e)
+				if pt := &c.parts[i]; pt.kind == kindCommand {
+					if w, ok := c.commandPath(e.Rule, pt, matchDeny); ok {
+						reason += ": the command names " + w
+					}
+				}
+				return Result{Decision: Deny, Step: 1, Reason: reason, Rule: e.Rule.String(), Source: e.Source}, true
 			}
 		}
 	}
@@ -105,14 +111,17 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 				return ask("command runs code deny and ask rules cannot see", o)
 			}
 			if readDeny {
-				if _, unsure := c.argsOf(pt); unsure {
+				if _, unsure := c.mentionsOf(pt); unsure {
 					return ask("arguments that cannot be checked against Read deny rules", "")
 				}
+			}
+			if w, l := c.sensitiveMention(pt); w != "" {
+				return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
 			}
 			if r := coveredTree(c, pt, p.Deny); r != "" {
 				return ask("recursive read of a tree with paths a Read deny rule covers", r)
 			}
-			if args, _ := c.argsOf(pt); anyDevice(args) {
+			if ms, _ := c.mentionsOf(pt); anyDevice(targets(ms)) {
 				return ask("destructive command", "write to a block device")
 			}
 		case kindWrite:
@@ -123,7 +132,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 				return ask("destructive command", "> "+pt.path.abs)
 			}
 			if s := sensitive(pt.path); s != "" {
-				return ask("sensitive path", s)
+				name := pt.path.abs
+				if pt.path.real != name {
+					name += " → " + pt.path.real
+				}
+				return ask(fmt.Sprintf("writes %s (sensitive path %s)", name, s), s)
 			}
 		case kindRead:
 			if pt.dynamic {
@@ -260,6 +273,9 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		// A recursive read that follows symlinks may leave the workspace
 		// through any link inside it.
 		if pt.readOnly && !pt.recursion.follows && c.allInWorkspace(pt.reads) {
+			if w := c.outsideMention(pt); w != "" {
+				return res(Ask, "read-only command names a path outside the workspace: "+w)
+			}
 			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
 		}
 	case kindRead:
