@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/editdist"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -218,13 +219,13 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	}
 	for _, m := range pv.members {
 		if !slices.Contains(permissionKeys, m.key) {
+			// An unknown key is an error, not a warning: a misspelt or
+			// miscased deny list ("Deny") would silently drop its rules.
 			line, _ := lineCol(data, m.off)
-			if near, ok := nearMiss(m.key, "deny", "ask"); ok {
-				// A misspelt deny or ask list would silently drop its
-				// rules; a misspelt allow list only allows less.
+			if near, ok := nearMiss(m.key, permissionKeys...); ok {
 				return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions: did you mean %q?", m.key, near)}
 			}
-			p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown key %q in permissions (ignored)", path, line, m.key))
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions (known keys: %s)", m.key, strings.Join(permissionKeys, ", "))}
 		}
 	}
 	lists := []struct {
@@ -336,36 +337,19 @@ func mainLoopModeList() string {
 	return strings.Join(names, ", ")
 }
 
-// nearMiss reports the key of want that key most likely misspells: one
-// within two edits, or one it contains ("deny_rules"), case-insensitively.
+// nearMiss reports the key of want that key most likely misspells: the
+// same key in another case ("Deny"), one within two edits, or one it
+// contains ("deny_rules"), case-insensitively. A key equal to one of want
+// is no miss.
 func nearMiss(key string, want ...string) (string, bool) {
+	if slices.Contains(want, key) {
+		return "", false
+	}
 	k := strings.ToLower(key)
 	for _, w := range want {
-		lw := strings.ToLower(w)
-		if k != lw && (strings.Contains(k, lw) || editDistance(k, lw) <= 2) {
+		if lw := strings.ToLower(w); k == lw || strings.Contains(k, lw) || editdist.Distance(k, lw) <= 2 {
 			return w, true
 		}
 	}
 	return "", false
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

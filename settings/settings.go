@@ -143,6 +143,11 @@ func Load(opts Options) (*Settings, error) {
 		}
 		data, err := textfile.Read(sc.path, textfile.Max)
 		if errors.Is(err, fs.ErrNotExist) {
+			if link := danglingLink(sc.path); link != "" {
+				// A scope whose file is a broken link is not a scope
+				// without rules: its deny rules would silently vanish.
+				return nil, fmt.Errorf("%s settings %s: %s is a symbolic link to a file that does not exist", sc.source, sc.path, link)
+			}
 			continue
 		}
 		if err != nil {
@@ -235,6 +240,11 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		abs, err := resolveDir(d, cwd, home)
 		if err != nil {
 			return fmt.Errorf("--add-dir: %w", err)
+		}
+		// A directory that is not there yet would be trusted the moment
+		// anything (a clone, a symlink) appears under that name.
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--add-dir %s: not an existing directory", d)
 		}
 		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, abs)
 	}
@@ -333,6 +343,21 @@ func projectRoot(cwd string, homes ...string) string {
 		}
 		dir = parent
 	}
+}
+
+// danglingLink returns the settings file path or its directory if either
+// is a symbolic link whose target does not exist, else "".
+func danglingLink(path string) string {
+	for _, p := range []string{path, filepath.Dir(path)} {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
 }
 
 // resolveDir makes dir absolute: "~" and "~/x" are under home, other
