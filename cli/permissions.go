@@ -30,6 +30,8 @@ type policyFlags struct {
 	// --managed-settings may stand in for the managed policy: it runs
 	// nothing.
 	whatIf bool
+	// trust is --trust: trust the project for this run only.
+	trust bool
 }
 
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
@@ -39,6 +41,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
 	fl.StringArrayVar(&f.allowed, "allowedTools", nil, "allow rule for this session, e.g. 'Bash(npm test)' (repeatable)")
 	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, "deny rule for this session, e.g. 'Bash(rm:*)' (repeatable)")
+	fl.BoolVar(&f.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
 
@@ -96,6 +99,7 @@ func (f *policyFlags) options() (settings.Options, error) {
 		AddDirs:     f.addDirs,
 		Allowed:     f.allowed,
 		Disallowed:  f.disallowed,
+		Trust:       f.trust,
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -168,6 +169,39 @@ func (p *parser) wrapAt(off int, err error) error {
 	return &Error{Path: p.path, Line: line, Err: err}
 }
 
+// trustedKey is the top-level key of the user settings that lists the
+// project roots the user trusts (see package trust).
+const trustedKey = "trustedProjects"
+
+// TrustedProjects returns the trustedProjects list of the user settings
+// file at path, whose contents are data.
+func TrustedProjects(path string, data []byte) ([]string, error) {
+	f, _, err := parseFile(perm.SourceUser, path, data, filepath.Dir(path), filepath.Dir(filepath.Dir(path)))
+	if err != nil {
+		return nil, err
+	}
+	return f.TrustedProjects, nil
+}
+
+// trusted parses trustedProjects. Only the user and managed scopes may
+// grant trust: a project cannot vouch for itself.
+func (p *parser) trusted(f *File, v *value) error {
+	if f.Scope != perm.SourceUser && f.Scope != perm.SourceManaged {
+		return p.errAt(v.off, "%s belongs in the user settings (~/.gen/settings.json): a project cannot trust itself", trustedKey)
+	}
+	strs, err := p.strings(v, trustedKey)
+	if err != nil {
+		return err
+	}
+	for _, s := range strs {
+		if !filepath.IsAbs(s.str) {
+			return p.errAt(s.off, "%s: %q is not an absolute path", trustedKey, s.str)
+		}
+		f.TrustedProjects = appendUnique(f.TrustedProjects, filepath.Clean(s.str))
+	}
+	return nil
+}
+
 // permissionKeys are the keys known inside "permissions".
 var permissionKeys = []string{
 	"allow", "ask", "deny", "defaultMode", "additionalDirectories",
@@ -192,6 +226,12 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	}
 	for _, m := range top.members {
 		if m.key == "permissions" || m.key == "$schema" {
+			continue
+		}
+		if m.key == trustedKey {
+			if err := p.trusted(f, m.val); err != nil {
+				return nil, nil, err
+			}
 			continue
 		}
 		line, _ := lineCol(data, m.off)
