@@ -297,6 +297,11 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	if pt.kind == kindCommand {
 		class = Exec
 	}
+	if pt.tool == "WebFetch" && internalHost(pt.host) {
+		// Reading this machine or its network (cloud metadata, admin
+		// panels) is not a safe read: only an explicit rule allows it.
+		return res(Ask, "WebFetch to a loopback, link-local or private address: "+pt.host)
+	}
 	switch {
 	case class == Safe:
 		return res(Allow, "safe tool")
