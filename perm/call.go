@@ -192,7 +192,7 @@ func (c *call) analyseBash() {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		p.denyForms = cmd.DenyForms()
-		p.recursion = recursionOf(p.allowForm)
+		p.recursion = recursionOf(append([]string{p.allowForm}, p.denyForms...)...)
 		if paths, ok := cmd.ReadOnly(); ok {
 			p.readOnly = true
 			for _, a := range paths {

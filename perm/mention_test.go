@@ -141,3 +141,53 @@ func TestFollowLinks(t *testing.T) {
 	// A loop is cut off rather than followed forever.
 	_ = followLinks(base + "/loop1")
 }
+
+// TestRecursiveReaders checks issue 8 section 2: recursive readers of a
+// directory holding a Read-denied path, and git commands that print
+// tracked contents while a Read deny rule covers a file in the repository,
+// are Ask, in every mode.
+func TestRecursiveReaders(t *testing.T) {
+	f := newFixture(t)
+	secrets := func(m Mode) func(*Policy) { return all(deny("Read(./secrets/**)"), mode(m)) }
+	cases := []evalCase{
+		{"grep -r", secrets(ModeDefault), bashReq("grep -r KEY ."), Ask, 2, "recursive read of " + f.root},
+		{"grep -r default cwd", secrets(ModeBypass), bashReq("grep -r KEY"), Ask, 2, "Read deny rule Read(./secrets/**)"},
+		{"diff -r", secrets(ModeBypass), bashReq("diff -r . /tmp"), Ask, 2, "recursive read"},
+		{"git diff --no-index", secrets(ModeBypass), bashReq("git diff --no-index . ../other"), Ask, 2, ""},
+		{"tar c", secrets(ModeBypass), bashReq("tar czf /tmp/x.tgz ."), Ask, 2, "recursive read of " + f.root},
+		{"tar c naming the denied tree is Deny", secrets(ModeBypass), bashReq("tar cf out.tar src secrets"), Deny, 1, "names secrets"},
+		{"tar c old style", secrets(ModeBypass), bashReq("tar cf out.tar ."), Ask, 2, "recursive read"},
+		{"zip -r", secrets(ModeBypass), bashReq("zip -r out.zip ."), Ask, 2, "recursive read"},
+		{"rsync", secrets(ModeBypass), bashReq("rsync -a . host:backup"), Ask, 2, "recursive read"},
+		{"cp -r", secrets(ModeBypass), bashReq("cp -r . /tmp/copy"), Ask, 2, "recursive read"},
+		{"find", secrets(ModeBypass), bashReq("find . -type f"), Ask, 2, "recursive read"},
+		{"find elsewhere is fine", secrets(ModeBypass), bashReq("find src -type f"), Allow, 3, ""},
+		{"grep -r elsewhere is fine", secrets(ModeDefault), bashReq("grep -r KEY src"), Allow, 7, ""},
+		{"git diff", secrets(ModeBypass), bashReq("git diff"), Ask, 2, "prints tracked file contents of the repository " + f.root},
+		{"git log -p", secrets(ModeBypass), bashReq("git log -p"), Ask, 2, "tracked"},
+		{"git show", secrets(ModeBypass), bashReq("git show HEAD"), Ask, 2, "tracked"},
+		{"git grep", secrets(ModeBypass), bashReq("git grep KEY"), Ask, 2, "tracked"},
+		{"git cat-file", secrets(ModeBypass), bashReq("git cat-file -p HEAD:src/a.go"), Ask, 2, "tracked"},
+		{"git archive", secrets(ModeBypass), bashReq("git archive HEAD"), Ask, 2, "tracked"},
+		{"git -C", secrets(ModeBypass), bashReq("git -C . show HEAD"), Ask, 2, "tracked"},
+		{"git log without patches", secrets(ModeBypass), bashReq("git log --oneline"), Allow, 3, ""},
+		{"git diff --name-only prints names", secrets(ModeDefault), bashReq("git diff --name-only"), Allow, 7, ""},
+		{"git show --stat prints counts", secrets(ModeDefault), bashReq("git show --stat HEAD"), Allow, 7, ""},
+		{"git show --stat -p prints contents", secrets(ModeBypass), bashReq("git show --stat -p HEAD"), Ask, 2, "tracked"},
+		{"git diff without Read deny", mode(ModeDefault), bashReq("git diff"), Allow, 7, ""},
+		{"git status", secrets(ModeDefault), bashReq("git status"), Allow, 7, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if tc.pol != nil {
+				tc.pol(p)
+			}
+			got := Evaluate(tc.req, p)
+			if got.Decision != tc.want || got.Step != tc.step || !strings.Contains(got.Reason, tc.reason) {
+				t.Errorf("Evaluate(%v) = %v step %d %q (rule %q); want %v step %d containing %q",
+					tc.req.Input, got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step, tc.reason)
+			}
+		})
+	}
+}

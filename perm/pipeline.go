@@ -118,8 +118,12 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			if w, l := c.sensitiveMention(pt); w != "" {
 				return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
 			}
-			if r := coveredTree(c, pt, p.Deny); r != "" {
-				return ask("recursive read of a tree with paths a Read deny rule covers", r)
+			if r, root := coveredTree(c, pt, p.Deny); r != "" {
+				what := "recursive read of %s, which holds paths Read deny rule %s covers"
+				if !pt.recursion.recursive {
+					what = "prints tracked file contents of the repository %s, which holds paths Read deny rule %s covers"
+				}
+				return ask(fmt.Sprintf(what, root, r), r)
 			}
 			if ms, _ := c.mentionsOf(pt); anyDevice(targets(ms)) {
 				return ask("destructive command", "write to a block device")
@@ -148,28 +152,33 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 }
 
 // coveredTree returns the first Read deny rule that could match a file
-// inside a tree a recursive read-only command reads (grep -r KEY . with
-// Read(./secrets/**)), or "".
-func coveredTree(c *call, pt *part, deny []Entry) string {
-	if !pt.readOnly || !pt.recursion.recursive {
-		return ""
+// inside a tree a recursive reader reads (grep -r KEY . or tar czf x.tgz .
+// with Read(./secrets/**)), or inside the repository of a git command that
+// prints tracked contents (git show, git log -p), with the tree's root;
+// "" if none.
+func coveredTree(c *call, pt *part, deny []Entry) (rule, root string) {
+	if !pt.recursion.recursive && !pt.recursion.tracked {
+		return "", ""
 	}
-	roots := c.treeRoots(pt)
+	var roots []target
+	if pt.recursion.recursive {
+		roots = c.treeRoots(pt)
+	}
+	if pt.recursion.tracked {
+		roots = append(roots, c.repoRoots(pt)...)
+	}
 	for _, e := range deny {
 		if e.Rule.Tool != "Read" {
 			continue
 		}
-		if !e.Rule.HasPattern {
-			return e.Rule.String()
-		}
 		pp := c.pathPattern(e.Rule.Pattern)
 		for _, t := range roots {
-			if pp.mayCover(t.abs) || pp.mayCover(t.real) {
-				return e.Rule.String()
+			if !e.Rule.HasPattern || pp.mayCover(t.abs) || pp.mayCover(t.real) {
+				return e.Rule.String(), t.abs
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // anyDevice reports whether a command names a block device (cp x /dev/sda).
