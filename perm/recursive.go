@@ -112,7 +112,9 @@ func gitRecursion(args []string) recursion {
 	var r recursion
 	// Summaries print names and counts, not contents, unless a patch is
 	// asked for as well.
-	patch := slices.ContainsFunc(rest, func(a string) bool { return a == "-p" || a == "-u" || a == "--patch" || strings.HasPrefix(a, "--patch-with") })
+	patch := slices.ContainsFunc(rest, func(a string) bool {
+		return a == "-p" || a == "-u" || a == "--patch" || strings.HasPrefix(a, "--patch-with")
+	})
 	summary := !patch && slices.ContainsFunc(rest, func(a string) bool {
 		switch a {
 		case "--name-only", "--name-status", "--stat", "--numstat", "--shortstat", "--summary", "--quiet", "--no-patch", "-s":
