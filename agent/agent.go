@@ -12,17 +12,23 @@
 //
 // Parsing fails closed: bad YAML, an unknown mode, a malformed rule or a
 // missing required field is an error naming the file and line, never a
-// definition with the offending part left out. Unknown keys are only
-// warnings, so that a definition written for a newer version still loads.
+// definition with the offending part left out. Claude Code's keys are
+// mapped (disallowedTools to deny_tools, permissionMode to mode with plan as
+// explore, maxTurns to max_turns, and tools to deny rules for every tool it
+// does not list); a near miss of a permission key (deny-tools, allowTools)
+// is an error. Other unknown keys are only warnings, so that a definition
+// written for a newer version still loads.
 package agent
 
 import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gen-run/gen/internal/editdist"
 	"github.com/gen-run/gen/internal/frontmatter"
 	"github.com/gen-run/gen/perm"
 )
@@ -115,6 +121,10 @@ func withExploreNotice(prompt string) string {
 type parser struct {
 	doc      *frontmatter.Doc
 	warnings []string
+	// modeKey and turnsKey are the keys (gen's or Claude Code's) that set
+	// the mode and the turn limit, so that both spellings at once are an
+	// error rather than a silent choice.
+	modeKey, turnsKey string
 }
 
 func (p *parser) field(d *Definition, k, v *yaml.Node) error {
@@ -131,12 +141,21 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		d.Description, err = p.doc.Text(k.Value, v)
 	case "model":
 		d.Model, err = p.doc.Text(k.Value, v)
-	case "mode":
-		if v.Kind != yaml.ScalarNode {
-			return p.doc.Errorf(v, "mode must be a string")
+	case "mode", "permissionMode":
+		// permissionMode is Claude Code's key; its plan mode is explore.
+		if p.modeKey != "" {
+			return p.doc.Errorf(k, "%s repeats the permission mode already set by %s", k.Value, p.modeKey)
 		}
-		m, perr := perm.ParseMode(v.Value)
-		if perr != nil || v.Value == "" || v.ShortTag() == "!!null" {
+		p.modeKey = k.Value
+		if v.Kind != yaml.ScalarNode {
+			return p.doc.Errorf(v, "%s must be a string", k.Value)
+		}
+		val := v.Value
+		if k.Value == "permissionMode" && val == "plan" {
+			val = string(perm.ModeExplore)
+		}
+		m, perr := perm.ParseMode(val)
+		if perr != nil || val == "" || v.ShortTag() == "!!null" {
 			return p.doc.Errorf(v, "unknown mode %q (want one of %s)", v.Value, modeList())
 		}
 		d.Mode = m
@@ -149,18 +168,97 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 			// wrote an empty list more likely meant "no tools".
 			return p.doc.Errorf(v, "allow_tools is empty: list the tools the agent may use, or remove the key to leave tools to the mode")
 		}
-	case "deny_tools":
-		d.DenyTools, err = p.doc.Rules(k.Value, v)
-	case "max_turns":
+	case "deny_tools", "disallowedTools":
+		// disallowedTools is Claude Code's name for deny_tools; both
+		// given deny the union.
+		var rs []perm.Rule
+		rs, err = p.doc.Rules(k.Value, v)
+		d.DenyTools = append(d.DenyTools, rs...)
+	case "tools":
+		// Claude Code's tools limits what the model sees. It is never an
+		// allow rule: every built-in tool it does not list is denied.
+		var rs []perm.Rule
+		if rs, err = p.visibleTools(k, v); err != nil {
+			return err
+		}
+		d.DenyTools = append(d.DenyTools, rs...)
+	case "max_turns", "maxTurns":
+		if p.turnsKey != "" {
+			return p.doc.Errorf(k, "%s repeats the turn limit already set by %s", k.Value, p.turnsKey)
+		}
+		p.turnsKey = k.Value
 		n, aerr := strconv.Atoi(v.Value)
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || aerr != nil || n <= 0 {
-			return p.doc.Errorf(v, "max_turns must be a positive integer, not %q", v.Value)
+			return p.doc.Errorf(v, "%s must be a positive integer, not %q", k.Value, v.Value)
 		}
 		d.MaxTurns = n
 	default:
+		if near := permissionKeyMiss(k.Value); near != "" {
+			// A misspelt permission key would silently drop its rules.
+			return p.doc.Errorf(k, "unknown key %q: did you mean %q?", k.Value, near)
+		}
 		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: unknown key %q", p.doc.Path, p.doc.Line(k), k.Value))
 	}
 	return err
+}
+
+// permissionKeys are the frontmatter keys that carry permissions, gen's and
+// Claude Code's.
+var permissionKeys = []string{"mode", "allow_tools", "deny_tools", "max_turns", "permissionMode", "disallowedTools", "maxTurns", "tools"}
+
+// permissionKeyMiss returns the permission key that key most likely
+// misspells (deny-tools, allowTools, allowed_tools, DenyTools), or "".
+func permissionKeyMiss(key string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
+	}
+	k := norm(key)
+	for _, want := range permissionKeys {
+		w := norm(want)
+		// Short keys allow one typo, so that hooks is not tools.
+		if d := editdist.Distance(k, w); d == 0 || d == 1 && len(w) > 4 || d == 2 && len(w) > 6 {
+			return want
+		}
+	}
+	for _, want := range []string{"allow_tools", "deny_tools"} {
+		// allowedtools, toolsallow, denied_tools...
+		if stem := strings.TrimSuffix(norm(want), "tools"); strings.Contains(k, "tool") && strings.Contains(k, stem) {
+			return want
+		}
+	}
+	return ""
+}
+
+// visibleTools turns Claude Code's tools list (bare tool names) into deny
+// rules for every built-in tool it does not list, and for MCP tools when
+// it lists none.
+func (p *parser) visibleTools(k, v *yaml.Node) ([]perm.Rule, error) {
+	listed, err := p.doc.Rules(k.Value, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(listed) == 0 {
+		return nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
+	}
+	names := map[string]bool{}
+	mcp := false
+	for _, r := range listed {
+		if r.HasPattern {
+			return nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
+		}
+		names[r.Tool] = true
+		mcp = mcp || strings.HasPrefix(r.Tool, "mcp__")
+	}
+	var deny []perm.Rule
+	for _, t := range perm.Tools {
+		if !names[t] && t != "MCP" {
+			deny = append(deny, perm.Rule{Tool: t})
+		}
+	}
+	if !mcp && !names["MCP"] {
+		deny = append(deny, perm.Rule{Tool: "MCP", Pattern: "mcp__*", HasPattern: true})
+	}
+	return deny, nil
 }
 
 // SplitRules splits a comma-separated list of rules; see

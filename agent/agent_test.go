@@ -100,9 +100,70 @@ Be brief.
 		},
 		{
 			name: "unknown keys are warnings with their line",
-			file: "---\nname: a\ndescription: d\ncolour: blue\ntools: Read\n---\nbody",
+			file: "---\nname: a\ndescription: d\ncolour: blue\nhooks: {}\n---\nbody",
 			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
-				Warnings: []string{`a.md:4: unknown key "colour"`, `a.md:5: unknown key "tools"`}},
+				Warnings: []string{`a.md:4: unknown key "colour"`, `a.md:5: unknown key "hooks"`}},
+		},
+		// Issue 8: a misspelt or foreign permission key is never dropped
+		// silently. Claude Code's keys are mapped; near misses are errors.
+		{
+			name: "Claude Code disallowedTools is deny_tools",
+			file: "---\nname: a\ndescription: d\ndeny_tools: Write\ndisallowedTools: Bash(rm:*), Edit\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
+				DenyTools: rules(t, "Write", "Bash(rm:*)", "Edit")},
+		},
+		{
+			name:         "Claude Code permissionMode plan is explore",
+			file:         "---\nname: a\ndescription: d\npermissionMode: plan\n---\nbody",
+			want:         &Definition{Name: "a", Description: "d", Mode: perm.ModeExplore, Path: "a.md"},
+			promptSuffix: exploreNotice,
+		},
+		{
+			name: "Claude Code permissionMode acceptEdits",
+			file: "---\nname: a\ndescription: d\npermissionMode: acceptEdits\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeAcceptEdits, Prompt: "body", Path: "a.md"},
+		},
+		{
+			name:    "mode and permissionMode together are an error",
+			file:    "---\nname: a\ndescription: d\nmode: explore\npermissionMode: bypassPermissions\n---\nbody",
+			wantErr: `a.md:5: permissionMode repeats the permission mode already set by mode`,
+		},
+		{
+			name: "Claude Code maxTurns is max_turns",
+			file: "---\nname: a\ndescription: d\nmaxTurns: 7\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md", MaxTurns: 7},
+		},
+		{
+			// tools limits what the model sees; it never allows.
+			name: "Claude Code tools denies every tool it does not list",
+			file: "---\nname: a\ndescription: d\ntools: Read, Grep, Glob, Bash, WebFetch, WebSearch, NotebookEdit, TaskCreate, TaskGet, TaskList, TaskUpdate, AskUserQuestion, Agent, Skill, LSP, CronList\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
+				DenyTools: rules(t, "Write", "Edit", "MCP(mcp__*)")},
+		},
+		{
+			name:    "tools with a pattern is an error",
+			file:    "---\nname: a\ndescription: d\ntools: Bash(git *)\n---\nbody",
+			wantErr: `a.md:4: tools lists tool names, not Bash(git *): use allow_tools for rules with patterns`,
+		},
+		{
+			name:    "deny-tools is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ndeny-tools: Bash\n---\nbody",
+			wantErr: `a.md:4: unknown key "deny-tools": did you mean "deny_tools"?`,
+		},
+		{
+			name:    "allowTools is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\nallowTools: Read\n---\nbody",
+			wantErr: `a.md:4: unknown key "allowTools": did you mean "allow_tools"?`,
+		},
+		{
+			name:    "allowed_tools is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\nallowed_tools: Read\n---\nbody",
+			wantErr: `a.md:4: unknown key "allowed_tools": did you mean "allow_tools"?`,
+		},
+		{
+			name:    "a rule with an unknown tool is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ndeny_tools: bash(rm:*)\n---\nbody",
+			wantErr: `a.md:4: malformed rule "bash(rm:*)": unknown tool "bash": did you mean Bash?`,
 		},
 		{
 			name: "empty deny_tools is allowed",

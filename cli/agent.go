@@ -45,8 +45,10 @@ func newAgentRunCmd(s Streams) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
-	fl.StringVar(&o.managed, "managed-settings", "", "read managed settings from this file")
+	fl.StringVar(&o.managed, "managed-settings", "", "refused: only gen permissions check takes a what-if managed policy")
+	_ = fl.MarkHidden("managed-settings")
 	fl.StringArrayVar(&o.disallowed, "disallowedTools", nil, "extra deny rule (repeatable)")
+	fl.BoolVar(&o.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&o.typ, "type", "", "agent type (see gen agent list)")
 	fl.StringVar(&o.prompt, "prompt", "", "the task")
 	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")

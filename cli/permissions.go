@@ -26,6 +26,12 @@ type policyFlags struct {
 	allowed    []string
 	disallowed []string
 	managed    string
+	// whatIf is set for gen permissions check, the only command where
+	// --managed-settings may stand in for the managed policy: it runs
+	// nothing.
+	whatIf bool
+	// trust is --trust: trust the project for this run only.
+	trust bool
 }
 
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
@@ -35,7 +41,8 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
 	fl.StringArrayVar(&f.allowed, "allowedTools", nil, "allow rule for this session, e.g. 'Bash(npm test)' (repeatable)")
 	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, "deny rule for this session, e.g. 'Bash(rm:*)' (repeatable)")
-	fl.StringVar(&f.managed, "managed-settings", "", "read managed settings from this file instead of /etc/gen/managed-settings.json")
+	fl.BoolVar(&f.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
+	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
 
 // load resolves the working directory and loads every settings scope.
@@ -73,6 +80,11 @@ func (f *policyFlags) options() (settings.Options, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return settings.Options{}, usageErr(fmt.Errorf("--cwd %s: not a directory", cwd))
 	}
+	if f.managed != "" && !f.whatIf {
+		// The managed policy is the administrator's: a flag that swapped
+		// it would defeat disableBypassPermissionsMode.
+		return settings.Options{}, usageErr(fmt.Errorf("--managed-settings is only for gen permissions check (a what-if); runs always read %s", settings.DefaultManagedPath))
+	}
 	if f.managed != "" {
 		// A what-if against a file that is not there would silently
 		// answer for no managed settings at all.
@@ -87,6 +99,7 @@ func (f *policyFlags) options() (settings.Options, error) {
 		AddDirs:     f.addDirs,
 		Allowed:     f.allowed,
 		Disallowed:  f.disallowed,
+		Trust:       f.trust,
 	}, nil
 }
 
@@ -104,7 +117,7 @@ func newPermissionsCmd(s Streams) *cobra.Command {
 		Use:   "permissions",
 		Short: "Inspect permission decisions",
 	}
-	o := &checkOptions{}
+	o := &checkOptions{policyFlags: policyFlags{whatIf: true}}
 	check := &cobra.Command{
 		Use:   "check [flags] CALL",
 		Short: "Show the decision for one tool call, with its step and reason",

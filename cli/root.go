@@ -26,6 +26,7 @@ type mainOptions struct {
 func (o *mainOptions) register(cmd *cobra.Command) {
 	o.policyFlags.register(cmd, "permission-mode")
 	fl := cmd.Flags()
+	_ = fl.MarkHidden("managed-settings") // refused: see policyFlags.whatIf
 	fl.BoolVarP(&o.print, "print", "p", false, "run headless: answer the prompt (argument or stdin) and exit; Ask becomes Deny")
 	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns per prompt (default 50)")

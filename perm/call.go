@@ -36,11 +36,11 @@ type part struct {
 	readOnly  bool
 	reads     []target // paths a read-only command reads
 	recursion recursion
-	// args are every file its arguments could name; computed on demand
-	// (argsOf), as only Read deny rules need them.
-	args       []target
-	argsDone   bool
-	argsUnsure bool // a glob too deep to expand cheaply
+	// mentions are every path its words could name; computed on demand
+	// (mentionsOf).
+	mentions       []mention
+	mentionsDone   bool
+	mentionsUnsure bool // a glob too deep to expand cheaply, a dynamic read, ...
 
 	// kindRead, kindWrite
 	path target
@@ -192,7 +192,7 @@ func (c *call) analyseBash() {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		p.denyForms = cmd.DenyForms()
-		p.recursion = recursionOf(p.allowForm)
+		p.recursion = recursionOf(append([]string{p.allowForm}, p.denyForms...)...)
 		if paths, ok := cmd.ReadOnly(); ok {
 			p.readOnly = true
 			for _, a := range paths {
@@ -375,48 +375,6 @@ func shellPath(w bash.Word) string {
 		return "./" + w.Value
 	}
 	return w.Value
-}
-
-// argsOf returns every file the arguments of a command part could name:
-// each static argument that is not an option and, for a glob, every file it
-// matches now as well as the pattern itself. Deny rules on reads check
-// these for every command, so `cat *.pem` or `cp .env x` cannot read a
-// denied file by not being a known read-only command. Only a glob in the
-// last path segment is expanded (one directory read, so the gate stays
-// fast on `cat /*/*/*`); unsure reports a deeper one.
-func (c *call) argsOf(pt *part) (ts []target, unsure bool) {
-	if pt.argsDone {
-		return pt.args, pt.argsUnsure
-	}
-	pt.argsDone = true
-	name, _ := pt.cmd.Name()
-	for i, w := range pt.cmd.Words {
-		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
-			pt.argsUnsure = true // cat "$PWD/.env"
-		}
-		if i == 0 || !w.Static || strings.HasPrefix(w.Value, "-") || w.Value == "" {
-			continue
-		}
-		ts, ok := c.shellTargets(shellPath(w))
-		if !ok {
-			pt.argsUnsure = true
-		}
-		pt.args = append(pt.args, ts...)
-		if !w.Glob {
-			continue
-		}
-		for _, t := range ts {
-			if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
-				pt.argsUnsure = true
-				continue
-			}
-			matches, _ := filepath.Glob(t.abs)
-			for _, m := range matches {
-				pt.args = append(pt.args, c.target(m))
-			}
-		}
-	}
-	return pt.args, pt.argsUnsure
 }
 
 // specKey names the argument a tool's rule pattern is matched against.

@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,6 +54,48 @@ func FuzzAllowIsNarrow(f *testing.F) {
 					t.Fatalf("%q has form %q but the deny rule Bash(rm:*) gave %v (%s)", cmd, form, d.Decision, d.Reason)
 				}
 			}
+		}
+	})
+}
+
+// readDenyForms are the ways a word can name a path: the issue's forms
+// (operand, --opt=VALUE, -oVALUE, -o VALUE, VAR=value, @file, a path inside
+// a code string). %s is the path.
+var readDenyForms = []string{
+	"%s", "--opt=%s", "-o%s", "-o %s", "V=%s", "@%s", "-d@%s", "--data=@%s",
+	`"open('%s')"`, "'1r %s'", "if=%s", "'x %s y'", "HEAD:%s",
+}
+
+// FuzzReadDenyNeverAllowed checks the central invariant of issue 8
+// section 2: a command whose words name a Read-denied path, in any of the
+// forms above and under any program, prefix or suffix, is never allowed,
+// in any mode, with any allow rule.
+func FuzzReadDenyNeverAllowed(f *testing.F) {
+	for i := range readDenyForms {
+		f.Add("cat", uint8(i), uint8(0), "", uint8(0))
+		f.Add("python3 -c", uint8(i), uint8(1), "x", uint8(3))
+		f.Add("curl", uint8(i), uint8(2), "&& ls", uint8(2))
+	}
+	fx := newFixture(f)
+	paths := []string{".env", "secrets/k", "./secrets/k", "src/../.env", fx.root + "/.env", "secrets"}
+	modes := []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass, ModeAuto}
+	f.Fuzz(func(t *testing.T, prog string, form, path uint8, suffix string, m uint8) {
+		if strings.ContainsAny(prog+suffix, "#\n'\"\\`$<>") {
+			return // a comment, quote, substitution or redirect would change what the form is
+		}
+		word := fmt.Sprintf(readDenyForms[int(form)%len(readDenyForms)], paths[int(path)%len(paths)])
+		cmd := prog + " " + word + " " + suffix
+		if _, err := bash.Parse(cmd); err != nil {
+			return
+		}
+		p := &Policy{
+			Mode:      modes[int(m)%len(modes)],
+			Workspace: fx.ws(),
+			Deny:      entries(SourceProject, "Read(./.env)", "Read(./secrets/**)"),
+			Allow:     entries(SourceLocal, "Bash", "Bash(*)"),
+		}
+		if r := Evaluate(bashReq(cmd), p); r.Decision == Allow {
+			t.Fatalf("%q allowed in %s mode (%s, step %d): it names a Read-denied path", cmd, p.Mode, r.Reason, r.Step)
 		}
 	})
 }

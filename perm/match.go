@@ -1,7 +1,6 @@
 package perm
 
 import (
-	"net"
 	"net/url"
 	"path"
 	"regexp"
@@ -66,12 +65,9 @@ func webHost(raw string) (string, bool) {
 		return "", false
 	}
 	h := u.Hostname()
-	if ip := net.ParseIP(h); ip != nil {
-		// ::ffff:127.0.0.1 is 127.0.0.1.
-		if v4 := ip.To4(); v4 != nil {
-			return v4.String(), true
-		}
-		return ip.String(), true
+	if a, ok := numericHost(h); ok {
+		// 127.1, 0x7f000001 and ::ffff:127.0.0.1 are 127.0.0.1.
+		return a, true
 	}
 	// The HTTP client maps an international name to ASCII before it
 	// connects (ｌｏｃａｌｈｏｓｔ is localhost, a soft hyphen vanishes):

@@ -2,7 +2,6 @@ package perm
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -74,27 +73,9 @@ func hasDotDot(p string) bool {
 }
 
 // physical resolves p the way the kernel does: component by component,
-// following each symlink before a later ".." applies to it.
-func physical(p string) string {
-	cur := "/"
-	for _, part := range strings.Split(p, "/") {
-		switch part {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, part)
-		if fi, err := os.Lstat(next); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			if r, err := filepath.EvalSymlinks(next); err == nil {
-				next = r
-			}
-		}
-		cur = next
-	}
-	return cur
-}
+// following each symlink (a dangling one too) before a later ".." applies
+// to it. See followLinks.
+func physical(p string) string { return followLinks(p) }
 
 // newTarget resolves p and its symlinks. The longest existing prefix is
 // resolved, so a path to a file about to be created under a symlinked
@@ -107,21 +88,9 @@ func newTarget(ws Workspace, p string) target {
 	return target{abs: abs, real: realPath(abs)}
 }
 
-func realPath(abs string) string {
-	rest := ""
-	dir := abs
-	for {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
-}
+// realPath resolves the symlinks of abs, dangling ones included: see
+// followLinks.
+func realPath(abs string) string { return followLinks(abs) }
 
 // within reports whether p is dir or inside it.
 func within(p, dir string) bool {
@@ -286,6 +255,8 @@ var (
 	sensitiveDirs = []string{
 		".git", ".gen", ".claude", ".vscode", ".idea", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
 		".husky", ".github/workflows", ".config/fish", ".config/git", ".config/systemd", ".config/autostart", ".local/bin",
+		".config/environment.d", ".config/plasma-workspace", ".config/upstart", ".config/nvim", ".config/Code/User",
+		".devcontainer", ".circleci", ".cargo", ".gitlab", ".buildkite",
 	}
 	sensitiveFiles = []string{
 		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
@@ -293,6 +264,9 @@ var (
 		".yarnrc", ".pypirc", ".netrc", ".env", ".envrc", ".git-credentials", ".pgpass", ".mcp.json",
 		".bash_aliases", ".vimrc", ".exrc", ".tmux.conf", ".xprofile", ".xinitrc", ".pam_environment",
 		".gitattributes", "authorized_keys", ".pre-commit-config.yaml",
+		"sitecustomize.py", "usercustomize.py", ".yarnrc.yml", ".pnpmrc", ".bunfig.toml", "bunfig.toml",
+		".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", "bitbucket-pipelines.yml", ".travis.yml",
+		".xsession", ".xsessionrc", ".pythonrc", ".pythonstartup",
 	}
 	systemDirs = []string{"/etc", "/dev", "/proc", "/sys", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var/spool/cron"}
 )

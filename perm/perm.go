@@ -167,6 +167,9 @@ func ParseRule(s string) (Rule, error) {
 			return bad(fmt.Sprintf("invalid character %q in tool name", r))
 		}
 	}
+	if err := checkToolName(name); err != nil {
+		return bad(err.Error())
+	}
 	if hasPat && strings.TrimSpace(pat) == "" {
 		return bad("empty pattern: write the bare tool name to match every call")
 	}

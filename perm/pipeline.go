@@ -57,7 +57,13 @@ func stepDeny(c *call, p *Policy) (Result, bool) {
 	for _, e := range p.Deny {
 		for i := range c.parts {
 			if c.matches(e.Rule, &c.parts[i], matchDeny) {
-				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e), Rule: e.Rule.String(), Source: e.Source}, true
+				reason := denyReason(c.req.Tool, e)
+				if pt := &c.parts[i]; pt.kind == kindCommand {
+					if w, ok := c.commandPath(e.Rule, pt, matchDeny); ok {
+						reason += ": the command names " + w
+					}
+				}
+				return Result{Decision: Deny, Step: 1, Reason: reason, Rule: e.Rule.String(), Source: e.Source}, true
 			}
 		}
 	}
@@ -105,14 +111,21 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 				return ask("command runs code deny and ask rules cannot see", o)
 			}
 			if readDeny {
-				if _, unsure := c.argsOf(pt); unsure {
+				if _, unsure := c.mentionsOf(pt); unsure {
 					return ask("arguments that cannot be checked against Read deny rules", "")
 				}
 			}
-			if r := coveredTree(c, pt, p.Deny); r != "" {
-				return ask("recursive read of a tree with paths a Read deny rule covers", r)
+			if w, l := c.sensitiveMention(pt); w != "" {
+				return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
 			}
-			if args, _ := c.argsOf(pt); anyDevice(args) {
+			if r, root := coveredTree(c, pt, p.Deny); r != "" {
+				what := "recursive read of %s, which holds paths Read deny rule %s covers"
+				if !pt.recursion.recursive {
+					what = "prints tracked file contents of the repository %s, which holds paths Read deny rule %s covers"
+				}
+				return ask(fmt.Sprintf(what, root, r), r)
+			}
+			if ms, _ := c.mentionsOf(pt); anyDevice(targets(ms)) {
 				return ask("destructive command", "write to a block device")
 			}
 		case kindWrite:
@@ -123,7 +136,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 				return ask("destructive command", "> "+pt.path.abs)
 			}
 			if s := sensitive(pt.path); s != "" {
-				return ask("sensitive path", s)
+				name := pt.path.abs
+				if pt.path.real != name {
+					name += " → " + pt.path.real
+				}
+				return ask(fmt.Sprintf("writes %s (sensitive path %s)", name, s), s)
 			}
 		case kindRead:
 			if pt.dynamic {
@@ -135,28 +152,33 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 }
 
 // coveredTree returns the first Read deny rule that could match a file
-// inside a tree a recursive read-only command reads (grep -r KEY . with
-// Read(./secrets/**)), or "".
-func coveredTree(c *call, pt *part, deny []Entry) string {
-	if !pt.readOnly || !pt.recursion.recursive {
-		return ""
+// inside a tree a recursive reader reads (grep -r KEY . or tar czf x.tgz .
+// with Read(./secrets/**)), or inside the repository of a git command that
+// prints tracked contents (git show, git log -p), with the tree's root;
+// "" if none.
+func coveredTree(c *call, pt *part, deny []Entry) (rule, root string) {
+	if !pt.recursion.recursive && !pt.recursion.tracked {
+		return "", ""
 	}
-	roots := c.treeRoots(pt)
+	var roots []target
+	if pt.recursion.recursive {
+		roots = c.treeRoots(pt)
+	}
+	if pt.recursion.tracked {
+		roots = append(roots, c.repoRoots(pt)...)
+	}
 	for _, e := range deny {
 		if e.Rule.Tool != "Read" {
 			continue
 		}
-		if !e.Rule.HasPattern {
-			return e.Rule.String()
-		}
 		pp := c.pathPattern(e.Rule.Pattern)
 		for _, t := range roots {
-			if pp.mayCover(t.abs) || pp.mayCover(t.real) {
-				return e.Rule.String()
+			if !e.Rule.HasPattern || pp.mayCover(t.abs) || pp.mayCover(t.real) {
+				return e.Rule.String(), t.abs
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // anyDevice reports whether a command names a block device (cp x /dev/sda).
@@ -260,6 +282,9 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		// A recursive read that follows symlinks may leave the workspace
 		// through any link inside it.
 		if pt.readOnly && !pt.recursion.follows && c.allInWorkspace(pt.reads) {
+			if w := c.outsideMention(pt); w != "" {
+				return res(Ask, "read-only command names a path outside the workspace: "+w)
+			}
 			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
 		}
 	case kindRead:
@@ -280,6 +305,11 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	}
 	if pt.kind == kindCommand {
 		class = Exec
+	}
+	if pt.tool == "WebFetch" && internalHost(pt.host) {
+		// Reading this machine or its network (cloud metadata, admin
+		// panels) is not a safe read: only an explicit rule allows it.
+		return res(Ask, "WebFetch to a loopback, link-local or private address: "+pt.host)
 	}
 	switch {
 	case class == Safe:

@@ -3,6 +3,7 @@ package perm
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -22,57 +23,178 @@ var readers = map[string]bool{
 
 // recursion describes a command that reads whole directory trees.
 type recursion struct {
-	recursive bool // grep -r, rg, ag, ack
+	recursive bool // grep -r, rg, diff -r, tar c, zip -r, rsync, cp -r, find
 	follows   bool // and follows symlinks inside the tree (grep -R, rg -L)
+	// cwd: with no directory operand the command reads the current
+	// directory (grep -r, rg, find).
+	cwd bool
+	// tracked: the command prints the contents of files tracked by git
+	// (git diff, git log -p, git show, git grep, git cat-file, git archive).
+	tracked bool
 }
 
-// recursionOf inspects a command's allow form (static words only; a
-// command without one is never auto-allowed anyway).
-func recursionOf(form string) recursion {
-	f := strings.Fields(form)
+// recursionOf inspects a command's normalised forms (static words; the
+// allow form first). Any form that reads a tree makes the command one.
+func recursionOf(forms ...string) recursion {
+	var out recursion
+	for _, form := range forms {
+		r := recursionOfForm(strings.Fields(form))
+		out.recursive = out.recursive || r.recursive
+		out.follows = out.follows || r.follows
+		out.cwd = out.cwd || r.cwd
+		out.tracked = out.tracked || r.tracked
+	}
+	return out
+}
+
+func recursionOfForm(f []string) recursion {
 	if len(f) == 0 {
 		return recursion{}
 	}
 	var r recursion
+	short := func(a, letters string) bool {
+		return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a[1:], letters)
+	}
+	args := f[1:]
 	switch filepath.Base(f[0]) {
 	case "grep", "egrep", "fgrep":
-		for i, a := range f[1:] {
+		for i, a := range args {
 			switch {
-			case a == "--recursive" || a == "--directories=recurse" || (a == "-d" && i+2 < len(f) && f[i+2] == "recurse"):
+			case a == "--recursive" || a == "--directories=recurse" || (a == "-d" && i+1 < len(args) && args[i+1] == "recurse"):
 				r.recursive = true
 			case a == "--dereference-recursive":
 				r.recursive, r.follows = true, true
-			case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
-				r.recursive = r.recursive || strings.ContainsAny(a, "rR")
+			case short(a, "rR"):
+				r.recursive = true
 				r.follows = r.follows || strings.Contains(a, "R")
 			}
 		}
+		r.cwd = r.recursive
 	case "rg", "ag", "ack":
-		r.recursive = true
-		for _, a := range f[1:] {
-			if a == "--follow" || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "L")) {
+		r.recursive, r.cwd = true, true
+		for _, a := range args {
+			if a == "--follow" || short(a, "L") {
 				r.follows = true
 			}
 		}
+	case "find":
+		r.recursive, r.cwd = true, true
+		r.follows = slices.Contains(args, "-L") || slices.Contains(args, "-follow")
+	case "diff":
+		r.recursive = slices.Contains(args, "--recursive") || slices.ContainsFunc(args, func(a string) bool { return short(a, "r") })
+	case "cp":
+		r.recursive = slices.ContainsFunc(args, func(a string) bool {
+			return a == "--recursive" || a == "--archive" || short(a, "rRa")
+		})
+	case "zip":
+		r.recursive = slices.ContainsFunc(args, func(a string) bool { return a == "--recurse-paths" || short(a, "rR") })
+	case "rsync", "scp":
+		r.recursive = true
+	case "tar":
+		// tar c, tar -czf, tar --create: creating an archive reads trees.
+		r.recursive = slices.ContainsFunc(args, func(a string) bool {
+			return a == "--create" || a == "--append" || a == "--update" || short(a, "cru")
+		}) || len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.ContainsAny(args[0], "cru")
+	case "git":
+		r = gitRecursion(args)
 	}
 	return r
 }
 
-// treeRoots are the directories a recursive command reads: its path
-// arguments that are directories, or the cwd when it names none.
+// gitRecursion classifies a git command line (global options removed by
+// the deny forms): git diff --no-index reads trees; the subcommands that
+// print tracked contents read every tracked file.
+func gitRecursion(args []string) recursion {
+	if len(args) == 0 {
+		return recursion{}
+	}
+	sub, rest := args[0], args[1:]
+	var r recursion
+	// Summaries print names and counts, not contents, unless a patch is
+	// asked for as well.
+	patch := slices.ContainsFunc(rest, func(a string) bool {
+		return a == "-p" || a == "-u" || a == "--patch" || strings.HasPrefix(a, "--patch-with")
+	})
+	summary := !patch && slices.ContainsFunc(rest, func(a string) bool {
+		switch a {
+		case "--name-only", "--name-status", "--stat", "--numstat", "--shortstat", "--summary", "--quiet", "--no-patch", "-s":
+			return true
+		}
+		return strings.HasPrefix(a, "--stat=") || strings.HasPrefix(a, "--dirstat")
+	})
+	switch sub {
+	case "diff":
+		r.tracked = !summary
+		r.recursive = slices.Contains(rest, "--no-index")
+	case "show":
+		r.tracked = !summary
+	case "grep", "cat-file", "archive", "blame", "annotate", "format-patch", "range-diff", "difftool":
+		r.tracked = true
+	case "log", "whatchanged", "reflog":
+		r.tracked = slices.ContainsFunc(rest, func(a string) bool {
+			return a == "-p" || a == "-u" || a == "--patch" || strings.HasPrefix(a, "-L") || a == "--full-diff" ||
+				strings.HasPrefix(a, "--patch-with") || strings.HasPrefix(a, "-G") || strings.HasPrefix(a, "-S")
+		})
+	case "stash":
+		r.tracked = len(rest) > 0 && rest[0] == "show"
+	}
+	return r
+}
+
+// treeRoots are the directories a recursive command reads: the paths it
+// names that are directories, or the directories it runs in when it names
+// none and reads the current directory by default.
 func (c *call) treeRoots(pt *part) []target {
 	var dirs []target
-	for _, t := range pt.reads {
-		if fi, err := os.Stat(t.real); err == nil && fi.IsDir() {
-			dirs = append(dirs, t)
+	ms, _ := c.mentionsOf(pt)
+	for _, m := range ms {
+		if m.weak {
+			continue
+		}
+		if fi, err := os.Stat(m.t.real); err == nil && fi.IsDir() {
+			dirs = append(dirs, m.t)
 		}
 	}
-	if len(pt.reads) == 0 {
+	if len(dirs) == 0 && pt.recursion.cwd {
 		for _, b := range c.bases {
 			dirs = append(dirs, c.target(b))
 		}
 	}
 	return dirs
+}
+
+// repoRoots are the repositories a git command may read: the nearest
+// ancestor holding .git of each directory the script runs in, and of a
+// -C directory.
+func (c *call) repoRoots(pt *part) []target {
+	var roots []target
+	dirs := slices.Clone(c.bases)
+	words := pt.cmd.Words
+	for i := 1; i+1 < len(words); i++ {
+		if words[i].Static && words[i].Value == "-C" && words[i+1].Static {
+			for _, t := range c.shellTargetsOrNil(shellPath(words[i+1])) {
+				dirs = append(dirs, t.real)
+			}
+		}
+	}
+	for _, d := range dirs {
+		for dir := d; ; dir = filepath.Dir(dir) {
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+				roots = append(roots, c.target(dir))
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				roots = append(roots, c.target(d)) // no repository: judge the directory
+				break
+			}
+		}
+	}
+	return roots
+}
+
+func (c *call) shellTargetsOrNil(p string) []target {
+	ts, _ := c.shellTargets(p)
+	return ts
 }
 
 // mayCover reports whether a path pattern could match something inside

@@ -40,24 +40,37 @@ func (c *call) matchCommand(r Rule, pt *part, h how) bool {
 			return false
 		}
 		return pt.allowOK && bashMatch(r.Pattern, pt.allowForm)
-	case "Read":
-		// A Read deny or ask also covers read-only commands that read the
-		// path (cat .env); a Read deny covers any command naming it.
-		if !h.broad() {
-			return false
-		}
-		ts := pt.reads
-		if h == matchDeny {
-			args, _ := c.argsOf(pt)
-			ts = append(ts[:len(ts):len(ts)], args...)
-		}
-		for _, t := range ts {
+	case "Read", "Edit", "Write":
+		_, ok := c.commandPath(r, pt, h)
+		return ok
+	}
+	return false
+}
+
+// commandPath reports whether a path rule covers a command part, and the
+// word that names the covered path. A Read deny or ask covers read-only
+// commands that read the path (cat .env); a Read deny covers any command
+// whose words name it (python3 -c "open('.env')", curl -d @.env); an Edit
+// or Write deny with a pattern covers any command naming a path it matches
+// that is not verified to only read it.
+func (c *call) commandPath(r Rule, pt *part, h how) (string, bool) {
+	if !h.broad() || (r.Tool != "Read" && h != matchDeny) {
+		return "", false
+	}
+	if r.Tool == "Read" {
+		for _, t := range pt.reads {
 			if !r.HasPattern || targetMatch(c.pathPattern(r.Pattern), t, true) {
-				return true
+				return t.abs, true
 			}
 		}
 	}
-	return false
+	if h != matchDeny || (r.Tool != "Read" && !r.HasPattern) {
+		// A bare Edit or Write deny denies those tools; it does not
+		// make every command with an argument a denied edit.
+		return "", false
+	}
+	m, ok := c.mentionMatch(r, pt)
+	return m.word, ok
 }
 
 // pathTools says which rule tools govern a path part.

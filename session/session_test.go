@@ -435,7 +435,7 @@ func TestWebFetchRedirectToDeniedDomain(t *testing.T) {
 		origin := httptest.NewServer(http.RedirectHandler("http://localhost:"+port+"/x", http.StatusFound))
 		defer origin.Close()
 
-		root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"deny": ["WebFetch(domain:localhost)"]}}`})
+		root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"deny": ["WebFetch(domain:localhost)"], "allow": ["WebFetch(domain:127.0.0.1)"]}}`})
 		s := newSession(t, root, home, m, nil, nil)
 		out, err := s.Submit(context.Background(), "Fetch: "+origin.URL+"/start", nil, nil)
 		if err != nil {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/editdist"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -167,6 +169,39 @@ func (p *parser) wrapAt(off int, err error) error {
 	return &Error{Path: p.path, Line: line, Err: err}
 }
 
+// trustedKey is the top-level key of the user settings that lists the
+// project roots the user trusts (see package trust).
+const trustedKey = "trustedProjects"
+
+// TrustedProjects returns the trustedProjects list of the user settings
+// file at path, whose contents are data.
+func TrustedProjects(path string, data []byte) ([]string, error) {
+	f, _, err := parseFile(perm.SourceUser, path, data, filepath.Dir(path), filepath.Dir(filepath.Dir(path)))
+	if err != nil {
+		return nil, err
+	}
+	return f.TrustedProjects, nil
+}
+
+// trusted parses trustedProjects. Only the user and managed scopes may
+// grant trust: a project cannot vouch for itself.
+func (p *parser) trusted(f *File, v *value) error {
+	if f.Scope != perm.SourceUser && f.Scope != perm.SourceManaged {
+		return p.errAt(v.off, "%s belongs in the user settings (~/.gen/settings.json): a project cannot trust itself", trustedKey)
+	}
+	strs, err := p.strings(v, trustedKey)
+	if err != nil {
+		return err
+	}
+	for _, s := range strs {
+		if !filepath.IsAbs(s.str) {
+			return p.errAt(s.off, "%s: %q is not an absolute path", trustedKey, s.str)
+		}
+		f.TrustedProjects = appendUnique(f.TrustedProjects, filepath.Clean(s.str))
+	}
+	return nil
+}
+
 // permissionKeys are the keys known inside "permissions".
 var permissionKeys = []string{
 	"allow", "ask", "deny", "defaultMode", "additionalDirectories",
@@ -191,6 +226,12 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	}
 	for _, m := range top.members {
 		if m.key == "permissions" || m.key == "$schema" {
+			continue
+		}
+		if m.key == trustedKey {
+			if err := p.trusted(f, m.val); err != nil {
+				return nil, nil, err
+			}
 			continue
 		}
 		line, _ := lineCol(data, m.off)
@@ -218,13 +259,13 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	}
 	for _, m := range pv.members {
 		if !slices.Contains(permissionKeys, m.key) {
+			// An unknown key is an error, not a warning: a misspelt or
+			// miscased deny list ("Deny") would silently drop its rules.
 			line, _ := lineCol(data, m.off)
-			if near, ok := nearMiss(m.key, "deny", "ask"); ok {
-				// A misspelt deny or ask list would silently drop its
-				// rules; a misspelt allow list only allows less.
+			if near, ok := nearMiss(m.key, permissionKeys...); ok {
 				return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions: did you mean %q?", m.key, near)}
 			}
-			p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown key %q in permissions (ignored)", path, line, m.key))
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions (known keys: %s)", m.key, strings.Join(permissionKeys, ", "))}
 		}
 	}
 	lists := []struct {
@@ -336,36 +377,19 @@ func mainLoopModeList() string {
 	return strings.Join(names, ", ")
 }
 
-// nearMiss reports the key of want that key most likely misspells: one
-// within two edits, or one it contains ("deny_rules"), case-insensitively.
+// nearMiss reports the key of want that key most likely misspells: the
+// same key in another case ("Deny"), one within two edits, or one it
+// contains ("deny_rules"), case-insensitively. A key equal to one of want
+// is no miss.
 func nearMiss(key string, want ...string) (string, bool) {
+	if slices.Contains(want, key) {
+		return "", false
+	}
 	k := strings.ToLower(key)
 	for _, w := range want {
-		lw := strings.ToLower(w)
-		if k != lw && (strings.Contains(k, lw) || editDistance(k, lw) <= 2) {
+		if lw := strings.ToLower(w); k == lw || strings.Contains(k, lw) || editdist.Distance(k, lw) <= 2 {
 			return w, true
 		}
 	}
 	return "", false
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// Allowed and Disallowed are the --allowedTools and --disallowedTools
 	// rules.
 	Allowed, Disallowed []string
+	// Trust is the --trust flag: trust the project for this run only,
+	// without recording it.
+	Trust bool
 }
 
 // File is one settings file that exists, as parsed.
@@ -66,6 +69,9 @@ type File struct {
 	// permissions.disableBypassPermissionsMode and
 	// permissions.allowManagedPermissionRulesOnly.
 	DisableBypass, ManagedRulesOnly bool
+	// TrustedProjects are the project roots the file trusts (top-level
+	// trustedProjects; user and managed scopes only), absolute and clean.
+	TrustedProjects []string
 
 	modeLine int // line of defaultMode, for warnings
 }
@@ -91,6 +97,12 @@ type Settings struct {
 	ManagedRulesOnly bool
 	// Warnings are problems that did not stop loading, such as unknown keys.
 	Warnings []string
+	// Trusted reports that the project (Workspace.Root) may run code of
+	// its own before any tool call is checked: its hooks, MCP servers and
+	// sandbox opt-outs. It is set by Options.Trust or when the user or
+	// managed settings list the root (symlinks resolved) in
+	// trustedProjects. Permission rules and modes apply either way.
+	Trusted bool
 }
 
 // Load reads every settings scope for opts and merges them.
@@ -124,7 +136,7 @@ func Load(opts Options) (*Settings, error) {
 	root := projectRoot(cwd, home, realHome)
 
 	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
-	userPath := filepath.Join(home, ".gen", "settings.json")
+	userPath := UserPath(home)
 	scopes := []struct {
 		source perm.Source
 		path   string
@@ -143,6 +155,11 @@ func Load(opts Options) (*Settings, error) {
 		}
 		data, err := textfile.Read(sc.path, textfile.Max)
 		if errors.Is(err, fs.ErrNotExist) {
+			if link := danglingLink(sc.path); link != "" {
+				// A scope whose file is a broken link is not a scope
+				// without rules: its deny rules would silently vanish.
+				return nil, fmt.Errorf("%s settings %s: %s is a symbolic link to a file that does not exist", sc.source, sc.path, link)
+			}
 			continue
 		}
 		if err != nil {
@@ -231,10 +248,16 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 	for _, f := range s.Files {
 		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, f.AdditionalDirectories...)
 	}
+	s.Trusted = opts.Trust || s.listsTrusted(s.Workspace.Root)
 	for _, d := range opts.AddDirs {
 		abs, err := resolveDir(d, cwd, home)
 		if err != nil {
 			return fmt.Errorf("--add-dir: %w", err)
+		}
+		// A directory that is not there yet would be trusted the moment
+		// anything (a clone, a symlink) appears under that name.
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--add-dir %s: not an existing directory", d)
 		}
 		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, abs)
 	}
@@ -271,6 +294,29 @@ func (s *Settings) resolveMode(flag string) error {
 	s.Mode, s.ModeSource = perm.ModeDefault, perm.SourceBuiltin
 	return nil
 }
+
+// listsTrusted reports whether a user or managed file lists root, compared
+// with symlinks resolved on both sides.
+func (s *Settings) listsTrusted(root string) bool {
+	real := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		real = r
+	}
+	for _, f := range s.Files {
+		for _, t := range f.TrustedProjects {
+			if t == root || t == real {
+				return true
+			}
+			if r, err := filepath.EvalSymlinks(t); err == nil && r == real {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// UserPath is the user settings file under home.
+func UserPath(home string) string { return filepath.Join(home, ".gen", "settings.json") }
 
 // disabledBy names the highest-precedence file that disables bypass mode.
 func (s *Settings) disabledBy() string {
@@ -333,6 +379,21 @@ func projectRoot(cwd string, homes ...string) string {
 		}
 		dir = parent
 	}
+}
+
+// danglingLink returns the settings file path or its directory if either
+// is a symbolic link whose target does not exist, else "".
+func danglingLink(path string) string {
+	for _, p := range []string{path, filepath.Dir(path)} {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
 }
 
 // resolveDir makes dir absolute: "~" and "~/x" are under home, other

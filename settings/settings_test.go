@@ -316,10 +316,10 @@ func TestLoad(t *testing.T) {
 			name:       "additionalDirectories resolve against the project root, cwd and home; flags against cwd",
 			project:    `{"permissions": {"additionalDirectories": ["../shared-docs/", "/abs/dir"]}}`,
 			user:       `{"permissions": {"additionalDirectories": ["data", "~/notes", "/abs/dir"]}}`,
-			opts:       Options{AddDirs: []string{"rel", "/tmp/x/../y"}},
+			opts:       Options{AddDirs: []string{"rel", "x/../y"}},
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
-			dirs:       []string{"{root}/../shared-docs", "/abs/dir", "{cwd}/data", "{home}/notes", "{cwd}/rel", "/tmp/y"},
+			dirs:       []string{"{root}/../shared-docs", "/abs/dir", "{cwd}/data", "{home}/notes", "{cwd}/rel", "{cwd}/y"},
 			files:      2,
 		},
 		{
@@ -352,13 +352,33 @@ func TestLoad(t *testing.T) {
 			files:      1,
 		},
 		{
-			name:       "unknown key inside permissions is a warning naming file, line and key",
-			project:    "{\n  \"permissions\": {\n    \"alow\": [\"Read\"],\n    \"deny\": [\"Edit\"]\n  }\n}",
-			mode:       perm.ModeDefault,
-			modeSource: perm.SourceBuiltin,
-			deny:       []string{"project:Edit@{project}"},
-			warnings:   []string{`{project}:3: unknown key "alow" in permissions (ignored)`},
-			files:      1,
+			// Issue 8: unknown keys inside permissions fail closed.
+			name:    "unknown key inside permissions is an error naming file, line and key",
+			project: "{\n  \"permissions\": {\n    \"alow\": [\"Read\"],\n    \"deny\": [\"Edit\"]\n  }\n}",
+			wantErr: `{project}:3: unknown key "alow" in permissions: did you mean "allow"?`,
+		},
+		{
+			// A miscased deny list would silently drop its rules.
+			name:    "case variant Deny inside permissions is an error",
+			project: "{\"permissions\": {\n\"Deny\": [\"Read(./.env)\"]}}",
+			wantErr: `{project}:2: unknown key "Deny" in permissions: did you mean "deny"?`,
+		},
+		{
+			name:    "unrelated unknown key inside permissions is an error",
+			project: "{\"permissions\": {\"hooks\": []}}",
+			wantErr: `{project}:1: unknown key "hooks" in permissions (known keys: allow, ask, deny, defaultMode, additionalDirectories, disableBypassPermissionsMode, allowManagedPermissionRulesOnly)`,
+		},
+		{
+			// A miscased permissions object would mean no rules at all.
+			name:    "case variant Permissions at the top level is an error",
+			user:    "{\"Permissions\": {\"deny\": [\"Bash\"]}}",
+			wantErr: `{user}:1: unknown key "Permissions": did you mean "permissions"?`,
+		},
+		{
+			// A typo in a tool name would make a deny rule deny nothing.
+			name:    "rule naming an unknown tool is an error with a suggestion",
+			project: "{\"permissions\": {\"deny\": [\"bash(rm:*)\"]}}",
+			wantErr: `{project}:1: malformed rule "bash(rm:*)": unknown tool "bash": did you mean Bash?`,
 		},
 		{
 			name:    "invalid JSON: trailing comma, with line and column",
@@ -494,6 +514,12 @@ func TestLoad(t *testing.T) {
 			}
 			opts := tt.opts
 			opts.Cwd, opts.Home, opts.ManagedPath = l.cwd, l.home, l.managed
+			for _, d := range opts.AddDirs {
+				// --add-dir must name an existing directory.
+				if err := os.MkdirAll(filepath.Join(l.cwd, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
 			s, err := Load(opts)
 			if tt.wantErr != "" || tt.wantErrSub != "" {
 				if err == nil {
@@ -756,4 +782,50 @@ func TestPolicy(t *testing.T) {
 	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/x" {
 		t.Error("modifying the policy changed the settings")
 	}
+}
+
+// TestLoadFailsClosed checks issue 8 section 4: a settings file that is a
+// broken link, in any scope, is an error naming it, never a scope without
+// rules; so is --add-dir of a missing directory.
+func TestLoadFailsClosed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		link func(l layout) string // makes the broken link, returns its path
+	}{
+		{"dangling project settings", func(l layout) string { return l.project }},
+		{"dangling local settings", func(l layout) string { return l.local }},
+		{"dangling user settings", func(l layout) string { return l.user }},
+		{"dangling managed settings", func(l layout) string { return l.managed }},
+		{"dangling .gen directory", func(l layout) string { return filepath.Dir(l.project) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLayout(t)
+			link := tc.link(l)
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(l.home, "gone.json"), link); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+			if err == nil || !strings.Contains(err.Error(), link+" is a symbolic link to a file that does not exist") {
+				t.Fatalf("Load = %v, want an error naming the broken link %s", err, link)
+			}
+		})
+	}
+	t.Run("add-dir of a missing directory", func(t *testing.T) {
+		l := newLayout(t)
+		_, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, AddDirs: []string{"../nope"}})
+		if err == nil || err.Error() != "--add-dir ../nope: not an existing directory" {
+			t.Fatalf("Load = %v, want the missing --add-dir named", err)
+		}
+	})
+	t.Run("add-dir of a file", func(t *testing.T) {
+		l := newLayout(t)
+		writeFile(t, filepath.Join(l.cwd, "f"), "x")
+		_, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, AddDirs: []string{"f"}})
+		if err == nil || !strings.Contains(err.Error(), "--add-dir f: not an existing directory") {
+			t.Fatalf("Load = %v, want an error", err)
+		}
+	})
 }

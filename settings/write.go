@@ -55,6 +55,46 @@ func update(path, list string, create bool, edit func([]string) []string) error 
 	default:
 		return fmt.Errorf("settings: unknown rule list %q (want allow, ask or deny)", list)
 	}
+	return modify(path, create, func(data []byte) ([]byte, bool, error) {
+		return edited(path, data, list, edit)
+	})
+}
+
+// AddTrustedProject records root, an absolute project directory, in the
+// top-level trustedProjects list of the user settings file at path, with
+// AddRule's guarantees (atomic, locked, other keys kept). Recording a root
+// twice does nothing.
+func AddTrustedProject(path, root string) error {
+	if !filepath.IsAbs(root) {
+		return fmt.Errorf("settings: trusted project %q is not absolute", root)
+	}
+	return modify(path, true, func(data []byte) ([]byte, bool, error) {
+		top, err := readObject(path, data, "settings")
+		if err != nil {
+			return nil, false, err
+		}
+		var roots []string
+		if raw, ok := getField(top, trustedKey); ok {
+			if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, &roots) != nil {
+				return nil, false, fmt.Errorf("%s: %s must be an array of strings", path, trustedKey)
+			}
+		}
+		if slices.Contains(roots, root) {
+			return nil, false, nil
+		}
+		enc, err := marshal(append(roots, root))
+		if err != nil {
+			return nil, false, err
+		}
+		out, err := indented(setField(top, trustedKey, enc))
+		return out, err == nil, err
+	})
+}
+
+// modify runs change on the contents of the file at path (nil if it does
+// not exist) under an exclusive lock on path+".lock", and writes what it
+// returns atomically. change reports false when there is nothing to write.
+func modify(path string, create bool, change func([]byte) ([]byte, bool, error)) error {
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("settings: %w", err)
@@ -89,7 +129,7 @@ func update(path, list string, create bool, edit func([]string) []string) error 
 			mode = fi.Mode().Perm()
 		}
 	}
-	out, changed, err := edited(path, data, list, edit)
+	out, changed, err := change(data)
 	if err != nil || !changed {
 		return err
 	}
@@ -219,17 +259,22 @@ func edited(path string, data []byte, list string, edit func([]string) []string)
 	if err != nil {
 		return nil, false, err
 	}
-	top = setField(top, "permissions", pb)
+	out, err := indented(setField(top, "permissions", pb))
+	return out, err == nil, err
+}
+
+// indented renders a settings object the way gen writes it.
+func indented(top []field) ([]byte, error) {
 	tb, err := writeObject(top)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, tb, "", "  "); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	out.WriteByte('\n')
-	return out.Bytes(), true, nil
+	return out.Bytes(), nil
 }
 
 // writeAtomic replaces path with data so that readers see the old or the

@@ -39,7 +39,10 @@ func (g *policyGate) Check(ctx context.Context, req perm.Request) perm.Result {
 func denyGate(t *testing.T, rules ...string) *policyGate {
 	t.Helper()
 	dir := t.TempDir()
-	g := &policyGate{policy: perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: dir, Root: dir}}}
+	// The test servers listen on loopback, which only an explicit rule
+	// allows (issue 8).
+	loopback := perm.Entry{Rule: perm.Rule{Tool: "WebFetch", Pattern: "domain:127.0.0.1", HasPattern: true}}
+	g := &policyGate{policy: perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: dir, Root: dir}, Allow: []perm.Entry{loopback}}}
 	for _, s := range rules {
 		r, err := perm.ParseRule(s)
 		must(t, err)

@@ -1,0 +1,301 @@
+package perm
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
+)
+
+// mention is a path a command's words may name, whatever the program: an
+// operand, an option's value (--opt=VALUE, -oVALUE, -o VALUE), an
+// assignment's value, an @file, or a path-looking token inside a code
+// string (python3 -c "open('.env')", sed '1r secrets/key').
+//
+// The gate cannot know what an unknown program does with a word, so every
+// such reading is checked: against Read deny rules (Deny), Edit deny rules
+// and sensitive paths (Deny or bypass-immune Ask, unless a verified spec
+// says the program only reads its arguments) and the workspace boundary
+// (never auto-allowed outside it).
+type mention struct {
+	// word is the text that names the path, as the command has it.
+	word string
+	t    target
+	// weak marks readings that are likely not paths (the tail of a short
+	// option cluster, -xvfFILE; the part after "REV:"): they are checked
+	// against Read deny rules only, so that `git add config.env` is not a
+	// sensitive .env.
+	weak bool
+}
+
+// maxMentions bounds the readings checked per command. A command with more
+// is unsure: it cannot be allowed past a Read deny rule.
+const maxMentions = 2048
+
+// codeSeparators split a word holding code (python3 -c "open('x')") into
+// the tokens that may be paths.
+const codeSeparators = " \t\n\r'\"()[]{}<>;|&!$`,\\^"
+
+// reading is a candidate path text and whether it is weak.
+type reading struct {
+	text string
+	weak bool
+}
+
+// maxCluster bounds the short-option clusters whose every tail is read as
+// a possible value (-xvfFILE); a longer one makes the readings unsure.
+const maxCluster = 128
+
+// readings returns every text in the static word value v that may name a
+// path. Option words (-x...) are not themselves paths; their values are.
+// unsure reports a cluster too long to read every way.
+func readings(v string) (out []reading, unsure bool) {
+	seen := map[string]bool{}
+	var add func(s string, weak, split bool)
+	add = func(s string, weak, split bool) {
+		if s == "" || s == "-" || s == "--" {
+			return
+		}
+		if split && strings.ContainsAny(s, codeSeparators) {
+			// The whole word may be a file name with spaces; its tokens
+			// may be paths inside code.
+			if prev, ok := seen[s]; !ok || (prev && !weak) {
+				seen[s] = weak
+				out = append(out, reading{text: s, weak: weak})
+			}
+			for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(codeSeparators, r) }) {
+				add(tok, weak, false)
+			}
+			return
+		}
+		switch {
+		case strings.HasPrefix(s, "--"):
+			if _, val, ok := strings.Cut(s, "="); ok {
+				add(val, weak, false)
+			}
+			return
+		case strings.HasPrefix(s, "-"):
+			// -oVALUE: the value follows the option letter; in a
+			// cluster (-xvfFILE) it may follow any of them.
+			if len(s) > 2 {
+				add(s[2:], weak, false)
+				if len(s) > maxCluster {
+					unsure = true
+					return
+				}
+				for i := 3; i < len(s); i++ {
+					add(s[i:], true, false)
+				}
+			}
+			return
+		}
+		if prev, ok := seen[s]; ok && (!prev || weak) {
+			return // already read at least as strongly
+		}
+		seen[s] = weak
+		out = append(out, reading{text: s, weak: weak})
+		if rest, ok := strings.CutPrefix(s, "@"); ok {
+			add(rest, weak, false) // curl -d @file
+		}
+		if _, val, ok := strings.Cut(s, "="); ok {
+			add(val, weak, false) // of=FILE, VAR=FILE
+		}
+		if i := strings.IndexByte(s, ':'); i > 0 && !strings.HasPrefix(s, "/") {
+			add(s[i+1:], true, false) // git show REV:PATH
+		}
+	}
+	add(v, false, true)
+	return out, unsure
+}
+
+// mentionsOf returns every path the words and assignments of a command
+// part may name, resolved from each directory the command may run in. For
+// a glob word it adds every file the glob matches now; only a glob in the
+// last segment is expanded (one directory read), and unsure reports a
+// deeper one, a relative path after a cd to a computed directory, a
+// non-static argument of a program known to read files, or more than
+// maxMentions readings.
+func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
+	if pt.mentionsDone {
+		return pt.mentions, pt.mentionsUnsure
+	}
+	pt.mentionsDone = true
+	name, _ := pt.cmd.Name()
+	var texts []reading
+	for i, w := range pt.cmd.Words {
+		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
+			pt.mentionsUnsure = true // cat "$PWD/.env"
+		}
+		if !w.Static {
+			// Its literal parts may still name a denied path
+			// ("$X"/.env, a=( .env )): Read deny rules judge them.
+			rs, unsure := readings(w.Raw)
+			for _, r := range rs {
+				texts = append(texts, reading{text: r.text, weak: true})
+			}
+			pt.mentionsUnsure = pt.mentionsUnsure || unsure
+			continue
+		}
+		if w.Value == "" {
+			continue
+		}
+		rs, unsure := readings(w.Value)
+		pt.mentionsUnsure = pt.mentionsUnsure || unsure
+		for _, r := range rs {
+			// The program word is a path when it runs a file
+			// (./secrets/run.sh reads it); only Read deny rules judge
+			// it, so `cp` is not the file ./cp.
+			r.weak = r.weak || i == 0
+			if strings.HasPrefix(r.text, "~") && !w.Tilde {
+				r.text = "./" + r.text // a quoted ~ is a literal name
+			}
+			texts = append(texts, r)
+		}
+		if i > 0 && w.Glob && !strings.HasPrefix(w.Value, "-") {
+			c.globMentions(pt, w)
+		}
+	}
+	for _, a := range pt.cmd.Assigns {
+		text := a.Value
+		if !a.Static {
+			text = a.Raw
+		}
+		rs, unsure := readings(text)
+		pt.mentionsUnsure = pt.mentionsUnsure || unsure
+		for _, r := range rs {
+			r.weak = r.weak || !a.Static
+			texts = append(texts, r)
+		}
+	}
+	if len(texts) > maxMentions {
+		pt.mentionsUnsure = true
+		texts = texts[:maxMentions]
+	}
+	for _, r := range texts {
+		ts, ok := c.shellTargets(r.text)
+		if !ok {
+			pt.mentionsUnsure = true
+		}
+		for _, t := range ts {
+			pt.mentions = append(pt.mentions, mention{word: r.text, t: t, weak: r.weak})
+		}
+	}
+	return pt.mentions, pt.mentionsUnsure
+}
+
+// globMentions adds the files a glob word matches now.
+func (c *call) globMentions(pt *part, w bash.Word) {
+	ts, ok := c.shellTargets(shellPath(w))
+	if !ok {
+		pt.mentionsUnsure = true
+		return
+	}
+	for _, t := range ts {
+		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+			pt.mentionsUnsure = true
+			continue
+		}
+		matches, _ := filepath.Glob(t.abs)
+		for _, m := range matches {
+			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
+		}
+	}
+}
+
+// exists reports whether p names a file (a link, dangling or not, counts).
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// targets returns the targets of ms.
+func targets(ms []mention) []target {
+	ts := make([]target, len(ms))
+	for i, m := range ms {
+		ts[i] = m.t
+	}
+	return ts
+}
+
+// statOnly are programs whose operands are only looked up, never read or
+// written: a sensitive directory named to them is not touched.
+var statOnly = map[string]bool{"cd": true, "pushd": true, "popd": true, "test": true, "[": true, "[[": true}
+
+// onlyReads reports whether a command part is verified to only read its
+// arguments (a read-only command whose option spec is complete, or a
+// program that only looks paths up), so that naming a sensitive or
+// Edit-denied path does not touch it.
+func (pt *part) onlyReads() bool {
+	if pt.readOnly {
+		return true
+	}
+	name, ok := pt.cmd.Name()
+	return ok && statOnly[name]
+}
+
+// sensitiveMention returns the first strong mention of a command that is a
+// sensitive path, with its label, unless the command only reads.
+func (c *call) sensitiveMention(pt *part) (word, label string) {
+	if pt.onlyReads() {
+		return "", ""
+	}
+	ms, _ := c.mentionsOf(pt)
+	for _, m := range ms {
+		if m.weak || harmlessDevice(m.t.abs) {
+			continue
+		}
+		if l := sensitive(m.t); l != "" {
+			return m.word, l
+		}
+	}
+	return "", ""
+}
+
+// harmlessDevice reports the device files commands name without risk
+// (diff /dev/null x, dd if=/dev/zero).
+func harmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+// outsideMention returns the first strong mention of a command that names
+// an existing file outside the workspace, or "". A read-only command that
+// names one is never auto-allowed, even where its spec does not say the
+// word is a path (echo ~/.ssh/id_rsa is harmless, but the gate does not
+// guess). Files that do not exist cannot be read, and writes are checked
+// as write parts.
+func (c *call) outsideMention(pt *part) string {
+	ms, _ := c.mentionsOf(pt)
+	for _, m := range ms {
+		if m.weak || harmlessDevice(m.t.abs) || c.ws.contains(m.t) {
+			continue
+		}
+		if exists(m.t.abs) || exists(m.t.real) {
+			return m.word
+		}
+	}
+	return ""
+}
+
+// mentionMatch returns the first mention of a command a path rule covers,
+// broadly: Read rules are checked against every reading, Edit and Write
+// rules against strong ones of commands that do not only read.
+func (c *call) mentionMatch(r Rule, pt *part) (mention, bool) {
+	ms, _ := c.mentionsOf(pt)
+	if r.Tool != "Read" && pt.onlyReads() {
+		return mention{}, false
+	}
+	for _, m := range ms {
+		if r.Tool != "Read" && m.weak {
+			continue
+		}
+		if !r.HasPattern || targetMatch(c.pathPattern(r.Pattern), m.t, true) {
+			return m, true
+		}
+	}
+	return mention{}, false
+}

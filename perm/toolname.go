@@ -1,0 +1,47 @@
+package perm
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gen-run/gen/internal/editdist"
+)
+
+// Tools are the built-in tool names a rule may name. Besides these a rule
+// may name an MCP tool or server (mcp__server, mcp__server__tool) or use
+// MCP(pattern); Agent and Skill take a pattern naming the agent or skill.
+var Tools = []string{
+	"Read", "Glob", "Grep", "Write", "Edit", "NotebookEdit", "Bash", "WebFetch", "WebSearch",
+	"TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Agent", "Skill",
+	"LSP", "CronList", "MCP",
+}
+
+// checkToolName refuses a rule tool name that names no tool: a misspelt
+// deny rule (bash(rm:*)) would otherwise silently deny nothing.
+func checkToolName(name string) error {
+	if slices.Contains(Tools, name) || strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
+		return nil
+	}
+	if near := nearestTool(name); near != "" {
+		return fmt.Errorf("unknown tool %q: did you mean %s?", name, near)
+	}
+	return fmt.Errorf("unknown tool %q (want a built-in tool such as Bash, Read or Edit, mcp__server__tool, MCP(...), Agent(...) or Skill(...))", name)
+}
+
+// nearestTool returns the built-in tool name that name most likely
+// misspells (same letters in another case, or within two edits), or "".
+func nearestTool(name string) string {
+	l := strings.ToLower(name)
+	if strings.HasPrefix(l, "mcp_") || strings.HasPrefix(l, "mcp-") {
+		return "mcp__server__tool"
+	}
+	best, bestD := "", 3
+	for _, t := range Tools {
+		d := editdist.Distance(l, strings.ToLower(t))
+		if d < bestD {
+			best, bestD = t, d
+		}
+	}
+	return best
+}

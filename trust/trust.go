@@ -1,0 +1,136 @@
+// Package trust decides whether a project may run code of its own before
+// the permission gate sees a tool call: project hooks, project MCP servers
+// and a project's sandbox opt-out. A cloned repository must not get these
+// for free, so they need the user's trust, given once per project root:
+//
+//   - by the interactive prompt on first use (Ask),
+//   - by `gen trust [DIR]` (Trust),
+//   - by --trust for one headless run (settings.Options.Trust; not recorded).
+//
+// Trust is recorded in the user settings (~/.gen/settings.json, top-level
+// "trustedProjects"), written atomically under the settings lock. A project's
+// own settings cannot grant it. Permission rules and modes in project
+// settings do not need trust: they only restrict or ask.
+package trust
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gen-run/gen/internal/textfile"
+	"github.com/gen-run/gen/settings"
+)
+
+// Root returns the project root trust is given to for dir: the root
+// settings uses (nearest ancestor with .gen or .git), absolute, with
+// symlinks resolved so that a link to a project is the same project.
+func Root(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("trust: %s is not a directory", abs)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	return settings.ProjectRoot(real), nil
+}
+
+// Trust records the project containing dir as trusted in the user settings
+// under home, and returns its root. Trusting a project twice is not an
+// error.
+func Trust(home, dir string) (string, error) {
+	root, err := Root(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := settings.AddTrustedProject(settings.UserPath(home), root); err != nil {
+		return "", err
+	}
+	return root, nil
+}
+
+// IsTrusted reports whether the user settings under home record the
+// project containing dir as trusted. A user settings file that cannot be
+// read or parsed is an error, never "trusted".
+func IsTrusted(home, dir string) (bool, error) {
+	root, err := Root(dir)
+	if err != nil {
+		return false, err
+	}
+	path := settings.UserPath(home)
+	data, err := textfile.Read(path, textfile.Max)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("trust: %s: %w", path, err)
+	}
+	roots, err := settings.TrustedProjects(path, data)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(roots, root), nil
+}
+
+// Feature is project code that needs trust.
+type Feature string
+
+// The features that run before the gate.
+const (
+	Hooks      Feature = "hooks"
+	MCPServers Feature = "MCP servers"
+	SandboxOff Feature = "sandbox opt-out"
+)
+
+// Refusal returns the warning to print, once, when a project that is not
+// trusted asks for feature f in file; "" when set is trusted and the
+// feature may be used. Callers that load project hooks, MCP servers or
+// sandbox settings skip them when this is not "".
+func Refusal(set *settings.Settings, f Feature, file string) string {
+	if set.Trusted {
+		return ""
+	}
+	root := set.Workspace.Root
+	return fmt.Sprintf("%s: ignoring project %s: the project %s is not trusted (trust it with `gen trust %s`, or --trust for one run)", file, f, root, root)
+}
+
+// Ask asks the person at the terminal whether to trust root and records the
+// answer when it is yes. Only "y" or "yes" trusts; end of input, an error
+// or ctx ending is no. It must only be called where a person can answer
+// (never headless).
+func Ask(ctx context.Context, in io.Reader, out io.Writer, home, root string) (bool, error) {
+	fmt.Fprintf(out, "gen: %s has project hooks, MCP servers or sandbox settings that run code.\nTrust this project? Only trust code you have reviewed. [y/N] ", root)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		answer <- strings.ToLower(strings.TrimSpace(line))
+	}()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case a := <-answer:
+		if a != "y" && a != "yes" {
+			return false, nil
+		}
+	}
+	if _, err := Trust(home, root); err != nil {
+		return false, err
+	}
+	return true, nil
+}
