@@ -196,6 +196,9 @@ func readings(words []Word) [][]Word {
 	if g, ok := withoutGitGlobals(words); ok {
 		out = append(out, g)
 	}
+	if a, ok := gitAliased(words, nil); ok {
+		out = append(out, a)
+	}
 	if b, ok := baseNamed(words); ok {
 		out = append(out, b)
 	}
@@ -334,7 +337,8 @@ func join(words []Word, text func(Word) string) string {
 // harmlessVars are environment variables that only change presentation.
 // An assignment to one of them is stripped for AllowForm when its value
 // is a plain token (no path: a locale or terminal name with a "/" loads
-// files from that path). PAGER and GIT_PAGER are harmless only as "cat".
+// files from that path). Every other assignment keeps a command from being
+// read-only: the list is an allowlist.
 var harmlessVars = map[string]bool{
 	"LANG": true, "LANGUAGE": true, "TZ": true, "NO_COLOR": true, "TERM": true,
 	"COLUMNS": true, "LINES": true, "FORCE_COLOR": true, "CLICOLOR": true,
@@ -347,8 +351,6 @@ func harmless(a Assign) bool {
 		return false
 	}
 	switch {
-	case a.Name == "PAGER" || a.Name == "GIT_PAGER":
-		return a.Value == "cat"
 	case harmlessVars[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
 		return plainValueRe.MatchString(a.Value)
 	}
@@ -385,7 +387,9 @@ func (c *Command) narrow() ([]Word, bool) {
 // wrappers timeout, time, nice, nohup and stdbuf (with their options) are
 // stripped first. ok is false, and no allow rule may ever cover the
 // command, when a word is not static, the program is privileged (sudo,
-// doas, su, ...), the program is named by a path, or nothing is left.
+// doas, su, ...), it sets a variable that carries code (CodeAssigns), or
+// nothing is left. A program named by a path keeps its path, so only a
+// rule naming that path matches it.
 func (c *Command) AllowForm() (string, bool) {
 	words, ok := c.narrow()
 	if !ok {
@@ -396,8 +400,54 @@ func (c *Command) AllowForm() (string, bool) {
 			return "", false
 		}
 	}
-	if name := words[0].Value; privileged[name] || strings.Contains(name, "/") || words[0].Glob || name == "" {
+	if name := words[0].Value; privileged[path.Base(name)] || words[0].Glob || name == "" || len(c.CodeAssigns()) > 0 {
 		return "", false
 	}
 	return join(words, quote), true
+}
+
+// gitAliased returns a git command line with its subcommand replaced by
+// the alias that defines it: one given with -c alias.NAME=VALUE, or one
+// in aliases (from the repository's configuration). Shell aliases ("!")
+// are parsed as shell code instead (gitCode).
+func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
+	if len(words) < 2 || !words[0].Static || path.Base(words[0].Value) != "git" {
+		return nil, false
+	}
+	parsed, rest, _ := gitGlobals.parse(words[1:])
+	sub := 1 + rest
+	if sub >= len(words) || !words[sub].Static {
+		return nil, false
+	}
+	name := words[sub].Value
+	value, found := aliases[name]
+	for _, a := range parsed {
+		if a.opt != "-c" || a.word == nil || !a.word.Static {
+			continue
+		}
+		k, v, _ := strings.Cut(a.val, "=")
+		if strings.EqualFold(k, "alias."+name) {
+			value, found = v, true
+		}
+	}
+	if !found || strings.HasPrefix(value, "!") {
+		return nil, false
+	}
+	out := append([]Word{}, words[:sub]...)
+	out = append(out, splitWords(value)...)
+	return append(out, words[sub+1:]...), true
+}
+
+// WithGitAliases returns the command's deny forms with git aliases from
+// a repository's configuration expanded (alias name → value), for the
+// caller that has read that configuration.
+func (c *Command) WithGitAliases(aliases map[string]string) []string {
+	var out []string
+	for _, v := range c.variants() {
+		if a, ok := gitAliased(v, aliases); ok {
+			cmd := &Command{Words: a}
+			out = append(out, cmd.DenyForms()...)
+		}
+	}
+	return out
 }
