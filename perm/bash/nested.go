@@ -96,8 +96,19 @@ func shellCode(words []Word) (code []string, ok bool) {
 		return single(trapAction(args))
 	case name == "alias":
 		return aliasValues(args)
-	case name == "su" || name == "runuser" || name == "script" || name == "flock":
+	case name == "su" || name == "runuser" || name == "script" || name == "flock" || name == "sg":
 		return single(commandOption(args))
+	case name == "capsh":
+		// Arguments after "--" go to bash: capsh -- -c 'cmd'.
+		for i, a := range args {
+			if !a.Static {
+				return nil, false
+			}
+			if a.Value == "--" || a.Value == "==" {
+				return single(dashC(args[i+1:]))
+			}
+		}
+		return nil, true
 	case name == "git":
 		return gitCode(args)
 	case name == "watch":

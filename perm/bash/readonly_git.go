@@ -180,3 +180,41 @@ func gitRest(words []Word) int {
 	}
 	return len(words)
 }
+
+// GitStart returns where a git command (after the narrow wrappers) looks
+// for its repository: the -C directories in order (each relative to the
+// one before) and the --git-dir value. isGit is false for anything else.
+func (c *Command) GitStart() (chdirs []string, gitDir string, isGit bool) {
+	words, ok := c.narrow()
+	if !ok || len(words) == 0 || !words[0].Static || words[0].Value != "git" {
+		return nil, "", false
+	}
+	args := words[1:]
+	rest := gitRest(args)
+	for i := 0; i < rest && i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case (v == "-C" || v == "--git-dir") && i+1 < rest:
+			if v == "-C" {
+				chdirs = append(chdirs, args[i+1].Value)
+			} else {
+				gitDir = args[i+1].Value
+			}
+			i++
+		case strings.HasPrefix(v, "--git-dir="):
+			gitDir = strings.TrimPrefix(v, "--git-dir=")
+		}
+	}
+	return chdirs, gitDir, true
+}
+
+// GitOverrides are configuration values the Bash tool sets for every
+// command (through GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and
+// GIT_CONFIG_VALUE_n), so that a repository's own configuration cannot
+// make a read-only git command run a program where turning the key off
+// changes nothing else a user relies on: core.fsmonitor runs on every
+// git status. The gate checks the rest of a repository's configuration
+// (perm: a key outside a verified list makes git not read-only).
+var GitOverrides = [][2]string{
+	{"core.fsmonitor", "false"},
+}
