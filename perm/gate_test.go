@@ -19,7 +19,7 @@ func TestGateSoundness(t *testing.T) {
 		"bare/config":         "[diff]\n\texternal = touch pwned\n",
 		"clean/.git/config":   "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = https://x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
 		"inc/.git/config":     "[include]\n\tpath = ../x.cfg\n",
-		"alias/.git/config":   "[alias]\n\tst = status\n",
+		"alias/.git/config":   "[alias]\n\tst = status\n\tp = push\n\tx = !rm -rf ~\n",
 	} {
 		full := filepath.Join(f.root, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -124,6 +124,8 @@ func TestGateSoundness(t *testing.T) {
 
 		// git aliases.
 		{"git -c alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -c alias.p=push p"), Deny, 1, ""},
+		{"repository alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("cd alias && git p origin"), Deny, 1, "git alias"},
+		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
 
 		// Program names that are not static literals.

@@ -62,6 +62,66 @@ func gitRepoCode(dir, gitDir string) string {
 	return ""
 }
 
+// gitAliases returns the aliases the configuration of the repository git
+// would use (started in dir, or given by gitDir) defines: name → value.
+func gitAliases(dir, gitDir string) map[string]string {
+	if gitDir == "" {
+		gitDir = discoverGitDir(dir)
+	} else if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(dir, gitDir)
+	}
+	if gitDir == "" {
+		return nil
+	}
+	out := map[string]string{}
+	for _, f := range []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		section := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "[") {
+				name, _, _ := strings.Cut(strings.Trim(line, "[]"), " ")
+				section = strings.ToLower(name)
+				continue
+			}
+			if k, v, ok := strings.Cut(line, "="); ok && section == "alias" {
+				out[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
+			}
+		}
+	}
+	return out
+}
+
+// repoAliasForms returns the deny forms of a git command with the aliases
+// of its repository expanded, for every directory it may start in, and
+// the shell code of a "!" alias it runs ("" if none).
+func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
+	dirs, gitDir, isGit := pt.cmd.GitStart()
+	if !isGit {
+		return nil, ""
+	}
+	for _, b := range c.bases {
+		start := b
+		for _, d := range dirs {
+			start = joinDir(c, start, d)
+		}
+		aliases := gitAliases(start, joinDir(c, start, gitDir))
+		if len(aliases) == 0 {
+			continue
+		}
+		for _, w := range pt.cmd.Words[1:] {
+			if v, ok := aliases[w.Value]; ok && strings.HasPrefix(v, "!") {
+				shell = w.Value + " = " + v
+			}
+		}
+		forms = append(forms, pt.cmd.WithGitAliases(aliases)...)
+	}
+	return forms, shell
+}
+
 // discoverGitDir finds the repository git uses when started in dir, as
 // git does: a .git directory or "gitdir:" file in dir or an ancestor, or
 // an ancestor that is itself a (bare) repository.

@@ -65,6 +65,25 @@ func stepDeny(c *call, p *Policy) (Result, bool) {
 			}
 		}
 	}
+	if hasBashRule(p.Deny) || hasBashRule(p.Ask) {
+		for i := range c.parts {
+			pt := &c.parts[i]
+			if pt.kind != kindCommand {
+				continue
+			}
+			// Aliases in the repository's configuration are resolved
+			// like git -c alias.X=...; a "!" alias is shell code.
+			forms, _ := c.repoAliasForms(pt)
+			pt.denyForms = append(pt.denyForms, forms...)
+		}
+	}
+	for _, e := range p.Deny {
+		for i := range c.parts {
+			if c.matches(e.Rule, &c.parts[i], matchDeny) {
+				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + " (git alias)", Rule: e.Rule.String(), Source: e.Source}, true
+			}
+		}
+	}
 	for _, e := range p.Deny {
 		for i := range c.parts {
 			pt := &c.parts[i]
@@ -119,6 +138,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			}
 			if _, ok := pt.cmd.Name(); !ok && guarded {
 				return ask("command name is not static, so deny and ask rules cannot be checked", "")
+			}
+			if _, shell := c.repoAliasForms(pt); shell != "" {
+				// A "!" alias in a repository's configuration is code
+				// nobody reviewed: bypass-immune, like obfuscation.
+				return ask("git alias from the repository configuration runs shell code: "+shell, "")
 			}
 			if o := opaque(pt.denyForms); o != "" && guarded {
 				return ask("command runs code deny and ask rules cannot see", o)
