@@ -34,6 +34,8 @@ type part struct {
 	allowOK   bool
 	denyForms []string
 	readOnly  bool
+	notRO     string   // why the command is not read-only
+	xargs     bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
 	reads     []target // paths a read-only command reads
 	recursion recursion
 	// mentions are every path its words could name; computed on demand
@@ -46,6 +48,9 @@ type part struct {
 	path target
 	// dynamic is set for a redirect whose target is not a static word.
 	dynamic bool
+	// owner is 1 + the index of the command part whose arguments name
+	// this write (cp's destination), or 0.
+	owner int
 
 	// kindOther
 	spec    string
@@ -70,6 +75,10 @@ type call struct {
 	// invalid is set when the call cannot be analysed (bad arguments, shell
 	// syntax error, unparseable URL). Such a call is never allowed.
 	invalid string
+	writer  int // owner for the write parts being added
+	// xargsOK: the policy lets xargs feed a verified read-only program
+	// (no Bash deny or ask rules and no Read deny rules).
+	xargsOK bool
 }
 
 func analyse(req Request, ws Workspace) *call {
@@ -193,19 +202,13 @@ func (c *call) analyseBash() {
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		p.denyForms = cmd.DenyForms()
 		p.recursion = recursionOf(append([]string{p.allowForm}, p.denyForms...)...)
-		if paths, ok := cmd.ReadOnly(); ok {
-			p.readOnly = true
-			for _, a := range paths {
-				ts, ok := c.shellTargets(a)
-				p.readOnly = p.readOnly && ok
-				p.reads = append(p.reads, ts...)
-			}
-		}
+		c.readsOf(&p)
 		c.parts = append(c.parts, p)
 	}
 	// What commands write through their arguments (cp x .git/hooks/y,
 	// tee, sed -i, ln to ~/.bashrc) is checked like a redirect: as an Edit.
-	for _, cmd := range s.Commands {
+	for i, cmd := range s.Commands {
+		c.writer = i + 1
 		targets, dynamic := cmd.Writes()
 		if dynamic {
 			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
@@ -218,6 +221,7 @@ func (c *call) analyseBash() {
 			c.writeParts(shellPath(w))
 		}
 	}
+	c.writer = 0
 	for _, r := range s.Redirects {
 		k := kindRead
 		if r.Output {
@@ -259,7 +263,7 @@ func (c *call) writeParts(p string) {
 		return
 	}
 	for _, t := range ts {
-		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", path: t})
+		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", path: t, owner: c.writer})
 	}
 }
 

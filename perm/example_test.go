@@ -31,7 +31,7 @@ func ExampleEvaluate() {
 	}
 	// Output:
 	// npm run build: allow (step 6: allowed by rule Bash(npm run *) (project))
-	// npm run build && npm publish: ask (step 7: Bash requires approval in default mode)
+	// npm run build && npm publish: ask (step 7: Bash requires approval in default mode (not read-only: program npm has no read-only spec))
 	// sudo /usr/bin/c'ur'l https://x.org: deny (step 1: tool Bash is blocked by deny rule Bash(curl:*) (project))
 	// npm run build && rm -rf node_modules: ask (step 2: destructive command)
 }

@@ -34,6 +34,7 @@ func FuzzAllowIsNarrow(f *testing.F) {
 			for _, c := range s.Commands {
 				form, ok := c.AllowForm()
 				_, ro := c.ReadOnly()
+				ro = ro || c.XargsSafe()
 				if !ro && (!ok || !strings.HasPrefix(form, "echo ")) {
 					t.Fatalf("%q allowed, but %q is neither a static echo nor read-only", cmd, form)
 				}
@@ -96,6 +97,44 @@ func FuzzReadDenyNeverAllowed(f *testing.F) {
 		}
 		if r := Evaluate(bashReq(cmd), p); r.Decision == Allow {
 			t.Fatalf("%q allowed in %s mode (%s, step %d): it names a Read-denied path", cmd, p.Mode, r.Reason, r.Step)
+		}
+	})
+}
+
+// FuzzDynamicNameNeverAllowed checks the central invariant of issue 8 for
+// program names: a script holding a command whose program name is not a
+// static literal (`$r -rf /`, `$(echo rm)`, `{rm,-rf,/}`, `/bin/r?`) is
+// never allowed, in any mode, even under a bare Bash allow rule.
+func FuzzDynamicNameNeverAllowed(f *testing.F) {
+	for _, s := range []string{
+		"r=rm; $r -rf /", "$(echo rm) -rf /", "{rm,-rf,/}", "/bin/r? -rf x", "sudo $x", "`echo ls`",
+		"ls; \"$c\" x", "x=$(${a[0]} b)", "env $cmd", "find . -exec $x {} +", "echo hi", "ls | xargs $f",
+		"a=ls; eval \"$a\"", "${CMD:-ls} .", "$'\\x72m' x",
+	} {
+		f.Add(s)
+	}
+	fx := newFixture(f)
+	modes := []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass, ModeExplore, ModeAuto}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		s, err := bash.Parse(cmd)
+		if err != nil {
+			return
+		}
+		dynamic := ""
+		for _, c := range s.Commands {
+			if _, ok := c.Name(); !ok && len(c.Words) > 0 {
+				dynamic = c.Words[0].Raw
+				break
+			}
+		}
+		if dynamic == "" {
+			return
+		}
+		for _, m := range modes {
+			p := &Policy{Mode: m, Workspace: fx.ws(), Allow: entries(SourceLocal, "Bash")}
+			if r := Evaluate(bashReq(cmd), p); r.Decision == Allow {
+				t.Fatalf("%q (program %q) allowed in %s mode: %s", cmd, dynamic, m, r.Reason)
+			}
 		}
 	})
 }

@@ -38,8 +38,9 @@ func Evaluate(req Request, p *Policy) Result {
 
 func evaluate(c *call, p *Policy) Result {
 	if r, ok := stepDeny(c, p); ok {
-		return r
+		return stepCoerce(r, p)
 	}
+	c.xargsOK = !hasBashRule(p.Deny) && !hasBashRule(p.Ask) && !hasRule(p.Deny, "Read")
 	if r, ok := stepImmune(c, p); ok {
 		return stepCoerce(r, p)
 	}
@@ -52,7 +53,10 @@ func evaluate(c *call, p *Policy) Result {
 	return stepCoerce(stepParts(c, p), p)
 }
 
-// Step 1.
+// Step 1. A Bash deny rule's program mentioned anywhere in a command
+// (an argument of a program the gate does not know, a word inside a
+// string, a versioned name) is at least Ask; Deny where that program is
+// certainly what runs.
 func stepDeny(c *call, p *Policy) (Result, bool) {
 	for _, e := range p.Deny {
 		for i := range c.parts {
@@ -64,6 +68,40 @@ func stepDeny(c *call, p *Policy) (Result, bool) {
 					}
 				}
 				return Result{Decision: Deny, Step: 1, Reason: reason, Rule: e.Rule.String(), Source: e.Source}, true
+			}
+		}
+	}
+	if hasBashRule(p.Deny) || hasBashRule(p.Ask) {
+		for i := range c.parts {
+			pt := &c.parts[i]
+			if pt.kind != kindCommand {
+				continue
+			}
+			// Aliases in the repository's configuration are resolved
+			// like git -c alias.X=...; a "!" alias is shell code.
+			forms, _ := c.repoAliasForms(pt)
+			pt.denyForms = append(pt.denyForms, forms...)
+		}
+	}
+	for _, e := range p.Deny {
+		for i := range c.parts {
+			if c.matches(e.Rule, &c.parts[i], matchDeny) {
+				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + " (git alias)", Rule: e.Rule.String(), Source: e.Source}, true
+			}
+		}
+	}
+	for _, e := range p.Deny {
+		for i := range c.parts {
+			pt := &c.parts[i]
+			if pt.kind != kindCommand || e.Rule.Tool != "Bash" || !e.Rule.HasPattern {
+				continue
+			}
+			certain, word := mentionMatch(e.Rule.Pattern, pt.denyForms)
+			switch {
+			case certain:
+				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + ": runs " + word, Rule: e.Rule.String(), Source: e.Source}, true
+			case word != "":
+				return Result{Decision: Ask, Step: 1, Reason: fmt.Sprintf("command mentions %s, which deny rule %s (%s) blocks", word, e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}, true
 			}
 		}
 	}
@@ -88,11 +126,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 	}
 	if c.script != nil {
 		for _, s := range c.script.Suspicious {
-			// A dynamic program name is judged below: it matters only
-			// while there are Bash rules it could evade.
-			if s != "dynamic command name" && s != "glob in command name" {
-				return ask("suspicious command: "+s, "")
+			if s == "dynamic command name" || s == "glob in command name" {
+				// A program no rule can name runs: `$r -rf /`.
+				s += " " + dynamicName(c)
 			}
+			return ask("suspicious command: "+s, "")
 		}
 	}
 	guarded := hasBashRule(p.Deny) || hasBashRule(p.Ask)
@@ -107,8 +145,16 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			if _, ok := pt.cmd.Name(); !ok && guarded {
 				return ask("command name is not static, so deny and ask rules cannot be checked", "")
 			}
+			if _, shell := c.repoAliasForms(pt); shell != "" {
+				// A "!" alias in a repository's configuration is code
+				// nobody reviewed: bypass-immune, like obfuscation.
+				return ask("git alias from the repository configuration runs shell code: "+shell, "")
+			}
 			if o := opaque(pt.denyForms); o != "" && guarded {
 				return ask("command runs code deny and ask rules cannot see", o)
+			}
+			if vs := pt.cmd.CodeAssigns(); len(vs) > 0 && guarded {
+				return ask("command sets "+strings.Join(vs, ", ")+", which carries code deny and ask rules cannot see", "")
 			}
 			if readDeny {
 				if _, unsure := c.mentionsOf(pt); unsure {
@@ -229,8 +275,15 @@ func stepConstraint(c *call, p *Policy) (Result, bool) {
 func stepParts(c *call, p *Policy) Result {
 	var out Result
 	var rules []string
+	decided := make([]Result, len(c.parts))
 	for i := range c.parts {
 		r := decidePart(c, &c.parts[i], p)
+		if r.Decision != Allow && r.Step == 7 {
+			if o, ok := ownedWrite(c, &c.parts[i], decided); ok {
+				r = o
+			}
+		}
+		decided[i] = r
 		switch {
 		case i == 0, r.Decision.stricter(out.Decision):
 			out = r
@@ -248,6 +301,34 @@ func stepParts(c *call, p *Policy) Result {
 		out.Rule = strings.Join(rules, ", ")
 	}
 	return out
+}
+
+// dynamicName returns the first program word of the script that is not a
+// static literal, for the reason that names it.
+func dynamicName(c *call) string {
+	for _, pt := range c.parts {
+		if pt.kind == kindCommand && len(pt.cmd.Words) > 0 {
+			if _, ok := pt.cmd.Name(); !ok {
+				return pt.cmd.Words[0].Raw
+			}
+		}
+	}
+	return "(in a wrapped command)"
+}
+
+// ownedWrite allows a write a command's arguments name (mkdir build, cp's
+// destination) when an allow rule covers that command and the path is in
+// the workspace: the rule means what it says. Edit deny and ask rules,
+// sensitive paths and the workspace boundary were checked before.
+func ownedWrite(c *call, pt *part, decided []Result) (Result, bool) {
+	if pt.kind != kindWrite || pt.owner == 0 || pt.dynamic || !c.ws.contains(pt.path) {
+		return Result{}, false
+	}
+	o := decided[pt.owner-1]
+	if o.Decision != Allow || o.Step != 4 && o.Step != 6 {
+		return Result{}, false
+	}
+	return Result{Decision: Allow, Step: o.Step, Reason: "written by a command " + o.Reason, Rule: o.Rule, Source: o.Source}, true
 }
 
 func decidePart(c *call, pt *part, p *Policy) Result {
@@ -287,9 +368,23 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 			}
 			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
 		}
+		if pt.xargs && c.xargsOK {
+			return Result{Decision: Allow, Step: 7, Reason: "xargs into a read-only command (no Bash or Read deny rules)", Source: SourceBuiltin}
+		}
+		if m == ModeExplore || m == ModeDontAsk || m == ModeBypass {
+			break
+		}
+		why := pt.notRO
+		if pt.readOnly {
+			why = "reads outside the workspace: " + outside(c, pt.reads)
+		}
+		return res(Ask, fmt.Sprintf("Bash requires approval in %s mode (not read-only: %s)", m, why))
 	case kindRead:
 		if !c.ws.contains(pt.path) {
 			return res(Ask, "path is outside the workspace: "+pt.path.abs)
+		}
+		if pt.tool == "Bash" {
+			return Result{Decision: Allow, Step: 7, Reason: "redirect reads a file inside the workspace", Source: SourceBuiltin}
 		}
 	case kindWrite:
 		if !c.ws.contains(pt.path) {
@@ -321,7 +416,20 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	case class == Edit && (m == ModeAcceptEdits || m == ModeAuto):
 		return res(Allow, fmt.Sprintf("%s mode allows edits", m))
 	}
+	if pt.kind == kindWrite && pt.tool == "Bash" {
+		return res(Ask, fmt.Sprintf("writes %s: edits require approval in %s mode", pt.path.abs, m))
+	}
 	return res(Ask, fmt.Sprintf("%s requires approval in %s mode", c.req.Tool, m))
+}
+
+// outside names the first path that is outside the workspace.
+func outside(c *call, ts []target) string {
+	for _, t := range ts {
+		if !c.ws.contains(t) {
+			return t.abs
+		}
+	}
+	return "(none)"
 }
 
 func (c *call) allInWorkspace(ts []target) bool {

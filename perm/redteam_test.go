@@ -38,7 +38,8 @@ func TestRedTeam(t *testing.T) {
 		{"deny: exec -a renames argv0", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("exec -a foo curl x"), Deny, 1},
 		{"deny: xargs -a reads args from file", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("xargs -a list curl"), Deny, 1},
 		{"deny: find -execdir", denyRmBypass, bashReq(`find . -execdir rm {} \;`), Deny, 1},
-		{"deny: quoted subscript runs substitution", denyRmBypass, bashReq(`unset 'a[$(rm x)]'`), Ask, 2},
+		{"deny: quoted subscript runs substitution", denyRmBypass, bashReq(`unset 'a[$(rm x)]'`), Ask, 1},
+		{"suspicious: quoted subscript runs substitution", mode(ModeBypass), bashReq(`unset 'a[$(rm x)]'`), Ask, 2},
 		// Was a bypass: git -c alias.NAME='!cmd' is shell code; shellCode does not parse it
 		{"deny: git -c alias shell command", denyRmBypass, bashReq(`git -c alias.x='!rm x' x`), Deny, 0},
 		// Was a bypass: env vars holding commands (GIT_SSH_COMMAND, PAGER, EDITOR, ...) are not parsed or opaque
@@ -58,9 +59,11 @@ func TestRedTeam(t *testing.T) {
 		// Was a bypass: git's --attr-source takes a separate value; gitGlobals treats it as a flag and HEAD as the subcommand
 		{"deny: git --attr-source value", all(deny("Bash(git push:*)"), mode(ModeBypass)), bashReq("git --attr-source HEAD push origin"), Deny, 0},
 		// Was a bypass: source/. of a process substitution runs generated code; opaque() does not know it
-		{"deny: source process substitution", denyRmBypass, bashReq("source <(echo 'rm x')"), Ask, 2},
+		{"deny: source process substitution", denyRmBypass, bashReq("source <(echo 'rm x')"), Ask, 1},
+		{"deny: source process substitution, no mention", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("source <(echo 'rm x')"), Ask, 2},
 		// Was a bypass: sed's e command and s///e flag run shell code; opaque() does not know sed
-		{"deny: sed e command", denyRmBypass, bashReq(`sed -n '1e rm x' f`), Ask, 2},
+		{"deny: sed e command", denyRmBypass, bashReq(`sed -n '1e rm x' f`), Ask, 1},
+		{"deny: sed e command, no mention", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`sed -n '1e rm x' f`), Ask, 2},
 
 		// Bypass-immune destructive checks.
 		{"destructive: ansi-c flag", mode(ModeBypass), bashReq(`rm $'-\x72f' x`), Ask, 2},
@@ -109,7 +112,7 @@ func TestRedTeam(t *testing.T) {
 
 		// Decisions are fast on hostile input.
 		{"fast: deep nested bash -c", mode(ModeBypass), bashReq(nestBashC("rm x", 12)), Ask, 2},
-		{"fast: many wrappers", deny("Bash(rm:*)"), bashReq(strings.Repeat("sudo ", 2000) + "rm x"), Ask, 2},
+		{"fast: many wrappers", deny("Bash(rm:*)"), bashReq(strings.Repeat("sudo ", 2000) + "rm x"), Ask, 1},
 		// Was a bypass: cdBases doubles c.bases for every relative cd before checking maxBases (2^n paths)
 		{"fast: chain of relative cds", nil, bashReq(cds), Ask, 7},
 	}

@@ -1,5 +1,11 @@
 package perm
 
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
 // how says which kind of rule a match is for. Deny and ask rules match
 // broadly (any normalised form, any path form, ancestors, subdomains);
 // allow rules and the allow_tools constraint match narrowly.
@@ -146,4 +152,65 @@ func (c *call) pathPattern(pat string) pathPattern {
 		c.pats[pat] = pp
 	}
 	return pp
+}
+
+// mentionSplit splits a command's text into the words a program name may
+// hide in: white space, shell punctuation and "=".
+var mentionSplit = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
+
+// mentionMatch reports whether the program of a Bash rule pattern appears
+// in any of a command's forms outside the position the rule matched: as
+// any word or part of a word (an argument of setarch, prlimit, fakeroot,
+// ld-linux.so, a string given to sg -c), by path, or by a versioned name
+// (python3.11 for python3, perl5.36 for perl). It returns that word, and
+// certain if it is the program the form runs. The words after it must
+// match the rest of the pattern. A pattern that starts with a wildcard
+// names no program.
+func mentionMatch(pat string, forms []string) (certain bool, word string) {
+	prog, rest := ruleProgram(pat)
+	if prog == "" {
+		return false, ""
+	}
+	for _, f := range forms {
+		toks := mentionSplit.Split(f, -1)
+		for i, t := range toks {
+			if t == "" || !namesProgram(t, prog) {
+				continue
+			}
+			tail := strings.Join(toks[i+1:], " ")
+			if !bashMatch(pat, strings.TrimSpace(prog+" "+tail)) && rest != "" {
+				continue
+			}
+			if !bashMatch(pat, strings.TrimSpace(prog+" "+tail)) {
+				continue
+			}
+			return i == 0 && t != prog, t
+		}
+	}
+	return false, ""
+}
+
+// ruleProgram returns the program a Bash pattern starts with and the rest
+// of the pattern, or "" when it starts with a wildcard.
+func ruleProgram(pat string) (prog, rest string) {
+	p := strings.TrimSuffix(pat, ":*")
+	prog, rest, _ = strings.Cut(p, " ")
+	if prog == "" || strings.ContainsAny(prog, "*?") {
+		return "", ""
+	}
+	return prog, rest
+}
+
+// versionRe matches what may follow a program's name in a versioned one.
+var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)
+
+// namesProgram reports whether the word t (a path or a name) runs prog:
+// the same name, a path ending in it, or a versioned name. A prog that is
+// a path must be that path.
+func namesProgram(t, prog string) bool {
+	if strings.Contains(prog, "/") {
+		return t == prog
+	}
+	base := path.Base(t)
+	return base == prog || strings.HasPrefix(base, prog) && versionRe.MatchString(base[len(prog):])
 }

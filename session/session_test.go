@@ -169,7 +169,7 @@ func TestHeadlessNeverAsks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "RESULT: Bash(curl https://x.org) -> DENIED: Bash requires approval in default mode\nRESULT: Bash(ls) -> ALLOWED"
+		want := "RESULT: Bash(curl https://x.org) -> DENIED: Bash requires approval in default mode (not read-only: program curl has no read-only spec)\nRESULT: Bash(ls) -> ALLOWED"
 		if out.Final != want || len(out.Denials) != 1 {
 			t.Fatalf("final = %q (%d denials), want %q", out.Final, len(out.Denials), want)
 		}

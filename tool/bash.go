@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gen-run/gen/perm/bash"
 )
 
 const (
@@ -177,11 +179,12 @@ func commandEnv(marker string) []string {
 // .git/config. Overrides already in the environment are kept.
 func gitOverrides() []string {
 	n, _ := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
-	return []string{
-		fmt.Sprintf("GIT_CONFIG_KEY_%d=core.fsmonitor", n),
-		fmt.Sprintf("GIT_CONFIG_VALUE_%d=false", n),
-		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1),
+	var env []string
+	for _, kv := range bash.GitOverrides {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, kv[1]))
+		n++
 	}
+	return append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n))
 }
 
 // hiddenEnv are the variables commandEnv removes.

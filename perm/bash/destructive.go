@@ -43,6 +43,16 @@ func destructive(words []Word) string {
 		return gitLabel(words)
 	case prog == "chmod":
 		return chmodLabel(args)
+	case prog == "mkdir" || prog == "install":
+		if m, ok := modeOption(args); ok && worldWritable(m) {
+			return prog + " -m 777"
+		}
+	case prog == "systemctl":
+		for _, a := range args {
+			if a.Static && systemctlPersist[a.Value] {
+				return "systemctl " + a.Value
+			}
+		}
 	case prog == "dd":
 		for _, a := range args {
 			if a.Static && (strings.HasPrefix(a.Value, "if=") || strings.HasPrefix(a.Value, "of=")) {
@@ -180,6 +190,14 @@ func gitLabel(words []Word) string {
 	case "rm":
 		if hasShort(args, 'r', "") || hasLong(args, "--recursive", 3) {
 			return "git rm -r"
+		}
+	case "reflog":
+		if len(args) > 0 && args[0].Static && (args[0].Value == "expire" || args[0].Value == "delete") {
+			return "git reflog " + args[0].Value // drops the history that undoes a reset
+		}
+	case "gc", "prune":
+		if hasLong(args, "--prune", 4) || words[1].Value == "prune" {
+			return "git " + words[1].Value + " --prune"
 		}
 	case "update-ref":
 		if hasShort(args, 'd', "m") || hasLong(args, "--delete", 3) {
@@ -327,4 +345,41 @@ func worldWritable(mode string) bool {
 		}
 	}
 	return false
+}
+
+// systemctlPersist are systemctl verbs that make a unit start on its own
+// later (or stop one ever starting).
+var systemctlPersist = map[string]bool{
+	"enable": true, "reenable": true, "link": true, "preset": true, "preset-all": true,
+	"mask": true, "add-wants": true, "add-requires": true, "set-default": true, "edit": true,
+}
+
+// modeOption returns the value of mkdir's or install's -m/--mode option
+// ("-m 777", "-m777", "--mode=777", "--mode 777"; the last one counts).
+func modeOption(args []Word) (string, bool) {
+	mode, found := "", false
+	for i, a := range args {
+		if !a.Static {
+			continue
+		}
+		v := a.Value
+		switch {
+		case v == "--":
+			return mode, found
+		case v == "-m" || abbrev(v, "--mode", 3) && !strings.Contains(v, "="):
+			if i+1 < len(args) && args[i+1].Static {
+				mode, found = args[i+1].Value, true
+			}
+		case strings.HasPrefix(v, "--") && abbrev(longName(v), "--mode", 3):
+			_, mode, _ = strings.Cut(v, "=")
+			found = true
+		case len(v) > 1 && v[0] == '-' && v[1] != '-':
+			if j := strings.IndexByte(v, 'm'); j > 0 && j+1 < len(v) {
+				mode, found = v[j+1:], true
+			} else if j == len(v)-1 && i+1 < len(args) && args[i+1].Static {
+				mode, found = args[i+1].Value, true
+			}
+		}
+	}
+	return mode, found
 }

@@ -156,3 +156,45 @@ func TestDestructive(t *testing.T) {
 		})
 	}
 }
+
+func TestDestructiveIssueRows(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`mkdir -m 777 d`, "mkdir -m 777"},
+		{`mkdir -m777 d`, "mkdir -m 777"},
+		{`mkdir --mode=a+w d`, "mkdir -m 777"},
+		{`mkdir -pm 0777 d`, "mkdir -m 777"},
+		{`mkdir -m 755 d`, ""},
+		{`install -m 777 x /usr/local/bin/x`, "install -m 777"},
+		{`install -m 0755 x y`, ""},
+		{`git reflog expire --expire=now --all`, "git reflog expire"},
+		{`git reflog delete HEAD@{1}`, "git reflog delete"},
+		{`git reflog show`, ""},
+		{`git gc --prune=now`, "git gc --prune"},
+		{`systemctl enable evil.service`, "systemctl enable"},
+		{`systemctl --user enable x`, "systemctl enable"},
+		{`systemctl status x`, ""},
+		{`f() { f & }; f`, "fork bomb"},
+		{`f() { eval 'f & f'; }; f`, "fork bomb"},
+		{`f() { eval f & }; f`, "fork bomb"},
+		{`f() { bash -c 'f | f'; }; f`, "fork bomb"}, // strict: an exported f is known there
+		{`while true; do bash & done`, "fork bomb"},
+		{`while :; do sleep 1 & done`, "fork bomb"},
+		{`until false; do x & done`, "fork bomb"},
+		{`for ((;;)); do x & done`, "fork bomb"},
+		{`while read f; do gzip "$f" & done`, ""},
+		{`git -c alias.r='reset --hard' r`, "git reset --hard"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			got := ""
+			for _, c := range mustParse(t, tt.src).Commands {
+				if d := c.Destructive(); d != "" {
+					got = d
+				}
+			}
+			if got != tt.want {
+				t.Errorf("Destructive(%q) = %q, want %q", tt.src, got, tt.want)
+			}
+		})
+	}
+}

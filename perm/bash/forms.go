@@ -19,6 +19,8 @@ type wrapper struct {
 	// notWrapper lists options with which the program runs no command
 	// (command -v only prints where the command is).
 	notWrapper []string
+	// flagsAfter skips options after the operand (setarch ARCH -R cmd).
+	flagsAfter bool
 }
 
 var durationRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[smhd]?$`)
@@ -73,20 +75,56 @@ var broadWrappers = map[string]wrapper{
 	"watch": {opts: optSpec{args: "nq", longArgs: []string{"interval", "equexit"}}},
 	// Privilege, scheduling, namespace and tracing wrappers: each runs the
 	// command line after its options (and, for some, one operand).
-	"pkexec":      {opts: optSpec{longArgs: []string{"user"}}},
-	"runuser":     {opts: optSpec{args: "ugG", longArgs: []string{"user", "group", "supp-group"}}},
-	"chrt":        {opts: optSpec{args: "T", longArgs: []string{"sched-runtime", "sched-deadline", "sched-period"}}, operand: anyOperand},
-	"taskset":     {opts: optSpec{}, operand: anyOperand},
-	"flock":       {opts: optSpec{args: "wEc", longArgs: []string{"timeout", "conflict-exit-code", "command"}}, operand: anyOperand},
-	"chroot":      {opts: optSpec{longArgs: []string{"userspec", "groups"}}, operand: anyOperand},
-	"nsenter":     {opts: optSpec{args: "tSGrw", longArgs: []string{"target", "setuid", "setgid", "root", "wd"}}},
-	"unshare":     {opts: optSpec{args: "S", longArgs: []string{"setuid", "setgid", "propagation", "map-user", "map-group"}}},
-	"strace":      {opts: optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"output", "attach", "user", "trace", "signal"}}},
-	"ltrace":      {opts: optSpec{args: "aAeEnopsuDlL", longArgs: []string{"output", "library"}}},
-	"unbuffer":    {},
-	"catchsegv":   {},
-	"systemd-run": {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
-	"parallel":    {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}},
+	"pkexec":           {opts: optSpec{longArgs: []string{"user"}}},
+	"runuser":          {opts: optSpec{args: "ugG", longArgs: []string{"user", "group", "supp-group"}}},
+	"chrt":             {opts: optSpec{args: "T", longArgs: []string{"sched-runtime", "sched-deadline", "sched-period"}}, operand: anyOperand},
+	"taskset":          {opts: optSpec{}, operand: anyOperand},
+	"flock":            {opts: optSpec{args: "wEc", longArgs: []string{"timeout", "conflict-exit-code", "command"}}, operand: anyOperand},
+	"chroot":           {opts: optSpec{longArgs: []string{"userspec", "groups"}}, operand: anyOperand},
+	"nsenter":          {opts: optSpec{args: "tSGrw", longArgs: []string{"target", "setuid", "setgid", "root", "wd"}}},
+	"unshare":          {opts: optSpec{args: "S", longArgs: []string{"setuid", "setgid", "propagation", "map-user", "map-group"}}},
+	"strace":           {opts: optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"output", "attach", "user", "trace", "signal"}}},
+	"ltrace":           {opts: optSpec{args: "aAeEnopsuDlL", longArgs: []string{"output", "library"}}},
+	"unbuffer":         {},
+	"catchsegv":        {},
+	"systemd-run":      {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
+	"parallel":         {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}},
+	"setarch":          {operand: anyOperand, flagsAfter: true},
+	"linux32":          {flagsAfter: true},
+	"linux64":          {flagsAfter: true},
+	"prlimit":          {opts: optSpec{args: "p", longArgs: []string{"pid", "output"}}},
+	"fakeroot":         {opts: optSpec{args: "lsi", longArgs: []string{"lib", "faked"}}},
+	"fakechroot":       {opts: optSpec{args: "lcedsb", longArgs: []string{"lib", "config-dir", "environment", "use-system-libs", "bindir"}}},
+	"sg":               {operand: anyOperand},
+	"setpriv":          {opts: optSpec{longArgs: []string{"groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile", "reuid", "regid", "ruid", "rgid", "euid", "egid", "pdeathsig"}}},
+	"numactl":          {opts: optSpec{args: "iNmCpP", longArgs: []string{"interleave", "cpunodebind", "membind", "physcpubind", "preferred"}}},
+	"firejail":         {},
+	"torsocks":         {opts: optSpec{args: "uPpa", longArgs: []string{"user", "pass", "port", "address"}}},
+	"proxychains":      {opts: optSpec{args: "f"}},
+	"proxychains4":     {opts: optSpec{args: "f"}},
+	"chpst":            {opts: optSpec{args: "ugUeo/nlLmdvpfcr"}},
+	"cgexec":           {opts: optSpec{args: "g"}},
+	"eatmydata":        {},
+	"nocache":          {},
+	"faketime":         {opts: optSpec{args: "m"}, operand: anyOperand},
+	"valgrind":         {},
+	"rlwrap":           {},
+	"xvfb-run":         {opts: optSpec{args: "nslfepw", longArgs: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}},
+	"dbus-run-session": {},
+	"ssh-agent":        {opts: optSpec{args: "aEPt"}},
+	"ld.so":            {opts: optSpec{longArgs: []string{"library-path", "preload", "argv0", "audit", "inhibit-rpath", "glibc-hwcaps-prepend", "glibc-hwcaps-mask"}}},
+}
+
+// wrapperFor returns the broad wrapper a program name (a basename) is:
+// its entry, or the dynamic loader's for ld-linux*.so* and ld*.so*.
+func wrapperFor(set map[string]wrapper, name string) (wrapper, bool) {
+	if wr, ok := set[name]; ok {
+		return wr, true
+	}
+	if set["ld.so"].opts.longArgs != nil && (strings.HasPrefix(name, "ld-linux") || strings.HasPrefix(name, "ld-") && strings.Contains(name, ".so") || strings.HasPrefix(name, "ld64.so")) {
+		return set["ld.so"], true
+	}
+	return wrapper{}, false
 }
 
 // unwrap strips one wrapper from words if words[0] names one in set (by
@@ -102,6 +140,9 @@ func unwrap(words []Word, set map[string]wrapper, byBase bool) ([]Word, bool) {
 		name = path.Base(name)
 	}
 	wr, ok := set[name]
+	if !ok && byBase {
+		wr, ok = wrapperFor(set, name)
+	}
 	if !ok {
 		return nil, false
 	}
@@ -127,6 +168,13 @@ func unwrap(words []Word, set map[string]wrapper, byBase bool) ([]Word, bool) {
 			return nil, false
 		}
 		inner = inner[1:]
+	}
+	for wr.flagsAfter && len(inner) > 0 && inner[0].Static && strings.HasPrefix(inner[0].Value, "-") {
+		done := inner[0].Value == "--"
+		inner = inner[1:]
+		if done {
+			break
+		}
 	}
 	if name == "env" && len(inner) > 0 && inner[0].Static && inner[0].Value == "-" {
 		inner = inner[1:] // env - CMD: a lone "-" means -i
@@ -195,6 +243,9 @@ func readings(words []Word) [][]Word {
 	out = append(out, findExec(words)...)
 	if g, ok := withoutGitGlobals(words); ok {
 		out = append(out, g)
+	}
+	if a, ok := gitAliased(words, nil); ok {
+		out = append(out, a)
 	}
 	if b, ok := baseNamed(words); ok {
 		out = append(out, b)
@@ -334,7 +385,8 @@ func join(words []Word, text func(Word) string) string {
 // harmlessVars are environment variables that only change presentation.
 // An assignment to one of them is stripped for AllowForm when its value
 // is a plain token (no path: a locale or terminal name with a "/" loads
-// files from that path). PAGER and GIT_PAGER are harmless only as "cat".
+// files from that path). Every other assignment keeps a command from being
+// read-only: the list is an allowlist.
 var harmlessVars = map[string]bool{
 	"LANG": true, "LANGUAGE": true, "TZ": true, "NO_COLOR": true, "TERM": true,
 	"COLUMNS": true, "LINES": true, "FORCE_COLOR": true, "CLICOLOR": true,
@@ -347,8 +399,6 @@ func harmless(a Assign) bool {
 		return false
 	}
 	switch {
-	case a.Name == "PAGER" || a.Name == "GIT_PAGER":
-		return a.Value == "cat"
 	case harmlessVars[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
 		return plainValueRe.MatchString(a.Value)
 	}
@@ -385,7 +435,9 @@ func (c *Command) narrow() ([]Word, bool) {
 // wrappers timeout, time, nice, nohup and stdbuf (with their options) are
 // stripped first. ok is false, and no allow rule may ever cover the
 // command, when a word is not static, the program is privileged (sudo,
-// doas, su, ...), the program is named by a path, or nothing is left.
+// doas, su, ...), it sets a variable that carries code (CodeAssigns), or
+// nothing is left. A program named by a path keeps its path, so only a
+// rule naming that path matches it.
 func (c *Command) AllowForm() (string, bool) {
 	words, ok := c.narrow()
 	if !ok {
@@ -396,8 +448,54 @@ func (c *Command) AllowForm() (string, bool) {
 			return "", false
 		}
 	}
-	if name := words[0].Value; privileged[name] || strings.Contains(name, "/") || words[0].Glob || name == "" {
+	if name := words[0].Value; privileged[path.Base(name)] || words[0].Glob || name == "" || len(c.CodeAssigns()) > 0 {
 		return "", false
 	}
 	return join(words, quote), true
+}
+
+// gitAliased returns a git command line with its subcommand replaced by
+// the alias that defines it: one given with -c alias.NAME=VALUE, or one
+// in aliases (from the repository's configuration). Shell aliases ("!")
+// are parsed as shell code instead (gitCode).
+func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
+	if len(words) < 2 || !words[0].Static || path.Base(words[0].Value) != "git" {
+		return nil, false
+	}
+	parsed, rest, _ := gitGlobals.parse(words[1:])
+	sub := 1 + rest
+	if sub >= len(words) || !words[sub].Static {
+		return nil, false
+	}
+	name := words[sub].Value
+	value, found := aliases[name]
+	for _, a := range parsed {
+		if a.opt != "-c" || a.word == nil || !a.word.Static {
+			continue
+		}
+		k, v, _ := strings.Cut(a.val, "=")
+		if strings.EqualFold(k, "alias."+name) {
+			value, found = v, true
+		}
+	}
+	if !found || strings.HasPrefix(value, "!") {
+		return nil, false
+	}
+	out := append([]Word{}, words[:sub]...)
+	out = append(out, splitWords(value)...)
+	return append(out, words[sub+1:]...), true
+}
+
+// WithGitAliases returns the command's deny forms with git aliases from
+// a repository's configuration expanded (alias name → value), for the
+// caller that has read that configuration.
+func (c *Command) WithGitAliases(aliases map[string]string) []string {
+	var out []string
+	for _, v := range c.variants() {
+		if a, ok := gitAliased(v, aliases); ok {
+			cmd := &Command{Words: a}
+			out = append(out, cmd.DenyForms()...)
+		}
+	}
+	return out
 }

@@ -47,7 +47,7 @@ func (c *collector) shell(code string, st *walkState) {
 		return
 	}
 	c.text(code)
-	c.walk(f, &walkState{src: code, nested: true, depth: st.depth + 1, subst: st.subst})
+	c.walk(f, &walkState{src: code, nested: true, depth: st.depth + 1, subst: st.subst, outer: enclosingFuncs(st.stack, st.outer)})
 }
 
 // shells are the programs whose -c option runs a string as shell code.
@@ -96,8 +96,19 @@ func shellCode(words []Word) (code []string, ok bool) {
 		return single(trapAction(args))
 	case name == "alias":
 		return aliasValues(args)
-	case name == "su" || name == "runuser" || name == "script" || name == "flock":
+	case name == "su" || name == "runuser" || name == "script" || name == "flock" || name == "sg":
 		return single(commandOption(args))
+	case name == "capsh":
+		// Arguments after "--" go to bash: capsh -- -c 'cmd'.
+		for i, a := range args {
+			if !a.Static {
+				return nil, false
+			}
+			if a.Value == "--" || a.Value == "==" {
+				return single(dashC(args[i+1:]))
+			}
+		}
+		return nil, true
 	case name == "git":
 		return gitCode(args)
 	case name == "watch":

@@ -38,6 +38,11 @@ type Script struct {
 	// Suspicious lists script-level obfuscation findings as short stable
 	// labels, each at most once. Empty if none.
 	Suspicious []string
+	// NotReadOnly, when set, says why no command of the script may count
+	// as read-only: an arithmetic or subscript context ((( )), $(( )),
+	// ${a[...]}, [[ x -eq y ]], [[ -v ]], let) holds an expansion whose
+	// value bash evaluates as code.
+	NotReadOnly string
 }
 
 // Command is one simple command. Its methods only read it and are safe
@@ -141,6 +146,7 @@ type walkState struct {
 	depth  int    // how many shell-code strings deep src is
 	subst  int    // how many substitutions enclose the current node
 	stack  []syntax.Node
+	outer  []enclosing // functions around the string src came from
 }
 
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
@@ -198,7 +204,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.Words = append(cmd.Words, newWord(w, st.src))
 		}
 		if name, ok := cmd.Name(); ok {
-			cmd.forkBomb = callsItselfAsync(name, st.stack)
+			cmd.forkBomb = callsItselfAsync(name, st.stack, st.outer) || asyncInEndlessLoop(st.stack)
 		}
 		c.add(cmd, st)
 	case *syntax.DeclClause:
@@ -212,9 +218,39 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if n.Name != nil && n.Name.Value == "IFS" {
 			c.suspect(labelIFS)
 		}
+		if n.Name != nil && (n.Name.Value == "BASH_ALIASES" || n.Name.Value == "BASH_CMDS") {
+			c.suspect(labelAliasVar)
+		}
+		if n.Index != nil {
+			c.arithmetic(n.Index, st)
+		}
+	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+		c.arithmetic(n, st)
+	case *syntax.BinaryTest:
+		if arithTestOps[n.Op] {
+			c.arithmetic(n, st)
+		}
+	case *syntax.UnaryTest:
+		if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
+			c.arithmetic(n, st)
+		}
 	case *syntax.ParamExp:
 		if n.Param != nil && n.Param.Value == "IFS" {
 			c.suspect(labelIFS)
+		}
+		if n.Param != nil && (n.Param.Value == "BASH_ALIASES" || n.Param.Value == "BASH_CMDS") && n.Index != nil {
+			c.suspect(labelAliasVar)
+		}
+		if n.Index != nil {
+			c.arithmetic(n.Index, st)
+		}
+		if n.Slice != nil {
+			if n.Slice.Offset != nil {
+				c.arithmetic(n.Slice.Offset, st)
+			}
+			if n.Slice.Length != nil {
+				c.arithmetic(n.Slice.Length, st)
+			}
 		}
 	case *syntax.Word:
 		c.word(n, st)
@@ -305,10 +341,19 @@ func declWord(a *syntax.Assign, src string) Word {
 	return Word{Raw: raw, Value: as.Name + "=" + as.Value, Static: true}
 }
 
+// enclosing is a function whose body holds shell code parsed from a
+// string (eval 'f & f' inside f), and whether that code runs in a pipe or
+// the background there.
+type enclosing struct {
+	name  string
+	async bool
+}
+
 // callsItselfAsync reports whether a call to name sits in the body of a
 // function called name and, between the two, in a pipe or a background
-// statement: the shape of a fork bomb.
-func callsItselfAsync(name string, stack []syntax.Node) bool {
+// statement: the shape of a fork bomb. outer are the functions around the
+// string this code was parsed from (eval inside the function).
+func callsItselfAsync(name string, stack []syntax.Node, outer []enclosing) bool {
 	async := false
 	for i := len(stack) - 1; i >= 0; i-- {
 		switch n := stack[i].(type) {
@@ -322,7 +367,104 @@ func callsItselfAsync(name string, stack []syntax.Node) bool {
 			}
 		}
 	}
+	for _, e := range outer {
+		if e.name == name {
+			return async || e.async
+		}
+	}
 	return false
+}
+
+// enclosingFuncs lists the functions around the current node, innermost
+// first, for code parsed from a string there.
+func enclosingFuncs(stack []syntax.Node, outer []enclosing) []enclosing {
+	var out []enclosing
+	async := false
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *syntax.Stmt:
+			async = async || n.Background || n.Coprocess
+		case *syntax.BinaryCmd:
+			async = async || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				out = append(out, enclosing{name: n.Name.Value, async: async})
+			}
+		}
+	}
+	for _, e := range outer {
+		out = append(out, enclosing{name: e.name, async: e.async || async})
+	}
+	return out
+}
+
+// asyncInEndlessLoop reports a command run in the background inside a loop
+// that never ends (while true, while :, until false, for ((;;))): it
+// starts processes without bound.
+func asyncInEndlessLoop(stack []syntax.Node) bool {
+	async := false
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *syntax.Stmt:
+			async = async || n.Background || n.Coprocess
+		case *syntax.WhileClause:
+			if async && endless(n) {
+				return true
+			}
+		case *syntax.ForClause:
+			if cs, ok := n.Loop.(*syntax.CStyleLoop); ok && async && cs.Cond == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endless reports a while loop whose condition is true or ":" (an until
+// loop: false).
+func endless(w *syntax.WhileClause) bool {
+	if len(w.Cond) != 1 {
+		return false
+	}
+	call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	v := unquote(call.Args[0])
+	if !v.Static {
+		return false
+	}
+	if w.Until {
+		return v.Value == "false"
+	}
+	return v.Value == "true" || v.Value == ":"
+}
+
+// arithTestOps are the [[ ]] operators whose operands bash evaluates as
+// arithmetic.
+var arithTestOps = map[syntax.BinTestOperator]bool{
+	syntax.TsEql: true, syntax.TsNeq: true, syntax.TsLss: true, syntax.TsLeq: true,
+	syntax.TsGtr: true, syntax.TsGeq: true,
+}
+
+// arithmetic checks an arithmetic or subscript context: an expansion in it
+// may hold text bash evaluates again (x='a[$(id)]'; (( x )) runs id), so a
+// script with one is not read-only. A quoted subscript that runs a
+// substitution is suspicious.
+func (c *collector) arithmetic(n syntax.Node, st *walkState) {
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch m := m.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst:
+			if c.script.NotReadOnly == "" {
+				c.script.NotReadOnly = "arithmetic or subscript context holds an expansion: " + sourceText(st.src, n)
+			}
+		case *syntax.Word:
+			if u := unquote(m); u.Static && strings.ContainsAny(u.Value, "$`") {
+				c.suspect(labelSubscript)
+			}
+		}
+		return true
+	})
 }
 
 // Name returns the static program name (the first word's value) and true;

@@ -1,322 +1,446 @@
 package bash
 
 import (
-	"slices"
+	"regexp"
 	"strings"
 )
 
-// ReadOnly reports whether the command is known to only read, by a
-// conservative built-in list, and if so the paths it reads (option values
-// known to name files, and operands that are paths) with quotes removed.
-// A "~" that the shell expands to $HOME is kept as "~"; a literal
-// (quoted) "~" at the start of a path is returned as "./~" so the two
-// cannot be confused. A command that reads the current directory or
-// standard input without naming it (ls, grep -r x, cat) returns no paths.
-//
-// ok is false for a program not on the list, a risky option (one that
-// writes, runs a program or blocks), a word that is not static or is a
-// glob pattern (its expansion is unknown), and anything AllowForm would
-// not strip (assignments other than harmless ones, wrappers other than
-// timeout, time, nice, nohup and stdbuf). It judges the words only:
-// output redirects are listed in Script.Redirects.
+// ReadOnly reports whether the command is verified to only read, and if so
+// the paths it reads (see Reads). It is Reads without the detail.
 func (c *Command) ReadOnly() (paths []string, ok bool) {
-	words, ok := c.narrow()
+	r, ok := c.Reads()
 	if !ok {
 		return nil, false
 	}
+	for _, p := range r.Paths {
+		paths = append(paths, p.Path)
+	}
+	return paths, true
+}
+
+// Reads reports whether the command is verified to only read: its program
+// has a read-only spec (spec_table.go, or a function here for builtins,
+// find, sed, jq and git) and every argument is one the spec accepts. A
+// command that reads the current directory without naming it (ls, du,
+// find, grep -r x) reads "."; one that reads standard input names nothing.
+//
+// ok is false, with Reads.Reason saying why, for a program without a
+// spec, an option or value outside it, a word that is not static, a glob
+// pattern anywhere but in a path operand, and anything the narrow
+// normalisation keeps (an assignment that is not harmless, a wrapper other
+// than timeout, time, nice, nohup and stdbuf). It judges the words only:
+// redirects are listed in Script.Redirects, and a glob operand's matches
+// are for the caller to check (none may start with "-").
+func (c *Command) Reads() (Reads, bool) {
+	words, ok := c.narrow()
+	if !ok {
+		for _, a := range c.Assigns {
+			if !harmless(a) {
+				return Reads{Reason: "assignment " + a.Raw + " changes what the command does"}, false
+			}
+		}
+		return Reads{Reason: "no command"}, false
+	}
 	for _, w := range words {
-		if !w.Static || w.Glob {
-			return nil, false
+		if !w.Static {
+			return Reads{Reason: "word " + w.Raw + " is not static"}, false
 		}
 	}
 	prog, args := words[0].Value, words[1:]
+	if words[0].Glob {
+		return Reads{Reason: "program name " + words[0].Raw + " is a glob pattern"}, false
+	}
 	if fn, found := readOnlyFuncs[prog]; found {
 		return fn(args)
 	}
-	if r, found := readOnlyRules[prog]; found {
-		return r.eval(args)
+	if s, found := specs[prog]; found {
+		return s.eval(args)
 	}
-	return nil, false
+	return Reads{Reason: "program " + quoteString(prog) + " has no read-only spec"}, false
 }
 
-// roRule is the read-only rule of a program with getopt-style options.
-type roRule struct {
-	opts     optSpec
-	reject   []string // options that disqualify: "-o" exactly, "--output" or any abbreviation
-	fileOpts []string // options whose argument is a file read
-	// script lists options that give the pattern or script, after which
-	// the first operand is a path like the rest.
-	script []string
-	// firstNotPath: the first operand is a pattern or script (grep's).
-	firstNotPath bool
-	noPaths      bool // operands are not paths (echo's words, tr's sets)
-	noOperands   bool // any operand disqualifies (hostname NAME sets it)
-	maxOperands  int  // more operands disqualify (uniq's second is its output); 0: no limit
-	// check is a further condition on the parsed arguments, if any.
-	check func(args []arg) bool
+// XargsSafe reports whether the command is xargs with only options that
+// change how it reads and groups its input, running a program whose spec
+// says that no option it has, documented or not, writes or runs anything,
+// with static arguments it verifies. What xargs adds from standard input
+// is unknown: the caller must not allow it while Read deny or Bash rules
+// could be evaded by it.
+func (c *Command) XargsSafe() bool {
+	words, ok := c.narrow()
+	if !ok || len(words) < 2 || !words[0].Static || words[0].Value != "xargs" {
+		return false
+	}
+	p, _ := xargsSpec.parseUntilOperand(words[1:])
+	if p == nil || len(p.operands) == 0 {
+		return false
+	}
+	for _, o := range p.opts {
+		if o.name == "-I" || o.name == "-i" || o.name == "--replace" {
+			return false // input lands anywhere in the command line
+		}
+	}
+	inner := &Command{Words: words[len(words)-len(p.operands):]}
+	prog := inner.Words[0].Value
+	s, found := specs[prog]
+	if !found || !s.anyArgs || !inner.Words[0].Static {
+		return false
+	}
+	_, ok = inner.Reads()
+	return ok
 }
 
-func (r *roRule) eval(words []Word) ([]string, bool) {
-	spec := r.opts
-	spec.permute = true
-	args, _, err := spec.parse(words)
-	if err != nil || r.check != nil && !r.check(args) {
-		return nil, false
+// xargsSpec stops at the first operand: the command xargs runs. -a reads
+// the arguments from a file, -I and -i put them anywhere, -p asks on the
+// terminal and -P runs in parallel; only the ones below are accepted.
+var xargsSpec = func() *progSpec {
+	s := &progSpec{
+		name: "xargs",
+		opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L,--max-lines=N -l -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
 	}
-	var (
-		paths    []string
-		operands []arg
-		scripted bool
-	)
-	for _, a := range args {
+	s.compile()
+	return s
+}()
+
+func (s *progSpec) parseUntilOperand(words []Word) (*parsedCmd, string) {
+	for i, w := range words {
+		if w.Value == "--" {
+			p, r := s.parse(words[:i])
+			if p != nil {
+				p.operands = ptrs(words[i+1:])
+			}
+			return p, r
+		}
+		if !strings.HasPrefix(w.Value, "-") || w.Value == "-" {
+			p, r := s.parse(words[:i])
+			if p != nil {
+				p.operands = ptrs(words[i:])
+			}
+			return p, r
+		}
+	}
+	return s.parse(words)
+}
+
+func ptrs(ws []Word) []*Word {
+	out := make([]*Word, len(ws))
+	for i := range ws {
+		out[i] = &ws[i]
+	}
+	return out
+}
+
+// readOnlyFuncs are the programs whose arguments need more than a spec.
+var readOnlyFuncs map[string]func([]Word) (Reads, bool)
+
+func init() {
+	readOnlyFuncs = map[string]func([]Word) (Reads, bool){
+		"find":    findReadOnly,
+		"sed":     sedReadOnly,
+		"jq":      jqReadOnly,
+		"git":     gitReadOnly,
+		"echo":    textOnly,
+		"true":    textOnly,
+		"false":   textOnly,
+		":":       textOnly,
+		"printf":  printfReadOnly,
+		"pwd":     flagsOnly("pwd", "LP"),
+		"type":    namesOnly("type", "afptP"),
+		"which":   namesOnly("which", "as"),
+		"command": commandReadOnly,
+		"cd":      cdReadOnly,
+		"test":    testReadOnly,
+		"[":       bracketReadOnly,
+	}
+}
+
+// textOnly: echo, true, false and ":" print or ignore their words.
+func textOnly(words []Word) (Reads, bool) {
+	for _, w := range words {
+		if w.Glob {
+			return Reads{Reason: "word " + w.Raw + " is a glob pattern"}, false
+		}
+	}
+	return Reads{}, true
+}
+
+// printfReadOnly: bash's printf; -v assigns a variable (whose name may
+// hold a subscript that runs code).
+func printfReadOnly(words []Word) (Reads, bool) {
+	if len(words) > 0 && strings.HasPrefix(words[0].Value, "-") && words[0].Value != "--" {
+		return Reads{Reason: "printf: option " + words[0].Raw}, false
+	}
+	return textOnly(words)
+}
+
+// flagsOnly: a builtin with the given flags and no operands.
+func flagsOnly(name, flags string) func([]Word) (Reads, bool) {
+	return func(words []Word) (Reads, bool) {
+		for _, w := range words {
+			if !isFlagCluster(w.Value, flags) {
+				return Reads{Reason: name + ": argument " + w.Raw}, false
+			}
+		}
+		return Reads{}, true
+	}
+}
+
+// namesOnly: flags, then names that are looked up, not read.
+func namesOnly(name, flags string) func([]Word) (Reads, bool) {
+	return func(words []Word) (Reads, bool) {
+		for _, w := range words {
+			if strings.HasPrefix(w.Value, "-") && !isFlagCluster(w.Value, flags) || w.Glob {
+				return Reads{Reason: name + ": argument " + w.Raw}, false
+			}
+		}
+		return Reads{}, true
+	}
+}
+
+func isFlagCluster(v, flags string) bool {
+	if len(v) < 2 || v[0] != '-' {
+		return false
+	}
+	for _, c := range v[1:] {
+		if !strings.ContainsRune(flags, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// commandReadOnly: only `command -v NAME` and `command -V NAME`, which
+// print what NAME is; otherwise command runs NAME.
+func commandReadOnly(words []Word) (Reads, bool) {
+	if len(words) < 2 || !isFlagCluster(words[0].Value, "pvV") || !strings.ContainsAny(words[0].Value, "vV") {
+		return Reads{Reason: "command runs its operand"}, false
+	}
+	return namesOnly("command", "pvV")(words)
+}
+
+// cdReadOnly: cd reads (enters) one directory; with none it enters $HOME.
+// `cd -` and CDPATH make the directory unknown here.
+func cdReadOnly(words []Word) (Reads, bool) {
+	var dirs []*Word
+	for i := 0; i < len(words); i++ {
+		w := &words[i]
 		switch {
-		case a.opt == "":
-			operands = append(operands, a)
-		case r.rejects(a.opt):
-			return nil, false
-		case slices.Contains(r.fileOpts, a.opt) && a.hasVal:
-			paths = append(paths, pathOf(a))
-		}
-		scripted = scripted || slices.Contains(r.script, a.opt)
-	}
-	if r.firstNotPath && !scripted && len(operands) > 0 {
-		operands = operands[1:]
-	}
-	if r.noOperands && len(operands) > 0 || r.maxOperands > 0 && len(operands) > r.maxOperands {
-		return nil, false
-	}
-	if !r.noPaths {
-		for _, a := range operands {
-			paths = append(paths, pathOf(a))
+		case w.Value == "--":
+			dirs = append(dirs, ptrs(words[i+1:])...)
+			i = len(words)
+		case isFlagCluster(w.Value, "LPe@"):
+		default:
+			dirs = append(dirs, w)
 		}
 	}
-	return paths, true
+	switch {
+	case len(dirs) == 0:
+		return Reads{Paths: []ReadPath{{Path: "~"}}}, true
+	case len(dirs) > 1 || dirs[0].Value == "-" || dirs[0].Glob || dirs[0].Value == "":
+		return Reads{Reason: "cd: directory " + dirs[0].Raw + " is not known"}, false
+	}
+	return Reads{Paths: []ReadPath{readPath(dirs[0].Value, dirs[0])}}, true
 }
 
-// rejects reports whether opt is a rejected option. Long options are
-// compared as abbreviations too, so `--out=f` is caught as `--output`.
-func (r *roRule) rejects(opt string) bool {
-	for _, rej := range r.reject {
-		if opt == rej || strings.HasPrefix(rej, "--") && abbrev(opt, rej, 3) {
-			return true
+// testUnaryFile are test's unary operators whose operand is a file.
+var testUnaryFile = map[string]bool{
+	"-a": true, "-b": true, "-c": true, "-d": true, "-e": true, "-f": true, "-g": true, "-h": true,
+	"-k": true, "-p": true, "-r": true, "-s": true, "-u": true, "-w": true, "-x": true, "-G": true,
+	"-L": true, "-N": true, "-O": true, "-S": true,
+}
+
+// testOther are test's other operators: -t FD, -z/-n STRING, -o OPTNAME,
+// binary and logical operators. -v is left out: it evaluates a subscript.
+var testOther = map[string]bool{
+	"-t": true, "-z": true, "-n": true, "-o": true, "=": true, "==": true, "!=": true, "<": true, ">": true,
+	"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true, "-nt": true, "-ot": true,
+	"-ef": true, "!": true, "(": true, ")": true,
+}
+
+// testReadOnly: the test builtin only inspects; a word after a unary file
+// operator is a path, and -nt, -ot and -ef compare two files.
+func testReadOnly(words []Word) (Reads, bool) {
+	var r Reads
+	for i := 0; i < len(words); i++ {
+		v := words[i].Value
+		if words[i].Glob {
+			return Reads{Reason: "test: word " + words[i].Raw + " is a glob pattern"}, false
+		}
+		if v == "-v" || v == "-R" {
+			return Reads{Reason: "test: " + v + " evaluates a variable name"}, false
+		}
+		if strings.ContainsAny(v, "$`") && strings.Contains(v, "[") {
+			return Reads{Reason: "test: word " + words[i].Raw + " holds a subscript"}, false
+		}
+		switch {
+		case testUnaryFile[v] && i+1 < len(words):
+			i++
+			r.Paths = append(r.Paths, readPath(words[i].Value, &words[i]))
+		case (v == "-nt" || v == "-ot" || v == "-ef") && i > 0 && i+1 < len(words):
+			r.Paths = append(r.Paths, readPath(words[i-1].Value, &words[i-1]), readPath(words[i+1].Value, &words[i+1]))
+			i++
 		}
 	}
-	return false
+	return r, true
 }
 
-// pathOf returns the path an argument names; see ReadOnly for "~".
-func pathOf(a arg) string {
-	if strings.HasPrefix(a.val, "~") && (a.word == nil || !a.word.Tilde) {
-		return "./" + a.val
+// bracketReadOnly: `[ EXPR ]` is test with a closing "]".
+func bracketReadOnly(words []Word) (Reads, bool) {
+	if len(words) == 0 || words[len(words)-1].Value != "]" {
+		return Reads{Reason: "[: missing ]"}, false
 	}
-	return a.val
+	return testReadOnly(words[:len(words)-1])
 }
 
-// grepRule is shared by grep, egrep and fgrep.
-var grepRule = &roRule{
-	opts: optSpec{
-		args: "efmABCdD",
-		longArgs: []string{"regexp", "file", "max-count", "after-context", "before-context", "context",
-			"devices", "directories", "exclude", "exclude-dir", "exclude-from", "include", "label",
-			"binary-files", "group-separator"},
-	},
-	fileOpts:     []string{"-f", "--file", "--exclude-from"},
-	script:       []string{"-e", "-f", "--regexp", "--file"},
-	firstNotPath: true,
+// findSafe are GNU find 4.9's tests, options and actions that only read
+// and print, with how many arguments each takes and whether the first is
+// a file. Left out: -L and -follow (follow links out of the tree),
+// -files0-from (a list of further paths), -exec, -execdir, -ok, -okdir,
+// -delete, -fprint, -fprint0, -fprintf and -fls.
+var findSafe = map[string]struct {
+	n    int
+	file bool
+}{
+	"-daystart": {}, "-nowarn": {}, "-warn": {}, "-regextype": {n: 1},
+	"-depth": {}, "-d": {}, "-maxdepth": {n: 1}, "-mindepth": {n: 1}, "-mount": {}, "-noleaf": {}, "-xdev": {},
+	"-ignore_readdir_race": {}, "-noignore_readdir_race": {},
+	"-amin": {n: 1}, "-anewer": {n: 1, file: true}, "-atime": {n: 1}, "-cmin": {n: 1}, "-cnewer": {n: 1, file: true},
+	"-context": {n: 1}, "-ctime": {n: 1}, "-empty": {}, "-false": {}, "-fstype": {n: 1}, "-gid": {n: 1},
+	"-group": {n: 1}, "-ilname": {n: 1}, "-iname": {n: 1}, "-inum": {n: 1}, "-ipath": {n: 1},
+	"-iwholename": {n: 1}, "-iregex": {n: 1}, "-links": {n: 1}, "-lname": {n: 1}, "-mmin": {n: 1},
+	"-mtime": {n: 1}, "-name": {n: 1}, "-newer": {n: 1, file: true}, "-nouser": {}, "-nogroup": {},
+	"-path": {n: 1}, "-perm": {n: 1}, "-regex": {n: 1}, "-readable": {}, "-writable": {}, "-executable": {},
+	"-wholename": {n: 1}, "-size": {n: 1}, "-true": {}, "-type": {n: 1}, "-uid": {n: 1}, "-used": {n: 1},
+	"-user": {n: 1}, "-xtype": {n: 1}, "-samefile": {n: 1, file: true},
+	"-print": {}, "-print0": {}, "-printf": {n: 1}, "-ls": {}, "-prune": {}, "-quit": {},
+	"(": {}, ")": {}, "!": {}, "-not": {}, "-a": {}, "-and": {}, "-o": {}, "-or": {}, ",": {},
+	"--help": {}, "--version": {},
 }
 
-// sumRule is shared by the checksum programs: -c reads the files listed
-// in its operand, which are paths this analysis cannot see.
-var sumRule = &roRule{reject: []string{"-c", "--check"}, opts: optSpec{long: []string{"check"}}}
+var findOptRe = regexp.MustCompile(`^-O[0-3]$`)
 
-var readOnlyRules = map[string]*roRule{
-	"ls":   {opts: optSpec{args: "ITw", longArgs: []string{"block-size", "color", "format", "hide", "ignore", "indicator-style", "quoting-style", "sort", "tabsize", "time", "time-style", "width"}}},
-	"cat":  {},
-	"head": {opts: optSpec{args: "nc", longArgs: []string{"bytes", "lines"}}},
-	"tail": {
-		opts:   optSpec{args: "ncs", long: []string{"follow", "retry"}, longArgs: []string{"bytes", "lines", "pid", "sleep-interval", "max-unchanged-stats"}},
-		reject: []string{"-f", "-F", "--follow"},
-	},
-	"wc":       {opts: optSpec{longArgs: []string{"files0-from"}}, fileOpts: []string{"--files0-from"}},
-	"grep":     grepRule,
-	"egrep":    grepRule,
-	"fgrep":    grepRule,
-	"echo":     {noPaths: true},
-	"printf":   {noPaths: true, reject: []string{"-v"}, opts: optSpec{args: "v"}},
-	"pwd":      {noPaths: true},
-	"true":     {noPaths: true},
-	"false":    {noPaths: true},
-	"stat":     {opts: optSpec{args: "c", longArgs: []string{"format", "printf"}}},
-	"file":     {opts: optSpec{args: "emfFP", long: []string{"compile"}, longArgs: []string{"magic-file", "files-from", "separator", "parameter", "exclude"}}, reject: []string{"-C", "--compile"}, fileOpts: []string{"-m", "-f", "--magic-file", "--files-from"}},
-	"which":    {noPaths: true},
-	"type":     {noPaths: true},
-	"basename": {noPaths: true, opts: optSpec{args: "s", longArgs: []string{"suffix"}}},
-	"dirname":  {noPaths: true},
-	"realpath": {opts: optSpec{longArgs: []string{"relative-to", "relative-base"}}, fileOpts: []string{"--relative-to", "--relative-base"}},
-	"readlink": {},
-	"du":       {opts: optSpec{args: "BdtX", longArgs: []string{"block-size", "exclude", "exclude-from", "files0-from", "max-depth", "threshold", "time-style"}}, fileOpts: []string{"-X", "--exclude-from", "--files0-from"}},
-	"df":       {opts: optSpec{args: "Btx", longArgs: []string{"block-size", "output", "type", "exclude-type"}}},
-	"tree": {
-		opts:   optSpec{args: "LPIoH", longArgs: []string{"filelimit", "timefmt", "sort", "charset", "fromfile"}},
-		reject: []string{"-o"},
-	},
-	"sort": {
-		opts:     optSpec{args: "kotST", longArgs: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "batch-size", "compress-program", "files0-from", "parallel", "random-source", "sort"}},
-		reject:   []string{"-o", "--output", "--compress-program", "-T", "--temporary-directory"},
-		fileOpts: []string{"--files0-from", "--random-source"},
-	},
-	"uniq": {opts: optSpec{args: "fsw", longArgs: []string{"skip-fields", "skip-chars", "check-chars", "all-repeated", "group"}}, maxOperands: 1},
-	"cut":  {opts: optSpec{args: "bcdf", longArgs: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}}},
-	"tr":   {noPaths: true},
-	"diff": {
-		opts:     optSpec{args: "CUIFLxX", longArgs: []string{"context", "unified", "ignore-matching-lines", "show-function-line", "label", "exclude", "exclude-from", "from-file", "to-file", "line-format", "width", "tabsize", "color", "palette"}},
-		fileOpts: []string{"-X", "--exclude-from", "--from-file", "--to-file"},
-	},
-	"cmp":     {opts: optSpec{args: "in", longArgs: []string{"ignore-initial", "bytes"}}},
-	"comm":    {opts: optSpec{longArgs: []string{"output-delimiter"}}},
-	"nl":      {opts: optSpec{args: "bdfhilnsvw"}},
-	"od":      {opts: optSpec{args: "AjNtwS", longArgs: []string{"address-radix", "skip-bytes", "read-bytes", "format", "width", "strings"}}},
-	"xxd":     {opts: optSpec{args: "cgloOsn", long: []string{"revert"}}, reject: []string{"-r", "--revert"}, maxOperands: 1},
-	"hexdump": {opts: optSpec{args: "efns"}, fileOpts: []string{"-f"}},
-	"md5sum":  sumRule, "sha1sum": sumRule, "sha224sum": sumRule, "sha256sum": sumRule,
-	"sha384sum": sumRule, "sha512sum": sumRule, "b2sum": sumRule, "cksum": sumRule,
-	"date": {
-		opts:     optSpec{args: "dfrsI", longArgs: []string{"date", "file", "reference", "set", "iso-8601", "rfc-3339", "resolution"}},
-		reject:   []string{"-s", "--set"},
-		fileOpts: []string{"-f", "--file", "-r", "--reference"},
-		noPaths:  true,
-		// An operand other than +FORMAT sets the clock.
-		check: func(args []arg) bool {
-			return !slices.ContainsFunc(args, func(a arg) bool { return a.opt == "" && !strings.HasPrefix(a.val, "+") })
-		},
-	},
-	"whoami":   {noOperands: true},
-	"id":       {noPaths: true},
-	"uname":    {noOperands: true},
-	"hostname": {noOperands: true, opts: optSpec{args: "F", long: []string{"file"}}, reject: []string{"-F", "--file", "-b", "--boot"}},
-	"env":      {noOperands: true, reject: []string{"-u", "-S", "-C", "-i", "--unset", "--split-string", "--chdir", "--ignore-environment"}, opts: optSpec{args: "uSC"}},
-	"printenv": {noPaths: true},
-	"less": {
-		opts:   optSpec{args: "bhjkoOpPtTxyz#", longArgs: []string{"log-file", "LOG-FILE", "lesskey-file", "pattern", "prompt", "tag", "tag-file"}},
-		reject: []string{"-o", "-O", "--log-file", "--LOG-FILE"},
-		check:  noPlusCommands,
-	},
-	"more": {check: noPlusCommands, opts: optSpec{args: "n"}},
-	"rg": {
-		opts: optSpec{
-			args: "efgtTmABCMjrEd",
-			long: []string{"files", "type-list", "search-zip", "pre"},
-			longArgs: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "type-add", "max-count",
-				"after-context", "before-context", "context", "max-columns", "threads", "replace", "encoding",
-				"max-depth", "max-filesize", "engine", "sort", "sortr", "colors", "color", "context-separator",
-				"field-match-separator", "field-context-separator", "path-separator", "ignore-file", "pre", "pre-glob",
-				"hostname-bin", "dfa-size-limit", "regex-size-limit", "hyperlink-format"},
-		},
-		reject:       []string{"--pre", "--pre-glob", "--hostname-bin", "-z", "--search-zip"},
-		fileOpts:     []string{"-f", "--file", "--ignore-file"},
-		script:       []string{"-e", "-f", "--regexp", "--file", "--files", "--type-list"},
-		firstNotPath: true,
-	},
-}
+// findNewerRe matches -newerXY; with Y = t the argument is a time, not a
+// file.
+var findNewerRe = regexp.MustCompile(`^-newer[aBcm][aBcmt]$`)
 
-// noPlusCommands rejects less and more "+cmd" operands: they run pager
-// commands, which can include shell escapes.
-func noPlusCommands(args []arg) bool {
-	return !slices.ContainsFunc(args, func(a arg) bool { return a.opt == "" && strings.HasPrefix(a.val, "+") })
-}
-
-// readOnlyFuncs are the programs whose arguments need more than roRule.
-var readOnlyFuncs = map[string]func([]Word) ([]string, bool){
-	"find": findReadOnly,
-	"sed":  sedReadOnly,
-	"jq":   jqReadOnly,
-	"git":  gitReadOnly,
-}
-
-// findRisky are find's actions that write files, delete or run programs.
-var findRisky = map[string]bool{
-	"-exec": true, "-execdir": true, "-ok": true, "-okdir": true, "-delete": true,
-	"-fprint": true, "-fprint0": true, "-fprintf": true, "-fls": true,
-}
-
-// findReadOnly: `find [-H|-L|-P] [-D opts] [-Olevel] [path...] [expression]`.
-// The paths are the words before the expression starts.
-func findReadOnly(words []Word) ([]string, bool) {
+// findReadOnly: `find [-H|-P] [-Olevel] [path...] [expression]`.
+func findReadOnly(words []Word) (Reads, bool) {
+	r := Reads{Recursive: true}
 	i := 0
 	for ; i < len(words); i++ {
 		v := words[i].Value
-		if v == "-D" {
-			i++
-		} else if v != "-H" && v != "-L" && v != "-P" && !strings.HasPrefix(v, "-O") {
+		if v != "-P" && !findOptRe.MatchString(v) {
 			break
 		}
 	}
-	var paths []string
+	paths := 0
 	for ; i < len(words); i++ {
-		v := words[i].Value
-		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "," {
+		w := &words[i]
+		if strings.HasPrefix(w.Value, "-") || w.Value == "(" || w.Value == "!" || w.Value == "," {
 			break
 		}
-		paths = append(paths, pathOf(arg{val: v, word: &words[i]}))
+		paths++
+		r.Paths = append(r.Paths, readPath(w.Value, w))
+	}
+	if paths == 0 {
+		r.Paths = append(r.Paths, ReadPath{Path: "."})
 	}
 	for ; i < len(words); i++ {
-		v := words[i].Value
-		if findRisky[v] {
-			return nil, false
+		w := &words[i]
+		v := w.Value
+		e, ok := findSafe[v]
+		if findNewerRe.MatchString(v) {
+			e, ok = findSafe["-newer"]
+			e.file = v[len(v)-1] != 't'
 		}
-		if v == "-files0-from" && i+1 < len(words) {
-			paths = append(paths, pathOf(arg{val: words[i+1].Value, word: &words[i+1]}))
+		if !ok {
+			return Reads{Reason: "find: " + w.Raw + " is not in its read-only spec"}, false
 		}
+		if i+e.n >= len(words) {
+			return Reads{Reason: "find: " + v + " lacks its argument"}, false
+		}
+		if e.file {
+			r.Paths = append(r.Paths, readPath(words[i+1].Value, &words[i+1]))
+		}
+		for k := 1; k <= e.n; k++ {
+			if words[i+k].Glob && !e.file {
+				// An unquoted -name *.go is expanded by the shell first.
+				return Reads{Reason: "find: argument " + words[i+k].Raw + " is an unquoted glob pattern"}, false
+			}
+		}
+		i += e.n
 	}
-	return paths, true
+	return r, true
 }
 
-// jqReadOnly: the first operand is the filter, unless -f (alone or in a
-// cluster) makes it a filter file; --slurpfile and --rawfile read files;
-// operands after --args or --jsonargs are values, not files.
-func jqReadOnly(words []Word) ([]string, bool) {
+// jqSpec are jq 1.6's options that neither read modules (-L), read the
+// filter from a file (-f, --from-file) nor run tests (--run-tests).
+// jq parses its options itself: short ones cluster, long ones are exact.
+var jqFlags = map[string]bool{
+	"--slurp": true, "--raw-output": true, "--join-output": true, "--ascii-output": true,
+	"--compact-output": true, "--null-input": true, "--exit-status": true, "--color-output": true,
+	"--monochrome-output": true, "--sort-keys": true, "--raw-input": true, "--tab": true, "--seq": true,
+	"--stream": true, "--unbuffered": true, "--help": true, "--version": true,
+}
+
+// jqUnsafeFilter matches filters that read files (import, include,
+// modulemeta) or print the environment (env, $ENV). It may match inside a
+// string literal too; that only makes the check stricter.
+var jqUnsafeFilter = regexp.MustCompile(`\b(import|include|modulemeta|get_search_list|input_filename|\$__)|\$ENV\b|(^|[^.\w$])env\b|\$__loc__`)
+
+func jqReadOnly(words []Word) (Reads, bool) {
 	var (
-		paths    []string
+		r        Reads
 		operands []*Word
-		fromFile bool
-		values   int = -1 // operands from this index on are values
+		values   = -1 // operands from this index on are values
 	)
-	path := func(w *Word) { paths = append(paths, pathOf(arg{val: w.Value, word: w})) }
 	for i := 0; i < len(words); i++ {
-		v := words[i].Value
+		w := &words[i]
+		v := w.Value
 		switch {
 		case v == "--arg" || v == "--argjson":
-			i += 2
-		case v == "--slurpfile" || v == "--rawfile":
-			if i+2 < len(words) {
-				path(&words[i+2])
+			if i+2 >= len(words) {
+				return Reads{Reason: "jq: " + v + " lacks its arguments"}, false
 			}
 			i += 2
-		case v == "--from-file":
-			fromFile = true
-		case v == "-L" || v == "--indent":
+		case v == "--slurpfile" || v == "--rawfile" || v == "--argfile":
+			if i+2 >= len(words) {
+				return Reads{Reason: "jq: " + v + " lacks its arguments"}, false
+			}
+			r.Paths = append(r.Paths, readPath(words[i+2].Value, &words[i+2]))
+			i += 2
+		case v == "--indent":
 			i++
 		case v == "--args" || v == "--jsonargs":
 			if values < 0 {
 				values = len(operands)
 			}
 		case v == "--":
-			for j := i + 1; j < len(words); j++ {
-				operands = append(operands, &words[j])
-			}
+			operands = append(operands, ptrs(words[i+1:])...)
 			i = len(words)
+		case jqFlags[v]:
 		case strings.HasPrefix(v, "--"):
+			return Reads{Reason: "jq: option " + v + " is not in its read-only spec"}, false
 		case strings.HasPrefix(v, "-") && len(v) > 1:
-			fromFile = fromFile || strings.Contains(v, "f")
+			if !isFlagCluster(v, "srjacneCMSRh") {
+				return Reads{Reason: "jq: option " + v + " is not in its read-only spec"}, false
+			}
 		default:
-			operands = append(operands, &words[i])
+			operands = append(operands, w)
 		}
 	}
-	for i, w := range operands {
-		if i == 0 && !fromFile || values >= 0 && i >= values && i > 0 {
-			continue
-		}
-		path(w)
+	if len(operands) == 0 {
+		return Reads{Reason: "jq: no filter"}, false
 	}
-	return paths, true
+	if f := operands[0]; jqUnsafeFilter.MatchString(f.Value) || f.Glob {
+		return Reads{Reason: "jq: filter " + quoteString(f.Value) + " reads modules or the environment"}, false
+	}
+	for i, w := range operands[1:] {
+		if values >= 0 && i+1 >= values {
+			break
+		}
+		if w.Value != "-" {
+			r.Paths = append(r.Paths, readPath(w.Value, w))
+		}
+	}
+	return r, true
 }

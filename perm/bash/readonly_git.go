@@ -1,156 +1,220 @@
 package bash
 
 import (
-	"slices"
 	"strings"
 )
 
-// gitReadOnly accepts the git subcommands that only read, with -C,
-// --git-dir and --work-tree returned as paths. Global options that change
-// which programs git runs or its configuration (-c, --config-env,
-// --exec-path, -p/--paginate) disqualify the command.
-func gitReadOnly(words []Word) ([]string, bool) {
-	spec := gitGlobals
-	spec.strict = true
-	args, rest, err := spec.parse(words)
-	if err != nil || rest >= len(words) {
-		return nil, false
+// gitGlobalSpec are git 2.39's global options that neither change its
+// configuration (-c, --config-env), the programs it runs (--exec-path),
+// nor page (-p); --git-dir and --work-tree name directories it reads, and
+// -C the directory it starts in. git takes no abbreviations here.
+var gitGlobalSpec = func() *progSpec {
+	s := &progSpec{
+		name: "git",
+		opts: "-C=FILE --git-dir=FILE --work-tree=FILE -P,--no-pager --no-replace-objects --no-optional-locks " +
+			"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --bare --version --help",
 	}
-	var paths []string
-	for _, a := range args {
-		switch a.opt {
-		case "-c", "--config-env", "--exec-path", "-p", "--paginate", "--super-prefix", "--list-cmds":
-			return nil, false
-		case "-C", "--git-dir", "--work-tree":
-			paths = append(paths, pathOf(a))
+	s.compile()
+	return s
+}()
+
+// gitDiffOpts are the diff options of log, show and diff in git 2.39 that
+// only select and format: --output, --ext-diff and --textconv are left out
+// (they write a file or run a configured program).
+const gitDiffOpts = " -p,-u,--patch -s,--no-patch -U=N --unified=N --output-indicator-new=C --output-indicator-old=C " +
+	"--output-indicator-context=C --raw --patch-with-raw -t --indent-heuristic --no-indent-heuristic --minimal " +
+	"--patience --histogram --anchored=TEXT --diff-algorithm=(default|myers|minimal|patience|histogram) " +
+	"--stat[=N] --stat-width=N --stat-name-width=N --stat-graph-width=N --stat-count=N --compact-summary --numstat " +
+	"--shortstat -X,--dirstat[=P] --cumulative --dirstat-by-file[=P] --summary --patch-with-stat -z --name-only " +
+	"--name-status --submodule[=F] --color[=WHEN] --no-color --color-moved[=MODE] --no-color-moved " +
+	"--color-moved-ws=MODES --no-color-moved-ws --word-diff[=MODE] --word-diff-regex=RE --color-words[=RE] " +
+	"--no-renames --rename-empty --no-rename-empty --check --ws-error-highlight=KIND --full-index --binary " +
+	"--abbrev[=N] -B,--break-rewrites[=N] -M,--find-renames[=N] -C,--find-copies[=N] --find-copies-harder " +
+	"-D,--irreversible-delete -l=N --diff-filter=F -S=STRING -G=RE --find-object=ID --pickaxe-all --pickaxe-regex " +
+	"-O=FILE --skip-to=FILE_NAME --rotate-to=FILE_NAME -R --relative[=PATH] --no-relative -a,--text " +
+	"--ignore-cr-at-eol --ignore-space-at-eol -b,--ignore-space-change -w,--ignore-all-space --ignore-blank-lines " +
+	"-I,--ignore-matching-lines=RE --inter-hunk-context=N -W,--function-context --exit-code --quiet --no-ext-diff " +
+	"--no-textconv --ignore-submodules[=WHEN] --src-prefix=P --dst-prefix=P --no-prefix --default-prefix " +
+	"--line-prefix=P --ita-invisible-in-index --ita-visible-in-index"
+
+// gitRevOpts are the revision and formatting options of log and show that
+// only select and format. --show-signature (runs gpg) is left out.
+const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until=DATE --before=DATE " +
+	"--author=P --committer=P --grep-reflog=P --grep=P --all-match --invert-grep -i,--regexp-ignore-case " +
+	"--basic-regexp -E,--extended-regexp -F,--fixed-strings -P,--perl-regexp --remove-empty --merges --no-merges " +
+	"--min-parents=N --max-parents=N --no-min-parents --no-max-parents --first-parent --exclude-first-parent-only " +
+	"--not --all --branches[=P] --tags[=P] --remotes[=P] --glob=P --exclude=P --reflog --alternate-refs " +
+	"--single-worktree --ignore-missing --bisect --stdin --cherry-mark --cherry-pick --left-only --right-only " +
+	"--cherry --walk-reflogs,-g --merge --boundary --simplify-by-decoration --full-history --dense --sparse " +
+	"--simplify-merges --ancestry-path --show-pulls --date-order --author-date-order --topo-order --reverse " +
+	"--no-walk[=ORDER] --do-walk --pretty[=FMT] --format=FMT --abbrev-commit --no-abbrev-commit --oneline " +
+	"--encoding=E --expand-tabs[=N] --no-expand-tabs --notes[=REF] --no-notes --show-notes[=REF] " +
+	"--standard-notes --no-standard-notes --relative-date --date=FMT --parents --children --left-right " +
+	"--graph --show-linear-break[=B] --decorate[=S] --no-decorate --decorate-refs=P --decorate-refs-exclude=P " +
+	"--clear-decorations --source --mailmap,--use-mailmap --no-mailmap,--no-use-mailmap --log-size " +
+	"--follow --no-follow -L=RANGE -m -c --cc --dd --remerge-diff --diff-merges=FMT --no-diff-merges " +
+	"--combined-all-paths --full-diff -0 -1 -2 -3 -4 -5 -6 -7 -8 -9"
+
+// gitSpecs are the git subcommands that only read, each with the options
+// verified against git 2.39 (TestGitSpecsKnown runs each option).
+var gitSpecs = func() map[string]*progSpec {
+	list := []*progSpec{
+		{name: "status", opts: "-s,--short -b,--branch --show-stash --porcelain[=VERSION] --long -v,--verbose " +
+			"-u,--untracked-files[=(no|normal|all)] --ignored[=(traditional|no|matching)] --ignore-submodules[=WHEN] -z " +
+			"--column[=OPTS] --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames[=N]"},
+		{name: "log", opts: gitRevOpts + gitDiffOpts},
+		{name: "show", opts: gitRevOpts + gitDiffOpts},
+		// diff --no-index compares any two paths: a recursive reader.
+		{name: "diff", opts: gitDiffOpts + " --cached --staged --merge-base --no-index@r -1,--base -2,--ours -3,--theirs -0"},
+		{name: "blame", opts: "-b --root --show-stats --progress --no-progress --score-debug -f,--show-name -n,--show-number " +
+			"-p,--porcelain --line-porcelain -c -t -l -s -e,--show-email -w --incremental --minimal -L=RANGE " +
+			"-S=FILE --reverse=REV --first-parent --contents=FILE --date=FMT -M[=N] -C[=N] --ignore-rev=REV " +
+			"--ignore-revs-file=FILE --color-lines --color-by-age --abbrev[=N] --encoding=E --since=DATE"},
+		{name: "rev-parse", operands: operandText, opts: "--verify -q,--quiet --sq --short[=N] --abbrev-ref[=MODE] " +
+			"--symbolic --symbolic-full-name --all --branches[=P] --tags[=P] --remotes[=P] --glob=P --exclude=P " +
+			"--show-toplevel --show-prefix --show-cdup --show-superproject-working-tree --show-ref-format " +
+			"--git-dir --git-common-dir --absolute-git-dir --is-inside-git-dir --is-inside-work-tree " +
+			"--is-bare-repository --is-shallow-repository --shared-index-path --show-object-format[=W] " +
+			"--default=ARG --revs-only --no-revs --flags --no-flags --not --since=DATE --after=DATE --until=DATE --before=DATE"},
+		{name: "ls-files", opts: "-c,--cached -d,--deleted -m,--modified -o,--others -i,--ignored -s,--stage " +
+			"-u,--unmerged -k,--killed -z --directory --no-empty-directory --eol --deduplicate -x,--exclude=P " +
+			"-X,--exclude-from=FILE --exclude-per-directory=NAME --exclude-standard --error-unmatch --with-tree=TREE " +
+			"-t -v -f --full-name --recurse-submodules --abbrev[=N] --debug --sparse --format=FMT"},
+		{name: "ls-tree", opts: "-d -r -t -l,--long -z --name-only,--name-status --object-only --full-name " +
+			"--full-tree --abbrev[=N] --format=FMT"},
+		{name: "describe", operands: operandText, opts: "--dirty[=MARK] --broken[=MARK] --all --tags --contains " +
+			"--abbrev=N --candidates=N --exact-match --debug --long --match=P --exclude=P --always --first-parent"},
+		{name: "merge-base", operands: operandText, opts: "-a,--all --octopus --independent --is-ancestor --fork-point"},
+		{name: "show-ref", operands: operandText, opts: "--head --heads --tags -d,--dereference -s,--hash[=N] " +
+			"--verify --abbrev[=N] -q,--quiet"},
+		// branch and tag only list: a name operand creates, so operands
+		// (patterns) are read-only only with -l/--list.
+		{name: "branch", operands: operandText, check: listing, opts: "-a,--all -r,--remotes -v,--verbose -l,--list " +
+			"-q,--quiet --show-current -i,--ignore-case --color[=WHEN] --no-color --column[=OPTS] --no-column " +
+			"--abbrev=N --no-abbrev --sort=KEY --format=FMT --contains=COMMIT --no-contains=COMMIT --merged=COMMIT " +
+			"--no-merged=COMMIT --points-at=OBJECT --omit-empty"},
+		{name: "tag", operands: operandText, check: listing, opts: "-l,--list -n[=N] --sort=KEY --format=FMT " +
+			"--contains=COMMIT --no-contains=COMMIT --merged=COMMIT --no-merged=COMMIT --points-at=OBJECT " +
+			"--column[=OPTS] --no-column --color[=WHEN] -i,--ignore-case --omit-empty"},
+		{name: "remote", operands: operandNone, opts: "-v,--verbose"},
+		{name: "config", operands: operandText, check: configReading, opts: "--get --get-all --get-regexp " +
+			"--get-urlmatch -l,--list --global --system --local --worktree -f,--file=FILE --blob=BLOB --show-origin " +
+			"--show-scope --name-only -z,--null --bool --int --bool-or-int --path --expiry-date --type=TYPE " +
+			"--includes --no-includes --default=VALUE"},
+	}
+	m := map[string]*progSpec{}
+	for _, s := range list {
+		s.name = "git " + s.name
+		s.compile()
+		m[strings.TrimPrefix(s.name, "git ")] = s
+		exactLong[s.name] = true
+	}
+	return m
+}()
+
+// listing allows operands only with -l/--list.
+func listing(p *parsedCmd) bool { return len(p.operands) == 0 || p.has("-l", "--list") }
+
+// configReading accepts git config only in a reading mode.
+func configReading(p *parsedCmd) bool {
+	return p.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list")
+}
+
+// gitReadOnly accepts the git subcommands that only read. -C, --git-dir
+// and --work-tree are returned as paths. Whether the repository's own
+// configuration makes git run a program is for the caller to check
+// (GitInvocation).
+func gitReadOnly(words []Word) (Reads, bool) {
+	rest := gitRest(words)
+	if rest < 0 || rest >= len(words) {
+		return Reads{Reason: "git: global options outside its read-only spec"}, false
+	}
+	g, reason := gitGlobalSpec.parse(words[:rest])
+	if g == nil {
+		return Reads{Reason: reason}, false
+	}
+	var r Reads
+	for _, o := range g.opts {
+		if o.def.file {
+			r.Paths = append(r.Paths, readPath(o.val, o.word))
 		}
 	}
-	sub, subArgs := words[rest].Value, words[rest+1:]
-	var (
-		more []string
-		ok   bool
-	)
-	if fn, found := gitReadOnlyFuncs[sub]; found {
-		more, ok = fn(subArgs)
-	} else if r, found := gitReadOnlyRules[sub]; found {
-		more, ok = r.eval(subArgs)
+	sub, args := words[rest].Value, words[rest+1:]
+	if sub == "config" && len(args) > 0 && (args[0].Value == "get" || args[0].Value == "list") {
+		args = append([]Word{{Raw: "--" + args[0].Value, Value: "--" + args[0].Value, Static: true}}, args[1:]...)
+		if args[0].Value == "--get" && len(args) == 1 {
+			return Reads{Reason: "git config get: no name"}, false
+		}
 	}
+	s, found := gitSpecs[sub]
+	if !found {
+		return Reads{Reason: "git " + quoteString(sub) + " has no read-only spec"}, false
+	}
+	more, ok := s.eval(args)
 	if !ok {
-		return nil, false
+		return more, false
 	}
-	for _, m := range more {
+	r.Recursive = more.Recursive
+	for _, m := range more.Paths {
 		// REV:PATH (git show HEAD:.env) reads PATH as it was at REV.
-		if _, file, found := strings.Cut(m, ":"); found && file != "" {
-			paths = append(paths, file)
+		if _, file, found := strings.Cut(m.Path, ":"); found && file != "" {
+			r.Paths = append(r.Paths, ReadPath{Path: file})
 		}
 	}
-	return append(paths, more...), true
+	r.Paths = append(r.Paths, more.Paths...)
+	return r, true
 }
 
-// gitHistoryRule is shared by log, show, diff and blame. The operands mix
-// revisions and paths; all are returned, since a revision taken for a
-// path only makes the engine check more. Options that write a file or run
-// a configured program are rejected.
-var gitHistoryRule = &roRule{
-	opts: optSpec{
-		args:     "nSGOLo",
-		longArgs: []string{"max-count", "output", "contents", "ignore-revs-file", "skip", "author", "committer", "grep", "since", "until"},
-	},
-	reject:   []string{"-o", "--output", "--ext-diff", "--textconv", "--output-directory"},
-	fileOpts: []string{"-O", "--contents", "--ignore-revs-file"},
-}
-
-var gitReadOnlyRules = map[string]*roRule{
-	"status":    {opts: optSpec{longArgs: []string{"ignore-submodules"}}},
-	"log":       gitHistoryRule,
-	"show":      gitHistoryRule,
-	"diff":      gitHistoryRule,
-	"blame":     gitHistoryRule,
-	"rev-parse": {noPaths: true},
-	"ls-files":  {opts: optSpec{args: "xX", longArgs: []string{"exclude", "exclude-from", "with-tree", "format"}}, fileOpts: []string{"-X", "--exclude-from"}},
-	// branch and tag list only: a name operand creates, and every
-	// option is known (strict). Options with a value must use "=";
-	// a separate value is an operand and is only allowed when listing.
-	"branch": {
-		opts: optSpec{
-			flags: "arvlqi",
-			long: []string{"all", "remotes", "verbose", "list", "quiet", "show-current", "ignore-case",
-				"color", "no-color", "column", "no-column", "abbrev", "no-abbrev", "sort", "format",
-				"contains", "no-contains", "merged", "no-merged", "points-at", "omit-empty"},
-			strict: true,
-		},
-		noPaths: true,
-		check:   operandsOnlyWhenListing,
-	},
-	"tag": {
-		opts: optSpec{
-			flags: "lin0123456789",
-			long: []string{"list", "ignore-case", "sort", "format", "contains", "no-contains", "merged",
-				"no-merged", "points-at", "column", "no-column", "color", "omit-empty"},
-			strict: true,
-		},
-		noPaths: true,
-		check:   operandsOnlyWhenListing,
-	},
-}
-
-// operandsOnlyWhenListing allows operands (patterns) only with -l/--list.
-func operandsOnlyWhenListing(args []arg) bool {
-	listing := slices.ContainsFunc(args, func(a arg) bool { return a.opt == "-l" || a.opt == "--list" })
-	return listing || !slices.ContainsFunc(args, func(a arg) bool { return a.opt == "" })
-}
-
-var gitReadOnlyFuncs = map[string]func([]Word) ([]string, bool){
-	"remote": gitRemoteReadOnly,
-	"config": gitConfigReadOnly,
-}
-
-// gitRemoteReadOnly: only `git remote` and `git remote -v` list; the
-// subcommands change remotes or contact them.
-func gitRemoteReadOnly(args []Word) ([]string, bool) {
-	for _, a := range args {
-		if a.Value != "-v" && a.Value != "--verbose" {
-			return nil, false
-		}
-	}
-	return nil, true
-}
-
-// gitConfigOpts are the options of git config that only select where to
-// read and how to print.
-var gitConfigOpts = optSpec{
-	flags: "lz",
-	args:  "f",
-	long: []string{"get", "get-all", "get-regexp", "get-urlmatch", "list", "global", "system", "local",
-		"worktree", "show-origin", "show-scope", "name-only", "null", "bool", "int", "bool-or-int",
-		"path", "expiry-date", "includes", "no-includes", "all"},
-	longArgs: []string{"file", "type", "default", "blob"},
-	permute:  true,
-	strict:   true,
-}
-
-// gitConfigReadOnly accepts git config only in a reading mode: --get*,
-// --list/-l, or the get and list subcommands.
-func gitConfigReadOnly(words []Word) ([]string, bool) {
-	reading := false
-	if len(words) > 0 && (words[0].Value == "get" || words[0].Value == "list") {
-		reading, words = true, words[1:]
-	}
-	args, _, err := gitConfigOpts.parse(words)
-	if err != nil {
-		return nil, false
-	}
-	var paths []string
-	for _, a := range args {
+// gitRest returns the index of the subcommand in git's arguments: the
+// first word after the global options, or -1 if they do not parse.
+func gitRest(words []Word) int {
+	for i := 0; i < len(words); i++ {
+		v := words[i].Value
 		switch {
-		case a.opt == "-l" || a.opt == "--list" || strings.HasPrefix(a.opt, "--get"):
-			reading = true
-		case a.opt == "-f" || a.opt == "--file":
-			paths = append(paths, pathOf(a))
+		case !strings.HasPrefix(v, "-"):
+			return i
+		case v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" ||
+			v == "--config-env" || v == "--super-prefix" || v == "--list-cmds" || v == "--attr-source":
+			i++
 		}
 	}
-	if !reading {
-		return nil, false
+	return len(words)
+}
+
+// GitStart returns where a git command (after the narrow wrappers) looks
+// for its repository: the -C directories in order (each relative to the
+// one before) and the --git-dir value. isGit is false for anything else.
+func (c *Command) GitStart() (chdirs []string, gitDir string, isGit bool) {
+	words, ok := c.narrow()
+	if !ok || len(words) == 0 || !words[0].Static || words[0].Value != "git" {
+		return nil, "", false
 	}
-	return paths, true
+	args := words[1:]
+	rest := gitRest(args)
+	for i := 0; i < rest && i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case (v == "-C" || v == "--git-dir") && i+1 < rest:
+			if v == "-C" {
+				chdirs = append(chdirs, args[i+1].Value)
+			} else {
+				gitDir = args[i+1].Value
+			}
+			i++
+		case strings.HasPrefix(v, "--git-dir="):
+			gitDir = strings.TrimPrefix(v, "--git-dir=")
+		}
+	}
+	return chdirs, gitDir, true
+}
+
+// GitOverrides are configuration values the Bash tool sets for every
+// command (through GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and
+// GIT_CONFIG_VALUE_n), so that a repository's own configuration cannot
+// make a read-only git command run a program where turning the key off
+// changes nothing else a user relies on: core.fsmonitor runs on every
+// git status. The gate checks the rest of a repository's configuration
+// (perm: a key outside a verified list makes git not read-only).
+var GitOverrides = [][2]string{
+	{"core.fsmonitor", "false"},
 }

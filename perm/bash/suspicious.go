@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -24,6 +25,12 @@ const (
 	labelTooWrapped   = "command too complex to normalise"
 	labelSubscript    = "substitution in quoted array subscript"
 	labelZshPrivilege = "zsh privileged builtin " // + the builtin's name
+	labelFormat       = "invisible format character in command"
+	labelFiller       = "Hangul filler character in command"
+	labelHash         = "hash -p rebinds a command name"
+	labelEnable       = "enable changes which builtins run"
+	labelAliases      = "alias expansion enabled"
+	labelAliasVar     = "assignment to BASH_ALIASES or BASH_CMDS"
 )
 
 // text checks the characters of shell source: invisible or control
@@ -39,6 +46,10 @@ func (c *collector) text(src string) {
 			c.suspect(labelZeroWidth)
 		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
 			c.suspect(labelBidi)
+		case unicode.Is(unicode.Cf, r) || r >= 0xe0000 && r <= 0xe007f:
+			c.suspect(labelFormat) // soft hyphen, tag characters, ...
+		case r == 0x3164 || r == 0x115f || r == 0x1160 || r == 0xffa0:
+			c.suspect(labelFiller) // renders as nothing, yet is a letter
 		}
 	}
 }
@@ -123,18 +134,29 @@ func (c *collector) command(cmd *Command) {
 	if len(cmd.Words) == 0 {
 		return
 	}
-	name := cmd.Words[0]
-	switch {
-	case !name.Static:
-		c.suspect(labelDynamicName)
-	case name.Glob:
-		c.suspect(labelGlobName)
-	}
 	for _, v := range cmd.variants() {
-		if len(v) == 0 || !v[0].Static {
+		// The program of every reading: `$r -rf /`, `sudo $(echo rm)`,
+		// `{rm,-rf,/}` and `/bin/r? x` run what no rule can name.
+		switch {
+		case len(v) == 0:
+			continue
+		case !v[0].Static:
+			c.suspect(labelDynamicName)
+			continue
+		case v[0].Glob:
+			c.suspect(labelGlobName)
 			continue
 		}
 		prog := path.Base(v[0].Value)
+		args := v[1:]
+		switch {
+		case prog == "hash" && hasShort(args, 'p', "pt"):
+			c.suspect(labelHash)
+		case prog == "enable" && len(args) > 0:
+			c.suspect(labelEnable)
+		case prog == "shopt" && hasWord(args, "expand_aliases"):
+			c.suspect(labelAliases)
+		}
 		if zshPrivileged[prog] {
 			c.suspect(labelZshPrivilege + prog)
 		}

@@ -59,6 +59,7 @@ func unquote(w *syntax.Word) Word {
 		b       strings.Builder
 		out     Word
 		unknown bool // an unquoted "~" after "=" or ":" that may expand
+		bracket = -1 // where an unquoted "[" is in the value, if any
 	)
 	for i, part := range w.Parts {
 		switch p := part.(type) {
@@ -71,8 +72,15 @@ func unquote(w *syntax.Word) Word {
 				}
 				out.Tilde = true
 			}
+			start := b.Len()
 			glob, tilde := unescape(&b, val, i > 0 || !out.Tilde)
-			out.Glob = out.Glob || glob
+			if glob == globBracket {
+				if bracket < 0 {
+					bracket = start + strings.IndexByte(b.String()[start:], '[')
+				}
+			} else if glob == globYes {
+				out.Glob = true
+			}
 			unknown = unknown || tilde
 		case *syntax.SglQuoted:
 			if p.Dollar {
@@ -99,6 +107,11 @@ func unquote(w *syntax.Word) Word {
 		return Word{}
 	}
 	out.Value = b.String()
+	if bracket >= 0 && strings.Contains(out.Value[bracket+1:], "]") {
+		// "[" only starts a pattern when a "]" can close it: a lone
+		// "[" (the test command) is literal.
+		out.Glob = true
+	}
 	if unknown && looksLikeAssignment(out.Value) {
 		// bash expands "~" after "=" and ":" in NAME=value arguments.
 		return Word{}
@@ -107,10 +120,20 @@ func unquote(w *syntax.Word) Word {
 	return out
 }
 
+// globKind is what unescape found: no pattern character, only a "["
+// (a pattern only if a "]" follows), or "*" or "?".
+type globKind int
+
+const (
+	globNo globKind = iota
+	globBracket
+	globYes
+)
+
 // unescape writes the unquoted literal s to b with backslash escapes
 // resolved. It reports unquoted glob characters and whether an unquoted "~"
 // follows "=" or ":". A leading "~" is only reported when checkFirst is set.
-func unescape(b *strings.Builder, s string, checkFirst bool) (glob, tilde bool) {
+func unescape(b *strings.Builder, s string, checkFirst bool) (glob globKind, tilde bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -118,8 +141,10 @@ func unescape(b *strings.Builder, s string, checkFirst bool) (glob, tilde bool) 
 			i++
 			b.WriteByte(s[i])
 			continue
-		case c == '*' || c == '?' || c == '[':
-			glob = true
+		case c == '*' || c == '?':
+			glob = globYes
+		case c == '[' && glob == globNo:
+			glob = globBracket
 		case c == '~' && i > 0 && (s[i-1] == '=' || s[i-1] == ':'):
 			tilde = true
 		case c == '~' && i == 0 && checkFirst:

@@ -1,0 +1,366 @@
+package bash
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// A read-only program is described by a spec: data, checked against the
+// program's manual and its behaviour on a Debian 12 system (GNU coreutils
+// 9.1, grep 3.8, diffutils 3.8, findutils 4.9, GNU sed 4.9, git 2.39, jq
+// 1.6, less 590, tree 2.1). Every option the spec lists only reads, prints
+// or selects; an option it does not list, an ambiguous or unknown
+// abbreviation, or an option given a value it does not take makes the
+// command not read-only. Each spec carries examples that must and must not
+// be read-only; TestSpecExamples checks them.
+
+// argMode says whether an option takes an argument.
+type argMode int
+
+const (
+	argNone     argMode = iota
+	argRequired         // "--opt=V", "--opt V", "-oV", "-o V"
+	argOptional         // only "--opt=V" or "-oV"
+)
+
+// optDef is one option of a spec, with all its names.
+type optDef struct {
+	names     []string // "-n", "--lines"
+	arg       argMode
+	file      bool     // the value is a file the program reads
+	enum      []string // the only values accepted, if set
+	recursive bool     // the program reads whole trees with it
+}
+
+// operandMode says what a program's operands are.
+type operandMode int
+
+const (
+	operandPaths   operandMode = iota // files read
+	operandText                       // text (echo's words, tr's sets, names)
+	operandPattern                    // a pattern, then files, unless -e/-f gave the pattern
+	operandNone                       // none allowed
+)
+
+// progSpec is the read-only specification of one program.
+type progSpec struct {
+	name string
+	// opts lists the options, whitespace separated. Each is its names
+	// joined by ",", then "=KIND" for a required argument or "[=KIND]"
+	// for an optional one, then "@r" if it makes the reading recursive.
+	// KIND is FILE (a file read), (a|b|c) (only these values) or any
+	// other word (text: a number, pattern or format).
+	opts     string
+	operands operandMode
+	// maxOperands limits the operands (uniq's second one is its output);
+	// 0 for no limit.
+	maxOperands int
+	// dot: with no path operand the program reads the current directory.
+	dot bool
+	// recursive: the program always reads whole trees (du, tree).
+	recursive bool
+	// obsolete matches head's and tail's -NUM (and tail's +NUM), taken
+	// as an option when it is the first argument.
+	obsolete *regexp.Regexp
+	// patternOpts name the options that give the pattern (grep -e, -f):
+	// with one of them every operand is a path.
+	patternOpts []string
+	// anyArgs marks a program every one of whose real options, documented
+	// or not, only reads or prints: arguments it gets from elsewhere
+	// (xargs) cannot make it write or run anything.
+	anyArgs bool
+	// check is a further condition on the parsed command, if any.
+	check func(*parsedCmd) bool
+
+	yes, no []string // examples: must be read-only, must not be
+
+	defs []*optDef // opts, parsed
+}
+
+// parsedCmd is a command line parsed against a spec.
+type parsedCmd struct {
+	opts     []parsedOpt
+	operands []*Word
+}
+
+type parsedOpt struct {
+	def    *optDef
+	name   string // as resolved: "-n" or "--lines"
+	val    string
+	hasVal bool
+	word   *Word // the word val is, when it is a whole word
+}
+
+func (p *parsedCmd) has(names ...string) bool {
+	for _, o := range p.opts {
+		for _, n := range o.def.names {
+			for _, want := range names {
+				if n == want {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Reads is what a read-only command reads.
+type Reads struct {
+	// Paths are the files and directories it reads, quotes removed. A
+	// "~" the shell expands is kept as "~"; a quoted one becomes "./~".
+	Paths []ReadPath
+	// Recursive reports that it reads whole trees under its directories.
+	Recursive bool
+	// Reason names why the command is not read-only, with the word that
+	// decided it, when ReadOnly is false.
+	Reason string
+}
+
+// ReadPath is one path a read-only command reads.
+type ReadPath struct {
+	Path string
+	// Glob reports an unquoted pattern in its last element: the shell
+	// replaces it with the names that match.
+	Glob bool
+}
+
+// compile parses s.opts. It panics on a malformed table: specs are
+// package data, and TestSpecExamples loads them all.
+func (s *progSpec) compile() {
+	for _, tok := range strings.Fields(s.opts) {
+		d := &optDef{}
+		names := tok
+		if i := strings.IndexByte(tok, '@'); i >= 0 {
+			if tok[i+1:] != "r" {
+				panic(fmt.Sprintf("spec %s: bad marker in %q", s.name, tok))
+			}
+			d.recursive = true
+			names = tok[:i]
+		}
+		var kind string
+		switch {
+		case strings.Contains(names, "[="):
+			d.arg = argOptional
+			names, kind, _ = strings.Cut(names, "[=")
+			kind = strings.TrimSuffix(kind, "]")
+		case strings.Contains(names, "="):
+			d.arg = argRequired
+			names, kind, _ = strings.Cut(names, "=")
+		}
+		switch {
+		case kind == "FILE":
+			d.file = true
+		case strings.HasPrefix(kind, "("):
+			d.enum = strings.Split(strings.Trim(kind, "()"), "|")
+		}
+		for _, n := range strings.Split(names, ",") {
+			if !strings.HasPrefix(n, "-") || n == "-" || n == "--" || len(n) > 2 && n[1] != '-' {
+				panic(fmt.Sprintf("spec %s: bad option name %q", s.name, n))
+			}
+			if s.lookupExact(n) != nil {
+				panic(fmt.Sprintf("spec %s: option %q listed twice", s.name, n))
+			}
+			d.names = append(d.names, n)
+		}
+		s.defs = append(s.defs, d)
+	}
+}
+
+func (s *progSpec) lookupExact(name string) *optDef {
+	for _, d := range s.defs {
+		for _, n := range d.names {
+			if n == name {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// lookupLong resolves a long option name as getopt_long does: an exact
+// name, or a prefix of exactly one option's names (aliases of one option
+// count once). An ambiguous or unknown name is nil.
+func (s *progSpec) lookupLong(name string) (*optDef, string) {
+	if d := s.lookupExact(name); d != nil || exactLong[s.name] {
+		return d, name
+	}
+	var (
+		found *optDef
+		full  string
+	)
+	for _, d := range s.defs {
+		for _, n := range d.names {
+			if strings.HasPrefix(n, "--") && strings.HasPrefix(n, name) {
+				if found != nil && found != d {
+					return nil, ""
+				}
+				found, full = d, n
+			}
+		}
+	}
+	return found, full
+}
+
+// notRO is the reason a word makes a command not read-only.
+func notRO(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// parse parses words (all static) as GNU getopt_long does with argument
+// permutation: options may follow operands, "--" ends them, and a lone "-"
+// is an operand. It returns a reason on the first word the spec does not
+// accept.
+func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
+	p := &parsedCmd{}
+	for i := 0; i < len(words); i++ {
+		w := &words[i]
+		v := w.Value
+		switch {
+		case v == "--":
+			for j := i + 1; j < len(words); j++ {
+				p.operands = append(p.operands, &words[j])
+			}
+			return p, ""
+		case i == 0 && s.obsolete != nil && s.obsolete.MatchString(v):
+			continue
+		case len(v) < 2 || v[0] != '-':
+			p.operands = append(p.operands, w)
+			continue
+		}
+		if w.Glob {
+			return nil, notRO("%s: option %s is a glob pattern", s.name, v)
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, hasVal := strings.Cut(v, "=")
+			d, full := s.lookupLong(name)
+			if d == nil {
+				return nil, notRO("%s: option %s is not in its read-only spec", s.name, name)
+			}
+			o := parsedOpt{def: d, name: full, val: val, hasVal: hasVal}
+			switch {
+			case d.arg == argNone && hasVal:
+				return nil, notRO("%s: option %s takes no value", s.name, full)
+			case d.arg == argRequired && !hasVal:
+				if i+1 == len(words) {
+					return nil, notRO("%s: option %s lacks its value", s.name, full)
+				}
+				i++
+				o.val, o.hasVal, o.word = words[i].Value, true, &words[i]
+			}
+			if r := s.checkVal(o); r != "" {
+				return nil, r
+			}
+			p.opts = append(p.opts, o)
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			name := "-" + v[j:j+1]
+			d := s.lookupExact(name)
+			if d == nil {
+				return nil, notRO("%s: option %s is not in its read-only spec", s.name, name)
+			}
+			o := parsedOpt{def: d, name: name}
+			if d.arg != argNone {
+				switch {
+				case j+1 < len(v) && separateValue[s.name]:
+					return nil, notRO("%s: option %s must be the last in %s", s.name, name, v)
+				case j+1 < len(v):
+					o.val, o.hasVal = v[j+1:], true
+				case d.arg == argRequired:
+					if i+1 == len(words) {
+						return nil, notRO("%s: option %s lacks its value", s.name, name)
+					}
+					i++
+					o.val, o.hasVal, o.word = words[i].Value, true, &words[i]
+				}
+				j = len(v)
+			}
+			if r := s.checkVal(o); r != "" {
+				return nil, r
+			}
+			p.opts = append(p.opts, o)
+		}
+	}
+	return p, ""
+}
+
+func (s *progSpec) checkVal(o parsedOpt) string {
+	if !o.hasVal {
+		return ""
+	}
+	if o.word != nil && o.word.Glob {
+		return notRO("%s: value of %s is a glob pattern", s.name, o.name)
+	}
+	if o.def.enum == nil {
+		return ""
+	}
+	for _, e := range o.def.enum {
+		if o.val == e {
+			return ""
+		}
+	}
+	return notRO("%s: value %q of %s is not in its read-only spec", s.name, o.val, o.name)
+}
+
+// eval decides words (the arguments, all static) against the spec.
+func (s *progSpec) eval(words []Word) (Reads, bool) {
+	p, reason := s.parse(words)
+	if p == nil {
+		return Reads{Reason: reason}, false
+	}
+	if s.check != nil && !s.check(p) {
+		return Reads{Reason: s.name + ": arguments outside its read-only spec"}, false
+	}
+	var r Reads
+	r.Recursive = s.recursive
+	for _, o := range p.opts {
+		r.Recursive = r.Recursive || o.def.recursive
+		if o.def.file && o.hasVal {
+			r.Paths = append(r.Paths, readPath(o.val, o.word))
+		}
+	}
+	ops := p.operands
+	switch s.operands {
+	case operandNone:
+		if len(ops) > 0 {
+			return Reads{Reason: notRO("%s: operand %s", s.name, ops[0].Value)}, false
+		}
+	case operandPattern:
+		if !p.has(s.patternOpts...) && len(ops) > 0 {
+			if ops[0].Glob {
+				return Reads{Reason: notRO("%s: pattern %s is a glob pattern", s.name, ops[0].Raw)}, false
+			}
+			ops = ops[1:]
+		}
+	case operandText:
+		for _, w := range ops {
+			if w.Glob {
+				return Reads{Reason: notRO("%s: operand %s is a glob pattern", s.name, w.Raw)}, false
+			}
+		}
+		ops = nil
+	}
+	if s.maxOperands > 0 && len(ops) > s.maxOperands {
+		return Reads{Reason: notRO("%s: more than %d file operands", s.name, s.maxOperands)}, false
+	}
+	files := 0
+	for _, w := range ops {
+		if w.Value == "-" {
+			continue // standard input
+		}
+		files++
+		r.Paths = append(r.Paths, readPath(w.Value, w))
+	}
+	if files == 0 && (s.dot || r.Recursive && s.operands == operandPattern) {
+		r.Paths = append(r.Paths, ReadPath{Path: "."})
+	}
+	return r, true
+}
+
+// readPath is the path a value names; see Reads for "~".
+func readPath(val string, w *Word) ReadPath {
+	rp := ReadPath{Path: val, Glob: w != nil && w.Glob}
+	if strings.HasPrefix(val, "~") && (w == nil || !w.Tilde) {
+		rp.Path = "./" + val
+	}
+	return rp
+}

@@ -1,0 +1,310 @@
+package bash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// gnuStd are the options every GNU program takes.
+const gnuStd = " --help --version"
+
+var (
+	headNumRe = regexp.MustCompile(`^-[0-9]+[bkmcl]?$`)
+	tailNumRe = regexp.MustCompile(`^[-+][0-9]+[bcl]?$`)
+)
+
+// Options deliberately left out of the specs below, by program (each makes
+// the command not read-only): tail -f/-F/--follow/--retry/--pid/-s (block),
+// wc/sort/du --files0-from and file -f (read lists of further files),
+// ls -L/-H, du -L/-D/-H, tree -l, grep -R (follow links out of the tree),
+// sort -o/-T/--compress-program, tree -o/-R, file -C/-m/-z/-Z/-S/-p,
+// diff -l (runs pr), df --sync, date -s, md5sum -c (reads listed files).
+var gnuSpecs = []*progSpec{
+	{
+		name:    "cat",
+		anyArgs: true,
+		opts:    "-A,--show-all -b,--number-nonblank -e -E,--show-ends -n,--number -s,--squeeze-blank -t -T,--show-tabs -u -v,--show-nonprinting" + gnuStd,
+		yes:     []string{"cat a b", "cat -n -- -x", "cat --number f", "cat --number-n f", "cat -"},
+		no:      []string{"cat --nope f", "cat -z f", "cat --show f", "cat --num f"},
+	},
+	{
+		name:    "head",
+		anyArgs: true,
+		opts:    "-c,--bytes=NUM -n,--lines=NUM -q,--quiet,--silent -v,--verbose -z,--zero-terminated" + gnuStd,
+		yes:     []string{"head -n 5 f", "head -n5 f", "head -5 f", "head --lines=3 f", "head -c 1K f"},
+		no:      []string{"head -x f", "head --lines=3 --follow f"},
+	},
+	{
+		name:    "tail",
+		anyArgs: true,
+		opts:    "-c,--bytes=NUM -n,--lines=NUM -q,--quiet,--silent -v,--verbose -z,--zero-terminated --max-unchanged-stats=N" + gnuStd,
+		yes:     []string{"tail -n 20 f", "tail -20 f", "tail +5 f", "tail -n +5 f"},
+		no:      []string{"tail -f log", "tail -F log", "tail --follow=name log", "tail --foll log", "tail -20f log", "tail --retry f", "tail --pid=1 f", "tail -s 1 f"},
+	},
+	{
+		name:    "wc",
+		opts:    "-c,--bytes -m,--chars -l,--lines -L,--max-line-length -w,--words" + gnuStd,
+		anyArgs: true,
+		yes:     []string{"wc -l a b", "wc", "wc --lines f"},
+		no:      []string{"wc --files0-from=list", "wc --files0-from list", "wc --fi=x"},
+	},
+	{
+		name:    "ls",
+		anyArgs: true,
+		opts: "-a,--all -A,--almost-all --author -b,--escape --block-size=SIZE -B,--ignore-backups -c -C --color[=WHEN] " +
+			"-d,--directory -D,--dired -f -F,--classify[=WHEN] --file-type --format=WORD --full-time -g " +
+			"--group-directories-first -G,--no-group -h,--human-readable --si --hide=PATTERN --hyperlink[=WHEN] " +
+			"--indicator-style=WORD -i,--inode -I,--ignore=PATTERN -k,--kibibytes -l -m -n,--numeric-uid-gid " +
+			"-N,--literal -o -p -q,--hide-control-chars --show-control-chars -Q,--quote-name --quoting-style=WORD " +
+			"-r,--reverse -R,--recursive@r -s,--size -S --sort=WORD --time=WORD --time-style=STYLE -t -T,--tabsize=COLS " +
+			"-u -U -v -w,--width=COLS -x -X -Z,--context --zero -1" + gnuStd,
+		dot: true,
+		yes: []string{"ls", "ls -la src docs", "ls -I '*.o' src", "ls --color=auto", "ls -1 --sort=size", "ls src/*.go"},
+		no:  []string{"ls -L x", "ls --dereference x", "ls -H x", "ls --deref x", "ls --dereference-command-line x"},
+	},
+	{
+		name: "grep",
+		opts: "-E,--extended-regexp -F,--fixed-strings -G,--basic-regexp -P,--perl-regexp -e,--regexp=PATTERNS " +
+			"-f,--file=FILE -i,-y,--ignore-case --no-ignore-case -w,--word-regexp -x,--line-regexp -z,--null-data " +
+			"-s,--no-messages -v,--invert-match -V,--version --help -m,--max-count=NUM -b,--byte-offset " +
+			"-n,--line-number --line-buffered -H,--with-filename -h,--no-filename --label=LABEL -o,--only-matching " +
+			"-q,--quiet,--silent --binary-files=(binary|text|without-match) -a,--text -I " +
+			"-d,--directories=(read|skip) -D,--devices=(read|skip) -r,--recursive@r --include=GLOB --exclude=GLOB " +
+			"--exclude-from=FILE --exclude-dir=GLOB -L,--files-without-match -l,--files-with-matches -c,--count " +
+			"-T,--initial-tab -Z,--null -B,--before-context=NUM -A,--after-context=NUM -C,--context=NUM " +
+			"--group-separator=SEP --no-group-separator --color,--colour[=WHEN] -U,--binary " +
+			"-0 -1 -2 -3 -4 -5 -6 -7 -8 -9",
+		operands:    operandPattern,
+		patternOpts: []string{"-e", "-f"},
+		anyArgs:     true,
+		yes:         []string{"grep -rn foo src", "grep -e foo -e bar src", "grep --regexp=foo src", "grep -f pats.txt src", "grep -A 3 foo f", "grep -3 x f", "grep -r x"},
+		no:          []string{"grep -R x .", "grep --dereference-recursive x .", "grep -d recurse x", "grep --directories=recurse x", "grep --devices=x x f", "grep -e *.go f"},
+	},
+	{
+		name: "sort",
+		opts: "-b,--ignore-leading-blanks -d,--dictionary-order -f,--ignore-case -g,--general-numeric-sort " +
+			"-i,--ignore-nonprinting -M,--month-sort -h,--human-numeric-sort -n,--numeric-sort -R,--random-sort " +
+			"--random-source=FILE -r,--reverse --sort=WORD -V,--version-sort --batch-size=NMERGE " +
+			"-c,--check[=(diagnose-first|quiet|silent)] -C --debug -k,--key=KEYDEF -m,--merge -s,--stable " +
+			"-S,--buffer-size=SIZE -t,--field-separator=SEP --parallel=N -u,--unique -z,--zero-terminated" + gnuStd,
+		yes: []string{"sort -k 2 f", "sort -u -t, -k1,1 a b", "sort --random-source=seed f"},
+		no:  []string{"sort -o out f", "sort --output=out f", "sort --out=out f", "sort --compress-program=sh f", "sort -T /tmp f", "sort --files0-from=list", "sort --temporary-directory=x f"},
+	},
+	{
+		name:        "uniq",
+		opts:        "-c,--count -d,--repeated -D --all-repeated[=(none|prepend|separate)] -f,--skip-fields=N --group[=(separate|prepend|append|both)] -i,--ignore-case -s,--skip-chars=N -u,--unique -z,--zero-terminated -w,--check-chars=N" + gnuStd,
+		maxOperands: 1,
+		yes:         []string{"uniq f", "uniq -c", "uniq -c f"},
+		no:          []string{"uniq in out"},
+	},
+	{
+		name:    "cut",
+		anyArgs: true,
+		opts:    "-b,--bytes=LIST -c,--characters=LIST -d,--delimiter=DELIM -f,--fields=LIST -n --complement -s,--only-delimited --output-delimiter=STRING -z,--zero-terminated" + gnuStd,
+		yes:     []string{"cut -d, -f1 f", "cut -c1-5"},
+		no:      []string{"cut -x f"},
+	},
+	{
+		name:        "tr",
+		opts:        "-c,-C,--complement -d,--delete -s,--squeeze-repeats -t,--truncate-set1" + gnuStd,
+		operands:    operandText,
+		maxOperands: 0,
+		yes:         []string{"tr a-z A-Z", "tr -d '\\r'"},
+		no:          []string{"tr -x a b"},
+	},
+	{
+		name:    "nl",
+		anyArgs: true,
+		opts:    "-b,--body-numbering=STYLE -d,--section-delimiter=CC -f,--footer-numbering=STYLE -h,--header-numbering=STYLE -i,--line-increment=N -l,--join-blank-lines=N -n,--number-format=FORMAT -p,--no-renumber -s,--number-separator=STRING -v,--starting-line-number=N -w,--number-width=N" + gnuStd,
+		yes:     []string{"nl f", "nl -ba f"},
+	},
+	{
+		name: "od",
+		opts: "-A,--address-radix=RADIX --endian=(big|little) -j,--skip-bytes=BYTES -N,--read-bytes=BYTES -S,--strings[=BYTES] -t,--format=TYPE -v,--output-duplicates -w,--width[=BYTES] --traditional -a -b -c -d -f -i -l -o -s -x" + gnuStd,
+		yes:  []string{"od -c f", "od -An -tx1 f"},
+	},
+	{
+		name: "cmp",
+		opts: "-b,--print-bytes -i,--ignore-initial=SKIP -l,--verbose -n,--bytes=LIMIT -s,--quiet,--silent --help -v,--version",
+		yes:  []string{"cmp a b", "cmp -s a b"},
+	},
+	{
+		name: "comm",
+		opts: "-1 -2 -3 --check-order --nocheck-order --output-delimiter=STR --total -z,--zero-terminated" + gnuStd,
+		yes:  []string{"comm -12 a b"},
+	},
+	{
+		name: "diff",
+		opts: "--normal -q,--brief -s,--report-identical-files -c -C=NUM --context[=NUM] -u -U=NUM --unified[=NUM] " +
+			"-e,--ed -n,--rcs -y,--side-by-side -W,--width=NUM --left-column --suppress-common-lines " +
+			"-p,--show-c-function -F,--show-function-line=RE --label=LABEL -t,--expand-tabs -T,--initial-tab " +
+			"--tabsize=NUM --suppress-blank-empty -r,--recursive@r --no-dereference -N,--new-file " +
+			"--unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x,--exclude=PAT " +
+			"-X,--exclude-from=FILE -S,--starting-file=FILE_NAME --from-file=FILE --to-file=FILE -i,--ignore-case " +
+			"-E,--ignore-tab-expansion -Z,--ignore-trailing-space -b,--ignore-space-change -w,--ignore-all-space " +
+			"-B,--ignore-blank-lines -I,--ignore-matching-lines=RE -a,--text --strip-trailing-cr -D,--ifdef=NAME " +
+			"--old-group-format=GFMT --new-group-format=GFMT --changed-group-format=GFMT --unchanged-group-format=GFMT " +
+			"--line-format=LFMT --old-line-format=LFMT --new-line-format=LFMT --unchanged-line-format=LFMT " +
+			"-d,--minimal --horizon-lines=NUM --speed-large-files --color[=(never|always|auto)] --palette=PALETTE --help -v,--version",
+		yes: []string{"diff -u a b", "diff --unified=5 a b", "diff -U3 a b", "diff -r a b"},
+		no:  []string{"diff -l a b", "diff --paginate a b", "diff --pag a b"},
+	},
+	{
+		name:    "stat",
+		anyArgs: true,
+		opts:    "-L,--dereference -f,--file-system --cached=(always|never|default) -c,--format=FORMAT --printf=FORMAT -t,--terse" + gnuStd,
+		yes:     []string{"stat -c %s f", "stat f"},
+	},
+	{
+		name: "file",
+		opts: "--help -v,--version -b,--brief -c,--checking-printout -e,--exclude=TEST --exclude-quiet=TEST -F,--separator=STRING " +
+			"-i,--mime --apple --extension --mime-type --mime-encoding -k,--keep-going -l,--list -L,--dereference " +
+			"-h,--no-dereference -n,--no-buffer -N,--no-pad -0,--print0 -P,--parameter=NAME -r,--raw -s,--special-files -d,--debug",
+		yes: []string{"file f", "file -b --mime-type f"},
+		no:  []string{"file -C -m magic", "file -f list", "file -z f", "file -S f", "file -p f"},
+	},
+	{
+		name:    "du",
+		anyArgs: true,
+		opts: "-0,--null -a,--all --apparent-size -B,--block-size=SIZE -b,--bytes -c,--total -d,--max-depth=N " +
+			"-h,--human-readable --inodes -k -l,--count-links -m -P,--no-dereference -S,--separate-dirs --si " +
+			"-s,--summarize -t,--threshold=SIZE --time[=WORD] --time-style=STYLE -X,--exclude-from=FILE " +
+			"--exclude=PATTERN -x,--one-file-system" + gnuStd,
+		dot:       true,
+		recursive: true,
+		yes:       []string{"du -sh dir", "du", "du -d 1 ."},
+		no:        []string{"du -L dir", "du --dereference dir", "du --files0-from=list", "du -D x", "du -H x"},
+	},
+	{
+		name: "df",
+		opts: "-a,--all -B,--block-size=SIZE -h,--human-readable -H,--si -i,--inodes -k -l,--local --no-sync --output[=FIELD_LIST] -P,--portability --total -t,--type=TYPE -T,--print-type -x,--exclude-type=TYPE -v" + gnuStd,
+		yes:  []string{"df -h /", "df"},
+		no:   []string{"df --sync"},
+	},
+	{
+		name:     "basename",
+		anyArgs:  true,
+		opts:     "-a,--multiple -s,--suffix=SUFFIX -z,--zero" + gnuStd,
+		operands: operandText,
+		yes:      []string{"basename /a/b.go .go"},
+	},
+	{
+		name:     "dirname",
+		anyArgs:  true,
+		opts:     "-z,--zero" + gnuStd,
+		operands: operandText,
+		yes:      []string{"dirname /a/b"},
+	},
+	{
+		name:    "realpath",
+		anyArgs: true,
+		opts:    "-e,--canonicalize-existing -m,--canonicalize-missing -L,--logical -P,--physical -q,--quiet --relative-to=FILE --relative-base=FILE -s,--strip,--no-symlinks -z,--zero" + gnuStd,
+		yes:     []string{"realpath ../x", "realpath --relative-to=. x"},
+	},
+	{
+		name:    "readlink",
+		anyArgs: true,
+		opts:    "-f,--canonicalize -e,--canonicalize-existing -m,--canonicalize-missing -n,--no-newline -q,--quiet -s,--silent -v,--verbose -z,--zero" + gnuStd,
+		yes:     []string{"readlink -f link"},
+	},
+	{
+		name: "date",
+		opts: "-d,--date=STRING --debug -f,--file=FILE -I[=(date|hours|minutes|seconds|ns)] --iso-8601[=(date|hours|minutes|seconds|ns)] " +
+			"--resolution -R,--rfc-email --rfc-3339=(date|seconds|ns) -r,--reference=FILE -u,--utc,--universal" + gnuStd,
+		operands: operandText,
+		// An operand other than +FORMAT sets the clock.
+		check: func(p *parsedCmd) bool {
+			for _, w := range p.operands {
+				if !strings.HasPrefix(w.Value, "+") {
+					return false
+				}
+			}
+			return true
+		},
+		yes: []string{"date", "date +%Y-%m-%d", "date -u -Iseconds", "date -r f"},
+		no:  []string{"date -s 2020-01-01", "date --set=2020-01-01", "date 010100002020"},
+	},
+	{name: "whoami", opts: gnuStd, operands: operandNone, yes: []string{"whoami"}},
+	{name: "id", opts: "-a -Z,--context -g,--group -G,--groups -n,--name -r,--real -u,--user -z,--zero" + gnuStd, operands: operandText, yes: []string{"id -u", "id -un root"}},
+	{
+		name:     "uname",
+		opts:     "-a,--all -s,--kernel-name -n,--nodename -r,--kernel-release -v,--kernel-version -m,--machine -p,--processor -i,--hardware-platform -o,--operating-system" + gnuStd,
+		operands: operandNone,
+		yes:      []string{"uname -a"},
+	},
+	{
+		// tree 2.1 parses its own options: no abbreviations, and an option
+		// with a value takes the next word (long ones also "=value").
+		name: "tree",
+		opts: "-a -d -f -x -L=LEVEL -P=PATTERN -I=PATTERN --gitignore --gitfile=FILE --ignore-case --matchdirs --metafirst " +
+			"--prune --info --infofile=FILE --noreport --charset=X --filelimit=N -q -N -Q -p -u -g -s -h --si --du -D " +
+			"--timefmt=FORMAT -F --inodes --device -v -t -c -U -r --dirsfirst --filesfirst --sort=(name|version|size|mtime|ctime|none) " +
+			"-i -A -S -n -C -X -J -H=BASEHREF -T=TITLE --nolinks --hintro=FILE --houtro=FILE --version --help",
+		dot:       true,
+		recursive: true,
+		yes:       []string{"tree -L 2 src", "tree", "tree -a -I node_modules", "tree --sort=name"},
+		no:        []string{"tree -o out src", "tree -R -L 2", "tree -l", "tree --fromfile list", "tree --fro list", "tree -L2"},
+	},
+	{
+		// less 590 takes abbreviations of its own long options, which
+		// this spec does not list in full: only exact names are read-only.
+		name:  "less",
+		opts:  "-N,--LINE-NUMBERS -n,--line-numbers -S,--chop-long-lines -R,--RAW-CONTROL-CHARS -r,--raw-control-chars -i,--ignore-case -I,--IGNORE-CASE -F,--quit-if-one-screen -X,--no-init -s,--squeeze-blank-lines",
+		check: noPlusOperand,
+		yes:   []string{"less f", "less -N f", "less -RS f"},
+		no:    []string{"less -o log f", "less -O log f", "less +!sh f", "less -k keys f", "less --lesskey-src=k f", "less --lesskey-file=k f", "less --LINE f", "less '+Gg' f"},
+	},
+}
+
+// exactLong lists the programs that take no abbreviations of long
+// options, or whose full option list the spec does not hold.
+var exactLong = map[string]bool{"tree": true, "less": true, "git": true}
+
+// separateValue lists the programs whose short options with a value take
+// it from the next word only (tree: "-L2" is not "-L 2").
+var separateValue = map[string]bool{"tree": true}
+
+// noPlusOperand rejects less's "+cmd" operands: they run pager commands,
+// which can include shell escapes.
+func noPlusOperand(p *parsedCmd) bool {
+	for _, w := range p.operands {
+		if strings.HasPrefix(w.Value, "+") {
+			return false
+		}
+	}
+	return true
+}
+
+var sumSpec = func(name string) *progSpec {
+	return &progSpec{
+		name:    name,
+		anyArgs: true,
+		opts:    "-b,--binary --tag -t,--text -z,--zero --ignore-missing --quiet --status --strict -w,--warn" + gnuStd,
+		yes:     []string{name + " f", name + " a b"},
+		no:      []string{name + " -c sums", name + " --check sums"},
+	}
+}
+
+// specs are the read-only programs with a spec, by name.
+var specs = func() map[string]*progSpec {
+	m := map[string]*progSpec{}
+	add := func(s *progSpec) {
+		s.compile()
+		m[s.name] = s
+	}
+	for _, s := range gnuSpecs {
+		add(s)
+	}
+	for _, n := range []string{"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum"} {
+		add(sumSpec(n))
+	}
+	// egrep and fgrep are scripts that run grep -E and grep -F.
+	for _, n := range []string{"egrep", "fgrep"} {
+		g := *m["grep"]
+		g.name, g.yes, g.no = n, []string{n + " 'a|b' f"}, nil
+		m[n] = &g
+	}
+	m["head"].obsolete = headNumRe
+	m["tail"].obsolete = tailNumRe
+	return m
+}()

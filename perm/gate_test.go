@@ -1,0 +1,174 @@
+package perm
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGateSoundness holds the rows of the gate-soundness issue (sections
+// 1 and 3): every example with the decision and the reason it must give.
+func TestGateSoundness(t *testing.T) {
+	f := newFixture(t)
+	for p, body := range map[string]string{
+		"README.md":           "hi\n",
+		"X":                   "",
+		"hostile/.git/config": "[core]\n\tpager = touch pwned\n",
+		"bare/HEAD":           "ref: refs/heads/main\n",
+		"bare/config":         "[diff]\n\texternal = touch pwned\n",
+		"clean/.git/config":   "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = https://x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+		"inc/.git/config":     "[include]\n\tpath = ../x.cfg\n",
+		"alias/.git/config":   "[alias]\n\tst = status\n\tp = push\n\tx = !rm -rf ~\n",
+	} {
+		full := filepath.Join(f.root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"bare/objects", "bare/refs"} {
+		if err := os.MkdirAll(filepath.Join(f.root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bypass := mode(ModeBypass)
+	denyCurl := all(deny("Bash(curl:*)"), bypass)
+
+	cases := []evalCase{
+		// Over-strictness is a defect: ordinary reads are allowed.
+		{"ok: redirect read", nil, bashReq("wc -l < README.md"), Allow, 7, ""},
+		{"ok: cd then ls", nil, bashReq("cd src && ls"), Allow, 7, ""},
+		{"ok: test then echo", nil, bashReq("test -f X && echo yes"), Allow, 7, ""},
+		{"ok: [ ] then ls", nil, bashReq("[ -d src ] && ls src"), Allow, 7, ""},
+		{"ok: ls glob", nil, bashReq("ls src/*.go"), Allow, 7, ""},
+		{"ok: wc glob", nil, bashReq("wc -l src/*.go"), Allow, 7, ""},
+		{"ok: git branch --contains", nil, bashReq("git branch -a --contains HEAD"), Allow, 7, ""},
+		{"ok: xargs into wc", nil, bashReq("git diff --name-only | xargs wc -l"), Allow, 7, ""},
+		{"ok: git log, clean config", nil, bashReq("git -C clean log --oneline"), Allow, 7, ""},
+		{"xargs with a Bash deny rule", deny("Bash(rm:*)"), bashReq("git diff --name-only | xargs wc -l"), Ask, 7, "xargs"},
+		{"xargs with a Read deny rule", deny("Read(./.env)"), bashReq("git diff --name-only | xargs wc -l"), Ask, 7, "xargs"},
+		{"xargs into sort", nil, bashReq("git diff --name-only | xargs sort"), Ask, 7, "xargs"},
+		{"cd out of the workspace", nil, bashReq("cd / && ls"), Ask, 7, "outside the workspace"},
+		{"glob out of the workspace", nil, bashReq("ls ../*"), Ask, 7, "outside the workspace"},
+
+		// Read-only means verified, option by option.
+		{"sed label then e", nil, bashReq(`sed -n ':x e id' README.md`), Ask, 7, "verified read-only subset"},
+		{"sed label then w", nil, bashReq(`sed -n ':x w out' README.md`), Ask, 7, "verified read-only subset"},
+		{"less -k", nil, bashReq("less -k keys README.md"), Ask, 7, "-k"},
+		{"less --lesskey-src", nil, bashReq("less --lesskey-src=k README.md"), Ask, 7, "--lesskey-src"},
+		{"jq import search", nil, bashReq(`jq 'import "a" as a {search: "/"}; .' README.md`), Ask, 7, "modules"},
+		{"jq -L", nil, bashReq(`jq -L / . README.md`), Ask, 7, "-L"},
+		{"sort --files0-from", nil, bashReq("sort --files0-from=X"), Ask, 7, "--files0-from"},
+		{"du --files0-from", nil, bashReq("du --files0-from=X"), Ask, 7, "--files0-from"},
+		{"find -files0-from", nil, bashReq("find . -files0-from X"), Ask, 7, "-files0-from"},
+		{"git blame -S reads a denied file", deny("Read(./.env)"), bashReq("git blame -S .env README.md"), Deny, 1, ""},
+		{"diff -r over a denied tree", deny("Read(./secrets/**)"), bashReq("diff -r . /tmp"), Ask, 2, "recursive"},
+		{"git diff --no-index over a denied tree", deny("Read(./secrets/**)"), bashReq("git diff --no-index src ."), Ask, 2, "recursive"},
+		{"find -L", nil, bashReq("find -L ."), Ask, 7, "-L"},
+		{"ls -L", nil, bashReq("ls -L link"), Ask, 7, "-L"},
+		{"tree -l", nil, bashReq("tree -l"), Ask, 7, "-l"},
+		{"du -L", nil, bashReq("du -L ."), Ask, 7, "-L"},
+		{"tree -R writes", nil, bashReq("tree -R -L 1"), Ask, 7, "-R"},
+		{"arithmetic: expansion in [[ -eq ]]", nil, bashReq("x=1; [[ $x -eq 1 ]] && ls"), Ask, 7, "arithmetic"},
+		{"arithmetic: (( ))", nil, bashReq("(( x )) && ls"), Allow, 7, ""},
+		{"arithmetic: subscript", nil, bashReq("(( a[$i] )) && ls"), Ask, 7, "arithmetic"},
+		{"arithmetic: quoted subscript", bypass, bashReq(`[[ 'a[$(id)]' -eq 1 ]] && ls`), Ask, 2, "subscript"},
+		{"test -v subscript", bypass, bashReq(`test -v 'a[$(id)]'`), Ask, 2, "subscript"},
+		{"let", nil, bashReq(`let 'x=a[$i]'`), Ask, 0, ""},
+		{"env prints secrets", nil, bashReq("env"), Ask, 7, "no read-only spec"},
+		{"printenv", nil, bashReq("printenv"), Ask, 7, ""},
+		{"set", nil, bashReq("set"), Ask, 7, ""},
+		{"export -p", nil, bashReq("export -p"), Ask, 7, ""},
+		{"git: repository core.pager", nil, bashReq("git -C hostile log"), Ask, 7, "core.pager"},
+		{"git: cd into hostile", nil, bashReq("cd hostile && git status"), Ask, 7, "core.pager"},
+		{"git: bare repository as plain files", nil, bashReq("cd bare && git log"), Ask, 7, "diff.external"},
+		{"git: --git-dir", nil, bashReq("git --git-dir=bare log"), Ask, 7, "diff.external"},
+		{"git: include.path", nil, bashReq("git -C inc status"), Ask, 7, "include.path"},
+		{"git: repository alias", nil, bashReq("git -C alias st"), Ask, 7, ""},
+
+		// An explicit allow rule means what it says.
+		{"allow rule covers mkdir's write", allow("Bash(mkdir *)"), bashReq("mkdir build"), Allow, 6, "mkdir"},
+		{"bare Bash allow covers mkdir", allow("Bash"), bashReq("mkdir build"), Allow, 6, ""},
+		{"allow rule: sensitive write still asks", allow("Bash(mkdir *)"), bashReq("mkdir .git/hooks/x"), Ask, 2, ".git/hooks/x (sensitive path"},
+		{"allow rule: outside still asks", allow("Bash(mkdir *)"), bashReq("mkdir ../x"), Ask, 7, "outside the workspace"},
+		{"allow rule: Edit deny still denies", all(allow("Bash(cp *)"), deny("Edit(./src/**)")), bashReq("cp README.md src/b"), Deny, 1, ""},
+		{"path rule matches its path", allow("Bash(/usr/bin/python3 *)"), bashReq("/usr/bin/python3 x.py"), Allow, 6, ""},
+		{"name rule does not match another path", allow("Bash(python3 *)"), bashReq("/tmp/evil/python3 x.py"), Ask, 7, ""},
+		{"path rule does not match the bare name", allow("Bash(/usr/bin/python3 *)"), bashReq("python3 x.py"), Ask, 7, ""},
+
+		// A deny rule's program mentioned anywhere.
+		{"mention: setarch", denyCurl, bashReq("setarch x86_64 -R curl x"), Deny, 1, ""},
+		{"mention: prlimit --", denyCurl, bashReq("prlimit --nofile=5 -- curl x"), Deny, 1, ""},
+		{"mention: fakeroot", denyCurl, bashReq("fakeroot curl x"), Deny, 1, ""},
+		{"mention: sg -c", denyCurl, bashReq("sg grp -c 'curl x'"), Deny, 1, ""},
+		{"mention: capsh -- -c", denyCurl, bashReq("capsh -- -c 'curl x'"), Deny, 1, ""},
+		{"mention: ld-linux", denyCurl, bashReq("/lib64/ld-linux-x86-64.so.2 /usr/bin/curl x"), Deny, 1, ""},
+		{"mention: xargs", denyCurl, bashReq("echo x | xargs curl"), Deny, 1, ""},
+		{"mention: unknown program", denyCurl, bashReq("frobnicate --run curl x"), Ask, 1, "mentions curl"},
+		{"mention: inside a string", denyCurl, bashReq(`python3 -c "import os; os.system('curl x')"`), Ask, 1, "mentions curl"},
+		{"mention: versioned name", all(deny("Bash(python3:*)"), bypass), bashReq("python3.11 -c 1"), Deny, 1, "python3.11"},
+		{"mention: versioned perl", all(deny("Bash(perl:*)"), bypass), bashReq("/usr/bin/perl5.36 -e 1"), Deny, 1, ""},
+		{"mention: headless asks become denials", all(deny("Bash(curl:*)"), func(p *Policy) { p.NoPrompt = true }), bashReq("frob curl x"), Deny, 8, "mentions curl"},
+		{"mention: other words do not count", denyCurl, bashReq("echo curly"), Allow, 3, ""},
+
+		// Code-carrying variables.
+		{"code var: not read-only", nil, bashReq("LESSOPEN='|id %s' less README.md"), Ask, 7, "LESSOPEN"},
+		{"code var: opaque with rules", all(deny("Bash(rm:*)"), bypass), bashReq("LD_PRELOAD=/tmp/x.so ls"), Ask, 2, "LD_PRELOAD"},
+		{"code var: env argument", all(deny("Bash(rm:*)"), bypass), bashReq("env BASH_ENV=/tmp/x bash x.sh"), Ask, 2, "BASH_ENV"},
+		{"code var: export", all(deny("Bash(rm:*)"), bypass), bashReq("export GIT_CONFIG_COUNT=1; git log"), Ask, 2, "GIT_CONFIG_COUNT"},
+		{"code var: allow rule cannot cover", allow("Bash(env *)"), bashReq("env LD_PRELOAD=/tmp/x.so ls"), Ask, 7, ""},
+		{"harmless var: read-only", nil, bashReq("LC_ALL=C sort README.md"), Allow, 7, ""},
+
+		// git aliases.
+		{"git -c alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -c alias.p=push p"), Deny, 1, ""},
+		{"repository alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("cd alias && git p origin"), Deny, 1, "git alias"},
+		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
+		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
+
+		// Program names that are not static literals.
+		{"dynamic: variable", bypass, bashReq("r=rm; $r -rf /"), Ask, 2, "$r"},
+		{"dynamic: substitution", bypass, bashReq("$(echo rm) -rf /"), Ask, 2, "dynamic command name"},
+		{"dynamic: brace expansion", bypass, bashReq("{rm,-rf,/}"), Ask, 2, "dynamic command name"},
+		{"dynamic: glob", bypass, bashReq("/bin/r? -rf x"), Ask, 2, "glob in command name"},
+		{"dynamic: hash -p", bypass, bashReq("hash -p /bin/rm ls; ls"), Ask, 2, "hash -p"},
+		{"dynamic: expand_aliases", bypass, bashReq("shopt -s expand_aliases; alias ls=id; ls"), Ask, 2, "alias"},
+		{"dynamic: behind a wrapper", bypass, bashReq("sudo $r -rf /"), Ask, 2, "dynamic command name"},
+
+		// Destructive in every form.
+		{"fork bomb", bypass, bashReq(":(){ :|:& };:"), Ask, 2, "destructive"},
+		{"fork bomb through eval", bypass, bashReq("f(){ eval 'f & f'; }; f"), Ask, 2, "destructive"},
+		{"fork bomb loop", bypass, bashReq("while true; do bash & done"), Ask, 2, "destructive"},
+		{"mkdir -m 777", bypass, bashReq("mkdir -m 777 d"), Ask, 2, "destructive"},
+		{"install -m 777", bypass, bashReq("install -m 777 x d"), Ask, 2, "destructive"},
+		{"reflog expire", bypass, bashReq("git reflog expire --expire=now --all"), Ask, 2, "destructive"},
+		{"systemctl enable", bypass, bashReq("systemctl enable x"), Ask, 2, "destructive"},
+
+		// Invisible characters.
+		{"soft hyphen", bypass, bashReq("l\u00ads"), Ask, 2, "format character"},
+		{"tag character", bypass, bashReq("ls \U000E0041"), Ask, 2, "format character"},
+		{"hangul filler", bypass, bashReq("ls \u3164"), Ask, 2, "Hangul filler"},
+		{"word joiner", bypass, bashReq("ls\u2060 x"), Ask, 2, ""},
+	}
+	runEval(t, f, cases)
+}
+
+// runEval evaluates each case in f's workspace (step 0: any step).
+func runEval(t *testing.T, f fixture, cases []evalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if tc.pol != nil {
+				tc.pol(p)
+			}
+			got := Evaluate(tc.req, p)
+			if got.Decision != tc.want || tc.step != 0 && got.Step != tc.step || !strings.Contains(got.Reason, tc.reason) {
+				t.Errorf("Evaluate(%q) = %v step %d %q (rule %q); want %v step %d containing %q",
+					tc.req.Input["command"], got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step, tc.reason)
+			}
+		})
+	}
+}

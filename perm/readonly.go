@@ -1,0 +1,91 @@
+package perm
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// readsOf decides whether a command part is read-only: its program's spec
+// accepts it (bash.Command.Reads), every path it reads resolves, a glob
+// operand's matches are all known and none can be taken for an option,
+// the script has no arithmetic context that evaluates an expansion, and a
+// git command's repository cannot make git run a program. p.notRO says
+// why not.
+func (c *call) readsOf(p *part) {
+	if why := c.script.NotReadOnly; why != "" {
+		p.notRO = why
+		return
+	}
+	r, ok := p.cmd.Reads()
+	if !ok {
+		p.notRO = r.Reason
+		p.xargs = p.cmd.XargsSafe()
+		return
+	}
+	p.recursion.recursive = p.recursion.recursive || r.Recursive
+	var reads []target
+	for _, rp := range r.Paths {
+		ts, ok := c.shellTargets(rp.Path)
+		if !ok {
+			p.notRO = "path " + rp.Path + " is relative to a directory that is not known"
+			return
+		}
+		if rp.Glob {
+			matches, why := c.globReads(rp.Path, ts)
+			if why != "" {
+				p.notRO = why
+				return
+			}
+			reads = append(reads, matches...)
+		}
+		reads = append(reads, ts...)
+	}
+	if dirs, gitDir, isGit := p.cmd.GitStart(); isGit {
+		for _, b := range c.bases {
+			start := b
+			for _, d := range dirs {
+				start = joinDir(c, start, d)
+			}
+			if why := gitRepoCode(start, joinDir(c, start, gitDir)); why != "" {
+				p.notRO = "git may run a program the repository configures: " + why
+				return
+			}
+		}
+	}
+	p.readOnly, p.reads = true, reads
+}
+
+// joinDir resolves d (a path a command names) against base.
+func joinDir(c *call, base, d string) string {
+	switch {
+	case d == "":
+		return ""
+	case filepath.IsAbs(d), d == "~", strings.HasPrefix(d, "~/"):
+		return ResolvePath(c.ws, d)
+	}
+	return filepath.Join(base, d)
+}
+
+// globReads expands a glob operand of a read-only command the way the
+// shell will: only a pattern in its last element (one directory read), and
+// never one whose matches could start with "-" (taken for options).
+func (c *call) globReads(pattern string, ts []target) ([]target, string) {
+	first, _, _ := strings.Cut(pattern, "/")
+	var out []target
+	for _, t := range ts {
+		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+			return nil, "glob " + pattern + " has a pattern before its last element"
+		}
+		matches, err := filepath.Glob(t.abs)
+		if err != nil {
+			return nil, "glob " + pattern + " is malformed"
+		}
+		for _, m := range matches {
+			if !strings.Contains(pattern, "/") && strings.HasPrefix(filepath.Base(m), "-") || strings.HasPrefix(first, "-") {
+				return nil, "glob " + pattern + " matches " + filepath.Base(m) + ", which the program would take for an option"
+			}
+			out = append(out, c.target(m))
+		}
+	}
+	return out, ""
+}
