@@ -221,7 +221,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) {
 	}
 	if c.proc != nil {
 		c.proc.kill(m.opts.StopGrace)
-		if s := c.proc.stderr.String(); s != "" {
+		if s := c.proc.stderrText(m.opts.StopGrace); s != "" {
 			err = fmt.Errorf("%w; stderr: %s", err, s)
 		}
 	}
@@ -301,7 +301,7 @@ func (m *Manager) watch(c *conn) {
 	if c.proc != nil {
 		select {
 		case <-c.proc.done:
-			err = fmt.Errorf("MCP server %q: %s", c.srv.Name, c.proc.describe())
+			err = fmt.Errorf("MCP server %q: %s", c.srv.Name, c.proc.describe(m.opts.StopGrace))
 		case <-time.After(m.opts.StopGrace):
 		}
 	}

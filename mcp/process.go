@@ -24,6 +24,8 @@ type process struct {
 	stdin  *os.File // gen's write end
 	stdout *os.File // gen's read end
 	stderr *tail
+	// stderrDone is closed when stderr reaches end of file.
+	stderrDone chan struct{}
 
 	done    chan struct{} // closed once the server is reaped
 	waitErr error         // valid after done
@@ -78,10 +80,11 @@ func startProcess(s Server, dir string) (*process, error) {
 		errR.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: stderrTail}, done: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: stderrTail}, stderrDone: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
+		close(p.stderrDone)
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -143,8 +146,19 @@ func (p *process) kill(grace time.Duration) {
 	}
 }
 
-// describe says how the server ended, with the end of its stderr.
-func (p *process) describe() string {
+// stderrText returns the end of the server's stderr, waiting at most grace
+// for the rest of it once the server has exited.
+func (p *process) stderrText(grace time.Duration) string {
+	select {
+	case <-p.stderrDone:
+	case <-time.After(grace):
+	}
+	return p.stderr.String()
+}
+
+// describe says how the server ended, with the end of its stderr; the
+// server must have exited.
+func (p *process) describe(grace time.Duration) string {
 	msg := "exited"
 	var ee *exec.ExitError
 	switch {
@@ -153,7 +167,7 @@ func (p *process) describe() string {
 	case p.waitErr != nil:
 		msg = p.waitErr.Error()
 	}
-	if s := p.stderr.String(); s != "" {
+	if s := p.stderrText(grace); s != "" {
 		msg += "; stderr: " + s
 	}
 	return msg
