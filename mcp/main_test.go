@@ -41,7 +41,7 @@ func serveStdio(mode string) int {
 		fmt.Fprintln(os.Stderr, "boom: missing API token")
 		return 7
 	}
-	if err := newTestServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	if err := newTestServer(nil).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -53,7 +53,9 @@ type echoIn struct {
 }
 
 // newTestServer is the server the tests talk to, over stdio or HTTP.
-func newTestServer() *sdk.Server {
+// Hanging calls end when their context does or stop is closed (nil for a
+// server in its own process, which is killed).
+func newTestServer(stop <-chan struct{}) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ServerOptions{Instructions: "Test tools.\nSecond line."})
 	text := func(s string) *sdk.CallToolResult {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
@@ -68,8 +70,11 @@ func newTestServer() *sdk.Server {
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "hang", Description: "Never answers."},
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
-			<-ctx.Done()
-			return nil, nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+			case <-stop:
+			}
+			return nil, nil, errors.New("released")
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exits the server mid-call."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
@@ -105,6 +110,21 @@ func httpServer(t *testing.T, name string, s *sdk.Server) Server {
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return Server{Name: name, Source: perm.SourceProject, Transport: HTTP, URL: ts.URL}
+}
+
+// testServer returns a server for httpServer whose hanging calls are
+// released before the HTTP server closes at the end of the test (Close
+// waits for running handlers).
+func testServer(t *testing.T) *sdk.Server {
+	return newTestServer(stopAtCleanup(t))
+}
+
+// stopAtCleanup returns a channel closed when the test ends, before the
+// cleanups registered earlier (such as httptest.Server.Close) run.
+func stopAtCleanup(t *testing.T) <-chan struct{} {
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	return stop
 }
 
 // guard fails the test instead of letting it hang when f does not return.

@@ -27,7 +27,7 @@ func fullNames(server string) []string {
 // Tools arrive over the wire with their names, descriptions, schemas and
 // annotations, over both transports.
 func TestToolsOnTheWire(t *testing.T) {
-	m, st := start(t, Options{}, stdioServer("local", "ok"), httpServer(t, "remote", newTestServer()))
+	m, st := start(t, Options{}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
 	for _, name := range []string{"local", "remote"} {
 		if st[name].State != StateConnected || st[name].Err != nil {
 			t.Fatalf("%s: %v %v", name, st[name].State, st[name].Err)
@@ -72,7 +72,7 @@ func TestToolsOnTheWire(t *testing.T) {
 }
 
 func TestCall(t *testing.T) {
-	m, _ := start(t, Options{}, stdioServer("local", "ok"), httpServer(t, "remote", newTestServer()))
+	m, _ := start(t, Options{}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
 	for _, name := range []string{"mcp__local__echo", "mcp__remote__echo"} {
 		out, err := m.Call(context.Background(), name, map[string]any{"text": "hi"})
 		if err != nil || out != "echo: hi" {
@@ -98,7 +98,7 @@ func TestCall(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	m, _ := start(t, Options{}, httpServer(t, "remote", newTestServer()))
+	m, _ := start(t, Options{}, httpServer(t, "remote", testServer(t)))
 	next := func(name string, _ map[string]any) error { return &unknownErr{name} }
 	v := m.Validator(next)
 	if err := v("mcp__remote__echo", map[string]any{"text": "a"}); err != nil {
@@ -152,7 +152,7 @@ func TestCrashMidCall(t *testing.T) {
 
 // An HTTP server that goes away fails calls instead of hanging them.
 func TestHTTPServerGone(t *testing.T) {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newTestServer() }, nil)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newTestServer(nil) }, nil)
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	m, _ := start(t, Options{CallTimeout: time.Hour}, Server{Name: "remote", Transport: HTTP, URL: ts.URL})
@@ -192,7 +192,7 @@ func TestStartFailures(t *testing.T) {
 		stdioServer("broken", "exit"),
 		Server{Name: "missing", Transport: Stdio, Command: "/nonexistent/gen-mcp-server"},
 		stdioServer("good", "ok"),
-		httpServer(t, "good-http", newTestServer()),
+		httpServer(t, "good-http", testServer(t)),
 	)
 	for name, want := range map[string][]string{
 		"quiet":      {`MCP server "quiet"`, "no answer within 5s"},
@@ -232,7 +232,7 @@ func TestStartFailures(t *testing.T) {
 // The per-call timeout cuts a call that never answers; the server stays
 // usable.
 func TestCallTimeout(t *testing.T) {
-	m, _ := start(t, Options{CallTimeout: 300 * time.Millisecond}, stdioServer("local", "ok"), httpServer(t, "remote", newTestServer()))
+	m, _ := start(t, Options{CallTimeout: 300 * time.Millisecond}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
 	for _, server := range []string{"local", "remote"} {
 		name := "mcp__" + server + "__hang"
 		_, err := guard(t, "hanging call", func() pair {
