@@ -41,7 +41,7 @@ func (a *approver) server() *sdk.Server {
 		}
 		return &sdk.CallToolResult{IsError: isError, Content: []sdk.Content{&sdk.TextContent{Text: answer}}}, nil
 	}
-	s.AddTool(&sdk.Tool{Name: "approve", InputSchema: json.RawMessage(`{"type":"object"}`)}, handler)
+	s.AddTool(&sdk.Tool{Name: "approve", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}, InputSchema: json.RawMessage(`{"type":"object"}`)}, handler)
 	// A tool with a closed schema that does not declare "agent", as a Go
 	// server written for Claude Code's three fields would have.
 	s.AddTool(&sdk.Tool{Name: "strict", InputSchema: json.RawMessage(`{"type":"object","properties":{

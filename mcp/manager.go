@@ -91,10 +91,11 @@ type Status struct {
 type Manager struct {
 	opts Options
 
-	mu     sync.Mutex
-	conns  map[string]*conn // by server name
-	tools  map[string]*Tool // by full name
-	closed bool
+	mu       sync.Mutex
+	conns    map[string]*conn // by server name
+	tools    map[string]*Tool // by full name
+	closed   bool
+	starting sync.WaitGroup // Start calls under way; Close waits for them
 }
 
 // conn is one server.
@@ -102,6 +103,9 @@ type conn struct {
 	srv  Server
 	cs   *sdk.ClientSession // nil unless it connected
 	proc *process           // stdio only
+	// stop ends the transport's own context (HTTP streams); called by
+	// Close and when starting fails.
+	stop context.CancelFunc
 
 	mu    sync.Mutex
 	info  string // the start of the server's instructions
@@ -138,6 +142,12 @@ func NewManager(opts Options) *Manager {
 // it was given, sorted by name. Servers already started are reported as
 // failed duplicates.
 func (m *Manager) Start(ctx context.Context, servers map[string]Server) []Status {
+	m.mu.Lock()
+	if !m.closed {
+		m.starting.Add(1)
+		defer m.starting.Done()
+	}
+	m.mu.Unlock()
 	list := sortedServers(servers)
 	conns := make([]*conn, len(list))
 	var wg sync.WaitGroup
@@ -209,10 +219,20 @@ func (c *conn) status() Status {
 func (m *Manager) connect(ctx context.Context, c *conn) {
 	ictx, cancel := context.WithTimeout(ctx, m.opts.InitTimeout)
 	defer cancel()
-	err := m.handshake(ictx, c)
-	if err == nil {
+	// The transport lives on after the handshake (an SSE client keeps its
+	// stream on the context it connected with), so it gets a context of
+	// its own, cancelled only if the handshake does not finish in time.
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c.stop = stop
+	unbind := context.AfterFunc(ictx, stop)
+	err := m.handshake(ictx, life, c)
+	if err == nil && unbind() {
 		return
 	}
+	if err == nil {
+		err = ictx.Err()
+	}
+	stop()
 	if ictx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 		err = fmt.Errorf("no answer within %s: %w", m.opts.InitTimeout, err)
 	}
@@ -228,7 +248,9 @@ func (m *Manager) connect(ctx context.Context, c *conn) {
 	c.fail(fmt.Errorf("MCP server %q: %w", c.srv.Name, err))
 }
 
-func (m *Manager) handshake(ctx context.Context, c *conn) error {
+// handshake connects c's transport on life and runs the handshake and
+// the tool listing on ctx.
+func (m *Manager) handshake(ctx, life context.Context, c *conn) error {
 	var t sdk.Transport
 	switch c.srv.Transport {
 	case Stdio:
@@ -253,7 +275,7 @@ func (m *Manager) handshake(ctx context.Context, c *conn) error {
 		return fmt.Errorf("unknown transport %q", c.srv.Transport)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "gen", Version: m.opts.Version}, nil)
-	cs, err := client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, detached{t, life}, nil)
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
@@ -307,6 +329,15 @@ func (m *Manager) watch(c *conn) {
 	}
 	c.fail(err)
 }
+
+// detached connects its transport on its own context rather than the
+// handshake's.
+type detached struct {
+	sdk.Transport
+	ctx context.Context
+}
+
+func (d detached) Connect(context.Context) (sdk.Connection, error) { return d.Transport.Connect(d.ctx) }
 
 // headerClient returns an HTTP client that adds headers to every request.
 func headerClient(headers map[string]string) *http.Client {
@@ -396,8 +427,9 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any) (s
 }
 
 // Close stops every server and reaps stdio servers' processes (and their
-// process groups). It waits at most about three times Options.StopGrace.
-// Calls after Close fail. Close is idempotent.
+// process groups). It first waits for Start calls under way (cancel their
+// context to hurry them), then at most about three times
+// Options.StopGrace. Calls after Close fail. Close is idempotent.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -405,6 +437,9 @@ func (m *Manager) Close() error {
 		return nil
 	}
 	m.closed = true
+	m.mu.Unlock()
+	m.starting.Wait()
+	m.mu.Lock()
 	conns := make([]*conn, 0, len(m.conns))
 	for _, c := range m.conns {
 		conns = append(conns, c)
@@ -423,6 +458,9 @@ func (m *Manager) Close() error {
 			c.mu.Unlock()
 			if c.cs != nil {
 				closeBounded(c.cs, m.opts.StopGrace)
+			}
+			if c.stop != nil {
+				c.stop()
 			}
 			if c.proc != nil {
 				if err := c.proc.stop(m.opts.StopGrace); err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,6 +69,44 @@ func TestToolsOnTheWire(t *testing.T) {
 	}
 	if d, _ := m.Tool("mcp__local__dotted_name"); d == nil || d.Remote() != "dotted.name" {
 		t.Errorf("dotted tool not mapped back to its own name: %+v", d)
+	}
+}
+
+// The older HTTP+SSE transport works too.
+func TestSSE(t *testing.T) {
+	s := testServer(t)
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	m, st := start(t, Options{}, Server{Name: "legacy", Transport: SSE, URL: ts.URL})
+	if st["legacy"].State != StateConnected || len(st["legacy"].Tools) != len(wantTools) {
+		t.Fatalf("legacy: %+v", st["legacy"])
+	}
+	if out, err := m.Call(context.Background(), "mcp__legacy__echo", map[string]any{"text": "sse"}); err != nil || out != "echo: sse" {
+		t.Errorf("call = %q, %v", out, err)
+	}
+}
+
+// Headers from the configuration reach an HTTP server.
+func TestHeaders(t *testing.T) {
+	s := testServer(t)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	var mu sync.Mutex
+	var seen []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	m, _ := start(t, Options{}, Server{Name: "auth", Transport: HTTP, URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer t0k"}})
+	if _, err := m.Call(context.Background(), "mcp__auth__echo", map[string]any{"text": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || slices.ContainsFunc(seen, func(s string) bool { return s != "Bearer t0k" }) {
+		t.Errorf("Authorization headers seen: %q", seen)
 	}
 }
 
