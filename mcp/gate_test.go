@@ -13,7 +13,9 @@ import (
 // to Deny.
 type evalGate struct{ p *perm.Policy }
 
-func (g evalGate) Check(_ context.Context, req perm.Request) perm.Result { return perm.Evaluate(req, g.p) }
+func (g evalGate) Check(_ context.Context, req perm.Request) perm.Result {
+	return perm.Evaluate(req, g.p)
+}
 
 // An MCP tool runs behind the gate like any other: allowed by each rule
 // form, denied by each form without reaching the server, and Ask is Deny
