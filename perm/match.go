@@ -127,6 +127,20 @@ func skillMatch(pat, name string) bool {
 	return nameMatch(pat, name)
 }
 
+// NamesTool reports whether r is about the tool called name as a whole,
+// whatever its input: r names it (bare or with a pattern), names its MCP
+// server (mcp__server), or is an MCP(glob) rule whose glob matches it.
+// Visibility filters use it; the gate itself matches with Evaluate.
+func (r Rule) NamesTool(name string) bool {
+	switch {
+	case r.Tool == name:
+		return true
+	case r.Tool == "MCP":
+		return nameMatch(r.Pattern, name)
+	}
+	return !r.HasPattern && mcpServerMatch(r.Tool, name)
+}
+
 // mcpServerMatch reports whether a bare rule naming an MCP server
 // (mcp__server) covers the tool mcp__server__tool.
 func mcpServerMatch(rule, tool string) bool {

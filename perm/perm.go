@@ -104,7 +104,8 @@ func ClassOf(tool string) Class {
 	switch tool {
 	case "Read", "Glob", "Grep", "WebFetch", "WebSearch", "LSP",
 		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
-		"AskUserQuestion", "CronList":
+		"AskUserQuestion", "CronList",
+		"ListToolGroups", "LoadToolGroup": // progressive disclosure of MCP tools
 		return Safe
 	case "Edit", "Write", "NotebookEdit":
 		return Edit

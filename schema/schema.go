@@ -16,8 +16,8 @@ import (
 type Schema struct {
 	Name        string
 	Description string
-	// Parameters is a JSON Schema of type object with additionalProperties
-	// false. Every call to Get builds a fresh map, so callers may modify it.
+	// Parameters is a JSON Schema of type object; for built-in tools it
+	// has additionalProperties false. Every call to Get builds a fresh map, so callers may modify it.
 	Parameters map[string]any
 }
 
@@ -60,14 +60,21 @@ func OpenAI(names []string) []openai.Tool {
 		if !ok {
 			continue
 		}
-		tools = append(tools, openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
-				Name:        s.Name,
-				Description: s.Description,
-				Parameters:  s.Parameters,
-			},
-		})
+		tools = append(tools, s.OpenAI())
 	}
 	return tools
+}
+
+// OpenAI returns s as a go-openai function tool. Tools that are not built
+// in (MCP tools, the meta-tools of progressive disclosure) describe
+// themselves with a Schema and are converted here like the built-ins.
+func (s Schema) OpenAI() openai.Tool {
+	return openai.Tool{
+		Type: openai.ToolTypeFunction,
+		Function: &openai.FunctionDefinition{
+			Name:        s.Name,
+			Description: s.Description,
+			Parameters:  s.Parameters,
+		},
+	}
 }
