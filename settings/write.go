@@ -19,8 +19,9 @@ import (
 //
 // Every other key, and the order of keys, is kept. The write is atomic
 // (a temporary file in the same directory is synced and renamed over path)
-// and the whole read-modify-write holds an exclusive lock on path+".lock",
-// so concurrent writers in other processes do not lose each other's rules.
+// and the whole read-modify-write holds an exclusive lock on path's
+// directory (no lock file is created), so concurrent writers in this and
+// other processes do not lose each other's rules.
 // A file that is not a valid settings object is left alone and reported.
 func AddRule(path, list, rule string) error {
 	if _, err := perm.ParseRule(rule); err != nil {
@@ -60,7 +61,7 @@ func update(path, list string, create bool, edit func([]string) []string) error 
 			return fmt.Errorf("settings: %w", err)
 		}
 	}
-	unlock, err := lock(path + ".lock")
+	unlock, err := lockDir(filepath.Dir(path))
 	if errors.Is(err, fs.ErrNotExist) && !create {
 		return nil // no directory, so no file to remove from
 	}
