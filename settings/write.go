@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gen-run/gen/internal/atomicfile"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -234,39 +235,15 @@ func edited(path string, data []byte, list string, edit func([]string) []string)
 }
 
 // writeAtomic replaces path with data so that readers see the old or the
-// new file, never a part of one, even after a crash.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+// new file, never a part of one, even after a crash (atomicfile.Write).
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	// Sync the directory so the rename itself is durable. Some file
-	// systems refuse to sync directories; the data is already safe then.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+	defer dir.Close()
+	if _, err := atomicfile.Write(dir, filepath.Base(path), data, mode, nil); err != nil {
+		return fmt.Errorf("settings: writing %s: %w", path, err)
 	}
 	return nil
 }

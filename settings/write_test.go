@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gen-run/gen/internal/atomicfile/atomicfiletest"
 )
 
 // helperEnv, when set in the environment of the test binary, makes it add
@@ -391,4 +393,19 @@ func testAddRuleConcurrent(t *testing.T, goroutines, procs, perWorker int) strin
 		t.Errorf("rules after concurrent adds: %d, want %d\nmissing or extra: got %q", len(have), len(want), have)
 	}
 	return path
+}
+
+// TestAddRuleSweepsDeadWritersTemp: a writer killed mid-write leaves its
+// temporary file; the next rule written to the directory removes it.
+func TestAddRuleSweepsDeadWritersTemp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".gen")
+	path := filepath.Join(dir, "settings.local.json")
+	stale := filepath.Join(dir, atomicfiletest.DeadTempName(t, "settings.local.json"))
+	writeFile(t, stale, `{"half": `)
+	if err := AddRule(path, "allow", "Bash(ls)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the dead writer's temporary file is still there: %v", err)
+	}
 }

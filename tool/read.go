@@ -23,9 +23,9 @@ type readTool struct{ env *Env }
 
 func (readTool) Name() string { return "Read" }
 
-// Run prints a window of lines numbered like cat -n. The whole file is
-// hashed as it streams past (window or not) and recorded as the baseline
-// that Write and Edit check the file against.
+// Run prints a window of lines numbered like cat -n, and records the
+// file's state (see fileState) as the baseline that Write and Edit check
+// the file against.
 func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	const name = "Read"
 	p, err := requiredString(name, in, "file_path")
@@ -74,8 +74,15 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			name, env.display(abs), fi.Size())
 	}
 
+	// A file small enough to hash is hashed as it streams past (the
+	// window and the rest); a bigger one is read only up to the window.
+	st := stateOf(fi)
 	h := sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(ctxReader{ctx, f}, h), 64<<10)
+	var src io.Reader = ctxReader{ctx, f}
+	if st.size <= hashLimit {
+		src = io.TeeReader(src, h)
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
 	head, err := br.Peek(binarySniff)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", env.describe(name, abs, err)
@@ -111,13 +118,14 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			break
 		}
 	}
-	// Hash the rest of the file so the baseline covers all of it.
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return "", env.describe(name, abs, err)
+	if st.size <= hashLimit {
+		// Hash the rest of the file so the baseline covers all of it.
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return "", env.describe(name, abs, err)
+		}
+		st.hashed = true
+		h.Sum(st.sum[:0])
 	}
-	var st fileState
-	st.size, st.mtime = fi.Size(), fi.ModTime()
-	h.Sum(st.sum[:0])
 	env.remember(abs, st)
 
 	switch {
