@@ -146,8 +146,14 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 // It returns a nil line with io.EOF at the end of the input, and a non-nil
 // line with io.EOF for a last line that has no newline.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	const keep = (maxLineRunes + 1) * utf8.UTFMax
-	line := []byte{}
+	line, _, err := readLineCap(br, (maxLineRunes+1)*utf8.UTFMax)
+	return line, err
+}
+
+// readLineCap is readLine keeping at most keep bytes of the line; cut
+// reports that bytes were discarded.
+func readLineCap(br *bufio.Reader, keep int) (line []byte, cut bool, err error) {
+	line = []byte{}
 	got := false
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -155,17 +161,21 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			frag = frag[:len(frag)-1]
 		}
 		got = got || len(frag) > 0
-		if room := keep - len(line); room > 0 {
+		room := keep - len(line)
+		if len(frag) > room {
+			cut = true
+		}
+		if room > 0 {
 			line = append(line, frag[:min(room, len(frag))]...)
 		}
 		switch {
 		case err == nil:
-			return line, nil
+			return line, cut, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF) && got:
-			return line, io.EOF
+			return line, cut, io.EOF
 		default:
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
