@@ -66,6 +66,8 @@ type File struct {
 	// permissions.disableBypassPermissionsMode and
 	// permissions.allowManagedPermissionRulesOnly.
 	DisableBypass, ManagedRulesOnly bool
+	// API is the file's "api" object.
+	API API
 
 	modeLine int // line of defaultMode, for warnings
 }
@@ -91,6 +93,9 @@ type Settings struct {
 	ManagedRulesOnly bool
 	// Warnings are problems that did not stop loading, such as unknown keys.
 	Warnings []string
+	// API is how to talk to the model server, each key from the
+	// highest-precedence file that sets it.
+	API API
 }
 
 // Load reads every settings scope for opts and merges them.
@@ -158,6 +163,7 @@ func Load(opts Options) (*Settings, error) {
 	if err := s.merge(opts, cwd, home); err != nil {
 		return nil, err
 	}
+	s.mergeAPI()
 	return s, nil
 }
 
