@@ -197,4 +197,3 @@ func killMarked(marker string) {
 		}
 	}
 }
-
