@@ -36,9 +36,8 @@ func TestSignalWhileReadingStdin(t *testing.T) {
 			}
 			waited := make(chan error, 1)
 			go func() { waited <- cmd.Wait() }()
-			// Send the signal once gen catches it, so that it reaches the
-			// handler rather than the default action.
-			waitCaught(t, cmd.Process.Pid, sig)
+			// Send the signal while gen waits for the prompt.
+			waitReadingStdin(t, cmd.Process.Pid)
 			cmd.Process.Signal(sig)
 			select {
 			case err := <-waited:
@@ -57,24 +56,27 @@ func TestSignalWhileReadingStdin(t *testing.T) {
 	}
 }
 
-// waitCaught polls /proc until process pid has a handler for sig.
-func waitCaught(t *testing.T, pid int, sig syscall.Signal) {
+// waitReadingStdin polls /proc until a thread of process pid is blocked
+// in read(0, ...): gen is waiting for the prompt, its signal handling long
+// set up.
+func waitReadingStdin(t *testing.T, pid int) {
 	t.Helper()
-	status := filepath.Join("/proc", strconv.Itoa(pid), "status")
+	tasks := filepath.Join("/proc", strconv.Itoa(pid), "task")
 	for range 6000 { // hang guard: 60 s
-		b, err := os.ReadFile(status)
+		dirs, err := os.ReadDir(tasks)
 		if err != nil {
 			t.Skipf("no /proc: %v", err)
 		}
-		for line := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-				mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-				if err == nil && mask&(1<<(uint(sig)-1)) != 0 {
-					return
-				}
+		for _, d := range dirs {
+			b, err := os.ReadFile(filepath.Join(tasks, d.Name(), "syscall"))
+			if err != nil {
+				t.Skipf("cannot read a thread's system call: %v", err)
+			}
+			if strings.HasPrefix(string(b), "0 0x0 ") { // read, fd 0
+				return
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("process %d never caught %v", pid, sig)
+	t.Fatalf("process %d never read its stdin", pid)
 }
