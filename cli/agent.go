@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -136,6 +137,9 @@ func pickModel(name string, errw io.Writer) (loop.Model, string, error) {
 				return nil, "", usageErr(fmt.Errorf("a model endpoint is configured but no model is named: set GEN_MODEL or pass --model (or --model offline)"))
 			}
 			cfg.Stream = true
+			if err := cfg.ApplyEnv(os.Getenv); err != nil {
+				return nil, "", usageErr(err)
+			}
 			return chat.New(cfg), cfg.Model, nil
 		}
 		fmt.Fprintln(errw, "gen: no model endpoint configured (set OPENAI_BASE_URL or OPENAI_API_KEY); using the embedded offline model")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,9 +45,12 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	prompt := strings.Join(args, " ")
 	headless := o.print || !s.InTerminal
 	if headless && prompt == "" && !s.InTerminal {
-		b, err := io.ReadAll(io.LimitReader(s.In, 1<<20))
+		b, err := readPrompt(cmd.Context(), s.In)
 		if err != nil {
-			return usageErr(fmt.Errorf("reading the prompt from stdin: %w", err))
+			if cmd.Context().Err() != nil {
+				return &exitError{ExitFailed, err}
+			}
+			return usageErr(err)
 		}
 		prompt = strings.TrimSpace(string(b))
 	}

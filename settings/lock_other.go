@@ -7,7 +7,7 @@ import (
 	"runtime"
 )
 
-// lock refuses: without a lock, concurrent writers could lose rules.
-func lock(path string) (unlock func(), err error) {
-	return nil, fmt.Errorf("locking %s: not supported on %s", path, runtime.GOOS)
+// lockDir refuses: without a lock, concurrent writers could lose rules.
+func lockDir(dir string) (unlock func(), err error) {
+	return nil, fmt.Errorf("locking %s: not supported on %s", dir, runtime.GOOS)
 }

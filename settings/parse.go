@@ -225,7 +225,7 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		return nil, nil, err
 	}
 	for _, m := range top.members {
-		if m.key == "permissions" || m.key == "$schema" {
+		if m.key == "permissions" || m.key == "$schema" || m.key == "api" {
 			continue
 		}
 		if m.key == trustedKey {
@@ -244,7 +244,12 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			// A misspelt permissions object would silently mean no rules.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}
 		}
-		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only \"permissions\"; ignored)", path, line, m.key))
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only \"permissions\" and \"api\"; ignored)", path, line, m.key))
+	}
+	if av, ok := keys["api"]; ok {
+		if err := p.api(f, av); err != nil {
+			return nil, nil, err
+		}
 	}
 	pv, ok := keys["permissions"]
 	if !ok {

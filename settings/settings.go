@@ -73,6 +73,9 @@ type File struct {
 	// trustedProjects; user and managed scopes only), absolute and clean.
 	TrustedProjects []string
 
+	// API is the file's "api" object.
+	API API
+
 	modeLine int // line of defaultMode, for warnings
 }
 
@@ -103,6 +106,10 @@ type Settings struct {
 	// managed settings list the root (symlinks resolved) in
 	// trustedProjects. Permission rules and modes apply either way.
 	Trusted bool
+
+	// API is how to talk to the model server, each key from the
+	// highest-precedence file that sets it.
+	API API
 }
 
 // Load reads every settings scope for opts and merges them.
@@ -175,6 +182,7 @@ func Load(opts Options) (*Settings, error) {
 	if err := s.merge(opts, cwd, home); err != nil {
 		return nil, err
 	}
+	s.mergeAPI()
 	return s, nil
 }
 

@@ -115,7 +115,7 @@ func TestLoad(t *testing.T) {
 			user:       `{"model": "x", "permissions": {}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
-			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions"; ignored)`},
+			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions" and "api"; ignored)`},
 			files:      1,
 		},
 		{
@@ -339,8 +339,8 @@ func TestLoad(t *testing.T) {
 			modeSource: perm.SourceBuiltin,
 			allow:      []string{"project:Read@{project}"},
 			warnings: []string{
-				`{project}:1: unknown top-level key "model" (gen reads only "permissions"; ignored)`,
-				`{project}:1: unknown top-level key "hooks" (gen reads only "permissions"; ignored)`,
+				`{project}:1: unknown top-level key "model" (gen reads only "permissions" and "api"; ignored)`,
+				`{project}:1: unknown top-level key "hooks" (gen reads only "permissions" and "api"; ignored)`,
 			},
 			files: 1,
 		},

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gen-run/gen/internal/atomicfile"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -19,8 +20,9 @@ import (
 //
 // Every other key, and the order of keys, is kept. The write is atomic
 // (a temporary file in the same directory is synced and renamed over path)
-// and the whole read-modify-write holds an exclusive lock on path+".lock",
-// so concurrent writers in other processes do not lose each other's rules.
+// and the whole read-modify-write holds an exclusive lock on path's
+// directory (no lock file is created), so concurrent writers in this and
+// other processes do not lose each other's rules.
 // A file that is not a valid settings object is left alone and reported.
 func AddRule(path, list, rule string) error {
 	if _, err := perm.ParseRule(rule); err != nil {
@@ -100,7 +102,7 @@ func modify(path string, create bool, change func([]byte) ([]byte, bool, error))
 			return fmt.Errorf("settings: %w", err)
 		}
 	}
-	unlock, err := lock(path + ".lock")
+	unlock, err := lockDir(filepath.Dir(path))
 	if errors.Is(err, fs.ErrNotExist) && !create {
 		return nil // no directory, so no file to remove from
 	}
@@ -278,39 +280,15 @@ func indented(top []field) ([]byte, error) {
 }
 
 // writeAtomic replaces path with data so that readers see the old or the
-// new file, never a part of one, even after a crash.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+// new file, never a part of one, even after a crash (atomicfile.Write).
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	// Sync the directory so the rename itself is durable. Some file
-	// systems refuse to sync directories; the data is already safe then.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+	defer dir.Close()
+	if _, err := atomicfile.Write(dir, filepath.Base(path), data, mode, nil); err != nil {
+		return fmt.Errorf("settings: writing %s: %w", path, err)
 	}
 	return nil
 }

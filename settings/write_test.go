@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gen-run/gen/internal/atomicfile/atomicfiletest"
 )
 
 // helperEnv, when set in the environment of the test binary, makes it add
@@ -297,7 +299,34 @@ func TestAddRuleThenLoad(t *testing.T) {
 // TestAddRuleConcurrent has goroutines of this process and child processes
 // add distinct rules to one file at once; a lost update would drop a rule.
 func TestAddRuleConcurrent(t *testing.T) {
-	const workers, perWorker = 6, 4
+	testAddRuleConcurrent(t, 6, 6, 4)
+}
+
+// TestAddRuleContention is the load under which a polled lock starved
+// writers ("still held after 10s"): 20 goroutines and 5 processes adding
+// 100 rules each at once. Not one write may fail, and the lock leaves no
+// file behind.
+func TestAddRuleContention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,500 synced writes")
+	}
+	path := testAddRuleConcurrent(t, 20, 5, 100)
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != filepath.Base(path) {
+			t.Errorf("left next to the settings file: %s", e.Name())
+		}
+	}
+}
+
+// testAddRuleConcurrent runs goroutines and procs child processes adding
+// perWorker rules each to one settings file, checks that every rule
+// arrived, and returns the file's path.
+func testAddRuleConcurrent(t *testing.T, goroutines, procs, perWorker int) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), ".gen", "settings.json")
 	writeFile(t, path, `{"keep": true}`)
 	var want []string
@@ -310,7 +339,7 @@ func TestAddRuleConcurrent(t *testing.T) {
 		return rs
 	}
 	var cmds []*exec.Cmd
-	for w := range workers {
+	for w := range procs {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), helperEnv+"="+strings.Join(append([]string{path}, rules("p", w)...), "\n"))
 		var stderr strings.Builder
@@ -321,8 +350,8 @@ func TestAddRuleConcurrent(t *testing.T) {
 		cmds = append(cmds, cmd)
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, workers*perWorker)
-	for w := range workers {
+	errs := make(chan error, goroutines*perWorker)
+	for w := range goroutines {
 		rs := rules("g", w)
 		wg.Go(func() {
 			for _, r := range rs {
@@ -362,5 +391,21 @@ func TestAddRuleConcurrent(t *testing.T) {
 	slices.Sort(have)
 	if !slices.Equal(have, want) {
 		t.Errorf("rules after concurrent adds: %d, want %d\nmissing or extra: got %q", len(have), len(want), have)
+	}
+	return path
+}
+
+// TestAddRuleSweepsDeadWritersTemp: a writer killed mid-write leaves its
+// temporary file; the next rule written to the directory removes it.
+func TestAddRuleSweepsDeadWritersTemp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".gen")
+	path := filepath.Join(dir, "settings.local.json")
+	stale := filepath.Join(dir, atomicfiletest.DeadTempName(t, "settings.local.json"))
+	writeFile(t, stale, `{"half": `)
+	if err := AddRule(path, "allow", "Bash(ls)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the dead writer's temporary file is still there: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,8 +40,9 @@ func (bashTool) Name() string { return "Bash" }
 // the run. The session leader's process group holds the command and all it
 // starts; the whole group is killed with SIGKILL on timeout, on
 // cancellation, and when the command finishes, so nothing it started in
-// the background outlives the call. A non-zero exit is a result, not an
-// error.
+// the background outlives the call; descendants that left the group are
+// found by an environment marker and, on Linux, in the process tree (see
+// endCommand). A non-zero exit is a result, not an error.
 func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	const name = "Bash"
 	command, err := requiredString(name, in, "command")
@@ -81,17 +81,14 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	// Stdin stays nil: the child reads /dev/null. One pipe for stdout and
 	// stderr keeps their interleaving.
 	cmd.Stdout, cmd.Stderr = pw, pw
-	// Setsid rather than Setpgid: it also puts the child in its own
-	// process group (pgid == pid) but additionally detaches it from any
-	// controlling terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	detach(cmd)
+	err = startCommand(cmd)
 	pw.Close()
 	if err != nil {
 		return "", fmt.Errorf("%s: starting bash: %w", name, err)
 	}
 	pgid := cmd.Process.Pid
-	killGroup := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	killGroup := func() { killGroup(pgid) }
 
 	out := &capWriter{max: maxBashOutput}
 	copied := make(chan struct{})
@@ -118,8 +115,11 @@ func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	// leftovers.
 	killGroup()
 	// A process that left the group (setsid) still carries the marker in
-	// its environment: nothing the command started outlives the call.
+	// its environment.
 	killMarked(marker)
+	// What cleared its environment too is found in the process tree:
+	// nothing the command started outlives the call.
+	endCommand(pgid)
 	select {
 	case <-copied:
 	case <-time.After(pipeGrace):
@@ -198,36 +198,6 @@ var callSeq atomic.Int64
 // newMarker returns a marker unique to one call in this process.
 func newMarker() string {
 	return fmt.Sprintf("%s=%d.%d", markerVar, os.Getpid(), callSeq.Add(1))
-}
-
-// killMarked kills every process whose environment holds marker: the
-// command's descendants that escaped its process group by starting a
-// session of their own. A process that cleared its environment is not
-// found; that is the limit of this sweep.
-func killMarked(marker string) {
-	needle := []byte("\x00" + marker + "\x00")
-	for range 3 { // a dying parent may still fork: sweep until none is left
-		entries, err := os.ReadDir("/proc")
-		if err != nil {
-			return
-		}
-		found := false
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err != nil || !bytes.Contains(append([]byte{0}, env...), needle) {
-				continue
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			found = true
-		}
-		if !found {
-			return
-		}
-	}
 }
 
 // capWriter keeps the first and last bytes written to it, up to max in

@@ -57,15 +57,37 @@ func Builtins(env *Env) []Tool {
 	}
 }
 
-// fileState identifies one version of a file's content.
+// fileState identifies one version of a file: its size, modification and
+// change times, device and inode, and for files of at most hashLimit bytes
+// a hash of the content. The change time (which no user-level call can set
+// back) and the inode catch rewrites that keep the size and restore the
+// modification time, and replacements by rename; the hash also covers
+// file systems with coarse timestamps where that is cheap. Big files are
+// never hashed, so reading a window of a huge file costs the window.
 type fileState struct {
-	size  int64
-	mtime time.Time
-	sum   [sha256.Size]byte
+	size   int64
+	mtime  time.Time
+	ctime  time.Time // zero where the system does not report it
+	dev    uint64
+	ino    uint64
+	hashed bool
+	sum    [sha256.Size]byte
+}
+
+// hashLimit is the largest file whose content is part of its fileState.
+const hashLimit = 8 << 20
+
+// stateOf is the fileState of a file with information fi, without the
+// hash.
+func stateOf(fi fs.FileInfo) fileState {
+	st := fileState{size: fi.Size(), mtime: fi.ModTime()}
+	st.ctime, st.dev, st.ino = changeID(fi)
+	return st
 }
 
 func (s fileState) equal(o fileState) bool {
-	return s.size == o.size && s.mtime.Equal(o.mtime) && s.sum == o.sum
+	return s.size == o.size && s.mtime.Equal(o.mtime) && s.ctime.Equal(o.ctime) &&
+		s.dev == o.dev && s.ino == o.ino && s.hashed == o.hashed && s.sum == o.sum
 }
 
 func (e *Env) remember(abs string, st fileState) {

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -19,9 +20,11 @@ import (
 const (
 	defaultGrepResults = 200
 	maxGrepResults     = 1000
-	// maxGrepFile is the largest file Grep searches; bigger ones are
-	// generated or data files far more often than source.
-	maxGrepFile = 1 << 20
+	// maxGrepLine is how much of one line Grep matches against: files of
+	// any size are searched as a stream, line by line, but a longer line
+	// (minified or data files) is searched only in its first maxGrepLine
+	// bytes, and the result says so.
+	maxGrepLine = 1 << 20
 )
 
 type grepTool struct{ env *Env }
@@ -121,6 +124,7 @@ type search struct {
 	out       bytes.Buffer
 	matches   int
 	truncated bool
+	longLines int // lines cut to maxGrepLine
 }
 
 // walk searches every eligible file below dir, which is rel in the root
@@ -170,13 +174,14 @@ func (s *search) walk(ctx context.Context, rel, dirAbs string) error {
 	})
 }
 
-// file searches one file, rel in the root. Files that are not regular,
-// are over maxGrepFile or look binary are skipped without error.
+// file searches one file, rel in the root, as a stream, so a file of any
+// size is searched whole (a cancelled ctx stops it). Files that are not
+// regular or look binary are skipped without error.
 func (s *search) file(ctx context.Context, rel, abs string) error {
 	if s.env.CanRead != nil && !s.env.CanRead("Grep", abs) {
 		return nil
 	}
-	f, fi, err := openRegular(s.root, rel)
+	f, _, err := openRegular(s.root, rel)
 	if err != nil {
 		if errors.Is(err, errNotRegular) || errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -184,43 +189,56 @@ func (s *search) file(ctx context.Context, rel, abs string) error {
 		return s.env.describe("Grep", abs, err)
 	}
 	defer f.Close()
-	if fi.Size() > maxGrepFile {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, f}, maxGrepFile+1))
-	if err != nil {
+	br := bufio.NewReaderSize(ctxReader{ctx, f}, 64<<10)
+	head, err := br.Peek(binarySniff)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return s.env.describe("Grep", abs, err)
 	}
-	if len(data) > maxGrepFile || isBinary(data) {
+	if isBinary(head) {
 		return nil
 	}
 	shown := s.env.display(abs)
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+	for n := 1; ; n++ {
+		line, cut, err := readLineCap(br, maxGrepLine)
+		if err != nil && !errors.Is(err, io.EOF) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.env.describe("Grep", abs, err)
 		}
-		if !s.re.Match(line) {
-			continue
+		if line == nil {
+			return nil
 		}
-		if s.matches == s.limit {
-			s.truncated = true
-			return errEnough
+		if cut {
+			s.longLines++
 		}
-		s.matches++
-		fmt.Fprintf(&s.out, "%s:%d:%s\n", shown, n, truncateLine(string(line)))
+		if s.re.Match(line) {
+			if s.matches == s.limit {
+				s.truncated = true
+				return errEnough
+			}
+			s.matches++
+			fmt.Fprintf(&s.out, "%s:%d:%s\n", shown, n, truncateLine(string(line)))
+		}
+		if err != nil {
+			return nil
+		}
 	}
-	return nil
 }
 
 func (s *search) result() string {
 	if s.matches == 0 {
-		return "no matches\n"
+		s.out.WriteString("no matches\n")
 	}
 	if s.truncated {
 		fmt.Fprintf(&s.out, "(truncated after %d matches: narrow the pattern, path or glob, or raise max_results)\n", s.matches)
+	}
+	switch s.longLines {
+	case 0:
+	case 1:
+		fmt.Fprintf(&s.out, "(1 line longer than %d MiB was searched only in its first %d MiB)\n", maxGrepLine>>20, maxGrepLine>>20)
+	default:
+		fmt.Fprintf(&s.out, "(%d lines longer than %d MiB were searched only in their first %d MiB)\n", s.longLines, maxGrepLine>>20, maxGrepLine>>20)
 	}
 	return s.out.String()
 }

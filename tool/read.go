@@ -23,9 +23,9 @@ type readTool struct{ env *Env }
 
 func (readTool) Name() string { return "Read" }
 
-// Run prints a window of lines numbered like cat -n. The whole file is
-// hashed as it streams past (window or not) and recorded as the baseline
-// that Write and Edit check the file against.
+// Run prints a window of lines numbered like cat -n, and records the
+// file's state (see fileState) as the baseline that Write and Edit check
+// the file against.
 func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	const name = "Read"
 	p, err := requiredString(name, in, "file_path")
@@ -74,8 +74,15 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			name, env.display(abs), fi.Size())
 	}
 
+	// A file small enough to hash is hashed as it streams past (the
+	// window and the rest); a bigger one is read only up to the window.
+	st := stateOf(fi)
 	h := sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(ctxReader{ctx, f}, h), 64<<10)
+	var src io.Reader = ctxReader{ctx, f}
+	if st.size <= hashLimit {
+		src = io.TeeReader(src, h)
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
 	head, err := br.Peek(binarySniff)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", env.describe(name, abs, err)
@@ -111,13 +118,14 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			break
 		}
 	}
-	// Hash the rest of the file so the baseline covers all of it.
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return "", env.describe(name, abs, err)
+	if st.size <= hashLimit {
+		// Hash the rest of the file so the baseline covers all of it.
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return "", env.describe(name, abs, err)
+		}
+		st.hashed = true
+		h.Sum(st.sum[:0])
 	}
-	var st fileState
-	st.size, st.mtime = fi.Size(), fi.ModTime()
-	h.Sum(st.sum[:0])
 	env.remember(abs, st)
 
 	switch {
@@ -138,8 +146,14 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 // It returns a nil line with io.EOF at the end of the input, and a non-nil
 // line with io.EOF for a last line that has no newline.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	const keep = (maxLineRunes + 1) * utf8.UTFMax
-	line := []byte{}
+	line, _, err := readLineCap(br, (maxLineRunes+1)*utf8.UTFMax)
+	return line, err
+}
+
+// readLineCap is readLine keeping at most keep bytes of the line; cut
+// reports that bytes were discarded.
+func readLineCap(br *bufio.Reader, keep int) (line []byte, cut bool, err error) {
+	line = []byte{}
 	got := false
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -147,17 +161,21 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			frag = frag[:len(frag)-1]
 		}
 		got = got || len(frag) > 0
-		if room := keep - len(line); room > 0 {
+		room := keep - len(line)
+		if len(frag) > room {
+			cut = true
+		}
+		if room > 0 {
 			line = append(line, frag[:min(room, len(frag))]...)
 		}
 		switch {
 		case err == nil:
-			return line, nil
+			return line, cut, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF) && got:
-			return line, io.EOF
+			return line, cut, io.EOF
 		default:
-			return nil, err
+			return nil, false, err
 		}
 	}
 }

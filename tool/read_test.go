@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -270,5 +271,60 @@ func TestOpenedChecked(t *testing.T) {
 	}
 	if err := openedChecked(context.Background(), "Read", f); err != nil {
 		t.Errorf("no checked path: %v", err)
+	}
+}
+
+// TestReadBigFileIsNotHashed reads three lines of a 2 GB sparse file: the
+// baseline for write safety must come from the file's metadata, not from
+// hashing gigabytes.
+func TestReadBigFileIsNotHashed(t *testing.T) {
+	env, dir := workspace(t)
+	p := filepath.Join(dir, "big")
+	// Text past the binary sniff, then a hole.
+	files(t, dir, map[string]string{"big": "one\ntwo\nthree\n" + strings.Repeat("text\n", binarySniff/4)})
+	must(t, os.Truncate(p, 2<<30))
+	out, err := call(t, env, "Read", map[string]any{"file_path": "big", "offset": 1, "limit": 3})
+	if err != nil || !strings.Contains(out, "3\tthree") {
+		t.Fatalf("Read: %q, %v", out, err)
+	}
+	st, ok := env.seen[p]
+	if !ok {
+		t.Fatal("no baseline recorded")
+	}
+	if st.hashed {
+		t.Fatal("the whole 2 GB file was hashed for a 3-line window")
+	}
+	if st.size != 2<<30 || st.mtime.IsZero() {
+		t.Fatalf("baseline is not the file's metadata: %+v", st)
+	}
+}
+
+// TestUnhashedChangeDetected changes a file too big to hash in place,
+// keeping its size and restoring its modification time: the change time
+// still tells Edit that it is not the file that was read.
+func TestUnhashedChangeDetected(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change times are read on Linux")
+	}
+	env, dir := workspace(t)
+	p := filepath.Join(dir, "data")
+	files(t, dir, map[string]string{"data": "key = old\n" + strings.Repeat("text\n", binarySniff/4)})
+	must(t, os.Truncate(p, hashLimit+1))
+	if _, err := call(t, env, "Read", map[string]any{"file_path": "data", "limit": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if env.seen[p].hashed {
+		t.Fatal("a file over hashLimit was hashed")
+	}
+	fi, err := os.Stat(p)
+	must(t, err)
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	must(t, err)
+	f.WriteAt([]byte("key = new\n"), 0)
+	f.Close()
+	must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	_, err = call(t, env, "Edit", ed("data", "key = new", "key = x"))
+	if err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Fatalf("Edit after a same-size change: %v", err)
 	}
 }

@@ -162,11 +162,17 @@ func TestGrep(t *testing.T) {
 		{"glob on the file name", nil, map[string]any{"pattern": "hello", "glob": "*.md"}, nil, []string{"src/d/notes.md:1:hello notes"}, ""},
 		{"glob on the path", nil, map[string]any{"pattern": "package", "glob": "src/**/*.go"}, nil, []string{"src/c.go:1:package src", "src/d/e.go:1:package d"}, ""},
 		{"CanRead hides files", nil, map[string]any{"pattern": "hello", "path": "src"}, func(tool, p string) bool { return tool == "Grep" && filepath.Base(p) != "c.go" }, []string{"src/d/notes.md:1:hello notes"}, ""},
-		{"binary and big files are skipped", map[string]string{
+		{"binary files are skipped, big ones searched", map[string]string{
 			"bin.dat": "hello\x00world",
-			"big.txt": "hello\n" + strings.Repeat("z", 1<<20),
+			"big.txt": strings.Repeat("z\n", 1<<20) + "hello at the end\n",
 			"ok.txt":  "hello ok",
-		}, map[string]any{"pattern": "hello", "glob": "*.{dat,txt}"}, nil, []string{"b.txt:1:hello World", "ok.txt:1:hello ok"}, ""},
+		}, map[string]any{"pattern": "hello", "glob": "*.{dat,txt}"}, nil, []string{"b.txt:1:hello World", "big.txt:1048577:hello at the end", "ok.txt:1:hello ok"}, ""},
+		{"a big file named explicitly", map[string]string{
+			"big.log": strings.Repeat("x\n", 3<<19) + "needle\n",
+		}, map[string]any{"pattern": "needle", "path": "big.log"}, nil, []string{"big.log:1572865:needle"}, ""},
+		{"a line over the line cap", map[string]string{
+			"long.txt": strings.Repeat("y", maxGrepLine) + "needle\nneedle too\n",
+		}, map[string]any{"pattern": "needle", "path": "long.txt"}, nil, []string{"long.txt:2:needle too", "(1 line longer than 1 MiB was searched only in its first 1 MiB)"}, ""},
 		{"gitignore rules at the walk root", map[string]string{
 			".gitignore":          "# comment\n*.log\nbuild/\nsecret.txt\n/docs/gen\n!keep.log\nsrc/**/*.md\n",
 			"x.log":               "hello log",

@@ -2,9 +2,7 @@ package tool
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gen-run/gen/internal/atomicfile"
 )
 
 // maxEditFile is the largest file Edit loads into memory.
@@ -212,19 +212,27 @@ func readState(ctx context.Context, root *os.Root, rel string) ([]byte, fileStat
 	if err != nil {
 		return nil, fileState{}, err
 	}
-	return data, fileState{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}, nil
+	return data, contentState(fi, data), nil
 }
 
-// atomicWrite replaces rel with data: it writes a temporary file in the
-// same directory, fsyncs it, gives it mode and renames it over rel, so a
-// reader sees the old content or the new, never a mix, and a crash leaves
-// no partial file. The temporary file is removed on any failure. It
-// returns the state of the new file.
+// contentState is the state of a file with information fi and content
+// data.
+func contentState(fi fs.FileInfo, data []byte) fileState {
+	st := stateOf(fi)
+	if st.size <= hashLimit {
+		st.hashed, st.sum = true, sha256.Sum256(data)
+	}
+	return st
+}
+
+// atomicWrite replaces rel with data through atomicfile.Write (a synced
+// temporary file renamed over rel, so a reader sees the old content or the
+// new, and the temporary files of writers killed mid-write are swept), in
+// the directory handle of rel's parent: every name is then one component
+// relative to a handle verified to be wantDir, so nothing can redirect the
+// write. It returns the state of the new file.
 func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode, wantDir string) (fileState, error) {
 	dir, base := filepath.Split(rel)
-	// Every name below is one component relative to the directory handle
-	// d, so once d is known to be the checked directory nothing can
-	// redirect the write.
 	d := root
 	if dir != "" {
 		sub, err := root.OpenRoot(filepath.Clean(dir))
@@ -234,65 +242,21 @@ func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode, wantD
 		defer sub.Close()
 		d = sub
 	}
-	var (
-		f   *os.File
-		tmp string
-		err error
-	)
-	for range 10 {
-		var b [6]byte
-		rand.Read(b[:])
-		tmp = "." + base + ".gen-" + hex.EncodeToString(b[:]) + ".tmp"
-		f, err = d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			break
+	check := func(f *os.File) error {
+		if wantDir == "" {
+			return nil
 		}
-	}
-	if err != nil {
-		return fileState{}, err
-	}
-	fail := func(err error) (fileState, error) {
-		f.Close()
-		d.Remove(tmp)
-		return fileState{}, err
-	}
-	if wantDir != "" {
 		// The temp file's descriptor names the directory d really is.
 		if got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd())); err == nil && filepath.Dir(got) != wantDir {
-			return fail(fmt.Errorf("the directory is now %s, not %s that the permission check allowed (a symbolic link changed); nothing was written", filepath.Dir(got), wantDir))
+			return fmt.Errorf("the directory is now %s, not %s that the permission check allowed (a symbolic link changed); nothing was written", filepath.Dir(got), wantDir)
 		}
+		return nil
 	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	// Chmod on the open file, not by name: the name could be swapped.
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	// Neither the rename nor closing changes the modification time, so
-	// the state recorded now is the state a later Read would see.
-	fi, err := f.Stat()
+	fi, err := atomicfile.Write(d, base, data, mode, check)
 	if err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		d.Remove(tmp)
 		return fileState{}, err
 	}
-	if err := d.Rename(tmp, base); err != nil {
-		d.Remove(tmp)
-		return fileState{}, err
-	}
-	// Make the rename itself durable; failing to is not worth reporting
-	// a write that did happen as failed.
-	if dh, err := d.Open("."); err == nil {
-		dh.Sync()
-		dh.Close()
-	}
-	return fileState{size: fi.Size(), mtime: fi.ModTime(), sum: sha256.Sum256(data)}, nil
+	return contentState(fi, data), nil
 }
 
 // checkedDir is the directory of the file the gate checked for this call,

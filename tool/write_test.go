@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gen-run/gen/internal/atomicfile/atomicfiletest"
 )
 
 // step is one tool call in a write-safety scenario.
@@ -374,5 +376,19 @@ func TestAtomicWriteChecksDirectory(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "x")); string(got) != "data" {
 		t.Fatalf("content %q", got)
+	}
+}
+
+// TestWriteSweepsDeadWritersTemp: Write killed mid-write leaves
+// .NAME.gen-PID-RANDOM.tmp; the next write to the directory removes it.
+func TestWriteSweepsDeadWritersTemp(t *testing.T) {
+	env, dir := workspace(t)
+	stale := filepath.Join(dir, atomicfiletest.DeadTempName(t, "f"))
+	must(t, os.WriteFile(stale, []byte("half"), 0o600))
+	if _, err := call(t, env, "Write", wr("g", "new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the dead writer's temporary file is still there: %v", err)
 	}
 }

@@ -1,0 +1,169 @@
+package atomicfile
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gen-run/gen/internal/atomicfile/atomicfiletest"
+)
+
+// childEnv makes the test binary a writer that stops mid-write (after
+// creating its temporary file in the directory the variable names) until
+// it is killed.
+const childEnv = "GEN_ATOMICFILE_TEST_STALL"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childEnv); dir != "" {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			panic(err)
+		}
+		Write(root, "f.txt", []byte("never"), 0o644, func(*os.File) error {
+			os.Stdout.WriteString("stalled\n")
+			select {} // until SIGKILL
+		})
+	}
+	os.Exit(m.Run())
+}
+
+// stalledWriter starts a writer that has created its temporary file in
+// dir and stops there.
+func stalledWriter(t *testing.T, dir string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "stalled\n" {
+		t.Fatalf("writer did not stall: %q, %v", line, err)
+	}
+	return cmd
+}
+
+func temps(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+func TestWriteSweepsDeadWritersOnly(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+
+	// (Each writer sweeps before it stalls, so the one to die goes last.)
+	live := stalledWriter(t, dir)
+	dead := stalledWriter(t, dir)
+	dead.Process.Kill() // SIGKILL mid-write
+	dead.Wait()
+	if got := temps(t, dir); len(got) != 2 {
+		t.Fatalf("temporary files before the next write: %q, want two", got)
+	}
+
+	if _, err := Write(root, "other.txt", []byte("x"), 0o644, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := temps(t, dir)
+	if len(got) != 1 {
+		t.Fatalf("after the next write: %q, want only the running writer's file", got)
+	}
+	if pid, _ := tempPID(got[0]); pid != live.Process.Pid {
+		t.Fatalf("kept %s, not the running writer's (pid %d)", got[0], live.Process.Pid)
+	}
+
+	// Old enough, even a file whose pid is running goes: the id may
+	// have been reused.
+	old := time.Now().Add(-StaleAge - time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, got[0]), old, old); err != nil {
+		t.Fatal(err)
+	}
+	Sweep(root)
+	if got := temps(t, dir); len(got) != 0 {
+		t.Fatalf("a file older than StaleAge was kept: %q", got)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	fi, err := Write(root, "a.txt", []byte("hello"), 0o640, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "a.txt"))
+	if err != nil || string(b) != "hello" || fi.Size() != 5 || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("got %q %v, info size %d mode %v", b, err, fi.Size(), fi.Mode())
+	}
+	st, err := os.Stat(filepath.Join(dir, "a.txt"))
+	if err != nil || !os.SameFile(st, fi) || !st.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("returned information is not the file's: %v", err)
+	}
+	if got := temps(t, dir); len(got) != 0 {
+		t.Fatalf("left behind: %q", got)
+	}
+}
+
+func TestTempPID(t *testing.T) {
+	for name, want := range map[string]int{
+		".a.txt.gen-123-0123456789ab.tmp":  123,
+		"..gen-x.gen-7-abcdefabcdef.tmp":   7,
+		".a.txt.gen-0123456789ab.tmp":      0, // the old naming: no pid
+		".a.txt.gen-12-xyz.tmp":            0,
+		"a.txt.gen-12-0123456789ab.tmp":    0, // not hidden
+		".settings.json.123456789.tmp":     0,
+		".a.gen-12-0123456789ab.tmp.other": 0,
+	} {
+		got, ok := tempPID(name)
+		if got != want || ok != (want != 0) {
+			t.Errorf("tempPID(%q) = %d, %v; want %d", name, got, ok, want)
+		}
+	}
+}
+
+// DeadTempName returns a temporary file name for name as a writer that
+// is no longer running would have left it: for the tests of the packages
+// that write through Write.
+func TestDeadTempNameIsSwept(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	stale := atomicfiletest.DeadTempName(t, "x.json")
+	if err := os.WriteFile(filepath.Join(dir, stale), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	Sweep(root)
+	if got := temps(t, dir); len(got) != 0 {
+		t.Fatalf("kept %q", got)
+	}
+}

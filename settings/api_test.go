@@ -1,0 +1,51 @@
+package settings
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadAPI(t *testing.T) {
+	load := func(t *testing.T, user, project string) (*Settings, error) {
+		t.Helper()
+		dir := t.TempDir()
+		home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "proj")
+		writeFile(t, filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n")
+		if user != "" {
+			writeFile(t, filepath.Join(home, ".gen", "settings.json"), user)
+		}
+		if project != "" {
+			writeFile(t, filepath.Join(proj, ".gen", "settings.json"), project)
+		}
+		return Load(Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(dir, "none.json")})
+	}
+	t.Run("merged by precedence", func(t *testing.T) {
+		s, err := load(t, `{"api": {"timeout": "3m", "streamIdleTimeout": "20s", "stream": true}}`, `{"api": {"streamIdleTimeout": "90s", "stream": false}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.API.Timeout != 3*time.Minute || s.API.StreamIdleTimeout != 90*time.Second || s.API.Stream == nil || *s.API.Stream {
+			t.Fatalf("API = %+v", s.API)
+		}
+		if len(s.Warnings) != 0 {
+			t.Errorf("warnings: %q", s.Warnings)
+		}
+	})
+	for _, tt := range []struct{ name, project, want string }{
+		{"unknown key", "{\n\"api\": {\"timeuot\": \"3m\"}}", `settings.json:2: unknown key "timeuot" in api`},
+		{"not a duration", `{"api": {"timeout": "3 minutes"}}`, `settings.json:1: api.timeout must be a positive duration`},
+		{"a number", `{"api": {"streamIdleTimeout": 60}}`, `api.streamIdleTimeout must be a positive duration`},
+		{"negative", `{"api": {"timeout": "-1s"}}`, `api.timeout must be a positive duration`},
+		{"stream not a bool", `{"api": {"stream": "no"}}`, `api.stream must be true or false`},
+		{"not an object", `{"api": []}`, `api must be an object`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, "", tt.project)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

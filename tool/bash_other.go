@@ -1,0 +1,15 @@
+//go:build !linux
+
+package tool
+
+import "os/exec"
+
+// startCommand starts cmd.
+func startCommand(cmd *exec.Cmd) error { return cmd.Start() }
+
+// endCommand has no process tree to search here: the process group and
+// the environment marker are all Bash can reach.
+func endCommand(int) {}
+
+// killMarked needs /proc.
+func killMarked(string) {}
