@@ -15,14 +15,16 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/report"
 )
 
-// Exit codes shared by every command.
+// Exit codes shared by every command (package report maps runs to them).
 const (
-	ExitOK     = 0
-	ExitFailed = 1 // the run failed: model errors after retries, max turns, loop breaker
-	ExitUsage  = 2 // usage, agent or settings error
-	ExitDenied = 3 // the run finished but a call was denied
+	ExitOK     = report.ExitOK
+	ExitFailed = report.ExitFailed
+	ExitUsage  = report.ExitUsage
+	ExitDenied = report.ExitDenied
 )
 
 // exitError carries an exit code through cobra.

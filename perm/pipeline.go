@@ -303,10 +303,20 @@ func (c *call) allInWorkspace(ts []target) bool {
 	return true
 }
 
-// Step 8: where nobody can be asked, Ask becomes Deny. The reason is kept,
-// so the model and the log say why approval was needed.
+// Step 8: where nobody can be asked, Ask becomes Deny.
 func stepCoerce(r Result, p *Policy) Result {
-	if r.Decision == Ask && (p.NoPrompt || p.Mode == ModeDontAsk) {
+	if p.NoPrompt || p.Mode == ModeDontAsk {
+		return Unattended(r)
+	}
+	return r
+}
+
+// Unattended is step 8 on its own, for a gate whose approver left an Ask
+// unanswered: an Ask becomes Deny, reported as step 8. The reason is kept,
+// so the model and the log say why approval was needed. Other decisions
+// are returned as they are. This is the only place Ask turns into Deny.
+func Unattended(r Result) Result {
+	if r.Decision == Ask {
 		r.Decision = Deny
 		r.Step = 8
 	}

@@ -282,20 +282,6 @@ func (s *Settings) disabledBy() string {
 	return ""
 }
 
-// Policy returns the main-loop policy. The slices are copies: appending to
-// them does not change s.
-func (s *Settings) Policy() perm.Policy {
-	ws := s.Workspace
-	ws.Dirs = slices.Clone(ws.Dirs)
-	return perm.Policy{
-		Mode:      s.Mode,
-		Deny:      slices.Clone(s.Deny),
-		Ask:       slices.Clone(s.Ask),
-		Allow:     slices.Clone(s.Allow),
-		Workspace: ws,
-	}
-}
-
 // ModeAllowed reports whether a person may switch the main loop to m. It is
 // false for modes that are not main-loop modes (explore, unknown names) and
 // for bypassPermissions when DisableBypass is set, so Shift+Tab skips them.

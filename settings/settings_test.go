@@ -737,23 +737,3 @@ func TestModeAllowed(t *testing.T) {
 	}
 }
 
-func TestPolicy(t *testing.T) {
-	l := newLayout(t)
-	writeFile(t, l.user, `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"], "ask": ["Bash"], "deny": ["Edit"], "additionalDirectories": ["/x"]}}`)
-	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := s.Policy()
-	if p.Mode != perm.ModeAcceptEdits || p.NoPrompt || len(p.Constraint) != 0 || len(p.Session) != 0 {
-		t.Errorf("policy = %+v", p)
-	}
-	if !reflect.DeepEqual(p.Allow, s.Allow) || !reflect.DeepEqual(p.Ask, s.Ask) || !reflect.DeepEqual(p.Deny, s.Deny) || !reflect.DeepEqual(p.Workspace, s.Workspace) {
-		t.Errorf("policy rules or workspace differ from settings: %+v", p)
-	}
-	p.Deny[0].Rule.Tool = "Changed"
-	p.Workspace.Dirs[0] = "/changed"
-	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/x" {
-		t.Error("modifying the policy changed the settings")
-	}
-}

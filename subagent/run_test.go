@@ -11,7 +11,6 @@ import (
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop/offline"
-	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -77,37 +76,5 @@ func TestRunOverTheWire(t *testing.T) {
 		if len(rep.Outcome.Denials) != 1 || rep.Outcome.Denials[0].ToolName != "Bash" {
 			t.Errorf("stream=%v: denials = %+v", stream, rep.Outcome.Denials)
 		}
-	}
-}
-
-func TestPolicy(t *testing.T) {
-	set, def, _ := setup(t)
-	set.Deny = append(set.Deny, perm.Entry{Rule: perm.Rule{Tool: "Read", Pattern: "./a.txt", HasPattern: true}, Source: perm.SourceProject})
-	set.Allow = append(set.Allow, perm.Entry{Rule: perm.Rule{Tool: "Bash"}, Source: perm.SourceUser})
-	set.Ask = append(set.Ask, perm.Entry{Rule: perm.Rule{Tool: "Bash", Pattern: "git log*", HasPattern: true}, Source: perm.SourceUser})
-	p, _ := Policy(set, def, &Parent{Deny: []perm.Entry{{Rule: perm.Rule{Tool: "Glob"}, Source: perm.SourceSession}}})
-	check := func(req perm.Request, want perm.Decision, reason string) {
-		t.Helper()
-		if r := perm.Evaluate(req, &p); r.Decision != want || !strings.Contains(r.Reason, reason) {
-			t.Errorf("%v: %v %q, want %v %q", req.Input, r.Decision, r.Reason, want, reason)
-		}
-	}
-	// No settings allow rule reaches the subagent: its allow_tools do.
-	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "npm test"}}, perm.Deny, "allow_tools")
-	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git diff"}}, perm.Allow, "")
-	// Settings deny, parent deny and deny_tools all apply.
-	check(perm.Request{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}}, perm.Deny, "deny rule Read(./a.txt)")
-	check(perm.Request{Tool: "Glob", Input: map[string]any{"pattern": "*"}}, perm.Deny, "deny rule Glob")
-	// Settings ask rules deny, as nobody can be asked.
-	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git log"}}, perm.Deny, "ask rule")
-	if !p.NoPrompt || p.Mode != perm.ModeExplore {
-		t.Errorf("policy = %+v", p)
-	}
-	// bypassPermissions falls back to default where managed settings disable it.
-	set.DisableBypass = true
-	d := *def
-	d.Mode = perm.ModeBypass
-	if p, warns := Policy(set, &d, nil); p.Mode != perm.ModeDefault || len(warns) != 1 {
-		t.Errorf("mode %s, warnings %q", p.Mode, warns)
 	}
 }

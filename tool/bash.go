@@ -41,7 +41,8 @@ func (bashTool) Name() string { return "Bash" }
 // cancellation, and when the command finishes, so nothing it started in
 // the background outlives the call. A non-zero exit is a result, not an
 // error.
-func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Bash"
 	command, err := requiredString(name, in, "command")
 	if err != nil {

@@ -26,7 +26,7 @@ func BenchmarkGrep(b *testing.B) {
 	tl := grepTool{env}
 	in := map[string]any{"pattern": `TODO: \w+`, "max_results": 1000.0}
 	for b.Loop() {
-		if _, err := tl.Run(b.Context(), in); err != nil {
+		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,7 +37,7 @@ func BenchmarkGlob(b *testing.B) {
 	tl := globTool{env}
 	in := map[string]any{"pattern": "**/*.go"}
 	for b.Loop() {
-		if _, err := tl.Run(b.Context(), in); err != nil {
+		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func BenchmarkReadWindow(b *testing.B) {
 	tl := readTool{env}
 	in := map[string]any{"file_path": "big.txt", "offset": 25000.0, "limit": 100.0}
 	for b.Loop() {
-		if _, err := tl.Run(b.Context(), in); err != nil {
+		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -85,7 +85,8 @@ func (globTool) Name() string { return "Glob" }
 // static leading part of the pattern picks the directory the walk starts
 // in; the walk goes through that directory's os.Root and does not follow
 // symbolic links to directories, so it cannot loop or leave the root.
-func (t globTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t globTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Glob"
 	env := t.env
 	pattern, err := requiredString(name, in, "pattern")

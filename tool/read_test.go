@@ -261,14 +261,14 @@ func TestOpenedChecked(t *testing.T) {
 	}
 	defer f.Close()
 	real, _ := filepath.EvalSymlinks(filepath.Join(dir, "a.txt"))
-	if err := openedChecked(context.WithValue(context.Background(), checkedKey{}, real), "Read", f); err != nil {
+	if err := openedChecked(Decision{Result: perm.Result{Path: real}}, "Read", f); err != nil {
 		t.Errorf("same file: %v", err)
 	}
 	other, _ := filepath.EvalSymlinks(filepath.Join(dir, "b.txt"))
-	if err := openedChecked(context.WithValue(context.Background(), checkedKey{}, other), "Read", f); err == nil || !strings.Contains(err.Error(), "symbolic link changed") {
+	if err := openedChecked(Decision{Result: perm.Result{Path: other}}, "Read", f); err == nil || !strings.Contains(err.Error(), "symbolic link changed") {
 		t.Errorf("other file: %v", err)
 	}
-	if err := openedChecked(context.Background(), "Read", f); err != nil {
+	if err := openedChecked(Decision{}, "Read", f); err != nil {
 		t.Errorf("no checked path: %v", err)
 	}
 }
