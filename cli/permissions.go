@@ -13,9 +13,9 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
-	"github.com/gen-run/gen/policy"
 )
 
 // policyFlags are the flags every command that builds a policy shares.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/report"
+	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/tui"
 )

@@ -80,4 +80,3 @@ func TestVisible(t *testing.T) {
 		})
 	}
 }
-

@@ -736,4 +736,3 @@ func TestModeAllowed(t *testing.T) {
 		})
 	}
 }
-
