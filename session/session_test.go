@@ -530,3 +530,32 @@ func TestAlwaysRefusesLinkedSettings(t *testing.T) {
 		t.Errorf("user settings changed: %s", data)
 	}
 }
+
+// The main loop's Grep and Glob hide files a Read deny covers: the walk
+// filter is wired where the main loop's tools are assembled. (The same
+// test for subagents is in package subagent.)
+func TestWalkFilterMainLoop(t *testing.T) {
+	root, home := project(t, map[string]string{
+		".gen/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`,
+		".env":               "SECRET=topsecret\n",
+		"notes.txt":          "SECRET is kept elsewhere\n",
+	})
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	var outputs []string
+	_, err := s.Submit(context.Background(), "Grep: SECRET\nGlob: **/*", func(e loop.Event) {
+		if e.Kind == loop.EventToolResult {
+			outputs = append(outputs, e.Tool+": "+e.Output)
+		}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outputs) != 2 || !strings.Contains(outputs[0], "notes.txt") || !strings.Contains(outputs[1], "notes.txt") {
+		t.Fatalf("tool outputs = %q; want Grep and Glob to find notes.txt", outputs)
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, "topsecret") || strings.Contains(o, ".env") {
+			t.Errorf("a walk showed the Read-denied .env: %q", o)
+		}
+	}
+}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/internal/testmodel"
+	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -75,6 +77,48 @@ func TestRunOverTheWire(t *testing.T) {
 		}
 		if len(rep.Outcome.Denials) != 1 || rep.Outcome.Denials[0].ToolName != "Bash" {
 			t.Errorf("stream=%v: denials = %+v", stream, rep.Outcome.Denials)
+		}
+	}
+}
+
+// A subagent's Grep and Glob hide files a Read deny covers: the walk filter
+// is wired where the subagent's tools are assembled.
+func TestWalkFilter(t *testing.T) {
+	dir := t.TempDir()
+	for p, c := range map[string]string{
+		".git/HEAD":          "ref: refs/heads/main\n",
+		".gen/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`,
+		".env":               "SECRET=topsecret\n",
+		"notes.txt":          "SECRET is kept elsewhere\n",
+	} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := settings.Load(settings.Options{Cwd: dir, Home: dir, ManagedPath: filepath.Join(dir, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := &agent.Definition{Name: "walker", Mode: perm.ModeExplore}
+	var outputs []string
+	rep := Run(context.Background(), Config{Def: def, Settings: set, Model: offline.New(), OnEvent: func(e loop.Event) {
+		if e.Kind == loop.EventToolResult {
+			outputs = append(outputs, e.Tool+": "+e.Output)
+		}
+	}}, "Grep: SECRET\nGlob: **/*")
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	if len(outputs) != 2 || !strings.Contains(outputs[0], "notes.txt") || !strings.Contains(outputs[1], "notes.txt") {
+		t.Fatalf("tool outputs = %q; want Grep and Glob to find notes.txt", outputs)
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, "topsecret") || strings.Contains(o, ".env") {
+			t.Errorf("a walk showed the Read-denied .env: %q", o)
 		}
 	}
 }
