@@ -332,7 +332,9 @@ func TestValidate(t *testing.T) {
 
 func BenchmarkNormalizeValidate(b *testing.B) {
 	var in map[string]any
-	json.Unmarshal([]byte(`{"questions":[{"question":"Which?","header":"h","options":[{"label":"a","description":"d"},{"label":"b"}],"multi_select":false}]}`), &in)
+	if err := json.Unmarshal([]byte(`{"questions":[{"question":"Which?","header":"h","options":[{"label":"a","description":"d"},{"label":"b"}],"multi_select":false}]}`), &in); err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		if err := Validate("AskUserQuestion", Normalize("AskUserQuestion", in)); err != nil {
 			b.Fatal(err)
