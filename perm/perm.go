@@ -10,6 +10,8 @@ package perm
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // Decision is the outcome of evaluating one tool call.
@@ -217,14 +219,9 @@ type Entry struct {
 	Origin string
 }
 
-// Workspace is the set of directories file tools may touch without asking.
-// All paths are absolute and clean.
-type Workspace struct {
-	Cwd  string
-	Root string // project root: nearest ancestor of Cwd with .gen/ or .git/, else Cwd
-	Dirs []string
-	Home string
-}
+// Workspace is the set of directories file tools may touch without asking
+// (package workspace owns its path semantics).
+type Workspace = workspace.Roots
 
 // Policy is everything Evaluate needs besides the call itself.
 // A Policy must not be modified while Evaluate runs on it.

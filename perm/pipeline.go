@@ -263,11 +263,11 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
 		}
 	case kindRead:
-		if !c.ws.contains(pt.path) {
+		if !inWorkspace(c.ws, pt.path) {
 			return res(Ask, "path is outside the workspace: "+pt.path.abs)
 		}
 	case kindWrite:
-		if !c.ws.contains(pt.path) {
+		if !inWorkspace(c.ws, pt.path) {
 			if m == ModeExplore || m == ModeDontAsk {
 				return res(Deny, fmt.Sprintf("%s mode: path is outside the workspace: %s", m, pt.path.abs))
 			}
@@ -296,7 +296,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 
 func (c *call) allInWorkspace(ts []target) bool {
 	for _, t := range ts {
-		if !c.ws.contains(t) {
+		if !inWorkspace(c.ws, t) {
 			return false
 		}
 	}

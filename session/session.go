@@ -181,7 +181,7 @@ func (s *Session) ModelName() string { return s.cfg.ModelName }
 func (s *Session) AddDir(path string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	abs := perm.ResolvePath(s.set.Workspace, path)
+	abs := s.set.Workspace.Abs(path)
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // dirContent, as a file's content in a test case, makes the path a
@@ -684,14 +685,14 @@ func TestProjectRoot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := projectRoot(filepath.Join(tmp, tt.cwd), filepath.Join(tmp, "home"))
+			got := workspace.ProjectRoot(filepath.Join(tmp, tt.cwd), filepath.Join(tmp, "home"))
 			if want := filepath.Join(tmp, tt.want); got != want {
 				t.Errorf("projectRoot(%s) = %s, want %s", tt.cwd, got, want)
 			}
 		})
 	}
 	// The exported form finds the same markers.
-	if got, want := ProjectRoot(filepath.Join(tmp, "git/a/b")), filepath.Join(tmp, "git"); got != want {
+	if got, want := workspace.ProjectRoot(filepath.Join(tmp, "git/a/b")), filepath.Join(tmp, "git"); got != want {
 		t.Errorf("ProjectRoot = %s, want %s", got, want)
 	}
 }

@@ -9,7 +9,7 @@ import (
 // directory of as many files that searches must skip.
 func benchTree(b *testing.B) *Env {
 	b.Helper()
-	env, dir := workspace(b)
+	env, dir := testEnv(b)
 	m := map[string]string{}
 	for i := range 40 {
 		for j := range 40 {
@@ -44,7 +44,7 @@ func BenchmarkGlob(b *testing.B) {
 }
 
 func BenchmarkReadWindow(b *testing.B) {
-	env, dir := workspace(b)
+	env, dir := testEnv(b)
 	files(b, dir, map[string]string{"big.txt": manyLines(50000)})
 	tl := readTool{env}
 	in := map[string]any{"file_path": "big.txt", "offset": 25000.0, "limit": 100.0}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // Env is what the file tools share in one run. Must not be nil. Its exported
@@ -151,13 +152,13 @@ func (e *Env) abs(tool, p string) (string, error) {
 	switch {
 	case p == "":
 		return "", fmt.Errorf("%s: empty path", tool)
-	case (p == "~" || strings.HasPrefix(p, "~/")) && !filepath.IsAbs(e.Workspace.Home):
+	case workspace.HomeRelative(p) && !filepath.IsAbs(e.Workspace.Home):
 		return "", fmt.Errorf("%s: path %q is in the home directory, which is not known", tool, p)
-	case !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") && !filepath.IsAbs(e.Workspace.Cwd):
+	case !filepath.IsAbs(p) && !workspace.HomeRelative(p) && !filepath.IsAbs(e.Workspace.Cwd):
 		return "", fmt.Errorf("%s: working directory %q is not an absolute path", tool, e.Workspace.Cwd)
 	}
 	// One definition of what a path names, shared with the gate.
-	return perm.ResolvePath(e.Workspace, p), nil
+	return e.Workspace.Abs(p), nil
 }
 
 // checkedAbs is what a file tool calls first: the absolute path p names,

@@ -9,9 +9,9 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
-// workspace returns an Env whose Cwd and Root are a fresh temporary
+// testEnv returns an Env whose Cwd and Root are a fresh temporary
 // directory, and that directory.
-func workspace(t testing.TB) (*Env, string) {
+func testEnv(t testing.TB) (*Env, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

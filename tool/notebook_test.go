@@ -104,7 +104,7 @@ func TestNotebookEdit(t *testing.T) {
 	idRE := regexp.MustCompile(`\(id ([0-9a-f]{8})\)`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			path := filepath.Join(dir, "nb.ipynb")
 			files(t, dir, map[string]string{"nb.ipynb": jupyter(t, orig)})
 			must(t, os.Chmod(path, 0o600))
@@ -166,7 +166,7 @@ func TestNotebookEditStyles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, map[string]string{"nb.ipynb": old})
 			_, err := call(t, env, "Read", rd("nb.ipynb"))
 			must(t, err)
@@ -277,7 +277,7 @@ func TestNotebookEditFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			if tt.file != "" {
 				files(t, dir, map[string]string{"nb.ipynb": tt.file, "nb.json": tt.file})
 			}

@@ -69,7 +69,7 @@ func TestRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, map[string]string{"f": tt.content})
 			in := map[string]any{"file_path": "f"}
 			for k, v := range tt.in {
@@ -93,7 +93,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestReadFailures(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	files(t, dir, map[string]string{"sub/": "", "in.txt": "inside\n"})
 	files(t, outside, map[string]string{"secret.txt": "secret\n", "d/s.txt": "secret\n"})
@@ -236,7 +236,7 @@ func must(t *testing.T, err error) {
 // A window with a large limit is still capped at 256 KiB of output, and
 // says where to read on.
 func TestReadWindowCapped(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	line := strings.Repeat("x", 1000) + "\n"
 	files(t, dir, map[string]string{"big.log": strings.Repeat(line, 2000)})
 	out, err := call(t, env, "Read", map[string]any{"file_path": "big.log", "offset": float64(1), "limit": float64(100000)})
@@ -253,7 +253,7 @@ func TestReadWindowCapped(t *testing.T) {
 
 // The descriptor check compares what was opened with what was checked.
 func TestOpenedChecked(t *testing.T) {
-	_, dir := workspace(t)
+	_, dir := testEnv(t)
 	files(t, dir, map[string]string{"a.txt": "a", "b.txt": "b"})
 	f, err := os.Open(filepath.Join(dir, "a.txt"))
 	if err != nil {
