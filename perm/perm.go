@@ -242,6 +242,10 @@ type Policy struct {
 	NoPrompt bool
 }
 
+// HasSpecifier reports whether calls of tool are identified by one
+// argument, the one its rules match against (Specifier).
+func HasSpecifier(tool string) bool { return specKey(tool) != "" }
+
 // Request is one tool call: the tool name and its (normalised) arguments.
 type Request struct {
 	Tool  string
