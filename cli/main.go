@@ -1,7 +1,8 @@
-// Package cli implements the gen command line: flag parsing, wiring of
-// settings, agents, the permission gate and the loop, and the exit codes
-// other tools rely on. Each command has an options struct and a run
-// function; Main is what cmd/gen calls.
+// Package cli implements the gen command line: flag parsing and the wiring
+// of settings, agents, policies, the session and subagents; output formats
+// and exit codes come from package report. Each command has an options
+// struct and a run function; Main is what cmd/gen calls. It sits on
+// session, subagent, policy, report and tui.
 package cli
 
 import (

@@ -1,10 +1,13 @@
 // Package perm decides whether one tool call may run: Allow, Ask or Deny.
 //
-// It is a pure engine. Callers build a Policy (from settings scopes, an agent
-// definition, CLI flags and session grants) and call Evaluate for every tool
-// call. The pipeline has eight steps, each implemented in one place in
-// pipeline.go; shell commands are analysed by the sibling package
-// perm/bash, which this package is the only consumer of.
+// It is a pure engine. Package policy builds every Policy (from settings
+// scopes, an agent definition, CLI flags and session grants) and package
+// gate calls Evaluate for every tool call. The pipeline has eight steps,
+// each implemented in one place in pipeline.go (step 8, Ask becoming Deny
+// where nobody can be asked, only there: Unattended); helpers such as
+// FileAllowed call Evaluate on synthetic requests. It sits on perm/bash
+// (shell analysis; this package is its only consumer) and workspace (path
+// semantics).
 package perm
 
 import (
