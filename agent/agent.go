@@ -1,6 +1,8 @@
 // Package agent reads agent definitions: markdown files whose YAML
 // frontmatter sets an agent's name, permission mode and tool rules, and
-// whose body is its system prompt.
+// whose body is its system prompt. It only parses and discovers files;
+// package policy turns a definition into a perm.Policy. It sits on perm
+// (rules, modes), workspace (project root) and internal/textfile.
 //
 //	---
 //	name: code-reviewer

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
-	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/workspace"
 )
 
 // Catalog holds the agent types of a session by name. It is not modified
@@ -88,7 +88,7 @@ func Load(project, user fs.FS) (*Catalog, error) {
 }
 
 // Discover loads the agents of <project root>/.gen/agents and
-// <home>/.gen/agents, where the project root is settings.ProjectRoot(cwd)
+// <home>/.gen/agents, where the project root is workspace.ProjectRoot(cwd)
 // and home "" means os.UserHomeDir. Errors name the real file paths.
 func Discover(cwd, home string) (*Catalog, error) {
 	if home == "" {
@@ -98,7 +98,7 @@ func Discover(cwd, home string) (*Catalog, error) {
 		}
 		home = h
 	}
-	projectDir := filepath.Join(settings.ProjectRoot(cwd), ".gen", "agents")
+	projectDir := filepath.Join(workspace.ProjectRoot(cwd), ".gen", "agents")
 	userDir := filepath.Join(home, ".gen", "agents")
 	project, err := dirFS(projectDir)
 	if err != nil {

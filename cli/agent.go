@@ -13,7 +13,8 @@ import (
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/chat"
 	"github.com/gen-run/gen/loop/offline"
-	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
 )
@@ -61,7 +62,7 @@ func newAgentRunCmd(s Streams) *cobra.Command {
 }
 
 func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
-	format, err := subagent.ParseFormat(o.format)
+	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -80,25 +81,23 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	p := &subagent.Printer{Format: format, Out: s.Out, Err: s.Err}
+	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err}
 	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event}
-	pol, warns := subagent.Policy(set, def, nil)
+	pol, warns := policy.Subagent(set, def, nil)
 	for _, w := range warns {
 		fmt.Fprintln(s.Err, "gen: warning:", w)
 	}
-	p.Init(def.Name, pol.Mode, schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true}), modelName)
+	p.Init(def.Name, pol.Mode, policy.Visible(&pol, def), modelName)
 	rep := subagent.Run(cmd.Context(), cfg, o.prompt)
-	p.Result(&rep)
-	return exitFor(&rep)
+	p.Result(&rep.Run)
+	return exitFor(&rep.Run)
 }
 
-// exitFor maps a finished run to its exit code.
-func exitFor(rep *subagent.Report) error {
-	switch {
-	case rep.Err != nil:
-		return &exitError{ExitFailed, fmt.Errorf("")}
-	case rep.Denied():
-		return &exitError{ExitDenied, fmt.Errorf("")}
+// exitFor is the error that carries a finished run's exit code (nil for
+// ExitOK); the printer has already said what happened.
+func exitFor(r *report.Run) error {
+	if code := r.ExitCode(); code != ExitOK {
+		return &exitError{code, fmt.Errorf("")}
 	}
 	return nil
 }
@@ -190,7 +189,7 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pol, warns := subagent.Policy(set, def, nil)
+			pol, warns := policy.Subagent(set, def, nil)
 			for _, w := range warns {
 				fmt.Fprintln(s.Err, "gen: warning:", w)
 			}
@@ -203,7 +202,7 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 			fmt.Fprintf(w, "description: %s\n", def.Description)
 			fmt.Fprintf(w, "source:      %s\n", src)
 			fmt.Fprintf(w, "mode:        %s\n", pol.Mode)
-			fmt.Fprintf(w, "tools:       %s\n", strings.Join(schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true}), ", "))
+			fmt.Fprintf(w, "tools:       %s\n", strings.Join(policy.Visible(&pol, def), ", "))
 			fmt.Fprintln(w, "allow:")
 			for _, e := range pol.Allow {
 				fmt.Fprintf(w, "  %s  (%s)\n", e.Rule, e.Source)

@@ -33,7 +33,9 @@ func project(t testing.TB) string {
 		".git/HEAD":                "ref: refs/heads/main\n",
 	} {
 		full := filepath.Join(dir, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -52,28 +54,32 @@ func run(args ...string) (code int, stdout, stderr string) {
 
 func TestAgentRunExitCodesAndFormats(t *testing.T) {
 	dir := project(t)
+	// Every row checks something real: stdout, or for rows that print
+	// nothing there, stdout being empty and stderr saying why.
 	cases := []struct {
 		name   string
 		args   []string
 		code   int
-		stdout string // substring
+		stdout string // substring; "" means stdout must be empty
+		stderr string // substring
 	}{
-		{"allowed", []string{"--prompt", "Read: a.txt"}, 0, "RESULT: Read(a.txt) -> ALLOWED"},
-		{"denied", []string{"--prompt", "Run bash: git stash list"}, 3, "DENIED: tool Bash is blocked by deny_tools"},
-		{"max turns", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1"}, 1, ""},
-		{"json", []string{"--prompt", "Run bash: git stash list", "--output-format", "json"}, 3, `"permission_denials":[{"tool_name":"Bash","tool_input":{"command":"git stash list"},"reason":"tool Bash is blocked by deny_tools"}]`},
-		{"json failure", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1", "--output-format", "json"}, 1, `"is_error":true`},
-		{"stream-json", []string{"--prompt", "Read: a.txt", "--output-format", "stream-json"}, 0, `{"agent":"test-perm","mode":"explore","model":"offline","tools":["Read","Bash"],"type":"init"}`},
-		{"bad format", []string{"--prompt", "x", "--output-format", "yaml"}, 2, ""},
-		{"unknown agent", []string{"--prompt", "x", "--type", "nobody"}, 2, ""},
-		{"no prompt", []string{}, 2, ""},
+		{"allowed", []string{"--prompt", "Read: a.txt"}, 0, "RESULT: Read(a.txt) -> ALLOWED", "Read(a.txt) -> ALLOWED"},
+		{"denied", []string{"--prompt", "Run bash: git stash list"}, 3, "DENIED: tool Bash is blocked by deny_tools", "Bash(git stash list) -> DENIED: tool Bash is blocked by deny_tools"},
+		{"max turns", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1"}, 1, "", "gen: run failed: loop: maximum number of turns reached"},
+		{"json", []string{"--prompt", "Run bash: git stash list", "--output-format", "json"}, 3, `"permission_denials":[{"tool_name":"Bash","tool_input":{"command":"git stash list"},"reason":"tool Bash is blocked by deny_tools"}]`, "offline model"},
+		{"json failure", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1", "--output-format", "json"}, 1, `"is_error":true`, "offline model"},
+		{"stream-json", []string{"--prompt", "Read: a.txt", "--output-format", "stream-json"}, 0, `{"agent":"test-perm","mode":"explore","model":"offline","tools":["Read","Bash"],"type":"init"}`, "offline model"},
+		{"bad format", []string{"--prompt", "x", "--output-format", "yaml"}, 2, "", `unknown output format "yaml"`},
+		{"unknown agent", []string{"--prompt", "x", "--type", "nobody"}, 2, "", `unknown agent type "nobody"`},
+		{"no prompt", []string{}, 2, "", `required flag(s) "prompt" not set`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"agent", "run", "--cwd", dir, "--type", "test-perm"}, tc.args...)
 			code, out, errs := run(args...)
-			if code != tc.code || !strings.Contains(out, tc.stdout) {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and stdout containing %q", code, out, errs, tc.code, tc.stdout)
+			outOK := strings.Contains(out, tc.stdout) && (tc.stdout != "" || out == "")
+			if code != tc.code || !outOK || !strings.Contains(errs, tc.stderr) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout containing %q (empty if none) and stderr containing %q", code, out, errs, tc.code, tc.stdout, tc.stderr)
 			}
 		})
 	}

@@ -1,7 +1,8 @@
-// Package cli implements the gen command line: flag parsing, wiring of
-// settings, agents, the permission gate and the loop, and the exit codes
-// other tools rely on. Each command has an options struct and a run
-// function; Main is what cmd/gen calls.
+// Package cli implements the gen command line: flag parsing and the wiring
+// of settings, agents, policies, the session and subagents; output formats
+// and exit codes come from package report. Each command has an options
+// struct and a run function; Main is what cmd/gen calls. It sits on
+// session, subagent, policy, report and tui.
 package cli
 
 import (
@@ -15,14 +16,16 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/report"
 )
 
-// Exit codes shared by every command.
+// Exit codes shared by every command (package report maps runs to them).
 const (
-	ExitOK     = 0
-	ExitFailed = 1 // the run failed: model errors after retries, max turns, loop breaker
-	ExitUsage  = 2 // usage, agent or settings error
-	ExitDenied = 3 // the run finished but a call was denied
+	ExitOK     = report.ExitOK
+	ExitFailed = report.ExitFailed
+	ExitUsage  = report.ExitUsage
+	ExitDenied = report.ExitDenied
 )
 
 // exitError carries an exit code through cobra.

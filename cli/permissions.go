@@ -13,9 +13,9 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
-	"github.com/gen-run/gen/subagent"
 )
 
 // policyFlags are the flags every command that builds a policy shares.
@@ -167,7 +167,7 @@ func runCheck(o *checkOptions, args []string, s Streams) error {
 	if err != nil {
 		return err
 	}
-	pol := set.Policy()
+	c := policy.Check{ModeFlag: o.mode != "", Headless: o.headless}
 	if o.agent != "" {
 		cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
 		if err != nil {
@@ -177,17 +177,11 @@ func runCheck(o *checkOptions, args []string, s Streams) error {
 		if !ok {
 			return usageErr(fmt.Errorf("unknown agent %q (see gen agent list)", o.agent))
 		}
-		var warns []string
-		pol, warns = subagent.Policy(set, def, nil)
-		for _, w := range warns {
-			fmt.Fprintln(s.Err, "gen: warning:", w)
-		}
-		if o.mode != "" {
-			pol.Mode = set.Mode
-		}
+		c.Agent = def
 	}
-	if o.headless {
-		pol.NoPrompt = true
+	pol, warns := policy.ForCheck(set, c)
+	for _, w := range warns {
+		fmt.Fprintln(s.Err, "gen: warning:", w)
 	}
 	if o.batch != "" {
 		return runBatch(o.batch, &pol, s)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
-	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/tui"
 )
@@ -35,7 +35,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 // runMain decides between the TUI and a headless run. Headless never
 // waits on a terminal: without a terminal on stdin there is no TUI.
 func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error {
-	format, err := subagent.ParseFormat(o.format)
+	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -93,16 +93,16 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	return nil
 }
 
-func runHeadless(cmd *cobra.Command, cfg session.Config, prompt string, format subagent.Format, s Streams) error {
+func runHeadless(cmd *cobra.Command, cfg session.Config, prompt string, format report.Format, s Streams) error {
 	sess, err := session.New(cfg)
 	if err != nil {
 		return usageErr(err)
 	}
-	p := &subagent.Printer{Format: format, Out: s.Out, Err: s.Err}
+	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err}
 	p.Init("main", sess.Mode(), sess.Tools(), cfg.ModelName)
 	var onText func(string)
 	out, err := sess.Submit(cmd.Context(), prompt, p.Event, onText)
-	rep := subagent.Report{Agent: "main", Mode: sess.Mode(), Outcome: out, Err: err}
+	rep := report.Run{Outcome: out, Err: err}
 	p.Result(&rep)
 	return exitFor(&rep)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/tool"
 )
 
 // fakeTool runs fn and counts its runs; it records every input it got.
@@ -26,7 +27,8 @@ type fakeTool struct {
 
 func (t *fakeTool) Name() string { return t.name }
 
-func (t *fakeTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t *fakeTool) Run(ctx context.Context, call tool.Call) (string, error) {
+	in := call.Input
 	t.mu.Lock()
 	t.inputs = append(t.inputs, maps.Clone(in))
 	t.mu.Unlock()
@@ -35,6 +37,10 @@ func (t *fakeTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	}
 	return t.fn(ctx, in)
 }
+
+// Parallel makes the fake Agent declare, as the real one does, that its
+// calls may run in parallel.
+func (t *fakeTool) Parallel() bool { return t.name == "Agent" }
 
 func (t *fakeTool) runs() int {
 	t.mu.Lock()

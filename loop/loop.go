@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
@@ -28,9 +27,8 @@ var (
 
 const (
 	defaultMaxTurns = 50
-	// agentTool is the delegation tool; consecutive calls to it run in
+	// Consecutive calls of tools that declare tool.Parallel run in
 	// parallel, at most maxParallel at a time.
-	agentTool   = "Agent"
 	maxParallel = 4
 	// An identical call is refused from the refuseAt-th time in a row, and
 	// the run ends at the abortAt-th.
@@ -43,9 +41,9 @@ const (
 // concurrently, as long as its fields are not changed meanwhile.
 type Runner struct {
 	Model Model
-	// Tools are the tools the model may call, not yet guarded: Run wraps
-	// every one of them with tool.Guard, so nothing runs without Gate's
-	// decision. A name that appears twice is an error.
+	// Tools are the tools the model may call. Run puts them in a tool.Set
+	// behind Gate, so nothing runs without Gate's decision. A name that
+	// appears twice is an error.
 	Tools []tool.Tool
 	// Gate decides every tool call. Required.
 	Gate tool.Gate
@@ -76,18 +74,16 @@ type Outcome struct {
 	Final string
 	// Turns counts the model turns taken.
 	Turns int
-	// Denials lists the calls the gate refused, in call order.
+	// Denials lists the calls the gate refused, in call order, with the
+	// denials tools reported (tool.Report: a subagent's) where their call
+	// finished.
 	Denials []Denial
-	// Usage is summed over all turns.
+	// Usage is summed over all turns and every tool.Report.
 	Usage openai.Usage
 }
 
 // Denial is one tool call the gate refused.
-type Denial struct {
-	ToolName  string
-	ToolInput map[string]any
-	Reason    string
-}
+type Denial = tool.Denial
 
 // Run runs the loop: the conversation starts with system (omitted when
 // empty) and the user's prompt, and ends when the model answers without
@@ -116,7 +112,7 @@ func (r *Runner) Continue(ctx context.Context, history []openai.ChatCompletionMe
 		return out, msgs, err
 	}
 	s.out = &out
-	s.emit(Event{Kind: EventInit, Tools: s.names})
+	s.emit(Event{Kind: EventInit, Tools: s.set.Names()})
 
 	msgs, err = s.loop(ctx, msgs)
 	final := Event{Kind: EventFinal, Text: out.Final, Turns: out.Turns, Usage: &out.Usage}
@@ -131,8 +127,7 @@ func (r *Runner) Continue(ctx context.Context, history []openai.ChatCompletionMe
 type run struct {
 	r         *Runner
 	out       *Outcome
-	tools     map[string]tool.Tool // guarded
-	names     []string             // in Tools order
+	set       *tool.Set
 	normalize func(string, map[string]any) map[string]any
 	validate  func(string, map[string]any) error
 	maxTurns  int
@@ -150,9 +145,13 @@ func (r *Runner) start() (*run, error) {
 	if r.Gate == nil {
 		return nil, errors.New("loop: Runner.Gate is nil; every tool call needs a permission gate")
 	}
+	set, err := tool.NewSet(r.Gate, r.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("loop: Runner.Tools: %w", err)
+	}
 	s := &run{
 		r:         r,
-		tools:     make(map[string]tool.Tool, len(r.Tools)),
+		set:       set,
 		normalize: r.Normalize,
 		validate:  r.Validate,
 		maxTurns:  r.MaxTurns,
@@ -165,15 +164,6 @@ func (r *Runner) start() (*run, error) {
 	}
 	if s.maxTurns <= 0 {
 		s.maxTurns = defaultMaxTurns
-	}
-	gate := observing{r.Gate}
-	for _, t := range r.Tools {
-		name := t.Name()
-		if _, dup := s.tools[name]; dup {
-			return nil, fmt.Errorf("loop: tool %q is listed twice in Runner.Tools", name)
-		}
-		s.tools[name] = tool.Guard(t, gate)
-		s.names = append(s.names, name)
 	}
 	return s, nil
 }
@@ -250,15 +240,17 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 type call struct {
 	id, name string
 	input    map[string]any
-	// run is the guarded tool to run; nil when the call was answered
-	// without running (output is then already set).
-	run tool.Tool
+	// runnable is set when the call goes to the tool set; otherwise it
+	// was answered without running (output is then already set).
+	runnable bool
 
 	decision     *perm.Result // the gate's, once asked
 	decisionSent bool
 	output       string
 	isError      bool
 	denied       bool
+	reason       string      // why it was denied
+	report       tool.Report // what the tool reported besides its output
 }
 
 func (c *call) fail(format string, args ...any) {
@@ -267,13 +259,14 @@ func (c *call) fail(format string, args ...any) {
 
 // calls makes the tool calls of one assistant message and returns one tool
 // message per call made, in call order. Consecutive Agent calls run in
-// parallel; everything else runs one at a time.
+// parallel when their tools declare it (tool.Parallel); everything else
+// runs one at a time.
 func (s *run) calls(ctx context.Context, tcs []openai.ToolCall) ([]openai.ChatCompletionMessage, error) {
 	var msgs []openai.ChatCompletionMessage
 	for i := 0; i < len(tcs); {
 		j := i + 1
-		if tcs[i].Function.Name == agentTool {
-			for j < len(tcs) && tcs[j].Function.Name == agentTool {
+		if s.set.Parallel(tcs[i].Function.Name) {
+			for j < len(tcs) && s.set.Parallel(tcs[j].Function.Name) {
 				j++
 			}
 		}
@@ -320,7 +313,6 @@ func (s *run) prepare(tc openai.ToolCall) (*call, error) {
 	} else {
 		s.lastKey, s.streak = key, 1
 	}
-	avail, ok := s.tools[c.name]
 	switch {
 	case s.streak >= abortAt:
 		return nil, fmt.Errorf("%w: %s called with identical arguments %d times in a row", ErrRepeating, c.name, s.streak)
@@ -328,10 +320,10 @@ func (s *run) prepare(tc openai.ToolCall) (*call, error) {
 		c.fail("ERROR: identical call repeated %d times; try something else", s.streak)
 	case perr != nil:
 		c.fail("ERROR: the arguments for %s are not valid JSON: %v; send one JSON object", c.name, perr)
-	case !ok:
+	case !s.set.Has(c.name):
 		list := "(none)"
-		if len(s.names) > 0 {
-			list = strings.Join(s.names, ", ")
+		if names := s.set.Names(); len(names) > 0 {
+			list = strings.Join(names, ", ")
 		}
 		c.fail("ERROR: tool %q is not available; available tools: %s", c.name, list)
 	default:
@@ -339,7 +331,7 @@ func (s *run) prepare(tc openai.ToolCall) (*call, error) {
 			c.fail("ERROR: %v", err)
 			break
 		}
-		c.run = avail
+		c.runnable = true
 	}
 	return c, nil
 }
@@ -350,7 +342,7 @@ func (s *run) prepare(tc openai.ToolCall) (*call, error) {
 func (s *run) execute(ctx context.Context, batch []*call) {
 	var runnable []*call
 	for _, c := range batch {
-		if c.run != nil {
+		if c.runnable {
 			runnable = append(runnable, c)
 		}
 	}
@@ -372,26 +364,28 @@ func (s *run) execute(ctx context.Context, batch []*call) {
 	g.Wait()
 }
 
-// invoke runs c's guarded tool. It records the gate's decision in c and,
-// when live is set, hands it to live right away (from this goroutine).
+// invoke runs c through the tool set. It records the gate's decision in c
+// and, when live is set, hands it to live right away (from this
+// goroutine), before the tool runs.
 func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
-	ctx = context.WithValue(ctx, callIDKey{}, c.id)
-	ctx = context.WithValue(ctx, sinkKey{}, &sink{fn: func(res perm.Result) {
-		c.decision = &res
+	res := s.set.Call(ctx, c.name, c.id, c.input, func(d perm.Result) {
+		c.decision = &d
 		if live != nil {
-			live(res)
+			live(d)
 		}
-	}})
-	out, err := c.run.Run(ctx, c.input)
+	})
+	c.report = res.Report
+	out, err := res.Output, res.Err
 	switch {
-	case c.decision != nil && c.decision.Decision != perm.Allow:
-		c.output, c.isError, c.denied = (&tool.DeniedError{Result: *c.decision}).Error(), true, true
-	case tool.IsDenied(err):
+	case res.Decision.Decision != perm.Allow:
+		c.reason = res.Decision.Reason
+		c.output, c.isError, c.denied = "DENIED: "+c.reason, true, true
+	case errors.Is(err, tool.ErrDenied):
 		// The gate refused something the tool tried after the call
 		// itself was allowed (a WebFetch redirect): that is a
-		// permission denial too. Without a decision this is also what
-		// keeps a denial from ever passing as success.
-		c.output, c.isError, c.denied = "DENIED: "+strings.TrimPrefix(err.Error(), "DENIED: "), true, true
+		// permission denial too.
+		c.reason = err.Error()
+		c.output, c.isError, c.denied = "DENIED: "+c.reason, true, true
 	case err != nil:
 		c.fail("ERROR: %v", err)
 	case out == "":
@@ -412,14 +406,10 @@ func (s *run) finish(c *call) openai.ChatCompletionMessage {
 		s.emitDecision(c, *c.decision)
 	}
 	if c.denied {
-		d := Denial{ToolName: c.name, ToolInput: c.input}
-		if c.decision != nil && c.decision.Decision != perm.Allow {
-			d.Reason = c.decision.Reason
-		} else {
-			d.Reason = strings.TrimPrefix(c.output, "DENIED: ")
-		}
-		s.out.Denials = append(s.out.Denials, d)
+		s.out.Denials = append(s.out.Denials, Denial{ToolName: c.name, ToolInput: c.input, Reason: c.reason})
 	}
+	s.out.Denials = append(s.out.Denials, c.report.Denials...)
+	AddUsage(&s.out.Usage, c.report.Usage)
 	s.emit(Event{Kind: EventToolResult, CallID: c.id, Tool: c.name, Input: c.input, Output: c.output, IsError: c.isError, Denied: c.denied})
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.id, Content: c.output}
 }
@@ -427,38 +417,6 @@ func (s *run) finish(c *call) openai.ChatCompletionMessage {
 func (s *run) emitDecision(c *call, res perm.Result) {
 	c.decisionSent = true
 	s.emit(Event{Kind: EventDecision, CallID: c.id, Tool: c.name, Input: c.input, Result: res, Denied: res.Decision != perm.Allow})
-}
-
-// observing is the gate Run guards every tool with: it asks the Runner's
-// gate and reports the decision to the sink of the call being run.
-type observing struct{ g tool.Gate }
-
-type sinkKey struct{}
-
-type callIDKey struct{}
-
-// CallID returns the ID of the tool call whose tool is running with ctx, or
-// "" outside a tool call. The Agent tool uses it to tie a subagent's events
-// to the call that started it.
-func CallID(ctx context.Context) string {
-	id, _ := ctx.Value(callIDKey{}).(string)
-	return id
-}
-
-// sink receives the decision for one call. Only the first decision counts:
-// that is the one Guard asks for before the tool runs; a tool that consults
-// a gate itself with the same context must not be mistaken for its own call.
-type sink struct {
-	once sync.Once
-	fn   func(perm.Result)
-}
-
-func (o observing) Check(ctx context.Context, req perm.Request) perm.Result {
-	res := o.g.Check(ctx, req)
-	if k, ok := ctx.Value(sinkKey{}).(*sink); ok {
-		k.once.Do(func() { k.fn(res) })
-	}
-	return res
 }
 
 // parseArgs decodes tool-call arguments, which must be one JSON object.

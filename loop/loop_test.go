@@ -854,3 +854,66 @@ func TestNestedRun(t *testing.T) {
 		t.Errorf("outer tool message %q", msgs[0].Content)
 	}
 }
+
+// reporter is a tool that reports delegated work, as the Agent tool does.
+type reporter struct{ rep tool.Report }
+
+func (reporter) Name() string { return "Agent" }
+
+func (r reporter) Run(ctx context.Context, call tool.Call) (string, error) {
+	out, _, err := r.RunReport(ctx, call)
+	return out, err
+}
+
+func (r reporter) RunReport(context.Context, tool.Call) (string, tool.Report, error) {
+	return "delegated", r.rep, nil
+}
+
+// TestReportIsAggregated checks that a tool's Report (a subagent's usage
+// and denials) reaches the run's Outcome where its call finished.
+func TestReportIsAggregated(t *testing.T) {
+	sub := tool.Denial{ToolName: "Bash", ToolInput: map[string]any{"command": "x"}, Reason: "[subagent s] no"}
+	r := &loop.Runner{
+		Model:     turns(calling(tc("a", "Agent", `{}`), tc("b", "Bash", `{}`)), final("done")),
+		Gate:      &fakeGate{deny: map[string]bool{"Bash": true}},
+		Tools:     []tool.Tool{reporter{tool.Report{Usage: openai.Usage{TotalTokens: 7}, Denials: []tool.Denial{sub}}}, echoTools("Bash")[0]},
+		Normalize: identity, Validate: accept,
+	}
+	out, err := r.Run(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Denials) != 2 || out.Denials[0].Reason != sub.Reason || out.Denials[1].ToolName != "Bash" {
+		t.Errorf("denials = %+v", out.Denials)
+	}
+	if out.Usage.TotalTokens != 7 {
+		t.Errorf("usage = %+v", out.Usage)
+	}
+}
+
+// deniedInside is allowed by the gate but then refused something it tried
+// (as a WebFetch redirect is).
+type deniedInside struct{}
+
+func (deniedInside) Name() string { return "WebFetch" }
+
+func (deniedInside) Run(context.Context, tool.Call) (string, error) {
+	return "", fmt.Errorf("WebFetch: %w", &tool.DeniedError{Result: perm.Result{Decision: perm.Deny, Reason: "redirect refused"}})
+}
+
+// A denial raised inside an allowed tool is found with errors.Is and is a
+// permission denial of the run.
+func TestDenialInsideTool(t *testing.T) {
+	m := turns(calling(tc("a", "WebFetch", `{}`)), final("done"))
+	r := &loop.Runner{Model: m, Gate: &fakeGate{}, Tools: []tool.Tool{deniedInside{}}, Normalize: identity, Validate: accept}
+	out, err := r.Run(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Denials) != 1 || out.Denials[0].Reason != "WebFetch: DENIED: redirect refused" {
+		t.Errorf("denials = %+v", out.Denials)
+	}
+	if msgs := toolMessages(t, m); msgs[0].Content != "DENIED: WebFetch: DENIED: redirect refused" {
+		t.Errorf("tool message %q", msgs[0].Content)
+	}
+}

@@ -1,7 +1,11 @@
 // Package loop runs the agentic loop: it sends the conversation and the
 // visible tool schemas to a Model, runs the tool calls the model asks for
 // (each behind the permission gate), feeds the results back as tool
-// messages, and repeats until the model gives a final answer.
+// messages, and repeats until the model gives a final answer. It sits on
+// tool (tool.Set runs each call behind the gate and hands back the
+// decision) and knows no tool by name: whether calls run in parallel is a
+// property a tool declares (tool.Parallel), and what a tool reports beyond
+// its text (tool.Report) is added to the Outcome.
 //
 // Model implementations live in subpackages: loop/chat speaks the
 // OpenAI-compatible chat-completions API, loop/offline is the embedded,

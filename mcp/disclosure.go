@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
 )
 
 // DefaultThreshold is the number of visible tools above which MCP tools are
@@ -23,27 +23,14 @@ const (
 	LoadGroupName  = "LoadToolGroup"
 )
 
-// Visible returns the MCP tools that f shows an agent, in the order given.
-// As with schema.Visible, hiding is a hint and the gate stays
-// authoritative; a tool is hidden only where the gate could never allow
-// it:
-//   - a subagent, an explore-mode agent and any agent with a non-empty
-//     AllowTools see a tool only if one of AllowTools names it (the exact
-//     name, mcp__SERVER, or MCP(glob));
-//   - a bare DenyTools rule (or MCP(glob)) naming a tool hides it.
-func Visible(tools []*Tool, f schema.Filter) []*Tool {
+// Visible returns the tools show accepts (policy.ShowsMCP decides which
+// tools an agent sees), in order.
+func Visible(tools []*Tool, show func(name string) bool) []*Tool {
 	var out []*Tool
 	for _, t := range tools {
-		named := slices.ContainsFunc(f.AllowTools, func(r perm.Rule) bool { return r.NamesTool(t.name) })
-		if (f.Subagent || f.Mode == perm.ModeExplore || len(f.AllowTools) > 0) && !named {
-			continue
+		if show(t.name) {
+			out = append(out, t)
 		}
-		if slices.ContainsFunc(f.DenyTools, func(r perm.Rule) bool {
-			return (!r.HasPattern || r.Tool == "MCP") && r.NamesTool(t.name)
-		}) {
-			continue
-		}
-		out = append(out, t)
 	}
 	return out
 }
@@ -208,7 +195,8 @@ func (t *MetaTool) Name() string { return t.name }
 func (t *MetaTool) Schema() schema.Schema { return t.schema }
 
 // Run runs the meta-tool.
-func (t *MetaTool) Run(_ context.Context, input map[string]any) (string, error) {
+func (t *MetaTool) Run(_ context.Context, call tool.Call) (string, error) {
+	input := call.Input
 	if err := ValidateMeta(t.name, input); err != nil {
 		return "", err
 	}

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
 )
 
 func schemaNames(ss []schema.Schema) []string {
@@ -45,11 +48,11 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("groups = %+v", groups)
 	}
 	meta := c.MetaTools()
-	list, err := meta[0].Run(context.Background(), nil)
+	list, err := meta[0].Run(context.Background(), tool.Call{})
 	if err != nil || !strings.Contains(list, "alpha: 6 tools (crash, dotted_name, echo, fail, hang, spawn) — Test tools.") || strings.Contains(list, "[loaded]") {
 		t.Errorf("list = %q, %v", list, err)
 	}
-	out, err := meta[1].Run(context.Background(), map[string]any{"group": "beta"})
+	out, err := meta[1].Run(context.Background(), tool.Call{Input: map[string]any{"group": "beta"}})
 	if err != nil || !strings.Contains(out, "mcp__beta__echo") {
 		t.Errorf("load = %q, %v", out, err)
 	}
@@ -57,13 +60,13 @@ func TestCatalog(t *testing.T) {
 	if !slices.Equal(shown[:2], []string{ListGroupsName, LoadGroupName}) || len(shown) != 8 || !slices.Contains(shown, "mcp__beta__echo") || slices.Contains(shown, "mcp__alpha__echo") {
 		t.Errorf("after load: %v", shown)
 	}
-	if list, _ := c.MetaTools()[0].Run(context.Background(), nil); !strings.Contains(list, "beta: 6 tools (crash, dotted_name, echo, fail, hang, spawn) [loaded]") {
+	if list, _ := c.MetaTools()[0].Run(context.Background(), tool.Call{}); !strings.Contains(list, "beta: 6 tools (crash, dotted_name, echo, fail, hang, spawn) [loaded]") {
 		t.Errorf("list after load = %q", list)
 	}
-	if _, err := meta[1].Run(context.Background(), map[string]any{"group": "gamma"}); err == nil || !strings.Contains(err.Error(), `no tool group "gamma"; groups: alpha, beta`) {
+	if _, err := meta[1].Run(context.Background(), tool.Call{Input: map[string]any{"group": "gamma"}}); err == nil || !strings.Contains(err.Error(), `no tool group "gamma"; groups: alpha, beta`) {
 		t.Errorf("unknown group: %v", err)
 	}
-	if _, err := meta[1].Run(context.Background(), map[string]any{"group": "beta", "x": 1}); err == nil {
+	if _, err := meta[1].Run(context.Background(), tool.Call{Input: map[string]any{"group": "beta", "x": 1}}); err == nil {
 		t.Error("unknown argument accepted")
 	}
 	// The meta-tools are Safe for the gate; the loaded tools are not.
@@ -95,8 +98,8 @@ func TestVisible(t *testing.T) {
 		}
 		return out
 	}
-	count := func(f schema.Filter) (n int, servers []string) {
-		for _, tl := range Visible(tools, f) {
+	count := func(p perm.Policy, d *agent.Definition) (n int, servers []string) {
+		for _, tl := range Visible(tools, policy.ShowsMCP(&p, d)) {
 			n++
 			if !slices.Contains(servers, tl.Server()) {
 				servers = append(servers, tl.Server())
@@ -104,24 +107,37 @@ func TestVisible(t *testing.T) {
 		}
 		return n, servers
 	}
+	deny := func(ss ...string) []perm.Entry {
+		var out []perm.Entry
+		for _, r := range rules(ss...) {
+			out = append(out, perm.Entry{Rule: r, Source: perm.SourceProject})
+		}
+		return out
+	}
+	main := perm.Policy{Mode: perm.ModeDefault}
+	sub := func(allow, denyTools []perm.Rule) *agent.Definition {
+		return &agent.Definition{Name: "a", AllowTools: allow, DenyTools: denyTools}
+	}
 	cases := []struct {
 		name string
-		f    schema.Filter
+		p    perm.Policy
+		d    *agent.Definition
 		want int
 	}{
-		{"main loop sees all", schema.Filter{Mode: perm.ModeDefault}, 12},
-		{"subagent sees none by default", schema.Filter{Mode: perm.ModeDefault, Subagent: true}, 0},
-		{"subagent allow server", schema.Filter{Subagent: true, AllowTools: rules("mcp__alpha")}, 6},
-		{"subagent allow exact", schema.Filter{Subagent: true, AllowTools: rules("Read", "mcp__beta__echo")}, 1},
-		{"subagent allow glob", schema.Filter{Subagent: true, AllowTools: rules("MCP(mcp__*__echo)")}, 2},
-		{"explore needs allow", schema.Filter{Mode: perm.ModeExplore}, 0},
-		{"allow_tools without mcp", schema.Filter{AllowTools: rules("Read")}, 0},
-		{"deny server hides", schema.Filter{DenyTools: rules("mcp__alpha")}, 6},
-		{"deny glob hides", schema.Filter{DenyTools: rules("MCP(mcp__*__hang)")}, 10},
-		{"deny beats allow", schema.Filter{Subagent: true, AllowTools: rules("mcp__alpha"), DenyTools: rules("mcp__alpha__echo")}, 5},
+		{"main loop sees all", main, nil, 12},
+		{"subagent sees none by default", main, sub(nil, nil), 0},
+		{"subagent allow server", main, sub(rules("mcp__alpha"), nil), 6},
+		{"subagent allow exact", main, sub(rules("Read", "mcp__beta__echo"), nil), 1},
+		{"subagent allow glob", main, sub(rules("MCP(mcp__*__echo)"), nil), 2},
+		{"explore needs allow", perm.Policy{Mode: perm.ModeExplore}, nil, 0},
+		{"allow_tools without mcp", main, sub(rules("Read"), nil), 0},
+		{"deny server hides", perm.Policy{Deny: deny("mcp__alpha")}, nil, 6},
+		{"deny glob hides", perm.Policy{Deny: deny("MCP(mcp__*__hang)")}, nil, 10},
+		{"deny beats allow", main, sub(rules("mcp__alpha"), rules("mcp__alpha__echo")), 5},
+		{"settings deny beats agent allow", perm.Policy{Deny: deny("mcp__alpha__echo")}, sub(rules("mcp__alpha"), nil), 5},
 	}
 	for _, tc := range cases {
-		if n, servers := count(tc.f); n != tc.want {
+		if n, servers := count(tc.p, tc.d); n != tc.want {
 			t.Errorf("%s: %d tools (%v), want %d", tc.name, n, servers, tc.want)
 		}
 	}

@@ -58,7 +58,12 @@ func TestGuardedTool(t *testing.T) {
 			ap.mu.Lock()
 			before := len(ap.got)
 			ap.mu.Unlock()
-			out, err := tool.Guard(tl, evalGate{p}).Run(context.Background(), map[string]any{"x": "y"})
+			set, err := tool.NewSet(evalGate{p}, []tool.Tool{tl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := set.Call(context.Background(), tl.Name(), "", map[string]any{"x": "y"}, nil)
+			out, err := r.Output, r.Err
 			ap.mu.Lock()
 			calls := len(ap.got) - before
 			ap.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gen-run/gen/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -124,7 +125,7 @@ func TestCall(t *testing.T) {
 	}
 	// The Tool adapter runs the same call.
 	tl, _ := m.Tool("mcp__remote__echo")
-	if out, err := tl.Run(context.Background(), map[string]any{"text": "x"}); err != nil || out != "echo: x" {
+	if out, err := tl.Run(context.Background(), tool.Call{Input: map[string]any{"text": "x"}}); err != nil || out != "echo: x" {
 		t.Errorf("Run = %q, %v", out, err)
 	}
 	// A result the server flags as an error is an error naming the tool.

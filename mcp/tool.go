@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
 )
 
 // maxDescription bounds a tool description shown to the model; servers
@@ -160,7 +161,8 @@ func (t *Tool) Validate(input map[string]any) error {
 }
 
 // Run calls the tool; see Manager.Call.
-func (t *Tool) Run(ctx context.Context, input map[string]any) (string, error) {
+func (t *Tool) Run(ctx context.Context, call tool.Call) (string, error) {
+	input := call.Input
 	return t.call(ctx, input)
 }
 
@@ -227,3 +229,8 @@ func jsonText(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
 }
+
+var (
+	_ tool.Tool = (*Tool)(nil)
+	_ tool.Tool = (*MetaTool)(nil)
+)

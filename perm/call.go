@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/gen-run/gen/perm/bash"
+	"github.com/gen-run/gen/workspace"
 )
 
 // kind says what a part of a call does.
@@ -146,19 +145,9 @@ func (c *call) analyseGlob() {
 	if !present || dir == "" {
 		dir = c.ws.Cwd
 	}
-	// The directory is computed exactly as the Glob tool computes it
-	// (doublestar's splitter, which unescapes, then a lexical join), so
-	// `\*/../../x/*` is judged where the tool walks.
-	static, _ := doublestar.SplitPattern(filepath.ToSlash(pat))
-	var start string
-	switch {
-	case filepath.IsAbs(pat):
-		start = static
-	case pat == "~" || strings.HasPrefix(pat, "~/"):
-		start = "~/" + strings.TrimPrefix(strings.TrimPrefix(static, "~"), "/")
-	default:
-		start = filepath.Join(dir, static)
-	}
+	// The directory is the one the Glob tool walks (workspace.GlobStart),
+	// so `\*/../../x/*` is judged where the tool walks.
+	start, _ := workspace.GlobStart(pat, dir)
 	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: c.target(start)})
 }
 
@@ -314,7 +303,7 @@ func (c *call) cdBases(s *bash.Script) {
 		}
 		p := shellPath(w)
 		if filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
-			c.bases = append(c.bases, ResolvePath(c.ws, p))
+			c.bases = append(c.bases, resolvePath(c.ws, p))
 			continue
 		}
 		for _, b := range c.bases[:len(c.bases):len(c.bases)] {
@@ -353,7 +342,7 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 // target resolves p like newTarget, memoising the resolution of its
 // directory.
 func (c *call) target(p string) target {
-	abs := ResolvePath(c.ws, p)
+	abs := resolvePath(c.ws, p)
 	if raw := rawPath(c.ws, p); hasDotDot(raw) {
 		// The kernel follows a symlink before applying "..": link/..
 		// is the link target's parent, not the directory holding link.

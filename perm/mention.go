@@ -271,7 +271,7 @@ func harmlessDevice(p string) bool {
 func (c *call) outsideMention(pt *part) string {
 	ms, _ := c.mentionsOf(pt)
 	for _, m := range ms {
-		if m.weak || harmlessDevice(m.t.abs) || c.ws.contains(m.t) {
+		if m.weak || harmlessDevice(m.t.abs) || inWorkspace(c.ws, m.t) {
 			continue
 		}
 		if exists(m.t.abs) || exists(m.t.real) {

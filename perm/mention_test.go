@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // TestMentionedPaths checks issue 8 section 2: every word that could name
@@ -134,12 +136,12 @@ func TestFollowLinks(t *testing.T) {
 		base + "/a/lb/new":   base + "/a/b/new",
 		base + "/plain/file": base + "/plain/file",
 	} {
-		if got := followLinks(in); got != want {
-			t.Errorf("followLinks(%s) = %s, want %s", in, got, want)
+		if got := workspace.FollowLinks(in); got != want {
+			t.Errorf("workspace.FollowLinks(%s) = %s, want %s", in, got, want)
 		}
 	}
 	// A loop is cut off rather than followed forever.
-	_ = followLinks(base + "/loop1")
+	_ = workspace.FollowLinks(base + "/loop1")
 }
 
 // TestRecursiveReaders checks issue 8 section 2: recursive readers of a

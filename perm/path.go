@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // checkPathPattern validates a path rule pattern.
@@ -30,23 +32,18 @@ func (t target) forms() []string {
 	return []string{t.abs, t.real}
 }
 
-// ResolvePath turns a path as a tool or command names it into a clean
-// absolute path: "~" and "~/x" expand to the home directory, relative paths
-// are joined to the workspace's cwd. Tools must touch the path this returns,
-// which is the path the gate checked.
-func ResolvePath(ws Workspace, p string) string {
-	switch {
-	case p == "~":
-		p = ws.Home
-	case strings.HasPrefix(p, "~/"):
-		p = filepath.Join(ws.Home, p[2:])
-	case !filepath.IsAbs(p):
-		p = filepath.Join(ws.Cwd, p)
-	}
-	return filepath.Clean(p)
-}
+// Path semantics belong to package workspace; perm's analysis uses them
+// under these short names.
+var (
+	resolvePath = workspace.Roots.Abs
+	rawPath     = workspace.Roots.Raw
+	hasDotDot   = workspace.HasDotDot
+	physical    = workspace.Physical
+	realPath    = workspace.RealPath
+	within      = workspace.Within
+)
 
-// Resolve returns the path p names, as ResolvePath does, and the same
+// Resolve returns the path p names (workspace.Roots.Abs) and the same
 // path with its symlinks resolved the way the gate resolves them (the
 // Path of a Result). Tools call it at the moment of use to check that
 // nothing was swapped since the gate looked.
@@ -55,73 +52,26 @@ func Resolve(ws Workspace, p string) (abs, real string) {
 	return t.abs, t.real
 }
 
-// rawPath is ResolvePath without the lexical cleaning.
-func rawPath(ws Workspace, p string) string {
-	switch {
-	case p == "~":
-		return ws.Home
-	case strings.HasPrefix(p, "~/"):
-		return ws.Home + "/" + p[2:]
-	case !filepath.IsAbs(p):
-		return ws.Cwd + "/" + p
-	}
-	return p
-}
-
-func hasDotDot(p string) bool {
-	return strings.Contains(p+"/", "/../")
-}
-
-// physical resolves p the way the kernel does: component by component,
-// following each symlink (a dangling one too) before a later ".." applies
-// to it. See followLinks.
-func physical(p string) string { return followLinks(p) }
-
 // newTarget resolves p and its symlinks. The longest existing prefix is
 // resolved, so a path to a file about to be created under a symlinked
 // directory is still seen through the link.
 func newTarget(ws Workspace, p string) target {
-	abs := ResolvePath(ws, p)
+	abs := resolvePath(ws, p)
 	if raw := rawPath(ws, p); hasDotDot(raw) {
 		return target{abs: abs, real: physical(raw)}
 	}
 	return target{abs: abs, real: realPath(abs)}
 }
 
-// realPath resolves the symlinks of abs, dangling ones included: see
-// followLinks.
-func realPath(abs string) string { return followLinks(abs) }
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	if dir == "" {
-		return false
-	}
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
-}
-
-// contains reports whether both the named and the resolved path lie in
-// the workspace: a link inside pointing outside is outside.
-func (ws Workspace) contains(t target) bool {
+// inWorkspace reports whether both the named and the resolved path of t
+// lie in the workspace: a link inside pointing outside is outside.
+func inWorkspace(ws Workspace, t target) bool {
 	for _, p := range t.forms() {
-		if !ws.containsPath(p) {
+		if !ws.Contains(p) {
 			return false
 		}
 	}
 	return true
-}
-
-func (ws Workspace) containsPath(p string) bool {
-	if within(p, ws.Cwd) || within(p, ws.Root) {
-		return true
-	}
-	for _, d := range ws.Dirs {
-		if within(p, d) || within(p, realPath(d)) {
-			return true
-		}
-	}
-	return within(p, realPath(ws.Cwd)) || within(p, realPath(ws.Root))
 }
 
 // absPattern turns a path rule pattern into an absolute doublestar pattern,

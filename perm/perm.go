@@ -1,15 +1,20 @@
 // Package perm decides whether one tool call may run: Allow, Ask or Deny.
 //
-// It is a pure engine. Callers build a Policy (from settings scopes, an agent
-// definition, CLI flags and session grants) and call Evaluate for every tool
-// call. The pipeline has eight steps, each implemented in one place in
-// pipeline.go; shell commands are analysed by the sibling package
-// perm/bash, which this package is the only consumer of.
+// It is a pure engine. Package policy builds every Policy (from settings
+// scopes, an agent definition, CLI flags and session grants) and package
+// gate calls Evaluate for every tool call. The pipeline has eight steps,
+// each implemented in one place in pipeline.go (step 8, Ask becoming Deny
+// where nobody can be asked, only there: Unattended); helpers such as
+// FileAllowed call Evaluate on synthetic requests. It sits on perm/bash
+// (shell analysis; this package is its only consumer) and workspace (path
+// semantics).
 package perm
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // Decision is the outcome of evaluating one tool call.
@@ -223,14 +228,9 @@ type Entry struct {
 	Origin string
 }
 
-// Workspace is the set of directories file tools may touch without asking.
-// All paths are absolute and clean.
-type Workspace struct {
-	Cwd  string
-	Root string // project root: nearest ancestor of Cwd with .gen/ or .git/, else Cwd
-	Dirs []string
-	Home string
-}
+// Workspace is the set of directories file tools may touch without asking
+// (package workspace owns its path semantics).
+type Workspace = workspace.Roots
 
 // Policy is everything Evaluate needs besides the call itself.
 // A Policy must not be modified while Evaluate runs on it.
@@ -250,6 +250,10 @@ type Policy struct {
 	// NoPrompt is set for subagents and headless runs: Ask becomes Deny.
 	NoPrompt bool
 }
+
+// HasSpecifier reports whether calls of tool are identified by one
+// argument, the one its rules match against (Specifier).
+func HasSpecifier(tool string) bool { return specKey(tool) != "" }
 
 // Request is one tool call: the tool name and its (normalised) arguments.
 type Request struct {

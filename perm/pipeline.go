@@ -321,7 +321,7 @@ func dynamicName(c *call) string {
 // the workspace: the rule means what it says. Edit deny and ask rules,
 // sensitive paths and the workspace boundary were checked before.
 func ownedWrite(c *call, pt *part, decided []Result) (Result, bool) {
-	if pt.kind != kindWrite || pt.owner == 0 || pt.dynamic || !c.ws.contains(pt.path) {
+	if pt.kind != kindWrite || pt.owner == 0 || pt.dynamic || !inWorkspace(c.ws, pt.path) {
 		return Result{}, false
 	}
 	o := decided[pt.owner-1]
@@ -380,14 +380,14 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		}
 		return res(Ask, fmt.Sprintf("Bash requires approval in %s mode (not read-only: %s)", m, why))
 	case kindRead:
-		if !c.ws.contains(pt.path) {
+		if !inWorkspace(c.ws, pt.path) {
 			return res(Ask, "path is outside the workspace: "+pt.path.abs)
 		}
 		if pt.tool == "Bash" {
 			return Result{Decision: Allow, Step: 7, Reason: "redirect reads a file inside the workspace", Source: SourceBuiltin}
 		}
 	case kindWrite:
-		if !c.ws.contains(pt.path) {
+		if !inWorkspace(c.ws, pt.path) {
 			if m == ModeExplore || m == ModeDontAsk {
 				return res(Deny, fmt.Sprintf("%s mode: path is outside the workspace: %s", m, pt.path.abs))
 			}
@@ -425,7 +425,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 // outside names the first path that is outside the workspace.
 func outside(c *call, ts []target) string {
 	for _, t := range ts {
-		if !c.ws.contains(t) {
+		if !inWorkspace(c.ws, t) {
 			return t.abs
 		}
 	}
@@ -434,17 +434,27 @@ func outside(c *call, ts []target) string {
 
 func (c *call) allInWorkspace(ts []target) bool {
 	for _, t := range ts {
-		if !c.ws.contains(t) {
+		if !inWorkspace(c.ws, t) {
 			return false
 		}
 	}
 	return true
 }
 
-// Step 8: where nobody can be asked, Ask becomes Deny. The reason is kept,
-// so the model and the log say why approval was needed.
+// Step 8: where nobody can be asked, Ask becomes Deny.
 func stepCoerce(r Result, p *Policy) Result {
-	if r.Decision == Ask && (p.NoPrompt || p.Mode == ModeDontAsk) {
+	if p.NoPrompt || p.Mode == ModeDontAsk {
+		return Unattended(r)
+	}
+	return r
+}
+
+// Unattended is step 8 on its own, for a gate whose approver left an Ask
+// unanswered: an Ask becomes Deny, reported as step 8. The reason is kept,
+// so the model and the log say why approval was needed. Other decisions
+// are returned as they are. This is the only place Ask turns into Deny.
+func Unattended(r Result) Result {
+	if r.Decision == Ask {
 		r.Decision = Deny
 		r.Step = 8
 	}

@@ -61,7 +61,7 @@ func joinDir(c *call, base, d string) string {
 	case d == "":
 		return ""
 	case filepath.IsAbs(d), d == "~", strings.HasPrefix(d, "~/"):
-		return ResolvePath(c.ws, d)
+		return resolvePath(c.ws, d)
 	}
 	return filepath.Join(base, d)
 }

@@ -116,7 +116,7 @@ func (c *call) matchPath(r Rule, pt *part, h how) bool {
 	case matchAllow:
 		// A bare allow rule does not name a path, so it does not reach
 		// outside the workspace.
-		return c.ws.contains(pt.path)
+		return inWorkspace(c.ws, pt.path)
 	default:
 		return true
 	}

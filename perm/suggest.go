@@ -73,31 +73,24 @@ func (c *call) rulePath(abs string) string {
 }
 
 // FileAllowed reports whether tool (Glob or Grep, or Read itself) may show
-// the file at path found while walking a directory the gate allowed: the
-// file must be readable (a Read of it is allowed) and no deny or ask rule
-// of the walking tool itself may cover it, so a Grep(./secret/**) deny
-// also hides those files from a search started above them.
+// the file at path found while walking a directory the gate allowed. It is
+// two calls of Evaluate on synthetic requests: a Read of the file must be
+// allowed, and so must the walking tool's own call on exactly that file
+// (Grep with path=file; Glob with path=file and pattern "."), so a
+// Grep(./secret/**) deny also hides those files from a search started
+// above them.
 func FileAllowed(tool, path string, p *Policy) bool {
 	if Evaluate(Request{Tool: "Read", Input: map[string]any{"file_path": path}}, p).Decision != Allow {
 		return false
 	}
-	if tool != "Glob" && tool != "Grep" {
+	var req Request
+	switch tool {
+	case "Grep":
+		req = Request{Tool: "Grep", Input: map[string]any{"pattern": "", "path": path}}
+	case "Glob":
+		req = Request{Tool: "Glob", Input: map[string]any{"pattern": ".", "path": path}}
+	default:
 		return true
 	}
-	c := &call{req: Request{Tool: tool}, ws: p.Workspace, dirs: map[string]string{}, pats: map[string]pathPattern{}}
-	pt := part{kind: kindRead, tool: tool, path: c.target(path)}
-	for _, e := range p.Deny {
-		if e.Rule.Tool == tool && c.matches(e.Rule, &pt, matchDeny) {
-			return false
-		}
-	}
-	if p.Mode == ModeBypass {
-		return true // ask rules do not prompt in bypassPermissions
-	}
-	for _, e := range p.Ask {
-		if e.Rule.Tool == tool && c.matches(e.Rule, &pt, matchAsk) {
-			return false
-		}
-	}
-	return true
+	return Evaluate(req, p).Decision == Allow
 }

@@ -1,7 +1,8 @@
 // Package schema describes the built-in tools to a model: their names,
 // descriptions and JSON Schema parameters. It also repairs and checks the
-// arguments a model sends back (Normalize, Validate) and decides which tools
-// a run shows the model at all (Visible).
+// arguments a model sends back (Normalize, Validate). Which of them a run
+// shows the model is a policy question (package policy). It sits on perm
+// (tool classes and rules).
 //
 // The catalog is the single source of truth: the JSON Schema handed to the
 // model and the rules Validate enforces are derived from the same

@@ -8,19 +8,15 @@ import (
 	"github.com/gen-run/gen/settings"
 )
 
-// Check is the main loop's gate (it implements tool.Gate): the pipeline
-// decides, and an Ask goes to the Approver. Without an Approver (headless)
-// the policy has NoPrompt set, so Ask has already become Deny.
-func (s *Session) Check(ctx context.Context, req perm.Request) perm.Result {
-	pol := s.Policy()
-	res := perm.Evaluate(req, &pol)
-	if res.Decision != perm.Ask || s.cfg.Approver == nil {
-		return res
-	}
+// Ask implements gate.Asker for a session with an Approver: the main
+// loop's Ask goes to a person. A grant made by another dialog meanwhile is
+// seen first; "Yes, allow all this session" and "Always allow" are
+// recorded before the call goes ahead.
+func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
 	s.ask.Lock()
 	defer s.ask.Unlock()
 	// Another dialog may have just granted what this call needs.
-	pol = s.Policy()
+	pol := s.Policy()
 	if res = perm.Evaluate(req, &pol); res.Decision != perm.Ask {
 		return res
 	}

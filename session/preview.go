@@ -20,7 +20,7 @@ func Preview(ws perm.Workspace, req perm.Request) string {
 	if path == "" {
 		return ""
 	}
-	abs := perm.ResolvePath(ws, path)
+	abs := ws.Abs(path)
 	var before string
 	if fi, err := os.Stat(abs); err == nil {
 		if fi.Size() > maxPreview || !fi.Mode().IsRegular() {

@@ -247,7 +247,9 @@ func TestRedTeamToolSurface(t *testing.T) {
 			setup: symlink("{ROOT}/protected", "pub"), calls: call("Read", `{"file_path":"pub/secret.txt"}`), check: gateDenied},
 		{name: "Read/symlink then dot-dot (kernel order)", files: envFiles, settings: denyEnv, mode: perm.ModeBypass,
 			setup: func(t *testing.T, e *rtEnv) {
-				os.MkdirAll(filepath.Join(e.root, "protected/sub"), 0o755)
+				if err := os.MkdirAll(filepath.Join(e.root, "protected/sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				symlink("{ROOT}/protected/sub", "lnk")(t, e)
 			},
 			calls: call("Read", `{"file_path":"lnk/../secret.txt"}`), check: refused},

@@ -7,15 +7,19 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -61,6 +65,8 @@ type Session struct {
 	history []openai.ChatCompletionMessage
 	env     *tool.Env
 	tasks   *tool.TaskList
+	gate    *gate.Gate
+	box     tool.Toolbox
 
 	ask sync.Mutex // one dialog at a time
 }
@@ -88,7 +94,19 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
-	s.env.CanRead = s.canRead
+	s.gate = &gate.Gate{Policy: s.Policy}
+	if cfg.Approver != nil {
+		s.gate.Asker = s
+	}
+	s.box = tool.Toolbox{
+		Env:        s.env,
+		Policy:     s.Policy,
+		Gate:       s.gate,
+		HTTPClient: cfg.HTTPClient,
+		SearchURL:  cfg.SearchURL,
+		Tasks:      s.tasks,
+		Asker:      cfg.Asker,
+	}
 	return s, nil
 }
 
@@ -99,21 +117,18 @@ func (s *Session) warn(w string) {
 }
 
 // Policy returns the policy in force now: the settings, the current mode,
-// session permissions and added directories.
+// session permissions and added directories (policy.Main).
 func (s *Session) Policy() perm.Policy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.set.Policy()
-	p.Mode = s.mode
-	p.Session = append([]perm.Rule(nil), s.session...)
-	p.Workspace.Dirs = append(p.Workspace.Dirs[:len(p.Workspace.Dirs):len(p.Workspace.Dirs)], s.dirs...)
-	p.NoPrompt = s.cfg.Approver == nil
-	return p
+	return policy.Main(s.set, policy.Runtime{Mode: s.mode, Grants: s.session, Dirs: s.dirs})
 }
 
-func (s *Session) canRead(tool, path string) bool {
-	p := s.Policy()
-	return perm.FileAllowed(tool, path, &p)
+// Check decides one call as the main loop's gate does (it implements
+// tool.Gate): the policy decides, and an Ask goes to the Approver; without
+// one (headless) Ask becomes Deny.
+func (s *Session) Check(ctx context.Context, req perm.Request) perm.Result {
+	return s.gate.Check(ctx, req)
 }
 
 // Mode returns the current permission mode.
@@ -166,7 +181,7 @@ func (s *Session) ModelName() string { return s.cfg.ModelName }
 func (s *Session) AddDir(path string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	abs := perm.ResolvePath(s.set.Workspace, path)
+	abs := s.set.Workspace.Abs(path)
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return err
@@ -203,37 +218,19 @@ func (s *Session) Agents() []*agent.Definition {
 // Tools returns the tool catalog the model sees now, in order.
 func (s *Session) Tools() []string {
 	p := s.Policy()
-	var bare []perm.Rule
-	for _, e := range p.Deny {
-		if !e.Rule.HasPattern {
-			bare = append(bare, e.Rule)
-		}
+	return policy.Visible(&p, nil)
+}
+
+// origin is what a subagent the Agent tool starts inherits now.
+func (s *Session) origin() subagent.Origin {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return subagent.Origin{
+		Settings: s.set,
+		Agents:   s.catalog,
+		Parent:   policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
 	}
-	return schema.Visible(schema.Filter{Mode: p.Mode, DenyTools: bare})
 }
-
-// tools builds every main-loop tool, unguarded (the loop guards them).
-func (s *Session) tools() []tool.Tool {
-	ts := tool.Builtins(s.env)
-	ts = append(ts,
-		tool.NewWebFetch(s, s.cfg.HTTPClient),
-		tool.NewWebSearch(s.cfg.SearchURL, s.cfg.HTTPClient),
-		tool.NewNotebookEdit(s.env),
-	)
-	ts = append(ts, tool.NewTaskTools(s.tasks)...)
-	ts = append(ts, tool.NewAskUserQuestion(s.cfg.Asker), &agentTool{s: s})
-	return ts
-}
-
-// turnState is what tools started during one turn share with it.
-type turnState struct {
-	onEvent func(loop.Event)
-	mu      sync.Mutex
-	denials []loop.Denial // subagents' denials
-	usage   openai.Usage  // subagents' token usage
-}
-
-type turnKey struct{}
 
 // Submit runs one user turn. It blocks until the turn ends; cancelling ctx
 // interrupts it (and every subagent it started). onEvent and onText may be
@@ -244,27 +241,24 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 
 	s.env.Workspace = s.Policy().Workspace
 	names := s.Tools()
-	all := s.tools()
-	var visible []tool.Tool
-	for _, n := range names {
-		for _, t := range all {
-			if t.Name() == n {
-				visible = append(visible, t)
-			}
-		}
-	}
-	ts := &turnState{onEvent: onEvent}
+	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
+		Origin:     s.origin,
+		Model:      s.cfg.Model,
+		HTTPClient: s.cfg.HTTPClient,
+		SearchURL:  s.cfg.SearchURL,
+		OnEvent:    onEvent,
+	}))
 	r := &loop.Runner{
 		Model:    s.cfg.Model,
-		Tools:    visible,
-		Gate:     s,
+		Tools:    tool.Select(all, names),
+		Gate:     s.gate,
 		Schemas:  schema.OpenAI(names),
 		MaxTurns: s.cfg.MaxTurns,
 		OnEvent:  onEvent,
 		OnText:   onText,
 	}
 	before := s.history
-	out, msgs, err := r.Continue(context.WithValue(ctx, turnKey{}, ts), s.history, prompt)
+	out, msgs, err := r.Continue(ctx, s.history, prompt)
 	if err != nil {
 		// Keep the conversation well formed for the next turn: an
 		// interrupted turn may end in tool calls without results.
@@ -273,7 +267,5 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "(this turn ended early: " + err.Error() + ")"})
 	}
 	s.history = msgs
-	out.Denials = append(out.Denials, ts.denials...)
-	loop.AddUsage(&out.Usage, ts.usage)
 	return out, err
 }

@@ -144,7 +144,9 @@ func TestApprovalChoices(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			os.RemoveAll(filepath.Join(root, ".gen"))
+			if err := os.RemoveAll(filepath.Join(root, ".gen")); err != nil {
+				t.Fatal(err)
+			}
 			a := &approver{answer: func(Approval) Answer { return tc.answer }}
 			s := newSession(t, root, home, offline.New(), a, nil)
 			if got := s.Check(context.Background(), bash); got.Decision != tc.want {
@@ -179,7 +181,9 @@ func TestHeadlessNeverAsks(t *testing.T) {
 func TestManagedRulesOnlyRefusesAlways(t *testing.T) {
 	root, home := project(t, nil)
 	managed := filepath.Join(home, "managed.json")
-	os.WriteFile(managed, []byte(`{"permissions": {"allowManagedPermissionRulesOnly": true}}`), 0o644)
+	if err := os.WriteFile(managed, []byte(`{"permissions": {"allowManagedPermissionRulesOnly": true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	a := &approver{answer: always}
 	s := newSession(t, root, home, offline.New(), a, func(c *Config) { c.Settings.ManagedPath = managed })
 	got := s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl x"}})
@@ -369,7 +373,9 @@ func testDelegationCancel(t *testing.T, m loop.Model) {
 func TestModesAndCommands(t *testing.T) {
 	root, home := project(t, nil)
 	managed := filepath.Join(home, "managed.json")
-	os.WriteFile(managed, []byte(`{"permissions": {"disableBypassPermissionsMode": true}}`), 0o644)
+	if err := os.WriteFile(managed, []byte(`{"permissions": {"disableBypassPermissionsMode": true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := newSession(t, root, home, offline.New(), nil, func(c *Config) { c.Settings.ManagedPath = managed })
 	var seen []perm.Mode
 	for range 5 {
@@ -482,7 +488,9 @@ func TestSymlinkSwapDuringApproval(t *testing.T) {
 	models(t, func(t *testing.T, m loop.Model) {
 		root, home := project(t, map[string]string{"sub/keep": "", ".git/hooks/keep": ""})
 		swap := &approver{answer: func(Approval) Answer {
-			os.RemoveAll(filepath.Join(root, "sub"))
+			if err := os.RemoveAll(filepath.Join(root, "sub")); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.Symlink(filepath.Join(root, ".git", "hooks"), filepath.Join(root, "sub")); err != nil {
 				t.Error(err)
 			}
@@ -515,9 +523,15 @@ func TestSymlinkSwapDuringApproval(t *testing.T) {
 func TestAlwaysRefusesLinkedSettings(t *testing.T) {
 	root, home := project(t, nil)
 	userFile := filepath.Join(home, ".gen", "settings.json")
-	os.MkdirAll(filepath.Dir(userFile), 0o755)
-	os.WriteFile(userFile, []byte(`{}`), 0o644)
-	os.MkdirAll(filepath.Join(root, ".gen"), 0o755)
+	if err := os.MkdirAll(filepath.Dir(userFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(userFile, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".gen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(userFile, filepath.Join(root, ".gen", "settings.local.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -528,5 +542,34 @@ func TestAlwaysRefusesLinkedSettings(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(userFile); string(data) != "{}" {
 		t.Errorf("user settings changed: %s", data)
+	}
+}
+
+// The main loop's Grep and Glob hide files a Read deny covers: the walk
+// filter is wired where the main loop's tools are assembled. (The same
+// test for subagents is in package subagent.)
+func TestWalkFilterMainLoop(t *testing.T) {
+	root, home := project(t, map[string]string{
+		".gen/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`,
+		".env":               "SECRET=topsecret\n",
+		"notes.txt":          "SECRET is kept elsewhere\n",
+	})
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	var outputs []string
+	_, err := s.Submit(context.Background(), "Grep: SECRET\nGlob: **/*", func(e loop.Event) {
+		if e.Kind == loop.EventToolResult {
+			outputs = append(outputs, e.Tool+": "+e.Output)
+		}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outputs) != 2 || !strings.Contains(outputs[0], "notes.txt") || !strings.Contains(outputs[1], "notes.txt") {
+		t.Fatalf("tool outputs = %q; want Grep and Glob to find notes.txt", outputs)
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, "topsecret") || strings.Contains(o, ".env") {
+			t.Errorf("a walk showed the Read-denied .env: %q", o)
+		}
 	}
 }

@@ -1,4 +1,7 @@
 // Package settings loads the permission settings that apply to a session.
+// It only parses and merges files and flags; package policy turns the
+// result into a perm.Policy. It sits on perm (rules, modes), workspace
+// (roots, "~" expansion) and internal/textfile.
 //
 // Settings come from up to four JSON files and the command line. From the
 // highest precedence to the lowest:
@@ -25,10 +28,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // DefaultManagedPath is where managed settings are read from unless
@@ -139,8 +142,7 @@ func Load(opts Options) (*Settings, error) {
 	if managed == "" {
 		managed = DefaultManagedPath
 	}
-	realHome, _ := os.UserHomeDir()
-	root := projectRoot(cwd, home, realHome)
+	root := workspace.ProjectRoot(cwd, home)
 
 	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
 	userPath := UserPath(home)
@@ -336,20 +338,6 @@ func (s *Settings) disabledBy() string {
 	return ""
 }
 
-// Policy returns the main-loop policy. The slices are copies: appending to
-// them does not change s.
-func (s *Settings) Policy() perm.Policy {
-	ws := s.Workspace
-	ws.Dirs = slices.Clone(ws.Dirs)
-	return perm.Policy{
-		Mode:      s.Mode,
-		Deny:      slices.Clone(s.Deny),
-		Ask:       slices.Clone(s.Ask),
-		Allow:     slices.Clone(s.Allow),
-		Workspace: ws,
-	}
-}
-
 // ModeAllowed reports whether a person may switch the main loop to m. It is
 // false for modes that are not main-loop modes (explore, unknown names) and
 // for bypassPermissions when DisableBypass is set, so Shift+Tab skips them.
@@ -358,35 +346,6 @@ func (s *Settings) ModeAllowed(m perm.Mode) bool {
 		return false
 	}
 	return m != perm.ModeBypass || !s.DisableBypass
-}
-
-// ProjectRoot returns the project root for cwd: the nearest ancestor of cwd,
-// cwd included, that holds a .gen directory or a .git entry (a directory, or
-// the file git writes for worktrees and submodules); cwd itself when there
-// is none. The .gen directory of the user's home holds user settings and
-// does not by itself make the home directory a project: that would put
-// every file under home in the workspace.
-func ProjectRoot(cwd string) string {
-	home, _ := os.UserHomeDir()
-	return projectRoot(filepath.Clean(cwd), home)
-}
-
-// projectRoot is ProjectRoot with the home directories whose .gen is not a
-// project marker.
-func projectRoot(cwd string, homes ...string) string {
-	for dir := cwd; ; {
-		if fi, err := os.Stat(filepath.Join(dir, ".gen")); err == nil && fi.IsDir() && !slices.Contains(homes, dir) {
-			return dir
-		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return cwd
-		}
-		dir = parent
-	}
 }
 
 // danglingLink returns the settings file path or its directory if either
@@ -404,21 +363,10 @@ func danglingLink(path string) string {
 	return ""
 }
 
-// resolveDir makes dir absolute: "~" and "~/x" are under home, other
-// relative paths are under base.
-func resolveDir(dir, base, home string) (string, error) {
-	switch {
-	case dir == "":
-		return "", errors.New("empty directory name")
-	case dir == "~":
-		return home, nil
-	case strings.HasPrefix(dir, "~/"):
-		return filepath.Join(home, dir[2:]), nil
-	case filepath.IsAbs(dir):
-		return filepath.Clean(dir), nil
-	}
-	return filepath.Join(base, dir), nil
-}
+// resolveDir makes a directory named in settings or a flag absolute
+// (workspace.Dir: "~" and "~/x" are under home, other relative paths under
+// base).
+var resolveDir = workspace.Dir
 
 func appendUnique(list []string, items ...string) []string {
 	for _, it := range items {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // dirContent, as a file's content in a test case, makes the path a
@@ -710,14 +711,14 @@ func TestProjectRoot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := projectRoot(filepath.Join(tmp, tt.cwd), filepath.Join(tmp, "home"))
+			got := workspace.ProjectRoot(filepath.Join(tmp, tt.cwd), filepath.Join(tmp, "home"))
 			if want := filepath.Join(tmp, tt.want); got != want {
 				t.Errorf("projectRoot(%s) = %s, want %s", tt.cwd, got, want)
 			}
 		})
 	}
 	// The exported form finds the same markers.
-	if got, want := ProjectRoot(filepath.Join(tmp, "git/a/b")), filepath.Join(tmp, "git"); got != want {
+	if got, want := workspace.ProjectRoot(filepath.Join(tmp, "git/a/b")), filepath.Join(tmp, "git"); got != want {
 		t.Errorf("ProjectRoot = %s, want %s", got, want)
 	}
 }
@@ -760,27 +761,6 @@ func TestModeAllowed(t *testing.T) {
 				t.Errorf("ModeAllowed(%s) = %v, want %v", tt.mode, got, tt.want)
 			}
 		})
-	}
-}
-
-func TestPolicy(t *testing.T) {
-	l := newLayout(t)
-	writeFile(t, l.user, `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"], "ask": ["Bash"], "deny": ["Edit"], "additionalDirectories": ["/x"]}}`)
-	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := s.Policy()
-	if p.Mode != perm.ModeAcceptEdits || p.NoPrompt || len(p.Constraint) != 0 || len(p.Session) != 0 {
-		t.Errorf("policy = %+v", p)
-	}
-	if !reflect.DeepEqual(p.Allow, s.Allow) || !reflect.DeepEqual(p.Ask, s.Ask) || !reflect.DeepEqual(p.Deny, s.Deny) || !reflect.DeepEqual(p.Workspace, s.Workspace) {
-		t.Errorf("policy rules or workspace differ from settings: %+v", p)
-	}
-	p.Deny[0].Rule.Tool = "Changed"
-	p.Workspace.Dirs[0] = "/changed"
-	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/x" {
-		t.Error("modifying the policy changed the settings")
 	}
 }
 

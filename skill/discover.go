@@ -9,8 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/workspace"
+
 	"github.com/gen-run/gen/internal/textfile"
-	"github.com/gen-run/gen/settings"
 )
 
 // Scope is where a skill was found.
@@ -38,7 +39,7 @@ type Location struct {
 //     skills: no other configuration of an additional directory is read
 //  3. ~/.gen/skills, then ~/.claude/skills
 //
-// The project root is settings.ProjectRoot(cwd); home "" means
+// The project root is workspace.ProjectRoot(cwd, home); home "" means
 // os.UserHomeDir. When the project root is the home directory its skills
 // are the user's, listed once.
 func Locations(cwd, home string, additional []string) ([]Location, error) {
@@ -49,7 +50,7 @@ func Locations(cwd, home string, additional []string) ([]Location, error) {
 		}
 		home = h
 	}
-	root := settings.ProjectRoot(cwd)
+	root := workspace.ProjectRoot(filepath.Clean(cwd), home)
 	var locs []Location
 	add := func(base string, sc Scope) {
 		for _, d := range []string{".gen", ".claude"} {

@@ -189,7 +189,7 @@ func TestTool(t *testing.T) {
 		t.Errorf("Normalize did not rewrite name to skill: %v", in)
 	}
 
-	out, err := st.Run(context.Background(), map[string]any{"skill": "pdf", "args": "report.pdf"})
+	out, err := st.Run(context.Background(), tool.Call{Input: map[string]any{"skill": "pdf", "args": "report.pdf"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +203,12 @@ func TestTool(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, err = st.Run(context.Background(), map[string]any{"skill": "git-commit", "args": "-m x"})
+	out, err = st.Run(context.Background(), tool.Call{Input: map[string]any{"skill": "git-commit", "args": "-m x"}})
 	if err != nil || !strings.HasSuffix(out, "Instructions of git-commit.\n\nARGUMENTS: -m x\n") {
 		t.Errorf("Run(git-commit) = %q, %v", out, err)
 	}
 	for _, name := range []string{"deploy", "/pdf", "PDF", "nope"} {
-		_, err := st.Run(context.Background(), map[string]any{"skill": name})
+		_, err := st.Run(context.Background(), tool.Call{Input: map[string]any{"skill": name}})
 		if want := `Skill: unknown skill "` + name + `" (available: git-commit, pdf)`; err == nil || err.Error() != want {
 			t.Errorf("Run(%q) error %v, want %q", name, err, want)
 		}
@@ -244,9 +244,16 @@ func TestToolBehindGate(t *testing.T) {
 		Allow:     entries("Skill"),
 		Deny:      entries("Skill(git:*)", "Skill(review)"),
 		Workspace: perm.Workspace{Cwd: base, Root: base, Home: t.TempDir()}}
-	guarded := tool.Guard(NewTool(set), gate{p})
+	guarded, err := tool.NewSet(gate{p}, []tool.Tool{NewTool(set)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(input map[string]any) (string, error) {
+		r := guarded.Call(context.Background(), "Skill", "", input, nil)
+		return r.Output, r.Err
+	}
 	for name, denied := range map[string]bool{"pdf": false, "git-commit": true, "github-pr": true, "review": true} {
-		out, err := guarded.Run(context.Background(), map[string]any{"skill": name})
+		out, err := run(map[string]any{"skill": name})
 		if tool.IsDenied(err) != denied {
 			t.Errorf("Skill(%s): err %v, want denied %v", name, err, denied)
 		}
@@ -256,7 +263,7 @@ func TestToolBehindGate(t *testing.T) {
 	}
 	// Without an allow rule a skill is an Exec-class call: headless, denied.
 	p.Allow = nil
-	if _, err := guarded.Run(context.Background(), map[string]any{"skill": "pdf"}); !tool.IsDenied(err) {
+	if _, err := run(map[string]any{"skill": "pdf"}); !tool.IsDenied(err) {
 		t.Errorf("headless Skill without an allow rule: %v, want denied", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
 )
 
 // Tool is the Skill tool: the model calls it with a skill's name and gets
@@ -61,7 +62,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // "skill" is a non-empty string, "args" an optional string. The name is
 // looked up exactly as sent — the gate matched rules against this same
 // string.
-func (t *Tool) Run(_ context.Context, input map[string]any) (string, error) {
+func (t *Tool) Run(_ context.Context, call tool.Call) (string, error) {
+	input := call.Input
 	name, _ := input["skill"].(string)
 	args, _ := input["args"].(string)
 	k, ok := t.set.Get(name)
@@ -93,3 +95,5 @@ func (t *Tool) Run(_ context.Context, input map[string]any) (string, error) {
 	fmt.Fprintf(&b, "\n%s\n", body)
 	return b.String(), nil
 }
+
+var _ tool.Tool = (*Tool)(nil)

@@ -1,13 +1,20 @@
+// Package subagent runs an agent definition as a subagent: headless, with
+// the policy package policy builds from its frontmatter, its tools behind a
+// gate that nobody can be asked through. It also provides the main loop's
+// Agent tool, which delegates to it. It sits on loop, gate, policy and
+// tool; package report prints what it returns.
 package subagent
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/tool"
@@ -19,7 +26,7 @@ type Config struct {
 	Def      *agent.Definition
 	Settings *settings.Settings
 	// Parent, if set, is the delegating main loop.
-	Parent *Parent
+	Parent *policy.Parent
 	Model  loop.Model
 	// MaxTurns overrides the definition's max_turns when positive.
 	MaxTurns int
@@ -33,43 +40,28 @@ type Config struct {
 
 // Report is what a subagent run produced.
 type Report struct {
-	Agent   string
-	Mode    perm.Mode
-	Tools   []string // the tools the model saw
-	Outcome loop.Outcome
-	// Err is why the run failed (nil on success).
-	Err      error
+	report.Run
+	Agent    string
+	Mode     perm.Mode
+	Tools    []string // the tools the model saw
 	Warnings []string
-}
-
-// Denied reports whether any call was denied.
-func (r *Report) Denied() bool { return len(r.Outcome.Denials) > 0 }
-
-// Gate decides calls with a fixed policy. With NoPrompt set nothing is left
-// to ask, so every decision is Allow or Deny.
-type Gate struct{ Policy *perm.Policy }
-
-// Check implements tool.Gate.
-func (g Gate) Check(_ context.Context, req perm.Request) perm.Result {
-	return perm.Evaluate(req, g.Policy)
 }
 
 // Run runs the agent on prompt, headless.
 func Run(ctx context.Context, cfg Config, prompt string) Report {
 	def := cfg.Def
-	pol, warns := Policy(cfg.Settings, def, cfg.Parent)
+	pol, warns := policy.Subagent(cfg.Settings, def, cfg.Parent)
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
-	env := tool.NewEnv(pol.Workspace)
-	env.CanRead = func(tool, path string) bool { return perm.FileAllowed(tool, path, &pol) }
-	visible := schema.Visible(schema.Filter{Mode: pol.Mode, AllowTools: def.AllowTools, DenyTools: def.DenyTools, Subagent: true})
-	gate := Gate{&pol}
-	all := append(tool.Builtins(env),
-		tool.NewWebFetch(gate, cfg.HTTPClient),
-		tool.NewWebSearch(cfg.SearchURL, cfg.HTTPClient),
-		tool.NewNotebookEdit(env))
-	all = append(all, tool.NewTaskTools(&tool.TaskList{})...)
-	tools := pick(all, visible)
+	g := gate.Fixed(pol)
+	box := tool.Toolbox{
+		Env:        tool.NewEnv(pol.Workspace),
+		Policy:     g.Policy,
+		Gate:       g,
+		HTTPClient: cfg.HTTPClient,
+		SearchURL:  cfg.SearchURL,
+	}
+	tools := tool.Select(box.Tools(), policy.Visible(&pol, def))
 	for _, t := range tools {
 		rep.Tools = append(rep.Tools, t.Name())
 	}
@@ -80,7 +72,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	r := &loop.Runner{
 		Model:    cfg.Model,
 		Tools:    tools,
-		Gate:     gate,
+		Gate:     g,
 		Schemas:  schema.OpenAI(rep.Tools),
 		MaxTurns: maxTurns,
 		OnEvent:  cfg.OnEvent,
@@ -89,21 +81,3 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
 	return rep
 }
-
-// pick returns the tools whose names are in visible, in visible's order.
-func pick(all []tool.Tool, visible []string) []tool.Tool {
-	byName := make(map[string]tool.Tool, len(all))
-	for _, t := range all {
-		byName[t.Name()] = t
-	}
-	var out []tool.Tool
-	for _, n := range visible {
-		if t, ok := byName[n]; ok {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// ErrDenied is returned by callers that need an error for exit code 3.
-var ErrDenied = errors.New("a tool call was denied")

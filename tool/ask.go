@@ -47,7 +47,8 @@ type askUser struct{ a Asker }
 
 func (askUser) Name() string { return "AskUserQuestion" }
 
-func (t askUser) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t askUser) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "AskUserQuestion"
 	if t.a == nil {
 		return "", errNoAsker

@@ -93,7 +93,7 @@ func TestAskUserQuestion(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := &fakeAsker{answers: tt.answers, err: tt.askErr}
-			out, err := NewAskUserQuestion(a).Run(context.Background(), tt.in)
+			out, err := NewAskUserQuestion(a).Run(context.Background(), Call{Input: tt.in})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
@@ -120,7 +120,7 @@ func TestAskUserQuestion(t *testing.T) {
 }
 
 func TestAskUserQuestionHeadless(t *testing.T) {
-	_, err := NewAskUserQuestion(nil).Run(context.Background(), qs(q("A?", "a", "b")))
+	_, err := NewAskUserQuestion(nil).Run(context.Background(), Call{Input: qs(q("A?", "a", "b"))})
 	const want = "AskUserQuestion is not available in headless runs: decide yourself or say what you need in your answer"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)

@@ -43,7 +43,8 @@ func (bashTool) Name() string { return "Bash" }
 // the background outlives the call; descendants that left the group are
 // found by an environment marker and, on Linux, in the process tree (see
 // endCommand). A non-zero exit is a result, not an error.
-func (t bashTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Bash"
 	command, err := requiredString(name, in, "command")
 	if err != nil {

@@ -29,7 +29,7 @@ func TestBashEscapedDaemonWithClearedEnv(t *testing.T) {
 		{"call times out", daemon + "; echo started; sleep 300", 1000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			out, err := call(t, env, "Bash", map[string]any{"command": tt.command, "timeout": tt.timeout})
 			if err != nil || !strings.Contains(out, "started") {
 				t.Fatalf("Bash: %q, %v", out, err)

@@ -17,7 +17,7 @@ func TestBash(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")
 	}
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	tests := []struct {
 		name    string
 		in      map[string]any
@@ -165,7 +165,7 @@ func TestCapWriter(t *testing.T) {
 // outlive the call, and a command that finished in time is not reported
 // as timed out because such a process held its output open.
 func TestBashEscapedSession(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	out, err := call(t, env, "Bash", map[string]any{
 		"command": "setsid sh -c 'sleep 300' & echo $! > pid; sleep 0.2; echo done",
 		"timeout": float64(60000),
@@ -223,7 +223,7 @@ func TestBashGitFsmonitorOff(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}

@@ -9,7 +9,7 @@ import (
 // directory of as many files that searches must skip.
 func benchTree(b *testing.B) *Env {
 	b.Helper()
-	env, dir := workspace(b)
+	env, dir := testEnv(b)
 	m := map[string]string{}
 	for i := range 40 {
 		for j := range 40 {
@@ -26,7 +26,7 @@ func BenchmarkGrep(b *testing.B) {
 	tl := grepTool{env}
 	in := map[string]any{"pattern": `TODO: \w+`, "max_results": 1000.0}
 	for b.Loop() {
-		if _, err := tl.Run(b.Context(), in); err != nil {
+		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,19 +37,19 @@ func BenchmarkGlob(b *testing.B) {
 	tl := globTool{env}
 	in := map[string]any{"pattern": "**/*.go"}
 	for b.Loop() {
-		if _, err := tl.Run(b.Context(), in); err != nil {
+		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkReadWindow(b *testing.B) {
-	env, dir := workspace(b)
+	env, dir := testEnv(b)
 	files(b, dir, map[string]string{"big.txt": manyLines(50000)})
 	tl := readTool{env}
 	in := map[string]any{"file_path": "big.txt", "offset": 25000.0, "limit": 100.0}
 	for b.Loop() {
-		if _, err := tl.Run(b.Context(), in); err != nil {
+		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // Env is what the file tools share in one run. Must not be nil. Its exported
@@ -43,10 +45,9 @@ func NewEnv(ws perm.Workspace) *Env {
 	return &Env{Workspace: ws, seen: make(map[string]fileState)}
 }
 
-// Builtins returns the built-in file and shell tools: Read, Glob, Grep,
-// Write, Edit and Bash. They are unguarded: the loop must wrap each with
-// Guard before a model can call it.
-func Builtins(env *Env) []Tool {
+// fileTools returns the built-in file and shell tools: Read, Glob, Grep,
+// Write, Edit and Bash.
+func fileTools(env *Env) []Tool {
 	return []Tool{
 		readTool{env},
 		globTool{env},
@@ -54,6 +55,57 @@ func Builtins(env *Env) []Tool {
 		writeTool{env},
 		editTool{env},
 		bashTool{env},
+	}
+}
+
+// Toolbox is what the built-in tools of one run share. Tools is the one
+// place a run's tools are assembled: the main loop and subagents alike.
+type Toolbox struct {
+	// Env is the file tools' shared state. Required.
+	Env *Env
+	// Policy returns the policy in force. Glob and Grep hide every file
+	// they find that Policy would not let them show (perm.FileAllowed),
+	// so a Read deny also hides files from directory-wide searches.
+	// Required: without it every walked file is hidden.
+	Policy func() perm.Policy
+	// Gate decides the redirects WebFetch follows; nil refuses them all.
+	Gate Gate
+	// HTTPClient is used by WebFetch and WebSearch (nil: defaults).
+	HTTPClient *http.Client
+	// SearchURL is the WebSearch endpoint ("" = not configured).
+	SearchURL string
+	// Tasks is the list the Task tools edit; nil means a fresh one.
+	Tasks *TaskList
+	// Asker answers AskUserQuestion; nil makes the tool an error result.
+	Asker Asker
+}
+
+// Tools returns every built-in tool but Agent (package subagent), unguarded:
+// they run only through a Set. It sets b.Env.CanRead.
+func (b Toolbox) Tools() []Tool {
+	b.Env.CanRead = walkFilter(b.Policy)
+	tasks := b.Tasks
+	if tasks == nil {
+		tasks = &TaskList{}
+	}
+	ts := fileTools(b.Env)
+	ts = append(ts,
+		NewWebFetch(b.Gate, b.HTTPClient),
+		NewWebSearch(b.SearchURL, b.HTTPClient),
+		NewNotebookEdit(b.Env),
+	)
+	ts = append(ts, NewTaskTools(tasks)...)
+	return append(ts, NewAskUserQuestion(b.Asker))
+}
+
+// walkFilter is the CanRead of a run under policy.
+func walkFilter(policy func() perm.Policy) func(tool, path string) bool {
+	if policy == nil {
+		return func(string, string) bool { return false }
+	}
+	return func(tool, path string) bool {
+		p := policy()
+		return perm.FileAllowed(tool, path, &p)
 	}
 }
 
@@ -122,24 +174,24 @@ func (e *Env) abs(tool, p string) (string, error) {
 	switch {
 	case p == "":
 		return "", fmt.Errorf("%s: empty path", tool)
-	case (p == "~" || strings.HasPrefix(p, "~/")) && !filepath.IsAbs(e.Workspace.Home):
+	case workspace.HomeRelative(p) && !filepath.IsAbs(e.Workspace.Home):
 		return "", fmt.Errorf("%s: path %q is in the home directory, which is not known", tool, p)
-	case !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") && !filepath.IsAbs(e.Workspace.Cwd):
+	case !filepath.IsAbs(p) && !workspace.HomeRelative(p) && !filepath.IsAbs(e.Workspace.Cwd):
 		return "", fmt.Errorf("%s: working directory %q is not an absolute path", tool, e.Workspace.Cwd)
 	}
 	// One definition of what a path names, shared with the gate.
-	return perm.ResolvePath(e.Workspace, p), nil
+	return e.Workspace.Abs(p), nil
 }
 
 // checkedAbs is what a file tool calls first: the absolute path p names,
 // once verify has confirmed it still resolves to the file the gate
 // checked.
-func (e *Env) checkedAbs(ctx context.Context, tool, p string) (string, error) {
+func (e *Env) checkedAbs(d Decision, tool, p string) (string, error) {
 	abs, err := e.abs(tool, p)
 	if err != nil {
 		return "", err
 	}
-	if err := e.verify(ctx, tool, p); err != nil {
+	if err := e.verify(d, tool, p); err != nil {
 		return "", err
 	}
 	return abs, nil
@@ -149,8 +201,8 @@ func (e *Env) checkedAbs(ctx context.Context, tool, p string) (string, error) {
 // the gate checked: a symlink swapped in while the gate decided (or while
 // a person was deciding) must not redirect the call. Calls the gate did
 // not resolve a path for pass.
-func (e *Env) verify(ctx context.Context, tool, p string) error {
-	want := checkedPath(ctx)
+func (e *Env) verify(d Decision, tool, p string) error {
+	want := d.Path
 	if want == "" {
 		return nil
 	}
@@ -164,8 +216,8 @@ func (e *Env) verify(ctx context.Context, tool, p string) error {
 // actually opened (what its descriptor names) must be the checked one, so
 // no swap between the re-check and the open goes unnoticed. Where /proc is
 // not available it relies on verify alone.
-func openedChecked(ctx context.Context, tool string, f *os.File) error {
-	want := checkedPath(ctx)
+func openedChecked(d Decision, tool string, f *os.File) error {
+	want := d.Path
 	if want == "" {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // maxGlobResults is how many paths Glob prints.
@@ -85,7 +87,8 @@ func (globTool) Name() string { return "Glob" }
 // static leading part of the pattern picks the directory the walk starts
 // in; the walk goes through that directory's os.Root and does not follow
 // symbolic links to directories, so it cannot loop or leave the root.
-func (t globTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t globTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Glob"
 	env := t.env
 	pattern, err := requiredString(name, in, "pattern")
@@ -109,22 +112,11 @@ func (t globTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if !doublestar.ValidatePattern(filepath.ToSlash(pattern)) {
 		return "", fmt.Errorf("%s: invalid pattern %q (unbalanced [ ] or { }, or a trailing \\)", name, pattern)
 	}
-	// The directory the walk starts in is the search path joined with the
-	// pattern's literal leading directories, as the gate reads it; an
-	// absolute or home-relative pattern ignores the search path.
-	var staticDir, pat, dirAbs string
-	switch slashed := filepath.ToSlash(pattern); {
-	case filepath.IsAbs(pattern):
-		staticDir, pat = doublestar.SplitPattern(slashed)
-		dirAbs = filepath.Clean(staticDir)
-	case pattern == "~" || strings.HasPrefix(pattern, "~/"):
-		staticDir, pat = doublestar.SplitPattern(strings.TrimPrefix(slashed[1:], "/"))
-		if dirAbs, err = env.abs(name, "~/"+staticDir); err != nil {
-			return "", err
-		}
-	default:
-		staticDir, pat = doublestar.SplitPattern(slashed)
-		dirAbs = filepath.Join(baseAbs, staticDir)
+	// The walk starts where the gate judged it would (workspace.GlobStart).
+	staticDir, pat := workspace.GlobStart(pattern, baseAbs)
+	dirAbs, err := env.abs(name, staticDir)
+	if err != nil {
+		return "", err
 	}
 	root, rel, err := env.openRoot(name, dirAbs)
 	if err != nil {

@@ -37,7 +37,8 @@ var errEnough = errors.New("enough matches")
 // Run searches file contents with an RE2 regexp, walking from path (a file
 // or directory) through its os.Root in lexical order, so output is
 // deterministic.
-func (t grepTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t grepTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Grep"
 	env := t.env
 	pattern, err := requiredString(name, in, "pattern")

@@ -9,9 +9,9 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
-// workspace returns an Env whose Cwd and Root are a fresh temporary
+// testEnv returns an Env whose Cwd and Root are a fresh temporary
 // directory, and that directory.
-func workspace(t testing.TB) (*Env, string) {
+func testEnv(t testing.TB) (*Env, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -20,7 +20,7 @@ func workspace(t testing.TB) (*Env, string) {
 	return NewEnv(perm.Workspace{Cwd: dir, Root: dir}), dir
 }
 
-// call runs the built-in tool name from env's Builtins.
+// call runs the built-in tool name from env's file tools.
 func call(t *testing.T, env *Env, name string, in map[string]any) (string, error) {
 	t.Helper()
 	return callCtx(context.Background(), t, env, name, in)
@@ -28,9 +28,9 @@ func call(t *testing.T, env *Env, name string, in map[string]any) (string, error
 
 func callCtx(ctx context.Context, t *testing.T, env *Env, name string, in map[string]any) (string, error) {
 	t.Helper()
-	for _, tl := range Builtins(env) {
+	for _, tl := range fileTools(env) {
 		if tl.Name() == name {
-			return tl.Run(ctx, in)
+			return tl.Run(ctx, Call{Input: in})
 		}
 	}
 	t.Fatalf("no built-in tool %q", name)

@@ -45,7 +45,8 @@ type nbEdit struct {
 	cellType  string
 }
 
-func (t notebookEdit) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t notebookEdit) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "NotebookEdit"
 	env := t.env
 	p, err := requiredString(name, in, "notebook_path")
@@ -56,14 +57,14 @@ func (t notebookEdit) Run(ctx context.Context, in map[string]any) (string, error
 	if err != nil {
 		return "", err
 	}
-	abs, err := env.checkedAbs(ctx, name, p)
+	abs, err := env.checkedAbs(call.Decision, name, p)
 	if err != nil {
 		return "", err
 	}
 	if !strings.EqualFold(filepath.Ext(abs), ".ipynb") {
 		return "", fmt.Errorf("%s: %s is not a notebook: the file name must end in .ipynb (use Edit for other files)", name, env.display(abs))
 	}
-	return env.modify(ctx, name, abs, "; NotebookEdit only edits existing notebooks", func(data []byte) ([]byte, string, error) {
+	return env.modify(ctx, call.Decision, name, abs, "; NotebookEdit only edits existing notebooks", func(data []byte) ([]byte, string, error) {
 		nb, err := parseNotebook(data)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %s is not a notebook: %w", name, env.display(abs), err)

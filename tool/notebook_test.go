@@ -104,14 +104,14 @@ func TestNotebookEdit(t *testing.T) {
 	idRE := regexp.MustCompile(`\(id ([0-9a-f]{8})\)`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			path := filepath.Join(dir, "nb.ipynb")
 			files(t, dir, map[string]string{"nb.ipynb": jupyter(t, orig)})
 			must(t, os.Chmod(path, 0o600))
 			if _, err := call(t, env, "Read", rd("nb.ipynb")); err != nil {
 				t.Fatal(err)
 			}
-			msg, err := NewNotebookEdit(env).Run(context.Background(), tt.in)
+			msg, err := NewNotebookEdit(env).Run(context.Background(), Call{Input: tt.in})
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
@@ -166,11 +166,11 @@ func TestNotebookEditStyles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, map[string]string{"nb.ipynb": old})
 			_, err := call(t, env, "Read", rd("nb.ipynb"))
 			must(t, err)
-			msg, err := NewNotebookEdit(env).Run(context.Background(), tt.in)
+			msg, err := NewNotebookEdit(env).Run(context.Background(), Call{Input: tt.in})
 			must(t, err)
 			if strings.Contains(msg, "(id ") {
 				t.Errorf("message %q names an id in a notebook without ids", msg)
@@ -277,7 +277,7 @@ func TestNotebookEditFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			if tt.file != "" {
 				files(t, dir, map[string]string{"nb.ipynb": tt.file, "nb.json": tt.file})
 			}
@@ -295,7 +295,7 @@ func TestNotebookEditFailures(t *testing.T) {
 			if fi, err := os.Lstat(filepath.Join(dir, "nb.ipynb")); err == nil && fi.Mode().IsRegular() {
 				before, _ = os.ReadFile(filepath.Join(dir, "nb.ipynb"))
 			}
-			out, err := NewNotebookEdit(env).Run(context.Background(), tt.in)
+			out, err := NewNotebookEdit(env).Run(context.Background(), Call{Input: tt.in})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error %v, want one containing %q (output %q)", err, tt.wantErr, out)
 			}

@@ -26,7 +26,8 @@ func (readTool) Name() string { return "Read" }
 // Run prints a window of lines numbered like cat -n, and records the
 // file's state (see fileState) as the baseline that Write and Edit check
 // the file against.
-func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t readTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Read"
 	p, err := requiredString(name, in, "file_path")
 	if err != nil {
@@ -52,7 +53,7 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	}
 
 	env := t.env
-	abs, err := env.checkedAbs(ctx, name, p)
+	abs, err := env.checkedAbs(call.Decision, name, p)
 	if err != nil {
 		return "", err
 	}
@@ -66,7 +67,7 @@ func (t readTool) Run(ctx context.Context, in map[string]any) (string, error) {
 		return "", env.describe(name, abs, err)
 	}
 	defer f.Close()
-	if err := openedChecked(ctx, name, f); err != nil {
+	if err := openedChecked(call.Decision, name, f); err != nil {
 		return "", err
 	}
 	if fi.Size() > maxWholeRead && !hasOffset && !hasLimit {

@@ -70,7 +70,7 @@ func TestRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, map[string]string{"f": tt.content})
 			in := map[string]any{"file_path": "f"}
 			for k, v := range tt.in {
@@ -94,7 +94,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestReadFailures(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	files(t, dir, map[string]string{"sub/": "", "in.txt": "inside\n"})
 	files(t, outside, map[string]string{"secret.txt": "secret\n", "d/s.txt": "secret\n"})
@@ -237,7 +237,7 @@ func must(t *testing.T, err error) {
 // A window with a large limit is still capped at 256 KiB of output, and
 // says where to read on.
 func TestReadWindowCapped(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	line := strings.Repeat("x", 1000) + "\n"
 	files(t, dir, map[string]string{"big.log": strings.Repeat(line, 2000)})
 	out, err := call(t, env, "Read", map[string]any{"file_path": "big.log", "offset": float64(1), "limit": float64(100000)})
@@ -254,7 +254,7 @@ func TestReadWindowCapped(t *testing.T) {
 
 // The descriptor check compares what was opened with what was checked.
 func TestOpenedChecked(t *testing.T) {
-	_, dir := workspace(t)
+	_, dir := testEnv(t)
 	files(t, dir, map[string]string{"a.txt": "a", "b.txt": "b"})
 	f, err := os.Open(filepath.Join(dir, "a.txt"))
 	if err != nil {
@@ -262,14 +262,14 @@ func TestOpenedChecked(t *testing.T) {
 	}
 	defer f.Close()
 	real, _ := filepath.EvalSymlinks(filepath.Join(dir, "a.txt"))
-	if err := openedChecked(context.WithValue(context.Background(), checkedKey{}, real), "Read", f); err != nil {
+	if err := openedChecked(Decision{Result: perm.Result{Path: real}}, "Read", f); err != nil {
 		t.Errorf("same file: %v", err)
 	}
 	other, _ := filepath.EvalSymlinks(filepath.Join(dir, "b.txt"))
-	if err := openedChecked(context.WithValue(context.Background(), checkedKey{}, other), "Read", f); err == nil || !strings.Contains(err.Error(), "symbolic link changed") {
+	if err := openedChecked(Decision{Result: perm.Result{Path: other}}, "Read", f); err == nil || !strings.Contains(err.Error(), "symbolic link changed") {
 		t.Errorf("other file: %v", err)
 	}
-	if err := openedChecked(context.Background(), "Read", f); err != nil {
+	if err := openedChecked(Decision{}, "Read", f); err != nil {
 		t.Errorf("no checked path: %v", err)
 	}
 }
@@ -278,7 +278,7 @@ func TestOpenedChecked(t *testing.T) {
 // baseline for write safety must come from the file's metadata, not from
 // hashing gigabytes.
 func TestReadBigFileIsNotHashed(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	p := filepath.Join(dir, "big")
 	// Text past the binary sniff, then a hole.
 	files(t, dir, map[string]string{"big": "one\ntwo\nthree\n" + strings.Repeat("text\n", binarySniff/4)})
@@ -306,7 +306,7 @@ func TestUnhashedChangeDetected(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("change times are read on Linux")
 	}
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	p := filepath.Join(dir, "data")
 	files(t, dir, map[string]string{"data": "key = old\n" + strings.Repeat("text\n", binarySniff/4)})
 	must(t, os.Truncate(p, hashLimit+1))

@@ -61,7 +61,7 @@ func TestGlob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, tree)
 			env.CanRead = tt.canRead
 			got, err := call(t, env, "Glob", tt.in)
@@ -84,7 +84,7 @@ func TestGlob(t *testing.T) {
 		})
 	}
 	t.Run("absolute pattern prints paths relative to Cwd", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		files(t, dir, tree)
 		got, err := call(t, env, "Glob", map[string]any{"pattern": filepath.Join(dir, "src", "*.go")})
 		if err != nil || got != "src/c.go\n" {
@@ -92,7 +92,7 @@ func TestGlob(t *testing.T) {
 		}
 	})
 	t.Run("outside Cwd prints absolute paths", func(t *testing.T) {
-		env, _ := workspace(t)
+		env, _ := testEnv(t)
 		other, _ := filepath.EvalSymlinks(t.TempDir())
 		files(t, other, map[string]string{"o.go": ""})
 		got, err := call(t, env, "Glob", map[string]any{"pattern": "*.go", "path": other})
@@ -101,7 +101,7 @@ func TestGlob(t *testing.T) {
 		}
 	})
 	t.Run("truncated after 1000", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		m := map[string]string{}
 		for i := range 1005 {
 			m[fmt.Sprintf("f%04d.txt", i)] = ""
@@ -117,7 +117,7 @@ func TestGlob(t *testing.T) {
 		}
 	})
 	t.Run("symlinks", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		outside, _ := filepath.EvalSymlinks(t.TempDir())
 		files(t, outside, map[string]string{"secret.go": ""})
 		files(t, dir, map[string]string{"real.go": "", "sub/s.go": ""})
@@ -201,7 +201,7 @@ func TestGrep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, tree)
 			files(t, dir, tt.extra)
 			env.CanRead = tt.canRead
@@ -225,7 +225,7 @@ func TestGrep(t *testing.T) {
 		})
 	}
 	t.Run("max_results truncates", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		files(t, dir, map[string]string{"a.txt": "m1\nm2\nm3\n", "b.txt": "m4\nm5\n"})
 		got, err := call(t, env, "Grep", map[string]any{"pattern": "m", "max_results": 3.0})
 		want := "a.txt:1:m1\na.txt:2:m2\na.txt:3:m3\n(truncated after 3 matches: narrow the pattern, path or glob, or raise max_results)\n"
@@ -238,7 +238,7 @@ func TestGrep(t *testing.T) {
 		}
 	})
 	t.Run("default cap is 200", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		files(t, dir, map[string]string{"a.txt": strings.Repeat("m\n", 250)})
 		got, err := call(t, env, "Grep", map[string]any{"pattern": "m"})
 		if err != nil {
@@ -250,7 +250,7 @@ func TestGrep(t *testing.T) {
 		}
 	})
 	t.Run("long lines are truncated", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		files(t, dir, map[string]string{"a.txt": "m" + strings.Repeat("x", 3000)})
 		got, _ := call(t, env, "Grep", map[string]any{"pattern": "m"})
 		if want := "a.txt:1:m" + strings.Repeat("x", 1999) + " … [line truncated]\n"; got != want {
@@ -258,7 +258,7 @@ func TestGrep(t *testing.T) {
 		}
 	})
 	t.Run("symlinks, FIFOs and escapes", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		outside, _ := filepath.EvalSymlinks(t.TempDir())
 		files(t, outside, map[string]string{"secret.txt": "hello secret"})
 		files(t, dir, map[string]string{"real.txt": "hello real"})
@@ -286,7 +286,7 @@ func TestGrep(t *testing.T) {
 		}
 	})
 	t.Run("outside Cwd prints absolute paths", func(t *testing.T) {
-		env, _ := workspace(t)
+		env, _ := testEnv(t)
 		other, _ := filepath.EvalSymlinks(t.TempDir())
 		files(t, other, map[string]string{"o.txt": "hello"})
 		got, err := call(t, env, "Grep", map[string]any{"pattern": "hello", "path": other})

@@ -70,7 +70,8 @@ type taskCreate struct{ l *TaskList }
 
 func (taskCreate) Name() string { return "TaskCreate" }
 
-func (t taskCreate) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t taskCreate) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "TaskCreate"
 	subject, err := taskSubject(name, in, true)
 	if err != nil {
@@ -95,7 +96,8 @@ type taskGet struct{ l *TaskList }
 
 func (taskGet) Name() string { return "TaskGet" }
 
-func (t taskGet) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t taskGet) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "TaskGet"
 	id, err := requiredString(name, in, "id")
 	if err != nil {
@@ -120,7 +122,7 @@ type taskLister struct{ l *TaskList }
 
 func (taskLister) Name() string { return "TaskList" }
 
-func (t taskLister) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t taskLister) Run(ctx context.Context, _ Call) (string, error) {
 	tasks := t.l.Snapshot()
 	if len(tasks) == 0 {
 		return "No tasks yet.\n", nil
@@ -141,7 +143,8 @@ type taskUpdate struct{ l *TaskList }
 
 func (taskUpdate) Name() string { return "TaskUpdate" }
 
-func (t taskUpdate) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t taskUpdate) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "TaskUpdate"
 	id, err := requiredString(name, in, "id")
 	if err != nil {

@@ -14,7 +14,7 @@ func runTask(t *testing.T, l *TaskList, name string, in map[string]any) (string,
 	t.Helper()
 	for _, tl := range NewTaskTools(l) {
 		if tl.Name() == name {
-			return tl.Run(context.Background(), in)
+			return tl.Run(context.Background(), Call{Input: in})
 		}
 	}
 	t.Fatalf("no task tool %q", name)
@@ -140,16 +140,16 @@ func TestTaskListConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			out, err := tools[0].Run(context.Background(), map[string]any{"subject": "x"})
+			out, err := tools[0].Run(context.Background(), Call{Input: map[string]any{"subject": "x"}})
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			id := strings.TrimSuffix(strings.TrimPrefix(out, "Created task "), ": x\n")
-			if _, err := tools[3].Run(context.Background(), map[string]any{"id": id, "status": "completed"}); err != nil {
+			if _, err := tools[3].Run(context.Background(), Call{Input: map[string]any{"id": id, "status": "completed"}}); err != nil {
 				t.Error(err)
 			}
-			tools[2].Run(context.Background(), map[string]any{})
+			tools[2].Run(context.Background(), Call{Input: map[string]any{}})
 			l.Snapshot()
 		})
 	}

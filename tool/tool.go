@@ -1,71 +1,199 @@
 // Package tool implements the built-in tools an agent can call (Read, Glob,
-// Grep, Write, Edit, Bash, ...) and the permission decorator that every one
-// of them runs behind.
+// Grep, Write, Edit, Bash, ...) and the Set that runs them behind a gate.
+// It sits on perm (decisions and the workspace's path semantics); the loop
+// and the packages that assemble runs (session, subagent) sit on it.
 //
-// A Tool never decides whether it may run: Guard asks a Gate first, and a
-// tool that is not wrapped by Guard must not be handed to a loop.
+// A Tool never decides whether it may run: a Set asks its Gate first and
+// hands the decision to the tool with the call (Call.Decision), so the path
+// the gate checked is the one the tool touches. A tool that is not in a Set
+// must not be handed to a model.
 package tool
 
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/perm"
 )
 
-// Tool is one callable tool. Input has already been normalised and validated
-// against the tool's schema (package schema) when Run is called.
+// Tool is one callable tool.
 type Tool interface {
 	Name() string
-	Run(ctx context.Context, input map[string]any) (string, error)
+	// Run runs one call the gate allowed. call.Input has already been
+	// normalised and validated against the tool's schema (package
+	// schema); call.Decision is the gate's Allow.
+	Run(ctx context.Context, call Call) (string, error)
 }
 
-// Gate decides one call. Implementations resolve Ask themselves (by asking a
-// person, or by coercing it to Deny), so the Decision they return is Allow or
-// Deny. A Gate must be safe for concurrent use.
+// Call is one call of a tool, as the gate allowed it.
+type Call struct {
+	// ID identifies the call within its run (the model's tool call ID);
+	// "" outside a loop.
+	ID string
+	// Input holds the call's arguments.
+	Input map[string]any
+	// Decision is the gate's decision on this call.
+	Decision Decision
+}
+
+// Decision is the gate's decision on one call as a tool receives it.
+type Decision struct {
+	perm.Result
+	// Sandbox is the sandbox profile the call must run under; "" means
+	// none. Nothing sets it yet: it is the place for sandbox profiles.
+	Sandbox Sandbox
+}
+
+// Sandbox names a sandbox profile.
+type Sandbox string
+
+// Parallel is implemented by tools whose consecutive calls in one model
+// turn may run at the same time (Agent: independent subagents). Other
+// calls run one at a time, in order.
+type Parallel interface {
+	Parallel() bool
+}
+
+// Denial is one tool call the gate refused.
+type Denial struct {
+	ToolName  string
+	ToolInput map[string]any
+	Reason    string
+}
+
+// Report is what a call did besides its text: the token usage and the
+// denials of work it delegated (a subagent). A run adds it to its own.
+type Report struct {
+	Usage   openai.Usage
+	Denials []Denial
+}
+
+// Reporter is implemented by tools whose calls report a Report (Agent).
+// A Set calls RunReport instead of Run for them; the Report is kept also
+// when err is not nil.
+type Reporter interface {
+	RunReport(ctx context.Context, call Call) (string, Report, error)
+}
+
+// Gate decides one call. Implementations resolve Ask themselves (by asking
+// a person, or by coercing it to Deny), so the Decision they return is
+// Allow or Deny; a Set runs a tool only on Allow. A Gate must be safe for
+// concurrent use. Package gate has the implementation every run uses.
 type Gate interface {
 	Check(ctx context.Context, req perm.Request) perm.Result
 }
 
-// DeniedError is returned by a guarded tool whose call the gate refused.
+// ErrDenied is what every permission denial matches with errors.Is: the
+// gate refused the call, or something the call tried after it was allowed
+// (a WebFetch redirect).
+var ErrDenied = errors.New("permission denied")
+
+// DeniedError is a denial with the gate's decision. It matches ErrDenied.
 // Its message is what the model sees: "DENIED: <reason>".
 type DeniedError struct{ Result perm.Result }
 
 func (e *DeniedError) Error() string { return "DENIED: " + e.Result.Reason }
 
-// IsDenied reports whether err is (or wraps) a DeniedError.
-func IsDenied(err error) bool {
-	var d *DeniedError
-	return errors.As(err, &d)
+// Is makes errors.Is(err, ErrDenied) true.
+func (e *DeniedError) Is(target error) bool { return target == ErrDenied }
+
+// IsDenied reports whether err is (or wraps) a permission denial.
+func IsDenied(err error) bool { return errors.Is(err, ErrDenied) }
+
+// Set is the tools of one run behind one gate: the only way a loop runs a
+// tool. It is safe for concurrent use.
+type Set struct {
+	gate   Gate
+	byName map[string]Tool
+	names  []string
 }
 
-// Guard returns t wrapped by the permission decorator: each Run first asks
-// g, and a call that is not allowed returns a *DeniedError without running.
-func Guard(t Tool, g Gate) Tool { return guarded{t, g} }
-
-type guarded struct {
-	t Tool
-	g Gate
+// NewSet returns the tools ts behind g. g must not be nil, and no name
+// may appear twice.
+func NewSet(g Gate, ts []Tool) (*Set, error) {
+	if g == nil {
+		return nil, errors.New("tool: no gate; every tool call needs a permission gate")
+	}
+	s := &Set{gate: g, byName: make(map[string]Tool, len(ts))}
+	for _, t := range ts {
+		name := t.Name()
+		if _, dup := s.byName[name]; dup {
+			return nil, fmt.Errorf("tool %q is listed twice", name)
+		}
+		s.byName[name] = t
+		s.names = append(s.names, name)
+	}
+	return s, nil
 }
 
-func (w guarded) Name() string { return w.t.Name() }
+// Names lists the tools in the order they were given.
+func (s *Set) Names() []string { return s.names }
 
-func (w guarded) Run(ctx context.Context, input map[string]any) (string, error) {
-	res := w.g.Check(ctx, perm.Request{Tool: w.t.Name(), Input: input})
+// Has reports whether the set has a tool called name.
+func (s *Set) Has(name string) bool {
+	_, ok := s.byName[name]
+	return ok
+}
+
+// Parallel reports whether the tool called name declares that its calls
+// may run in parallel.
+func (s *Set) Parallel(name string) bool {
+	p, ok := s.byName[name].(Parallel)
+	return ok && p.Parallel()
+}
+
+// Result is what one call through a Set produced.
+type Result struct {
+	// Decision is the gate's decision. The tool ran only if it is Allow.
+	Decision perm.Result
+	Output   string
+	Report   Report
+	// Err is the tool's error, or a *DeniedError when the gate refused.
+	Err error
+}
+
+// Call asks the gate about one call of the tool called name and, if the
+// gate allows it, runs the tool with the decision. decided, if not nil,
+// receives the decision before the tool runs. The tool must be in s.
+func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, decided func(perm.Result)) Result {
+	t, ok := s.byName[name]
+	if !ok {
+		return Result{Err: fmt.Errorf("tool: %q is not in the set", name)}
+	}
+	res := s.gate.Check(ctx, perm.Request{Tool: name, Input: input})
+	if decided != nil {
+		decided(res)
+	}
+	out := Result{Decision: res}
 	if res.Decision != perm.Allow {
-		return "", &DeniedError{Result: res}
+		out.Err = &DeniedError{Result: res}
+		return out
 	}
-	if res.Path != "" {
-		ctx = context.WithValue(ctx, checkedKey{}, res.Path)
+	call := Call{ID: id, Input: input, Decision: Decision{Result: res}}
+	if r, ok := t.(Reporter); ok {
+		out.Output, out.Report, out.Err = r.RunReport(ctx, call)
+	} else {
+		out.Output, out.Err = t.Run(ctx, call)
 	}
-	return w.t.Run(ctx, input)
+	return out
 }
 
-type checkedKey struct{}
-
-// checkedPath is the resolved file path the gate allowed for the call
-// running with ctx, or "" if the gate named none.
-func checkedPath(ctx context.Context) string {
-	p, _ := ctx.Value(checkedKey{}).(string)
-	return p
+// Select returns the tools of all whose names are in visible, in visible's
+// order: the one place a run's tool list is narrowed to what its policy
+// shows the model (policy.Visible).
+func Select(all []Tool, visible []string) []Tool {
+	byName := make(map[string]Tool, len(all))
+	for _, t := range all {
+		byName[t.Name()] = t
+	}
+	var out []Tool
+	for _, n := range visible {
+		if t, ok := byName[n]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -95,7 +95,8 @@ type webFetch struct{ client *http.Client }
 
 func (webFetch) Name() string { return "WebFetch" }
 
-func (f webFetch) Run(ctx context.Context, in map[string]any) (string, error) {
+func (f webFetch) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "WebFetch"
 	raw, err := requiredString(name, in, "url")
 	if err != nil {

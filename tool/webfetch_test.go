@@ -200,7 +200,7 @@ func TestWebFetch(t *testing.T) {
 				in["prompt"] = tt.prompt
 			}
 			ctx := context.WithValue(context.Background(), ctxKey{}, tt.name)
-			out, err := wf.Run(ctx, in)
+			out, err := wf.Run(ctx, Call{Input: in})
 			if tt.wantErr != "" {
 				if err == nil {
 					t.Fatalf("no error; output:\n%.500s", out)
@@ -247,10 +247,10 @@ func TestWebFetch(t *testing.T) {
 func TestWebFetchGateLess(t *testing.T) {
 	srv := newWebServer(t)
 	wf := NewWebFetch(nil, nil)
-	if _, err := wf.Run(context.Background(), map[string]any{"url": srv.URL + "/text"}); err != nil {
+	if _, err := wf.Run(context.Background(), Call{Input: map[string]any{"url": srv.URL + "/text"}}); err != nil {
 		t.Fatalf("a fetch without redirects needs no gate: %v", err)
 	}
-	_, err := wf.Run(context.Background(), map[string]any{"url": srv.URL + "/redirect?to=/text"})
+	_, err := wf.Run(context.Background(), Call{Input: map[string]any{"url": srv.URL + "/redirect?to=/text"}})
 	if err == nil || !IsDenied(err) || !strings.Contains(err.Error(), "no permission gate") {
 		t.Fatalf("redirect without a gate: got %v, want a denial", err)
 	}
@@ -274,7 +274,7 @@ func TestWebFetchClient(t *testing.T) {
 
 	t.Run("timeout waiting for headers", func(t *testing.T) {
 		client := &http.Client{Timeout: 200 * time.Millisecond}
-		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), map[string]any{"url": srv.URL + "/hang"})
+		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), Call{Input: map[string]any{"url": srv.URL + "/hang"}})
 		if err == nil || !strings.Contains(err.Error(), "timed out") {
 			t.Fatalf("got %v, want a timeout", err)
 		}
@@ -284,7 +284,7 @@ func TestWebFetchClient(t *testing.T) {
 	})
 	t.Run("timeout reading the body", func(t *testing.T) {
 		client := &http.Client{Timeout: 200 * time.Millisecond}
-		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), map[string]any{"url": srv.URL + "/slowbody"})
+		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), Call{Input: map[string]any{"url": srv.URL + "/slowbody"}})
 		if err == nil || !strings.Contains(err.Error(), "timed out") {
 			t.Fatalf("got %v, want a timeout", err)
 		}
@@ -292,7 +292,7 @@ func TestWebFetchClient(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
-		_, err := NewWebFetch(denyGate(t), nil).Run(ctx, map[string]any{"url": srv.URL + "/hang"})
+		_, err := NewWebFetch(denyGate(t), nil).Run(ctx, Call{Input: map[string]any{"url": srv.URL + "/hang"}})
 		if err == nil || !strings.Contains(err.Error(), "context canceled") || strings.Contains(err.Error(), "timed out") {
 			t.Fatalf("got %v, want cancellation", err)
 		}
@@ -310,7 +310,7 @@ func TestWebFetchClient(t *testing.T) {
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
 			return fmt.Errorf("caller says no")
 		}}
-		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), map[string]any{"url": srv.URL + "/redirect?to=/text"})
+		_, err := NewWebFetch(denyGate(t), client).Run(context.Background(), Call{Input: map[string]any{"url": srv.URL + "/redirect?to=/text"}})
 		if err == nil || !strings.Contains(err.Error(), "caller says no") {
 			t.Fatalf("got %v", err)
 		}

@@ -79,7 +79,8 @@ type searchResult struct {
 	Snippet string `json:"snippet"`
 }
 
-func (s webSearch) Run(ctx context.Context, in map[string]any) (string, error) {
+func (s webSearch) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "WebSearch"
 	if s.endpoint == "" {
 		return "", errSearchNotConfigured

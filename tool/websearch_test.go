@@ -122,7 +122,7 @@ func TestWebSearch(t *testing.T) {
 			mu.Lock()
 			last = nil
 			mu.Unlock()
-			out, err := NewWebSearch(tt.endpoint, nil).Run(context.Background(), tt.in)
+			out, err := NewWebSearch(tt.endpoint, nil).Run(context.Background(), Call{Input: tt.in})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q (output %q)", err, tt.wantErr, out)

@@ -23,7 +23,8 @@ func (writeTool) Name() string { return "Write" }
 
 // Run replaces or creates a file atomically. An existing file must be the
 // one this run last read or wrote (see Env).
-func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t writeTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Write"
 	env := t.env
 	p, err := requiredString(name, in, "file_path")
@@ -34,7 +35,7 @@ func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	abs, err := env.checkedAbs(ctx, name, p)
+	abs, err := env.checkedAbs(call.Decision, name, p)
 	if err != nil {
 		return "", err
 	}
@@ -66,7 +67,7 @@ func (t writeTool) Run(ctx context.Context, in map[string]any) (string, error) {
 			}
 		}
 	}
-	st, err := atomicWrite(root, rel, []byte(content), mode, checkedDir(ctx))
+	st, err := atomicWrite(root, rel, []byte(content), mode, checkedDir(call.Decision))
 	if err != nil {
 		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
 	}
@@ -84,7 +85,8 @@ func (editTool) Name() string { return "Edit" }
 
 // Run replaces old_string with new_string in a file the run has read and
 // writes the result atomically.
-func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
+func (t editTool) Run(ctx context.Context, call Call) (string, error) {
+	in := call.Input
 	const name = "Edit"
 	env := t.env
 	p, err := requiredString(name, in, "file_path")
@@ -109,11 +111,11 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 	if oldS == newS {
 		return "", fmt.Errorf("%s: old_string and new_string are identical, so the edit would change nothing", name)
 	}
-	abs, err := env.checkedAbs(ctx, name, p)
+	abs, err := env.checkedAbs(call.Decision, name, p)
 	if err != nil {
 		return "", err
 	}
-	return env.modify(ctx, name, abs, " (use Write to create a file)", func(data []byte) ([]byte, string, error) {
+	return env.modify(ctx, call.Decision, name, abs, " (use Write to create a file)", func(data []byte) ([]byte, string, error) {
 		content := string(data)
 		n := strings.Count(content, oldS)
 		switch {
@@ -140,7 +142,7 @@ func (t editTool) Run(ctx context.Context, in map[string]any) (string, error) {
 // must exist (missing says what to do instead) and be the one this run
 // last read or wrote; change turns its content into the new content and
 // the result message, and the new content is written atomically.
-func (env *Env) modify(ctx context.Context, name, abs, missing string, change func([]byte) ([]byte, string, error)) (string, error) {
+func (env *Env) modify(ctx context.Context, d Decision, name, abs, missing string, change func([]byte) ([]byte, string, error)) (string, error) {
 	env.writeMu.Lock()
 	defer env.writeMu.Unlock()
 	root, rel, err := env.openRoot(name, abs)
@@ -166,7 +168,7 @@ func (env *Env) modify(ctx context.Context, name, abs, missing string, change fu
 	if err != nil {
 		return "", err
 	}
-	st, err := atomicWrite(root, rel, out, mode, checkedDir(ctx))
+	st, err := atomicWrite(root, rel, out, mode, checkedDir(d))
 	if err != nil {
 		return "", fmt.Errorf("%s: %s: %w", name, env.display(abs), err)
 	}
@@ -261,8 +263,8 @@ func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode, wantD
 
 // checkedDir is the directory of the file the gate checked for this call,
 // or "" if it named none.
-func checkedDir(ctx context.Context) string {
-	if p := checkedPath(ctx); p != "" {
+func checkedDir(d Decision) string {
+	if p := d.Path; p != "" {
 		return filepath.Dir(p)
 	}
 	return ""

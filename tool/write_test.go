@@ -117,7 +117,7 @@ func TestWriteSafety(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			files(t, dir, map[string]string{"f": "hello\n", "sub/": ""})
 			for i, s := range tt.steps {
 				if s.before != nil {
@@ -182,7 +182,7 @@ func TestEdit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			orig := "alpha beta gamma\nalpha delta\nalpha\n"
 			files(t, dir, map[string]string{"f": orig, "d/": ""})
 			if _, err := call(t, env, "Read", rd("f")); err != nil {
@@ -214,7 +214,7 @@ func TestEdit(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	t.Run("new file gets 0644 and parent directories", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		if _, err := call(t, env, "Write", wr("a/b/c.txt", "x")); err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestWrite(t *testing.T) {
 	})
 	for _, mode := range []os.FileMode{0o600, 0o755, 0o640} {
 		t.Run("existing mode "+mode.String()+" is kept", func(t *testing.T) {
-			env, dir := workspace(t)
+			env, dir := testEnv(t)
 			p := filepath.Join(dir, "s.sh")
 			must(t, os.WriteFile(p, []byte("old"), 0o600))
 			must(t, os.Chmod(p, mode))
@@ -252,7 +252,7 @@ func TestWrite(t *testing.T) {
 		})
 	}
 	t.Run("write is atomic: the old inode is never written", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		p := filepath.Join(dir, "f")
 		must(t, os.WriteFile(p, []byte("old content\n"), 0o644))
 		// A reader holding the old file keeps seeing the old content: the
@@ -274,7 +274,7 @@ func TestWrite(t *testing.T) {
 		}
 	})
 	t.Run("failed write leaves no temporary file", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		ro := filepath.Join(dir, "ro")
 		files(t, dir, map[string]string{"ro/f": "x"})
 		call(t, env, "Read", rd("ro/f"))
@@ -292,7 +292,7 @@ func TestWrite(t *testing.T) {
 	})
 	t.Run("failed rename removes the temporary file", func(t *testing.T) {
 		// Works as root too: renaming a file over a directory always fails.
-		_, dir := workspace(t)
+		_, dir := testEnv(t)
 		files(t, dir, map[string]string{"d/x": "x"})
 		root, err := os.OpenRoot(dir)
 		must(t, err)
@@ -305,7 +305,7 @@ func TestWrite(t *testing.T) {
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		outside, _ := filepath.EvalSymlinks(t.TempDir())
 		files(t, dir, map[string]string{"real": "r\n", "d/": ""})
 		must(t, os.Symlink("real", filepath.Join(dir, "link")))
@@ -338,7 +338,7 @@ func TestWrite(t *testing.T) {
 		}
 	})
 	t.Run("concurrent edits do not lose changes", func(t *testing.T) {
-		env, dir := workspace(t)
+		env, dir := testEnv(t)
 		files(t, dir, map[string]string{"f": "a b c d e f g h\n"})
 		call(t, env, "Read", rd("f"))
 		var wg sync.WaitGroup
@@ -358,7 +358,9 @@ func TestWrite(t *testing.T) {
 // no temp file.
 func TestAtomicWriteChecksDirectory(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +384,7 @@ func TestAtomicWriteChecksDirectory(t *testing.T) {
 // TestWriteSweepsDeadWritersTemp: Write killed mid-write leaves
 // .NAME.gen-PID-RANDOM.tmp; the next write to the directory removes it.
 func TestWriteSweepsDeadWritersTemp(t *testing.T) {
-	env, dir := workspace(t)
+	env, dir := testEnv(t)
 	stale := filepath.Join(dir, atomicfiletest.DeadTempName(t, "f"))
 	must(t, os.WriteFile(stale, []byte("half"), 0o600))
 	if _, err := call(t, env, "Write", wr("g", "new\n")); err != nil {

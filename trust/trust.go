@@ -25,6 +25,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/workspace"
+
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/settings"
 )
@@ -48,7 +50,8 @@ func Root(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("trust: %w", err)
 	}
-	return settings.ProjectRoot(real), nil
+	home, _ := os.UserHomeDir()
+	return workspace.ProjectRoot(real, home), nil
 }
 
 // Trust records the project containing dir as trusted in the user settings

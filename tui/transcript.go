@@ -252,34 +252,19 @@ func (m *model) renderCall(e *entry, w int) string {
 	return b.String()
 }
 
-// specKeys are the inputs that identify a call of each built-in tool,
-// first match wins.
-var specKeys = map[string][]string{
-	"Bash":            {"command"},
-	"Read":            {"file_path"},
-	"Write":           {"file_path"},
-	"Edit":            {"file_path"},
-	"NotebookEdit":    {"notebook_path", "file_path"},
-	"Glob":            {"pattern"},
-	"Grep":            {"pattern"},
-	"WebFetch":        {"url"},
-	"WebSearch":       {"query"},
-	"Agent":           {"subagent_type", "description"},
-	"AskUserQuestion": {},
-}
-
-// specifier renders a call's input for its one transcript line. raw is
-// the unparsed arguments of a call whose input was not valid JSON.
+// specifier renders a call's input for its one transcript line: the
+// argument that identifies the call (perm.Specifier), nothing for
+// AskUserQuestion (its questions show in their dialog), and the JSON input
+// of other tools (MCP). raw is the unparsed arguments of a call whose
+// input was not valid JSON.
 func specifier(toolName string, in map[string]any, raw string) string {
 	if in == nil {
 		return oneLine(raw)
 	}
-	for _, k := range specKeys[toolName] {
-		if s, ok := in[k].(string); ok && s != "" {
-			return oneLine(s)
-		}
+	if perm.HasSpecifier(toolName) {
+		return oneLine(perm.Specifier(toolName, in))
 	}
-	if _, known := specKeys[toolName]; known || len(in) == 0 {
+	if toolName == "AskUserQuestion" || len(in) == 0 {
 		return ""
 	}
 	b, err := json.Marshal(in) // sorted keys: stable output

@@ -7,7 +7,8 @@
 // The UI drives an Engine (package session implements it) and is itself the
 // session's session.Approver and tool.Asker: those are called from the
 // engine's goroutines, hand their question to the Bubble Tea program and
-// block until the person answers or the caller's context ends.
+// block until the person answers or the caller's context ends. It sits on
+// loop (events) and, for the approval types, session.
 package tui
 
 import (

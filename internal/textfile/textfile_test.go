@@ -14,15 +14,21 @@ import (
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "ok.json")
-	os.WriteFile(ok, []byte("{}"), 0o644)
+	if err := os.WriteFile(ok, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	big := filepath.Join(dir, "big.json")
-	os.WriteFile(big, []byte(strings.Repeat("x", 2048)), 0o644)
+	if err := os.WriteFile(big, []byte(strings.Repeat("x", 2048)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	zero := filepath.Join(dir, "zero")
-	os.Symlink("/dev/zero", zero)
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		path, err string
 	}{

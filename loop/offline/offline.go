@@ -31,6 +31,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
 )
 
 // New returns the offline model. It keeps no state between calls: what to
@@ -209,24 +210,19 @@ func report(msgs []openai.ChatCompletionMessage) []string {
 			}
 		case openai.ChatMessageRoleTool:
 			fn := calls[m.ToolCallID]
-			lines = append(lines, fmt.Sprintf("RESULT: %s(%s) -> %s", fn.Name, shortArgs(fn.Arguments), outcome(m.Content)))
+			lines = append(lines, fmt.Sprintf("RESULT: %s(%s) -> %s", fn.Name, shortArgs(fn.Name, fn.Arguments), outcome(m.Content)))
 		}
 	}
 	return lines
 }
 
 // shortArgs picks the argument that says what a call was about.
-func shortArgs(arguments string) string {
+func shortArgs(name, arguments string) string {
 	var in map[string]any
 	if json.Unmarshal([]byte(arguments), &in) != nil {
 		return "?"
 	}
-	for _, k := range []string{"command", "file_path", "pattern", "url", "subagent_type"} {
-		if v, ok := in[k].(string); ok {
-			return v
-		}
-	}
-	return ""
+	return perm.Specifier(name, in)
 }
 
 func outcome(content string) string {

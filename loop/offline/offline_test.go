@@ -162,7 +162,7 @@ func (allow) Check(context.Context, perm.Request) perm.Result {
 type echo struct{ name string }
 
 func (e echo) Name() string { return e.name }
-func (e echo) Run(_ context.Context, in map[string]any) (string, error) {
+func (e echo) Run(context.Context, tool.Call) (string, error) {
 	return e.name + " ok", nil
 }
 

@@ -1,4 +1,8 @@
-package subagent
+// Package report renders finished and running runs for machines and logs:
+// the text, json and stream-json output formats of `gen -p` and `gen agent
+// run`, and the exit code a run maps to. It sits on loop (events and
+// outcomes) and perm (decisions).
+package report
 
 import (
 	"encoding/json"
@@ -126,8 +130,38 @@ type DenialJSON struct {
 	Reason    string         `json:"reason"`
 }
 
-// Object builds the result object of a report.
-func (r *Report) Object() ResultObject {
+// Exit codes shared by every command.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // the run failed: model errors after retries, max turns, loop breaker
+	ExitUsage  = 2 // usage, agent or settings error
+	ExitDenied = 3 // the run finished but a call was denied
+)
+
+// Run is one finished run.
+type Run struct {
+	Outcome loop.Outcome
+	// Err is why the run failed (nil on success).
+	Err error
+}
+
+// Denied reports whether any call was denied.
+func (r *Run) Denied() bool { return len(r.Outcome.Denials) > 0 }
+
+// ExitCode maps r to its exit code: ExitFailed for a failed run, else
+// ExitDenied if a call was denied, else ExitOK.
+func (r *Run) ExitCode() int {
+	switch {
+	case r.Err != nil:
+		return ExitFailed
+	case r.Denied():
+		return ExitDenied
+	}
+	return ExitOK
+}
+
+// Object builds the result object of a run.
+func (r *Run) Object() ResultObject {
 	o := ResultObject{
 		Type:              "result",
 		IsError:           r.Err != nil,
@@ -147,7 +181,7 @@ func (r *Report) Object() ResultObject {
 
 // Result prints the end of a run: the final answer (text) or the result
 // object (json, stream-json).
-func (p *Printer) Result(r *Report) {
+func (p *Printer) Result(r *Run) {
 	switch p.Format {
 	case Text:
 		p.mu.Lock()

@@ -1,4 +1,4 @@
-package perm
+package workspace
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 // kernel's ELOOP limit does.
 const maxLinks = 40
 
-// followLinks resolves the absolute path p the way the kernel does when a
+// FollowLinks resolves the absolute path p the way the kernel does when a
 // program opens it for writing (O_CREAT follows links): component by
 // component, a ".." applying to where the previous component led, and every
 // symlink followed — a dangling one too. A dangling link resolves to where
@@ -18,7 +18,7 @@ const maxLinks = 40
 // with link → ~/.zshenv writes ~/.zshenv. Components that do not exist are
 // kept as named. After maxLinks links the path is returned as far as it got;
 // the open would fail with ELOOP.
-func followLinks(p string) string {
+func FollowLinks(p string) string {
 	cur := "/"
 	rest := strings.Split(p, "/")
 	hops := 0

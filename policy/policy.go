@@ -1,0 +1,168 @@
+// Package policy builds every perm.Policy gen evaluates: the main loop's,
+// a subagent's (delegated or run with `gen agent run`), and the what-if
+// policies of `gen permissions check`. It sits on settings and agent, which
+// only parse files, and on perm, whose Policy it fills in; nothing else
+// constructs a perm.Policy. It also answers which tools a run shows the
+// model (Visible), a question about the same policy.
+package policy
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// Runtime is the main loop's permission state that changes during a
+// session.
+type Runtime struct {
+	// Mode is the current mode.
+	Mode perm.Mode
+	// Grants are the session runtime permissions (step 4).
+	Grants []perm.Rule
+	// Dirs are the directories added with /add-dir.
+	Dirs []string
+}
+
+// Main returns the main loop's policy: every settings scope and CLI flag,
+// with the runtime state rt. The slices are copies: changing the policy
+// changes neither s nor rt.
+func Main(s *settings.Settings, rt Runtime) perm.Policy {
+	ws := s.Workspace
+	ws.Dirs = append(slices.Clone(ws.Dirs), rt.Dirs...)
+	return perm.Policy{
+		Mode:      rt.Mode,
+		Deny:      slices.Clone(s.Deny),
+		Ask:       slices.Clone(s.Ask),
+		Allow:     slices.Clone(s.Allow),
+		Session:   slices.Clone(rt.Grants),
+		Workspace: ws,
+	}
+}
+
+// Parent is what a delegating main loop passes down to a subagent. A child
+// is never less constrained than its parent.
+type Parent struct {
+	// Mode is the parent's mode: the child's mode is capped at it.
+	Mode perm.Mode
+	// Deny are deny rules of the parent beyond the settings ones.
+	Deny []perm.Entry
+	// Dirs are directories the parent added (/add-dir).
+	Dirs []string
+}
+
+// Subagent returns the permission policy of agent d under settings s,
+// delegated from parent (nil for a run of its own, `gen agent run`):
+//   - the agent's mode, capped at the parent's (an acceptEdits agent
+//     delegated from default mode runs in default mode); bypassPermissions
+//     falls back to default when managed settings disable it;
+//   - deny: every settings deny rule (all scopes and CLI), the parent's
+//     deny rules, and the agent's deny_tools;
+//   - ask: the settings ask rules (which, as Ask becomes Deny, deny);
+//   - allow: only the agent's allow_tools, which are also its constraint;
+//     no settings allow rule reaches a subagent;
+//   - NoPrompt: nobody can be asked, so Ask becomes Deny.
+//
+// warnings says what was adjusted.
+func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm.Policy, warnings []string) {
+	p = perm.Policy{
+		Mode:      d.Mode,
+		Workspace: s.Workspace,
+		NoPrompt:  true,
+	}
+	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
+	if parent != nil {
+		if rank(p.Mode) > rank(parent.Mode) {
+			p.Mode = parent.Mode
+		}
+		p.Workspace.Dirs = append(p.Workspace.Dirs, parent.Dirs...)
+	}
+	if p.Mode == perm.ModeBypass && s.DisableBypass {
+		p.Mode = perm.ModeDefault
+		warnings = append(warnings, fmt.Sprintf("agent %s: bypassPermissions is disabled by managed settings; using default mode", d.Name))
+	}
+	p.Deny = append(p.Deny, s.Deny...)
+	if parent != nil {
+		p.Deny = append(p.Deny, parent.Deny...)
+	}
+	origin := d.Path
+	if origin == "" {
+		origin = "builtin agent " + d.Name
+	}
+	for _, r := range d.DenyTools {
+		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
+	}
+	p.Ask = append(p.Ask, s.Ask...)
+	p.Constraint = append(p.Constraint, d.AllowTools...)
+	if s.ManagedRulesOnly {
+		// Agent files are user-authored: their allow_tools still narrow
+		// what the agent may do, but allow nothing.
+		if len(d.AllowTools) > 0 {
+			warnings = append(warnings, fmt.Sprintf("agent %s: allowManagedPermissionRulesOnly is set; allow_tools only restrict, they allow nothing", d.Name))
+		}
+		return p, warnings
+	}
+	for _, r := range d.AllowTools {
+		p.Allow = append(p.Allow, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
+	}
+	return p, warnings
+}
+
+// Check describes the policy `gen permissions check` evaluates a call
+// against.
+type Check struct {
+	// Agent, if set, evaluates as this subagent (run on its own).
+	Agent *agent.Definition
+	// ModeFlag is set when the mode flag was given: it replaces the
+	// agent's mode (the settings' mode, which the flag set, applies).
+	ModeFlag bool
+	// Headless evaluates as a headless run: Ask becomes Deny.
+	Headless bool
+}
+
+// ForCheck returns the policy c describes under settings s, and warnings
+// about what was adjusted.
+func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
+	p := Main(s, Runtime{Mode: s.Mode})
+	var warns []string
+	if c.Agent != nil {
+		p, warns = Subagent(s, c.Agent, nil)
+		if c.ModeFlag {
+			p.Mode = s.Mode
+		}
+	}
+	if c.Headless {
+		p.NoPrompt = true
+	}
+	return p, warns
+}
+
+// rank orders modes by how much they allow without asking: explore (which
+// denies what others ask about) < default and dontAsk < acceptEdits and
+// auto < bypassPermissions.
+func rank(m perm.Mode) int {
+	switch m {
+	case perm.ModeExplore:
+		return 0
+	case perm.ModeDefault, perm.ModeDontAsk, "":
+		return 1
+	case perm.ModeAcceptEdits, perm.ModeAuto:
+		return 2
+	}
+	return 3 // bypassPermissions
+}
+
+// unasked is the most powerful tool class whose calls mode m allows
+// without asking (perm's step 7 for calls no rule decides), from the same
+// ranking that caps a subagent's mode.
+func unasked(m perm.Mode) perm.Class {
+	switch rank(m) {
+	case 0, 1:
+		return perm.Safe
+	case 2:
+		return perm.Edit
+	}
+	return perm.Exec
+}

@@ -1,0 +1,143 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// fixture is the seed's test-perm agent as the repository ships it.
+func fixture(t *testing.T) *agent.Definition {
+	t.Helper()
+	b, err := os.ReadFile("../.gen/agents/test-perm.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := agent.Parse(".gen/agents/test-perm.md", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+func load(t *testing.T, files map[string]string) *settings.Settings {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := settings.Load(settings.Options{Cwd: dir, Home: dir, ManagedPath: filepath.Join(dir, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func TestMain(t *testing.T) {
+	s := load(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"], "ask": ["Bash"], "deny": ["Edit"], "additionalDirectories": ["/x"]}}`})
+	grant := perm.Rule{Tool: "Bash"}
+	p := Main(s, Runtime{Mode: perm.ModeDontAsk, Grants: []perm.Rule{grant}, Dirs: []string{"/y"}})
+	if p.Mode != perm.ModeDontAsk || p.NoPrompt || len(p.Constraint) != 0 || !reflect.DeepEqual(p.Session, []perm.Rule{grant}) {
+		t.Errorf("policy = %+v", p)
+	}
+	if !reflect.DeepEqual(p.Allow, s.Allow) || !reflect.DeepEqual(p.Ask, s.Ask) || !reflect.DeepEqual(p.Deny, s.Deny) {
+		t.Errorf("policy rules differ from settings: %+v", p)
+	}
+	if !reflect.DeepEqual(p.Workspace.Dirs, []string{"/x", "/y"}) {
+		t.Errorf("dirs = %v", p.Workspace.Dirs)
+	}
+	p.Deny[0].Rule.Tool = "Changed"
+	p.Workspace.Dirs[0] = "/changed"
+	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/x" {
+		t.Error("modifying the policy changed the settings")
+	}
+}
+
+func TestSubagent(t *testing.T) {
+	set := load(t, nil)
+	def := fixture(t)
+	set.Deny = append(set.Deny, perm.Entry{Rule: perm.Rule{Tool: "Read", Pattern: "./a.txt", HasPattern: true}, Source: perm.SourceProject})
+	set.Allow = append(set.Allow, perm.Entry{Rule: perm.Rule{Tool: "Bash"}, Source: perm.SourceUser})
+	set.Ask = append(set.Ask, perm.Entry{Rule: perm.Rule{Tool: "Bash", Pattern: "git log*", HasPattern: true}, Source: perm.SourceUser})
+	p, _ := Subagent(set, def, &Parent{Mode: perm.ModeBypass, Deny: []perm.Entry{{Rule: perm.Rule{Tool: "Glob"}, Source: perm.SourceSession}}})
+	check := func(req perm.Request, want perm.Decision, reason string) {
+		t.Helper()
+		if r := perm.Evaluate(req, &p); r.Decision != want || !strings.Contains(r.Reason, reason) {
+			t.Errorf("%v: %v %q, want %v %q", req.Input, r.Decision, r.Reason, want, reason)
+		}
+	}
+	// No settings allow rule reaches the subagent: its allow_tools do.
+	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "npm test"}}, perm.Deny, "allow_tools")
+	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git diff --stat"}}, perm.Allow, "")
+	// git diff prints tracked contents, and a Read deny rule covers a file
+	// in the repository (issue 8).
+	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git diff"}}, perm.Deny, "prints tracked file contents")
+	// Settings deny, parent deny and deny_tools all apply.
+	check(perm.Request{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}}, perm.Deny, "deny rule Read(./a.txt)")
+	check(perm.Request{Tool: "Glob", Input: map[string]any{"pattern": "*"}}, perm.Deny, "deny rule Glob")
+	// Settings ask rules deny, as nobody can be asked.
+	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git log"}}, perm.Deny, "ask rule")
+	if !p.NoPrompt || p.Mode != perm.ModeExplore {
+		t.Errorf("policy = %+v", p)
+	}
+	// bypassPermissions falls back to default where managed settings disable it.
+	set.DisableBypass = true
+	d := *def
+	d.Mode = perm.ModeBypass
+	if p, warns := Subagent(set, &d, nil); p.Mode != perm.ModeDefault || len(warns) != 1 {
+		t.Errorf("mode %s, warnings %q", p.Mode, warns)
+	}
+}
+
+// A delegated subagent's mode is capped at its parent's, and it works in
+// the directories its parent added.
+func TestSubagentCappedByParent(t *testing.T) {
+	set := load(t, nil)
+	tests := []struct {
+		child, parent, want perm.Mode
+	}{
+		{perm.ModeAcceptEdits, perm.ModeDefault, perm.ModeDefault},
+		{perm.ModeBypass, perm.ModeAcceptEdits, perm.ModeAcceptEdits},
+		{perm.ModeExplore, perm.ModeBypass, perm.ModeExplore},
+		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDefault},
+		{perm.ModeAuto, perm.ModeAcceptEdits, perm.ModeAuto},
+	}
+	for _, tt := range tests {
+		d := &agent.Definition{Name: "x", Mode: tt.child}
+		p, _ := Subagent(set, d, &Parent{Mode: tt.parent, Dirs: []string{"/added"}})
+		if p.Mode != tt.want {
+			t.Errorf("%s under %s: mode %s, want %s", tt.child, tt.parent, p.Mode, tt.want)
+		}
+		if len(p.Workspace.Dirs) != 1 || p.Workspace.Dirs[0] != "/added" {
+			t.Errorf("dirs = %v", p.Workspace.Dirs)
+		}
+	}
+}
+
+func TestForCheck(t *testing.T) {
+	set := load(t, nil)
+	p, _ := ForCheck(set, Check{Headless: true})
+	if p.Mode != perm.ModeDefault || !p.NoPrompt {
+		t.Errorf("headless main loop policy = %+v", p)
+	}
+	set.Mode = perm.ModeAcceptEdits
+	p, _ = ForCheck(set, Check{Agent: fixture(t), ModeFlag: true})
+	if p.Mode != perm.ModeAcceptEdits || len(p.Constraint) == 0 {
+		t.Errorf("agent policy with the mode flag = %+v", p)
+	}
+}

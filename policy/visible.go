@@ -1,0 +1,122 @@
+package policy
+
+import (
+	"slices"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
+)
+
+// Visible returns the built-in tools a run under p shows the model, in
+// catalog order. d is the subagent's definition; nil for the main loop.
+func Visible(p *perm.Policy, d *agent.Definition) []string {
+	if d != nil {
+		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, subagent: true})
+	}
+	var bare []perm.Rule
+	for _, e := range p.Deny {
+		if !e.Rule.HasPattern {
+			bare = append(bare, e.Rule)
+		}
+	}
+	return visible(filter{mode: p.Mode, denyTools: bare})
+}
+
+// ShowsMCP returns whether a run under p shows the model the MCP tool
+// called name (mcp__SERVER__TOOL). d is the subagent's definition; nil for
+// the main loop. MCP tools are not safe tools, so:
+//   - a subagent, an explore-mode run and any agent with a non-empty
+//     allow_tools see a tool only if allow_tools names it (the exact name,
+//     mcp__SERVER, or MCP(glob));
+//   - a bare deny rule or an MCP(glob) deny rule naming a tool hides it.
+//
+// Like Visible, this only spares the model calls that cannot succeed; the
+// gate still decides every call of a shown tool.
+func ShowsMCP(p *perm.Policy, d *agent.Definition) func(name string) bool {
+	f := filter{mode: p.Mode}
+	if d != nil {
+		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
+	}
+	for _, e := range p.Deny {
+		if !e.Rule.HasPattern || e.Rule.Tool == "MCP" {
+			f.denyTools = append(f.denyTools, e.Rule)
+		}
+	}
+	return func(name string) bool {
+		named := slices.ContainsFunc(f.allowTools, func(r perm.Rule) bool { return r.NamesTool(name) })
+		if (f.subagent || f.mode == perm.ModeExplore || len(f.allowTools) > 0) && !named {
+			return false
+		}
+		return !slices.ContainsFunc(f.denyTools, func(r perm.Rule) bool {
+			return (!r.HasPattern || r.Tool == "MCP") && r.NamesTool(name)
+		})
+	}
+}
+
+// filter is what decides which tools a run shows the model.
+type filter struct {
+	mode perm.Mode
+	// allowTools and denyTools are the agent's allow_tools and
+	// deny_tools (for the main loop: its bare deny rules).
+	allowTools, denyTools []perm.Rule
+	// subagent is set when nobody can be asked, so Ask means Deny.
+	subagent bool
+}
+
+// visible returns the built-in tools f shows the model, in catalog order.
+//
+// Hiding a tool is only a hint that saves the model from calls that cannot
+// succeed; the permission gate stays authoritative. So a tool is hidden only
+// when the gate could never allow it:
+//   - a non-empty allowTools keeps only the tools one of its rules names
+//     (bare or with a pattern; an Edit rule also names Write and
+//     NotebookEdit);
+//   - explore drops every tool that is not perm.Safe, unless allowTools
+//     names it;
+//   - a subagent drops the tools of every class its mode would ask about
+//     (unasked: Edit and Exec in default, dontAsk or no mode, Exec in
+//     acceptEdits and auto), unless allowTools names them: for a subagent
+//     those calls could only be Ask, which is Deny. Bash stays: read-only
+//     commands are allowed in every mode;
+//   - a subagent never sees Agent or AskUserQuestion;
+//   - a bare rule in denyTools drops the tools it names (a patterned deny
+//     only refuses some calls, so the tool stays).
+func visible(f filter) []string {
+	var out []string
+	for _, name := range schema.Names {
+		allowed := namedBy(f.allowTools, name, false)
+		if len(f.allowTools) > 0 && !allowed {
+			continue
+		}
+		class := perm.ClassOf(name)
+		if f.mode == perm.ModeExplore && class != perm.Safe && !allowed {
+			continue
+		}
+		if f.subagent && !allowed && name != "Bash" && class > unasked(f.mode) {
+			continue
+		}
+		if f.subagent && (name == "Agent" || name == "AskUserQuestion") {
+			continue
+		}
+		if namedBy(f.denyTools, name, true) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// namedBy reports whether one of rules names tool. An Edit rule names every
+// file-editing tool. With bareOnly, rules with a pattern do not count.
+func namedBy(rules []perm.Rule, tool string, bareOnly bool) bool {
+	for _, r := range rules {
+		if bareOnly && r.HasPattern {
+			continue
+		}
+		if r.Tool == tool || (r.Tool == "Edit" && (tool == "Write" || tool == "NotebookEdit")) {
+			return true
+		}
+	}
+	return false
+}

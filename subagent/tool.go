@@ -1,0 +1,114 @@
+package subagent
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/tool"
+)
+
+// Origin is what a delegated subagent inherits from the main loop at the
+// moment it starts.
+type Origin struct {
+	// Settings and Agents must not be nil.
+	Settings *settings.Settings
+	Agents   *agent.Catalog
+	// Parent is the main loop's mode, extra deny rules and added
+	// directories.
+	Parent policy.Parent
+}
+
+// ToolConfig configures the Agent tool.
+type ToolConfig struct {
+	// Origin returns the main loop's state at the moment of a call. Must
+	// not be nil.
+	Origin func() Origin
+	Model  loop.Model
+	// HTTPClient is used by WebFetch and WebSearch (nil: defaults).
+	HTTPClient *http.Client
+	// SearchURL is the WebSearch endpoint ("" = not configured).
+	SearchURL string
+	// OnEvent, if set, receives every subagent's events, each with
+	// Event.Parent set to the ID of the Agent call that started it.
+	// Parallel subagents call it concurrently.
+	OnEvent func(loop.Event)
+}
+
+// NewTool returns the main loop's Agent tool: each call runs a subagent
+// headless. Subagents see neither Agent nor AskUserQuestion
+// (policy.Visible), so delegation is one level deep. Its calls may run in
+// parallel, and each reports the subagent's token usage and denials
+// (tool.Reporter), which the main loop adds to its own.
+func NewTool(cfg ToolConfig) tool.Tool { return agentTool{cfg} }
+
+type agentTool struct{ cfg ToolConfig }
+
+func (agentTool) Name() string { return "Agent" }
+
+// Parallel implements tool.Parallel: subagents are independent.
+func (agentTool) Parallel() bool { return true }
+
+func (t agentTool) Run(ctx context.Context, call tool.Call) (string, error) {
+	out, _, err := t.RunReport(ctx, call)
+	return out, err
+}
+
+// RunReport delegates to the subagent named by subagent_type. Its policy
+// is policy.Subagent's with the main loop as parent: its own frontmatter
+// plus every settings deny rule (CLI flags included) and the parent's
+// added directories, its mode capped at the parent's. Its denials are
+// reported with the reason prefixed "[subagent NAME] ".
+func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.Report, error) {
+	var rep tool.Report
+	typ, _ := call.Input["subagent_type"].(string)
+	prompt, _ := call.Input["prompt"].(string)
+	o := t.cfg.Origin()
+	def, ok := o.Agents.Get(typ)
+	if !ok {
+		var names []string
+		for _, d := range o.Agents.All() {
+			names = append(names, d.Name)
+		}
+		return "", rep, fmt.Errorf("unknown subagent type %q; available: %s", typ, strings.Join(names, ", "))
+	}
+	parent := o.Parent
+	cfg := Config{
+		Def:        def,
+		Settings:   o.Settings,
+		Parent:     &parent,
+		Model:      t.cfg.Model,
+		HTTPClient: t.cfg.HTTPClient,
+		SearchURL:  t.cfg.SearchURL,
+	}
+	if on := t.cfg.OnEvent; on != nil {
+		cfg.OnEvent = func(e loop.Event) {
+			e.Parent = call.ID
+			on(e)
+		}
+	}
+	sub := Run(ctx, cfg, prompt)
+	rep.Usage = sub.Outcome.Usage
+	for _, dn := range sub.Outcome.Denials {
+		dn.Reason = fmt.Sprintf("[subagent %s] %s", def.Name, dn.Reason)
+		rep.Denials = append(rep.Denials, dn)
+	}
+	if sub.Err != nil {
+		return "", rep, fmt.Errorf("subagent %s failed: %w", def.Name, sub.Err)
+	}
+	var b strings.Builder
+	b.WriteString(sub.Outcome.Final)
+	if len(sub.Outcome.Denials) > 0 {
+		fmt.Fprintf(&b, "\n\nPermission denials in subagent %s:", def.Name)
+		for _, dn := range sub.Outcome.Denials {
+			fmt.Fprintf(&b, "\n- %s(%s): %s", dn.ToolName, perm.Specifier(dn.ToolName, dn.ToolInput), dn.Reason)
+		}
+	}
+	return b.String(), rep, nil
+}

@@ -1,0 +1,155 @@
+// Package workspace is the one home of gen's path semantics: the roots a
+// run works in, project root discovery, "~" expansion, path resolution
+// (lexical and through symbolic links, as the kernel resolves them) and
+// containment. perm, settings, agent and tool use it; it sits on the
+// standard library only.
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Roots is the set of directories file tools may touch without asking.
+// All paths are absolute and clean.
+type Roots struct {
+	Cwd  string
+	Root string // project root: nearest ancestor of Cwd with .gen/ or .git/, else Cwd
+	Dirs []string
+	Home string
+}
+
+// Abs turns a path as a tool or command names it into a clean absolute
+// path: "~" and "~/x" expand to the home directory, relative paths are
+// joined to the cwd. Tools must touch the path this returns, which is the
+// path the gate checked.
+func (r Roots) Abs(p string) string {
+	switch {
+	case p == "~":
+		p = r.Home
+	case strings.HasPrefix(p, "~/"):
+		p = filepath.Join(r.Home, p[2:])
+	case !filepath.IsAbs(p):
+		p = filepath.Join(r.Cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// Raw is Abs without the lexical cleaning, so a ".." after a symbolic
+// link can still be resolved as the kernel does (Physical).
+func (r Roots) Raw(p string) string {
+	switch {
+	case p == "~":
+		return r.Home
+	case strings.HasPrefix(p, "~/"):
+		return r.Home + "/" + p[2:]
+	case !filepath.IsAbs(p):
+		return r.Cwd + "/" + p
+	}
+	return p
+}
+
+// HomeRelative reports whether p is "~" or starts with "~/".
+func HomeRelative(p string) bool { return p == "~" || strings.HasPrefix(p, "~/") }
+
+// Dir makes dir absolute as settings and flags name directories: "~" and
+// "~/x" are under home, other relative paths are under base. An empty
+// name is an error.
+func Dir(dir, base, home string) (string, error) {
+	if dir == "" {
+		return "", errors.New("empty directory name")
+	}
+	return Roots{Cwd: base, Home: home}.Abs(dir), nil
+}
+
+// HasDotDot reports whether p has a ".." element.
+func HasDotDot(p string) bool {
+	return strings.Contains(p+"/", "/../")
+}
+
+// Physical resolves p the way the kernel does: component by component,
+// following each symlink (a dangling one too) before a later ".." applies
+// to it. See FollowLinks.
+func Physical(p string) string { return FollowLinks(p) }
+
+// RealPath resolves the symbolic links of abs, dangling ones included, so
+// a path to a file about to be created under a symlinked directory, or
+// through a link to a file that does not exist yet, is seen where the
+// kernel would create it. See FollowLinks.
+func RealPath(abs string) string { return FollowLinks(abs) }
+
+// Within reports whether p is dir or inside it.
+func Within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// Contains reports whether the absolute path p lies in the workspace: in
+// the cwd, the project root or an added directory, as named or with their
+// symbolic links resolved.
+func (r Roots) Contains(p string) bool {
+	if Within(p, r.Cwd) || Within(p, r.Root) {
+		return true
+	}
+	for _, d := range r.Dirs {
+		if Within(p, d) || Within(p, RealPath(d)) {
+			return true
+		}
+	}
+	return Within(p, RealPath(r.Cwd)) || Within(p, RealPath(r.Root))
+}
+
+// GlobStart splits a Glob pattern into the directory its walk starts in
+// and the pattern below it: the search directory joined with the
+// pattern's literal leading directories (doublestar's splitter, which
+// unescapes), so `\*/../../x/*` starts where it leads. An absolute or
+// home-relative pattern ignores search. dir is as written: absolute,
+// home-relative ("~/..."), or search joined with the literal part; pass it
+// through Abs (the tool) or the gate's resolution (perm).
+func GlobStart(pattern, search string) (dir, rest string) {
+	slashed := filepath.ToSlash(pattern)
+	switch {
+	case filepath.IsAbs(pattern):
+		return doublestar.SplitPattern(slashed)
+	case HomeRelative(pattern):
+		static, rest := doublestar.SplitPattern(strings.TrimPrefix(slashed[1:], "/"))
+		return "~/" + static, rest
+	}
+	static, rest := doublestar.SplitPattern(slashed)
+	return filepath.Join(search, static), rest
+}
+
+// ProjectRoot returns the project root for cwd: the nearest ancestor of
+// cwd, cwd included, that holds a .gen directory or a .git entry (a
+// directory, or the file git writes for worktrees and submodules); cwd
+// itself when there is none. The .gen directory of a home directory in
+// homes (and of the user's own, os.UserHomeDir) holds user settings and
+// does not by itself make that directory a project: that would put every
+// file under home in the workspace.
+func ProjectRoot(cwd string, homes ...string) string {
+	if h, err := os.UserHomeDir(); err == nil {
+		homes = append(homes, h)
+	}
+	cwd = filepath.Clean(cwd)
+	for dir := cwd; ; {
+		if fi, err := os.Stat(filepath.Join(dir, ".gen")); err == nil && fi.IsDir() && !slices.Contains(homes, dir) {
+			return dir
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return cwd
+		}
+		dir = parent
+	}
+}
