@@ -49,6 +49,11 @@ type Runner struct {
 	Gate tool.Gate
 	// Schemas are sent to the model every turn (the filtered list).
 	Schemas []openai.Tool
+	// TurnSchemas, if set, is called before every turn and its result is
+	// sent instead of Schemas: the tools shown may grow during a run
+	// (progressive disclosure). It only changes what the model is shown;
+	// which tools can be called is Tools, and the gate decides each call.
+	TurnSchemas func() []openai.Tool
 	// Normalize rewrites argument aliases; nil means schema.Normalize.
 	Normalize func(name string, in map[string]any) map[string]any
 	// Validate checks normalised arguments; nil means schema.Validate.
@@ -183,11 +188,15 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 			return msgs, fmt.Errorf("loop: before turn %d: %w", out.Turns+1, err)
 		}
 		out.Turns++
+		schemas := s.r.Schemas
+		if s.r.TurnSchemas != nil {
+			schemas = s.r.TurnSchemas()
+		}
 		resp, err := s.r.Model.Complete(ctx, Request{
 			// Clipped, so that a model appending to it cannot write
 			// into our backing array.
 			Messages: msgs[:len(msgs):len(msgs)],
-			Tools:    s.r.Schemas,
+			Tools:    schemas,
 			OnText:   s.r.OnText,
 		})
 		if err != nil {
@@ -370,6 +379,9 @@ func (s *run) execute(ctx context.Context, batch []*call) {
 func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
 	res := s.set.Call(ctx, c.name, c.id, c.input, func(d perm.Result) {
 		c.decision = &d
+		if d.Decision == perm.Allow && d.Input != nil {
+			c.input = d.Input // the call runs rewritten; report it so
+		}
 		if live != nil {
 			live(d)
 		}

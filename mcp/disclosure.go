@@ -169,6 +169,21 @@ func (c *Catalog) Load(group string) (string, error) {
 	return fmt.Sprintf("Loaded %s: %s. They are available from your next step.", group, strings.Join(names, ", ")), nil
 }
 
+// Loaded returns the names of the groups loaded so far, sorted: a
+// conversation of several runs (the interactive main loop) passes them to
+// the next run's catalog (Load) so that loaded groups stay loaded.
+func (c *Catalog) Loaded() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, g := range c.groups {
+		if c.loaded[g.Name] {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
 // MetaTools returns the two meta-tools as tool.Tool values bound to c, to
 // register (guarded, like every tool) when c.Disclosed().
 func (c *Catalog) MetaTools() []*MetaTool {

@@ -88,6 +88,9 @@ const (
 	SourceMode    Source = "mode"
 	// SourceHook marks a decision a hook made (package hook).
 	SourceHook Source = "hook"
+	// SourceDelegate marks a decision a permission-prompt tool made
+	// (--permission-prompt-tool), and the session rules it added.
+	SourceDelegate Source = "permission-prompt tool"
 )
 
 // Class groups tools by what they can do, which decides the mode default.
@@ -259,6 +262,10 @@ func HasSpecifier(tool string) bool { return specKey(tool) != "" }
 type Request struct {
 	Tool  string
 	Input map[string]any
+	// ID is the call's ID in its run (the model's tool call ID), "" when
+	// there is none. Evaluate ignores it; those told about the call (a
+	// permission-prompt delegate, hooks) report it as tool_use_id.
+	ID string
 }
 
 // Result is a decision with the step that made it and why.
@@ -274,4 +281,9 @@ type Result struct {
 	// A tool must refuse to act if the path no longer resolves to it: a
 	// symlink swapped between the check and the use.
 	Path string
+	// Input, when not nil, is the input the decision is about instead of
+	// the request's: someone answering an Ask rewrote the call
+	// (updatedInput) and the rewritten call was evaluated as a new one.
+	// An Allow with Input runs the tool with Input, never the original.
+	Input map[string]any
 }

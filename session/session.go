@@ -17,7 +17,6 @@ import (
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
-	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
@@ -46,6 +45,10 @@ type Config struct {
 	SearchURL string
 	// OnWarning receives warnings (settings, agent files); may be nil.
 	OnWarning func(string)
+	// MCP is the run's MCP servers, shared with its subagents, and for a
+	// headless session (no Approver) its permission-prompt delegate; nil
+	// means neither.
+	MCP *subagent.MCP
 }
 
 // Session is the main loop: one conversation with its permission state.
@@ -60,6 +63,7 @@ type Session struct {
 	session []perm.Rule // session runtime permissions (step 4)
 	dirs    []string    // /add-dir
 	catalog *agent.Catalog
+	loaded  []string // MCP tool groups loaded (progressive disclosure)
 
 	turn    sync.Mutex // held for the length of a turn
 	history []openai.ChatCompletionMessage
@@ -94,13 +98,14 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
-	s.gate = &gate.Gate{Policy: s.Policy}
 	if cfg.Approver != nil {
-		s.gate.Asker = s
+		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
+	} else {
+		s.gate = cfg.MCP.Gate("", s.Policy)
 	}
 	s.box = tool.Toolbox{
 		Env:        s.env,
-		Policy:     s.Policy,
+		Policy:     s.gate.Policy,
 		Gate:       s.gate,
 		HTTPClient: cfg.HTTPClient,
 		SearchURL:  cfg.SearchURL,
@@ -215,10 +220,28 @@ func (s *Session) Agents() []*agent.Definition {
 	return s.catalog.All()
 }
 
-// Tools returns the tool catalog the model sees now, in order.
+// Tools returns the tool catalog the model sees now, in order: the
+// built-in tools, then the MCP tools (with the meta-tools of progressive
+// disclosure first, when there are many).
 func (s *Session) Tools() []string {
+	return s.tools(nil).Names
+}
+
+// tools assembles the main loop's tools for one turn: the built-ins
+// policy.Visible shows (with agent, the Agent tool, if given), then the
+// MCP tools.
+func (s *Session) tools(agentTool tool.Tool) subagent.Tools {
 	p := s.Policy()
-	return policy.Visible(&p, nil)
+	all := s.box.Tools()
+	if agentTool != nil {
+		all = append(all, agentTool)
+	} else {
+		all = append(all, subagent.NewTool(subagent.ToolConfig{}))
+	}
+	s.mu.Lock()
+	loaded := s.loaded
+	s.mu.Unlock()
+	return s.cfg.MCP.Tools(&p, nil, tool.Select(all, policy.Visible(&p, nil)), loaded)
 }
 
 // origin is what a subagent the Agent tool starts inherits now.
@@ -240,22 +263,29 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	defer s.turn.Unlock()
 
 	s.env.Workspace = s.Policy().Workspace
-	names := s.Tools()
-	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
+	ts := s.tools(subagent.NewTool(subagent.ToolConfig{
 		Origin:     s.origin,
 		Model:      s.cfg.Model,
 		HTTPClient: s.cfg.HTTPClient,
 		SearchURL:  s.cfg.SearchURL,
 		OnEvent:    onEvent,
+		MCP:        s.cfg.MCP,
 	}))
+	defer func() {
+		loaded := ts.Loaded()
+		s.mu.Lock()
+		s.loaded = loaded
+		s.mu.Unlock()
+	}()
 	r := &loop.Runner{
-		Model:    s.cfg.Model,
-		Tools:    tool.Select(all, names),
-		Gate:     s.gate,
-		Schemas:  schema.OpenAI(names),
-		MaxTurns: s.cfg.MaxTurns,
-		OnEvent:  onEvent,
-		OnText:   onText,
+		Model:       s.cfg.Model,
+		Tools:       ts.List,
+		Gate:        s.gate,
+		TurnSchemas: ts.Schemas,
+		Validate:    ts.Validate,
+		MaxTurns:    s.cfg.MaxTurns,
+		OnEvent:     onEvent,
+		OnText:      onText,
 	}
 	before := s.history
 	out, msgs, err := r.Continue(ctx, s.history, prompt)

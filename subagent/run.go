@@ -10,12 +10,10 @@ import (
 	"net/http"
 
 	"github.com/gen-run/gen/agent"
-	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/report"
-	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/tool"
 )
@@ -36,6 +34,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
 	SearchURL string
+	// MCP gives the run the MCP tools its allow_tools name and, headless,
+	// the permission-prompt delegate; nil means neither.
+	MCP *MCP
 }
 
 // Report is what a subagent run produced.
@@ -53,7 +54,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	pol, warns := policy.Subagent(cfg.Settings, def, cfg.Parent)
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
-	g := gate.Fixed(pol)
+	g := cfg.MCP.Gate(def.Name, func() perm.Policy { return pol })
 	box := tool.Toolbox{
 		Env:        tool.NewEnv(pol.Workspace),
 		Policy:     g.Policy,
@@ -61,22 +62,21 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		HTTPClient: cfg.HTTPClient,
 		SearchURL:  cfg.SearchURL,
 	}
-	tools := tool.Select(box.Tools(), policy.Visible(&pol, def))
-	for _, t := range tools {
-		rep.Tools = append(rep.Tools, t.Name())
-	}
+	ts := cfg.MCP.Tools(&pol, def, tool.Select(box.Tools(), policy.Visible(&pol, def)), nil)
+	rep.Tools = ts.Names
 	maxTurns := def.MaxTurns
 	if cfg.MaxTurns > 0 {
 		maxTurns = cfg.MaxTurns
 	}
 	r := &loop.Runner{
-		Model:    cfg.Model,
-		Tools:    tools,
-		Gate:     g,
-		Schemas:  schema.OpenAI(rep.Tools),
-		MaxTurns: maxTurns,
-		OnEvent:  cfg.OnEvent,
-		Agent:    def.Name,
+		Model:       cfg.Model,
+		Tools:       ts.List,
+		Gate:        g,
+		TurnSchemas: ts.Schemas,
+		Validate:    ts.Validate,
+		MaxTurns:    maxTurns,
+		OnEvent:     cfg.OnEvent,
+		Agent:       def.Name,
 	}
 	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
 	return rep

@@ -39,6 +39,10 @@ type ToolConfig struct {
 	// Event.Parent set to the ID of the Agent call that started it.
 	// Parallel subagents call it concurrently.
 	OnEvent func(loop.Event)
+	// MCP is the run's MCP servers and delegate, shared by its subagents
+	// (each sees only the MCP tools its allow_tools name, and asks the
+	// delegate under its own name); nil means none.
+	MCP *MCP
 }
 
 // NewTool returns the main loop's Agent tool: each call runs a subagent
@@ -86,6 +90,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		Model:      t.cfg.Model,
 		HTTPClient: t.cfg.HTTPClient,
 		SearchURL:  t.cfg.SearchURL,
+		MCP:        t.cfg.MCP,
 	}
 	if on := t.cfg.OnEvent; on != nil {
 		cfg.OnEvent = func(e loop.Event) {

@@ -158,12 +158,14 @@ type Result struct {
 // Call asks the gate about one call of the tool called name and, if the
 // gate allows it, runs the tool with the decision. decided, if not nil,
 // receives the decision before the tool runs. The tool must be in s.
+// When the decision carries an Input (the call was rewritten and the
+// rewritten call allowed), the tool runs with that input.
 func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, decided func(perm.Result)) Result {
 	t, ok := s.byName[name]
 	if !ok {
 		return Result{Err: fmt.Errorf("tool: %q is not in the set", name)}
 	}
-	res := s.gate.Check(ctx, perm.Request{Tool: name, Input: input})
+	res := s.gate.Check(ctx, perm.Request{Tool: name, Input: input, ID: id})
 	if decided != nil {
 		decided(res)
 	}
@@ -171,6 +173,9 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 	if res.Decision != perm.Allow {
 		out.Err = &DeniedError{Result: res}
 		return out
+	}
+	if res.Input != nil {
+		input = res.Input
 	}
 	call := Call{ID: id, Input: input, Decision: Decision{Result: res}}
 	if r, ok := t.(Reporter); ok {

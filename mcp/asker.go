@@ -1,0 +1,180 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/perm"
+)
+
+// Delegate is a headless run's permission-prompt tool
+// (--permission-prompt-tool mcp__SERVER__TOOL): where the gate says Ask
+// and nobody is at a terminal, the tool answers instead of Ask becoming
+// Deny. One Delegate serves a whole run, the main loop and every subagent;
+// each agent gets its own view (For), so the session rules one agent's
+// answers add ("always allow") apply to that agent only. Safe for
+// concurrent use.
+type Delegate struct {
+	m    *Manager
+	tool string
+	warn func(string)
+
+	mu    sync.Mutex
+	rules map[string]*sessionRules // by agent name; "" is the main loop
+}
+
+// sessionRules are the rules a delegate's answers added for one agent.
+type sessionRules struct {
+	allow, ask, deny []perm.Entry
+}
+
+// NewDelegate returns the delegate that asks toolName, a tool of m. A
+// name that is not an MCP tool name is an error; a tool m does not have
+// (its server failed to start) is not: each Ask then fails, which denies.
+// warn, if not nil, receives what an answer asked for that gen does not
+// apply (updatedPermissions for other destinations).
+func NewDelegate(m *Manager, toolName string, warn func(string)) (*Delegate, error) {
+	if _, _, ok := SplitName(toolName); !ok {
+		return nil, fmt.Errorf("--permission-prompt-tool %q: want an MCP tool name, mcp__SERVER__TOOL", toolName)
+	}
+	return &Delegate{m: m, tool: toolName, warn: warn, rules: make(map[string]*sessionRules)}, nil
+}
+
+// Tool returns the permission-prompt tool's name.
+func (d *Delegate) Tool() string { return d.tool }
+
+// For returns agent's view of the delegate, for agent's gate
+// (gate.Gate{Policy: policy, Asker: asker}): policy is base plus the
+// session rules the delegate's answers added for agent, with NoPrompt
+// cleared (the delegate answers what would otherwise be asked); asker asks
+// the tool on agent's behalf. agent is "" for the main loop.
+//
+// The added rules never outrank anything: allow rules are plain allow
+// rules (below every deny and ask rule, and inside an agent's allow_tools
+// constraint), ask and deny rules add to the policy's.
+func (d *Delegate) For(agent string, base func() perm.Policy) (policy func() perm.Policy, asker gate.Asker) {
+	policy = func() perm.Policy {
+		p := base()
+		p.NoPrompt = false
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if r := d.rules[agent]; r != nil {
+			p.Deny = append(slices.Clone(p.Deny), r.deny...)
+			p.Ask = append(slices.Clone(p.Ask), r.ask...)
+			p.Allow = append(slices.Clone(p.Allow), r.allow...)
+		}
+		return p
+	}
+	return policy, &asking{d: d, agent: agent, policy: policy}
+}
+
+// add records the session rules of an allow answer for agent.
+func (d *Delegate) add(agent string, ups []PermissionUpdate) {
+	if len(ups) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.rules[agent]
+	if r == nil {
+		r = &sessionRules{}
+		d.rules[agent] = r
+	}
+	origin := "--permission-prompt-tool " + d.tool
+	for _, u := range ups {
+		for _, text := range u.Rules {
+			rule, err := perm.ParseRule(text)
+			if err != nil {
+				continue // ParsePermissionUpdates accepted only valid rules
+			}
+			e := perm.Entry{Rule: rule, Source: perm.SourceDelegate, Origin: origin}
+			switch u.Behavior {
+			case "allow":
+				r.allow = append(r.allow, e)
+			case "ask":
+				r.ask = append(r.ask, e)
+			case "deny":
+				r.deny = append(r.deny, e)
+			}
+		}
+	}
+}
+
+// asking is one agent's gate.Asker.
+type asking struct {
+	d      *Delegate
+	agent  string
+	policy func() perm.Policy
+}
+
+// Ask implements gate.Asker. The gate calls it only for an Ask, so the
+// tool is never consulted about a call the policy denies. Any failure of
+// the tool (an error, a timeout, a malformed answer) denies.
+//
+// An allow answer is not the end of it: the session rules it carries are
+// added first, then the call (rewritten, when the answer has
+// updatedInput) is evaluated again. A Deny there stands (a deny rule, or
+// a rewrite into something denied); an Allow runs; an Ask of the same call
+// is what the tool just approved. An Ask of a rewritten call goes to the
+// tool once more, and if that answer leads to Ask again, the call is
+// denied: a tool that keeps rewriting never loops.
+func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
+	// An answer to another call meanwhile may have added a rule that
+	// decides this one.
+	pol := a.policy()
+	if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
+		return r
+	}
+	return a.ask(ctx, req, res, false)
+}
+
+func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, again bool) perm.Result {
+	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: req.Input, ToolUseID: req.ID, Agent: a.agent})
+	if err != nil {
+		return a.deny(res, err.Error())
+	}
+	for _, ig := range ans.Ignored {
+		if a.d.warn != nil {
+			a.d.warn(fmt.Sprintf("%s: %s", a.d.tool, ig))
+		}
+	}
+	if !ans.Allow {
+		return a.deny(res, fmt.Sprintf("denied by the permission-prompt tool %s: %s", a.d.tool, ans.Message))
+	}
+	a.d.add(a.agent, ans.Updates)
+	pol := a.policy()
+	if ans.UpdatedInput == nil {
+		r := perm.Evaluate(req, &pol)
+		if r.Decision == perm.Ask {
+			r.Decision, r.Reason, r.Rule, r.Source = perm.Allow, "approved by the permission-prompt tool "+a.d.tool, a.d.tool, perm.SourceDelegate
+		}
+		if again && r.Decision == perm.Allow {
+			r.Input = req.Input // the rewritten call the tool approved
+		}
+		return r
+	}
+	next := perm.Request{Tool: req.Tool, Input: ans.UpdatedInput, ID: req.ID}
+	r := perm.Evaluate(next, &pol)
+	switch r.Decision {
+	case perm.Allow:
+		r.Input = next.Input
+		return r
+	case perm.Deny:
+		r.Reason = "the permission-prompt tool rewrote the call, and the rewritten call is denied: " + r.Reason
+		return r
+	}
+	if again {
+		return a.deny(r, "the permission-prompt tool rewrote the call twice and it still needs approval")
+	}
+	return a.ask(ctx, next, r, true)
+}
+
+func (a *asking) deny(res perm.Result, reason string) perm.Result {
+	res.Decision, res.Step, res.Reason, res.Rule, res.Source, res.Input = perm.Deny, 8, reason, a.d.tool, perm.SourceDelegate, nil
+	return res
+}
+
+var _ gate.Asker = (*asking)(nil)

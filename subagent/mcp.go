@@ -1,0 +1,114 @@
+package subagent
+
+import (
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/mcp"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/tool"
+)
+
+// MCP is a run's share of its MCP servers: their tools and, headless, the
+// permission-prompt delegate. One MCP serves the main loop and every
+// subagent of a run. A nil *MCP means no MCP servers and no delegate.
+type MCP struct {
+	// Manager runs the servers; nil means none.
+	Manager *mcp.Manager
+	// Delegate answers Asks of headless runs (--permission-prompt-tool);
+	// nil means Ask becomes Deny.
+	Delegate *mcp.Delegate
+	// Threshold is the number of visible tools above which MCP tools are
+	// disclosed progressively; 0 means mcp.DefaultThreshold.
+	Threshold int
+}
+
+// Gate returns the gate of the agent called name (the main loop is "")
+// under base. With a delegate, the gate asks it on Ask and its policy
+// carries the session rules the delegate's answers added for that agent
+// only; without one, nobody can be asked and Ask becomes Deny.
+func (c *MCP) Gate(name string, base func() perm.Policy) *gate.Gate {
+	if c == nil || c.Delegate == nil {
+		return &gate.Gate{Policy: base}
+	}
+	pol, ask := c.Delegate.For(name, base)
+	return &gate.Gate{Policy: pol, Asker: ask}
+}
+
+// Tools is a run's tool list once its MCP tools joined the built-ins.
+type Tools struct {
+	// List is every tool the model may call, for the run's tool.Set.
+	List []tool.Tool
+	// Names are the names of List, in order (the init event's tools).
+	Names []string
+	// Schemas returns the schemas to send this turn (loop.Runner
+	// TurnSchemas): the built-ins', and the MCP tools' the model sees
+	// now.
+	Schemas func() []openai.Tool
+	// Validate checks a call's input against its tool's schema.
+	Validate func(string, map[string]any) error
+	// Loaded returns the tool groups loaded so far (progressive
+	// disclosure), for the next run of a conversation.
+	Loaded func() []string
+}
+
+// Tools returns the tools of a run under pol: builtins (already narrowed
+// by policy.Visible) plus the MCP tools policy.ShowsMCP shows it (d is
+// the subagent's definition, nil for the main loop). When there are more
+// than the threshold, the model is shown the built-ins and the two
+// meta-tools of progressive disclosure, and each group it loads from then
+// on; the calls of every MCP tool, loaded or not, go through the gate.
+//
+// An agent with allow_tools names each MCP tool it may use, so it is
+// never disclosed progressively (its constraint would deny the
+// meta-tools). loaded are groups an earlier run of the same conversation
+// loaded; they start loaded.
+func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool, loaded []string) Tools {
+	out := Tools{List: builtins, Validate: schema.Validate, Loaded: func() []string { return loaded }}
+	for _, t := range builtins {
+		out.Names = append(out.Names, t.Name())
+	}
+	base := schema.OpenAI(out.Names)
+	out.Schemas = func() []openai.Tool { return base }
+	if c == nil || c.Manager == nil {
+		return out
+	}
+	visible := mcp.Visible(c.Manager.Tools(), policy.ShowsMCP(pol, d))
+	if len(visible) == 0 {
+		return out
+	}
+	threshold := c.Threshold
+	if len(pol.Constraint) > 0 {
+		threshold = int(^uint(0) >> 1)
+	}
+	cat := mcp.NewCatalog(len(builtins), visible, threshold)
+	for _, g := range loaded {
+		cat.Load(g) // a group no longer visible is simply not there
+	}
+	out.Loaded = cat.Loaded
+	out.List = append([]tool.Tool(nil), builtins...)
+	if cat.Disclosed() {
+		for _, m := range cat.MetaTools() {
+			out.List = append(out.List, m)
+		}
+	}
+	for _, t := range visible {
+		out.List = append(out.List, t)
+	}
+	out.Names = out.Names[:0:0]
+	for _, t := range out.List {
+		out.Names = append(out.Names, t.Name())
+	}
+	out.Schemas = func() []openai.Tool {
+		list := append([]openai.Tool(nil), base...)
+		for _, s := range cat.Schemas() {
+			list = append(list, s.OpenAI())
+		}
+		return list
+	}
+	out.Validate = c.Manager.Validator(schema.Validate)
+	return out
+}
