@@ -30,6 +30,7 @@ func newAgentCmd(s Streams) *cobra.Command {
 
 type runOptions struct {
 	policyFlags
+	mcpFlags
 	typ      string
 	prompt   string
 	model    string
@@ -56,6 +57,7 @@ func newAgentRunCmd(s Streams) *cobra.Command {
 	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns (default: the agent's max_turns, else 50)")
 	fl.StringVar(&o.format, "output-format", "text", "text, json or stream-json")
+	o.mcpFlags.register(cmd, true)
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("prompt")
 	return cmd
@@ -81,13 +83,18 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err}
-	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event}
+	servers, err := startMCP(cmd.Context(), set, &o.mcpFlags, true, s.Err)
+	if err != nil {
+		return err
+	}
+	defer servers.close()
+	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, MCPServers: servers.initServers()}
+	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP}
 	pol, warns := policy.Subagent(set, def, nil)
 	for _, w := range warns {
 		fmt.Fprintln(s.Err, "gen: warning:", w)
 	}
-	p.Init(def.Name, pol.Mode, policy.Visible(&pol, def), modelName)
+	p.Init(def.Name, pol.Mode, servers.Names(&pol, def, policy.Visible(&pol, def)), modelName)
 	rep := subagent.Run(cmd.Context(), cfg, o.prompt)
 	p.Result(&rep.Run)
 	return exitFor(&rep.Run)

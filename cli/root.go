@@ -8,6 +8,7 @@ import (
 
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
+	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/tui"
 )
@@ -16,6 +17,7 @@ import (
 // with -p (or a prompt on stdin) the headless one.
 type mainOptions struct {
 	policyFlags
+	mcpFlags
 	print    bool
 	model    string
 	maxTurns int
@@ -24,6 +26,7 @@ type mainOptions struct {
 
 func (o *mainOptions) register(cmd *cobra.Command) {
 	o.policyFlags.register(cmd, "permission-mode")
+	o.mcpFlags.register(cmd, true)
 	fl := cmd.Flags()
 	_ = fl.MarkHidden("managed-settings") // refused: see policyFlags.whatIf
 	fl.BoolVarP(&o.print, "print", "p", false, "run headless: answer the prompt (argument or stdin) and exit; Ask becomes Deny")
@@ -69,6 +72,17 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
+	// The session loads the settings again and reports their warnings;
+	// this load only finds the MCP servers.
+	set, err := settings.Load(setOpts)
+	if err != nil {
+		return usageErr(err)
+	}
+	servers, err := startMCP(cmd.Context(), set, &o.mcpFlags, headless, s.Err)
+	if err != nil {
+		return err
+	}
+	defer servers.close()
 	cfg := session.Config{
 		Settings:  setOpts,
 		Model:     model,
@@ -76,9 +90,10 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		MaxTurns:  o.maxTurns,
 		SearchURL: tool.SearchEndpointFromEnv(),
 		OnWarning: func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
+		MCP:       servers.MCP,
 	}
 	if headless {
-		return runHeadless(cmd, cfg, prompt, format, s)
+		return runHeadless(cmd, cfg, prompt, format, s, servers.initServers())
 	}
 	ui := tui.New(tui.Options{In: s.In, Out: s.Out})
 	cfg.Approver, cfg.Asker = ui, ui
@@ -93,12 +108,12 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	return nil
 }
 
-func runHeadless(cmd *cobra.Command, cfg session.Config, prompt string, format report.Format, s Streams) error {
+func runHeadless(cmd *cobra.Command, cfg session.Config, prompt string, format report.Format, s Streams, servers []report.MCPServer) error {
 	sess, err := session.New(cfg)
 	if err != nil {
 		return usageErr(err)
 	}
-	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err}
+	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, MCPServers: servers}
 	p.Init("main", sess.Mode(), sess.Tools(), cfg.ModelName)
 	var onText func(string)
 	out, err := sess.Submit(cmd.Context(), prompt, p.Event, onText)

@@ -42,7 +42,19 @@ func ParseFormat(s string) (Format, error) {
 type Printer struct {
 	Format   Format
 	Out, Err io.Writer
-	mu       sync.Mutex
+	// MCPServers, when not nil, are listed in the init event as
+	// "mcp_servers" (Claude Code's key): each server and its status.
+	MCPServers []MCPServer
+	mu         sync.Mutex
+}
+
+// MCPServer is one MCP server in the init event. A server that failed
+// has Status "failed" and Error saying why; the run goes on without its
+// tools.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Init announces the run (stream-json only).
@@ -50,7 +62,11 @@ func (p *Printer) Init(agentName string, mode perm.Mode, tools []string, model s
 	if p.Format != StreamJSON {
 		return
 	}
-	p.line(map[string]any{"type": "init", "agent": agentName, "mode": mode, "tools": nonNil(tools), "model": model})
+	ev := map[string]any{"type": "init", "agent": agentName, "mode": mode, "tools": nonNil(tools), "model": model}
+	if p.MCPServers != nil {
+		ev["mcp_servers"] = p.MCPServers
+	}
+	p.line(ev)
 }
 
 // Event renders one loop event.

@@ -221,27 +221,11 @@ func (s *Session) Agents() []*agent.Definition {
 }
 
 // Tools returns the tool catalog the model sees now, in order: the
-// built-in tools, then the MCP tools (with the meta-tools of progressive
-// disclosure first, when there are many).
+// built-in tools, then the MCP tools (after the meta-tools of progressive
+// disclosure, when there are many).
 func (s *Session) Tools() []string {
-	return s.tools(nil).Names
-}
-
-// tools assembles the main loop's tools for one turn: the built-ins
-// policy.Visible shows (with agent, the Agent tool, if given), then the
-// MCP tools.
-func (s *Session) tools(agentTool tool.Tool) subagent.Tools {
 	p := s.Policy()
-	all := s.box.Tools()
-	if agentTool != nil {
-		all = append(all, agentTool)
-	} else {
-		all = append(all, subagent.NewTool(subagent.ToolConfig{}))
-	}
-	s.mu.Lock()
-	loaded := s.loaded
-	s.mu.Unlock()
-	return s.cfg.MCP.Tools(&p, nil, tool.Select(all, policy.Visible(&p, nil)), loaded)
+	return s.cfg.MCP.Names(&p, nil, policy.Visible(&p, nil))
 }
 
 // origin is what a subagent the Agent tool starts inherits now.
@@ -262,8 +246,9 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	s.turn.Lock()
 	defer s.turn.Unlock()
 
-	s.env.Workspace = s.Policy().Workspace
-	ts := s.tools(subagent.NewTool(subagent.ToolConfig{
+	p := s.Policy()
+	s.env.Workspace = p.Workspace
+	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
 		Origin:     s.origin,
 		Model:      s.cfg.Model,
 		HTTPClient: s.cfg.HTTPClient,
@@ -271,6 +256,10 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		OnEvent:    onEvent,
 		MCP:        s.cfg.MCP,
 	}))
+	s.mu.Lock()
+	loaded := s.loaded
+	s.mu.Unlock()
+	ts := s.cfg.MCP.Tools(&p, nil, tool.Select(all, policy.Visible(&p, nil)), loaded)
 	defer func() {
 		loaded := ts.Loaded()
 		s.mu.Lock()

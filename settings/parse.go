@@ -202,6 +202,10 @@ func (p *parser) trusted(f *File, v *value) error {
 	return nil
 }
 
+// mcpKey is the top-level key that configures MCP servers, Claude Code's
+// {"mcpServers": {NAME: {...}}}.
+const mcpKey = "mcpServers"
+
 // permissionKeys are the keys known inside "permissions".
 var permissionKeys = []string{
 	"allow", "ask", "deny", "defaultMode", "additionalDirectories",
@@ -228,6 +232,15 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		if m.key == "permissions" || m.key == "$schema" || m.key == "api" {
 			continue
 		}
+		if m.key == mcpKey {
+			// Package mcp parses the servers (mcp.ParseSettings), with
+			// errors at their lines; here only the shape is checked.
+			if m.val.kind != kindObject {
+				return nil, nil, p.errAt(m.val.off, "%s must be an object of servers", mcpKey)
+			}
+			f.MCPServers = data
+			continue
+		}
 		if m.key == trustedKey {
 			if err := p.trusted(f, m.val); err != nil {
 				return nil, nil, err
@@ -240,7 +253,7 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			// would silently do nothing.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.key)}
 		}
-		if near, ok := nearMiss(m.key, "permissions"); ok {
+		if near, ok := nearMiss(m.key, "permissions", mcpKey); ok {
 			// A misspelt permissions object would silently mean no rules.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}
 		}

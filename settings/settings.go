@@ -79,6 +79,11 @@ type File struct {
 	// API is the file's "api" object.
 	API API
 
+	// MCPServers is the whole file when it has a top-level "mcpServers"
+	// object, nil otherwise: package mcp parses it (mcp.ParseSettings), so
+	// its errors name this file and the server's line.
+	MCPServers []byte
+
 	modeLine int // line of defaultMode, for warnings
 }
 

@@ -346,6 +346,23 @@ func TestLoad(t *testing.T) {
 			files: 1,
 		},
 		{
+			name:       "mcpServers is read quietly (package mcp parses it)",
+			user:       `{"mcpServers": {"gh": {"command": "gh-mcp"}}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			files:      1,
+		},
+		{
+			name:    "mcpServers that is not an object is an error at its line",
+			user:    "{\n  \"mcpServers\": [\"gh\"]\n}",
+			wantErr: `{user}:2: mcpServers must be an object of servers`,
+		},
+		{
+			name:    "a misspelt mcpServers is an error",
+			user:    `{"mcpservers": {}}`,
+			wantErr: `{user}:1: unknown key "mcpservers": did you mean "mcpServers"?`,
+		},
+		{
 			name:       "a file without permissions is present but adds nothing",
 			user:       `{}`,
 			mode:       perm.ModeDefault,

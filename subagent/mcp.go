@@ -1,6 +1,9 @@
 package subagent
 
 import (
+	"math"
+	"slices"
+
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/agent"
@@ -73,42 +76,64 @@ func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool,
 	}
 	base := schema.OpenAI(out.Names)
 	out.Schemas = func() []openai.Tool { return base }
-	if c == nil || c.Manager == nil {
+	extra, cat := c.tools(pol, d, len(builtins), loaded)
+	if cat == nil {
 		return out
 	}
-	visible := mcp.Visible(c.Manager.Tools(), policy.ShowsMCP(pol, d))
-	if len(visible) == 0 {
-		return out
-	}
-	threshold := c.Threshold
-	if len(pol.Constraint) > 0 {
-		threshold = int(^uint(0) >> 1)
-	}
-	cat := mcp.NewCatalog(len(builtins), visible, threshold)
-	for _, g := range loaded {
-		cat.Load(g) // a group no longer visible is simply not there
-	}
-	out.Loaded = cat.Loaded
-	out.List = append([]tool.Tool(nil), builtins...)
-	if cat.Disclosed() {
-		for _, m := range cat.MetaTools() {
-			out.List = append(out.List, m)
-		}
-	}
-	for _, t := range visible {
-		out.List = append(out.List, t)
-	}
-	out.Names = out.Names[:0:0]
-	for _, t := range out.List {
+	out.List = append(slices.Clone(builtins), extra...)
+	for _, t := range extra {
 		out.Names = append(out.Names, t.Name())
 	}
 	out.Schemas = func() []openai.Tool {
-		list := append([]openai.Tool(nil), base...)
+		list := slices.Clone(base)
 		for _, s := range cat.Schemas() {
 			list = append(list, s.OpenAI())
 		}
 		return list
 	}
 	out.Validate = c.Manager.Validator(schema.Validate)
+	out.Loaded = cat.Loaded
 	return out
+}
+
+// Names returns the names of the tools Tools would give a run under pol
+// whose visible built-in tools are builtins.
+func (c *MCP) Names(pol *perm.Policy, d *agent.Definition, builtins []string) []string {
+	out := slices.Clone(builtins)
+	extra, _ := c.tools(pol, d, len(builtins), nil)
+	for _, t := range extra {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+// tools returns the MCP tools (after the meta-tools, under progressive
+// disclosure) of a run under pol with n built-in tools, and their
+// catalog; nil when it has none.
+func (c *MCP) tools(pol *perm.Policy, d *agent.Definition, n int, loaded []string) ([]tool.Tool, *mcp.Catalog) {
+	if c == nil || c.Manager == nil {
+		return nil, nil
+	}
+	visible := mcp.Visible(c.Manager.Tools(), policy.ShowsMCP(pol, d))
+	if len(visible) == 0 {
+		return nil, nil
+	}
+	threshold := c.Threshold
+	if len(pol.Constraint) > 0 {
+		threshold = math.MaxInt
+	}
+	cat := mcp.NewCatalog(n, visible, threshold)
+	for _, g := range loaded {
+		cat.Load(g) // a group no longer visible is simply not there
+	}
+	var out []tool.Tool
+	if cat.Disclosed() {
+		for _, m := range cat.MetaTools() {
+			out = append(out, m)
+		}
+	}
+	for _, t := range visible {
+		out = append(out, t)
+	}
+	return out, cat
 }

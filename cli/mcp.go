@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/internal/textfile"
+	"github.com/gen-run/gen/mcp"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/report"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/subagent"
+	"github.com/gen-run/gen/trust"
+)
+
+// thresholdEnv sets the number of visible tools above which MCP tools
+// are disclosed progressively (default mcp.DefaultThreshold).
+const thresholdEnv = "GEN_MCP_TOOL_THRESHOLD"
+
+// mcpFlags are the MCP flags of the commands that run agents.
+type mcpFlags struct {
+	// configs are the --mcp-config values: each a file or a JSON string.
+	configs []string
+	// strict is --strict-mcp-config: only the --mcp-config servers.
+	strict bool
+	// promptTool is --permission-prompt-tool (headless runs only).
+	promptTool string
+}
+
+func (f *mcpFlags) register(cmd *cobra.Command, delegate bool) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.configs, "mcp-config", nil, `MCP servers from a JSON file or a JSON string, {"mcpServers": {...}} (repeatable)`)
+	fl.BoolVar(&f.strict, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring settings and .mcp.json")
+	if delegate {
+		fl.StringVar(&f.promptTool, "permission-prompt-tool", "", "headless: MCP tool (mcp__SERVER__TOOL) that answers what the gate would ask, instead of Ask becoming Deny")
+	}
+}
+
+// mcpServers collects the servers a run may start, merged by precedence
+// (mcp.Merge): managed and user settings, --mcp-config, and, in a trusted
+// project only, .mcp.json and the project's settings files. For an
+// untrusted project one warning goes to warn per file whose servers are
+// skipped; skipped lists those servers. Configuration errors name the file
+// and line.
+func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers map[string]mcp.Server, skipped []mcp.Server, err error) {
+	var sets []map[string]mcp.Server
+	if !f.strict {
+		project := filepath.Join(set.Workspace.Root, ".mcp.json")
+		data, err := textfile.Read(project, textfile.Max)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, nil, fmt.Errorf("%s: %w", project, err)
+		default:
+			s, err := mcp.ParseConfig(project, data, perm.SourceProject)
+			if err != nil {
+				return nil, nil, err
+			}
+			sets = append(sets, s)
+		}
+		for _, file := range set.Files {
+			if file.MCPServers == nil {
+				continue
+			}
+			s, err := mcp.ParseSettings(file.Path, file.MCPServers, file.Scope)
+			if err != nil {
+				return nil, nil, err
+			}
+			sets = append(sets, s)
+		}
+	}
+	for _, c := range f.configs {
+		s, err := parseMCPFlag(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets = append(sets, s)
+	}
+	// Project servers run code before any call is checked: they need
+	// the project's trust. User, managed and --mcp-config servers are
+	// the user's (or the administrator's) own choice.
+	var kept []map[string]mcp.Server
+	refused := make(map[string]bool)
+	for _, s := range sets {
+		k := make(map[string]mcp.Server, len(s))
+		for name, srv := range s {
+			if srv.Source == perm.SourceProject || srv.Source == perm.SourceLocal {
+				if msg := trust.Refusal(set, trust.MCPServers, srv.Path); msg != "" {
+					if !refused[srv.Path] {
+						refused[srv.Path] = true
+						warn(msg)
+					}
+					skipped = append(skipped, srv)
+					continue
+				}
+			}
+			k[name] = srv
+		}
+		kept = append(kept, k)
+	}
+	merged, shadowed := mcp.Merge(kept...)
+	for _, w := range shadowed {
+		warn(w)
+	}
+	return merged, skipped, nil
+}
+
+// parseMCPFlag reads one --mcp-config value: a JSON string when it starts
+// with '{', else a file.
+func parseMCPFlag(v string) (map[string]mcp.Server, error) {
+	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+		return mcp.ParseConfig("--mcp-config", []byte(v), perm.SourceCLI)
+	}
+	path, err := filepath.Abs(v)
+	if err != nil {
+		return nil, fmt.Errorf("--mcp-config %s: %w", v, err)
+	}
+	data, err := textfile.Read(path, textfile.Max)
+	if err != nil {
+		return nil, fmt.Errorf("--mcp-config: %w", err)
+	}
+	return mcp.ParseConfig(path, data, perm.SourceCLI)
+}
+
+// mcpOptions are the manager options: timeouts from MCP_TIMEOUT and
+// MCP_TOOL_TIMEOUT, stdio servers started in dir.
+func mcpOptions(dir string) (mcp.Options, error) {
+	opts := mcp.Options{Dir: dir}
+	err := opts.TimeoutsFromEnv(os.LookupEnv)
+	return opts, err
+}
+
+// mcpThreshold reads GEN_MCP_TOOL_THRESHOLD; 0 means the default.
+func mcpThreshold() (int, error) {
+	s := strings.TrimSpace(os.Getenv(thresholdEnv))
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: must be a positive number of tools", thresholdEnv, s)
+	}
+	return n, nil
+}
+
+// mcpRun is a run's MCP servers, started.
+type mcpRun struct {
+	*subagent.MCP
+	// status is every server's, for the init event.
+	status []mcp.Status
+}
+
+// close stops the servers and reaps their processes.
+func (r *mcpRun) close() {
+	if r.MCP != nil && r.Manager != nil {
+		r.Manager.Close()
+	}
+}
+
+// initServers are the servers as the init event lists them.
+func (r *mcpRun) initServers() []report.MCPServer {
+	if len(r.status) == 0 {
+		return nil
+	}
+	out := make([]report.MCPServer, 0, len(r.status))
+	for _, st := range r.status {
+		s := report.MCPServer{Name: st.Name, Status: string(st.State)}
+		if st.Err != nil {
+			s.Error = st.Err.Error()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// startMCP starts the run's MCP servers on ctx, which ends them with the
+// run (the caller must also call close). A server that fails to start or
+// to answer is reported on errw, naming it, and the run goes on without
+// its tools. headless says whether --permission-prompt-tool may be used.
+func startMCP(ctx context.Context, set *settings.Settings, f *mcpFlags, headless bool, errw io.Writer) (*mcpRun, error) {
+	warn := func(w string) { fmt.Fprintln(errw, "gen: warning:", w) }
+	if f.promptTool != "" && !headless {
+		return nil, usageErr(errors.New("--permission-prompt-tool is for headless runs (-p); in the terminal, you answer the prompts"))
+	}
+	servers, _, err := mcpServers(set, f, warn)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	threshold, err := mcpThreshold()
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	run := &mcpRun{MCP: &subagent.MCP{Threshold: threshold}}
+	if f.promptTool != "" {
+		server, _, ok := mcp.SplitName(f.promptTool)
+		if !ok {
+			return nil, usageErr(fmt.Errorf("--permission-prompt-tool %q: want an MCP tool name, mcp__SERVER__TOOL", f.promptTool))
+		}
+		if _, ok := servers[server]; !ok {
+			return nil, usageErr(fmt.Errorf("--permission-prompt-tool %s: no MCP server %q is configured", f.promptTool, server))
+		}
+	}
+	if len(servers) == 0 {
+		return run, nil
+	}
+	opts, err := mcpOptions(set.Workspace.Cwd)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	m := mcp.NewManager(opts)
+	run.Manager = m
+	run.status = m.Start(ctx, servers)
+	for _, st := range run.status {
+		if st.Err != nil {
+			fmt.Fprintf(errw, "gen: %v (the run goes on without its tools)\n", st.Err)
+		}
+		for _, n := range st.Notes {
+			warn(fmt.Sprintf("MCP server %q: %s", st.Name, n))
+		}
+	}
+	if f.promptTool != "" {
+		if _, ok := m.Tool(f.promptTool); !ok {
+			if st := statusOf(run.status, f.promptTool); st.State == mcp.StateConnected {
+				m.Close()
+				return nil, usageErr(fmt.Errorf("--permission-prompt-tool %s: MCP server %q has no such tool (it has %s)", f.promptTool, st.Name, strings.Join(st.Tools, ", ")))
+			}
+			warn(fmt.Sprintf("the permission-prompt tool %s is not available: every call that needs approval will be denied", f.promptTool))
+		}
+		d, err := mcp.NewDelegate(m, f.promptTool, warn)
+		if err != nil {
+			m.Close()
+			return nil, usageErr(err)
+		}
+		run.Delegate = d
+	}
+	return run, nil
+}
+
+// statusOf returns the status of the server of the tool called name.
+func statusOf(sts []mcp.Status, name string) mcp.Status {
+	server, _, _ := mcp.SplitName(name)
+	for _, st := range sts {
+		if st.Name == server {
+			return st
+		}
+	}
+	return mcp.Status{}
+}
+
+func newMCPCmd(s Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Inspect MCP servers",
+	}
+	f := &policyFlags{}
+	mf := &mcpFlags{}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the configured MCP servers: source, status and tools (starts each one to ask)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := f.load(s.Err)
+			if err != nil {
+				return err
+			}
+			warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
+			servers, skipped, err := mcpServers(set, mf, warn)
+			if err != nil {
+				return usageErr(err)
+			}
+			opts, err := mcpOptions(set.Workspace.Cwd)
+			if err != nil {
+				return usageErr(err)
+			}
+			m := mcp.NewManager(opts)
+			defer m.Close()
+			sts := m.Start(cmd.Context(), servers)
+			for _, srv := range skipped {
+				sts = append(sts, mcp.Status{Name: srv.Name, Source: srv.Source, Path: srv.Path, Transport: srv.Transport, State: "untrusted"})
+			}
+			if len(sts) == 0 {
+				fmt.Fprintln(s.Out, "No MCP servers configured.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSOURCE\tTRANSPORT\tSTATUS\tTOOLS")
+			for _, st := range sts {
+				src := string(st.Source)
+				if st.Path != "" && st.Source != perm.SourceCLI {
+					src += " (" + st.Path + ")"
+				}
+				tools := strings.Join(st.Tools, ", ")
+				if tools == "" {
+					tools = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.Name, src, st.Transport, st.State, tools)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, st := range sts {
+				if st.Err != nil {
+					fmt.Fprintf(s.Out, "%s: %v\n", st.Name, st.Err)
+				}
+				for _, n := range st.Notes {
+					fmt.Fprintf(s.Out, "%s: %s\n", st.Name, n)
+				}
+			}
+			return nil
+		},
+	}
+	fl := list.Flags()
+	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the current directory)")
+	fl.BoolVar(&f.trust, "trust", false, "trust this project's MCP servers for this command only (see gen trust)")
+	mf.register(list, false)
+	cmd.AddCommand(list)
+	return cmd
+}
