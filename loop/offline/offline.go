@@ -13,6 +13,7 @@
 //	Grep: PATTERN            Grep{pattern: PATTERN}
 //	Fetch: URL               WebFetch{url: URL}
 //	Delegate TYPE: TASK      Agent{subagent_type: TYPE, prompt: TASK, description: TASK cut to 40 characters}
+//	Call TOOL: JSON          TOOL with the JSON object as its arguments (MCP tools, meta-tools)
 //
 // Other lines are ignored. The final answer has one line per call:
 //
@@ -50,7 +51,8 @@ const help = `No directives found. The offline model understands one directive p
   Glob: PATTERN
   Grep: PATTERN
   Fetch: URL
-  Delegate TYPE: TASK`
+  Delegate TYPE: TASK
+  Call TOOL: JSON`
 
 // descriptionLen bounds an Agent call's description, in characters.
 const descriptionLen = 40
@@ -115,7 +117,7 @@ func lastUser(msgs []openai.ChatCompletionMessage) (int, bool) {
 // directive is one tool call the prompt asks for.
 type directive struct {
 	tool string
-	args map[string]string
+	args map[string]any
 }
 
 // parse returns the directives of prompt, in order.
@@ -139,7 +141,7 @@ func parseLine(line string) (directive, bool) {
 	}
 	for _, s := range simple {
 		if rest, ok := strings.CutPrefix(line, s.prefix); ok {
-			return directive{s.tool, map[string]string{s.key: strings.TrimSpace(rest)}}, true
+			return directive{s.tool, map[string]any{s.key: strings.TrimSpace(rest)}}, true
 		}
 	}
 	// The named forms split at the first ": ", so the text after it may
@@ -158,7 +160,7 @@ func parseLine(line string) (directive, bool) {
 		return name, text, ok && name != ""
 	}
 	if path, text, ok := named("Write "); ok {
-		return directive{"Write", map[string]string{"file_path": path, "content": text}}, true
+		return directive{"Write", map[string]any{"file_path": path, "content": text}}, true
 	}
 	if path, text, ok := named("Edit "); ok {
 		// Without " => " the line is not a directive: guessing a
@@ -171,15 +173,24 @@ func parseLine(line string) (directive, bool) {
 		if !found {
 			return directive{}, false
 		}
-		return directive{"Edit", map[string]string{"file_path": path, "old_string": old, "new_string": repl}}, true
+		return directive{"Edit", map[string]any{"file_path": path, "old_string": old, "new_string": repl}}, true
 	}
 	if typ, task, ok := named("Delegate "); ok {
 		task = strings.TrimSpace(task)
-		return directive{"Agent", map[string]string{
+		return directive{"Agent", map[string]any{
 			"subagent_type": typ,
 			"prompt":        task,
 			"description":   truncate(task, descriptionLen),
 		}}, true
+	}
+	if name, text, ok := named("Call "); ok {
+		// Arguments that are not one JSON object make the line no
+		// directive, as a malformed Edit does.
+		var args map[string]any
+		if json.Unmarshal([]byte(strings.TrimSpace(text)), &args) != nil || args == nil {
+			return directive{}, false
+		}
+		return directive{name, args}, true
 	}
 	return directive{}, false
 }

@@ -62,6 +62,9 @@ func TestDirectives(t *testing.T) {
 			map[string]string{"subagent_type": "explore", "prompt": "find where settings are loaded", "description": "find where settings are loaded"}},
 		{"delegate cuts the description to 40 characters", "Delegate general: " + strings.Repeat("é", 50), "Agent",
 			map[string]string{"subagent_type": "general", "prompt": strings.Repeat("é", 50), "description": strings.Repeat("é", 40)}},
+		{"call", `Call mcp__gh__get_issue: {"repo": "a/b", "n": "7"}`, "mcp__gh__get_issue", map[string]string{"repo": "a/b", "n": "7"}},
+		{"call without JSON", "Call mcp__gh__get_issue: issue 7", "", nil},
+		{"call with an array", "Call mcp__gh__get_issue: [1]", "", nil},
 		{"prose", "Please read the file", "", nil},
 		{"lower case is not a directive", "run bash: ls", "", nil},
 	}

@@ -1,0 +1,185 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/internal/mcptest"
+	"github.com/gen-run/gen/perm"
+)
+
+// delegateGate starts an approver answering with answer and returns a
+// gate factory for agents, and the approver.
+func delegateGate(t *testing.T, answer func(mcptest.Request) string, base perm.Policy) (func(agent string) *gate.Gate, *mcptest.Approver) {
+	t.Helper()
+	ap := &mcptest.Approver{Answer: answer}
+	srv := Server{Name: "perm", Transport: HTTP, URL: mcptest.Serve(t, ap.Server())}
+	m, st := start(t, Options{}, srv)
+	if st["perm"].State != StateConnected {
+		t.Fatalf("approver: %+v", st["perm"])
+	}
+	var warnings []string
+	d, err := NewDelegate(m, "mcp__perm__approve", func(w string) { warnings = append(warnings, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(agent string) *gate.Gate {
+		pol, ask := d.For(agent, func() perm.Policy { return base })
+		return &gate.Gate{Policy: pol, Asker: ask}
+	}, ap
+}
+
+func bash(cmd string) perm.Request {
+	return perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}, ID: "call_1"}
+}
+
+func basePolicy(t *testing.T, deny ...string) perm.Policy {
+	p := perm.Policy{Mode: perm.ModeDefault, NoPrompt: true, Workspace: perm.Workspace{Cwd: t.TempDir()}}
+	for _, d := range deny {
+		r, err := perm.ParseRule(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceCLI})
+	}
+	return p
+}
+
+func check(t *testing.T, g *gate.Gate, req perm.Request) perm.Result {
+	t.Helper()
+	return guard(t, "Check", func() perm.Result { return g.Check(context.Background(), req) })
+}
+
+// The delegate answers Asks, with the call's fields and the agent's name;
+// a deny answer denies with its message; a call the policy denies never
+// reaches it.
+func TestDelegateAllowDeny(t *testing.T) {
+	answer := `{"behavior":"allow"}`
+	gateFor, ap := delegateGate(t, func(r mcptest.Request) string { return answer }, basePolicy(t, "Bash(rm:*)"))
+	g := gateFor("builder")
+	if r := check(t, g, bash("touch a")); r.Decision != perm.Allow || r.Source != perm.SourceDelegate || r.Input != nil {
+		t.Errorf("allow answer: %+v", r)
+	}
+	calls := ap.Calls()
+	if len(calls) != 1 || calls[0].ToolName != "Bash" || calls[0].Input["command"] != "touch a" || calls[0].ToolUseID != "call_1" || calls[0].Agent != "builder" {
+		t.Fatalf("the delegate was asked %+v", calls)
+	}
+	answer = `{"behavior":"deny","message":"not today"}`
+	if r := check(t, g, bash("touch b")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "not today") {
+		t.Errorf("deny answer: %+v", r)
+	}
+	answer = `{"behavior":"allow"}`
+	if r := check(t, g, bash("rm -rf x")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "Bash(rm:*)") {
+		t.Errorf("deny rule: %+v", r)
+	}
+	// Allowed outright: not asked either.
+	if r := check(t, g, bash("ls")); r.Decision != perm.Allow {
+		t.Errorf("read-only: %+v", r)
+	}
+	if n := len(ap.Calls()); n != 2 {
+		t.Errorf("the delegate was asked %d times, want 2 (never for a Deny or an Allow)", n)
+	}
+}
+
+// A delegate that fails, answers malformed text or answers nothing denies.
+func TestDelegateFailureDenies(t *testing.T) {
+	for _, answer := range []string{"", "yes", `{"behavior":"ask"}`, `{"behavior":"allow","updatedInput":"rm -rf /"}`} {
+		gateFor, _ := delegateGate(t, func(mcptest.Request) string { return answer }, basePolicy(t))
+		if r := check(t, gateFor("a"), bash("touch a")); r.Decision != perm.Deny || r.Step != 8 || !strings.Contains(r.Reason, "permission-prompt tool") {
+			t.Errorf("answer %q: %+v", answer, r)
+		}
+	}
+}
+
+// updatedInput is a new call: evaluated again, run only when allowed,
+// asked about at most once more.
+func TestDelegateUpdatedInput(t *testing.T) {
+	var rewrite []string // answers' commands, in turn; "" allows as is
+	gateFor, ap := delegateGate(t, func(mcptest.Request) string {
+		next := rewrite[0]
+		rewrite = rewrite[1:]
+		if next == "" {
+			return `{"behavior":"allow"}`
+		}
+		return `{"behavior":"allow","updatedInput":{"command":"` + next + `"}}`
+	}, basePolicy(t, "Bash(rm:*)"))
+	g := gateFor("a")
+
+	// Rewritten into a denied command: denied, asked once.
+	rewrite = []string{"rm -rf /"}
+	if r := check(t, g, bash("touch a")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "rewritten call is denied") || !strings.Contains(r.Reason, "Bash(rm:*)") {
+		t.Errorf("rewrite to denied: %+v", r)
+	}
+	// Rewritten into an allowed command: runs rewritten.
+	rewrite = []string{"ls -la"}
+	if r := check(t, g, bash("touch a")); r.Decision != perm.Allow || r.Input["command"] != "ls -la" {
+		t.Errorf("rewrite to allowed: %+v", r)
+	}
+	// Rewritten into another Ask: asked once more about the new call.
+	before := len(ap.Calls())
+	rewrite = []string{"touch b", ""}
+	if r := check(t, g, bash("touch a")); r.Decision != perm.Allow || r.Input["command"] != "touch b" {
+		t.Errorf("rewrite, then allowed: %+v", r)
+	}
+	calls := ap.Calls()[before:]
+	if len(calls) != 2 || calls[1].Input["command"] != "touch b" {
+		t.Errorf("second question: %+v", calls)
+	}
+	// Rewriting again: denied after the second answer, never a third.
+	before = len(ap.Calls())
+	rewrite = []string{"touch b", "touch c", "touch d"}
+	if r := check(t, g, bash("touch a")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "rewrote the call twice") {
+		t.Errorf("rewriting twice: %+v", r)
+	}
+	if n := len(ap.Calls()) - before; n != 2 {
+		t.Errorf("asked %d times, want 2", n)
+	}
+}
+
+// "Always allow" (addRules, session) holds for the rest of the run for the
+// agent that was answered only, and deny rules still beat it.
+func TestDelegateSessionRulesPerAgent(t *testing.T) {
+	gateFor, ap := delegateGate(t, func(r mcptest.Request) string {
+		if r.Agent == "a" {
+			return `{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch:*"}],"behavior":"allow","destination":"session"},
+				{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"mkdir:*"}],"behavior":"allow","destination":"userSettings"}]}`
+		}
+		return `{"behavior":"allow"}`
+	}, basePolicy(t, "Bash(touch secret*)"))
+	a, a2, b := gateFor("a"), gateFor("a"), gateFor("b")
+	count := func() int { return len(ap.Calls()) }
+
+	if r := check(t, a, bash("touch 1")); r.Decision != perm.Allow {
+		t.Fatalf("a first: %+v", r)
+	}
+	if count() != 1 {
+		t.Fatalf("asked %d times", count())
+	}
+	// a again (another gate of the same agent: a second run of it): the
+	// session rule decides, the delegate is not asked.
+	for _, g := range []*gate.Gate{a, a2} {
+		if r := check(t, g, bash("touch 2")); r.Decision != perm.Allow || r.Source != perm.SourceDelegate || r.Step != 6 {
+			t.Errorf("a with its rule: %+v", r)
+		}
+	}
+	if count() != 1 {
+		t.Errorf("the delegate was asked again for a: %d calls", count())
+	}
+	// b is asked: a's rule is a's.
+	if r := check(t, b, bash("touch 3")); r.Decision != perm.Allow {
+		t.Errorf("b: %+v", r)
+	}
+	if calls := ap.Calls(); len(calls) != 2 || calls[1].Agent != "b" {
+		t.Errorf("b was not asked about: %+v", calls)
+	}
+	// A deny rule beats the session rule, without asking.
+	if r := check(t, a, bash("touch secret.txt")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "touch secret") {
+		t.Errorf("deny beats session rule: %+v", r)
+	}
+	// The userSettings entry was not applied: mkdir asks.
+	if r := check(t, a, bash("mkdir d")); r.Decision != perm.Allow || count() != 3 {
+		t.Errorf("mkdir: %+v after %d calls", r, count())
+	}
+}
