@@ -10,12 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gen-run/gen/internal/mcptest"
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop/offline"
 )
 
 // testPerm is the seed's fixture as the repository ships it.
 var testPerm = func() string {
+	if mcptest.Serving() {
+		return "" // the test binary is an MCP server in another directory
+	}
 	b, err := os.ReadFile("../.gen/agents/test-perm.md")
 	if err != nil {
 		panic(err)

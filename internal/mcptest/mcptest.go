@@ -23,6 +23,11 @@ import (
 // TestMain, serves the mode it names over stdio instead of running tests.
 const modeEnv = "GEN_MCPTEST_SERVER"
 
+// Serving reports whether the test binary was started as an MCP server:
+// package-level test setup that reads the source tree should then do
+// nothing, as the server runs in another directory.
+func Serving() bool { return os.Getenv(modeEnv) != "" }
+
 // ServeIfAsked serves an MCP server over stdio and exits when the test
 // binary was started as one (see StdioEntry); otherwise it returns. Call
 // it first in TestMain. Modes: "ok" serves Tools; "silent" reads the

@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gen-run/gen/internal/mcptest"
+	"github.com/gen-run/gen/internal/testmodel"
+	"github.com/gen-run/gen/loop/offline"
+)
+
+// mcpConfig writes {"mcpServers": entries} to dir/name and returns its
+// path; entries maps a server name to its JSON entry.
+func mcpConfig(t *testing.T, dir, name string, entries map[string]string) string {
+	t.Helper()
+	var parts []string
+	for n, e := range entries {
+		parts = append(parts, fmt.Sprintf("%q: %s", n, e))
+	}
+	slices.Sort(parts)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {`+strings.Join(parts, ", ")+`}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// events parses stream-json output into its lines.
+func events(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		evs = append(evs, v)
+	}
+	return evs
+}
+
+// results returns the tool_result events' outputs by tool name, in order.
+func results(evs []map[string]any) []string {
+	var out []string
+	for _, e := range evs {
+		if e["type"] == "tool_result" {
+			out = append(out, fmt.Sprintf("%s -> %s", e["tool"], e["output"]))
+		}
+	}
+	return out
+}
+
+func gen(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	type res struct {
+		code     int
+		out, err string
+	}
+	ch := make(chan res, 1)
+	go func() {
+		c, o, e := run(args...)
+		ch <- res{c, o, e}
+	}()
+	select {
+	case r := <-ch:
+		return r.code, r.out, r.err
+	case <-time.After(60 * time.Second):
+		t.Fatalf("gen %v: still running after 60 s", args)
+		panic("unreachable")
+	}
+}
+
+// MCP tools reach the model over the wire as mcp__SERVER__TOOL with the
+// server's schema, stdio and HTTP alike, and an allowed call runs.
+func TestMCPToolsOnTheWire(t *testing.T) {
+	dir := project(t)
+	model := testmodel.New(t, offline.New())
+	t.Setenv("OPENAI_BASE_URL", model.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "test-model")
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{
+		"local":  mcptest.StdioEntry("ok"),
+		"remote": mcptest.HTTPEntry(mcptest.Serve(t, mcptest.Tools(nil))),
+	})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--output-format", "stream-json", "--mcp-config", cfg,
+		"--allowedTools", "mcp__local__echo", "--allowedTools", "mcp__remote",
+		`Call mcp__local__echo: {"text": "one"}`+"\n"+`Call mcp__remote__echo: {"text": "two"}`)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	reqs := model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	var echo map[string]any
+	var names []string
+	for _, tl := range reqs[0].Tools {
+		names = append(names, tl.Function.Name)
+		if tl.Function.Name == "mcp__remote__echo" {
+			b, _ := json.Marshal(tl.Function)
+			json.Unmarshal(b, &echo)
+		}
+	}
+	for _, want := range []string{"Read", "Bash", "mcp__local__echo", "mcp__local__pid", "mcp__remote__echo", "mcp__remote__crash"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools sent to the model lack %s: %v", want, names)
+		}
+	}
+	params, _ := echo["parameters"].(map[string]any)
+	props, _ := params["properties"].(map[string]any)
+	if echo["description"] != "Echo the text back." || props["text"] == nil {
+		t.Errorf("mcp__remote__echo on the wire: %v", echo)
+	}
+	evs := events(t, out)
+	if got := results(evs); !slices.Equal(got, []string{"mcp__local__echo -> echo: one", "mcp__remote__echo -> echo: two"}) {
+		t.Errorf("results = %q", got)
+	}
+	init := evs[0]
+	tools, _ := init["tools"].([]any)
+	if init["type"] != "init" || !slices.Contains(tools, any("mcp__remote__echo")) {
+		t.Errorf("init = %v", init)
+	}
+	if sv, _ := json.Marshal(init["mcp_servers"]); string(sv) != `[{"name":"local","status":"connected"},{"name":"remote","status":"connected"}]` {
+		t.Errorf("init mcp_servers = %s", sv)
+	}
+}
+
+// Each rule form allows; without a rule a call is Ask, which is Deny
+// headless (the readOnlyHint of echo changes nothing). Each deny form
+// hides the tool from the model (policy.ShowsMCP) and a call of it is
+// refused without reaching the server; package mcp's TestGuardedTool
+// checks the gate's denial by each form for a tool that is called anyway.
+func TestMCPRuleForms(t *testing.T) {
+	dir := project(t)
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	call := `Call mcp__srv__echo: {"text": "x"}`
+	cases := []struct {
+		name  string
+		rules []string
+		code  int
+		want  string
+	}{
+		{"no rule: Ask is Deny headless", nil, 3, "mcp__srv__echo -> DENIED: "},
+		{"allow exact", []string{"--allowedTools", "mcp__srv__echo"}, 0, "mcp__srv__echo -> echo: x"},
+		{"allow server", []string{"--allowedTools", "mcp__srv"}, 0, "mcp__srv__echo -> echo: x"},
+		{"allow glob", []string{"--allowedTools", "MCP(mcp__srv__*)"}, 0, "mcp__srv__echo -> echo: x"},
+		{"allow other tool", []string{"--allowedTools", "mcp__srv__pid"}, 3, "mcp__srv__echo -> DENIED: "},
+		{"deny exact", []string{"--allowedTools", "mcp__srv", "--disallowedTools", "mcp__srv__echo"}, 0, `mcp__srv__echo -> ERROR: tool "mcp__srv__echo" is not available`},
+		{"deny server", []string{"--allowedTools", "mcp__srv__echo", "--disallowedTools", "mcp__srv"}, 0, `mcp__srv__echo -> ERROR: tool "mcp__srv__echo" is not available`},
+		{"deny glob", []string{"--allowedTools", "mcp__srv", "--disallowedTools", "MCP(mcp__srv__ec*)"}, 0, `mcp__srv__echo -> ERROR: tool "mcp__srv__echo" is not available`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg}, tc.rules...)
+			code, out, errs := gen(t, append(args, call)...)
+			evs := events(t, out)
+			got := results(evs)
+			if code != tc.code || len(got) != 1 || !strings.HasPrefix(got[0], tc.want) {
+				t.Fatalf("exit %d, results %q; want exit %d, %q\n%s", code, got, tc.code, tc.want, errs)
+			}
+			tools, _ := evs[0]["tools"].([]any)
+			if hidden := strings.Contains(tc.want, "not available"); hidden == slices.Contains(tools, any("mcp__srv__echo")) {
+				t.Errorf("init tools %v (echo should be hidden: %v)", tools, hidden)
+			}
+		})
+	}
+}
+
+// alive reports whether pid is a live process (a zombie counts as gone).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
+
+// A server that never answers initialize is reported on stderr and in the
+// init event, naming it, and the run goes on without it; a server that
+// crashes mid-call fails that call only; servers are stopped and reaped
+// with the run.
+func TestMCPRobustness(t *testing.T) {
+	dir := project(t)
+	t.Setenv("MCP_TIMEOUT", "500")
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{
+		"mute":  mcptest.StdioEntry("silent"),
+		"srv":   mcptest.StdioEntry("ok"),
+		"other": mcptest.StdioEntry("ok"),
+	})
+	prompt := "Call mcp__other__pid: {}\nCall mcp__srv__crash: {}\nCall mcp__srv__echo: {\"text\": \"after\"}\nRead: a.txt"
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg, "--allowedTools", "mcp__srv", "--allowedTools", "mcp__other", prompt)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, `MCP server "mute": no answer within 500ms`) || !strings.Contains(errs, "goes on without its tools") {
+		t.Errorf("stderr does not report the silent server: %s", errs)
+	}
+	evs := events(t, out)
+	var mute map[string]any
+	for _, s := range evs[0]["mcp_servers"].([]any) {
+		if m := s.(map[string]any); m["name"] == "mute" {
+			mute = m
+		}
+	}
+	if mute["status"] != "failed" || !strings.Contains(fmt.Sprint(mute["error"]), `MCP server "mute"`) {
+		t.Errorf("init event: mute = %v", mute)
+	}
+	got := results(evs)
+	if len(got) != 4 || !strings.HasPrefix(got[1], "mcp__srv__crash -> ERROR: ") || !strings.HasPrefix(got[2], "mcp__srv__echo -> ERROR: ") || !strings.HasPrefix(got[3], "Read -> ") {
+		t.Errorf("results = %q", got)
+	}
+	pid, err := strconv.Atoi(strings.TrimPrefix(got[0], "mcp__other__pid -> "))
+	if err != nil {
+		t.Fatalf("pid result %q", got[0])
+	}
+	if alive(pid) {
+		t.Errorf("server process %d outlived the run", pid)
+	}
+}
+
+// A project's .mcp.json starts only in a trusted project; gen mcp list
+// shows servers, sources, status and tools.
+func TestMCPProjectTrustAndList(t *testing.T) {
+	dir := project(t)
+	mcpConfig(t, dir, ".mcp.json", map[string]string{"proj": mcptest.StdioEntry("ok")})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", `Call mcp__proj__echo: {"text": "x"}`)
+	if code != 0 || !strings.Contains(errs, "ignoring project MCP servers") || strings.Count(errs, "ignoring project MCP servers") != 1 || !strings.Contains(out, "not available") {
+		t.Errorf("untrusted: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = gen(t, "-p", "--cwd", dir, "--trust", "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", `Call mcp__proj__echo: {"text": "x"}`)
+	if got := results(events(t, out)); code != 0 || !slices.Equal(got, []string{"mcp__proj__echo -> echo: x"}) {
+		t.Errorf("trusted: exit %d, %q\n%s", code, got, errs)
+	}
+
+	code, out, errs = gen(t, "mcp", "list", "--cwd", dir)
+	if code != 0 || !strings.Contains(out, "proj") || !strings.Contains(out, "untrusted") {
+		t.Errorf("list untrusted: exit %d\n%s\n%s", code, out, errs)
+	}
+	user := filepath.Join(dir, ".gen", "settings.json") // HOME is dir: this is the user file
+	if err := os.WriteFile(user, []byte(`{"mcpServers": {"mine": `+mcptest.StdioEntry("ok")+`, "dead": {"command": "/nonexistent/server"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = gen(t, "mcp", "list", "--cwd", dir, "--trust", "--mcp-config", `{"mcpServers": {"inline": `+mcptest.StdioEntry("ok")+`}}`)
+	for _, want := range []string{
+		"NAME", "inline  cli", "mine    user (" + user + ")", "connected", "mcp__mine__echo, mcp__mine__hang, mcp__mine__pid",
+		"proj    project (" + filepath.Join(dir, ".mcp.json") + ")", `dead: MCP server "dead": starting /nonexistent/server`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s\n%s", want, out, errs)
+		}
+	}
+	if code != 0 {
+		t.Errorf("list: exit %d", code)
+	}
+	// A bad entry is an error naming file and line.
+	if err := os.WriteFile(user, []byte("{\n\"mcpServers\": {\n  \"x\": {\"command\": \"a\", \"url\": \"b\"}}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = gen(t, "mcp", "list", "--cwd", dir)
+	if code != 2 || !strings.Contains(errs, user+":3:") {
+		t.Errorf("bad settings: exit %d, %s", code, errs)
+	}
+}
