@@ -276,3 +276,251 @@ func TestMCPProjectTrustAndList(t *testing.T) {
 		t.Errorf("bad settings: exit %d, %s", code, errs)
 	}
 }
+
+// writeAgent writes an agent definition into the project.
+func writeAgent(t *testing.T, dir, name, front string) {
+	t.Helper()
+	path := filepath.Join(dir, ".gen", "agents", name+".md")
+	if err := os.WriteFile(path, []byte("---\nname: "+name+"\ndescription: test agent "+name+"\n"+front+"---\nDo what you are told.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// delegateProject is a project with an approver HTTP server configured as
+// server "perm" in cfg.json, answering with answer.
+func delegateProject(t *testing.T, answer func(mcptest.Request) string) (dir, cfg string, ap *mcptest.Approver) {
+	dir = project(t)
+	ap = &mcptest.Approver{Answer: answer}
+	cfg = mcpConfig(t, dir, "cfg.json", map[string]string{
+		"perm": mcptest.HTTPEntry(mcptest.Serve(t, ap.Server())),
+		"srv":  mcptest.StdioEntry("ok"),
+	})
+	return dir, cfg, ap
+}
+
+func exists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+// The permission-prompt tool answers what gen -p would have denied: its
+// allow runs the call, its deny denies with its message, it is never asked
+// about a call the policy denies, and a failing tool means Deny.
+func TestDelegateHeadless(t *testing.T) {
+	answer := `{"behavior":"allow"}`
+	dir, cfg, ap := delegateProject(t, func(r mcptest.Request) string {
+		if r.Input["command"] == "touch fails" {
+			return ""
+		}
+		if r.Input["command"] == "touch refused" {
+			return `{"behavior":"deny","message":"not this one"}`
+		}
+		return answer
+	})
+	prompt := strings.Join([]string{
+		"Run bash: touch allowed.txt",
+		"Run bash: touch refused",
+		"Run bash: touch denied-by-rule.txt",
+		"Run bash: touch fails",
+		`Call mcp__srv__echo: {"text": "via delegate"}`,
+	}, "\n")
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--disallowedTools", "Bash(touch denied*)", "--permission-prompt-tool", "mcp__perm__approve", prompt)
+	got := results(events(t, out))
+	if code != 3 || len(got) != 5 {
+		t.Fatalf("exit %d, %q\n%s", code, got, errs)
+	}
+	if !strings.HasPrefix(got[0], "Bash -> (no output)") || !exists(dir, "allowed.txt") {
+		t.Errorf("allowed: %q", got[0])
+	}
+	if !strings.Contains(got[1], "DENIED: denied by the permission-prompt tool mcp__perm__approve: not this one") {
+		t.Errorf("deny answer: %q", got[1])
+	}
+	if !strings.Contains(got[2], "DENIED: ") || !strings.Contains(got[2], "deny rule Bash(touch denied*)") || exists(dir, "denied-by-rule.txt") {
+		t.Errorf("deny rule: %q", got[2])
+	}
+	if !strings.Contains(got[3], "DENIED: permission-prompt tool mcp__perm__approve failed") {
+		t.Errorf("failing tool: %q", got[3])
+	}
+	if got[4] != "mcp__srv__echo -> echo: via delegate" {
+		t.Errorf("MCP tool through the delegate: %q", got[4])
+	}
+	var asked []string
+	for _, c := range ap.Calls() {
+		asked = append(asked, c.ToolName+" "+fmt.Sprint(c.Input["command"])+" "+c.ToolUseID+" agent="+c.Agent)
+	}
+	want := []string{"Bash touch allowed.txt call_1 agent=", "Bash touch refused call_2 agent=", "Bash touch fails call_4 agent=", "mcp__srv__echo <nil> call_5 agent="}
+	if !slices.Equal(asked, want) {
+		t.Errorf("the delegate was asked\n%q\nwant\n%q", asked, want)
+	}
+}
+
+// updatedInput is a new call: a rewrite into a denied command is denied;
+// a rewrite that is allowed runs instead of the original.
+func TestDelegateUpdatedInputHeadless(t *testing.T) {
+	dir, cfg, _ := delegateProject(t, func(r mcptest.Request) string {
+		switch r.Input["command"] {
+		case "touch a.out":
+			return `{"behavior":"allow","updatedInput":{"command":"rm -rf a.txt"}}`
+		case "touch b.out":
+			return `{"behavior":"allow","updatedInput":{"command":"touch rewritten.txt"}}`
+		}
+		return `{"behavior":"allow"}`
+	})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--disallowedTools", "Bash(rm:*)", "--permission-prompt-tool", "mcp__perm__approve", "Run bash: touch a.out\nRun bash: touch b.out")
+	got := results(events(t, out))
+	if code != 3 || len(got) != 2 {
+		t.Fatalf("exit %d, %q\n%s", code, got, errs)
+	}
+	if !strings.Contains(got[0], "rewritten call is denied") || !exists(dir, "a.txt") {
+		t.Errorf("rewrite to rm: %q", got[0])
+	}
+	if !exists(dir, "rewritten.txt") || exists(dir, "b.out") {
+		t.Errorf("rewrite to touch rewritten.txt: %q; rewritten %v, original %v", got[1], exists(dir, "rewritten.txt"), exists(dir, "b.out"))
+	}
+}
+
+// "Always allow" answers hold for the rest of the run for the agent that
+// got them only: the main loop and two subagents, each asked once for its
+// own calls.
+func TestDelegateSessionRulesPerAgentHeadless(t *testing.T) {
+	always := `{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch:*"}],"behavior":"allow","destination":"session"}]}`
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return always })
+	writeAgent(t, dir, "alpha", "mode: default\n")
+	writeAgent(t, dir, "beta", "mode: default\n")
+	prompt := strings.Join([]string{
+		"Run bash: touch m1",
+		"Delegate alpha: Run bash: touch a1",
+		"Run bash: touch m2",
+		"Delegate beta: Run bash: touch b1",
+		"Run bash: touch m3",
+		"Delegate alpha: Run bash: touch a2",
+	}, "\n")
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-prompt-tool", "mcp__perm__approve", prompt)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, f := range []string{"m1", "a1", "m2", "b1", "m3", "a2"} {
+		if !exists(dir, f) {
+			t.Errorf("%s was not made", f)
+		}
+	}
+	var asked []string
+	for _, c := range ap.Calls() {
+		if c.ToolName == "Bash" { // the main loop's Agent calls are asked about too
+			asked = append(asked, fmt.Sprintf("%s:%s", c.Agent, c.Input["command"]))
+		}
+	}
+	if want := []string{":touch m1", "alpha:touch a1", "beta:touch b1"}; !slices.Equal(asked, want) {
+		t.Errorf("the delegate was asked %q, want %q", asked, want)
+	}
+}
+
+// gen agent run: the agent sees an MCP tool only if its allow_tools name
+// it, and it asks the delegate under its own name.
+func TestAgentRunMCP(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	writeAgent(t, dir, "tooled", "mode: default\nallow_tools:\n  - mcp__srv__echo\n")
+	writeAgent(t, dir, "plain", "mode: default\n")
+	echo := `Call mcp__srv__echo: {"text": "x"}`
+	code, out, errs := gen(t, "agent", "run", "--cwd", dir, "--type", "tooled", "--output-format", "stream-json", "--mcp-config", cfg, "--prompt", echo)
+	evs := events(t, out)
+	got := results(evs)
+	if code != 0 || len(got) != 1 || got[0] != "mcp__srv__echo -> echo: x" {
+		t.Fatalf("tooled: exit %d, %q\n%s", code, got, errs)
+	}
+	if tools, _ := evs[0]["tools"].([]any); !slices.Contains(tools, any("mcp__srv__echo")) || slices.Contains(tools, any("mcp__srv__pid")) {
+		t.Errorf("tooled init tools: %v", tools)
+	}
+	code, out, errs = gen(t, "agent", "run", "--cwd", dir, "--type", "plain", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-prompt-tool", "mcp__perm__approve", "--prompt", echo+"\nRun bash: touch t.txt")
+	got = results(events(t, out))
+	if code != 0 || len(got) != 2 || !strings.Contains(got[0], "is not available") || !exists(dir, "t.txt") {
+		t.Errorf("plain: exit %d, %q\n%s", code, got, errs)
+	}
+	calls := ap.Calls()
+	if len(calls) != 1 || calls[0].Agent != "plain" || calls[0].Input["command"] != "touch t.txt" {
+		t.Errorf("delegate calls: %+v", calls)
+	}
+}
+
+// Progressive disclosure: over the threshold the model sees the built-ins
+// and the two meta-tools; a loaded group's schemas are sent from the next
+// turn; loading allows nothing.
+func TestMCPProgressiveDisclosure(t *testing.T) {
+	dir := project(t)
+	model := testmodel.New(t, offline.New())
+	t.Setenv("OPENAI_BASE_URL", model.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "test-model")
+	t.Setenv("GEN_MCP_TOOL_THRESHOLD", "16")
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--output-format", "stream-json", "--mcp-config", cfg,
+		"Call ListToolGroups: {}\n"+`Call LoadToolGroup: {"group": "srv"}`+"\n"+`Call mcp__srv__echo: {"text": "x"}`)
+	got := results(events(t, out))
+	if code != 3 || len(got) != 3 || !strings.Contains(got[0], "srv: 4 tools (crash, echo, hang, pid)") || !strings.Contains(got[2], "DENIED: ") {
+		t.Fatalf("exit %d, %q\n%s", code, got, errs)
+	}
+	names := func(i int) []string {
+		var out []string
+		for _, tl := range model.Requests()[i].Tools {
+			out = append(out, tl.Function.Name)
+		}
+		return out
+	}
+	first, third := names(0), names(2)
+	if !slices.Contains(first, "ListToolGroups") || !slices.Contains(first, "LoadToolGroup") || slices.Contains(first, "mcp__srv__echo") || !slices.Contains(first, "Bash") {
+		t.Errorf("first turn tools: %v", first)
+	}
+	if !slices.Contains(third, "mcp__srv__echo") || !slices.Contains(third, "mcp__srv__pid") {
+		t.Errorf("tools after loading: %v", third)
+	}
+}
+
+// Seed 001's command line with claude replaced by gen, as far as gen's
+// flags go (--verbose and the variadic form of --allowedTools are another
+// change's): a headless agent whose tool calls the policy would ask about
+// is answered by the orchestrator's permission-prompt tool instead of
+// hanging or being denied.
+func TestSeed001CommandLine(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	code, out, errs := gen(t, "--print", "--cwd", dir, "--model", "offline", "--output-format", "stream-json",
+		"--mcp-config", cfg, "--permission-mode", "acceptEdits",
+		"--allowedTools", "mcp__srv__echo", "--allowedTools", "Bash(git status)",
+		"--permission-prompt-tool", "mcp__perm__approve",
+		"Write notes.txt: hi\n"+`Call mcp__srv__echo: {"text": "x"}`+"\nRun bash: git status\nRun bash: touch x.txt")
+	got := results(events(t, out))
+	if code != 0 || len(got) != 4 || !exists(dir, "notes.txt") || !exists(dir, "x.txt") {
+		t.Fatalf("exit %d, %q\n%s", code, got, errs)
+	}
+	if calls := ap.Calls(); len(calls) != 1 || calls[0].Input["command"] != "touch x.txt" {
+		t.Errorf("the delegate was asked %+v; want only about touch x.txt", calls)
+	}
+}
+
+// --permission-prompt-tool must name a configured server's tool, and is
+// for headless runs only.
+func TestPermissionPromptToolErrors(t *testing.T) {
+	dir, cfg, _ := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p", "--permission-prompt-tool", "approve", "x"}, "want an MCP tool name"},
+		{[]string{"-p", "--permission-prompt-tool", "mcp__nope__approve", "x"}, `no MCP server "nope" is configured`},
+		{[]string{"-p", "--permission-prompt-tool", "mcp__perm__nope", "x"}, `MCP server "perm" has no such tool (it has mcp__perm__approve)`},
+	} {
+		code, _, errs := gen(t, append([]string{"--cwd", dir, "--model", "offline", "--mcp-config", cfg}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errs)
+		}
+	}
+	var errb strings.Builder
+	code := Run(t.Context(), []string{"--cwd", dir, "--mcp-config", cfg, "--permission-prompt-tool", "mcp__perm__approve"},
+		Streams{In: strings.NewReader(""), Out: &errb, Err: &errb, InTerminal: true})
+	if code != 2 || !strings.Contains(errb.String(), "for headless runs") {
+		t.Errorf("interactive: exit %d, %s", code, errb.String())
+	}
+}

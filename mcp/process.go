@@ -31,7 +31,7 @@ type process struct {
 	waitErr error         // valid after done
 }
 
-// startProcess starts s in its own session and process group.
+// startProcess starts s in its own process group.
 func startProcess(s Server, dir string) (*process, error) {
 	var files []*os.File
 	pipe := func() (r, w *os.File, err error) {
@@ -66,10 +66,12 @@ func startProcess(s Server, dir string) (*process, error) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	// Its own session: the server is its own process group (pgid == pid)
-	// and has no controlling terminal, so a Ctrl+C meant for gen does not
-	// reach it and it cannot read the user's keystrokes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Its own process group (pgid == pid), so that a Ctrl+C meant for
+	// gen (sent to the terminal's foreground group) does not reach it and
+	// stopping it reaches what it started. It stays in gen's session: the
+	// Bash tool sweeps gen's children in other sessions as orphans of its
+	// calls (tool/bash_linux.go), and a server is no orphan.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
