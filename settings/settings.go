@@ -31,6 +31,7 @@ import (
 
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -78,6 +79,10 @@ type File struct {
 
 	// API is the file's "api" object.
 	API API
+
+	// Sandbox is the file's "sandbox" object, allowWrite paths absolute.
+	// Which scopes' values apply is package policy's (policy.Sandbox).
+	Sandbox sandbox.Settings
 
 	modeLine int // line of defaultMode, for warnings
 }

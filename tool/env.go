@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -29,6 +30,16 @@ type Env struct {
 	// refuses, so a Read(...) or Grep(...) deny also hides files from
 	// directory-wide searches. nil = everything readable.
 	CanRead func(tool, path string) bool
+	// Sandbox are the kernel sandbox settings in force (policy.Sandbox):
+	// network for workspace-write commands, extra writable paths, and
+	// whether Bash must refuse to run where there is no sandbox.
+	Sandbox sandbox.Settings
+	// Warn receives warnings, such as running without a sandbox; nil
+	// drops them.
+	Warn func(string)
+	// workspace returns the roots in force now (the policy's, with
+	// /add-dir); nil means Workspace.
+	workspace func() perm.Workspace
 
 	// writeMu serialises Write and Edit, so that two concurrent edits of
 	// one file cannot both pass the freshness check and lose one change.
@@ -84,6 +95,9 @@ type Toolbox struct {
 // they run only through a Set. It sets b.Env.CanRead.
 func (b Toolbox) Tools() []Tool {
 	b.Env.CanRead = walkFilter(b.Policy)
+	if b.Policy != nil {
+		b.Env.workspace = func() perm.Workspace { return b.Policy().Workspace }
+	}
 	tasks := b.Tasks
 	if tasks == nil {
 		tasks = &TaskList{}
