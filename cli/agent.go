@@ -82,10 +82,12 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 		return err
 	}
 	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err}
-	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event}
+	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
+	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, OnWarning: warn}
 	pol, warns := policy.Subagent(set, def, nil)
-	for _, w := range warns {
-		fmt.Fprintln(s.Err, "gen: warning:", w)
+	_, sbWarns := policy.Sandbox(set)
+	for _, w := range append(warns, sbWarns...) {
+		warn(w)
 	}
 	p.Init(def.Name, pol.Mode, policy.Visible(&pol, def), modelName)
 	rep := subagent.Run(cmd.Context(), cfg, o.prompt)

@@ -139,7 +139,8 @@ func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
 	if c.Headless {
 		p.NoPrompt = true
 	}
-	return p, warns
+	_, sw := Sandbox(s)
+	return p, append(warns, sw...)
 }
 
 // rank orders modes by how much they allow without asking: explore (which

@@ -94,6 +94,11 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
+	sb, warns := policy.Sandbox(set)
+	for _, w := range warns {
+		s.warn(w)
+	}
+	s.env.Sandbox, s.env.Warn = sb, s.warn
 	s.gate = &gate.Gate{Policy: s.Policy}
 	if cfg.Approver != nil {
 		s.gate.Asker = s
@@ -247,6 +252,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		HTTPClient: s.cfg.HTTPClient,
 		SearchURL:  s.cfg.SearchURL,
 		OnEvent:    onEvent,
+		OnWarning:  s.warn,
 	}))
 	r := &loop.Runner{
 		Model:    s.cfg.Model,

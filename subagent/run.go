@@ -36,6 +36,8 @@ type Config struct {
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
 	SearchURL string
+	// OnWarning receives warnings (running without a sandbox); may be nil.
+	OnWarning func(string)
 }
 
 // Report is what a subagent run produced.
@@ -54,8 +56,13 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
 	g := gate.Fixed(pol)
+	env := tool.NewEnv(pol.Workspace)
+	// Warnings about ignored project sandbox settings were given where
+	// the settings were loaded.
+	env.Sandbox, _ = policy.Sandbox(cfg.Settings)
+	env.Warn = cfg.OnWarning
 	box := tool.Toolbox{
-		Env:        tool.NewEnv(pol.Workspace),
+		Env:        env,
 		Policy:     g.Policy,
 		Gate:       g,
 		HTTPClient: cfg.HTTPClient,

@@ -39,6 +39,8 @@ type ToolConfig struct {
 	// Event.Parent set to the ID of the Agent call that started it.
 	// Parallel subagents call it concurrently.
 	OnEvent func(loop.Event)
+	// OnWarning receives warnings (running without a sandbox); may be nil.
+	OnWarning func(string)
 }
 
 // NewTool returns the main loop's Agent tool: each call runs a subagent
@@ -86,6 +88,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		Model:      t.cfg.Model,
 		HTTPClient: t.cfg.HTTPClient,
 		SearchURL:  t.cfg.SearchURL,
+		OnWarning:  t.cfg.OnWarning,
 	}
 	if on := t.cfg.OnEvent; on != nil {
 		cfg.OnEvent = func(e loop.Event) {

@@ -16,7 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/sandbox"
 )
@@ -202,7 +201,7 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 	case why != "":
 		t.env.warnOnce(why)
 	}
-	ws := t.env.roots()
+	ws := t.env.Workspace
 	root := ws.Root
 	if root == "" {
 		root = cwd
@@ -228,14 +227,6 @@ func (e *Env) warnOnce(w string) {
 			e.Warn(w)
 		}
 	})
-}
-
-// roots returns the workspace roots in force now.
-func (e *Env) roots() perm.Workspace {
-	if e.workspace != nil {
-		return e.workspace()
-	}
-	return e.Workspace
 }
 
 // commandEnv is the environment commands run with: gen's own, without the

@@ -37,9 +37,6 @@ type Env struct {
 	// Warn receives warnings, such as running without a sandbox; nil
 	// drops them.
 	Warn func(string)
-	// workspace returns the roots in force now (the policy's, with
-	// /add-dir); nil means Workspace.
-	workspace func() perm.Workspace
 
 	// writeMu serialises Write and Edit, so that two concurrent edits of
 	// one file cannot both pass the freshness check and lose one change.
@@ -95,9 +92,6 @@ type Toolbox struct {
 // they run only through a Set. It sets b.Env.CanRead.
 func (b Toolbox) Tools() []Tool {
 	b.Env.CanRead = walkFilter(b.Policy)
-	if b.Policy != nil {
-		b.Env.workspace = func() perm.Workspace { return b.Policy().Workspace }
-	}
 	tasks := b.Tasks
 	if tasks == nil {
 		tasks = &TaskList{}
