@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/sandbox"
 )
@@ -174,7 +175,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	}
 	text += status + "\n"
 	if h := sandbox.Hint(cmd.Spec, text, code); h != "" {
-		text += h + "\n"
+		text += h + " A call with " + perm.UnsandboxedKey + ": true runs without the sandbox, and only once the user approves it.\n"
 	}
 	return text, nil
 }
@@ -191,7 +192,7 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 	}
 	// Always probe before the first command: the probe's helper must not
 	// be running while a finished call sweeps leftover processes.
-	ok, why := sandbox.Available()
+	ok, why := available()
 	switch {
 	case !ok && isTrue(t.env.Sandbox.Required):
 		return sandbox.Spec{}, fmt.Errorf("sandbox.required is set in managed settings, but %s; the command was not run", why)
@@ -217,6 +218,9 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// available is sandbox.Available, replaceable in tests.
+var available = sandbox.Available
 
 // sandboxWarning makes the no-sandbox warning once per process.
 var sandboxWarning sync.Once

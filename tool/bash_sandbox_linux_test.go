@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -216,4 +217,38 @@ type askerFunc func(perm.Request, perm.Result) perm.Result
 
 func (f askerFunc) Ask(_ context.Context, req perm.Request, r perm.Result) perm.Result {
 	return f(req, r)
+}
+
+// TestBashWithoutSandbox: where the platform has no sandbox, Bash warns
+// once and runs unconfined, unless the settings require a sandbox.
+func TestBashWithoutSandbox(t *testing.T) {
+	defer func(f func() (bool, string)) { available = f }(available)
+	available = func() (bool, string) { return false, "no sandbox: test" }
+	sandboxWarning = sync.Once{}
+	defer func() { sandboxWarning = sync.Once{} }()
+
+	env, _ := testEnv(t)
+	var warns []string
+	env.Warn = func(w string) { warns = append(warns, w) }
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		name := filepath.Join(outside, "f"+strconv.Itoa(i))
+		if out := bashAs(t, env, sandbox.WorkspaceWrite, "touch "+name); !exists(name) {
+			t.Errorf("unsandboxed run failed:\n%s", out)
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "no sandbox: test; Bash commands run without it") {
+		t.Errorf("warnings = %q, want one", warns)
+	}
+
+	yes := true
+	env.Sandbox.Required = &yes
+	name := filepath.Join(outside, "required")
+	_, err = bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
+	if err == nil || !strings.Contains(err.Error(), "sandbox.required is set in managed settings, but no sandbox: test; the command was not run") || exists(name) {
+		t.Errorf("required without a sandbox: err %v, file there: %v", err, exists(name))
+	}
 }
