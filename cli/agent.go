@@ -89,10 +89,12 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	}
 	defer servers.close()
 	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, MCPServers: servers.initServers()}
-	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP}
+	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
+	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn}
 	pol, warns := policy.Subagent(set, def, nil)
-	for _, w := range warns {
-		fmt.Fprintln(s.Err, "gen: warning:", w)
+	_, sbWarns := policy.Sandbox(set)
+	for _, w := range append(warns, sbWarns...) {
+		warn(w)
 	}
 	p.Init(def.Name, pol.Mode, servers.Names(&pol, def, policy.Visible(&pol, def)), modelName)
 	rep := subagent.Run(cmd.Context(), cfg, o.prompt)

@@ -8,31 +8,30 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/gen-run/gen/internal/mcptest"
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop/offline"
 )
 
-// testPerm is the seed's fixture as the repository ships it.
-var testPerm = func() string {
-	if mcptest.Serving() {
-		return "" // the test binary is an MCP server in another directory
-	}
+// testPerm is the seed's fixture as the repository ships it. It is read
+// when first used, not at package init: the test binary is re-executed as
+// an MCP server and as the sandbox helper, in other directories.
+var testPerm = sync.OnceValue(func() string {
 	b, err := os.ReadFile("../.gen/agents/test-perm.md")
 	if err != nil {
 		panic(err)
 	}
 	return string(b)
-}()
+})
 
 // project makes a project with the seed's test-perm agent and returns it.
 func project(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, c := range map[string]string{
-		".gen/agents/test-perm.md": testPerm,
+		".gen/agents/test-perm.md": testPerm(),
 		"a.txt":                    "hello\n",
 		".git/HEAD":                "ref: refs/heads/main\n",
 	} {

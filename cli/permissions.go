@@ -152,10 +152,13 @@ type checkResult struct {
 	Reason   string  `json:"reason"`
 	Rule     *string `json:"rule"`
 	Source   string  `json:"source"`
+	// Sandbox is the profile a Bash command runs under (read-only,
+	// workspace-write or none); absent for other tools.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 func toCheckResult(r perm.Result) checkResult {
-	out := checkResult{Decision: r.Decision.String(), Step: r.Step, Reason: r.Reason, Source: string(r.Source)}
+	out := checkResult{Decision: r.Decision.String(), Step: r.Step, Reason: r.Reason, Source: string(r.Source), Sandbox: string(r.Sandbox)}
 	if r.Rule != "" {
 		out.Rule = &r.Rule
 	}
@@ -204,6 +207,9 @@ func printResult(w io.Writer, r perm.Result) {
 		fmt.Fprintf(w, "  rule:   %s\n", r.Rule)
 	}
 	fmt.Fprintf(w, "  source: %s\n", r.Source)
+	if r.Sandbox != "" {
+		fmt.Fprintf(w, "  sandbox: %s\n", r.Sandbox)
+	}
 }
 
 // parseCheckCall builds the request from CALL and, if given, --input.

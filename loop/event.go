@@ -68,6 +68,8 @@ type decisionJSON struct {
 	Reason   string      `json:"reason,omitempty"`
 	Rule     string      `json:"rule,omitempty"`
 	Source   perm.Source `json:"source,omitempty"`
+	// Sandbox is a Bash call's sandbox profile (perm.Result.Sandbox).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // MarshalJSON prints e as one stream-json object, such as
@@ -86,6 +88,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Reason:   r.Reason,
 			Rule:     r.Rule,
 			Source:   r.Source,
+			Sandbox:  string(r.Sandbox),
 		}
 	}
 	return json.Marshal(v)

@@ -78,6 +78,8 @@ type call struct {
 	// xargsOK: the policy lets xargs feed a verified read-only program
 	// (no Bash deny or ask rules and no Read deny rules).
 	xargsOK bool
+	// unsandboxed: a Bash call with dangerouslyDisableSandbox set.
+	unsandboxed bool
 }
 
 func analyse(req Request, ws Workspace) *call {
@@ -85,6 +87,7 @@ func analyse(req Request, ws Workspace) *call {
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
+		c.sandboxArg()
 	case "Read":
 		c.pathPart(kindRead, "file_path", "")
 	case "Edit", "Write":
@@ -171,6 +174,21 @@ func (c *call) analyseOther() {
 		p.host = h
 	}
 	c.parts = append(c.parts, p)
+}
+
+// sandboxArg reads dangerouslyDisableSandbox. A value that is not a
+// boolean makes the call invalid (never allowed); the command's own parts
+// are analysed all the same, so deny rules still apply.
+func (c *call) sandboxArg() {
+	switch v := c.req.Input[UnsandboxedKey].(type) {
+	case nil:
+	case bool:
+		c.unsandboxed = v
+	default:
+		if c.invalid == "" {
+			c.invalid = fmt.Sprintf("argument %q must be true or false", UnsandboxedKey)
+		}
+	}
 }
 
 func (c *call) analyseBash() {

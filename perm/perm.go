@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -252,6 +253,10 @@ type Policy struct {
 	Workspace Workspace
 	// NoPrompt is set for subagents and headless runs: Ask becomes Deny.
 	NoPrompt bool
+	// NoSandbox says every Bash call runs without the kernel sandbox
+	// (profile none): the user opted out in settings, or the platform has
+	// none. The zero value confines.
+	NoSandbox bool
 }
 
 // HasSpecifier reports whether calls of tool are identified by one
@@ -286,4 +291,20 @@ type Result struct {
 	// (updatedInput) and the rewritten call was evaluated as a new one.
 	// An Allow with Input runs the tool with Input, never the original.
 	Input map[string]any
+	// Sandbox is, for Bash, the profile the command runs under if it runs
+	// (the profile an Ask would run with once approved); "" for other
+	// tools. Only Evaluate sets it (sandboxProfile), from how the call
+	// was decided, never from the call's own arguments except to drop
+	// the sandbox on a dangerouslyDisableSandbox call, which is never
+	// allowed without a person's approval.
+	Sandbox sandbox.Profile
+
+	// readOnly marks an Allow that rests only on verified read-only
+	// analysis (step 7), for every part of the call.
+	readOnly bool
 }
+
+// UnsandboxedKey is the Bash argument that asks to run a command without
+// the kernel sandbox (Claude Code's name). A call that sets it is never
+// allowed without asking (step 2), and runs with profile none.
+const UnsandboxedKey = "dangerouslyDisableSandbox"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/sandbox"
 )
 
 // Evaluate decides one tool call under policy p. It never fails: a call
@@ -32,8 +34,26 @@ func Evaluate(req Request, p *Policy) Result {
 		if len(c.parts) == 1 && !c.parts[0].dynamic {
 			r.Path = c.parts[0].path.real
 		}
+	case "Bash":
+		r.Sandbox = sandboxProfile(c, r, p)
 	}
+	r.readOnly = false
 	return r
+}
+
+// sandboxProfile is the one place a Bash call's sandbox profile is
+// decided: none where the policy has no sandbox or an approved
+// dangerouslyDisableSandbox call; read-only for a call allowed only
+// because every part of it is verified read-only (step 7); otherwise
+// workspace-write (a rule, a mode, a session grant or an approval).
+func sandboxProfile(c *call, r Result, p *Policy) sandbox.Profile {
+	switch {
+	case p.NoSandbox || c.unsandboxed:
+		return sandbox.None
+	case r.Decision == Allow && r.readOnly:
+		return sandbox.ReadOnly
+	}
+	return sandbox.WorkspaceWrite
 }
 
 func evaluate(c *call, p *Policy) Result {
@@ -194,6 +214,9 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			}
 		}
 	}
+	if c.unsandboxed {
+		return ask(UnsandboxedKey+": the command would run without the kernel sandbox", UnsandboxedKey)
+	}
 	return Result{}, false
 }
 
@@ -275,6 +298,7 @@ func stepConstraint(c *call, p *Policy) (Result, bool) {
 func stepParts(c *call, p *Policy) Result {
 	var out Result
 	var rules []string
+	readOnly := true
 	decided := make([]Result, len(c.parts))
 	for i := range c.parts {
 		r := decidePart(c, &c.parts[i], p)
@@ -296,10 +320,12 @@ func stepParts(c *call, p *Policy) Result {
 		if r.Decision == Allow && r.Rule != "" && !slices.Contains(rules, r.Rule) {
 			rules = append(rules, r.Rule)
 		}
+		readOnly = readOnly && r.Decision == Allow && r.readOnly
 	}
 	if out.Decision == Allow {
 		out.Rule = strings.Join(rules, ", ")
 	}
+	out.readOnly = readOnly && out.Decision == Allow
 	return out
 }
 
@@ -366,10 +392,10 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 			if w := c.outsideMention(pt); w != "" {
 				return res(Ask, "read-only command names a path outside the workspace: "+w)
 			}
-			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin}
+			return Result{Decision: Allow, Step: 7, Reason: "read-only command", Source: SourceBuiltin, readOnly: true}
 		}
 		if pt.xargs && c.xargsOK {
-			return Result{Decision: Allow, Step: 7, Reason: "xargs into a read-only command (no Bash or Read deny rules)", Source: SourceBuiltin}
+			return Result{Decision: Allow, Step: 7, Reason: "xargs into a read-only command (no Bash or Read deny rules)", Source: SourceBuiltin, readOnly: true}
 		}
 		if m == ModeExplore || m == ModeDontAsk || m == ModeBypass {
 			break
@@ -384,7 +410,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 			return res(Ask, "path is outside the workspace: "+pt.path.abs)
 		}
 		if pt.tool == "Bash" {
-			return Result{Decision: Allow, Step: 7, Reason: "redirect reads a file inside the workspace", Source: SourceBuiltin}
+			return Result{Decision: Allow, Step: 7, Reason: "redirect reads a file inside the workspace", Source: SourceBuiltin, readOnly: true}
 		}
 	case kindWrite:
 		if !inWorkspace(c.ws, pt.path) {

@@ -27,7 +27,8 @@ type Runtime struct {
 }
 
 // Main returns the main loop's policy: every settings scope and CLI flag,
-// with the runtime state rt. The slices are copies: changing the policy
+// with the runtime state rt, and NoSandbox where the sandbox settings in
+// force (Sandbox) turn it off or the platform has none. The slices are copies: changing the policy
 // changes neither s nor rt.
 func Main(s *settings.Settings, rt Runtime) perm.Policy {
 	ws := s.Workspace
@@ -39,6 +40,7 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Allow:     slices.Clone(s.Allow),
 		Session:   slices.Clone(rt.Grants),
 		Workspace: ws,
+		NoSandbox: noSandbox(s),
 	}
 }
 
@@ -71,6 +73,7 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		Mode:      d.Mode,
 		Workspace: s.Workspace,
 		NoPrompt:  true,
+		NoSandbox: noSandbox(s),
 	}
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
 	if parent != nil {
@@ -136,7 +139,8 @@ func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
 	if c.Headless {
 		p.NoPrompt = true
 	}
-	return p, warns
+	_, sw := Sandbox(s)
+	return p, append(warns, sw...)
 }
 
 // rank orders modes by how much they allow without asking: explore (which

@@ -192,3 +192,8 @@ func sealedSpec(spec Spec) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// Supported reports, cheaply and without running the helper, whether this
+// kernel has Landlock: whether a confining profile can be decided at all.
+// Available is the full check the Bash tool makes before running one.
+func Supported() bool { return landlockABI() >= 1 }

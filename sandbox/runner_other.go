@@ -38,3 +38,6 @@ func HelperMain(args []string) int {
 	fmt.Fprintf(os.Stderr, "gen sandbox: no sandbox on %s; the command was not run\n", runtime.GOOS)
 	return ExitSetupFailed
 }
+
+// Supported reports that this platform has no sandbox.
+func Supported() bool { return false }

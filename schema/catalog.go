@@ -197,6 +197,8 @@ var catalog = []*toolDef{
 				desc: "Timeout in milliseconds (default 120000, at most 600000)."},
 			&param{name: "description", typ: tString,
 				desc: "A few words saying what the command does, shown to the user."},
+			&param{name: "dangerouslyDisableSandbox", typ: tBoolean,
+				desc: "Run the command without the kernel sandbox. Only when the sandbox blocked a write or network access the task needs: the user must approve every such call, and it is refused where nobody can approve."},
 		),
 	},
 	{

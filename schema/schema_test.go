@@ -52,7 +52,7 @@ func TestGetParameters(t *testing.T) {
 		{"Grep", []string{"pattern", "path", "glob", "case_insensitive", "max_results"}, []string{"pattern"}},
 		{"Write", []string{"file_path", "content"}, []string{"file_path", "content"}},
 		{"Edit", []string{"file_path", "old_string", "new_string", "replace_all"}, []string{"file_path", "old_string", "new_string"}},
-		{"Bash", []string{"command", "timeout", "description"}, []string{"command"}},
+		{"Bash", []string{"command", "timeout", "description", "dangerouslyDisableSandbox"}, []string{"command"}},
 		{"WebFetch", []string{"url", "prompt"}, []string{"url"}},
 		{"WebSearch", []string{"query", "max_results"}, []string{"query"}},
 		{"NotebookEdit", []string{"notebook_path", "cell_index", "cell_id", "new_source", "cell_type", "edit_mode"}, []string{"notebook_path", "edit_mode"}},

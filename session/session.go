@@ -98,6 +98,11 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
+	sb, warns := policy.Sandbox(set)
+	for _, w := range warns {
+		s.warn(w)
+	}
+	s.env.Sandbox, s.env.Warn = sb, s.warn
 	if cfg.Approver != nil {
 		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
 	} else {
@@ -255,6 +260,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		SearchURL:  s.cfg.SearchURL,
 		OnEvent:    onEvent,
 		MCP:        s.cfg.MCP,
+		OnWarning:  s.warn,
 	}))
 	s.mu.Lock()
 	loaded := s.loaded

@@ -241,6 +241,9 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			f.MCPServers = data
 			continue
 		}
+		if m.key == sandboxKey {
+			continue
+		}
 		if m.key == trustedKey {
 			if err := p.trusted(f, m.val); err != nil {
 				return nil, nil, err
@@ -261,6 +264,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	}
 	if av, ok := keys["api"]; ok {
 		if err := p.api(f, av); err != nil {
+			return nil, nil, err
+		}
+	}
+	if sv, ok := keys[sandboxKey]; ok {
+		if err := p.sandbox(f, sv, home); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -83,6 +84,10 @@ type File struct {
 	// object, nil otherwise: package mcp parses it (mcp.ParseSettings), so
 	// its errors name this file and the server's line.
 	MCPServers []byte
+
+	// Sandbox is the file's "sandbox" object, allowWrite paths absolute.
+	// Which scopes' values apply is package policy's (policy.Sandbox).
+	Sandbox sandbox.Settings
 
 	modeLine int // line of defaultMode, for warnings
 }

@@ -37,6 +37,8 @@ type Config struct {
 	// MCP gives the run the MCP tools its allow_tools name and, headless,
 	// the permission-prompt delegate; nil means neither.
 	MCP *MCP
+	// OnWarning receives warnings (running without a sandbox); may be nil.
+	OnWarning func(string)
 }
 
 // Report is what a subagent run produced.
@@ -55,8 +57,13 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
 	g := cfg.MCP.Gate(def.Name, func() perm.Policy { return pol })
+	env := tool.NewEnv(pol.Workspace)
+	// Warnings about ignored project sandbox settings were given where
+	// the settings were loaded.
+	env.Sandbox, _ = policy.Sandbox(cfg.Settings)
+	env.Warn = cfg.OnWarning
 	box := tool.Toolbox{
-		Env:        tool.NewEnv(pol.Workspace),
+		Env:        env,
 		Policy:     g.Policy,
 		Gate:       g,
 		HTTPClient: cfg.HTTPClient,

@@ -43,6 +43,8 @@ type ToolConfig struct {
 	// (each sees only the MCP tools its allow_tools name, and asks the
 	// delegate under its own name); nil means none.
 	MCP *MCP
+	// OnWarning receives warnings (running without a sandbox); may be nil.
+	OnWarning func(string)
 }
 
 // NewTool returns the main loop's Agent tool: each call runs a subagent
@@ -91,6 +93,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		HTTPClient: t.cfg.HTTPClient,
 		SearchURL:  t.cfg.SearchURL,
 		MCP:        t.cfg.MCP,
+		OnWarning:  t.cfg.OnWarning,
 	}
 	if on := t.cfg.OnEvent; on != nil {
 		cfg.OnEvent = func(e loop.Event) {

@@ -11,11 +11,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/gen-run/gen/cli"
+	"github.com/gen-run/gen/internal/sandboxtest"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
 
 func TestMain(m *testing.M) {
+	// gen re-executes itself as the sandbox helper; here "itself" is
+	// this test binary.
+	sandboxtest.Dispatch()
 	testscript.Main(m, map[string]func(){
 		"gen": func() { os.Exit(cli.Main()) },
 	})

@@ -10,12 +10,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/perm/bash"
+	"github.com/gen-run/gen/sandbox"
 )
 
 const (
@@ -70,19 +73,30 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 
+	spec, err := t.spec(call.Decision.Sandbox, cwd)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	marker := newMarker()
+	// The command's own context is not ctx: Run kills the whole process
+	// group itself, on cancellation and timeout alike.
+	cmd, err := sandbox.Command(context.Background(), spec, command, commandEnv(marker))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	defer cmd.Cleanup()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	defer pr.Close()
-	cmd := exec.Command("bash", "-c", command)
-	cmd.Dir = cwd
-	marker := newMarker()
-	cmd.Env = commandEnv(marker)
 	// Stdin stays nil: the child reads /dev/null. One pipe for stdout and
 	// stderr keeps their interleaving.
 	cmd.Stdout, cmd.Stderr = pw, pw
-	detach(cmd)
+	if cmd.SysProcAttr == nil {
+		// sandbox.Command starts a new session where it can (Linux).
+		detach(cmd.Cmd)
+	}
 	err = startCommand(cmd)
 	pw.Close()
 	if err != nil {
@@ -133,7 +147,11 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	}
 	var status string
 	var exitErr *exec.ExitError
+	var setupErr *sandbox.SetupError
+	code := 0
 	switch {
+	case errors.As(waitErr, &setupErr):
+		return "", fmt.Errorf("%s: the sandbox refused to run the command: %w", name, setupErr)
 	case timedOut:
 		status = fmt.Sprintf("killed after timeout %v", timeout)
 	case waitErr == nil:
@@ -142,7 +160,8 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			status = fmt.Sprintf("killed by signal %v", ws.Signal())
 		} else {
-			status = fmt.Sprintf("exit code: %d", exitErr.ExitCode())
+			code = exitErr.ExitCode()
+			status = fmt.Sprintf("exit code: %d", code)
 		}
 	default:
 		return "", fmt.Errorf("%s: %w", name, waitErr)
@@ -154,7 +173,64 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	case !strings.HasSuffix(text, "\n"):
 		text += "\n"
 	}
-	return text + status + "\n", nil
+	text += status + "\n"
+	if h := sandbox.Hint(cmd.Spec, text, code); h != "" {
+		text += h + " A call with " + perm.UnsandboxedKey + ": true runs without the sandbox, and only once the user approves it.\n"
+	}
+	return text, nil
+}
+
+// spec is the confinement of a command with the decision's sandbox
+// profile p, run in cwd. "" counts as workspace-write: only the gate may
+// choose none. Where the platform has no sandbox, Bash warns once and runs
+// the command without one, unless the settings require a sandbox (then it
+// refuses). Writable roots for workspace-write: the workspace root, the
+// working directory, the additional directories and allowWrite.
+func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
+	if p == "" {
+		p = sandbox.WorkspaceWrite
+	}
+	// Always probe before the first command: the probe's helper must not
+	// be running while a finished call sweeps leftover processes.
+	ok, why := available()
+	switch {
+	case !ok && isTrue(t.env.Sandbox.Required):
+		return sandbox.Spec{}, fmt.Errorf("sandbox.required is set in managed settings, but %s; the command was not run", why)
+	case !ok:
+		t.env.warnOnce(why + "; Bash commands run without it")
+		p = sandbox.None
+	case why != "":
+		t.env.warnOnce(why)
+	}
+	ws := t.env.Workspace
+	root := ws.Root
+	if root == "" {
+		root = cwd
+	}
+	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: t.env.Sandbox.Filesystem.AllowWrite}
+	for _, d := range append([]string{cwd}, ws.Dirs...) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			roots.Additional = append(roots.Additional, d)
+		}
+	}
+	network := t.env.Sandbox.Network == nil || *t.env.Sandbox.Network
+	return sandbox.NewSpec(p, roots, network)
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// available is sandbox.Available, replaceable in tests.
+var available = sandbox.Available
+
+// sandboxWarning makes the no-sandbox warning once per process.
+var sandboxWarning sync.Once
+
+func (e *Env) warnOnce(w string) {
+	sandboxWarning.Do(func() {
+		if e.Warn != nil {
+			e.Warn(w)
+		}
+	})
 }
 
 // commandEnv is the environment commands run with: gen's own, without the

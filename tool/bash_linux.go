@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/sandbox"
 )
 
 // Linux: gen makes itself a child subreaper (PR_SET_CHILD_SUBREAPER), so a
@@ -42,7 +43,7 @@ var reaper struct {
 }
 
 // startCommand starts cmd as a Bash call's process and records it.
-func startCommand(cmd *exec.Cmd) error {
+func startCommand(cmd *sandbox.Cmd) error {
 	reaper.once.Do(func() {
 		reaper.on = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
 		reaper.running = map[int]bool{}

@@ -2,10 +2,10 @@
 
 package tool
 
-import "os/exec"
+import "github.com/gen-run/gen/sandbox"
 
 // startCommand starts cmd.
-func startCommand(cmd *exec.Cmd) error { return cmd.Start() }
+func startCommand(cmd *sandbox.Cmd) error { return cmd.Start() }
 
 // endCommand has no process tree to search here: the process group and
 // the environment marker are all Bash can reach.

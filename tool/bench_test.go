@@ -3,6 +3,9 @@ package tool
 import (
 	"fmt"
 	"testing"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 )
 
 // benchTree builds a source tree of 1,600 Go files next to a dependency
@@ -52,5 +55,26 @@ func BenchmarkReadWindow(b *testing.B) {
 		if _, err := tl.Run(b.Context(), Call{Input: in}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBash is one Bash call of `true` under each profile: the ratio
+// of read-only or workspace-write to none is what the sandbox adds.
+func BenchmarkBash(b *testing.B) {
+	env, _ := testEnv(b)
+	tl := bashTool{env}
+	in := map[string]any{"command": "true"}
+	for _, p := range []sandbox.Profile{sandbox.None, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+		b.Run(string(p), func(b *testing.B) {
+			if ok, why := sandbox.Available(); !ok && p != sandbox.None {
+				b.Skip(why)
+			}
+			call := Call{Input: in, Decision: Decision{Result: perm.Result{Decision: perm.Allow, Sandbox: p}}}
+			for b.Loop() {
+				if _, err := tl.Run(b.Context(), call); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -29,6 +30,13 @@ type Env struct {
 	// refuses, so a Read(...) or Grep(...) deny also hides files from
 	// directory-wide searches. nil = everything readable.
 	CanRead func(tool, path string) bool
+	// Sandbox are the kernel sandbox settings in force (policy.Sandbox):
+	// network for workspace-write commands, extra writable paths, and
+	// whether Bash must refuse to run where there is no sandbox.
+	Sandbox sandbox.Settings
+	// Warn receives warnings, such as running without a sandbox; nil
+	// drops them.
+	Warn func(string)
 
 	// writeMu serialises Write and Edit, so that two concurrent edits of
 	// one file cannot both pass the freshness check and lose one change.

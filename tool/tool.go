@@ -39,16 +39,12 @@ type Call struct {
 	Decision Decision
 }
 
-// Decision is the gate's decision on one call as a tool receives it.
+// Decision is the gate's decision on one call as a tool receives it. For
+// Bash, Decision.Sandbox (perm.Result.Sandbox) is the profile the command
+// runs under; Bash treats "" as workspace-write, never as none.
 type Decision struct {
 	perm.Result
-	// Sandbox is the sandbox profile the call must run under; "" means
-	// none. Nothing sets it yet: it is the place for sandbox profiles.
-	Sandbox Sandbox
 }
-
-// Sandbox names a sandbox profile.
-type Sandbox string
 
 // Parallel is implemented by tools whose consecutive calls in one model
 // turn may run at the same time (Agent: independent subagents). Other

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/session"
 )
 
@@ -262,6 +263,13 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 		for _, l := range strings.Split(wrap(sanitize("Reason: "+reason), w-4), "\n") {
 			line("   " + m.sty.dim.Render(l))
 		}
+	}
+	switch a.Result.Sandbox {
+	case "":
+	case sandbox.None:
+		line("   " + m.sty.warn.Render("Sandbox: none: the command runs without the kernel sandbox"))
+	default:
+		line("   " + m.sty.dim.Render("Sandbox: "+string(a.Result.Sandbox)))
 	}
 	if a.Preview != "" {
 		b.WriteString(m.previewView(a.Preview, w))

@@ -205,6 +205,9 @@ func (m *model) renderCall(e *entry, w int) string {
 			reason, _ = firstLine(strings.TrimPrefix(e.output, "DENIED: "))
 		}
 		status = m.sty.deny.Render("✗ DENIED: " + oneLine(sanitize(reason)))
+	case e.decided && e.result.Sandbox != "":
+		// A Bash call shows the sandbox profile it runs under.
+		status = m.sty.ok.Render("✓ allowed") + m.sty.dim.Render(" ["+string(e.result.Sandbox)+"]")
 	case e.decided:
 		status = m.sty.ok.Render("✓ allowed")
 	case !e.done:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/tool"
 )
@@ -778,6 +779,15 @@ func TestTranscript(t *testing.T) {
 			want: []string{"● Bash(echo hi && ls /tmp)  ✓ allowed\n  ⎿ hi (+2 lines)"},
 		},
 		{
+			name: "a Bash call shows its sandbox profile",
+			steps: []any{
+				call("", "c1", "Bash", bash("ls")),
+				loop.Event{Kind: loop.EventDecision, CallID: "c1", Result: perm.Result{Decision: perm.Allow, Reason: "read-only command", Sandbox: sandbox.ReadOnly}},
+				result("", "c1", "a\n", false, false),
+			},
+			want: []string{"● Bash(ls)  ✓ allowed [read-only]\n  ⎿ a"},
+		},
+		{
 			name: "a denial shows its reason and no output",
 			steps: []any{
 				call("", "c1", "Bash", bash("rm -rf /")), decision("", "c1", perm.Deny, "destructive command"),
@@ -1205,5 +1215,26 @@ func BenchmarkViewLargeTurn(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View()
+	}
+}
+
+// TestApprovalSandbox: the dialog says under which sandbox profile an
+// approved Bash call runs, and warns when it runs without one.
+func TestApprovalSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		profile sandbox.Profile
+		want    string
+	}{
+		{sandbox.WorkspaceWrite, "Sandbox: workspace-write"},
+		{sandbox.None, "Sandbox: none: the command runs without the kernel sandbox"},
+	} {
+		a := bashApproval("make")
+		a.Result.Sandbox = tc.profile
+		a.Result.Reason = "dangerouslyDisableSandbox: the command would run without the kernel sandbox"
+		h := newHarness(t, newFakeEngine())
+		h.open(&request{id: 1, approval: a})
+		if v := h.m.View(); !strings.Contains(v, tc.want) {
+			t.Errorf("view lacks %q:\n%s", tc.want, v)
+		}
 	}
 }

@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"slices"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/trust"
+)
+
+// Sandbox returns the kernel sandbox settings in force under s, and one
+// warning per project settings file whose widening was ignored because
+// the project is not trusted (trust.Refusal).
+//
+// enabled, network and required come from the highest-precedence file
+// that sets them; the allowWrite paths of every file that may widen are
+// joined. Only user and managed settings, and a trusted project, may
+// widen the sandbox: "enabled": false, "network": true and allowWrite. An
+// untrusted project (shared or local file) may only tighten it.
+func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
+	var out sandbox.Settings
+	var warns []string
+	// Lowest precedence first, so a higher scope overwrites.
+	for i := len(s.Files) - 1; i >= 0; i-- {
+		f := s.Files[i]
+		fs := f.Sandbox
+		project := f.Scope == perm.SourceProject || f.Scope == perm.SourceLocal
+		if project && widens(fs) {
+			if w := trust.Refusal(s, trust.SandboxOff, f.Path); w != "" {
+				warns = append(warns, w)
+				fs = tightening(fs)
+			}
+		}
+		if fs.Enabled != nil {
+			out.Enabled = fs.Enabled
+		}
+		if fs.Network != nil {
+			out.Network = fs.Network
+		}
+		if fs.Required != nil {
+			out.Required = fs.Required
+		}
+		for _, p := range fs.Filesystem.AllowWrite {
+			if !slices.Contains(out.Filesystem.AllowWrite, p) {
+				out.Filesystem.AllowWrite = append(out.Filesystem.AllowWrite, p)
+			}
+		}
+	}
+	return out, warns
+}
+
+// widens reports whether s turns the sandbox off, turns network on or
+// adds writable paths.
+func widens(s sandbox.Settings) bool {
+	return isFalse(s.Enabled) || isTrue(s.Network) || len(s.Filesystem.AllowWrite) > 0
+}
+
+// tightening keeps only what narrows the sandbox.
+func tightening(s sandbox.Settings) sandbox.Settings {
+	var out sandbox.Settings
+	if isTrue(s.Enabled) {
+		out.Enabled = s.Enabled
+	}
+	if isFalse(s.Network) {
+		out.Network = s.Network
+	}
+	return out
+}
+
+func isTrue(b *bool) bool  { return b != nil && *b }
+func isFalse(b *bool) bool { return b != nil && !*b }
+
+// supported is sandbox.Supported, replaceable in tests.
+var supported = sandbox.Supported
+
+// noSandbox reports whether Bash calls under s run without the kernel
+// sandbox: the settings in force turn it off, or the platform has none.
+func noSandbox(s *settings.Settings) bool {
+	sb, _ := Sandbox(s)
+	return isFalse(sb.Enabled) || !supported()
+}

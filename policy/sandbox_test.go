@@ -1,0 +1,98 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/settings"
+)
+
+// loadScopes loads settings with user, shared project and local project
+// files (each "" for none), trusting the project when trusted.
+func loadScopes(t *testing.T, user, project, local string, trusted bool) *settings.Settings {
+	t.Helper()
+	dir := t.TempDir()
+	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "proj")
+	for path, c := range map[string]string{
+		filepath.Join(home, ".gen", "settings.json"):       user,
+		filepath.Join(proj, ".gen", "settings.json"):       project,
+		filepath.Join(proj, ".gen", "settings.local.json"): local,
+		filepath.Join(proj, ".git", "HEAD"):                "ref: refs/heads/main\n",
+	} {
+		if c == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := settings.Load(settings.Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(dir, "none.json"), Trust: trusted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSandbox(t *testing.T) {
+	defer func(f func() bool) { supported = f }(supported)
+	supported = func() bool { return true }
+
+	user := `{"sandbox": {"network": false, "filesystem": {"allowWrite": ["/cache/user"]}}}`
+	widen := `{"sandbox": {"enabled": false, "network": true, "filesystem": {"allowWrite": ["/cache/project"]}}}`
+
+	t.Run("untrusted project cannot widen", func(t *testing.T) {
+		s := loadScopes(t, user, widen, "", false)
+		sb, warns := Sandbox(s)
+		if sb.Enabled != nil || sb.Network == nil || *sb.Network || !slices.Equal(sb.Filesystem.AllowWrite, []string{"/cache/user"}) {
+			t.Errorf("sandbox = %+v %q", sb, sb.Filesystem.AllowWrite)
+		}
+		if len(warns) != 1 || !strings.Contains(warns[0], filepath.Join(".gen", "settings.json")+": ignoring project sandbox opt-out") || !strings.Contains(warns[0], "not trusted") {
+			t.Errorf("warnings = %q", warns)
+		}
+		if p := Main(s, Runtime{}); p.NoSandbox {
+			t.Error("an untrusted project turned the sandbox off")
+		}
+	})
+	t.Run("untrusted local file may tighten", func(t *testing.T) {
+		s := loadScopes(t, `{"sandbox": {"enabled": false}}`, "", `{"sandbox": {"enabled": true, "network": false}}`, false)
+		sb, warns := Sandbox(s)
+		if len(warns) != 0 || sb.Enabled == nil || !*sb.Enabled || sb.Network == nil || *sb.Network {
+			t.Errorf("sandbox = %+v, warnings %q", sb, warns)
+		}
+		if Main(s, Runtime{}).NoSandbox {
+			t.Error("the local file's enabled: true did not win over the user's opt-out")
+		}
+	})
+	t.Run("trusted project may widen", func(t *testing.T) {
+		s := loadScopes(t, user, widen, "", true)
+		sb, warns := Sandbox(s)
+		if len(warns) != 0 || sb.Network == nil || !*sb.Network || !slices.Equal(sb.Filesystem.AllowWrite, []string{"/cache/user", "/cache/project"}) {
+			t.Errorf("sandbox = %+v %q, warnings %q", sb, sb.Filesystem.AllowWrite, warns)
+		}
+		if !Main(s, Runtime{}).NoSandbox {
+			t.Error("the trusted project's opt-out did not apply")
+		}
+		if p, _ := ForCheck(s, Check{}); !p.NoSandbox {
+			t.Error("ForCheck ignores the opt-out")
+		}
+	})
+	t.Run("user opt-out", func(t *testing.T) {
+		s := loadScopes(t, `{"sandbox": {"enabled": false}}`, "", "", false)
+		if !Main(s, Runtime{}).NoSandbox {
+			t.Error("the user's opt-out did not apply")
+		}
+	})
+	t.Run("no sandbox on the platform", func(t *testing.T) {
+		supported = func() bool { return false }
+		defer func() { supported = func() bool { return true } }()
+		if !Main(loadScopes(t, "", "", "", false), Runtime{}).NoSandbox {
+			t.Error("NoSandbox not set where the platform has none")
+		}
+	})
+}

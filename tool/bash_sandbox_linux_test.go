@@ -1,0 +1,254 @@
+package tool
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
+)
+
+func requireSandbox(t testing.TB) {
+	t.Helper()
+	if ok, why := sandbox.Available(); !ok {
+		t.Skip(why)
+	}
+}
+
+// bashAs runs command with the Bash tool under a decision with profile p.
+func bashAs(t *testing.T, env *Env, p sandbox.Profile, command string) string {
+	t.Helper()
+	res := perm.Result{Decision: perm.Allow, Sandbox: p}
+	out, err := bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": command}, Decision: Decision{Result: res}})
+	if err != nil {
+		t.Fatalf("Bash %q under %q: %v", command, p, err)
+	}
+	return out
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// TestBashProfiles: the Bash tool applies the decision's profile to real
+// commands. "" (a call without a profile) confines like workspace-write.
+func TestBashProfiles(t *testing.T) {
+	requireSandbox(t)
+	env, ws := testEnv(t)
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []sandbox.Profile{"", sandbox.WorkspaceWrite} {
+		name := filepath.Join(outside, "escape"+string(p))
+		out := bashAs(t, env, p, "echo x > "+name)
+		if exists(name) || strings.Contains(out, "exit code: 0") {
+			t.Errorf("%q: a write outside the workspace succeeded:\n%s", p, out)
+		}
+		if !strings.Contains(out, "sandbox: the workspace-write profile blocked a write to "+name) {
+			t.Errorf("%q: no sandbox hint naming %s:\n%s", p, name, out)
+		}
+		inside := filepath.Join(ws, "inside"+string(p))
+		if out := bashAs(t, env, p, "echo x > "+inside+` && echo "$TMPDIR" > tmpdir`); !strings.HasSuffix(out, "exit code: 0\n") || !exists(inside) {
+			t.Errorf("%q: a write inside the workspace failed:\n%s", p, out)
+		}
+		// The per-run temp directory is gone after the call.
+		if tmp := strings.TrimSpace(readFile(t, filepath.Join(ws, "tmpdir"))); tmp == "" || exists(tmp) {
+			t.Errorf("%q: TMPDIR %q was not removed", p, tmp)
+		}
+	}
+
+	// A command judged read-only cannot create a file, even in the
+	// workspace.
+	ro := filepath.Join(ws, "ro.txt")
+	out := bashAs(t, env, sandbox.ReadOnly, "touch "+ro)
+	if exists(ro) || !strings.Contains(out, "sandbox: the read-only profile blocked a write to "+ro) {
+		t.Errorf("read-only created %s:\n%s", ro, out)
+	}
+	if out := bashAs(t, env, sandbox.ReadOnly, "cat inside"); out != "x\nexit code: 0\n" {
+		t.Errorf("read-only cannot read the workspace:\n%s", out)
+	}
+
+	// Profile none (an approved dangerouslyDisableSandbox call) is not
+	// confined.
+	free := filepath.Join(outside, "free")
+	if out := bashAs(t, env, sandbox.None, "echo x > "+free); !exists(free) {
+		t.Errorf("none could not write outside the workspace:\n%s", out)
+	}
+
+	// .git inside the workspace stays read-only.
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := sandbox.Available(); ok && why == "" {
+		hook := filepath.Join(ws, ".git", "hook")
+		if out := bashAs(t, env, sandbox.WorkspaceWrite, "echo x > "+hook); exists(hook) {
+			t.Errorf("workspace-write wrote into .git:\n%s", out)
+		}
+	}
+}
+
+// TestBashNetwork: a loopback TCP connect is refused for read-only, and
+// for workspace-write when sandbox.network is false.
+func TestBashNetwork(t *testing.T) {
+	requireSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no loopback:", err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	connect := "exec 3<>/dev/tcp/127.0.0.1/" + port + " && echo connected"
+
+	env, _ := testEnv(t)
+	if out := bashAs(t, env, sandbox.WorkspaceWrite, connect); !strings.Contains(out, "connected\nexit code: 0") {
+		t.Errorf("workspace-write (network on by default) could not connect:\n%s", out)
+	}
+	before := accepted.Load()
+	if out := bashAs(t, env, sandbox.ReadOnly, connect); strings.Contains(out, "connected") || !strings.Contains(out, "no network access") {
+		t.Errorf("read-only connected:\n%s", out)
+	}
+	off := false
+	env.Sandbox.Network = &off
+	if out := bashAs(t, env, sandbox.WorkspaceWrite, connect); strings.Contains(out, "connected") {
+		t.Errorf("workspace-write with sandbox.network false connected:\n%s", out)
+	}
+	// Refused connections never reached the listener. Accepting is
+	// asynchronous, so only a count above the allowed connects could
+	// show a leak; a connect that was refused at socket() never does.
+	if n := accepted.Load(); n > before {
+		t.Errorf("listener accepted %d connections from confined commands", n-before)
+	}
+}
+
+// TestBashThroughGate: the profile comes from how the gate decided, end
+// to end: a rule-allowed command is workspace-write, a verified read-only
+// one read-only, and dangerouslyDisableSandbox is asked for (headless:
+// denied) and, once approved, runs unconfined.
+func TestBashThroughGate(t *testing.T) {
+	requireSandbox(t)
+	env, ws := testEnv(t)
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	escape := filepath.Join(outside, "by-rule")
+	// The rule allows a script; what it writes, the gate cannot see.
+	files(t, ws, map[string]string{"a.txt": "hello\n", "w.sh": "#!/bin/sh\ntouch \"$1\"\n"})
+	if err := os.Chmod(filepath.Join(ws, "w.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pol := perm.Policy{
+		Mode:      perm.ModeDefault,
+		Workspace: env.Workspace,
+		Allow:     []perm.Entry{{Rule: perm.Rule{Tool: "Bash", Pattern: "./w.sh:*", HasPattern: true}, Source: perm.SourceUser}},
+	}
+	asked := 0
+	approve := askerFunc(func(_ perm.Request, r perm.Result) perm.Result {
+		asked++
+		r.Decision = perm.Allow
+		return r
+	})
+	main := &gate.Gate{Policy: func() perm.Policy { return pol }, Asker: approve}
+	set, err := NewSet(main, []Tool{bashTool{env}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(s *Set, in map[string]any) Result {
+		t.Helper()
+		return s.Call(context.Background(), "Bash", "", in, nil)
+	}
+
+	r := run(set, map[string]any{"command": "./w.sh " + escape})
+	if r.Decision.Decision != perm.Allow || r.Decision.Sandbox != sandbox.WorkspaceWrite || exists(escape) {
+		t.Errorf("rule-allowed touch outside: %v %q, file there: %v\n%s", r.Decision.Decision, r.Decision.Sandbox, exists(escape), r.Output)
+	}
+	in := filepath.Join(ws, "by-rule")
+	if r := run(set, map[string]any{"command": "./w.sh " + in}); !exists(in) {
+		t.Errorf("rule-allowed touch inside failed: %v\n%s", r.Err, r.Output)
+	}
+	if r := run(set, map[string]any{"command": "cat a.txt"}); r.Decision.Sandbox != sandbox.ReadOnly || r.Output != "hello\nexit code: 0\n" {
+		t.Errorf("read-only command: %q\n%s", r.Decision.Sandbox, r.Output)
+	}
+	if asked != 0 {
+		t.Fatalf("asked %d times before any dangerouslyDisableSandbox call", asked)
+	}
+
+	free := filepath.Join(outside, "unsandboxed")
+	call := map[string]any{"command": "./w.sh " + free, "dangerouslyDisableSandbox": true}
+	// Headless (no Asker): denied at step 8, nothing runs.
+	headless, err := NewSet(gate.Fixed(pol), []Tool{bashTool{env}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = run(headless, call)
+	if r.Decision.Decision != perm.Deny || r.Decision.Step != 8 || !IsDenied(r.Err) || exists(free) {
+		t.Errorf("headless dangerouslyDisableSandbox: %v step %d (%s), file there: %v", r.Decision.Decision, r.Decision.Step, r.Decision.Reason, exists(free))
+	}
+	// Main loop: asked, even though a rule allows touch; approved, it
+	// runs with profile none.
+	r = run(set, call)
+	if asked != 1 || r.Decision.Decision != perm.Allow || r.Decision.Sandbox != sandbox.None || !exists(free) {
+		t.Errorf("approved dangerouslyDisableSandbox: asked %d, %v %q, file there: %v\n%s", asked, r.Decision.Decision, r.Decision.Sandbox, exists(free), r.Output)
+	}
+}
+
+type askerFunc func(perm.Request, perm.Result) perm.Result
+
+func (f askerFunc) Ask(_ context.Context, req perm.Request, r perm.Result) perm.Result {
+	return f(req, r)
+}
+
+// TestBashWithoutSandbox: where the platform has no sandbox, Bash warns
+// once and runs unconfined, unless the settings require a sandbox.
+func TestBashWithoutSandbox(t *testing.T) {
+	defer func(f func() (bool, string)) { available = f }(available)
+	available = func() (bool, string) { return false, "no sandbox: test" }
+	sandboxWarning = sync.Once{}
+	defer func() { sandboxWarning = sync.Once{} }()
+
+	env, _ := testEnv(t)
+	var warns []string
+	env.Warn = func(w string) { warns = append(warns, w) }
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		name := filepath.Join(outside, "f"+strconv.Itoa(i))
+		if out := bashAs(t, env, sandbox.WorkspaceWrite, "touch "+name); !exists(name) {
+			t.Errorf("unsandboxed run failed:\n%s", out)
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "no sandbox: test; Bash commands run without it") {
+		t.Errorf("warnings = %q, want one", warns)
+	}
+
+	yes := true
+	env.Sandbox.Required = &yes
+	name := filepath.Join(outside, "required")
+	_, err = bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
+	if err == nil || !strings.Contains(err.Error(), "sandbox.required is set in managed settings, but no sandbox: test; the command was not run") || exists(name) {
+		t.Errorf("required without a sandbox: err %v, file there: %v", err, exists(name))
+	}
+}
