@@ -69,7 +69,7 @@ func startProcess(s Server, dir string) (*process, error) {
 	// Its own session: the server is its own process group (pgid == pid)
 	// and has no controlling terminal, so a Ctrl+C meant for gen does not
 	// reach it and it cannot read the user's keystrokes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	ownSession(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -99,9 +99,7 @@ func startProcess(s Server, dir string) (*process, error) {
 	return p, nil
 }
 
-func (p *process) killGroup(sig syscall.Signal) {
-	syscall.Kill(-p.cmd.Process.Pid, sig)
-}
+func (p *process) killGroup(sig syscall.Signal) { signalGroup(p.cmd.Process, sig) }
 
 // exited reports whether the server has exited and been reaped.
 func (p *process) exited() bool {

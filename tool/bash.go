@@ -85,6 +85,11 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	detach(cmd)
 	err = startCommand(cmd)
 	pw.Close()
+	if errors.Is(err, exec.ErrNotFound) {
+		// Windows has no bash unless Git for Windows, MSYS2 or WSL put
+		// one on PATH.
+		return "", fmt.Errorf("Bash unavailable: no bash found on PATH: %w", err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: starting bash: %w", name, err)
 	}
