@@ -8,6 +8,7 @@ import (
 
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
+	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/tui"
 )
@@ -20,6 +21,7 @@ type mainOptions struct {
 	model    string
 	maxTurns int
 	format   string
+	noStream bool
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -30,6 +32,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns per prompt (default 50)")
 	fl.StringVar(&o.format, "output-format", "text", "headless output: text, json or stream-json")
+	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 }
 
 // runMain decides between the TUI and a headless run. Headless never
@@ -60,17 +63,27 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if !headless && prompt != "" {
 		return usageErr(fmt.Errorf("a prompt argument runs headless with -p (gen -p %q); in the terminal, start gen and type it", prompt))
 	}
-	// Settings are loaded once, by the session, which reports warnings.
+	// Settings are loaded once, here, and followed by the session, which
+	// reports warnings.
 	setOpts, err := o.options()
 	if err != nil {
 		return err
 	}
-	model, modelName, err := pickModel(o.model, s.Err)
+	live, err := settings.Watch(setOpts)
+	if err != nil {
+		return usageErr(err)
+	}
+	set, err := live.Current()
+	if err != nil {
+		return usageErr(err)
+	}
+	model, modelName, err := pickModel(o.model, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
 	}
 	cfg := session.Config{
 		Settings:  setOpts,
+		Live:      live,
 		Model:     model,
 		ModelName: modelName,
 		MaxTurns:  o.maxTurns,

@@ -249,6 +249,10 @@ type Policy struct {
 	Workspace Workspace
 	// NoPrompt is set for subagents and headless runs: Ask becomes Deny.
 	NoPrompt bool
+	// Failed, when not "", says why the policy could not be built (a
+	// settings file became malformed): every call is then denied with
+	// it, before any rule is looked at.
+	Failed string
 }
 
 // HasSpecifier reports whether calls of tool are identified by one

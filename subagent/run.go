@@ -22,9 +22,14 @@ import (
 
 // Config is one subagent run.
 type Config struct {
-	// Def and Settings must not be nil.
+	// Def must not be nil, and Settings or Live neither.
 	Def      *agent.Definition
 	Settings *settings.Settings
+	// Live, if set, follows the settings files while the run lasts: the
+	// policy is rebuilt from them before each call (policy.Live), so a
+	// deny rule added meanwhile applies to the next call. Settings, if
+	// also set, are the ones the run starts from.
+	Live *settings.Live
 	// Parent, if set, is the delegating main loop.
 	Parent *policy.Parent
 	Model  loop.Model
@@ -50,10 +55,24 @@ type Report struct {
 // Run runs the agent on prompt, headless.
 func Run(ctx context.Context, cfg Config, prompt string) Report {
 	def := cfg.Def
-	pol, warns := policy.Subagent(cfg.Settings, def, cfg.Parent)
+	set := cfg.Settings
+	if set == nil {
+		s, err := cfg.Live.Current()
+		if err != nil {
+			return Report{Agent: def.Name, Run: report.Run{Err: err}}
+		}
+		set = s
+	}
+	pol, warns := policy.Subagent(set, def, cfg.Parent)
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
 	g := gate.Fixed(pol)
+	if cfg.Live != nil {
+		g = &gate.Gate{Policy: policy.Live(cfg.Live, func(s *settings.Settings) perm.Policy {
+			p, _ := policy.Subagent(s, def, cfg.Parent)
+			return p
+		})}
+	}
 	box := tool.Toolbox{
 		Env:        tool.NewEnv(pol.Workspace),
 		Policy:     g.Policy,
