@@ -107,3 +107,43 @@ func TestHeadlessRunSeesNewDeny(t *testing.T) {
 		t.Fatalf("final = %q", out.Final)
 	}
 }
+
+// "Always allow" is not offered where no allow rule could stop the
+// prompt, and says what still asks when the offered rules cover only part
+// of the command.
+func TestAlwaysOffer(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"ask": ["Bash(git push *)"]}}`})
+	cases := []struct {
+		name      string
+		cmd       string
+		noRule    string
+		stillAsks string
+		rules     int
+	}{
+		{"a plain command is covered", "curl https://x.org", "", "", 1},
+		{"a sensitive path (step 2)", "echo x > .git/hooks/pre-commit", "whatever the rules say", "", -1},
+		{"a dynamic program name (step 2)", "$CMD x", "whatever the rules say", "", -1},
+		{"an ask rule (step 5)", "git push origin main", "an ask rule", "", -1},
+		{"more parts than the five rules", "curl a; curl b; curl c; curl d; wget e; wget f; nc g", "", "wget", 5},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &approver{answer: func(Approval) Answer { return Answer{Choice: No} }}
+			s := newSession(t, root, home, offline.New(), a, nil)
+			s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": tc.cmd}})
+			if a.count() != 1 {
+				t.Fatalf("%d approvals, want 1", a.count())
+			}
+			got := a.got[0]
+			if tc.noRule == "" && got.NoRule != "" || !strings.Contains(got.NoRule, tc.noRule) {
+				t.Errorf("NoRule = %q, want %q (step %d: %s)", got.NoRule, tc.noRule, got.Result.Step, got.Result.Reason)
+			}
+			if tc.stillAsks == "" && got.StillAsks != "" || !strings.Contains(got.StillAsks, tc.stillAsks) {
+				t.Errorf("StillAsks = %q, want %q (rules %v)", got.StillAsks, tc.stillAsks, got.Rules)
+			}
+			if tc.rules >= 0 && len(got.Rules) != tc.rules {
+				t.Errorf("rules = %v, want %d", got.Rules, tc.rules)
+			}
+		})
+	}
+}
