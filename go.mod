@@ -21,10 +21,12 @@ require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/net v0.55.0
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.49.0
 	gopkg.in/yaml.v3 v3.0.1
 	mvdan.cc/sh/v3 v3.14.1
 )
+
+require golang.org/x/term v0.47.0
 
 require (
 	gen.internal/quietterm v0.0.0

@@ -36,6 +36,7 @@ type runOptions struct {
 	model    string
 	maxTurns int
 	format   string
+	noStream bool
 }
 
 func newAgentRunCmd(s Streams) *cobra.Command {
@@ -58,6 +59,7 @@ func newAgentRunCmd(s Streams) *cobra.Command {
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns (default: the agent's max_turns, else 50)")
 	fl.StringVar(&o.format, "output-format", "text", "text, json or stream-json")
 	o.mcpFlags.register(cmd, true)
+	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("prompt")
 	return cmd
@@ -71,7 +73,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if o.maxTurns < 0 {
 		return usageErr(fmt.Errorf("--max-turns must not be negative"))
 	}
-	set, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)
+	live, set, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)
 	if err != nil {
 		return err
 	}
@@ -79,7 +81,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if name == "" {
 		name = def.Model
 	}
-	model, modelName, err := pickModel(name, s.Err)
+	model, modelName, err := pickModel(name, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
 	}
@@ -90,7 +92,9 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	defer servers.close()
 	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, MCPServers: servers.initServers()}
 	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
-	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn}
+	// The run follows the settings files: a deny rule added while it
+	// runs applies to its next call.
+	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn}
 	pol, warns := policy.Subagent(set, def, nil)
 	_, sbWarns := policy.Sandbox(set)
 	for _, w := range append(warns, sbWarns...) {
@@ -111,15 +115,16 @@ func exitFor(r *report.Run) error {
 	return nil
 }
 
-// loadAgent loads settings and the named agent definition.
-func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Settings, *agent.Definition, error) {
-	set, err := f.load(errw)
+// loadAgent loads settings, to be followed while a run lasts, and the
+// named agent definition.
+func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *settings.Settings, *agent.Definition, error) {
+	live, set, err := f.watch(errw)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, nil, nil, usageErr(err)
 	}
 	def, ok := cat.Get(name)
 	if !ok {
@@ -127,24 +132,35 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Settings,
 		for _, d := range cat.All() {
 			names = append(names, d.Name)
 		}
-		return nil, nil, usageErr(fmt.Errorf("unknown agent type %q (available: %s)", name, strings.Join(names, ", ")))
+		return nil, nil, nil, usageErr(fmt.Errorf("unknown agent type %q (available: %s)", name, strings.Join(names, ", ")))
 	}
 	for _, w := range def.Warnings {
 		fmt.Fprintln(errw, "gen: warning:", w)
 	}
-	return set, def, nil
+	return live, set, def, nil
 }
+
+// noStreamHelp describes --no-stream.
+const noStreamHelp = "ask the model server for whole answers instead of a stream (for servers that cannot stream tool calls; also api.stream: false, GEN_NO_STREAM=1)"
 
 // pickModel returns the model to use: the embedded offline model when asked
 // for, or when no endpoint or key is configured (said in one stderr line),
-// else the OpenAI-compatible endpoint.
-func pickModel(name string, errw io.Writer) (loop.Model, string, error) {
+// else the OpenAI-compatible endpoint, configured by the api settings,
+// then --no-stream, then the environment (which wins).
+func pickModel(name string, api settings.API, noStream bool, errw io.Writer) (loop.Model, string, error) {
 	if name != "offline" {
 		if cfg, ok := chat.FromEnv(name); ok {
 			if cfg.Model == "" {
 				return nil, "", usageErr(fmt.Errorf("a model endpoint is configured but no model is named: set GEN_MODEL or pass --model (or --model offline)"))
 			}
 			cfg.Stream = true
+			if api.Stream != nil {
+				cfg.Stream = *api.Stream
+			}
+			if noStream {
+				cfg.Stream = false
+			}
+			cfg.Timeout, cfg.IdleTimeout = api.Timeout, api.StreamIdleTimeout
 			if err := cfg.ApplyEnv(os.Getenv); err != nil {
 				return nil, "", usageErr(err)
 			}
@@ -194,7 +210,7 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 		Short: "Show an agent's resolved policy: mode, visible tools, allow and deny rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, def, err := loadAgent(f, args[0], s.Err)
+			_, set, def, err := loadAgent(f, args[0], s.Err)
 			if err != nil {
 				return err
 			}

@@ -184,3 +184,16 @@ func TestPromptArgumentNeedsPrint(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// /dev/null is a character device but not a terminal: it must not start
+// the TUI.
+func TestIsTerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Fatalf("%s reported as a terminal", os.DevNull)
+	}
+}

@@ -15,7 +15,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/gen-run/gen/report"
 )
@@ -104,7 +104,4 @@ settings error, 3 a call was denied).`,
 
 // isTerminal reports whether f is a terminal: a character device such as
 // /dev/null is not one, and must not start the TUI.
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -48,18 +48,29 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 // load resolves the working directory and loads every settings scope.
 // Problems are usage errors (exit 2); warnings go to errw.
 func (f *policyFlags) load(errw io.Writer) (*settings.Settings, error) {
+	_, s, err := f.watch(errw)
+	return s, err
+}
+
+// watch is load for a run that follows its settings files while it lasts
+// (settings.Live); it returns them as loaded now too.
+func (f *policyFlags) watch(errw io.Writer) (*settings.Live, *settings.Settings, error) {
 	opts, err := f.options()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s, err := settings.Load(opts)
+	live, err := settings.Watch(opts)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, nil, usageErr(err)
+	}
+	s, err := live.Current()
+	if err != nil {
+		return nil, nil, usageErr(err)
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(errw, "gen: warning:", w)
 	}
-	return s, nil
+	return live, s, nil
 }
 
 // options checks the flags that name files and directories and returns

@@ -22,6 +22,7 @@ type mainOptions struct {
 	model    string
 	maxTurns int
 	format   string
+	noStream bool
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -33,6 +34,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns per prompt (default 50)")
 	fl.StringVar(&o.format, "output-format", "text", "headless output: text, json or stream-json")
+	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 }
 
 // runMain decides between the TUI and a headless run. Headless never
@@ -63,20 +65,23 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if !headless && prompt != "" {
 		return usageErr(fmt.Errorf("a prompt argument runs headless with -p (gen -p %q); in the terminal, start gen and type it", prompt))
 	}
-	// Settings are loaded once, by the session, which reports warnings.
+	// Settings are loaded once, here, and followed by the session, which
+	// reports warnings.
 	setOpts, err := o.options()
 	if err != nil {
 		return err
 	}
-	model, modelName, err := pickModel(o.model, s.Err)
-	if err != nil {
-		return err
-	}
-	// The session loads the settings again and reports their warnings;
-	// this load only finds the MCP servers.
-	set, err := settings.Load(setOpts)
+	live, err := settings.Watch(setOpts)
 	if err != nil {
 		return usageErr(err)
+	}
+	set, err := live.Current()
+	if err != nil {
+		return usageErr(err)
+	}
+	model, modelName, err := pickModel(o.model, set.API, o.noStream, s.Err)
+	if err != nil {
+		return err
 	}
 	servers, err := startMCP(cmd.Context(), set, &o.mcpFlags, headless, s.Err)
 	if err != nil {
@@ -85,6 +90,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	defer servers.close()
 	cfg := session.Config{
 		Settings:  setOpts,
+		Live:      live,
 		Model:     model,
 		ModelName: modelName,
 		MaxTurns:  o.maxTurns,

@@ -3,10 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -39,5 +44,103 @@ func TestHeadlessUnresponsiveServer(t *testing.T) {
 	code = Run(context.Background(), []string{"-p", "--cwd", dir, "hello"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if code != ExitUsage || !strings.Contains(errb.String(), "GEN_API_TIMEOUT") {
 		t.Fatalf("a malformed GEN_API_TIMEOUT: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// streamServer answers every chat request "ok", streamed or whole as
+// asked, and records whether each asked for a stream.
+func streamServer(t *testing.T) (*httptest.Server, func() []bool) {
+	t.Helper()
+	var mu sync.Mutex
+	var asked []bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Stream bool `json:"stream"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		asked = append(asked, req.Stream)
+		mu.Unlock()
+		if req.Stream {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`+"\n\n"+"data: [DONE]\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked)
+	}
+}
+
+// --no-stream on gen -p and gen agent run, and api.stream in settings,
+// ask for whole answers; by default answers are streamed.
+func TestNoStream(t *testing.T) {
+	dir := project(t)
+	srv, asked := streamServer(t)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "test-model")
+	local := filepath.Join(dir, ".gen", "settings.local.json")
+	cases := []struct {
+		name     string
+		settings string
+		args     []string
+		want     bool
+	}{
+		{"gen -p streams by default", "", []string{"-p", "--cwd", dir, "hi"}, true},
+		{"gen -p --no-stream", "", []string{"-p", "--no-stream", "--cwd", dir, "hi"}, false},
+		{"gen agent run --no-stream", "", []string{"agent", "run", "--no-stream", "--cwd", dir, "--type", "Explore", "--prompt", "hi"}, false},
+		{"api.stream false", `{"api": {"stream": false}}`, []string{"-p", "--cwd", dir, "hi"}, false},
+		{"api.stream true, --no-stream wins", `{"api": {"stream": true}}`, []string{"agent", "run", "--no-stream", "--cwd", dir, "--type", "Explore", "--prompt", "hi"}, false},
+	}
+	for _, tc := range cases {
+		os.Remove(local)
+		if tc.settings != "" {
+			if err := os.WriteFile(local, []byte(tc.settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := len(asked())
+		code, _, stderr := run(tc.args...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		got := asked()[before:]
+		if len(got) == 0 || got[0] != tc.want {
+			t.Errorf("%s: stream asked %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The api timeouts in settings apply; the environment overrides them.
+func TestAPISettingsTimeouts(t *testing.T) {
+	dir := project(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done() // accepts, never answers
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "test-model")
+	if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.local.json"), []byte(`{"api": {"streamIdleTimeout": "40ms"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run("-p", "--cwd", dir, "hello")
+	if code != ExitFailed || !strings.Contains(stderr, "sent nothing for 40ms") {
+		t.Fatalf("settings: exit %d, stderr %q; want %d and the idle timeout of the settings", code, stderr, ExitFailed)
+	}
+	t.Setenv("GEN_STREAM_IDLE_TIMEOUT", "60ms")
+	code, _, stderr = run("-p", "--cwd", dir, "hello")
+	if code != ExitFailed || !strings.Contains(stderr, "sent nothing for 60ms") {
+		t.Fatalf("environment: exit %d, stderr %q; want %d and the idle timeout of the environment", code, stderr, ExitFailed)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -112,7 +111,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	err := cmd.Start()
 	// The child has its own copies; the parent's ends must close so that
 	// reads see end of file when the group is gone.
@@ -123,8 +122,8 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 		a.warnf("not run: %v", err)
 		return
 	}
-	pgid := cmd.Process.Pid
-	killGroup := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	proc := cmd.Process
+	killGroup := func() { killGroup(proc) }
 
 	go func() {
 		// A hook that does not read its input gets EPIPE here, or, if

@@ -71,7 +71,7 @@ func startProcess(s Server, dir string) (*process, error) {
 	// stopping it reaches what it started. It stays in gen's session: the
 	// Bash tool sweeps gen's children in other sessions as orphans of its
 	// calls (tool/bash_linux.go), and a server is no orphan.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -101,9 +101,7 @@ func startProcess(s Server, dir string) (*process, error) {
 	return p, nil
 }
 
-func (p *process) killGroup(sig syscall.Signal) {
-	syscall.Kill(-p.cmd.Process.Pid, sig)
-}
+func (p *process) killGroup(sig syscall.Signal) { signalGroup(p.cmd.Process, sig) }
 
 // exited reports whether the server has exited and been reaped.
 func (p *process) exited() bool {

@@ -257,6 +257,11 @@ type Policy struct {
 	// (profile none): the user opted out in settings, or the platform has
 	// none. The zero value confines.
 	NoSandbox bool
+
+	// Failed, when not "", says why the policy could not be built (a
+	// settings file became malformed): every call is then denied with
+	// it, before any rule is looked at.
+	Failed string
 }
 
 // HasSpecifier reports whether calls of tool are identified by one

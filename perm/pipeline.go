@@ -9,7 +9,8 @@ import (
 )
 
 // Evaluate decides one tool call under policy p. It never fails: a call
-// that cannot be analysed is never allowed.
+// that cannot be analysed is never allowed, and under a policy that could
+// not be built (Policy.Failed) every call is denied at step 1.
 //
 // The steps, in order (the first that decides ends evaluation, except that
 // steps 4–7 are decided per part of a compound Bash command and the
@@ -57,6 +58,9 @@ func sandboxProfile(c *call, r Result, p *Policy) sandbox.Profile {
 }
 
 func evaluate(c *call, p *Policy) Result {
+	if p.Failed != "" {
+		return Result{Decision: Deny, Step: 1, Reason: p.Failed, Source: SourceBuiltin}
+	}
 	if r, ok := stepDeny(c, p); ok {
 		return stepCoerce(r, p)
 	}

@@ -170,3 +170,20 @@ func unasked(m perm.Mode) perm.Class {
 	}
 	return perm.Exec
 }
+
+// Live returns the policy in force at each call, for a run that lasts:
+// build applied to the settings as their files are now (settings.Live
+// reloads them when one changed), so a deny rule added to any scope
+// applies to the next call. When the settings cannot be reloaded the
+// policy denies every call with the error, which names the file: it never
+// falls back to the rules loaded before. It is the one place the main
+// loop, headless runs and subagents follow their settings.
+func Live(l *settings.Live, build func(*settings.Settings) perm.Policy) func() perm.Policy {
+	return func() perm.Policy {
+		s, err := l.Current()
+		if err != nil {
+			return perm.Policy{Failed: err.Error(), NoPrompt: true}
+		}
+		return build(s)
+	}
+}

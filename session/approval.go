@@ -31,6 +31,13 @@ type Approval struct {
 	// CanPersist is false when managed settings allow only managed rules:
 	// "Always allow" is then refused.
 	CanPersist bool
+	// NoRule, when not "", says why no allow rule could stop this prompt
+	// (a bypass-immune check, step 1 or 2, or an ask rule, step 5):
+	// "Always allow" is then not offered.
+	NoRule string
+	// StillAsks, when not "", says which part of the call would still
+	// ask with Rules saved: the rules (at most 5) do not cover it all.
+	StillAsks string
 }
 
 // Choice is a person's answer to an Approval.

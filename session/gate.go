@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
@@ -29,6 +30,7 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		Class:      classOf(req.Tool),
 		CanPersist: !s.managedOnly(),
 	}
+	a.NoRule, a.StillAsks = cover(req, res, &pol, a.Rules)
 	ans, err := s.cfg.Approver.Approve(ctx, a)
 	if err != nil {
 		return deny(res, "approval interrupted: "+err.Error())
@@ -48,6 +50,33 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		return allow(res, "approved by the user; rule saved to .gen/settings.local.json")
 	}
 	return deny(res, "denied by the user")
+}
+
+// cover says what saving rules as allow rules would do for req, which
+// pol decided res (Ask) for: noRule is why no allow rule could stop the
+// prompt at all (steps 1, 2 and 5 come before allow rules); otherwise
+// still is the reason the call would still ask with rules saved, "" when
+// they cover it all.
+func cover(req perm.Request, res perm.Result, pol *perm.Policy, rules []string) (noRule, still string) {
+	switch {
+	case res.Step <= 2:
+		return "this check holds whatever the rules say", ""
+	case res.Step == 5:
+		return "an ask rule asks for this call whatever the allow rules say", ""
+	}
+	trial := *pol
+	trial.Allow = slices.Clone(pol.Allow)
+	for _, text := range rules {
+		r, err := perm.ParseRule(text)
+		if err != nil {
+			continue
+		}
+		trial.Allow = append(trial.Allow, perm.Entry{Rule: r, Source: perm.SourceLocal})
+	}
+	if r := perm.Evaluate(req, &trial); r.Decision == perm.Ask {
+		return "", r.Reason
+	}
+	return "", ""
 }
 
 func allow(r perm.Result, reason string) perm.Result {

@@ -125,16 +125,13 @@ func (s *Session) RemoveRule(scope perm.Source, list, rule string) error {
 	return s.reload()
 }
 
-// reload reads every settings scope again. A file that became invalid is
-// an error and the previous settings stay in force: a broken file never
-// means an empty policy.
+// reload reads every settings scope again after gen wrote one. A file
+// that became invalid is an error, and every call is denied until it is
+// fixed: a broken file never means an empty policy, nor the old one.
 func (s *Session) reload() error {
-	set, err := settings.Load(s.opts)
-	if err != nil {
-		return fmt.Errorf("settings not reloaded, the previous ones stay in force: %w", err)
+	if _, err := s.live.Reload(); err != nil {
+		return err
 	}
-	s.mu.Lock()
-	s.set = set
-	s.mu.Unlock()
+	s.Policy() // records the new settings
 	return nil
 }

@@ -27,9 +27,13 @@ const DefaultSystem = `You are gen, a coding agent working in the user's project
 
 // Config configures a Session.
 type Config struct {
-	// Settings is how the settings were loaded; they are loaded again
-	// after a rule is saved, so concurrent writers are seen.
-	Settings  settings.Options
+	// Settings is how the settings are loaded. They are followed while
+	// the session runs (settings.Live): a change to any settings file, by
+	// another session or an editor, applies to the next call.
+	Settings settings.Options
+	// Live, if set, is the settings already loaded for Settings (the
+	// caller needed them first); nil means New loads them.
+	Live      *settings.Live
 	Model     loop.Model
 	ModelName string
 	// Approver asks a person about Ask decisions. nil means headless:
@@ -54,11 +58,13 @@ type Config struct {
 // Session is the main loop: one conversation with its permission state.
 // Its methods are safe for concurrent use; turns run one at a time.
 type Session struct {
-	cfg  Config
-	opts settings.Options
+	cfg Config
 
-	mu      sync.Mutex // guards the fields below
-	set     *settings.Settings
+	live   *settings.Live
+	policy func() perm.Policy // the policy in force now (policy.Live)
+
+	mu      sync.Mutex         // guards the fields below
+	set     *settings.Settings // as last loaded successfully
 	mode    perm.Mode
 	session []perm.Rule // session runtime permissions (step 4)
 	dirs    []string    // /add-dir
@@ -80,7 +86,15 @@ func New(cfg Config) (*Session, error) {
 	if cfg.Model == nil {
 		return nil, errors.New("session: no model")
 	}
-	set, err := settings.Load(cfg.Settings)
+	live := cfg.Live
+	if live == nil {
+		l, err := settings.Watch(cfg.Settings)
+		if err != nil {
+			return nil, err
+		}
+		live = l
+	}
+	set, err := live.Current()
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +102,8 @@ func New(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, opts: cfg.Settings, set: set, mode: set.Mode, catalog: cat, tasks: &tool.TaskList{}}
+	s := &Session{cfg: cfg, live: live, set: set, mode: set.Mode, catalog: cat, tasks: &tool.TaskList{}}
+	s.policy = policy.Live(live, s.build)
 	for _, w := range append(set.Warnings, cat.Warnings()...) {
 		s.warn(w)
 	}
@@ -126,11 +141,22 @@ func (s *Session) warn(w string) {
 	}
 }
 
-// Policy returns the policy in force now: the settings, the current mode,
-// session permissions and added directories (policy.Main).
-func (s *Session) Policy() perm.Policy {
+// Policy returns the policy in force now: the settings as their files are
+// now, the current mode, session permissions and added directories
+// (policy.Main). Settings that cannot be reloaded give a policy that
+// denies every call (policy.Live).
+func (s *Session) Policy() perm.Policy { return s.policy() }
+
+// build is the main loop's policy under set, which it records as the
+// settings in force. A mode the new settings disable (bypassPermissions
+// under disableBypassPermissionsMode) falls back to default.
+func (s *Session) build(set *settings.Settings) perm.Policy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.set = set
+	if !set.ModeAllowed(s.mode) {
+		s.mode = perm.ModeDefault
+	}
 	return policy.Main(s.set, policy.Runtime{Mode: s.mode, Grants: s.session, Dirs: s.dirs})
 }
 
@@ -239,6 +265,7 @@ func (s *Session) origin() subagent.Origin {
 	defer s.mu.Unlock()
 	return subagent.Origin{
 		Settings: s.set,
+		Live:     s.live,
 		Agents:   s.catalog,
 		Parent:   policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
 	}
@@ -252,7 +279,9 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	defer s.turn.Unlock()
 
 	p := s.Policy()
-	s.env.Workspace = p.Workspace
+	if p.Failed == "" {
+		s.env.Workspace = p.Workspace
+	}
 	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
 		Origin:     s.origin,
 		Model:      s.cfg.Model,

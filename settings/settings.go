@@ -130,48 +130,13 @@ type Settings struct {
 // Settings files inside additional directories are never loaded: adding a
 // directory widens where tools may work, not whose rules apply.
 func Load(opts Options) (*Settings, error) {
-	if !filepath.IsAbs(opts.Cwd) {
-		return nil, fmt.Errorf("settings: working directory %q is not absolute", opts.Cwd)
+	loc, err := locate(opts)
+	if err != nil {
+		return nil, err
 	}
-	cwd := filepath.Clean(opts.Cwd)
-	home := opts.Home
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			// Without a home directory the user's deny rules could not be
-			// read; carrying on without them would be unsafe.
-			return nil, fmt.Errorf("settings: cannot find the user settings: %w", err)
-		}
-		home = h
-	}
-	if !filepath.IsAbs(home) {
-		return nil, fmt.Errorf("settings: home directory %q is not absolute", home)
-	}
-	home = filepath.Clean(home)
-	managed := opts.ManagedPath
-	if managed == "" {
-		managed = DefaultManagedPath
-	}
-	root := workspace.ProjectRoot(cwd, home)
-
+	cwd, home, root, scopes := loc.cwd, loc.home, loc.root, loc.scopes
 	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
-	userPath := UserPath(home)
-	scopes := []struct {
-		source perm.Source
-		path   string
-		base   string // what relative additionalDirectories resolve against
-	}{
-		{perm.SourceManaged, managed, cwd},
-		{perm.SourceLocal, filepath.Join(root, ".gen", "settings.local.json"), root},
-		{perm.SourceProject, filepath.Join(root, ".gen", "settings.json"), root},
-		{perm.SourceUser, userPath, cwd},
-	}
 	for _, sc := range scopes {
-		if sc.source == perm.SourceProject && sc.path == userPath {
-			// The project root is the home directory (it has a .git), so
-			// the shared project file is the user file: read it once.
-			continue
-		}
 		data, err := textfile.Read(sc.path, textfile.Max)
 		if errors.Is(err, fs.ErrNotExist) {
 			if link := danglingLink(sc.path); link != "" {
@@ -196,6 +161,60 @@ func Load(opts Options) (*Settings, error) {
 	}
 	s.mergeAPI()
 	return s, nil
+}
+
+// scope is one settings file Load reads, if it exists.
+type scope struct {
+	source perm.Source
+	path   string
+	base   string // what relative additionalDirectories resolve against
+}
+
+// location is where the settings of one Options are.
+type location struct {
+	cwd, home, root string
+	// scopes are the files of every scope, highest precedence first,
+	// whether they exist or not.
+	scopes []scope
+}
+
+// locate finds the settings files for opts.
+func locate(opts Options) (location, error) {
+	if !filepath.IsAbs(opts.Cwd) {
+		return location{}, fmt.Errorf("settings: working directory %q is not absolute", opts.Cwd)
+	}
+	cwd := filepath.Clean(opts.Cwd)
+	home := opts.Home
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			// Without a home directory the user's deny rules could not be
+			// read; carrying on without them would be unsafe.
+			return location{}, fmt.Errorf("settings: cannot find the user settings: %w", err)
+		}
+		home = h
+	}
+	if !filepath.IsAbs(home) {
+		return location{}, fmt.Errorf("settings: home directory %q is not absolute", home)
+	}
+	home = filepath.Clean(home)
+	managed := opts.ManagedPath
+	if managed == "" {
+		managed = DefaultManagedPath
+	}
+	root := workspace.ProjectRoot(cwd, home)
+	userPath := UserPath(home)
+	loc := location{cwd: cwd, home: home, root: root}
+	loc.scopes = append(loc.scopes,
+		scope{perm.SourceManaged, managed, cwd},
+		scope{perm.SourceLocal, filepath.Join(root, ".gen", "settings.local.json"), root})
+	if project := filepath.Join(root, ".gen", "settings.json"); project != userPath {
+		// Else the project root is the home directory (it has a .git),
+		// so the shared project file is the user file: read it once.
+		loc.scopes = append(loc.scopes, scope{perm.SourceProject, project, root})
+	}
+	loc.scopes = append(loc.scopes, scope{perm.SourceUser, userPath, cwd})
+	return loc, nil
 }
 
 // merge combines s.Files and the flags in opts.

@@ -20,9 +20,14 @@ import (
 
 // Config is one subagent run.
 type Config struct {
-	// Def and Settings must not be nil.
+	// Def must not be nil, and Settings or Live neither.
 	Def      *agent.Definition
 	Settings *settings.Settings
+	// Live, if set, follows the settings files while the run lasts: the
+	// policy is rebuilt from them before each call (policy.Live), so a
+	// deny rule added meanwhile applies to the next call. Settings, if
+	// also set, are the ones the run starts from.
+	Live *settings.Live
 	// Parent, if set, is the delegating main loop.
 	Parent *policy.Parent
 	Model  loop.Model
@@ -53,14 +58,31 @@ type Report struct {
 // Run runs the agent on prompt, headless.
 func Run(ctx context.Context, cfg Config, prompt string) Report {
 	def := cfg.Def
-	pol, warns := policy.Subagent(cfg.Settings, def, cfg.Parent)
+	set := cfg.Settings
+	if set == nil {
+		s, err := cfg.Live.Current()
+		if err != nil {
+			return Report{Agent: def.Name, Run: report.Run{Err: err}}
+		}
+		set = s
+	}
+	pol, warns := policy.Subagent(set, def, cfg.Parent)
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
-	g := cfg.MCP.Gate(def.Name, func() perm.Policy { return pol })
+	// The run follows the settings files when it has them live: a deny
+	// rule added while it runs applies to its next call.
+	base := func() perm.Policy { return pol }
+	if cfg.Live != nil {
+		base = policy.Live(cfg.Live, func(s *settings.Settings) perm.Policy {
+			p, _ := policy.Subagent(s, def, cfg.Parent)
+			return p
+		})
+	}
+	g := cfg.MCP.Gate(def.Name, base)
 	env := tool.NewEnv(pol.Workspace)
 	// Warnings about ignored project sandbox settings were given where
 	// the settings were loaded.
-	env.Sandbox, _ = policy.Sandbox(cfg.Settings)
+	env.Sandbox, _ = policy.Sandbox(set)
 	env.Warn = cfg.OnWarning
 	box := tool.Toolbox{
 		Env:        env,

@@ -126,3 +126,52 @@ func TestWalkFilter(t *testing.T) {
 		}
 	}
 }
+
+// afterFirst runs f before the model's second answer.
+type afterFirst struct {
+	loop.Model
+	n int
+	f func()
+}
+
+func (m *afterFirst) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	if m.n++; m.n == 2 {
+		m.f()
+	}
+	return m.Model.Complete(ctx, req)
+}
+
+// A run given Live settings (gen agent run, delegated subagents) sees a
+// deny rule added while it runs at its next call; a settings file that
+// becomes malformed denies every call with the file named.
+func TestRunFollowsSettings(t *testing.T) {
+	cases := []struct {
+		name, content, want string
+	}{
+		{"a new deny rule", `{"permissions": {"deny": ["Read(./a.txt)"]}}`, "blocked by deny rule Read(./a.txt)"},
+		{"a malformed file", `{"permissions": {"deny": [`, "settings.local.json"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, def, dir := setup(t)
+			live, err := settings.Watch(settings.Options{Cwd: dir, Home: dir, ManagedPath: filepath.Join(dir, "none.json")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &afterFirst{Model: offline.New(), f: func() {
+				os.MkdirAll(filepath.Join(dir, ".gen"), 0o755)
+				if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.local.json"), []byte(tc.content), 0o644); err != nil {
+					t.Error(err)
+				}
+			}}
+			rep := Run(context.Background(), Config{Def: def, Live: live, Model: m}, "Read: a.txt\nRead: a.txt")
+			if rep.Err != nil {
+				t.Fatal(rep.Err)
+			}
+			final := rep.Outcome.Final
+			if !strings.HasPrefix(final, "RESULT: Read(a.txt) -> ALLOWED\nRESULT: Read(a.txt) -> DENIED") || !strings.Contains(final, tc.want) {
+				t.Fatalf("final = %q, want the second Read denied with %q", final, tc.want)
+			}
+		})
+	}
+}

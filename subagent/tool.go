@@ -19,7 +19,10 @@ import (
 type Origin struct {
 	// Settings and Agents must not be nil.
 	Settings *settings.Settings
-	Agents   *agent.Catalog
+	// Live, if set, follows the settings files: the subagent's policy is
+	// rebuilt from them before each call (policy.Live).
+	Live   *settings.Live
+	Agents *agent.Catalog
 	// Parent is the main loop's mode, extra deny rules and added
 	// directories.
 	Parent policy.Parent
@@ -88,6 +91,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 	cfg := Config{
 		Def:        def,
 		Settings:   o.Settings,
+		Live:       o.Live,
 		Parent:     &parent,
 		Model:      t.cfg.Model,
 		HTTPClient: t.cfg.HTTPClient,

@@ -78,9 +78,11 @@ func tmuxScenario(t *testing.T, bin string, modelEnv []string) {
 	const asked = "echo hi && cat /etc/hosts"
 	tm.typeLine("Run bash: " + asked)
 	tm.dialogOK = true
-	tm.waitFor("the approval dialog", func(s string) bool {
+	// Keys are ignored for a moment after a dialog opens (type-ahead must
+	// not answer it): answer once the dialog says it takes them.
+	tm.waitFor("the approval dialog to take keys", func(s string) bool {
 		return strings.Contains(s, "Permission needed: Bash") && strings.Contains(s, "   "+asked) &&
-			strings.Contains(s, "3. Always allow")
+			strings.Contains(s, "3. Always allow") && !strings.Contains(s, "Wait a moment")
 	})
 	tm.keys("3")
 	tm.waitFor("the Always allow editor with the prefilled rule", func(s string) bool {

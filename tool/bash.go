@@ -73,6 +73,12 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 
+	if _, err := exec.LookPath("bash"); err != nil {
+		// Windows has no bash unless Git for Windows, MSYS2 or WSL put
+		// one on PATH; the sandbox helper would only find out after it
+		// has started.
+		return "", fmt.Errorf("Bash unavailable: no bash found on PATH: %w", err)
+	}
 	spec, err := t.spec(call.Decision.Sandbox, cwd)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)

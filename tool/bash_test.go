@@ -239,3 +239,14 @@ func TestBashGitFsmonitorOff(t *testing.T) {
 		t.Fatalf("core.fsmonitor ran: %s", out)
 	}
 }
+
+// Without bash on PATH (Windows without Git for Windows or WSL), the Bash
+// tool says it is unavailable instead of failing obscurely.
+func TestBashUnavailableWithoutBashOnPath(t *testing.T) {
+	env, _ := testEnv(t)
+	t.Setenv("PATH", t.TempDir())
+	_, err := call(t, env, "Bash", map[string]any{"command": "echo hi"})
+	if err == nil || !strings.Contains(err.Error(), "Bash unavailable: no bash found on PATH") {
+		t.Fatalf("err = %v, want Bash unavailable", err)
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -27,6 +28,14 @@ type dialog struct {
 	cursor int    // the highlighted option
 	err    string // why the last key did nothing, shown until the next one
 	width  int
+
+	// quiet is when the dialog opened, or when it last ignored a key:
+	// keys are ignored until the guard has passed since (model.guard).
+	quiet time.Time
+	// enterOK is false while Enter must not pick the highlighted option:
+	// the person was typing as the dialog opened. Any other key the
+	// dialog takes (an arrow, a digit, text) sets it.
+	enterOK bool
 
 	// Approvals.
 	scroll  int  // first preview line shown
@@ -64,35 +73,57 @@ func (m *model) open(r *request) tea.Cmd {
 	m.requests = append(m.requests, r)
 	if len(m.requests) == 1 {
 		m.resetDialog()
+		return m.guardTick()
 	}
 	return nil
 }
 
+// guardTick redraws the dialog when its guard may have passed.
+func (m *model) guardTick() tea.Cmd {
+	if m.guard <= 0 {
+		return nil
+	}
+	return tea.Tick(m.guard, func(time.Time) tea.Msg { return guardDoneMsg{} })
+}
+
+// guarded reports whether the shown dialog still ignores keys.
+func (m *model) guarded() bool { return m.now().Sub(m.dlg.quiet) < m.guard }
+
 // withdraw closes the dialog of a request whose caller stopped waiting.
-func (m *model) withdraw(id uint64) {
+func (m *model) withdraw(id uint64) tea.Cmd {
 	for i, r := range m.requests {
 		if r.id != id {
 			continue
 		}
 		r.respond(reply{err: ErrClosed})
 		m.requests = append(m.requests[:i:i], m.requests[i+1:]...)
+		var cmd tea.Cmd
 		if i == 0 {
 			m.resetDialog()
+			if len(m.requests) > 0 {
+				cmd = m.guardTick()
+			}
 		}
 		what := "question"
 		if r.approval != nil {
 			what = "approval for " + r.approval.Request.Tool
 		}
 		m.note(dimStyle, "The "+what+" was withdrawn.")
-		return
+		return cmd
 	}
+	return nil
 }
 
-// answer replies to the shown request and moves on to the next.
-func (m *model) answer(rep reply) {
+// answer replies to the shown request and moves on to the next, which
+// opens with its own guard.
+func (m *model) answer(rep reply) tea.Cmd {
 	m.requests[0].respond(rep)
 	m.requests = m.requests[1:]
 	m.resetDialog()
+	if len(m.requests) > 0 {
+		return m.guardTick()
+	}
+	return nil
 }
 
 // cancelRequest refuses the shown request with err.
@@ -104,8 +135,13 @@ func (m *model) cancelRequest(err error) {
 	m.answer(rep)
 }
 
+// resetDialog shows the first open request afresh. It opens guarded, and
+// with Enter disarmed if the person was typing.
 func (m *model) resetDialog() {
-	m.dlg = dialog{checked: map[int]bool{}}
+	now := m.now()
+	typing := strings.TrimSpace(m.input.Value()) != "" ||
+		!m.lastKey.IsZero() && now.Sub(m.lastKey) < typeAheadWindow
+	m.dlg = dialog{checked: map[int]bool{}, quiet: now, enterOK: !typing}
 	m.dlg.editor = newTextarea(m.sty, "Bash(npm run *)")
 	m.dlg.other = textinput.New()
 	m.dlg.other.Prompt = ""
@@ -119,7 +155,22 @@ func (m *model) resetDialog() {
 	}
 }
 
-func (m *model) dialogKey(k tea.KeyMsg) tea.Cmd {
+// dialogKey handles a key while a dialog is shown. Keys are ignored while
+// the dialog is guarded, and each ignored key extends the guard: typing
+// that began before the dialog opened never reaches it. Enter is ignored
+// until another key was taken when the person was typing as it opened.
+func (m *model) dialogKey(k tea.KeyMsg, now time.Time) tea.Cmd {
+	d := &m.dlg
+	if now.Sub(d.quiet) < m.guard {
+		d.quiet, d.enterOK = now, false
+		return m.guardTick()
+	}
+	if enter := k.Type == tea.KeyEnter && !k.Alt; enter && !d.enterOK && !d.editing {
+		d.err = "Enter was ignored, as you were typing when this opened: choose with ↑/↓ or a digit."
+		return nil
+	} else if !enter {
+		d.enterOK = true
+	}
 	if m.requests[0].approval != nil {
 		return m.approvalKey(k, m.requests[0].approval)
 	}
@@ -143,8 +194,7 @@ func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
 				d.err = err.Error()
 				return nil
 			}
-			m.answer(reply{answer: session.Answer{Choice: session.Always, Rules: rules}})
-			return nil
+			return m.answer(reply{answer: session.Answer{Choice: session.Always, Rules: rules}})
 		}
 		d.err = ""
 		return d.forward(k)
@@ -152,7 +202,7 @@ func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
 	d.err = ""
 	switch k.String() {
 	case "esc":
-		m.answer(reply{answer: session.Answer{Choice: session.No}})
+		return m.answer(reply{answer: session.Answer{Choice: session.No}})
 	case "up", "ctrl+p", "shift+tab":
 		d.cursor = m.step(a, -1)
 	case "down", "ctrl+n", "tab":
@@ -169,6 +219,17 @@ func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
 	return nil
 }
 
+// alwaysBlocked says why "Always allow" is not offered for a, or "".
+func alwaysBlocked(a *session.Approval) string {
+	switch {
+	case !a.CanPersist:
+		return "managed settings allow only managed rules"
+	case a.NoRule != "":
+		return "no rule can allow this: " + a.NoRule
+	}
+	return ""
+}
+
 // step moves the cursor by dir, passing over a disabled option.
 func (m *model) step(a *session.Approval, dir int) int {
 	c := m.dlg.cursor
@@ -177,7 +238,7 @@ func (m *model) step(a *session.Approval, dir int) int {
 		if c < 0 || c >= len(choices) {
 			return m.dlg.cursor
 		}
-		if choices[c] != session.Always || a.CanPersist {
+		if choices[c] != session.Always || alwaysBlocked(a) == "" {
 			return c
 		}
 	}
@@ -185,11 +246,10 @@ func (m *model) step(a *session.Approval, dir int) int {
 
 func (m *model) choose(a *session.Approval, c session.Choice) tea.Cmd {
 	if c != session.Always {
-		m.answer(reply{answer: session.Answer{Choice: c}})
-		return nil
+		return m.answer(reply{answer: session.Answer{Choice: c}})
 	}
-	if !a.CanPersist {
-		m.dlg.err = "Always allow is not available: managed settings allow only managed rules."
+	if why := alwaysBlocked(a); why != "" {
+		m.dlg.err = "Always allow is not available: " + why + "."
 		return nil
 	}
 	d := &m.dlg
@@ -230,10 +290,16 @@ func (m *model) previewHeight() int {
 
 func (m *model) dialogView(w int) string {
 	r := m.requests[0]
+	var v string
 	if r.approval != nil {
-		return m.approvalView(r.approval, w)
+		v = m.approvalView(r.approval, w)
+	} else {
+		v = m.questionView(r, w)
 	}
-	return m.questionView(r, w)
+	if m.guarded() {
+		v += "\n" + clip(m.sty.warn.Render(" Wait a moment: keys typed as this dialog opened are ignored."), w)
+	}
+	return v
 }
 
 func (m *model) approvalView(a *session.Approval, w int) string {
@@ -280,6 +346,9 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 		line(m.sty.bold.Render(" Always allow: these rules will be saved to .gen/settings.local.json"))
 		line(m.sty.dim.Render(" One rule per line; edit them to broaden or narrow, e.g. Bash(npm run *)."))
 		b.WriteString(indent(d.editor.View(), " ") + "\n")
+		if a.StillAsks != "" {
+			m.stillAsks(&b, a, w)
+		}
 		if d.err != "" {
 			line(" " + m.sty.deny.Render(d.err))
 		}
@@ -301,15 +370,21 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 	}
 	for i, l := range labels {
 		text := fmt.Sprintf("%d. %s", i+1, l)
-		disabled := choices[i] == session.Always && !a.CanPersist
+		blocked := ""
+		if choices[i] == session.Always {
+			blocked = alwaysBlocked(a)
+		}
 		switch {
-		case disabled:
-			line("   " + m.sty.disabled.Render(text+" (managed settings allow only managed rules)"))
+		case blocked != "":
+			line("   " + m.sty.disabled.Render(text+" ("+sanitize(blocked)+")"))
 		case i == d.cursor:
 			line(m.sty.selected.Render(" ❯ " + text))
 		default:
 			line("   " + text)
 		}
+	}
+	if a.StillAsks != "" && alwaysBlocked(a) == "" {
+		m.stillAsks(&b, a, w)
 	}
 	if d.err != "" {
 		line(" " + m.sty.deny.Render(d.err))
@@ -320,6 +395,15 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 	}
 	b.WriteString(clip(m.sty.dim.Render(help), w))
 	return b.String()
+}
+
+// stillAsks says that the offered rules do not cover the whole call, and
+// what will still ask.
+func (m *model) stillAsks(b *strings.Builder, a *session.Approval, w int) {
+	text := fmt.Sprintf("Always allow: the %d offered rule(s) do not cover the whole call; this part will still ask: %s", len(a.Rules), a.StillAsks)
+	for _, l := range strings.Split(wrap(sanitize(text), w-4), "\n") {
+		b.WriteString(clip("   "+m.sty.warn.Render(l), w) + "\n")
+	}
 }
 
 // previewView draws the window of the diff the person scrolled to, with
@@ -372,8 +456,7 @@ func (m *model) questionKey(k tea.KeyMsg, r *request) tea.Cmd {
 	d.err = ""
 	switch k.String() {
 	case "esc":
-		m.answer(reply{err: ErrDeclined})
-		return nil
+		return m.answer(reply{err: ErrDeclined})
 	case "up", "ctrl+p":
 		d.cursor = max(d.cursor-1, 0)
 		m.focusOther()
@@ -405,8 +488,7 @@ func (m *model) questionKey(k tea.KeyMsg, r *request) tea.Cmd {
 			d.err = "Choose an option or type an answer (Esc to dismiss the questions)."
 			return nil
 		}
-		m.nextQuestion(ans)
-		return nil
+		return m.nextQuestion(ans)
 	}
 	if onOther {
 		return d.forward(k)
@@ -426,24 +508,27 @@ func (m *model) questionKey(k tea.KeyMsg, r *request) tea.Cmd {
 			d.cursor = i
 			d.checked[i] = !d.checked[i]
 		default:
-			m.nextQuestion(q.Options[i].Label)
+			return m.nextQuestion(q.Options[i].Label)
 		}
 	}
 	return nil
 }
 
-func (m *model) nextQuestion(ans string) {
+// nextQuestion records ans and shows the next question of the request,
+// without a guard: the person is answering this dialog already.
+func (m *model) nextQuestion(ans string) tea.Cmd {
 	d := &m.dlg
 	d.answers = append(d.answers, ans)
 	qs := m.requests[0].questions
 	if len(d.answers) == len(qs) {
-		m.answer(reply{answers: d.answers})
-		return
+		return m.answer(reply{answers: d.answers})
 	}
 	q, answers := d.q+1, d.answers
 	m.resetDialog()
 	m.dlg.q, m.dlg.answers = q, answers
+	m.dlg.quiet, m.dlg.enterOK = time.Time{}, true
 	m.focusOther()
+	return nil
 }
 
 func (m *model) questionView(r *request, w int) string {

@@ -244,8 +244,20 @@ func (h *harness) waitIdle() {
 	h.pump("the turn to end", func() bool { return !h.m.running })
 }
 
-// open opens a dialog for r as a call to Approve or AskQuestions would.
+// open opens a dialog for r as a call to Approve or AskQuestions would,
+// for a person who was not typing and who looks at the dialog before
+// answering: the clock moves past the type-ahead window before and past
+// the dialog's guard after.
 func (h *harness) open(r *request) {
+	h.t.Helper()
+	h.clock = h.clock.Add(typeAheadWindow)
+	h.openNow(r)
+	h.clock = h.clock.Add(h.m.guard)
+}
+
+// openNow opens a dialog for r at once, as it happens while the person
+// types.
+func (h *harness) openNow(r *request) {
 	h.t.Helper()
 	if r.reply == nil {
 		r.reply = make(chan reply, 1)

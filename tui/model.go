@@ -24,6 +24,17 @@ const exitWindow = 2 * time.Second
 // defaultWidth is assumed until the terminal reports its size.
 const defaultWidth = 80
 
+// dialogGuard is how long a dialog ignores keys after it opens, and after
+// each key it ignored: keys typed for the prompt as a dialog appears must
+// not answer it. Only a pause this long, with the dialog on the screen,
+// lets keys through.
+const dialogGuard = 500 * time.Millisecond
+
+// typeAheadWindow is how recently a key must have been pressed, when a
+// dialog opens, for the person to count as typing: Enter then cannot pick
+// the highlighted option until they chose one with the arrows or a digit.
+const typeAheadWindow = time.Second
+
 // Messages from other goroutines to the model.
 type (
 	// eventMsg and textMsg carry what a turn reports; turn tells stale
@@ -47,6 +58,8 @@ type (
 	withdrawMsg struct{ id uint64 }
 	// hintDoneMsg clears the Ctrl+C hint it was scheduled for.
 	hintDoneMsg struct{ at time.Time }
+	// guardDoneMsg redraws a dialog once its guard may have passed.
+	guardDoneMsg struct{}
 )
 
 // model is the Bubble Tea model. It is only touched by the program's
@@ -58,6 +71,7 @@ type model struct {
 	send  func(tea.Msg) // delivers a message from another goroutine
 	print func(string)  // prints finished lines above the UI, in order
 	now   func() time.Time
+	guard time.Duration // dialogGuard
 
 	width  int
 	height int
@@ -75,6 +89,8 @@ type model struct {
 	live        []*entry      // the turn's entries not yet printed
 	calls       map[string]*entry
 	streamed    bool // text deltas arrived since the last event
+	// queue holds the prompts submitted while the turn runs, in order.
+	queue []string
 
 	// requests are the open dialogs, oldest first; only the first is
 	// shown, and dlg is its state.
@@ -83,6 +99,7 @@ type model struct {
 
 	hint      string
 	lastCtrlC time.Time
+	lastKey   time.Time // of the last key press, for type-ahead
 	quitting  bool
 }
 
@@ -94,6 +111,7 @@ func newModel(ctx context.Context, e Engine, sty styles) *model {
 		send:  func(tea.Msg) {},
 		print: func(string) {},
 		now:   time.Now,
+		guard: dialogGuard,
 		width: defaultWidth,
 		calls: map[string]*entry{},
 	}
@@ -166,19 +184,20 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case turnDoneMsg:
 		if msg.turn == m.turn {
-			m.finishTurn(msg.err)
+			return m, m.finishTurn(msg.err)
 		}
 		return m, nil
 	case requestMsg:
 		return m, m.open(msg.r)
 	case withdrawMsg:
-		m.withdraw(msg.id)
-		return m, nil
+		return m, m.withdraw(msg.id)
 	case hintDoneMsg:
 		if msg.at.Equal(m.lastCtrlC) {
 			m.hint = ""
 		}
 		return m, nil
+	case guardDoneMsg:
+		return m, nil // the view is drawn again
 	}
 	// Anything else (cursor blinks) goes to every input: each ignores
 	// what is not meant for it.
@@ -210,11 +229,13 @@ func (m *model) resize() {
 func (m *model) fitInput() { m.input.SetHeight(min(max(m.input.LineCount(), 1), 8)) }
 
 func (m *model) key(k tea.KeyMsg) tea.Cmd {
+	now := m.now()
+	defer func() { m.lastKey = now }()
 	if k.Type == tea.KeyCtrlC {
 		return m.ctrlC()
 	}
 	if len(m.requests) > 0 {
-		return m.dialogKey(k)
+		return m.dialogKey(k, now)
 	}
 	switch k.Type {
 	case tea.KeyShiftTab:
@@ -281,12 +302,13 @@ func (m *model) submit() tea.Cmd {
 		m.fitInput()
 		return m.command(text)
 	}
-	if m.running {
-		m.hint = "A turn is running: wait for it, or press Ctrl+C to interrupt it"
-		return nil
-	}
 	m.input.Reset()
 	m.fitInput()
+	if m.running {
+		// It runs when the turn ends, after those queued before it.
+		m.queue = append(m.queue, text)
+		return nil
+	}
 	m.hint = ""
 	m.lastCtrlC = time.Time{}
 	return m.startTurn(text)
@@ -318,7 +340,10 @@ func (m *model) startTurn(prompt string) tea.Cmd {
 	return tea.Batch(run, m.spin.Tick)
 }
 
-func (m *model) finishTurn(err error) {
+// finishTurn ends the turn and starts the next queued prompt. After an
+// error or an interruption the queued prompts do not run: they go back
+// into the prompt, to be sent again or changed.
+func (m *model) finishTurn(err error) tea.Cmd {
 	m.running = false
 	m.cancel()
 	switch {
@@ -334,6 +359,23 @@ func (m *model) finishTurn(err error) {
 	if m.interrupted && m.now().Sub(m.lastCtrlC) <= exitWindow {
 		m.hint = "Press Ctrl+C again to exit"
 	}
+	if len(m.queue) == 0 {
+		return nil
+	}
+	if err != nil || m.interrupted {
+		texts := m.queue
+		if v := m.input.Value(); strings.TrimSpace(v) != "" {
+			texts = append(texts, v)
+		}
+		m.queue = nil
+		m.input.SetValue(strings.Join(texts, "\n"))
+		m.fitInput()
+		m.note(dimStyle, "The queued prompts were not sent: they are back in the prompt.")
+		return nil
+	}
+	next := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.startTurn(next)
 }
 
 // note shows a line that is not part of the model's answer: below the
@@ -357,6 +399,10 @@ func (m *model) View() string {
 	}
 	if m.quitting {
 		return b.String()
+	}
+	for _, q := range m.queue {
+		b.WriteString(clip(m.sty.dim.Render("  queued: "+oneLine(q)), w))
+		b.WriteByte('\n')
 	}
 	if len(m.requests) > 0 {
 		b.WriteString(m.dialogView(w))

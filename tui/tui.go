@@ -79,6 +79,9 @@ type UI struct {
 	in  io.Reader
 	out io.Writer
 	sty styles
+	// guard is how long a dialog ignores keys after it opens (dialogGuard;
+	// tests of the real program set 0).
+	guard time.Duration
 
 	mu     sync.Mutex
 	prog   *tea.Program  // the running program; nil outside Run
@@ -94,7 +97,7 @@ var (
 
 // New returns a UI reading opts.In and drawing on opts.Out.
 func New(opts Options) *UI {
-	u := &UI{in: opts.In, out: opts.Out}
+	u := &UI{in: opts.In, out: opts.Out, guard: dialogGuard}
 	if u.in == nil {
 		u.in = os.Stdin
 	}
@@ -127,6 +130,7 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	}
 	pr := newPrinter()
 	m := newModel(ctx, e, u.sty)
+	m.guard = u.guard
 	m.print = pr.add
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out))
 	m.send = p.Send

@@ -380,10 +380,10 @@ func TestCtrlCInterruptsThenExits(t *testing.T) {
 		t.Fatalf("no running indicator:\n%s", v)
 	}
 
-	// Enter during the turn does not start another one.
+	// Enter during the turn queues the prompt.
 	h.keys("more", "enter")
-	if !strings.Contains(h.m.View(), "A turn is running") || h.m.input.Value() != "more" {
-		t.Fatalf("Enter during a turn: want a hint and the text kept:\n%s", h.m.View())
+	if !strings.Contains(h.m.View(), "queued: more") || h.m.input.Value() != "" {
+		t.Fatalf("Enter during a turn: want the prompt queued:\n%s", h.m.View())
 	}
 
 	h.keys("ctrl+c")
@@ -401,6 +401,14 @@ func TestCtrlCInterruptsThenExits(t *testing.T) {
 	}
 	if s := h.screen(); !strings.Contains(s, "Interrupted.") || !strings.Contains(s, "Press Ctrl+C again to exit") {
 		t.Fatalf("want the interruption and a hint shown:\n%s", s)
+	}
+	// The interrupted turn does not run the queued prompt: it is back in
+	// the prompt.
+	if h.m.input.Value() != "more" || len(h.m.queue) != 0 || !strings.Contains(h.screen(), "back in the prompt") {
+		t.Fatalf("queued prompt after an interruption: input %q, queue %q:\n%s", h.m.input.Value(), h.m.queue, h.screen())
+	}
+	if got := eng.recorded(); slices.Contains(got, "Submit(more)") {
+		t.Fatalf("the queued prompt ran after the interruption: %v", got)
 	}
 	h.clock = h.clock.Add(time.Second)
 	h.keys("ctrl+c")
@@ -1016,6 +1024,7 @@ func runUI(t *testing.T, ctx context.Context, eng Engine) (ui *UI, typ func(stri
 	pr, pw := io.Pipe()
 	out := &lockedBuffer{}
 	ui = New(Options{In: pr, Out: out})
+	ui.guard = 0 // keys are typed as soon as a dialog shows
 	errc := make(chan error, 1)
 	go func() { errc <- ui.Run(ctx, eng) }()
 	t.Cleanup(func() { pw.Close() })

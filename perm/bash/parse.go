@@ -195,6 +195,12 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		}
 	case *syntax.Stmt:
 		c.redirects(n.Redirs, st)
+	case *syntax.FuncDecl:
+		// A function named ./tool or /usr/bin/git shadows a program a
+		// rule names by its path, and its name reads like a path operand.
+		if n.Name != nil && (strings.Contains(n.Name.Value, "/") || strings.HasPrefix(n.Name.Value, ".")) {
+			c.suspect(labelFuncPath)
+		}
 	case *syntax.CallExpr:
 		cmd := &Command{Nested: st.inNested()}
 		for _, a := range n.Assigns {

@@ -28,6 +28,7 @@ const (
 	labelFormat       = "invisible format character in command"
 	labelFiller       = "Hangul filler character in command"
 	labelHash         = "hash -p rebinds a command name"
+	labelFuncPath     = "function named like a path"
 	labelEnable       = "enable changes which builtins run"
 	labelAliases      = "alias expansion enabled"
 	labelAliasVar     = "assignment to BASH_ALIASES or BASH_CMDS"
