@@ -83,6 +83,8 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	}
 	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err}
 	cfg := subagent.Config{Def: def, Settings: set, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event}
+	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
+	cfg.Hooks, cfg.Skills, cfg.OnWarning = runHooks(set, warn), loadSkills(set, warn), warn
 	pol, warns := policy.Subagent(set, def, nil)
 	for _, w := range warns {
 		fmt.Fprintln(s.Err, "gen: warning:", w)

@@ -99,6 +99,7 @@ settings error, 3 a call was denied).`,
 	}
 	o.register(root)
 	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s), newTrustCmd(s))
+	root.AddCommand(newSkillsCmd(s))
 	return root
 }
 

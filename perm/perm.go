@@ -259,6 +259,10 @@ func HasSpecifier(tool string) bool { return specKey(tool) != "" }
 type Request struct {
 	Tool  string
 	Input map[string]any
+	// ID is the model's ID for the call ("" outside a loop). Evaluate
+	// ignores it: it only tells hooks and a permission-prompt delegate
+	// which call they are asked about.
+	ID string
 }
 
 // Result is a decision with the step that made it and why.

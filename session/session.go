@@ -8,19 +8,24 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/runid"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
+	"github.com/gen-run/gen/trust"
 )
 
 // DefaultSystem is the main loop's system prompt.
@@ -44,9 +49,16 @@ type Config struct {
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
 	SearchURL string
-	// OnWarning receives warnings (settings, agent files); may be nil.
+	// OnWarning receives warnings (settings, agent files, hooks,
+	// skills); may be nil.
 	OnWarning func(string)
+	// SessionID is the session_id hooks are told; "" makes a new one.
+	SessionID string
 }
+
+// ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
+// blocks the prompt: the prompt is dropped, the conversation unchanged.
+var ErrPromptBlocked = errors.New("session: the prompt was blocked by a UserPromptSubmit hook")
 
 // Session is the main loop: one conversation with its permission state.
 // Its methods are safe for concurrent use; turns run one at a time.
@@ -67,6 +79,9 @@ type Session struct {
 	tasks   *tool.TaskList
 	gate    *gate.Gate
 	box     tool.Toolbox
+	hooks   *hook.Agent // nil without hooks
+	skills  *skill.Set
+	started bool // SessionStart hooks ran
 
 	ask sync.Mutex // one dialog at a time
 }
@@ -94,7 +109,9 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
-	s.gate = &gate.Gate{Policy: s.Policy}
+	s.hooks = s.loadHooks()
+	s.skills = s.loadSkills()
+	s.gate = &gate.Gate{Policy: s.Policy, Hooks: s.hooks, ManagedRulesOnly: set.ManagedRulesOnly}
 	if cfg.Approver != nil {
 		s.gate.Asker = s
 	}
@@ -108,6 +125,43 @@ func New(cfg Config) (*Session, error) {
 		Asker:      cfg.Asker,
 	}
 	return s, nil
+}
+
+// loadHooks returns the hooks that may run in this session
+// (trust.RunnableHooks), nil when there are none.
+func (s *Session) loadHooks() *hook.Agent {
+	r, warns := trust.HookRunner(s.set)
+	for _, w := range warns {
+		s.warn(w)
+	}
+	if r == nil {
+		return nil
+	}
+	sid := s.cfg.SessionID
+	if sid == "" {
+		sid = runid.New()
+	}
+	return &hook.Agent{
+		Runner:    r,
+		SessionID: sid,
+		Cwd:       s.set.Workspace.Cwd,
+		Warn:      s.warn,
+	}
+}
+
+// loadSkills discovers the skills of the project, the user and the
+// additional directories (only their .gen/skills). A broken skill is a
+// warning: it does not hide the others.
+func (s *Session) loadSkills() *skill.Set {
+	ws := s.set.Workspace
+	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+	if err != nil {
+		s.warn(err.Error())
+	}
+	for _, w := range set.Warnings {
+		s.warn(w)
+	}
+	return set
 }
 
 func (s *Session) warn(w string) {
@@ -225,11 +279,17 @@ func (s *Session) Tools() []string {
 func (s *Session) origin() subagent.Origin {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return subagent.Origin{
-		Settings: s.set,
-		Agents:   s.catalog,
-		Parent:   policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
+	o := subagent.Origin{
+		Settings:  s.set,
+		Agents:    s.catalog,
+		Parent:    policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
+		Skills:    s.skills,
+		OnWarning: s.cfg.OnWarning,
 	}
+	if s.hooks != nil {
+		o.Hooks, o.SessionID = s.hooks.Runner, s.hooks.SessionID
+	}
+	return o
 }
 
 // Submit runs one user turn. It blocks until the turn ends; cancelling ctx
@@ -239,7 +299,25 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	s.turn.Lock()
 	defer s.turn.Unlock()
 
-	s.env.Workspace = s.Policy().Workspace
+	if !s.started {
+		s.started = true
+		o := s.hooks.Run(ctx, hook.SessionStart, hook.Input{Source: "startup", Model: s.cfg.ModelName})
+		if len(o.Context) > 0 {
+			s.history[0].Content += "\n\n" + strings.Join(o.Context, "\n")
+		}
+	}
+	if o := s.hooks.Run(ctx, hook.UserPromptSubmit, hook.Input{Prompt: prompt}); o.Block || o.Stop {
+		reason := o.Reason
+		if !o.Block {
+			reason = o.StopReason
+		}
+		return loop.Outcome{}, fmt.Errorf("%w: %s", ErrPromptBlocked, reason)
+	} else if len(o.Context) > 0 {
+		prompt += "\n\n" + strings.Join(o.Context, "\n")
+	}
+
+	pol := s.Policy()
+	s.env.Workspace = pol.Workspace
 	names := s.Tools()
 	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
 		Origin:     s.origin,
@@ -248,14 +326,22 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		SearchURL:  s.cfg.SearchURL,
 		OnEvent:    onEvent,
 	}))
+	tools, schemas := tool.Select(all, names), schema.OpenAI(names)
+	if st := skill.NewTool(s.skills); st.Available() && policy.ShowsSkill(&pol, nil) {
+		tools = append(tools, st)
+		schemas = append(schemas, st.Schema().OpenAI())
+	}
 	r := &loop.Runner{
 		Model:    s.cfg.Model,
-		Tools:    tool.Select(all, names),
+		Tools:    tools,
 		Gate:     s.gate,
-		Schemas:  schema.OpenAI(names),
+		Schemas:  schemas,
 		MaxTurns: s.cfg.MaxTurns,
 		OnEvent:  onEvent,
 		OnText:   onText,
+	}
+	if s.hooks.Has(hook.Stop) {
+		r.BeforeStop = s.hooks.Stop
 	}
 	before := s.history
 	out, msgs, err := r.Continue(ctx, s.history, prompt)

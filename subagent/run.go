@@ -11,12 +11,15 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/runid"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -36,6 +39,14 @@ type Config struct {
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
 	SearchURL string
+	// Hooks runs the session's hooks (trust.RunnableHooks); nil runs
+	// none. SessionID is the session_id they are told; "" makes one.
+	Hooks     *hook.Runner
+	SessionID string
+	// Skills are the session's skills; nil offers no Skill tool.
+	Skills *skill.Set
+	// OnWarning receives the hooks' warnings; may be nil.
+	OnWarning func(string)
 }
 
 // Report is what a subagent run produced.
@@ -54,6 +65,15 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
 	g := gate.Fixed(pol)
+	g.ManagedRulesOnly = cfg.Settings.ManagedRulesOnly
+	if cfg.Hooks != nil {
+		sid := cfg.SessionID
+		if sid == "" {
+			sid = runid.New()
+		}
+		g.Hooks = &hook.Agent{Runner: cfg.Hooks, SessionID: sid, Cwd: pol.Workspace.Cwd,
+			AgentID: runid.New(), AgentType: def.Name, Warn: cfg.OnWarning}
+	}
 	box := tool.Toolbox{
 		Env:        tool.NewEnv(pol.Workspace),
 		Policy:     g.Policy,
@@ -65,6 +85,12 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	for _, t := range tools {
 		rep.Tools = append(rep.Tools, t.Name())
 	}
+	schemas := schema.OpenAI(rep.Tools)
+	if st := skill.NewTool(cfg.Skills); st.Available() && policy.ShowsSkill(&pol, def) {
+		tools = append(tools, st)
+		rep.Tools = append(rep.Tools, st.Name())
+		schemas = append(schemas, st.Schema().OpenAI())
+	}
 	maxTurns := def.MaxTurns
 	if cfg.MaxTurns > 0 {
 		maxTurns = cfg.MaxTurns
@@ -73,10 +99,13 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		Model:    cfg.Model,
 		Tools:    tools,
 		Gate:     g,
-		Schemas:  schema.OpenAI(rep.Tools),
+		Schemas:  schemas,
 		MaxTurns: maxTurns,
 		OnEvent:  cfg.OnEvent,
 		Agent:    def.Name,
+	}
+	if g.Hooks.Has(hook.SubagentStop) {
+		r.BeforeStop = g.Hooks.Stop
 	}
 	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
 	return rep

@@ -12,6 +12,7 @@
 //	Glob: PATTERN            Glob{pattern: PATTERN}
 //	Grep: PATTERN            Grep{pattern: PATTERN}
 //	Fetch: URL               WebFetch{url: URL}
+//	Skill: NAME              Skill{skill: NAME}
 //	Delegate TYPE: TASK      Agent{subagent_type: TYPE, prompt: TASK, description: TASK cut to 40 characters}
 //
 // Other lines are ignored. The final answer has one line per call:
@@ -50,6 +51,7 @@ const help = `No directives found. The offline model understands one directive p
   Glob: PATTERN
   Grep: PATTERN
   Fetch: URL
+  Skill: NAME
   Delegate TYPE: TASK`
 
 // descriptionLen bounds an Agent call's description, in characters.
@@ -136,6 +138,7 @@ func parseLine(line string) (directive, bool) {
 		{"Glob:", "Glob", "pattern"},
 		{"Grep:", "Grep", "pattern"},
 		{"Fetch:", "WebFetch", "url"},
+		{"Skill:", "Skill", "skill"},
 	}
 	for _, s := range simple {
 		if rest, ok := strings.CutPrefix(line, s.prefix); ok {
