@@ -98,7 +98,7 @@ settings error, 3 a call was denied).`,
 		RunE:          func(cmd *cobra.Command, args []string) error { return runMain(cmd, o, args, s) },
 	}
 	o.register(root)
-	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s))
+	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s))
 	return root
 }
 

@@ -1,40 +1,93 @@
 // Package gate decides each tool call: the one seam between a run and the
 // permission engine beneath it (package perm). Every run, main loop,
-// subagent or headless, decides its calls with a Gate: it evaluates the
-// call under the run's policy and, on Ask, consults the run's Asker.
-//
-// Later work hooks in here and nowhere else: PreToolUse before Evaluate,
-// PermissionRequest where an Ask goes to the Asker (headless runs too,
-// before step 8 turns it into Deny), PermissionDenied on a final Deny, and
-// a permission-prompt delegate as the Asker of a headless run.
-// PostToolUse belongs after the tool ran (tool.Set.Call).
+// subagent or headless, decides its calls with a Gate: it runs the
+// PreToolUse hooks, evaluates the call under the run's policy and, on Ask,
+// runs the PermissionRequest hooks and then consults the run's Asker.
+// Only after all of them does step 8 (perm.Unattended) turn what is still
+// Ask into Deny, so a hook or a permission-prompt delegate can approve a
+// headless call on the user's behalf. A final Deny runs the
+// PermissionDenied hooks; PostToolUse runs after the tool (Review, called
+// by tool.Set.Call). It sits on perm, hook (running hooks) and schema
+// (checking inputs a hook or an Asker substituted).
 package gate
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
 )
 
 // Asker settles a call the policy decided Ask for: the main loop asks a
-// person (the TUI's approval dialog); a headless run has none. It returns
-// the final decision; a result that is still Ask counts as unanswered and
-// becomes Deny (perm.Unattended). Implementations must be safe for
-// concurrent use and give up when ctx ends.
+// person (the TUI's approval dialog); a headless run may have a
+// permission-prompt delegate, or none. It returns the final decision; a
+// result that is still Ask counts as unanswered and becomes Deny
+// (perm.Unattended). Implementations must be safe for concurrent use and
+// give up when ctx ends.
 type Asker interface {
 	Ask(ctx context.Context, req perm.Request, ask perm.Result) perm.Result
 }
 
-// Gate decides calls under a policy. It implements tool.Gate. Its fields
-// must not change while it is in use.
+// Answerer is an Asker whose answer can carry more than a decision: a
+// changed input and rules for the rest of the run (a permission-prompt
+// delegate's updatedInput and "always allow for this agent"). When the
+// Asker implements it, the gate calls Answer instead of Ask.
+type Answerer interface {
+	Answer(ctx context.Context, req perm.Request, ask perm.Result) Answer
+}
+
+// Answer is an Answerer's answer.
+type Answer struct {
+	// Result is Allow, Deny, or Ask (unanswered, which becomes Deny).
+	Result perm.Result
+	// UpdatedInput, with an Allow, replaces the call's input. The gate
+	// checks it against the tool's schema and evaluates it as a new call;
+	// if that asks, the Answerer is asked once more about the changed
+	// call, and an answer that changes the input again denies.
+	UpdatedInput map[string]any
+	// Rules are added for the rest of the run to this gate's agent only
+	// (AddRules), when the call is finally allowed.
+	Rules Rules
+}
+
+// Rules are permission rules added to one agent for the rest of its run.
+type Rules struct {
+	// Allow rules are session permissions (step 4); Ask and Deny rules
+	// join the policy's ask and deny rules.
+	Allow, Ask, Deny []perm.Rule
+}
+
+// Gate decides calls under a policy. It implements tool.Gate, and
+// tool.Decider and tool.Reviewer for the hooks. Its exported fields must
+// not change while it is in use; it must not be copied after first use.
 type Gate struct {
 	// Policy returns the policy in force at the moment of a call (it may
 	// change between calls: modes, session grants). Must not be nil.
+	// Its NoPrompt is not used: the gate applies step 8 itself, after
+	// the hooks and the Asker had their say.
 	Policy func() perm.Policy
-	// Asker settles Ask decisions. nil means nobody can be asked: the
-	// policy is evaluated with NoPrompt, so perm's step 8 turns Ask into
-	// Deny.
+	// Asker settles Ask decisions the hooks left open. nil means nobody
+	// can be asked: Ask becomes Deny.
 	Asker Asker
+	// Hooks runs the agent's hooks; nil runs none.
+	Hooks *hook.Agent
+	// Prepare normalises and validates an input a hook or an Answerer
+	// substituted, before it is evaluated; nil means schema.Normalize and
+	// schema.Validate (which know only the built-in tools: for others a
+	// changed input is refused). An error denies the call.
+	Prepare func(tool string, in map[string]any) (map[string]any, error)
+	// ManagedRulesOnly refuses allow rules from hooks and Answerers
+	// (managed allowManagedPermissionRulesOnly).
+	ManagedRulesOnly bool
+
+	mu    sync.Mutex
+	added Rules // AddRules
 }
 
 // Fixed returns a Gate for a policy that does not change, with nobody to
@@ -43,15 +96,273 @@ func Fixed(p perm.Policy) *Gate {
 	return &Gate{Policy: func() perm.Policy { return p }}
 }
 
-// Check decides req: Allow or Deny, never Ask.
-func (g *Gate) Check(ctx context.Context, req perm.Request) perm.Result {
-	pol := g.Policy()
-	if g.Asker == nil {
-		pol.NoPrompt = true
+// AddRules adds rules to this gate's agent for the rest of the run. Under
+// ManagedRulesOnly the allow rules are refused (an error) and the others
+// added.
+func (g *Gate) AddRules(r Rules) error {
+	var err error
+	if g.ManagedRulesOnly && len(r.Allow) > 0 {
+		err = fmt.Errorf("gate: managed settings allow only managed permission rules; not adding %s", ruleList(r.Allow))
+		r.Allow = nil
 	}
-	res := perm.Evaluate(req, &pol)
-	if res.Decision != perm.Ask {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.added.Allow = append(g.added.Allow, r.Allow...)
+	g.added.Ask = append(g.added.Ask, r.Ask...)
+	g.added.Deny = append(g.added.Deny, r.Deny...)
+	return err
+}
+
+// policy is the policy to evaluate a call under: Policy's, with the rules
+// added to this agent, and with step 8 left to the gate.
+func (g *Gate) policy() perm.Policy {
+	p := g.Policy()
+	p.NoPrompt = false
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	// Fresh slices: Policy may hand out the same ones to every call.
+	p.Session = slices.Concat(p.Session, g.added.Allow)
+	p.Ask = slices.Concat(p.Ask, entries(g.added.Ask))
+	p.Deny = slices.Concat(p.Deny, entries(g.added.Deny))
+	return p
+}
+
+func entries(rs []perm.Rule) []perm.Entry {
+	out := make([]perm.Entry, len(rs))
+	for i, r := range rs {
+		out[i] = perm.Entry{Rule: r, Source: perm.SourceSession, Origin: "added during this run"}
+	}
+	return out
+}
+
+// Check decides req: Allow or Deny, never Ask. A call whose input a hook
+// or the Asker would change is denied: Check's caller runs the call as it
+// sent it (see Decide).
+func (g *Gate) Check(ctx context.Context, req perm.Request) perm.Result {
+	res, _, changed := g.decide(ctx, req)
+	if changed && res.Decision == perm.Allow {
+		return perm.Result{Decision: perm.Deny, Step: res.Step, Source: perm.SourceHook,
+			Reason: "a hook or the approver changed the input of a call that can only run as sent"}
+	}
+	return res
+}
+
+// Decide decides req, Allow or Deny, and returns the input the call must
+// run with: req.Input, or the input a hook or the Asker substituted, which
+// the decision is about.
+//
+// The order:
+//  1. PreToolUse hooks. Their updatedInput replaces the input (a new
+//     call); their allow only approves what the mode's default would ask
+//     (hook.ApplyPreToolUse): deny rules, ask rules and bypass-immune
+//     checks stand.
+//  2. perm.Evaluate, without step 8.
+//  3. On Ask: PermissionRequest hooks (hook.ApplyPermissionRequest), then
+//     the Asker for what they left open.
+//  4. Step 8: what is still Ask becomes Deny.
+//  5. On Deny: PermissionDenied hooks.
+func (g *Gate) Decide(ctx context.Context, req perm.Request) (perm.Result, map[string]any) {
+	res, in, _ := g.decide(ctx, req)
+	return res, in
+}
+
+func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[string]any, bool) {
+	pol := g.policy()
+	orig := req.Input
+	var pre hook.Outcome
+	if g.Hooks.Has(hook.PreToolUse) {
+		pre = g.Hooks.Run(ctx, hook.PreToolUse, g.input(req, pol.Mode))
+		if pre.UpdatedInput != nil {
+			in, err := g.prepare(req.Tool, pre.UpdatedInput)
+			if err != nil {
+				return g.denied(ctx, req, pol.Mode, invalid("a PreToolUse hook", err)), orig, false
+			}
+			req.Input = in
+		}
+	}
+	res := hook.ApplyPreToolUse(pre, perm.Evaluate(req, &pol))
+	if res.Decision == perm.Ask {
+		res, req = g.settle(ctx, req, res, &pol)
+		if res.Input != nil {
+			// An Asker that evaluated a rewritten call itself (the
+			// permission-prompt delegate) hands back the input its
+			// decision is about.
+			req.Input = res.Input
+		}
+	}
+	res = perm.Unattended(res)
+	if res.Decision == perm.Deny {
+		res = g.denied(ctx, req, pol.Mode, res)
+	}
+	return res, req.Input, !sameMap(req.Input, orig)
+}
+
+// settle answers the Ask res for req: the PermissionRequest hooks first,
+// then the Asker. It returns the decision and the call it is about.
+func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, pol *perm.Policy) (perm.Result, perm.Request) {
+	if g.Hooks.Has(hook.PermissionRequest) {
+		in := g.input(req, pol.Mode)
+		var sugg []perm.Rule
+		for _, s := range perm.Suggest(req, pol) {
+			if r, err := perm.ParseRule(s); err == nil {
+				sugg = append(sugg, r)
+			}
+		}
+		if len(sugg) > 0 {
+			in.PermissionSuggestions = []hook.PermissionUpdate{hook.AddRules("allow", "session", sugg...)}
+		}
+		o := g.Hooks.Run(ctx, hook.PermissionRequest, in)
+		r, decided := hook.ApplyPermissionRequest(o, res)
+		if decided && r.Decision == perm.Allow && o.UpdatedInput != nil {
+			// The approval is for the changed call, which is a new call:
+			// evaluated again, and an Ask there answered by the same
+			// hooks' outcome (never a bypass-immune one).
+			nin, err := g.prepare(req.Tool, o.UpdatedInput)
+			if err != nil {
+				return invalid("a PermissionRequest hook", err), req
+			}
+			req.Input = nin
+			r = perm.Evaluate(req, pol)
+			if r.Decision == perm.Ask {
+				r, _ = hook.ApplyPermissionRequest(o, r)
+			}
+		}
+		if r.Decision == perm.Allow {
+			g.applyUpdates(o.UpdatedPermissions)
+		}
+		if r.Decision != perm.Ask {
+			return r, req
+		}
+		res = r
+	}
+	if g.Asker == nil {
+		return res, req
+	}
+	a, ok := g.Asker.(Answerer)
+	if !ok {
+		return g.Asker.Ask(ctx, req, res), req
+	}
+	ans := a.Answer(ctx, req, res)
+	if ans.Result.Decision == perm.Allow && ans.UpdatedInput != nil {
+		nin, err := g.prepare(req.Tool, ans.UpdatedInput)
+		if err != nil {
+			return invalid("the approver", err), req
+		}
+		req.Input = nin
+		if r := perm.Evaluate(req, pol); r.Decision != perm.Ask {
+			ans.Result = r
+		} else {
+			// The changed call needs an approval of its own.
+			ans = a.Answer(ctx, req, r)
+			if ans.Result.Decision == perm.Allow && ans.UpdatedInput != nil {
+				return perm.Result{Decision: perm.Deny, Step: r.Step, Source: perm.SourceSession,
+					Reason: "the approver changed the input of a call a second time"}, req
+			}
+		}
+	}
+	if ans.Result.Decision == perm.Allow {
+		if err := g.AddRules(ans.Rules); err != nil {
+			g.warn(err.Error())
+		}
+	}
+	return ans.Result, req
+}
+
+// applyUpdates applies the updatedPermissions of PermissionRequest hooks
+// that allowed a call: addRules for the session, to this agent only.
+// Anything else would change files or the whole session on a hook's word,
+// and is ignored with a warning.
+func (g *Gate) applyUpdates(us []hook.PermissionUpdate) {
+	var add Rules
+	for _, u := range us {
+		if u.Type != "addRules" || u.Destination != "session" {
+			g.warn(fmt.Sprintf("PermissionRequest hook: updatedPermissions %s to %s ignored (gen applies only addRules to the session)", u.Type, u.Destination))
+			continue
+		}
+		rules, err := u.ParsedRules()
+		if err != nil {
+			g.warn("PermissionRequest hook: updatedPermissions ignored: " + err.Error())
+			continue
+		}
+		switch u.Behavior {
+		case "allow":
+			add.Allow = append(add.Allow, rules...)
+		case "ask":
+			add.Ask = append(add.Ask, rules...)
+		case "deny":
+			add.Deny = append(add.Deny, rules...)
+		}
+	}
+	if err := g.AddRules(add); err != nil {
+		g.warn(err.Error())
+	}
+}
+
+// denied runs the PermissionDenied hooks for a final Deny.
+func (g *Gate) denied(ctx context.Context, req perm.Request, mode perm.Mode, res perm.Result) perm.Result {
+	if !g.Hooks.Has(hook.PermissionDenied) {
 		return res
 	}
-	return perm.Unattended(g.Asker.Ask(ctx, req, res))
+	in := g.input(req, mode)
+	in.Reason = res.Reason
+	if o := g.Hooks.Run(ctx, hook.PermissionDenied, in); o.Retry {
+		res.Reason += " (a PermissionDenied hook says the call may be retried)"
+	}
+	return res
+}
+
+// Review runs the PostToolUse hooks for a call that ran and returned
+// output. It returns what the model must be told besides the output (a
+// hook's block reason and additional context), "" when nothing. It
+// implements tool.Reviewer.
+func (g *Gate) Review(ctx context.Context, req perm.Request, output string) string {
+	if !g.Hooks.Has(hook.PostToolUse) {
+		return ""
+	}
+	in := g.input(req, g.Policy().Mode)
+	in.ToolResponse = output
+	o := g.Hooks.Run(ctx, hook.PostToolUse, in)
+	var notes []string
+	if o.Block {
+		notes = append(notes, "PostToolUse hook: "+o.Reason)
+	}
+	notes = append(notes, o.Context...)
+	return strings.Join(notes, "\n")
+}
+
+func (g *Gate) input(req perm.Request, mode perm.Mode) hook.Input {
+	return hook.Input{PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ID}
+}
+
+func (g *Gate) prepare(tool string, in map[string]any) (map[string]any, error) {
+	if g.Prepare != nil {
+		return g.Prepare(tool, in)
+	}
+	in = schema.Normalize(tool, in)
+	return in, schema.Validate(tool, in)
+}
+
+func (g *Gate) warn(w string) {
+	if g.Hooks != nil && g.Hooks.Warn != nil {
+		g.Hooks.Warn(w)
+	}
+}
+
+// invalid denies a call whose substituted input does not fit its tool.
+func invalid(who string, err error) perm.Result {
+	return perm.Result{Decision: perm.Deny, Step: 0, Source: perm.SourceHook,
+		Reason: fmt.Sprintf("the input %s substituted is not valid: %v", who, err)}
+}
+
+func ruleList(rs []perm.Rule) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// sameMap reports whether a and b are the same map (not only equal).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

@@ -34,6 +34,9 @@ const (
 	// the run ends at the abortAt-th.
 	refuseAt = 3
 	abortAt  = 5
+	// maxContinuations bounds how often BeforeStop can keep a run going,
+	// so that a stop hook that always blocks cannot keep it forever.
+	maxContinuations = 8
 )
 
 // Runner runs one agent: a model, the tools it may call and the gate that
@@ -71,6 +74,12 @@ type Runner struct {
 	OnText func(delta string)
 	// Agent names the agent in events.
 	Agent string
+	// BeforeStop, if set, is asked before the run ends with the model's
+	// final answer (Stop and SubagentStop hooks). A non-empty reason keeps
+	// the run going, with the reason as the next user message; active is
+	// set when the run is already going on that way. The run goes on at
+	// most maxContinuations times, then ends anyway.
+	BeforeStop func(ctx context.Context, final string, active bool) (reason string)
 }
 
 // Outcome is what a run produced.
@@ -141,6 +150,8 @@ type run struct {
 	// in a row it was made.
 	lastKey string
 	streak  int
+	// continued counts the times BeforeStop kept the run going.
+	continued int
 }
 
 func (r *Runner) start() (*run, error) {
@@ -227,6 +238,10 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 
 		if len(msg.ToolCalls) == 0 {
 			out.Final = msg.Content
+			if reason := s.beforeStop(ctx, msg.Content); reason != "" {
+				msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reason})
+				continue
+			}
 			return msgs, nil
 		}
 		if msg.Content != "" {
@@ -243,6 +258,22 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 			return msgs, err
 		}
 	}
+}
+
+// beforeStop asks BeforeStop whether the run may end with final, and
+// returns the reason to go on ("" to end).
+func (s *run) beforeStop(ctx context.Context, final string) string {
+	if s.r.BeforeStop == nil || s.continued >= maxContinuations || ctx.Err() != nil {
+		return ""
+	}
+	if out := s.out; out.Turns >= s.maxTurns {
+		return ""
+	}
+	reason := s.r.BeforeStop(ctx, final, s.continued > 0)
+	if reason != "" {
+		s.continued++
+	}
+	return reason
 }
 
 // call is one tool call on its way through the loop.
@@ -387,6 +418,10 @@ func (s *run) invoke(ctx context.Context, c *call, live func(perm.Result)) {
 		}
 	})
 	c.report = res.Report
+	if res.Input != nil {
+		// The gate decided on, and the tool ran with, a substituted input.
+		c.input = res.Input
+	}
 	out, err := res.Output, res.Err
 	switch {
 	case res.Decision.Decision != perm.Allow:

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -49,7 +50,15 @@ func basePolicy(t *testing.T, deny ...string) perm.Policy {
 
 func check(t *testing.T, g *gate.Gate, req perm.Request) perm.Result {
 	t.Helper()
-	return guard(t, "Check", func() perm.Result { return g.Check(context.Background(), req) })
+	// Decide, as tool.Set.Call does: a rewritten call runs with the input
+	// its decision is about (Check would refuse to run it as sent).
+	return guard(t, "Decide", func() perm.Result {
+		r, in := g.Decide(context.Background(), req)
+		if r.Decision == perm.Allow && !reflect.DeepEqual(in, req.Input) {
+			r.Input = in
+		}
+		return r
+	})
 }
 
 // The delegate answers Asks, with the call's fields and the agent's name;
@@ -116,6 +125,12 @@ func TestDelegateUpdatedInput(t *testing.T) {
 	rewrite = []string{"ls -la"}
 	if r := check(t, g, bash("touch a")); r.Decision != perm.Allow || r.Input["command"] != "ls -la" {
 		t.Errorf("rewrite to allowed: %+v", r)
+	}
+	// A caller that can only run the call as sent (Check: WebFetch
+	// redirects) never runs a rewritten call.
+	rewrite = []string{"ls -la"}
+	if r := g.Check(context.Background(), bash("touch a")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "changed the input") {
+		t.Errorf("Check of a rewritten call: %+v", r)
 	}
 	// Rewritten into another Ask: asked once more about the new call.
 	before := len(ap.Calls())

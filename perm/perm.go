@@ -272,9 +272,9 @@ func HasSpecifier(tool string) bool { return specKey(tool) != "" }
 type Request struct {
 	Tool  string
 	Input map[string]any
-	// ID is the call's ID in its run (the model's tool call ID), "" when
-	// there is none. Evaluate ignores it; those told about the call (a
-	// permission-prompt delegate, hooks) report it as tool_use_id.
+	// ID is the model's ID for the call ("" outside a loop). Evaluate
+	// ignores it: it only tells hooks and a permission-prompt delegate
+	// which call they are asked about.
 	ID string
 }
 

@@ -85,26 +85,49 @@ type filter struct {
 func visible(f filter) []string {
 	var out []string
 	for _, name := range schema.Names {
-		allowed := namedBy(f.allowTools, name, false)
-		if len(f.allowTools) > 0 && !allowed {
-			continue
+		if f.shows(name) {
+			out = append(out, name)
 		}
-		class := perm.ClassOf(name)
-		if f.mode == perm.ModeExplore && class != perm.Safe && !allowed {
-			continue
-		}
-		if f.subagent && !allowed && name != "Bash" && class > unasked(f.mode) {
-			continue
-		}
-		if f.subagent && (name == "Agent" || name == "AskUserQuestion") {
-			continue
-		}
-		if namedBy(f.denyTools, name, true) {
-			continue
-		}
-		out = append(out, name)
 	}
 	return out
+}
+
+// shows reports whether f shows the built-in tool called name.
+func (f filter) shows(name string) bool {
+	allowed := namedBy(f.allowTools, name, false)
+	if len(f.allowTools) > 0 && !allowed {
+		return false
+	}
+	class := perm.ClassOf(name)
+	if f.mode == perm.ModeExplore && class != perm.Safe && !allowed {
+		return false
+	}
+	if f.subagent && !allowed && name != "Bash" && class > unasked(f.mode) {
+		return false
+	}
+	if f.subagent && (name == "Agent" || name == "AskUserQuestion") {
+		return false
+	}
+	return !namedBy(f.denyTools, name, true)
+}
+
+// ShowsSkill reports whether a run under p shows the model the Skill tool
+// (when there are skills to load). d is the subagent's definition; nil for
+// the main loop. The Skill tool is not a safe tool, so it follows the same
+// rules as the built-in tools in Visible: a subagent sees it only if its
+// allow_tools name Skill (Skill or Skill(pattern)), and a bare Skill deny
+// rule hides it. The gate still decides every call (Skill(name) rules).
+func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
+	f := filter{mode: p.Mode}
+	if d != nil {
+		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
+	}
+	for _, e := range p.Deny {
+		if !e.Rule.HasPattern {
+			f.denyTools = append(f.denyTools, e.Rule)
+		}
+	}
+	return f.shows("Skill")
 }
 
 // namedBy reports whether one of rules names tool. An Edit rule names every

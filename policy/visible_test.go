@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
 )
@@ -78,5 +79,37 @@ func TestVisible(t *testing.T) {
 				t.Fatalf("Visible = %v\nwant      %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestShowsSkill(t *testing.T) {
+	rule := func(s string) perm.Rule {
+		r, err := perm.ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	main := &perm.Policy{Mode: perm.ModeDefault}
+	denied := &perm.Policy{Mode: perm.ModeDefault, Deny: []perm.Entry{{Rule: rule("Skill")}}}
+	patterned := &perm.Policy{Mode: perm.ModeDefault, Deny: []perm.Entry{{Rule: rule("Skill(pdf)")}}}
+	tests := []struct {
+		name string
+		p    *perm.Policy
+		d    *agent.Definition
+		want bool
+	}{
+		{"main loop", main, nil, true},
+		{"bare deny rule hides it", denied, nil, false},
+		{"patterned deny rule keeps it", patterned, nil, true},
+		{"subagent without allow_tools", main, &agent.Definition{Name: "a"}, false},
+		{"subagent naming Skill(git:*)", main, &agent.Definition{Name: "a", AllowTools: []perm.Rule{rule("Read"), rule("Skill(git:*)")}}, true},
+		{"subagent denying Skill", main, &agent.Definition{Name: "a", AllowTools: []perm.Rule{rule("Skill")}, DenyTools: []perm.Rule{rule("Skill")}}, false},
+		{"explore", &perm.Policy{Mode: perm.ModeExplore}, nil, false},
+	}
+	for _, tt := range tests {
+		if got := ShowsSkill(tt.p, tt.d); got != tt.want {
+			t.Errorf("%s: ShowsSkill = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -16,10 +16,13 @@ import (
 func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
 	s.ask.Lock()
 	defer s.ask.Unlock()
-	// Another dialog may have just granted what this call needs.
+	// Another dialog may have just granted what this call needs. An Ask
+	// a hook raised is not the policy's: only the person answers it.
 	pol := s.Policy()
-	if res = perm.Evaluate(req, &pol); res.Decision != perm.Ask {
-		return res
+	if res.Source != perm.SourceHook {
+		if res = perm.Evaluate(req, &pol); res.Decision != perm.Ask {
+			return res
+		}
 	}
 	a := Approval{
 		Request:    req,

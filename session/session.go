@@ -8,18 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/runid"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
+	"github.com/gen-run/gen/trust"
 )
 
 // DefaultSystem is the main loop's system prompt.
@@ -47,13 +52,20 @@ type Config struct {
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
 	SearchURL string
-	// OnWarning receives warnings (settings, agent files); may be nil.
+	// OnWarning receives warnings (settings, agent files, hooks,
+	// skills); may be nil.
 	OnWarning func(string)
 	// MCP is the run's MCP servers, shared with its subagents, and for a
 	// headless session (no Approver) its permission-prompt delegate; nil
 	// means neither.
 	MCP *subagent.MCP
+	// SessionID is the session_id hooks are told; "" makes a new one.
+	SessionID string
 }
+
+// ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
+// blocks the prompt: the prompt is dropped, the conversation unchanged.
+var ErrPromptBlocked = errors.New("session: the prompt was blocked by a UserPromptSubmit hook")
 
 // Session is the main loop: one conversation with its permission state.
 // Its methods are safe for concurrent use; turns run one at a time.
@@ -77,6 +89,9 @@ type Session struct {
 	tasks   *tool.TaskList
 	gate    *gate.Gate
 	box     tool.Toolbox
+	hooks   *hook.Agent // nil without hooks
+	skills  *skill.Set
+	started bool // SessionStart hooks ran
 
 	ask sync.Mutex // one dialog at a time
 }
@@ -118,11 +133,14 @@ func New(cfg Config) (*Session, error) {
 		s.warn(w)
 	}
 	s.env.Sandbox, s.env.Warn = sb, s.warn
+	s.hooks = s.loadHooks()
+	s.skills = s.loadSkills()
 	if cfg.Approver != nil {
 		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
 	} else {
 		s.gate = cfg.MCP.Gate("", s.Policy)
 	}
+	s.gate.Hooks, s.gate.ManagedRulesOnly = s.hooks, set.ManagedRulesOnly
 	s.box = tool.Toolbox{
 		Env:        s.env,
 		Policy:     s.gate.Policy,
@@ -133,6 +151,43 @@ func New(cfg Config) (*Session, error) {
 		Asker:      cfg.Asker,
 	}
 	return s, nil
+}
+
+// loadHooks returns the hooks that may run in this session
+// (trust.RunnableHooks), nil when there are none.
+func (s *Session) loadHooks() *hook.Agent {
+	r, warns := trust.HookRunner(s.set)
+	for _, w := range warns {
+		s.warn(w)
+	}
+	if r == nil {
+		return nil
+	}
+	sid := s.cfg.SessionID
+	if sid == "" {
+		sid = runid.New()
+	}
+	return &hook.Agent{
+		Runner:    r,
+		SessionID: sid,
+		Cwd:       s.set.Workspace.Cwd,
+		Warn:      s.warn,
+	}
+}
+
+// loadSkills discovers the skills of the project, the user and the
+// additional directories (only their .gen/skills). A broken skill is a
+// warning: it does not hide the others.
+func (s *Session) loadSkills() *skill.Set {
+	ws := s.set.Workspace
+	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+	if err != nil {
+		s.warn(err.Error())
+	}
+	for _, w := range set.Warnings {
+		s.warn(w)
+	}
+	return set
 }
 
 func (s *Session) warn(w string) {
@@ -263,12 +318,18 @@ func (s *Session) Tools() []string {
 func (s *Session) origin() subagent.Origin {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return subagent.Origin{
-		Settings: s.set,
-		Live:     s.live,
-		Agents:   s.catalog,
-		Parent:   policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
+	o := subagent.Origin{
+		Settings:  s.set,
+		Live:      s.live,
+		Agents:    s.catalog,
+		Parent:    policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
+		Skills:    s.skills,
+		OnWarning: s.warn,
 	}
+	if s.hooks != nil {
+		o.Hooks, o.SessionID = s.hooks.Runner, s.hooks.SessionID
+	}
+	return o
 }
 
 // Submit runs one user turn. It blocks until the turn ends; cancelling ctx
@@ -277,6 +338,23 @@ func (s *Session) origin() subagent.Origin {
 func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.Event), onText func(string)) (loop.Outcome, error) {
 	s.turn.Lock()
 	defer s.turn.Unlock()
+
+	if !s.started {
+		s.started = true
+		o := s.hooks.Run(ctx, hook.SessionStart, hook.Input{Source: "startup", Model: s.cfg.ModelName})
+		if len(o.Context) > 0 {
+			s.history[0].Content += "\n\n" + strings.Join(o.Context, "\n")
+		}
+	}
+	if o := s.hooks.Run(ctx, hook.UserPromptSubmit, hook.Input{Prompt: prompt}); o.Block || o.Stop {
+		reason := o.Reason
+		if !o.Block {
+			reason = o.StopReason
+		}
+		return loop.Outcome{}, fmt.Errorf("%w: %s", ErrPromptBlocked, reason)
+	} else if len(o.Context) > 0 {
+		prompt += "\n\n" + strings.Join(o.Context, "\n")
+	}
 
 	p := s.Policy()
 	if p.Failed == "" {
@@ -289,12 +367,15 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		SearchURL:  s.cfg.SearchURL,
 		OnEvent:    onEvent,
 		MCP:        s.cfg.MCP,
-		OnWarning:  s.warn,
 	}))
 	s.mu.Lock()
 	loaded := s.loaded
 	s.mu.Unlock()
-	ts := s.cfg.MCP.Tools(&p, nil, tool.Select(all, policy.Visible(&p, nil)), loaded)
+	builtins := tool.Select(all, policy.Visible(&p, nil))
+	if st := skill.NewTool(s.skills); st.Available() && policy.ShowsSkill(&p, nil) {
+		builtins = append(builtins, st)
+	}
+	ts := s.cfg.MCP.Tools(&p, nil, builtins, loaded)
 	defer func() {
 		loaded := ts.Loaded()
 		s.mu.Lock()
@@ -310,6 +391,9 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		MaxTurns:    s.cfg.MaxTurns,
 		OnEvent:     onEvent,
 		OnText:      onText,
+	}
+	if s.hooks.Has(hook.Stop) {
+		r.BeforeStop = s.hooks.Stop
 	}
 	before := s.history
 	out, msgs, err := r.Continue(ctx, s.history, prompt)

@@ -46,6 +46,7 @@ const (
 // errors can name the line of the offending key or string.
 type value struct {
 	off     int
+	end     int // offset just past the value
 	kind    kind
 	str     string
 	boolean bool
@@ -142,6 +143,7 @@ func decodeValue(dec *json.Decoder, data []byte) (*value, error) {
 			return nil, err
 		}
 	}
+	v.end = int(dec.InputOffset())
 	return v, nil
 }
 
@@ -244,6 +246,18 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		if m.key == sandboxKey {
 			continue
 		}
+		if m.key == hooksKey {
+			if err := p.hooks(f, m.val); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if m.key == managedHooksKey {
+			if err := p.managedHooksOnly(f, m); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		if m.key == trustedKey {
 			if err := p.trusted(f, m.val); err != nil {
 				return nil, nil, err
@@ -260,7 +274,7 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			// A misspelt permissions object would silently mean no rules.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}
 		}
-		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only \"permissions\" and \"api\"; ignored)", path, line, m.key))
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads \"permissions\", \"api\", \"hooks\", \"allowManagedHooksOnly\", \"mcpServers\", \"sandbox\" and \"trustedProjects\"; ignored)", path, line, m.key))
 	}
 	if av, ok := keys["api"]; ok {
 		if err := p.api(f, av); err != nil {

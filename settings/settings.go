@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/sandbox"
@@ -89,6 +90,12 @@ type File struct {
 	// Which scopes' values apply is package policy's (policy.Sandbox).
 	Sandbox sandbox.Settings
 
+	// Hooks are the file's "hooks", each tagged with Scope.
+	Hooks hook.Config
+	// ManagedHooksOnly is allowManagedHooksOnly; only a managed file sets
+	// it.
+	ManagedHooksOnly bool
+
 	modeLine int // line of defaultMode, for warnings
 }
 
@@ -123,6 +130,17 @@ type Settings struct {
 	// API is how to talk to the model server, each key from the
 	// highest-precedence file that sets it.
 	API API
+
+	// Hooks are the hooks of every scope, highest precedence first (all
+	// of them run; none overrides another). Under ManagedHooksOnly only
+	// managed hooks are kept. Project and local hooks are here even when
+	// the project is not trusted: trust.RunnableHooks drops them then.
+	// Settings in additional directories are never read, so no hook
+	// comes from one.
+	Hooks hook.Config
+	// ManagedHooksOnly is set when managed settings set
+	// allowManagedHooksOnly.
+	ManagedHooksOnly bool
 }
 
 // Load reads every settings scope for opts and merges them.
@@ -229,6 +247,7 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		}
 	}
 
+	s.mergeHooks()
 	if err := s.resolveMode(opts.Mode); err != nil {
 		return err
 	}
@@ -301,6 +320,27 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, abs)
 	}
 	return nil
+}
+
+// mergeHooks sets s.Hooks and s.ManagedHooksOnly from s.Files.
+func (s *Settings) mergeHooks() {
+	by := ""
+	for _, f := range s.Files {
+		if f.ManagedHooksOnly {
+			s.ManagedHooksOnly, by = true, f.Path
+		}
+	}
+	var cs []hook.Config
+	for _, f := range s.Files {
+		if s.ManagedHooksOnly && f.Scope != perm.SourceManaged {
+			if !f.Hooks.Empty() {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring hooks: allowManagedHooksOnly is set in %s", f.Path, by))
+			}
+			continue
+		}
+		cs = append(cs, f.Hooks)
+	}
+	s.Hooks = hook.Merge(cs...)
 }
 
 // resolveMode sets s.Mode and s.ModeSource from the flag, then the files.

@@ -116,7 +116,7 @@ func TestLoad(t *testing.T) {
 			user:       `{"model": "x", "permissions": {}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
-			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions" and "api"; ignored)`},
+			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads "permissions", "api", "hooks", "allowManagedHooksOnly", "mcpServers", "sandbox" and "trustedProjects"; ignored)`},
 			files:      1,
 		},
 		{
@@ -335,13 +335,13 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name:       "other top-level keys are tolerated with a warning",
-			project:    `{"model": "x", "hooks": {"a": [1, 2.5, null, true]}, "permissions": {"allow": ["Read"]}}`,
+			project:    `{"model": "x", "colour": {"a": [1, 2.5, null, true]}, "permissions": {"allow": ["Read"]}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
 			allow:      []string{"project:Read@{project}"},
 			warnings: []string{
-				`{project}:1: unknown top-level key "model" (gen reads only "permissions" and "api"; ignored)`,
-				`{project}:1: unknown top-level key "hooks" (gen reads only "permissions" and "api"; ignored)`,
+				`{project}:1: unknown top-level key "model" (gen reads "permissions", "api", "hooks", "allowManagedHooksOnly", "mcpServers", "sandbox" and "trustedProjects"; ignored)`,
+				`{project}:1: unknown top-level key "colour" (gen reads "permissions", "api", "hooks", "allowManagedHooksOnly", "mcpServers", "sandbox" and "trustedProjects"; ignored)`,
 			},
 			files: 1,
 		},

@@ -17,7 +17,7 @@ type Tool struct {
 	set *Set
 }
 
-// NewTool returns the Skill tool over set, which must not be nil.
+// NewTool returns the Skill tool over set; a nil set has no skills.
 func NewTool(set *Set) *Tool { return &Tool{set: set} }
 
 // Name implements tool.Tool.
@@ -26,6 +26,9 @@ func (t *Tool) Name() string { return "Skill" }
 // invocable returns the skills the model may load, sorted by name.
 func (t *Tool) invocable() []*Skill {
 	var out []*Skill
+	if t.set == nil {
+		return nil
+	}
 	for _, k := range t.set.sorted {
 		if !k.DisableModelInvocation {
 			out = append(out, k)
@@ -66,7 +69,11 @@ func (t *Tool) Run(_ context.Context, call tool.Call) (string, error) {
 	input := call.Input
 	name, _ := input["skill"].(string)
 	args, _ := input["args"].(string)
-	k, ok := t.set.Get(name)
+	var k *Skill
+	ok := false
+	if t.set != nil {
+		k, ok = t.set.Get(name)
+	}
 	if !ok || k.DisableModelInvocation {
 		var names []string
 		for _, k := range t.invocable() {

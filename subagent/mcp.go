@@ -74,7 +74,7 @@ func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool,
 	for _, t := range builtins {
 		out.Names = append(out.Names, t.Name())
 	}
-	base := schema.OpenAI(out.Names)
+	base := schemasOf(builtins)
 	out.Schemas = func() []openai.Tool { return base }
 	extra, cat := c.tools(pol, d, len(builtins), loaded)
 	if cat == nil {
@@ -93,6 +93,21 @@ func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool,
 	}
 	out.Validate = c.Manager.Validator(schema.Validate)
 	out.Loaded = cat.Loaded
+	return out
+}
+
+// schemasOf returns the schemas of ts: a tool's own (one whose schema
+// depends on the run, such as the Skill tool listing the run's skills) or
+// the catalog's.
+func schemasOf(ts []tool.Tool) []openai.Tool {
+	out := make([]openai.Tool, 0, len(ts))
+	for _, t := range ts {
+		if s, ok := t.(interface{ Schema() schema.Schema }); ok {
+			out = append(out, s.Schema().OpenAI())
+			continue
+		}
+		out = append(out, schema.OpenAI([]string{t.Name()})...)
+	}
 	return out
 }
 

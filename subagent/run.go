@@ -10,11 +10,14 @@ import (
 	"net/http"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/runid"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -42,7 +45,14 @@ type Config struct {
 	// MCP gives the run the MCP tools its allow_tools name and, headless,
 	// the permission-prompt delegate; nil means neither.
 	MCP *MCP
-	// OnWarning receives warnings (running without a sandbox); may be nil.
+	// Hooks runs the session's hooks (trust.RunnableHooks); nil runs
+	// none. SessionID is the session_id they are told; "" makes one.
+	Hooks     *hook.Runner
+	SessionID string
+	// Skills are the session's skills; nil offers no Skill tool.
+	Skills *skill.Set
+	// OnWarning receives warnings (the hooks', running without a
+	// sandbox); may be nil.
 	OnWarning func(string)
 }
 
@@ -84,6 +94,15 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	// the settings were loaded.
 	env.Sandbox, _ = policy.Sandbox(set)
 	env.Warn = cfg.OnWarning
+	g.ManagedRulesOnly = set.ManagedRulesOnly
+	if cfg.Hooks != nil {
+		sid := cfg.SessionID
+		if sid == "" {
+			sid = runid.New()
+		}
+		g.Hooks = &hook.Agent{Runner: cfg.Hooks, SessionID: sid, Cwd: pol.Workspace.Cwd,
+			AgentID: runid.New(), AgentType: def.Name, Warn: cfg.OnWarning}
+	}
 	box := tool.Toolbox{
 		Env:        env,
 		Policy:     g.Policy,
@@ -91,7 +110,11 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		HTTPClient: cfg.HTTPClient,
 		SearchURL:  cfg.SearchURL,
 	}
-	ts := cfg.MCP.Tools(&pol, def, tool.Select(box.Tools(), policy.Visible(&pol, def)), nil)
+	builtins := tool.Select(box.Tools(), policy.Visible(&pol, def))
+	if st := skill.NewTool(cfg.Skills); st.Available() && policy.ShowsSkill(&pol, def) {
+		builtins = append(builtins, st)
+	}
+	ts := cfg.MCP.Tools(&pol, def, builtins, nil)
 	rep.Tools = ts.Names
 	maxTurns := def.MaxTurns
 	if cfg.MaxTurns > 0 {
@@ -106,6 +129,9 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		MaxTurns:    maxTurns,
 		OnEvent:     cfg.OnEvent,
 		Agent:       def.Name,
+	}
+	if g.Hooks.Has(hook.SubagentStop) {
+		r.BeforeStop = g.Hooks.Stop
 	}
 	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
 	return rep

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -26,6 +28,12 @@ type Origin struct {
 	// Parent is the main loop's mode, extra deny rules and added
 	// directories.
 	Parent policy.Parent
+	// Hooks, SessionID, Skills and OnWarning are the session's (see
+	// Config).
+	Hooks     *hook.Runner
+	SessionID string
+	Skills    *skill.Set
+	OnWarning func(string)
 }
 
 // ToolConfig configures the Agent tool.
@@ -46,8 +54,6 @@ type ToolConfig struct {
 	// (each sees only the MCP tools its allow_tools name, and asks the
 	// delegate under its own name); nil means none.
 	MCP *MCP
-	// OnWarning receives warnings (running without a sandbox); may be nil.
-	OnWarning func(string)
 }
 
 // NewTool returns the main loop's Agent tool: each call runs a subagent
@@ -97,7 +103,10 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		HTTPClient: t.cfg.HTTPClient,
 		SearchURL:  t.cfg.SearchURL,
 		MCP:        t.cfg.MCP,
-		OnWarning:  t.cfg.OnWarning,
+		Hooks:      o.Hooks,
+		SessionID:  o.SessionID,
+		Skills:     o.Skills,
+		OnWarning:  o.OnWarning,
 	}
 	if on := t.cfg.OnEvent; on != nil {
 		cfg.OnEvent = func(e loop.Event) {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -82,6 +83,22 @@ type Gate interface {
 	Check(ctx context.Context, req perm.Request) perm.Result
 }
 
+// Decider is implemented by gates whose decision may be about other input
+// than the model sent: a hook's or a permission-prompt delegate's
+// updatedInput, which the gate checked and evaluated as a new call. Decide
+// returns the decision and the input the call must run with. A Set calls
+// Decide instead of Check for such gates.
+type Decider interface {
+	Decide(ctx context.Context, req perm.Request) (perm.Result, map[string]any)
+}
+
+// Reviewer is implemented by gates that look at what a call returned
+// (PostToolUse hooks). Review is called after a call ran without error;
+// what it returns, if not empty, is added to the output the model sees.
+type Reviewer interface {
+	Review(ctx context.Context, req perm.Request, output string) string
+}
+
 // ErrDenied is what every permission denial matches with errors.Is: the
 // gate refused the call, or something the call tried after it was allowed
 // (a WebFetch redirect).
@@ -145,39 +162,55 @@ func (s *Set) Parallel(name string) bool {
 type Result struct {
 	// Decision is the gate's decision. The tool ran only if it is Allow.
 	Decision perm.Result
-	Output   string
-	Report   Report
+	// Input is the input the decision is about, which the tool ran with:
+	// the one given to Call unless the gate substituted one (Decider).
+	Input  map[string]any
+	Output string
+	Report Report
 	// Err is the tool's error, or a *DeniedError when the gate refused.
 	Err error
 }
 
 // Call asks the gate about one call of the tool called name and, if the
-// gate allows it, runs the tool with the decision. decided, if not nil,
-// receives the decision before the tool runs. The tool must be in s.
-// When the decision carries an Input (the call was rewritten and the
-// rewritten call allowed), the tool runs with that input.
+// gate allows it, runs the tool with the decision and the input the gate
+// decided on (see Decider; a decision that carries an Input — a rewritten
+// call that was evaluated again and allowed — runs with that input).
+// decided, if not nil, receives the decision before the tool runs. After a
+// call that ran without error, a Reviewer gate's notes are added to the
+// output. The tool must be in s.
 func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, decided func(perm.Result)) Result {
 	t, ok := s.byName[name]
 	if !ok {
 		return Result{Err: fmt.Errorf("tool: %q is not in the set", name)}
 	}
-	res := s.gate.Check(ctx, perm.Request{Tool: name, Input: input, ID: id})
+	req := perm.Request{Tool: name, Input: input, ID: id}
+	var res perm.Result
+	if d, ok := s.gate.(Decider); ok {
+		res, req.Input = d.Decide(ctx, req)
+	} else {
+		res = s.gate.Check(ctx, req)
+	}
 	if decided != nil {
 		decided(res)
 	}
-	out := Result{Decision: res}
+	out := Result{Decision: res, Input: req.Input}
 	if res.Decision != perm.Allow {
 		out.Err = &DeniedError{Result: res}
 		return out
 	}
 	if res.Input != nil {
-		input = res.Input
+		req.Input = res.Input
 	}
-	call := Call{ID: id, Input: input, Decision: Decision{Result: res}}
+	call := Call{ID: id, Input: req.Input, Decision: Decision{Result: res}}
 	if r, ok := t.(Reporter); ok {
 		out.Output, out.Report, out.Err = r.RunReport(ctx, call)
 	} else {
 		out.Output, out.Err = t.Run(ctx, call)
+	}
+	if rv, ok := s.gate.(Reviewer); ok && out.Err == nil {
+		if note := rv.Review(ctx, req, out.Output); note != "" {
+			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
+		}
 	}
 	return out
 }

@@ -25,6 +25,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
 
 	"github.com/gen-run/gen/internal/textfile"
@@ -136,4 +138,33 @@ func Ask(ctx context.Context, in io.Reader, out io.Writer, home, root string) (b
 		return false, err
 	}
 	return true, nil
+}
+
+// RunnableHooks returns the hooks of set that may run: all of set.Hooks
+// when the project is trusted; otherwise the project and local scopes'
+// hooks are dropped, with one warning (Refusal) per file that has some.
+// Managed and user hooks are the user's own and always run (unless
+// managed settings allow only managed hooks, which settings applied).
+func RunnableHooks(set *settings.Settings) (hook.Config, []string) {
+	if set.Trusted {
+		return set.Hooks, nil
+	}
+	project := func(s perm.Source) bool { return s == perm.SourceProject || s == perm.SourceLocal }
+	var warns []string
+	for _, f := range set.Files {
+		if project(f.Scope) && !f.Hooks.Empty() && !set.ManagedHooksOnly {
+			warns = append(warns, Refusal(set, Hooks, f.Path))
+		}
+	}
+	return set.Hooks.Filter(func(s perm.Source) bool { return !project(s) }), warns
+}
+
+// HookRunner returns a runner of RunnableHooks(set), nil when no hook may
+// run, and RunnableHooks' warnings.
+func HookRunner(set *settings.Settings) (*hook.Runner, []string) {
+	cfg, warns := RunnableHooks(set)
+	if cfg.Empty() {
+		return nil, warns
+	}
+	return &hook.Runner{Config: cfg, ProjectDir: set.Workspace.Root}, warns
 }

@@ -12,6 +12,7 @@
 //	Glob: PATTERN            Glob{pattern: PATTERN}
 //	Grep: PATTERN            Grep{pattern: PATTERN}
 //	Fetch: URL               WebFetch{url: URL}
+//	Skill: NAME              Skill{skill: NAME}
 //	Delegate TYPE: TASK      Agent{subagent_type: TYPE, prompt: TASK, description: TASK cut to 40 characters}
 //	Call TOOL: JSON          TOOL with the JSON object as its arguments (MCP tools, meta-tools)
 //
@@ -51,6 +52,7 @@ const help = `No directives found. The offline model understands one directive p
   Glob: PATTERN
   Grep: PATTERN
   Fetch: URL
+  Skill: NAME
   Delegate TYPE: TASK
   Call TOOL: JSON`
 
@@ -138,6 +140,7 @@ func parseLine(line string) (directive, bool) {
 		{"Glob:", "Glob", "pattern"},
 		{"Grep:", "Grep", "pattern"},
 		{"Fetch:", "WebFetch", "url"},
+		{"Skill:", "Skill", "skill"},
 	}
 	for _, s := range simple {
 		if rest, ok := strings.CutPrefix(line, s.prefix); ok {

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
+	"github.com/gen-run/gen/trust"
+)
+
+func newSkillsCmd(s Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "skills",
+		Short: "List the skills agents can load with the Skill tool",
+	}
+	f := &policyFlags{}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the skills: name, scope, description and where each is",
+		Long: `List the skills of the project (.gen/skills, .claude/skills), of the
+additional directories (only their .gen/skills) and of the user
+(~/.gen/skills, ~/.claude/skills). A skill shadowed by one of the same name
+with higher precedence is a warning; a broken SKILL.md is an error naming
+file and line, and the other skills are still listed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := f.load(s.Err)
+			if err != nil {
+				return err
+			}
+			ws := set.Workspace
+			skills, derr := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSCOPE\tDESCRIPTION\tPATH")
+			for _, k := range skills.All() {
+				desc := k.Description
+				if k.DisableModelInvocation {
+					desc += " (not offered to the model)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Name, k.Scope, desc, k.Path)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, w := range skills.Warnings {
+				fmt.Fprintln(s.Err, "gen: warning:", w)
+			}
+			if derr != nil {
+				return usageErr(derr)
+			}
+			return nil
+		},
+	}
+	list.Flags().StringVar(&f.cwd, "cwd", "", "working directory")
+	list.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory whose .gen/skills to read (repeatable)")
+	cmd.AddCommand(list)
+	return cmd
+}
+
+// runHooks returns the runner of the hooks that may run under set
+// (trust.RunnableHooks), nil when there are none; warnings go to warn.
+func runHooks(set *settings.Settings, warn func(string)) *hook.Runner {
+	r, warns := trust.HookRunner(set)
+	for _, w := range warns {
+		warn(w)
+	}
+	return r
+}
+
+// loadSkills discovers the skills of a run under set; problems are
+// warnings.
+func loadSkills(set *settings.Settings, warn func(string)) *skill.Set {
+	ws := set.Workspace
+	skills, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+	if err != nil {
+		warn(err.Error())
+	}
+	for _, w := range skills.Warnings {
+		warn(w)
+	}
+	return skills
+}

@@ -1,0 +1,82 @@
+package hook
+
+import (
+	"context"
+)
+
+// Agent runs hooks on behalf of one agent of one session: it fills in the
+// fields every input of the agent's events carries and reports what the
+// hooks printed for the user. A nil *Agent runs no hooks. Its fields must
+// not change while it is in use; Run is safe for concurrent use.
+type Agent struct {
+	Runner *Runner
+	// SessionID is the session_id every input carries. The main loop and
+	// its subagents share one.
+	SessionID string
+	// Cwd is the working directory the hooks run in and are told.
+	Cwd string
+	// AgentID and AgentType name a subagent; both empty for the main
+	// loop. A subagent's stop event is SubagentStop, matched against
+	// AgentType.
+	AgentID, AgentType string
+	// Warn receives the warnings and system messages of every event; nil
+	// drops them.
+	Warn func(string)
+}
+
+// Has reports whether any hook is configured for ev.
+func (a *Agent) Has(ev Event) bool {
+	return a != nil && a.Runner != nil && a.Runner.Config.Has(ev)
+}
+
+// Run runs the hooks of ev with in, whose common fields (session, cwd,
+// agent) a fills in, and returns their combined Outcome. Warnings and
+// system messages go to Warn.
+func (a *Agent) Run(ctx context.Context, ev Event, in Input) Outcome {
+	if !a.Has(ev) {
+		return Outcome{Event: ev}
+	}
+	in.SessionID, in.Cwd = a.SessionID, a.Cwd
+	in.AgentID, in.AgentType = a.AgentID, a.AgentType
+	o := a.Runner.Run(ctx, ev, in)
+	if a.Warn != nil {
+		for _, w := range o.Warnings {
+			a.Warn(w)
+		}
+		for _, m := range o.SystemMessages {
+			a.Warn(string(ev) + " hook: " + m)
+		}
+	}
+	return o
+}
+
+// StopEvent is the event a's run ends with: SubagentStop for a subagent,
+// Stop for the main loop.
+func (a *Agent) StopEvent() Event {
+	if a != nil && a.AgentType != "" {
+		return SubagentStop
+	}
+	return Stop
+}
+
+// Stop runs the stop hooks before the agent ends its answer final and
+// returns the reason to carry on when one blocks, else "". active is set
+// when the agent is already carrying on because a stop hook blocked.
+func (a *Agent) Stop(ctx context.Context, final string, active bool) string {
+	ev := a.StopEvent()
+	o := a.Run(ctx, ev, Input{StopHookActive: active, LastAssistantMessage: final})
+	if !o.Block {
+		return ""
+	}
+	return o.Reason
+}
+
+// Empty reports whether c has no hooks at all.
+func (c Config) Empty() bool {
+	for _, gs := range c.groups {
+		if len(gs) > 0 {
+			return false
+		}
+	}
+	return true
+}

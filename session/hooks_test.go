@@ -1,0 +1,280 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/loop/offline"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// hookSettings is a settings file whose hooks run the scripts named per
+// event (matcher "*").
+func hookSettings(t *testing.T, events map[string]string) string {
+	t.Helper()
+	m := map[string]any{}
+	for ev, cmd := range events {
+		m[ev] = []any{map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": cmd}}}}
+	}
+	b, err := json.Marshal(map[string]any{"hooks": m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/bash\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func writeAt(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) add(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, s)
+}
+
+func (w *warnings) joined() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.list, "\n")
+}
+
+// recorder is a model that records every request and answers with a fixed
+// final text.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []loop.Request
+}
+
+func (r *recorder) Complete(_ context.Context, req loop.Request) (loop.Response, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqs = append(r.reqs, req)
+	var resp loop.Response
+	resp.Message.Content = "done"
+	return resp, nil
+}
+
+func TestLifecycleHooks(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	log := filepath.Join(scripts, "events.jsonl")
+	rec := `cat >> ` + log + `; echo >> ` + log
+	start := writeScript(t, scripts, "start.sh", rec+"\necho 'Project rule: answer in French.'")
+	prompt := writeScript(t, scripts, "prompt.sh", rec+`
+if grep -q secret `+log+`; then echo "prompt mentions a secret" >&2; exit 2; fi
+echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "Today is a holiday."}}'`)
+	// Stop blocks once, then lets the agent stop.
+	stop := writeScript(t, scripts, "stop.sh", rec+`
+if [ -e `+scripts+`/stopped ]; then exit 0; fi
+touch `+scripts+`/stopped
+echo '{"decision": "block", "reason": "run the tests first"}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{
+		"SessionStart": start, "UserPromptSubmit": prompt, "Stop": stop,
+	}))
+	m := &recorder{}
+	s := newSession(t, root, home, m, nil, nil)
+	out, err := s.Submit(context.Background(), "hello", nil, nil)
+	if err != nil || out.Final != "done" {
+		t.Fatalf("Submit: %v %+v", err, out)
+	}
+	if len(m.reqs) != 2 {
+		t.Fatalf("%d model turns, want 2 (the Stop hook kept the agent going once)", len(m.reqs))
+	}
+	first := m.reqs[0].Messages
+	if !strings.Contains(first[0].Content, "Project rule: answer in French.") {
+		t.Errorf("SessionStart context not in the system prompt: %q", first[0].Content)
+	}
+	if u := first[len(first)-1].Content; !strings.HasPrefix(u, "hello") || !strings.Contains(u, "Today is a holiday.") {
+		t.Errorf("user message %q, want the prompt with the hook's context", u)
+	}
+	second := m.reqs[1].Messages
+	if last := second[len(second)-1]; last.Role != "user" || last.Content != "run the tests first" {
+		t.Errorf("after the Stop block the model got %+v", last)
+	}
+
+	// A second prompt: SessionStart does not run again; a blocked prompt
+	// never reaches the model and leaves the conversation as it was.
+	before := len(s.history)
+	if _, err := s.Submit(context.Background(), "my secret is 42", nil, nil); !errors.Is(err, ErrPromptBlocked) || !strings.Contains(err.Error(), "prompt mentions a secret") {
+		t.Fatalf("blocked prompt: %v", err)
+	}
+	if len(m.reqs) != 2 || len(s.history) != before {
+		t.Errorf("a blocked prompt reached the model or the history")
+	}
+
+	var events []map[string]any
+	data, _ := os.ReadFile(log)
+	for line := range strings.Lines(string(data)) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		events = append(events, ev)
+	}
+	var names []string
+	sid := events[0]["session_id"]
+	for _, ev := range events {
+		names = append(names, ev["hook_event_name"].(string))
+		if ev["session_id"] != sid || sid == "" || ev["cwd"] != root {
+			t.Errorf("event %v: session_id and cwd must be the session's", ev)
+		}
+	}
+	if got, want := strings.Join(names, ","), "SessionStart,UserPromptSubmit,Stop,Stop,UserPromptSubmit"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+	if events[2]["stop_hook_active"] != false || events[3]["stop_hook_active"] != true {
+		t.Errorf("stop_hook_active: %v then %v", events[2]["stop_hook_active"], events[3]["stop_hook_active"])
+	}
+}
+
+// A stop hook that always blocks cannot keep the agent forever.
+func TestStopHookBounded(t *testing.T) {
+	root, home := project(t, nil)
+	stop := writeScript(t, t.TempDir(), "stop.sh", `echo "keep going" >&2; exit 2`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"Stop": stop}))
+	m := &recorder{}
+	s := newSession(t, root, home, m, nil, nil)
+	if _, err := s.Submit(context.Background(), "hello", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.reqs); n < 2 || n > 20 {
+		t.Errorf("%d turns: the stop hook must keep the agent going, a bounded number of times", n)
+	}
+}
+
+// Project hooks run only in a trusted project; untrusted, they are
+// reported once, naming the file.
+func TestProjectHooksNeedTrust(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			root, home := project(t, nil)
+			scripts := t.TempDir()
+			marker := filepath.Join(scripts, "ran")
+			pre := writeScript(t, scripts, "pre.sh", "touch "+marker)
+			projFile := filepath.Join(root, ".gen", "settings.json")
+			writeAt(t, projFile, hookSettings(t, map[string]string{"PreToolUse": pre}))
+			writeAt(t, filepath.Join(root, "a.txt"), "x")
+			var w warnings
+			s := newSession(t, root, home, offline.New(), nil, func(c *Config) {
+				c.Settings.Trust = trusted
+				c.OnWarning = w.add
+			})
+			if _, err := s.Submit(context.Background(), "Read: a.txt", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(marker)
+			if ran := err == nil; ran != trusted {
+				t.Errorf("project hook ran: %v, want %v", ran, trusted)
+			}
+			warned := strings.Contains(w.joined(), projFile+": ignoring project hooks: the project "+root+" is not trusted")
+			if warned == trusted {
+				t.Errorf("warnings %q (trusted %v)", w.joined(), trusted)
+			}
+		})
+	}
+}
+
+// The headless main loop: a PermissionRequest hook approves a call that
+// would otherwise be denied (step 8).
+func TestHeadlessPermissionRequest(t *testing.T) {
+	root, home := project(t, nil)
+	approve := writeScript(t, t.TempDir(), "approve.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PermissionRequest": approve}))
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	out, err := s.Submit(context.Background(), "Write notes.txt: hi", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Denials) != 0 || !strings.Contains(out.Final, "Write(notes.txt) -> ALLOWED") {
+		t.Errorf("final %q, denials %v", out.Final, out.Denials)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != "hi" {
+		t.Errorf("notes.txt = %q", b)
+	}
+}
+
+// A PreToolUse "ask" goes to the person even where the policy would allow:
+// the dialog's re-evaluation must not skip it.
+func TestHookAskReachesThePerson(t *testing.T) {
+	root, home := project(t, map[string]string{"a.txt": "x"})
+	ask := writeScript(t, t.TempDir(), "ask.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "audit"}}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PreToolUse": ask}))
+	a := &approver{answer: func(Approval) Answer { return Answer{Choice: No} }}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	res := s.Check(context.Background(), perm.Request{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}})
+	if res.Decision != perm.Deny || len(a.got) != 1 || !strings.Contains(a.got[0].Result.Reason, "audit") {
+		t.Errorf("got %v, asked %d times", res, len(a.got))
+	}
+}
+
+// Settings with hooks that fail to parse stop the session with file:line.
+func TestBrokenHooksFailClosed(t *testing.T) {
+	root, home := project(t, nil)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), `{"hooks": {"PreToolUse": [{"matcher": "Bash",
+  "hooks": [{"type": "prompt", "prompt": "x"}]}]}}`)
+	_, err := New(Config{Settings: settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "none")}, Model: offline.New()})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, ".gen", "settings.json")+":2:") {
+		t.Errorf("error %v, want one naming the file and line 2", err)
+	}
+}
+
+// The Skill tool is offered, with the skills in its description, only
+// when there are skills, and a bare Skill deny rule hides it.
+func TestSkillToolOffered(t *testing.T) {
+	skillFile := "---\nname: pdf\ndescription: Extract text from PDF files.\n---\nRun pdftotext.\n"
+	tools := func(t *testing.T, files map[string]string) map[string]string {
+		root, home := project(t, files)
+		m := &recorder{}
+		s := newSession(t, root, home, m, nil, nil)
+		if _, err := s.Submit(context.Background(), "hi", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, tl := range m.reqs[0].Tools {
+			out[tl.Function.Name] = tl.Function.Description
+		}
+		return out
+	}
+	got := tools(t, map[string]string{".gen/skills/pdf/SKILL.md": skillFile})
+	if d, ok := got["Skill"]; !ok || !strings.Contains(d, "- pdf: Extract text from PDF files.") {
+		t.Errorf("Skill tool %v: %q", ok, d)
+	}
+	if _, ok := tools(t, nil)["Skill"]; ok {
+		t.Error("Skill tool offered without skills")
+	}
+	if _, ok := tools(t, map[string]string{".gen/skills/pdf/SKILL.md": skillFile, ".gen/settings.json": `{"permissions": {"deny": ["Skill"]}}`})["Skill"]; ok {
+		t.Error("Skill tool offered despite a bare Skill deny rule")
+	}
+}

@@ -1,0 +1,87 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/perm"
+)
+
+// The top-level keys of the hooks configuration, in Claude Code's shape.
+const (
+	hooksKey        = "hooks"
+	managedHooksKey = "allowManagedHooksOnly"
+)
+
+// hooks parses the file's "hooks" object (package hook) and tags every
+// hook with the file's scope. An error names the file and the line of the
+// offending key.
+func (p *parser) hooks(f *File, v *value) error {
+	c, err := hook.Parse(p.path, p.data[v.off:v.end])
+	var pe *hook.ParseError
+	if errors.As(err, &pe) {
+		return p.errAt(keyOffset(v, pe.Key), "%s: %s", pe.Key, pe.Msg)
+	}
+	if err != nil {
+		return p.wrapAt(v.off, err)
+	}
+	f.Hooks = c.WithSource(f.Scope)
+	return nil
+}
+
+// managedHooksOnly parses allowManagedHooksOnly, which only managed
+// settings may set: elsewhere it is ignored with a warning, as a user
+// cannot bind an administrator's policy.
+func (p *parser) managedHooksOnly(f *File, m member) error {
+	if m.val.kind != kindBool {
+		return p.errAt(m.val.off, "%s must be true or false", managedHooksKey)
+	}
+	if f.Scope != perm.SourceManaged {
+		line, _ := lineCol(p.data, m.off)
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s is read only from managed settings; ignored", p.path, line, managedHooksKey))
+		return nil
+	}
+	f.ManagedHooksOnly = m.val.boolean
+	return nil
+}
+
+// keyStep is one step of a hook.ParseError key: a member name or an index.
+var keyStep = regexp.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
+
+// keyOffset returns the offset of the value a key such as
+// hooks.PreToolUse[0].hooks[1].timeout names inside v, the value of
+// "hooks": as deep as the key can be followed. A member is located at its
+// key, so the line is the line a person looks for.
+func keyOffset(v *value, key string) int {
+	off := v.off
+	steps := keyStep.FindAllStringSubmatch(strings.TrimPrefix(key, hooksKey), -1)
+	for _, st := range steps {
+		switch {
+		case st[1] != "" && v.kind == kindObject:
+			var next *value
+			for _, m := range v.members {
+				if m.key == st[1] {
+					next, off = m.val, m.off
+				}
+			}
+			if next == nil {
+				return off
+			}
+			v = next
+		case st[2] != "" && v.kind == kindArray:
+			i, err := strconv.Atoi(st[2])
+			if err != nil || i >= len(v.elems) {
+				return off
+			}
+			v = v.elems[i]
+			off = v.off
+		default:
+			return off
+		}
+	}
+	return off
+}

@@ -1,0 +1,133 @@
+package settings
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gen-run/gen/hook"
+)
+
+// hookCommands lists "source:command" for the hooks of ev that match
+// subject, in the order they run.
+func hookCommands(c hook.Config, ev hook.Event, subject string) []string {
+	var out []string
+	for _, h := range c.Matching(ev, subject) {
+		out = append(out, string(h.Source)+":"+h.Command)
+	}
+	return out
+}
+
+func hooksJSON(cmd string) string {
+	return `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
+}
+
+func TestHooksMerge(t *testing.T) {
+	l := newLayout(t)
+	writeFile(t, l.managed, hooksJSON("managed.sh"))
+	writeFile(t, l.local, hooksJSON("local.sh"))
+	writeFile(t, l.project, hooksJSON("project.sh"))
+	writeFile(t, l.user, hooksJSON("user.sh"))
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hookCommands(s.Hooks, hook.PreToolUse, "Bash")
+	want := []string{"managed:managed.sh", "local:local.sh", "project:project.sh", "user:user.sh"}
+	if !slices.Equal(got, want) {
+		t.Errorf("hooks %q, want %q (every scope, highest precedence first)", got, want)
+	}
+	if got := hookCommands(s.Hooks, hook.PreToolUse, "Read"); len(got) != 0 {
+		t.Errorf("a Bash matcher matched Read: %q", got)
+	}
+}
+
+func TestManagedHooksOnly(t *testing.T) {
+	l := newLayout(t)
+	writeFile(t, l.managed, `{"allowManagedHooksOnly": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "audit.sh"}]}]},
+ "permissions": {}}`)
+	writeFile(t, l.project, hooksJSON("project.sh"))
+	writeFile(t, l.user, `{"allowManagedHooksOnly": false, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine.sh"}]}]}}`)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ManagedHooksOnly {
+		t.Fatal("ManagedHooksOnly not set")
+	}
+	if got := hookCommands(s.Hooks, hook.Stop, ""); !slices.Equal(got, []string{"managed:audit.sh"}) {
+		t.Errorf("Stop hooks %q, want only the managed one", got)
+	}
+	if s.Hooks.Has(hook.PreToolUse) {
+		t.Error("project PreToolUse hook kept under allowManagedHooksOnly")
+	}
+	want := []string{
+		l.user + `:1: allowManagedHooksOnly is read only from managed settings; ignored`,
+		l.project + `: ignoring hooks: allowManagedHooksOnly is set in ` + l.managed,
+		l.user + `: ignoring hooks: allowManagedHooksOnly is set in ` + l.managed,
+	}
+	if !slices.Equal(s.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", s.Warnings, want)
+	}
+
+	// Only managed settings can turn it on.
+	l2 := newLayout(t)
+	writeFile(t, l2.user, `{"allowManagedHooksOnly": true}`)
+	writeFile(t, l2.project, hooksJSON("project.sh"))
+	s2, err := Load(Options{Cwd: l2.cwd, Home: l2.home, ManagedPath: l2.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.ManagedHooksOnly || !s2.Hooks.Has(hook.PreToolUse) {
+		t.Errorf("a user file set allowManagedHooksOnly: %v", s2.ManagedHooksOnly)
+	}
+}
+
+func TestHooksErrors(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"unknown event", `{
+  "hooks": {
+    "PreTool": []
+  }
+}`, `{project}:3: hooks.PreTool: unknown hook event (want one of SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop)`},
+		{"bad timeout", `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "x.sh"},
+    {"type": "command", "command": "y.sh",
+     "timeout": -1}]}]}}`, `{project}:5: hooks.PreToolUse[0].hooks[1].timeout: must be a positive number of seconds, at most 86400`},
+		{"bad matcher", `{"hooks": {"Stop": [{"hooks": []},
+ {"matcher": "(", "hooks": []}]}}`, "{project}:2: hooks.Stop[1].matcher: invalid regular expression \"(\": error parsing regexp: missing closing ): `(`"},
+		{"unknown key", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a",
+  "async": true}]}]}}`, `{project}:2: hooks.Stop[0].hooks[0].async: unknown key (want one of type, command, timeout)`},
+		{"not an object", `{"hooks": []}`, `{project}:1: hooks: must be an object mapping event names to lists of matcher groups`},
+		{"managed-only flag not a bool", `{"allowManagedHooksOnly": "yes"}`, `{project}:1: allowManagedHooksOnly must be true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLayout(t)
+			writeFile(t, l.project, tt.file)
+			_, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+			if err == nil || err.Error() != l.expand(tt.want) {
+				t.Errorf("error\n got %v\nwant %s", err, l.expand(tt.want))
+			}
+		})
+	}
+}
+
+// Settings in an additional directory are never read, hooks included.
+func TestHooksNotFromAdditionalDirectories(t *testing.T) {
+	l := newLayout(t)
+	extra := t.TempDir()
+	writeFile(t, extra+"/.gen/settings.json", hooksJSON("evil.sh"))
+	writeFile(t, extra+"/.gen/settings.local.json", hooksJSON("evil2.sh"))
+	writeFile(t, l.project, `{"permissions": {"additionalDirectories": ["`+extra+`"]}}`)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, AddDirs: []string{extra}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Hooks.Empty() {
+		t.Errorf("hooks loaded from an additional directory: %q", hookCommands(s.Hooks, hook.PreToolUse, "Bash"))
+	}
+	if !slices.Contains(s.Workspace.Dirs, extra) {
+		t.Errorf("the additional directory is not in the workspace: %v", s.Workspace.Dirs)
+	}
+}

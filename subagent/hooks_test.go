@@ -1,0 +1,93 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/loop/offline"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/skill"
+)
+
+func hookRunner(t *testing.T, events map[hook.Event]string) *hook.Runner {
+	t.Helper()
+	m := map[string]any{}
+	for ev, cmd := range events {
+		m[string(ev)] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}
+	}
+	raw, _ := json.Marshal(m)
+	cfg, err := hook.Parse("test", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hook.Runner{Config: cfg.WithSource(perm.SourceUser)}
+}
+
+// A subagent's tool calls and its end run the session's hooks, with its
+// agent type; SubagentStop can keep it going.
+func TestSubagentHooks(t *testing.T) {
+	set, def, dir := setup(t)
+	log := filepath.Join(t.TempDir(), "events.jsonl")
+	rec := "cat >> " + log + "; echo >> " + log
+	stop := rec + "\nif grep -q '\"stop_hook_active\":true' " + log + "; then exit 0; fi\necho 'check once more' >&2; exit 2"
+	r := hookRunner(t, map[hook.Event]string{hook.PreToolUse: rec, hook.SubagentStop: stop, hook.Stop: rec})
+	rep := Run(context.Background(), Config{Def: def, Settings: set, Model: offline.New(), Hooks: r, SessionID: "s-42"}, "Read: a.txt")
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for line := range strings.Lines(string(data)) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, ev["hook_event_name"].(string))
+		if ev["session_id"] != "s-42" || ev["agent_type"] != def.Name || ev["agent_id"] == "" || ev["cwd"] != dir {
+			t.Errorf("event %v", ev)
+		}
+	}
+	if want := []string{"PreToolUse", "SubagentStop", "SubagentStop"}; !slices.Equal(names, want) {
+		t.Errorf("events %v, want %v", names, want)
+	}
+}
+
+// A subagent sees the Skill tool only if its allow_tools name Skill.
+func TestSubagentSkillVisibility(t *testing.T) {
+	set, _, dir := setup(t)
+	sk := filepath.Join(dir, ".gen", "skills", "pdf")
+	if err := os.MkdirAll(sk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte("---\nname: pdf\ndescription: PDFs.\n---\nUse pdftotext.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skills, err := skill.Discover(dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := &agent.Definition{Name: "plain", Mode: perm.ModeDefault}
+	rule, _ := perm.ParseRule("Skill(pdf)")
+	read, _ := perm.ParseRule("Read")
+	named := &agent.Definition{Name: "named", Mode: perm.ModeDefault, AllowTools: []perm.Rule{read, rule}}
+	if rep := Run(context.Background(), Config{Def: plain, Settings: set, Model: offline.New(), Skills: skills}, "x"); slices.Contains(rep.Tools, "Skill") {
+		t.Errorf("plain subagent sees %v", rep.Tools)
+	}
+	rep := Run(context.Background(), Config{Def: named, Settings: set, Model: offline.New(), Skills: skills}, "Skill: pdf")
+	if !slices.Contains(rep.Tools, "Skill") || rep.Err != nil || !strings.Contains(rep.Outcome.Final, "Skill(pdf) -> ALLOWED") {
+		t.Errorf("named subagent: tools %v, final %q, err %v", rep.Tools, rep.Outcome.Final, rep.Err)
+	}
+}
