@@ -79,6 +79,17 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return usageErr(err)
 	}
+	if !headless {
+		trusted, err := offerTrust(cmd.Context(), set, s)
+		if err != nil {
+			return &exitError{ExitFailed, err}
+		}
+		if trusted {
+			if set, err = live.Reload(); err != nil {
+				return usageErr(err)
+			}
+		}
+	}
 	model, modelName, err := pickModel(o.model, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/trust"
 )
 
@@ -38,4 +42,22 @@ headless run, pass --trust instead.`,
 			return nil
 		},
 	}
+}
+
+// offerTrust is the trust prompt on first use: in a terminal, for a
+// project that is not trusted and asks for code to run before any tool
+// call is checked (trust.Pending). It reports whether the person trusted
+// it (recorded in the user settings, which the caller then reloads).
+// Headless runs never ask: they use --trust or `gen trust`.
+func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, error) {
+	mcpJSON := filepath.Join(set.Workspace.Root, ".mcp.json")
+	if _, err := os.Stat(mcpJSON); err != nil {
+		mcpJSON = ""
+	}
+	files := trust.Pending(set, mcpJSON)
+	if len(files) == 0 {
+		return false, nil
+	}
+	fmt.Fprintf(s.Err, "gen: the project asks to run code of its own: %s\n", strings.Join(files, ", "))
+	return trust.Ask(ctx, s.In, s.Err, set.Workspace.Home, set.Workspace.Root)
 }

@@ -26,7 +26,7 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 		f := s.Files[i]
 		fs := f.Sandbox
 		project := f.Scope == perm.SourceProject || f.Scope == perm.SourceLocal
-		if project && widens(fs) {
+		if project && fs.Widens() {
 			if w := trust.Refusal(s, trust.SandboxOff, f.Path); w != "" {
 				warns = append(warns, w)
 				fs = tightening(fs)
@@ -48,12 +48,6 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 		}
 	}
 	return out, warns
-}
-
-// widens reports whether s turns the sandbox off, turns network on or
-// adds writable paths.
-func widens(s sandbox.Settings) bool {
-	return isFalse(s.Enabled) || isTrue(s.Network) || len(s.Filesystem.AllowWrite) > 0
 }
 
 // tightening keeps only what narrows the sandbox.

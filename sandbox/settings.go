@@ -106,3 +106,10 @@ func (s Settings) Validate(managed bool) error {
 	}
 	return nil
 }
+
+// Widens reports whether s turns the sandbox off, turns network on or adds
+// writable paths: what only the user's own settings, or a trusted
+// project's, may do.
+func (s Settings) Widens() bool {
+	return (s.Enabled != nil && !*s.Enabled) || (s.Network != nil && *s.Network) || len(s.Filesystem.AllowWrite) > 0
+}

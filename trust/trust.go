@@ -115,6 +115,30 @@ func Refusal(set *settings.Settings, f Feature, file string) string {
 	return fmt.Sprintf("%s: ignoring project %s: the project %s is not trusted (trust it with `gen trust %s`, or --trust for one run)", file, f, root, root)
 }
 
+// Pending returns the files of set's project that ask for code to run
+// before any tool call is checked (project hooks, project MCP servers, a
+// sandbox opt-out) while the project is not trusted; nil when it is
+// trusted or asks for none. mcpJSON is the project's .mcp.json, "" if it
+// has none.
+func Pending(set *settings.Settings, mcpJSON string) []string {
+	if set.Trusted {
+		return nil
+	}
+	var files []string
+	if mcpJSON != "" {
+		files = append(files, mcpJSON)
+	}
+	for _, f := range set.Files {
+		if f.Scope != perm.SourceProject && f.Scope != perm.SourceLocal {
+			continue
+		}
+		if (!f.Hooks.Empty() && !set.ManagedHooksOnly) || f.MCPServers != nil || f.Sandbox.Widens() {
+			files = append(files, f.Path)
+		}
+	}
+	return files
+}
+
 // Ask asks the person at the terminal whether to trust root and records the
 // answer when it is yes. Only "y" or "yes" trusts; end of input, an error
 // or ctx ending is no. It must only be called where a person can answer

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/trust"
+)
+
+// The interactive trust prompt on first use (issue 8 section 5): asked
+// only for an untrusted project that has code of its own to run, recorded
+// only on yes, never asked again once trusted.
+func TestOfferTrust(t *testing.T) {
+	newProject := func(t *testing.T, files map[string]string) (root, home string) {
+		base := t.TempDir()
+		root, home = filepath.Join(base, "proj"), filepath.Join(base, "home")
+		files[".git/HEAD"] = "ref: refs/heads/main\n"
+		for p, c := range files {
+			full := filepath.Join(root, p)
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return root, home
+	}
+	load := func(t *testing.T, root, home string) *settings.Settings {
+		set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "none.json")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	hooks := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string
+		answer string
+		asked  bool
+		trust  bool
+	}{
+		{"project hooks, yes", map[string]string{".gen/settings.json": hooks}, "y\n", true, true},
+		{"project hooks, no", map[string]string{".gen/settings.json": hooks}, "n\n", true, false},
+		{"project hooks, end of input", map[string]string{".gen/settings.json": hooks}, "", true, false},
+		{".mcp.json, yes", map[string]string{".mcp.json": `{"mcpServers": {}}`}, "yes\n", true, true},
+		{"sandbox opt-out", map[string]string{".gen/settings.json": `{"sandbox": {"enabled": false}}`}, "n\n", true, false},
+		{"rules only: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Read"]}}`}, "y\n", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, home := newProject(t, tc.files)
+			var errw bytes.Buffer
+			got, err := offerTrust(context.Background(), load(t, root, home), Streams{In: strings.NewReader(tc.answer), Err: &errw, InTerminal: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asked := strings.Contains(errw.String(), "Trust this project?"); asked != tc.asked {
+				t.Fatalf("asked = %v, want %v; stderr %q", asked, tc.asked, errw.String())
+			}
+			trusted, err := trust.IsTrusted(home, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.trust || trusted != tc.trust {
+				t.Fatalf("offerTrust = %v, recorded %v; want %v", got, trusted, tc.trust)
+			}
+			if tc.trust {
+				// Trusted now: the next start does not ask again.
+				errw.Reset()
+				if again, _ := offerTrust(context.Background(), load(t, root, home), Streams{In: strings.NewReader("y\n"), Err: &errw}); again || errw.Len() > 0 {
+					t.Errorf("asked again after trusting: %q", errw.String())
+				}
+			}
+		})
+	}
+}
