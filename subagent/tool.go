@@ -95,6 +95,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 	}
 	sub := Run(ctx, cfg, prompt)
 	rep.Usage = sub.Outcome.Usage
+	rep.APIDuration = sub.Outcome.APIDuration
 	for _, dn := range sub.Outcome.Denials {
 		dn.Reason = fmt.Sprintf("[subagent %s] %s", def.Name, dn.Reason)
 		rep.Denials = append(rep.Denials, dn)
