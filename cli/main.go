@@ -89,7 +89,7 @@ func newRoot(s Streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:     "gen [flags] [PROMPT]",
 		Version: Version(),
-		Short: "Run LLM agents behind one permission gate",
+		Short:   "Run LLM agents behind one permission gate",
 		Long: `gen runs LLM agents whose every tool call passes one permission gate.
 
 In a terminal, gen starts the interactive main loop. With -p, or with the

@@ -169,4 +169,3 @@ func (p *Printer) line(v any) {
 	}
 	p.Out.Write(append(b, '\n'))
 }
-
