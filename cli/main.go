@@ -84,8 +84,11 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	return ExitUsage
 }
 
-func newRoot(s Streams) *cobra.Command {
-	o := &mainOptions{}
+func newRoot(s Streams) *cobra.Command { return newRootWith(&mainOptions{}, s) }
+
+// newRootWith builds the command tree with o holding the root's flags
+// (tests parse flags into o without running anything).
+func newRootWith(o *mainOptions, s Streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:     "gen [flags] [PROMPT]",
 		Version: Version(),
