@@ -178,8 +178,10 @@ type sessionRef struct {
 	Cwd  string
 }
 
-// record makes cfg append every turn to the session's transcript.
+// record names the session in cfg and makes it append every turn to the
+// session's transcript.
 func (r sessionRef) record(cfg *session.Config) {
+	cfg.SessionID, cfg.TranscriptPath = r.ID, r.Path
 	cfg.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
 		return transcript.Append(r.Path, r.ID, r.Cwd, msgs)
 	}

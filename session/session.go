@@ -46,6 +46,10 @@ type Config struct {
 	// History is the conversation to continue (--resume, --continue):
 	// user, assistant and tool messages, without a system prompt.
 	History []openai.ChatCompletionMessage
+	// SessionID and TranscriptPath name this conversation and the file it
+	// is kept in (package transcript); hooks pass them on as session_id
+	// and transcript_path. Both may be empty (tests).
+	SessionID, TranscriptPath string
 	// OnTurn, if set, receives the messages each turn added to the
 	// conversation (also of a turn that failed), once the turn is over;
 	// the CLI appends them to the session's transcript. An error is
@@ -186,6 +190,12 @@ func (s *Session) CycleMode() perm.Mode {
 		}
 	}
 	return s.mode
+}
+
+// ID returns the session ID and the transcript path (Config.SessionID,
+// Config.TranscriptPath).
+func (s *Session) ID() (id, transcriptPath string) {
+	return s.cfg.SessionID, s.cfg.TranscriptPath
 }
 
 // ModelName names the model in the status line.
