@@ -248,3 +248,14 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completion bash: exit %d", code)
 	}
 }
+
+// Headless never waits on a terminal: stream-json input needs a pipe.
+func TestStreamInputNeedsPipe(t *testing.T) {
+	dir := project(t)
+	var errb bytes.Buffer
+	code := Run(context.Background(), []string{"-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json"},
+		Streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, InTerminal: true})
+	if code != ExitUsage || !strings.Contains(errb.String(), "from a pipe") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -112,8 +112,8 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	streamIn := o.inputFormat == inputStreamJSON
 	prompt := strings.Join(args, " ")
 	switch {
-	case streamIn && !headless:
-		return usageErr(fmt.Errorf("--input-format stream-json runs headless: add -p and pipe the messages in"))
+	case streamIn && (!headless || s.InTerminal):
+		return usageErr(fmt.Errorf("--input-format stream-json reads the messages from a pipe: add -p and pipe them in"))
 	case streamIn && prompt != "":
 		return usageErr(fmt.Errorf("with --input-format stream-json the prompts come on stdin, not as an argument"))
 	case !headless && prompt != "":
