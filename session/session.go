@@ -43,6 +43,21 @@ type Config struct {
 	Asker    tool.Asker
 	MaxTurns int
 	System   string // "" means DefaultSystem
+	// AppendSystem, if set, is added to the end of the system prompt
+	// (--append-system-prompt).
+	AppendSystem string
+	// History is the conversation to continue (--resume, --continue):
+	// user, assistant and tool messages, without a system prompt.
+	History []openai.ChatCompletionMessage
+	// SessionID and TranscriptPath name this conversation and the file it
+	// is kept in (package transcript); hooks pass them on as session_id
+	// and transcript_path. Both may be empty (tests).
+	SessionID, TranscriptPath string
+	// OnTurn, if set, receives the messages each turn added to the
+	// conversation (also of a turn that failed), once the turn is over;
+	// the CLI appends them to the session's transcript. An error is
+	// reported as a warning: the conversation goes on.
+	OnTurn func(msgs []openai.ChatCompletionMessage) error
 	// HTTPClient is used by WebFetch and WebSearch (nil: defaults).
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
@@ -111,7 +126,10 @@ func New(cfg Config) (*Session, error) {
 	if sys == "" {
 		sys = DefaultSystem
 	}
-	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
+	if cfg.AppendSystem != "" {
+		sys += "\n\n" + cfg.AppendSystem
+	}
+	s.history = append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}, cfg.History...)
 	s.env = tool.NewEnv(set.Workspace)
 	sb, warns := policy.Sandbox(set)
 	for _, w := range warns {
@@ -208,6 +226,12 @@ func (s *Session) CycleMode() perm.Mode {
 		}
 	}
 	return s.mode
+}
+
+// ID returns the session ID and the transcript path (Config.SessionID,
+// Config.TranscriptPath).
+func (s *Session) ID() (id, transcriptPath string) {
+	return s.cfg.SessionID, s.cfg.TranscriptPath
 }
 
 // ModelName names the model in the status line.
@@ -321,5 +345,10 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "(this turn ended early: " + err.Error() + ")"})
 	}
 	s.history = msgs
+	if s.cfg.OnTurn != nil {
+		if terr := s.cfg.OnTurn(msgs[len(before):len(msgs):len(msgs)]); terr != nil {
+			s.warn(fmt.Sprintf("saving the transcript: %v", terr))
+		}
+	}
 	return out, err
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -55,7 +56,9 @@ type Parallel interface {
 
 // Denial is one tool call the gate refused.
 type Denial struct {
-	ToolName  string
+	ToolName string
+	// ToolUseID is the ID of the refused call.
+	ToolUseID string
 	ToolInput map[string]any
 	Reason    string
 }
@@ -65,6 +68,9 @@ type Denial struct {
 type Report struct {
 	Usage   openai.Usage
 	Denials []Denial
+	// APIDuration is the time the delegated work spent waiting for its
+	// model.
+	APIDuration time.Duration
 }
 
 // Reporter is implemented by tools whose calls report a Report (Agent).
