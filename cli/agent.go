@@ -17,6 +17,7 @@ import (
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
+	"github.com/gen-run/gen/transcript"
 )
 
 func newAgentCmd(s Streams) *cobra.Command {
@@ -25,18 +26,21 @@ func newAgentCmd(s Streams) *cobra.Command {
 		Short: "List, inspect and run agents",
 	}
 	cmd.AddCommand(newAgentRunCmd(s), newAgentListCmd(s), newAgentShowCmd(s))
+	groupRun(cmd)
 	return cmd
 }
 
 type runOptions struct {
 	policyFlags
 	mcpFlags
-	typ      string
-	prompt   string
-	model    string
-	maxTurns int
-	format   string
-	noStream bool
+	typ          string
+	prompt       string
+	model        string
+	maxTurns     int
+	format       string
+	noStream     bool
+	verbose      bool
+	appendSystem string
 }
 
 func newAgentRunCmd(s Streams) *cobra.Command {
@@ -51,7 +55,7 @@ func newAgentRunCmd(s Streams) *cobra.Command {
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	fl.StringVar(&o.managed, "managed-settings", "", "refused: only gen permissions check takes a what-if managed policy")
 	_ = fl.MarkHidden("managed-settings")
-	fl.StringArrayVar(&o.disallowed, "disallowedTools", nil, "extra deny rule (repeatable)")
+	fl.StringArrayVar(&o.disallowed, "disallowedTools", nil, "extra deny rules, comma- or space-separated (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&o.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&o.typ, "type", "", "agent type (see gen agent list)")
 	fl.StringVar(&o.prompt, "prompt", "", "the task")
@@ -60,6 +64,8 @@ func newAgentRunCmd(s Streams) *cobra.Command {
 	fl.StringVar(&o.format, "output-format", "text", "text, json or stream-json")
 	o.mcpFlags.register(cmd, true)
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
+	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
+	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the agent's prompt")
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("prompt")
 	return cmd
@@ -77,20 +83,25 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
-	name := o.model
-	if name == "" {
+	name, flagged := o.model, o.model != ""
+	if !flagged {
 		name = def.Model
 	}
-	model, modelName, err := pickModel(name, set.API, o.noStream, s.Err)
+	model, modelName, err := pickModel(name, flagged, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
+	}
+	if o.appendSystem != "" {
+		d := *def
+		d.Prompt += "\n\n" + o.appendSystem
+		def = &d
 	}
 	servers, err := startMCP(cmd.Context(), set, &o.mcpFlags, true, s.Err)
 	if err != nil {
 		return err
 	}
 	defer servers.close()
-	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, MCPServers: servers.initServers()}
+	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose}
 	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
 	// The run follows the settings files: a deny rule added while it
 	// runs applies to its next call.
@@ -101,7 +112,17 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	for _, w := range append(warns, sbWarns...) {
 		warn(w)
 	}
-	p.Init(def.Name, pol.Mode, servers.Names(&pol, def, policy.Visible(&pol, def)), modelName)
+	// A subagent run is not a conversation that can be resumed: it has a
+	// session ID for its events, and no transcript.
+	p.Init(report.Init{
+		SessionID:  transcript.NewID(),
+		Cwd:        set.Workspace.Cwd,
+		Model:      modelName,
+		Mode:       pol.Mode,
+		Tools:      servers.Names(&pol, def, policy.Visible(&pol, def)),
+		MCPServers: servers.initServers(),
+		Agent:      def.Name,
+	})
 	rep := subagent.Run(cmd.Context(), cfg, o.prompt)
 	p.Result(&rep.Run)
 	return exitFor(&rep.Run)
@@ -144,13 +165,21 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *se
 // noStreamHelp describes --no-stream.
 const noStreamHelp = "ask the model server for whole answers instead of a stream (for servers that cannot stream tool calls; also api.stream: false, GEN_NO_STREAM=1)"
 
-// pickModel returns the model to use: the embedded offline model when asked
-// for, or when no endpoint or key is configured (said in one stderr line),
-// else the OpenAI-compatible endpoint, configured by the api settings,
-// then --no-stream, then the environment (which wins).
-func pickModel(name string, api settings.API, noStream bool, errw io.Writer) (loop.Model, string, error) {
+// pickModel returns the model to use: the embedded offline model when
+// asked for by name ("offline"), or when no endpoint or key is configured
+// (said in one stderr line), else the OpenAI-compatible endpoint,
+// configured by the api settings, then --no-stream, then the environment
+// (which wins). A model named by a flag (flagged) needs an endpoint:
+// --model X without one is a usage error, never a silent run on the
+// offline model. A model an agent definition names falls back to the
+// offline model like no model at all.
+func pickModel(name string, flagged bool, api settings.API, noStream bool, errw io.Writer) (loop.Model, string, error) {
 	if name != "offline" {
-		if cfg, ok := chat.FromEnv(name); ok {
+		cfg, ok := chat.FromEnv(name)
+		if !ok && flagged && name != "" {
+			return nil, "", usageErr(fmt.Errorf("--model %s: no model endpoint is configured (set OPENAI_BASE_URL or OPENAI_API_KEY), or use --model offline for the embedded offline model", name))
+		}
+		if ok {
 			if cfg.Model == "" {
 				return nil, "", usageErr(fmt.Errorf("a model endpoint is configured but no model is named: set GEN_MODEL or pass --model (or --model offline)"))
 			}

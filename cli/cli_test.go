@@ -69,9 +69,9 @@ func TestAgentRunExitCodesAndFormats(t *testing.T) {
 		{"allowed", []string{"--prompt", "Read: a.txt"}, 0, "RESULT: Read(a.txt) -> ALLOWED", "Read(a.txt) -> ALLOWED"},
 		{"denied", []string{"--prompt", "Run bash: git stash list"}, 3, "DENIED: tool Bash is blocked by deny_tools", "Bash(git stash list) -> DENIED: tool Bash is blocked by deny_tools"},
 		{"max turns", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1"}, 1, "", "gen: run failed: loop: maximum number of turns reached"},
-		{"json", []string{"--prompt", "Run bash: git stash list", "--output-format", "json"}, 3, `"permission_denials":[{"tool_name":"Bash","tool_input":{"command":"git stash list"},"reason":"tool Bash is blocked by deny_tools"}]`, "offline model"},
+		{"json", []string{"--prompt", "Run bash: git stash list", "--output-format", "json"}, 3, `"permission_denials":[{"tool_name":"Bash","tool_use_id":"call_1","tool_input":{"command":"git stash list"},"reason":"tool Bash is blocked by deny_tools"}]`, "offline model"},
 		{"json failure", []string{"--prompt", "Read: a.txt\nRead: a.txt", "--max-turns", "1", "--output-format", "json"}, 1, `"is_error":true`, "offline model"},
-		{"stream-json", []string{"--prompt", "Read: a.txt", "--output-format", "stream-json"}, 0, `{"agent":"test-perm","mode":"explore","model":"offline","tools":["Read","Bash"],"type":"init"}`, "offline model"},
+		{"stream-json", []string{"--prompt", "Read: a.txt", "--output-format", "stream-json"}, 0, `"tools":["Read","Bash"],"mcp_servers":[],"model":"offline","permissionMode":"explore","agent":"test-perm"}`, "offline model"},
 		{"bad format", []string{"--prompt", "x", "--output-format", "yaml"}, 2, "", `unknown output format "yaml"`},
 		{"unknown agent", []string{"--prompt", "x", "--type", "nobody"}, 2, "", `unknown agent type "nobody"`},
 		{"no prompt", []string{}, 2, "", `required flag(s) "prompt" not set`},
@@ -104,7 +104,7 @@ func TestStreamJSONLines(t *testing.T) {
 		}
 		types = append(types, v["type"].(string))
 	}
-	want := "init tool_call decision tool_result text tool_call decision tool_result result"
+	want := "system assistant decision user assistant assistant decision user assistant result"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("event types = %s\nwant %s", got, want)
 	}

@@ -61,6 +61,9 @@ func Main() int {
 // Run runs gen with args and returns the exit code.
 func Run(ctx context.Context, args []string, s Streams) int {
 	root := newRoot(s)
+	if cmd, _, err := root.Find(args); err == nil && takesVariadic(cmd) {
+		args = expandVariadic(args)
+	}
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
@@ -81,25 +84,47 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	return ExitUsage
 }
 
-func newRoot(s Streams) *cobra.Command {
-	o := &mainOptions{}
+func newRoot(s Streams) *cobra.Command { return newRootWith(&mainOptions{}, s) }
+
+// newRootWith builds the command tree with o holding the root's flags
+// (tests parse flags into o without running anything).
+func newRootWith(o *mainOptions, s Streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "gen [flags] [PROMPT]",
-		Short: "Run LLM agents behind one permission gate",
+		Use:     "gen [flags] [PROMPT]",
+		Version: Version(),
+		Short:   "Run LLM agents behind one permission gate",
 		Long: `gen runs LLM agents whose every tool call passes one permission gate.
 
 In a terminal, gen starts the interactive main loop. With -p, or with the
 prompt on stdin when stdin is not a terminal, it runs headless: Ask becomes
 Deny, and the exit code says how it went (0 ok, 1 failed, 2 usage or
-settings error, 3 a call was denied).`,
+settings error, 3 a call was denied). Piped stdin and a prompt argument
+are combined: the argument, then stdin on the next line.
+
+--allowedTools and --disallowedTools take every following argument up to
+the next flag, as Claude Code's do: put the prompt first, or end the list
+with --  (gen -p --allowedTools Read Edit -- "fix the test").`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE:          func(cmd *cobra.Command, args []string) error { return runMain(cmd, o, args, s) },
 	}
 	o.register(root)
-	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s))
+	root.SetVersionTemplate("gen {{.Version}}\n")
+	root.SetGlobalNormalizationFunc(normalizeFlag)
+	root.SuggestionsMinimumDistance = 2
+	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s), newVersionCmd(s))
+	registerCompletions(root)
 	return root
+}
+
+// takesVariadic reports whether cmd reads --allowedTools,
+// --disallowedTools and --mcp-config as Claude Code's variadic lists
+// (variadicFlags): the commands that run an agent. gen permissions check
+// keeps one value per flag, as its positional CALL would otherwise be
+// taken for a rule, and gen mcp list one per --mcp-config.
+func takesVariadic(cmd *cobra.Command) bool {
+	return !cmd.HasParent() || cmd.CommandPath() == "gen agent run"
 }
 
 // isTerminal reports whether f is a terminal: a character device such as

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -47,12 +48,31 @@ func events(t *testing.T, out string) []map[string]any {
 	return evs
 }
 
-// results returns the tool_result events' outputs by tool name, in order.
+// results returns the tool results of stream-json events as "TOOL ->
+// OUTPUT", in order: each user event's tool_result block, named by the
+// assistant tool_use block with the same id (Claude Code's shapes).
 func results(evs []map[string]any) []string {
+	blocks := func(e map[string]any) []map[string]any {
+		msg, _ := e["message"].(map[string]any)
+		content, _ := msg["content"].([]any)
+		var out []map[string]any
+		for _, c := range content {
+			if b, ok := c.(map[string]any); ok {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	names := map[any]any{}
 	var out []string
 	for _, e := range evs {
-		if e["type"] == "tool_result" {
-			out = append(out, fmt.Sprintf("%s -> %s", e["tool"], e["output"]))
+		for _, b := range blocks(e) {
+			switch {
+			case e["type"] == "assistant" && b["type"] == "tool_use":
+				names[b["id"]] = b["name"]
+			case e["type"] == "user" && b["type"] == "tool_result":
+				out = append(out, fmt.Sprintf("%s -> %s", names[b["tool_use_id"]], b["content"]))
+			}
 		}
 	}
 	return out
@@ -91,7 +111,7 @@ func TestMCPToolsOnTheWire(t *testing.T) {
 		"remote": mcptest.HTTPEntry(mcptest.Serve(t, mcptest.Tools(nil))),
 	})
 	code, out, errs := gen(t, "-p", "--cwd", dir, "--output-format", "stream-json", "--mcp-config", cfg,
-		"--allowedTools", "mcp__local__echo", "--allowedTools", "mcp__remote",
+		"--allowedTools", "mcp__local__echo", "--allowedTools", "mcp__remote", "--",
 		`Call mcp__local__echo: {"text": "one"}`+"\n"+`Call mcp__remote__echo: {"text": "two"}`)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -125,7 +145,7 @@ func TestMCPToolsOnTheWire(t *testing.T) {
 	}
 	init := evs[0]
 	tools, _ := init["tools"].([]any)
-	if init["type"] != "init" || !slices.Contains(tools, any("mcp__remote__echo")) {
+	if init["type"] != "system" || init["subtype"] != "init" || !slices.Contains(tools, any("mcp__remote__echo")) {
 		t.Errorf("init = %v", init)
 	}
 	if sv, _ := json.Marshal(init["mcp_servers"]); string(sv) != `[{"name":"local","status":"connected"},{"name":"remote","status":"connected"}]` {
@@ -160,7 +180,7 @@ func TestMCPRuleForms(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg}, tc.rules...)
-			code, out, errs := gen(t, append(args, call)...)
+			code, out, errs := gen(t, append(args, "--", call)...)
 			evs := events(t, out)
 			got := results(evs)
 			if code != tc.code || len(got) != 1 || !strings.HasPrefix(got[0], tc.want) {
@@ -203,7 +223,7 @@ func TestMCPRobustness(t *testing.T) {
 		"other": mcptest.StdioEntry("ok"),
 	})
 	prompt := "Call mcp__other__pid: {}\nCall mcp__srv__crash: {}\nCall mcp__srv__echo: {\"text\": \"after\"}\nRead: a.txt"
-	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg, "--allowedTools", "mcp__srv", "--allowedTools", "mcp__other", prompt)
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg, "--allowedTools", "mcp__srv", "--allowedTools", "mcp__other", "--", prompt)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -238,11 +258,11 @@ func TestMCPRobustness(t *testing.T) {
 func TestMCPProjectTrustAndList(t *testing.T) {
 	dir := project(t)
 	mcpConfig(t, dir, ".mcp.json", map[string]string{"proj": mcptest.StdioEntry("ok")})
-	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", `Call mcp__proj__echo: {"text": "x"}`)
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", "--", `Call mcp__proj__echo: {"text": "x"}`)
 	if code != 0 || !strings.Contains(errs, "ignoring project MCP servers") || strings.Count(errs, "ignoring project MCP servers") != 1 || !strings.Contains(out, "not available") {
 		t.Errorf("untrusted: exit %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = gen(t, "-p", "--cwd", dir, "--trust", "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", `Call mcp__proj__echo: {"text": "x"}`)
+	code, out, errs = gen(t, "-p", "--cwd", dir, "--trust", "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", "--", `Call mcp__proj__echo: {"text": "x"}`)
 	if got := results(events(t, out)); code != 0 || !slices.Equal(got, []string{"mcp__proj__echo -> echo: x"}) {
 		t.Errorf("trusted: exit %d, %q\n%s", code, got, errs)
 	}
@@ -457,7 +477,7 @@ func TestMCPProgressiveDisclosure(t *testing.T) {
 	t.Setenv("GEN_MODEL", "test-model")
 	t.Setenv("GEN_MCP_TOOL_THRESHOLD", "16")
 	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
-	code, out, errs := gen(t, "-p", "--cwd", dir, "--output-format", "stream-json", "--mcp-config", cfg,
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--output-format", "stream-json", "--mcp-config", cfg, "--",
 		"Call ListToolGroups: {}\n"+`Call LoadToolGroup: {"group": "srv"}`+"\n"+`Call mcp__srv__echo: {"text": "x"}`)
 	got := results(events(t, out))
 	if code != 3 || len(got) != 3 || !strings.Contains(got[0], "srv: 4 tools (crash, echo, hang, pid)") || !strings.Contains(got[2], "DENIED: ") {
@@ -479,24 +499,75 @@ func TestMCPProgressiveDisclosure(t *testing.T) {
 	}
 }
 
-// Seed 001's command line with claude replaced by gen, as far as gen's
-// flags go (--verbose and the variadic form of --allowedTools are another
-// change's): a headless agent whose tool calls the policy would ask about
-// is answered by the orchestrator's permission-prompt tool instead of
-// hanging or being denied.
+// Seed 001's command line with claude replaced by gen: --verbose,
+// variadic --allowedTools and the prompt after --. A headless agent whose
+// tool calls the policy would ask about is answered by the orchestrator's
+// permission-prompt tool instead of hanging or being denied, and the
+// stream is Claude Code's, with the MCP servers in the init event.
 func TestSeed001CommandLine(t *testing.T) {
 	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
-	code, out, errs := gen(t, "--print", "--cwd", dir, "--model", "offline", "--output-format", "stream-json",
+	code, out, errs := gen(t, "--print", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--verbose",
 		"--mcp-config", cfg, "--permission-mode", "acceptEdits",
-		"--allowedTools", "mcp__srv__echo", "--allowedTools", "Bash(git status)",
-		"--permission-prompt-tool", "mcp__perm__approve",
+		"--allowedTools", "mcp__srv__echo", "Bash(git status)",
+		"--permission-prompt-tool", "mcp__perm__approve", "--",
 		"Write notes.txt: hi\n"+`Call mcp__srv__echo: {"text": "x"}`+"\nRun bash: git status\nRun bash: touch x.txt")
-	got := results(events(t, out))
+	evs := events(t, out)
+	got := results(evs)
 	if code != 0 || len(got) != 4 || !exists(dir, "notes.txt") || !exists(dir, "x.txt") {
 		t.Fatalf("exit %d, %q\n%s", code, got, errs)
 	}
+	if got[1] != "mcp__srv__echo -> echo: x" {
+		t.Errorf("allowed MCP call: %q", got[1])
+	}
 	if calls := ap.Calls(); len(calls) != 1 || calls[0].Input["command"] != "touch x.txt" {
 		t.Errorf("the delegate was asked %+v; want only about touch x.txt", calls)
+	}
+	init, last := evs[0], evs[len(evs)-1]
+	if init["type"] != "system" || init["subtype"] != "init" || init["permissionMode"] != "acceptEdits" || init["session_id"] == "" {
+		t.Errorf("init = %v", init)
+	}
+	if sv, _ := json.Marshal(init["mcp_servers"]); string(sv) != `[{"name":"perm","status":"connected"},{"name":"srv","status":"connected"}]` {
+		t.Errorf("init mcp_servers = %s", sv)
+	}
+	if last["type"] != "result" || last["subtype"] != "success" || last["session_id"] != init["session_id"] {
+		t.Errorf("result = %v", last)
+	}
+}
+
+// --mcp-config is variadic like Claude Code's: one flag takes several
+// values, each a file or a JSON string, up to the next flag or --. A
+// prompt it took by mistake names no file: a usage error that says so,
+// before anything waits for stdin.
+func TestMCPConfigVariadic(t *testing.T) {
+	dir := project(t)
+	a := mcpConfig(t, dir, "a.json", map[string]string{"a": mcptest.StdioEntry("ok")})
+	inline := `{"mcpServers": {"b": ` + mcptest.StdioEntry("ok") + `}}`
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json",
+		"--mcp-config", a, inline, "--allowedTools", "mcp__a", "mcp__b", "--",
+		"Call mcp__a__echo: {\"text\": \"1\"}\nCall mcp__b__echo: {\"text\": \"2\"}")
+	evs := events(t, out)
+	if got := results(evs); code != 0 || !slices.Equal(got, []string{"mcp__a__echo -> echo: 1", "mcp__b__echo -> echo: 2"}) {
+		t.Fatalf("exit %d, %q\n%s", code, got, errs)
+	}
+	if sv, _ := json.Marshal(evs[0]["mcp_servers"]); string(sv) != `[{"name":"a","status":"connected"},{"name":"b","status":"connected"}]` {
+		t.Errorf("init mcp_servers = %s", sv)
+	}
+
+	// The prompt taken as a configuration; stdin is a pipe nobody writes
+	// to, which would hang a run that waited for it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard: waiting ends in exit 1
+	defer cancel()
+	var stdout, stderr strings.Builder
+	code = Run(ctx, []string{"-p", "--cwd", dir, "--model", "offline", "--mcp-config", a, "Read: a.txt"},
+		Streams{In: pr, Out: &stdout, Err: &stderr})
+	if code != 2 || !strings.Contains(stderr.String(), "--mcp-config") || !strings.Contains(stderr.String(), "Read: a.txt") || !strings.Contains(stderr.String(), "end the list with --") {
+		t.Errorf("prompt taken by --mcp-config: exit %d\n%s", code, stderr.String())
 	}
 }
 

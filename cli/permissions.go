@@ -39,8 +39,8 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the current directory)")
 	fl.StringVar(&f.mode, modeName, "", "permission mode: default, acceptEdits, dontAsk, bypassPermissions, auto")
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
-	fl.StringArrayVar(&f.allowed, "allowedTools", nil, "allow rule for this session, e.g. 'Bash(npm test)' (repeatable)")
-	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, "deny rule for this session, e.g. 'Bash(rm:*)' (repeatable)")
+	fl.StringArrayVar(&f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
+	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
@@ -108,8 +108,8 @@ func (f *policyFlags) options() (settings.Options, error) {
 		ManagedPath: f.managed,
 		Mode:        f.mode,
 		AddDirs:     f.addDirs,
-		Allowed:     f.allowed,
-		Disallowed:  f.disallowed,
+		Allowed:     splitRuleLists(f.allowed),
+		Disallowed:  splitRuleLists(f.disallowed),
 		Trust:       f.trust,
 	}, nil
 }
@@ -153,6 +153,7 @@ CALL is the tool name and the JSON object gives its full arguments.`,
 	fl.BoolVar(&o.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&o.batch, "batch", "", "evaluate each JSON line of FILE (- for stdin), printing one JSON result per line")
 	cmd.AddCommand(check)
+	groupRun(cmd)
 	return cmd
 }
 

@@ -1,16 +1,29 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/spf13/cobra"
 
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/tool"
+	"github.com/gen-run/gen/transcript"
 	"github.com/gen-run/gen/tui"
+	"github.com/gen-run/gen/workspace"
+)
+
+// Input formats of --input-format.
+const (
+	inputText       = "text"
+	inputStreamJSON = "stream-json"
 )
 
 // mainOptions are the flags of gen itself: the interactive main loop, or
@@ -18,11 +31,18 @@ import (
 type mainOptions struct {
 	policyFlags
 	mcpFlags
-	print    bool
-	model    string
-	maxTurns int
-	format   string
-	noStream bool
+	print        bool
+	model        string
+	maxTurns     int
+	format       string
+	noStream     bool
+	inputFormat  string
+	verbose      bool
+	system       string
+	appendSystem string
+	skipPerms    bool
+	resume       string
+	cont         bool
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -30,40 +50,88 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	o.mcpFlags.register(cmd, true)
 	fl := cmd.Flags()
 	_ = fl.MarkHidden("managed-settings") // refused: see policyFlags.whatIf
-	fl.BoolVarP(&o.print, "print", "p", false, "run headless: answer the prompt (argument or stdin) and exit; Ask becomes Deny")
-	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
+	fl.BoolVarP(&o.print, "print", "p", false, "run headless: answer the prompt (argument and/or stdin) and exit; Ask becomes Deny")
+	fl.StringVar(&o.model, "model", "", "model name at the configured endpoint, or offline for the embedded offline model")
 	fl.IntVar(&o.maxTurns, "max-turns", 0, "maximum model turns per prompt (default 50)")
 	fl.StringVar(&o.format, "output-format", "text", "headless output: text, json or stream-json")
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
+	fl.StringVar(&o.inputFormat, "input-format", inputText, "headless input: text, or stream-json (user messages as JSON lines on stdin; needs --output-format stream-json)")
+	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
+	fl.StringVar(&o.system, "system-prompt", "", "replace the main loop's system prompt")
+	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the system prompt")
+	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
+	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
+	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
+}
+
+// check validates the flags on their own, before anything is read.
+func (o *mainOptions) check() (report.Format, error) {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
+		return "", usageErr(err)
+	}
+	if o.maxTurns < 0 {
+		return "", usageErr(fmt.Errorf("--max-turns must not be negative"))
+	}
+	switch o.inputFormat {
+	case inputText:
+	case inputStreamJSON:
+		if format != report.StreamJSON {
+			return "", usageErr(fmt.Errorf("--input-format stream-json needs --output-format stream-json"))
+		}
+	default:
+		return "", usageErr(fmt.Errorf("unknown input format %q (want text or stream-json)", o.inputFormat))
+	}
+	if o.skipPerms {
+		if o.mode != "" && o.mode != "bypassPermissions" {
+			return "", usageErr(fmt.Errorf("--dangerously-skip-permissions contradicts --permission-mode %s", o.mode))
+		}
+		o.mode = "bypassPermissions"
+	}
+	if err := o.checkRules(); err != nil {
+		return "", err
+	}
+	if err := o.mcpFlags.check(); err != nil {
+		return "", err
+	}
+	if o.resume != "" && o.cont {
+		return "", usageErr(fmt.Errorf("--resume and --continue exclude each other"))
+	}
+	if o.resume != "" {
+		if err := transcript.CheckID(o.resume); err != nil {
+			return "", usageErr(fmt.Errorf("--resume: %w", err))
+		}
+	}
+	return format, nil
 }
 
 // runMain decides between the TUI and a headless run. Headless never
 // waits on a terminal: without a terminal on stdin there is no TUI.
 func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error {
-	format, err := report.ParseFormat(o.format)
+	if err := checkPositional(cmd.Root(), o.print, args); err != nil {
+		return err
+	}
+	format, err := o.check()
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
-	if o.maxTurns < 0 {
-		return usageErr(fmt.Errorf("--max-turns must not be negative"))
-	}
-	prompt := strings.Join(args, " ")
 	headless := o.print || !s.InTerminal
-	if headless && prompt == "" && !s.InTerminal {
-		b, err := readPrompt(cmd.Context(), s.In)
-		if err != nil {
-			if cmd.Context().Err() != nil {
-				return &exitError{ExitFailed, err}
-			}
-			return usageErr(err)
-		}
-		prompt = strings.TrimSpace(string(b))
-	}
-	if headless && prompt == "" {
-		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
-	}
-	if !headless && prompt != "" {
+	streamIn := o.inputFormat == inputStreamJSON
+	prompt := strings.Join(args, " ")
+	switch {
+	case streamIn && (!headless || s.InTerminal):
+		return usageErr(fmt.Errorf("--input-format stream-json reads the messages from a pipe: add -p and pipe them in"))
+	case streamIn && prompt != "":
+		return usageErr(fmt.Errorf("with --input-format stream-json the prompts come on stdin, not as an argument"))
+	case !headless && prompt != "":
 		return usageErr(fmt.Errorf("a prompt argument runs headless with -p (gen -p %q); in the terminal, start gen and type it", prompt))
+	case headless && !streamIn && !s.InTerminal:
+		if prompt, err = promptWithStdin(cmd.Context(), prompt, s); err != nil {
+			return err
+		}
+	}
+	if headless && !streamIn && prompt == "" {
+		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
 	}
 	// Settings are loaded once, here, and followed by the session, which
 	// reports warnings.
@@ -90,7 +158,11 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			}
 		}
 	}
-	model, modelName, err := pickModel(o.model, set.API, o.noStream, s.Err)
+	model, modelName, err := pickModel(o.model, true, set.API, o.noStream, s.Err)
+	if err != nil {
+		return err
+	}
+	sid, history, err := o.sessionFor(setOpts)
 	if err != nil {
 		return err
 	}
@@ -100,17 +172,30 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	}
 	defer servers.close()
 	cfg := session.Config{
-		Settings:  setOpts,
-		Live:      live,
-		Model:     model,
-		ModelName: modelName,
-		MaxTurns:  o.maxTurns,
-		SearchURL: tool.SearchEndpointFromEnv(),
-		OnWarning: func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
-		MCP:       servers.MCP,
+		Settings:     setOpts,
+		Live:         live,
+		Model:        model,
+		ModelName:    modelName,
+		MaxTurns:     o.maxTurns,
+		System:       o.system,
+		AppendSystem: o.appendSystem,
+		History:      history,
+		SearchURL:    tool.SearchEndpointFromEnv(),
+		OnWarning:    func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
+		MCP:          servers.MCP,
 	}
+	sid.record(&cfg)
 	if headless {
-		return runHeadless(cmd, cfg, prompt, format, s, servers.initServers())
+		h := &headlessRun{
+			cfg:     cfg,
+			sid:     sid,
+			servers: servers.initServers(),
+			printer: &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose},
+		}
+		if streamIn {
+			return h.stream(cmd.Context(), s)
+		}
+		return h.once(cmd.Context(), prompt)
 	}
 	ui := tui.New(tui.Options{In: s.In, Out: s.Out})
 	cfg.Approver, cfg.Asker = ui, ui
@@ -125,16 +210,120 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	return nil
 }
 
-func runHeadless(cmd *cobra.Command, cfg session.Config, prompt string, format report.Format, s Streams, servers []report.MCPServer) error {
-	sess, err := session.New(cfg)
-	if err != nil {
-		return usageErr(err)
+// sessionRef names a run's session and its transcript file.
+type sessionRef struct {
+	ID   string
+	Path string
+	Cwd  string
+}
+
+// record names the session in cfg and makes it append every turn to the
+// session's transcript.
+func (r sessionRef) record(cfg *session.Config) {
+	cfg.SessionID, cfg.TranscriptPath = r.ID, r.Path
+	cfg.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
+		return transcript.Append(r.Path, r.ID, r.Cwd, msgs)
 	}
-	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, MCPServers: servers}
-	p.Init("main", sess.Mode(), sess.Tools(), cfg.ModelName)
-	var onText func(string)
-	out, err := sess.Submit(cmd.Context(), prompt, p.Event, onText)
+}
+
+// sessionFor returns the session of this run: a new one, or the one
+// --resume or --continue names, with its conversation so far. The
+// project is the workspace's project root, as settings find it.
+func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.ChatCompletionMessage, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return sessionRef{}, nil, usageErr(fmt.Errorf("sessions: %w", err))
+	}
+	project := workspace.ProjectRoot(opts.Cwd, home)
+	id := o.resume
+	if o.cont {
+		id, err = transcript.Latest(home, project)
+		if errors.Is(err, transcript.ErrNone) {
+			return sessionRef{}, nil, usageErr(fmt.Errorf("--continue: %w (%s)", err, transcript.ProjectDir(home, project)))
+		}
+		if err != nil {
+			return sessionRef{}, nil, usageErr(fmt.Errorf("--continue: %w", err))
+		}
+	}
+	ref := sessionRef{ID: id, Cwd: opts.Cwd}
+	if id == "" {
+		ref.ID = transcript.NewID()
+		ref.Path = transcript.Path(home, project, ref.ID)
+		return ref, nil, nil
+	}
+	ref.Path = transcript.Path(home, project, id)
+	history, err := transcript.Load(ref.Path)
+	if err != nil {
+		return sessionRef{}, nil, usageErr(err)
+	}
+	return ref, history, nil
+}
+
+// headlessRun is one headless run of the main loop.
+type headlessRun struct {
+	cfg session.Config
+	sid sessionRef
+	// servers are the MCP servers for the init event.
+	servers []report.MCPServer
+	printer *report.Printer
+}
+
+func (h *headlessRun) start() (*session.Session, error) {
+	sess, err := session.New(h.cfg)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	h.printer.Init(report.Init{
+		SessionID:  h.sid.ID,
+		Cwd:        h.sid.Cwd,
+		Model:      h.cfg.ModelName,
+		Mode:       sess.Mode(),
+		Tools:      sess.Tools(),
+		MCPServers: h.servers,
+		Agent:      "main",
+	})
+	return sess, nil
+}
+
+// once answers one prompt.
+func (h *headlessRun) once(ctx context.Context, prompt string) error {
+	sess, err := h.start()
+	if err != nil {
+		return err
+	}
+	out, err := sess.Submit(ctx, prompt, h.printer.Event, nil)
 	rep := report.Run{Outcome: out, Err: err}
-	p.Result(&rep)
+	h.printer.Result(&rep)
 	return exitFor(&rep)
+}
+
+// promptWithStdin reads stdin (not a terminal) and combines it with the
+// prompt argument as Claude Code does: the argument first, then on the
+// next line what came on stdin. Without an argument, stdin is the prompt
+// and gen waits for its end (Ctrl+C and SIGTERM end the wait). With one,
+// stdin is optional: when nothing arrives within stdinGrace, gen goes on
+// without it (a caller that left stdin open must not hang a run).
+func promptWithStdin(ctx context.Context, prompt string, s Streams) (string, error) {
+	grace := time.Duration(0)
+	if prompt != "" {
+		grace = stdinGrace
+	}
+	b, err := readPrompt(ctx, s.In, grace)
+	switch {
+	case errors.Is(err, errNoStdin):
+		fmt.Fprintf(s.Err, "gen: warning: nothing arrived on stdin within %s; going on with the prompt argument alone (redirect stdin from /dev/null to skip the wait)\n", stdinGrace)
+		return prompt, nil
+	case err != nil && ctx.Err() != nil:
+		return "", &exitError{ExitFailed, err}
+	case err != nil:
+		return "", usageErr(err)
+	}
+	in := strings.TrimSpace(string(b))
+	switch {
+	case prompt == "":
+		return in, nil
+	case in == "":
+		return prompt, nil
+	}
+	return prompt + "\n" + in, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
@@ -94,6 +95,9 @@ type Outcome struct {
 	Denials []Denial
 	// Usage is summed over all turns and every tool.Report.
 	Usage openai.Usage
+	// APIDuration is the time spent waiting for the model, summed over
+	// all turns and every tool.Report.
+	APIDuration time.Duration
 }
 
 // Denial is one tool call the gate refused.
@@ -203,6 +207,7 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 		if s.r.TurnSchemas != nil {
 			schemas = s.r.TurnSchemas()
 		}
+		asked := time.Now()
 		resp, err := s.r.Model.Complete(ctx, Request{
 			// Clipped, so that a model appending to it cannot write
 			// into our backing array.
@@ -210,6 +215,7 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 			Tools:    schemas,
 			OnText:   s.r.OnText,
 		})
+		out.APIDuration += time.Since(asked)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 				err = fmt.Errorf("%w (%v)", cerr, err)
@@ -453,9 +459,10 @@ func (s *run) finish(c *call) openai.ChatCompletionMessage {
 		s.emitDecision(c, *c.decision)
 	}
 	if c.denied {
-		s.out.Denials = append(s.out.Denials, Denial{ToolName: c.name, ToolInput: c.input, Reason: c.reason})
+		s.out.Denials = append(s.out.Denials, Denial{ToolName: c.name, ToolUseID: c.id, ToolInput: c.input, Reason: c.reason})
 	}
 	s.out.Denials = append(s.out.Denials, c.report.Denials...)
+	s.out.APIDuration += c.report.APIDuration
 	AddUsage(&s.out.Usage, c.report.Usage)
 	s.emit(Event{Kind: EventToolResult, CallID: c.id, Tool: c.name, Input: c.input, Output: c.output, IsError: c.isError, Denied: c.denied})
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.id, Content: c.output}

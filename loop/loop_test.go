@@ -50,7 +50,7 @@ func TestOfflineEndToEnd(t *testing.T) {
 			deny:     []string{"Bash"},
 			want:     []string{"RESULT: Bash(rm -rf build) -> DENIED: Bash is not allowed here"},
 			wantRuns: map[string]int{"Bash": 0},
-			denials:  []loop.Denial{{ToolName: "Bash", ToolInput: map[string]any{"command": "rm -rf build"}, Reason: "Bash is not allowed here"}},
+			denials:  []loop.Denial{{ToolName: "Bash", ToolUseID: "call_1", ToolInput: map[string]any{"command": "rm -rf build"}, Reason: "Bash is not allowed here"}},
 		},
 		{
 			name:     "a tool the agent cannot see is answered with the visible ones",
@@ -117,7 +117,7 @@ func TestOfflineEndToEnd(t *testing.T) {
 				"Edit":  {"file_path": "main.go", "old_string": "foo", "new_string": "bar"},
 				"Agent": {"subagent_type": "explore", "prompt": "find the config loader", "description": "find the config loader"},
 			},
-			denials: []loop.Denial{{ToolName: "Write", ToolInput: map[string]any{"file_path": "notes.txt", "content": "a: b"}, Reason: "Write is not allowed here"}},
+			denials: []loop.Denial{{ToolName: "Write", ToolUseID: "call_3", ToolInput: map[string]any{"file_path": "notes.txt", "content": "a: b"}, Reason: "Write is not allowed here"}},
 		},
 	}
 	for _, tt := range tests {

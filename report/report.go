@@ -10,8 +10,7 @@ import (
 	"io"
 	"strings"
 	"sync"
-
-	openai "github.com/sashabaranov/go-openai"
+	"time"
 
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
@@ -38,52 +37,38 @@ func ParseFormat(s string) (Format, error) {
 
 // Printer renders a run in one format: events as they happen, the result
 // at the end. It is safe for concurrent use (parallel subagents report
-// through one Printer).
+// through one Printer). The stream-json shapes are in stream.go.
 type Printer struct {
 	Format   Format
 	Out, Err io.Writer
-	// MCPServers, when not nil, are listed in the init event as
-	// "mcp_servers" (Claude Code's key): each server and its status.
-	MCPServers []MCPServer
-	mu         sync.Mutex
-}
+	// Verbose makes the text format also log the model's text between
+	// tool calls to Err.
+	Verbose bool
 
-// MCPServer is one MCP server in the init event. A server that failed
-// has Status "failed" and Error saying why; the run goes on without its
-// tools.
-type MCPServer struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-}
-
-// Init announces the run (stream-json only).
-func (p *Printer) Init(agentName string, mode perm.Mode, tools []string, model string) {
-	if p.Format != StreamJSON {
-		return
-	}
-	ev := map[string]any{"type": "init", "agent": agentName, "mode": mode, "tools": nonNil(tools), "model": model}
-	if p.MCPServers != nil {
-		ev["mcp_servers"] = p.MCPServers
-	}
-	p.line(ev)
+	mu      sync.Mutex
+	session string
+	model   string
+	start   time.Time
+	msgs    int // assistant messages so far, for their IDs
 }
 
 // Event renders one loop event.
 func (p *Printer) Event(e loop.Event) {
 	switch p.Format {
 	case StreamJSON:
-		if e.Kind == loop.EventInit || e.Kind == loop.EventFinal {
-			return // Init and Result print those, with more detail
-		}
-		p.line(e)
+		p.streamEvent(e)
 	case Text:
-		if e.Kind != loop.EventToolResult {
-			return
-		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		fmt.Fprintln(p.Err, CallLine(e))
+		switch {
+		case e.Kind == loop.EventToolResult:
+			fmt.Fprintln(p.Err, CallLine(e))
+		case e.Kind == loop.EventText && p.Verbose:
+			if e.Agent != "" && e.Parent != "" {
+				fmt.Fprintf(p.Err, "[%s] ", e.Agent)
+			}
+			fmt.Fprintln(p.Err, e.Text)
+		}
 	}
 }
 
@@ -128,24 +113,6 @@ func firstLine(s string) string {
 	return s
 }
 
-// ResultObject is the final JSON object of the json and stream-json
-// formats; its shape is an interface other tools rely on.
-type ResultObject struct {
-	Type              string       `json:"type"`
-	IsError           bool         `json:"is_error"`
-	Result            string       `json:"result"`
-	NumTurns          int          `json:"num_turns"`
-	PermissionDenials []DenialJSON `json:"permission_denials"`
-	Usage             openai.Usage `json:"usage"`
-}
-
-// DenialJSON is one permission denial in a ResultObject.
-type DenialJSON struct {
-	ToolName  string         `json:"tool_name"`
-	ToolInput map[string]any `json:"tool_input"`
-	Reason    string         `json:"reason"`
-}
-
 // Exit codes shared by every command.
 const (
 	ExitOK     = 0
@@ -176,25 +143,6 @@ func (r *Run) ExitCode() int {
 	return ExitOK
 }
 
-// Object builds the result object of a run.
-func (r *Run) Object() ResultObject {
-	o := ResultObject{
-		Type:              "result",
-		IsError:           r.Err != nil,
-		Result:            r.Outcome.Final,
-		NumTurns:          r.Outcome.Turns,
-		PermissionDenials: []DenialJSON{},
-		Usage:             r.Outcome.Usage,
-	}
-	if r.Err != nil {
-		o.Result = r.Err.Error()
-	}
-	for _, d := range r.Outcome.Denials {
-		o.PermissionDenials = append(o.PermissionDenials, DenialJSON{ToolName: d.ToolName, ToolInput: d.ToolInput, Reason: d.Reason})
-	}
-	return o
-}
-
 // Result prints the end of a run: the final answer (text) or the result
 // object (json, stream-json).
 func (p *Printer) Result(r *Run) {
@@ -208,7 +156,7 @@ func (p *Printer) Result(r *Run) {
 		}
 		fmt.Fprintln(p.Out, r.Outcome.Final)
 	default:
-		p.line(r.Object())
+		p.line(p.resultObject(r))
 	}
 }
 
@@ -220,11 +168,4 @@ func (p *Printer) line(v any) {
 		b, _ = json.Marshal(map[string]string{"type": "error", "error": err.Error()})
 	}
 	p.Out.Write(append(b, '\n'))
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

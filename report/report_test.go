@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
 )
 
 func TestExitCode(t *testing.T) {
@@ -45,5 +48,70 @@ func TestResultFormats(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), "yaml") {
 		t.Errorf("ParseFormat(yaml) = %v", err)
+	}
+}
+
+func TestSubtypes(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{nil, SubtypeSuccess},
+		{fmt.Errorf("after 3 turns: %w", loop.ErrMaxTurns), SubtypeMaxTurns},
+		{errors.New("model: 500"), SubtypeExecutionError},
+	} {
+		r := &Run{Err: tt.err}
+		if got := r.Subtype(); got != tt.want {
+			t.Errorf("Subtype(%v) = %s, want %s", tt.err, got, tt.want)
+		}
+		if o := r.Object(); o.Subtype != tt.want || o.IsError != (tt.err != nil) {
+			t.Errorf("Object(%v) = %+v", tt.err, o)
+		}
+	}
+}
+
+// The printer carries the session ID from Init into every event and the
+// result; a decision event names the call it decides.
+func TestStreamCarriesSession(t *testing.T) {
+	var out bytes.Buffer
+	p := &Printer{Format: StreamJSON, Out: &out, Err: io.Discard}
+	p.Init(Init{SessionID: "S", Cwd: "/w", Model: "m", Mode: "default", Agent: "main"})
+	p.Event(loop.Event{Kind: loop.EventToolCall, CallID: "c1", Tool: "Bash"})
+	p.Event(loop.Event{Kind: loop.EventDecision, CallID: "c1", Tool: "Bash", Result: perm.Result{Decision: perm.Deny, Step: 8, Reason: "no"}})
+	p.Event(loop.Event{Kind: loop.EventToolResult, CallID: "c1", Tool: "Bash", Output: "DENIED: no", IsError: true, Denied: true})
+	p.Result(&Run{Outcome: loop.Outcome{Denials: []loop.Denial{{ToolName: "Bash", ToolUseID: "c1", Reason: "no"}}}})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{
+		`{"type":"system","subtype":"init","session_id":"S","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","agent":"main"}`,
+		`{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"c1","name":"Bash","input":{}}]},"parent_tool_use_id":null,"session_id":"S"}`,
+		`{"type":"decision","tool_use_id":"c1","tool_name":"Bash","tool_input":{},"decision":"deny","step":8,"reason":"no","session_id":"S"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"DENIED: no","is_error":true}]},"parent_tool_use_id":null,"session_id":"S"}`,
+	}
+	if len(lines) != 5 {
+		t.Fatalf("%d lines:\n%s", len(lines), out.String())
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, lines[i], w)
+		}
+	}
+	var res ResultObject
+	if err := json.Unmarshal([]byte(lines[4]), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.SessionID != "S" || res.PermissionDenials[0].ToolUseID != "c1" || res.Subtype != SubtypeSuccess {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestVerboseText(t *testing.T) {
+	var errb bytes.Buffer
+	for _, verbose := range []bool{false, true} {
+		errb.Reset()
+		p := &Printer{Format: Text, Out: io.Discard, Err: &errb, Verbose: verbose}
+		p.Event(loop.Event{Kind: loop.EventText, Text: "thinking aloud"})
+		if got := strings.Contains(errb.String(), "thinking aloud"); got != verbose {
+			t.Errorf("verbose %v: stderr %q", verbose, errb.String())
+		}
 	}
 }

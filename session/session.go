@@ -16,7 +16,6 @@ import (
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/hook"
-	"github.com/gen-run/gen/internal/runid"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
@@ -24,6 +23,7 @@ import (
 	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
+	"github.com/gen-run/gen/transcript"
 	"github.com/gen-run/gen/trust"
 )
 
@@ -48,6 +48,22 @@ type Config struct {
 	Asker    tool.Asker
 	MaxTurns int
 	System   string // "" means DefaultSystem
+	// AppendSystem, if set, is added to the end of the system prompt
+	// (--append-system-prompt).
+	AppendSystem string
+	// History is the conversation to continue (--resume, --continue):
+	// user, assistant and tool messages, without a system prompt.
+	History []openai.ChatCompletionMessage
+	// SessionID and TranscriptPath name this conversation and the file it
+	// is kept in (package transcript); hooks pass them on as session_id
+	// and transcript_path. An empty SessionID makes a new one; an empty
+	// TranscriptPath keeps no transcript.
+	SessionID, TranscriptPath string
+	// OnTurn, if set, receives the messages each turn added to the
+	// conversation (also of a turn that failed), once the turn is over;
+	// the CLI appends them to the session's transcript. An error is
+	// reported as a warning: the conversation goes on.
+	OnTurn func(msgs []openai.ChatCompletionMessage) error
 	// HTTPClient is used by WebFetch and WebSearch (nil: defaults).
 	HTTPClient *http.Client
 	// SearchURL is the WebSearch endpoint ("" = not configured).
@@ -59,8 +75,6 @@ type Config struct {
 	// headless session (no Approver) its permission-prompt delegate; nil
 	// means neither.
 	MCP *subagent.MCP
-	// SessionID is the session_id hooks are told; "" makes a new one.
-	SessionID string
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -101,6 +115,9 @@ func New(cfg Config) (*Session, error) {
 	if cfg.Model == nil {
 		return nil, errors.New("session: no model")
 	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = transcript.NewID()
+	}
 	live := cfg.Live
 	if live == nil {
 		l, err := settings.Watch(cfg.Settings)
@@ -126,7 +143,10 @@ func New(cfg Config) (*Session, error) {
 	if sys == "" {
 		sys = DefaultSystem
 	}
-	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
+	if cfg.AppendSystem != "" {
+		sys += "\n\n" + cfg.AppendSystem
+	}
+	s.history = append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}, cfg.History...)
 	s.env = tool.NewEnv(set.Workspace)
 	sb, warns := policy.Sandbox(set)
 	for _, w := range warns {
@@ -163,13 +183,9 @@ func (s *Session) loadHooks() *hook.Agent {
 	if r == nil {
 		return nil
 	}
-	sid := s.cfg.SessionID
-	if sid == "" {
-		sid = runid.New()
-	}
 	return &hook.Agent{
 		Runner:    r,
-		SessionID: sid,
+		SessionID: s.cfg.SessionID,
 		Cwd:       s.set.Workspace.Cwd,
 		Warn:      s.warn,
 	}
@@ -263,6 +279,12 @@ func (s *Session) CycleMode() perm.Mode {
 		}
 	}
 	return s.mode
+}
+
+// ID returns the session ID and the transcript path (Config.SessionID,
+// Config.TranscriptPath).
+func (s *Session) ID() (id, transcriptPath string) {
+	return s.cfg.SessionID, s.cfg.TranscriptPath
 }
 
 // ModelName names the model in the status line.
@@ -405,5 +427,10 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "(this turn ended early: " + err.Error() + ")"})
 	}
 	s.history = msgs
+	if s.cfg.OnTurn != nil {
+		if terr := s.cfg.OnTurn(msgs[len(before):len(msgs):len(msgs)]); terr != nil {
+			s.warn(fmt.Sprintf("saving the transcript: %v", terr))
+		}
+	}
 	return out, err
 }

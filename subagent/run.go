@@ -11,7 +11,6 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
-	"github.com/gen-run/gen/internal/runid"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
@@ -19,6 +18,7 @@ import (
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
+	"github.com/gen-run/gen/transcript"
 )
 
 // Config is one subagent run.
@@ -98,10 +98,10 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	if cfg.Hooks != nil {
 		sid := cfg.SessionID
 		if sid == "" {
-			sid = runid.New()
+			sid = transcript.NewID()
 		}
 		g.Hooks = &hook.Agent{Runner: cfg.Hooks, SessionID: sid, Cwd: pol.Workspace.Cwd,
-			AgentID: runid.New(), AgentType: def.Name, Warn: cfg.OnWarning}
+			AgentID: transcript.NewID(), AgentType: def.Name, Warn: cfg.OnWarning}
 	}
 	box := tool.Toolbox{
 		Env:        env,

@@ -111,13 +111,16 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 	if on := t.cfg.OnEvent; on != nil {
 		cfg.OnEvent = func(e loop.Event) {
 			e.Parent = call.ID
+			e.CallID = subCallID(call.ID, e.CallID)
 			on(e)
 		}
 	}
 	sub := Run(ctx, cfg, prompt)
 	rep.Usage = sub.Outcome.Usage
+	rep.APIDuration = sub.Outcome.APIDuration
 	for _, dn := range sub.Outcome.Denials {
 		dn.Reason = fmt.Sprintf("[subagent %s] %s", def.Name, dn.Reason)
+		dn.ToolUseID = subCallID(call.ID, dn.ToolUseID)
 		rep.Denials = append(rep.Denials, dn)
 	}
 	if sub.Err != nil {
@@ -132,4 +135,14 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		}
 	}
 	return b.String(), rep, nil
+}
+
+// subCallID names a subagent's call in its parent's events and denials:
+// the subagent's model numbers its calls on its own, so its IDs are
+// prefixed with the Agent call's ID to stay unique in the run.
+func subCallID(parent, id string) string {
+	if id == "" {
+		return ""
+	}
+	return parent + "/" + id
 }

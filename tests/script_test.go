@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -38,6 +40,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir+"/home")
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"jsonnorm": jsonnorm,
+		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "git" {
 				_, err := exec.LookPath("git")
@@ -46,4 +51,25 @@ func TestScripts(t *testing.T) {
 			return false, nil
 		},
 	})
+}
+
+// What varies between runs of the same script: session IDs, durations and
+// the work directory.
+var (
+	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	durationRE = regexp.MustCompile(`"(duration_ms|duration_api_ms)":[0-9]+`)
+)
+
+// jsonnorm FILE OUT writes FILE (stdout, stderr or a file) to OUT with
+// session IDs replaced by <session>, durations by 0 and the work
+// directory by $WORK, so that golden files can be compared with cmp.
+func jsonnorm(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonnorm FILE OUT")
+	}
+	s := ts.ReadFile(args[0])
+	s = uuidRE.ReplaceAllString(s, "<session>")
+	s = durationRE.ReplaceAllString(s, `"$1":0`)
+	s = strings.ReplaceAll(s, ts.Getenv("WORK"), "$WORK")
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(s), 0o644))
 }

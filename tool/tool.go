@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -56,7 +57,9 @@ type Parallel interface {
 
 // Denial is one tool call the gate refused.
 type Denial struct {
-	ToolName  string
+	ToolName string
+	// ToolUseID is the ID of the refused call.
+	ToolUseID string
 	ToolInput map[string]any
 	Reason    string
 }
@@ -66,6 +69,9 @@ type Denial struct {
 type Report struct {
 	Usage   openai.Usage
 	Denials []Denial
+	// APIDuration is the time the delegated work spent waiting for its
+	// model.
+	APIDuration time.Duration
 }
 
 // Reporter is implemented by tools whose calls report a Report (Agent).

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gen-run/gen/perm"
+)
+
+// variadicFlags are the flags that take every following argument up to
+// the next flag or "--", as Claude Code's (commander.js) do: the rule
+// lists, each value of which is a comma- or space-separated list of rules
+// (splitRuleList), and --mcp-config, each value of which is one file or
+// one JSON string (parseMCPFlag).
+var variadicFlags = map[string]bool{
+	"--allowedTools": true, "--allowed-tools": true,
+	"--disallowedTools": true, "--disallowed-tools": true,
+	"--mcp-config": true,
+}
+
+// flagAliases are the kebab-case spellings Claude Code also accepts.
+var flagAliases = map[string]string{
+	"allowed-tools":    "allowedTools",
+	"disallowed-tools": "disallowedTools",
+}
+
+// normalizeFlag maps the aliases to the flags they stand for.
+func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if to, ok := flagAliases[name]; ok {
+		return pflag.NormalizedName(to)
+	}
+	return pflag.NormalizedName(name)
+}
+
+// expandVariadic rewrites the variadic flags into one --flag=value per
+// value, as Claude Code (commander.js) reads them: "--allowedTools Read
+// Edit PROMPT" takes PROMPT as a third rule, which then fails to parse as
+// a rule, and "--mcp-config cfg.json PROMPT" takes it as a second
+// configuration, which names no file (usage errors, never a run with a
+// rule or a server nobody meant). The list ends at the next argument that starts with
+// "-", at "--", or with the "--allowedTools=VALUE" form, which takes one
+// value. Arguments after "--" are left alone.
+func expandVariadic(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if !variadicFlags[a] {
+			out = append(out, a)
+			continue
+		}
+		j := i + 1
+		for ; j < len(args) && !strings.HasPrefix(args[j], "-"); j++ {
+			out = append(out, a+"="+args[j])
+		}
+		if j == i+1 {
+			out = append(out, a) // no value: pflag says so
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// splitRuleList splits one --allowedTools value into rules: commas and
+// white space outside parentheses separate them, so
+// "Read,Bash(git log:*) Edit" is three rules and "Bash(a, b)" one. An
+// empty rule between two commas ("Read,,Edit") or at either end of a
+// comma is kept, so that it fails to parse rather than vanish. The YAML
+// form of rule lists (frontmatter.SplitRules) splits on commas only.
+func splitRuleList(s string) []string {
+	var (
+		out   []string
+		cur   strings.Builder
+		depth int
+		comma = true // at the start, as after a comma: "," alone is an empty rule
+	)
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+			comma = false
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && r == ',':
+			if cur.Len() == 0 && comma {
+				out = append(out, "")
+			}
+			flush()
+			comma = true
+			continue
+		case depth == 0 && unicode.IsSpace(r):
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() == 0 && comma && len(out) > 0 {
+		out = append(out, "") // a trailing comma
+	}
+	flush()
+	return out
+}
+
+// splitRuleLists applies splitRuleList to every value of a flag.
+func splitRuleLists(values []string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, splitRuleList(v)...)
+	}
+	return out
+}
+
+// checkRules parses the --allowedTools and --disallowedTools rules, so
+// that a prompt the variadic list took (gen -p --allowedTools Read "fix
+// it") is reported as such, before anything waits for a prompt.
+func (f *policyFlags) checkRules() error {
+	for _, fl := range []struct {
+		name   string
+		values []string
+	}{{"--allowedTools", f.allowed}, {"--disallowedTools", f.disallowed}} {
+		for _, r := range splitRuleLists(fl.values) {
+			if _, err := perm.ParseRule(r); err != nil {
+				return usageErr(fmt.Errorf("%s: %w\n(%s takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", fl.name, err, fl.name))
+			}
+		}
+	}
+	return nil
+}
+
+// checkPositional refuses what must not become a silent agent run: a word
+// that is no command (a typo such as "permisions"), and several words
+// without -p. A prompt given without -p is one quoted argument.
+func checkPositional(root *cobra.Command, print bool, args []string) error {
+	if print || len(args) == 0 {
+		return nil
+	}
+	first := args[0]
+	if sugg := root.SuggestionsFor(first); len(sugg) > 0 {
+		return usageErr(fmt.Errorf("unknown command %q for %q\n\nDid you mean this?\n\t%s\n\n(to run a prompt headless: gen -p %q)", first, root.Name(), strings.Join(sugg, "\n\t"), strings.Join(args, " ")))
+	}
+	if len(args) > 1 {
+		return usageErr(fmt.Errorf("%d arguments without -p: give the prompt as one quoted argument with -p (gen -p %q), or see gen --help for the commands", len(args), strings.Join(args, " ")))
+	}
+	if isWord(first) {
+		return usageErr(fmt.Errorf("unknown command %q for %q (to run it as a prompt: gen -p %q; see gen --help for the commands)", first, root.Name(), first))
+	}
+	return nil
+}
+
+// isWord reports whether s looks like a command name: one word of
+// lower-case letters, digits and dashes.
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// groupRun makes a command that only groups subcommands refuse an unknown
+// subcommand (a usage error with suggestions) instead of printing its help
+// and succeeding; without arguments it prints its help.
+func groupRun(cmd *cobra.Command) {
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if sugg := cmd.SuggestionsFor(args[0]); len(sugg) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(sugg, "\n\t")
+		}
+		return usageErr(fmt.Errorf("%s\n\nRun '%s --help' for the commands", msg, cmd.CommandPath()))
+	}
+}

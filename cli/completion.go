@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/perm"
+)
+
+// registerCompletions teaches shell completion (gen completion
+// bash|zsh|fish|powershell, which cobra provides) the values of gen's
+// flags: agent names, permission modes, tool names and formats.
+func registerCompletions(root *cobra.Command) {
+	var modes []string
+	for _, m := range perm.MainLoopModes {
+		modes = append(modes, string(m))
+	}
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	byFlag := map[string]cobra.CompletionFunc{
+		"permission-mode": fixed(modes...),
+		"mode":            fixed(append(modes, string(perm.ModeExplore))...),
+		"allowedTools":    fixed(perm.Tools...),
+		"disallowedTools": fixed(perm.Tools...),
+		"output-format":   fixed("text", "json", "stream-json"),
+		"input-format":    fixed(inputText, inputStreamJSON),
+		"type":            completeAgents,
+		"agent":           completeAgents,
+	}
+	var walk func(*cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for name, fn := range byFlag {
+			if cmd.Flags().Lookup(name) != nil {
+				_ = cmd.RegisterFlagCompletionFunc(name, fn)
+			}
+		}
+		if cmd.CommandPath() == "gen agent show" {
+			cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return completeAgents(c, args, toComplete)
+			}
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// completeAgents lists the agents of the project in --cwd (or the
+// current directory), with their descriptions.
+func completeAgents(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	cwd, _ := cmd.Flags().GetString("cwd")
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	cwd, _ = filepath.Abs(cwd)
+	cat, err := agent.Discover(cwd, "")
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, d := range cat.All() {
+		out = append(out, cobra.CompletionWithDesc(d.Name, d.Description))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}

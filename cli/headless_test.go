@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/transcript"
+	"github.com/gen-run/gen/workspace"
+)
+
+func TestExpandVariadic(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"values up to the next flag", []string{"-p", "--allowedTools", "Read", "Bash(git:*)", "--model", "x", "prompt"},
+			[]string{"-p", "--allowedTools=Read", "--allowedTools=Bash(git:*)", "--model", "x", "prompt"}},
+		{"the prompt after the list is a value", []string{"--disallowed-tools", "Edit", "fix it"},
+			[]string{"--disallowed-tools=Edit", "--disallowed-tools=fix it"}},
+		{"-- ends the list", []string{"--allowedTools", "Read", "--", "fix it"},
+			[]string{"--allowedTools=Read", "--", "fix it"}},
+		{"= takes one value", []string{"--allowedTools=Read", "fix it"}, []string{"--allowedTools=Read", "fix it"}},
+		{"nothing after -- is touched", []string{"--", "--allowedTools", "x"}, []string{"--", "--allowedTools", "x"}},
+		{"no value is left to pflag", []string{"--allowedTools", "-p"}, []string{"--allowedTools", "-p"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := expandVariadic(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("expandVariadic(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitRuleList(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"Read", []string{"Read"}},
+		{"Read,Bash(git log:*)", []string{"Read", "Bash(git log:*)"}},
+		{"Read, Edit  Grep", []string{"Read", "Edit", "Grep"}},
+		{"Bash(a,b) Bash(git diff *)", []string{"Bash(a,b)", "Bash(git diff *)"}},
+		{"Read,,Edit", []string{"Read", "", "Edit"}},
+		{"Read,", []string{"Read", ""}},
+		{",Read", []string{"", "Read"}},
+		{"", nil},
+		{"  ", nil},
+	} {
+		if got := splitRuleList(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("splitRuleList(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Flag parsing apart from behaviour: what the options end up holding.
+func TestMainFlags(t *testing.T) {
+	parse := func(args ...string) *mainOptions {
+		t.Helper()
+		o := &mainOptions{}
+		root := newRootWith(o, Streams{Out: io.Discard, Err: io.Discard})
+		root.RunE = func(*cobra.Command, []string) error { return nil }
+		root.SetArgs(expandVariadic(args))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		return o
+	}
+	o := parse("--print", "--allowedTools", "Read", "Bash(git log:*)", "--allowed-tools", "Edit,Grep", "--disallowed-tools", "WebFetch", "--", "go")
+	if !o.print || !slices.Equal(o.allowed, []string{"Read", "Bash(git log:*)", "Edit,Grep"}) || !slices.Equal(o.disallowed, []string{"WebFetch"}) {
+		t.Errorf("print %v allowed %q disallowed %q", o.print, o.allowed, o.disallowed)
+	}
+	if got := splitRuleLists(o.allowed); !slices.Equal(got, []string{"Read", "Bash(git log:*)", "Edit", "Grep"}) {
+		t.Errorf("rules %q", got)
+	}
+	o = parse("--dangerously-skip-permissions", "-c", "--verbose", "--input-format", "stream-json", "--output-format", "stream-json", "--system-prompt", "S", "--append-system-prompt", "A")
+	if _, err := o.check(); err != nil || o.mode != "bypassPermissions" || !o.cont || !o.verbose || o.system != "S" || o.appendSystem != "A" {
+		t.Errorf("check %v, options %+v", err, o)
+	}
+	for _, tt := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--dangerously-skip-permissions", "--permission-mode", "default"}, "contradicts"},
+		{[]string{"--input-format", "stream-json"}, "needs --output-format stream-json"},
+		{[]string{"--input-format", "xml"}, `unknown input format "xml"`},
+		{[]string{"--resume", "../x"}, "not a UUID"},
+		{[]string{"--resume", transcript.NewID(), "--continue"}, "exclude each other"},
+		{[]string{"--allowedTools", "Read", "fix the bug"}, "put the prompt before it"},
+	} {
+		_, err := parse(tt.args...).check()
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%q: %v, want an error containing %q", tt.args, err, tt.err)
+		}
+	}
+}
+
+func TestUnknownCommands(t *testing.T) {
+	dir := project(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"permisions", "check", "Read(a)"}, "Did you mean this?\n\tpermissions"},
+		{[]string{"agnet"}, "Did you mean this?\n\tagent"},
+		{[]string{"agent", "lst"}, "Did you mean this?\n\tlist"},
+		{[]string{"permissions", "chek"}, "Did you mean this?\n\tcheck"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"explain", "this", "code"}, "3 arguments without -p"},
+	} {
+		code, out, errs := run(tt.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, tt.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+	// With -p the words are the prompt.
+	if code, out, _ := run("-p", "--cwd", dir, "Read:", "a.txt"); code != ExitOK || !strings.Contains(out, "RESULT: Read(a.txt) -> ALLOWED") {
+		t.Errorf("-p with several words: exit %d, %q", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		code, out, _ := run(args...)
+		if code != ExitOK || out != "gen "+Version()+"\n" || Version() == "" {
+			t.Errorf("%q: exit %d, %q", args, code, out)
+		}
+	}
+	// Tests run without module version information.
+	if !strings.HasPrefix(Version(), "(devel)") {
+		t.Errorf("Version() = %q", Version())
+	}
+}
+
+// --model names a model at an endpoint; without one it is an error, and
+// only --model offline (or nothing) runs the offline model.
+func TestModelNeedsEndpoint(t *testing.T) {
+	dir := project(t)
+	code, _, errs := run("-p", "--cwd", dir, "--model", "gpt-4o", "Read: a.txt")
+	if code != ExitUsage || !strings.Contains(errs, "--model gpt-4o: no model endpoint is configured") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = run("agent", "run", "--cwd", dir, "--type", "test-perm", "--model", "sonnet", "--prompt", "Read: a.txt")
+	if code != ExitUsage || !strings.Contains(errs, "no model endpoint") {
+		t.Errorf("agent run: exit %d, stderr %q", code, errs)
+	}
+	code, out, errs := run("-p", "--cwd", dir, "--model", "offline", "Read: a.txt")
+	if code != ExitOK || !strings.Contains(out, "ALLOWED") || !strings.Contains(errs, "embedded offline model") {
+		t.Errorf("offline: exit %d, %q, %q", code, out, errs)
+	}
+}
+
+// Every run has a session; --resume and --continue add to its transcript.
+func TestSessions(t *testing.T) {
+	dir := project(t) // HOME is dir
+	result := func(args ...string) (code int, res map[string]any) {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir, "--output-format", "json"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%q: %v: %s %s", args, err, out, errs)
+		}
+		return code, res
+	}
+	_, first := result("Read: a.txt")
+	id, _ := first["session_id"].(string)
+	if err := transcript.CheckID(id); err != nil {
+		t.Fatal(err)
+	}
+	path := transcript.Path(dir, workspace.ProjectRoot(dir, dir), id)
+	msgs, err := transcript.Load(path)
+	if err != nil || len(msgs) != 4 || msgs[0].Content != "Read: a.txt" {
+		t.Fatalf("transcript after one run: %d messages, %v", len(msgs), err)
+	}
+	_, second := result("--resume", id, "Read: a.txt")
+	if second["session_id"] != id {
+		t.Errorf("resumed session_id %v, want %s", second["session_id"], id)
+	}
+	_, third := result("--continue", "Run bash: git status")
+	if third["session_id"] != id {
+		t.Errorf("continued session_id %v, want %s", third["session_id"], id)
+	}
+	if msgs, _ := transcript.Load(path); len(msgs) != 12 {
+		t.Errorf("transcript after three runs: %d messages, want 12", len(msgs))
+	}
+	code, _, errs := run("-p", "--cwd", dir, "--resume", transcript.NewID(), "x")
+	if code != ExitUsage || !strings.Contains(errs, "no session transcript") {
+		t.Errorf("unknown session: exit %d, %q", code, errs)
+	}
+	other := t.TempDir()
+	code, _, errs = run("-p", "--cwd", other, "--continue", "x")
+	if code != ExitUsage || !strings.Contains(errs, "no earlier session") {
+		t.Errorf("--continue without a session: exit %d, %q", code, errs)
+	}
+}
+
+// Piped stdin and a prompt argument are combined, argument first; a stdin
+// that stays silent is given up on after the grace time.
+func TestPromptWithStdin(t *testing.T) {
+	dir := project(t)
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"-p", "--cwd", dir, "Read: a.txt"},
+		Streams{In: strings.NewReader("Run bash: git status\n"), Out: &out, Err: &errb})
+	if code != ExitOK || out.String() != "RESULT: Read(a.txt) -> ALLOWED\nRESULT: Bash(git status) -> ALLOWED\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+
+	old := stdinGrace
+	stdinGrace = 1
+	defer func() { stdinGrace = old }()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out.Reset()
+	errb.Reset()
+	code = Run(context.Background(), []string{"-p", "--cwd", dir, "Read: a.txt"}, Streams{In: pr, Out: &out, Err: &errb})
+	if code != ExitOK || out.String() != "RESULT: Read(a.txt) -> ALLOWED\n" || !strings.Contains(errb.String(), "nothing arrived on stdin") {
+		t.Fatalf("silent stdin: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	dir := project(t)
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "--permission-mode", ""}, []string{"default", "acceptEdits", "bypassPermissions"}},
+		{[]string{"__complete", "-p", "--allowedTools", ""}, []string{"Bash", "Read", "WebFetch"}},
+		{[]string{"__complete", "agent", "run", "--cwd", dir, "--type", ""}, []string{"test-perm\tPermission gate fixture", "Explore"}},
+		{[]string{"__complete", "agent", "show", "--cwd", dir, ""}, []string{"test-perm"}},
+		{[]string{"__complete", "permissions", "check", "--mode", ""}, []string{"explore"}},
+	} {
+		code, out, _ := run(tt.args...)
+		for _, w := range tt.want {
+			if code != ExitOK || !strings.Contains(out, w) {
+				t.Errorf("%q: exit %d, completions %q lack %q", tt.args, code, out, w)
+			}
+		}
+	}
+	code, out, _ := run("completion", "bash")
+	if code != ExitOK || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d", code)
+	}
+}
+
+// Headless never waits on a terminal: stream-json input needs a pipe.
+func TestStreamInputNeedsPipe(t *testing.T) {
+	dir := project(t)
+	var errb bytes.Buffer
+	code := Run(context.Background(), []string{"-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json"},
+		Streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, InTerminal: true})
+	if code != ExitUsage || !strings.Contains(errb.String(), "from a pipe") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -1,0 +1,308 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
+)
+
+// The json and stream-json formats follow Claude Code's headless output,
+// so that its parsers read gen's: a system/init event, assistant and user
+// message events with text, tool_use and tool_result content blocks, and
+// a result event. gen adds one event type of its own, "decision" (the
+// gate's decision on a call, DecisionEvent), which those parsers skip as
+// they skip every type they do not know. Field names are an interface:
+// change them only together with the golden files in tests/testdata.
+
+// Init describes a run for the system/init event (stream-json), and gives
+// the session ID every later event and the result carry.
+type Init struct {
+	// SessionID identifies the conversation (package transcript).
+	SessionID string
+	// Cwd is the run's working directory.
+	Cwd   string
+	Model string
+	Mode  perm.Mode
+	// Tools are the tools the model sees, in order.
+	Tools []string
+	// MCPServers are the configured MCP servers and their status.
+	MCPServers []MCPServer
+	// Agent names the agent that runs: "main" for the main loop (gen's
+	// addition to the event).
+	Agent string
+}
+
+// MCPServer is one MCP server's entry in the init event. A server that
+// failed has Status "failed" and Error saying why; the run goes on
+// without its tools.
+type MCPServer struct {
+	Name string `json:"name"`
+	// Status is "connected" or "failed".
+	Status string `json:"status"`
+	// Error is gen's addition: why a failed server failed.
+	Error string `json:"error,omitempty"`
+}
+
+// systemInit is the first stream-json line.
+type systemInit struct {
+	Type           string      `json:"type"`
+	Subtype        string      `json:"subtype"`
+	SessionID      string      `json:"session_id"`
+	Cwd            string      `json:"cwd"`
+	Tools          []string    `json:"tools"`
+	MCPServers     []MCPServer `json:"mcp_servers"`
+	Model          string      `json:"model"`
+	PermissionMode perm.Mode   `json:"permissionMode"`
+	Agent          string      `json:"agent,omitempty"`
+}
+
+// Init starts the run: it remembers the session ID and the start time,
+// and prints the system/init event (stream-json only).
+func (p *Printer) Init(in Init) {
+	p.mu.Lock()
+	p.session, p.model, p.start = in.SessionID, in.Model, time.Now()
+	p.mu.Unlock()
+	if p.Format != StreamJSON {
+		return
+	}
+	servers := in.MCPServers
+	if servers == nil {
+		servers = []MCPServer{}
+	}
+	tools := in.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	p.line(systemInit{
+		Type: "system", Subtype: "init", SessionID: in.SessionID, Cwd: in.Cwd,
+		Tools: tools, MCPServers: servers, Model: in.Model, PermissionMode: in.Mode, Agent: in.Agent,
+	})
+}
+
+// StartTurn restarts the clock for the next result's duration_ms (with
+// --input-format stream-json a run has several turns, each with a result).
+func (p *Printer) StartTurn() {
+	p.mu.Lock()
+	p.start = time.Now()
+	p.mu.Unlock()
+}
+
+// messageEvent is an assistant or a user message event.
+type messageEvent struct {
+	Type    string  `json:"type"`
+	Message message `json:"message"`
+	// ParentToolUseID is the Agent call a subagent's message belongs
+	// to; null for the main loop's.
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionID       string  `json:"session_id"`
+}
+
+type message struct {
+	ID      string `json:"id,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Role    string `json:"role"`
+	Model   string `json:"model,omitempty"`
+	Content []any  `json:"content"`
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolUseBlock struct {
+	Type  string         `json:"type"`
+	ID    string         `json:"id"`
+	Name  string         `json:"name"`
+	Input map[string]any `json:"input"`
+}
+
+type toolResultBlock struct {
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// DecisionEvent is gen's own stream-json event: the gate's decision on
+// one call, printed between the call's tool_use and its tool_result.
+// Further facts about a decision (a sandbox profile, a hook's verdict)
+// belong here, as fields with omitempty.
+type DecisionEvent struct {
+	Type      string         `json:"type"` // "decision"
+	ToolUseID string         `json:"tool_use_id"`
+	ToolName  string         `json:"tool_name"`
+	ToolInput map[string]any `json:"tool_input"`
+	Decision  string         `json:"decision"` // allow or deny
+	Step      int            `json:"step,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+	Rule      string         `json:"rule,omitempty"`
+	Source    perm.Source    `json:"source,omitempty"`
+	// Sandbox is a Bash call's sandbox profile (perm.Result.Sandbox).
+	Sandbox         string `json:"sandbox,omitempty"`
+	Agent           string `json:"agent,omitempty"`
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
+	SessionID       string `json:"session_id"`
+}
+
+// NewDecisionEvent builds the decision event of e (an EventDecision).
+func NewDecisionEvent(e loop.Event, sessionID string) DecisionEvent {
+	return DecisionEvent{
+		Type:            string(loop.EventDecision),
+		ToolUseID:       e.CallID,
+		ToolName:        e.Tool,
+		ToolInput:       nonNilMap(e.Input),
+		Decision:        e.Result.Decision.String(),
+		Step:            e.Result.Step,
+		Reason:          e.Result.Reason,
+		Rule:            e.Result.Rule,
+		Source:          e.Result.Source,
+		Sandbox:         string(e.Result.Sandbox),
+		Agent:           e.Agent,
+		ParentToolUseID: e.Parent,
+		SessionID:       sessionID,
+	}
+}
+
+// streamEvent prints e as Claude Code's message events (or gen's decision
+// event). The run's init and result are printed by Init and Result.
+func (p *Printer) streamEvent(e loop.Event) {
+	var parent *string
+	if e.Parent != "" {
+		parent = &e.Parent
+	}
+	p.mu.Lock()
+	session, model := p.session, p.model
+	p.mu.Unlock()
+	assistant := func(block any) {
+		p.mu.Lock()
+		p.msgs++
+		id := fmt.Sprintf("msg_%d", p.msgs)
+		p.mu.Unlock()
+		p.line(messageEvent{
+			Type:            "assistant",
+			Message:         message{ID: id, Type: "message", Role: "assistant", Model: model, Content: []any{block}},
+			ParentToolUseID: parent,
+			SessionID:       session,
+		})
+	}
+	switch e.Kind {
+	case loop.EventText:
+		assistant(textBlock{Type: "text", Text: e.Text})
+	case loop.EventFinal:
+		// The final answer is the run's last assistant message; an
+		// error is reported by the result alone.
+		if !e.IsError && e.Text != "" {
+			assistant(textBlock{Type: "text", Text: e.Text})
+		}
+	case loop.EventToolCall:
+		assistant(toolUseBlock{Type: "tool_use", ID: e.CallID, Name: e.Tool, Input: nonNilMap(e.Input)})
+	case loop.EventDecision:
+		p.line(NewDecisionEvent(e, session))
+	case loop.EventToolResult:
+		p.line(messageEvent{
+			Type:            "user",
+			Message:         message{Role: "user", Content: []any{toolResultBlock{Type: "tool_result", ToolUseID: e.CallID, Content: e.Output, IsError: e.IsError}}},
+			ParentToolUseID: parent,
+			SessionID:       session,
+		})
+	}
+}
+
+// The result subtypes.
+const (
+	SubtypeSuccess        = "success"
+	SubtypeMaxTurns       = "error_max_turns"
+	SubtypeExecutionError = "error_during_execution"
+)
+
+// ResultObject is the last line of stream-json and the whole of json:
+// Claude Code's result message. Usage counts the tokens of the whole run,
+// delegated work included; gen does not price them (no total_cost_usd).
+// PermissionDenials carry gen's reason besides Claude Code's fields.
+type ResultObject struct {
+	Type              string       `json:"type"`
+	Subtype           string       `json:"subtype"`
+	IsError           bool         `json:"is_error"`
+	DurationMS        int64        `json:"duration_ms"`
+	DurationAPIMS     int64        `json:"duration_api_ms"`
+	NumTurns          int          `json:"num_turns"`
+	Result            string       `json:"result"`
+	SessionID         string       `json:"session_id"`
+	Usage             Usage        `json:"usage"`
+	PermissionDenials []DenialJSON `json:"permission_denials"`
+}
+
+// Usage is the token usage in a ResultObject.
+type Usage struct {
+	InputTokens          int `json:"input_tokens"`
+	OutputTokens         int `json:"output_tokens"`
+	CacheReadInputTokens int `json:"cache_read_input_tokens"`
+}
+
+// DenialJSON is one permission denial in a ResultObject.
+type DenialJSON struct {
+	ToolName  string         `json:"tool_name"`
+	ToolUseID string         `json:"tool_use_id"`
+	ToolInput map[string]any `json:"tool_input"`
+	// Reason is why the gate refused (gen's addition).
+	Reason string `json:"reason"`
+}
+
+// Subtype is the result subtype of r.
+func (r *Run) Subtype() string {
+	switch {
+	case r.Err == nil:
+		return SubtypeSuccess
+	case errors.Is(r.Err, loop.ErrMaxTurns):
+		return SubtypeMaxTurns
+	}
+	return SubtypeExecutionError
+}
+
+// Object builds the result object of r; the caller fills in SessionID
+// and DurationMS, which the run itself does not know.
+func (r *Run) Object() ResultObject {
+	u := r.Outcome.Usage
+	o := ResultObject{
+		Type:              "result",
+		Subtype:           r.Subtype(),
+		IsError:           r.Err != nil,
+		DurationAPIMS:     r.Outcome.APIDuration.Milliseconds(),
+		NumTurns:          r.Outcome.Turns,
+		Result:            r.Outcome.Final,
+		Usage:             Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens},
+		PermissionDenials: []DenialJSON{},
+	}
+	if d := u.PromptTokensDetails; d != nil {
+		o.Usage.CacheReadInputTokens = d.CachedTokens
+	}
+	if r.Err != nil {
+		o.Result = r.Err.Error()
+	}
+	for _, d := range r.Outcome.Denials {
+		o.PermissionDenials = append(o.PermissionDenials, DenialJSON{ToolName: d.ToolName, ToolUseID: d.ToolUseID, ToolInput: nonNilMap(d.ToolInput), Reason: d.Reason})
+	}
+	return o
+}
+
+func (p *Printer) resultObject(r *Run) ResultObject {
+	o := r.Object()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o.SessionID = p.session
+	if !p.start.IsZero() {
+		o.DurationMS = time.Since(p.start).Milliseconds()
+	}
+	return o
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

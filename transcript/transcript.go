@@ -1,0 +1,207 @@
+// Package transcript names and stores the conversations of gen sessions:
+// every run has a session ID (a random UUID), and its messages are kept,
+// one JSON line per message, in ~/.gen/projects/<project>/<id>.jsonl,
+// where <project> is the project's absolute path with every character
+// other than a letter or digit replaced by '-' (Claude Code's naming, so
+// /home/a/repo is -home-a-repo). --resume and --continue load them back.
+// It sits on nothing but the model's message type.
+package transcript
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// MaxLine is the longest transcript line Load accepts (one message).
+const MaxLine = 64 << 20
+
+// ErrNone is returned by Latest when the project has no transcript.
+var ErrNone = errors.New("no earlier session in this project")
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// NewID returns a new session ID: a random (version 4) UUID.
+func NewID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// CheckID reports whether id is a session ID (a lower-case UUID). Only
+// such IDs become file names, so --resume cannot name a path.
+func CheckID(id string) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("session ID %q is not a UUID (such as %s)", id, "0b5c3b52-7a43-4c44-9f7e-2d1f5d8f6a10")
+	}
+	return nil
+}
+
+// ProjectDir is the directory that holds the transcripts of the project
+// at the absolute path project, under home.
+func ProjectDir(home, project string) string {
+	name := []byte(project)
+	for i, c := range name {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			name[i] = '-'
+		}
+	}
+	return filepath.Join(home, ".gen", "projects", string(name))
+}
+
+// Path is the transcript file of session id in project.
+func Path(home, project, id string) string {
+	return filepath.Join(ProjectDir(home, project), id+".jsonl")
+}
+
+// Entry is one line of a transcript: one message of the conversation.
+// Its shape follows Claude Code's transcript lines where they agree
+// (type, sessionId, cwd, timestamp, message).
+type Entry struct {
+	// Type is the message's role: user, assistant or tool.
+	Type      string                       `json:"type"`
+	SessionID string                       `json:"sessionId"`
+	Cwd       string                       `json:"cwd,omitempty"`
+	Timestamp time.Time                    `json:"timestamp"`
+	Message   openai.ChatCompletionMessage `json:"message"`
+}
+
+// Append adds msgs to the transcript at path, creating it (and its
+// directory, private to the user) if needed. Each message is one line,
+// and all of them go to the file in one write to a file opened for
+// appending, so concurrent writers never interleave within a line and a
+// reader never sees half a message unless the write itself failed (Load
+// skips a torn last line).
+func Append(path, sessionID, cwd string, msgs []openai.ChatCompletionMessage) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var buf []byte
+	now := time.Now().UTC()
+	for _, m := range msgs {
+		b, err := json.Marshal(Entry{Type: m.Role, SessionID: sessionID, Cwd: cwd, Timestamp: now, Message: m})
+		if err != nil {
+			return fmt.Errorf("transcript %s: %w", path, err)
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		return fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Load reads the conversation of the transcript at path. A line that is
+// not a transcript entry is an error naming path and line, except a last
+// line without its newline, which a crash may have cut short and which is
+// skipped. System messages are not part of a transcript and are skipped,
+// so the caller supplies the system prompt of the resumed run.
+func Load(path string) ([]openai.ChatCompletionMessage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no session transcript %s", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	var msgs []openai.ChatCompletionMessage
+	for n := 1; ; n++ {
+		line, err := readLine(r)
+		if errors.Is(err, io.EOF) {
+			// Nothing more, or a last line without its newline: one
+			// that a crash cut short.
+			return msgs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if strings.TrimSpace(string(line)) == "" {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		switch e.Message.Role {
+		case openai.ChatMessageRoleUser, openai.ChatMessageRoleAssistant, openai.ChatMessageRoleTool:
+			msgs = append(msgs, e.Message)
+		case openai.ChatMessageRoleSystem:
+		default:
+			return nil, fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
+		}
+	}
+}
+
+// readLine returns the next whole line of r, newline included, at most
+// MaxLine bytes. A line without a newline at the end of r is io.EOF.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		switch {
+		case len(line) > MaxLine:
+			return nil, fmt.Errorf("line longer than %d MiB", MaxLine>>20)
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		}
+		return line, err
+	}
+}
+
+// Latest returns the ID of the most recently written transcript of
+// project, or ErrNone.
+func Latest(home, project string) (string, error) {
+	dir := ProjectDir(home, project)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", ErrNone
+	}
+	if err != nil {
+		return "", err
+	}
+	var (
+		best     string
+		bestTime time.Time
+	)
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || CheckID(id) != nil || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if t := fi.ModTime(); best == "" || t.After(bestTime) || t.Equal(bestTime) && id > best {
+			best, bestTime = id, t
+		}
+	}
+	if best == "" {
+		return "", ErrNone
+	}
+	return best, nil
+}

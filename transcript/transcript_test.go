@@ -1,0 +1,157 @@
+package transcript
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+func TestNewIDIsAUUID(t *testing.T) {
+	a, b := NewID(), NewID()
+	if err := CheckID(a); err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Fatalf("two IDs are equal: %s", a)
+	}
+	if a[14] != '4' || !strings.ContainsRune("89ab", rune(a[19])) {
+		t.Errorf("%s is not a version 4 UUID", a)
+	}
+}
+
+func TestCheckIDRefusesPaths(t *testing.T) {
+	for _, id := range []string{"", "../../etc/passwd", "abc", "0B5C3B52-7A43-4C44-9F7E-2D1F5D8F6A10", "0b5c3b52-7a43-4c44-9f7e-2d1f5d8f6a10/x"} {
+		if CheckID(id) == nil {
+			t.Errorf("CheckID(%q) = nil", id)
+		}
+	}
+}
+
+func TestProjectDirNaming(t *testing.T) {
+	for _, tt := range []struct{ project, want string }{
+		{"/home/a/repo", "-home-a-repo"},
+		{"/Users/x/my.app", "-Users-x-my-app"},
+		{`C:\Users\x`, "C--Users-x"},
+	} {
+		if got := filepath.Base(ProjectDir("/h", tt.project)); got != tt.want {
+			t.Errorf("ProjectDir(%q) = %s, want %s", tt.project, got, tt.want)
+		}
+	}
+	if got := Path("/h", "/r", "id"); got != filepath.Join("/h", ".gen", "projects", "-r", "id.jsonl") {
+		t.Errorf("Path = %s", got)
+	}
+}
+
+func TestAppendLoadRoundTrip(t *testing.T) {
+	home := t.TempDir()
+	id := NewID()
+	path := Path(home, "/p", id)
+	turn1 := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "Read: a.txt"},
+		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "Read", Arguments: `{"file_path":"a.txt"}`}}}},
+		{Role: "tool", ToolCallID: "call_1", Content: "hello"},
+		{Role: "assistant", Content: "done"},
+	}
+	if err := Append(path, id, "/p", turn1); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(path, id, "/p", []openai.ChatCompletionMessage{{Role: "user", Content: "again"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[1].ToolCalls[0].ID != "call_1" || got[2].ToolCallID != "call_1" || got[4].Content != "again" {
+		t.Fatalf("loaded %+v", got)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("transcript mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+// Concurrent appends never interleave inside a line.
+func TestAppendConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			msg := openai.ChatCompletionMessage{Role: "user", Content: strings.Repeat(string(rune('a'+i)), 10000)}
+			if err := Append(path, "x", "", []openai.ChatCompletionMessage{msg, msg}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 16 {
+		t.Fatalf("%d messages, want 16", len(got))
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A torn last line is skipped.
+	torn := write("torn.jsonl", `{"type":"user","message":{"role":"user","content":"hi"}}`+"\n"+`{"type":"assi`)
+	if got, err := Load(torn); err != nil || len(got) != 1 {
+		t.Errorf("torn: %v, %v", got, err)
+	}
+	// A bad line in the middle names its line.
+	bad := write("bad.jsonl", `{"type":"user","message":{"role":"user","content":"hi"}}`+"\nnot json\n")
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2:") {
+		t.Errorf("bad line: %v", err)
+	}
+	role := write("role.jsonl", `{"message":{"role":"wizard","content":"hi"}}`+"\n")
+	if _, err := Load(role); err == nil || !strings.Contains(err.Error(), `"wizard"`) {
+		t.Errorf("bad role: %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "none.jsonl")); err == nil || !strings.Contains(err.Error(), "no session transcript") {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+func TestLatest(t *testing.T) {
+	home := t.TempDir()
+	if _, err := Latest(home, "/p"); err != ErrNone {
+		t.Fatalf("empty: %v", err)
+	}
+	old, recent := NewID(), NewID()
+	for _, id := range []string{old, recent} {
+		if err := Append(Path(home, "/p", id), id, "", []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(Path(home, "/p", old), past, past); err != nil {
+		t.Fatal(err)
+	}
+	// Files that are not transcripts are ignored.
+	if err := os.WriteFile(filepath.Join(ProjectDir(home, "/p"), "notes.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Latest(home, "/p"); err != nil || got != recent {
+		t.Errorf("Latest = %s, %v; want %s", got, err, recent)
+	}
+	if _, err := Latest(home, "/other"); err != ErrNone {
+		t.Errorf("other project: %v", err)
+	}
+}
