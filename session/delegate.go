@@ -42,17 +42,13 @@ func (t *agentTool) Run(ctx context.Context, input map[string]any) (string, erro
 	prompt, _ := input["prompt"].(string)
 
 	s.mu.Lock()
-	def, ok := s.catalog.Get(typ)
+	def, lookupErr := s.catalog.Lookup(typ)
 	set := *s.set
 	set.Workspace.Dirs = append(set.Workspace.Dirs[:len(set.Workspace.Dirs):len(set.Workspace.Dirs)], s.dirs...)
 	parentMode := s.mode
 	s.mu.Unlock()
-	if !ok {
-		var names []string
-		for _, d := range s.Agents() {
-			names = append(names, d.Name)
-		}
-		return "", fmt.Errorf("unknown subagent type %q; available: %s", typ, strings.Join(names, ", "))
+	if lookupErr != nil {
+		return "", lookupErr
 	}
 	d := *def
 	if rank(d.Mode) > rank(parentMode) {

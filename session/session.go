@@ -82,6 +82,11 @@ func New(cfg Config) (*Session, error) {
 	for _, w := range append(set.Warnings, cat.Warnings()...) {
 		s.warn(w)
 	}
+	for _, e := range cat.Errors() {
+		// The other agents stay usable; delegating to this one fails
+		// with the file's error (Catalog.Lookup).
+		s.warn(e.Error())
+	}
 	sys := cfg.System
 	if sys == "" {
 		sys = DefaultSystem
