@@ -366,7 +366,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "unrelated unknown key inside permissions is an error",
 			project: "{\"permissions\": {\"hooks\": []}}",
-			wantErr: `{project}:1: unknown key "hooks" in permissions (known keys: allow, ask, deny, defaultMode, additionalDirectories, disableBypassPermissionsMode, allowManagedPermissionRulesOnly)`,
+			wantErr: `{project}:1: unknown key "hooks" in permissions (known keys: allow, ask, deny, defaultMode, additionalDirectories, disableBypassPermissionsMode, disableAutoMode, allowManagedPermissionRulesOnly)`,
 		},
 		{
 			// A miscased permissions object would mean no rules at all.
@@ -438,7 +438,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "wrong type: disableBypassPermissionsMode is a string",
 			managed: `{"permissions": {"disableBypassPermissionsMode": "true"}}`,
-			wantErr: `{managed}:1: permissions.disableBypassPermissionsMode must be true or false`,
+			wantErr: `{managed}:1: permissions.disableBypassPermissionsMode must be "disable", true or false`,
 		},
 		{
 			name:    "wrong type: allowManagedPermissionRulesOnly is a number",
