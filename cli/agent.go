@@ -73,7 +73,11 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	}
 	name := o.model
 	if name == "" {
-		name = def.Model
+		// "" (inherit) is the configured default model.
+		var warn string
+		if name, warn = def.ResolveModel(set.ModelAliases, ""); warn != "" {
+			fmt.Fprintln(s.Err, "gen: warning:", warn)
+		}
 	}
 	model, modelName, err := pickModel(name, s.Err)
 	if err != nil {

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/memory"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
@@ -91,6 +93,11 @@ func New(cfg Config) (*Session, error) {
 	if sys == "" {
 		sys = DefaultSystem
 	}
+	env, err := memory.SystemPrompt(set.Workspace, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	sys += "\n\n" + env
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
 	s.env.CanRead = s.canRead
@@ -259,11 +266,23 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		}
 	}
 	ts := &turnState{onEvent: onEvent}
+	schemas := schema.OpenAI(names)
+	for _, sc := range schemas {
+		if sc.Function.Name == "Agent" {
+			// The model learns the agent types from the tool, not from
+			// an error.
+			var types []schema.AgentType
+			for _, d := range s.Agents() {
+				types = append(types, schema.AgentType{Name: d.Name, Description: d.Description})
+			}
+			sc.Function.Description = schema.AgentDescription(types)
+		}
+	}
 	r := &loop.Runner{
 		Model:    s.cfg.Model,
 		Tools:    visible,
 		Gate:     s,
-		Schemas:  schema.OpenAI(names),
+		Schemas:  schemas,
 		MaxTurns: s.cfg.MaxTurns,
 		OnEvent:  onEvent,
 		OnText:   onText,

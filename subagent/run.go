@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/memory"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
@@ -86,7 +88,17 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		OnEvent:  cfg.OnEvent,
 		Agent:    def.Name,
 	}
-	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
+	sys := def.Prompt
+	if def.Memory {
+		// Only a definition that asks for it sees the project memory.
+		env, err := memory.SystemPrompt(pol.Workspace, time.Now())
+		if err != nil {
+			rep.Err = err
+			return rep
+		}
+		sys += "\n\n" + env
+	}
+	rep.Outcome, rep.Err = r.Run(ctx, sys, prompt)
 	return rep
 }
 
