@@ -35,6 +35,10 @@ func Policy(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm.P
 		Workspace: s.Workspace,
 		NoPrompt:  true,
 	}
+	if p.Mode == perm.ModeAuto && s.DisableAuto {
+		p.Mode = perm.ModeDefault
+		warnings = append(warnings, fmt.Sprintf("agent %s: auto mode is disabled by disableAutoMode; using default mode", d.Name))
+	}
 	if p.Mode == perm.ModeBypass && s.DisableBypass {
 		p.Mode = perm.ModeDefault
 		warnings = append(warnings, fmt.Sprintf("agent %s: bypassPermissions is disabled by managed settings; using default mode", d.Name))
