@@ -87,7 +87,7 @@ func TestClaudeCodeAgentFiles(t *testing.T) {
 		{name: "architect", mode: perm.ModeExplore, deny: []string{"Write", "Edit", "NotebookEdit"}, model: "opus", maxTurns: 15,
 			desc: "Designs changes before anyone writes code: reads"},
 		{name: "code-reviewer", mode: perm.ModeDefault, deny: hidden("Read", "Grep", "Glob", "Bash"), model: "sonnet",
-			desc: "Expert code review specialist. Use PROACTIVELY after writing or changing code. Focus areas: correctness",
+			desc:     "Expert code review specialist. Use PROACTIVELY after writing or changing code. Focus areas: correctness",
 			warnings: []string{file("code-reviewer.md") + `:3: description has an unquoted ": " that strict YAML rejects; read as plain text (quote the value to silence this)`}},
 		{name: "docs-writer", mode: perm.ModeDefault, deny: hidden("Read", "Write", "Edit", "Glob"), model: "inherit", memory: true,
 			desc: "Writes and updates documentation. Trigger: any change",
@@ -96,7 +96,7 @@ func TestClaudeCodeAgentFiles(t *testing.T) {
 				file("docs-writer.md") + `:6: memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md`,
 			}},
 		{name: "test-runner", mode: perm.ModeAcceptEdits, deny: hidden("Read", "Edit", "Bash", "Grep"), model: "haiku",
-			desc: `Use this agent when tests need to be run and failures fixed. Examples:\n\n<example>\nContext: The user`,
+			desc:     `Use this agent when tests need to be run and failures fixed. Examples:\n\n<example>\nContext: The user`,
 			warnings: []string{file("test-runner.md") + `:3: description has an unquoted ": " that strict YAML rejects; read as plain text (quote the value to silence this)`}},
 	}
 	var got []string
