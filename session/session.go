@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/memory"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
@@ -107,10 +109,20 @@ func New(cfg Config) (*Session, error) {
 	for _, w := range append(set.Warnings, cat.Warnings()...) {
 		s.warn(w)
 	}
+	for _, e := range cat.Errors() {
+		// The other agents stay usable; delegating to this one fails
+		// with the file's error (Catalog.Lookup).
+		s.warn(e.Error())
+	}
 	sys := cfg.System
 	if sys == "" {
 		sys = DefaultSystem
 	}
+	env, err := memory.SystemPrompt(set.Workspace, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	sys += "\n\n" + env
 	s.history = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
 	s.env = tool.NewEnv(set.Workspace)
 	sb, warns := policy.Sandbox(set)

@@ -75,6 +75,7 @@ func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool,
 		out.Names = append(out.Names, t.Name())
 	}
 	base := schema.OpenAI(out.Names)
+	describe(base, builtins)
 	out.Schemas = func() []openai.Tool { return base }
 	extra, cat := c.tools(pol, d, len(builtins), loaded)
 	if cat == nil {
@@ -94,6 +95,22 @@ func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool,
 	out.Validate = c.Manager.Validator(schema.Validate)
 	out.Loaded = cat.Loaded
 	return out
+}
+
+// describe replaces the description in schemas of each tool in builtins
+// that describes itself (tool.Describer).
+func describe(schemas []openai.Tool, builtins []tool.Tool) {
+	for _, t := range builtins {
+		d, ok := t.(tool.Describer)
+		if !ok {
+			continue
+		}
+		for _, sc := range schemas {
+			if sc.Function != nil && sc.Function.Name == t.Name() {
+				sc.Function.Description = d.Description()
+			}
+		}
+	}
 }
 
 // Names returns the names of the tools Tools would give a run under pol
