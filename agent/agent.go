@@ -18,13 +18,22 @@
 // mapped (disallowedTools to deny_tools, permissionMode to mode with plan as
 // explore, maxTurns to max_turns, and tools to deny rules for every tool it
 // does not list); a near miss of a permission key (deny-tools, allowTools)
-// is an error. Other unknown keys are only warnings, so that a definition
-// written for a newer version still loads.
+// is an error. Claude Code's cosmetic color is accepted silently; other
+// unknown keys are only warnings, so that a definition written for a newer
+// version still loads. A description with an unquoted ": ", which strict
+// YAML rejects and Claude Code accepts, is read as plain text with a
+// warning; no other value is recovered that way.
+//
+// project_memory: true gives the agent the project memory (package
+// memory) after its prompt; without it a subagent sees only its own prompt.
+// model names a model, an alias that settings map (ModelAliases), or
+// inherit; see ResolveModel.
 package agent
 
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +54,12 @@ type Definition struct {
 	// "every tool" to perm.
 	AllowTools []perm.Rule
 	DenyTools  []perm.Rule
-	Model      string
+	// Model is the model as the file names it ("" when not set); see
+	// ResolveModel.
+	Model string
+	// Memory is project_memory: the agent's prompt is followed by the
+	// project memory and environment (package memory).
+	Memory bool
 	// MaxTurns is 0 when not set.
 	MaxTurns int
 	// Prompt is the body of the file. For mode explore it ends with a
@@ -84,11 +98,13 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // Parse parses the agent file at path, whose content is data. Line numbers
 // in errors and warnings are lines of the file.
 func Parse(path string, data []byte) (*Definition, error) {
-	doc, err := frontmatter.Parse(path, data, "an agent file")
+	// Only description is free text: a name or a permission value that
+	// strict YAML rejects refuses the agent.
+	doc, recovered, err := frontmatter.ParseLenient(path, data, "an agent file", "description")
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{doc: doc}
+	p := &parser{doc: doc, warnings: recovered}
 	d := &Definition{Mode: perm.ModeDefault}
 	for _, f := range doc.Fields {
 		if err := p.field(d, f.Key, f.Value); err != nil {
@@ -194,6 +210,17 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 			return p.doc.Errorf(v, "%s must be a positive integer, not %q", k.Value, v.Value)
 		}
 		d.MaxTurns = n
+	case "project_memory":
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+			return p.doc.Errorf(v, "project_memory must be true or false, not %q", v.Value)
+		}
+		d.Memory = v.Value == "true"
+	case "color":
+		// Claude Code's display colour: nothing to do, nothing to warn.
+	case "memory":
+		// Claude Code's persistent agent memory (user, project, local) is
+		// another feature than project memory; say so rather than guess.
+		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md", p.doc.Path, p.doc.Line(k)))
 	default:
 		if near := permissionKeyMiss(k.Value); near != "" {
 			// A misspelt permission key would silently drop its rules.
@@ -269,4 +296,32 @@ func SplitRules(s string) []string { return frontmatter.SplitRules(s) }
 
 func modeList() string {
 	return "default, acceptEdits, explore, dontAsk, bypassPermissions, auto"
+}
+
+// claudeAliases are Claude Code's model aliases. An agent naming one runs on
+// the model settings map it to (modelAliases), else on the parent's model.
+var claudeAliases = []string{"sonnet", "opus", "haiku"}
+
+// ResolveModel returns the model name a run of d uses, given the settings'
+// modelAliases and the parent's model (the main loop's, or "" for the
+// configured default). No model and "inherit" are the parent's. A name the
+// aliases map is replaced by its mapping. Claude Code's aliases sonnet,
+// opus and haiku with no mapping are the parent's, with a warning: sending
+// them to another provider's endpoint would only fail. Any other name is
+// used as written.
+func (d *Definition) ResolveModel(aliases map[string]string, parent string) (name, warning string) {
+	switch m := d.Model; {
+	case m == "" || m == "inherit":
+		return parent, ""
+	case aliases[m] != "":
+		return aliases[m], ""
+	case slices.Contains(claudeAliases, m):
+		where := d.Path
+		if where == "" {
+			where = d.Name
+		}
+		return parent, fmt.Sprintf("%s: model %q has no mapping in the modelAliases setting; using the parent's model", where, m)
+	default:
+		return m, ""
+	}
 }

@@ -455,7 +455,10 @@ func TestLoad(t *testing.T) {
 		name          string
 		project, user fstest.MapFS // nil = no directory
 		want          []string
-		wantErr       string
+		// wantErrs are the messages of Catalog.Errors; broken maps names
+		// to the error Lookup returns for them.
+		wantErrs []string
+		broken   map[string]string
 	}{
 		{
 			name: "no directories: only the built-ins",
@@ -487,39 +490,67 @@ func TestLoad(t *testing.T) {
 			want:    []string{"Explore=builtin@", "explore=project@.gen/agents/e.md", "general-purpose=builtin@"},
 		},
 		{
-			name:    "same name twice in one scope is an error naming both files",
-			project: fstest.MapFS{"a.md": agentFile("dup", ""), "sub/b.md": agentFile("dup", "")},
-			wantErr: `agent: .gen/agents/a.md and .gen/agents/sub/b.md both define the agent "dup"`,
+			name:     "same name twice in one scope is an error naming both files, and the name is broken",
+			project:  fstest.MapFS{"a.md": agentFile("dup", ""), "sub/b.md": agentFile("dup", ""), "ok.md": agentFile("ok", "")},
+			want:     []string{"Explore=builtin@", "general-purpose=builtin@", "ok=project@.gen/agents/ok.md"},
+			wantErrs: []string{`agent: .gen/agents/a.md and .gen/agents/sub/b.md both define the agent "dup"`},
+			broken:   map[string]string{"dup": `agent type "dup" cannot be used: agent: .gen/agents/a.md and .gen/agents/sub/b.md both define the agent "dup"`},
 		},
 		{
-			name:    "same name twice in the user scope",
-			user:    fstest.MapFS{"a.md": agentFile("dup", ""), "b.md": agentFile("dup", "")},
-			project: fstest.MapFS{"dup.md": agentFile("dup", "")},
-			wantErr: `agent: ~/.gen/agents/a.md and ~/.gen/agents/b.md both define the agent "dup"`,
+			name:     "same name twice in the user scope: the project file still wins",
+			user:     fstest.MapFS{"a.md": agentFile("dup", ""), "b.md": agentFile("dup", "")},
+			project:  fstest.MapFS{"dup.md": agentFile("dup", "")},
+			want:     []string{"Explore=builtin@", "dup=project@.gen/agents/dup.md", "general-purpose=builtin@"},
+			wantErrs: []string{`agent: ~/.gen/agents/a.md and ~/.gen/agents/b.md both define the agent "dup"`},
 		},
 		{
-			name:    "a broken user file fails the whole load",
-			user:    fstest.MapFS{"ok.md": agentFile("ok", ""), "bad.md": agentFile("bad", "mode: edit\n")},
-			wantErr: `~/.gen/agents/bad.md:4: unknown mode "edit" (want one of ` + modes + `)`,
+			name:     "a broken user file does not hide the others",
+			user:     fstest.MapFS{"ok.md": agentFile("ok", ""), "bad.md": agentFile("bad", "mode: edit\n")},
+			want:     []string{"Explore=builtin@", "general-purpose=builtin@", "ok=user@~/.gen/agents/ok.md"},
+			wantErrs: []string{`~/.gen/agents/bad.md:4: unknown mode "edit" (want one of ` + modes + `)`},
+			broken:   map[string]string{"bad": `agent type "bad" cannot be used: ~/.gen/agents/bad.md:4: unknown mode "edit" (want one of ` + modes + `)`},
 		},
 		{
-			name:    "a broken project file fails the whole load",
-			project: fstest.MapFS{"bad.md": {Data: []byte("no frontmatter")}},
-			wantErr: `.gen/agents/bad.md:1: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`,
+			name:     "a broken project file without frontmatter is known by its file name",
+			project:  fstest.MapFS{"bad.md": {Data: []byte("no frontmatter")}},
+			want:     []string{"Explore=builtin@", "general-purpose=builtin@"},
+			wantErrs: []string{`.gen/agents/bad.md:1: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`},
+			broken:   map[string]string{"bad": `agent type "bad" cannot be used: .gen/agents/bad.md:1: no frontmatter: an agent file starts with a "---" line, YAML with at least name and description, and a closing "---" line`},
+		},
+		{
+			name:     "a broken project file shadows the user file of the same name",
+			project:  fstest.MapFS{"x.md": agentFile("deploy", "tools: Bash(rm *)\n")},
+			user:     fstest.MapFS{"deploy.md": agentFile("deploy", "")},
+			want:     []string{"Explore=builtin@", "general-purpose=builtin@"},
+			wantErrs: []string{`.gen/agents/x.md:4: tools lists tool names, not Bash(rm *): use allow_tools for rules with patterns`},
+			broken:   map[string]string{"deploy": `agent type "deploy" cannot be used: .gen/agents/x.md:4: tools lists tool names, not Bash(rm *): use allow_tools for rules with patterns`},
+		},
+		{
+			name:     "a broken file shadows the built-in of its name",
+			user:     fstest.MapFS{"e.md": agentFile("Explore", "mode: sometimes\n")},
+			want:     []string{"general-purpose=builtin@"},
+			wantErrs: []string{`~/.gen/agents/e.md:4: unknown mode "sometimes" (want one of ` + modes + `)`},
+			broken:   map[string]string{"Explore": `agent type "Explore" cannot be used: ~/.gen/agents/e.md:4: unknown mode "sometimes" (want one of ` + modes + `)`},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var project, user = fsOrNil(tt.project), fsOrNil(tt.user)
 			c, err := Load(project, user)
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("error:\n got %v\nwant %s", err, tt.wantErr)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			var errs []string
+			for _, e := range c.Errors() {
+				errs = append(errs, e.Error())
+			}
+			if !reflect.DeepEqual(errs, tt.wantErrs) {
+				t.Errorf("errors:\n got %q\nwant %q", errs, tt.wantErrs)
+			}
+			for name, want := range tt.broken {
+				if _, err := c.Lookup(name); err == nil || err.Error() != want {
+					t.Errorf("Lookup(%q):\n got %v\nwant %s", name, err, want)
+				}
 			}
 			if got := summary(c); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("catalog:\n got %q\nwant %q", got, tt.want)
@@ -635,9 +666,12 @@ func TestDiscover(t *testing.T) {
 		home := filepath.Join(tmp, "home")
 		bad := filepath.Join(home, ".gen", "agents", "bad.md")
 		write(t, bad, "---\nname: a\n---\n")
-		_, err := Discover(filepath.Join(tmp, "elsewhere"), home)
-		if want := bad + `:1: missing required field "description"`; err == nil || err.Error() != want {
-			t.Fatalf("error:\n got %v\nwant %s", err, want)
+		c, err := Discover(filepath.Join(tmp, "elsewhere"), home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := bad + `:1: missing required field "description"`; len(c.Errors()) != 1 || c.Errors()[0].Error() != want {
+			t.Fatalf("errors:\n got %v\nwant %s", c.Errors(), want)
 		}
 	})
 	t.Run("agents path that is a file is an error", func(t *testing.T) {

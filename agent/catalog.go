@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -18,10 +19,35 @@ import (
 // Catalog holds the agent types of a session by name. It is not modified
 // after Load returns, so it is safe for concurrent use; the definitions it
 // returns must not be modified either.
+//
+// A file that fails to load does not hide the others: it is kept as a
+// FileError, and the name it appears to define resolves to that error
+// (Lookup), so a broken project file never lets a user file or a built-in
+// of the same name stand in for it.
 type Catalog struct {
 	byName map[string]*Definition
 	sorted []*Definition
+	// broken maps a name to the error of the highest-precedence file that
+	// appears to define it, when that file failed.
+	broken map[string]*FileError
+	errs   []*FileError
+	// clashes are warnings about names defined in both .gen and .claude.
+	clashes []string
 }
+
+// FileError is an agent file that could not be loaded.
+type FileError struct {
+	Path string
+	// Name is the agent the file appears to define: the value of its name
+	// line, else the file name without ".md".
+	Name string
+	// Err names the file, and the line where one is known.
+	Err error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 // Get returns the definition named name. Names are case-sensitive.
 func (c *Catalog) Get(name string) (*Definition, bool) {
@@ -29,12 +55,40 @@ func (c *Catalog) Get(name string) (*Definition, bool) {
 	return d, ok
 }
 
-// All returns every definition, sorted by name.
+// Lookup returns the definition named name, or an error: the file's own
+// error (with file and line) when the file that would define name is
+// broken, else one listing the agents that exist.
+func (c *Catalog) Lookup(name string) (*Definition, error) {
+	if d, ok := c.byName[name]; ok {
+		return d, nil
+	}
+	if fe, ok := c.broken[name]; ok {
+		return nil, fmt.Errorf("agent type %q cannot be used: %w", name, fe)
+	}
+	names := make([]string, len(c.sorted))
+	for i, d := range c.sorted {
+		names[i] = d.Name
+	}
+	return nil, fmt.Errorf("unknown agent type %q (available: %s)", name, strings.Join(names, ", "))
+}
+
+// All returns every definition that loaded, sorted by name.
 func (c *Catalog) All() []*Definition { return slices.Clone(c.sorted) }
 
-// Warnings returns the warnings of every definition, sorted by name.
+// Errors returns one error per agent file that failed to load, in the
+// order the files were read; nil when every file loaded.
+func (c *Catalog) Errors() []error {
+	var out []error
+	for _, e := range c.errs {
+		out = append(out, e)
+	}
+	return out
+}
+
+// Warnings returns the name clashes between .gen and .claude, then the
+// warnings of every definition, sorted by name.
 func (c *Catalog) Warnings() []string {
-	var w []string
+	w := slices.Clone(c.clashes)
 	for _, d := range c.sorted {
 		w = append(w, d.Warnings...)
 	}
@@ -84,12 +138,17 @@ func Load(project, user fs.FS) (*Catalog, error) {
 	return load(
 		scope{project, SourceProject, func(p string) string { return path.Join(".gen/agents", p) }},
 		scope{user, SourceUser, func(p string) string { return path.Join("~/.gen/agents", p) }},
-	)
+	), nil
 }
 
-// Discover loads the agents of <project root>/.gen/agents and
-// <home>/.gen/agents, where the project root is workspace.ProjectRoot(cwd)
-// and home "" means os.UserHomeDir. Errors name the real file paths.
+// Discover loads the agents of the project root (workspace.ProjectRoot(cwd))
+// and of home ("" means os.UserHomeDir), each from .gen/agents and, for
+// Claude Code's files, .claude/agents. Precedence, highest first: project
+// .gen, project .claude, user .gen, user .claude, built-ins; a name defined
+// in both .gen and .claude of one level is taken from .gen with a warning.
+// Errors name the real file paths; the error returned is only for a
+// directory that cannot be read at all, while broken files are reported by
+// Catalog.Errors.
 func Discover(cwd, home string) (*Catalog, error) {
 	if home == "" {
 		h, err := os.UserHomeDir()
@@ -98,25 +157,24 @@ func Discover(cwd, home string) (*Catalog, error) {
 		}
 		home = h
 	}
-	projectDir := filepath.Join(workspace.ProjectRoot(cwd), ".gen", "agents")
-	userDir := filepath.Join(home, ".gen", "agents")
-	project, err := dirFS(projectDir)
-	if err != nil {
-		return nil, err
+	root := workspace.ProjectRoot(cwd)
+	var scopes []scope
+	for _, lvl := range []struct{ base, source string }{{root, SourceProject}, {home, SourceUser}} {
+		if lvl.source == SourceProject && root == home {
+			// The project root is the home directory: its agents are the
+			// user's, and reading them twice would make every name a clash.
+			continue
+		}
+		for _, dir := range []string{".gen", ".claude"} {
+			abs := filepath.Join(lvl.base, dir, "agents")
+			fsys, err := dirFS(abs)
+			if err != nil {
+				return nil, err
+			}
+			scopes = append(scopes, scope{fsys, lvl.source, func(p string) string { return filepath.Join(abs, filepath.FromSlash(p)) }})
+		}
 	}
-	if projectDir == userDir {
-		// The project root is the home directory: its agents are the
-		// user's, and reading them twice would make every name a clash.
-		project = nil
-	}
-	user, err := dirFS(userDir)
-	if err != nil {
-		return nil, err
-	}
-	real := func(dir string) func(string) string {
-		return func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
-	}
-	return load(scope{project, SourceProject, real(projectDir)}, scope{user, SourceUser, real(userDir)})
+	return load(scopes...), nil
 }
 
 // dirFS returns an FS for dir, nil if dir does not exist.
@@ -133,19 +191,36 @@ func dirFS(dir string) (fs.FS, error) {
 	return os.DirFS(dir), nil
 }
 
-// load builds a catalog from the built-ins and the scopes, given highest
-// precedence first.
-func load(scopes ...scope) (*Catalog, error) {
-	c := &Catalog{byName: make(map[string]*Definition)}
-	for _, d := range Builtins() {
-		c.byName[d.Name] = d
-	}
-	for _, sc := range slices.Backward(scopes) {
-		defs, err := loadScope(sc)
-		if err != nil {
-			return nil, err
+// load builds a catalog from the scopes, given highest precedence first,
+// and the built-ins. A name belongs to the first scope that has a file
+// for it, whether that file loaded or not.
+func load(scopes ...scope) *Catalog {
+	c := &Catalog{byName: make(map[string]*Definition), broken: make(map[string]*FileError)}
+	claimed := make(map[string]string) // name -> path of the file that won it
+	for _, sc := range scopes {
+		defs, errs := loadScope(sc)
+		c.errs = append(c.errs, errs...)
+		for _, fe := range errs {
+			if _, taken := claimed[fe.Name]; !taken {
+				claimed[fe.Name] = fe.Path
+				c.broken[fe.Name] = fe
+			}
 		}
 		for _, d := range defs {
+			if by, taken := claimed[d.Name]; taken {
+				if prev, ok := c.byName[d.Name]; ok && prev.Source == d.Source {
+					c.clashes = append(c.clashes, fmt.Sprintf("%s and %s both define the agent %q; using %s", prev.Path, d.Path, d.Name, prev.Path))
+				} else if fe, ok := c.broken[d.Name]; ok && fe.Path == by {
+					c.clashes = append(c.clashes, fmt.Sprintf("%s is not used: %s, which also defines the agent %q, failed to load", d.Path, by, d.Name))
+				}
+				continue
+			}
+			claimed[d.Name] = d.Path
+			c.byName[d.Name] = d
+		}
+	}
+	for _, d := range Builtins() {
+		if _, taken := claimed[d.Name]; !taken {
 			c.byName[d.Name] = d
 		}
 	}
@@ -153,42 +228,65 @@ func load(scopes ...scope) (*Catalog, error) {
 		c.sorted = append(c.sorted, d)
 	}
 	slices.SortFunc(c.sorted, func(a, b *Definition) int { return strings.Compare(a.Name, b.Name) })
-	return c, nil
+	return c
+}
+
+// nameLine finds the name a file that does not parse appears to define.
+var nameLine = regexp.MustCompile(`(?m)^name:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)["']?[ \t]*\r?$`)
+
+func guessName(p string, data []byte) string {
+	if m := nameLine.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return strings.TrimSuffix(path.Base(p), ".md")
 }
 
 // loadScope parses every agent file of one scope. Two files with the same
-// name in one scope are an error: neither can be said to win.
-func loadScope(sc scope) ([]*Definition, error) {
+// name in one scope are both errors: neither can be said to win.
+func loadScope(sc scope) ([]*Definition, []*FileError) {
 	if sc.fsys == nil {
 		return nil, nil
 	}
 	var defs []*Definition
+	var errs []*FileError
 	byName := make(map[string]*Definition)
-	err := fs.WalkDir(sc.fsys, ".", func(p string, e fs.DirEntry, err error) error {
+	_ = fs.WalkDir(sc.fsys, ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("agent: reading %s: %w", sc.name(p), err)
+			errs = append(errs, &FileError{Path: sc.name(p), Name: guessName(p, nil), Err: fmt.Errorf("agent: reading %s: %w", sc.name(p), err)})
+			if e != nil && e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if e.IsDir() || !strings.HasSuffix(p, ".md") {
 			return nil
 		}
 		data, err := textfile.ReadFS(sc.fsys, p, textfile.Max)
 		if err != nil {
-			return fmt.Errorf("agent: reading %s: %w", sc.name(p), err)
+			errs = append(errs, &FileError{Path: sc.name(p), Name: guessName(p, nil), Err: fmt.Errorf("agent: reading %s: %w", sc.name(p), err)})
+			return nil
 		}
 		d, err := Parse(sc.name(p), data)
 		if err != nil {
-			return err
+			errs = append(errs, &FileError{Path: sc.name(p), Name: guessName(p, data), Err: err})
+			return nil
 		}
 		if prev, dup := byName[d.Name]; dup {
-			return fmt.Errorf("agent: %s and %s both define the agent %q", prev.Path, d.Path, d.Name)
+			errs = append(errs, &FileError{Path: d.Path, Name: d.Name, Err: fmt.Errorf("agent: %s and %s both define the agent %q", prev.Path, d.Path, d.Name)})
+			return nil
 		}
 		d.Source = sc.source
 		byName[d.Name] = d
 		defs = append(defs, d)
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	// A name two files define is broken, not the first file's.
+	dup := make(map[string]bool)
+	for _, fe := range errs {
+		if _, ok := byName[fe.Name]; ok {
+			dup[fe.Name] = true
+		}
 	}
-	return defs, nil
+	defs = slices.DeleteFunc(defs, func(d *Definition) bool { return dup[d.Name] })
+	return defs, errs
 }

@@ -85,7 +85,11 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	}
 	name, flagged := o.model, o.model != ""
 	if !flagged {
-		name = def.Model
+		// No model, or inherit, is the configured default model.
+		var warn string
+		if name, warn = def.ResolveModel(set.ModelAliases, ""); warn != "" {
+			fmt.Fprintln(s.Err, "gen: warning:", warn)
+		}
 	}
 	model, modelName, err := pickModel(name, flagged, set.API, o.noStream, s.Err)
 	if err != nil {
@@ -148,13 +152,9 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *se
 	if err != nil {
 		return nil, nil, nil, usageErr(err)
 	}
-	def, ok := cat.Get(name)
-	if !ok {
-		var names []string
-		for _, d := range cat.All() {
-			names = append(names, d.Name)
-		}
-		return nil, nil, nil, usageErr(fmt.Errorf("unknown agent type %q (available: %s)", name, strings.Join(names, ", ")))
+	def, err := cat.Lookup(name)
+	if err != nil {
+		return nil, nil, nil, usageErr(err)
 	}
 	for _, w := range def.Warnings {
 		fmt.Fprintln(errw, "gen: warning:", w)
@@ -222,11 +222,23 @@ func newAgentListCmd(s Streams) *cobra.Command {
 			fmt.Fprintln(tw, "NAME\tMODE\tSOURCE\tDESCRIPTION")
 			for _, d := range cat.All() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Mode, d.Source, d.Description)
-				for _, w := range d.Warnings {
-					fmt.Fprintln(s.Err, "gen: warning:", w)
-				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, w := range cat.Warnings() {
+				fmt.Fprintln(s.Err, "gen: warning:", w)
+			}
+			// A broken file does not hide the others, but it is an error:
+			// the listing is complete and the exit status says a file
+			// needs fixing.
+			for _, e := range cat.Errors() {
+				fmt.Fprintln(s.Err, "gen: error:", e)
+			}
+			if n := len(cat.Errors()); n > 0 {
+				return &exitError{ExitFailed, fmt.Errorf("%d agent file(s) did not load", n)}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "working directory")

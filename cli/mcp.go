@@ -94,6 +94,13 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 	for _, s := range sets {
 		k := make(map[string]mcp.Server, len(s))
 		for name, srv := range s {
+			if set.ManagedMCPOnly && srv.Source != perm.SourceManaged {
+				// allowManagedMcpServersOnly: only the administrator's
+				// servers start.
+				warn(fmt.Sprintf("%s: ignoring MCP server %q: only servers in managed settings may run (allowManagedMcpServersOnly)", srv.Path, name))
+				skipped = append(skipped, srv)
+				continue
+			}
 			if srv.Source == perm.SourceProject || srv.Source == perm.SourceLocal {
 				if msg := trust.Refusal(set, trust.MCPServers, srv.Path); msg != "" {
 					if !refused[srv.Path] {

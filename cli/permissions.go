@@ -188,9 +188,9 @@ func runCheck(o *checkOptions, args []string, s Streams) error {
 		if err != nil {
 			return usageErr(err)
 		}
-		def, ok := cat.Get(o.agent)
-		if !ok {
-			return usageErr(fmt.Errorf("unknown agent %q (see gen agent list)", o.agent))
+		def, err := cat.Lookup(o.agent)
+		if err != nil {
+			return usageErr(fmt.Errorf("%w (see gen agent list)", err))
 		}
 		c.Agent = def
 	}

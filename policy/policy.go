@@ -59,7 +59,8 @@ type Parent struct {
 // delegated from parent (nil for a run of its own, `gen agent run`):
 //   - the agent's mode, capped at the parent's (an acceptEdits agent
 //     delegated from default mode runs in default mode); bypassPermissions
-//     falls back to default when managed settings disable it;
+//     falls back to default when managed settings disable it, and auto
+//     when disableAutoMode is set;
 //   - deny: every settings deny rule (all scopes and CLI), the parent's
 //     deny rules, and the agent's deny_tools;
 //   - ask: the settings ask rules (which, as Ask becomes Deny, deny);
@@ -81,6 +82,10 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 			p.Mode = parent.Mode
 		}
 		p.Workspace.Dirs = append(p.Workspace.Dirs, parent.Dirs...)
+	}
+	if p.Mode == perm.ModeAuto && s.DisableAuto {
+		p.Mode = perm.ModeDefault
+		warnings = append(warnings, fmt.Sprintf("agent %s: auto mode is disabled by disableAutoMode; using default mode", d.Name))
 	}
 	if p.Mode == perm.ModeBypass && s.DisableBypass {
 		p.Mode = perm.ModeDefault

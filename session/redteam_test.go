@@ -32,7 +32,7 @@ type rtCall struct{ tool, args string }
 func (m scripted) Complete(_ context.Context, req loop.Request) (loop.Response, error) {
 	msgs := req.Messages
 	last := msgs[len(msgs)-1]
-	if last.Role != openai.ChatMessageRoleUser || msgs[0].Content != DefaultSystem {
+	if last.Role != openai.ChatMessageRoleUser || !strings.HasPrefix(msgs[0].Content, DefaultSystem) {
 		return loop.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "done"}}, nil
 	}
 	var tcs []openai.ToolCall

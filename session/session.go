@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/memory"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
@@ -139,10 +141,20 @@ func New(cfg Config) (*Session, error) {
 	for _, w := range append(set.Warnings, cat.Warnings()...) {
 		s.warn(w)
 	}
+	for _, e := range cat.Errors() {
+		// The other agents stay usable; delegating to this one fails
+		// with the file's error (Catalog.Lookup).
+		s.warn(e.Error())
+	}
 	sys := cfg.System
 	if sys == "" {
 		sys = DefaultSystem
 	}
+	env, err := memory.SystemPrompt(set.Workspace, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	sys += "\n\n" + env
 	if cfg.AppendSystem != "" {
 		sys += "\n\n" + cfg.AppendSystem
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gen-run/gen/internal/editdist"
@@ -208,10 +209,35 @@ func (p *parser) trusted(f *File, v *value) error {
 // {"mcpServers": {NAME: {...}}}.
 const mcpKey = "mcpServers"
 
-// permissionKeys are the keys known inside "permissions".
+// permissionKeys are the keys known inside "permissions": Claude Code's,
+// and allowManagedPermissionRulesOnly, which gen read there before it
+// followed Claude Code in reading it at the top level.
 var permissionKeys = []string{
 	"allow", "ask", "deny", "defaultMode", "additionalDirectories",
-	"disableBypassPermissionsMode", "allowManagedPermissionRulesOnly",
+	"disableBypassPermissionsMode", "disableAutoMode", "allowManagedPermissionRulesOnly",
+}
+
+// Top-level keys gen reads besides permissions and trustedProjects.
+const (
+	managedRulesKey = "allowManagedPermissionRulesOnly"
+	managedMCPKey   = "allowManagedMcpServersOnly"
+	disableAutoKey  = "disableAutoMode"
+	aliasesKey      = "modelAliases"
+)
+
+// topLevelKeys are the top-level keys gen reads, for the warning about
+// any other key.
+var topLevelKeys = []string{
+	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
+	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey,
+}
+
+// claudeMCPKeys are Claude Code's other top-level MCP keys. gen does not
+// read them (they are warned about like any unknown key), but they are not
+// misspellings of mcpServers.
+var claudeMCPKeys = []string{
+	"allowedMcpServers", "deniedMcpServers", "enableAllProjectMcpServers",
+	"enabledMcpjsonServers", "disabledMcpjsonServers",
 }
 
 // parseFile parses the settings file at path. Relative
@@ -246,20 +272,39 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		if m.key == sandboxKey {
 			continue
 		}
-		if m.key == hooksKey {
+		switch m.key {
+		case hooksKey:
 			if err := p.hooks(f, m.val); err != nil {
 				return nil, nil, err
 			}
 			continue
-		}
-		if m.key == managedHooksKey {
+		case trustedKey:
+			if err := p.trusted(f, m.val); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case managedRulesKey:
+			if err := p.flag(m.val, m.key, &f.ManagedRulesOnly, false); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case managedHooksKey:
 			if err := p.managedHooksOnly(f, m); err != nil {
 				return nil, nil, err
 			}
 			continue
-		}
-		if m.key == trustedKey {
-			if err := p.trusted(f, m.val); err != nil {
+		case managedMCPKey:
+			if err := p.flag(m.val, m.key, &f.ManagedMCPOnly, false); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case disableAutoKey:
+			if err := p.flag(m.val, m.key, &f.DisableAuto, true); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case aliasesKey:
+			if err := p.aliases(f, m.val); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -270,11 +315,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			// would silently do nothing.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.key)}
 		}
-		if near, ok := nearMiss(m.key, "permissions", mcpKey); ok {
+		if near, ok := nearMiss(m.key, "permissions", mcpKey); ok && !slices.Contains(claudeMCPKeys, m.key) {
 			// A misspelt permissions object would silently mean no rules.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}
 		}
-		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads \"permissions\", \"api\", \"hooks\", \"allowManagedHooksOnly\", \"mcpServers\", \"sandbox\" and \"trustedProjects\"; ignored)", path, line, m.key))
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only %s; ignored)", path, line, m.key, quoteList(topLevelKeys)))
 	}
 	if av, ok := keys["api"]; ok {
 		if err := p.api(f, av); err != nil {
@@ -282,7 +327,7 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		}
 	}
 	if sv, ok := keys[sandboxKey]; ok {
-		if err := p.sandbox(f, sv, home); err != nil {
+		if err := p.sandbox(f, sv, base, home); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -348,20 +393,59 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		}
 	}
 	for _, b := range []struct {
-		key string
-		dst *bool
+		key     string
+		dst     *bool
+		disable bool // also takes Claude Code's "disable"
 	}{
-		{"disableBypassPermissionsMode", &f.DisableBypass},
-		{"allowManagedPermissionRulesOnly", &f.ManagedRulesOnly},
+		{"disableBypassPermissionsMode", &f.DisableBypass, true},
+		{"disableAutoMode", &f.DisableAuto, true},
+		{"allowManagedPermissionRulesOnly", &f.ManagedRulesOnly, false},
 	} {
 		if v, ok := fields[b.key]; ok {
-			if v.kind != kindBool {
-				return nil, nil, p.errAt(v.off, "permissions.%s must be true or false", b.key)
+			// Either place setting it to true sets it.
+			was := *b.dst
+			if err := p.flag(v, "permissions."+b.key, b.dst, b.disable); err != nil {
+				return nil, nil, err
 			}
-			*b.dst = v.boolean
+			*b.dst = *b.dst || was
 		}
 	}
 	return f, p.warn, nil
+}
+
+// flag reads a boolean setting: true or false, and with disable also
+// Claude Code's "disable" (which means true). Anything else is an error,
+// so that a misspelt value never leaves a restriction off.
+func (p *parser) flag(v *value, name string, dst *bool, disable bool) error {
+	switch {
+	case v.kind == kindBool:
+		*dst = v.boolean
+	case disable && v.kind == kindString && v.str == "disable":
+		*dst = true
+	case disable:
+		return p.errAt(v.off, "%s must be \"disable\", true or false", name)
+	default:
+		return p.errAt(v.off, "%s must be true or false", name)
+	}
+	return nil
+}
+
+// aliases reads modelAliases: an object of non-empty model names by alias.
+func (p *parser) aliases(f *File, v *value) error {
+	if v.kind != kindObject {
+		return p.errAt(v.off, "%s must be an object of model names by alias, like {\"sonnet\": \"my-model\"}", aliasesKey)
+	}
+	if _, err := p.unique(v, aliasesKey+"."); err != nil {
+		return err
+	}
+	f.ModelAliases = make(map[string]string, len(v.members))
+	for _, m := range v.members {
+		if m.val.kind != kindString || strings.TrimSpace(m.val.str) == "" {
+			return p.errAt(m.val.off, "%s.%s must be a non-empty model name", aliasesKey, m.key)
+		}
+		f.ModelAliases[m.key] = m.val.str
+	}
+	return nil
 }
 
 // unique indexes the members of object v by key. A key given twice is an
@@ -394,6 +478,15 @@ func (p *parser) strings(v *value, name string) ([]*value, error) {
 func (p *parser) mode(f *File, v *value) error {
 	if v.kind != kindString {
 		return p.errAt(v.off, "permissions.defaultMode must be a string")
+	}
+	if v.str == "plan" {
+		// Claude Code's plan mode has no main-loop twin in gen (explore is
+		// for subagents). default, which asks before every change, is the
+		// closest mode that is not more permissive.
+		line, _ := lineCol(p.data, v.off)
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: defaultMode \"plan\" is Claude Code's; gen starts in \"default\", which asks before any change", p.path, line))
+		f.DefaultMode, f.modeLine = perm.ModeDefault, line
+		return nil
 	}
 	m, err := perm.ParseMode(v.str)
 	if err != nil || v.str == "" {
@@ -432,4 +525,13 @@ func nearMiss(key string, want ...string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// quoteList is keys quoted and joined with ", ".
+func quoteList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
 }

@@ -3,7 +3,9 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm"
@@ -18,8 +20,9 @@ const sandboxKey = "sandbox"
 // sandbox parses the "sandbox" object v into f.Sandbox: strictly (unknown
 // keys, duplicate keys and values of the wrong type are errors naming the
 // line), "required" only in managed settings, and allowWrite paths made
-// absolute ("~/" under home).
-func (p *parser) sandbox(f *File, v *value, home string) error {
+// absolute ("~/" under home). Claude Code's keys are first mapped onto
+// gen's by claudeSandbox, never to anything less strict.
+func (p *parser) sandbox(f *File, v *value, base, home string) error {
 	if v.kind != kindObject {
 		return p.errAt(v.off, "sandbox must be an object")
 	}
@@ -35,6 +38,10 @@ func (p *parser) sandbox(f *File, v *value, home string) error {
 	var raw json.RawMessage
 	if err := json.NewDecoder(bytes.NewReader(p.data[v.off:])).Decode(&raw); err != nil {
 		return p.errAt(v.off, "sandbox: %v", err)
+	}
+	raw, err = p.claudeSandbox(f, v, raw, base)
+	if err != nil {
+		return err
 	}
 	var s sandbox.Settings
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -87,4 +94,151 @@ func sandboxErrorOffset(v *value, msg string) int {
 		return m.off
 	}
 	return v.off
+}
+
+// claudeIgnoredSandboxKeys are Claude Code's sandbox keys that could only
+// widen what a command may do or that tune its own sandbox; gen decides
+// Bash by its own rules (dangerouslyDisableSandbox asks), so they are
+// ignored with a warning.
+var claudeIgnoredSandboxKeys = []string{
+	"autoAllowBashIfSandboxed", "allowUnsandboxedCommands", "excludedCommands",
+	"enableWeakerNestedSandbox", "enableWeakerNetworkIsolation", "ignoreViolations",
+}
+
+// claudeSandbox rewrites the Claude Code forms in the sandbox object v
+// (raw is its text) into gen's, failing closed:
+//   - a "network" object (domain allow lists, proxy ports) becomes
+//     "network": false, since the kernel sandbox cannot filter by domain;
+//   - "failIfUnavailable": true becomes "required" in managed settings (and
+//     is ignored with a warning elsewhere, where gen refuses "required");
+//   - filesystem.denyRead and denyWrite paths become Read and Edit deny
+//     rules of f, which the gate applies to every tool, Bash arguments
+//     included; filesystem.allowRead (exceptions to denyRead) is ignored;
+//   - claudeIgnoredSandboxKeys are dropped with a warning.
+//
+// Relative paths resolve against base. Other keys are left for the strict
+// decoder.
+func (p *parser) claudeSandbox(f *File, v *value, raw json.RawMessage, base string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return raw, nil // the strict decoder reports it
+	}
+	changed := false
+	warn := func(m member, format string, args ...any) {
+		line, _ := lineCol(p.data, m.off)
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: sandbox.%s: ", f.Path, line, m.key)+fmt.Sprintf(format, args...))
+	}
+	for _, m := range v.members {
+		switch {
+		case m.key == "network" && m.val.kind == kindObject:
+			obj["network"] = json.RawMessage("false")
+			changed = true
+			warn(m, "Claude Code's network settings cannot be enforced per domain by gen's sandbox; sandboxed commands get no network")
+		case m.key == "failIfUnavailable":
+			if m.val.kind != kindBool {
+				return nil, p.errAt(m.val.off, "sandbox.failIfUnavailable must be true or false")
+			}
+			delete(obj, m.key)
+			changed = true
+			if !m.val.boolean {
+				continue
+			}
+			if _, set := obj["required"]; set {
+				continue
+			}
+			if f.Scope == perm.SourceManaged {
+				obj["required"] = json.RawMessage("true")
+			} else {
+				warn(m, "only managed settings may require the sandbox (sandbox.required); ignored")
+			}
+		case slices.Contains(claudeIgnoredSandboxKeys, m.key):
+			delete(obj, m.key)
+			changed = true
+			warn(m, "Claude Code's key is ignored: gen decides Bash by its own rules")
+		case m.key == "filesystem" && m.val.kind == kindObject:
+			fs, fsChanged, err := p.claudeFilesystem(f, m.val, obj[m.key], base, warn)
+			if err != nil {
+				return nil, err
+			}
+			if fsChanged {
+				obj[m.key], changed = fs, true
+			}
+		}
+	}
+	if !changed {
+		return raw, nil
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, p.errAt(v.off, "sandbox: %v", err)
+	}
+	return out, nil
+}
+
+// claudeFilesystem maps Claude Code's keys of sandbox.filesystem (v, with
+// text raw) as claudeSandbox says, returning the object left for gen.
+func (p *parser) claudeFilesystem(f *File, v *value, raw json.RawMessage, base string, warn func(member, string, ...any)) (json.RawMessage, bool, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return raw, false, nil
+	}
+	changed := false
+	for _, m := range v.members {
+		var tool string
+		switch m.key {
+		case "denyRead":
+			tool = "Read"
+		case "denyWrite":
+			tool = "Edit"
+		case "allowRead":
+			delete(obj, m.key)
+			changed = true
+			warn(m, "Claude Code's exceptions to denyRead are ignored: the denied paths stay denied")
+			continue
+		default:
+			continue
+		}
+		strs, err := p.strings(m.val, "sandbox.filesystem."+m.key)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, s := range strs {
+			pat, err := sandboxPathPattern(s.str, base)
+			if err != nil {
+				return nil, false, p.errAt(s.off, "sandbox.filesystem.%s: %v", m.key, err)
+			}
+			for _, rule := range []string{pat, pat + "/**"} {
+				r, err := perm.ParseRule(tool + "(" + rule + ")")
+				if err != nil {
+					return nil, false, p.wrapAt(s.off, err)
+				}
+				f.Deny = append(f.Deny, perm.Entry{Rule: r, Source: f.Scope, Origin: f.Path})
+			}
+		}
+		delete(obj, m.key)
+		changed = true
+	}
+	if !changed {
+		return raw, false, nil
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, false, p.errAt(v.off, "sandbox.filesystem: %v", err)
+	}
+	return out, true, nil
+}
+
+// sandboxPathPattern turns a sandbox path (absolute, "~/" or relative to
+// base) into a permission rule path: "//abs" or "~/...".
+func sandboxPathPattern(path, base string) (string, error) {
+	path = strings.TrimSuffix(path, "/")
+	switch {
+	case path == "":
+		return "", fmt.Errorf("empty path")
+	case path == "~" || strings.HasPrefix(path, "~/"):
+		return path, nil
+	case filepath.IsAbs(path):
+		return "/" + filepath.ToSlash(filepath.Clean(path)), nil
+	}
+	return "/" + filepath.ToSlash(filepath.Join(base, path)), nil
 }

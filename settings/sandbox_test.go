@@ -44,7 +44,7 @@ func TestLoadSandboxErrors(t *testing.T) {
 		{"wrong type", "user", "{\"sandbox\": {\"enabled\": \"no\"}}", `settings.json:1: sandbox.enabled: want true or false`},
 		{"not an object", "user", `{"sandbox": true}`, `sandbox must be an object`},
 		{"relative allowWrite", "user", "{\"sandbox\": {\"filesystem\": {\n\"allowWrite\": [\n\"/ok\",\n\"cache\"]}}}", `settings.json:4: sandbox.filesystem: allowWrite: "cache" must be absolute or start with ~/`},
-		{"unknown filesystem key", "user", "{\"sandbox\": {\"filesystem\": {\n\"denyWrite\": []}}}", `settings.json:2: sandbox.filesystem: unknown key "denyWrite"`},
+		{"unknown filesystem key", "user", "{\"sandbox\": {\"filesystem\": {\n\"allowWrites\": []}}}", `settings.json:2: sandbox.filesystem: unknown key "allowWrites"`},
 		{"duplicate key", "user", "{\"sandbox\": {\"enabled\": true,\n\"enabled\": false}}", `settings.json:2: duplicate key "sandbox.enabled"`},
 		{"null", "user", `{"sandbox": {"network": null}}`, `sandbox.network: want true or false`},
 	}

@@ -3,13 +3,22 @@
 // result into a perm.Policy. It sits on perm (rules, modes), workspace
 // (roots, "~" expansion) and internal/textfile.
 //
-// Settings come from up to four JSON files and the command line. From the
-// highest precedence to the lowest:
+// Settings come from JSON files and the command line. From the highest
+// precedence to the lowest:
 //
-//   - managed: /etc/gen/managed-settings.json, deployed by an administrator;
-//   - local project: <root>/.gen/settings.local.json, not committed;
-//   - shared project: <root>/.gen/settings.json, committed;
-//   - user: <home>/.gen/settings.json;
+//   - managed: /etc/gen/managed-settings.json and Claude Code's managed file
+//     (ClaudeManagedPath), deployed by an administrator;
+//   - local project: <root>/.gen/settings.local.json, then
+//     <root>/.claude/settings.local.json, not committed;
+//   - shared project: <root>/.gen/settings.json, then
+//     <root>/.claude/settings.json, committed;
+//   - user: <home>/.gen/settings.json, then <home>/.claude/settings.json;
+//
+// Claude Code's files are read like their .gen twins, at the same scope and
+// by the same rules, with Claude Code's value forms ("disable" for
+// disableBypassPermissionsMode and disableAutoMode, allowManagedHooksOnly and
+// allowManagedPermissionRulesOnly at the top level, defaultMode "plan"). Where
+// two files of one scope disagree on a single value, the .gen file wins.
 //
 // and the --permission-mode, --add-dir, --allowedTools and --disallowedTools
 // flags. Rule lists concatenate across scopes; the single default mode comes
@@ -27,6 +36,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/gen-run/gen/hook"
@@ -37,8 +47,23 @@ import (
 )
 
 // DefaultManagedPath is where managed settings are read from unless
-// Options.ManagedPath says otherwise.
+// Options.ManagedPath says otherwise. ClaudeManagedPath is read beside it.
 const DefaultManagedPath = "/etc/gen/managed-settings.json"
+
+// ClaudeManagedPath is Claude Code's managed settings file on this
+// platform. Both it and DefaultManagedPath are managed scope: their rules
+// concatenate, so a deny in either holds.
+var ClaudeManagedPath = claudeManagedPath(runtime.GOOS)
+
+func claudeManagedPath(goos string) string {
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/ClaudeCode/managed-settings.json"
+	case "windows":
+		return `C:\ProgramData\ClaudeCode\managed-settings.json`
+	}
+	return "/etc/claude-code/managed-settings.json"
+}
 
 // Options are the inputs of Load that do not come from settings files.
 type Options struct {
@@ -46,7 +71,8 @@ type Options struct {
 	Cwd string
 	// Home is the absolute home directory; "" means os.UserHomeDir.
 	Home string
-	// ManagedPath is the managed settings file; "" means DefaultManagedPath.
+	// ManagedPath is the managed settings file; "" means DefaultManagedPath
+	// and ClaudeManagedPath.
 	ManagedPath string
 	// Mode is the --permission-mode flag; "" when it was not given.
 	Mode string
@@ -70,10 +96,20 @@ type File struct {
 	DefaultMode perm.Mode
 	// AdditionalDirectories are absolute and clean.
 	AdditionalDirectories []string
-	// DisableBypass and ManagedRulesOnly are
-	// permissions.disableBypassPermissionsMode and
-	// permissions.allowManagedPermissionRulesOnly.
-	DisableBypass, ManagedRulesOnly bool
+	// DisableBypass and DisableAuto are disableBypassPermissionsMode and
+	// disableAutoMode (inside permissions, or at the top level for
+	// disableAutoMode), true or "disable".
+	DisableBypass, DisableAuto bool
+	// ManagedRulesOnly is allowManagedPermissionRulesOnly, at the top
+	// level (Claude Code) or inside permissions (gen before it).
+	ManagedRulesOnly bool
+	// ManagedHooksOnly is the top-level allowManagedHooksOnly.
+	ManagedHooksOnly bool
+	// ManagedMCPOnly is the top-level allowManagedMcpServersOnly.
+	ManagedMCPOnly bool
+	// ModelAliases is the top-level modelAliases object: model names by
+	// alias (sonnet, opus, haiku or any other), for agent definitions.
+	ModelAliases map[string]string
 	// TrustedProjects are the project roots the file trusts (top-level
 	// trustedProjects; user and managed scopes only), absolute and clean.
 	TrustedProjects []string
@@ -92,9 +128,6 @@ type File struct {
 
 	// Hooks are the file's "hooks", each tagged with Scope.
 	Hooks hook.Config
-	// ManagedHooksOnly is allowManagedHooksOnly; only a managed file sets
-	// it.
-	ManagedHooksOnly bool
 
 	modeLine int // line of defaultMode, for warnings
 }
@@ -115,6 +148,19 @@ type Settings struct {
 	Workspace        perm.Workspace
 	// DisableBypass is set when any scope sets disableBypassPermissionsMode.
 	DisableBypass bool
+	// DisableAuto is set when any scope sets disableAutoMode: auto mode is
+	// then unavailable, like bypassPermissions under DisableBypass.
+	DisableAuto bool
+	// ManagedHooksOnly is set when managed settings set
+	// allowManagedHooksOnly (elsewhere it is ignored with a warning):
+	// only hooks from managed settings may run.
+	ManagedHooksOnly bool
+	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
+	// only MCP servers configured in managed settings may start.
+	ManagedMCPOnly bool
+	// ModelAliases maps model aliases to model names, each alias from the
+	// highest-precedence file that maps it (agent.Definition.ResolveModel).
+	ModelAliases map[string]string
 	// ManagedRulesOnly is set when any scope sets
 	// allowManagedPermissionRulesOnly; Allow then holds managed rules only.
 	ManagedRulesOnly bool
@@ -138,9 +184,6 @@ type Settings struct {
 	// Settings in additional directories are never read, so no hook
 	// comes from one.
 	Hooks hook.Config
-	// ManagedHooksOnly is set when managed settings set
-	// allowManagedHooksOnly.
-	ManagedHooksOnly bool
 }
 
 // Load reads every settings scope for opts and merges them.
@@ -192,11 +235,13 @@ type scope struct {
 type location struct {
 	cwd, home, root string
 	// scopes are the files of every scope, highest precedence first,
-	// whether they exist or not.
+	// whether they exist or not; within a scope gen's file comes before
+	// Claude Code's.
 	scopes []scope
 }
 
-// locate finds the settings files for opts.
+// locate finds the settings files for opts. Claude Code's managed file is
+// read beside gen's unless opts.ManagedPath names the managed file.
 func locate(opts Options) (location, error) {
 	if !filepath.IsAbs(opts.Cwd) {
 		return location{}, fmt.Errorf("settings: working directory %q is not absolute", opts.Cwd)
@@ -221,17 +266,26 @@ func locate(opts Options) (location, error) {
 		managed = DefaultManagedPath
 	}
 	root := workspace.ProjectRoot(cwd, home)
-	userPath := UserPath(home)
 	loc := location{cwd: cwd, home: home, root: root}
-	loc.scopes = append(loc.scopes,
-		scope{perm.SourceManaged, managed, cwd},
-		scope{perm.SourceLocal, filepath.Join(root, ".gen", "settings.local.json"), root})
-	if project := filepath.Join(root, ".gen", "settings.json"); project != userPath {
-		// Else the project root is the home directory (it has a .git),
-		// so the shared project file is the user file: read it once.
-		loc.scopes = append(loc.scopes, scope{perm.SourceProject, project, root})
+	loc.scopes = append(loc.scopes, scope{perm.SourceManaged, managed, cwd})
+	if opts.ManagedPath == "" {
+		loc.scopes = append(loc.scopes, scope{perm.SourceManaged, ClaudeManagedPath, cwd})
 	}
-	loc.scopes = append(loc.scopes, scope{perm.SourceUser, userPath, cwd})
+	for _, dir := range []string{".gen", ".claude"} {
+		loc.scopes = append(loc.scopes, scope{perm.SourceLocal, filepath.Join(root, dir, "settings.local.json"), root})
+	}
+	for _, dir := range []string{".gen", ".claude"} {
+		p := filepath.Join(root, dir, "settings.json")
+		if p == filepath.Join(home, dir, "settings.json") {
+			// The project root is the home directory (it has a .git), so
+			// the shared project file is the user file: read it once.
+			continue
+		}
+		loc.scopes = append(loc.scopes, scope{perm.SourceProject, p, root})
+	}
+	loc.scopes = append(loc.scopes,
+		scope{perm.SourceUser, UserPath(home), cwd},
+		scope{perm.SourceUser, filepath.Join(home, ".claude", "settings.json"), cwd})
 	return loc, nil
 }
 
@@ -239,11 +293,19 @@ func locate(opts Options) (location, error) {
 func (s *Settings) merge(opts Options, cwd, home string) error {
 	var managedOnlyBy string
 	for _, f := range s.Files {
-		if f.DisableBypass {
-			s.DisableBypass = true
-		}
+		s.DisableBypass = s.DisableBypass || f.DisableBypass
+		s.DisableAuto = s.DisableAuto || f.DisableAuto
+		s.ManagedMCPOnly = s.ManagedMCPOnly || f.ManagedMCPOnly
 		if f.ManagedRulesOnly && !s.ManagedRulesOnly {
 			s.ManagedRulesOnly, managedOnlyBy = true, f.Path
+		}
+		for alias, model := range f.ModelAliases {
+			if _, set := s.ModelAliases[alias]; !set {
+				if s.ModelAliases == nil {
+					s.ModelAliases = make(map[string]string)
+				}
+				s.ModelAliases[alias] = model
+			}
 		}
 	}
 
@@ -355,17 +417,30 @@ func (s *Settings) resolveMode(flag string) error {
 			return fmt.Errorf("permission mode flag: %q is only for subagents", m)
 		case m == perm.ModeBypass && s.DisableBypass:
 			return fmt.Errorf("permission mode flag: %s is disabled by disableBypassPermissionsMode in %s", m, s.disabledBy())
+		case m == perm.ModeAuto && s.DisableAuto:
+			return fmt.Errorf("permission mode flag: %s is disabled by disableAutoMode in %s", m, s.autoDisabledBy())
 		}
 		s.Mode, s.ModeSource = m, perm.SourceCLI
 		return nil
 	}
-	for _, f := range s.Files {
+	for i, f := range s.Files {
 		if f.DefaultMode == "" {
 			continue
 		}
 		if f.DefaultMode == perm.ModeBypass && s.DisableBypass {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: ignoring defaultMode %q: disabled by disableBypassPermissionsMode in %s", f.Path, f.modeLine, f.DefaultMode, s.disabledBy()))
 			continue
+		}
+		if f.DefaultMode == perm.ModeAuto && s.DisableAuto {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: ignoring defaultMode %q: disabled by disableAutoMode in %s", f.Path, f.modeLine, f.DefaultMode, s.autoDisabledBy()))
+			continue
+		}
+		for _, g := range s.Files[i+1:] {
+			// A .gen file and its .claude twin of the same scope: the
+			// first (gen's) wins, and the disagreement is said.
+			if g.Scope == f.Scope && g.DefaultMode != "" && g.DefaultMode != f.DefaultMode {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: defaultMode %q is overridden by %q in %s", g.Path, g.modeLine, g.DefaultMode, f.DefaultMode, f.Path))
+			}
 		}
 		s.Mode, s.ModeSource = f.DefaultMode, f.Scope
 		return nil
@@ -408,13 +483,24 @@ func (s *Settings) disabledBy() string {
 }
 
 // ModeAllowed reports whether a person may switch the main loop to m. It is
-// false for modes that are not main-loop modes (explore, unknown names) and
-// for bypassPermissions when DisableBypass is set, so Shift+Tab skips them.
+// false for modes that are not main-loop modes (explore, unknown names),
+// for bypassPermissions when DisableBypass is set and for auto when
+// DisableAuto is set, so Shift+Tab skips them.
 func (s *Settings) ModeAllowed(m perm.Mode) bool {
 	if !slices.Contains(perm.MainLoopModes, m) {
 		return false
 	}
-	return m != perm.ModeBypass || !s.DisableBypass
+	return (m != perm.ModeBypass || !s.DisableBypass) && (m != perm.ModeAuto || !s.DisableAuto)
+}
+
+// autoDisabledBy names the highest-precedence file that disables auto mode.
+func (s *Settings) autoDisabledBy() string {
+	for _, f := range s.Files {
+		if f.DisableAuto {
+			return f.Path
+		}
+	}
+	return ""
 }
 
 // danglingLink returns the settings file path or its directory if either

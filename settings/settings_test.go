@@ -116,7 +116,7 @@ func TestLoad(t *testing.T) {
 			user:       `{"model": "x", "permissions": {}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
-			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads "permissions", "api", "hooks", "allowManagedHooksOnly", "mcpServers", "sandbox" and "trustedProjects"; ignored)`},
+			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases"; ignored)`},
 			files:      1,
 		},
 		{
@@ -340,8 +340,8 @@ func TestLoad(t *testing.T) {
 			modeSource: perm.SourceBuiltin,
 			allow:      []string{"project:Read@{project}"},
 			warnings: []string{
-				`{project}:1: unknown top-level key "model" (gen reads "permissions", "api", "hooks", "allowManagedHooksOnly", "mcpServers", "sandbox" and "trustedProjects"; ignored)`,
-				`{project}:1: unknown top-level key "colour" (gen reads "permissions", "api", "hooks", "allowManagedHooksOnly", "mcpServers", "sandbox" and "trustedProjects"; ignored)`,
+				`{project}:1: unknown top-level key "model" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases"; ignored)`,
+				`{project}:1: unknown top-level key "colour" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases"; ignored)`,
 			},
 			files: 1,
 		},
@@ -384,7 +384,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "unrelated unknown key inside permissions is an error",
 			project: "{\"permissions\": {\"hooks\": []}}",
-			wantErr: `{project}:1: unknown key "hooks" in permissions (known keys: allow, ask, deny, defaultMode, additionalDirectories, disableBypassPermissionsMode, allowManagedPermissionRulesOnly)`,
+			wantErr: `{project}:1: unknown key "hooks" in permissions (known keys: allow, ask, deny, defaultMode, additionalDirectories, disableBypassPermissionsMode, disableAutoMode, allowManagedPermissionRulesOnly)`,
 		},
 		{
 			// A miscased permissions object would mean no rules at all.
@@ -456,7 +456,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "wrong type: disableBypassPermissionsMode is a string",
 			managed: `{"permissions": {"disableBypassPermissionsMode": "true"}}`,
-			wantErr: `{managed}:1: permissions.disableBypassPermissionsMode must be true or false`,
+			wantErr: `{managed}:1: permissions.disableBypassPermissionsMode must be "disable", true or false`,
 		},
 		{
 			name:    "wrong type: allowManagedPermissionRulesOnly is a number",

@@ -75,6 +75,7 @@ func (c *MCP) Tools(pol *perm.Policy, d *agent.Definition, builtins []tool.Tool,
 		out.Names = append(out.Names, t.Name())
 	}
 	base := schemasOf(builtins)
+	describe(base, builtins)
 	out.Schemas = func() []openai.Tool { return base }
 	extra, cat := c.tools(pol, d, len(builtins), loaded)
 	if cat == nil {
@@ -109,6 +110,22 @@ func schemasOf(ts []tool.Tool) []openai.Tool {
 		out = append(out, schema.OpenAI([]string{t.Name()})...)
 	}
 	return out
+}
+
+// describe replaces the description in schemas of each tool in builtins
+// that describes itself (tool.Describer).
+func describe(schemas []openai.Tool, builtins []tool.Tool) {
+	for _, t := range builtins {
+		d, ok := t.(tool.Describer)
+		if !ok {
+			continue
+		}
+		for _, sc := range schemas {
+			if sc.Function != nil && sc.Function.Name == t.Name() {
+				sc.Function.Description = d.Description()
+			}
+		}
+	}
 }
 
 // Names returns the names of the tools Tools would give a run under pol

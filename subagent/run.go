@@ -8,10 +8,12 @@ package subagent
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/memory"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/report"
@@ -133,6 +135,16 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	if g.Hooks.Has(hook.SubagentStop) {
 		r.BeforeStop = g.Hooks.Stop
 	}
-	rep.Outcome, rep.Err = r.Run(ctx, def.Prompt, prompt)
+	sys := def.Prompt
+	if def.Memory {
+		// Only a definition that asks for it sees the project memory.
+		env, err := memory.SystemPrompt(pol.Workspace, time.Now())
+		if err != nil {
+			rep.Err = err
+			return rep
+		}
+		sys += "\n\n" + env
+	}
+	rep.Outcome, rep.Err = r.Run(ctx, sys, prompt)
 	return rep
 }

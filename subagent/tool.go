@@ -11,6 +11,7 @@ import (
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
@@ -67,6 +68,17 @@ type agentTool struct{ cfg ToolConfig }
 
 func (agentTool) Name() string { return "Agent" }
 
+// Description implements tool.Describer: the model learns the agent types
+// it may start, with their descriptions, from the tool rather than from an
+// error.
+func (t agentTool) Description() string {
+	var types []schema.AgentType
+	for _, d := range t.cfg.Origin().Agents.All() {
+		types = append(types, schema.AgentType{Name: d.Name, Description: d.Description})
+	}
+	return schema.AgentDescription(types)
+}
+
 // Parallel implements tool.Parallel: subagents are independent.
 func (agentTool) Parallel() bool { return true }
 
@@ -85,13 +97,9 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 	typ, _ := call.Input["subagent_type"].(string)
 	prompt, _ := call.Input["prompt"].(string)
 	o := t.cfg.Origin()
-	def, ok := o.Agents.Get(typ)
-	if !ok {
-		var names []string
-		for _, d := range o.Agents.All() {
-			names = append(names, d.Name)
-		}
-		return "", rep, fmt.Errorf("unknown subagent type %q; available: %s", typ, strings.Join(names, ", "))
+	def, err := o.Agents.Lookup(typ)
+	if err != nil {
+		return "", rep, err
 	}
 	parent := o.Parent
 	cfg := Config{

@@ -55,6 +55,13 @@ type Parallel interface {
 	Parallel() bool
 }
 
+// Describer is implemented by tools whose description depends on the run
+// (Agent lists the agent types it may start). Description replaces the
+// static description of the tool's schema in what the model is shown.
+type Describer interface {
+	Description() string
+}
+
 // Denial is one tool call the gate refused.
 type Denial struct {
 	ToolName string

@@ -6,6 +6,7 @@ package frontmatter
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -243,4 +244,95 @@ func SplitRules(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// ParseLenient is Parse for files written for Claude Code, whose loader
+// accepts an unquoted free-text value containing ": " (as in
+// "description: Use this agent when: ...") that strict YAML rejects. When
+// strict parsing fails, each single-line, unquoted value of a key in
+// freeText that contains ": " is read as a quoted string and the file is
+// parsed again; warnings name each line recovered so. Only the keys in
+// freeText are ever rewritten, so a broken value of any other key (a
+// permission, say) still fails, with the line of that value.
+func ParseLenient(path string, data []byte, what string, freeText ...string) (*Doc, []string, error) {
+	doc, err := Parse(path, data, what)
+	if err == nil || len(freeText) == 0 {
+		return doc, nil, err
+	}
+	var fe *Error
+	if !errors.As(err, &fe) || !isYAMLError(data, path, what) {
+		return nil, nil, err
+	}
+	fixed, lines := quoteFreeText(bytes.TrimPrefix(data, []byte("\ufeff")), freeText)
+	if len(lines) == 0 {
+		return nil, nil, err
+	}
+	doc, err2 := Parse(path, fixed, what)
+	if err2 != nil {
+		// The rewritten lines keep their numbers, so this error points at
+		// the next problem, which is not one a free-text field can have.
+		return nil, nil, err2
+	}
+	var warns []string
+	for _, l := range lines {
+		warns = append(warns, fmt.Sprintf("%s:%d: %s has an unquoted \": \" that strict YAML rejects; read as plain text (quote the value to silence this)", path, l.line, l.key))
+	}
+	return doc, warns, nil
+}
+
+// isYAMLError reports whether Parse fails on the YAML itself rather than
+// on a missing or unclosed block.
+func isYAMLError(data []byte, path, what string) bool {
+	_, err := find(path, bytes.TrimPrefix(data, []byte("\ufeff")), what)
+	return err == nil
+}
+
+type fixedLine struct {
+	key  string
+	line int
+}
+
+// quoteFreeText rewrites, inside the frontmatter block, each top-level line
+// "key: value" whose key is in keys and whose value is a plain scalar that
+// contains ": ", as "key: <value as a JSON string>" (a valid YAML
+// double-quoted scalar). Line numbers are unchanged.
+func quoteFreeText(data []byte, keys []string) ([]byte, []fixedLine) {
+	lines := strings.Split(string(data), "\n")
+	var fixed []fixedLine
+	state := 0 // 0 before the block, 1 inside, 2 after
+	for i, raw := range lines {
+		line := strings.TrimRight(raw, "\r")
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case state == 0 && trimmed == "---":
+			state = 1
+			continue
+		case state == 1 && trimmed == "---":
+			state = 2
+		}
+		if state != 1 {
+			if state == 2 {
+				break
+			}
+			continue
+		}
+		for _, k := range keys {
+			rest, ok := strings.CutPrefix(line, k+":")
+			if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+				continue
+			}
+			val := strings.TrimSpace(rest)
+			if val == "" || strings.ContainsRune("\"'|>[{&*!%@`#", rune(val[0])) || !strings.Contains(val, ": ") {
+				continue
+			}
+			q, _ := json.Marshal(val)
+			cr := ""
+			if strings.HasSuffix(raw, "\r") {
+				cr = "\r"
+			}
+			lines[i] = k + ": " + string(q) + cr
+			fixed = append(fixed, fixedLine{k, i + 1})
+		}
+	}
+	return []byte(strings.Join(lines, "\n")), fixed
 }

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+)
+
+// A broken agent file does not hide the others: gen agent list prints the
+// rest, names the broken file and line on stderr and exits 1; running the
+// broken agent is an error naming the file and line.
+func TestAgentListWithBrokenFile(t *testing.T) {
+	dir := project(t)
+	broken := filepath.Join(dir, ".claude", "agents", "deployer.md")
+	for p, c := range map[string]string{
+		broken: "---\nname: deployer\ndescription: Ships it.\npermissionMode: yolo\n---\nYou deploy.\n",
+		filepath.Join(dir, ".claude", "agents", "reviewer.md"): "---\nname: reviewer\ndescription: Reviews code: bugs first.\ncolor: blue\n---\nYou review.\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantErr := broken + `:4: unknown mode "yolo"`
+
+	code, out, errs := run("agent", "list", "--cwd", dir)
+	if code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	for _, name := range []string{"test-perm", "reviewer", "Explore"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("list lacks %s:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(errs, "gen: error: "+wantErr) || !strings.Contains(errs, `reviewer.md:3: description has an unquoted ": "`) {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	if strings.Contains(errs, "color") {
+		t.Errorf("color is warned about:\n%s", errs)
+	}
+
+	code, _, errs = run("agent", "run", "--cwd", dir, "--type", "deployer", "--prompt", "x", "--model", "offline")
+	if code != ExitUsage || !strings.Contains(errs, wantErr) {
+		t.Errorf("run broken: exit %d, stderr:\n%s", code, errs)
+	}
+	code, _, errs = run("agent", "run", "--cwd", dir, "--type", "reviewer", "--prompt", "Read: a.txt", "--model", "offline")
+	if code != ExitOK {
+		t.Errorf("run reviewer: exit %d, stderr:\n%s", code, errs)
+	}
+}
+
+// allowManagedMcpServersOnly: only the servers of managed settings start;
+// the others are skipped with a warning naming them.
+func TestManagedMCPOnly(t *testing.T) {
+	srv := func(name string) []byte {
+		return []byte(`{"mcpServers": {"` + name + `": {"command": "true"}}}`)
+	}
+	set := &settings.Settings{
+		ManagedMCPOnly: true,
+		Trusted:        true,
+		Files: []settings.File{
+			{Scope: perm.SourceManaged, Path: "/etc/gen/managed-settings.json", MCPServers: srv("corp")},
+			{Scope: perm.SourceUser, Path: "/home/u/.gen/settings.json", MCPServers: srv("mine")},
+		},
+	}
+	set.Workspace.Root = t.TempDir()
+	var warns []string
+	servers, skipped, err := mcpServers(set, &mcpFlags{configs: []string{`{"mcpServers": {"cli": {"command": "true"}}}`}}, func(w string) { warns = append(warns, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := servers["corp"]; !ok || len(servers) != 1 {
+		t.Errorf("servers = %v, want only corp", servers)
+	}
+	if len(skipped) != 2 || len(warns) != 2 || !strings.Contains(warns[0], "allowManagedMcpServersOnly") {
+		t.Errorf("skipped = %v, warnings = %q", skipped, warns)
+	}
+}

@@ -1,0 +1,137 @@
+// Package memory builds what a run's system prompt says about where it
+// runs: the project memory, the user's memory and the environment (working
+// directory, date, operating system, whether the directory is in a git
+// repository).
+//
+// The project memory is the first of AGENTS.md, CLAUDE.md and
+// .claude/CLAUDE.md at the project root; the user's is the first of
+// ~/.gen/AGENTS.md and ~/.claude/CLAUDE.md. Each is read whole, as plain
+// text (no imports), and must be a regular file of at most MaxFile bytes
+// that resolves inside the project root (or the home directory): a memory
+// file that is a link to ~/.ssh/id_rsa would otherwise hand a secret to
+// the model without any Read passing the gate. Problems are errors naming
+// the file. It sits on perm (the workspace) and internal/textfile.
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gen-run/gen/internal/textfile"
+	"github.com/gen-run/gen/perm"
+)
+
+// MaxFile is the largest memory file read: everything in it is sent with
+// every model request.
+const MaxFile = 128 << 10
+
+// ProjectFiles and UserFiles are where memory is looked for, relative to
+// the project root and the home directory, in order; the first that exists
+// is used.
+var (
+	ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")}
+	UserFiles    = []string{filepath.Join(".gen", "AGENTS.md"), filepath.Join(".claude", "CLAUDE.md")}
+)
+
+// SystemPrompt returns the text to append to a system prompt: the
+// environment of ws at now, then the user's memory and the project memory
+// when they exist. ws.Cwd, ws.Root and ws.Home must be absolute.
+func SystemPrompt(ws perm.Workspace, now time.Time) (string, error) {
+	var b strings.Builder
+	b.WriteString("# Environment\n")
+	fmt.Fprintf(&b, "Working directory: %s\n", ws.Cwd)
+	if ws.Root != ws.Cwd {
+		fmt.Fprintf(&b, "Project root: %s\n", ws.Root)
+	}
+	fmt.Fprintf(&b, "Git repository: %s\n", yesNo(inGitRepo(ws.Cwd)))
+	fmt.Fprintf(&b, "Platform: %s\n", runtime.GOOS)
+	fmt.Fprintf(&b, "Today's date: %s\n", now.Format("2006-01-02"))
+	read := ""
+	for _, m := range []struct {
+		title, dir string
+		names      []string
+	}{
+		{"User memory", ws.Home, UserFiles},
+		{"Project memory", ws.Root, ProjectFiles},
+	} {
+		if m.dir == "" {
+			continue
+		}
+		path, text, err := first(m.dir, m.names)
+		if err != nil {
+			return "", err
+		}
+		if path == "" || path == read {
+			// None, or the project root is home and its
+			// .claude/CLAUDE.md is the user's, already included.
+			continue
+		}
+		read = path
+		fmt.Fprintf(&b, "\n# %s (%s)\n%s\n", m.title, path, text)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// first reads the first of names under dir that exists. It returns "" for
+// the path when none does.
+func first(dir string, names []string) (path, text string, err error) {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := inside(p, dir); err != nil {
+			return "", "", err
+		}
+		data, err := textfile.Read(p, MaxFile)
+		if err != nil {
+			return "", "", fmt.Errorf("memory: %s: %w", p, err)
+		}
+		return p, strings.TrimSpace(string(data)), nil
+	}
+	return "", "", nil
+}
+
+// inside checks that p, symbolic links resolved, is under dir.
+func inside(p, dir string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return fmt.Errorf("memory: %s: %w", p, err)
+	}
+	base, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("memory: %s: %w", dir, err)
+	}
+	if rel, err := filepath.Rel(base, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("memory: %s is a link to %s, outside %s: memory files must live in the tree they describe", p, real, dir)
+	}
+	return nil
+}
+
+// inGitRepo reports whether dir or an ancestor has a .git entry (a
+// directory, or the file of a worktree or submodule).
+func inGitRepo(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
