@@ -162,12 +162,12 @@ func parseLine(line []byte, base string) (Task, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return t, fmt.Errorf("malformed JSON: %w", err)
+			return t, malformed(err)
 		}
 		key := tok.(string) // object keys are strings
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return t, fmt.Errorf("malformed JSON: %w", err)
+			return t, malformed(err)
 		}
 		if keys[key] {
 			return t, fmt.Errorf("key %q appears twice", key)
@@ -204,7 +204,7 @@ func parseLine(line []byte, base string) (Task, error) {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return t, fmt.Errorf("malformed JSON: %w", err)
+		return t, malformed(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return t, errors.New("more than one JSON value on the line")
@@ -233,6 +233,14 @@ func parseLine(line []byte, base string) (Task, error) {
 		t.Cwd = filepath.Clean(t.Cwd)
 	}
 	return t, nil
+}
+
+// malformed describes a JSON syntax error.
+func malformed(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("malformed JSON: the line ends inside the object")
+	}
+	return fmt.Errorf("malformed JSON: %w", err)
 }
 
 // str decodes a JSON string; null and other types are errors.
