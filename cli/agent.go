@@ -24,7 +24,7 @@ func newAgentCmd(s Streams) *cobra.Command {
 		Use:   "agent",
 		Short: "List, inspect and run agents",
 	}
-	cmd.AddCommand(newAgentRunCmd(s), newAgentListCmd(s), newAgentShowCmd(s))
+	cmd.AddCommand(newAgentRunCmd(s), newAgentListCmd(s), newAgentShowCmd(s), newAgentBatchCmd(s))
 	return cmd
 }
 
