@@ -25,7 +25,7 @@ func newAgentCmd(s Streams) *cobra.Command {
 		Use:   "agent",
 		Short: "List, inspect and run agents",
 	}
-	cmd.AddCommand(newAgentRunCmd(s), newAgentListCmd(s), newAgentShowCmd(s))
+	cmd.AddCommand(newAgentRunCmd(s), newAgentListCmd(s), newAgentShowCmd(s), newAgentBatchCmd(s))
 	groupRun(cmd)
 	return cmd
 }

@@ -595,3 +595,43 @@ func TestPermissionPromptToolErrors(t *testing.T) {
 		t.Errorf("interactive: exit %d, %s", code, errb.String())
 	}
 }
+
+// gen agent batch starts the MCP servers once and shares them: a task's
+// agent sees the MCP tools its allow_tools name, and the permission-prompt
+// tool answers for every task; but an "always allow" answer holds for the
+// task that got it only, never for the next task of the same agent.
+func TestBatchMCPDelegatePerTask(t *testing.T) {
+	always := `{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch:*"}],"behavior":"allow","destination":"session"}]}`
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return always })
+	writeAgent(t, dir, "alpha", "mode: default\n")
+	writeAgent(t, dir, "tooled", "mode: default\nallow_tools:\n  - mcp__srv__echo\n")
+	in := writeTasks(t, dir,
+		task("t1", "alpha", "Run bash: touch one1\nRun bash: touch one2"),
+		task("t2", "alpha", "Run bash: touch two1"),
+		task("echo", "tooled", `Call mcp__srv__echo: {"text": "shared"}`),
+	)
+	code, out, errs := gen(t, "agent", "batch", in, "--concurrency", "1", "--mcp-config", cfg, "--permission-prompt-tool", "mcp__perm__approve")
+	res := parseResults(t, []byte(out))
+	if code != ExitOK || len(res) != 3 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, f := range []string{"one1", "one2", "two1"} {
+		if !exists(dir, f) {
+			t.Errorf("%s was not made", f)
+		}
+	}
+	if r := res["echo"]; r.ExitCode != ExitOK || !strings.Contains(r.Result, "mcp__srv__echo() -> ALLOWED") {
+		t.Errorf("echo: %+v", r)
+	}
+	var asked []string
+	for _, c := range ap.Calls() {
+		asked = append(asked, fmt.Sprintf("%s:%s", c.Agent, c.Input["command"]))
+	}
+	// t1's second touch is allowed by t1's session rule; t2 is asked anew.
+	if want := []string{"alpha:touch one1", "alpha:touch two1"}; !slices.Equal(asked, want) {
+		t.Errorf("the delegate was asked %q, want %q", asked, want)
+	}
+	if strings.Contains(errs, "goes on without its tools") {
+		t.Errorf("a server failed: %s", errs)
+	}
+}

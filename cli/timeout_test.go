@@ -89,6 +89,7 @@ func TestNoStream(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test")
 	t.Setenv("GEN_MODEL", "test-model")
 	local := filepath.Join(dir, ".gen", "settings.local.json")
+	tasks := writeTasks(t, dir, task("a", "Explore", "hi"))
 	cases := []struct {
 		name     string
 		settings string
@@ -100,6 +101,9 @@ func TestNoStream(t *testing.T) {
 		{"gen agent run --no-stream", "", []string{"agent", "run", "--no-stream", "--cwd", dir, "--type", "Explore", "--prompt", "hi"}, false},
 		{"api.stream false", `{"api": {"stream": false}}`, []string{"-p", "--cwd", dir, "hi"}, false},
 		{"api.stream true, --no-stream wins", `{"api": {"stream": true}}`, []string{"agent", "run", "--no-stream", "--cwd", dir, "--type", "Explore", "--prompt", "hi"}, false},
+		{"gen agent batch streams by default", "", []string{"agent", "batch", tasks}, true},
+		{"gen agent batch --no-stream", "", []string{"agent", "batch", "--no-stream", tasks}, false},
+		{"gen agent batch, api.stream false in the task's cwd", `{"api": {"stream": false}}`, []string{"agent", "batch", tasks}, false},
 	}
 	for _, tc := range cases {
 		os.Remove(local)

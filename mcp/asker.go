@@ -43,6 +43,14 @@ func NewDelegate(m *Manager, toolName string, warn func(string)) (*Delegate, err
 	return &Delegate{m: m, tool: toolName, warn: warn, rules: make(map[string]*sessionRules)}, nil
 }
 
+// Fresh returns a delegate that asks the same tool of the same manager
+// but holds none of d's session rules: for an independent run sharing the
+// servers (a batch task), whose "always allow" answers must reach no
+// other run.
+func (d *Delegate) Fresh() *Delegate {
+	return &Delegate{m: d.m, tool: d.tool, warn: d.warn, rules: make(map[string]*sessionRules)}
+}
+
 // Tool returns the permission-prompt tool's name.
 func (d *Delegate) Tool() string { return d.tool }
 

@@ -7,6 +7,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -78,9 +79,8 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 	}
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
 	if parent != nil {
-		if rank(p.Mode) > rank(parent.Mode) {
-			p.Mode = parent.Mode
-		}
+		// A parent without a mode runs in default mode, which caps too.
+		p.Mode = perm.CapMode(p.Mode, cmp.Or(parent.Mode, perm.ModeDefault))
 		p.Workspace.Dirs = append(p.Workspace.Dirs, parent.Dirs...)
 	}
 	if p.Mode == perm.ModeAuto && s.DisableAuto {
@@ -148,26 +148,11 @@ func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
 	return p, append(warns, sw...)
 }
 
-// rank orders modes by how much they allow without asking: explore (which
-// denies what others ask about) < default and dontAsk < acceptEdits and
-// auto < bypassPermissions.
-func rank(m perm.Mode) int {
-	switch m {
-	case perm.ModeExplore:
-		return 0
-	case perm.ModeDefault, perm.ModeDontAsk, "":
-		return 1
-	case perm.ModeAcceptEdits, perm.ModeAuto:
-		return 2
-	}
-	return 3 // bypassPermissions
-}
-
 // unasked is the most powerful tool class whose calls mode m allows
 // without asking (perm's step 7 for calls no rule decides), from the same
-// ranking that caps a subagent's mode.
+// ranking that caps a subagent's mode (perm.Mode.Rank).
 func unasked(m perm.Mode) perm.Class {
-	switch rank(m) {
+	switch m.Rank() {
 	case 0, 1:
 		return perm.Safe
 	case 2:

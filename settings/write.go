@@ -282,13 +282,8 @@ func indented(top []field) ([]byte, error) {
 // writeAtomic replaces path with data so that readers see the old or the
 // new file, never a part of one, even after a crash (atomicfile.Write).
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir, err := os.OpenRoot(filepath.Dir(path))
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("settings: %w", err)
-	}
-	defer dir.Close()
-	if _, err := atomicfile.Write(dir, filepath.Base(path), data, mode, nil); err != nil {
-		return fmt.Errorf("settings: writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -29,6 +29,22 @@ type MCP struct {
 	Threshold int
 }
 
+// Fresh returns c for an independent run that shares its servers: the
+// same manager and threshold, and a delegate asking the same tool with
+// none of the session rules c's answers added (mcp.Delegate.Fresh). A
+// batch gives each task one, so no task's "always allow" reaches another.
+// A nil c stays nil.
+func (c *MCP) Fresh() *MCP {
+	if c == nil {
+		return nil
+	}
+	f := *c
+	if c.Delegate != nil {
+		f.Delegate = c.Delegate.Fresh()
+	}
+	return &f
+}
+
 // Gate returns the gate of the agent called name (the main loop is "")
 // under base. With a delegate, the gate asks it on Ask and its policy
 // carries the session rules the delegate's answers added for that agent

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,20 @@ func Write(dir *os.Root, name string, data []byte, mode fs.FileMode, check func(
 		d.Close()
 	}
 	return fi, nil
+}
+
+// WriteFile is Write for a path: it opens the directory of path and
+// replaces the file named by its last element there.
+func WriteFile(path string, data []byte, mode fs.FileMode) error {
+	dir, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if _, err := Write(dir, filepath.Base(path), data, mode, nil); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // Temporary files are named ".NAME.gen-PID-RANDOM.tmp": hidden, next to

@@ -1,0 +1,438 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/batch"
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/subagent"
+)
+
+// batchOptions are the flags and dependencies of gen agent batch.
+type batchOptions struct {
+	input       string // FILE, or "-" / "" for standard input
+	concurrency int
+	shard       string
+	resume      bool
+	failFast    bool
+	output      string
+	summary     string
+	// The headless flags, applied to every task.
+	mode       string
+	addDirs    []string
+	allowed    []string
+	disallowed []string
+	model      string
+	trust      bool
+	noStream   bool
+	mcpFlags
+
+	streams Streams
+	getenv  func(string) string
+}
+
+func newAgentBatchCmd(s Streams) *cobra.Command {
+	o := &batchOptions{streams: s, getenv: os.Getenv}
+	cmd := &cobra.Command{
+		Use:   "batch [FILE|-] [flags]",
+		Short: "Run many agent tasks from a JSONL file, headless, with one result line each",
+		Long: `Run many agent tasks from a JSONL file (or standard input), headless.
+
+Each line is a task: {"id": "t1", "type": "AGENT", "prompt": "..."}, with
+optional cwd (relative to the file's directory), model, max_turns,
+permission_mode (narrows the agent's mode, never widens it) and metadata
+(copied to the result). Every line is checked before any task runs; a bad
+line is exit 2 naming file:line. Blank lines are skipped.
+
+Each task runs like gen agent run. Its result is one JSON line, written as
+it ends, to --output (default standard output). Progress and the summary go
+to standard error. Exit code: 0 all tasks succeeded, 3 some had denials and
+none failed, 1 some failed (or did not start), 2 usage errors.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.input = args[0]
+			}
+			return runAgentBatch(cmd.Context(), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&o.concurrency, "concurrency", runtime.NumCPU(), "tasks run at once")
+	fl.StringVar(&o.shard, "shard", "", "run shard K/N of the tasks (index mod N = K, zero-based), or auto/N: K from JOB_COMPLETION_INDEX or GitLab's CI_NODE_INDEX")
+	fl.BoolVar(&o.resume, "resume", false, "skip tasks that already have a result line in --output, and append")
+	fl.BoolVar(&o.failFast, "fail-fast", false, "start no task after the first failed one")
+	fl.StringVarP(&o.output, "output", "o", "", "result file (default: standard output)")
+	fl.StringVar(&o.summary, "summary", "", "also write the summary as JSON to this file")
+	fl.StringVar(&o.mode, "permission-mode", "", "cap every task's mode: default, acceptEdits, dontAsk, bypassPermissions, auto, explore (narrows, never widens)")
+	fl.StringArrayVar(&o.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
+	fl.StringArrayVar(&o.allowed, "allowedTools", nil, "allow rule, CLI scope (repeatable); a subagent's allow_tools still decide what it may do")
+	fl.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rule for every task, e.g. 'Bash(rm:*)' (repeatable)")
+	fl.StringVar(&o.model, "model", "", "model for tasks that name none (default: the agent's), or offline")
+	fl.BoolVar(&o.trust, "trust", false, "trust the tasks' projects for this run only (see gen trust)")
+	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
+	o.mcpFlags.register(cmd, true)
+	return cmd
+}
+
+// runAgentBatch validates everything a batch needs before it runs any task,
+// then runs the tasks and reports.
+func runAgentBatch(ctx context.Context, o *batchOptions) error {
+	s := o.streams
+	if o.concurrency < 1 {
+		return usageErr(fmt.Errorf("--concurrency must be at least 1"))
+	}
+	shard, err := batch.ParseShard(o.shard, o.getenv)
+	if err != nil {
+		return usageErr(err)
+	}
+	if o.resume && o.output == "" {
+		return usageErr(fmt.Errorf("--resume needs --output FILE: it reads the results already there"))
+	}
+	errw := &syncWriter{w: s.Err}
+	run, err := newTaskRunner(o, errw)
+	if err != nil {
+		return usageErr(err)
+	}
+	tasks, err := readTasks(o, s)
+	if err != nil {
+		return err
+	}
+	tasks = shard.Select(tasks)
+
+	out := s.Out
+	var skipped int
+	if o.output != "" {
+		f, done, err := openOutput(o.output, o.resume)
+		if err != nil {
+			return usageErr(err)
+		}
+		defer f.Close()
+		out = f
+		todo := tasks[:0:0]
+		for _, t := range tasks {
+			if !done[t.ID] {
+				todo = append(todo, t)
+			}
+		}
+		skipped = len(tasks) - len(todo)
+		tasks = todo
+	}
+
+	// The MCP servers are started once, from the settings of the
+	// directory gen was started in (and --mcp-config), and every task
+	// shares them; each task gets its own delegate view (exec).
+	wd, err := os.Getwd()
+	if err != nil {
+		return usageErr(err)
+	}
+	live, err := run.live(wd)
+	if err != nil {
+		return usageErr(err)
+	}
+	set, err := live.Current()
+	if err != nil {
+		return usageErr(err)
+	}
+	servers, err := startMCP(ctx, set, &o.mcpFlags, true, errw)
+	if err != nil {
+		return err
+	}
+	defer servers.close()
+	run.mcp = servers.MCP
+
+	progress := &batch.Progress{W: errw, Terminal: isTerminalWriter(s.Err)}
+	opts := batch.Options{Concurrency: o.concurrency, FailFast: o.failFast, Output: out, Progress: progress}
+	sum, runErr := batch.Run(ctx, opts, tasks, run.exec)
+	progress.Close()
+	sum.Skipped = skipped
+	sum.WriteText(errw)
+	if o.summary != "" {
+		if err := sum.WriteFile(o.summary); err != nil {
+			return &exitError{ExitFailed, err}
+		}
+	}
+	if runErr != nil {
+		return &exitError{ExitFailed, runErr}
+	}
+	if sum.ExitCode != ExitOK {
+		return &exitError{sum.ExitCode, errors.New("")}
+	}
+	return nil
+}
+
+// readTasks reads and validates the task file; any problem is exit 2.
+func readTasks(o *batchOptions, s Streams) ([]batch.Task, error) {
+	if o.input == "" || o.input == "-" {
+		if s.InTerminal {
+			return nil, usageErr(fmt.Errorf("no task file: give FILE, or pipe JSONL tasks on standard input"))
+		}
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		tasks, err := batch.Parse(s.In, "<stdin>", wd)
+		return tasks, taskErr(err)
+	}
+	path, err := filepath.Abs(o.input)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, usageErr(fmt.Errorf("%s is a directory, not a task file", o.input))
+	}
+	tasks, err := batch.Parse(f, o.input, filepath.Dir(path))
+	return tasks, taskErr(err)
+}
+
+func taskErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *batch.ParseError
+	if errors.As(err, &pe) {
+		return usageErr(fmt.Errorf("invalid task file; no task was run:\n%w", err))
+	}
+	return usageErr(err)
+}
+
+// openOutput opens the result file for appending. Without resume an
+// existing non-empty file is refused rather than overwritten: it holds
+// results that cost model time. With resume it returns the ids already
+// done (batch.Resume).
+func openOutput(path string, resume bool) (*os.File, map[string]bool, error) {
+	done := map[string]bool{}
+	if resume {
+		var err error
+		if done, err = batch.Resume(path); err != nil {
+			return nil, nil, err
+		}
+	} else if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		return nil, nil, fmt.Errorf("--output %s already holds results: pass --resume to continue it, or remove it", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--output: %w", err)
+	}
+	return f, done, nil
+}
+
+// isTerminalWriter reports whether w is a terminal (for the progress bar).
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// syncWriter serialises writes from concurrent tasks (warnings) and the
+// progress display onto one stream.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// taskRunner runs one batch task the way `gen agent run` runs an agent:
+// settings for the task's cwd, its agent from that project's catalog, the
+// subagent policy, headless. It is the only part of gen agent batch that
+// knows how a task runs (batch.Exec).
+//
+// Tasks share what is safe to share: the settings of each cwd, followed
+// live as `gen agent run` follows them (one settings.Live per cwd: a deny
+// rule added to a settings file while the batch runs applies to the next
+// call of every task under it, and a file made malformed denies every
+// call), agent catalogs once per project root, one model client per model
+// name and api settings (its HTTP connections included), and the MCP
+// servers. Each cache holds one entry per distinct key, so memory is
+// bounded by the task file's distinct cwd and model values. Nothing else
+// is shared: every subagent.Run builds its own policy, gate and tool
+// state, and each task gets a fresh permission-prompt delegate
+// (subagent.MCP.Fresh), so no task's grants, "always allow" answers or
+// read-before-write state reach another task.
+type taskRunner struct {
+	opts     settings.Options // the flags; Cwd is set per task
+	mode     perm.Mode        // --permission-mode, "" for none
+	model    string           // --model
+	noStream bool             // --no-stream
+	errw     io.Writer
+	// mcp are the batch's MCP servers, shared by every task; nil for none.
+	mcp *subagent.MCP
+
+	settings batch.Cache[*settings.Live]
+	catalogs batch.Cache[*agent.Catalog]
+	models   batch.Cache[loop.Model]
+	warned   batch.Cache[struct{}]
+}
+
+func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
+	r := &taskRunner{model: o.model, noStream: o.noStream, errw: errw}
+	if o.mode != "" {
+		m, err := perm.ParseMode(o.mode)
+		if err != nil {
+			return nil, fmt.Errorf("--permission-mode: %w", err)
+		}
+		r.mode = m
+	}
+	for _, list := range []struct {
+		flag  string
+		rules []string
+	}{{"--allowedTools", o.allowed}, {"--disallowedTools", o.disallowed}} {
+		for _, rule := range list.rules {
+			if _, err := perm.ParseRule(rule); err != nil {
+				return nil, fmt.Errorf("%s %q: %w", list.flag, rule, err)
+			}
+		}
+	}
+	// --add-dir names directories relative to where gen was started, not
+	// to each task's cwd.
+	dirs := make([]string, len(o.addDirs))
+	for i, d := range o.addDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir %s: %w", d, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--add-dir %s: not an existing directory", d)
+		}
+		dirs[i] = abs
+	}
+	if len(o.allowed) > 0 {
+		r.warn("--allowedTools: a subagent's allow_tools decide what it may do; settings and CLI allow rules do not reach it (gen agent show NAME)")
+	}
+	r.opts = settings.Options{AddDirs: dirs, Allowed: o.allowed, Disallowed: o.disallowed, Trust: o.trust}
+	return r, nil
+}
+
+// exec is the batch.Exec of gen agent batch.
+func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
+	live, err := r.live(t.Cwd)
+	if err != nil {
+		return failed(err)
+	}
+	set, err := live.Current()
+	if err != nil {
+		return failed(err)
+	}
+	root := set.Workspace.Root
+	cat, err := r.catalogs.Get(root, func() (*agent.Catalog, error) {
+		cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+		if err == nil {
+			for _, w := range cat.Warnings() {
+				r.warn(w)
+			}
+		}
+		return cat, err
+	})
+	if err != nil {
+		return failed(err)
+	}
+	def, ok := cat.Get(t.Type)
+	if !ok {
+		var names []string
+		for _, d := range cat.All() {
+			names = append(names, d.Name)
+		}
+		return failed(fmt.Errorf("unknown agent type %q in %s (available: %s)", t.Type, root, strings.Join(names, ", ")))
+	}
+	d := *def
+	d.Mode = perm.CapMode(perm.CapMode(d.Mode, r.mode), t.Mode)
+	name := cmp.Or(t.Model, r.model, def.Model)
+	// The api settings configure the client, so they are part of its key.
+	key := fmt.Sprintf("%s\x00%+v", name, set.API)
+	model, err := r.models.Get(key, func() (loop.Model, error) {
+		// A model named by the task or --model must have an endpoint;
+		// one named only by the agent file may fall back to offline.
+		m, _, err := pickModel(name, t.Model != "" || r.model != "", set.API, r.noStream, r.errw)
+		return m, err
+	})
+	if err != nil {
+		return failed(err)
+	}
+	// subagent.Run copies what it changes (policy.Subagent clones the
+	// workspace directories), so tasks share the parsed settings safely.
+	cfg := subagent.Config{Def: &d, Settings: set, Live: live, Model: model, MaxTurns: t.MaxTurns, MCP: r.mcp.Fresh(), OnWarning: r.warn}
+	rep := subagent.Run(ctx, cfg, t.Prompt)
+	for _, w := range rep.Warnings {
+		r.warn(w)
+	}
+	obj := rep.Object()
+	res := batch.Result{
+		ExitCode:          rep.ExitCode(),
+		IsError:           obj.IsError,
+		Result:            obj.Result,
+		NumTurns:          obj.NumTurns,
+		Usage:             obj.Usage,
+		PermissionDenials: obj.PermissionDenials,
+	}
+	if rep.Err != nil {
+		res.Error = rep.Err.Error()
+	}
+	return res
+}
+
+// live returns the settings of one task cwd, with the command's flags,
+// followed live; loaded once per cwd for the whole batch.
+func (r *taskRunner) live(cwd string) (*settings.Live, error) {
+	return r.settings.Get(cwd, func() (*settings.Live, error) {
+		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("cwd %s: not a directory", cwd)
+		}
+		opts := r.opts
+		opts.Cwd = cwd
+		live, err := settings.Watch(opts)
+		if err != nil {
+			return nil, err
+		}
+		set, err := live.Current()
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range set.Warnings {
+			r.warn(w)
+		}
+		// Sandbox warnings (ignored project sandbox settings) are said
+		// once per cwd, where the settings are loaded.
+		_, sw := policy.Sandbox(set)
+		for _, w := range sw {
+			r.warn(w)
+		}
+		return live, nil
+	})
+}
+
+// warn prints each distinct warning once per batch.
+func (r *taskRunner) warn(w string) {
+	r.warned.Get(w, func() (struct{}, error) {
+		fmt.Fprintln(r.errw, "gen: warning:", w)
+		return struct{}{}, nil
+	})
+}
+
+// failed is the result of a task that could not run.
+func failed(err error) batch.Result {
+	return batch.Result{ExitCode: batch.ExitFailed, IsError: true, Result: err.Error(), Error: err.Error()}
+}
