@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,5 +81,64 @@ func TestManagedMCPOnly(t *testing.T) {
 	}
 	if len(skipped) != 2 || len(warns) != 2 || !strings.Contains(warns[0], "allowManagedMcpServersOnly") {
 		t.Errorf("skipped = %v, warnings = %q", skipped, warns)
+	}
+}
+
+// allowedMcpServers and deniedMcpServers (Claude Code's lists) decide which
+// configured servers start: a deny entry always wins; with an allow list
+// only matching servers start; entries match by name, exact command line or
+// URL pattern.
+func TestMCPServerLists(t *testing.T) {
+	cfg := `{"mcpServers": {
+	  "github": {"command": "github-mcp", "args": ["stdio"]},
+	  "fs": {"command": "npx", "args": ["fs-server", "/tmp"]},
+	  "corp": {"type": "http", "url": "https://mcp.corp.example/v1"},
+	  "evil": {"type": "http", "url": "https://evil.example/mcp"}}}`
+	rule := func(kind, val string) settings.MCPServerRule {
+		r := settings.MCPServerRule{Origin: "/etc/gen/managed-settings.json"}
+		switch kind {
+		case "name":
+			r.Name = val
+		case "url":
+			r.URL = val
+		case "cmd":
+			r.Command = strings.Fields(val)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name        string
+		allow, deny []settings.MCPServerRule
+		want        []string
+	}{
+		{"no lists: everything", nil, nil, []string{"corp", "evil", "fs", "github"}},
+		{"deny by name", nil, []settings.MCPServerRule{rule("name", "evil")}, []string{"corp", "fs", "github"}},
+		{"deny by url pattern", nil, []settings.MCPServerRule{rule("url", "https://*.example/*")}, []string{"fs", "github"}},
+		{"deny by exact command", nil, []settings.MCPServerRule{rule("cmd", "npx fs-server /tmp")}, []string{"corp", "evil", "github"}},
+		{"command must match exactly", nil, []settings.MCPServerRule{rule("cmd", "npx fs-server")}, []string{"corp", "evil", "fs", "github"}},
+		{"allow list", []settings.MCPServerRule{rule("name", "github"), rule("url", "https://mcp.corp.example/*")}, nil, []string{"corp", "github"}},
+		{"empty allow list: nothing", []settings.MCPServerRule{}, nil, nil},
+		{"deny beats allow", []settings.MCPServerRule{rule("name", "github")}, []settings.MCPServerRule{rule("name", "github")}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := &settings.Settings{MCP: settings.MCPRules{Allow: tc.allow, Deny: tc.deny}}
+			set.Workspace.Root = t.TempDir()
+			var warns []string
+			servers, skipped, err := mcpServers(set, &mcpFlags{configs: []string{cfg}}, func(w string) { warns = append(warns, w) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for name := range servers {
+				got = append(got, name)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("started %v, want %v", got, tc.want)
+			}
+			if len(skipped) != 4-len(tc.want) || len(warns) != len(skipped) {
+				t.Errorf("skipped %d, warnings %q", len(skipped), warns)
+			}
+		})
 	}
 }

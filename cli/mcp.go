@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -94,10 +96,8 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 	for _, s := range sets {
 		k := make(map[string]mcp.Server, len(s))
 		for name, srv := range s {
-			if set.ManagedMCPOnly && srv.Source != perm.SourceManaged {
-				// allowManagedMcpServersOnly: only the administrator's
-				// servers start.
-				warn(fmt.Sprintf("%s: ignoring MCP server %q: only servers in managed settings may run (allowManagedMcpServersOnly)", srv.Path, name))
+			if why := mcpRefused(set, name, srv); why != "" {
+				warn(fmt.Sprintf("%s: ignoring MCP server %q: %s", srv.Path, name, why))
 				skipped = append(skipped, srv)
 				continue
 			}
@@ -352,4 +352,53 @@ func newMCPCmd(s Streams) *cobra.Command {
 	mf.register(list, false)
 	cmd.AddCommand(list)
 	return cmd
+}
+
+// mcpRefused says why the settings' deniedMcpServers, allowedMcpServers or
+// allowManagedMcpServersOnly keep srv (configured as name) from starting;
+// "" when they do not. A deny entry wins over everything; with an allow list
+// in force a server must match one of its entries; with
+// allowManagedMcpServersOnly and no managed allow list only managed
+// servers start.
+func mcpRefused(set *settings.Settings, name string, srv mcp.Server) string {
+	for _, r := range set.MCP.Deny {
+		if mcpRuleMatches(r, name, srv) {
+			return "denied by deniedMcpServers in " + r.Origin
+		}
+	}
+	if set.MCP.Allow != nil {
+		for _, r := range set.MCP.Allow {
+			if mcpRuleMatches(r, name, srv) {
+				return ""
+			}
+		}
+		return "not in allowedMcpServers"
+	}
+	if set.ManagedMCPOnly && srv.Source != perm.SourceManaged {
+		return "only servers in managed settings may run (allowManagedMcpServersOnly)"
+	}
+	return ""
+}
+
+// mcpRuleMatches reports whether r names srv: by its name, by its exact
+// command line (stdio), or by a URL pattern in which * matches any run of
+// characters (remote servers).
+func mcpRuleMatches(r settings.MCPServerRule, name string, srv mcp.Server) bool {
+	switch {
+	case r.Name != "":
+		return r.Name == name
+	case r.Command != nil:
+		return srv.Transport == mcp.Stdio && slices.Equal(r.Command, append([]string{srv.Command}, srv.Args...))
+	case r.URL != "":
+		if srv.URL == "" {
+			return false
+		}
+		parts := strings.Split(r.URL, "*")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		ok, _ := regexp.MatchString("^"+strings.Join(parts, ".*")+"$", srv.URL)
+		return ok
+	}
+	return false
 }

@@ -229,14 +229,14 @@ const (
 // any other key.
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
-	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey,
+	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
 }
 
 // claudeMCPKeys are Claude Code's other top-level MCP keys. gen does not
 // read them (they are warned about like any unknown key), but they are not
 // misspellings of mcpServers.
 var claudeMCPKeys = []string{
-	"allowedMcpServers", "deniedMcpServers", "enableAllProjectMcpServers",
+	"enableAllProjectMcpServers",
 	"enabledMcpjsonServers", "disabledMcpjsonServers",
 }
 
@@ -305,6 +305,16 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			continue
 		case aliasesKey:
 			if err := p.aliases(f, m.val); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case mcpAllowKey:
+			if f.MCPAllow, err = p.mcpRules(m.key, m.val); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case mcpDenyKey:
+			if f.MCPDeny, err = p.mcpRules(m.key, m.val); err != nil {
 				return nil, nil, err
 			}
 			continue

@@ -107,6 +107,9 @@ type File struct {
 	ManagedHooksOnly bool
 	// ManagedMCPOnly is the top-level allowManagedMcpServersOnly.
 	ManagedMCPOnly bool
+	// MCPAllow and MCPDeny are the top-level allowedMcpServers and
+	// deniedMcpServers; MCPAllow is nil when the file has none.
+	MCPAllow, MCPDeny []MCPServerRule
 	// ModelAliases is the top-level modelAliases object: model names by
 	// alias (sonnet, opus, haiku or any other), for agent definitions.
 	ModelAliases map[string]string
@@ -158,6 +161,8 @@ type Settings struct {
 	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
 	// only MCP servers configured in managed settings may start.
 	ManagedMCPOnly bool
+	// MCP are the merged allowedMcpServers and deniedMcpServers.
+	MCP MCPRules
 	// ModelAliases maps model aliases to model names, each alias from the
 	// highest-precedence file that maps it (agent.Definition.ResolveModel).
 	ModelAliases map[string]string
@@ -310,6 +315,7 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 	}
 
 	s.mergeHooks()
+	s.mergeMCPRules()
 	if err := s.resolveMode(opts.Mode); err != nil {
 		return err
 	}
