@@ -299,6 +299,14 @@ func (s *Session) ID() (id, transcriptPath string) {
 	return s.cfg.SessionID, s.cfg.TranscriptPath
 }
 
+// History returns the conversation so far without the system prompt: for
+// a resumed session, what the person should see again (tui.Resumed).
+func (s *Session) History() []openai.ChatCompletionMessage {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	return slices.Clone(s.history[1:])
+}
+
 // ModelName names the model in the status line.
 func (s *Session) ModelName() string { return s.cfg.ModelName }
 

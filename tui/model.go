@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
@@ -435,4 +436,47 @@ func (m *model) status(w int) string {
 
 func (m *model) userLine(text string) string {
 	return m.sty.user.Render("> ") + indent(text, "  ")[2:]
+}
+
+// Resumed is what an Engine that continues an earlier conversation
+// (--resume, --continue) also implements: the messages the model already
+// sees, without the system prompt.
+type Resumed interface {
+	History() []openai.ChatCompletionMessage
+}
+
+// replay prints a resumed conversation, so that the person sees what the
+// model sees: their prompts, the answers and, dimmed, each tool call.
+func (m *model) replay() {
+	r, ok := m.eng.(Resumed)
+	if !ok {
+		return
+	}
+	msgs := r.History()
+	if len(msgs) == 0 {
+		return
+	}
+	for _, msg := range msgs {
+		switch msg.Role {
+		case openai.ChatMessageRoleUser:
+			m.print(m.userLine(msg.Content))
+		case openai.ChatMessageRoleAssistant:
+			if msg.Content != "" {
+				m.print(msg.Content)
+			}
+			for _, c := range msg.ToolCalls {
+				m.print(m.sty.dim.Render("● " + c.Function.Name + " " + truncate(c.Function.Arguments, 80)))
+			}
+		}
+	}
+	m.print(m.sty.dim.Render(fmt.Sprintf("(resumed: %d earlier messages)", len(msgs))))
+}
+
+// truncate cuts s to at most n runes, marking a cut with "…".
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -132,6 +132,7 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	m := newModel(ctx, e, u.sty)
 	m.guard = u.guard
 	m.print = pr.add
+	m.replay()
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out))
 	m.send = p.Send
 

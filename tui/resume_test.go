@@ -1,0 +1,47 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// resumedEngine is an engine that continues an earlier conversation.
+type resumedEngine struct {
+	*fakeEngine
+	history []openai.ChatCompletionMessage
+}
+
+func (r resumedEngine) History() []openai.ChatCompletionMessage { return r.history }
+
+// A resumed conversation (--resume, --continue) is shown again before the
+// prompt: the person sees what the model sees.
+func TestReplayResumed(t *testing.T) {
+	eng := resumedEngine{newFakeEngine(), []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "list the files"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c1", Function: openai.FunctionCall{Name: "Bash", Arguments: `{"command":"ls"}`}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "a.txt\nb.txt"},
+		{Role: openai.ChatMessageRoleAssistant, Content: "There are two files."},
+	}}
+	var printed []string
+	m := newModel(t.Context(), eng, newStyles(nil))
+	m.print = func(s string) { printed = append(printed, s) }
+	m.replay()
+	got := strings.Join(printed, "\n")
+	for _, want := range []string{"> list the files", `● Bash {"command":"ls"}`, "There are two files.", "(resumed: 4 earlier messages)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("replay lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "a.txt") {
+		t.Errorf("tool output replayed:\n%s", got)
+	}
+	// A new conversation prints nothing.
+	printed = nil
+	m = newModel(t.Context(), newFakeEngine(), newStyles(nil))
+	m.print = func(s string) { printed = append(printed, s) }
+	if m.replay(); len(printed) != 0 {
+		t.Errorf("fresh session printed %q", printed)
+	}
+}
