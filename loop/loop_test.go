@@ -506,6 +506,10 @@ func TestParallelAgents(t *testing.T) {
 		all     = make(chan struct{})
 		order   []string
 	)
+	finished := make([]chan struct{}, n)
+	for i := range finished {
+		finished[i] = make(chan struct{})
+	}
 	agent := &fakeTool{name: "Agent", fn: func(ctx context.Context, in map[string]any) (string, error) {
 		mu.Lock()
 		arrived++
@@ -520,12 +524,19 @@ func TestParallelAgents(t *testing.T) {
 		case <-time.After(60 * time.Second):
 			return "", errors.New("the Agent calls did not overlap")
 		}
-		// The first call finishes last.
+		// The first call finishes last: each waits for the next one.
 		i := int(in["i"].(float64))
-		time.Sleep(time.Duration(n-i) * 10 * time.Millisecond)
+		if i+1 < n {
+			select {
+			case <-finished[i+1]:
+			case <-time.After(60 * time.Second):
+				return "", errors.New("the Agent calls did not overlap")
+			}
+		}
 		mu.Lock()
 		order = append(order, fmt.Sprint("agent ", i))
 		mu.Unlock()
+		close(finished[i])
 		return fmt.Sprint("agent ", i, " done"), nil
 	}}
 	bash := &fakeTool{name: "Bash", fn: func(context.Context, map[string]any) (string, error) {
