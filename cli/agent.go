@@ -25,7 +25,7 @@ func newAgentCmd(s Streams) *cobra.Command {
 		Use:   "agent",
 		Short: "List, inspect and run agents",
 	}
-	cmd.AddCommand(newAgentRunCmd(s), newAgentListCmd(s), newAgentShowCmd(s), newAgentBatchCmd(s))
+	cmd.AddCommand(newAgentRunCmd(s, nil), newAgentListCmd(s), newAgentShowCmd(s), newAgentBatchCmd(s))
 	groupRun(cmd)
 	return cmd
 }
@@ -43,13 +43,20 @@ type runOptions struct {
 	appendSystem string
 }
 
-func newAgentRunCmd(s Streams) *cobra.Command {
+// newAgentRunCmd returns `gen agent run`. runF, if not nil, replaces
+// runAgent, so that flag parsing can be tested apart from behaviour.
+func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run --type NAME --prompt TEXT",
 		Short: "Run an agent headless as a subagent (Ask becomes Deny)",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runAgent(cmd, o, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return runAgent(cmd, o, s)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")

@@ -113,7 +113,7 @@ with --  (gen -p --allowedTools Read Edit -- "fix the test").`,
 	root.SetVersionTemplate("gen {{.Version}}\n")
 	root.SetGlobalNormalizationFunc(normalizeFlag)
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(newPermissionsCmd(s), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s), newVersionCmd(s))
+	root.AddCommand(newPermissionsCmd(s, nil), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s), newVersionCmd(s))
 	registerCompletions(root)
 	return root
 }

@@ -123,7 +123,9 @@ type checkOptions struct {
 	batch    string
 }
 
-func newPermissionsCmd(s Streams) *cobra.Command {
+// newPermissionsCmd returns `gen permissions`. runF, if not nil, replaces
+// runCheck, so that flag parsing can be tested apart from behaviour.
+func newPermissionsCmd(s Streams, runF func(*checkOptions, []string) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "permissions",
 		Short: "Inspect permission decisions",
@@ -143,7 +145,12 @@ CALL is the tool name and the JSON object gives its full arguments.`,
 			}
 			return cobra.ExactArgs(1)(cmd, args)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(o, args, s) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o, args)
+			}
+			return runCheck(o, args, s)
+		},
 	}
 	o.register(check, "mode")
 	fl := check.Flags()
