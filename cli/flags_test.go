@@ -61,7 +61,9 @@ func TestPermissionsCheckFlags(t *testing.T) {
 		{args: []string{"check", "Bash(ls)"}, wantArgs: []string{"Bash(ls)"},
 			check: func(o *checkOptions) bool { return o.whatIf && !o.json && o.agent == "" }},
 		{args: []string{"check", "--json", "--headless", "--agent", "explore", "--mode", "acceptEdits", "Read(a)"}, wantArgs: []string{"Read(a)"},
-			check: func(o *checkOptions) bool { return o.json && o.headless && o.agent == "explore" && o.mode == "acceptEdits" }},
+			check: func(o *checkOptions) bool {
+				return o.json && o.headless && o.agent == "explore" && o.mode == "acceptEdits"
+			}},
 		{args: []string{"check", "--input", `{"command":"ls"}`, "Bash"}, wantArgs: []string{"Bash"},
 			check: func(o *checkOptions) bool { return o.input == `{"command":"ls"}` }},
 		{args: []string{"check", "--batch", "calls.jsonl"}, wantArgs: []string{},
