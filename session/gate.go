@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
@@ -24,7 +25,7 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 			return res
 		}
 	}
-	a := Approval{
+	a := gate.Approval{
 		Request:    req,
 		Result:     res,
 		Specifier:  perm.Specifier(req.Tool, req.Input),
@@ -39,14 +40,14 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		return deny(res, "approval interrupted: "+err.Error())
 	}
 	switch ans.Choice {
-	case Yes:
+	case gate.Yes:
 		return allow(res, "approved by the user for this call")
-	case YesSession:
+	case gate.YesSession:
 		s.mu.Lock()
 		s.session = append(s.session, perm.Rule{Tool: a.Class})
 		s.mu.Unlock()
 		return allow(res, fmt.Sprintf("approved by the user: all %s calls this session", a.Class))
-	case Always:
+	case gate.Always:
 		if err := s.always(ans.Rules); err != nil {
 			return deny(res, "always allow failed: "+err.Error())
 		}

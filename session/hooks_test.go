@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
@@ -231,7 +232,7 @@ func TestHookAskReachesThePerson(t *testing.T) {
 	root, home := project(t, map[string]string{"a.txt": "x"})
 	ask := writeScript(t, t.TempDir(), "ask.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "audit"}}'`)
 	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PreToolUse": ask}))
-	a := &approver{answer: func(Approval) Answer { return Answer{Choice: No} }}
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
 	s := newSession(t, root, home, offline.New(), a, nil)
 	res := s.Check(context.Background(), perm.Request{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}})
 	if res.Decision != perm.Deny || len(a.got) != 1 || !strings.Contains(a.got[0].Result.Reason, "audit") {

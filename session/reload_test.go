@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
@@ -128,7 +129,7 @@ func TestAlwaysOffer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &approver{answer: func(Approval) Answer { return Answer{Choice: No} }}
+			a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
 			s := newSession(t, root, home, offline.New(), a, nil)
 			s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": tc.cmd}})
 			if a.count() != 1 {

@@ -6,33 +6,26 @@ import (
 	"path/filepath"
 
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
 )
 
-// RuleView is one effective rule, for /permissions.
-type RuleView struct {
-	List   string // allow, ask or deny
-	Rule   string
-	Source perm.Source
-	Origin string // the file or flag it came from
-}
-
 // Rules returns the effective rules: every settings scope and CLI flag,
 // then this session's own allow rules.
-func (s *Session) Rules() []RuleView {
+func (s *Session) Rules() []policy.RuleView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []RuleView
+	var out []policy.RuleView
 	add := func(list string, es []perm.Entry) {
 		for _, e := range es {
-			out = append(out, RuleView{List: list, Rule: e.Rule.String(), Source: e.Source, Origin: e.Origin})
+			out = append(out, policy.RuleView{List: list, Rule: e.Rule.String(), Source: e.Source, Origin: e.Origin})
 		}
 	}
 	add("allow", s.set.Allow)
 	add("ask", s.set.Ask)
 	add("deny", s.set.Deny)
 	for _, r := range s.session {
-		out = append(out, RuleView{List: "allow", Rule: r.String(), Source: perm.SourceSession, Origin: "this session"})
+		out = append(out, policy.RuleView{List: "allow", Rule: r.String(), Source: perm.SourceSession, Origin: "this session"})
 	}
 	return out
 }

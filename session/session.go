@@ -45,7 +45,7 @@ type Config struct {
 	ModelName string
 	// Approver asks a person about Ask decisions. nil means headless:
 	// Ask becomes Deny and nothing waits on a terminal.
-	Approver Approver
+	Approver gate.Approver
 	// Asker answers AskUserQuestion. nil makes the tool an error result.
 	Asker    tool.Asker
 	MaxTurns int

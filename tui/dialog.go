@@ -10,9 +10,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/sandbox"
-	"github.com/gen-run/gen/session"
 )
 
 // Dialog limits, in lines.
@@ -130,7 +130,7 @@ func (m *model) answer(rep reply) tea.Cmd {
 func (m *model) cancelRequest(err error) {
 	rep := reply{err: err}
 	if m.requests[0].approval != nil {
-		rep = reply{answer: session.Answer{Choice: session.No}}
+		rep = reply{answer: gate.Reply{Choice: gate.No}}
 	}
 	m.answer(rep)
 }
@@ -178,9 +178,9 @@ func (m *model) dialogKey(k tea.KeyMsg, now time.Time) tea.Cmd {
 }
 
 // The approval dialog's options, in order; Choice values are 1-based.
-var choices = []session.Choice{session.Yes, session.YesSession, session.Always, session.No}
+var choices = []gate.Choice{gate.Yes, gate.YesSession, gate.Always, gate.No}
 
-func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
+func (m *model) approvalKey(k tea.KeyMsg, a *gate.Approval) tea.Cmd {
 	d := &m.dlg
 	if d.editing {
 		switch {
@@ -194,7 +194,7 @@ func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
 				d.err = err.Error()
 				return nil
 			}
-			return m.answer(reply{answer: session.Answer{Choice: session.Always, Rules: rules}})
+			return m.answer(reply{answer: gate.Reply{Choice: gate.Always, Rules: rules}})
 		}
 		d.err = ""
 		return d.forward(k)
@@ -202,7 +202,7 @@ func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
 	d.err = ""
 	switch k.String() {
 	case "esc":
-		return m.answer(reply{answer: session.Answer{Choice: session.No}})
+		return m.answer(reply{answer: gate.Reply{Choice: gate.No}})
 	case "up", "ctrl+p", "shift+tab":
 		d.cursor = m.step(a, -1)
 	case "down", "ctrl+n", "tab":
@@ -220,7 +220,7 @@ func (m *model) approvalKey(k tea.KeyMsg, a *session.Approval) tea.Cmd {
 }
 
 // alwaysBlocked says why "Always allow" is not offered for a, or "".
-func alwaysBlocked(a *session.Approval) string {
+func alwaysBlocked(a *gate.Approval) string {
 	switch {
 	case !a.CanPersist:
 		return "managed settings allow only managed rules"
@@ -231,22 +231,22 @@ func alwaysBlocked(a *session.Approval) string {
 }
 
 // step moves the cursor by dir, passing over a disabled option.
-func (m *model) step(a *session.Approval, dir int) int {
+func (m *model) step(a *gate.Approval, dir int) int {
 	c := m.dlg.cursor
 	for {
 		c += dir
 		if c < 0 || c >= len(choices) {
 			return m.dlg.cursor
 		}
-		if choices[c] != session.Always || alwaysBlocked(a) == "" {
+		if choices[c] != gate.Always || alwaysBlocked(a) == "" {
 			return c
 		}
 	}
 }
 
-func (m *model) choose(a *session.Approval, c session.Choice) tea.Cmd {
-	if c != session.Always {
-		return m.answer(reply{answer: session.Answer{Choice: c}})
+func (m *model) choose(a *gate.Approval, c gate.Choice) tea.Cmd {
+	if c != gate.Always {
+		return m.answer(reply{answer: gate.Reply{Choice: c}})
 	}
 	if why := alwaysBlocked(a); why != "" {
 		m.dlg.err = "Always allow is not available: " + why + "."
@@ -302,7 +302,7 @@ func (m *model) dialogView(w int) string {
 	return v
 }
 
-func (m *model) approvalView(a *session.Approval, w int) string {
+func (m *model) approvalView(a *gate.Approval, w int) string {
 	d := &m.dlg
 	var b strings.Builder
 	line := func(s string) { b.WriteString(clip(s, w) + "\n") }
@@ -371,7 +371,7 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 	for i, l := range labels {
 		text := fmt.Sprintf("%d. %s", i+1, l)
 		blocked := ""
-		if choices[i] == session.Always {
+		if choices[i] == gate.Always {
 			blocked = alwaysBlocked(a)
 		}
 		switch {
@@ -399,7 +399,7 @@ func (m *model) approvalView(a *session.Approval, w int) string {
 
 // stillAsks says that the offered rules do not cover the whole call, and
 // what will still ask.
-func (m *model) stillAsks(b *strings.Builder, a *session.Approval, w int) {
+func (m *model) stillAsks(b *strings.Builder, a *gate.Approval, w int) {
 	text := fmt.Sprintf("Always allow: the %d offered rule(s) do not cover the whole call; this part will still ask: %s", len(a.Rules), a.StillAsks)
 	for _, l := range strings.Split(wrap(sanitize(text), w-4), "\n") {
 		b.WriteString(clip("   "+m.sty.warn.Render(l), w) + "\n")

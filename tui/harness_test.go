@@ -16,7 +16,7 @@ import (
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
-	"github.com/gen-run/gen/session"
+	"github.com/gen-run/gen/policy"
 )
 
 // fakeEngine records what the UI asks of it.
@@ -24,7 +24,7 @@ type fakeEngine struct {
 	mu     sync.Mutex
 	calls  []string
 	mode   perm.Mode
-	rules  []session.RuleView
+	rules  []policy.RuleView
 	agents []*agent.Definition
 	tools  []string
 	err    error // returned by the methods that can fail
@@ -35,7 +35,7 @@ type fakeEngine struct {
 func newFakeEngine() *fakeEngine {
 	return &fakeEngine{
 		mode: perm.ModeDefault,
-		rules: []session.RuleView{
+		rules: []policy.RuleView{
 			{List: "allow", Rule: "Bash(echo *)", Source: perm.SourceLocal, Origin: ".gen/settings.local.json"},
 			{List: "deny", Rule: "Read(./.env)", Source: perm.SourceProject, Origin: ".gen/settings.json"},
 		},
@@ -106,7 +106,7 @@ func (f *fakeEngine) AllowPattern(rule string) error {
 	return f.err
 }
 
-func (f *fakeEngine) Rules() []session.RuleView { return f.rules }
+func (f *fakeEngine) Rules() []policy.RuleView { return f.rules }
 
 func (f *fakeEngine) AddRule(scope perm.Source, list, rule string) error {
 	f.record("AddRule(%s,%s,%s)", scope, list, rule)

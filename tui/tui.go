@@ -5,10 +5,11 @@
 // commands.
 //
 // The UI drives an Engine (package session implements it) and is itself the
-// session's session.Approver and tool.Asker: those are called from the
+// session's gate.Approver and tool.Asker: those are called from the
 // engine's goroutines, hand their question to the Bubble Tea program and
 // block until the person answers or the caller's context ends. It sits on
-// loop (events) and, for the approval types, session.
+// loop (events), gate (the approval types) and policy (rule views); it
+// does not import session.
 package tui
 
 import (
@@ -25,9 +26,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
-	"github.com/gen-run/gen/session"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -53,7 +55,7 @@ type Engine interface {
 	// AllowPattern adds a session allow rule (/allow-pattern).
 	AllowPattern(rule string) error
 	// Rules returns the effective rules with their scopes.
-	Rules() []session.RuleView
+	Rules() []policy.RuleView
 	// AddRule writes rule to list (allow, ask or deny) of the settings
 	// file of scope (local, project or user); RemoveRule removes it.
 	AddRule(scope perm.Source, list, rule string) error
@@ -91,8 +93,8 @@ type UI struct {
 
 // Compile-time checks that UI is what the session needs.
 var (
-	_ session.Approver = (*UI)(nil)
-	_ tool.Asker       = (*UI)(nil)
+	_ gate.Approver = (*UI)(nil)
+	_ tool.Asker    = (*UI)(nil)
 )
 
 // New returns a UI reading opts.In and drawing on opts.Out.
@@ -179,16 +181,16 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	return fmt.Errorf("tui: %w", err)
 }
 
-// Approve implements session.Approver: it shows the approval dialog and
+// Approve implements gate.Approver: it shows the approval dialog and
 // blocks until the person answers or ctx ends. Any error means the call
 // is denied, and the Answer is then No.
-func (u *UI) Approve(ctx context.Context, a session.Approval) (session.Answer, error) {
+func (u *UI) Approve(ctx context.Context, a gate.Approval) (gate.Reply, error) {
 	rep, err := u.ask(ctx, func(r *request) { r.approval = &a })
 	if err != nil {
-		return session.Answer{Choice: session.No}, err
+		return gate.Reply{Choice: gate.No}, err
 	}
 	if rep.err != nil {
-		return session.Answer{Choice: session.No}, rep.err
+		return gate.Reply{Choice: gate.No}, rep.err
 	}
 	return rep.answer, nil
 }
@@ -244,7 +246,7 @@ func (u *UI) ask(ctx context.Context, fill func(*request)) (reply, error) {
 // AskUserQuestion questions.
 type request struct {
 	id        uint64
-	approval  *session.Approval
+	approval  *gate.Approval
 	questions []tool.Question
 	// reply has room for the one reply, so the model never blocks on a
 	// caller that has stopped waiting.
@@ -252,7 +254,7 @@ type request struct {
 }
 
 type reply struct {
-	answer  session.Answer
+	answer  gate.Reply
 	answers []string
 	err     error
 }

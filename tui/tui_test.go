@@ -14,15 +14,15 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/sandbox"
-	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/tool"
 )
 
-func bashApproval(cmd string, rules ...string) *session.Approval {
-	return &session.Approval{
+func bashApproval(cmd string, rules ...string) *gate.Approval {
+	return &gate.Approval{
 		Request:    perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}},
 		Result:     perm.Result{Decision: perm.Ask, Step: 7, Reason: "no allow rule matches cat /etc/hosts"},
 		Specifier:  cmd,
@@ -39,21 +39,21 @@ func TestApprovalDialog(t *testing.T) {
 		rules      []string // the prefilled Always rules
 		noPersist  bool     // CanPersist false
 		keys       []string
-		want       *session.Answer // nil: no answer yet
-		wantScreen []string        // shown after the keys
+		want       *gate.Reply // nil: no answer yet
+		wantScreen []string    // shown after the keys
 	}{
-		{name: "digit 1 is Yes", keys: []string{"1"}, want: &session.Answer{Choice: session.Yes}},
-		{name: "digit 2 allows the class for the session", keys: []string{"2"}, want: &session.Answer{Choice: session.YesSession}},
-		{name: "digit 4 is No", keys: []string{"4"}, want: &session.Answer{Choice: session.No}},
-		{name: "Esc is No", keys: []string{"esc"}, want: &session.Answer{Choice: session.No}},
-		{name: "Enter takes the highlighted Yes", keys: []string{"enter"}, want: &session.Answer{Choice: session.Yes}},
-		{name: "arrow down then Enter", keys: []string{"down", "enter"}, want: &session.Answer{Choice: session.YesSession}},
-		{name: "arrow down to the end is No", keys: []string{"down", "down", "down", "down", "enter"}, want: &session.Answer{Choice: session.No}},
-		{name: "arrow up stops at the top", keys: []string{"up", "up", "enter"}, want: &session.Answer{Choice: session.Yes}},
+		{name: "digit 1 is Yes", keys: []string{"1"}, want: &gate.Reply{Choice: gate.Yes}},
+		{name: "digit 2 allows the class for the session", keys: []string{"2"}, want: &gate.Reply{Choice: gate.YesSession}},
+		{name: "digit 4 is No", keys: []string{"4"}, want: &gate.Reply{Choice: gate.No}},
+		{name: "Esc is No", keys: []string{"esc"}, want: &gate.Reply{Choice: gate.No}},
+		{name: "Enter takes the highlighted Yes", keys: []string{"enter"}, want: &gate.Reply{Choice: gate.Yes}},
+		{name: "arrow down then Enter", keys: []string{"down", "enter"}, want: &gate.Reply{Choice: gate.YesSession}},
+		{name: "arrow down to the end is No", keys: []string{"down", "down", "down", "down", "enter"}, want: &gate.Reply{Choice: gate.No}},
+		{name: "arrow up stops at the top", keys: []string{"up", "up", "enter"}, want: &gate.Reply{Choice: gate.Yes}},
 		{
 			name: "3 opens the rule editor prefilled, Enter saves it",
 			keys: []string{"3", "enter"}, rules: []string{"Bash(cat /etc/hosts)"},
-			want: &session.Answer{Choice: session.Always, Rules: []string{"Bash(cat /etc/hosts)"}},
+			want: &gate.Reply{Choice: gate.Always, Rules: []string{"Bash(cat /etc/hosts)"}},
 		},
 		{
 			name: "the editor shows the prefilled rule and does not answer yet",
@@ -63,27 +63,27 @@ func TestApprovalDialog(t *testing.T) {
 		{
 			name: "arrows to Always allow then Enter twice",
 			keys: []string{"down", "down", "enter", "enter"}, rules: []string{"Bash(cat /etc/hosts)"},
-			want: &session.Answer{Choice: session.Always, Rules: []string{"Bash(cat /etc/hosts)"}},
+			want: &gate.Reply{Choice: gate.Always, Rules: []string{"Bash(cat /etc/hosts)"}},
 		},
 		{
 			name: "a compound command prefills one rule per subcommand",
 			keys: []string{"3", "enter"}, rules: []string{"Bash(cat /etc/hosts)", "Bash(head -1 x)"},
-			want: &session.Answer{Choice: session.Always, Rules: []string{"Bash(cat /etc/hosts)", "Bash(head -1 x)"}},
+			want: &gate.Reply{Choice: gate.Always, Rules: []string{"Bash(cat /etc/hosts)", "Bash(head -1 x)"}},
 		},
 		{
 			name: "the rule can be broadened before saving",
 			keys: []string{"3", "ctrl+u", "Bash(cat *)", "enter"}, rules: []string{"Bash(cat /etc/hosts)"},
-			want: &session.Answer{Choice: session.Always, Rules: []string{"Bash(cat *)"}},
+			want: &gate.Reply{Choice: gate.Always, Rules: []string{"Bash(cat *)"}},
 		},
 		{
 			name: "Alt+Enter adds a line for a second rule; blank lines are dropped",
 			keys: []string{"3", "alt+enter", "alt+enter", "Read(./src/**)", "enter"}, rules: []string{"Bash(cat /etc/hosts)"},
-			want: &session.Answer{Choice: session.Always, Rules: []string{"Bash(cat /etc/hosts)", "Read(./src/**)"}},
+			want: &gate.Reply{Choice: gate.Always, Rules: []string{"Bash(cat /etc/hosts)", "Read(./src/**)"}},
 		},
 		{
 			name: "Ctrl+J adds a line too",
 			keys: []string{"3", "ctrl+j", "Bash(ls)", "enter"}, rules: []string{"Bash(cat /etc/hosts)"},
-			want: &session.Answer{Choice: session.Always, Rules: []string{"Bash(cat /etc/hosts)", "Bash(ls)"}},
+			want: &gate.Reply{Choice: gate.Always, Rules: []string{"Bash(cat /etc/hosts)", "Bash(ls)"}},
 		},
 		{
 			name: "an emptied editor is refused with a message",
@@ -103,7 +103,7 @@ func TestApprovalDialog(t *testing.T) {
 		{
 			name: "Esc in the editor then 4 is No",
 			keys: []string{"3", "esc", "4"}, rules: []string{"Bash(cat /etc/hosts)"},
-			want: &session.Answer{Choice: session.No},
+			want: &gate.Reply{Choice: gate.No},
 		},
 		{
 			name: "without CanPersist option 3 is disabled and explained",
@@ -118,12 +118,12 @@ func TestApprovalDialog(t *testing.T) {
 		{
 			name: "without CanPersist the arrows skip option 3",
 			keys: []string{"down", "down", "enter"}, noPersist: true,
-			want: &session.Answer{Choice: session.No},
+			want: &gate.Reply{Choice: gate.No},
 		},
 		{
 			name: "without CanPersist arrows up skip option 3 too",
 			keys: []string{"down", "down", "up", "enter"}, noPersist: true,
-			want: &session.Answer{Choice: session.YesSession},
+			want: &gate.Reply{Choice: gate.YesSession},
 		},
 		{
 			name: "the dialog shows tool, specifier, reason and class",
@@ -136,7 +136,7 @@ func TestApprovalDialog(t *testing.T) {
 		{
 			name: "keys meant for the prompt do not leak into it",
 			keys: []string{"x", "enter"},
-			want: &session.Answer{Choice: session.Yes},
+			want: &gate.Reply{Choice: gate.Yes},
 		},
 	}
 	for _, tt := range tests {
@@ -187,7 +187,7 @@ func TestApprovalQueue(t *testing.T) {
 		t.Fatalf("want only the first approval shown:\n%s", v)
 	}
 	h.keys("4")
-	if rep, ok := replied(first); !ok || rep.answer.Choice != session.No {
+	if rep, ok := replied(first); !ok || rep.answer.Choice != gate.No {
 		t.Fatalf("first: got %+v, %v; want No", rep, ok)
 	}
 	if _, ok := replied(second); ok {
@@ -225,7 +225,7 @@ func TestApprovalPreview(t *testing.T) {
 		diff.WriteString(" context line " + string(rune('A'+i%26)) + "\n")
 	}
 	diff.WriteString("-old line\n+new line\n")
-	a := &session.Approval{
+	a := &gate.Approval{
 		Request:    perm.Request{Tool: "Edit", Input: map[string]any{"file_path": "notes.txt"}},
 		Result:     perm.Result{Decision: perm.Ask, Reason: "editing needs approval in default mode"},
 		Specifier:  "notes.txt",
@@ -477,7 +477,7 @@ func TestCtrlCRefusesOpenDialog(t *testing.T) {
 	q := &request{id: 2, questions: []tool.Question{{Question: "Which?", Options: []tool.Option{{Label: "a"}, {Label: "b"}}}}}
 	h.open(q)
 	h.keys("ctrl+c")
-	if rep, ok := replied(r); !ok || rep.answer.Choice != session.No {
+	if rep, ok := replied(r); !ok || rep.answer.Choice != gate.No {
 		t.Fatalf("approval: got %+v, %v; want No", rep, ok)
 	}
 	if rep, ok := replied(q); !ok || rep.err == nil {
@@ -1072,7 +1072,7 @@ func TestRunApproveAndAsk(t *testing.T) {
 	typ("3")
 	waitOut("Always allow: these rules")
 	typ("\r")
-	if a := (<-answers).(session.Answer); a.Choice != session.Always || !slices.Equal(a.Rules, []string{"Bash(cat /etc/hosts)"}) {
+	if a := (<-answers).(gate.Reply); a.Choice != gate.Always || !slices.Equal(a.Rules, []string{"Bash(cat /etc/hosts)"}) {
 		t.Fatalf("Approve = %+v, want Always with the prefilled rule", a)
 	}
 	waitOut("Color?")
@@ -1092,7 +1092,7 @@ func TestRunApproveAndAsk(t *testing.T) {
 	}
 	// Once Run has ended, nobody can be asked: the answer is No.
 	a, err := ui.Approve(context.Background(), *bashApproval("ls"))
-	if !errors.Is(err, ErrClosed) || a.Choice != session.No {
+	if !errors.Is(err, ErrClosed) || a.Choice != gate.No {
 		t.Fatalf("Approve after Run = %+v, %v; want No, ErrClosed", a, err)
 	}
 	if _, err := ui.AskQuestions(context.Background(), []tool.Question{{Question: "x?"}}); !errors.Is(err, ErrClosed) {
@@ -1104,7 +1104,7 @@ func TestRunApprovalWithdrawnWhenContextEnds(t *testing.T) {
 	eng := newFakeEngine()
 	var ui *UI
 	type result struct {
-		a   session.Answer
+		a   gate.Reply
 		err error
 	}
 	got := make(chan result, 1)
@@ -1120,7 +1120,7 @@ func TestRunApprovalWithdrawnWhenContextEnds(t *testing.T) {
 	typ("go\r")
 	waitOut("Permission needed")
 	r := <-got
-	if !errors.Is(r.err, context.DeadlineExceeded) || r.a.Choice != session.No {
+	if !errors.Is(r.err, context.DeadlineExceeded) || r.a.Choice != gate.No {
 		t.Fatalf("Approve = %+v, %v; want No and the context's error", r.a, r.err)
 	}
 	waitOut("The approval for Bash was withdrawn.")
@@ -1168,7 +1168,7 @@ func TestRunEndsWithContext(t *testing.T) {
 func TestApproveWithoutRun(t *testing.T) {
 	ui := New(Options{In: strings.NewReader(""), Out: io.Discard})
 	a, err := ui.Approve(context.Background(), *bashApproval("ls"))
-	if !errors.Is(err, ErrClosed) || a.Choice != session.No {
+	if !errors.Is(err, ErrClosed) || a.Choice != gate.No {
 		t.Fatalf("Approve = %+v, %v; want No, ErrClosed", a, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

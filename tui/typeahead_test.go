@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
-	"github.com/gen-run/gen/session"
 )
 
 // A person types into a running turn; a dialog opens in the middle of it.
@@ -55,7 +55,7 @@ func TestTypeAheadDoesNotAnswerDialog(t *testing.T) {
 	}
 	h.keys("down", "up", "enter")
 	rep, ok := replied(r)
-	if !ok || rep.answer.Choice != session.Yes {
+	if !ok || rep.answer.Choice != gate.Yes {
 		t.Fatalf("after choosing: got %+v, %v; want Yes", rep, ok)
 	}
 	if v := h.m.input.Value(); v != "fix" {
@@ -72,7 +72,7 @@ func TestDialogGuardPerDialog(t *testing.T) {
 	h.open(first)
 	h.openNow(second)
 	h.keys("1") // answers the first, which was open long enough
-	if rep, ok := replied(first); !ok || rep.answer.Choice != session.Yes {
+	if rep, ok := replied(first); !ok || rep.answer.Choice != gate.Yes {
 		t.Fatalf("first: %+v, %v", rep, ok)
 	}
 	h.keys("1") // a second press at once: the second dialog just opened
@@ -81,7 +81,7 @@ func TestDialogGuardPerDialog(t *testing.T) {
 	}
 	h.clock = h.clock.Add(h.m.guard)
 	h.keys("4")
-	if rep, ok := replied(second); !ok || rep.answer.Choice != session.No {
+	if rep, ok := replied(second); !ok || rep.answer.Choice != gate.No {
 		t.Fatalf("second: %+v, %v; want No", rep, ok)
 	}
 }
@@ -141,7 +141,7 @@ func TestAlwaysAllowOffer(t *testing.T) {
 		t.Fatalf("3 on an unavailable Always allow:\n%s", h.m.View())
 	}
 	h.keys("down", "down", "enter")
-	if rep, ok := replied(r); !ok || rep.answer.Choice != session.No {
+	if rep, ok := replied(r); !ok || rep.answer.Choice != gate.No {
 		t.Fatalf("the arrows did not skip option 3: %+v, %v", rep, ok)
 	}
 

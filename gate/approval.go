@@ -1,10 +1,4 @@
-// Package session is the interactive main loop's engine, independent of
-// any user interface: the conversation, the current mode, session
-// permissions, and the gate.Asker that turns Ask into a question for a
-// person. The TUI (package tui) and headless `gen -p` both drive it. It
-// sits on policy (the main loop's policy), gate, tool (tool.Toolbox),
-// subagent (the Agent tool) and loop.
-package session
+package gate
 
 import (
 	"context"
@@ -65,16 +59,18 @@ func (c Choice) String() string {
 	return "?"
 }
 
-// Answer is a Choice, with the (possibly edited) rules for Always.
-type Answer struct {
+// Reply is a person's Choice, with the (possibly edited) rules for
+// Always.
+type Reply struct {
 	Choice Choice
 	Rules  []string
 }
 
-// Approver asks a person. Approve blocks until they answer or ctx ends
+// Approver asks a person: what the main loop's Asker (package session)
+// puts the questions to, implemented by the TUI. Approve blocks until they answer or ctx ends
 // (then it returns ctx's error, and the call is denied). Implementations
 // must be safe for concurrent use: parallel subagents never ask, but the
 // main loop may be asked from more than one goroutine.
 type Approver interface {
-	Approve(ctx context.Context, a Approval) (Answer, error)
+	Approve(ctx context.Context, a Approval) (Reply, error)
 }
