@@ -29,16 +29,16 @@ var apiKeys = []string{"timeout", "streamIdleTimeout", "stream"}
 // values are errors (file:line): a timeout that silently did not apply
 // could hang a run the user meant to bound.
 func (p *parser) api(f *File, v *value) error {
-	if v.kind != kindObject {
-		return p.errAt(v.off, "api must be an object")
+	if v.Kind != kindObject {
+		return p.errAt(v.Off, "api must be an object")
 	}
 	fields, err := p.unique(v, "api.")
 	if err != nil {
 		return err
 	}
-	for _, m := range v.members {
-		if !slices.Contains(apiKeys, m.key) {
-			return p.errAt(m.off, "unknown key %q in api (want timeout, streamIdleTimeout or stream)", m.key)
+	for _, m := range v.Members {
+		if !slices.Contains(apiKeys, m.Key) {
+			return p.errAt(m.Off, "unknown key %q in api (want timeout, streamIdleTimeout or stream)", m.Key)
 		}
 	}
 	for _, d := range []struct {
@@ -49,17 +49,17 @@ func (p *parser) api(f *File, v *value) error {
 		if !ok {
 			continue
 		}
-		t, err := time.ParseDuration(fv.str)
-		if fv.kind != kindString || err != nil || t <= 0 {
-			return p.errAt(fv.off, "api.%s must be a positive duration such as \"90s\" or \"5m\"", d.key)
+		t, err := time.ParseDuration(fv.Str)
+		if fv.Kind != kindString || err != nil || t <= 0 {
+			return p.errAt(fv.Off, "api.%s must be a positive duration such as \"90s\" or \"5m\"", d.key)
 		}
 		*d.dst = t
 	}
 	if fv, ok := fields["stream"]; ok {
-		if fv.kind != kindBool {
-			return p.errAt(fv.off, "api.stream must be true or false")
+		if fv.Kind != kindBool {
+			return p.errAt(fv.Off, "api.stream must be true or false")
 		}
-		b := fv.boolean
+		b := fv.Boolean
 		f.API.Stream = &b
 	}
 	return nil

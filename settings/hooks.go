@@ -21,13 +21,13 @@ const (
 // hook with the file's scope. An error names the file and the line of the
 // offending key.
 func (p *parser) hooks(f *File, v *value) error {
-	c, err := hook.Parse(p.path, p.data[v.off:v.end])
+	c, err := hook.Parse(p.path, p.data[v.Off:v.End])
 	var pe *hook.ParseError
 	if errors.As(err, &pe) {
 		return p.errAt(keyOffset(v, pe.Key), "%s: %s", pe.Key, pe.Msg)
 	}
 	if err != nil {
-		return p.wrapAt(v.off, err)
+		return p.wrapAt(v.Off, err)
 	}
 	f.Hooks = c.WithSource(f.Scope)
 	return nil
@@ -37,15 +37,15 @@ func (p *parser) hooks(f *File, v *value) error {
 // settings may set: elsewhere it is ignored with a warning, as a user
 // cannot bind an administrator's policy.
 func (p *parser) managedHooksOnly(f *File, m member) error {
-	if m.val.kind != kindBool {
-		return p.errAt(m.val.off, "%s must be true or false", managedHooksKey)
+	if m.Val.Kind != kindBool {
+		return p.errAt(m.Val.Off, "%s must be true or false", managedHooksKey)
 	}
 	if f.Scope != perm.SourceManaged {
-		line, _ := lineCol(p.data, m.off)
+		line, _ := lineCol(p.data, m.Off)
 		p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s is read only from managed settings; ignored", p.path, line, managedHooksKey))
 		return nil
 	}
-	f.ManagedHooksOnly = m.val.boolean
+	f.ManagedHooksOnly = m.Val.Boolean
 	return nil
 }
 
@@ -57,28 +57,28 @@ var keyStep = regexp.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
 // "hooks": as deep as the key can be followed. A member is located at its
 // key, so the line is the line a person looks for.
 func keyOffset(v *value, key string) int {
-	off := v.off
+	off := v.Off
 	steps := keyStep.FindAllStringSubmatch(strings.TrimPrefix(key, hooksKey), -1)
 	for _, st := range steps {
 		switch {
-		case st[1] != "" && v.kind == kindObject:
+		case st[1] != "" && v.Kind == kindObject:
 			var next *value
-			for _, m := range v.members {
-				if m.key == st[1] {
-					next, off = m.val, m.off
+			for _, m := range v.Members {
+				if m.Key == st[1] {
+					next, off = m.Val, m.Off
 				}
 			}
 			if next == nil {
 				return off
 			}
 			v = next
-		case st[2] != "" && v.kind == kindArray:
+		case st[2] != "" && v.Kind == kindArray:
 			i, err := strconv.Atoi(st[2])
-			if err != nil || i >= len(v.elems) {
+			if err != nil || i >= len(v.Elems) {
 				return off
 			}
-			v = v.elems[i]
-			off = v.off
+			v = v.Elems[i]
+			off = v.Off
 		default:
 			return off
 		}

@@ -36,40 +36,40 @@ type MCPRules struct {
 // not a list of entries with exactly one known key is an error: a list an
 // administrator wrote must never be skipped.
 func (p *parser) mcpRules(key string, v *value) ([]MCPServerRule, error) {
-	if v.kind != kindArray {
-		return nil, p.errAt(v.off, "%s must be a list of {\"serverName\"}, {\"serverCommand\"} or {\"serverUrl\"} entries", key)
+	if v.Kind != kindArray {
+		return nil, p.errAt(v.Off, "%s must be a list of {\"serverName\"}, {\"serverCommand\"} or {\"serverUrl\"} entries", key)
 	}
-	out := make([]MCPServerRule, 0, len(v.elems))
-	for i, el := range v.elems {
+	out := make([]MCPServerRule, 0, len(v.Elems))
+	for i, el := range v.Elems {
 		at := fmt.Sprintf("%s[%d]", key, i)
-		if el.kind != kindObject || len(el.members) != 1 {
-			return nil, p.errAt(el.off, "%s must be an object with exactly one of serverName, serverCommand or serverUrl", at)
+		if el.Kind != kindObject || len(el.Members) != 1 {
+			return nil, p.errAt(el.Off, "%s must be an object with exactly one of serverName, serverCommand or serverUrl", at)
 		}
-		m := el.members[0]
+		m := el.Members[0]
 		r := MCPServerRule{Origin: p.path}
-		switch m.key {
+		switch m.Key {
 		case "serverName":
-			if m.val.kind != kindString || strings.TrimSpace(m.val.str) == "" {
-				return nil, p.errAt(m.val.off, "%s.serverName must be a non-empty string", at)
+			if m.Val.Kind != kindString || strings.TrimSpace(m.Val.Str) == "" {
+				return nil, p.errAt(m.Val.Off, "%s.serverName must be a non-empty string", at)
 			}
-			r.Name = m.val.str
+			r.Name = m.Val.Str
 		case "serverUrl":
-			if m.val.kind != kindString || strings.TrimSpace(m.val.str) == "" {
-				return nil, p.errAt(m.val.off, "%s.serverUrl must be a non-empty string", at)
+			if m.Val.Kind != kindString || strings.TrimSpace(m.Val.Str) == "" {
+				return nil, p.errAt(m.Val.Off, "%s.serverUrl must be a non-empty string", at)
 			}
-			r.URL = m.val.str
+			r.URL = m.Val.Str
 		case "serverCommand":
-			if m.val.kind != kindArray || len(m.val.elems) == 0 {
-				return nil, p.errAt(m.val.off, "%s.serverCommand must be a non-empty list of strings", at)
+			if m.Val.Kind != kindArray || len(m.Val.Elems) == 0 {
+				return nil, p.errAt(m.Val.Off, "%s.serverCommand must be a non-empty list of strings", at)
 			}
-			for _, w := range m.val.elems {
-				if w.kind != kindString {
-					return nil, p.errAt(w.off, "%s.serverCommand must be a non-empty list of strings", at)
+			for _, w := range m.Val.Elems {
+				if w.Kind != kindString {
+					return nil, p.errAt(w.Off, "%s.serverCommand must be a non-empty list of strings", at)
 				}
-				r.Command = append(r.Command, w.str)
+				r.Command = append(r.Command, w.Str)
 			}
 		default:
-			return nil, p.errAt(m.off, "%s: unknown key %q (want serverName, serverCommand or serverUrl)", at, m.key)
+			return nil, p.errAt(m.Off, "%s: unknown key %q (want serverName, serverCommand or serverUrl)", at, m.Key)
 		}
 		out = append(out, r)
 	}

@@ -1,9 +1,6 @@
 package settings
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,149 +8,33 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/internal/editdist"
+	"github.com/gen-run/gen/internal/jsonpos"
 	"github.com/gen-run/gen/perm"
 )
 
-// Error is a problem at a place in a settings file.
-type Error struct {
-	Path string
-	Line int
-	Col  int // 0 when only the line is known
-	Err  error
-}
+// Error is a problem at a place in a settings file: file, line and,
+// where known, column.
+type Error = jsonpos.Error
 
-func (e *Error) Error() string {
-	if e.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d: %v", e.Path, e.Line, e.Col, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// kind is the type of a JSON value.
-type kind int
-
-const (
-	kindNull kind = iota
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
+// The settings parser works on jsonpos's positional value tree.
+type (
+	value  = jsonpos.Value
+	member = jsonpos.Member
 )
 
-// value is a decoded JSON value that remembers where it starts, so that
-// errors can name the line of the offending key or string.
-type value struct {
-	off     int
-	end     int // offset just past the value
-	kind    kind
-	str     string
-	boolean bool
-	members []member // kindObject, in file order
-	elems   []*value // kindArray
-}
+const (
+	kindNull   = jsonpos.Null
+	kindBool   = jsonpos.Bool
+	kindNumber = jsonpos.Number
+	kindString = jsonpos.String
+	kindArray  = jsonpos.Array
+	kindObject = jsonpos.Object
+)
 
-type member struct {
-	key string
-	off int // offset of the key
-	val *value
-}
-
-// syntaxError returns err, a json.Unmarshal error for data, as an *Error
-// with the line and column of the offending byte.
-func syntaxError(path string, data []byte, err error) error {
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		return &Error{Path: path, Line: 1, Err: err}
-	}
-	// Offset counts the bytes read, the offending one included; at the
-	// end of the input it is the length, which is where the error is.
-	pos := int(se.Offset) - 1
-	if pos < 0 || strings.HasPrefix(se.Error(), "unexpected end") {
-		pos = int(se.Offset)
-	}
-	line, col := lineCol(data, pos)
-	return &Error{Path: path, Line: line, Col: col, Err: err}
-}
-
-// decode parses data, which must be valid JSON, into a value tree.
-func decode(path string, data []byte) (*value, error) {
-	var probe any
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, syntaxError(path, data, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return decodeValue(dec, data)
-}
-
-// start returns the offset of the next token: InputOffset is the end of
-// the previous one, which may be followed by space, ',' or ':'.
-func start(dec *json.Decoder, data []byte) int {
-	off := int(dec.InputOffset())
-	for off < len(data) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
-		off++
-	}
-	return off
-}
-
-func decodeValue(dec *json.Decoder, data []byte) (*value, error) {
-	v := &value{off: start(dec, data)}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case nil:
-		v.kind = kindNull
-	case bool:
-		v.kind, v.boolean = kindBool, t
-	case json.Number:
-		v.kind, v.str = kindNumber, t.String()
-	case string:
-		v.kind, v.str = kindString, t
-	case json.Delim:
-		switch t {
-		case '{':
-			v.kind = kindObject
-			for dec.More() {
-				off := start(dec, data)
-				k, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				val, err := decodeValue(dec, data)
-				if err != nil {
-					return nil, err
-				}
-				v.members = append(v.members, member{key: k.(string), off: off, val: val})
-			}
-		case '[':
-			v.kind = kindArray
-			for dec.More() {
-				el, err := decodeValue(dec, data)
-				if err != nil {
-					return nil, err
-				}
-				v.elems = append(v.elems, el)
-			}
-		}
-		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return nil, err
-		}
-	}
-	v.end = int(dec.InputOffset())
-	return v, nil
-}
-
-// lineCol returns the 1-based line and byte column of offset off in data.
-func lineCol(data []byte, off int) (line, col int) {
-	off = min(off, len(data))
-	line = 1 + bytes.Count(data[:off], []byte("\n"))
-	return line, off - bytes.LastIndexByte(data[:off], '\n')
-}
+var (
+	decode  = jsonpos.Decode
+	lineCol = jsonpos.LineCol
+)
 
 // parser turns one settings file into a File.
 type parser struct {
@@ -190,17 +71,17 @@ func TrustedProjects(path string, data []byte) ([]string, error) {
 // grant trust: a project cannot vouch for itself.
 func (p *parser) trusted(f *File, v *value) error {
 	if f.Scope != perm.SourceUser && f.Scope != perm.SourceManaged {
-		return p.errAt(v.off, "%s belongs in the user settings (~/.gen/settings.json): a project cannot trust itself", trustedKey)
+		return p.errAt(v.Off, "%s belongs in the user settings (~/.gen/settings.json): a project cannot trust itself", trustedKey)
 	}
 	strs, err := p.strings(v, trustedKey)
 	if err != nil {
 		return err
 	}
 	for _, s := range strs {
-		if !filepath.IsAbs(s.str) {
-			return p.errAt(s.off, "%s: %q is not an absolute path", trustedKey, s.str)
+		if !filepath.IsAbs(s.Str) {
+			return p.errAt(s.Off, "%s: %q is not an absolute path", trustedKey, s.Str)
 		}
-		f.TrustedProjects = appendUnique(f.TrustedProjects, filepath.Clean(s.str))
+		f.TrustedProjects = appendUnique(f.TrustedProjects, filepath.Clean(s.Str))
 	}
 	return nil
 }
@@ -248,43 +129,43 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if top.kind != kindObject {
-		return nil, nil, p.errAt(top.off, "settings must be a JSON object")
+	if top.Kind != kindObject {
+		return nil, nil, p.errAt(top.Off, "settings must be a JSON object")
 	}
 	f := &File{Scope: scope, Path: path}
 	keys, err := p.unique(top, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, m := range top.members {
-		if m.key == "permissions" || m.key == "$schema" || m.key == "api" {
+	for _, m := range top.Members {
+		if m.Key == "permissions" || m.Key == "$schema" || m.Key == "api" {
 			continue
 		}
-		if m.key == mcpKey {
+		if m.Key == mcpKey {
 			// Package mcp parses the servers (mcp.ParseSettings), with
 			// errors at their lines; here only the shape is checked.
-			if m.val.kind != kindObject {
-				return nil, nil, p.errAt(m.val.off, "%s must be an object of servers", mcpKey)
+			if m.Val.Kind != kindObject {
+				return nil, nil, p.errAt(m.Val.Off, "%s must be an object of servers", mcpKey)
 			}
 			f.MCPServers = data
 			continue
 		}
-		if m.key == sandboxKey {
+		if m.Key == sandboxKey {
 			continue
 		}
-		switch m.key {
+		switch m.Key {
 		case hooksKey:
-			if err := p.hooks(f, m.val); err != nil {
+			if err := p.hooks(f, m.Val); err != nil {
 				return nil, nil, err
 			}
 			continue
 		case trustedKey:
-			if err := p.trusted(f, m.val); err != nil {
+			if err := p.trusted(f, m.Val); err != nil {
 				return nil, nil, err
 			}
 			continue
 		case managedRulesKey:
-			if err := p.flag(m.val, m.key, &f.ManagedRulesOnly, false); err != nil {
+			if err := p.flag(m.Val, m.Key, &f.ManagedRulesOnly, false); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -294,42 +175,42 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			}
 			continue
 		case managedMCPKey:
-			if err := p.flag(m.val, m.key, &f.ManagedMCPOnly, false); err != nil {
+			if err := p.flag(m.Val, m.Key, &f.ManagedMCPOnly, false); err != nil {
 				return nil, nil, err
 			}
 			continue
 		case disableAutoKey:
-			if err := p.flag(m.val, m.key, &f.DisableAuto, true); err != nil {
+			if err := p.flag(m.Val, m.Key, &f.DisableAuto, true); err != nil {
 				return nil, nil, err
 			}
 			continue
 		case aliasesKey:
-			if err := p.aliases(f, m.val); err != nil {
+			if err := p.aliases(f, m.Val); err != nil {
 				return nil, nil, err
 			}
 			continue
 		case mcpAllowKey:
-			if f.MCPAllow, err = p.mcpRules(m.key, m.val); err != nil {
+			if f.MCPAllow, err = p.mcpRules(m.Key, m.Val); err != nil {
 				return nil, nil, err
 			}
 			continue
 		case mcpDenyKey:
-			if f.MCPDeny, err = p.mcpRules(m.key, m.val); err != nil {
+			if f.MCPDeny, err = p.mcpRules(m.Key, m.Val); err != nil {
 				return nil, nil, err
 			}
 			continue
 		}
-		line, _ := lineCol(data, m.off)
-		if slices.Contains(permissionKeys, m.key) {
+		line, _ := lineCol(data, m.Off)
+		if slices.Contains(permissionKeys, m.Key) {
 			// {"disableBypassPermissionsMode": true} at the top level
 			// would silently do nothing.
-			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.key)}
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.Key)}
 		}
-		if near, ok := nearMiss(m.key, "permissions", mcpKey); ok && !slices.Contains(claudeMCPKeys, m.key) {
+		if near, ok := nearMiss(m.Key, "permissions", mcpKey); ok && !slices.Contains(claudeMCPKeys, m.Key) {
 			// A misspelt permissions object would silently mean no rules.
-			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.key, near)}
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.Key, near)}
 		}
-		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only %s; ignored)", path, line, m.key, quoteList(topLevelKeys)))
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only %s; ignored)", path, line, m.Key, quoteList(topLevelKeys)))
 	}
 	if av, ok := keys["api"]; ok {
 		if err := p.api(f, av); err != nil {
@@ -345,22 +226,22 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 	if !ok {
 		return f, p.warn, nil
 	}
-	if pv.kind != kindObject {
-		return nil, nil, p.errAt(pv.off, "permissions must be an object")
+	if pv.Kind != kindObject {
+		return nil, nil, p.errAt(pv.Off, "permissions must be an object")
 	}
 	fields, err := p.unique(pv, "permissions.")
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, m := range pv.members {
-		if !slices.Contains(permissionKeys, m.key) {
+	for _, m := range pv.Members {
+		if !slices.Contains(permissionKeys, m.Key) {
 			// An unknown key is an error, not a warning: a misspelt or
 			// miscased deny list ("Deny") would silently drop its rules.
-			line, _ := lineCol(data, m.off)
-			if near, ok := nearMiss(m.key, permissionKeys...); ok {
-				return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions: did you mean %q?", m.key, near)}
+			line, _ := lineCol(data, m.Off)
+			if near, ok := nearMiss(m.Key, permissionKeys...); ok {
+				return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions: did you mean %q?", m.Key, near)}
 			}
-			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions (known keys: %s)", m.key, strings.Join(permissionKeys, ", "))}
+			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q in permissions (known keys: %s)", m.Key, strings.Join(permissionKeys, ", "))}
 		}
 	}
 	lists := []struct {
@@ -377,9 +258,9 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			return nil, nil, err
 		}
 		for _, s := range strs {
-			r, err := perm.ParseRule(s.str)
+			r, err := perm.ParseRule(s.Str)
 			if err != nil {
-				return nil, nil, p.wrapAt(s.off, err)
+				return nil, nil, p.wrapAt(s.Off, err)
 			}
 			*l.dst = append(*l.dst, perm.Entry{Rule: r, Source: scope, Origin: path})
 		}
@@ -395,9 +276,9 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			return nil, nil, err
 		}
 		for _, s := range strs {
-			dir, err := resolveDir(s.str, base, home)
+			dir, err := resolveDir(s.Str, base, home)
 			if err != nil {
-				return nil, nil, p.errAt(s.off, "permissions.additionalDirectories: %v", err)
+				return nil, nil, p.errAt(s.Off, "permissions.additionalDirectories: %v", err)
 			}
 			f.AdditionalDirectories = appendUnique(f.AdditionalDirectories, dir)
 		}
@@ -428,32 +309,32 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 // so that a misspelt value never leaves a restriction off.
 func (p *parser) flag(v *value, name string, dst *bool, disable bool) error {
 	switch {
-	case v.kind == kindBool:
-		*dst = v.boolean
-	case disable && v.kind == kindString && v.str == "disable":
+	case v.Kind == kindBool:
+		*dst = v.Boolean
+	case disable && v.Kind == kindString && v.Str == "disable":
 		*dst = true
 	case disable:
-		return p.errAt(v.off, "%s must be \"disable\", true or false", name)
+		return p.errAt(v.Off, "%s must be \"disable\", true or false", name)
 	default:
-		return p.errAt(v.off, "%s must be true or false", name)
+		return p.errAt(v.Off, "%s must be true or false", name)
 	}
 	return nil
 }
 
 // aliases reads modelAliases: an object of non-empty model names by alias.
 func (p *parser) aliases(f *File, v *value) error {
-	if v.kind != kindObject {
-		return p.errAt(v.off, "%s must be an object of model names by alias, like {\"sonnet\": \"my-model\"}", aliasesKey)
+	if v.Kind != kindObject {
+		return p.errAt(v.Off, "%s must be an object of model names by alias, like {\"sonnet\": \"my-model\"}", aliasesKey)
 	}
 	if _, err := p.unique(v, aliasesKey+"."); err != nil {
 		return err
 	}
-	f.ModelAliases = make(map[string]string, len(v.members))
-	for _, m := range v.members {
-		if m.val.kind != kindString || strings.TrimSpace(m.val.str) == "" {
-			return p.errAt(m.val.off, "%s.%s must be a non-empty model name", aliasesKey, m.key)
+	f.ModelAliases = make(map[string]string, len(v.Members))
+	for _, m := range v.Members {
+		if m.Val.Kind != kindString || strings.TrimSpace(m.Val.Str) == "" {
+			return p.errAt(m.Val.Off, "%s.%s must be a non-empty model name", aliasesKey, m.Key)
 		}
-		f.ModelAliases[m.key] = m.val.str
+		f.ModelAliases[m.Key] = m.Val.Str
 	}
 	return nil
 }
@@ -462,53 +343,53 @@ func (p *parser) aliases(f *File, v *value) error {
 // error: encoding/json would silently keep the last one, and which of two
 // deny lists applies must not be a guess.
 func (p *parser) unique(v *value, prefix string) (map[string]*value, error) {
-	m := make(map[string]*value, len(v.members))
-	for _, mem := range v.members {
-		if _, dup := m[mem.key]; dup {
-			return nil, p.errAt(mem.off, "duplicate key %q", prefix+mem.key)
+	m := make(map[string]*value, len(v.Members))
+	for _, mem := range v.Members {
+		if _, dup := m[mem.Key]; dup {
+			return nil, p.errAt(mem.Off, "duplicate key %q", prefix+mem.Key)
 		}
-		m[mem.key] = mem.val
+		m[mem.Key] = mem.Val
 	}
 	return m, nil
 }
 
 // strings checks that v is an array of strings and returns its elements.
 func (p *parser) strings(v *value, name string) ([]*value, error) {
-	if v.kind != kindArray {
-		return nil, p.errAt(v.off, "%s must be an array of strings", name)
+	if v.Kind != kindArray {
+		return nil, p.errAt(v.Off, "%s must be an array of strings", name)
 	}
-	for _, el := range v.elems {
-		if el.kind != kindString {
-			return nil, p.errAt(el.off, "%s must be an array of strings", name)
+	for _, el := range v.Elems {
+		if el.Kind != kindString {
+			return nil, p.errAt(el.Off, "%s must be an array of strings", name)
 		}
 	}
-	return v.elems, nil
+	return v.Elems, nil
 }
 
 func (p *parser) mode(f *File, v *value) error {
-	if v.kind != kindString {
-		return p.errAt(v.off, "permissions.defaultMode must be a string")
+	if v.Kind != kindString {
+		return p.errAt(v.Off, "permissions.defaultMode must be a string")
 	}
-	if v.str == "plan" {
+	if v.Str == "plan" {
 		// Claude Code's plan mode has no main-loop twin in gen (explore is
 		// for subagents). default, which asks before every change, is the
 		// closest mode that is not more permissive.
-		line, _ := lineCol(p.data, v.off)
+		line, _ := lineCol(p.data, v.Off)
 		p.warn = append(p.warn, fmt.Sprintf("%s:%d: defaultMode \"plan\" is Claude Code's; gen starts in \"default\", which asks before any change", p.path, line))
 		f.DefaultMode, f.modeLine = perm.ModeDefault, line
 		return nil
 	}
-	m, err := perm.ParseMode(v.str)
-	if err != nil || v.str == "" {
+	m, err := perm.ParseMode(v.Str)
+	if err != nil || v.Str == "" {
 		// ParseMode reads "" as default; in a file it is more likely a
 		// mistake than a wish, so it is refused like any unknown name.
-		return p.errAt(v.off, "unknown mode %q in permissions.defaultMode (want one of %s)", v.str, mainLoopModeList())
+		return p.errAt(v.Off, "unknown mode %q in permissions.defaultMode (want one of %s)", v.Str, mainLoopModeList())
 	}
 	if m == perm.ModeExplore {
-		return p.errAt(v.off, "permissions.defaultMode %q is only for subagents (want one of %s)", v.str, mainLoopModeList())
+		return p.errAt(v.Off, "permissions.defaultMode %q is only for subagents (want one of %s)", v.Str, mainLoopModeList())
 	}
 	f.DefaultMode = m
-	f.modeLine, _ = lineCol(p.data, v.off)
+	f.modeLine, _ = lineCol(p.data, v.Off)
 	return nil
 }
 

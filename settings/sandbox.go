@@ -23,21 +23,21 @@ const sandboxKey = "sandbox"
 // absolute ("~/" under home). Claude Code's keys are first mapped onto
 // gen's by claudeSandbox, never to anything less strict.
 func (p *parser) sandbox(f *File, v *value, base, home string) error {
-	if v.kind != kindObject {
-		return p.errAt(v.off, "sandbox must be an object")
+	if v.Kind != kindObject {
+		return p.errAt(v.Off, "sandbox must be an object")
 	}
 	fields, err := p.unique(v, "sandbox.")
 	if err != nil {
 		return err
 	}
-	if fs, ok := fields["filesystem"]; ok && fs.kind == kindObject {
+	if fs, ok := fields["filesystem"]; ok && fs.Kind == kindObject {
 		if _, err := p.unique(fs, "sandbox.filesystem."); err != nil {
 			return err
 		}
 	}
 	var raw json.RawMessage
-	if err := json.NewDecoder(bytes.NewReader(p.data[v.off:])).Decode(&raw); err != nil {
-		return p.errAt(v.off, "sandbox: %v", err)
+	if err := json.NewDecoder(bytes.NewReader(p.data[v.Off:])).Decode(&raw); err != nil {
+		return p.errAt(v.Off, "sandbox: %v", err)
 	}
 	raw, err = p.claudeSandbox(f, v, raw, base)
 	if err != nil {
@@ -67,33 +67,33 @@ func (p *parser) sandbox(f *File, v *value, base, home string) error {
 func sandboxErrorOffset(v *value, msg string) int {
 	rest, ok := strings.CutPrefix(msg, "sandbox.")
 	if !ok {
-		return v.off
+		return v.Off
 	}
 	key, _, _ := strings.Cut(rest, ":")
-	for _, m := range v.members {
-		if m.key != key {
+	for _, m := range v.Members {
+		if m.Key != key {
 			continue
 		}
-		if key != "filesystem" || m.val.kind != kindObject {
-			return m.off
+		if key != "filesystem" || m.Val.Kind != kindObject {
+			return m.Off
 		}
-		for _, fm := range m.val.members {
-			if fm.key != "allowWrite" {
-				if strings.Contains(msg, `"`+fm.key+`"`) {
-					return fm.off
+		for _, fm := range m.Val.Members {
+			if fm.Key != "allowWrite" {
+				if strings.Contains(msg, `"`+fm.Key+`"`) {
+					return fm.Off
 				}
 				continue
 			}
-			for _, el := range fm.val.elems {
-				if el.kind == kindString && strings.Contains(msg, el.str) {
-					return el.off
+			for _, el := range fm.Val.Elems {
+				if el.Kind == kindString && strings.Contains(msg, el.Str) {
+					return el.Off
 				}
 			}
-			return fm.off
+			return fm.Off
 		}
-		return m.off
+		return m.Off
 	}
-	return v.off
+	return v.Off
 }
 
 // claudeIgnoredSandboxKeys are Claude Code's sandbox keys that could only
@@ -125,22 +125,22 @@ func (p *parser) claudeSandbox(f *File, v *value, raw json.RawMessage, base stri
 	}
 	changed := false
 	warn := func(m member, format string, args ...any) {
-		line, _ := lineCol(p.data, m.off)
-		p.warn = append(p.warn, fmt.Sprintf("%s:%d: sandbox.%s: ", f.Path, line, m.key)+fmt.Sprintf(format, args...))
+		line, _ := lineCol(p.data, m.Off)
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: sandbox.%s: ", f.Path, line, m.Key)+fmt.Sprintf(format, args...))
 	}
-	for _, m := range v.members {
+	for _, m := range v.Members {
 		switch {
-		case m.key == "network" && m.val.kind == kindObject:
+		case m.Key == "network" && m.Val.Kind == kindObject:
 			obj["network"] = json.RawMessage("false")
 			changed = true
 			warn(m, "Claude Code's network settings cannot be enforced per domain by gen's sandbox; sandboxed commands get no network")
-		case m.key == "failIfUnavailable":
-			if m.val.kind != kindBool {
-				return nil, p.errAt(m.val.off, "sandbox.failIfUnavailable must be true or false")
+		case m.Key == "failIfUnavailable":
+			if m.Val.Kind != kindBool {
+				return nil, p.errAt(m.Val.Off, "sandbox.failIfUnavailable must be true or false")
 			}
-			delete(obj, m.key)
+			delete(obj, m.Key)
 			changed = true
-			if !m.val.boolean {
+			if !m.Val.Boolean {
 				continue
 			}
 			if _, set := obj["required"]; set {
@@ -151,17 +151,17 @@ func (p *parser) claudeSandbox(f *File, v *value, raw json.RawMessage, base stri
 			} else {
 				warn(m, "only managed settings may require the sandbox (sandbox.required); ignored")
 			}
-		case slices.Contains(claudeIgnoredSandboxKeys, m.key):
-			delete(obj, m.key)
+		case slices.Contains(claudeIgnoredSandboxKeys, m.Key):
+			delete(obj, m.Key)
 			changed = true
 			warn(m, "Claude Code's key is ignored: gen decides Bash by its own rules")
-		case m.key == "filesystem" && m.val.kind == kindObject:
-			fs, fsChanged, err := p.claudeFilesystem(f, m.val, obj[m.key], base, warn)
+		case m.Key == "filesystem" && m.Val.Kind == kindObject:
+			fs, fsChanged, err := p.claudeFilesystem(f, m.Val, obj[m.Key], base, warn)
 			if err != nil {
 				return nil, err
 			}
 			if fsChanged {
-				obj[m.key], changed = fs, true
+				obj[m.Key], changed = fs, true
 			}
 		}
 	}
@@ -170,7 +170,7 @@ func (p *parser) claudeSandbox(f *File, v *value, raw json.RawMessage, base stri
 	}
 	out, err := json.Marshal(obj)
 	if err != nil {
-		return nil, p.errAt(v.off, "sandbox: %v", err)
+		return nil, p.errAt(v.Off, "sandbox: %v", err)
 	}
 	return out, nil
 }
@@ -183,39 +183,39 @@ func (p *parser) claudeFilesystem(f *File, v *value, raw json.RawMessage, base s
 		return raw, false, nil
 	}
 	changed := false
-	for _, m := range v.members {
+	for _, m := range v.Members {
 		var tool string
-		switch m.key {
+		switch m.Key {
 		case "denyRead":
 			tool = "Read"
 		case "denyWrite":
 			tool = "Edit"
 		case "allowRead":
-			delete(obj, m.key)
+			delete(obj, m.Key)
 			changed = true
 			warn(m, "Claude Code's exceptions to denyRead are ignored: the denied paths stay denied")
 			continue
 		default:
 			continue
 		}
-		strs, err := p.strings(m.val, "sandbox.filesystem."+m.key)
+		strs, err := p.strings(m.Val, "sandbox.filesystem."+m.Key)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, s := range strs {
-			pat, err := sandboxPathPattern(s.str, base)
+			pat, err := sandboxPathPattern(s.Str, base)
 			if err != nil {
-				return nil, false, p.errAt(s.off, "sandbox.filesystem.%s: %v", m.key, err)
+				return nil, false, p.errAt(s.Off, "sandbox.filesystem.%s: %v", m.Key, err)
 			}
 			for _, rule := range []string{pat, pat + "/**"} {
 				r, err := perm.ParseRule(tool + "(" + rule + ")")
 				if err != nil {
-					return nil, false, p.wrapAt(s.off, err)
+					return nil, false, p.wrapAt(s.Off, err)
 				}
 				f.Deny = append(f.Deny, perm.Entry{Rule: r, Source: f.Scope, Origin: f.Path})
 			}
 		}
-		delete(obj, m.key)
+		delete(obj, m.Key)
 		changed = true
 	}
 	if !changed {
@@ -223,7 +223,7 @@ func (p *parser) claudeFilesystem(f *File, v *value, raw json.RawMessage, base s
 	}
 	out, err := json.Marshal(obj)
 	if err != nil {
-		return nil, false, p.errAt(v.off, "sandbox.filesystem: %v", err)
+		return nil, false, p.errAt(v.Off, "sandbox.filesystem: %v", err)
 	}
 	return out, true, nil
 }

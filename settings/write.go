@@ -154,8 +154,8 @@ func readObject(path string, data []byte, what string) ([]field, error) {
 	if err != nil {
 		return nil, err
 	}
-	if top.kind != kindObject {
-		line, _ := lineCol(data, top.off)
+	if top.Kind != kindObject {
+		line, _ := lineCol(data, top.Off)
 		return nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%s must be a JSON object", what)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

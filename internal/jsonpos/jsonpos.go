@@ -48,6 +48,7 @@ func (k Kind) String() string {
 // Value is a decoded JSON value and the byte offset it starts at.
 type Value struct {
 	Off     int
+	End     int // offset just past the value
 	Kind    Kind
 	Str     string   // String, and Number in its written form
 	Boolean bool     // Bool
@@ -150,6 +151,7 @@ func decodeValue(dec *json.Decoder, data []byte) (*Value, error) {
 			return nil, err
 		}
 	}
+	v.End = int(dec.InputOffset())
 	return v, nil
 }
 
