@@ -6,11 +6,21 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // errParsed stops a command once its flags are parsed: these tests check
 // parsing apart from behaviour (the run functions have tests of their own).
 var errParsed = errors.New("parsed")
+
+// execute runs cmd on args with its output discarded.
+func execute(cmd *cobra.Command, args []string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	return cmd.Execute()
+}
 
 func TestAgentRunFlags(t *testing.T) {
 	for _, tc := range []struct {
@@ -30,10 +40,7 @@ func TestAgentRunFlags(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var got *runOptions
 			cmd := newAgentRunCmd(Streams{Out: io.Discard, Err: io.Discard}, func(o *runOptions) error { got = o; return errParsed })
-			cmd.SetArgs(tc.args)
-			cmd.SetOut(io.Discard)
-			cmd.SetErr(io.Discard)
-			err := cmd.Execute()
+			err := execute(cmd, tc.args)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -78,10 +85,7 @@ func TestPermissionsCheckFlags(t *testing.T) {
 				got, gotArgs = o, args
 				return errParsed
 			})
-			cmd.SetArgs(tc.args)
-			cmd.SetOut(io.Discard)
-			cmd.SetErr(io.Discard)
-			err := cmd.Execute()
+			err := execute(cmd, tc.args)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
