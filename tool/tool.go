@@ -186,8 +186,7 @@ type Result struct {
 
 // Call asks the gate about one call of the tool called name and, if the
 // gate allows it, runs the tool with the decision and the input the gate
-// decided on (see Decider; a decision that carries an Input — a rewritten
-// call that was evaluated again and allowed — runs with that input).
+// decided on (see Decider: the gate hands back a rewritten call's input).
 // decided, if not nil, receives the decision before the tool runs. After a
 // call that ran without error, a Reviewer gate's notes are added to the
 // output. The tool must be in s.
@@ -210,9 +209,6 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 	if res.Decision != perm.Allow {
 		out.Err = &DeniedError{Result: res}
 		return out
-	}
-	if res.Input != nil {
-		req.Input = res.Input
 	}
 	call := Call{ID: id, Input: req.Input, Decision: Decision{Result: res}}
 	if r, ok := t.(Reporter); ok {
