@@ -1,0 +1,304 @@
+package perm
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/internal/callcorpus"
+)
+
+// The differential test replays a large frozen corpus of calls under
+// several policies and requires every decision — decision, step, reason,
+// rule, source, sandbox profile and resolved path — to be what the engine
+// decided when the corpus was recorded. Optimisations must not change a
+// decision; a deliberate change of behaviour re-records the corpus with
+// -update-differential and says why in its commit.
+//
+// The corpus (calls and results) is data, not generated at test time, so
+// a change to the generator below cannot silently change what is checked.
+
+var updateDifferential = flag.Bool("update-differential", false, "re-record testdata/differential.jsonl.gz from the current engine")
+
+const differentialFile = "testdata/differential.jsonl.gz"
+
+// diffLine is one recorded decision.
+type diffLine struct {
+	Policy   string         `json:"p"`
+	Tool     string         `json:"tool"`
+	Input    map[string]any `json:"input"`
+	Decision string         `json:"d"`
+	Step     int            `json:"step"`
+	Reason   string         `json:"reason"`
+	Rule     string         `json:"rule,omitempty"`
+	Source   string         `json:"src,omitempty"`
+	Sandbox  string         `json:"sb,omitempty"`
+	Path     string         `json:"path,omitempty"`
+}
+
+// diffFixture is the tree the corpus is decided in: a project with a git
+// repository (whose config holds an alias and a shell alias), secrets,
+// links inside and out, a home directory and an outside directory.
+type diffFixture struct {
+	base, root, home, outside string
+}
+
+func newDiffFixture(t testing.TB) diffFixture {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := diffFixture{base: base, root: filepath.Join(base, "proj"), home: filepath.Join(base, "home"), outside: filepath.Join(base, "outside")}
+	dirs := []string{".git/hooks", "src/sub", "secrets", "build", ".github/workflows", "docs", "node_modules/x"}
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(f.root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{f.home + "/.ssh", f.home + "/.config/git", f.outside + "/deep"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		f.root + "/src/a.go":         "package a\n",
+		f.root + "/src/b.go":         "package a\n",
+		f.root + "/src/sub/c.txt":    "c\n",
+		f.root + "/secrets/k":        "k\n",
+		f.root + "/.env":             "A=1\n",
+		f.root + "/.env.local":       "B=2\n",
+		f.root + "/x.pem":            "pem\n",
+		f.root + "/README.md":        "# r\n",
+		f.root + "/docs/guide.md":    "g\n",
+		f.root + "/.git/HEAD":        "ref: refs/heads/main\n",
+		f.root + "/.git/config":      "[core]\n\tbare = false\n[alias]\n\tst = status\n\tnuke = !rm -rf build\n",
+		f.outside + "/data":          "d\n",
+		f.outside + "/deep/file":     "f\n",
+		f.home + "/.bashrc":          "# rc\n",
+		f.home + "/.ssh/id_ed25519":  "key\n",
+		f.home + "/.config/git/conf": "c\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		f.root + "/link":       f.outside,
+		f.root + "/envlink":    f.root + "/.env",
+		f.root + "/src/up":     "..",
+		f.root + "/dangling":   f.base + "/nowhere",
+		f.root + "/homelink":   f.home,
+		f.root + "/docs/inner": f.root + "/src",
+	}
+	for l, to := range links {
+		if err := os.Symlink(to, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f diffFixture) ws() Workspace {
+	return Workspace{Cwd: f.root, Root: f.root, Home: f.home, Dirs: []string{f.outside + "/deep"}}
+}
+
+// diffPolicies are the policies the corpus is decided under, by name.
+func diffPolicies(f diffFixture) map[string]*Policy {
+	ws := f.ws()
+	ps := map[string]*Policy{
+		"default":   {Mode: ModeDefault, Workspace: ws},
+		"bypass":    {Mode: ModeBypass, Workspace: ws},
+		"explore":   {Mode: ModeExplore, Workspace: ws, NoPrompt: true},
+		"noSandbox": {Mode: ModeAcceptEdits, Workspace: ws, NoSandbox: true},
+	}
+	ten := &Policy{Mode: ModeAcceptEdits, Workspace: ws}
+	ten.Deny = entries(SourceProject, "Bash(rm -rf *)", "Bash(curl:*)", "Bash(wget:*)", "Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)", "Read(*.pem)", "WebFetch(domain:evil.example)")
+	ten.Ask = entries(SourceUser, "Bash(git push:*)", "Bash(npm publish:*)")
+	ten.Allow = entries(SourceLocal, "Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Bash(cd *)", "Bash(tee *)", "Bash(gofmt *)", "Read(./src/**)", "WebFetch(domain:github.com)", "Edit(./build/**)")
+	ps["ten"] = ten
+
+	headless := *ten
+	headless.Mode = ModeDefault
+	headless.NoPrompt = true
+	headless.Session = rules("Bash(make:*)", "Edit(./docs/**)")
+	ps["headless"] = &headless
+
+	agent := &Policy{Mode: ModeDontAsk, Workspace: ws, NoPrompt: true}
+	agent.Deny = entries(SourceAgent, "Bash(git push:*)", "Write")
+	agent.Allow = entries(SourceAgent, "Bash(ls:*)", "Bash(make test)", "Read", "Grep", "Glob", "Edit(./src/**)")
+	agent.Constraint = rules("Bash(ls:*)", "Bash(make test)", "Bash(cat:*)", "Read", "Grep", "Glob", "Edit(./src/**)", "WebFetch(domain:*.github.com)")
+	ps["agent"] = agent
+
+	ps["thousand"] = thousandRules(ws)
+	return ps
+}
+
+// thousandRules is a policy with 1,000 rules of every kind, most of them
+// about programs and paths the corpus never names, as a large
+// organisation's settings are.
+func thousandRules(ws Workspace) *Policy {
+	p := &Policy{Mode: ModeDefault, Workspace: ws}
+	r := rand.New(rand.NewPCG(7, 11))
+	progs := []string{"git", "npm", "go", "make", "docker", "kubectl", "cargo", "python3", "node", "terraform"}
+	var deny, ask, allow []string
+	for i := 0; len(deny)+len(ask)+len(allow) < 1000; i++ {
+		var s string
+		switch i % 10 {
+		case 0:
+			s = fmt.Sprintf("Bash(tool%d:*)", i)
+		case 1:
+			s = fmt.Sprintf("Bash(%s sub%d *)", progs[r.IntN(len(progs))], i)
+		case 2:
+			s = fmt.Sprintf("Read(./data%d/**)", i)
+		case 3:
+			s = fmt.Sprintf("Edit(**/gen%d/*.txt)", i)
+		case 4:
+			s = fmt.Sprintf("WebFetch(domain:site%d.example)", i)
+		case 5:
+			s = fmt.Sprintf("Bash(%s --flag%d)", progs[r.IntN(len(progs))], i)
+		case 6:
+			s = fmt.Sprintf("Read(~/cache%d/**)", i)
+		case 7:
+			s = fmt.Sprintf("mcp__srv%d__tool", i)
+		case 8:
+			s = fmt.Sprintf("Bash(*-helper%d *)", i)
+		case 9:
+			s = fmt.Sprintf("Write(/var/tmp/out%d/**)", i)
+		}
+		switch r.IntN(3) {
+		case 0:
+			deny = append(deny, s)
+		case 1:
+			ask = append(ask, s)
+		default:
+			allow = append(allow, s)
+		}
+	}
+	// A few rules the corpus does reach, spread among the others.
+	deny = append(deny[:len(deny)/2], append([]string{"Bash(curl:*)", "Read(./.env)", "Read(**/secrets/**)"}, deny[len(deny)/2:]...)...)
+	ask = append(ask, "Bash(git push:*)", "WebFetch(domain:github.com)")
+	allow = append([]string{"Bash(npm test)"}, append(allow, "Bash(go test:*)", "Bash(make:*)", "Edit(./src/**)", "Read(./link/**)")...)
+	p.Deny = entries(SourceManaged, deny...)
+	p.Ask = entries(SourceProject, ask...)
+	p.Allow = entries(SourceUser, allow...)
+	return p
+}
+
+// decide evaluates req under p and renders the result with the fixture's
+// base directory replaced, so the record does not depend on where the
+// test's temporary directory is.
+func (f diffFixture) decide(name string, req Request, p *Policy) diffLine {
+	r := Evaluate(req, p)
+	// The temporary directory's parent too: "../../etc" from the project
+	// leaves the fixture.
+	tmp := filepath.Dir(f.base)
+	rel := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, f.base, "$BASE"), tmp, "$TMP") }
+	return diffLine{Policy: name, Tool: req.Tool, Input: req.Input, Decision: r.Decision.String(), Step: r.Step,
+		Reason: rel(r.Reason), Rule: r.Rule, Source: string(r.Source), Sandbox: string(r.Sandbox), Path: rel(r.Path)}
+}
+
+// diffPolicyNames fixes the order policies are recorded in.
+var diffPolicyNames = []string{"default", "ten", "thousand", "headless", "agent", "bypass", "explore", "noSandbox"}
+
+// corpusSize is the number of calls recorded per policy.
+const corpusSize = 6000
+
+func TestDifferential(t *testing.T) {
+	f := newDiffFixture(t)
+	pols := diffPolicies(f)
+	if *updateDifferential {
+		recordDifferential(t, f, pols)
+		return
+	}
+	fh, err := os.Open(differentialFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n, failed := 0, 0
+	for sc.Scan() {
+		n++
+		if n%diffStride != 0 {
+			continue
+		}
+		var want diffLine
+		if err := json.Unmarshal(sc.Bytes(), &want); err != nil {
+			t.Fatalf("%s:%d: %v", differentialFile, n, err)
+		}
+		p := pols[want.Policy]
+		if p == nil {
+			t.Fatalf("%s:%d: unknown policy %q", differentialFile, n, want.Policy)
+		}
+		got := f.decide(want.Policy, Request{Tool: want.Tool, Input: want.Input}, p)
+		if !equalDiff(got, want) {
+			failed++
+			if failed <= 20 {
+				g, _ := json.Marshal(got)
+				t.Errorf("%s:%d: decision changed\n got: %s\nwant: %s", differentialFile, n, g, sc.Bytes())
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := corpusSize * len(diffPolicyNames); n != want {
+		t.Fatalf("%s: %d lines, want %d", differentialFile, n, want)
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d decisions changed", failed, n)
+	}
+}
+
+func equalDiff(a, b diffLine) bool {
+	return a.Policy == b.Policy && a.Decision == b.Decision && a.Step == b.Step && a.Reason == b.Reason &&
+		a.Rule == b.Rule && a.Source == b.Source && a.Sandbox == b.Sandbox && a.Path == b.Path
+}
+
+func recordDifferential(t *testing.T, f diffFixture, pols map[string]*Policy) {
+	corpus := callcorpus.Mixed(2026, corpusSize)
+	fh, err := os.Create(differentialFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(fh)
+	enc := json.NewEncoder(zw)
+	enc.SetEscapeHTML(false)
+	counts := map[string]int{}
+	for _, name := range diffPolicyNames {
+		for _, req := range corpus {
+			// Round-trip the input through JSON, as it is replayed.
+			b, _ := json.Marshal(req.Input)
+			var in map[string]any
+			if err := json.Unmarshal(b, &in); err != nil {
+				t.Fatal(err)
+			}
+			l := f.decide(name, Request{Tool: req.Tool, Input: in}, pols[name])
+			counts[name+" "+l.Decision]++
+			if err := enc.Encode(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %d decisions: %v", corpusSize*len(diffPolicyNames), counts)
+}
