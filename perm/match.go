@@ -5,32 +5,69 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
 
-// bashPatterns caches compiled Bash patterns: policies are rebuilt per run
-// but their patterns repeat, and Evaluate runs on every call.
-var bashPatterns sync.Map // string → *regexp.Regexp
-
-// bashMatch reports whether the Bash rule pattern pat matches the command
-// text s.
+// bashPattern is a compiled Bash rule pattern.
 //
 // "X:*" matches X alone or X followed by a space and anything. Otherwise "*"
 // matches any run of characters, spaces included, but never the empty
 // string — except a final "*" written right after a non-space character,
 // which may be empty, so that "git*" matches "git" while "git *" does not.
-// Without a wildcard the match is exact.
-func bashMatch(pat, s string) bool {
-	v, ok := bashPatterns.Load(pat)
-	if !ok {
-		v, _ = bashPatterns.LoadOrStore(pat, compileBash(pat))
-	}
-	return v.(*regexp.Regexp).MatchString(s)
+// Without a wildcard the match is exact. Runs are counted in characters
+// (UTF-8 sequences; an invalid byte is one character), as the rule
+// grammar defines them.
+type bashPattern struct {
+	// prefix is set for "X:*"; lits[0] is then X.
+	prefix bool
+	// lits are the literal runs between wildcards: a wildcard sits
+	// between lits[i] and lits[i+1] and matches at least mins[i]
+	// characters (consecutive wildcards are one run).
+	lits []string
+	mins []int
+	// re matches patterns whose literal holds U+FFFD, which the grammar
+	// lets stand for any invalid byte of the command.
+	re *regexp.Regexp
 }
 
-func compileBash(pat string) *regexp.Regexp {
+// bashMatch reports whether the Bash rule pattern pat matches the command
+// text s. Evaluate matches with patterns compiled once per Policy.
+func bashMatch(pat, s string) bool {
+	bp := compileBash(pat)
+	return bp.match(s)
+}
+
+func compileBash(pat string) bashPattern {
+	if strings.ContainsRune(pat, utf8.RuneError) && utf8.ValidString(pat) {
+		return bashPattern{re: bashRegexp(pat)}
+	}
+	if prefix, ok := strings.CutSuffix(pat, ":*"); ok {
+		return bashPattern{prefix: true, lits: []string{prefix}}
+	}
+	bp := bashPattern{}
+	lit := 0 // start of the current literal run
+	for i := 0; i < len(pat); i++ {
+		if pat[i] != '*' {
+			continue
+		}
+		if i > lit || i == 0 {
+			bp.lits = append(bp.lits, pat[lit:i])
+			bp.mins = append(bp.mins, 0)
+		}
+		// Only a final "*" right after a non-space character may be empty.
+		if !(i == len(pat)-1 && i > 0 && pat[i-1] != ' ') {
+			bp.mins[len(bp.mins)-1]++
+		}
+		lit = i + 1
+	}
+	bp.lits = append(bp.lits, pat[lit:])
+	return bp
+}
+
+// bashRegexp is the grammar of bashPattern as a regular expression.
+func bashRegexp(pat string) *regexp.Regexp {
 	if prefix, ok := strings.CutSuffix(pat, ":*"); ok {
 		q := regexp.QuoteMeta(prefix)
 		return regexp.MustCompile(`^` + q + `(?: [\s\S]*)?$`)
@@ -55,6 +92,59 @@ func compileBash(pat string) *regexp.Regexp {
 	}
 	b.WriteString(`$`)
 	return regexp.MustCompile(b.String())
+}
+
+// match reports whether the pattern matches s. Each literal between
+// wildcards is placed at its leftmost possible position: a wildcard
+// matches anything, so an earlier placement never loses a match.
+func (bp *bashPattern) match(s string) bool {
+	if bp.re != nil {
+		return bp.re.MatchString(s)
+	}
+	first := bp.lits[0]
+	if bp.prefix {
+		return strings.HasPrefix(s, first) && (len(s) == len(first) || s[len(first)] == ' ')
+	}
+	n := len(bp.lits)
+	if n == 1 {
+		return s == first
+	}
+	last := bp.lits[n-1]
+	end := len(s) - len(last)
+	if end < len(first) || !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) {
+		return false
+	}
+	pos := len(first)
+	for i := 1; i < n-1; i++ {
+		p, ok := skipChars(s[:end], pos, bp.mins[i-1])
+		if !ok {
+			return false
+		}
+		j := strings.Index(s[p:end], bp.lits[i])
+		if j < 0 {
+			return false
+		}
+		pos = p + j + len(bp.lits[i])
+	}
+	_, ok := skipChars(s[:end], pos, bp.mins[n-2])
+	return ok
+}
+
+// skipChars returns the position n characters after pos in s, and
+// whether s has that many.
+func skipChars(s string, pos, n int) (int, bool) {
+	for ; n > 0; n-- {
+		if pos >= len(s) {
+			return pos, false
+		}
+		if s[pos] < utf8.RuneSelf {
+			pos++
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(s[pos:])
+		pos += w
+	}
+	return pos, true
 }
 
 // webHost extracts the host a WebFetch URL reaches: lower-cased, without

@@ -1,6 +1,9 @@
 package perm
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestParseRule(t *testing.T) {
 	cases := []struct {
@@ -132,4 +135,22 @@ func TestParseCall(t *testing.T) {
 			t.Errorf("ParseCall(%q) = %+v, %v", tc.in, req, err)
 		}
 	}
+}
+
+// FuzzBashMatch checks the compiled Bash pattern matcher against the
+// grammar written as a regular expression.
+func FuzzBashMatch(f *testing.F) {
+	for _, s := range [][2]string{{"git *", "git status"}, {"a**b", "aéb"}, {"*x*", "axxb"}, {"git*", "git"}, {"a*b:*", "a*b c"},
+		{"* --version", " --version"}, {"x*y*", "x\xe2\x82y"}, {"*", ""}, {"a*é*", "a\xc3é"}, {"**a", "éa"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, s string) {
+		if pat == "" || !utf8.ValidString(pat) {
+			return // rules are text; the regular expression cannot hold invalid UTF-8
+		}
+		bp := compileBash(pat)
+		if got, want := bp.match(s), bashRegexp(pat).MatchString(s); got != want {
+			t.Fatalf("pattern %q on %q: match %v, regexp %v", pat, s, got, want)
+		}
+	})
 }
