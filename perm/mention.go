@@ -284,7 +284,8 @@ func (c *call) outsideMention(pt *part) string {
 // mentionMatch returns the first mention of a command a path rule covers,
 // broadly: Read rules are checked against every reading, Edit and Write
 // rules against strong ones of commands that do not only read.
-func (c *call) mentionMatch(r Rule, pt *part) (mention, bool) {
+func (c *call) mentionMatch(cr *crule, pt *part) (mention, bool) {
+	r := cr.Rule
 	ms, _ := c.mentionsOf(pt)
 	if r.Tool != "Read" && pt.onlyReads() {
 		return mention{}, false
@@ -293,7 +294,7 @@ func (c *call) mentionMatch(r Rule, pt *part) (mention, bool) {
 		if r.Tool != "Read" && m.weak {
 			continue
 		}
-		if !r.HasPattern || targetMatch(c.pathPattern(r.Pattern), m.t, true) {
+		if !r.HasPattern || targetMatch(cr.path, m.t, true) {
 			return m, true
 		}
 	}

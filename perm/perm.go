@@ -237,7 +237,8 @@ type Entry struct {
 type Workspace = workspace.Roots
 
 // Policy is everything Evaluate needs besides the call itself.
-// A Policy must not be modified while Evaluate runs on it.
+// A Policy must not be modified while Evaluate runs on it. Compile
+// prepares it for fast matching.
 type Policy struct {
 	Mode Mode
 	Deny []Entry
@@ -262,6 +263,9 @@ type Policy struct {
 	// settings file became malformed): every call is then denied with
 	// it, before any rule is looked at.
 	Failed string
+
+	// idx is the index Compile built; Evaluate checks that it is current.
+	idx *ruleSet
 }
 
 // HasSpecifier reports whether calls of tool are identified by one

@@ -29,7 +29,7 @@ import (
 //  8. Ask → Deny where nobody can be asked (subagents, headless, dontAsk)
 func Evaluate(req Request, p *Policy) Result {
 	c := analyse(req, p.Workspace)
-	r := evaluate(c, p)
+	r := evaluate(c, p, p.rules())
 	switch req.Tool {
 	case "Read", "Edit", "Write", "NotebookEdit":
 		if len(c.parts) == 1 && !c.parts[0].dynamic {
@@ -57,45 +57,64 @@ func sandboxProfile(c *call, r Result, p *Policy) sandbox.Profile {
 	return sandbox.WorkspaceWrite
 }
 
-func evaluate(c *call, p *Policy) Result {
+func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if p.Failed != "" {
 		return Result{Decision: Deny, Step: 1, Reason: p.Failed, Source: SourceBuiltin}
 	}
-	if r, ok := stepDeny(c, p); ok {
+	if r, ok := stepDeny(c, rs); ok {
 		return stepCoerce(r, p)
 	}
-	c.xargsOK = !hasBashRule(p.Deny) && !hasBashRule(p.Ask) && !hasRule(p.Deny, "Read")
-	if r, ok := stepImmune(c, p); ok {
+	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
+	if r, ok := stepImmune(c, rs); ok {
 		return stepCoerce(r, p)
 	}
-	if r, ok := stepConstraint(c, p); ok {
+	if r, ok := stepConstraint(c, rs); ok {
 		return r
 	}
 	if p.Mode == ModeBypass {
 		return Result{Decision: Allow, Step: 3, Reason: "bypassPermissions mode", Source: SourceMode}
 	}
-	return stepCoerce(stepParts(c, p), p)
+	return stepCoerce(stepParts(c, p, rs), p)
+}
+
+// firstDeny returns the first deny rule that matches a part of c, in
+// rule order, and the first part it matches.
+func firstDeny(c *call, rs *ruleSet) (*crule, *part) {
+	best, at := int32(-1), -1
+	for i := range c.parts {
+		pt := &c.parts[i]
+		for _, j := range rs.deny.candidates(c, pt, matchDeny) {
+			if best >= 0 && j >= best {
+				break
+			}
+			if c.matches(&rs.deny.rules[j], pt, matchDeny) {
+				best, at = j, i
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return nil, nil
+	}
+	return &rs.deny.rules[best], &c.parts[at]
 }
 
 // Step 1. A Bash deny rule's program mentioned anywhere in a command
 // (an argument of a program the gate does not know, a word inside a
 // string, a versioned name) is at least Ask; Deny where that program is
 // certainly what runs.
-func stepDeny(c *call, p *Policy) (Result, bool) {
-	for _, e := range p.Deny {
-		for i := range c.parts {
-			if c.matches(e.Rule, &c.parts[i], matchDeny) {
-				reason := denyReason(c.req.Tool, e)
-				if pt := &c.parts[i]; pt.kind == kindCommand {
-					if w, ok := c.commandPath(e.Rule, pt, matchDeny); ok {
-						reason += ": the command names " + w
-					}
-				}
-				return Result{Decision: Deny, Step: 1, Reason: reason, Rule: e.Rule.String(), Source: e.Source}, true
+func stepDeny(c *call, rs *ruleSet) (Result, bool) {
+	if cr, pt := firstDeny(c, rs); cr != nil {
+		e := cr.Entry
+		reason := denyReason(c.req.Tool, e)
+		if pt.kind == kindCommand {
+			if w, ok := c.commandPath(cr, pt, matchDeny); ok {
+				reason += ": the command names " + w
 			}
 		}
+		return Result{Decision: Deny, Step: 1, Reason: reason, Rule: e.Rule.String(), Source: e.Source}, true
 	}
-	if hasBashRule(p.Deny) || hasBashRule(p.Ask) {
+	if rs.deny.hasBash || rs.ask.hasBash {
 		for i := range c.parts {
 			pt := &c.parts[i]
 			if pt.kind != kindCommand {
@@ -107,20 +126,33 @@ func stepDeny(c *call, p *Policy) (Result, bool) {
 			pt.denyForms = append(pt.denyForms, forms...)
 		}
 	}
-	for _, e := range p.Deny {
-		for i := range c.parts {
-			if c.matches(e.Rule, &c.parts[i], matchDeny) {
-				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + " (git alias)", Rule: e.Rule.String(), Source: e.Source}, true
-			}
+	if cr, _ := firstDeny(c, rs); cr != nil {
+		e := cr.Entry
+		return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + " (git alias)", Rule: e.Rule.String(), Source: e.Source}, true
+	}
+	if !rs.deny.hasBash {
+		return Result{}, false
+	}
+	// The mention check: each command's forms are split once, and only
+	// deny rules whose program one of the words may name are tried.
+	words := make([][][]string, len(c.parts))
+	var cands []int32
+	for i := range c.parts {
+		if pt := &c.parts[i]; pt.kind == kindCommand {
+			words[i] = mentionWords(pt.denyForms)
+			cands = append(cands, rs.deny.mentioned(words[i])...)
 		}
 	}
-	for _, e := range p.Deny {
+	slices.Sort(cands)
+	for _, j := range slices.Compact(cands) {
+		cr := &rs.deny.rules[j]
+		e := cr.Entry
 		for i := range c.parts {
 			pt := &c.parts[i]
 			if pt.kind != kindCommand || e.Rule.Tool != "Bash" || !e.Rule.HasPattern {
 				continue
 			}
-			certain, word := mentionMatch(e.Rule.Pattern, pt.denyForms)
+			certain, word := mentionMatch(cr, words[i])
 			switch {
 			case certain:
 				return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + ": runs " + word, Rule: e.Rule.String(), Source: e.Source}, true
@@ -141,7 +173,7 @@ func denyReason(tool string, e Entry) string {
 
 // Step 2. These checks hold in every mode, bypassPermissions included, and
 // no allow rule can silence them.
-func stepImmune(c *call, p *Policy) (Result, bool) {
+func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 	ask := func(reason, rule string) (Result, bool) {
 		return Result{Decision: Ask, Step: 2, Reason: reason, Rule: rule, Source: SourceBuiltin}, true
 	}
@@ -157,8 +189,8 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			return ask("suspicious command: "+s, "")
 		}
 	}
-	guarded := hasBashRule(p.Deny) || hasBashRule(p.Ask)
-	readDeny := hasRule(p.Deny, "Read")
+	guarded := rs.deny.hasBash || rs.ask.hasBash
+	readDeny := rs.deny.hasRead
 	for i := range c.parts {
 		pt := &c.parts[i]
 		switch pt.kind {
@@ -188,7 +220,7 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 			if w, l := c.sensitiveMention(pt); w != "" {
 				return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
 			}
-			if r, root := coveredTree(c, pt, p.Deny); r != "" {
+			if r, root := coveredTree(c, pt, rs.deny); r != "" {
 				what := "recursive read of %s, which holds paths Read deny rule %s covers"
 				if !pt.recursion.recursive {
 					what = "prints tracked file contents of the repository %s, which holds paths Read deny rule %s covers"
@@ -229,7 +261,7 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 // with Read(./secrets/**)), or inside the repository of a git command that
 // prints tracked contents (git show, git log -p), with the tree's root;
 // "" if none.
-func coveredTree(c *call, pt *part, deny []Entry) (rule, root string) {
+func coveredTree(c *call, pt *part, deny *ruleList) (rule, root string) {
 	if !pt.recursion.recursive && !pt.recursion.tracked {
 		return "", ""
 	}
@@ -240,11 +272,9 @@ func coveredTree(c *call, pt *part, deny []Entry) (rule, root string) {
 	if pt.recursion.tracked {
 		roots = append(roots, c.repoRoots(pt)...)
 	}
-	for _, e := range deny {
-		if e.Rule.Tool != "Read" {
-			continue
-		}
-		pp := c.pathPattern(e.Rule.Pattern)
+	for _, j := range deny.reads {
+		e := &deny.rules[j]
+		pp := e.path
 		for _, t := range roots {
 			if !e.Rule.HasPattern || pp.mayCover(t.abs) || pp.mayCover(t.real) {
 				return e.Rule.String(), t.abs
@@ -264,32 +294,14 @@ func anyDevice(ts []target) bool {
 	return false
 }
 
-func hasBashRule(es []Entry) bool { return hasRule(es, "Bash") }
-
-func hasRule(es []Entry, tool string) bool {
-	for _, e := range es {
-		if e.Rule.Tool == tool {
-			return true
-		}
-	}
-	return false
-}
-
 // stepConstraint enforces an agent's allow_tools, right after step 2 and in
 // every mode: each part must be covered by one of its rules.
-func stepConstraint(c *call, p *Policy) (Result, bool) {
-	if len(p.Constraint) == 0 {
+func stepConstraint(c *call, rs *ruleSet) (Result, bool) {
+	if len(rs.constraint.rules) == 0 {
 		return Result{}, false
 	}
 	for i := range c.parts {
-		covered := false
-		for _, r := range p.Constraint {
-			if c.matches(r, &c.parts[i], matchConstraint) {
-				covered = true
-				break
-			}
-		}
-		if !covered {
+		if rs.constraint.first(c, &c.parts[i], matchConstraint) == nil {
 			return Result{Decision: Deny, Step: 2, Reason: fmt.Sprintf("tool %s call is outside the allow_tools constraint", c.req.Tool), Source: SourceAgent}, true
 		}
 	}
@@ -299,13 +311,13 @@ func stepConstraint(c *call, p *Policy) (Result, bool) {
 // stepParts runs steps 4–7 on every part and combines them: the strictest
 // decision wins (the earliest step among equals); an Allow names the
 // latest step any part needed, and every rule that allowed a part.
-func stepParts(c *call, p *Policy) Result {
+func stepParts(c *call, p *Policy, rs *ruleSet) Result {
 	var out Result
 	var rules []string
 	readOnly := true
 	decided := make([]Result, len(c.parts))
 	for i := range c.parts {
-		r := decidePart(c, &c.parts[i], p)
+		r := decidePart(c, &c.parts[i], p, rs)
 		if r.Decision != Allow && r.Step == 7 {
 			if o, ok := ownedWrite(c, &c.parts[i], decided); ok {
 				r = o
@@ -361,24 +373,20 @@ func ownedWrite(c *call, pt *part, decided []Result) (Result, bool) {
 	return Result{Decision: Allow, Step: o.Step, Reason: "written by a command " + o.Reason, Rule: o.Rule, Source: o.Source}, true
 }
 
-func decidePart(c *call, pt *part, p *Policy) Result {
+func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
 	// Step 4.
-	for _, r := range p.Session {
-		if c.matches(r, pt, matchAllow) {
-			return Result{Decision: Allow, Step: 4, Reason: "allowed for this session", Rule: r.String(), Source: SourceSession}
-		}
+	if cr := rs.session.first(c, pt, matchAllow); cr != nil {
+		return Result{Decision: Allow, Step: 4, Reason: "allowed for this session", Rule: cr.Rule.String(), Source: SourceSession}
 	}
 	// Step 5.
-	for _, e := range p.Ask {
-		if c.matches(e.Rule, pt, matchAsk) {
-			return Result{Decision: Ask, Step: 5, Reason: fmt.Sprintf("ask rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
-		}
+	if cr := rs.ask.first(c, pt, matchAsk); cr != nil {
+		e := cr.Entry
+		return Result{Decision: Ask, Step: 5, Reason: fmt.Sprintf("ask rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
 	}
 	// Step 6.
-	for _, e := range p.Allow {
-		if c.matches(e.Rule, pt, matchAllow) {
-			return Result{Decision: Allow, Step: 6, Reason: fmt.Sprintf("allowed by rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
-		}
+	if cr := rs.allow.first(c, pt, matchAllow); cr != nil {
+		e := cr.Entry
+		return Result{Decision: Allow, Step: 6, Reason: fmt.Sprintf("allowed by rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
 	}
 	// Step 7.
 	return modeDefault(c, pt, p.Mode)

@@ -20,34 +20,34 @@ const (
 
 func (h how) broad() bool { return h == matchDeny || h == matchAsk }
 
-// matches reports whether rule r applies to part pt of call c.
-func (c *call) matches(r Rule, pt *part, h how) bool {
+// matches reports whether rule cr applies to part pt of call c.
+func (c *call) matches(cr *crule, pt *part, h how) bool {
 	switch pt.kind {
 	case kindCommand:
-		return c.matchCommand(r, pt, h)
+		return c.matchCommand(cr, pt, h)
 	case kindRead, kindWrite:
-		return c.matchPath(r, pt, h)
+		return c.matchPath(cr, pt, h)
 	}
-	return matchOther(r, pt, h)
+	return matchOther(cr.Rule, pt, h)
 }
 
-func (c *call) matchCommand(r Rule, pt *part, h how) bool {
-	switch r.Tool {
+func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
+	switch cr.Rule.Tool {
 	case "Bash":
-		if !r.HasPattern {
+		if !cr.Rule.HasPattern {
 			return true
 		}
 		if h.broad() {
 			for _, f := range pt.denyForms {
-				if bashMatch(r.Pattern, f) {
+				if cr.bash.match(f) {
 					return true
 				}
 			}
 			return false
 		}
-		return pt.allowOK && bashMatch(r.Pattern, pt.allowForm)
+		return pt.allowOK && cr.bash.match(pt.allowForm)
 	case "Read", "Edit", "Write":
-		_, ok := c.commandPath(r, pt, h)
+		_, ok := c.commandPath(cr, pt, h)
 		return ok
 	}
 	return false
@@ -59,13 +59,14 @@ func (c *call) matchCommand(r Rule, pt *part, h how) bool {
 // whose words name it (python3 -c "open('.env')", curl -d @.env); an Edit
 // or Write deny with a pattern covers any command naming a path it matches
 // that is not verified to only read it.
-func (c *call) commandPath(r Rule, pt *part, h how) (string, bool) {
+func (c *call) commandPath(cr *crule, pt *part, h how) (string, bool) {
+	r := cr.Rule
 	if !h.broad() || (r.Tool != "Read" && h != matchDeny) {
 		return "", false
 	}
 	if r.Tool == "Read" {
 		for _, t := range pt.reads {
-			if !r.HasPattern || targetMatch(c.pathPattern(r.Pattern), t, true) {
+			if !r.HasPattern || targetMatch(cr.path, t, true) {
 				return t.abs, true
 			}
 		}
@@ -75,7 +76,7 @@ func (c *call) commandPath(r Rule, pt *part, h how) (string, bool) {
 		// make every command with an argument a denied edit.
 		return "", false
 	}
-	m, ok := c.mentionMatch(r, pt)
+	m, ok := c.mentionMatch(cr, pt)
 	return m.word, ok
 }
 
@@ -100,7 +101,8 @@ func pathRuleApplies(rule string, pt *part, h how) bool {
 	return false
 }
 
-func (c *call) matchPath(r Rule, pt *part, h how) bool {
+func (c *call) matchPath(cr *crule, pt *part, h how) bool {
+	r := cr.Rule
 	if pt.dynamic {
 		return false
 	}
@@ -110,7 +112,7 @@ func (c *call) matchPath(r Rule, pt *part, h how) bool {
 		return h == matchConstraint && pt.tool == "Bash" && r.Tool == "Bash" && !r.HasPattern
 	}
 	if r.HasPattern {
-		return targetMatch(c.pathPattern(r.Pattern), pt.path, h.broad())
+		return targetMatch(cr.path, pt.path, h.broad())
 	}
 	switch h {
 	case matchAllow:
@@ -144,44 +146,41 @@ func matchOther(r Rule, pt *part, h how) bool {
 	return !r.HasPattern && mcpServerMatch(r.Tool, pt.tool)
 }
 
-// pathPattern compiles a path rule pattern once per call.
-func (c *call) pathPattern(pat string) pathPattern {
-	pp, ok := c.pats[pat]
-	if !ok {
-		pp = compilePath(c.ws, pat)
-		c.pats[pat] = pp
-	}
-	return pp
-}
-
 // mentionSplit splits a command's text into the words a program name may
 // hide in: white space, shell punctuation and "=".
 var mentionSplit = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
 
+// mentionWords splits each of a command's forms into the words a program
+// name may hide in (mentionSplit), once for every deny rule.
+func mentionWords(forms []string) [][]string {
+	toks := make([][]string, len(forms))
+	for i, f := range forms {
+		toks[i] = mentionSplit.Split(f, -1)
+	}
+	return toks
+}
+
 // mentionMatch reports whether the program of a Bash rule pattern appears
-// in any of a command's forms outside the position the rule matched: as
+// in any of a command's forms, split by mentionWords, outside the
+// position the rule matched: as
 // any word or part of a word (an argument of setarch, prlimit, fakeroot,
 // ld-linux.so, a string given to sg -c), by path, or by a versioned name
 // (python3.11 for python3, perl5.36 for perl). It returns that word, and
 // certain if it is the program the form runs. The words after it must
 // match the rest of the pattern. A pattern that starts with a wildcard
 // names no program.
-func mentionMatch(pat string, forms []string) (certain bool, word string) {
-	prog, rest := ruleProgram(pat)
+func mentionMatch(cr *crule, forms [][]string) (certain bool, word string) {
+	prog := cr.prog
 	if prog == "" {
 		return false, ""
 	}
-	for _, f := range forms {
-		toks := mentionSplit.Split(f, -1)
+	for _, toks := range forms {
 		for i, t := range toks {
 			if t == "" || !namesProgram(t, prog) {
 				continue
 			}
 			tail := strings.Join(toks[i+1:], " ")
-			if !bashMatch(pat, strings.TrimSpace(prog+" "+tail)) && rest != "" {
-				continue
-			}
-			if !bashMatch(pat, strings.TrimSpace(prog+" "+tail)) {
+			if !cr.bash.match(strings.TrimSpace(prog + " " + tail)) {
 				continue
 			}
 			return i == 0 && t != prog, t

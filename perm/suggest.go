@@ -19,10 +19,11 @@ func Suggest(req Request, p *Policy) []string {
 	if c.invalid != "" {
 		return nil
 	}
+	rs := p.rules()
 	var out []string
 	for i := range c.parts {
 		pt := &c.parts[i]
-		if decidePart(c, pt, p).Decision == Allow {
+		if decidePart(c, pt, p, rs).Decision == Allow {
 			continue
 		}
 		r := suggestion(c, pt)

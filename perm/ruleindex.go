@@ -1,0 +1,431 @@
+package perm
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// ruleSet is a Policy's rule lists compiled for matching in one
+// workspace: patterns compiled once, and each list indexed so that a part
+// is matched only against the rules that could match it. A ruleSet is
+// never changed once built, so goroutines share it freely.
+type ruleSet struct {
+	// cwd, root and home are the workspace the path patterns were made
+	// absolute in.
+	cwd, root, home string
+	deny, ask, allow    *ruleList
+	session, constraint *ruleList
+}
+
+// smallList is the length up to which a list is scanned whole: an index
+// costs more than it saves.
+const smallList = 8
+
+// ruleList is one compiled rule list. Its candidates for a part are a
+// superset of the rules that match the part, in list order, so the first
+// rule that matches among them is the first a scan of the whole list
+// would find.
+type ruleList struct {
+	// entries and rules are the slices the list was compiled from (one
+	// of them is nil), to tell whether the Policy still holds them.
+	entries []Entry
+	rs      []Rule
+
+	rules []crule
+	all   []int32 // every index, for small lists
+
+	hasBash, hasRead bool
+
+	// Command parts: Bash rules by the first word every command they
+	// match starts with, and the rules no word keys.
+	bashKey map[string][]int32
+	bashAny []int32
+	// Read, Edit and Write rules, which cover commands through the paths
+	// they read or name (commandPath).
+	cmdPath pathIndex
+	// Path parts (file tools, redirects, written arguments).
+	path pathIndex
+	// Other parts: rules by tool, WebFetch rules by domain, and MCP(glob)
+	// and MCP server rules, which may match any tool.
+	byTool   map[string][]int32
+	domains  map[string][]int32
+	otherAny []int32
+	// progs are the Bash rules with a program, by program, for the
+	// mention check of deny rules (mentionMatch).
+	progs map[string][]int32
+	// reads are the Read rules.
+	reads []int32
+}
+
+// pathIndex indexes path rules by a path segment every path they match
+// (or whose ancestor they match) contains; rules without one are in any.
+type pathIndex struct {
+	bySeg map[string][]int32
+	any   []int32
+}
+
+// crule is a rule compiled for matching.
+type crule struct {
+	Entry
+	bash bashPattern // Bash rules with a pattern
+	path pathPattern // path rules with a pattern
+	// prog is the program a Bash pattern names (ruleProgram).
+	prog string
+}
+
+// rules returns the compiled rules Evaluate uses for p: p's index where
+// it is current, otherwise lists compiled for this call (reusing those of
+// p's index that are). It never writes to p.
+func (p *Policy) rules() *ruleSet {
+	if rs := p.idx; rs != nil && rs.current(p) {
+		return rs
+	}
+	return compileRules(p, p.idx)
+}
+
+// Compile compiles p's rules for Evaluate: patterns compiled once and
+// every rule list indexed, so that a decision under 1,000 rules costs
+// about what it costs under 10. Package policy compiles every policy it
+// builds.
+//
+// Compile after the last change to the rule lists or the workspace. A
+// Policy changed after Compile (a list replaced or appended to, as when
+// session rules are added to a copy, or a new workspace) is still decided
+// correctly: Evaluate compiles what changed for each call, which is
+// slower, until Compile is called again. Rules must not be changed in
+// place after Compile. Compile must not run concurrently with Evaluate on
+// the same Policy.
+func (p *Policy) Compile() { p.idx = compileRules(p, p.idx) }
+
+// current reports whether rs was compiled from p's lists and workspace.
+func (rs *ruleSet) current(p *Policy) bool {
+	return rs.sameWorkspace(p.Workspace) && sameEntries(rs.deny.entries, p.Deny) && sameEntries(rs.ask.entries, p.Ask) &&
+		sameEntries(rs.allow.entries, p.Allow) && sameRules(rs.session.rs, p.Session) && sameRules(rs.constraint.rs, p.Constraint)
+}
+
+func (rs *ruleSet) sameWorkspace(ws Workspace) bool {
+	return rs.cwd == ws.Cwd && rs.root == ws.Root && rs.home == ws.Home
+}
+
+// sameEntries reports whether a and b are the same slice.
+func sameEntries(a, b []Entry) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+func sameRules(a, b []Rule) bool    { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+
+// compileRules compiles p's lists, reusing the lists of prev (may be nil)
+// that hold the same rules in the same workspace.
+func compileRules(p *Policy, prev *ruleSet) *ruleSet {
+	ws := p.Workspace
+	rs := &ruleSet{cwd: ws.Cwd, root: ws.Root, home: ws.Home}
+	if prev != nil && !prev.sameWorkspace(ws) {
+		prev = nil
+	}
+	reuse := func(old *ruleList, es []Entry, r []Rule) *ruleList {
+		if old != nil && slices.Equal(old.entries, es) && slices.Equal(old.rs, r) {
+			if sameEntries(old.entries, es) && sameRules(old.rs, r) {
+				return old
+			}
+			l := *old
+			l.entries, l.rs = es, r
+			return &l
+		}
+		return compileList(ws, es, r)
+	}
+	var d, a, al, s, c *ruleList
+	if prev != nil {
+		d, a, al, s, c = prev.deny, prev.ask, prev.allow, prev.session, prev.constraint
+	}
+	rs.deny = reuse(d, p.Deny, nil)
+	rs.ask = reuse(a, p.Ask, nil)
+	rs.allow = reuse(al, p.Allow, nil)
+	rs.session = reuse(s, nil, p.Session)
+	rs.constraint = reuse(c, nil, p.Constraint)
+	return rs
+}
+
+// compileList compiles one list, given as entries or as bare rules.
+func compileList(ws Workspace, es []Entry, r []Rule) *ruleList {
+	l := &ruleList{entries: es, rs: r}
+	if es == nil {
+		for _, x := range r {
+			es = append(es, Entry{Rule: x})
+		}
+	}
+	l.rules = make([]crule, len(es))
+	small := len(es) <= smallList
+	add := func(m *map[string][]int32, k string, i int32) {
+		if *m == nil {
+			*m = map[string][]int32{}
+		}
+		(*m)[k] = append((*m)[k], i)
+	}
+	addPath := func(x *pathIndex, cr *crule, i int32) {
+		if k, ok := cr.pathKey(); ok {
+			add(&x.bySeg, k, i)
+		} else {
+			x.any = append(x.any, i)
+		}
+	}
+	for n, e := range es {
+		i := int32(n)
+		cr := &l.rules[n]
+		cr.Entry = e
+		l.all = append(l.all, i)
+		r := e.Rule
+		switch r.Tool {
+		case "Bash":
+			l.hasBash = true
+		case "Read":
+			l.hasRead = true
+			l.reads = append(l.reads, i)
+		}
+		switch r.Tool {
+		case "Bash":
+			if r.HasPattern {
+				cr.bash = compileBash(r.Pattern)
+				cr.prog, _ = ruleProgram(r.Pattern)
+			}
+		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
+			if r.HasPattern {
+				cr.path = compilePath(ws, r.Pattern)
+			}
+		}
+		if small {
+			continue
+		}
+		switch r.Tool {
+		case "Bash":
+			if k, ok := bashKey(r); ok {
+				add(&l.bashKey, k, i)
+			} else {
+				l.bashAny = append(l.bashAny, i)
+			}
+			if cr.prog != "" {
+				add(&l.progs, cr.prog, i)
+			}
+			if !r.HasPattern {
+				l.path.any = append(l.path.any, i) // a redirect under allow_tools Bash
+			}
+		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
+			if r.Tool == "Read" || r.Tool == "Edit" || r.Tool == "Write" {
+				addPath(&l.cmdPath, cr, i)
+			}
+			addPath(&l.path, cr, i)
+		}
+		switch {
+		case r.Tool == "MCP" || !r.HasPattern && mcpServerMatch(r.Tool, r.Tool+"__"):
+			l.otherAny = append(l.otherAny, i)
+		case r.Tool == "WebFetch" && r.HasPattern:
+			if d := domainKey(r.Pattern); d != "" {
+				add(&l.domains, d, i)
+			} else {
+				l.otherAny = append(l.otherAny, i)
+			}
+		default:
+			add(&l.byTool, r.Tool, i)
+		}
+	}
+	return l
+}
+
+// bashKey returns the first word of every command the Bash rule r
+// matches: the pattern's literal text up to its first space, when no
+// wildcard comes before that space (or the pattern ends without one).
+func bashKey(r Rule) (string, bool) {
+	if !r.HasPattern {
+		return "", false
+	}
+	lit, prefix := strings.CutSuffix(r.Pattern, ":*")
+	star := false
+	if !prefix {
+		if i := strings.IndexByte(lit, '*'); i >= 0 {
+			lit, star = lit[:i], true
+		}
+	}
+	if i := strings.IndexByte(lit, ' '); i >= 0 {
+		return lit[:i], true
+	}
+	return lit, !star
+}
+
+// firstWord returns s up to its first space.
+func firstWord(s string) string {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// domainKey returns the domain a WebFetch pattern names, as domainMatch
+// reads it: every host it matches is that domain or ends in "." and it.
+func domainKey(pat string) string {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimPrefix(pat, "domain:")), ".")
+	return strings.TrimPrefix(d, "*.")
+}
+
+// pathKey returns a segment every path the rule's pattern matches (or
+// matches an ancestor of) contains: the last one without a wildcard. A
+// pattern with classes, alternatives or escapes is keyed only by its
+// literal leading directory.
+func (cr *crule) pathKey() (string, bool) {
+	if !cr.Rule.HasPattern {
+		return "", false
+	}
+	pp := cr.path
+	if pp.base {
+		return pp.abs, pp.literal
+	}
+	lit := pp.abs
+	if strings.ContainsAny(lit, `[]{}\`) {
+		lit = pp.dir
+	}
+	key := ""
+	for _, s := range strings.Split(lit, "/") {
+		if s != "" && !strings.ContainsAny(s, "*?") {
+			key = s
+		}
+	}
+	return key, key != ""
+}
+
+// addSegs adds the rules keyed by a segment of p.
+func (x *pathIndex) addSegs(buf []int32, p string) []int32 {
+	if x.bySeg == nil {
+		return buf
+	}
+	for p != "" {
+		seg := p
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			seg, p = p[:i], p[i+1:]
+		} else {
+			p = ""
+		}
+		if seg != "" {
+			buf = append(buf, x.bySeg[seg]...)
+		}
+	}
+	return buf
+}
+
+func (x *pathIndex) addTarget(buf []int32, t target) []int32 {
+	buf = x.addSegs(buf, t.abs)
+	if t.real != t.abs {
+		buf = x.addSegs(buf, t.real)
+	}
+	return buf
+}
+
+func (x *pathIndex) empty() bool { return len(x.any) == 0 && len(x.bySeg) == 0 }
+
+// candidates returns, in list order, the rules of l that may match part
+// pt of c the way h says: every rule that matches is among them.
+func (l *ruleList) candidates(c *call, pt *part, h how) []int32 {
+	if len(l.rules) <= smallList {
+		return l.all
+	}
+	var buf []int32
+	switch pt.kind {
+	case kindCommand:
+		buf = append(buf, l.bashAny...)
+		if l.bashKey != nil {
+			buf = append(buf, l.bashKey[firstWord(pt.allowForm)]...)
+			for _, f := range pt.denyForms {
+				buf = append(buf, l.bashKey[firstWord(f)]...)
+			}
+		}
+		if h.broad() && !l.cmdPath.empty() {
+			buf = append(buf, l.cmdPath.any...)
+			for _, t := range pt.reads {
+				buf = l.cmdPath.addTarget(buf, t)
+			}
+			if h == matchDeny {
+				ms, _ := c.mentionsOf(pt)
+				for _, m := range ms {
+					buf = l.cmdPath.addTarget(buf, m.t)
+				}
+			}
+		}
+	case kindRead, kindWrite:
+		buf = append(buf, l.path.any...)
+		buf = l.path.addTarget(buf, pt.path)
+	default:
+		buf = append(buf, l.otherAny...)
+		buf = append(buf, l.byTool[pt.tool]...)
+		if l.domains != nil && pt.tool == "WebFetch" {
+			for h := pt.host; ; {
+				buf = append(buf, l.domains[h]...)
+				i := strings.IndexByte(h, '.')
+				if i < 0 {
+					break
+				}
+				h = h[i+1:]
+			}
+		}
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
+}
+
+// first returns the first rule of l that matches part pt of c the way h
+// says, or nil.
+func (l *ruleList) first(c *call, pt *part, h how) *crule {
+	for _, i := range l.candidates(c, pt, h) {
+		if cr := &l.rules[i]; c.matches(cr, pt, h) {
+			return cr
+		}
+	}
+	return nil
+}
+
+// mentioned returns the Bash rules of l whose program may be named by a
+// word of toks (the words of a command's deny forms), in list order.
+func (l *ruleList) mentioned(toks [][]string) []int32 {
+	if len(l.rules) <= smallList {
+		return l.all
+	}
+	if l.progs == nil {
+		return nil
+	}
+	var buf []int32
+	look := func(k string) { buf = append(buf, l.progs[k]...) }
+	for _, ts := range toks {
+		for _, t := range ts {
+			if t == "" {
+				continue
+			}
+			look(t)
+			base := path.Base(t)
+			if base != t {
+				look(base)
+			}
+			// Versioned names: python3.11 names python3 and python.
+			for k := len(base) - 1; k >= 1; k-- {
+				ch := base[k]
+				if !(ch >= '0' && ch <= '9' || ch == '.' || ch == '-') {
+					break
+				}
+				if isVersion(base[k:]) {
+					look(base[:k])
+				}
+			}
+		}
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
+}
+
+// isVersion reports what versionRe matches, without a regular expression.
+func isVersion(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '.') {
+		s = s[1:]
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,76 @@
+package perm
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gen-run/gen/internal/callcorpus"
+)
+
+// benchRuleCalls are the calls BenchmarkRules10 and BenchmarkRules1000
+// decide: generated shell commands with some file, WebFetch and other
+// tool calls.
+func benchRuleCalls() []Request {
+	var reqs []Request
+	for _, c := range callcorpus.Mixed(99, 400) {
+		reqs = append(reqs, Request{Tool: c.Tool, Input: c.Input})
+	}
+	return reqs
+}
+
+// benchRules decides every call of benchRuleCalls under p per iteration
+// and reports the cost per call.
+func benchRules(b *testing.B, p *Policy) {
+	reqs := benchRuleCalls()
+	p.Compile()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, req := range reqs {
+			Evaluate(req, p)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(reqs)), "ns/call")
+}
+
+// tenRules is the differential test's ten-rule policy in default mode,
+// the mode of thousandRules.
+func tenRules(ws Workspace) *Policy {
+	p := diffPolicies(diffFixture{})["ten"]
+	p.Mode, p.Workspace = ModeDefault, ws
+	return p
+}
+
+// BenchmarkRules10 and BenchmarkRules1000 decide the same calls under 10
+// and 1,000 rules; quote Rules1000 as a ratio over Rules10. Rule matching
+// is indexed, so the ratio stays near 1.
+func BenchmarkRules10(b *testing.B) {
+	f := newDiffFixture(b)
+	benchRules(b, tenRules(f.ws()))
+}
+
+func BenchmarkRules1000(b *testing.B) {
+	f := newDiffFixture(b)
+	benchRules(b, thousandRules(f.ws()))
+}
+
+// BenchmarkPathRules decides file and shell calls under thousands of
+// "**" path rules, none of which matches.
+func BenchmarkPathRules(b *testing.B) {
+	f := newDiffFixture(b)
+	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+	for i := range 3000 {
+		p.Deny = append(p.Deny, entries(SourceProject, fmt.Sprintf("Read(./data%d/**)", i), fmt.Sprintf("Edit(**/gen%d/*.txt)", i))...)
+		p.Allow = append(p.Allow, entries(SourceUser, fmt.Sprintf("Edit(./out%d/**)", i), fmt.Sprintf("Read(**/cache%d/**)", i))...)
+	}
+	reqs := []Request{fileReq("Read", "src/a.go"), fileReq("Edit", "src/sub/c.txt"), fileReq("Write", "build/x.txt"),
+		bashReq("cat src/a.go src/b.go | grep -n foo > build/out.txt"), bashReq("cp src/a.go docs/guide.md")}
+	p.Compile()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, req := range reqs {
+			Evaluate(req, p)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(reqs)), "ns/call")
+}
