@@ -13,7 +13,7 @@ import (
 type ruleSet struct {
 	// cwd, root and home are the workspace the path patterns were made
 	// absolute in.
-	cwd, root, home string
+	cwd, root, home     string
 	deny, ask, allow    *ruleList
 	session, constraint *ruleList
 }
