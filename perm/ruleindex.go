@@ -33,7 +33,10 @@ type ruleList struct {
 	rs      []Rule
 
 	rules []crule
-	all   []int32 // every index, for small lists
+	all   []int32 // every index
+	// indexed is set when the maps below are built; otherwise every rule
+	// is a candidate.
+	indexed bool
 
 	hasBash, hasRead bool
 
@@ -129,7 +132,7 @@ func compileRules(p *Policy, prev *ruleSet) *ruleSet {
 			l.entries, l.rs = es, r
 			return &l
 		}
-		return compileList(ws, es, r)
+		return compileList(ws, es, r, true)
 	}
 	var d, a, al, s, c *ruleList
 	if prev != nil {
@@ -143,8 +146,10 @@ func compileRules(p *Policy, prev *ruleSet) *ruleSet {
 	return rs
 }
 
-// compileList compiles one list, given as entries or as bare rules.
-func compileList(ws Workspace, es []Entry, r []Rule) *ruleList {
+// compileList compiles one list, given as entries or as bare rules, and
+// indexes it unless it is short or indexed is false (every rule is then
+// a candidate).
+func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 	l := &ruleList{entries: es, rs: r}
 	if es == nil {
 		for _, x := range r {
@@ -152,7 +157,7 @@ func compileList(ws Workspace, es []Entry, r []Rule) *ruleList {
 		}
 	}
 	l.rules = make([]crule, len(es))
-	small := len(es) <= smallList
+	small := len(es) <= smallList || !indexed
 	add := func(m *map[string][]int32, k string, i int32) {
 		if *m == nil {
 			*m = map[string][]int32{}
@@ -193,6 +198,7 @@ func compileList(ws Workspace, es []Entry, r []Rule) *ruleList {
 		if small {
 			continue
 		}
+		l.indexed = true
 		switch r.Tool {
 		case "Bash":
 			if k, ok := bashKey(r); ok {
@@ -315,12 +321,15 @@ func (x *pathIndex) addTarget(buf []int32, t target) []int32 {
 	return buf
 }
 
+// linear reports whether every rule of l is a candidate for every part.
+func (l *ruleList) linear() bool { return !l.indexed }
+
 func (x *pathIndex) empty() bool { return len(x.any) == 0 && len(x.bySeg) == 0 }
 
 // candidates returns, in list order, the rules of l that may match part
 // pt of c the way h says: every rule that matches is among them.
 func (l *ruleList) candidates(c *call, pt *part, h how) []int32 {
-	if len(l.rules) <= smallList {
+	if l.linear() {
 		return l.all
 	}
 	var buf []int32
@@ -380,7 +389,7 @@ func (l *ruleList) first(c *call, pt *part, h how) *crule {
 // mentioned returns the Bash rules of l whose program may be named by a
 // word of toks (the words of a command's deny forms), in list order.
 func (l *ruleList) mentioned(toks [][]string) []int32 {
-	if len(l.rules) <= smallList {
+	if l.linear() {
 		return l.all
 	}
 	if l.progs == nil {
