@@ -121,9 +121,17 @@ func (g *Gate) policy() perm.Policy {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	// Fresh slices: Policy may hand out the same ones to every call.
-	p.Session = slices.Concat(p.Session, g.added.Allow)
-	p.Ask = slices.Concat(p.Ask, entries(g.added.Ask))
-	p.Deny = slices.Concat(p.Deny, entries(g.added.Deny))
+	// Lists nothing was added to stay as they are, so that the
+	// policy's compiled rule index stays current (perm.Policy.Compile).
+	if len(g.added.Allow) > 0 {
+		p.Session = slices.Concat(p.Session, g.added.Allow)
+	}
+	if len(g.added.Ask) > 0 {
+		p.Ask = slices.Concat(p.Ask, entries(g.added.Ask))
+	}
+	if len(g.added.Deny) > 0 {
+		p.Deny = slices.Concat(p.Deny, entries(g.added.Deny))
+	}
 	return p
 }
 

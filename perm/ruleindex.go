@@ -101,6 +101,20 @@ func (p *Policy) rules() *ruleSet {
 // the same Policy.
 func (p *Policy) Compile() { p.idx = compileRules(p, p.idx) }
 
+// CompileFrom is Compile reusing what prevs compiled: a list holding the
+// same rules (compared entry by entry) in the same workspace as a list of
+// a compiled prev is not compiled again. A policy rebuilt for every call
+// from the same settings thus costs a comparison, not a compilation.
+func (p *Policy) CompileFrom(prevs ...*Policy) {
+	var sets []*ruleSet
+	for _, q := range append([]*Policy{p}, prevs...) {
+		if q != nil && q.idx != nil {
+			sets = append(sets, q.idx)
+		}
+	}
+	p.idx = compileRules(p, sets...)
+}
+
 // current reports whether rs was compiled from p's lists and workspace.
 func (rs *ruleSet) current(p *Policy) bool {
 	return rs.sameWorkspace(p.Workspace) && sameEntries(rs.deny.entries, p.Deny) && sameEntries(rs.ask.entries, p.Ask) &&
@@ -115,34 +129,33 @@ func (rs *ruleSet) sameWorkspace(ws Workspace) bool {
 func sameEntries(a, b []Entry) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
 func sameRules(a, b []Rule) bool    { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
 
-// compileRules compiles p's lists, reusing the lists of prev (may be nil)
-// that hold the same rules in the same workspace.
-func compileRules(p *Policy, prev *ruleSet) *ruleSet {
+// compileRules compiles p's lists, reusing the lists of prevs that hold
+// the same rules in the same workspace.
+func compileRules(p *Policy, prevs ...*ruleSet) *ruleSet {
 	ws := p.Workspace
 	rs := &ruleSet{cwd: ws.Cwd, root: ws.Root, home: ws.Home}
-	if prev != nil && !prev.sameWorkspace(ws) {
-		prev = nil
-	}
-	reuse := func(old *ruleList, es []Entry, r []Rule) *ruleList {
-		if old != nil && slices.Equal(old.entries, es) && slices.Equal(old.rs, r) {
+	reuse := func(pick func(*ruleSet) *ruleList, es []Entry, r []Rule) *ruleList {
+		for _, prev := range prevs {
+			if prev == nil || !prev.sameWorkspace(ws) {
+				continue
+			}
+			old := pick(prev)
 			if sameEntries(old.entries, es) && sameRules(old.rs, r) {
 				return old
 			}
-			l := *old
-			l.entries, l.rs = es, r
-			return &l
+			if slices.Equal(old.entries, es) && slices.Equal(old.rs, r) {
+				l := *old
+				l.entries, l.rs = es, r
+				return &l
+			}
 		}
 		return compileList(ws, es, r, true)
 	}
-	var d, a, al, s, c *ruleList
-	if prev != nil {
-		d, a, al, s, c = prev.deny, prev.ask, prev.allow, prev.session, prev.constraint
-	}
-	rs.deny = reuse(d, p.Deny, nil)
-	rs.ask = reuse(a, p.Ask, nil)
-	rs.allow = reuse(al, p.Allow, nil)
-	rs.session = reuse(s, nil, p.Session)
-	rs.constraint = reuse(c, nil, p.Constraint)
+	rs.deny = reuse(func(x *ruleSet) *ruleList { return x.deny }, p.Deny, nil)
+	rs.ask = reuse(func(x *ruleSet) *ruleList { return x.ask }, p.Ask, nil)
+	rs.allow = reuse(func(x *ruleSet) *ruleList { return x.allow }, p.Allow, nil)
+	rs.session = reuse(func(x *ruleSet) *ruleList { return x.session }, nil, p.Session)
+	rs.constraint = reuse(func(x *ruleSet) *ruleList { return x.constraint }, nil, p.Constraint)
 	return rs
 }
 

@@ -91,6 +91,13 @@ func TestCompileStale(t *testing.T) {
 	if r := Evaluate(req, p); r.Decision == Deny {
 		t.Errorf("the original changed: %+v", r)
 	}
+	// CompileFrom reuses only lists with equal rules.
+	r := thousandRules(f.ws())
+	r.Deny = append(r.Deny, entries(SourceSession, "Bash(zork:*)")...)
+	r.CompileFrom(p, &q)
+	if got := Evaluate(req, r); got.Decision != Deny || got.Rule != "Bash(zork:*)" || r.idx.deny != q.idx.deny || r.idx.ask != p.idx.ask {
+		t.Errorf("CompileFrom: %+v, deny reused %v, ask reused %v", got, r.idx.deny == q.idx.deny, r.idx.ask == p.idx.ask)
+	}
 	// A new workspace re-resolves relative path patterns.
 	w := *p
 	w.Deny = entries(SourceProject, "Read(./secret.txt)")

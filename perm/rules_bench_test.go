@@ -2,6 +2,7 @@ package perm
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gen-run/gen/internal/callcorpus"
@@ -73,4 +74,31 @@ func BenchmarkPathRules(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(reqs)), "ns/call")
+}
+
+// BenchmarkCompile1000 compiles the 1,000-rule policy: what a policy
+// rebuilt for every call (settings followed live) pays per call.
+func BenchmarkCompile1000(b *testing.B) {
+	f := newDiffFixture(b)
+	p := thousandRules(f.ws())
+	b.ReportAllocs()
+	for b.Loop() {
+		p.idx = nil
+		p.Compile()
+	}
+}
+
+// BenchmarkRecompile1000 is Compile on a copy of a compiled policy with
+// its lists cloned, as a policy rebuilt from the same settings is: the
+// lists are compared and their indexes reused.
+func BenchmarkRecompile1000(b *testing.B) {
+	f := newDiffFixture(b)
+	p := thousandRules(f.ws())
+	p.Compile()
+	b.ReportAllocs()
+	for b.Loop() {
+		q := *p
+		q.Deny, q.Ask, q.Allow = slices.Clone(p.Deny), slices.Clone(p.Ask), slices.Clone(p.Allow)
+		q.Compile()
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
@@ -34,7 +35,7 @@ type Runtime struct {
 func Main(s *settings.Settings, rt Runtime) perm.Policy {
 	ws := s.Workspace
 	ws.Dirs = append(slices.Clone(ws.Dirs), rt.Dirs...)
-	return perm.Policy{
+	p := perm.Policy{
 		Mode:      rt.Mode,
 		Deny:      slices.Clone(s.Deny),
 		Ask:       slices.Clone(s.Ask),
@@ -42,6 +43,36 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Session:   slices.Clone(rt.Grants),
 		Workspace: ws,
 		NoSandbox: noSandbox(s),
+	}
+	compile(&p)
+	return p
+}
+
+// recent are the policies compile compiled last. A policy rebuilt from
+// the same settings (Live rebuilds one for every call) reuses their
+// compiled rule lists: perm compares the rules entry by entry, so a
+// stale entry costs a compilation, never a wrong decision. Bounded by
+// maxRecent.
+var recent struct {
+	sync.Mutex
+	ps []*perm.Policy
+}
+
+const maxRecent = 4
+
+// compile compiles p's rules for perm.Evaluate (perm.Policy.Compile).
+// Every builder compiles the policy it returns, after its last change.
+func compile(p *perm.Policy) {
+	recent.Lock()
+	prevs := slices.Clone(recent.ps)
+	recent.Unlock()
+	p.CompileFrom(prevs...)
+	c := *p
+	recent.Lock()
+	defer recent.Unlock()
+	recent.ps = append([]*perm.Policy{&c}, recent.ps...)
+	if len(recent.ps) > maxRecent {
+		recent.ps = recent.ps[:maxRecent]
 	}
 }
 
@@ -110,11 +141,13 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		if len(d.AllowTools) > 0 {
 			warnings = append(warnings, fmt.Sprintf("agent %s: allowManagedPermissionRulesOnly is set; allow_tools only restrict, they allow nothing", d.Name))
 		}
+		compile(&p)
 		return p, warnings
 	}
 	for _, r := range d.AllowTools {
 		p.Allow = append(p.Allow, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
 	}
+	compile(&p)
 	return p, warnings
 }
 
