@@ -95,8 +95,8 @@ func TestCompileStale(t *testing.T) {
 	r := thousandRules(f.ws())
 	r.Deny = append(r.Deny, entries(SourceSession, "Bash(zork:*)")...)
 	r.CompileFrom(p, &q)
-	if got := Evaluate(req, r); got.Decision != Deny || got.Rule != "Bash(zork:*)" || r.idx.deny != q.idx.deny || r.idx.ask != p.idx.ask {
-		t.Errorf("CompileFrom: %+v, deny reused %v, ask reused %v", got, r.idx.deny == q.idx.deny, r.idx.ask == p.idx.ask)
+	if got := Evaluate(req, r); got.Decision != Deny || got.Rule != "Bash(zork:*)" || &r.idx.deny.rules[0] != &q.idx.deny.rules[0] || &r.idx.ask.rules[0] != &p.idx.ask.rules[0] {
+		t.Errorf("CompileFrom: %+v, deny reused %v, ask reused %v", got, &r.idx.deny.rules[0] == &q.idx.deny.rules[0], &r.idx.ask.rules[0] == &p.idx.ask.rules[0])
 	}
 	// A new workspace re-resolves relative path patterns.
 	w := *p
