@@ -47,7 +47,7 @@ func (c *collector) shell(code string, st *walkState) {
 		return
 	}
 	c.text(code)
-	c.walk(f, &walkState{src: code, nested: true, depth: st.depth + 1, subst: st.subst, outer: enclosingFuncs(st.stack, st.outer)})
+	c.walk(f, &walkState{src: code, nested: true, depth: st.depth + 1, subst: st.subst, parent: st})
 }
 
 // shells are the programs whose -c option runs a string as shell code.

@@ -139,17 +139,146 @@ type collector struct {
 	seen   map[string]bool // Suspicious labels already reported
 }
 
-// walkState is the context of one walk over one parsed source.
+// walkState is the context of one walk over one parsed source. Every
+// question about the nodes around the current one is answered from
+// counters kept up to date as nodes are entered and left, so that a walk
+// is linear in the size of the tree however deep it nests.
 type walkState struct {
 	src    string // the source the positions refer to
 	nested bool   // the whole source is shell code from a string
 	depth  int    // how many shell-code strings deep src is
 	subst  int    // how many substitutions enclose the current node
-	stack  []syntax.Node
-	outer  []enclosing // functions around the string src came from
+	stack  []frame
+	// parent is the walk of the source the string src came from (eval
+	// 'f & f' inside f), nil for the script itself. It does not change
+	// while this walk runs.
+	parent *walkState
+
+	async     int              // enclosing pipes and background statements
+	asyncStmt int              // enclosing background statements
+	funcs     map[string][]int // enclosing functions by name: async when entered, innermost last
+	loops     []int            // enclosing endless loops: asyncStmt when entered
+	arith     int              // enclosing arithmetic contexts already checked
 }
 
+// frame is one enclosing node and what entering it changed in walkState.
+type frame struct {
+	node  syntax.Node
+	flags frameFlag
+}
+
+type frameFlag uint8
+
+const (
+	inSubst     frameFlag = 1 << iota // a command or process substitution
+	inAsync                           // a pipe or a background statement
+	inAsyncStmt                       // a background statement
+	inFunc                            // a named function
+	inLoop                            // an endless loop
+	inArith                           // an arithmetic context
+)
+
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
+
+// enter records n, whose parent is the top of the stack, as enclosing the
+// nodes visited until leave.
+func (st *walkState) enter(n syntax.Node) {
+	var f frameFlag
+	switch n := n.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		f |= inSubst
+		st.subst++
+	case *syntax.Stmt:
+		if n.Background || n.Coprocess {
+			f |= inAsync | inAsyncStmt
+			st.async++
+			st.asyncStmt++
+		}
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			f |= inAsync
+			st.async++
+		}
+	case *syntax.FuncDecl:
+		if n.Name != nil {
+			f |= inFunc
+			if st.funcs == nil {
+				st.funcs = map[string][]int{}
+			}
+			st.funcs[n.Name.Value] = append(st.funcs[n.Name.Value], st.async)
+		}
+	case *syntax.WhileClause:
+		if endless(n) {
+			f |= inLoop
+			st.loops = append(st.loops, st.asyncStmt)
+		}
+	case *syntax.ForClause:
+		if cs, ok := n.Loop.(*syntax.CStyleLoop); ok && cs.Cond == nil {
+			f |= inLoop
+			st.loops = append(st.loops, st.asyncStmt)
+		}
+	}
+	if st.arithRoot(n) {
+		f |= inArith
+		st.arith++
+	}
+	st.stack = append(st.stack, frame{node: n, flags: f})
+}
+
+// leave undoes the enter of the innermost node.
+func (st *walkState) leave() {
+	top := st.stack[len(st.stack)-1]
+	st.stack = st.stack[:len(st.stack)-1]
+	f := top.flags
+	if f&inSubst != 0 {
+		st.subst--
+	}
+	if f&inAsync != 0 {
+		st.async--
+	}
+	if f&inAsyncStmt != 0 {
+		st.asyncStmt--
+	}
+	if f&inFunc != 0 {
+		name := top.node.(*syntax.FuncDecl).Name.Value
+		if ats := st.funcs[name]; len(ats) > 1 {
+			st.funcs[name] = ats[:len(ats)-1]
+		} else {
+			delete(st.funcs, name)
+		}
+	}
+	if f&inLoop != 0 {
+		st.loops = st.loops[:len(st.loops)-1]
+	}
+	if f&inArith != 0 {
+		st.arith--
+	}
+}
+
+// arithRoot reports whether n is an arithmetic or subscript context that
+// visit checks with arithmetic.
+func (st *walkState) arithRoot(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+		return true
+	case *syntax.BinaryTest:
+		return arithTestOps[n.Op]
+	case *syntax.UnaryTest:
+		return n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar
+	}
+	if len(st.stack) == 0 {
+		return false
+	}
+	switch p := st.stack[len(st.stack)-1].node.(type) {
+	case *syntax.Assign:
+		return p.Index != nil && n == syntax.Node(p.Index)
+	case *syntax.ParamExp:
+		return p.Index != nil && n == syntax.Node(p.Index) ||
+			p.Slice != nil && (p.Slice.Offset != nil && n == syntax.Node(p.Slice.Offset) ||
+				p.Slice.Length != nil && n == syntax.Node(p.Slice.Length))
+	}
+	return false
+}
 
 func (c *collector) suspect(label string) {
 	if !c.seen[label] {
@@ -163,28 +292,13 @@ func (c *collector) suspect(label string) {
 func (c *collector) walk(root syntax.Node, st *walkState) {
 	syntax.Walk(root, func(n syntax.Node) bool {
 		if n == nil {
-			top := st.stack[len(st.stack)-1]
-			st.stack = st.stack[:len(st.stack)-1]
-			if isSubst(top) {
-				st.subst--
-			}
+			st.leave()
 			return true
 		}
 		c.visit(n, st)
-		st.stack = append(st.stack, n)
-		if isSubst(n) {
-			st.subst++
-		}
+		st.enter(n)
 		return true
 	})
-}
-
-func isSubst(n syntax.Node) bool {
-	switch n.(type) {
-	case *syntax.CmdSubst, *syntax.ProcSubst:
-		return true
-	}
-	return false
 }
 
 func (c *collector) visit(n syntax.Node, st *walkState) {
@@ -210,7 +324,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.Words = append(cmd.Words, newWord(w, st.src))
 		}
 		if name, ok := cmd.Name(); ok {
-			cmd.forkBomb = callsItselfAsync(name, st.stack, st.outer) || asyncInEndlessLoop(st.stack)
+			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
 		}
 		c.add(cmd, st)
 	case *syntax.DeclClause:
@@ -347,83 +461,26 @@ func declWord(a *syntax.Assign, src string) Word {
 	return Word{Raw: raw, Value: as.Name + "=" + as.Value, Static: true}
 }
 
-// enclosing is a function whose body holds shell code parsed from a
-// string (eval 'f & f' inside f), and whether that code runs in a pipe or
-// the background there.
-type enclosing struct {
-	name  string
-	async bool
-}
-
-// callsItselfAsync reports whether a call to name sits in the body of a
-// function called name and, between the two, in a pipe or a background
-// statement: the shape of a fork bomb. outer are the functions around the
-// string this code was parsed from (eval inside the function).
-func callsItselfAsync(name string, stack []syntax.Node, outer []enclosing) bool {
+// callsItselfAsync reports whether a call to name here sits in the body of
+// a function called name and, between the two, in a pipe or a background
+// statement: the shape of a fork bomb. The functions around the string
+// this code was parsed from count too (eval 'f & f' inside f).
+func (st *walkState) callsItselfAsync(name string) bool {
 	async := false
-	for i := len(stack) - 1; i >= 0; i-- {
-		switch n := stack[i].(type) {
-		case *syntax.Stmt:
-			async = async || n.Background || n.Coprocess
-		case *syntax.BinaryCmd:
-			async = async || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
-		case *syntax.FuncDecl:
-			if n.Name != nil && n.Name.Value == name {
-				return async
-			}
+	for s := st; s != nil; s = s.parent {
+		if ats := s.funcs[name]; len(ats) > 0 {
+			return async || s.async > ats[len(ats)-1]
 		}
-	}
-	for _, e := range outer {
-		if e.name == name {
-			return async || e.async
-		}
+		async = async || s.async > 0
 	}
 	return false
-}
-
-// enclosingFuncs lists the functions around the current node, innermost
-// first, for code parsed from a string there.
-func enclosingFuncs(stack []syntax.Node, outer []enclosing) []enclosing {
-	var out []enclosing
-	async := false
-	for i := len(stack) - 1; i >= 0; i-- {
-		switch n := stack[i].(type) {
-		case *syntax.Stmt:
-			async = async || n.Background || n.Coprocess
-		case *syntax.BinaryCmd:
-			async = async || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
-		case *syntax.FuncDecl:
-			if n.Name != nil {
-				out = append(out, enclosing{name: n.Name.Value, async: async})
-			}
-		}
-	}
-	for _, e := range outer {
-		out = append(out, enclosing{name: e.name, async: e.async || async})
-	}
-	return out
 }
 
 // asyncInEndlessLoop reports a command run in the background inside a loop
 // that never ends (while true, while :, until false, for ((;;))): it
 // starts processes without bound.
-func asyncInEndlessLoop(stack []syntax.Node) bool {
-	async := false
-	for i := len(stack) - 1; i >= 0; i-- {
-		switch n := stack[i].(type) {
-		case *syntax.Stmt:
-			async = async || n.Background || n.Coprocess
-		case *syntax.WhileClause:
-			if async && endless(n) {
-				return true
-			}
-		case *syntax.ForClause:
-			if cs, ok := n.Loop.(*syntax.CStyleLoop); ok && async && cs.Cond == nil {
-				return true
-			}
-		}
-	}
-	return false
+func (st *walkState) asyncInEndlessLoop() bool {
+	return len(st.loops) > 0 && st.asyncStmt > st.loops[0]
 }
 
 // endless reports a while loop whose condition is true or ":" (an until
@@ -457,7 +514,14 @@ var arithTestOps = map[syntax.BinTestOperator]bool{
 // may hold text bash evaluates again (x='a[$(id)]'; (( x )) runs id), so a
 // script with one is not read-only. A quoted subscript that runs a
 // substitution is suspicious.
+//
+// An arithmetic context inside one already checked is not walked again:
+// everything in it was seen by the outer walk, which keeps nested
+// contexts linear.
 func (c *collector) arithmetic(n syntax.Node, st *walkState) {
+	if st.arith > 0 {
+		return
+	}
 	syntax.Walk(n, func(m syntax.Node) bool {
 		switch m := m.(type) {
 		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst:
