@@ -18,6 +18,7 @@ package bash
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -114,9 +115,27 @@ func Parse(src string) (*Script, error) {
 	return &c.script, nil
 }
 
+// pooledParser is a bash parser with the reader it reads from.
+type pooledParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// parsers holds parsers for reuse. syntax.Parser.Parse resets the whole
+// parser state, an earlier error included, and the File it returns shares
+// no memory with the parser's later parses, so a parser taken from the
+// pool after any earlier use parses exactly as a new one. Nested shell
+// code (bash -c) takes a parser of its own while the outer tree is walked.
+var parsers = sync.Pool{New: func() any {
+	return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
 func parseFile(src string) (*syntax.File, error) {
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	f, err := p.Parse(strings.NewReader(src), "")
+	pp := parsers.Get().(*pooledParser)
+	pp.r.Reset(src)
+	f, err := pp.p.Parse(&pp.r, "")
+	pp.r.Reset("")
+	parsers.Put(pp)
 	if err == nil {
 		return f, nil
 	}
