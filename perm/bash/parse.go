@@ -17,6 +17,7 @@ package bash
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -109,7 +110,7 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{seen: map[string]bool{}}
+	c := &collector{}
 	c.text(src)
 	c.walk(f, &walkState{src: src})
 	return &c.script, nil
@@ -155,7 +156,6 @@ func parseFile(src string) (*syntax.File, error) {
 // trees: the script's own and those of shell code found in strings.
 type collector struct {
 	script Script
-	seen   map[string]bool // Suspicious labels already reported
 }
 
 // walkState is the context of one walk over one parsed source. Every
@@ -299,9 +299,10 @@ func (st *walkState) arithRoot(n syntax.Node) bool {
 	return false
 }
 
+// suspect reports label once. There are few labels, so a look through
+// those already reported is cheap.
 func (c *collector) suspect(label string) {
-	if !c.seen[label] {
-		c.seen[label] = true
+	if !slices.Contains(c.script.Suspicious, label) {
 		c.script.Suspicious = append(c.script.Suspicious, label)
 	}
 }
@@ -336,18 +337,24 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		}
 	case *syntax.CallExpr:
 		cmd := &Command{Nested: st.inNested()}
-		for _, a := range n.Assigns {
-			cmd.Assigns = append(cmd.Assigns, newAssign(a, st.src))
+		if len(n.Assigns) > 0 {
+			cmd.Assigns = make([]Assign, len(n.Assigns))
+			for i, a := range n.Assigns {
+				cmd.Assigns[i] = newAssign(a, st.src)
+			}
 		}
-		for _, w := range n.Args {
-			cmd.Words = append(cmd.Words, newWord(w, st.src))
+		if len(n.Args) > 0 {
+			cmd.Words = make([]Word, len(n.Args))
+			for i, w := range n.Args {
+				cmd.Words[i] = newWord(w, st.src)
+			}
 		}
 		if name, ok := cmd.Name(); ok {
 			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
 		}
 		c.add(cmd, st)
 	case *syntax.DeclClause:
-		cmd := &Command{Nested: st.inNested()}
+		cmd := &Command{Nested: st.inNested(), Words: make([]Word, 0, 1+len(n.Args))}
 		cmd.Words = append(cmd.Words, Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true})
 		for _, a := range n.Args {
 			cmd.Words = append(cmd.Words, declWord(a, st.src))
