@@ -48,7 +48,9 @@ func (c *collector) shell(code string, st *walkState) {
 		return
 	}
 	c.text(code)
-	c.walk(f, &walkState{src: code, nested: true, depth: st.depth + 1, subst: st.subst, parent: st})
+	inner := newWalkState(code)
+	inner.nested, inner.depth, inner.subst, inner.parent = true, st.depth+1, st.subst, st
+	c.walk(f, inner)
 }
 
 // shells are the programs whose -c option runs a string as shell code.

@@ -112,7 +112,7 @@ func Parse(src string) (*Script, error) {
 	}
 	c := &collector{}
 	c.text(src)
-	c.walk(f, &walkState{src: src})
+	c.walk(f, newWalkState(src))
 	return &c.script, nil
 }
 
@@ -178,11 +178,21 @@ type walkState struct {
 	funcs     map[string][]int // enclosing functions by name: async when entered, innermost last
 	loops     []int            // enclosing endless loops: asyncStmt when entered
 	arith     int              // enclosing arithmetic contexts already checked
+
+	// made is the Command visit just made of a CallExpr, for enter to
+	// keep on its frame: the words of its arguments are then not
+	// unquoted a second time when the walk reaches them.
+	made *Command
+	// environ is false if src holds neither "/proc/" nor "environ", so
+	// that no word's text as written can (see readsEnviron).
+	environ bool
 }
 
 // frame is one enclosing node and what entering it changed in walkState.
 type frame struct {
 	node  syntax.Node
+	cmd   *Command // for a CallExpr: the Command made of it, if any
+	next  int      // for a CallExpr: the argument the walk reaches next
 	flags frameFlag
 }
 
@@ -196,6 +206,11 @@ const (
 	inLoop                            // an endless loop
 	inArith                           // an arithmetic context
 )
+
+// newWalkState returns the state for a walk over src.
+func newWalkState(src string) *walkState {
+	return &walkState{src: src, environ: strings.Contains(src, "/proc/") || strings.Contains(src, "environ")}
+}
 
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
 
@@ -241,7 +256,26 @@ func (st *walkState) enter(n syntax.Node) {
 		f |= inArith
 		st.arith++
 	}
-	st.stack = append(st.stack, frame{node: n, flags: f})
+	fr := frame{node: n, flags: f}
+	if _, ok := n.(*syntax.CallExpr); ok {
+		fr.cmd, st.made = st.made, nil
+	}
+	st.stack = append(st.stack, fr)
+}
+
+// argWord returns w as unquoted already if w is the next argument of the
+// CallExpr around it (Word has Raw set then); else a Word to unquote.
+func (st *walkState) argWord(w *syntax.Word) *Word {
+	if len(st.stack) == 0 {
+		return nil
+	}
+	fr := &st.stack[len(st.stack)-1]
+	call, ok := fr.node.(*syntax.CallExpr)
+	if !ok || fr.cmd == nil || fr.next >= len(call.Args) || call.Args[fr.next] != w || fr.next >= len(fr.cmd.Words) {
+		return nil
+	}
+	fr.next++
+	return &fr.cmd.Words[fr.next-1]
 }
 
 // leave undoes the enter of the innermost node.
@@ -353,6 +387,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
 		}
 		c.add(cmd, st)
+		st.made = cmd
 	case *syntax.DeclClause:
 		cmd := &Command{Nested: st.inNested(), Words: make([]Word, 0, 1+len(n.Args))}
 		cmd.Words = append(cmd.Words, Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true})
@@ -399,7 +434,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			}
 		}
 	case *syntax.Word:
-		c.word(n, st)
+		c.word(n, st.argWord(n), st)
 	}
 }
 

@@ -265,11 +265,18 @@ func unescapeDouble(s string) string {
 // on a copy: syntax.SplitBraces rewrites the word it is given, and reports
 // any "{" it saw, even one that stays literal ("{a}").
 func hasBraceExpansion(w *syntax.Word) bool {
-	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
-		lit, ok := p.(*syntax.Lit)
-		return ok && strings.Contains(lit.Value, "{")
-	}) {
-		return false // the common case, without the copy
+	// An expansion needs a "{" and a "," or a ".." in the literal parts;
+	// without them (the common case, and find's "{}") there is no need
+	// for the copy.
+	open, sep := false, false
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			open = open || strings.IndexByte(lit.Value, '{') >= 0
+			sep = sep || strings.IndexByte(lit.Value, ',') >= 0 || strings.IndexByte(lit.Value, '.') >= 0
+		}
+	}
+	if !open || !sep {
+		return false
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
 	if !syntax.SplitBraces(cp) {
