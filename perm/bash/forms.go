@@ -213,7 +213,14 @@ func (c *Command) variants() [][]Word {
 	if c.cached != nil || len(c.Words) == 0 {
 		return c.cached
 	}
-	out := [][]Word{c.Words}
+	return c.allReadings(nil)
+}
+
+// allReadings appends the readings variants returns to out, which Parse
+// points at storage in the Command (one reading is the common case).
+// The command has words.
+func (c *Command) allReadings(out [][]Word) [][]Word {
+	out = append(out, c.Words)
 	for i := 0; i < len(out); i++ {
 		for _, next := range readings(out[i]) {
 			if len(out) == maxVariants {
@@ -325,7 +332,9 @@ func baseNamed(words []Word) ([]Word, bool) {
 // with quoted values re-quoted, for every reading variants produces. Words
 // that are not static keep their Raw text.
 func (c *Command) DenyForms() []string {
+	vs := c.variants()
 	var out formSet
+	out.list = make([]string, 0, 2+len(vs))
 	if len(c.Assigns) > 0 {
 		raws := make([]string, len(c.Assigns))
 		for i, a := range c.Assigns {
@@ -335,7 +344,7 @@ func (c *Command) DenyForms() []string {
 		out.add(strings.TrimSpace(prefix + " " + join(c.Words, rawText)))
 		out.add(strings.TrimSpace(prefix + " " + join(c.Words, valueText)))
 	}
-	for _, v := range c.variants() {
+	for _, v := range vs {
 		raw := join(v, rawText)
 		out.add(raw)
 		out.add(joinLike(v, valueText, raw))

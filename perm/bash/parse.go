@@ -61,8 +61,9 @@ type Command struct {
 	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
 	Nested bool
 
-	forkBomb bool     // a function calling itself in a pipe or background
-	cached   [][]Word // variants, computed once by Parse
+	forkBomb bool      // a function calling itself in a pipe or background
+	cached   [][]Word  // variants, computed once by Parse
+	first    [1][]Word // cached's storage while it holds one reading
 }
 
 // Assign is one leading NAME=value assignment of a command.
@@ -209,7 +210,11 @@ const (
 
 // newWalkState returns the state for a walk over src.
 func newWalkState(src string) *walkState {
-	return &walkState{src: src, environ: strings.Contains(src, "/proc/") || strings.Contains(src, "environ")}
+	return &walkState{
+		src:     src,
+		environ: strings.Contains(src, "/proc/") || strings.Contains(src, "environ"),
+		stack:   make([]frame, 0, 32), // deep enough for most commands
+	}
 }
 
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
@@ -440,7 +445,9 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 
 // add records cmd and analyses the shell code it runs from strings.
 func (c *collector) add(cmd *Command, st *walkState) {
-	cmd.cached = cmd.variants()
+	if len(cmd.Words) > 0 {
+		cmd.cached = cmd.allReadings(cmd.first[:0])
+	}
 	if len(cmd.cached) >= maxVariants {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
