@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,20 +71,35 @@ func BenchmarkEvaluateRead(b *testing.B) {
 	}
 }
 
+// andChain returns n distinct commands joined by "&&", the last one
+// unknown so that the decision is not Allow.
+func andChain(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "echo part%d && ", i)
+	}
+	b.WriteString("unknown-tool x")
+	return b.String()
+}
+
 // BenchmarkPathological times the hostile inputs of TestRedTeam, which
 // must stay bounded: a chain of relative cds (2^n candidate directories
 // if the bound on them broke), deeply nested bash -c, and thousands of
-// wrappers.
+// wrappers, and long "&&" chains (reported per part: ns/part stays flat
+// from 5,000 to 20,000 parts because the decision is linear in the chain).
 func BenchmarkPathological(b *testing.B) {
 	f := newFixture(b)
 	inputs := []struct {
-		name string
-		cmd  string
-		pol  func(*Policy)
+		name  string
+		cmd   string
+		pol   func(*Policy)
+		parts int // parts of a chain, for ns/part; 0 if not a chain
 	}{
-		{"cd chain", strings.Repeat("cd a; ", 22) + "cat x", nil},
-		{"nested bash -c", nestBashC("rm x", 12), mode(ModeBypass)},
-		{"wrappers", strings.Repeat("sudo ", 2000) + "rm x", deny("Bash(rm:*)")},
+		{"cd chain", strings.Repeat("cd a; ", 22) + "cat x", nil, 0},
+		{"nested bash -c", nestBashC("rm x", 12), mode(ModeBypass), 0},
+		{"wrappers", strings.Repeat("sudo ", 2000) + "rm x", deny("Bash(rm:*)"), 0},
+		{"and chain 5000", andChain(5000), nil, 5001},
+		{"and chain 20000", andChain(20000), nil, 20001},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {
@@ -96,6 +112,9 @@ func BenchmarkPathological(b *testing.B) {
 				if r := Evaluate(req, p); r.Decision == Allow {
 					b.Fatalf("%s allowed", in.name)
 				}
+			}
+			if in.parts > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(in.parts), "ns/part")
 			}
 		})
 	}

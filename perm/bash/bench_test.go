@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,5 +42,41 @@ func BenchmarkAnalyze(b *testing.B) {
 			_ = c.Destructive()
 			_, _ = c.ReadOnly()
 		}
+	}
+}
+
+// chain returns n distinct commands joined by "&&".
+func chain(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(" && ")
+		}
+		fmt.Fprintf(&b, "cmd%d -v arg%d", i, i)
+	}
+	return b.String()
+}
+
+// BenchmarkChain analyses long "&&" chains. ns/part must stay flat from
+// 5,000 to 20,000 parts: the analysis is linear in the chain's length.
+func BenchmarkChain(b *testing.B) {
+	for _, n := range []int{5000, 20000} {
+		src := chain(n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := Parse(src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, c := range s.Commands {
+					_ = c.DenyForms()
+					_, _ = c.AllowForm()
+					_ = c.Destructive()
+					_, _ = c.ReadOnly()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/part")
+		})
 	}
 }

@@ -213,15 +213,20 @@ func (c *Command) variants() [][]Word {
 	if c.cached != nil || len(c.Words) == 0 {
 		return c.cached
 	}
-	out := [][]Word{c.Words}
-	seen := map[string]bool{wordsKey(c.Words): true}
+	return c.allReadings(nil)
+}
+
+// allReadings appends the readings variants returns to out, which Parse
+// points at storage in the Command (one reading is the common case).
+// The command has words.
+func (c *Command) allReadings(out [][]Word) [][]Word {
+	out = append(out, c.Words)
 	for i := 0; i < len(out); i++ {
 		for _, next := range readings(out[i]) {
 			if len(out) == maxVariants {
 				return out
 			}
-			if k := wordsKey(next); len(next) > 0 && !seen[k] {
-				seen[k] = true
+			if len(next) > 0 && !slices.ContainsFunc(out, func(v []Word) bool { return sameWords(v, next) }) {
 				out = append(out, next)
 			}
 		}
@@ -253,15 +258,11 @@ func readings(words []Word) [][]Word {
 	return out
 }
 
-func wordsKey(words []Word) string {
-	var b strings.Builder
-	for _, w := range words {
-		b.WriteString(w.Raw)
-		b.WriteByte(0)
-		b.WriteString(w.Value)
-		b.WriteByte(1)
-	}
-	return b.String()
+// sameWords reports whether two readings are the same: the same words
+// with the same text as written and the same values. Readings of
+// different lengths, the usual case, differ at once.
+func sameWords(a, b []Word) bool {
+	return slices.EqualFunc(a, b, func(x, y Word) bool { return x.Raw == y.Raw && x.Value == y.Value })
 }
 
 // findExec returns the command lines of find's -exec, -execdir, -ok and
@@ -331,29 +332,63 @@ func baseNamed(words []Word) ([]Word, bool) {
 // with quoted values re-quoted, for every reading variants produces. Words
 // that are not static keep their Raw text.
 func (c *Command) DenyForms() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
+	vs := c.variants()
+	var out formSet
+	out.list = make([]string, 0, 2+len(vs))
 	if len(c.Assigns) > 0 {
 		raws := make([]string, len(c.Assigns))
 		for i, a := range c.Assigns {
 			raws[i] = a.Raw
 		}
 		prefix := strings.Join(raws, " ")
-		add(strings.TrimSpace(prefix + " " + join(c.Words, rawText)))
-		add(strings.TrimSpace(prefix + " " + join(c.Words, valueText)))
+		out.add(strings.TrimSpace(prefix + " " + join(c.Words, rawText)))
+		out.add(strings.TrimSpace(prefix + " " + join(c.Words, valueText)))
 	}
-	for _, v := range c.variants() {
-		add(join(v, rawText))
-		add(join(v, valueText))
-		add(join(v, quotedText))
+	for _, v := range vs {
+		raw := join(v, rawText)
+		out.add(raw)
+		out.add(joinLike(v, valueText, raw))
+		out.add(joinLike(v, quotedText, raw))
 	}
-	return out
+	return out.list
+}
+
+// formSet collects deny forms: distinct, non-empty, in the order added.
+type formSet struct{ stringSet }
+
+func (s *formSet) add(f string) {
+	if f != "" {
+		s.stringSet.add(f)
+	}
+}
+
+// stringSet is a list of distinct strings in the order added. It looks a
+// string up in the list while the list is short and builds a map only once
+// it is long, so a small set costs no map and a large one stays linear.
+type stringSet struct {
+	list []string
+	seen map[string]bool
+}
+
+// add appends x unless it is there already, and reports whether it did.
+func (s *stringSet) add(x string) bool {
+	switch {
+	case s.seen != nil:
+		if s.seen[x] {
+			return false
+		}
+		s.seen[x] = true
+	case slices.Contains(s.list, x):
+		return false
+	case len(s.list) == 16:
+		s.seen = make(map[string]bool, 2*len(s.list))
+		for _, y := range s.list {
+			s.seen[y] = true
+		}
+		s.seen[x] = true
+	}
+	s.list = append(s.list, x)
+	return true
 }
 
 func rawText(w Word) string { return w.Raw }
@@ -375,11 +410,48 @@ func quotedText(w Word) string {
 }
 
 func join(words []Word, text func(Word) string) string {
-	parts := make([]string, len(words))
-	for i, w := range words {
-		parts[i] = text(w)
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return text(words[0])
 	}
-	return strings.Join(parts, " ")
+	var b strings.Builder
+	n := len(words) - 1
+	for _, w := range words {
+		n += len(w.Raw)
+	}
+	b.Grow(n)
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(text(w))
+	}
+	return b.String()
+}
+
+// joinLike is join(words, text) for raw, which is join(words, rawText):
+// while text gives each word's Raw text, it is raw itself, not a copy.
+func joinLike(words []Word, text func(Word) string, raw string) string {
+	pos := 0 // the length of raw's text for words[:i] and a space
+	for i, w := range words {
+		t := text(w)
+		if t == w.Raw {
+			pos += len(w.Raw) + 1
+			continue
+		}
+		var b strings.Builder
+		b.Grow(len(raw) + len(t))
+		b.WriteString(raw[:pos])
+		b.WriteString(t)
+		for _, w := range words[i+1:] {
+			b.WriteByte(' ')
+			b.WriteString(text(w))
+		}
+		return b.String()
+	}
+	return raw
 }
 
 // harmlessVars are environment variables that only change presentation.

@@ -3,6 +3,8 @@ package bash
 import (
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // FuzzParse checks that no input makes the analysis panic, and that the
@@ -60,5 +62,34 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("AllowForm of %q allows sudo: %q", src, form)
 			}
 		}
+	})
+}
+
+// FuzzUnquote checks that the copy-free unquoteSimple gives unquoteFull's
+// answer for every word of one part it accepts.
+func FuzzUnquote(f *testing.F) {
+	for _, seed := range []string{
+		`ls -la 'a b' "c" "" '' ~ ~/x ~user x=~/a a:~ [ a[b] a[ b* ? "\$x" 'it''s' $'x'`,
+		`X=~/a cmd ~- ~+/x "~" '~' a\ b \~ x{a,b} {a} "a\"b" -rf`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			return
+		}
+		syntax.Walk(file, func(n syntax.Node) bool {
+			w, ok := n.(*syntax.Word)
+			if !ok || len(w.Parts) != 1 {
+				return true
+			}
+			if got, ok := unquoteSimple(w.Parts[0]); ok {
+				if want := unquoteFull(w); got != want {
+					t.Fatalf("word %q of %q: unquoteSimple = %+v, unquoteFull = %+v", sourceText(src, w), src, got, want)
+				}
+			}
+			return true
+		})
 	})
 }

@@ -10,16 +10,20 @@ import (
 // collects its commands as Nested. Code that is not static, does not parse
 // or is nested too deeply is reported as suspicious instead.
 func (c *collector) nestedShells(cmd *Command, st *walkState) {
-	done := map[string]bool{}
+	var done stringSet // code already parsed: readings often share it
+	run := func(code string) {
+		if done.add(code) {
+			c.shell(code, st)
+		}
+	}
 	for _, a := range cmd.Assigns {
 		if !codeVars[a.Name] {
 			continue
 		}
 		if !a.Static {
 			c.suspect(labelUnparseable)
-		} else if !done[a.Value] {
-			done[a.Value] = true
-			c.shell(a.Value, st)
+		} else {
+			run(a.Value)
 		}
 	}
 	for _, v := range cmd.variants() {
@@ -28,10 +32,7 @@ func (c *collector) nestedShells(cmd *Command, st *walkState) {
 			c.suspect(labelUnparseable)
 		}
 		for _, code := range codes {
-			if !done[code] {
-				done[code] = true
-				c.shell(code, st)
-			}
+			run(code)
 		}
 	}
 }
@@ -47,7 +48,9 @@ func (c *collector) shell(code string, st *walkState) {
 		return
 	}
 	c.text(code)
-	c.walk(f, &walkState{src: code, nested: true, depth: st.depth + 1, subst: st.subst, outer: enclosingFuncs(st.stack, st.outer)})
+	inner := newWalkState(code)
+	inner.nested, inner.depth, inner.subst, inner.parent = true, st.depth+1, st.subst, st
+	c.walk(f, inner)
 }
 
 // shells are the programs whose -c option runs a string as shell code.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // optSpec describes the command-line options of one program, in getopt
@@ -70,16 +71,14 @@ func (s *optSpec) parse(words []Word) ([]arg, int, error) {
 			continue
 		}
 		var (
-			parsed []arg
-			used   int
-			err    error
+			used int
+			err  error
 		)
 		if strings.HasPrefix(v, "--") {
-			parsed, used, err = s.parseLong(v, words[i+1:])
+			out, used, err = s.parseLong(out, v, words[i+1:])
 		} else {
-			parsed, used, err = s.parseShort(v, words[i+1:])
+			out, used, err = s.parseShort(out, v, words[i+1:])
 		}
-		out = append(out, parsed...)
 		if err != nil {
 			return out, i, err
 		}
@@ -88,29 +87,37 @@ func (s *optSpec) parse(words []Word) ([]arg, int, error) {
 	return out, len(words), nil
 }
 
-// parseLong parses the long option v; next are the words after it. It
-// returns how many of them it consumed.
-func (s *optSpec) parseLong(v string, next []Word) ([]arg, int, error) {
+// parseLong parses the long option v and appends it to out; next are the
+// words after it. It returns how many of them it consumed.
+func (s *optSpec) parseLong(out []arg, v string, next []Word) ([]arg, int, error) {
 	name, val, hasVal := strings.Cut(v[2:], "=")
 	full, takesArg, known := s.lookupLong(name)
 	if !known {
 		if s.strict {
-			return nil, 0, errUnknown
+			return out, 0, errUnknown
 		}
-		return []arg{{opt: "--" + name, val: val, hasVal: hasVal}}, 0, nil
+		return append(out, arg{opt: longOpt(v, name), val: val, hasVal: hasVal}), 0, nil
 	}
-	a := arg{opt: "--" + full, val: val, hasVal: hasVal}
+	a := arg{opt: longOpt(v, full), val: val, hasVal: hasVal}
 	if !takesArg || hasVal {
-		return []arg{a}, 0, nil
+		return append(out, a), 0, nil
 	}
 	if len(next) == 0 {
-		return []arg{a}, 0, nil // missing argument: the program will fail
+		return append(out, a), 0, nil // missing argument: the program will fail
 	}
 	// A dynamic argument is still the option's argument: consume it so
 	// that what follows is parsed (`sudo -u $user rm -rf /`). Its value
 	// stays empty; callers that need values reject dynamic words first.
 	a.val, a.hasVal, a.word = next[0].Value, true, &next[0]
-	return []arg{a}, 1, nil
+	return append(out, a), 1, nil
+}
+
+// longOpt returns "--" + name, without a copy when the word v starts so.
+func longOpt(v, name string) string {
+	if len(v) >= 2+len(name) && v[2:2+len(name)] == name {
+		return v[:2+len(name)]
+	}
+	return "--" + name
 }
 
 // lookupLong resolves name, which may be an unambiguous abbreviation as
@@ -137,14 +144,14 @@ func (s *optSpec) lookupLong(name string) (full string, takesArg, known bool) {
 	return full, slices.Contains(s.longArgs, full), true
 }
 
-// parseShort parses the short option cluster v.
-func (s *optSpec) parseShort(v string, next []Word) ([]arg, int, error) {
-	var out []arg
+// parseShort parses the short option cluster v and appends its options
+// to out.
+func (s *optSpec) parseShort(out []arg, v string, next []Word) ([]arg, int, error) {
 	for j := 1; j < len(v); j++ {
 		c := v[j]
 		switch {
 		case strings.IndexByte(s.args, c) >= 0:
-			a := arg{opt: "-" + string(c)}
+			a := arg{opt: shortOpt(v, j)}
 			if j+1 < len(v) {
 				a.val, a.hasVal = v[j+1:], true
 				return append(out, a), 0, nil
@@ -155,12 +162,26 @@ func (s *optSpec) parseShort(v string, next []Word) ([]arg, int, error) {
 			a.val, a.hasVal, a.word = next[0].Value, true, &next[0] // dynamic too: see parseLong
 			return append(out, a), 1, nil
 		case strings.IndexByte(s.flags, c) >= 0 || !s.strict:
-			out = append(out, arg{opt: "-" + string(c)})
+			out = append(out, arg{opt: shortOpt(v, j)})
 		default:
 			return out, 0, errUnknown
 		}
 	}
 	return out, 0, nil
+}
+
+// shortOpt returns "-" and the character of the byte v[j] of the cluster
+// v (a byte past ASCII reads as the rune of that value, as it always has),
+// without a copy for a cluster of one ASCII option.
+func shortOpt(v string, j int) string {
+	switch c := v[j]; {
+	case c >= utf8.RuneSelf:
+		return "-" + string(rune(c))
+	case j == 1 && len(v) == 2:
+		return v
+	default:
+		return "-" + v[j:j+1]
+	}
 }
 
 // abbrev reports whether the long option given (as "--name", without any

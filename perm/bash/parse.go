@@ -17,7 +17,9 @@ package bash
 
 import (
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -59,8 +61,9 @@ type Command struct {
 	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
 	Nested bool
 
-	forkBomb bool     // a function calling itself in a pipe or background
-	cached   [][]Word // variants, computed once by Parse
+	forkBomb bool      // a function calling itself in a pipe or background
+	cached   [][]Word  // variants, computed once by Parse
+	first    [1][]Word // cached's storage while it holds one reading
 }
 
 // Assign is one leading NAME=value assignment of a command.
@@ -108,15 +111,33 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{seen: map[string]bool{}}
+	c := &collector{}
 	c.text(src)
-	c.walk(f, &walkState{src: src})
+	c.walk(f, newWalkState(src))
 	return &c.script, nil
 }
 
+// pooledParser is a bash parser with the reader it reads from.
+type pooledParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// parsers holds parsers for reuse. syntax.Parser.Parse resets the whole
+// parser state, an earlier error included, and the File it returns shares
+// no memory with the parser's later parses, so a parser taken from the
+// pool after any earlier use parses exactly as a new one. Nested shell
+// code (bash -c) takes a parser of its own while the outer tree is walked.
+var parsers = sync.Pool{New: func() any {
+	return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
 func parseFile(src string) (*syntax.File, error) {
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	f, err := p.Parse(strings.NewReader(src), "")
+	pp := parsers.Get().(*pooledParser)
+	pp.r.Reset(src)
+	f, err := pp.p.Parse(&pp.r, "")
+	pp.r.Reset("")
+	parsers.Put(pp)
 	if err == nil {
 		return f, nil
 	}
@@ -136,24 +157,191 @@ func parseFile(src string) (*syntax.File, error) {
 // trees: the script's own and those of shell code found in strings.
 type collector struct {
 	script Script
-	seen   map[string]bool // Suspicious labels already reported
 }
 
-// walkState is the context of one walk over one parsed source.
+// walkState is the context of one walk over one parsed source. Every
+// question about the nodes around the current one is answered from
+// counters kept up to date as nodes are entered and left, so that a walk
+// is linear in the size of the tree however deep it nests.
 type walkState struct {
 	src    string // the source the positions refer to
 	nested bool   // the whole source is shell code from a string
 	depth  int    // how many shell-code strings deep src is
 	subst  int    // how many substitutions enclose the current node
-	stack  []syntax.Node
-	outer  []enclosing // functions around the string src came from
+	stack  []frame
+	// parent is the walk of the source the string src came from (eval
+	// 'f & f' inside f), nil for the script itself. It does not change
+	// while this walk runs.
+	parent *walkState
+
+	async     int              // enclosing pipes and background statements
+	asyncStmt int              // enclosing background statements
+	funcs     map[string][]int // enclosing functions by name: async when entered, innermost last
+	loops     []int            // enclosing endless loops: asyncStmt when entered
+	arith     int              // enclosing arithmetic contexts already checked
+
+	// made is the Command visit just made of a CallExpr, for enter to
+	// keep on its frame: the words of its arguments are then not
+	// unquoted a second time when the walk reaches them.
+	made *Command
+	// environ is false if src holds neither "/proc/" nor "environ", so
+	// that no word's text as written can (see readsEnviron).
+	environ bool
+}
+
+// frame is one enclosing node and what entering it changed in walkState.
+type frame struct {
+	node  syntax.Node
+	cmd   *Command // for a CallExpr: the Command made of it, if any
+	next  int      // for a CallExpr: the argument the walk reaches next
+	flags frameFlag
+}
+
+type frameFlag uint8
+
+const (
+	inSubst     frameFlag = 1 << iota // a command or process substitution
+	inAsync                           // a pipe or a background statement
+	inAsyncStmt                       // a background statement
+	inFunc                            // a named function
+	inLoop                            // an endless loop
+	inArith                           // an arithmetic context
+)
+
+// newWalkState returns the state for a walk over src.
+func newWalkState(src string) *walkState {
+	return &walkState{
+		src:     src,
+		environ: strings.Contains(src, "/proc/") || strings.Contains(src, "environ"),
+		stack:   make([]frame, 0, 32), // deep enough for most commands
+	}
 }
 
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
 
+// enter records n, whose parent is the top of the stack, as enclosing the
+// nodes visited until leave.
+func (st *walkState) enter(n syntax.Node) {
+	var f frameFlag
+	switch n := n.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		f |= inSubst
+		st.subst++
+	case *syntax.Stmt:
+		if n.Background || n.Coprocess {
+			f |= inAsync | inAsyncStmt
+			st.async++
+			st.asyncStmt++
+		}
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			f |= inAsync
+			st.async++
+		}
+	case *syntax.FuncDecl:
+		if n.Name != nil {
+			f |= inFunc
+			if st.funcs == nil {
+				st.funcs = map[string][]int{}
+			}
+			st.funcs[n.Name.Value] = append(st.funcs[n.Name.Value], st.async)
+		}
+	case *syntax.WhileClause:
+		if endless(n) {
+			f |= inLoop
+			st.loops = append(st.loops, st.asyncStmt)
+		}
+	case *syntax.ForClause:
+		if cs, ok := n.Loop.(*syntax.CStyleLoop); ok && cs.Cond == nil {
+			f |= inLoop
+			st.loops = append(st.loops, st.asyncStmt)
+		}
+	}
+	if st.arithRoot(n) {
+		f |= inArith
+		st.arith++
+	}
+	fr := frame{node: n, flags: f}
+	if _, ok := n.(*syntax.CallExpr); ok {
+		fr.cmd, st.made = st.made, nil
+	}
+	st.stack = append(st.stack, fr)
+}
+
+// argWord returns w as unquoted already if w is the next argument of the
+// CallExpr around it (Word has Raw set then); else a Word to unquote.
+func (st *walkState) argWord(w *syntax.Word) *Word {
+	if len(st.stack) == 0 {
+		return nil
+	}
+	fr := &st.stack[len(st.stack)-1]
+	call, ok := fr.node.(*syntax.CallExpr)
+	if !ok || fr.cmd == nil || fr.next >= len(call.Args) || call.Args[fr.next] != w || fr.next >= len(fr.cmd.Words) {
+		return nil
+	}
+	fr.next++
+	return &fr.cmd.Words[fr.next-1]
+}
+
+// leave undoes the enter of the innermost node.
+func (st *walkState) leave() {
+	top := st.stack[len(st.stack)-1]
+	st.stack = st.stack[:len(st.stack)-1]
+	f := top.flags
+	if f&inSubst != 0 {
+		st.subst--
+	}
+	if f&inAsync != 0 {
+		st.async--
+	}
+	if f&inAsyncStmt != 0 {
+		st.asyncStmt--
+	}
+	if f&inFunc != 0 {
+		name := top.node.(*syntax.FuncDecl).Name.Value
+		if ats := st.funcs[name]; len(ats) > 1 {
+			st.funcs[name] = ats[:len(ats)-1]
+		} else {
+			delete(st.funcs, name)
+		}
+	}
+	if f&inLoop != 0 {
+		st.loops = st.loops[:len(st.loops)-1]
+	}
+	if f&inArith != 0 {
+		st.arith--
+	}
+}
+
+// arithRoot reports whether n is an arithmetic or subscript context that
+// visit checks with arithmetic.
+func (st *walkState) arithRoot(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+		return true
+	case *syntax.BinaryTest:
+		return arithTestOps[n.Op]
+	case *syntax.UnaryTest:
+		return n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar
+	}
+	if len(st.stack) == 0 {
+		return false
+	}
+	switch p := st.stack[len(st.stack)-1].node.(type) {
+	case *syntax.Assign:
+		return p.Index != nil && n == syntax.Node(p.Index)
+	case *syntax.ParamExp:
+		return p.Index != nil && n == syntax.Node(p.Index) ||
+			p.Slice != nil && (p.Slice.Offset != nil && n == syntax.Node(p.Slice.Offset) ||
+				p.Slice.Length != nil && n == syntax.Node(p.Slice.Length))
+	}
+	return false
+}
+
+// suspect reports label once. There are few labels, so a look through
+// those already reported is cheap.
 func (c *collector) suspect(label string) {
-	if !c.seen[label] {
-		c.seen[label] = true
+	if !slices.Contains(c.script.Suspicious, label) {
 		c.script.Suspicious = append(c.script.Suspicious, label)
 	}
 }
@@ -163,28 +351,13 @@ func (c *collector) suspect(label string) {
 func (c *collector) walk(root syntax.Node, st *walkState) {
 	syntax.Walk(root, func(n syntax.Node) bool {
 		if n == nil {
-			top := st.stack[len(st.stack)-1]
-			st.stack = st.stack[:len(st.stack)-1]
-			if isSubst(top) {
-				st.subst--
-			}
+			st.leave()
 			return true
 		}
 		c.visit(n, st)
-		st.stack = append(st.stack, n)
-		if isSubst(n) {
-			st.subst++
-		}
+		st.enter(n)
 		return true
 	})
-}
-
-func isSubst(n syntax.Node) bool {
-	switch n.(type) {
-	case *syntax.CmdSubst, *syntax.ProcSubst:
-		return true
-	}
-	return false
 }
 
 func (c *collector) visit(n syntax.Node, st *walkState) {
@@ -203,18 +376,25 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		}
 	case *syntax.CallExpr:
 		cmd := &Command{Nested: st.inNested()}
-		for _, a := range n.Assigns {
-			cmd.Assigns = append(cmd.Assigns, newAssign(a, st.src))
+		if len(n.Assigns) > 0 {
+			cmd.Assigns = make([]Assign, len(n.Assigns))
+			for i, a := range n.Assigns {
+				cmd.Assigns[i] = newAssign(a, st.src)
+			}
 		}
-		for _, w := range n.Args {
-			cmd.Words = append(cmd.Words, newWord(w, st.src))
+		if len(n.Args) > 0 {
+			cmd.Words = make([]Word, len(n.Args))
+			for i, w := range n.Args {
+				cmd.Words[i] = newWord(w, st.src)
+			}
 		}
 		if name, ok := cmd.Name(); ok {
-			cmd.forkBomb = callsItselfAsync(name, st.stack, st.outer) || asyncInEndlessLoop(st.stack)
+			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
 		}
 		c.add(cmd, st)
+		st.made = cmd
 	case *syntax.DeclClause:
-		cmd := &Command{Nested: st.inNested()}
+		cmd := &Command{Nested: st.inNested(), Words: make([]Word, 0, 1+len(n.Args))}
 		cmd.Words = append(cmd.Words, Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true})
 		for _, a := range n.Args {
 			cmd.Words = append(cmd.Words, declWord(a, st.src))
@@ -259,13 +439,15 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			}
 		}
 	case *syntax.Word:
-		c.word(n, st)
+		c.word(n, st.argWord(n), st)
 	}
 }
 
 // add records cmd and analyses the shell code it runs from strings.
 func (c *collector) add(cmd *Command, st *walkState) {
-	cmd.cached = cmd.variants()
+	if len(cmd.Words) > 0 {
+		cmd.cached = cmd.allReadings(cmd.first[:0])
+	}
 	if len(cmd.cached) >= maxVariants {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
@@ -347,83 +529,26 @@ func declWord(a *syntax.Assign, src string) Word {
 	return Word{Raw: raw, Value: as.Name + "=" + as.Value, Static: true}
 }
 
-// enclosing is a function whose body holds shell code parsed from a
-// string (eval 'f & f' inside f), and whether that code runs in a pipe or
-// the background there.
-type enclosing struct {
-	name  string
-	async bool
-}
-
-// callsItselfAsync reports whether a call to name sits in the body of a
-// function called name and, between the two, in a pipe or a background
-// statement: the shape of a fork bomb. outer are the functions around the
-// string this code was parsed from (eval inside the function).
-func callsItselfAsync(name string, stack []syntax.Node, outer []enclosing) bool {
+// callsItselfAsync reports whether a call to name here sits in the body of
+// a function called name and, between the two, in a pipe or a background
+// statement: the shape of a fork bomb. The functions around the string
+// this code was parsed from count too (eval 'f & f' inside f).
+func (st *walkState) callsItselfAsync(name string) bool {
 	async := false
-	for i := len(stack) - 1; i >= 0; i-- {
-		switch n := stack[i].(type) {
-		case *syntax.Stmt:
-			async = async || n.Background || n.Coprocess
-		case *syntax.BinaryCmd:
-			async = async || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
-		case *syntax.FuncDecl:
-			if n.Name != nil && n.Name.Value == name {
-				return async
-			}
+	for s := st; s != nil; s = s.parent {
+		if ats := s.funcs[name]; len(ats) > 0 {
+			return async || s.async > ats[len(ats)-1]
 		}
-	}
-	for _, e := range outer {
-		if e.name == name {
-			return async || e.async
-		}
+		async = async || s.async > 0
 	}
 	return false
-}
-
-// enclosingFuncs lists the functions around the current node, innermost
-// first, for code parsed from a string there.
-func enclosingFuncs(stack []syntax.Node, outer []enclosing) []enclosing {
-	var out []enclosing
-	async := false
-	for i := len(stack) - 1; i >= 0; i-- {
-		switch n := stack[i].(type) {
-		case *syntax.Stmt:
-			async = async || n.Background || n.Coprocess
-		case *syntax.BinaryCmd:
-			async = async || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
-		case *syntax.FuncDecl:
-			if n.Name != nil {
-				out = append(out, enclosing{name: n.Name.Value, async: async})
-			}
-		}
-	}
-	for _, e := range outer {
-		out = append(out, enclosing{name: e.name, async: e.async || async})
-	}
-	return out
 }
 
 // asyncInEndlessLoop reports a command run in the background inside a loop
 // that never ends (while true, while :, until false, for ((;;))): it
 // starts processes without bound.
-func asyncInEndlessLoop(stack []syntax.Node) bool {
-	async := false
-	for i := len(stack) - 1; i >= 0; i-- {
-		switch n := stack[i].(type) {
-		case *syntax.Stmt:
-			async = async || n.Background || n.Coprocess
-		case *syntax.WhileClause:
-			if async && endless(n) {
-				return true
-			}
-		case *syntax.ForClause:
-			if cs, ok := n.Loop.(*syntax.CStyleLoop); ok && async && cs.Cond == nil {
-				return true
-			}
-		}
-	}
-	return false
+func (st *walkState) asyncInEndlessLoop() bool {
+	return len(st.loops) > 0 && st.asyncStmt > st.loops[0]
 }
 
 // endless reports a while loop whose condition is true or ":" (an until
@@ -457,7 +582,14 @@ var arithTestOps = map[syntax.BinTestOperator]bool{
 // may hold text bash evaluates again (x='a[$(id)]'; (( x )) runs id), so a
 // script with one is not read-only. A quoted subscript that runs a
 // substitution is suspicious.
+//
+// An arithmetic context inside one already checked is not walked again:
+// everything in it was seen by the outer walk, which keeps nested
+// contexts linear.
 func (c *collector) arithmetic(n syntax.Node, st *walkState) {
+	if st.arith > 0 {
+		return
+	}
 	syntax.Walk(n, func(m syntax.Node) bool {
 		switch m := m.(type) {
 		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst:

@@ -335,3 +335,52 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestParserReuse parses from many goroutines at once, alternating
+// syntax errors, nested shell code (a second parser taken while the first
+// tree is walked) and plain commands, and checks that every result is
+// what a first parse gives: a pooled parser keeps nothing from its last
+// use, an error included, and a returned script shares nothing with later
+// parses.
+func TestParserReuse(t *testing.T) {
+	srcs := []string{
+		`echo "unterminated`,
+		`bash -c 'sh -c "rm -rf x"' && ls -l`,
+		`if true; then`,
+		`a=$(b 'c d') e "f"`,
+		"cat <<EOF\nbody $(id)\nEOF",
+	}
+	render := func(src string) string {
+		s, err := Parse(src)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		var out []string
+		for _, c := range s.Commands {
+			out = append(out, written(c))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := make([]string, len(srcs))
+	for i, src := range srcs {
+		want[i] = render(src)
+	}
+	first := mustParse(t, srcs[1])
+	firstText := written(first.Commands[0])
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				k := (g + i) % len(srcs)
+				if got := render(srcs[k]); got != want[k] {
+					t.Errorf("parse %d of %q = %q, want %q", i, srcs[k], got, want[k])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := written(first.Commands[0]); got != firstText {
+		t.Errorf("an earlier script changed after later parses: %q, was %q", got, firstText)
+	}
+}

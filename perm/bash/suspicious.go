@@ -2,7 +2,6 @@ package bash
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -57,30 +56,63 @@ func (c *collector) text(src string) {
 
 // word checks one word anywhere in the tree (arguments, assignment
 // values, redirect targets, patterns).
-func (c *collector) word(w *syntax.Word, st *walkState) {
+// u is w unquoted already, or nil.
+func (c *collector) word(w *syntax.Word, u *Word, st *walkState) {
 	if len(w.Parts) == 0 {
 		return
 	}
 	if lit, ok := w.Parts[0].(*syntax.Lit); ok && backslashFlag(lit.Value) {
 		c.suspect(labelBackslash)
 	}
-	u := unquote(w)
-	if u.Static && subscriptRe.MatchString(u.Value) {
+	if u == nil {
+		uw := unquote(w)
+		u = &uw
+	}
+	if u.Static && substInSubscript(u.Value) {
 		// Builtins that take variable names (unset, read, printf -v,
 		// declare, [[ -v ]]) evaluate a subscript as arithmetic, which
 		// runs substitutions: unset 'a[$(id)]' runs id.
 		c.suspect(labelSubscript)
 	}
-	text := u.Value
-	if !u.Static {
-		text = sourceText(st.src, w)
-	}
-	if readsEnviron(text, u.Static && !u.Glob) {
-		c.suspect(labelProcEnviron)
+	// A word that is not static is read as written, which is part of
+	// src: without "/proc/" or "environ" in src it cannot match, and
+	// skipping it keeps deeply nested words from being scanned once per
+	// enclosing word.
+	switch {
+	case u.Static:
+		if readsEnviron(u.Value, !u.Glob) {
+			c.suspect(labelProcEnviron)
+		}
+	case st.environ:
+		if readsEnviron(sourceText(st.src, w), false) {
+			c.suspect(labelProcEnviron)
+		}
 	}
 }
 
-var subscriptRe = regexp.MustCompile("\\[[^]]*(\\$\\(|`)")
+// substInSubscript reports a "$(" or "`" after a "[" with no "]" between
+// them: a command substitution in an array subscript.
+func substInSubscript(s string) bool {
+	for {
+		i := strings.IndexByte(s, '[')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		seg := s
+		end := strings.IndexByte(s, ']')
+		if end >= 0 {
+			seg = s[:end]
+		}
+		if strings.Contains(seg, "$(") || strings.IndexByte(seg, '`') >= 0 {
+			return true
+		}
+		if end < 0 {
+			return false
+		}
+		s = s[end+1:]
+	}
+}
 
 // backslashFlag reports an option word written with backslash escapes
 // (`\-rf`, `-\r\f`): it means the same as the plain flag and only serves

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -83,3 +84,22 @@ func deepShell(n int) string {
 }
 
 func shellQuoteForTest(s string) string { return quoteString(s) }
+
+// TestSubstInSubscript checks the scan against the regular expression it
+// replaced, \[[^]]*(\$\(|`), on every split of a set of tricky strings.
+func TestSubstInSubscript(t *testing.T) {
+	re := regexp.MustCompile("\\[[^]]*(\\$\\(|`)")
+	for _, s := range []string{
+		"", "a", "a[1]", "a[$(id)]", "a[`id`]", "a[1]$(id)", "[]$(", "[$]( ", "[x]y[$(z",
+		"a[[]]`", "]]][$(", "[$", "[`]", "x[a]b[c$(d)]", "[[$(", "$(a[1])", "[]`", "a[b]c]`d[e`",
+	} {
+		for i := 0; i <= len(s); i++ {
+			for j := i; j <= len(s); j++ {
+				sub := s[i:j]
+				if got, want := substInSubscript(sub), re.MatchString(sub); got != want {
+					t.Errorf("substInSubscript(%q) = %v, want %v", sub, got, want)
+				}
+			}
+		}
+	}
+}

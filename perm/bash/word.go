@@ -55,12 +55,24 @@ func sourceText(src string, n syntax.Node) string {
 // expanding anything. It is the one place that decides whether a word is
 // static; every other function trusts its answer. Raw is left empty.
 func unquote(w *syntax.Word) Word {
+	if len(w.Parts) == 1 {
+		if out, ok := unquoteSimple(w.Parts[0]); ok {
+			return out
+		}
+	}
+	return unquoteFull(w)
+}
+
+// unquoteFull is unquote for every word; unquote only uses it when
+// unquoteSimple cannot answer, and FuzzUnquote checks the two agree.
+func unquoteFull(w *syntax.Word) Word {
 	var (
 		b       strings.Builder
 		out     Word
 		unknown bool // an unquoted "~" after "=" or ":" that may expand
 		bracket = -1 // where an unquoted "[" is in the value, if any
 	)
+	b.Grow(literalLen(w))
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -106,7 +118,35 @@ func unquote(w *syntax.Word) Word {
 	if hasBraceExpansion(w) {
 		return Word{}
 	}
-	out.Value = b.String()
+	return finish(out, b.String(), bracket, unknown)
+}
+
+// literalLen returns the length of w's literal text as written, which
+// bounds the unquoted value's length closely enough to size a buffer.
+func literalLen(w *syntax.Word) int {
+	n := 0
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			n += len(p.Value)
+		case *syntax.SglQuoted:
+			n += len(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if lit, ok := q.(*syntax.Lit); ok {
+					n += len(lit.Value)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// finish completes unquote's answer for the unquoted value v, in which an
+// unquoted "[" is at bracket (-1 if none) and, if unknown, an unquoted "~"
+// follows "=" or ":".
+func finish(out Word, v string, bracket int, unknown bool) Word {
+	out.Value = v
 	if bracket >= 0 && strings.Contains(out.Value[bracket+1:], "]") {
 		// "[" only starts a pattern when a "]" can close it: a lone
 		// "[" (the test command) is literal.
@@ -120,6 +160,49 @@ func unquote(w *syntax.Word) Word {
 	return out
 }
 
+// unquoteSimple is unquote for a word of one part whose value is its text
+// as written: a literal without backslashes, a plain single-quoted string,
+// or a double-quoted literal without backslashes. It needs no copy of the
+// text. ok is false for every other word, which unquote handles in full.
+func unquoteSimple(part syntax.WordPart) (out Word, ok bool) {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		val := p.Value
+		if strings.IndexByte(val, '\\') >= 0 || strings.IndexByte(val, '{') >= 0 {
+			return Word{}, false
+		}
+		if strings.HasPrefix(val, "~") {
+			if prefix, _, _ := strings.Cut(val, "/"); prefix != "~" {
+				return Word{}, true // ~user, ~+, ~-: not a plain $HOME
+			}
+			out.Tilde = true
+		}
+		glob, tilde := unescape(nil, val, !out.Tilde)
+		bracket := -1
+		if glob == globBracket {
+			bracket = strings.IndexByte(val, '[')
+		} else if glob == globYes {
+			out.Glob = true
+		}
+		return finish(out, val, bracket, tilde), true
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return Word{}, false
+		}
+		return Word{Value: p.Value, Static: true}, true
+	case *syntax.DblQuoted:
+		switch len(p.Parts) {
+		case 0:
+			return Word{Static: true}, true
+		case 1:
+			if lit, isLit := p.Parts[0].(*syntax.Lit); isLit && strings.IndexByte(lit.Value, '\\') < 0 {
+				return Word{Value: lit.Value, Static: true}, true
+			}
+		}
+	}
+	return Word{}, false
+}
+
 // globKind is what unescape found: no pattern character, only a "["
 // (a pattern only if a "]" follows), or "*" or "?".
 type globKind int
@@ -131,7 +214,7 @@ const (
 )
 
 // unescape writes the unquoted literal s to b with backslash escapes
-// resolved. It reports unquoted glob characters and whether an unquoted "~"
+// resolved (nothing if b is nil: s has no backslash). It reports unquoted glob characters and whether an unquoted "~"
 // follows "=" or ":". A leading "~" is only reported when checkFirst is set.
 func unescape(b *strings.Builder, s string, checkFirst bool) (glob globKind, tilde bool) {
 	for i := 0; i < len(s); i++ {
@@ -139,7 +222,9 @@ func unescape(b *strings.Builder, s string, checkFirst bool) (glob globKind, til
 		switch {
 		case c == '\\' && i+1 < len(s):
 			i++
-			b.WriteByte(s[i])
+			if b != nil {
+				b.WriteByte(s[i])
+			}
 			continue
 		case c == '*' || c == '?':
 			glob = globYes
@@ -150,7 +235,9 @@ func unescape(b *strings.Builder, s string, checkFirst bool) (glob globKind, til
 		case c == '~' && i == 0 && checkFirst:
 			tilde = true
 		}
-		b.WriteByte(c)
+		if b != nil {
+			b.WriteByte(c)
+		}
 	}
 	return glob, tilde
 }
@@ -178,11 +265,18 @@ func unescapeDouble(s string) string {
 // on a copy: syntax.SplitBraces rewrites the word it is given, and reports
 // any "{" it saw, even one that stays literal ("{a}").
 func hasBraceExpansion(w *syntax.Word) bool {
-	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
-		lit, ok := p.(*syntax.Lit)
-		return ok && strings.Contains(lit.Value, "{")
-	}) {
-		return false // the common case, without the copy
+	// An expansion needs a "{" and a "," or a ".." in the literal parts;
+	// without them (the common case, and find's "{}") there is no need
+	// for the copy.
+	open, sep := false, false
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			open = open || strings.IndexByte(lit.Value, '{') >= 0
+			sep = sep || strings.IndexByte(lit.Value, ',') >= 0 || strings.IndexByte(lit.Value, '.') >= 0
+		}
+	}
+	if !open || !sep {
+		return false
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
 	if !syntax.SplitBraces(cp) {
