@@ -253,7 +253,7 @@ func parseCheckCall(callText, input string) (perm.Request, error) {
 // normalise applies the argument aliases and validates the full arguments
 // of a built-in tool, exactly as the loop does before the gate.
 func normalise(req perm.Request) (perm.Request, error) {
-	if _, ok := schema.Get(req.Tool); !ok {
+	if !schema.Known(req.Tool) {
 		if strings.HasPrefix(req.Tool, "mcp__") {
 			return req, nil
 		}
