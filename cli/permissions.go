@@ -286,8 +286,10 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 		defer f.Close()
 		r = f
 	}
-	enc := json.NewEncoder(s.Out)
-	sc := bufio.NewScanner(r)
+	out := bufio.NewWriterSize(s.Out, 64<<10)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	sc := bufio.NewScanner(flushReader{r, out})
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	bad := 0
 	for n := 1; sc.Scan(); n++ {
@@ -315,6 +317,19 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 		return &exitError{ExitUsage, fmt.Errorf("%s: %d bad line(s)", file, bad)}
 	}
 	return nil
+}
+
+// flushReader flushes w before each read of r, which might block.
+type flushReader struct {
+	r io.Reader
+	w *bufio.Writer
+}
+
+func (f flushReader) Read(p []byte) (int, error) {
+	if err := f.w.Flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
 }
 
 func parseBatchLine(line string) (perm.Request, error) {
