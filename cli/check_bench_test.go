@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,6 +111,7 @@ func BenchmarkFloor(b *testing.B) {
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	nodes := 0
 	b.ReportAllocs()
+	m := startMeter()
 	for b.Loop() {
 		sc := bufio.NewScanner(bytes.NewReader(in))
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -125,7 +128,7 @@ func BenchmarkFloor(b *testing.B) {
 			syntax.Walk(f, func(syntax.Node) bool { nodes++; return true })
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchCalls), "ns/call")
+	m.report(b, benchCalls)
 }
 
 // BenchmarkBatch is runBatch, the whole --batch path from input
@@ -134,13 +137,51 @@ func BenchmarkBatch(b *testing.B) {
 	in := benchInput(b)
 	pol := checkPolicy(b)
 	b.ReportAllocs()
+	m := startMeter()
 	for b.Loop() {
 		s := Streams{In: bytes.NewReader(in), Out: io.Discard, Err: io.Discard}
 		if err := runBatch("-", pol, s); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchCalls), "ns/call")
+	m.report(b, benchCalls)
+}
+
+// meter measures what wall time hides on a loaded machine: the process's
+// CPU time and the GC's share of it.
+type meter struct{ cpu, gc, numGC float64 }
+
+// cpuSeconds returns the process's CPU time (user and system, from
+// getrusage) and the GC's estimated share of it.
+func cpuSeconds() (total, gc float64) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), s[0].Value.Float64()
+}
+
+func numGC() float64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return float64(s[0].Value.Uint64())
+}
+
+func startMeter() meter {
+	cpu, gc := cpuSeconds()
+	return meter{cpu, gc, numGC()}
+}
+
+// report reports wall ns/call (the measure), CPU ns/call, the GC's
+// percentage of CPU and GC cycles per thousand calls, for b.N runs of
+// calls calls each.
+func (m meter) report(b *testing.B, calls int) {
+	cpu, gc := cpuSeconds()
+	n := float64(b.N * calls)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/call")
+	b.ReportMetric((cpu-m.cpu)*1e9/n, "cpu-ns/call")
+	b.ReportMetric(100*(gc-m.gc)/(cpu-m.cpu), "gc-cpu-%")
+	b.ReportMetric(1000*(numGC()-m.numGC)/n, "gcs/1000calls")
 }
 
 // rssKB is the process's resident set size (VmRSS) in KiB, or 0 where
