@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -274,9 +275,8 @@ type batchLine struct {
 	Call  string         `json:"call"`
 }
 
-// runBatch evaluates every line in one process. A bad line yields an
-// {"error": "..."} line in its place, so output stays aligned with input,
-// and a non-zero exit at the end.
+// runBatch evaluates every line of file ("-" for s.In) in one process,
+// on GOMAXPROCS workers (see checkBatch).
 func runBatch(file string, pol *perm.Policy, s Streams) error {
 	var r io.Reader = s.In
 	if file != "-" {
@@ -288,37 +288,119 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 		r = f
 	}
 	defer raiseGCPercent()()
-	out := bufio.NewWriterSize(s.Out, 64<<10)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	sc := bufio.NewScanner(flushReader{r, out})
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	bad := 0
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		req, err := parseBatchLine(line)
-		if err != nil {
-			bad++
-			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, n, err)
-			if err := enc.Encode(map[string]string{"error": err.Error()}); err != nil {
-				return err
+	return checkBatch(r, file, runtime.GOMAXPROCS(0), pol, s)
+}
+
+// batchJob is one non-blank input line on its way through checkBatch.
+type batchJob struct {
+	n    int    // line number, for messages
+	line string // the line, trimmed
+	// out is the answer line, with its newline, and err the line's
+	// problem if it is bad; both are set before done is closed.
+	out  []byte
+	err  error
+	done chan struct{}
+}
+
+// checkBatch answers every line read from r with one JSON line on s.Out,
+// evaluating on workers goroutines. Output is in input order: output line
+// i answers the i-th non-blank input line. A bad line yields an
+// {"error": "..."} line in its place, a message naming file:line on s.Err
+// (in input order too) and a usage exit at the end.
+//
+// Output is buffered and flushed whenever every line read so far has been
+// answered, which is the case before the reader waits for more input: a
+// client that writes one line and waits gets its answer.
+func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Streams) error {
+	workers = max(workers, 1)
+	// order holds the lines read, oldest first, with at most a window of
+	// them in flight; work hands the same lines to the workers.
+	order := make(chan *batchJob, 64*workers)
+	work := make(chan *batchJob, workers)
+	stop := make(chan struct{})
+	var scanErr error
+	go func() {
+		defer close(order)
+		defer close(work)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" {
+				continue
 			}
-			continue
+			j := &batchJob{n: n, line: line, done: make(chan struct{})}
+			select {
+			case order <- j:
+			case <-stop:
+				return
+			}
+			select {
+			case work <- j:
+			case <-stop:
+				return
+			}
 		}
-		if err := enc.Encode(toCheckResult(perm.Evaluate(req, pol))); err != nil {
+		scanErr = sc.Err() // read after order is closed
+	}()
+	for range workers {
+		go func() {
+			for j := range work {
+				j.out, j.err = answerLine(j.line, pol)
+				j.line = ""
+				close(j.done)
+			}
+		}()
+	}
+	out := bufio.NewWriterSize(s.Out, 64<<10)
+	bad := 0
+	for j := range order {
+		<-j.done
+		if j.err != nil {
+			bad++
+			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, j.n, j.err)
+		}
+		_, err := out.Write(j.out)
+		if err == nil && len(order) == 0 {
+			// Everything read so far is answered: the reader may be
+			// waiting for input.
+			err = out.Flush()
+		}
+		if err != nil {
+			close(stop)
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return usageErr(fmt.Errorf("%s: %w", file, err))
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if scanErr != nil {
+		return usageErr(fmt.Errorf("%s: %w", file, scanErr))
 	}
 	if bad > 0 {
 		return &exitError{ExitUsage, fmt.Errorf("%s: %d bad line(s)", file, bad)}
 	}
 	return nil
+}
+
+// answerLine returns the output line, with its newline, for one --batch
+// input line: its decision, or for a bad line {"error": ...} and the
+// problem.
+func answerLine(line string, pol *perm.Policy) ([]byte, error) {
+	var v any
+	req, bad := parseBatchLine(line)
+	if bad != nil {
+		v = map[string]string{"error": bad.Error()}
+	} else {
+		v = toCheckResult(perm.Evaluate(req, pol))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// A decision always encodes; fail closed if it did not.
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+		bad = err
+	}
+	return append(b, '\n'), bad
 }
 
 // batchGCPercent is the GC target while --batch runs: its live heap is
@@ -335,19 +417,6 @@ func raiseGCPercent() (restore func()) {
 	}
 	old := debug.SetGCPercent(batchGCPercent)
 	return func() { debug.SetGCPercent(old) }
-}
-
-// flushReader flushes w before each read of r, which might block.
-type flushReader struct {
-	r io.Reader
-	w *bufio.Writer
-}
-
-func (f flushReader) Read(p []byte) (int, error) {
-	if err := f.w.Flush(); err != nil {
-		return 0, err
-	}
-	return f.r.Read(p)
 }
 
 func parseBatchLine(line string) (perm.Request, error) {
