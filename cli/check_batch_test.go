@@ -262,3 +262,23 @@ func TestBatchInteractive(t *testing.T) {
 		})
 	}
 }
+
+// writeCounter counts the writes made to it.
+type writeCounter struct{ n int }
+
+func (c *writeCounter) Write(p []byte) (int, error) { c.n++; return len(p), nil }
+
+// Output is buffered: input that never makes the reader wait (a file)
+// is answered in far fewer writes than lines. Flushes happen only when
+// the answers catch up with the reading.
+func TestBatchBuffered(t *testing.T) {
+	pol := checkPolicy(t)
+	in, bad := mixedBatch(t, 3, 2000)
+	w := &writeCounter{}
+	if err := checkBatch(bytes.NewReader(in), "calls", 2, pol, Streams{Out: w, Err: io.Discard}); exitCode(err) != ExitUsage {
+		t.Fatal(err)
+	}
+	if w.n > len(bad)/4 {
+		t.Errorf("%d writes for %d lines", w.n, len(bad))
+	}
+}
