@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -280,5 +281,29 @@ func TestBatchBuffered(t *testing.T) {
 	}
 	if w.n > len(bad)/4 {
 		t.Errorf("%d writes for %d lines", w.n, len(bad))
+	}
+}
+
+// failingWriter fails every write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// A failed write of the output ends the batch with that error, whatever
+// is still being read or evaluated.
+func TestBatchWriteError(t *testing.T) {
+	pol := checkPolicy(t)
+	in, _ := mixedBatch(t, 3, 3000)
+	done := make(chan error, 1)
+	go func() {
+		done <- checkBatch(bytes.NewReader(in), "calls", 2, pol, Streams{Out: failingWriter{}, Err: io.Discard})
+	}()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != "disk full" {
+			t.Errorf("error = %v, want the write's", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the batch did not end after its output failed")
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
@@ -293,14 +295,19 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 
 // batchJob is one non-blank input line on its way through checkBatch.
 type batchJob struct {
-	n    int    // line number, for messages
-	line string // the line, trimmed
+	n      int    // line number, for messages
+	line   string // the line, trimmed
+	weight int64  // its share of batchInflightBytes
 	// out is the answer line, with its newline, and err the line's
 	// problem if it is bad; both are set before done is closed.
 	out  []byte
 	err  error
 	done chan struct{}
 }
+
+// batchInflightBytes bounds the input lines checkBatch holds at once, in
+// bytes, whatever their number and length (a line may be 16 MiB).
+const batchInflightBytes = 32 << 20
 
 // checkBatch answers every line read from r with one JSON line on s.Out,
 // evaluating on workers goroutines. Output is in input order: output line
@@ -310,14 +317,17 @@ type batchJob struct {
 //
 // Output is buffered and flushed whenever every line read so far has been
 // answered, which is the case before the reader waits for more input: a
-// client that writes one line and waits gets its answer.
+// client that writes one line and waits gets its answer. At most 64 lines
+// per worker and batchInflightBytes of them are in flight.
 func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Streams) error {
 	workers = max(workers, 1)
 	// order holds the lines read, oldest first, with at most a window of
 	// them in flight; work hands the same lines to the workers.
 	order := make(chan *batchJob, 64*workers)
 	work := make(chan *batchJob, workers)
-	stop := make(chan struct{})
+	inflight := semaphore.NewWeighted(batchInflightBytes)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	var scanErr error
 	go func() {
 		defer close(order)
@@ -329,15 +339,18 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 			if line == "" {
 				continue
 			}
-			j := &batchJob{n: n, line: line, done: make(chan struct{})}
+			j := &batchJob{n: n, line: line, weight: min(int64(len(line)), batchInflightBytes), done: make(chan struct{})}
+			if inflight.Acquire(ctx, j.weight) != nil {
+				return
+			}
 			select {
 			case order <- j:
-			case <-stop:
+			case <-ctx.Done():
 				return
 			}
 			select {
 			case work <- j:
-			case <-stop:
+			case <-ctx.Done():
 				return
 			}
 		}
@@ -361,14 +374,14 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, j.n, j.err)
 		}
 		_, err := out.Write(j.out)
+		inflight.Release(j.weight)
 		if err == nil && len(order) == 0 {
 			// Everything read so far is answered: the reader may be
 			// waiting for input.
 			err = out.Flush()
 		}
 		if err != nil {
-			close(stop)
-			return err
+			return err // stop ends the reader and so the workers
 		}
 	}
 	if err := out.Flush(); err != nil {
