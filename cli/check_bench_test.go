@@ -28,7 +28,7 @@ import (
 // The benchmarks of issue 14 for gen permissions check --batch. Quote
 // them as ratios of one run:
 //
-//	go test ./cli -run '^$' -bench 'Floor|Batch$' -benchtime 3x -count 5
+//	go test ./cli -run '^$' -bench 'Floor|Batch$|BatchOneWorker' -benchtime 3x -count 5
 //
 // and compare the ns/call metrics: BenchmarkBatch over BenchmarkFloor.
 
@@ -134,13 +134,25 @@ func BenchmarkFloor(b *testing.B) {
 // BenchmarkBatch is runBatch, the whole --batch path from input
 // bytes to output lines, over BenchmarkFloor's calls under checkPolicy.
 func BenchmarkBatch(b *testing.B) {
+	benchBatch(b, func(s Streams, pol *perm.Policy) error { return runBatch("-", pol, s) })
+}
+
+// BenchmarkBatchOneWorker is BenchmarkBatch on one worker: set side by
+// side with it, the gain of the parallel batch.
+func BenchmarkBatchOneWorker(b *testing.B) {
+	benchBatch(b, func(s Streams, pol *perm.Policy) error {
+		defer raiseGCPercent()()
+		return checkBatch(s.In, "-", 1, pol, s)
+	})
+}
+
+func benchBatch(b *testing.B, run func(Streams, *perm.Policy) error) {
 	in := benchInput(b)
 	pol := checkPolicy(b)
 	b.ReportAllocs()
 	m := startMeter()
 	for b.Loop() {
-		s := Streams{In: bytes.NewReader(in), Out: io.Discard, Err: io.Discard}
-		if err := runBatch("-", pol, s); err != nil {
+		if err := run(Streams{In: bytes.NewReader(in), Out: io.Discard, Err: io.Discard}, pol); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -200,6 +212,13 @@ func rssKB() float64 {
 	return 0
 }
 
+// liveHeap is the bytes of live heap objects (right after a GC).
+func liveHeap() float64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return float64(s[0].Value.Uint64())
+}
+
 // soakDecisions is the number of decisions one BenchmarkSoak iteration
 // makes; every other one repeats one of soakRepeated calls.
 const soakDecisions, soakRepeated = 1_000_000, 1000
@@ -208,7 +227,9 @@ const soakDecisions, soakRepeated = 1_000_000, 1000
 // half of them distinct calls (shell commands and file tools on distinct
 // paths), half repeats of a thousand calls, whose answers must be the
 // same bytes every time. It reports decisions/s and the growth of the
-// resident set from the first tenth of the run to its end. It is a soak,
+// resident set from the first tenth of the run to its end (and the live
+// heap at both points). The calls are generated as the run goes, on the
+// same cores, which costs a few percent of its rate. It is a soak,
 // skipped unless asked for by name:
 //
 //	go test ./cli -run '^$' -bench BenchmarkSoak -benchtime 1x
@@ -219,7 +240,7 @@ func BenchmarkSoak(b *testing.B) {
 	pol := checkPolicy(b)
 	repeated := batchInput(b, callcorpus.Mixed(7, soakRepeated))
 	repLines := bytes.SplitAfter(repeated, []byte("\n"))
-	var rate, growth, rssStart, rssEnd float64
+	var rate, cpuPer, growth, rssStart, rssEnd, heapStart, heapEnd float64
 	for b.Loop() {
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
@@ -269,13 +290,14 @@ func BenchmarkSoak(b *testing.B) {
 			outW.Close()
 		}()
 		start := time.Now()
+		cpu0, _ := cpuSeconds()
 		first := make([]string, soakRepeated)
 		sc := bufio.NewScanner(outR)
 		n := 0
 		for ; sc.Scan(); n++ {
 			if n == soakDecisions/10 {
 				runtime.GC()
-				rssStart = rssKB()
+				rssStart, heapStart = rssKB(), liveHeap()
 			}
 			if n%2 == 0 {
 				continue
@@ -289,8 +311,9 @@ func BenchmarkSoak(b *testing.B) {
 			}
 		}
 		elapsed := time.Since(start)
+		cpu1, _ := cpuSeconds()
 		runtime.GC()
-		rssEnd = rssKB()
+		rssEnd, heapEnd = rssKB(), liveHeap()
 		if err := <-done; err != nil {
 			// Some repeated calls are malformed on purpose.
 			if !strings.Contains(err.Error(), "bad line") {
@@ -301,10 +324,14 @@ func BenchmarkSoak(b *testing.B) {
 			b.Fatalf("%d answers for %d calls", n, soakDecisions)
 		}
 		rate = soakDecisions / elapsed.Seconds()
+		cpuPer = (cpu1 - cpu0) * 1e9 / soakDecisions
 		growth = 100 * (rssEnd - rssStart) / rssStart
 	}
 	b.ReportMetric(rate, "decisions/s")
 	b.ReportMetric(rssStart/1024, "rss-start-MB")
 	b.ReportMetric(rssEnd/1024, "rss-end-MB")
 	b.ReportMetric(growth, "rss-growth-%")
+	b.ReportMetric(cpuPer, "cpu-ns/decision")
+	b.ReportMetric(heapStart/(1<<20), "heap-start-MB")
+	b.ReportMetric(heapEnd/(1<<20), "heap-end-MB")
 }
