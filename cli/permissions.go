@@ -2,14 +2,18 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
@@ -253,7 +257,7 @@ func parseCheckCall(callText, input string) (perm.Request, error) {
 // normalise applies the argument aliases and validates the full arguments
 // of a built-in tool, exactly as the loop does before the gate.
 func normalise(req perm.Request) (perm.Request, error) {
-	if _, ok := schema.Get(req.Tool); !ok {
+	if !schema.Known(req.Tool) {
 		if strings.HasPrefix(req.Tool, "mcp__") {
 			return req, nil
 		}
@@ -273,9 +277,8 @@ type batchLine struct {
 	Call  string         `json:"call"`
 }
 
-// runBatch evaluates every line in one process. A bad line yields an
-// {"error": "..."} line in its place, so output stays aligned with input,
-// and a non-zero exit at the end.
+// runBatch evaluates every line of file ("-" for s.In) in one process,
+// on GOMAXPROCS workers (see checkBatch).
 func runBatch(file string, pol *perm.Policy, s Streams) error {
 	var r io.Reader = s.In
 	if file != "-" {
@@ -286,35 +289,147 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 		defer f.Close()
 		r = f
 	}
-	enc := json.NewEncoder(s.Out)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	bad := 0
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		req, err := parseBatchLine(line)
-		if err != nil {
-			bad++
-			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, n, err)
-			if err := enc.Encode(map[string]string{"error": err.Error()}); err != nil {
-				return err
+	defer raiseGCPercent()()
+	return checkBatch(r, file, runtime.GOMAXPROCS(0), pol, s)
+}
+
+// batchJob is one non-blank input line on its way through checkBatch.
+type batchJob struct {
+	n      int    // line number, for messages
+	line   string // the line, trimmed
+	weight int64  // its share of batchInflightBytes
+	// out is the answer line, with its newline, and err the line's
+	// problem if it is bad; both are set before done is closed.
+	out  []byte
+	err  error
+	done chan struct{}
+}
+
+// batchInflightBytes bounds the input lines checkBatch holds at once, in
+// bytes, whatever their number and length (a line may be 16 MiB).
+const batchInflightBytes = 32 << 20
+
+// checkBatch answers every line read from r with one JSON line on s.Out,
+// evaluating on workers goroutines. Output is in input order: output line
+// i answers the i-th non-blank input line. A bad line yields an
+// {"error": "..."} line in its place, a message naming file:line on s.Err
+// (in input order too) and a usage exit at the end.
+//
+// Output is buffered and flushed whenever every line read so far has been
+// answered, which is the case before the reader waits for more input: a
+// client that writes one line and waits gets its answer. At most 64 lines
+// per worker and batchInflightBytes of them are in flight.
+func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Streams) error {
+	workers = max(workers, 1)
+	// order holds the lines read, oldest first, with at most a window of
+	// them in flight; work hands the same lines to the workers.
+	order := make(chan *batchJob, 64*workers)
+	work := make(chan *batchJob, workers)
+	inflight := semaphore.NewWeighted(batchInflightBytes)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var scanErr error
+	go func() {
+		defer close(order)
+		defer close(work)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" {
+				continue
 			}
-			continue
+			j := &batchJob{n: n, line: line, weight: min(int64(len(line)), batchInflightBytes), done: make(chan struct{})}
+			if inflight.Acquire(ctx, j.weight) != nil {
+				return
+			}
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- j:
+			case <-ctx.Done():
+				return
+			}
 		}
-		if err := enc.Encode(toCheckResult(perm.Evaluate(req, pol))); err != nil {
-			return err
+		scanErr = sc.Err() // read after order is closed
+	}()
+	for range workers {
+		go func() {
+			for j := range work {
+				j.out, j.err = answerLine(j.line, pol)
+				j.line = ""
+				close(j.done)
+			}
+		}()
+	}
+	out := bufio.NewWriterSize(s.Out, 64<<10)
+	bad := 0
+	for j := range order {
+		<-j.done
+		if j.err != nil {
+			bad++
+			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, j.n, j.err)
+		}
+		_, err := out.Write(j.out)
+		inflight.Release(j.weight)
+		if err == nil && len(order) == 0 {
+			// Everything read so far is answered: the reader may be
+			// waiting for input.
+			err = out.Flush()
+		}
+		if err != nil {
+			return err // stop ends the reader and so the workers
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return usageErr(fmt.Errorf("%s: %w", file, err))
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if scanErr != nil {
+		return usageErr(fmt.Errorf("%s: %w", file, scanErr))
 	}
 	if bad > 0 {
 		return &exitError{ExitUsage, fmt.Errorf("%s: %d bad line(s)", file, bad)}
 	}
 	return nil
+}
+
+// answerLine returns the output line, with its newline, for one --batch
+// input line: its decision, or for a bad line {"error": ...} and the
+// problem.
+func answerLine(line string, pol *perm.Policy) ([]byte, error) {
+	var v any
+	req, bad := parseBatchLine(line)
+	if bad != nil {
+		v = map[string]string{"error": bad.Error()}
+	} else {
+		v = toCheckResult(perm.Evaluate(req, pol))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// A decision always encodes; fail closed if it did not.
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+		bad = err
+	}
+	return append(b, '\n'), bad
+}
+
+// batchGCPercent is the GC target while --batch runs: its live heap is
+// small (a policy and the lines in flight), so collecting at four times
+// it trades a few megabytes for much less GC work.
+var batchGCPercent = 400
+
+// raiseGCPercent sets the GC target to batchGCPercent unless the user
+// set one (GOGC), and returns what restores the previous one. A memory
+// limit (GOMEMLIMIT) still holds: the runtime collects earlier to keep it.
+func raiseGCPercent() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(batchGCPercent)
+	return func() { debug.SetGCPercent(old) }
 }
 
 func parseBatchLine(line string) (perm.Request, error) {

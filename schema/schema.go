@@ -41,6 +41,13 @@ var byName = func() map[string]*toolDef {
 	return m
 }()
 
+// Known reports whether name is a built-in tool, the tools Get, Normalize
+// and Validate know, without building its schema.
+func Known(name string) bool {
+	_, ok := byName[name]
+	return ok
+}
+
 // Get returns the schema of the named built-in tool. MCP tools and other
 // unknown names report false.
 func Get(name string) (Schema, bool) {

@@ -41,6 +41,19 @@ func TestSkillOutsideCatalog(t *testing.T) {
 	}
 }
 
+// Known answers exactly as Get does, for the catalog, Skill and others.
+func TestKnown(t *testing.T) {
+	for _, name := range append(slices.Clone(Names), "Skill", "mcp__github__get_issue", "read", "", "Bash ") {
+		_, ok := Get(name)
+		if Known(name) != ok {
+			t.Errorf("Known(%q) = %v, Get says %v", name, !ok, ok)
+		}
+	}
+	if !Known("Skill") || Known("mcp__x__y") {
+		t.Error("Known: Skill must be known and MCP tools not")
+	}
+}
+
 func TestGetParameters(t *testing.T) {
 	tests := []struct {
 		tool     string

@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/internal/callcorpus"
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/settings"
+)
+
+// The benchmarks of issue 14 for gen permissions check --batch. Quote
+// them as ratios of one run:
+//
+//	go test ./cli -run '^$' -bench 'Floor|Batch$|BatchOneWorker' -benchtime 3x -count 5
+//
+// and compare the ns/call metrics: BenchmarkBatch over BenchmarkFloor.
+
+const benchCalls = 20000
+
+// benchInput is the --batch input of BenchmarkFloor and BenchmarkBatch:
+// benchCalls distinct Bash calls, each valid (the corpus's empty command
+// is dropped), so every line is a decision.
+func benchInput(tb testing.TB) []byte {
+	tb.Helper()
+	var calls []callcorpus.Call
+	for _, c := range callcorpus.Bash(1, benchCalls+100) {
+		if _, err := normalise(perm.Request{Tool: c.Tool, Input: c.Input}); err == nil && len(calls) < benchCalls {
+			calls = append(calls, c)
+		}
+	}
+	if len(calls) != benchCalls {
+		tb.Fatalf("%d valid calls, want %d", len(calls), benchCalls)
+	}
+	return batchInput(tb, calls)
+}
+
+// batchInput renders calls as --batch lines ({"tool":...,"input":{...}}).
+func batchInput(tb testing.TB, calls []callcorpus.Call) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, c := range calls {
+		if err := enc.Encode(map[string]any{"tool": c.Tool, "input": c.Input}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// checkPolicy is the what-if policy gen permissions check builds for a
+// project whose settings hold ten rules from three scopes' worth of kinds,
+// as package policy builds it.
+func checkPolicy(tb testing.TB) *perm.Policy {
+	tb.Helper()
+	base := tb.TempDir()
+	root, home, outside := filepath.Join(base, "proj"), filepath.Join(base, "home"), filepath.Join(base, "outside")
+	files := map[string]string{
+		root + "/.git/HEAD": "ref: refs/heads/main\n", root + "/src/a.go": "x\n", root + "/secrets/k": "x\n",
+		root + "/.env": "x\n", root + "/x.pem": "x\n", outside + "/data": "x\n", home + "/.bashrc": "x\n",
+		base + "/managed.json": "{}\n",
+		root + "/.gen/settings.json": `{"permissions": {
+			"defaultMode": "acceptEdits",
+			"deny": ["Bash(rm -rf *)", "Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)", "WebFetch(domain:evil.example)"],
+			"ask": ["Bash(git push:*)"],
+			"allow": ["Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Read(./src/**)"]}}`,
+	}
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, root+"/link"); err != nil {
+		tb.Fatal(err)
+	}
+	set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: base + "/managed.json"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pol, _ := policy.ForCheck(set, policy.Check{})
+	if n := len(pol.Deny) + len(pol.Ask) + len(pol.Allow); n != 10 {
+		tb.Fatalf("policy has %d rules, want 10", n)
+	}
+	return &pol
+}
+
+// BenchmarkFloor is the floor of issue 14: per line only what any checker
+// must do — JSON-decode it, parse the command with mvdan/sh (bash) and
+// walk every node of the syntax tree — single-threaded, with one parser.
+func BenchmarkFloor(b *testing.B) {
+	in := benchInput(b)
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	nodes := 0
+	b.ReportAllocs()
+	m := startMeter()
+	for b.Loop() {
+		sc := bufio.NewScanner(bytes.NewReader(in))
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var bl batchLine
+			if err := json.Unmarshal(sc.Bytes(), &bl); err != nil {
+				b.Fatal(err)
+			}
+			cmd, _ := bl.Input["command"].(string)
+			f, err := p.Parse(strings.NewReader(cmd), "")
+			if err != nil {
+				continue // the corpus holds some unparsable commands
+			}
+			syntax.Walk(f, func(syntax.Node) bool { nodes++; return true })
+		}
+	}
+	m.report(b, benchCalls)
+}
+
+// BenchmarkBatch is runBatch, the whole --batch path from input
+// bytes to output lines, over BenchmarkFloor's calls under checkPolicy.
+func BenchmarkBatch(b *testing.B) {
+	benchBatch(b, func(s Streams, pol *perm.Policy) error { return runBatch("-", pol, s) })
+}
+
+// BenchmarkBatchOneWorker is BenchmarkBatch on one worker: set side by
+// side with it, the gain of the parallel batch.
+func BenchmarkBatchOneWorker(b *testing.B) {
+	benchBatch(b, func(s Streams, pol *perm.Policy) error {
+		defer raiseGCPercent()()
+		return checkBatch(s.In, "-", 1, pol, s)
+	})
+}
+
+func benchBatch(b *testing.B, run func(Streams, *perm.Policy) error) {
+	in := benchInput(b)
+	pol := checkPolicy(b)
+	b.ReportAllocs()
+	m := startMeter()
+	for b.Loop() {
+		if err := run(Streams{In: bytes.NewReader(in), Out: io.Discard, Err: io.Discard}, pol); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m.report(b, benchCalls)
+}
+
+// meter measures what wall time hides on a loaded machine: the process's
+// CPU time and the GC's share of it.
+type meter struct{ cpu, gc, numGC float64 }
+
+// cpuSeconds returns the process's CPU time (user and system, from
+// getrusage) and the GC's estimated share of it.
+func cpuSeconds() (total, gc float64) {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), s[0].Value.Float64()
+}
+
+func numGC() float64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return float64(s[0].Value.Uint64())
+}
+
+func startMeter() meter {
+	cpu, gc := cpuSeconds()
+	return meter{cpu, gc, numGC()}
+}
+
+// report reports wall ns/call (the issue's measure), CPU ns/call, the GC's
+// percentage of CPU and GC cycles per thousand calls, for b.N runs of
+// calls calls each.
+func (m meter) report(b *testing.B, calls int) {
+	cpu, gc := cpuSeconds()
+	n := float64(b.N * calls)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/call")
+	b.ReportMetric((cpu-m.cpu)*1e9/n, "cpu-ns/call")
+	b.ReportMetric(100*(gc-m.gc)/(cpu-m.cpu), "gc-cpu-%")
+	b.ReportMetric(1000*(numGC()-m.numGC)/n, "gcs/1000calls")
+}
+
+// rssKB is the process's resident set size (VmRSS) in KiB, or 0 where
+// /proc is not there.
+func rssKB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// liveHeap is the bytes of live heap objects (right after a GC).
+func liveHeap() float64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return float64(s[0].Value.Uint64())
+}
+
+// soakDecisions is the number of decisions one BenchmarkSoak iteration
+// makes; every other one repeats one of soakRepeated calls.
+const soakDecisions, soakRepeated = 1_000_000, 1000
+
+// BenchmarkSoak streams a million decisions through the --batch path:
+// half of them distinct calls (shell commands and file tools on distinct
+// paths), half repeats of a thousand calls, whose answers must be the
+// same bytes every time. It reports decisions/s and the growth of the
+// resident set from the first tenth of the run to its end (and the live
+// heap at both points). The calls are generated as the run goes, on the
+// same cores, which costs a few percent of its rate. It is a soak,
+// skipped unless asked for by name:
+//
+//	go test ./cli -run '^$' -bench BenchmarkSoak -benchtime 1x
+func BenchmarkSoak(b *testing.B) {
+	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "Soak") {
+		b.Skip("a soak: run with -bench BenchmarkSoak -benchtime 1x")
+	}
+	pol := checkPolicy(b)
+	repeated := batchInput(b, callcorpus.Mixed(7, soakRepeated))
+	repLines := bytes.SplitAfter(repeated, []byte("\n"))
+	var rate, cpuPer, growth, rssStart, rssEnd, heapStart, heapEnd float64
+	for b.Loop() {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		// The generator writes distinct calls in chunks of fresh seeds,
+		// interleaved with the repeated ones.
+		go func() {
+			w := bufio.NewWriter(inW)
+			var chunk [][]byte
+			for i, seed := 0, uint64(100); i < soakDecisions; i++ {
+				if i%2 == 1 {
+					w.Write(repLines[(i/2)%soakRepeated])
+					continue
+				}
+				if len(chunk) == 0 {
+					seed++
+					var calls []callcorpus.Call
+					if seed%2 == 0 {
+						calls = callcorpus.Bash(seed, 5000)
+					} else {
+						for k := range 5000 {
+							tool := []string{"Read", "Edit", "Write", "Glob"}[k%4]
+							key := map[string]string{"Read": "file_path", "Edit": "file_path", "Write": "file_path", "Glob": "path"}[tool]
+							in := map[string]any{key: fmt.Sprintf("src/d%d/f%d.go", seed, k)}
+							switch tool {
+							case "Edit":
+								in["old_string"], in["new_string"] = "a", "b"
+							case "Write":
+								in["content"] = "x"
+							case "Glob":
+								in["pattern"] = "*.go"
+							}
+							calls = append(calls, callcorpus.Call{Tool: tool, Input: in})
+						}
+					}
+					chunk = bytes.SplitAfter(batchInput(b, calls), []byte("\n"))
+					chunk = chunk[:len(chunk)-1]
+				}
+				w.Write(chunk[0])
+				chunk = chunk[1:]
+			}
+			w.Flush()
+			inW.Close()
+		}()
+		done := make(chan error, 1)
+		go func() {
+			done <- runBatch("-", pol, Streams{In: inR, Out: outW, Err: io.Discard})
+			outW.Close()
+		}()
+		start := time.Now()
+		cpu0, _ := cpuSeconds()
+		first := make([]string, soakRepeated)
+		sc := bufio.NewScanner(outR)
+		n := 0
+		for ; sc.Scan(); n++ {
+			if n == soakDecisions/10 {
+				runtime.GC()
+				rssStart, heapStart = rssKB(), liveHeap()
+			}
+			if n%2 == 0 {
+				continue
+			}
+			k := (n / 2) % soakRepeated
+			switch {
+			case first[k] == "":
+				first[k] = sc.Text()
+			case first[k] != sc.Text():
+				b.Fatalf("decision %d repeats call %d but differs:\n%s\n%s", n, k, first[k], sc.Text())
+			}
+		}
+		elapsed := time.Since(start)
+		cpu1, _ := cpuSeconds()
+		runtime.GC()
+		rssEnd, heapEnd = rssKB(), liveHeap()
+		if err := <-done; err != nil {
+			// Some repeated calls are malformed on purpose.
+			if !strings.Contains(err.Error(), "bad line") {
+				b.Fatal(err)
+			}
+		}
+		if n != soakDecisions {
+			b.Fatalf("%d answers for %d calls", n, soakDecisions)
+		}
+		rate = soakDecisions / elapsed.Seconds()
+		cpuPer = (cpu1 - cpu0) * 1e9 / soakDecisions
+		growth = 100 * (rssEnd - rssStart) / rssStart
+	}
+	b.ReportMetric(rate, "decisions/s")
+	b.ReportMetric(rssStart/1024, "rss-start-MB")
+	b.ReportMetric(rssEnd/1024, "rss-end-MB")
+	b.ReportMetric(growth, "rss-growth-%")
+	b.ReportMetric(cpuPer, "cpu-ns/decision")
+	b.ReportMetric(heapStart/(1<<20), "heap-start-MB")
+	b.ReportMetric(heapEnd/(1<<20), "heap-end-MB")
+}
