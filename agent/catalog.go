@@ -7,13 +7,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
@@ -235,10 +235,10 @@ func load(scopes ...scope) *Catalog {
 }
 
 // nameLine finds the name a file that does not parse appears to define.
-var nameLine = regexp.MustCompile(`(?m)^name:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)["']?[ \t]*\r?$`)
+var nameLine = lazyre.MustCompile(`(?m)^name:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)["']?[ \t]*\r?$`)
 
 func guessName(p string, data []byte) string {
-	if m := nameLine.FindSubmatch(data); m != nil {
+	if m := nameLine().FindSubmatch(data); m != nil {
 		return string(m[1])
 	}
 	return strings.TrimSuffix(path.Base(p), ".md")

@@ -2,8 +2,9 @@ package perm
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // how says which kind of rule a match is for. Deny and ask rules match
@@ -156,7 +157,7 @@ func (c *call) pathPattern(pat string) pathPattern {
 
 // mentionSplit splits a command's text into the words a program name may
 // hide in: white space, shell punctuation and "=".
-var mentionSplit = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
+var mentionSplit = lazyre.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
 
 // mentionMatch reports whether the program of a Bash rule pattern appears
 // in any of a command's forms outside the position the rule matched: as
@@ -172,7 +173,7 @@ func mentionMatch(pat string, forms []string) (certain bool, word string) {
 		return false, ""
 	}
 	for _, f := range forms {
-		toks := mentionSplit.Split(f, -1)
+		toks := mentionSplit().Split(f, -1)
 		for i, t := range toks {
 			if t == "" || !namesProgram(t, prog) {
 				continue
@@ -202,7 +203,7 @@ func ruleProgram(pat string) (prog, rest string) {
 }
 
 // versionRe matches what may follow a program's name in a versioned one.
-var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)
+var versionRe = lazyre.MustCompile(`^[-.]?[0-9][0-9.]*$`)
 
 // namesProgram reports whether the word t (a path or a name) runs prog:
 // the same name, a path ending in it, or a versioned name. A prog that is
@@ -212,5 +213,5 @@ func namesProgram(t, prog string) bool {
 		return t == prog
 	}
 	base := path.Base(t)
-	return base == prog || strings.HasPrefix(base, prog) && versionRe.MatchString(base[len(prog):])
+	return base == prog || strings.HasPrefix(base, prog) && versionRe().MatchString(base[len(prog):])
 }

@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -46,7 +46,7 @@ type Doc struct {
 }
 
 // yamlLineError matches yaml.v3 errors that carry a line number.
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineError = lazyre.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // Parse parses the file at path, whose content is data. what names the
 // kind of file in the error for a missing block ("an agent file").
@@ -139,7 +139,7 @@ func errMissing(what string) error {
 }
 
 func (d *Doc) yamlError(err error) error {
-	if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineError().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{Path: d.Path, Line: n + d.Open, Err: errors.New(m[2])}
 	}

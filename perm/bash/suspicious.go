@@ -2,11 +2,12 @@ package bash
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // The Suspicious labels. They are stable: the engine and people read them.
@@ -65,7 +66,7 @@ func (c *collector) word(w *syntax.Word, st *walkState) {
 		c.suspect(labelBackslash)
 	}
 	u := unquote(w)
-	if u.Static && subscriptRe.MatchString(u.Value) {
+	if u.Static && subscriptRe().MatchString(u.Value) {
 		// Builtins that take variable names (unset, read, printf -v,
 		// declare, [[ -v ]]) evaluate a subscript as arithmetic, which
 		// runs substitutions: unset 'a[$(id)]' runs id.
@@ -80,7 +81,7 @@ func (c *collector) word(w *syntax.Word, st *walkState) {
 	}
 }
 
-var subscriptRe = regexp.MustCompile("\\[[^]]*(\\$\\(|`)")
+var subscriptRe = lazyre.MustCompile("\\[[^]]*(\\$\\(|`)")
 
 // backslashFlag reports an option word written with backslash escapes
 // (`\-rf`, `-\r\f`): it means the same as the plain flag and only serves
