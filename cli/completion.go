@@ -10,6 +10,13 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
+// completing reports whether args ask for completions: the shell scripts
+// of gen completion run gen __complete (or __completeNoDesc) with the
+// words typed so far. Only then are the completion functions registered.
+func completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
 // registerCompletions teaches shell completion (gen completion
 // bash|zsh|fish|powershell, which cobra provides) the values of gen's
 // flags: agent names, permission modes, tool names and formats.
