@@ -93,7 +93,7 @@ func newRoot(s Streams) *cobra.Command { return newRootWith(&mainOptions{}, s) }
 // (tests parse flags into o without running anything).
 func newRootWith(o *mainOptions, s Streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:     "gen [flags] [PROMPT]",
+		Use: "gen [flags] [PROMPT]",
 		// Any non-empty Version gives the root its --version flag; the
 		// version printed comes from the template (versionTemplate).
 		Version: "(from the build information)",
