@@ -63,7 +63,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	fl.StringVar(&o.managed, "managed-settings", "", "refused: only gen permissions check takes a what-if managed policy")
 	_ = fl.MarkHidden("managed-settings")
-	fl.StringArrayVar(&o.disallowed, "disallowedTools", nil, "extra deny rules, comma- or space-separated (repeatable; alias --disallowed-tools)")
+	stringsVar(fl, &o.disallowed, "disallowedTools", nil, "extra deny rules, comma- or space-separated (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&o.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&o.typ, "type", "", "agent type (see gen agent list)")
 	fl.StringVar(&o.prompt, "prompt", "", "the task")
