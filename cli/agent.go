@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -234,12 +235,18 @@ func newAgentListCmd(s Streams) *cobra.Command {
 			if err != nil {
 				return usageErr(err)
 			}
-			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			// tabwriter writes each cell on its own: buffered, the
+			// listing is a few writes instead of several per line.
+			out := bufio.NewWriter(s.Out)
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tMODE\tSOURCE\tDESCRIPTION")
 			for _, d := range cat.All() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Mode, d.Source, d.Description)
 			}
 			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if err := out.Flush(); err != nil {
 				return err
 			}
 			for _, w := range cat.Warnings() {
