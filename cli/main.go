@@ -61,9 +61,7 @@ func Main() int {
 // Run runs gen with args and returns the exit code.
 func Run(ctx context.Context, args []string, s Streams) int {
 	root := newRoot(s)
-	if completing(args) {
-		registerCompletions(root)
-	}
+	prepareCompletion(root, args)
 	if cmd, _, err := root.Find(args); err == nil && takesVariadic(cmd) {
 		args = expandVariadic(args)
 	}
