@@ -32,7 +32,6 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +40,7 @@ import (
 
 	"github.com/gen-run/gen/internal/editdist"
 	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -93,7 +93,7 @@ const exploreNotice = "You are running in explore mode, which is read-only: you 
 
 // validName is what an agent name may look like. Names appear inside
 // Agent(name) permission rules, so parentheses, commas and spaces are out.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var validName = lazyre.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Parse parses the agent file at path, whose content is data. Line numbers
 // in errors and warnings are lines of the file.
@@ -152,7 +152,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		if d.Name, err = p.doc.Text(k.Value, v); err != nil {
 			return err
 		}
-		if !validName.MatchString(d.Name) {
+		if !validName().MatchString(d.Name) {
 			return p.doc.Errorf(v, "invalid name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", d.Name)
 		}
 	case "description":

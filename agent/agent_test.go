@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -727,5 +728,54 @@ with file paths and line numbers.
 		if len(c.All()) != 1002 {
 			b.Fatalf("%d agents", len(c.All()))
 		}
+	}
+}
+
+// TestLoadParallelSameAsSequential loads a scope large enough to be parsed
+// in parallel, with broken files, a name two files define and a file that
+// cannot be read, and checks that the catalog is the one a sequential load
+// makes: the same definitions, errors in the same (walk) order, the same
+// warnings.
+func TestLoadParallelSameAsSequential(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for i := range 200 {
+		text := fmt.Sprintf("---\nname: a%03d\ndescription: d\nfrobnicate: %d\n---\nbody\n", i, i)
+		switch {
+		case i%17 == 0:
+			text = "no frontmatter"
+		case i%23 == 0:
+			text = "---\nname: dup\ndescription: d\n---\nbody\n"
+		case i == 101:
+			text = "---\nname: [\n---\n"
+		}
+		fsys[fmt.Sprintf("t%d/a%03d.md", i%3, i)] = &fstest.MapFile{Data: []byte(text)}
+	}
+	fsys["t1/dir.md"] = &fstest.MapFile{Mode: fs.ModeDir}
+	fsys["t2/fifo.md"] = &fstest.MapFile{Mode: fs.ModeNamedPipe}
+	type result struct {
+		names, errs, warns []string
+	}
+	load := func(procs int) result {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		c, err := Load(fsys, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r result
+		for _, d := range c.All() {
+			r.names = append(r.names, d.Name+" "+d.Path)
+		}
+		for _, e := range c.Errors() {
+			r.errs = append(r.errs, e.Error())
+		}
+		r.warns = c.Warnings()
+		return r
+	}
+	seq, par := load(1), load(4)
+	if len(seq.errs) < 10 || len(seq.names) < 150 || len(seq.warns) < 150 {
+		t.Fatalf("the scope does not exercise what it should: %d errors, %d agents, %d warnings", len(seq.errs), len(seq.names), len(seq.warns))
+	}
+	if !reflect.DeepEqual(seq, par) {
+		t.Errorf("parallel load differs from sequential:\nsequential %q\nparallel   %q", seq, par)
 	}
 }

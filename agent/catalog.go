@@ -7,10 +7,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
@@ -232,27 +235,30 @@ func load(scopes ...scope) *Catalog {
 }
 
 // nameLine finds the name a file that does not parse appears to define.
-var nameLine = regexp.MustCompile(`(?m)^name:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)["']?[ \t]*\r?$`)
+var nameLine = lazyre.MustCompile(`(?m)^name:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)["']?[ \t]*\r?$`)
 
 func guessName(p string, data []byte) string {
-	if m := nameLine.FindSubmatch(data); m != nil {
+	if m := nameLine().FindSubmatch(data); m != nil {
 		return string(m[1])
 	}
 	return strings.TrimSuffix(path.Base(p), ".md")
 }
 
 // loadScope parses every agent file of one scope. Two files with the same
-// name in one scope are both errors: neither can be said to win.
+// name in one scope are both errors: neither can be said to win. The files
+// are read and parsed in parallel (sc.fsys must be safe for concurrent
+// use, as os.DirFS and fstest.MapFS are); the results are taken in walk
+// order, so the outcome is the same as reading them one by one.
 func loadScope(sc scope) ([]*Definition, []*FileError) {
 	if sc.fsys == nil {
 		return nil, nil
 	}
-	var defs []*Definition
-	var errs []*FileError
-	byName := make(map[string]*Definition)
+	// files holds one slot per file, in walk order; a walk error is a
+	// slot that is already done.
+	var files []*file
 	_ = fs.WalkDir(sc.fsys, ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, &FileError{Path: sc.name(p), Name: guessName(p, nil), Err: fmt.Errorf("agent: reading %s: %w", sc.name(p), err)})
+			files = append(files, &file{err: &FileError{Path: sc.name(p), Name: guessName(p, nil), Err: fmt.Errorf("agent: reading %s: %w", sc.name(p), err)}})
 			if e != nil && e.IsDir() {
 				return fs.SkipDir
 			}
@@ -261,25 +267,27 @@ func loadScope(sc scope) ([]*Definition, []*FileError) {
 		if e.IsDir() || !strings.HasSuffix(p, ".md") {
 			return nil
 		}
-		data, err := textfile.ReadFS(sc.fsys, p, textfile.Max)
-		if err != nil {
-			errs = append(errs, &FileError{Path: sc.name(p), Name: guessName(p, nil), Err: fmt.Errorf("agent: reading %s: %w", sc.name(p), err)})
-			return nil
+		files = append(files, &file{path: p})
+		return nil
+	})
+	parseAll(sc, files)
+	var defs []*Definition
+	var errs []*FileError
+	byName := make(map[string]*Definition)
+	for _, f := range files {
+		if f.err != nil {
+			errs = append(errs, f.err)
+			continue
 		}
-		d, err := Parse(sc.name(p), data)
-		if err != nil {
-			errs = append(errs, &FileError{Path: sc.name(p), Name: guessName(p, data), Err: err})
-			return nil
-		}
+		d := f.def
 		if prev, dup := byName[d.Name]; dup {
 			errs = append(errs, &FileError{Path: d.Path, Name: d.Name, Err: fmt.Errorf("agent: %s and %s both define the agent %q", prev.Path, d.Path, d.Name)})
-			return nil
+			continue
 		}
 		d.Source = sc.source
 		byName[d.Name] = d
 		defs = append(defs, d)
-		return nil
-	})
+	}
 	// A name two files define is broken, not the first file's.
 	dup := make(map[string]bool)
 	for _, fe := range errs {
@@ -289,4 +297,61 @@ func loadScope(sc scope) ([]*Definition, []*FileError) {
 	}
 	defs = slices.DeleteFunc(defs, func(d *Definition) bool { return dup[d.Name] })
 	return defs, errs
+}
+
+// file is one agent file of a scope: its path, then what it parsed to
+// (def or err).
+type file struct {
+	path string
+	def  *Definition
+	err  *FileError
+}
+
+// parseAll reads and parses the files that are not done, on up to
+// GOMAXPROCS goroutines. Each file is parsed on its own (Parse shares no
+// state), so the order they are parsed in cannot change a result.
+func parseAll(sc scope, files []*file) {
+	workers := min(runtime.GOMAXPROCS(0), len(files)/parallelMin)
+	if workers < 2 {
+		for _, f := range files {
+			f.parse(sc)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				files[i].parse(sc)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// parallelMin is how many files each goroutine of parseAll must have to
+// be worth starting.
+const parallelMin = 16
+
+// parse reads and parses f, unless it is done (a walk error).
+func (f *file) parse(sc scope) {
+	if f.err != nil {
+		return
+	}
+	data, err := textfile.ReadFS(sc.fsys, f.path, textfile.Max)
+	if err != nil {
+		f.err = &FileError{Path: sc.name(f.path), Name: guessName(f.path, nil), Err: fmt.Errorf("agent: reading %s: %w", sc.name(f.path), err)}
+		return
+	}
+	d, err := Parse(sc.name(f.path), data)
+	if err != nil {
+		f.err = &FileError{Path: sc.name(f.path), Name: guessName(f.path, data), Err: err}
+		return
+	}
+	f.def = d
 }

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -62,7 +64,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.StringVar(&o.cwd, "cwd", "", "working directory (default: the current directory)")
 	fl.StringVar(&o.managed, "managed-settings", "", "refused: only gen permissions check takes a what-if managed policy")
 	_ = fl.MarkHidden("managed-settings")
-	fl.StringArrayVar(&o.disallowed, "disallowedTools", nil, "extra deny rules, comma- or space-separated (repeatable; alias --disallowed-tools)")
+	stringsVar(fl, &o.disallowed, "disallowedTools", nil, "extra deny rules, comma- or space-separated (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&o.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&o.typ, "type", "", "agent type (see gen agent list)")
 	fl.StringVar(&o.prompt, "prompt", "", "the task")
@@ -210,6 +212,9 @@ func pickModel(name string, flagged bool, api settings.API, noStream bool, errw 
 	return offline.New(), "offline", nil
 }
 
+// listGCPercent is the GC target (GOGC) while gen agent list runs.
+const listGCPercent = 400
+
 func newAgentListCmd(s Streams) *cobra.Command {
 	f := &policyFlags{}
 	cmd := &cobra.Command{
@@ -217,6 +222,11 @@ func newAgentListCmd(s Streams) *cobra.Command {
 		Short: "List the agents: name, mode, source and description",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Parsing every agent file makes much short-lived garbage
+			// and little that lives: a higher GC target for this short
+			// command saves most collections (a thousand files: about
+			// 14 MB allocated, 2 MB kept).
+			defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
 			set, err := f.load(s.Err)
 			if err != nil {
 				return err
@@ -225,12 +235,18 @@ func newAgentListCmd(s Streams) *cobra.Command {
 			if err != nil {
 				return usageErr(err)
 			}
-			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			// tabwriter writes each cell on its own: buffered, the
+			// listing is a few writes instead of several per line.
+			out := bufio.NewWriter(s.Out)
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tMODE\tSOURCE\tDESCRIPTION")
 			for _, d := range cat.All() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Mode, d.Source, d.Description)
 			}
 			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if err := out.Flush(); err != nil {
 				return err
 			}
 			for _, w := range cat.Warnings() {

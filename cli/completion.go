@@ -3,12 +3,36 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
 )
+
+// prepareCompletion sets up for args what cobra's completion needs, and
+// only that: the flag completion functions when args ask for completions,
+// and cobra's completion command (five commands with their flags, which
+// cobra builds at every run) only when args may run or list it (help).
+// Keeping it for any argument that could mean help is harmless.
+func prepareCompletion(root *cobra.Command, args []string) {
+	if completing(args) {
+		registerCompletions(root)
+		return
+	}
+	root.CompletionOptions.DisableDefaultCmd = !slices.ContainsFunc(args, func(a string) bool {
+		return a == "completion" || a == "help" || strings.HasPrefix(a, "-") && strings.Contains(a, "h")
+	})
+}
+
+// completing reports whether args ask for completions: the shell scripts
+// of gen completion run gen __complete (or __completeNoDesc) with the
+// words typed so far. Only then are the completion functions registered.
+func completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
 
 // registerCompletions teaches shell completion (gen completion
 // bash|zsh|fish|powershell, which cobra provides) the values of gen's

@@ -61,6 +61,7 @@ func Main() int {
 // Run runs gen with args and returns the exit code.
 func Run(ctx context.Context, args []string, s Streams) int {
 	root := newRoot(s)
+	prepareCompletion(root, args)
 	if cmd, _, err := root.Find(args); err == nil && takesVariadic(cmd) {
 		args = expandVariadic(args)
 	}
@@ -90,8 +91,10 @@ func newRoot(s Streams) *cobra.Command { return newRootWith(&mainOptions{}, s) }
 // (tests parse flags into o without running anything).
 func newRootWith(o *mainOptions, s Streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:     "gen [flags] [PROMPT]",
-		Version: Version(),
+		Use: "gen [flags] [PROMPT]",
+		// Any non-empty Version gives the root its --version flag; the
+		// version printed comes from the template (versionTemplate).
+		Version: "(from the build information)",
 		Short:   "Run LLM agents behind one permission gate",
 		Long: `gen runs LLM agents whose every tool call passes one permission gate.
 
@@ -110,11 +113,10 @@ with --  (gen -p --allowedTools Read Edit -- "fix the test").`,
 		RunE:          func(cmd *cobra.Command, args []string) error { return runMain(cmd, o, args, s) },
 	}
 	o.register(root)
-	root.SetVersionTemplate("gen {{.Version}}\n")
+	root.SetVersionTemplate(versionTemplate)
 	root.SetGlobalNormalizationFunc(normalizeFlag)
 	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(newPermissionsCmd(s, nil), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s), newVersionCmd(s))
-	registerCompletions(root)
 	return root
 }
 

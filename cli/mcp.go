@@ -41,7 +41,7 @@ type mcpFlags struct {
 
 func (f *mcpFlags) register(cmd *cobra.Command, delegate bool) {
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.configs, "mcp-config", nil, `MCP servers from a JSON file or a JSON string, {"mcpServers": {...}} (repeatable)`)
+	stringsVar(fl, &f.configs, "mcp-config", nil, `MCP servers from a JSON file or a JSON string, {"mcpServers": {...}} (repeatable)`)
 	fl.BoolVar(&f.strict, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, ignoring settings and .mcp.json")
 	if delegate {
 		fl.StringVar(&f.promptTool, "permission-prompt-tool", "", "headless: MCP tool (mcp__SERVER__TOOL) that answers what the gate would ask, instead of Ask becoming Deny")

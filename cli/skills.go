@@ -56,7 +56,7 @@ file and line, and the other skills are still listed.`,
 		},
 	}
 	list.Flags().StringVar(&f.cwd, "cwd", "", "working directory")
-	list.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory whose .gen/skills to read (repeatable)")
+	stringsVar(list.Flags(), &f.addDirs, "add-dir", nil, "additional directory whose .gen/skills to read (repeatable)")
 	cmd.AddCommand(list)
 	return cmd
 }

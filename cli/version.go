@@ -39,6 +39,14 @@ func Version() string {
 	return v
 }
 
+// versionTemplate prints gen --version. It calls Version (as the template
+// function genVersion) only when the version is printed: reading the
+// build information parses a line per module, which every start would
+// otherwise pay for.
+const versionTemplate = "gen {{genVersion}}\n"
+
+func init() { cobra.AddTemplateFunc("genVersion", Version) }
+
 func newVersionCmd(s Streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

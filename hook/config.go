@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -106,14 +107,14 @@ type Config struct {
 // plainMatcher is a matcher made only of names and "|": a list of exact
 // names rather than a regular expression (so "Bash" does not match
 // "BashOutput"), as Claude Code reads it.
-var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+var plainMatcher = lazyre.MustCompile(`^[A-Za-z0-9_|]+$`)
 
 // compile prepares g's matcher.
 func (g *Group) compile() error {
 	m := g.Matcher
 	switch {
 	case m == "" || m == "*":
-	case plainMatcher.MatchString(m):
+	case plainMatcher().MatchString(m):
 		for n := range strings.SplitSeq(m, "|") {
 			if n != "" {
 				g.names = append(g.names, n)

@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/internal/jsonpos"
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -285,7 +285,7 @@ func (p *parser) server(name string, v *jsonpos.Value) (Server, error) {
 }
 
 // envRef is ${VAR} or ${VAR:-default}.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var envRef = lazyre.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // expand replaces ${VAR} and ${VAR:-default}, as Claude Code does in
 // .mcp.json. A variable that is unset and has no default is an error:
@@ -293,8 +293,8 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 // are hard to trace back.
 func (p *parser) expand(s string) (string, error) {
 	var missing []string
-	out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := envRef.FindStringSubmatch(ref)
+	out := envRef().ReplaceAllStringFunc(s, func(ref string) string {
+		m := envRef().FindStringSubmatch(ref)
 		v, ok := p.lookup(m[1])
 		if ok && (v != "" || m[2] == "") {
 			return v

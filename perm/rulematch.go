@@ -2,8 +2,9 @@ package perm
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // how says which kind of rule a match is for. Deny and ask rules match
@@ -148,14 +149,14 @@ func matchOther(r Rule, pt *part, h how) bool {
 
 // mentionSplit splits a command's text into the words a program name may
 // hide in: white space, shell punctuation and "=".
-var mentionSplit = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
+var mentionSplit = lazyre.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
 
 // mentionWords splits each of a command's forms into the words a program
 // name may hide in (mentionSplit), once for every deny rule.
 func mentionWords(forms []string) [][]string {
 	toks := make([][]string, len(forms))
 	for i, f := range forms {
-		toks[i] = mentionSplit.Split(f, -1)
+		toks[i] = mentionSplit().Split(f, -1)
 	}
 	return toks
 }
@@ -201,7 +202,7 @@ func ruleProgram(pat string) (prog, rest string) {
 }
 
 // versionRe matches what may follow a program's name in a versioned one.
-var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)
+var versionRe = lazyre.MustCompile(`^[-.]?[0-9][0-9.]*$`)
 
 // namesProgram reports whether the word t (a path or a name) runs prog:
 // the same name, a path ending in it, or a versioned name. A prog that is
@@ -211,5 +212,5 @@ func namesProgram(t, prog string) bool {
 		return t == prog
 	}
 	base := path.Base(t)
-	return base == prog || strings.HasPrefix(base, prog) && versionRe.MatchString(base[len(prog):])
+	return base == prog || strings.HasPrefix(base, prog) && versionRe().MatchString(base[len(prog):])
 }

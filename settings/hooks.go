@@ -3,11 +3,11 @@ package settings
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -50,7 +50,7 @@ func (p *parser) managedHooksOnly(f *File, m member) error {
 }
 
 // keyStep is one step of a hook.ParseError key: a member name or an index.
-var keyStep = regexp.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
+var keyStep = lazyre.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
 
 // keyOffset returns the offset of the value a key such as
 // hooks.PreToolUse[0].hooks[1].timeout names inside v, the value of
@@ -58,7 +58,7 @@ var keyStep = regexp.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
 // key, so the line is the line a person looks for.
 func keyOffset(v *value, key string) int {
 	off := v.Off
-	steps := keyStep.FindAllStringSubmatch(strings.TrimPrefix(key, hooksKey), -1)
+	steps := keyStep().FindAllStringSubmatch(strings.TrimPrefix(key, hooksKey), -1)
 	for _, st := range steps {
 		switch {
 		case st[1] != "" && v.Kind == kindObject:

@@ -41,7 +41,7 @@ func Watch(opts Options) (*Live, error) {
 		l.paths = append(l.paths, sc.path)
 	}
 	l.stamps = l.stat()
-	if l.set, err = Load(opts); err != nil {
+	if l.set, err = loadAt(opts, loc); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -200,6 +200,11 @@ func Load(opts Options) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadAt(opts, loc)
+}
+
+// loadAt is Load with the settings files already located.
+func loadAt(opts Options, loc location) (*Settings, error) {
 	cwd, home, root, scopes := loc.cwd, loc.home, loc.root, loc.scopes
 	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
 	for _, sc := range scopes {

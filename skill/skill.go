@@ -18,13 +18,13 @@ package skill
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -56,7 +56,7 @@ type Skill struct {
 // validName is what a skill name may look like (the Agent Skills format):
 // lower-case letters, digits and single hyphens, at most 64 characters.
 // Names appear in Skill(name) rules.
-var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var validName = lazyre.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 const (
 	maxName        = 64
@@ -102,7 +102,7 @@ func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
 		if s.Name, err = doc.Text(k.Value, v); err != nil {
 			return err
 		}
-		if len(s.Name) > maxName || !validName.MatchString(s.Name) {
+		if len(s.Name) > maxName || !validName().MatchString(s.Name) {
 			return doc.Errorf(v, "invalid name %q: use at most %d lower-case letters, digits and single hyphens", s.Name, maxName)
 		}
 	case "description":

@@ -17,11 +17,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // MaxLine is the longest transcript line Load accepts (one message).
@@ -30,7 +31,7 @@ const MaxLine = 64 << 20
 // ErrNone is returned by Latest when the project has no transcript.
 var ErrNone = errors.New("no earlier session in this project")
 
-var idPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var idPattern = lazyre.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // NewID returns a new session ID: a random (version 4) UUID.
 func NewID() string {
@@ -44,7 +45,7 @@ func NewID() string {
 // CheckID reports whether id is a session ID (a lower-case UUID). Only
 // such IDs become file names, so --resume cannot name a path.
 func CheckID(id string) error {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return fmt.Errorf("session ID %q is not a UUID (such as %s)", id, "0b5c3b52-7a43-4c44-9f7e-2d1f5d8f6a10")
 	}
 	return nil

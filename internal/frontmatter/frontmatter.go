@@ -1,7 +1,6 @@
 // Package frontmatter reads markdown files that start with a YAML
 // frontmatter block (agent definitions, skills) and keeps the file line of
-// every value, so errors can name file:line. It sits on
-// github.com/adrg/frontmatter and yaml.v3 nodes.
+// every value, so errors can name file:line. It sits on yaml.v3 nodes.
 package frontmatter
 
 import (
@@ -9,13 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/adrg/frontmatter"
 	"gopkg.in/yaml.v3"
 
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -47,29 +45,24 @@ type Doc struct {
 	Body string
 }
 
-var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
-	return yaml.Unmarshal(data, v.(*yaml.Node))
-})
-
 // yamlLineError matches yaml.v3 errors that carry a line number.
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineError = lazyre.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // Parse parses the file at path, whose content is data. what names the
 // kind of file in the error for a missing block ("an agent file").
 // Line numbers in errors are lines of the file.
 func Parse(path string, data []byte, what string) (*Doc, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	open, err := find(path, data, what)
+	b, err := find(path, data, what)
 	if err != nil {
 		return nil, err
 	}
-	d := &Doc{Path: path, Open: open}
+	d := &Doc{Path: path, Open: b.open}
 	var root yaml.Node
-	body, err := frontmatter.MustParse(bytes.NewReader(data), &root, yamlFormat)
-	if err != nil {
+	if err := yaml.Unmarshal(b.yaml, &root); err != nil {
 		return nil, d.yamlError(err)
 	}
-	d.Body = strings.TrimSpace(string(body))
+	d.Body = strings.TrimSpace(string(b.body))
 	var m *yaml.Node
 	switch {
 	case root.Kind == 0: // empty frontmatter
@@ -97,33 +90,56 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 	return d, nil
 }
 
-// find returns the line of the opening "---", checking that the file has
-// a frontmatter block the way the frontmatter package finds one: blank
-// lines, then "---", then YAML, then "---", all compared trimmed.
-func find(path string, data []byte, what string) (int, error) {
-	missing := fmt.Errorf(`no frontmatter: %s starts with a "---" line, YAML with at least name and description, and a closing "---" line`, what)
-	open := 0
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
+// block is where the frontmatter of a file lies.
+type block struct {
+	// open is the line of the opening "---".
+	open int
+	// yaml is the text between the delimiter lines; its line 1 is the
+	// line after open.
+	yaml []byte
+	// body is everything after the closing "---" line.
+	body []byte
+}
+
+// find locates the frontmatter block: blank lines, then "---", then YAML,
+// then "---", each line compared with its surrounding white space
+// trimmed. It reads data in place, without splitting it.
+func find(path string, data []byte, what string) (block, error) {
+	var b block
+	yamlStart := 0
+	for n, rest := 1, data; len(rest) > 0; n++ {
+		start := len(data) - len(rest)
+		line := rest
+		rest = nil
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, rest = line[:i], line[i+1:]
+		}
+		line = bytes.TrimSpace(line)
 		switch {
-		case open == 0 && line == "":
+		case b.open == 0 && len(line) == 0:
 			continue
-		case open == 0 && line == "---":
-			open = i + 1
-		case open == 0:
-			return 0, &Error{Path: path, Line: i + 1, Err: missing}
-		case line == "---":
-			return open, nil
+		case b.open == 0 && string(line) == "---":
+			b.open, yamlStart = n, len(data)-len(rest)
+		case b.open == 0:
+			return block{}, &Error{Path: path, Line: n, Err: errMissing(what)}
+		case string(line) == "---":
+			b.yaml, b.body = data[yamlStart:start], rest
+			return b, nil
 		}
 	}
-	if open == 0 {
-		return 0, &Error{Path: path, Line: 1, Err: missing}
+	if b.open == 0 {
+		return block{}, &Error{Path: path, Line: 1, Err: errMissing(what)}
 	}
-	return 0, &Error{Path: path, Line: open, Err: errors.New(`frontmatter is not closed by a "---" line`)}
+	return block{}, &Error{Path: path, Line: b.open, Err: errors.New(`frontmatter is not closed by a "---" line`)}
+}
+
+// errMissing is the error for a file with no frontmatter block.
+func errMissing(what string) error {
+	return fmt.Errorf(`no frontmatter: %s starts with a "---" line, YAML with at least name and description, and a closing "---" line`, what)
 }
 
 func (d *Doc) yamlError(err error) error {
-	if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineError().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{Path: d.Path, Line: n + d.Open, Err: errors.New(m[2])}
 	}

@@ -2,9 +2,10 @@ package bash
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // Destructive returns a short label naming the destructive operation the
@@ -305,8 +306,8 @@ func gitBranchLabel(args []Word) string {
 }
 
 var (
-	symbolicModeRe = regexp.MustCompile(`^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$`)
-	modeOpRe       = regexp.MustCompile(`[-+=][^-+=]*`)
+	symbolicModeRe = lazyre.MustCompile(`^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$`)
+	modeOpRe       = lazyre.MustCompile(`[-+=][^-+=]*`)
 )
 
 // chmodLabel reports a mode that makes files world-writable: octal with
@@ -318,7 +319,7 @@ func chmodLabel(args []Word) string {
 			continue
 		}
 		v := a.Value
-		if strings.HasPrefix(v, "--") || strings.HasPrefix(v, "-") && !symbolicModeRe.MatchString(v) {
+		if strings.HasPrefix(v, "--") || strings.HasPrefix(v, "-") && !symbolicModeRe().MatchString(v) {
 			continue // an option such as -R or --reference=f
 		}
 		if worldWritable(v) {
@@ -334,11 +335,11 @@ func worldWritable(mode string) bool {
 		return len(strings.TrimLeft(mode, "0")) <= 4 && n&0o002 != 0 // 00777 is 777
 	}
 	for _, clause := range strings.Split(mode, ",") {
-		m := symbolicModeRe.FindStringSubmatch(clause)
+		m := symbolicModeRe().FindStringSubmatch(clause)
 		if m == nil || !strings.ContainsAny(m[1], "ao") {
 			continue
 		}
-		for _, op := range modeOpRe.FindAllString(m[2], -1) {
+		for _, op := range modeOpRe().FindAllString(m[2], -1) {
 			if op[0] != '-' && strings.ContainsAny(op[1:], "wug") {
 				return true
 			}

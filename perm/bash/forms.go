@@ -2,9 +2,10 @@ package bash
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // wrapper describes a program that runs the command line that follows its
@@ -23,9 +24,9 @@ type wrapper struct {
 	flagsAfter bool
 }
 
-var durationRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[smhd]?$`)
+var durationRe = lazyre.MustCompile(`^[0-9]+(\.[0-9]+)?[smhd]?$`)
 
-func isDuration(w Word) bool { return w.Static && durationRe.MatchString(w.Value) }
+func isDuration(w Word) bool { return w.Static && durationRe().MatchString(w.Value) }
 
 func anyOperand(Word) bool { return true }
 
@@ -464,7 +465,7 @@ var harmlessVars = map[string]bool{
 	"COLUMNS": true, "LINES": true, "FORCE_COLOR": true, "CLICOLOR": true,
 }
 
-var plainValueRe = regexp.MustCompile(`^[A-Za-z0-9_.,:@+-]*$`)
+var plainValueRe = lazyre.MustCompile(`^[A-Za-z0-9_.,:@+-]*$`)
 
 func harmless(a Assign) bool {
 	if !a.Static {
@@ -472,7 +473,7 @@ func harmless(a Assign) bool {
 	}
 	switch {
 	case harmlessVars[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
-		return plainValueRe.MatchString(a.Value)
+		return plainValueRe().MatchString(a.Value)
 	}
 	return false
 }

@@ -1,8 +1,9 @@
 package bash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // ReadOnly reports whether the command is verified to only read, and if so
@@ -53,8 +54,8 @@ func (c *Command) Reads() (Reads, bool) {
 	if fn, found := readOnlyFuncs[prog]; found {
 		return fn(args)
 	}
-	if s, found := specs[prog]; found {
-		return s.eval(args)
+	if s, found := specs()[prog]; found {
+		return s().eval(args)
 	}
 	return Reads{Reason: "program " + quoteString(prog) + " has no read-only spec"}, false
 }
@@ -70,7 +71,7 @@ func (c *Command) XargsSafe() bool {
 	if !ok || len(words) < 2 || !words[0].Static || words[0].Value != "xargs" {
 		return false
 	}
-	p, _ := xargsSpec.parseUntilOperand(words[1:])
+	p, _ := xargsSpec().parseUntilOperand(words[1:])
 	if p == nil || len(p.operands) == 0 {
 		return false
 	}
@@ -81,8 +82,8 @@ func (c *Command) XargsSafe() bool {
 	}
 	inner := &Command{Words: words[len(words)-len(p.operands):]}
 	prog := inner.Words[0].Value
-	s, found := specs[prog]
-	if !found || !s.anyArgs || !inner.Words[0].Static {
+	s, found := specs()[prog]
+	if !found || !s().anyArgs || !inner.Words[0].Static {
 		return false
 	}
 	_, ok = inner.Reads()
@@ -92,14 +93,10 @@ func (c *Command) XargsSafe() bool {
 // xargsSpec stops at the first operand: the command xargs runs. -a reads
 // the arguments from a file, -I and -i put them anywhere, -p asks on the
 // terminal and -P runs in parallel; only the ones below are accepted.
-var xargsSpec = func() *progSpec {
-	s := &progSpec{
-		name: "xargs",
-		opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L,--max-lines=N -l -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
-	}
-	s.compile()
-	return s
-}()
+var xargsSpec = lazySpec(&progSpec{
+	name: "xargs",
+	opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L,--max-lines=N -l -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
+})
 
 func (s *progSpec) parseUntilOperand(words []Word) (*parsedCmd, string) {
 	for i, w := range words {
@@ -316,11 +313,11 @@ var findSafe = map[string]struct {
 	"--help": {}, "--version": {},
 }
 
-var findOptRe = regexp.MustCompile(`^-O[0-3]$`)
+var findOptRe = lazyre.MustCompile(`^-O[0-3]$`)
 
 // findNewerRe matches -newerXY; with Y = t the argument is a time, not a
 // file.
-var findNewerRe = regexp.MustCompile(`^-newer[aBcm][aBcmt]$`)
+var findNewerRe = lazyre.MustCompile(`^-newer[aBcm][aBcmt]$`)
 
 // findReadOnly: `find [-H|-P] [-Olevel] [path...] [expression]`.
 func findReadOnly(words []Word) (Reads, bool) {
@@ -328,7 +325,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 	i := 0
 	for ; i < len(words); i++ {
 		v := words[i].Value
-		if v != "-P" && !findOptRe.MatchString(v) {
+		if v != "-P" && !findOptRe().MatchString(v) {
 			break
 		}
 	}
@@ -348,7 +345,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 		w := &words[i]
 		v := w.Value
 		e, ok := findSafe[v]
-		if findNewerRe.MatchString(v) {
+		if findNewerRe().MatchString(v) {
 			e, ok = findSafe["-newer"]
 			e.file = v[len(v)-1] != 't'
 		}
@@ -385,7 +382,7 @@ var jqFlags = map[string]bool{
 // jqUnsafeFilter matches filters that read files (import, include,
 // modulemeta) or print the environment (env, $ENV). It may match inside a
 // string literal too; that only makes the check stricter.
-var jqUnsafeFilter = regexp.MustCompile(`\b(import|include|modulemeta|get_search_list|input_filename|\$__)|\$ENV\b|(^|[^.\w$])env\b|\$__loc__`)
+var jqUnsafeFilter = lazyre.MustCompile(`\b(import|include|modulemeta|get_search_list|input_filename|\$__)|\$ENV\b|(^|[^.\w$])env\b|\$__loc__`)
 
 func jqReadOnly(words []Word) (Reads, bool) {
 	var (
@@ -431,7 +428,7 @@ func jqReadOnly(words []Word) (Reads, bool) {
 	if len(operands) == 0 {
 		return Reads{Reason: "jq: no filter"}, false
 	}
-	if f := operands[0]; jqUnsafeFilter.MatchString(f.Value) || f.Glob {
+	if f := operands[0]; jqUnsafeFilter().MatchString(f.Value) || f.Glob {
 		return Reads{Reason: "jq: filter " + quoteString(f.Value) + " reads modules or the environment"}, false
 	}
 	for i, w := range operands[1:] {

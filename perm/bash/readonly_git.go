@@ -2,21 +2,18 @@ package bash
 
 import (
 	"strings"
+	"sync"
 )
 
 // gitGlobalSpec are git 2.39's global options that neither change its
 // configuration (-c, --config-env), the programs it runs (--exec-path),
 // nor page (-p); --git-dir and --work-tree name directories it reads, and
 // -C the directory it starts in. git takes no abbreviations here.
-var gitGlobalSpec = func() *progSpec {
-	s := &progSpec{
-		name: "git",
-		opts: "-C=FILE --git-dir=FILE --work-tree=FILE -P,--no-pager --no-replace-objects --no-optional-locks " +
-			"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --bare --version --help",
-	}
-	s.compile()
-	return s
-}()
+var gitGlobalSpec = lazySpec(&progSpec{
+	name: "git",
+	opts: "-C=FILE --git-dir=FILE --work-tree=FILE -P,--no-pager --no-replace-objects --no-optional-locks " +
+		"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --bare --version --help",
+})
 
 // gitDiffOpts are the diff options of log, show and diff in git 2.39 that
 // only select and format: --output, --ext-diff and --textconv are left out
@@ -56,8 +53,9 @@ const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until
 	"--combined-all-paths --full-diff -0 -1 -2 -3 -4 -5 -6 -7 -8 -9"
 
 // gitSpecs are the git subcommands that only read, each with the options
-// verified against git 2.39 (TestGitSpecsKnown runs each option).
-var gitSpecs = func() map[string]*progSpec {
+// verified against git 2.39 (TestGitSpecsKnown runs each option). Each is
+// compiled on its first use (lazySpec).
+var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 	list := []*progSpec{
 		{name: "status", opts: "-s,--short -b,--branch --show-stash --porcelain[=VERSION] --long -v,--verbose " +
 			"-u,--untracked-files[=(no|normal|all)] --ignored[=(traditional|no|matching)] --ignore-submodules[=WHEN] -z " +
@@ -102,15 +100,14 @@ var gitSpecs = func() map[string]*progSpec {
 			"--show-scope --name-only -z,--null --bool --int --bool-or-int --path --expiry-date --type=TYPE " +
 			"--includes --no-includes --default=VALUE"},
 	}
-	m := map[string]*progSpec{}
+	m := map[string]func() *progSpec{}
 	for _, s := range list {
-		s.name = "git " + s.name
-		s.compile()
-		m[strings.TrimPrefix(s.name, "git ")] = s
-		exactLong[s.name] = true
+		sub := s.name
+		s.name = "git " + sub
+		m[sub] = lazySpec(s)
 	}
 	return m
-}()
+})
 
 // listing allows operands only with -l/--list.
 func listing(p *parsedCmd) bool { return len(p.operands) == 0 || p.has("-l", "--list") }
@@ -129,7 +126,7 @@ func gitReadOnly(words []Word) (Reads, bool) {
 	if rest < 0 || rest >= len(words) {
 		return Reads{Reason: "git: global options outside its read-only spec"}, false
 	}
-	g, reason := gitGlobalSpec.parse(words[:rest])
+	g, reason := gitGlobalSpec().parse(words[:rest])
 	if g == nil {
 		return Reads{Reason: reason}, false
 	}
@@ -146,11 +143,11 @@ func gitReadOnly(words []Word) (Reads, bool) {
 			return Reads{Reason: "git config get: no name"}, false
 		}
 	}
-	s, found := gitSpecs[sub]
+	s, found := gitSpecs()[sub]
 	if !found {
 		return Reads{Reason: "git " + quoteString(sub) + " has no read-only spec"}, false
 	}
-	more, ok := s.eval(args)
+	more, ok := s().eval(args)
 	if !ok {
 		return more, false
 	}

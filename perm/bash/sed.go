@@ -7,23 +7,19 @@ import (
 // sedSpec holds GNU sed 4.9's options that neither edit in place, read a
 // script file nor follow links: -i/--in-place, -f/--file and
 // --follow-symlinks are left out.
-var sedSpec = func() *progSpec {
-	s := &progSpec{
-		name: "sed",
-		opts: "-n,--quiet,--silent --debug -e,--expression=SCRIPT -l,--line-length=N --posix -E,-r,--regexp-extended " +
-			"-s,--separate --sandbox -u,--unbuffered -z,--null-data" + gnuStd,
-		operands:    operandPattern,
-		patternOpts: []string{"-e"},
-	}
-	s.compile()
-	return s
-}()
+var sedSpec = lazySpec(&progSpec{
+	name: "sed",
+	opts: "-n,--quiet,--silent --debug -e,--expression=SCRIPT -l,--line-length=N --posix -E,-r,--regexp-extended " +
+		"-s,--separate --sandbox -u,--unbuffered -z,--null-data" + gnuStd,
+	operands:    operandPattern,
+	patternOpts: []string{"-e"},
+})
 
 // sedReadOnly accepts sed with a script made only of commands of the
 // verified subset sedPrintOnly knows, and no option that edits in place
 // or reads a script file.
 func sedReadOnly(words []Word) (Reads, bool) {
-	p, reason := sedSpec.parse(words)
+	p, reason := sedSpec().parse(words)
 	if p == nil {
 		return Reads{Reason: reason}, false
 	}

@@ -182,7 +182,7 @@ func (s *progSpec) lookupExact(name string) *optDef {
 // name, or a prefix of exactly one option's names (aliases of one option
 // count once). An ambiguous or unknown name is nil.
 func (s *progSpec) lookupLong(name string) (*optDef, string) {
-	if d := s.lookupExact(name); d != nil || exactLong[s.name] {
+	if d := s.lookupExact(name); d != nil || exactLong()[s.name] {
 		return d, name
 	}
 	var (

@@ -1,16 +1,18 @@
 package bash
 
 import (
-	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // gnuStd are the options every GNU program takes.
 const gnuStd = " --help --version"
 
 var (
-	headNumRe = regexp.MustCompile(`^-[0-9]+[bkmcl]?$`)
-	tailNumRe = regexp.MustCompile(`^[-+][0-9]+[bcl]?$`)
+	headNumRe = lazyre.MustCompile(`^-[0-9]+[bkmcl]?$`)
+	tailNumRe = lazyre.MustCompile(`^[-+][0-9]+[bcl]?$`)
 )
 
 // Options deliberately left out of the specs below, by program (each makes
@@ -257,8 +259,15 @@ var gnuSpecs = []*progSpec{
 }
 
 // exactLong lists the programs that take no abbreviations of long
-// options, or whose full option list the spec does not hold.
-var exactLong = map[string]bool{"tree": true, "less": true, "git": true}
+// options, or whose full option list the spec does not hold: tree, less,
+// git's global options and every git subcommand of gitSpecs.
+var exactLong = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{"tree": true, "less": true, "git": true}
+	for sub := range gitSpecs() {
+		m["git "+sub] = true
+	}
+	return m
+})
 
 // separateValue lists the programs whose short options with a value take
 // it from the next word only (tree: "-L2" is not "-L 2").
@@ -285,26 +294,41 @@ var sumSpec = func(name string) *progSpec {
 	}
 }
 
-// specs are the read-only programs with a spec, by name.
-var specs = func() map[string]*progSpec {
-	m := map[string]*progSpec{}
-	add := func(s *progSpec) {
-		s.compile()
-		m[s.name] = s
-	}
+// specs are the read-only programs with a spec, by name. The table is
+// built on first use, and each spec compiled on its own first use
+// (lazySpec): a command pays only for the programs it names.
+var specs = sync.OnceValue(func() map[string]func() *progSpec {
+	m := map[string]func() *progSpec{}
 	for _, s := range gnuSpecs {
-		add(s)
+		m[s.name] = lazySpec(s)
 	}
 	for _, n := range []string{"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum"} {
-		add(sumSpec(n))
+		m[n] = lazySpec(sumSpec(n))
 	}
 	// egrep and fgrep are scripts that run grep -E and grep -F.
+	grep := m["grep"]
 	for _, n := range []string{"egrep", "fgrep"} {
-		g := *m["grep"]
-		g.name, g.yes, g.no = n, []string{n + " 'a|b' f"}, nil
-		m[n] = &g
+		m[n] = sync.OnceValue(func() *progSpec {
+			g := *grep()
+			g.name, g.yes, g.no = n, []string{n + " 'a|b' f"}, nil
+			return &g
+		})
 	}
-	m["head"].obsolete = headNumRe
-	m["tail"].obsolete = tailNumRe
 	return m
-}()
+})
+
+// lazySpec returns a function that compiles s on its first call and
+// returns it; it is safe for concurrent use. head's and tail's obsolete
+// -NUM patterns are compiled with them.
+func lazySpec(s *progSpec) func() *progSpec {
+	return sync.OnceValue(func() *progSpec {
+		switch s.name {
+		case "head":
+			s.obsolete = headNumRe()
+		case "tail":
+			s.obsolete = tailNumRe()
+		}
+		s.compile()
+		return s
+	})
+}

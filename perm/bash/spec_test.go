@@ -9,11 +9,11 @@ import (
 // and checks the examples each carries.
 func TestSpecExamples(t *testing.T) {
 	all := map[string]*progSpec{}
-	for n, s := range specs {
-		all[n] = s
+	for n, s := range specs() {
+		all[n] = s()
 	}
-	for n, s := range gitSpecs {
-		all["git "+n] = s
+	for n, s := range gitSpecs() {
+		all["git "+n] = s()
 	}
 	for name, s := range all {
 		if len(s.defs) == 0 && s.opts != "" {
