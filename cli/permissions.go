@@ -42,9 +42,9 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the current directory)")
 	fl.StringVar(&f.mode, modeName, "", "permission mode: default, acceptEdits, dontAsk, bypassPermissions, auto")
-	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
-	fl.StringArrayVar(&f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
-	fl.StringArrayVar(&f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
+	stringsVar(fl, &f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
+	stringsVar(fl, &f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
+	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
@@ -416,9 +416,10 @@ func answerLine(line string, pol *perm.Policy) ([]byte, error) {
 	return append(b, '\n'), bad
 }
 
-// batchGCPercent is the GC target while --batch runs: its live heap is
-// small (a policy and the lines in flight), so collecting at four times
-// it trades a few megabytes for much less GC work.
+// batchGCPercent is the GC target while a short-lived-garbage-heavy
+// command runs (--batch, gen agent list): its live heap is small (a
+// policy and the lines in flight; the parsed agents), so collecting at
+// four times it trades a few megabytes for much less GC work.
 var batchGCPercent = 400
 
 // raiseGCPercent sets the GC target to batchGCPercent unless the user
