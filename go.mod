@@ -25,7 +25,15 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require golang.org/x/term v0.47.0
+require (
+	github.com/adrg/frontmatter v0.2.0
+	golang.org/x/term v0.47.0
+)
+
+require (
+	github.com/BurntSushi/toml v0.3.1 // indirect
+	gopkg.in/yaml.v2 v2.3.0 // indirect
+)
 
 require (
 	gen.internal/quietterm v0.0.0

@@ -1,6 +1,7 @@
 // Package frontmatter reads markdown files that start with a YAML
 // frontmatter block (agent definitions, skills) and keeps the file line of
-// every value, so errors can name file:line. It sits on yaml.v3 nodes.
+// every value, so errors can name file:line. It sits on
+// github.com/adrg/frontmatter and yaml.v3 nodes.
 package frontmatter
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adrg/frontmatter"
 	"gopkg.in/yaml.v3"
 
 	"github.com/gen-run/gen/internal/lazyre"
@@ -45,6 +47,10 @@ type Doc struct {
 	Body string
 }
 
+var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
+	return yaml.Unmarshal(data, v.(*yaml.Node))
+})
+
 // yamlLineError matches yaml.v3 errors that carry a line number.
 var yamlLineError = lazyre.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -53,16 +59,17 @@ var yamlLineError = lazyre.MustCompile(`^yaml: line (\d+): (.*)$`)
 // Line numbers in errors are lines of the file.
 func Parse(path string, data []byte, what string) (*Doc, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	b, err := find(path, data, what)
+	open, err := find(path, data, what)
 	if err != nil {
 		return nil, err
 	}
-	d := &Doc{Path: path, Open: b.open}
+	d := &Doc{Path: path, Open: open}
 	var root yaml.Node
-	if err := yaml.Unmarshal(b.yaml, &root); err != nil {
+	body, err := frontmatter.MustParse(bytes.NewReader(data), &root, yamlFormat)
+	if err != nil {
 		return nil, d.yamlError(err)
 	}
-	d.Body = strings.TrimSpace(string(b.body))
+	d.Body = strings.TrimSpace(string(body))
 	var m *yaml.Node
 	switch {
 	case root.Kind == 0: // empty frontmatter
@@ -90,25 +97,14 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 	return d, nil
 }
 
-// block is where the frontmatter of a file lies.
-type block struct {
-	// open is the line of the opening "---".
-	open int
-	// yaml is the text between the delimiter lines; its line 1 is the
-	// line after open.
-	yaml []byte
-	// body is everything after the closing "---" line.
-	body []byte
-}
-
-// find locates the frontmatter block: blank lines, then "---", then YAML,
-// then "---", each line compared with its surrounding white space
-// trimmed. It reads data in place, without splitting it.
-func find(path string, data []byte, what string) (block, error) {
-	var b block
-	yamlStart := 0
+// find returns the line of the opening "---", checking that the file has
+// a frontmatter block the way the frontmatter package finds one: blank
+// lines, then "---", then YAML, then "---", each line compared with its
+// surrounding white space trimmed. It reads data in place, without
+// splitting it, so that errors name the line.
+func find(path string, data []byte, what string) (int, error) {
+	open := 0
 	for n, rest := 1, data; len(rest) > 0; n++ {
-		start := len(data) - len(rest)
 		line := rest
 		rest = nil
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
@@ -116,21 +112,20 @@ func find(path string, data []byte, what string) (block, error) {
 		}
 		line = bytes.TrimSpace(line)
 		switch {
-		case b.open == 0 && len(line) == 0:
+		case open == 0 && len(line) == 0:
 			continue
-		case b.open == 0 && string(line) == "---":
-			b.open, yamlStart = n, len(data)-len(rest)
-		case b.open == 0:
-			return block{}, &Error{Path: path, Line: n, Err: errMissing(what)}
+		case open == 0 && string(line) == "---":
+			open = n
+		case open == 0:
+			return 0, &Error{Path: path, Line: n, Err: errMissing(what)}
 		case string(line) == "---":
-			b.yaml, b.body = data[yamlStart:start], rest
-			return b, nil
+			return open, nil
 		}
 	}
-	if b.open == 0 {
-		return block{}, &Error{Path: path, Line: 1, Err: errMissing(what)}
+	if open == 0 {
+		return 0, &Error{Path: path, Line: 1, Err: errMissing(what)}
 	}
-	return block{}, &Error{Path: path, Line: b.open, Err: errors.New(`frontmatter is not closed by a "---" line`)}
+	return 0, &Error{Path: path, Line: open, Err: errors.New(`frontmatter is not closed by a "---" line`)}
 }
 
 // errMissing is the error for a file with no frontmatter block.
