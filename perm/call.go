@@ -2,7 +2,6 @@ package perm
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,6 +41,11 @@ type part struct {
 	mentions       []mention
 	mentionsDone   bool
 	mentionsUnsure bool // a glob too deep to expand cheaply, a dynamic read, ...
+	// aliasForms and aliasShell are repoAliasForms' answer, once
+	// aliasesDone.
+	aliasForms  []string
+	aliasShell  string
+	aliasesDone bool
 
 	// kindRead, kindWrite
 	path target
@@ -64,9 +68,15 @@ type call struct {
 	parts  []part
 	script *bash.Script
 	// dirs memoises resolved directories: the arguments of one command
-	// line mostly share a few.
+	// line mostly share a few. Made on first use.
 	dirs map[string]string
 	pats map[string]pathPattern
+	// resolver, when not nil, answers file system questions across the
+	// calls of a batch (Resolver); memo answers them within this call.
+	resolver *Resolver
+	memo     map[fsKey]fsVal
+	// configs are the git configuration files read for this call.
+	configs map[string]gitConfig
 	// bases are the directories a Bash script may run commands in (the
 	// cwd and every cd target); cdUnsure is set when one is computed.
 	bases    []string
@@ -82,8 +92,13 @@ type call struct {
 	unsandboxed bool
 }
 
-func analyse(req Request, ws Workspace) *call {
-	c := &call{req: req, ws: ws, dirs: map[string]string{}, pats: map[string]pathPattern{}}
+// analyse analyses req in the workspace ws.
+func analyse(req Request, ws Workspace) *call { return analyseWith(req, ws, nil) }
+
+// analyseWith is analyse asking res (which may be nil) what it knows of
+// the file system.
+func analyseWith(req Request, ws Workspace, res *Resolver) *call {
+	c := &call{req: req, ws: ws.Deferred(), pats: map[string]pathPattern{}, resolver: res}
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
@@ -358,23 +373,29 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 }
 
 // target resolves p like newTarget, memoising the resolution of its
-// directory.
+// directory and asking the call's file system answers (ask).
 func (c *call) target(p string) target {
 	abs := resolvePath(c.ws, p)
-	if raw := rawPath(c.ws, p); hasDotDot(raw) {
-		// The kernel follows a symlink before applying "..": link/..
-		// is the link target's parent, not the directory holding link.
-		return target{abs: abs, real: physical(raw)}
+	// A ".." in the raw path comes from p, the cwd or home.
+	if strings.Contains(p, "..") || strings.Contains(c.ws.Cwd, "..") || strings.Contains(c.ws.Home, "..") {
+		if raw := rawPath(c.ws, p); hasDotDot(raw) {
+			// The kernel follows a symlink before applying "..": link/..
+			// is the link target's parent, not the directory holding link.
+			return target{abs: abs, real: c.realPath(raw)}
+		}
 	}
 	dir, base := filepath.Split(abs)
 	rdir, ok := c.dirs[dir]
 	if !ok {
-		rdir = realPath(filepath.Clean(dir))
+		rdir = c.realPath(filepath.Clean(dir))
+		if c.dirs == nil {
+			c.dirs = make(map[string]string, 4)
+		}
 		c.dirs[dir] = rdir
 	}
 	real := filepath.Join(rdir, base)
-	if fi, err := os.Lstat(real); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		real = realPath(real)
+	if _, link := c.link(real); link {
+		real = c.realPath(real)
 	}
 	return target{abs: abs, real: real}
 }

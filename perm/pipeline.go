@@ -27,8 +27,12 @@ import (
 //  7. the mode's default (read-only commands and safe tools inside the
 //     workspace → Allow)
 //  8. Ask → Deny where nobody can be asked (subagents, headless, dontAsk)
-func Evaluate(req Request, p *Policy) Result {
-	c := analyse(req, p.Workspace)
+func Evaluate(req Request, p *Policy) Result { return evaluateWith(req, p, nil) }
+
+// evaluateWith is Evaluate asking res (nil: nobody) what it knows of the
+// file system.
+func evaluateWith(req Request, p *Policy, res *Resolver) Result {
+	c := analyseWith(req, p.Workspace, res)
 	r := evaluate(c, p)
 	switch req.Tool {
 	case "Read", "Edit", "Write", "NotebookEdit":

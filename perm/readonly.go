@@ -46,7 +46,7 @@ func (c *call) readsOf(p *part) {
 			for _, d := range dirs {
 				start = joinDir(c, start, d)
 			}
-			if why := gitRepoCode(start, joinDir(c, start, gitDir)); why != "" {
+			if why := c.gitRepoCode(start, joinDir(c, start, gitDir)); why != "" {
 				p.notRO = "git may run a program the repository configures: " + why
 				return
 			}

@@ -1,7 +1,6 @@
 package perm
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,7 +150,7 @@ func (c *call) treeRoots(pt *part) []target {
 		if m.weak {
 			continue
 		}
-		if fi, err := os.Stat(m.t.real); err == nil && fi.IsDir() {
+		if ok, dir := c.stat(m.t.real); ok && dir {
 			dirs = append(dirs, m.t)
 		}
 	}
@@ -179,7 +178,7 @@ func (c *call) repoRoots(pt *part) []target {
 	}
 	for _, d := range dirs {
 		for dir := d; ; dir = filepath.Dir(dir) {
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			if c.lexists(filepath.Join(dir, ".git")) {
 				roots = append(roots, c.target(dir))
 				break
 			}
