@@ -31,7 +31,13 @@ type part struct {
 	allowForm string
 	allowOK   bool
 	denyForms []string
-	readOnly  bool
+	// ownForms is how many of denyForms are the command's own (the rest
+	// are its repository's aliases, added by the deny step).
+	ownForms int
+	// classified: readOnly, notRO, xargs, reads and recursion are
+	// computed (classify).
+	classified bool
+	readOnly   bool
 	notRO     string   // why the command is not read-only
 	xargs     bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
 	reads     []target // paths a read-only command reads
@@ -223,8 +229,7 @@ func (c *call) analyseBash() {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		p.denyForms = cmd.DenyForms()
-		p.recursion = recursionOf(append([]string{p.allowForm}, p.denyForms...)...)
-		c.readsOf(&p)
+		p.ownForms = len(p.denyForms)
 		c.parts = append(c.parts, p)
 	}
 	// What commands write through their arguments (cp x .git/hooks/y,

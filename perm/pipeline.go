@@ -65,6 +65,13 @@ func evaluate(c *call, p *Policy) Result {
 	if p.Failed != "" {
 		return Result{Decision: Deny, Step: 1, Reason: p.Failed, Source: SourceBuiltin}
 	}
+	// Path deny rules look at what commands read (classify). Otherwise
+	// a command is classified only when a later step needs it: a
+	// sensitive path it names (unless it only reads), a Read ask rule, or
+	// the mode's default.
+	if hasPathRule(p.Deny) {
+		c.classifyAll()
+	}
 	if r, ok := stepDeny(c, p); ok {
 		return stepCoerce(r, p)
 	}
@@ -189,8 +196,11 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 					return ask("arguments that cannot be checked against Read deny rules", "")
 				}
 			}
-			if w, l := c.sensitiveMention(pt); w != "" {
-				return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
+			if c.namesSensitive(pt) {
+				c.classify(pt) // a command that only reads does not touch it
+				if w, l := c.sensitiveMention(pt); w != "" {
+					return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
+				}
 			}
 			if r, root := coveredTree(c, pt, p.Deny); r != "" {
 				what := "recursive read of %s, which holds paths Read deny rule %s covers"
@@ -234,7 +244,7 @@ func stepImmune(c *call, p *Policy) (Result, bool) {
 // prints tracked contents (git show, git log -p), with the tree's root;
 // "" if none.
 func coveredTree(c *call, pt *part, deny []Entry) (rule, root string) {
-	if !pt.recursion.recursive && !pt.recursion.tracked {
+	if !hasRule(deny, "Read") || !pt.recursion.recursive && !pt.recursion.tracked {
 		return "", ""
 	}
 	var roots []target
@@ -269,6 +279,12 @@ func anyDevice(ts []target) bool {
 }
 
 func hasBashRule(es []Entry) bool { return hasRule(es, "Bash") }
+
+// hasPathRule reports a rule that may look at the paths a command reads
+// or names (commandPath).
+func hasPathRule(es []Entry) bool {
+	return hasRule(es, "Read") || hasRule(es, "Edit") || hasRule(es, "Write")
+}
 
 func hasRule(es []Entry, tool string) bool {
 	for _, e := range es {
@@ -373,6 +389,9 @@ func decidePart(c *call, pt *part, p *Policy) Result {
 		}
 	}
 	// Step 5.
+	if hasRule(p.Ask, "Read") {
+		c.classify(pt) // a Read ask rule looks at what a command reads
+	}
 	for _, e := range p.Ask {
 		if c.matches(e.Rule, pt, matchAsk) {
 			return Result{Decision: Ask, Step: 5, Reason: fmt.Sprintf("ask rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
@@ -392,6 +411,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	res := func(d Decision, reason string) Result {
 		return Result{Decision: d, Step: 7, Reason: reason, Source: SourceMode}
 	}
+	c.classify(pt)
 	switch pt.kind {
 	case kindCommand:
 		// A recursive read that follows symlinks may leave the workspace

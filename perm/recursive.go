@@ -32,11 +32,16 @@ type recursion struct {
 	tracked bool
 }
 
-// recursionOf inspects a command's normalised forms (static words; the
-// allow form first). Any form that reads a tree makes the command one.
-func recursionOf(forms ...string) recursion {
+// recursionOf inspects a command's normalised forms (static words): its
+// allow form and deny forms. Any form that reads a tree makes the command
+// one.
+func recursionOf(allow string, deny []string) recursion {
 	var out recursion
-	for _, form := range forms {
+	for i := -1; i < len(deny); i++ {
+		form := allow
+		if i >= 0 {
+			form = deny[i]
+		}
 		r := recursionOfForm(strings.Fields(form))
 		out.recursive = out.recursive || r.recursive
 		out.follows = out.follows || r.follows

@@ -153,3 +153,22 @@ func TestGitConfigChangeSeen(t *testing.T) {
 		t.Fatalf("git status after core.pager was set: allowed (%s)", r.Reason)
 	}
 }
+
+// TestPathHelpers checks the allocation-free helpers against the
+// concatenations they replace.
+func TestPathHelpers(t *testing.T) {
+	strs := []string{"", "/", "/a", "/a/", "a", "/a/b", "/ab", "/a/bc", "/.git", "/x/.git/y", "/x.git/y", "/x/.gitx", ".git", "/x/.config/git", "/x/.config/gitx/a"}
+	for _, q := range strs {
+		for _, d := range strs {
+			if got, want := dirPrefix(q, d), strings.HasPrefix(q+"/", d); got != want {
+				t.Errorf("dirPrefix(%q, %q) = %v, want %v", q, d, got, want)
+			}
+			if d == "" {
+				continue
+			}
+			if got, want := hasSegments(q, d), strings.Contains(q+"/", "/"+d+"/"); got != want {
+				t.Errorf("hasSegments(%q, %q) = %v, want %v", q, d, got, want)
+			}
+		}
+	}
+}
