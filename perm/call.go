@@ -38,10 +38,10 @@ type part struct {
 	// computed (classify).
 	classified bool
 	readOnly   bool
-	notRO     string   // why the command is not read-only
-	xargs     bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
-	reads     []target // paths a read-only command reads
-	recursion recursion
+	notRO      string   // why the command is not read-only
+	xargs      bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
+	reads      []target // paths a read-only command reads
+	recursion  recursion
 	// mentions are every path its words could name; computed on demand
 	// (mentionsOf).
 	mentions       []mention
