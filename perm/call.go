@@ -3,6 +3,7 @@ package perm
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -365,12 +366,14 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 	if c.cdUnsure {
 		return nil, false
 	}
-	seen := map[string]bool{}
-	var ts []target
+	ts := make([]target, 0, len(c.bases))
+	var seen []string // at most maxBases+1
 	for _, b := range c.bases {
 		// Joined raw, not cleaned: target must see a ".." after a symlink.
-		if raw := b + "/" + p; !seen[raw] {
-			seen[raw] = true
+		if raw := b + "/" + p; !slices.Contains(seen, raw) {
+			if len(c.bases) > 1 {
+				seen = append(seen, raw)
+			}
 			ts = append(ts, c.target(raw))
 		}
 	}
@@ -398,7 +401,16 @@ func (c *call) target(p string) target {
 		}
 		c.dirs[dir] = rdir
 	}
-	real := filepath.Join(rdir, base)
+	var real string
+	switch {
+	case base == "" || base == "." || base == "..":
+		real = filepath.Join(rdir, base)
+	case rdir == "/":
+		real = "/" + base
+	default:
+		// rdir is clean and base a plain name: nothing to clean.
+		real = rdir + "/" + base
+	}
 	if _, link := c.link(real); link {
 		real = c.realPath(real)
 	}

@@ -143,6 +143,9 @@ func (pp pathPattern) match(p string, broad bool) bool {
 	if !dirPrefix(p, pp.dir) {
 		return false
 	}
+	// The ancestors of a clean absolute path are found by cutting at its
+	// last "/"; filepath.Dir is for anything else.
+	cut := len(p) > 0 && p[0] == '/' && filepath.Clean(p) == p
 	for q := p; ; {
 		if !pp.base && !dirPrefix(q, pp.dir) {
 			return false // q and every ancestor of it are outside dir
@@ -161,7 +164,15 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		if !broad {
 			return false
 		}
-		parent := filepath.Dir(q)
+		var parent string
+		switch i := strings.LastIndexByte(q, '/'); {
+		case !cut:
+			parent = filepath.Dir(q)
+		case i > 0:
+			parent = q[:i]
+		default:
+			parent = "/"
+		}
 		if parent == q {
 			return false
 		}
