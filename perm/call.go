@@ -226,6 +226,7 @@ func (c *call) analyseBash() {
 	}
 	c.script = s
 	c.cdBases(s)
+	c.parts = make([]part, 0, len(s.Commands)+len(s.Redirects)+1)
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
@@ -405,8 +406,12 @@ func (c *call) target(p string) target {
 	switch {
 	case base == "" || base == "." || base == "..":
 		real = filepath.Join(rdir, base)
+	case rdir == "/" && len(abs) == 1+len(base) && abs[0] == '/':
+		real = abs // abs is "/"+base already
 	case rdir == "/":
 		real = "/" + base
+	case len(abs) == len(rdir)+1+len(base) && abs[len(rdir)] == '/' && strings.HasPrefix(abs, rdir):
+		real = abs // no link on the way: abs is rdir/base already
 	default:
 		// rdir is clean and base a plain name: nothing to clean.
 		real = rdir + "/" + base

@@ -128,17 +128,21 @@ type fsVal struct {
 	dir    bool
 }
 
-// ask returns the answer to k: from the call's memo, then the call's
-// Resolver, then the file system (by answer).
+// ask returns the answer to k: from the call's Resolver if it has one,
+// else from the call's memo, else from the file system (by answer).
 func (c *call) ask(k fsKey, answer func(string) fsVal) fsVal {
+	if c.resolver != nil {
+		v, ok := c.resolver.get(k)
+		if !ok {
+			v = answer(k.path)
+			c.resolver.put(k, v)
+		}
+		return v
+	}
 	if v, ok := c.memo[k]; ok {
 		return v
 	}
-	v, ok := c.resolver.get(k)
-	if !ok {
-		v = answer(k.path)
-		c.resolver.put(k, v)
-	}
+	v := answer(k.path)
 	if c.memo == nil {
 		c.memo = make(map[fsKey]fsVal, 16)
 	}
