@@ -111,6 +111,7 @@ const (
 	opStat                 // stat (links followed): exists; a directory
 	opSmall                // the contents of a small regular file
 	opDiscover             // the repository git uses started in the path
+	opReal                 // the path with its links followed (FollowLinks)
 )
 
 type fsKey struct {
@@ -242,9 +243,16 @@ func readRegular(p string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// realPath resolves the links of the clean absolute path p (RealPath)
-// through the call's answers.
-func (c *call) realPath(p string) string { return workspace.FollowLinksWith(p, c.link) }
+// realPath resolves the links of the path p (workspace.FollowLinks)
+// through the call's answers; a Resolver keeps whole resolutions too.
+func (c *call) realPath(p string) string {
+	if c.resolver == nil {
+		return workspace.FollowLinksWith(p, c.link)
+	}
+	return c.ask(fsKey{opReal, p}, func(p string) fsVal {
+		return fsVal{s: workspace.FollowLinksWith(p, c.link)}
+	}).s
+}
 
 // lexists reports whether p names a file (a link, dangling or not, counts).
 func (c *call) lexists(p string) bool { return c.lstat(p).exists }
