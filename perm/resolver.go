@@ -33,6 +33,9 @@ import (
 type Resolver struct {
 	mu  sync.Mutex
 	max int // entries per generation
+	// bytes counts the path and answer text cur holds: a generation also
+	// ends when it reaches maxResolverBytes, whatever the paths' length.
+	bytes int
 	// cur holds what was used since the last rotation, old what was used
 	// in the generation before; a hit in old moves the entry to cur. When
 	// cur is full it becomes old and the previous old is forgotten.
@@ -41,8 +44,18 @@ type Resolver struct {
 
 // DefaultResolverEntries is the Resolver size NewResolver uses for 0:
 // each entry is one path (about 200 bytes), so a full Resolver holds a
-// few megabytes whatever the batch.
+// few megabytes.
 const DefaultResolverEntries = 1 << 15
+
+// maxResolverBytes bounds the text one generation of a Resolver holds, so
+// that long paths (a command word may be megabytes) cannot make a bounded
+// number of entries large; with two generations a Resolver holds at most
+// twice this. maxCachedPath is the longest path it keeps at all (the
+// kernel's PATH_MAX: a longer one names nothing).
+const (
+	maxResolverBytes = 8 << 20
+	maxCachedPath    = 4096
+)
 
 // NewResolver returns an empty Resolver holding at most entries answers
 // (DefaultResolverEntries if entries <= 0).
@@ -97,10 +110,12 @@ func (r *Resolver) put(k fsKey, v fsVal) {
 }
 
 func (r *Resolver) putLocked(k fsKey, v fsVal) {
-	if len(r.cur) >= r.max {
-		r.old, r.cur = r.cur, make(map[fsKey]fsVal, r.max)
+	size := len(k.path) + len(v.s)
+	if len(r.cur) >= r.max || r.bytes+size > maxResolverBytes {
+		r.old, r.cur, r.bytes = r.cur, make(map[fsKey]fsVal, r.max), 0
 	}
 	r.cur[k] = v
+	r.bytes += size
 }
 
 // fsOp says which question about a path an fsKey asks.
@@ -132,7 +147,7 @@ type fsVal struct {
 // ask returns the answer to k: from the call's Resolver if it has one,
 // else from the call's memo, else from the file system (by answer).
 func (c *call) ask(k fsKey, answer func(string) fsVal) fsVal {
-	if c.resolver != nil {
+	if c.resolver != nil && len(k.path) <= maxCachedPath {
 		v, ok := c.resolver.get(k)
 		if !ok {
 			v = answer(k.path)

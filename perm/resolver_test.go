@@ -172,3 +172,21 @@ func TestPathHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestResolverBytesBounded: long distinct paths end a generation by size,
+// not only by count.
+func TestResolverBytesBounded(t *testing.T) {
+	f := newFixture(t)
+	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+	res := NewResolver(1 << 20)
+	long := strings.Repeat("/"+strings.Repeat("x", 250), 12)
+	for i := range 4000 {
+		res.Evaluate(fileReq("Read", fmt.Sprintf("d%d%s", i, long)), p)
+		if res.bytes > maxResolverBytes {
+			t.Fatalf("after %d calls a generation holds %d bytes, bound %d", i+1, res.bytes, maxResolverBytes)
+		}
+	}
+	if len(res.old) == 0 {
+		t.Fatal("no generation ended: the test paths are too short to test the bound")
+	}
+}
