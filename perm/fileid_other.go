@@ -6,7 +6,7 @@ import "os"
 
 // fileID identifies one version of a file. Outside Linux it is not
 // known, and configuration files are read on every call.
-type fileID struct{ mtime, ctime int64 }
+type fileID struct{ size, mtime, ctime int64 }
 
 func idOf(os.FileInfo) (fileID, bool) { return fileID{}, false }
 

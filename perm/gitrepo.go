@@ -246,7 +246,12 @@ func unsafeGitKey(b []byte) string {
 var gitConfigs = &configCache{}
 
 // maxGitConfigs bounds gitConfigs: a workspace has a few repositories.
-const maxGitConfigs = 256
+// Files larger than maxCachedConfig are read on every call instead, so
+// the cache holds at most maxGitConfigs × maxCachedConfig bytes of text.
+const (
+	maxGitConfigs   = 256
+	maxCachedConfig = 64 << 10
+)
 
 // configCache maps a configuration file's path to what was parsed from it
 // and the identity (fileID) it had when it was read.
@@ -291,7 +296,7 @@ func (cc *configCache) load(f string) gitConfig {
 		return e.cfg
 	}
 	cfg := readGitConfig(f)
-	if id.mtime < time.Now().Add(-settleTime).UnixNano() {
+	if id.size <= maxCachedConfig && id.mtime < time.Now().Add(-settleTime).UnixNano() {
 		cc.mu.Lock()
 		if len(cc.m) >= maxGitConfigs || cc.m == nil {
 			cc.m = make(map[string]cachedConfig)
