@@ -64,6 +64,18 @@ func (r Roots) Resolve() Roots {
 	return r
 }
 
+// ResolveFrom is Resolve reusing what prev resolved when prev has the same
+// directories (a policy rebuilt for the next call): no file system access
+// then.
+func (r Roots) ResolveFrom(prev Roots) Roots {
+	if prev.resolved() && prev.real.cwd == r.Cwd && prev.real.root == r.Root && slices.Equal(prev.real.dirs, r.Dirs) {
+		r.real = prev.real
+		r.real.resolve()
+		return r
+	}
+	return r.Resolve()
+}
+
 // Deferred is Resolve that resolves the directories only when a Contains
 // first needs them, at most once: for a Roots used by one decision. It is
 // safe for concurrent use. A Roots already resolved is returned as it is.

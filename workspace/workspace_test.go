@@ -113,3 +113,15 @@ func TestResolve(t *testing.T) {
 		t.Error("a copy with another cwd still contains the original's real cwd")
 	}
 }
+
+func TestResolveFrom(t *testing.T) {
+	r := Roots{Cwd: "/nonexistent/a", Root: "/nonexistent/a", Dirs: []string{"/nonexistent/d"}}.Resolve()
+	same := Roots{Cwd: "/nonexistent/a", Root: "/nonexistent/a", Dirs: []string{"/nonexistent/d"}}.ResolveFrom(r)
+	if same.real != r.real {
+		t.Error("ResolveFrom did not reuse the roots resolved for the same directories")
+	}
+	other := Roots{Cwd: "/nonexistent/b", Root: "/nonexistent/b"}.ResolveFrom(r)
+	if other.real == r.real || !other.resolved() {
+		t.Error("ResolveFrom reused roots resolved for other directories")
+	}
+}
