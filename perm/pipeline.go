@@ -389,7 +389,7 @@ func decidePart(c *call, pt *part, p *Policy) Result {
 		}
 	}
 	// Step 5.
-	if hasRule(p.Ask, "Read") {
+	if hasPathRule(p.Ask) {
 		c.classify(pt) // a Read ask rule looks at what a command reads
 	}
 	for _, e := range p.Ask {
