@@ -2,11 +2,15 @@ package perm
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/gen-run/gen/internal/callcorpus"
 	"github.com/gen-run/gen/perm/bash"
 )
 
@@ -24,6 +28,7 @@ func benchPolicy(b *testing.B) *Policy {
 	p.Deny = entries(SourceProject, "Bash(rm -rf *)", "Bash(curl:*)", "Bash(wget:*)", "Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)", "Read(*.pem)", "WebFetch(domain:evil.example)")
 	p.Ask = entries(SourceUser, "Bash(git push:*)", "Bash(npm publish:*)")
 	p.Allow = entries(SourceLocal, "Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Bash(cd *)", "Bash(tee *)", "Bash(gofmt *)", "Read(./src/**)", "WebFetch(domain:github.com)")
+	p.ResolveWorkspace() // as package policy builds them
 	return p
 }
 
@@ -115,6 +120,69 @@ func BenchmarkPathological(b *testing.B) {
 			}
 			if in.parts > 0 {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(in.parts), "ns/part")
+			}
+		})
+	}
+}
+
+// benchCorpus is the number of distinct calls the corpus benchmarks cycle
+// through, so that no one command's shape decides the result.
+const benchCorpus = 2000
+
+// BenchmarkCorpusParse is the floor for BenchmarkEvaluateCorpus/bash: the
+// bare bash parser on the same distinct commands.
+func BenchmarkCorpusParse(b *testing.B) {
+	calls := callcorpus.Bash(14, benchCorpus)
+	i := 0
+	for b.Loop() {
+		src := calls[i%len(calls)].Input["command"].(string)
+		i++
+		// Some generated commands are malformed on purpose.
+		_, _ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	}
+}
+
+// BenchmarkEvaluateCorpus decides many distinct generated calls under the
+// differential test's 10-rule policy in its fixture tree: bash is Bash
+// calls only, mixed every tool. Quote bash as a ratio over
+// BenchmarkCorpusParse.
+func BenchmarkEvaluateCorpus(b *testing.B) {
+	f := newDiffFixture(b)
+	p := diffPolicies(f)["ten"]
+	p.ResolveWorkspace()
+	// A repository's configuration is cached across calls only once it
+	// is older than a few seconds (gitConfigs): make the fixture's so.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(f.root, ".git/config"), old, old); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []callcorpus.Call
+	}{
+		{"bash", callcorpus.Bash(14, benchCorpus)},
+		{"mixed", callcorpus.Mixed(14, benchCorpus)},
+	} {
+		reqs := make([]Request, len(tc.calls))
+		for i, c := range tc.calls {
+			reqs[i] = Request{Tool: c.Tool, Input: c.Input}
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				Evaluate(reqs[i%len(reqs)], p)
+				i++
+			}
+		})
+		// As `gen permissions check --batch` decides: with a Resolver.
+		b.Run(tc.name+"-resolver", func(b *testing.B) {
+			b.ReportAllocs()
+			res := NewResolver(0)
+			i := 0
+			for b.Loop() {
+				res.Evaluate(reqs[i%len(reqs)], p)
+				i++
 			}
 		})
 	}

@@ -2,8 +2,8 @@ package perm
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -32,16 +32,27 @@ type part struct {
 	allowForm string
 	allowOK   bool
 	denyForms []string
-	readOnly  bool
-	notRO     string   // why the command is not read-only
-	xargs     bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
-	reads     []target // paths a read-only command reads
-	recursion recursion
+	// ownForms is how many of denyForms are the command's own (the rest
+	// are its repository's aliases, added by the deny step).
+	ownForms int
+	// classified: readOnly, notRO, xargs, reads and recursion are
+	// computed (classify).
+	classified bool
+	readOnly   bool
+	notRO      string   // why the command is not read-only
+	xargs      bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
+	reads      []target // paths a read-only command reads
+	recursion  recursion
 	// mentions are every path its words could name; computed on demand
 	// (mentionsOf).
 	mentions       []mention
 	mentionsDone   bool
 	mentionsUnsure bool // a glob too deep to expand cheaply, a dynamic read, ...
+	// aliasForms and aliasShell are repoAliasForms' answer, once
+	// aliasesDone.
+	aliasForms  []string
+	aliasShell  string
+	aliasesDone bool
 
 	// kindRead, kindWrite
 	path target
@@ -64,9 +75,15 @@ type call struct {
 	parts  []part
 	script *bash.Script
 	// dirs memoises resolved directories: the arguments of one command
-	// line mostly share a few.
+	// line mostly share a few. Made on first use.
 	dirs map[string]string
 	pats map[string]pathPattern
+	// resolver, when not nil, answers file system questions across the
+	// calls of a batch (Resolver); memo answers them within this call.
+	resolver *Resolver
+	memo     map[fsKey]fsVal
+	// configs are the git configuration files read for this call.
+	configs map[string]gitConfig
 	// bases are the directories a Bash script may run commands in (the
 	// cwd and every cd target); cdUnsure is set when one is computed.
 	bases    []string
@@ -82,8 +99,13 @@ type call struct {
 	unsandboxed bool
 }
 
-func analyse(req Request, ws Workspace) *call {
-	c := &call{req: req, ws: ws, dirs: map[string]string{}, pats: map[string]pathPattern{}}
+// analyse analyses req in the workspace ws.
+func analyse(req Request, ws Workspace) *call { return analyseWith(req, ws, nil) }
+
+// analyseWith is analyse asking res (which may be nil) what it knows of
+// the file system.
+func analyseWith(req Request, ws Workspace, res *Resolver) *call {
+	c := &call{req: req, ws: ws.Deferred(), pats: map[string]pathPattern{}, resolver: res}
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
@@ -204,12 +226,12 @@ func (c *call) analyseBash() {
 	}
 	c.script = s
 	c.cdBases(s)
+	c.parts = make([]part, 0, len(s.Commands)+len(s.Redirects)+1)
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		p.denyForms = cmd.DenyForms()
-		p.recursion = recursionOf(append([]string{p.allowForm}, p.denyForms...)...)
-		c.readsOf(&p)
+		p.ownForms = len(p.denyForms)
 		c.parts = append(c.parts, p)
 	}
 	// What commands write through their arguments (cp x .git/hooks/y,
@@ -345,12 +367,14 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 	if c.cdUnsure {
 		return nil, false
 	}
-	seen := map[string]bool{}
-	var ts []target
+	ts := make([]target, 0, len(c.bases))
+	var seen []string // at most maxBases+1
 	for _, b := range c.bases {
 		// Joined raw, not cleaned: target must see a ".." after a symlink.
-		if raw := b + "/" + p; !seen[raw] {
-			seen[raw] = true
+		if raw := b + "/" + p; !slices.Contains(seen, raw) {
+			if len(c.bases) > 1 {
+				seen = append(seen, raw)
+			}
 			ts = append(ts, c.target(raw))
 		}
 	}
@@ -358,23 +382,42 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 }
 
 // target resolves p like newTarget, memoising the resolution of its
-// directory.
+// directory and asking the call's file system answers (ask).
 func (c *call) target(p string) target {
 	abs := resolvePath(c.ws, p)
-	if raw := rawPath(c.ws, p); hasDotDot(raw) {
-		// The kernel follows a symlink before applying "..": link/..
-		// is the link target's parent, not the directory holding link.
-		return target{abs: abs, real: physical(raw)}
+	// A ".." in the raw path comes from p, the cwd or home.
+	if strings.Contains(p, "..") || strings.Contains(c.ws.Cwd, "..") || strings.Contains(c.ws.Home, "..") {
+		if raw := rawPath(c.ws, p); hasDotDot(raw) {
+			// The kernel follows a symlink before applying "..": link/..
+			// is the link target's parent, not the directory holding link.
+			return target{abs: abs, real: c.realPath(raw)}
+		}
 	}
 	dir, base := filepath.Split(abs)
 	rdir, ok := c.dirs[dir]
 	if !ok {
-		rdir = realPath(filepath.Clean(dir))
+		rdir = c.realPath(filepath.Clean(dir))
+		if c.dirs == nil {
+			c.dirs = make(map[string]string, 4)
+		}
 		c.dirs[dir] = rdir
 	}
-	real := filepath.Join(rdir, base)
-	if fi, err := os.Lstat(real); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		real = realPath(real)
+	var real string
+	switch {
+	case base == "" || base == "." || base == "..":
+		real = filepath.Join(rdir, base)
+	case rdir == "/" && len(abs) == 1+len(base) && abs[0] == '/':
+		real = abs // abs is "/"+base already
+	case rdir == "/":
+		real = "/" + base
+	case len(abs) == len(rdir)+1+len(base) && abs[len(rdir)] == '/' && strings.HasPrefix(abs, rdir):
+		real = abs // no link on the way: abs is rdir/base already
+	default:
+		// rdir is clean and base a plain name: nothing to clean.
+		real = rdir + "/" + base
+	}
+	if _, link := c.link(real); link {
+		real = c.realPath(real)
 	}
 	return target{abs: abs, real: real}
 }

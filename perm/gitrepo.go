@@ -2,9 +2,14 @@ package perm
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // gitSafeKeys are repository configuration keys (section.key, lower case,
@@ -37,68 +42,76 @@ var gitSafeKeys = map[string]bool{
 // given by gitDir), could make a read-only git command run a program or
 // read elsewhere: "KEY in FILE", or "" if its configuration sets only
 // verified keys or there is no repository.
-func gitRepoCode(dir, gitDir string) string {
-	if gitDir == "" {
-		gitDir = discoverGitDir(dir)
-	} else if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(dir, gitDir)
-	}
+func (c *call) gitRepoCode(dir, gitDir string) string {
+	gitDir = c.gitDirFor(dir, gitDir)
 	if gitDir == "" {
 		return ""
 	}
 	files := []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(b))
+	if b, ok := c.readSmall(filepath.Join(gitDir, "commondir")); ok {
+		common := strings.TrimSpace(b)
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitDir, common)
 		}
 		files = append(files, filepath.Join(common, "config"))
 	}
 	for _, f := range files {
-		if k := unsafeGitKey(f); k != "" {
+		if k := c.gitConfig(f).unsafe; k != "" {
 			return k + " in " + f
 		}
 	}
 	return ""
 }
 
+// gitDirFor is the repository git uses started in dir, or given by gitDir
+// (relative to dir); "" if none.
+func (c *call) gitDirFor(dir, gitDir string) string {
+	switch {
+	case gitDir == "":
+		return c.discoverGitDir(dir)
+	case !filepath.IsAbs(gitDir):
+		return filepath.Join(dir, gitDir)
+	}
+	return gitDir
+}
+
 // gitAliases returns the aliases the configuration of the repository git
-// would use (started in dir, or given by gitDir) defines: name → value.
-func gitAliases(dir, gitDir string) map[string]string {
+// would use (started in dir, or given by gitDir) defines: name → value,
+// not to be modified. unread names a configuration file that could not be
+// read whole (too large, not a regular file): its aliases are unknown.
+func (c *call) gitAliases(dir, gitDir string) (aliases map[string]string, unread string) {
+	gitDir = c.gitDirFor(dir, gitDir)
 	if gitDir == "" {
-		gitDir = discoverGitDir(dir)
-	} else if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(dir, gitDir)
+		return nil, ""
 	}
-	if gitDir == "" {
-		return nil
-	}
-	out := map[string]string{}
 	for _, f := range []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
+		cfg := c.gitConfig(f)
+		if cfg.unread && unread == "" {
+			unread = f
 		}
-		section := ""
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "[") {
-				name, _, _ := strings.Cut(strings.Trim(line, "[]"), " ")
-				section = strings.ToLower(name)
-				continue
-			}
-			if k, v, ok := strings.Cut(line, "="); ok && section == "alias" {
-				out[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
-			}
+		switch {
+		case len(cfg.aliases) == 0:
+		case len(aliases) == 0:
+			aliases = cfg.aliases
+		default:
+			merged := maps.Clone(aliases)
+			maps.Copy(merged, cfg.aliases)
+			aliases = merged
 		}
 	}
-	return out
+	return aliases, unread
 }
 
 // repoAliasForms returns the deny forms of a git command with the aliases
 // of its repository expanded, for every directory it may start in, and
-// the shell code of a "!" alias it runs ("" if none).
+// the shell code of a "!" alias it runs ("" if none). A configuration
+// that cannot be read whole counts as shell code: its aliases are not
+// known. Computed once per part.
 func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
+	if pt.aliasesDone {
+		return pt.aliasForms, pt.aliasShell
+	}
+	pt.aliasesDone = true
 	dirs, gitDir, isGit := pt.cmd.GitStart()
 	if !isGit {
 		return nil, ""
@@ -108,7 +121,10 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 		for _, d := range dirs {
 			start = joinDir(c, start, d)
 		}
-		aliases := gitAliases(start, joinDir(c, start, gitDir))
+		aliases, unread := c.gitAliases(start, joinDir(c, start, gitDir))
+		if unread != "" && shell == "" {
+			shell = "the aliases of " + unread + " cannot be read"
+		}
 		if len(aliases) == 0 {
 			continue
 		}
@@ -119,63 +135,81 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 		}
 		forms = append(forms, pt.cmd.WithGitAliases(aliases)...)
 	}
+	pt.aliasForms, pt.aliasShell = forms, shell
 	return forms, shell
 }
 
-// discoverGitDir finds the repository git uses when started in dir, as
-// git does: a .git directory or "gitdir:" file in dir or an ancestor, or
-// an ancestor that is itself a (bare) repository.
-func discoverGitDir(dir string) string {
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		dotgit := filepath.Join(d, ".git")
-		if fi, err := os.Stat(dotgit); err == nil {
-			if fi.IsDir() {
-				return dotgit
-			}
-			if b, err := os.ReadFile(dotgit); err == nil {
-				if p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
-					p = strings.TrimSpace(p)
-					if !filepath.IsAbs(p) {
-						p = filepath.Join(d, p)
-					}
-					return p
-				}
-			}
-		}
-		if isGitDir(d) {
-			return d
-		}
-		if d == filepath.Dir(d) {
-			return ""
-		}
-	}
+// gitConfig is what the gate needs of one git configuration file.
+type gitConfig struct {
+	// unsafe is the first key not in gitSafeKeys, a line the gate cannot
+	// read, or "unreadable config"; "" for a missing file.
+	unsafe string
+	// aliases are the file's [alias] entries (nil if none).
+	aliases map[string]string
+	// unread is set when git would read the file but the gate did not
+	// read it whole (too large, not a regular file).
+	unread bool
 }
 
-// isGitDir reports a directory git takes for a repository: HEAD, objects/
-// and refs/ in it.
-func isGitDir(d string) bool {
-	for _, p := range []string{"HEAD", "objects", "refs"} {
-		if _, err := os.Stat(filepath.Join(d, p)); err != nil {
-			return false
-		}
+// maxGitConfig bounds the configuration files read: a larger one (or one
+// that is not a regular file, such as a link to /dev/zero) is unreadable.
+const maxGitConfig = 4 << 20
+
+// gitConfig reads and parses the git configuration file f at most once
+// per call; across calls only through gitConfigs, which checks that the
+// file is unchanged.
+func (c *call) gitConfig(f string) gitConfig {
+	if cfg, ok := c.configs[f]; ok {
+		return cfg
 	}
-	return true
+	cfg := gitConfigs.load(f)
+	if c.configs == nil {
+		c.configs = make(map[string]gitConfig, 2)
+	}
+	c.configs[f] = cfg
+	return cfg
 }
 
-// unsafeGitKey returns the first key in the git config file f that is not
-// in gitSafeKeys (or a line it cannot read), or "". A missing file is
-// fine; an unreadable one is not.
-func unsafeGitKey(f string) string {
-	fh, err := os.Open(f)
-	if os.IsNotExist(err) {
-		return ""
+func readGitConfig(f string) gitConfig {
+	b, err := readRegular(f, maxGitConfig)
+	switch {
+	case os.IsNotExist(err):
+		return gitConfig{}
+	case err != nil:
+		// git cannot use a file it cannot open either; one it would
+		// read without end, or past the limit, has aliases unknown.
+		return gitConfig{unsafe: "unreadable config", unread: errors.Is(err, errUnbounded)}
 	}
-	if err != nil {
-		return "unreadable config"
-	}
-	defer fh.Close()
+	return gitConfig{unsafe: unsafeGitKey(b), aliases: parseAliases(b)}
+}
+
+// parseAliases returns the [alias] entries of a git configuration file:
+// name (lower case) → value.
+func parseAliases(b []byte) map[string]string {
+	var out map[string]string
 	section := ""
-	sc := bufio.NewScanner(fh)
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.Trim(line, "[]"), " ")
+			section = strings.ToLower(name)
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && section == "alias" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return out
+}
+
+// unsafeGitKey returns the first key in the git configuration b that is
+// not in gitSafeKeys (or a line it cannot read), or "".
+func unsafeGitKey(b []byte) string {
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' || line[0] == ';' {
@@ -204,4 +238,71 @@ func unsafeGitKey(f string) string {
 		return "unreadable config"
 	}
 	return ""
+}
+
+// gitConfigs caches parsed configuration files across calls (and across
+// Policies: the key is the file's path, and an entry is used only while
+// the file is provably unchanged). It holds at most maxGitConfigs files.
+var gitConfigs = &configCache{}
+
+// maxGitConfigs bounds gitConfigs: a workspace has a few repositories.
+// Files larger than maxCachedConfig are read on every call instead, so
+// the cache holds at most maxGitConfigs × maxCachedConfig bytes of text.
+const (
+	maxGitConfigs   = 256
+	maxCachedConfig = 64 << 10
+)
+
+// configCache maps a configuration file's path to what was parsed from it
+// and the identity (fileID) it had when it was read.
+type configCache struct {
+	mu sync.Mutex
+	m  map[string]cachedConfig
+}
+
+type cachedConfig struct {
+	id  fileID
+	cfg gitConfig
+}
+
+// settleTime is how old a file's modification time must be for its parse
+// to be kept: a file written again within the file system's timestamp
+// granularity, at the same size, would otherwise look unchanged (git's
+// "racily clean" problem). A later write gives a settled file a new
+// modification time; setting that back changes the change time, which is
+// part of the identity too.
+const settleTime = 3 * time.Second
+
+// load returns the parsed configuration file f: the cached parse if a stat
+// shows the same device, inode, size, modification and change times as
+// when it was read, otherwise a fresh read. The stat comes before the read,
+// so a change during the read makes the next stat differ.
+func (cc *configCache) load(f string) gitConfig {
+	fi, err := os.Stat(f)
+	if os.IsNotExist(err) {
+		return gitConfig{}
+	}
+	id, ok := fileID{}, false
+	if err == nil {
+		id, ok = idOf(fi)
+	}
+	if !ok {
+		return readGitConfig(f)
+	}
+	cc.mu.Lock()
+	e, hit := cc.m[f]
+	cc.mu.Unlock()
+	if hit && e.id == id {
+		return e.cfg
+	}
+	cfg := readGitConfig(f)
+	if id.size <= maxCachedConfig && id.mtime < time.Now().Add(-settleTime).UnixNano() {
+		cc.mu.Lock()
+		if len(cc.m) >= maxGitConfigs || cc.m == nil {
+			cc.m = make(map[string]cachedConfig)
+		}
+		cc.m[f] = cachedConfig{id: id, cfg: cfg}
+		cc.mu.Unlock()
+	}
+	return cfg
 }

@@ -140,11 +140,14 @@ func compilePath(ws Workspace, pat string) pathPattern {
 func (pp pathPattern) match(p string, broad bool) bool {
 	// Any q matching the pattern has q+"/" starting with dir (a "/**" may
 	// match dir itself), and q is p or an ancestor of p.
-	if !strings.HasPrefix(p+"/", pp.dir) {
+	if !dirPrefix(p, pp.dir) {
 		return false
 	}
+	// The ancestors of a clean absolute path are found by cutting at its
+	// last "/"; filepath.Dir is for anything else.
+	cut := len(p) > 0 && p[0] == '/' && filepath.Clean(p) == p
 	for q := p; ; {
-		if !pp.base && !strings.HasPrefix(q+"/", pp.dir) {
+		if !pp.base && !dirPrefix(q, pp.dir) {
 			return false // q and every ancestor of it are outside dir
 		}
 		subject := q
@@ -161,12 +164,28 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		if !broad {
 			return false
 		}
-		parent := filepath.Dir(q)
+		var parent string
+		switch i := strings.LastIndexByte(q, '/'); {
+		case !cut:
+			parent = filepath.Dir(q)
+		case i > 0:
+			parent = q[:i]
+		default:
+			parent = "/"
+		}
 		if parent == q {
 			return false
 		}
 		q = parent
 	}
+}
+
+// dirPrefix reports whether q+"/" starts with dir, without building it.
+func dirPrefix(q, dir string) bool {
+	if len(dir) == len(q)+1 {
+		return dir[len(q)] == '/' && dir[:len(q)] == q
+	}
+	return strings.HasPrefix(q, dir)
 }
 
 // cleanPattern removes "." and ".." segments a pattern was written with, so
@@ -244,9 +263,9 @@ func sensitivePath(p string) string {
 	}
 	// Compared case-insensitively: on a case-insensitive file system
 	// .GIT/ is .git/, and matching more is the safe side.
-	slashed := strings.ToLower(filepath.ToSlash(p)) + "/"
+	lower := strings.ToLower(filepath.ToSlash(p))
 	for _, d := range sensitiveDirs {
-		if strings.Contains(slashed, "/"+d+"/") {
+		if hasSegments(lower, d) {
 			return d + "/"
 		}
 	}
@@ -257,6 +276,23 @@ func sensitivePath(p string) string {
 		}
 	}
 	return ""
+}
+
+// hasSegments reports whether the path p+"/" contains "/"+d+"/": d as
+// whole segments of p.
+func hasSegments(p, d string) bool {
+	for i := 0; i+len(d) <= len(p); {
+		j := strings.Index(p[i:], d)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if end := j + len(d); j > 0 && p[j-1] == '/' && (end == len(p) || p[end] == '/') {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // isDevice reports whether p is a block device node path such as /dev/sda.

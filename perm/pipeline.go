@@ -27,8 +27,12 @@ import (
 //  7. the mode's default (read-only commands and safe tools inside the
 //     workspace → Allow)
 //  8. Ask → Deny where nobody can be asked (subagents, headless, dontAsk)
-func Evaluate(req Request, p *Policy) Result {
-	c := analyse(req, p.Workspace)
+func Evaluate(req Request, p *Policy) Result { return evaluateWith(req, p, nil) }
+
+// evaluateWith is Evaluate asking res (nil: nobody) what it knows of the
+// file system.
+func evaluateWith(req Request, p *Policy, res *Resolver) Result {
+	c := analyseWith(req, p.Workspace, res)
 	r := evaluate(c, p, p.rules())
 	switch req.Tool {
 	case "Read", "Edit", "Write", "NotebookEdit":
@@ -60,6 +64,13 @@ func sandboxProfile(c *call, r Result, p *Policy) sandbox.Profile {
 func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if p.Failed != "" {
 		return Result{Decision: Deny, Step: 1, Reason: p.Failed, Source: SourceBuiltin}
+	}
+	// Path deny rules look at what commands read (classify). Otherwise
+	// a command is classified only when a later step needs it: a
+	// sensitive path it names (unless it only reads), a Read ask rule, or
+	// the mode's default.
+	if rs.deny.hasPath {
+		c.classifyAll()
 	}
 	if r, ok := stepDeny(c, rs); ok {
 		return stepCoerce(r, p)
@@ -217,8 +228,11 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 					return ask("arguments that cannot be checked against Read deny rules", "")
 				}
 			}
-			if w, l := c.sensitiveMention(pt); w != "" {
-				return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
+			if c.namesSensitive(pt) {
+				c.classify(pt) // a command that only reads does not touch it
+				if w, l := c.sensitiveMention(pt); w != "" {
+					return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
+				}
 			}
 			if r, root := coveredTree(c, pt, rs.deny); r != "" {
 				what := "recursive read of %s, which holds paths Read deny rule %s covers"
@@ -262,7 +276,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 // prints tracked contents (git show, git log -p), with the tree's root;
 // "" if none.
 func coveredTree(c *call, pt *part, deny *ruleList) (rule, root string) {
-	if !pt.recursion.recursive && !pt.recursion.tracked {
+	if !deny.hasRead || !pt.recursion.recursive && !pt.recursion.tracked {
 		return "", ""
 	}
 	var roots []target
@@ -379,6 +393,9 @@ func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
 		return Result{Decision: Allow, Step: 4, Reason: "allowed for this session", Rule: cr.Rule.String(), Source: SourceSession}
 	}
 	// Step 5.
+	if rs.ask.hasPath {
+		c.classify(pt) // a Read ask rule looks at what a command reads
+	}
 	if cr := rs.ask.first(c, pt, matchAsk); cr != nil {
 		e := cr.Entry
 		return Result{Decision: Ask, Step: 5, Reason: fmt.Sprintf("ask rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
@@ -396,6 +413,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	res := func(d Decision, reason string) Result {
 		return Result{Decision: d, Step: 7, Reason: reason, Source: SourceMode}
 	}
+	c.classify(pt)
 	switch pt.kind {
 	case kindCommand:
 		// A recursive read that follows symlinks may leave the workspace

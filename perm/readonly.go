@@ -5,6 +5,39 @@ import (
 	"strings"
 )
 
+// classify computes, once, whether a command part is read-only (readsOf)
+// and whether it reads whole trees (recursion). It touches the file system
+// (read paths, globs, the repository's configuration), so it is done only
+// for parts a step still needs it for.
+func (c *call) classify(pt *part) {
+	if pt.classified || pt.kind != kindCommand {
+		return
+	}
+	pt.classified = true
+	pt.recursion = recursionOf(pt.allowForm, pt.denyForms[:pt.ownForms])
+	c.readsOf(pt)
+}
+
+// classifyAll classifies every command part.
+func (c *call) classifyAll() {
+	for i := range c.parts {
+		c.classify(&c.parts[i])
+	}
+}
+
+// namesSensitive reports whether a command names a sensitive path with a
+// strong mention: what sensitiveMention reports unless the command only
+// reads, so that classify is needed only then.
+func (c *call) namesSensitive(pt *part) bool {
+	ms, _ := c.mentionsOf(pt)
+	for _, m := range ms {
+		if !m.weak && !harmlessDevice(m.t.abs) && sensitive(m.t) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // readsOf decides whether a command part is read-only: its program's spec
 // accepts it (bash.Command.Reads), every path it reads resolves, a glob
 // operand's matches are all known and none can be taken for an option,
@@ -46,7 +79,7 @@ func (c *call) readsOf(p *part) {
 			for _, d := range dirs {
 				start = joinDir(c, start, d)
 			}
-			if why := gitRepoCode(start, joinDir(c, start, gitDir)); why != "" {
+			if why := c.gitRepoCode(start, joinDir(c, start, gitDir)); why != "" {
 				p.notRO = "git may run a program the repository configures: " + why
 				return
 			}

@@ -1,7 +1,6 @@
 package perm
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,11 +32,16 @@ type recursion struct {
 	tracked bool
 }
 
-// recursionOf inspects a command's normalised forms (static words; the
-// allow form first). Any form that reads a tree makes the command one.
-func recursionOf(forms ...string) recursion {
+// recursionOf inspects a command's normalised forms (static words): its
+// allow form and deny forms. Any form that reads a tree makes the command
+// one.
+func recursionOf(allow string, deny []string) recursion {
 	var out recursion
-	for _, form := range forms {
+	for i := -1; i < len(deny); i++ {
+		form := allow
+		if i >= 0 {
+			form = deny[i]
+		}
 		r := recursionOfForm(strings.Fields(form))
 		out.recursive = out.recursive || r.recursive
 		out.follows = out.follows || r.follows
@@ -151,7 +155,7 @@ func (c *call) treeRoots(pt *part) []target {
 		if m.weak {
 			continue
 		}
-		if fi, err := os.Stat(m.t.real); err == nil && fi.IsDir() {
+		if ok, dir := c.stat(m.t.real); ok && dir {
 			dirs = append(dirs, m.t)
 		}
 	}
@@ -179,7 +183,7 @@ func (c *call) repoRoots(pt *part) []target {
 	}
 	for _, d := range dirs {
 		for dir := d; ; dir = filepath.Dir(dir) {
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			if c.lexists(filepath.Join(dir, ".git")) {
 				roots = append(roots, c.target(dir))
 				break
 			}

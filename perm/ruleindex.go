@@ -39,6 +39,9 @@ type ruleList struct {
 	indexed bool
 
 	hasBash, hasRead bool
+	// hasPath: a Read, Edit or Write rule, which may look at the paths a
+	// command reads or names (commandPath).
+	hasPath bool
 
 	// Command parts: Bash rules by the first word every command they
 	// match starts with, and the rules no word keys.
@@ -196,6 +199,9 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 		case "Read":
 			l.hasRead = true
 			l.reads = append(l.reads, i)
+		}
+		if r.Tool == "Read" || r.Tool == "Edit" || r.Tool == "Write" {
+			l.hasPath = true
 		}
 		switch r.Tool {
 		case "Bash":

@@ -18,7 +18,29 @@ const maxLinks = 40
 // with link → ~/.zshenv writes ~/.zshenv. Components that do not exist are
 // kept as named. After maxLinks links the path is returned as far as it got;
 // the open would fail with ELOOP.
-func FollowLinks(p string) string {
+func FollowLinks(p string) string { return FollowLinksWith(p, Readlink) }
+
+// LinkFunc reports whether p is a symbolic link and, if so, its target as
+// os.Readlink returns it. A path that cannot be examined is not a link.
+type LinkFunc func(p string) (dest string, isLink bool)
+
+// Readlink is the LinkFunc that asks the file system (lstat, then
+// readlink for a link).
+func Readlink(p string) (string, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return "", false
+	}
+	dest, err := os.Readlink(p)
+	if err != nil {
+		return "", false
+	}
+	return dest, true
+}
+
+// FollowLinksWith is FollowLinks asking link about each component, so a
+// caller may answer from what it already knows (perm's batch cache).
+func FollowLinksWith(p string, link LinkFunc) string {
 	cur := "/"
 	rest := strings.Split(p, "/")
 	hops := 0
@@ -32,14 +54,13 @@ func FollowLinks(p string) string {
 			cur = filepath.Dir(cur)
 			continue
 		}
-		next := filepath.Join(cur, part)
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
+		// cur is clean and part a plain name: joining needs no cleaning.
+		next := cur + "/" + part
+		if cur == "/" {
+			next = "/" + part
 		}
-		dest, err := os.Readlink(next)
-		if err != nil || hops >= maxLinks {
+		dest, ok := link(next)
+		if !ok || hops >= maxLinks {
 			cur = next
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -22,6 +23,74 @@ type Roots struct {
 	Root string // project root: nearest ancestor of Cwd with .gen/ or .git/, else Cwd
 	Dirs []string
 	Home string
+
+	// real holds the real paths of Cwd, Root and Dirs as Resolve found
+	// them; nil (a Roots built as a literal) means Contains resolves them
+	// itself, every time.
+	real *realRoots
+}
+
+// realRoots are the roots' directories with their symbolic links
+// resolved, and the roots they were resolved for: a copy of a Roots whose
+// fields were changed afterwards does not use them.
+type realRoots struct {
+	cwd, root string
+	dirs      []string
+
+	once              sync.Once
+	realCwd, realRoot string
+	realDirs          []string
+}
+
+func (rr *realRoots) resolve() {
+	rr.once.Do(func() {
+		rr.realCwd, rr.realRoot = RealPath(rr.cwd), RealPath(rr.root)
+		rr.realDirs = make([]string, len(rr.dirs))
+		for i, d := range rr.dirs {
+			rr.realDirs[i] = RealPath(d)
+		}
+	})
+}
+
+// Resolve returns r with the real paths of its directories resolved now,
+// once, for every later Contains: the workspace is then the directories
+// as they were when it was resolved, as a long-lived policy wants (and a
+// batch of what-if decisions, whose file system does not change). Call it
+// when r is built, before r is shared; changing Cwd, Root or Dirs
+// afterwards makes Contains resolve afresh.
+func (r Roots) Resolve() Roots {
+	r = r.Deferred()
+	r.real.resolve()
+	return r
+}
+
+// ResolveFrom is Resolve reusing what prev resolved when prev has the same
+// directories (a policy rebuilt for the next call): no file system access
+// then.
+func (r Roots) ResolveFrom(prev Roots) Roots {
+	if prev.resolved() && prev.real.cwd == r.Cwd && prev.real.root == r.Root && slices.Equal(prev.real.dirs, r.Dirs) {
+		r.real = prev.real
+		r.real.resolve()
+		return r
+	}
+	return r.Resolve()
+}
+
+// Deferred is Resolve that resolves the directories only when a Contains
+// first needs them, at most once: for a Roots used by one decision. It is
+// safe for concurrent use. A Roots already resolved is returned as it is.
+func (r Roots) Deferred() Roots {
+	if r.resolved() {
+		return r
+	}
+	r.real = &realRoots{cwd: r.Cwd, root: r.Root, dirs: slices.Clone(r.Dirs)}
+	return r
+}
+
+// resolved reports whether r.real belongs to r's current directories.
+func (r Roots) resolved() bool {
+	rr := r.real
+	return rr != nil && rr.cwd == r.Cwd && rr.root == r.Root && slices.Equal(rr.dirs, r.Dirs)
 }
 
 // Abs turns a path as a tool or command names it into a clean absolute
@@ -88,19 +157,35 @@ func Within(p, dir string) bool {
 	if dir == "" {
 		return false
 	}
+	if len(p) > 0 && p[0] == '/' && dir[0] == '/' {
+		// Both absolute: once clean, containment is a prefix ending at
+		// a separator (what filepath.Rel decides, without its work).
+		p, dir = filepath.Clean(p), filepath.Clean(dir)
+		return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+	}
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 // Contains reports whether the absolute path p lies in the workspace: in
 // the cwd, the project root or an added directory, as named or with their
-// symbolic links resolved.
+// symbolic links resolved (as Resolve found them, if it was called).
 func (r Roots) Contains(p string) bool {
 	if Within(p, r.Cwd) || Within(p, r.Root) {
 		return true
 	}
 	for _, d := range r.Dirs {
-		if Within(p, d) || Within(p, RealPath(d)) {
+		if Within(p, d) {
+			return true
+		}
+	}
+	if r.resolved() {
+		rr := r.real
+		rr.resolve()
+		return Within(p, rr.realCwd) || Within(p, rr.realRoot) || slices.ContainsFunc(rr.realDirs, func(d string) bool { return Within(p, d) })
+	}
+	for _, d := range r.Dirs {
+		if Within(p, RealPath(d)) {
 			return true
 		}
 	}

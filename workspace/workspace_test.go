@@ -1,6 +1,11 @@
 package workspace
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestAbs(t *testing.T) {
 	r := Roots{Cwd: "/p/sub", Root: "/p", Home: "/h"}
@@ -48,5 +53,75 @@ func TestContains(t *testing.T) {
 		if got := r.Contains(p); got != want {
 			t.Errorf("Contains(%q) = %v", p, got)
 		}
+	}
+}
+
+// TestWithinRel checks Within's prefix shortcut against the filepath.Rel
+// definition it replaces, on paths built from awkward pieces.
+func TestWithinRel(t *testing.T) {
+	pieces := []string{"", "/", "a", "ab", "a/", "/a", "/a/b", "/a/b/", "/ab", "/a/./b", "/a/../b", "//a", "/a//b", "..", "/.."}
+	viaRel := func(p, dir string) bool {
+		if dir == "" {
+			return false
+		}
+		rel, err := filepath.Rel(dir, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	}
+	for _, x := range pieces {
+		for _, y := range pieces {
+			for _, z := range pieces {
+				p, dir := x+y, y+z
+				if got, want := Within(p, dir), viaRel(p, dir); got != want {
+					t.Errorf("Within(%q, %q) = %v, want %v", p, dir, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestResolve checks that resolved roots see through a link to the
+// workspace, and that a copy whose directories changed does not use the
+// roots resolved for the original.
+func TestResolve(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, extra := filepath.Join(base, "real"), filepath.Join(base, "extra")
+	for _, d := range []string{real, extra} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	r := Roots{Cwd: link, Root: link, Home: base}
+	for _, rs := range []Roots{r, r.Resolve(), r.Deferred()} {
+		if !rs.Contains(real+"/x") || rs.Contains(extra+"/x") {
+			t.Errorf("Contains through the link wrong for %+v", rs)
+		}
+	}
+	moved := r.Resolve()
+	moved.Dirs = []string{extra}
+	if !moved.Contains(extra + "/x") {
+		t.Error("a copy with another directory used the original's resolved roots")
+	}
+	moved.Cwd, moved.Root = extra, extra
+	if moved.Contains(real + "/x") {
+		t.Error("a copy with another cwd still contains the original's real cwd")
+	}
+}
+
+func TestResolveFrom(t *testing.T) {
+	r := Roots{Cwd: "/nonexistent/a", Root: "/nonexistent/a", Dirs: []string{"/nonexistent/d"}}.Resolve()
+	same := Roots{Cwd: "/nonexistent/a", Root: "/nonexistent/a", Dirs: []string{"/nonexistent/d"}}.ResolveFrom(r)
+	if same.real != r.real {
+		t.Error("ResolveFrom did not reuse the roots resolved for the same directories")
+	}
+	other := Roots{Cwd: "/nonexistent/b", Root: "/nonexistent/b"}.ResolveFrom(r)
+	if other.real == r.real || !other.resolved() {
+		t.Error("ResolveFrom reused roots resolved for other directories")
 	}
 }

@@ -1,0 +1,22 @@
+//go:build !linux
+
+package perm
+
+import "os"
+
+// fileID identifies one version of a file. Outside Linux it is not
+// known, and configuration files are read on every call.
+type fileID struct{ size, mtime, ctime int64 }
+
+func idOf(os.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// openRead opens p for reading, refusing what is not a regular file or
+// directory before opening it: opening a FIFO nobody writes to blocks.
+func openRead(p string) (*os.File, error) {
+	if fi, err := os.Stat(p); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, errUnbounded
+	}
+	return os.Open(p)
+}

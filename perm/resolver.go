@@ -1,0 +1,326 @@
+package perm
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/gen-run/gen/workspace"
+)
+
+// Resolver caches, across the calls of a batch, what deciding them learns
+// from the file system: which paths exist, are directories or symbolic
+// links and where the links point, the small files git discovery reads,
+// and which repository git would use from a directory. It is bounded: it
+// holds at most the number of entries it was made with, forgetting the
+// least recently used half when full. It is safe for concurrent use.
+//
+// A cached answer is acceptable for `gen permissions check --batch`
+// because a batch only asks what the gate would decide: its calls are
+// evaluated, never run, so nothing the batch does changes the file system
+// between them. An entry can go stale only if something else changes the
+// tree during the batch, and then the decision is the one the gate made
+// when the entry was cached, as if that call had come earlier.
+//
+// The interactive gate must not keep one across calls: there every
+// allowed call runs before the next is decided, and a call may swap a
+// symbolic link (`ln -sfn /etc link`) that the next one writes through.
+// Without a Resolver each decision looks at the file system afresh,
+// memoising only within itself.
+type Resolver struct {
+	mu  sync.Mutex
+	max int // entries per generation
+	// bytes counts the path and answer text cur holds: a generation also
+	// ends when it reaches maxResolverBytes, whatever the paths' length.
+	bytes int
+	// cur holds what was used since the last rotation, old what was used
+	// in the generation before; a hit in old moves the entry to cur. When
+	// cur is full it becomes old and the previous old is forgotten.
+	cur, old map[fsKey]fsVal
+}
+
+// DefaultResolverEntries is the Resolver size NewResolver uses for 0:
+// each entry is one path (about 200 bytes), so a full Resolver holds a
+// few megabytes.
+const DefaultResolverEntries = 1 << 15
+
+// maxResolverBytes bounds the text one generation of a Resolver holds, so
+// that long paths (a command word may be megabytes) cannot make a bounded
+// number of entries large; with two generations a Resolver holds at most
+// twice this. maxCachedPath is the longest path it keeps at all (the
+// kernel's PATH_MAX: a longer one names nothing).
+const (
+	maxResolverBytes = 8 << 20
+	maxCachedPath    = 4096
+)
+
+// NewResolver returns an empty Resolver holding at most entries answers
+// (DefaultResolverEntries if entries <= 0).
+func NewResolver(entries int) *Resolver {
+	if entries <= 0 {
+		entries = DefaultResolverEntries
+	}
+	half := max(entries/2, 1)
+	return &Resolver{max: half, cur: make(map[fsKey]fsVal, half)}
+}
+
+// Evaluate is perm.Evaluate with file system answers taken from, and
+// added to, r. A nil Resolver evaluates like perm.Evaluate. Only a batch
+// of what-if decisions may share one Resolver (see Resolver).
+func (r *Resolver) Evaluate(req Request, p *Policy) Result {
+	return evaluateWith(req, p, r)
+}
+
+// Len returns the number of answers r holds.
+func (r *Resolver) Len() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.cur) + len(r.old)
+}
+
+func (r *Resolver) get(k fsKey) (fsVal, bool) {
+	if r == nil {
+		return fsVal{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v, ok := r.cur[k]; ok {
+		return v, true
+	}
+	v, ok := r.old[k]
+	if ok {
+		r.putLocked(k, v)
+	}
+	return v, ok
+}
+
+func (r *Resolver) put(k fsKey, v fsVal) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.putLocked(k, v)
+}
+
+func (r *Resolver) putLocked(k fsKey, v fsVal) {
+	size := len(k.path) + len(v.s)
+	if len(r.cur) >= r.max || r.bytes+size > maxResolverBytes {
+		r.old, r.cur, r.bytes = r.cur, make(map[fsKey]fsVal, r.max), 0
+	}
+	r.cur[k] = v
+	r.bytes += size
+}
+
+// fsOp says which question about a path an fsKey asks.
+type fsOp uint8
+
+const (
+	opLink     fsOp = iota // lstat: exists; a symbolic link, and its target
+	opStat                 // stat (links followed): exists; a directory
+	opSmall                // the contents of a small regular file
+	opDiscover             // the repository git uses started in the path
+	opReal                 // the path with its links followed (FollowLinks)
+)
+
+type fsKey struct {
+	op   fsOp
+	path string
+}
+
+// fsVal is one answer: s is a link's target, a file's contents or a git
+// directory; ok says the path is a link (opLink), the file was read
+// (opSmall) or exists (opStat); exists and dir are lstat's and stat's.
+type fsVal struct {
+	s      string
+	ok     bool
+	exists bool
+	dir    bool
+}
+
+// ask returns the answer to k: from the call's Resolver if it has one,
+// else from the call's memo, else from the file system (by answer).
+func (c *call) ask(k fsKey, answer func(string) fsVal) fsVal {
+	if c.resolver != nil && len(k.path) <= maxCachedPath {
+		v, ok := c.resolver.get(k)
+		if !ok {
+			v = answer(k.path)
+			c.resolver.put(k, v)
+		}
+		return v
+	}
+	if v, ok := c.memo[k]; ok {
+		return v
+	}
+	v := answer(k.path)
+	if c.memo == nil {
+		c.memo = make(map[fsKey]fsVal, 16)
+	}
+	c.memo[k] = v
+	return v
+}
+
+// link is the workspace.LinkFunc of the call.
+func (c *call) link(p string) (string, bool) {
+	v := c.lstat(p)
+	return v.s, v.ok
+}
+
+// lstat answers opLink for p.
+func (c *call) lstat(p string) fsVal {
+	return c.ask(fsKey{opLink, p}, func(p string) fsVal {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return fsVal{}
+		}
+		v := fsVal{exists: true, dir: fi.IsDir()}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			v.s, v.ok = osReadlink(p)
+		}
+		return v
+	})
+}
+
+func osReadlink(p string) (string, bool) {
+	dest, err := os.Readlink(p)
+	return dest, err == nil
+}
+
+// stat answers opStat for p: whether it exists with links followed, and
+// is a directory.
+func (c *call) stat(p string) (exists, dir bool) {
+	v := c.ask(fsKey{opStat, p}, func(p string) fsVal {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fsVal{}
+		}
+		return fsVal{exists: true, dir: fi.IsDir()}
+	})
+	return v.exists, v.dir
+}
+
+// maxSmall bounds the files readSmall reads (a .git file, commondir).
+const maxSmall = 64 << 10
+
+// readSmall returns the contents of the regular file p; ok is false if it
+// cannot be read, is not a regular file (a FIFO would block) or is larger
+// than maxSmall.
+func (c *call) readSmall(p string) (string, bool) {
+	v := c.ask(fsKey{opSmall, p}, func(p string) fsVal {
+		b, err := readRegular(p, maxSmall)
+		if err != nil {
+			return fsVal{}
+		}
+		return fsVal{s: string(b), ok: true}
+	})
+	return v.s, v.ok
+}
+
+// errUnbounded is readRegular's refusal of a file it could not read to
+// the end within its limit.
+var errUnbounded = errors.New("larger than the limit, or not a regular file")
+
+// errIsDir is readRegular's refusal of a directory.
+var errIsDir = errors.New("is a directory")
+
+// readRegular reads the regular file p, refusing a directory (errIsDir)
+// and one larger than limit or that is not a regular file (errUnbounded):
+// a FIFO or /dev/zero would never end.
+func readRegular(p string, limit int64) ([]byte, error) {
+	f, err := openRead(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, errIsDir
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errUnbounded
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errUnbounded
+	}
+	return b, nil
+}
+
+// realPath resolves the links of the path p (workspace.FollowLinks)
+// through the call's answers; a Resolver keeps whole resolutions too.
+func (c *call) realPath(p string) string {
+	if c.resolver == nil {
+		return workspace.FollowLinksWith(p, c.link)
+	}
+	return c.ask(fsKey{opReal, p}, func(p string) fsVal {
+		return fsVal{s: workspace.FollowLinksWith(p, c.link)}
+	}).s
+}
+
+// lexists reports whether p names a file (a link, dangling or not, counts).
+func (c *call) lexists(p string) bool { return c.lstat(p).exists }
+
+// discoverGitDir finds the repository git uses when started in dir, as
+// git does: a .git directory or "gitdir:" file in dir or an ancestor, or
+// an ancestor that is itself a (bare) repository.
+func (c *call) discoverGitDir(dir string) string {
+	return c.ask(fsKey{opDiscover, filepath.Clean(dir)}, func(dir string) fsVal {
+		return fsVal{s: c.discover(dir)}
+	}).s
+}
+
+func (c *call) discover(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		if ok, isDir := c.stat(dotgit); ok {
+			if isDir {
+				return dotgit
+			}
+			if b, ok := c.readSmall(dotgit); ok {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(b), "gitdir:"); ok {
+					p = strings.TrimSpace(p)
+					if !filepath.IsAbs(p) {
+						p = filepath.Join(d, p)
+					}
+					return p
+				}
+			}
+		}
+		if c.isGitDir(d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// isGitDir reports a directory git takes for a repository: HEAD, objects/
+// and refs/ in it.
+func (c *call) isGitDir(d string) bool {
+	for _, p := range []string{"HEAD", "objects", "refs"} {
+		if ok, _ := c.stat(filepath.Join(d, p)); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ResolveWorkspace resolves the real paths of p's workspace directories
+// once, for every later Evaluate on p (workspace.Roots.Resolve), instead
+// of once per call. Policy builders call it before the Policy is shared;
+// a Policy built without it (a literal in a test) resolves them per call,
+// and one whose Workspace is changed afterwards resolves them afresh.
+func (p *Policy) ResolveWorkspace() { p.Workspace = p.Workspace.Resolve() }

@@ -1,0 +1,192 @@
+package perm
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestResolverSameDecisions replays the differential corpus through one
+// small shared Resolver (so that it evicts all the time), from two
+// goroutines, and requires every decision Evaluate recorded.
+func TestResolverSameDecisions(t *testing.T) {
+	f := newDiffFixture(t)
+	pols := diffPolicies(f)
+	fh, err := os.Open(differentialFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []diffLine
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 0; sc.Scan(); n++ {
+		if n%(diffStride*2) != 0 {
+			continue
+		}
+		var l diffLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	res := NewResolver(64)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failed := 0
+	for w := range 2 {
+		wg.Go(func() {
+			for i := w; i < len(lines); i += 2 {
+				want := lines[i]
+				r := res.Evaluate(Request{Tool: want.Tool, Input: want.Input}, pols[want.Policy])
+				got := f.render(want, r)
+				if !equalDiff(got, want) {
+					mu.Lock()
+					if failed++; failed <= 10 {
+						t.Errorf("decision changed with a Resolver\n got: %+v\nwant: %+v", got, want)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := res.Len(); n > 64 {
+		t.Errorf("Resolver holds %d entries, bound 64", n)
+	}
+}
+
+// render is decide's rendering of a result already made.
+func (f diffFixture) render(l diffLine, r Result) diffLine {
+	tmp := filepath.Dir(f.base)
+	rel := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, f.base, "$BASE"), tmp, "$TMP")
+	}
+	return diffLine{Policy: l.Policy, Tool: l.Tool, Input: l.Input, Decision: r.Decision.String(), Step: r.Step,
+		Reason: rel(r.Reason), Rule: r.Rule, Source: string(r.Source), Sandbox: string(r.Sandbox), Path: rel(r.Path)}
+}
+
+func TestResolverBounded(t *testing.T) {
+	f := newFixture(t)
+	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+	res := NewResolver(100)
+	for i := range 2000 {
+		res.Evaluate(fileReq("Read", fmt.Sprintf("d%d/f%d", i, i)), p)
+		if n := res.Len(); n > 100 {
+			t.Fatalf("after %d calls the Resolver holds %d entries, bound 100", i+1, n)
+		}
+	}
+}
+
+// TestNoResolverSeesSwap: without a Resolver each decision looks at the
+// file system afresh, so a link swapped between two calls is seen.
+func TestNoResolverSeesSwap(t *testing.T) {
+	f := newFixture(t)
+	if err := os.Mkdir(f.root+"/in", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{Mode: ModeAcceptEdits, Workspace: f.ws().Resolve()}
+	link := f.root + "/sw"
+	if err := os.Symlink(f.root+"/in", link); err != nil {
+		t.Fatal(err)
+	}
+	req := fileReq("Write", "sw/x")
+	if r := Evaluate(req, p); r.Decision != Allow {
+		t.Fatalf("write through a link inside: %v (%s)", r.Decision, r.Reason)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(f.outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if r := Evaluate(req, p); r.Decision == Allow || r.Path != f.outside+"/x" {
+		t.Fatalf("write through a link swapped to outside: %v %s (%s)", r.Decision, r.Path, r.Reason)
+	}
+}
+
+// TestGitConfigChangeSeen: a repository configuration is cached across
+// calls only while it is unchanged: a rewrite (even one that keeps the
+// size and sets the old modification time back) is seen on the next call.
+func TestGitConfigChangeSeen(t *testing.T) {
+	f := newFixture(t)
+	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+	cfg := f.root + "/.git/config"
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if err := os.MkdirAll(f.root+"/.git/"+name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(cfg, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := bashReq("git status")
+	write("[core]\n\tbare = false\n")
+	for range 2 { // the second from the cache
+		if r := Evaluate(req, p); r.Decision != Allow {
+			t.Fatalf("git status with a safe config: %v (%s)", r.Decision, r.Reason)
+		}
+	}
+	write("[core]\n\tpager = xxxx\n") // the same size, the same mtime
+	if r := Evaluate(req, p); r.Decision == Allow {
+		t.Fatalf("git status after core.pager was set: allowed (%s)", r.Reason)
+	}
+}
+
+// TestPathHelpers checks the allocation-free helpers against the
+// concatenations they replace.
+func TestPathHelpers(t *testing.T) {
+	strs := []string{"", "/", "/a", "/a/", "a", "/a/b", "/ab", "/a/bc", "/.git", "/x/.git/y", "/x.git/y", "/x/.gitx", ".git", "/x/.config/git", "/x/.config/gitx/a"}
+	for _, q := range strs {
+		for _, d := range strs {
+			if got, want := dirPrefix(q, d), strings.HasPrefix(q+"/", d); got != want {
+				t.Errorf("dirPrefix(%q, %q) = %v, want %v", q, d, got, want)
+			}
+			if d == "" {
+				continue
+			}
+			if got, want := hasSegments(q, d), strings.Contains(q+"/", "/"+d+"/"); got != want {
+				t.Errorf("hasSegments(%q, %q) = %v, want %v", q, d, got, want)
+			}
+		}
+	}
+}
+
+// TestResolverBytesBounded: long distinct paths end a generation by size,
+// not only by count.
+func TestResolverBytesBounded(t *testing.T) {
+	f := newFixture(t)
+	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+	res := NewResolver(1 << 20)
+	long := strings.Repeat("/"+strings.Repeat("x", 250), 12)
+	for i := range 4000 {
+		res.Evaluate(fileReq("Read", fmt.Sprintf("d%d%s", i, long)), p)
+		if res.bytes > maxResolverBytes {
+			t.Fatalf("after %d calls a generation holds %d bytes, bound %d", i+1, res.bytes, maxResolverBytes)
+		}
+	}
+	if len(res.old) == 0 {
+		t.Fatal("no generation ended: the test paths are too short to test the bound")
+	}
+}
