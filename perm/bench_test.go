@@ -28,7 +28,7 @@ func benchPolicy(b *testing.B) *Policy {
 	p.Deny = entries(SourceProject, "Bash(rm -rf *)", "Bash(curl:*)", "Bash(wget:*)", "Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)", "Read(*.pem)", "WebFetch(domain:evil.example)")
 	p.Ask = entries(SourceUser, "Bash(git push:*)", "Bash(npm publish:*)")
 	p.Allow = entries(SourceLocal, "Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Bash(cd *)", "Bash(tee *)", "Bash(gofmt *)", "Read(./src/**)", "WebFetch(domain:github.com)")
-	p.ResolveWorkspace() // as package policy builds them
+	p.Compile() // as package policy builds them
 	return p
 }
 
@@ -149,7 +149,7 @@ func BenchmarkCorpusParse(b *testing.B) {
 func BenchmarkEvaluateCorpus(b *testing.B) {
 	f := newDiffFixture(b)
 	p := diffPolicies(f)["ten"]
-	p.ResolveWorkspace()
+	p.Compile()
 	// A repository's configuration is cached across calls only once it
 	// is older than a few seconds (gitConfigs): make the fixture's so.
 	old := time.Now().Add(-time.Hour)

@@ -317,10 +317,3 @@ func (c *call) isGitDir(d string) bool {
 	}
 	return true
 }
-
-// ResolveWorkspace resolves the real paths of p's workspace directories
-// once, for every later Evaluate on p (workspace.Roots.Resolve), instead
-// of once per call. Policy builders call it before the Policy is shared;
-// a Policy built without it (a literal in a test) resolves them per call,
-// and one whose Workspace is changed afterwards resolves them afresh.
-func (p *Policy) ResolveWorkspace() { p.Workspace = p.Workspace.Resolve() }

@@ -90,10 +90,12 @@ func (p *Policy) rules() *ruleSet {
 	return compileRules(p, p.idx)
 }
 
-// Compile compiles p's rules for Evaluate: patterns compiled once and
-// every rule list indexed, so that a decision under 1,000 rules costs
-// about what it costs under 10. Package policy compiles every policy it
-// builds.
+// Compile prepares p for Evaluate: patterns compiled once and every rule
+// list indexed, so that a decision under 1,000 rules costs about what it
+// costs under 10, and the real paths of the workspace directories
+// resolved once (workspace.Roots.Resolve) instead of once per call.
+// Package policy compiles every policy it builds; a Policy that was not
+// compiled (a literal in a test) is decided the same, only slower.
 //
 // Compile after the last change to the rule lists or the workspace. A
 // Policy changed after Compile (a list replaced or appended to, as when
@@ -102,13 +104,26 @@ func (p *Policy) rules() *ruleSet {
 // slower, until Compile is called again. Rules must not be changed in
 // place after Compile. Compile must not run concurrently with Evaluate on
 // the same Policy.
-func (p *Policy) Compile() { p.idx = compileRules(p, p.idx) }
+func (p *Policy) Compile() {
+	p.Workspace = p.Workspace.Resolve()
+	p.idx = compileRules(p, p.idx)
+}
 
 // CompileFrom is Compile reusing what prevs compiled: a list holding the
 // same rules (compared entry by entry) in the same workspace as a list of
-// a compiled prev is not compiled again. A policy rebuilt for every call
-// from the same settings thus costs a comparison, not a compilation.
+// a compiled prev is not compiled again, and the workspace resolution of
+// a prev with the same directories is reused (workspace.Roots.ResolveFrom).
+// A policy rebuilt for every call from the same settings thus costs a
+// comparison, not a compilation.
 func (p *Policy) CompileFrom(prevs ...*Policy) {
+	prev := Workspace{}
+	for _, q := range prevs {
+		if q != nil && q.Workspace.Cwd == p.Workspace.Cwd && q.Workspace.Root == p.Workspace.Root && slices.Equal(q.Workspace.Dirs, p.Workspace.Dirs) {
+			prev = q.Workspace
+			break
+		}
+	}
+	p.Workspace = p.Workspace.ResolveFrom(prev)
 	var sets []*ruleSet
 	for _, q := range append([]*Policy{p}, prevs...) {
 		if q != nil && q.idx != nil {
