@@ -328,6 +328,9 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	inflight := semaphore.NewWeighted(batchInflightBytes)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	// The lines are only evaluated, never run, so their file system
+	// answers may be shared (perm.Resolver, bounded).
+	res := perm.NewResolver(0)
 	var scanErr error
 	go func() {
 		defer close(order)
@@ -359,7 +362,7 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	for range workers {
 		go func() {
 			for j := range work {
-				j.out, j.err = answerLine(j.line, pol)
+				j.out, j.err = answerLine(j.line, pol, res)
 				j.line = ""
 				close(j.done)
 			}
@@ -399,13 +402,13 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 // answerLine returns the output line, with its newline, for one --batch
 // input line: its decision, or for a bad line {"error": ...} and the
 // problem.
-func answerLine(line string, pol *perm.Policy) ([]byte, error) {
+func answerLine(line string, pol *perm.Policy, res *perm.Resolver) ([]byte, error) {
 	var v any
 	req, bad := parseBatchLine(line)
 	if bad != nil {
 		v = map[string]string{"error": bad.Error()}
 	} else {
-		v = toCheckResult(perm.Evaluate(req, pol))
+		v = toCheckResult(res.Evaluate(req, pol))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
