@@ -256,9 +256,15 @@ func sensitivePath(p string) string {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
 		return ""
 	}
-	for _, d := range systemDirs {
-		if within(p, d) {
-			return d + "/"
+	// within(p, d) for every system directory, with p cleaned once: the
+	// directories are clean and absolute, so containment is a prefix
+	// ending at a separator; a relative p is in none of them.
+	if len(p) > 0 && p[0] == '/' {
+		cp := filepath.Clean(p)
+		for _, d := range systemDirs {
+			if cleanWithin(cp, d) {
+				return d + "/"
+			}
 		}
 	}
 	// Compared case-insensitively: on a case-insensitive file system
@@ -276,6 +282,12 @@ func sensitivePath(p string) string {
 		}
 	}
 	return ""
+}
+
+// cleanWithin is workspace.Within for clean absolute paths: p is dir or
+// inside it.
+func cleanWithin(p, dir string) bool {
+	return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
 // hasSegments reports whether the path p+"/" contains "/"+d+"/": d as

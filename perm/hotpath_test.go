@@ -1,0 +1,80 @@
+package perm
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/workspace"
+)
+
+// The hot path's hand-written scanners against the definitions they
+// replace: each must answer exactly what the slower form answers.
+
+// mentionSplitRe is the definition of mentionWords' separators.
+var mentionSplitRe = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
+
+// versionRe is the definition of isVersion.
+var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)
+
+var hotSeeds = []string{
+	"", ";", ";;", "a", " a ", "a;b", "git -c x=y log", "python3 -c \"open('.env')\"",
+	"a\vb", "a\fb\rc\n", "x=$(y)`z`", "[a],{b}", "é;ü", "\xff;\xfe", "a\t\tb  ", "-1.2", ".3", "-", "3..", "1a",
+	"/etc", "/etc/", "/etc/../tmp", "//etc/x", "/usr/lib", "/usr2", "/var/spool/cronx", "/var/spool/cron/a",
+	"etc", "/dev/null", "/dev/sda", "/./proc/1", "/bin/../sbin",
+}
+
+func checkHotEquivalence(t *testing.T, s string) {
+	t.Helper()
+	if got, want := splitMention(s, nil), mentionSplitRe.Split(s, -1); !slices.Equal(got, want) {
+		t.Errorf("splitMention(%q) = %q, want %q", s, got, want)
+	}
+	if got, want := isVersion(s), versionRe.MatchString(s); got != want {
+		t.Errorf("isVersion(%q) = %v, want %v", s, got, want)
+	}
+	if got, want := sensitivePath(s), sensitivePathRef(s); got != want {
+		t.Errorf("sensitivePath(%q) = %q, want %q", s, got, want)
+	}
+}
+
+// sensitivePathRef is sensitivePath as first written, with
+// workspace.Within.
+func sensitivePathRef(p string) string {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return ""
+	}
+	for _, d := range systemDirs {
+		if workspace.Within(p, d) {
+			return d + "/"
+		}
+	}
+	lower := strings.ToLower(filepath.ToSlash(p))
+	for _, d := range sensitiveDirs {
+		if hasSegments(lower, d) {
+			return d + "/"
+		}
+	}
+	base := strings.ToLower(filepath.Base(p))
+	for _, f := range sensitiveFiles {
+		if base == f || (f == ".env" && strings.HasPrefix(base, ".env.")) {
+			return base
+		}
+	}
+	return ""
+}
+
+func TestHotPathEquivalence(t *testing.T) {
+	for _, s := range hotSeeds {
+		checkHotEquivalence(t, s)
+	}
+}
+
+func FuzzHotPathEquivalence(f *testing.F) {
+	for _, s := range hotSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkHotEquivalence)
+}
