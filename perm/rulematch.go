@@ -3,7 +3,6 @@ package perm
 import (
 	"path"
 	"strings"
-
 )
 
 // how says which kind of rule a match is for. Deny and ask rules match
