@@ -396,7 +396,13 @@ func (c *call) target(p string) target {
 	dir, base := filepath.Split(abs)
 	rdir, ok := c.dirs[dir]
 	if !ok {
-		rdir = c.realPath(filepath.Clean(dir))
+		// Clean(dir) without its trailing separator is the same path,
+		// and clean at once when abs is.
+		d := dir
+		if len(d) > 1 {
+			d = d[:len(d)-1]
+		}
+		rdir = c.realPath(clean(d))
 		if c.dirs == nil {
 			c.dirs = make(map[string]string, 4)
 		}

@@ -41,6 +41,7 @@ var (
 	physical    = workspace.Physical
 	realPath    = workspace.RealPath
 	within      = workspace.Within
+	clean       = workspace.Clean
 )
 
 // Resolve returns the path p names (workspace.Roots.Abs) and the same
@@ -145,7 +146,7 @@ func (pp pathPattern) match(p string, broad bool) bool {
 	}
 	// The ancestors of a clean absolute path are found by cutting at its
 	// last "/"; filepath.Dir is for anything else.
-	cut := len(p) > 0 && p[0] == '/' && filepath.Clean(p) == p
+	cut := len(p) > 0 && p[0] == '/' && clean(p) == p
 	for q := p; ; {
 		if !pp.base && !dirPrefix(q, pp.dir) {
 			return false // q and every ancestor of it are outside dir
@@ -260,7 +261,7 @@ func sensitivePath(p string) string {
 	// directories are clean and absolute, so containment is a prefix
 	// ending at a separator; a relative p is in none of them.
 	if len(p) > 0 && p[0] == '/' {
-		cp := filepath.Clean(p)
+		cp := clean(p)
 		for _, d := range systemDirs {
 			if cleanWithin(cp, d) {
 				return d + "/"
