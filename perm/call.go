@@ -77,6 +77,9 @@ type call struct {
 	// dirs memoises resolved directories: the arguments of one command
 	// line mostly share a few. Made on first use.
 	dirs map[string]string
+	// shells memoises shellTargets; globs memoises glob.
+	shells map[string]shellAnswer
+	globs  map[string]globAnswer
 	pats map[string]pathPattern
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
@@ -360,7 +363,50 @@ func (c *call) cdBases(s *bash.Script) {
 // shellTargets resolves a path a shell command names against every
 // directory the script may be in. ok is false when that is not known (a
 // relative path after a cd to a computed directory).
+//
+// The answer is memoised for the call (a command's words are resolved for
+// its reads, its mentions and its writes): callers must not modify the
+// slice.
 func (c *call) shellTargets(p string) ([]target, bool) {
+	if a, ok := c.shells[p]; ok {
+		return a.ts, a.ok
+	}
+	ts, ok := c.resolveShell(p)
+	if c.shells == nil {
+		c.shells = make(map[string]shellAnswer, 8)
+	}
+	c.shells[p] = shellAnswer{ts, ok}
+	return ts, ok
+}
+
+// shellAnswer is a memoised answer of shellTargets.
+type shellAnswer struct {
+	ts []target
+	ok bool
+}
+
+// glob is filepath.Glob, memoised for the call: a glob operand is
+// expanded for the command's reads and for its mentions alike.
+func (c *call) glob(pattern string) ([]string, error) {
+	if a, ok := c.globs[pattern]; ok {
+		return a.matches, a.err
+	}
+	m, err := filepath.Glob(pattern)
+	if c.globs == nil {
+		c.globs = make(map[string]globAnswer, 2)
+	}
+	c.globs[pattern] = globAnswer{m, err}
+	return m, err
+}
+
+// globAnswer is a memoised answer of glob.
+type globAnswer struct {
+	matches []string
+	err     error
+}
+
+// resolveShell is shellTargets without the memo.
+func (c *call) resolveShell(p string) ([]target, bool) {
 	if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
 		return []target{c.target(p)}, true
 	}

@@ -196,7 +196,7 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 			pt.mentionsUnsure = true
 			continue
 		}
-		matches, _ := filepath.Glob(t.abs)
+		matches, _ := c.glob(t.abs)
 		for _, m := range matches {
 			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
 		}
