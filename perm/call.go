@@ -80,7 +80,7 @@ type call struct {
 	// shells memoises shellTargets; globs memoises glob.
 	shells map[string]shellAnswer
 	globs  map[string]globAnswer
-	pats map[string]pathPattern
+	pats   map[string]pathPattern
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
