@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -64,6 +65,43 @@ func sensitivePathRef(p string) string {
 		}
 	}
 	return ""
+}
+
+// checkStarMatch compares starMatch with doublestar.Match for a pattern
+// starPattern accepts.
+func checkStarMatch(t *testing.T, pat, q string) {
+	t.Helper()
+	rest, globstar, ok := starPattern(pat)
+	if !ok {
+		return
+	}
+	want, err := doublestar.Match(pat, q)
+	if err != nil {
+		t.Fatalf("starPattern accepted %q, which doublestar rejects: %v", pat, err)
+	}
+	if got := starMatch(rest, q, globstar); got != want {
+		t.Errorf("starMatch(%q, %q) = %v, doublestar.Match says %v", pat, q, got, want)
+	}
+}
+
+var starSeeds = [][2]string{
+	{"/a/**", "/a"}, {"/a/**", "/a/"}, {"/a/**", "/a/b/c"}, {"/a/*", "/a/"}, {"*", ""}, {"/a/**", "/a//b"},
+	{"/a/**", "/ab"}, {"*.pem", ".pem"}, {"*.pem", "x.pem.pem"}, {"/a/*/b", "/a//b"}, {"/**", "/"}, {"/**", ""}, {"/**", "x"},
+	{"/a/**", "/a/b/"}, {"a*b", "a/b"}, {"/a/*", "/a"}, {"/a/b*", "/a/b/"}, {"/r/.env.*", "/r/.env.local"},
+	{"*a*b*", "xaybz"}, {"**", "a/b"}, {"a/**/b", "a/x/b"}, {"/é*", "/é\xff"}, {"\xff*", "\xff"}, {"/x/**/", "/x/y"},
+}
+
+func TestStarMatch(t *testing.T) {
+	for _, c := range starSeeds {
+		checkStarMatch(t, c[0], c[1])
+	}
+}
+
+func FuzzStarMatch(f *testing.F) {
+	for _, c := range starSeeds {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(checkStarMatch)
 }
 
 func TestHotPathEquivalence(t *testing.T) {

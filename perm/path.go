@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -119,6 +120,11 @@ type pathPattern struct {
 	dir string
 	// literal is set when abs has no metacharacter: equality suffices.
 	literal bool
+	// star is set when abs is matched by starMatch: its only wildcards
+	// are "*" within segments, or a final "/**" (globstar).
+	star, globstar bool
+	// starAbs is abs without that final "/**".
+	starAbs string
 }
 
 func compilePath(ws Workspace, pat string) pathPattern {
@@ -132,7 +138,77 @@ func compilePath(ws Workspace, pat string) pathPattern {
 		}
 		pp.dir = lit[:strings.LastIndexByte(lit, '/')+1]
 	}
+	if !pp.literal {
+		pp.starAbs, pp.globstar, pp.star = starPattern(pp.abs)
+	}
 	return pp
+}
+
+// starPattern reports whether doublestar.Match(pat, q) is starMatch(rest,
+// q, globstar) for every q: pat's only metacharacters are "*" within
+// segments, or a final "/**" after literal text, and it is valid UTF-8 without U+FFFD (which
+// doublestar compares to any invalid byte, by runes).
+func starPattern(pat string) (rest string, globstar, ok bool) {
+	if !utf8.ValidString(pat) || strings.ContainsRune(pat, utf8.RuneError) || strings.ContainsAny(pat, `?[]{}\,`) {
+		return "", false, false
+	}
+	rest, globstar = strings.CutSuffix(pat, "/**")
+	// Before a final "/**" only literal text is read this way: doublestar
+	// does not let "/*/**" match "/", which "/*" matches.
+	if globstar && strings.Contains(rest, "*") || strings.Contains(rest, "**") {
+		return "", false, false
+	}
+	return rest, globstar, true
+}
+
+// starMatch matches q against pat segment by segment ("/" separates;
+// "*" matches any run of bytes within a segment). With globstar, q may
+// go on with "/" and anything after the segments pat matches: a final
+// "/**" matches zero or more directories.
+func starMatch(pat, q string, globstar bool) bool {
+	for {
+		pseg, prest, pmore := strings.Cut(pat, "/")
+		qseg, qrest, qmore := strings.Cut(q, "/")
+		if !segmentMatch(pseg, qseg) {
+			return false
+		}
+		if !pmore {
+			return !qmore || globstar
+		}
+		if !qmore {
+			return false
+		}
+		pat, q = prest, qrest
+	}
+}
+
+// segmentMatch matches one segment against a pattern segment whose only
+// wildcard is "*": the leftmost placement of each literal run, backing up
+// to the last "*" on a mismatch.
+func segmentMatch(p, s string) bool {
+	px, sx := 0, 0
+	star, next := -1, 0 // the last "*" seen, and where its match ends
+	for px < len(p) || sx < len(s) {
+		if px < len(p) {
+			if p[px] == '*' {
+				star, next = px, sx
+				px++
+				continue
+			}
+			if sx < len(s) && p[px] == s[sx] {
+				px++
+				sx++
+				continue
+			}
+		}
+		if star >= 0 && next < len(s) {
+			next++
+			px, sx = star+1, next
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // match matches one absolute path. Broad matching (deny, ask) also fires
@@ -155,12 +231,19 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		if pp.base {
 			subject = filepath.Base(q)
 		}
-		if pp.literal {
+		switch {
+		case pp.literal:
 			if subject == pp.abs {
 				return true
 			}
-		} else if ok, _ := doublestar.Match(pp.abs, subject); ok {
-			return true
+		case pp.star:
+			if starMatch(pp.starAbs, subject, pp.globstar) {
+				return true
+			}
+		default:
+			if ok, _ := doublestar.Match(pp.abs, subject); ok {
+				return true
+			}
 		}
 		if !broad {
 			return false
