@@ -80,7 +80,11 @@ type call struct {
 	// shells memoises shellTargets; globs memoises glob.
 	shells map[string]shellAnswer
 	globs  map[string]globAnswer
-	pats   map[string]pathPattern
+	// readScratch is mentionsOf's scratch, reused from part to part.
+	readScratch []reading
+	// block is where small target slices are carved from (targetSlice).
+	block []target
+	pats  map[string]pathPattern
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
@@ -405,15 +409,30 @@ type globAnswer struct {
 	err     error
 }
 
+// targetSlice returns an empty slice with room for n targets, carved
+// from a block the call allocates a few of: most answers of shellTargets
+// hold one target each.
+func (c *call) targetSlice(n int) []target {
+	if n > 8 {
+		return make([]target, 0, n)
+	}
+	if cap(c.block)-len(c.block) < n {
+		c.block = make([]target, 0, 32)
+	}
+	l := len(c.block)
+	c.block = c.block[:l+n]
+	return c.block[l : l : l+n]
+}
+
 // resolveShell is shellTargets without the memo.
 func (c *call) resolveShell(p string) ([]target, bool) {
 	if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
-		return []target{c.target(p)}, true
+		return append(c.targetSlice(1), c.target(p)), true
 	}
 	if c.cdUnsure {
 		return nil, false
 	}
-	ts := make([]target, 0, len(c.bases))
+	ts := c.targetSlice(len(c.bases))
 	var seen []string // at most maxBases+1
 	for _, b := range c.bases {
 		// Joined raw, not cleaned: target must see a ".." after a symlink.
