@@ -20,7 +20,13 @@ var mentionSplitRe = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
 // versionRe is the definition of isVersion.
 var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)
 
+// opaqueRef is opaque without its program check: every form split.
+func opaqueRef(f string) string { return opaqueForm(strings.Fields(f)) }
+
 var hotSeeds = []string{
+	"awk '{system(x)}'", "gawk -f x", "xargs sh", "parallel python3", "sed -e 'w x'", "/bin/bash -s", "python3 -c x",
+	". /dev/stdin", "source <(x)", "node\u00a0-e x", "\u0085grep -r x", "grep -R x .", "git log -p", "tar czf a .", "find -L .",
+	"  rg x", "cp -r a b", "ls -la",
 	"", ";", ";;", "a", " a ", "a;b", "git -c x=y log", "python3 -c \"open('.env')\"",
 	"a\vb", "a\fb\rc\n", "x=$(y)`z`", "[a],{b}", "é;ü", "\xff;\xfe", "a\t\tb  ", "-1.2", ".3", "-", "3..", "1a",
 	"/etc", "/etc/", "/etc/../tmp", "//etc/x", "/usr/lib", "/usr2", "/var/spool/cronx", "/var/spool/cron/a",
@@ -34,6 +40,19 @@ func checkHotEquivalence(t *testing.T, s string) {
 	}
 	if got, want := isVersion(s), versionRe.MatchString(s); got != want {
 		t.Errorf("isVersion(%q) = %v, want %v", s, got, want)
+	}
+	want := ""
+	if fs := strings.Fields(s); len(fs) > 0 {
+		want = fs[0]
+	}
+	if got := firstField(s); got != want {
+		t.Errorf("firstField(%q) = %q, want %q", s, got, want)
+	}
+	if got, want := opaque([]string{s}), opaqueRef(s); got != want {
+		t.Errorf("opaque(%q) = %q, want %q", s, got, want)
+	}
+	if got, want := recursionOf(s, nil), recursionOfForm(strings.Fields(s)); got != want {
+		t.Errorf("recursionOf(%q) = %+v, want %+v", s, got, want)
 	}
 	if got, want := sensitivePath(s), sensitivePathRef(s); got != want {
 		t.Errorf("sensitivePath(%q) = %q, want %q", s, got, want)
