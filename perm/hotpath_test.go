@@ -29,6 +29,7 @@ var hotSeeds = []string{
 	"  rg x", "cp -r a b", "ls -la",
 	"", ";", ";;", "a", " a ", "a;b", "git -c x=y log", "python3 -c \"open('.env')\"",
 	"a\vb", "a\fb\rc\n", "x=$(y)`z`", "[a],{b}", "é;ü", "\xff;\xfe", "a\t\tb  ", "-1.2", ".3", "-", "3..", "1a",
+	"/p/.git/x", "/p/.GIT", "/p/x.git", "/p/.config/gcloud/k", "/p/.github/workflows", "/h/.ENV.local", "/p/a/.ssh",
 	"/etc", "/etc/", "/etc/../tmp", "//etc/x", "/usr/lib", "/usr2", "/var/spool/cronx", "/var/spool/cron/a",
 	"etc", "/dev/null", "/dev/sda", "/./proc/1", "/bin/../sbin",
 }
@@ -121,6 +122,14 @@ func FuzzStarMatch(f *testing.F) {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(checkStarMatch)
+}
+
+func TestSensitiveDirsStartWithDot(t *testing.T) {
+	for _, d := range sensitiveDirs {
+		if !strings.HasPrefix(d, ".") {
+			t.Errorf("sensitive directory %q does not start with \".\": sensitivePath's filter would miss it", d)
+		}
+	}
 }
 
 func TestHotPathEquivalence(t *testing.T) {

@@ -354,9 +354,13 @@ func sensitivePath(p string) string {
 	// Compared case-insensitively: on a case-insensitive file system
 	// .GIT/ is .git/, and matching more is the safe side.
 	lower := strings.ToLower(filepath.ToSlash(p))
-	for _, d := range sensitiveDirs {
-		if hasSegments(lower, d) {
-			return d + "/"
+	// Every sensitive directory starts with ".": a path without a
+	// segment that does is in none of them.
+	if strings.Contains(lower, "/.") {
+		for _, d := range sensitiveDirs {
+			if hasSegments(lower, d) {
+				return d + "/"
+			}
 		}
 	}
 	base := strings.ToLower(filepath.Base(p))
