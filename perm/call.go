@@ -84,7 +84,6 @@ type call struct {
 	readScratch []reading
 	// block is where small target slices are carved from (targetSlice).
 	block []target
-	pats  map[string]pathPattern
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
@@ -112,7 +111,7 @@ func analyse(req Request, ws Workspace) *call { return analyseWith(req, ws, nil)
 // analyseWith is analyse asking res (which may be nil) what it knows of
 // the file system.
 func analyseWith(req Request, ws Workspace, res *Resolver) *call {
-	c := &call{req: req, ws: ws.Deferred(), pats: map[string]pathPattern{}, resolver: res}
+	c := &call{req: req, ws: ws.Deferred(), resolver: res}
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
@@ -377,7 +376,7 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 	}
 	ts, ok := c.resolveShell(p)
 	if c.shells == nil {
-		c.shells = make(map[string]shellAnswer, 8)
+		c.shells = make(map[string]shellAnswer, 16)
 	}
 	c.shells[p] = shellAnswer{ts, ok}
 	return ts, ok

@@ -39,6 +39,12 @@ func checkHotEquivalence(t *testing.T, s string) {
 	if got, want := splitMention(s, nil), mentionSplitRe.Split(s, -1); !slices.Equal(got, want) {
 		t.Errorf("splitMention(%q) = %q, want %q", s, got, want)
 	}
+	forms := []string{s, "x " + s, s + ";"}
+	for i, ws := range mentionWords(forms) {
+		if want := mentionSplitRe.Split(forms[i], -1); !slices.Equal(ws, want) {
+			t.Errorf("mentionWords(%q)[%d] = %q, want %q", forms, i, ws, want)
+		}
+	}
 	if got, want := isVersion(s), versionRe.MatchString(s); got != want {
 		t.Errorf("isVersion(%q) = %v, want %v", s, got, want)
 	}

@@ -151,11 +151,18 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 	for i := range c.parts {
 		if pt := &c.parts[i]; pt.kind == kindCommand {
 			words[i] = mentionWords(pt.denyForms)
-			cands = append(cands, rs.deny.mentioned(words[i])...)
+			if !rs.deny.linear() {
+				cands = append(cands, rs.deny.mentioned(words[i])...)
+			}
 		}
 	}
-	slices.Sort(cands)
-	for _, j := range slices.Compact(cands) {
+	if rs.deny.linear() {
+		cands = rs.deny.all // every rule, in order; shared: not modified
+	} else {
+		slices.Sort(cands)
+		cands = slices.Compact(cands)
+	}
+	for _, j := range cands {
 		cr := &rs.deny.rules[j]
 		e := cr.Entry
 		for i := range c.parts {

@@ -161,11 +161,30 @@ func mentionSep(b byte) bool {
 // name may hide in, once for every deny rule: at every run of mentionSep
 // bytes, an empty word before a leading run and after a trailing one.
 func mentionWords(forms []string) [][]string {
+	// One block holds every form's words: count them first.
+	n := 0
+	for _, f := range forms {
+		n += 1 + mentionRuns(f)
+	}
+	block := make([]string, 0, n)
 	toks := make([][]string, len(forms))
 	for i, f := range forms {
-		toks[i] = splitMention(f, nil)
+		start := len(block)
+		block = splitMention(f, block)
+		toks[i] = block[start:len(block):len(block)]
 	}
 	return toks
+}
+
+// mentionRuns counts the runs of mentionSep bytes in s.
+func mentionRuns(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if mentionSep(s[i]) && (i == 0 || !mentionSep(s[i-1])) {
+			n++
+		}
+	}
+	return n
 }
 
 // splitMention appends the words of s (mentionWords) to out.
