@@ -138,18 +138,20 @@ func cleanAbs(p string) bool {
 	if len(p) == 1 {
 		return true
 	}
-	seg := 1 // start of the current segment
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
-			continue
-		}
-		switch n := i - seg; {
-		case n == 0:
-			return false // "//" or a trailing "/"
-		case n == 1 && p[seg] == '.', n == 2 && p[seg] == '.' && p[seg+1] == '.':
+	if p[len(p)-1] == '/' || strings.Contains(p, "//") {
+		return false // an empty segment
+	}
+	// A "." or ".." segment starts with "/.": look at each.
+	for i := strings.Index(p, "/."); i >= 0; {
+		rest := p[i+2:] // after "/."
+		if rest == "" || rest[0] == '/' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/') {
 			return false
 		}
-		seg = i + 1
+		j := strings.Index(rest, "/.")
+		if j < 0 {
+			break
+		}
+		i += 2 + j
 	}
 	return true
 }

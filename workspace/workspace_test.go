@@ -149,7 +149,7 @@ func checkClean(t *testing.T, p, dir string) {
 	}
 }
 
-var cleanSeeds = []string{"", "/", "//", "/.", "/..", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/.b", "/a/..b", "/a/b.", "/...", "a", "./a", "../a", "a/..", "~", "~/x", "~/../y", "/a/b/c.go"}
+var cleanSeeds = []string{"", "/", "//", "/./", "/a/.", "/a/..", "/.a/.b", "/a/..../b", "/a/.../", "/x/.", "/.", "/.", "/..", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/.b", "/a/..b", "/a/b.", "/...", "a", "./a", "../a", "a/..", "~", "~/x", "~/../y", "/a/b/c.go"}
 
 func TestCleanEquivalence(t *testing.T) {
 	for _, p := range cleanSeeds {
