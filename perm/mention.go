@@ -216,15 +216,6 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// targets returns the targets of ms.
-func targets(ms []mention) []target {
-	ts := make([]target, len(ms))
-	for i, m := range ms {
-		ts[i] = m.t
-	}
-	return ts
-}
-
 // statOnly are programs whose operands are only looked up, never read or
 // written: a sensitive directory named to them is not touched.
 var statOnly = map[string]bool{"cd": true, "pushd": true, "popd": true, "test": true, "[": true, "[[": true}
