@@ -26,7 +26,7 @@ func opaqueRef(f string) string { return opaqueForm(strings.Fields(f)) }
 var hotSeeds = []string{
 	"awk '{system(x)}'", "gawk -f x", "xargs sh", "parallel python3", "sed -e 'w x'", "/bin/bash -s", "python3 -c x",
 	". /dev/stdin", "source <(x)", "node\u00a0-e x", "\u0085grep -r x", "grep -R x .", "git log -p", "tar czf a .", "find -L .",
-	"  rg x", "cp -r a b", "ls -la",
+	"  rg x", "cp -r a b", "ls -la", "@f", "a=b", "HEAD:x", "-ofile", "--o=x", "--", "-xvfF", "x y", "/a:b",
 	"", ";", ";;", "a", " a ", "a;b", "git -c x=y log", "python3 -c \"open('.env')\"",
 	"a\vb", "a\fb\rc\n", "x=$(y)`z`", "[a],{b}", "é;ü", "\xff;\xfe", "a\t\tb  ", "-1.2", ".3", "-", "3..", "1a",
 	"/p/.git/x", "/p/.GIT", "/p/x.git", "/p/.config/gcloud/k", "/p/.github/workflows", "/h/.ENV.local", "/p/a/.ssh",
@@ -44,6 +44,11 @@ func checkHotEquivalence(t *testing.T, s string) {
 		if want := mentionSplitRe.Split(forms[i], -1); !slices.Equal(ws, want) {
 			t.Errorf("mentionWords(%q)[%d] = %q, want %q", forms, i, ws, want)
 		}
+	}
+	rs, rsUnsure := readings(nil, s)
+	all, allUnsure := allReadings(nil, s)
+	if !slices.Equal(rs, all) || rsUnsure != allUnsure {
+		t.Errorf("readings(%q) = %v, %v; want %v, %v", s, rs, rsUnsure, all, allUnsure)
 	}
 	if got, want := isVersion(s), versionRe.MatchString(s); got != want {
 		t.Errorf("isVersion(%q) = %v, want %v", s, got, want)

@@ -52,6 +52,15 @@ const maxCluster = 128
 // name a path. Option words (-x...) are not themselves paths; their values
 // are. unsure reports a cluster too long to read every way.
 func readings(out []reading, v string) (_ []reading, unsure bool) {
+	// Most words have nothing to take apart: they are read as they are.
+	if v != "" && v[0] != '-' && v[0] != '@' && !strings.ContainsAny(v, codeSeparators+"=:") {
+		return append(out, reading{text: v}), false
+	}
+	return allReadings(out, v)
+}
+
+// allReadings is readings taking every word apart.
+func allReadings(out []reading, v string) (_ []reading, unsure bool) {
 	seen := map[string]bool{}
 	var add func(s string, weak, split bool)
 	add = func(s string, weak, split bool) {
