@@ -122,6 +122,37 @@ var starSeeds = [][2]string{
 	{"*a*b*", "xaybz"}, {"**", "a/b"}, {"a/**/b", "a/x/b"}, {"/é*", "/é\xff"}, {"\xff*", "\xff"}, {"/x/**/", "/x/y"},
 }
 
+// checkLiteralMatch compares literalMatch with the ancestor walk of
+// match for clean absolute paths.
+func checkLiteralMatch(t *testing.T, lit, p string) {
+	t.Helper()
+	if strings.ContainsAny(lit, `*?[{\`) || workspace.Clean(p) != p || !strings.HasPrefix(p, "/") {
+		return
+	}
+	for _, broad := range []bool{false, true} {
+		want := false
+		for q := p; ; q = filepath.Dir(q) {
+			if q == lit {
+				want = true
+				break
+			}
+			if !broad || q == "/" {
+				break
+			}
+		}
+		if got := literalMatch(lit, p, broad); got != want {
+			t.Errorf("literalMatch(%q, %q, %v) = %v, want %v", lit, p, broad, got, want)
+		}
+	}
+}
+
+func FuzzLiteralMatch(f *testing.F) {
+	for _, c := range [][2]string{{"/", "/a"}, {"/a", "/a"}, {"/a", "/ab"}, {"/a", "/a/b"}, {"/a/", "/a/b"}, {"/a//b", "/a/b/c"}, {"a", "/a"}, {"", "/"}, {"/a/b", "/a"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(checkLiteralMatch)
+}
+
 func TestStarMatch(t *testing.T) {
 	for _, c := range starSeeds {
 		checkStarMatch(t, c[0], c[1])

@@ -223,6 +223,9 @@ func (pp pathPattern) match(p string, broad bool) bool {
 	// The ancestors of a clean absolute path are found by cutting at its
 	// last "/"; filepath.Dir is for anything else.
 	cut := len(p) > 0 && p[0] == '/' && clean(p) == p
+	if cut && pp.literal && !pp.base {
+		return literalMatch(pp.abs, p, broad)
+	}
 	for q := p; ; {
 		if !pp.base && !dirPrefix(q, pp.dir) {
 			return false // q and every ancestor of it are outside dir
@@ -262,6 +265,16 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		}
 		q = parent
 	}
+}
+
+// literalMatch is match for a pattern without metacharacters and a clean
+// absolute p: p is lit, or (broad) an ancestor of p is, which is lit
+// followed by "/" starting p, or lit is the root.
+func literalMatch(lit, p string, broad bool) bool {
+	if p == lit {
+		return true
+	}
+	return broad && lit != "" && (lit == "/" || len(p) > len(lit) && p[len(lit)] == '/' && p[:len(lit)] == lit)
 }
 
 // dirPrefix reports whether q+"/" starts with dir, without building it.
