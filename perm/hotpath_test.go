@@ -113,13 +113,18 @@ func checkStarMatch(t *testing.T, pat, q string) {
 	if got := starMatch(rest, q, globstar); got != want {
 		t.Errorf("starMatch(%q, %q) = %v, doublestar.Match says %v", pat, q, got, want)
 	}
+	var pp pathPattern
+	pp.setStar(pat)
+	if got := pp.starMatch(q); got != want {
+		t.Errorf("pathPattern{%q}.starMatch(%q) = %v, doublestar.Match says %v", pat, q, got, want)
+	}
 }
 
 var starSeeds = [][2]string{
 	{"/a/**", "/a"}, {"/a/**", "/a/"}, {"/a/**", "/a/b/c"}, {"/a/*", "/a/"}, {"*", ""}, {"/a/**", "/a//b"},
 	{"/a/**", "/ab"}, {"*.pem", ".pem"}, {"*.pem", "x.pem.pem"}, {"/a/*/b", "/a//b"}, {"/**", "/"}, {"/**", ""}, {"/**", "x"},
 	{"/a/**", "/a/b/"}, {"a*b", "a/b"}, {"/a/*", "/a"}, {"/a/b*", "/a/b/"}, {"/r/.env.*", "/r/.env.local"},
-	{"*a*b*", "xaybz"}, {"**", "a/b"}, {"a/**/b", "a/x/b"}, {"/é*", "/é\xff"}, {"\xff*", "\xff"}, {"/x/**/", "/x/y"},
+	{"*a*b*", "xaybz"}, {"**", "a/b"}, {"a/**/b", "a/x/b"}, {"/é*", "/é\xff"}, {"\xff*", "\xff"}, {"/x/**/", "/x/y"}, {"a*", "a"}, {"*a", "ba/a"}, {"a*a", "a"}, {"a*a", "aa"}, {"/s/**", "/s"}, {"/s/**", "/sx"}, {"/**", "//"},
 }
 
 // checkLiteralMatch compares literalMatch with the ancestor walk of

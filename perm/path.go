@@ -123,8 +123,10 @@ type pathPattern struct {
 	// star is set when abs is matched by starMatch: its only wildcards
 	// are "*" within segments, or a final "/**" (globstar).
 	star, globstar bool
-	// starAbs is abs without that final "/**".
+	// starAbs is abs without that final "/**"; oneStar is the index of
+	// its only "*", or -1.
 	starAbs string
+	oneStar int
 }
 
 func compilePath(ws Workspace, pat string) pathPattern {
@@ -139,9 +141,33 @@ func compilePath(ws Workspace, pat string) pathPattern {
 		pp.dir = lit[:strings.LastIndexByte(lit, '/')+1]
 	}
 	if !pp.literal {
-		pp.starAbs, pp.globstar, pp.star = starPattern(pp.abs)
+		pp.setStar(pp.abs)
 	}
 	return pp
+}
+
+// setStar sets pp's star fields for the pattern pat (starPattern).
+func (pp *pathPattern) setStar(pat string) {
+	pp.starAbs, pp.globstar, pp.star = starPattern(pat)
+	pp.oneStar = -1
+	if pp.star && !pp.globstar && strings.Count(pp.starAbs, "*") == 1 {
+		pp.oneStar = strings.IndexByte(pp.starAbs, '*')
+	}
+}
+
+// starMatch is doublestar.Match(pp.abs, q) for a star pattern: a literal
+// before a final "/**" is q or an ancestor of it; A*B is q starting with
+// A and ending with B with no "/" between; others go segment by segment.
+func (pp *pathPattern) starMatch(q string) bool {
+	switch r := pp.starAbs; {
+	case pp.globstar:
+		return q == r || len(q) > len(r) && q[len(r)] == '/' && q[:len(r)] == r
+	case pp.oneStar >= 0:
+		a, b := r[:pp.oneStar], r[pp.oneStar+1:]
+		return len(q) >= len(a)+len(b) && strings.HasPrefix(q, a) && strings.HasSuffix(q, b) &&
+			strings.IndexByte(q[len(a):len(q)-len(b)], '/') < 0
+	}
+	return starMatch(pp.starAbs, q, false)
 }
 
 // starPattern reports whether doublestar.Match(pat, q) is starMatch(rest,
@@ -240,7 +266,7 @@ func (pp pathPattern) match(p string, broad bool) bool {
 				return true
 			}
 		case pp.star:
-			if starMatch(pp.starAbs, subject, pp.globstar) {
+			if pp.starMatch(subject) {
 				return true
 			}
 		default:
