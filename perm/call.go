@@ -376,7 +376,7 @@ func (c *call) shellTargets(p string) ([]target, bool) {
 	}
 	ts, ok := c.resolveShell(p)
 	if c.shells == nil {
-		c.shells = make(map[string]shellAnswer, 16)
+		c.shells = make(map[string]shellAnswer, 8)
 	}
 	c.shells[p] = shellAnswer{ts, ok}
 	return ts, ok
@@ -416,7 +416,7 @@ func (c *call) targetSlice(n int) []target {
 		return make([]target, 0, n)
 	}
 	if cap(c.block)-len(c.block) < n {
-		c.block = make([]target, 0, 32)
+		c.block = make([]target, 0, 16)
 	}
 	l := len(c.block)
 	c.block = c.block[:l+n]
