@@ -74,9 +74,12 @@ type call struct {
 	ws     Workspace
 	parts  []part
 	script *bash.Script
-	// dirs memoises resolved directories: the arguments of one command
-	// line mostly share a few. Made on first use.
-	dirs map[string]string
+	// near and far memoise resolved directories: the arguments of one
+	// command line mostly share a few, kept in near; the rest in far,
+	// made on first use.
+	near  [4][2]string // directory, resolved
+	nnear int
+	far   map[string]string
 	// shells memoises shellTargets; globs memoises glob.
 	shells map[string]shellAnswer
 	globs  map[string]globAnswer
@@ -458,7 +461,7 @@ func (c *call) target(p string) target {
 		}
 	}
 	dir, base := filepath.Split(abs)
-	rdir, ok := c.dirs[dir]
+	rdir, ok := c.realDir(dir)
 	if !ok {
 		// Clean(dir) without its trailing separator is the same path,
 		// and clean at once when abs is.
@@ -467,10 +470,7 @@ func (c *call) target(p string) target {
 			d = d[:len(d)-1]
 		}
 		rdir = c.realPath(clean(d))
-		if c.dirs == nil {
-			c.dirs = make(map[string]string, 4)
-		}
-		c.dirs[dir] = rdir
+		c.addRealDir(dir, rdir)
 	}
 	var real string
 	switch {
@@ -490,6 +490,30 @@ func (c *call) target(p string) target {
 		real = c.realPath(real)
 	}
 	return target{abs: abs, real: real}
+}
+
+// realDir returns the memoised resolution of dir.
+func (c *call) realDir(dir string) (string, bool) {
+	for _, d := range c.near[:c.nnear] {
+		if d[0] == dir {
+			return d[1], true
+		}
+	}
+	r, ok := c.far[dir]
+	return r, ok
+}
+
+// addRealDir memoises the resolution of dir.
+func (c *call) addRealDir(dir, real string) {
+	if c.nnear < len(c.near) {
+		c.near[c.nnear] = [2]string{dir, real}
+		c.nnear++
+		return
+	}
+	if c.far == nil {
+		c.far = make(map[string]string, 4)
+	}
+	c.far[dir] = real
 }
 
 // shellPath is the path a static shell word names: "~" is the home
