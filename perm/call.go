@@ -74,10 +74,19 @@ type call struct {
 	ws     Workspace
 	parts  []part
 	script *bash.Script
-	// dirs memoises resolved directories: the arguments of one command
-	// line mostly share a few. Made on first use.
-	dirs map[string]string
-	pats map[string]pathPattern
+	// near and far memoise resolved directories: the arguments of one
+	// command line mostly share a few, kept in near; the rest in far,
+	// made on first use.
+	near  [4][2]string // directory, resolved
+	nnear int
+	far   map[string]string
+	// shells memoises shellTargets; globs memoises glob.
+	shells map[string]shellAnswer
+	globs  map[string]globAnswer
+	// readScratch is mentionsOf's scratch, reused from part to part.
+	readScratch []reading
+	// block is where small target slices are carved from (targetSlice).
+	block []target
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
@@ -105,7 +114,7 @@ func analyse(req Request, ws Workspace) *call { return analyseWith(req, ws, nil)
 // analyseWith is analyse asking res (which may be nil) what it knows of
 // the file system.
 func analyseWith(req Request, ws Workspace, res *Resolver) *call {
-	c := &call{req: req, ws: ws.Deferred(), pats: map[string]pathPattern{}, resolver: res}
+	c := &call{req: req, ws: ws.Deferred(), resolver: res}
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
@@ -360,14 +369,72 @@ func (c *call) cdBases(s *bash.Script) {
 // shellTargets resolves a path a shell command names against every
 // directory the script may be in. ok is false when that is not known (a
 // relative path after a cd to a computed directory).
+//
+// The answer is memoised for the call (a command's words are resolved for
+// its reads, its mentions and its writes): callers must not modify the
+// slice.
 func (c *call) shellTargets(p string) ([]target, bool) {
+	if a, ok := c.shells[p]; ok {
+		return a.ts, a.ok
+	}
+	ts, ok := c.resolveShell(p)
+	if c.shells == nil {
+		c.shells = make(map[string]shellAnswer, 8)
+	}
+	c.shells[p] = shellAnswer{ts, ok}
+	return ts, ok
+}
+
+// shellAnswer is a memoised answer of shellTargets.
+type shellAnswer struct {
+	ts []target
+	ok bool
+}
+
+// glob is filepath.Glob, memoised for the call: a glob operand is
+// expanded for the command's reads and for its mentions alike.
+func (c *call) glob(pattern string) ([]string, error) {
+	if a, ok := c.globs[pattern]; ok {
+		return a.matches, a.err
+	}
+	m, err := filepath.Glob(pattern)
+	if c.globs == nil {
+		c.globs = make(map[string]globAnswer, 2)
+	}
+	c.globs[pattern] = globAnswer{m, err}
+	return m, err
+}
+
+// globAnswer is a memoised answer of glob.
+type globAnswer struct {
+	matches []string
+	err     error
+}
+
+// targetSlice returns an empty slice with room for n targets, carved
+// from a block the call allocates a few of: most answers of shellTargets
+// hold one target each.
+func (c *call) targetSlice(n int) []target {
+	if n > 8 {
+		return make([]target, 0, n)
+	}
+	if cap(c.block)-len(c.block) < n {
+		c.block = make([]target, 0, 16)
+	}
+	l := len(c.block)
+	c.block = c.block[:l+n]
+	return c.block[l : l : l+n]
+}
+
+// resolveShell is shellTargets without the memo.
+func (c *call) resolveShell(p string) ([]target, bool) {
 	if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
-		return []target{c.target(p)}, true
+		return append(c.targetSlice(1), c.target(p)), true
 	}
 	if c.cdUnsure {
 		return nil, false
 	}
-	ts := make([]target, 0, len(c.bases))
+	ts := c.targetSlice(len(c.bases))
 	var seen []string // at most maxBases+1
 	for _, b := range c.bases {
 		// Joined raw, not cleaned: target must see a ".." after a symlink.
@@ -394,13 +461,16 @@ func (c *call) target(p string) target {
 		}
 	}
 	dir, base := filepath.Split(abs)
-	rdir, ok := c.dirs[dir]
+	rdir, ok := c.realDir(dir)
 	if !ok {
-		rdir = c.realPath(filepath.Clean(dir))
-		if c.dirs == nil {
-			c.dirs = make(map[string]string, 4)
+		// Clean(dir) without its trailing separator is the same path,
+		// and clean at once when abs is.
+		d := dir
+		if len(d) > 1 {
+			d = d[:len(d)-1]
 		}
-		c.dirs[dir] = rdir
+		rdir = c.realPath(clean(d))
+		c.addRealDir(dir, rdir)
 	}
 	var real string
 	switch {
@@ -420,6 +490,30 @@ func (c *call) target(p string) target {
 		real = c.realPath(real)
 	}
 	return target{abs: abs, real: real}
+}
+
+// realDir returns the memoised resolution of dir.
+func (c *call) realDir(dir string) (string, bool) {
+	for _, d := range c.near[:c.nnear] {
+		if d[0] == dir {
+			return d[1], true
+		}
+	}
+	r, ok := c.far[dir]
+	return r, ok
+}
+
+// addRealDir memoises the resolution of dir.
+func (c *call) addRealDir(dir, real string) {
+	if c.nnear < len(c.near) {
+		c.near[c.nnear] = [2]string{dir, real}
+		c.nnear++
+		return
+	}
+	if c.far == nil {
+		c.far = make(map[string]string, 4)
+	}
+	c.far[dir] = real
 }
 
 // shellPath is the path a static shell word names: "~" is the home

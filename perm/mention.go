@@ -3,6 +3,7 @@ package perm
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -47,10 +48,19 @@ type reading struct {
 // a possible value (-xvfFILE); a longer one makes the readings unsure.
 const maxCluster = 128
 
-// readings returns every text in the static word value v that may name a
-// path. Option words (-x...) are not themselves paths; their values are.
-// unsure reports a cluster too long to read every way.
-func readings(v string) (out []reading, unsure bool) {
+// readings appends to out every text in the static word value v that may
+// name a path. Option words (-x...) are not themselves paths; their values
+// are. unsure reports a cluster too long to read every way.
+func readings(out []reading, v string) (_ []reading, unsure bool) {
+	// Most words have nothing to take apart: they are read as they are.
+	if v != "" && v[0] != '-' && v[0] != '@' && !strings.ContainsAny(v, codeSeparators+"=:") {
+		return append(out, reading{text: v}), false
+	}
+	return allReadings(out, v)
+}
+
+// allReadings is readings taking every word apart.
+func allReadings(out []reading, v string) (_ []reading, unsure bool) {
 	seen := map[string]bool{}
 	var add func(s string, weak, split bool)
 	add = func(s string, weak, split bool) {
@@ -122,17 +132,20 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 	}
 	pt.mentionsDone = true
 	name, _ := pt.cmd.Name()
-	var texts []reading
+	// texts is per-call scratch: the readings are copied into mentions.
+	texts := c.readScratch[:0]
 	for i, w := range pt.cmd.Words {
 		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
 			pt.mentionsUnsure = true // cat "$PWD/.env"
 		}
+		start := len(texts)
+		var unsure bool
 		if !w.Static {
 			// Its literal parts may still name a denied path
 			// ("$X"/.env, a=( .env )): Read deny rules judge them.
-			rs, unsure := readings(w.Raw)
-			for _, r := range rs {
-				texts = append(texts, reading{text: r.text, weak: true})
+			texts, unsure = readings(texts, w.Raw)
+			for k := start; k < len(texts); k++ {
+				texts[k].weak = true
 			}
 			pt.mentionsUnsure = pt.mentionsUnsure || unsure
 			continue
@@ -140,9 +153,10 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		if w.Value == "" {
 			continue
 		}
-		rs, unsure := readings(w.Value)
+		texts, unsure = readings(texts, w.Value)
 		pt.mentionsUnsure = pt.mentionsUnsure || unsure
-		for _, r := range rs {
+		for k := start; k < len(texts); k++ {
+			r := &texts[k]
 			// The program word is a path when it runs a file
 			// (./secrets/run.sh reads it); only Read deny rules judge
 			// it, so `cp` is not the file ./cp.
@@ -150,7 +164,6 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 			if strings.HasPrefix(r.text, "~") && !w.Tilde {
 				r.text = "./" + r.text // a quoted ~ is a literal name
 			}
-			texts = append(texts, r)
 		}
 		if i > 0 && w.Glob && !strings.HasPrefix(w.Value, "-") {
 			c.globMentions(pt, w)
@@ -161,17 +174,20 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		if !a.Static {
 			text = a.Raw
 		}
-		rs, unsure := readings(text)
+		start := len(texts)
+		var unsure bool
+		texts, unsure = readings(texts, text)
 		pt.mentionsUnsure = pt.mentionsUnsure || unsure
-		for _, r := range rs {
-			r.weak = r.weak || !a.Static
-			texts = append(texts, r)
+		for k := start; k < len(texts); k++ {
+			texts[k].weak = texts[k].weak || !a.Static
 		}
 	}
+	c.readScratch = texts[:0]
 	if len(texts) > maxMentions {
 		pt.mentionsUnsure = true
 		texts = texts[:maxMentions]
 	}
+	pt.mentions = slices.Grow(pt.mentions, len(texts))
 	for _, r := range texts {
 		ts, ok := c.shellTargets(r.text)
 		if !ok {
@@ -196,7 +212,7 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 			pt.mentionsUnsure = true
 			continue
 		}
-		matches, _ := filepath.Glob(t.abs)
+		matches, _ := c.glob(t.abs)
 		for _, m := range matches {
 			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
 		}
@@ -207,15 +223,6 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
-}
-
-// targets returns the targets of ms.
-func targets(ms []mention) []target {
-	ts := make([]target, len(ms))
-	for i, m := range ms {
-		ts[i] = m.t
-	}
-	return ts
 }
 
 // statOnly are programs whose operands are only looked up, never read or

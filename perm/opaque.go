@@ -28,67 +28,84 @@ var (
 // project's code, like make or npm run.
 func opaque(forms []string) string {
 	for _, f := range forms {
-		fields := strings.Fields(f)
-		if len(fields) == 0 {
-			continue
+		if !opaqueProg(filepath.Base(firstField(f))) {
+			continue // opaqueForm would find nothing
 		}
-		prog := filepath.Base(fields[0])
-		args := fields[1:]
-		if prog == "xargs" || prog == "parallel" {
-			// Its input becomes the arguments, or with -I the code, of
-			// whatever it runs: a shell or interpreter there is opaque.
-			for _, a := range args {
-				if b := filepath.Base(a); shells[b] || interpreters[b] != nil {
-					return prog + " feeding " + b
-				}
-			}
-			continue
-		}
-		if prog == "source" || prog == "." || shells[prog] || interpreters[prog] != nil {
-			// A program read from a pipe or a process substitution.
-			for _, a := range args {
-				if strings.HasPrefix(a, "<(") || a == "/dev/stdin" || strings.HasPrefix(a, "/dev/fd/") || strings.HasPrefix(a, "/proc/self/fd/") {
-					return prog + " reading code from " + a
-				}
-			}
-		}
-		if prog == "sed" {
-			if s := sedCode(args); s != "" {
-				return s
-			}
-			continue
-		}
-		if shells[prog] {
-			if readsStdin(args, "-c") {
-				return prog + " reading commands from stdin"
-			}
-			continue
-		}
-		inline, ok := interpreters[prog]
-		if !ok {
-			continue
-		}
-		for _, a := range args {
-			for _, o := range inline {
-				if a == o || (len(o) == 2 && o[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1]))) {
-					return prog + " " + o + " code"
-				}
-			}
-		}
-		if prog == "awk" || prog == "gawk" {
-			// An awk program runs commands through system(), pipes and
-			// getline, and writes files through redirections.
-			rest := strings.Join(args, " ")
-			if strings.Contains(rest, "system") || strings.ContainsAny(rest, "|>") || strings.Contains(rest, "getline") || slices.Contains(args, "-f") {
-				return prog + " program that runs commands or writes files"
-			}
-			continue
-		}
-		if readsStdin(args, "") {
-			return prog + " reading code from stdin"
+		if s := opaqueForm(strings.Fields(f)); s != "" {
+			return s
 		}
 	}
 	return ""
+}
+
+// opaqueForm is opaque for one form, split into fields.
+func opaqueForm(fields []string) string {
+	if len(fields) == 0 {
+		return ""
+	}
+	prog := filepath.Base(fields[0])
+	args := fields[1:]
+	if prog == "xargs" || prog == "parallel" {
+		// Its input becomes the arguments, or with -I the code, of
+		// whatever it runs: a shell or interpreter there is opaque.
+		for _, a := range args {
+			if b := filepath.Base(a); shells[b] || interpreters[b] != nil {
+				return prog + " feeding " + b
+			}
+		}
+		return ""
+	}
+	if prog == "source" || prog == "." || shells[prog] || interpreters[prog] != nil {
+		// A program read from a pipe or a process substitution.
+		for _, a := range args {
+			if strings.HasPrefix(a, "<(") || a == "/dev/stdin" || strings.HasPrefix(a, "/dev/fd/") || strings.HasPrefix(a, "/proc/self/fd/") {
+				return prog + " reading code from " + a
+			}
+		}
+	}
+	if prog == "sed" {
+		return sedCode(args)
+	}
+	if shells[prog] {
+		if readsStdin(args, "-c") {
+			return prog + " reading commands from stdin"
+		}
+		return ""
+	}
+	inline, ok := interpreters[prog]
+	if !ok {
+		return ""
+	}
+	for _, a := range args {
+		for _, o := range inline {
+			if a == o || (len(o) == 2 && o[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1]))) {
+				return prog + " " + o + " code"
+			}
+		}
+	}
+	if prog == "awk" || prog == "gawk" {
+		// An awk program runs commands through system(), pipes and
+		// getline, and writes files through redirections.
+		rest := strings.Join(args, " ")
+		if strings.Contains(rest, "system") || strings.ContainsAny(rest, "|>") || strings.Contains(rest, "getline") || slices.Contains(args, "-f") {
+			return prog + " program that runs commands or writes files"
+		}
+		return ""
+	}
+	if readsStdin(args, "") {
+		return prog + " reading code from stdin"
+	}
+	return ""
+}
+
+// opaqueProg reports whether opaque looks at a form run by prog.
+func opaqueProg(prog string) bool {
+	switch prog {
+	case "xargs", "parallel", "source", ".", "sed":
+		return true
+	}
+	_, interp := interpreters[prog] // awk is one with no inline option
+	return interp || shells[prog]
 }
 
 // readsStdin reports whether a shell or interpreter invoked with args reads

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -41,6 +42,7 @@ var (
 	physical    = workspace.Physical
 	realPath    = workspace.RealPath
 	within      = workspace.Within
+	clean       = workspace.Clean
 )
 
 // Resolve returns the path p names (workspace.Roots.Abs) and the same
@@ -118,6 +120,13 @@ type pathPattern struct {
 	dir string
 	// literal is set when abs has no metacharacter: equality suffices.
 	literal bool
+	// star is set when abs is matched by starMatch: its only wildcards
+	// are "*" within segments, or a final "/**" (globstar).
+	star, globstar bool
+	// starAbs is abs without that final "/**"; oneStar is the index of
+	// its only "*", or -1.
+	starAbs string
+	oneStar int
 }
 
 func compilePath(ws Workspace, pat string) pathPattern {
@@ -131,7 +140,101 @@ func compilePath(ws Workspace, pat string) pathPattern {
 		}
 		pp.dir = lit[:strings.LastIndexByte(lit, '/')+1]
 	}
+	if !pp.literal {
+		pp.setStar(pp.abs)
+	}
 	return pp
+}
+
+// setStar sets pp's star fields for the pattern pat (starPattern).
+func (pp *pathPattern) setStar(pat string) {
+	pp.starAbs, pp.globstar, pp.star = starPattern(pat)
+	pp.oneStar = -1
+	if pp.star && !pp.globstar && strings.Count(pp.starAbs, "*") == 1 {
+		pp.oneStar = strings.IndexByte(pp.starAbs, '*')
+	}
+}
+
+// starMatch is doublestar.Match(pp.abs, q) for a star pattern: a literal
+// before a final "/**" is q or an ancestor of it; A*B is q starting with
+// A and ending with B with no "/" between; others go segment by segment.
+func (pp *pathPattern) starMatch(q string) bool {
+	switch r := pp.starAbs; {
+	case pp.globstar:
+		return q == r || len(q) > len(r) && q[len(r)] == '/' && q[:len(r)] == r
+	case pp.oneStar >= 0:
+		a, b := r[:pp.oneStar], r[pp.oneStar+1:]
+		return len(q) >= len(a)+len(b) && strings.HasPrefix(q, a) && strings.HasSuffix(q, b) &&
+			strings.IndexByte(q[len(a):len(q)-len(b)], '/') < 0
+	}
+	return starMatch(pp.starAbs, q, false)
+}
+
+// starPattern reports whether doublestar.Match(pat, q) is starMatch(rest,
+// q, globstar) for every q: pat's only metacharacters are "*" within
+// segments, or a final "/**" after literal text, and it is valid UTF-8 without U+FFFD (which
+// doublestar compares to any invalid byte, by runes).
+func starPattern(pat string) (rest string, globstar, ok bool) {
+	if !utf8.ValidString(pat) || strings.ContainsRune(pat, utf8.RuneError) || strings.ContainsAny(pat, `?[]{}\,`) {
+		return "", false, false
+	}
+	rest, globstar = strings.CutSuffix(pat, "/**")
+	// Before a final "/**" only literal text is read this way: doublestar
+	// does not let "/*/**" match "/", which "/*" matches.
+	if globstar && strings.Contains(rest, "*") || strings.Contains(rest, "**") {
+		return "", false, false
+	}
+	return rest, globstar, true
+}
+
+// starMatch matches q against pat segment by segment ("/" separates;
+// "*" matches any run of bytes within a segment). With globstar, q may
+// go on with "/" and anything after the segments pat matches: a final
+// "/**" matches zero or more directories.
+func starMatch(pat, q string, globstar bool) bool {
+	for {
+		pseg, prest, pmore := strings.Cut(pat, "/")
+		qseg, qrest, qmore := strings.Cut(q, "/")
+		if !segmentMatch(pseg, qseg) {
+			return false
+		}
+		if !pmore {
+			return !qmore || globstar
+		}
+		if !qmore {
+			return false
+		}
+		pat, q = prest, qrest
+	}
+}
+
+// segmentMatch matches one segment against a pattern segment whose only
+// wildcard is "*": the leftmost placement of each literal run, backing up
+// to the last "*" on a mismatch.
+func segmentMatch(p, s string) bool {
+	px, sx := 0, 0
+	star, next := -1, 0 // the last "*" seen, and where its match ends
+	for px < len(p) || sx < len(s) {
+		if px < len(p) {
+			if p[px] == '*' {
+				star, next = px, sx
+				px++
+				continue
+			}
+			if sx < len(s) && p[px] == s[sx] {
+				px++
+				sx++
+				continue
+			}
+		}
+		if star >= 0 && next < len(s) {
+			next++
+			px, sx = star+1, next
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // match matches one absolute path. Broad matching (deny, ask) also fires
@@ -145,7 +248,10 @@ func (pp pathPattern) match(p string, broad bool) bool {
 	}
 	// The ancestors of a clean absolute path are found by cutting at its
 	// last "/"; filepath.Dir is for anything else.
-	cut := len(p) > 0 && p[0] == '/' && filepath.Clean(p) == p
+	cut := len(p) > 0 && p[0] == '/' && clean(p) == p
+	if cut && pp.literal && !pp.base {
+		return literalMatch(pp.abs, p, broad)
+	}
 	for q := p; ; {
 		if !pp.base && !dirPrefix(q, pp.dir) {
 			return false // q and every ancestor of it are outside dir
@@ -154,12 +260,19 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		if pp.base {
 			subject = filepath.Base(q)
 		}
-		if pp.literal {
+		switch {
+		case pp.literal:
 			if subject == pp.abs {
 				return true
 			}
-		} else if ok, _ := doublestar.Match(pp.abs, subject); ok {
-			return true
+		case pp.star:
+			if pp.starMatch(subject) {
+				return true
+			}
+		default:
+			if ok, _ := doublestar.Match(pp.abs, subject); ok {
+				return true
+			}
 		}
 		if !broad {
 			return false
@@ -178,6 +291,16 @@ func (pp pathPattern) match(p string, broad bool) bool {
 		}
 		q = parent
 	}
+}
+
+// literalMatch is match for a pattern without metacharacters and a clean
+// absolute p: p is lit, or (broad) an ancestor of p is, which is lit
+// followed by "/" starting p, or lit is the root.
+func literalMatch(lit, p string, broad bool) bool {
+	if p == lit {
+		return true
+	}
+	return broad && lit != "" && (lit == "/" || len(p) > len(lit) && p[len(lit)] == '/' && p[:len(lit)] == lit)
 }
 
 // dirPrefix reports whether q+"/" starts with dir, without building it.
@@ -256,17 +379,27 @@ func sensitivePath(p string) string {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
 		return ""
 	}
-	for _, d := range systemDirs {
-		if within(p, d) {
-			return d + "/"
+	// within(p, d) for every system directory, with p cleaned once: the
+	// directories are clean and absolute, so containment is a prefix
+	// ending at a separator; a relative p is in none of them.
+	if len(p) > 0 && p[0] == '/' {
+		cp := clean(p)
+		for _, d := range systemDirs {
+			if cleanWithin(cp, d) {
+				return d + "/"
+			}
 		}
 	}
 	// Compared case-insensitively: on a case-insensitive file system
 	// .GIT/ is .git/, and matching more is the safe side.
 	lower := strings.ToLower(filepath.ToSlash(p))
-	for _, d := range sensitiveDirs {
-		if hasSegments(lower, d) {
-			return d + "/"
+	// Every sensitive directory starts with ".": a path without a
+	// segment that does is in none of them.
+	if strings.Contains(lower, "/.") {
+		for _, d := range sensitiveDirs {
+			if hasSegments(lower, d) {
+				return d + "/"
+			}
 		}
 	}
 	base := strings.ToLower(filepath.Base(p))
@@ -276,6 +409,12 @@ func sensitivePath(p string) string {
 		}
 	}
 	return ""
+}
+
+// cleanWithin is workspace.Within for clean absolute paths: p is dir or
+// inside it.
+func cleanWithin(p, dir string) bool {
+	return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
 // hasSegments reports whether the path p+"/" contains "/"+d+"/": d as

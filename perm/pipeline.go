@@ -125,6 +125,7 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 		}
 		return Result{Decision: Deny, Step: 1, Reason: reason, Rule: e.Rule.String(), Source: e.Source}, true
 	}
+	aliases := false
 	if rs.deny.hasBash || rs.ask.hasBash {
 		for i := range c.parts {
 			pt := &c.parts[i]
@@ -135,11 +136,15 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 			// like git -c alias.X=...; a "!" alias is shell code.
 			forms, _ := c.repoAliasForms(pt)
 			pt.denyForms = append(pt.denyForms, forms...)
+			aliases = aliases || len(forms) > 0
 		}
 	}
-	if cr, _ := firstDeny(c, rs); cr != nil {
-		e := cr.Entry
-		return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + " (git alias)", Rule: e.Rule.String(), Source: e.Source}, true
+	// Without alias forms the parts are as firstDeny saw them above.
+	if aliases {
+		if cr, _ := firstDeny(c, rs); cr != nil {
+			e := cr.Entry
+			return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + " (git alias)", Rule: e.Rule.String(), Source: e.Source}, true
+		}
 	}
 	if !rs.deny.hasBash {
 		return Result{}, false
@@ -151,11 +156,18 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 	for i := range c.parts {
 		if pt := &c.parts[i]; pt.kind == kindCommand {
 			words[i] = mentionWords(pt.denyForms)
-			cands = append(cands, rs.deny.mentioned(words[i])...)
+			if !rs.deny.linear() {
+				cands = append(cands, rs.deny.mentioned(words[i])...)
+			}
 		}
 	}
-	slices.Sort(cands)
-	for _, j := range slices.Compact(cands) {
+	if rs.deny.linear() {
+		cands = rs.deny.all // every rule, in order; shared: not modified
+	} else {
+		slices.Sort(cands)
+		cands = slices.Compact(cands)
+	}
+	for _, j := range cands {
 		cr := &rs.deny.rules[j]
 		e := cr.Entry
 		for i := range c.parts {
@@ -241,7 +253,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				}
 				return ask(fmt.Sprintf(what, root, r), r)
 			}
-			if ms, _ := c.mentionsOf(pt); anyDevice(targets(ms)) {
+			if ms, _ := c.mentionsOf(pt); anyDevice(ms) {
 				return ask("destructive command", "write to a block device")
 			}
 		case kindWrite:
@@ -299,9 +311,9 @@ func coveredTree(c *call, pt *part, deny *ruleList) (rule, root string) {
 }
 
 // anyDevice reports whether a command names a block device (cp x /dev/sda).
-func anyDevice(ts []target) bool {
-	for _, t := range ts {
-		if isDevice(t.abs) || isDevice(t.real) {
+func anyDevice(ms []mention) bool {
+	for _, m := range ms {
+		if isDevice(m.t.abs) || isDevice(m.t.real) {
 			return true
 		}
 	}

@@ -109,7 +109,7 @@ func (c *call) globReads(pattern string, ts []target) ([]target, string) {
 		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
 			return nil, "glob " + pattern + " has a pattern before its last element"
 		}
-		matches, err := filepath.Glob(t.abs)
+		matches, err := c.glob(t.abs)
 		if err != nil {
 			return nil, "glob " + pattern + " is malformed"
 		}

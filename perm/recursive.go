@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // readers are programs that read the files their arguments name: a
@@ -42,6 +43,9 @@ func recursionOf(allow string, deny []string) recursion {
 		if i >= 0 {
 			form = deny[i]
 		}
+		if !recursiveProgs[filepath.Base(firstField(form))] {
+			continue // recursionOfForm would find nothing
+		}
 		r := recursionOfForm(strings.Fields(form))
 		out.recursive = out.recursive || r.recursive
 		out.follows = out.follows || r.follows
@@ -49,6 +53,22 @@ func recursionOf(allow string, deny []string) recursion {
 		out.tracked = out.tracked || r.tracked
 	}
 	return out
+}
+
+// recursiveProgs are the programs recursionOfForm knows.
+var recursiveProgs = map[string]bool{
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "find": true, "diff": true,
+	"cp": true, "zip": true, "rsync": true, "scp": true, "tar": true, "git": true,
+}
+
+// firstField is strings.Fields(s)[0], or "" when s has no field, without
+// splitting the rest.
+func firstField(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func recursionOfForm(f []string) recursion {

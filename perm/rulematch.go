@@ -3,8 +3,6 @@ package perm
 import (
 	"path"
 	"strings"
-
-	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // how says which kind of rule a match is for. Deny and ask rules match
@@ -147,18 +145,63 @@ func matchOther(r Rule, pt *part, h how) bool {
 	return !r.HasPattern && mcpServerMatch(r.Tool, pt.tool)
 }
 
-// mentionSplit splits a command's text into the words a program name may
-// hide in: white space, shell punctuation and "=".
-var mentionSplit = lazyre.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
+// mentionSep reports the bytes mentionWords splits at: white space (as
+// RE2's \s: tab, newline, form feed, carriage return, space), shell
+// punctuation and "=". All are ASCII, so a byte of a multi-byte UTF-8
+// sequence is never one.
+func mentionSep(b byte) bool {
+	switch b {
+	case '\t', '\n', '\f', '\r', ' ', ';', '|', '&', '(', ')', '<', '>', '\'', '"', '`', '$', '=', '{', '}', '[', ']', ',':
+		return true
+	}
+	return false
+}
 
 // mentionWords splits each of a command's forms into the words a program
-// name may hide in (mentionSplit), once for every deny rule.
+// name may hide in, once for every deny rule: at every run of mentionSep
+// bytes, an empty word before a leading run and after a trailing one.
 func mentionWords(forms []string) [][]string {
+	// One block holds every form's words: count them first.
+	n := 0
+	for _, f := range forms {
+		n += 1 + mentionRuns(f)
+	}
+	block := make([]string, 0, n)
 	toks := make([][]string, len(forms))
 	for i, f := range forms {
-		toks[i] = mentionSplit().Split(f, -1)
+		start := len(block)
+		block = splitMention(f, block)
+		toks[i] = block[start:len(block):len(block)]
 	}
 	return toks
+}
+
+// mentionRuns counts the runs of mentionSep bytes in s.
+func mentionRuns(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if mentionSep(s[i]) && (i == 0 || !mentionSep(s[i-1])) {
+			n++
+		}
+	}
+	return n
+}
+
+// splitMention appends the words of s (mentionWords) to out.
+func splitMention(s string, out []string) []string {
+	start := 0
+	for i := 0; i < len(s); {
+		if !mentionSep(s[i]) {
+			i++
+			continue
+		}
+		out = append(out, s[start:i])
+		for i < len(s) && mentionSep(s[i]) {
+			i++
+		}
+		start = i
+	}
+	return append(out, s[start:])
 }
 
 // mentionMatch reports whether the program of a Bash rule pattern appears
@@ -201,9 +244,6 @@ func ruleProgram(pat string) (prog, rest string) {
 	return prog, rest
 }
 
-// versionRe matches what may follow a program's name in a versioned one.
-var versionRe = lazyre.MustCompile(`^[-.]?[0-9][0-9.]*$`)
-
 // namesProgram reports whether the word t (a path or a name) runs prog:
 // the same name, a path ending in it, or a versioned name. A prog that is
 // a path must be that path.
@@ -212,5 +252,5 @@ func namesProgram(t, prog string) bool {
 		return t == prog
 	}
 	base := path.Base(t)
-	return base == prog || strings.HasPrefix(base, prog) && versionRe().MatchString(base[len(prog):])
+	return base == prog || strings.HasPrefix(base, prog) && isVersion(base[len(prog):])
 }

@@ -102,11 +102,58 @@ func (r Roots) Abs(p string) string {
 	case p == "~":
 		p = r.Home
 	case strings.HasPrefix(p, "~/"):
-		p = filepath.Join(r.Home, p[2:])
+		p = join(r.Home, p[2:])
 	case !filepath.IsAbs(p):
-		p = filepath.Join(r.Cwd, p)
+		p = join(r.Cwd, p)
+	}
+	return Clean(p)
+}
+
+// join is filepath.Join(dir, p) for a relative p: a non-empty dir is
+// joined by a separator and the result cleaned once (Join's own work).
+func join(dir, p string) string {
+	if dir == "" {
+		return filepath.Join(dir, p)
+	}
+	return Clean(dir + "/" + p)
+}
+
+// Clean is filepath.Clean, answering an absolute path that is clean
+// already (the common case on the gate's hot path) by one scan without
+// Clean's work: it returns p itself.
+func Clean(p string) string {
+	if cleanAbs(p) {
+		return p
 	}
 	return filepath.Clean(p)
+}
+
+// cleanAbs reports whether p is an absolute path filepath.Clean leaves
+// unchanged: "/", or "/" followed by segments that are neither empty nor
+// "." nor "..", without a trailing separator.
+func cleanAbs(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	if len(p) == 1 {
+		return true
+	}
+	if p[len(p)-1] == '/' || strings.Contains(p, "//") {
+		return false // an empty segment
+	}
+	// A "." or ".." segment starts with "/.": look at each.
+	for i := strings.Index(p, "/."); i >= 0; {
+		rest := p[i+2:] // after "/."
+		if rest == "" || rest[0] == '/' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/') {
+			return false
+		}
+		j := strings.Index(rest, "/.")
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return true
 }
 
 // Raw is Abs without the lexical cleaning, so a ".." after a symbolic
@@ -160,7 +207,7 @@ func Within(p, dir string) bool {
 	if len(p) > 0 && p[0] == '/' && dir[0] == '/' {
 		// Both absolute: once clean, containment is a prefix ending at
 		// a separator (what filepath.Rel decides, without its work).
-		p, dir = filepath.Clean(p), filepath.Clean(dir)
+		p, dir = Clean(p), Clean(dir)
 		return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 	}
 	rel, err := filepath.Rel(dir, p)

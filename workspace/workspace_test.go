@@ -125,3 +125,43 @@ func TestResolveFrom(t *testing.T) {
 		t.Error("ResolveFrom reused roots resolved for other directories")
 	}
 }
+
+// Clean and Abs against the filepath definitions they shortcut.
+func checkClean(t *testing.T, p, dir string) {
+	t.Helper()
+	if got, want := Clean(p), filepath.Clean(p); got != want {
+		t.Errorf("Clean(%q) = %q, want %q", p, got, want)
+	}
+	r := Roots{Cwd: dir, Home: dir}
+	var want string
+	switch {
+	case p == "~":
+		want = filepath.Clean(dir)
+	case strings.HasPrefix(p, "~/"):
+		want = filepath.Clean(filepath.Join(dir, p[2:]))
+	case !filepath.IsAbs(p):
+		want = filepath.Clean(filepath.Join(dir, p))
+	default:
+		want = filepath.Clean(p)
+	}
+	if got := r.Abs(p); got != want {
+		t.Errorf("Roots{Cwd: %q}.Abs(%q) = %q, want %q", dir, p, got, want)
+	}
+}
+
+var cleanSeeds = []string{"", "/", "//", "/./", "/a/.", "/a/..", "/.a/.b", "/a/..../b", "/a/.../", "/x/.", "/.", "/.", "/..", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/.b", "/a/..b", "/a/b.", "/...", "a", "./a", "../a", "a/..", "~", "~/x", "~/../y", "/a/b/c.go"}
+
+func TestCleanEquivalence(t *testing.T) {
+	for _, p := range cleanSeeds {
+		for _, dir := range []string{"", "/", "/w", "/w/", "rel", "/w/../x"} {
+			checkClean(t, p, dir)
+		}
+	}
+}
+
+func FuzzCleanEquivalence(f *testing.F) {
+	for _, p := range cleanSeeds {
+		f.Add(p, "/w")
+	}
+	f.Fuzz(checkClean)
+}
