@@ -113,7 +113,9 @@ func Parse(src string) (*Script, error) {
 	}
 	c := &collector{}
 	c.text(src)
-	c.walk(f, newWalkState(src))
+	st := c.walkState(src)
+	c.walk(f, st)
+	st.release()
 	return &c.script, nil
 }
 
@@ -157,6 +159,31 @@ func parseFile(src string) (*syntax.File, error) {
 // trees: the script's own and those of shell code found in strings.
 type collector struct {
 	script Script
+	// cmds and words are slabs the next Command and its Words are cut
+	// from, so that a script's commands cost a few allocations in all
+	// rather than two each. They are never shared between Scripts.
+	cmds  []Command
+	words []Word
+}
+
+// newCommand returns a new zero Command cut from the slab.
+func (c *collector) newCommand() *Command {
+	if len(c.cmds) == cap(c.cmds) {
+		c.cmds = make([]Command, 0, min(2*max(cap(c.cmds), 2), 64))
+	}
+	c.cmds = c.cmds[:len(c.cmds)+1]
+	return &c.cmds[len(c.cmds)-1]
+}
+
+// newWords returns n zero Words cut from the slab, with no spare capacity:
+// an append to them never reaches another command's words.
+func (c *collector) newWords(n int) []Word {
+	if n > cap(c.words)-len(c.words) {
+		c.words = make([]Word, 0, max(n, min(2*max(cap(c.words), 8), 256)))
+	}
+	start := len(c.words)
+	c.words = c.words[:start+n]
+	return c.words[start : start+n : start+n]
 }
 
 // walkState is the context of one walk over one parsed source. Every
@@ -187,6 +214,9 @@ type walkState struct {
 	// environ is false if src holds neither "/proc/" nor "environ", so
 	// that no word's text as written can (see readsEnviron).
 	environ bool
+
+	c  *collector             // the collector this walk feeds
+	fn func(syntax.Node) bool // the syntax.Walk callback, made once per walkState
 }
 
 // frame is one enclosing node and what entering it changed in walkState.
@@ -208,13 +238,50 @@ const (
 	inArith                           // an arithmetic context
 )
 
-// newWalkState returns the state for a walk over src.
-func newWalkState(src string) *walkState {
-	return &walkState{
-		src:     src,
-		environ: strings.Contains(src, "/proc/") || strings.Contains(src, "environ"),
-		stack:   make([]frame, 0, 32), // deep enough for most commands
+// walkStates holds walkStates for reuse: release leaves one as new (no
+// node, command or collector of an earlier walk stays reachable from it),
+// and a walk of nested shell code takes one of its own.
+var walkStates sync.Pool
+
+// The pool's New is set in init: a walk may parse nested code, which
+// takes a walkState from the pool again.
+func init() { walkStates.New = newWalkState }
+
+func newWalkState() any {
+	st := &walkState{stack: make([]frame, 0, 32)} // deep enough for most commands
+	st.fn = func(n syntax.Node) bool {
+		if n == nil {
+			st.leave()
+			return true
+		}
+		st.c.visit(n, st)
+		st.enter(n)
+		return true
 	}
+	return st
+}
+
+// walkState returns the state for a walk over src that feeds c. Release it
+// once the walk is done.
+func (c *collector) walkState(src string) *walkState {
+	st := walkStates.Get().(*walkState)
+	st.c, st.src = c, src
+	st.environ = strings.Contains(src, "/proc/") || strings.Contains(src, "environ")
+	return st
+}
+
+// release resets st and returns it to walkStates.
+func (st *walkState) release() {
+	stack := st.stack
+	if cap(stack) > 1024 {
+		stack = make([]frame, 0, 32) // a deep tree's stack is not kept
+	} else {
+		clear(stack[:cap(stack)])
+	}
+	funcs, loops, fn := st.funcs, st.loops[:0], st.fn
+	clear(funcs)
+	*st = walkState{stack: stack[:0], funcs: funcs, loops: loops, fn: fn}
+	walkStates.Put(st)
 }
 
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
@@ -349,15 +416,7 @@ func (c *collector) suspect(label string) {
 // walk visits every node under root. syntax.Walk calls f(nil) after a
 // node's children, which keeps st.stack the list of enclosing nodes.
 func (c *collector) walk(root syntax.Node, st *walkState) {
-	syntax.Walk(root, func(n syntax.Node) bool {
-		if n == nil {
-			st.leave()
-			return true
-		}
-		c.visit(n, st)
-		st.enter(n)
-		return true
-	})
+	syntax.Walk(root, st.fn)
 }
 
 func (c *collector) visit(n syntax.Node, st *walkState) {
@@ -375,7 +434,8 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			c.suspect(labelFuncPath)
 		}
 	case *syntax.CallExpr:
-		cmd := &Command{Nested: st.inNested()}
+		cmd := c.newCommand()
+		cmd.Nested = st.inNested()
 		if len(n.Assigns) > 0 {
 			cmd.Assigns = make([]Assign, len(n.Assigns))
 			for i, a := range n.Assigns {
@@ -383,7 +443,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			}
 		}
 		if len(n.Args) > 0 {
-			cmd.Words = make([]Word, len(n.Args))
+			cmd.Words = c.newWords(len(n.Args))
 			for i, w := range n.Args {
 				cmd.Words[i] = newWord(w, st.src)
 			}
@@ -394,10 +454,12 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:
-		cmd := &Command{Nested: st.inNested(), Words: make([]Word, 0, 1+len(n.Args))}
-		cmd.Words = append(cmd.Words, Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true})
-		for _, a := range n.Args {
-			cmd.Words = append(cmd.Words, declWord(a, st.src))
+		cmd := c.newCommand()
+		cmd.Nested = st.inNested()
+		cmd.Words = c.newWords(1 + len(n.Args))
+		cmd.Words[0] = Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true}
+		for i, a := range n.Args {
+			cmd.Words[1+i] = declWord(a, st.src)
 		}
 		c.add(cmd, st)
 	case *syntax.Assign:
@@ -451,6 +513,9 @@ func (c *collector) add(cmd *Command, st *walkState) {
 	if len(cmd.cached) >= maxVariants {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
+	if c.script.Commands == nil {
+		c.script.Commands = make([]*Command, 0, 4)
+	}
 	c.script.Commands = append(c.script.Commands, cmd)
 	c.command(cmd)
 	c.nestedShells(cmd, st)
@@ -500,14 +565,46 @@ func newAssign(a *syntax.Assign, src string) Assign {
 		out.Static = true // NAME= assigns the empty string
 		return out
 	}
+	if v, ok := assignValueSimple(a.Value); ok {
+		out.Value, out.Static = v, true
+		return out
+	}
+	out.Value, out.Static = assignValueFull(out.Name, a.Value)
+	return out
+}
+
+// assignValueSimple is assignValueFull for the common value, one literal
+// with no "~", backslash or "{" or one plain single-quoted string, which
+// is its own text. ok is false for every other value. FuzzUnquote checks
+// that the two agree.
+func assignValueSimple(v *syntax.Word) (string, bool) {
+	if len(v.Parts) != 1 {
+		return "", false
+	}
+	switch p := v.Parts[0].(type) {
+	case *syntax.Lit:
+		if !strings.ContainsAny(p.Value, "~\\{") {
+			return p.Value, true
+		}
+	case *syntax.SglQuoted:
+		if !p.Dollar {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// assignValueFull returns the value of a plain assignment to name with its
+// quoting removed and true if it is static; else "" and false.
+func assignValueFull(name string, v *syntax.Word) (string, bool) {
 	// Unquote NAME=value as one word so that the tilde rules for
 	// assignments ("~" after "=" or ":") apply.
-	parts := append([]syntax.WordPart{&syntax.Lit{Value: out.Name + "="}}, a.Value.Parts...)
+	parts := append([]syntax.WordPart{&syntax.Lit{Value: name + "="}}, v.Parts...)
 	w := unquote(&syntax.Word{Parts: parts})
-	if w.Static {
-		out.Value, out.Static = strings.TrimPrefix(w.Value, out.Name+"="), true
+	if !w.Static {
+		return "", false
 	}
-	return out
+	return strings.TrimPrefix(w.Value, name+"="), true
 }
 
 // declWord returns an argument of declare, export and friends as a Word.

@@ -37,7 +37,13 @@ const (
 // characters make what a person reviews differ from what runs. (Invalid
 // UTF-8 never gets here: the parser rejects it.)
 func (c *collector) text(src string) {
-	for _, r := range src {
+	// Printable ASCII, tab and newline, nearly all there is, need no
+	// look at their runes.
+	i := 0
+	for i < len(src) && (src[i] >= 0x20 && src[i] < 0x7f || src[i] == '\t' || src[i] == '\n') {
+		i++
+	}
+	for _, r := range src[i:] {
 		switch {
 		case r == '\t' || r == '\n':
 		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
