@@ -143,3 +143,26 @@ func BenchmarkCorpusParse(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkCorpusAnalyze is Parse and every method the engine may call on
+// each command, over BenchmarkCorpus's commands.
+func BenchmarkCorpusAnalyze(b *testing.B) {
+	calls := callcorpus.Bash(14, 2000)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s, err := Parse(calls[i%len(calls)].Input["command"].(string))
+		i++
+		if err != nil {
+			continue
+		}
+		for _, c := range s.Commands {
+			_, _ = c.AllowForm()
+			_ = c.DenyForms()
+			_, _ = c.Writes()
+			_ = c.Destructive()
+			_ = c.CodeAssigns()
+			_, _ = c.Reads()
+		}
+	}
+}

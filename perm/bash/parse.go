@@ -255,10 +255,40 @@ func newWalkState() any {
 			return true
 		}
 		st.c.visit(n, st)
+		if inert(n) {
+			return false // nothing below it to check: not entered, not left
+		}
 		st.enter(n)
 		return true
 	}
 	return st
+}
+
+// inert reports a node no check looks below: a literal, a quoted string,
+// a comment, or a word made only of literals and quoted strings. Neither
+// visit nor enter does anything for the nodes under it, so the walk need
+// not go there; it is most of the nodes of a typical command.
+func inert(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Lit, *syntax.SglQuoted, *syntax.Comment:
+		return true
+	case *syntax.Word:
+		for _, p := range n.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					if _, ok := q.(*syntax.Lit); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // walkState returns the state for a walk over src that feeds c. Release it
@@ -328,11 +358,17 @@ func (st *walkState) enter(n syntax.Node) {
 		f |= inArith
 		st.arith++
 	}
-	fr := frame{node: n, flags: f}
+	// The frame is written field by field in place: copying a whole
+	// frame in costs a bulk write barrier while the GC runs.
+	if len(st.stack) == cap(st.stack) {
+		st.stack = slices.Grow(st.stack, 1)
+	}
+	st.stack = st.stack[:len(st.stack)+1]
+	fr := &st.stack[len(st.stack)-1]
+	fr.node, fr.flags, fr.next, fr.cmd = n, f, 0, nil
 	if _, ok := n.(*syntax.CallExpr); ok {
 		fr.cmd, st.made = st.made, nil
 	}
-	st.stack = append(st.stack, fr)
 }
 
 // argWord returns w as unquoted already if w is the next argument of the
@@ -352,7 +388,7 @@ func (st *walkState) argWord(w *syntax.Word) *Word {
 
 // leave undoes the enter of the innermost node.
 func (st *walkState) leave() {
-	top := st.stack[len(st.stack)-1]
+	top := &st.stack[len(st.stack)-1]
 	st.stack = st.stack[:len(st.stack)-1]
 	f := top.flags
 	if f&inSubst != 0 {
