@@ -237,6 +237,9 @@ func (c *Command) allReadings(out [][]Word) [][]Word {
 
 // readings returns the readings one normalisation step makes of words.
 func readings(words []Word) [][]Word {
+	if !mayHaveReadings(words) {
+		return nil
+	}
 	var out [][]Word
 	if inner, ok := unwrap(words, broadWrappers, true); ok {
 		out = append(out, inner)
@@ -257,6 +260,22 @@ func readings(words []Word) [][]Word {
 		out = append(out, b)
 	}
 	return out
+}
+
+// mayHaveReadings is false if readings has none for words: the program
+// is not static, or is named by a plain name that is not a broad wrapper,
+// find, git or a dynamic loader. It spares the common command every look
+// readings takes.
+func mayHaveReadings(words []Word) bool {
+	if len(words) == 0 || !words[0].Static {
+		return false
+	}
+	v := words[0].Value
+	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") {
+		return true
+	}
+	_, ok := broadWrappers[v]
+	return ok
 }
 
 // sameWords reports whether two readings are the same: the same words

@@ -196,6 +196,7 @@ type walkState struct {
 	depth  int    // how many shell-code strings deep src is
 	subst  int    // how many substitutions enclose the current node
 	stack  []frame
+	high   int // the most frames stack has held: release clears them
 	// parent is the walk of the source the string src came from (eval
 	// 'f & f' inside f), nil for the script itself. It does not change
 	// while this walk runs.
@@ -306,7 +307,7 @@ func (st *walkState) release() {
 	if cap(stack) > 1024 {
 		stack = make([]frame, 0, 32) // a deep tree's stack is not kept
 	} else {
-		clear(stack[:cap(stack)])
+		clear(stack[:st.high])
 	}
 	funcs, loops, fn := st.funcs, st.loops[:0], st.fn
 	clear(funcs)
@@ -364,6 +365,7 @@ func (st *walkState) enter(n syntax.Node) {
 		st.stack = slices.Grow(st.stack, 1)
 	}
 	st.stack = st.stack[:len(st.stack)+1]
+	st.high = max(st.high, len(st.stack))
 	fr := &st.stack[len(st.stack)-1]
 	fr.node, fr.flags, fr.next, fr.cmd = n, f, 0, nil
 	if _, ok := n.(*syntax.CallExpr); ok {

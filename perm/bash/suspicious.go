@@ -124,6 +124,9 @@ func substInSubscript(s string) bool {
 // (`\-rf`, `-\r\f`): it means the same as the plain flag and only serves
 // to slip past text matching.
 func backslashFlag(lit string) bool {
+	if strings.IndexByte(lit, '\\') < 0 {
+		return false
+	}
 	if strings.HasPrefix(lit, `\-`) {
 		return true
 	}
@@ -143,6 +146,9 @@ func backslashFlag(lit string) bool {
 // whose last element is "environ". A /proc path that is not exact
 // (globbed or built from expansions) counts too: it may name one.
 func readsEnviron(text string, exact bool) bool {
+	if !strings.Contains(text, "environ") {
+		return !exact && strings.Contains(text, "/proc/") // the common case, in one look
+	}
 	if i := strings.Index(text, "/proc/"); i >= 0 {
 		if !exact || strings.Contains(text[i:], "environ") {
 			return true
