@@ -196,7 +196,6 @@ type walkState struct {
 	depth  int    // how many shell-code strings deep src is
 	subst  int    // how many substitutions enclose the current node
 	stack  []frame
-	high   int // the most frames stack has held: release clears them
 	// parent is the walk of the source the string src came from (eval
 	// 'f & f' inside f), nil for the script itself. It does not change
 	// while this walk runs.
@@ -213,8 +212,9 @@ type walkState struct {
 	// unquoted a second time when the walk reaches them.
 	made *Command
 	// environ is false if src holds neither "/proc/" nor "environ", so
-	// that no word's text as written can (see readsEnviron).
-	environ bool
+	// that no word's text as written can (see readsEnviron). It is worked
+	// out on first use, once environKnown is set (see mayReadEnviron).
+	environ, environKnown bool
 
 	c  *collector             // the collector this walk feeds
 	fn func(syntax.Node) bool // the syntax.Walk callback, made once per walkState
@@ -239,9 +239,11 @@ const (
 	inArith                           // an arithmetic context
 )
 
-// walkStates holds walkStates for reuse: release leaves one as new (no
-// node, command or collector of an earlier walk stays reachable from it),
-// and a walk of nested shell code takes one of its own.
+// walkStates holds walkStates for reuse, and a walk of nested shell code
+// takes one of its own. release leaves one as new but for the frames past
+// the top of its stack, which enter overwrites before any use: they keep
+// the nodes of an earlier walk reachable only until the pool lets go of
+// the walkState.
 var walkStates sync.Pool
 
 // The pool's New is set in init: a walk may parse nested code, which
@@ -297,8 +299,17 @@ func inert(n syntax.Node) bool {
 func (c *collector) walkState(src string) *walkState {
 	st := walkStates.Get().(*walkState)
 	st.c, st.src = c, src
-	st.environ = strings.Contains(src, "/proc/") || strings.Contains(src, "environ")
 	return st
+}
+
+// mayReadEnviron reports whether some word's text as written in src may
+// name an environment file: src holds "/proc/" or "environ".
+func (st *walkState) mayReadEnviron() bool {
+	if !st.environKnown {
+		st.environ = strings.Contains(st.src, "/proc/") || strings.Contains(st.src, "environ")
+		st.environKnown = true
+	}
+	return st.environ
 }
 
 // release resets st and returns it to walkStates.
@@ -306,8 +317,6 @@ func (st *walkState) release() {
 	stack := st.stack
 	if cap(stack) > 1024 {
 		stack = make([]frame, 0, 32) // a deep tree's stack is not kept
-	} else {
-		clear(stack[:st.high])
 	}
 	funcs, loops, fn := st.funcs, st.loops[:0], st.fn
 	clear(funcs)
@@ -365,7 +374,6 @@ func (st *walkState) enter(n syntax.Node) {
 		st.stack = slices.Grow(st.stack, 1)
 	}
 	st.stack = st.stack[:len(st.stack)+1]
-	st.high = max(st.high, len(st.stack))
 	fr := &st.stack[len(st.stack)-1]
 	fr.node, fr.flags, fr.next, fr.cmd = n, f, 0, nil
 	if _, ok := n.(*syntax.CallExpr); ok {

@@ -89,7 +89,7 @@ func (c *collector) word(w *syntax.Word, u *Word, st *walkState) {
 		if readsEnviron(u.Value, !u.Glob) {
 			c.suspect(labelProcEnviron)
 		}
-	case st.environ:
+	case st.mayReadEnviron():
 		if readsEnviron(sourceText(st.src, w), false) {
 			c.suspect(labelProcEnviron)
 		}
