@@ -365,7 +365,7 @@ func (c *Command) DenyForms() []string {
 		out.add(strings.TrimSpace(prefix + " " + join(c.Words, valueText)))
 	}
 	for _, v := range vs {
-		raw := join(v, rawText)
+		raw := c.joinRaw(v)
 		out.add(raw)
 		out.add(joinLike(v, valueText, raw))
 		out.add(joinLike(v, quotedText, raw))
@@ -449,6 +449,24 @@ func join(words []Word, text func(Word) string) string {
 		b.WriteString(text(w))
 	}
 	return b.String()
+}
+
+// joinRaw is join(words, rawText). For a tail of the command's own Words
+// (the words as written, or with wrappers stripped) whose source has them
+// separated by single spaces it is a slice of that source, not a copy.
+func (c *Command) joinRaw(words []Word) string {
+	n := len(words)
+	if c.spaced == "" || n == 0 || n > len(c.Words) || &words[n-1] != &c.Words[len(c.Words)-1] {
+		return join(words, rawText)
+	}
+	size := n - 1
+	for _, w := range words {
+		size += len(w.Raw)
+	}
+	if size > len(c.spaced) {
+		return join(words, rawText) // cannot happen: spaced holds them all
+	}
+	return c.spaced[len(c.spaced)-size:]
 }
 
 // joinLike is join(words, text) for raw, which is join(words, rawText):
@@ -543,7 +561,7 @@ func (c *Command) AllowForm() (string, bool) {
 	if name := words[0].Value; privileged[path.Base(name)] || words[0].Glob || name == "" || len(c.CodeAssigns()) > 0 {
 		return "", false
 	}
-	return join(words, quote), true
+	return joinLike(words, quote, c.joinRaw(words)), true
 }
 
 // gitAliased returns a git command line with its subcommand replaced by

@@ -44,6 +44,11 @@ func FuzzParse(f *testing.F) {
 			if !ok && form != "" {
 				t.Fatalf("AllowForm of %q: text %q with ok=false", src, form)
 			}
+			for _, v := range c.variants() {
+				if got, want := c.joinRaw(v), join(v, rawText); got != want {
+					t.Fatalf("joinRaw of %q: %q, want %q", src, got, want)
+				}
+			}
 			forms := c.DenyForms()
 			if len(c.Words) > 0 && len(forms) == 0 {
 				t.Fatalf("DenyForms of %q: none for a command with words", src)

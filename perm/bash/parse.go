@@ -61,9 +61,13 @@ type Command struct {
 	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
 	Nested bool
 
-	forkBomb bool      // a function calling itself in a pipe or background
-	cached   [][]Word  // variants, computed once by Parse
-	first    [1][]Word // cached's storage while it holds one reading
+	forkBomb bool // a function calling itself in a pipe or background
+	// spaced is the words' Raw texts joined by single spaces, if the
+	// source has them so (it is then a slice of the source, no copy);
+	// else "". See joinRaw.
+	spaced string
+	cached [][]Word  // variants, computed once by Parse
+	first  [1][]Word // cached's storage while it holds one reading
 }
 
 // Assign is one leading NAME=value assignment of a command.
@@ -493,6 +497,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			for i, w := range n.Args {
 				cmd.Words[i] = newWord(w, st.src)
 			}
+			cmd.spaced = spacedText(n.Args, st.src)
 		}
 		if name, ok := cmd.Name(); ok {
 			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
@@ -584,6 +589,22 @@ func (c *collector) redirects(rs []*syntax.Redirect, st *walkState) {
 			Target: t,
 		})
 	}
+}
+
+// spacedText returns the source text of args if one space, and nothing
+// else, separates each from the next; else "".
+func spacedText(args []*syntax.Word, src string) string {
+	start, end := args[0].Pos().Offset(), args[len(args)-1].End().Offset()
+	if start > end || end > uint(len(src)) {
+		return ""
+	}
+	for i := 1; i < len(args); i++ {
+		prev := args[i-1].End().Offset()
+		if args[i].Pos().Offset() != prev+1 || prev >= uint(len(src)) || src[prev] != ' ' {
+			return ""
+		}
+	}
+	return src[start:end]
 }
 
 // isFD reports whether the target of a >& or <& redirect names a file
