@@ -116,6 +116,7 @@ func Parse(src string) (*Script, error) {
 		return nil, err
 	}
 	c := &collector{}
+	c.reserve(src)
 	c.text(src)
 	st := c.walkState(src)
 	c.walk(f, st)
@@ -168,6 +169,29 @@ type collector struct {
 	// rather than two each. They are never shared between Scripts.
 	cmds  []Command
 	words []Word
+}
+
+// reserve sizes the slabs for src: a command at most per separator, a
+// word at most per run of non-blank characters. The guess is cheap and
+// usually close; the slabs grow past it when it is short.
+func (c *collector) reserve(src string) {
+	cmds, words := 1, 0
+	var prev byte = ' '
+	for i := 0; i < len(src); i++ {
+		b := src[i]
+		switch b {
+		case ';', '|', '&', '\n', '`', '(':
+			if b != prev {
+				cmds++
+			}
+		}
+		if b != ' ' && b != '\t' && b != '\n' && (prev == ' ' || prev == '\t' || prev == '\n') {
+			words++
+		}
+		prev = b
+	}
+	c.cmds = make([]Command, 0, min(cmds, 64))
+	c.words = make([]Word, 0, min(max(words, 1), 256))
 }
 
 // newCommand returns a new zero Command cut from the slab.
