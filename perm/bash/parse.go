@@ -171,28 +171,23 @@ type collector struct {
 	words []Word
 }
 
-// reserve sizes the slabs for src: a command at most per separator, a
-// word at most per run of non-blank characters. The guess is cheap and
-// usually close; the slabs grow past it when it is short.
+// reserve sizes the slabs for src: a command at most per separator byte,
+// a word at most per blank. The guess is cheap and usually close; the
+// slabs grow past it when it is short.
 func (c *collector) reserve(src string) {
-	cmds, words := 1, 0
-	var prev byte = ' '
+	cmds := 1
 	for i := 0; i < len(src); i++ {
-		b := src[i]
-		switch b {
-		case ';', '|', '&', '\n', '`', '(':
-			if b != prev {
-				cmds++
-			}
+		if separator[src[i]] {
+			cmds++
 		}
-		if b != ' ' && b != '\t' && b != '\n' && (prev == ' ' || prev == '\t' || prev == '\n') {
-			words++
-		}
-		prev = b
 	}
+	words := strings.Count(src, " ") + 1
 	c.cmds = make([]Command, 0, min(cmds, 64))
-	c.words = make([]Word, 0, min(max(words, 1), 256))
+	c.words = make([]Word, 0, min(words, 256))
 }
+
+// separator marks the bytes that may start another command.
+var separator = [256]bool{';': true, '|': true, '&': true, '\n': true, '`': true, '(': true}
 
 // newCommand returns a new zero Command cut from the slab.
 func (c *collector) newCommand() *Command {
