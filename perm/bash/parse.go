@@ -584,7 +584,7 @@ func (c *collector) add(cmd *Command, st *walkState) {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
 	if c.script.Commands == nil {
-		c.script.Commands = make([]*Command, 0, 4)
+		c.script.Commands = make([]*Command, 0, max(cap(c.cmds), 4)) // reserve guessed how many
 	}
 	c.script.Commands = append(c.script.Commands, cmd)
 	c.command(cmd)
