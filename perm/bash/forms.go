@@ -367,8 +367,11 @@ func (c *Command) DenyForms() []string {
 	for _, v := range vs {
 		raw := c.joinRaw(v)
 		out.add(raw)
-		out.add(joinLike(v, valueText, raw))
-		out.add(joinLike(v, quotedText, raw))
+		value := joinLike(v, valueText, raw)
+		out.add(value)
+		// The quoted form is most often the value form (quotes only
+		// re-added where the shell needs them): then it is value.
+		out.add(joinAs(v, quotedText, value, valueText, len(raw)+2*len(v)))
 	}
 	return out.list
 }
@@ -472,16 +475,23 @@ func (c *Command) joinRaw(words []Word) string {
 // joinLike is join(words, text) for raw, which is join(words, rawText):
 // while text gives each word's Raw text, it is raw itself, not a copy.
 func joinLike(words []Word, text func(Word) string, raw string) string {
-	pos := 0 // the length of raw's text for words[:i] and a space
+	return joinAs(words, text, raw, rawText, len(raw))
+}
+
+// joinAs is join(words, text) for base, which is join(words, baseText):
+// while text gives each word what baseText does, it is base itself, not
+// a copy. size is about the length of the result, to size a copy.
+func joinAs(words []Word, text func(Word) string, base string, baseText func(Word) string, size int) string {
+	pos := 0 // the length of base's text for words[:i] and a space
 	for i, w := range words {
-		t := text(w)
-		if t == w.Raw {
-			pos += len(w.Raw) + 1
+		t, bt := text(w), baseText(w)
+		if t == bt {
+			pos += len(bt) + 1
 			continue
 		}
 		var b strings.Builder
-		b.Grow(len(raw) + len(t))
-		b.WriteString(raw[:pos])
+		b.Grow(max(size, len(base)) + len(t))
+		b.WriteString(base[:pos])
 		b.WriteString(t)
 		for _, w := range words[i+1:] {
 			b.WriteByte(' ')
@@ -489,7 +499,7 @@ func joinLike(words []Word, text func(Word) string, raw string) string {
 		}
 		return b.String()
 	}
-	return raw
+	return base
 }
 
 // harmlessVars are environment variables that only change presentation.
