@@ -237,6 +237,9 @@ func (c *Command) allReadings(out [][]Word) [][]Word {
 
 // readings returns the readings one normalisation step makes of words.
 func readings(words []Word) [][]Word {
+	if !mayHaveReadings(words) {
+		return nil
+	}
 	var out [][]Word
 	if inner, ok := unwrap(words, broadWrappers, true); ok {
 		out = append(out, inner)
@@ -257,6 +260,22 @@ func readings(words []Word) [][]Word {
 		out = append(out, b)
 	}
 	return out
+}
+
+// mayHaveReadings is false if readings has none for words: the program
+// is not static, or is named by a plain name that is not a broad wrapper,
+// find, git or a dynamic loader. It spares the common command every look
+// readings takes.
+func mayHaveReadings(words []Word) bool {
+	if len(words) == 0 || !words[0].Static {
+		return false
+	}
+	v := words[0].Value
+	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") {
+		return true
+	}
+	_, ok := broadWrappers[v]
+	return ok
 }
 
 // sameWords reports whether two readings are the same: the same words
@@ -346,10 +365,13 @@ func (c *Command) DenyForms() []string {
 		out.add(strings.TrimSpace(prefix + " " + join(c.Words, valueText)))
 	}
 	for _, v := range vs {
-		raw := join(v, rawText)
+		raw := c.joinRaw(v)
 		out.add(raw)
-		out.add(joinLike(v, valueText, raw))
-		out.add(joinLike(v, quotedText, raw))
+		value := joinLike(v, valueText, raw)
+		out.add(value)
+		// The quoted form is most often the value form (quotes only
+		// re-added where the shell needs them): then it is value.
+		out.add(joinAs(v, quotedText, value, valueText, len(raw)+2*len(v)))
 	}
 	return out.list
 }
@@ -432,19 +454,44 @@ func join(words []Word, text func(Word) string) string {
 	return b.String()
 }
 
+// joinRaw is join(words, rawText). For a tail of the command's own Words
+// (the words as written, or with wrappers stripped) whose source has them
+// separated by single spaces it is a slice of that source, not a copy.
+func (c *Command) joinRaw(words []Word) string {
+	n := len(words)
+	if c.spaced == "" || n == 0 || n > len(c.Words) || &words[n-1] != &c.Words[len(c.Words)-1] {
+		return join(words, rawText)
+	}
+	size := n - 1
+	for _, w := range words {
+		size += len(w.Raw)
+	}
+	if size > len(c.spaced) {
+		return join(words, rawText) // cannot happen: spaced holds them all
+	}
+	return c.spaced[len(c.spaced)-size:]
+}
+
 // joinLike is join(words, text) for raw, which is join(words, rawText):
 // while text gives each word's Raw text, it is raw itself, not a copy.
 func joinLike(words []Word, text func(Word) string, raw string) string {
-	pos := 0 // the length of raw's text for words[:i] and a space
+	return joinAs(words, text, raw, rawText, len(raw))
+}
+
+// joinAs is join(words, text) for base, which is join(words, baseText):
+// while text gives each word what baseText does, it is base itself, not
+// a copy. size is about the length of the result, to size a copy.
+func joinAs(words []Word, text func(Word) string, base string, baseText func(Word) string, size int) string {
+	pos := 0 // the length of base's text for words[:i] and a space
 	for i, w := range words {
-		t := text(w)
-		if t == w.Raw {
-			pos += len(w.Raw) + 1
+		t, bt := text(w), baseText(w)
+		if t == bt {
+			pos += len(bt) + 1
 			continue
 		}
 		var b strings.Builder
-		b.Grow(len(raw) + len(t))
-		b.WriteString(raw[:pos])
+		b.Grow(max(size, len(base)) + len(t))
+		b.WriteString(base[:pos])
 		b.WriteString(t)
 		for _, w := range words[i+1:] {
 			b.WriteByte(' ')
@@ -452,7 +499,7 @@ func joinLike(words []Word, text func(Word) string, raw string) string {
 		}
 		return b.String()
 	}
-	return raw
+	return base
 }
 
 // harmlessVars are environment variables that only change presentation.
@@ -524,7 +571,7 @@ func (c *Command) AllowForm() (string, bool) {
 	if name := words[0].Value; privileged[path.Base(name)] || words[0].Glob || name == "" || len(c.CodeAssigns()) > 0 {
 		return "", false
 	}
-	return join(words, quote), true
+	return joinLike(words, quote, c.joinRaw(words)), true
 }
 
 // gitAliased returns a git command line with its subcommand replaced by

@@ -44,6 +44,11 @@ func FuzzParse(f *testing.F) {
 			if !ok && form != "" {
 				t.Fatalf("AllowForm of %q: text %q with ok=false", src, form)
 			}
+			for _, v := range c.variants() {
+				if got, want := c.joinRaw(v), join(v, rawText); got != want {
+					t.Fatalf("joinRaw of %q: %q, want %q", src, got, want)
+				}
+			}
 			forms := c.DenyForms()
 			if len(c.Words) > 0 && len(forms) == 0 {
 				t.Fatalf("DenyForms of %q: none for a command with words", src)
@@ -71,6 +76,7 @@ func FuzzUnquote(f *testing.F) {
 	for _, seed := range []string{
 		`ls -la 'a b' "c" "" '' ~ ~/x ~user x=~/a a:~ [ a[b] a[ b* ? "\$x" 'it''s' $'x'`,
 		`X=~/a cmd ~- ~+/x "~" '~' a\ b \~ x{a,b} {a} "a\"b" -rf`,
+		`A=b B='c d' C=x:~/y D=*.go E={a,b} F=a[1] G=$'x' H="y" I=`,
 	} {
 		f.Add(seed)
 	}
@@ -80,6 +86,14 @@ func FuzzUnquote(f *testing.F) {
 			return
 		}
 		syntax.Walk(file, func(n syntax.Node) bool {
+			if a, ok := n.(*syntax.Assign); ok && a.Name != nil && a.Value != nil {
+				if got, ok := assignValueSimple(a.Value); ok {
+					want, static := assignValueFull(a.Name.Value, a.Value)
+					if !static || got != want {
+						t.Fatalf("assignment %q of %q: assignValueSimple = %q, assignValueFull = %q, %v", sourceText(src, a), src, got, want, static)
+					}
+				}
+			}
 			w, ok := n.(*syntax.Word)
 			if !ok || len(w.Parts) != 1 {
 				return true

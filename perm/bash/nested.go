@@ -48,9 +48,10 @@ func (c *collector) shell(code string, st *walkState) {
 		return
 	}
 	c.text(code)
-	inner := newWalkState(code)
+	inner := c.walkState(code)
 	inner.nested, inner.depth, inner.subst, inner.parent = true, st.depth+1, st.subst, st
 	c.walk(f, inner)
+	inner.release()
 }
 
 // shells are the programs whose -c option runs a string as shell code.

@@ -170,6 +170,20 @@ func (s *optSpec) parseShort(out []arg, v string, next []Word) ([]arg, int, erro
 	return out, 0, nil
 }
 
+// dashed holds "-" and each printable ASCII character, from " " on: the
+// names of short options, which dash cuts from it without a copy.
+const dashed = "- -!-\"-#-$-%-&-'-(-)-*-+-,---.-/-0-1-2-3-4-5-6-7-8-9-:-;-<-=->-?-@-A-B-C-D-E-F-G-H-I-J-K-L-M-N-O-P-Q-R-S-T-U-V-W-X-Y-Z-[-\\-]-^-_-`-a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z-{-|-}-~"
+
+// dash returns "-" followed by the byte c, cut from dashed when c is
+// printable ASCII.
+func dash(c byte) string {
+	if c < ' ' || c > '~' {
+		return "-" + string([]byte{c})
+	}
+	i := 2 * int(c-' ')
+	return dashed[i : i+2]
+}
+
 // shortOpt returns "-" and the character of the byte v[j] of the cluster
 // v (a byte past ASCII reads as the rune of that value, as it always has),
 // without a copy for a cluster of one ASCII option.
@@ -180,7 +194,7 @@ func shortOpt(v string, j int) string {
 	case j == 1 && len(v) == 2:
 		return v
 	default:
-		return "-" + v[j:j+1]
+		return dash(c)
 	}
 }
 

@@ -61,9 +61,13 @@ type Command struct {
 	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
 	Nested bool
 
-	forkBomb bool      // a function calling itself in a pipe or background
-	cached   [][]Word  // variants, computed once by Parse
-	first    [1][]Word // cached's storage while it holds one reading
+	forkBomb bool // a function calling itself in a pipe or background
+	// spaced is the words' Raw texts joined by single spaces, if the
+	// source has them so (it is then a slice of the source, no copy);
+	// else "". See joinRaw.
+	spaced string
+	cached [][]Word  // variants, computed once by Parse
+	first  [1][]Word // cached's storage while it holds one reading
 }
 
 // Assign is one leading NAME=value assignment of a command.
@@ -112,8 +116,11 @@ func Parse(src string) (*Script, error) {
 		return nil, err
 	}
 	c := &collector{}
+	c.reserve(src)
 	c.text(src)
-	c.walk(f, newWalkState(src))
+	st := c.walkState(src)
+	c.walk(f, st)
+	st.release()
 	return &c.script, nil
 }
 
@@ -157,6 +164,49 @@ func parseFile(src string) (*syntax.File, error) {
 // trees: the script's own and those of shell code found in strings.
 type collector struct {
 	script Script
+	// cmds and words are slabs the next Command and its Words are cut
+	// from, so that a script's commands cost a few allocations in all
+	// rather than two each. They are never shared between Scripts.
+	cmds  []Command
+	words []Word
+}
+
+// reserve sizes the slabs for src: a command at most per separator byte,
+// a word at most per blank. The guess is cheap and usually close; the
+// slabs grow past it when it is short.
+func (c *collector) reserve(src string) {
+	cmds := 1
+	for i := 0; i < len(src); i++ {
+		if separator[src[i]] {
+			cmds++
+		}
+	}
+	words := strings.Count(src, " ") + 1
+	c.cmds = make([]Command, 0, min(cmds, 64))
+	c.words = make([]Word, 0, min(words, 256))
+}
+
+// separator marks the bytes that may start another command.
+var separator = [256]bool{';': true, '|': true, '&': true, '\n': true, '`': true, '(': true}
+
+// newCommand returns a new zero Command cut from the slab.
+func (c *collector) newCommand() *Command {
+	if len(c.cmds) == cap(c.cmds) {
+		c.cmds = make([]Command, 0, min(2*max(cap(c.cmds), 2), 64))
+	}
+	c.cmds = c.cmds[:len(c.cmds)+1]
+	return &c.cmds[len(c.cmds)-1]
+}
+
+// newWords returns n zero Words cut from the slab, with no spare capacity:
+// an append to them never reaches another command's words.
+func (c *collector) newWords(n int) []Word {
+	if n > cap(c.words)-len(c.words) {
+		c.words = make([]Word, 0, max(n, min(2*max(cap(c.words), 8), 256)))
+	}
+	start := len(c.words)
+	c.words = c.words[:start+n]
+	return c.words[start : start+n : start+n]
 }
 
 // walkState is the context of one walk over one parsed source. Every
@@ -185,8 +235,12 @@ type walkState struct {
 	// unquoted a second time when the walk reaches them.
 	made *Command
 	// environ is false if src holds neither "/proc/" nor "environ", so
-	// that no word's text as written can (see readsEnviron).
-	environ bool
+	// that no word's text as written can (see readsEnviron). It is worked
+	// out on first use, once environKnown is set (see mayReadEnviron).
+	environ, environKnown bool
+
+	c  *collector             // the collector this walk feeds
+	fn func(syntax.Node) bool // the syntax.Walk callback, made once per walkState
 }
 
 // frame is one enclosing node and what entering it changed in walkState.
@@ -208,13 +262,89 @@ const (
 	inArith                           // an arithmetic context
 )
 
-// newWalkState returns the state for a walk over src.
-func newWalkState(src string) *walkState {
-	return &walkState{
-		src:     src,
-		environ: strings.Contains(src, "/proc/") || strings.Contains(src, "environ"),
-		stack:   make([]frame, 0, 32), // deep enough for most commands
+// walkStates holds walkStates for reuse, and a walk of nested shell code
+// takes one of its own. release leaves one as new but for the frames past
+// the top of its stack, which enter overwrites before any use: they keep
+// the nodes of an earlier walk reachable only until the pool lets go of
+// the walkState.
+var walkStates sync.Pool
+
+// The pool's New is set in init: a walk may parse nested code, which
+// takes a walkState from the pool again.
+func init() { walkStates.New = newWalkState }
+
+func newWalkState() any {
+	st := &walkState{stack: make([]frame, 0, 32)} // deep enough for most commands
+	st.fn = func(n syntax.Node) bool {
+		if n == nil {
+			st.leave()
+			return true
+		}
+		st.c.visit(n, st)
+		if inert(n) {
+			return false // nothing below it to check: not entered, not left
+		}
+		st.enter(n)
+		return true
 	}
+	return st
+}
+
+// inert reports a node no check looks below: a literal, a quoted string,
+// a comment, or a word made only of literals and quoted strings. Neither
+// visit nor enter does anything for the nodes under it, so the walk need
+// not go there; it is most of the nodes of a typical command.
+func inert(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Lit, *syntax.SglQuoted, *syntax.Comment:
+		return true
+	case *syntax.Word:
+		for _, p := range n.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					if _, ok := q.(*syntax.Lit); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// walkState returns the state for a walk over src that feeds c. Release it
+// once the walk is done.
+func (c *collector) walkState(src string) *walkState {
+	st := walkStates.Get().(*walkState)
+	st.c, st.src = c, src
+	return st
+}
+
+// mayReadEnviron reports whether some word's text as written in src may
+// name an environment file: src holds "/proc/" or "environ".
+func (st *walkState) mayReadEnviron() bool {
+	if !st.environKnown {
+		st.environ = strings.Contains(st.src, "/proc/") || strings.Contains(st.src, "environ")
+		st.environKnown = true
+	}
+	return st.environ
+}
+
+// release resets st and returns it to walkStates.
+func (st *walkState) release() {
+	stack := st.stack
+	if cap(stack) > 1024 {
+		stack = make([]frame, 0, 32) // a deep tree's stack is not kept
+	}
+	funcs, loops, fn := st.funcs, st.loops[:0], st.fn
+	clear(funcs)
+	*st = walkState{stack: stack[:0], funcs: funcs, loops: loops, fn: fn}
+	walkStates.Put(st)
 }
 
 func (st *walkState) inNested() bool { return st.nested || st.subst > 0 }
@@ -261,11 +391,17 @@ func (st *walkState) enter(n syntax.Node) {
 		f |= inArith
 		st.arith++
 	}
-	fr := frame{node: n, flags: f}
+	// The frame is written field by field in place: copying a whole
+	// frame in costs a bulk write barrier while the GC runs.
+	if len(st.stack) == cap(st.stack) {
+		st.stack = slices.Grow(st.stack, 1)
+	}
+	st.stack = st.stack[:len(st.stack)+1]
+	fr := &st.stack[len(st.stack)-1]
+	fr.node, fr.flags, fr.next, fr.cmd = n, f, 0, nil
 	if _, ok := n.(*syntax.CallExpr); ok {
 		fr.cmd, st.made = st.made, nil
 	}
-	st.stack = append(st.stack, fr)
 }
 
 // argWord returns w as unquoted already if w is the next argument of the
@@ -285,7 +421,7 @@ func (st *walkState) argWord(w *syntax.Word) *Word {
 
 // leave undoes the enter of the innermost node.
 func (st *walkState) leave() {
-	top := st.stack[len(st.stack)-1]
+	top := &st.stack[len(st.stack)-1]
 	st.stack = st.stack[:len(st.stack)-1]
 	f := top.flags
 	if f&inSubst != 0 {
@@ -349,15 +485,7 @@ func (c *collector) suspect(label string) {
 // walk visits every node under root. syntax.Walk calls f(nil) after a
 // node's children, which keeps st.stack the list of enclosing nodes.
 func (c *collector) walk(root syntax.Node, st *walkState) {
-	syntax.Walk(root, func(n syntax.Node) bool {
-		if n == nil {
-			st.leave()
-			return true
-		}
-		c.visit(n, st)
-		st.enter(n)
-		return true
-	})
+	syntax.Walk(root, st.fn)
 }
 
 func (c *collector) visit(n syntax.Node, st *walkState) {
@@ -375,7 +503,8 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			c.suspect(labelFuncPath)
 		}
 	case *syntax.CallExpr:
-		cmd := &Command{Nested: st.inNested()}
+		cmd := c.newCommand()
+		cmd.Nested = st.inNested()
 		if len(n.Assigns) > 0 {
 			cmd.Assigns = make([]Assign, len(n.Assigns))
 			for i, a := range n.Assigns {
@@ -383,10 +512,11 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			}
 		}
 		if len(n.Args) > 0 {
-			cmd.Words = make([]Word, len(n.Args))
+			cmd.Words = c.newWords(len(n.Args))
 			for i, w := range n.Args {
 				cmd.Words[i] = newWord(w, st.src)
 			}
+			cmd.spaced = spacedText(n.Args, st.src)
 		}
 		if name, ok := cmd.Name(); ok {
 			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
@@ -394,10 +524,12 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:
-		cmd := &Command{Nested: st.inNested(), Words: make([]Word, 0, 1+len(n.Args))}
-		cmd.Words = append(cmd.Words, Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true})
-		for _, a := range n.Args {
-			cmd.Words = append(cmd.Words, declWord(a, st.src))
+		cmd := c.newCommand()
+		cmd.Nested = st.inNested()
+		cmd.Words = c.newWords(1 + len(n.Args))
+		cmd.Words[0] = Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true}
+		for i, a := range n.Args {
+			cmd.Words[1+i] = declWord(a, st.src)
 		}
 		c.add(cmd, st)
 	case *syntax.Assign:
@@ -451,6 +583,9 @@ func (c *collector) add(cmd *Command, st *walkState) {
 	if len(cmd.cached) >= maxVariants {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
+	if c.script.Commands == nil {
+		c.script.Commands = make([]*Command, 0, max(cap(c.cmds), 4)) // reserve guessed how many
+	}
 	c.script.Commands = append(c.script.Commands, cmd)
 	c.command(cmd)
 	c.nestedShells(cmd, st)
@@ -473,6 +608,22 @@ func (c *collector) redirects(rs []*syntax.Redirect, st *walkState) {
 			Target: t,
 		})
 	}
+}
+
+// spacedText returns the source text of args if one space, and nothing
+// else, separates each from the next; else "".
+func spacedText(args []*syntax.Word, src string) string {
+	start, end := args[0].Pos().Offset(), args[len(args)-1].End().Offset()
+	if start > end || end > uint(len(src)) {
+		return ""
+	}
+	for i := 1; i < len(args); i++ {
+		prev := args[i-1].End().Offset()
+		if args[i].Pos().Offset() != prev+1 || prev >= uint(len(src)) || src[prev] != ' ' {
+			return ""
+		}
+	}
+	return src[start:end]
 }
 
 // isFD reports whether the target of a >& or <& redirect names a file
@@ -500,14 +651,46 @@ func newAssign(a *syntax.Assign, src string) Assign {
 		out.Static = true // NAME= assigns the empty string
 		return out
 	}
+	if v, ok := assignValueSimple(a.Value); ok {
+		out.Value, out.Static = v, true
+		return out
+	}
+	out.Value, out.Static = assignValueFull(out.Name, a.Value)
+	return out
+}
+
+// assignValueSimple is assignValueFull for the common value, one literal
+// with no "~", backslash or "{" or one plain single-quoted string, which
+// is its own text. ok is false for every other value. FuzzUnquote checks
+// that the two agree.
+func assignValueSimple(v *syntax.Word) (string, bool) {
+	if len(v.Parts) != 1 {
+		return "", false
+	}
+	switch p := v.Parts[0].(type) {
+	case *syntax.Lit:
+		if !strings.ContainsAny(p.Value, "~\\{") {
+			return p.Value, true
+		}
+	case *syntax.SglQuoted:
+		if !p.Dollar {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// assignValueFull returns the value of a plain assignment to name with its
+// quoting removed and true if it is static; else "" and false.
+func assignValueFull(name string, v *syntax.Word) (string, bool) {
 	// Unquote NAME=value as one word so that the tilde rules for
 	// assignments ("~" after "=" or ":") apply.
-	parts := append([]syntax.WordPart{&syntax.Lit{Value: out.Name + "="}}, a.Value.Parts...)
+	parts := append([]syntax.WordPart{&syntax.Lit{Value: name + "="}}, v.Parts...)
 	w := unquote(&syntax.Word{Parts: parts})
-	if w.Static {
-		out.Value, out.Static = strings.TrimPrefix(w.Value, out.Name+"="), true
+	if !w.Static {
+		return "", false
 	}
-	return out
+	return strings.TrimPrefix(w.Value, name+"="), true
 }
 
 // declWord returns an argument of declare, export and friends as a Word.

@@ -253,7 +253,7 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
 			continue
 		}
 		for j := 1; j < len(v); j++ {
-			name := "-" + v[j:j+1]
+			name := dash(v[j])
 			d := s.lookupExact(name)
 			if d == nil {
 				return nil, notRO("%s: option %s is not in its read-only spec", s.name, name)

@@ -127,3 +127,12 @@ func TestXargsSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestDash checks dash against the copy it saves for every byte.
+func TestDash(t *testing.T) {
+	for c := range 256 {
+		if got, want := dash(byte(c)), "-"+string([]byte{byte(c)}); got != want {
+			t.Fatalf("dash(%d) = %q, want %q", c, got, want)
+		}
+	}
+}

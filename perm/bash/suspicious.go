@@ -37,7 +37,13 @@ const (
 // characters make what a person reviews differ from what runs. (Invalid
 // UTF-8 never gets here: the parser rejects it.)
 func (c *collector) text(src string) {
-	for _, r := range src {
+	// Printable ASCII, tab and newline, nearly all there is, need no
+	// look at their runes.
+	i := 0
+	for i < len(src) && (src[i] >= 0x20 && src[i] < 0x7f || src[i] == '\t' || src[i] == '\n') {
+		i++
+	}
+	for _, r := range src[i:] {
 		switch {
 		case r == '\t' || r == '\n':
 		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
@@ -83,7 +89,7 @@ func (c *collector) word(w *syntax.Word, u *Word, st *walkState) {
 		if readsEnviron(u.Value, !u.Glob) {
 			c.suspect(labelProcEnviron)
 		}
-	case st.environ:
+	case st.mayReadEnviron():
 		if readsEnviron(sourceText(st.src, w), false) {
 			c.suspect(labelProcEnviron)
 		}
@@ -118,6 +124,9 @@ func substInSubscript(s string) bool {
 // (`\-rf`, `-\r\f`): it means the same as the plain flag and only serves
 // to slip past text matching.
 func backslashFlag(lit string) bool {
+	if strings.IndexByte(lit, '\\') < 0 {
+		return false
+	}
 	if strings.HasPrefix(lit, `\-`) {
 		return true
 	}
@@ -137,6 +146,9 @@ func backslashFlag(lit string) bool {
 // whose last element is "environ". A /proc path that is not exact
 // (globbed or built from expansions) counts too: it may name one.
 func readsEnviron(text string, exact bool) bool {
+	if !strings.Contains(text, "environ") {
+		return !exact && strings.Contains(text, "/proc/") // the common case, in one look
+	}
 	if i := strings.Index(text, "/proc/"); i >= 0 {
 		if !exact || strings.Contains(text[i:], "environ") {
 			return true

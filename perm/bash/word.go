@@ -168,6 +168,9 @@ func unquoteSimple(part syntax.WordPart) (out Word, ok bool) {
 	switch p := part.(type) {
 	case *syntax.Lit:
 		val := p.Value
+		if plain(val) {
+			return Word{Value: val, Static: true}, true // what the lines below make of it
+		}
 		if strings.IndexByte(val, '\\') >= 0 || strings.IndexByte(val, '{') >= 0 {
 			return Word{}, false
 		}
@@ -202,6 +205,19 @@ func unquoteSimple(part syntax.WordPart) (out Word, ok bool) {
 	}
 	return Word{}, false
 }
+
+// plain reports a literal with none of the characters unquote looks at:
+// no backslash, brace, tilde or pattern character.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if special[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var special = [256]bool{'\\': true, '{': true, '~': true, '*': true, '?': true, '[': true}
 
 // globKind is what unescape found: no pattern character, only a "["
 // (a pattern only if a "]" follows), or "*" or "?".
