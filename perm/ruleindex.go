@@ -361,12 +361,14 @@ func (l *ruleList) linear() bool { return !l.indexed }
 func (x *pathIndex) empty() bool { return len(x.any) == 0 && len(x.bySeg) == 0 }
 
 // candidates returns, in list order, the rules of l that may match part
-// pt of c the way h says: every rule that matches is among them.
+// pt of c the way h says: every rule that matches is among them. The
+// result lives in c's scratch space: it is valid until the next call.
 func (l *ruleList) candidates(c *call, pt *part, h how) []int32 {
 	if l.linear() {
 		return l.all
 	}
-	var buf []int32
+	buf := c.cand[:0]
+	defer func() { c.cand = buf[:0] }()
 	switch pt.kind {
 	case kindCommand:
 		buf = append(buf, l.bashAny...)
