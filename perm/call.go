@@ -70,10 +70,10 @@ type part struct {
 
 // call is a request analysed once for all steps.
 type call struct {
-	req    Request
+	req Request
 	// cand is scratch space for ruleList.candidates, whose result is
 	// used before the next candidates call.
-	cand []int32
+	cand   []int32
 	ws     Workspace
 	parts  []part
 	script *bash.Script
