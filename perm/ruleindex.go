@@ -46,7 +46,10 @@ type ruleList struct {
 	// Command parts: Bash rules by the first word every command they
 	// match starts with, and the rules no word keys.
 	bashKey map[string][]int32
-	bashAny []int32
+	// bashTail keys rules that start with a wildcard by the last
+	// tailLen bytes of the word every match must contain (bashTailKey).
+	bashTail map[string][]int32
+	bashAny  []int32
 	// Read, Edit and Write rules, which cover commands through the paths
 	// they read or name (commandPath).
 	cmdPath pathIndex
@@ -237,6 +240,8 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 		case "Bash":
 			if k, ok := bashKey(r); ok {
 				add(&l.bashKey, k, i)
+			} else if k, ok := bashTailKey(r); ok {
+				add(&l.bashTail, k[len(k)-tailLen:], i)
 			} else {
 				l.bashAny = append(l.bashAny, i)
 			}
@@ -286,6 +291,54 @@ func bashKey(r Rule) (string, bool) {
 		return lit[:i], true
 	}
 	return lit, !star
+}
+
+// tailLen is the length of the bashTail keys.
+const tailLen = 3
+
+// bashTailKey returns, for a Bash pattern that starts with a wildcard,
+// text every command it matches has at the end of one of its words (a
+// word being a run of bytes other than " "): the pattern's first literal
+// up to its first space ("*-helper *" needs a word ending in "-helper"),
+// or a final literal without a space ("*.sh" needs the last word to end
+// in ".sh"). ok is false when there is no such text of at least tailLen
+// bytes, or the pattern is not of that shape.
+func bashTailKey(r Rule) (string, bool) {
+	if !r.HasPattern || strings.HasSuffix(r.Pattern, ":*") || !strings.HasPrefix(r.Pattern, "*") {
+		return "", false
+	}
+	lit := strings.TrimLeft(r.Pattern, "*")
+	end := strings.IndexByte(lit, '*')
+	if end >= 0 {
+		lit = lit[:end]
+	}
+	sp := strings.IndexByte(lit, ' ')
+	switch {
+	case sp >= 0:
+		lit = lit[:sp] // the literal space follows the word's end
+	case end >= 0:
+		return "", false // "*x*": x may be anywhere in a word
+	}
+	if len(lit) < tailLen {
+		return "", false
+	}
+	return lit, true
+}
+
+// addTails adds the bashTail rules keyed by the end of each word of s.
+func (l *ruleList) addTails(buf []int32, s string) []int32 {
+	for s != "" {
+		w := s
+		if i := strings.IndexByte(s, ' '); i >= 0 {
+			w, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if len(w) >= tailLen {
+			buf = append(buf, l.bashTail[w[len(w)-tailLen:]]...)
+		}
+	}
+	return buf
 }
 
 // firstWord returns s up to its first space.
@@ -376,6 +429,12 @@ func (l *ruleList) candidates(c *call, pt *part, h how) []int32 {
 			buf = append(buf, l.bashKey[firstWord(pt.allowForm)]...)
 			for _, f := range pt.denyForms {
 				buf = append(buf, l.bashKey[firstWord(f)]...)
+			}
+		}
+		if l.bashTail != nil {
+			buf = l.addTails(buf, pt.allowForm)
+			for _, f := range pt.denyForms {
+				buf = l.addTails(buf, f)
 			}
 		}
 		if h.broad() && !l.cmdPath.empty() {

@@ -30,7 +30,7 @@ func edgePolicy(ws Workspace, mode Mode) *Policy {
 	}
 	p.Deny = append(p.Deny, entries(SourceProject, "Bash(python3 -c *)", "Bash(perl:*)", "Bash(/usr/bin/env *)", "Read(**/deep/**)",
 		"Edit(**/hooks/*)", "Read(*.local)", "Read(./src/[ab].go)", "Read(./{docs,x}/guide.md)", "WebFetch(domain:*.evil.example)", "mcp__github")...)
-	p.Ask = append(p.Ask, entries(SourceUser, "Bash(git*)", "Bash(*status*)", "Bash(npm run:*)", "Edit(./README.md)", "MCP(mcp__srv*__*)")...)
+	p.Ask = append(p.Ask, entries(SourceUser, "Bash(git*)", "Bash(*status*)", "Bash(*.sh)", "Bash(**-helper68 *)", "Bash(*ab)", "Bash(* x)", "Bash(npm run:*)", "Edit(./README.md)", "MCP(mcp__srv*__*)")...)
 	p.Allow = append(p.Allow, entries(SourceLocal, "Bash(ls *)", "Bash(cat:*)", "Glob", "Grep(./src/**)", "NotebookEdit", "Write(./build/**)", "WebFetch(domain:*.github.com)")...)
 	p.Session = rules(append(noise, "Bash(echo:*)", "Edit(./docs/**)", "Read(//tmp/**)")...)
 	p.Constraint = rules(append(noise, "Bash", "Read", "Glob", "Grep", "Edit(./src/**)", "WebFetch(domain:github.com)", "Agent", "mcp__srv7__tool")...)
@@ -48,7 +48,11 @@ func TestRuleIndexFindsWhatScanFinds(t *testing.T) {
 	}
 	for _, cmd := range []string{"python3.11 -c 'print(1)'", "/usr/bin/python3 -c x", "env python3 -c x", "sudo perl5.36 -e 1", "x=$(perl -e 1)",
 		"/usr/bin/env ls", "gitk", "git status", "echo status", "echo hi > .git/hooks/pre-commit", "cat .env.local", "cat src/a.go > docs/x",
-		"tar czf x.tgz .", "grep -r KEY .", "ls link/deep", "cp x.pem link/deep/y", "npm run", "cat ./src/a.go"} {
+		"tar czf x.tgz .", "grep -r KEY .", "ls link/deep", "cp x.pem link/deep/y", "npm run", "cat ./src/a.go",
+		// Rules that start with a wildcard (thousandRules' "*-helperN *", the
+		// edge rules below): indexed by the end of a word.
+		"x-helper8 y", "a b-helper18 c", "-helper28 x", "zz-helper38", "run.sh", "ls run.sh", "./run.sh x", "a.sh.bak", `echo x-helper48\ y z`,
+		"tool x-helper58  y", "sudo a-helper68 b"} {
 		reqs = append(reqs, bashReq(cmd))
 	}
 	reqs = append(reqs, fileReq("Read", "link/deep/file"), fileReq("Read", "docs/guide.md"), fileReq("Read", "src/b.go"), fileReq("Edit", "README.md"),
