@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // ruleSet is a Policy's rule lists compiled for matching in one
@@ -238,11 +239,19 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 		l.indexed = true
 		switch r.Tool {
 		case "Bash":
-			if k, ok := bashKey(r); ok {
-				add(&l.bashKey, k, i)
-			} else if k, ok := bashTailKey(r); ok {
-				add(&l.bashTail, k[len(k)-tailLen:], i)
-			} else {
+			head, byHead := bashKey(r)
+			tail, byTail := bashTailKey(r)
+			switch {
+			case strings.ContainsRune(r.Pattern, utf8.RuneError):
+				// Such a pattern matches as a regular expression,
+				// where an invalid byte of a command reads as U+FFFD:
+				// no byte key covers it.
+				l.bashAny = append(l.bashAny, i)
+			case byHead:
+				add(&l.bashKey, head, i)
+			case byTail:
+				add(&l.bashTail, tail[len(tail)-tailLen:], i)
+			default:
 				l.bashAny = append(l.bashAny, i)
 			}
 			if cr.prog != "" {

@@ -29,7 +29,8 @@ func edgePolicy(ws Workspace, mode Mode) *Policy {
 		noise = append(noise, fmt.Sprintf("Bash(other%d:*)", i), fmt.Sprintf("Read(./n%d/**)", i))
 	}
 	p.Deny = append(p.Deny, entries(SourceProject, "Bash(python3 -c *)", "Bash(perl:*)", "Bash(/usr/bin/env *)", "Read(**/deep/**)",
-		"Edit(**/hooks/*)", "Read(*.local)", "Read(./src/[ab].go)", "Read(./{docs,x}/guide.md)", "WebFetch(domain:*.evil.example)", "mcp__github")...)
+		"Edit(**/hooks/*)", "Read(*.local)", "Read(./src/[ab].go)", "Read(./{docs,x}/guide.md)", "WebFetch(domain:*.evil.example)", "mcp__github",
+		"Bash(\uFFFDab *)", "Bash(*\uFFFDcd x)")...)
 	p.Ask = append(p.Ask, entries(SourceUser, "Bash(git*)", "Bash(*status*)", "Bash(*.sh)", "Bash(**-helper68 *)", "Bash(*ab)", "Bash(* x)", "Bash(npm run:*)", "Edit(./README.md)", "MCP(mcp__srv*__*)")...)
 	p.Allow = append(p.Allow, entries(SourceLocal, "Bash(ls *)", "Bash(cat:*)", "Glob", "Grep(./src/**)", "NotebookEdit", "Write(./build/**)", "WebFetch(domain:*.github.com)")...)
 	p.Session = rules(append(noise, "Bash(echo:*)", "Edit(./docs/**)", "Read(//tmp/**)")...)
@@ -52,7 +53,10 @@ func TestRuleIndexFindsWhatScanFinds(t *testing.T) {
 		// Rules that start with a wildcard (thousandRules' "*-helperN *", the
 		// edge rules below): indexed by the end of a word.
 		"x-helper8 y", "a b-helper18 c", "-helper28 x", "zz-helper38", "run.sh", "ls run.sh", "./run.sh x", "a.sh.bak", `echo x-helper48\ y z`,
-		"tool x-helper58  y", "sudo a-helper68 b"} {
+		"tool x-helper58  y", "sudo a-helper68 b",
+		// An invalid byte matches U+FFFD in a rule, as the regular
+		// expression such rules use reads it.
+		`$'\xff'ab x`, `y$'\xff'cd x`} {
 		reqs = append(reqs, bashReq(cmd))
 	}
 	reqs = append(reqs, fileReq("Read", "link/deep/file"), fileReq("Read", "docs/guide.md"), fileReq("Read", "src/b.go"), fileReq("Edit", "README.md"),
