@@ -299,15 +299,30 @@ type batchJob struct {
 	line   string // the line, trimmed
 	weight int64  // its share of batchInflightBytes
 	// out is the answer line, with its newline, and err the line's
-	// problem if it is bad; both are set before done is closed.
-	out  []byte
-	err  error
-	done chan struct{}
+	// problem if it is bad; both are set before its chunk is done.
+	out []byte
+	err error
+}
+
+// batchChunk is a run of consecutive lines handed to one worker at once:
+// handing over lines one by one cost a goroutine wake-up each, about a
+// sixth of a batch's CPU.
+type batchChunk struct {
+	jobs   []batchJob
+	weight int64         // the sum of the jobs' weights
+	done   chan struct{} // closed when every job is answered
 }
 
 // batchInflightBytes bounds the input lines checkBatch holds at once, in
 // bytes, whatever their number and length (a line may be 16 MiB).
-const batchInflightBytes = 32 << 20
+// batchChunkLines and batchChunkBytes bound one chunk; at most
+// batchChunksPerWorker chunks per worker are in flight.
+const (
+	batchInflightBytes   = 32 << 20
+	batchChunkLines      = 32
+	batchChunkBytes      = 256 << 10
+	batchChunksPerWorker = 4
+)
 
 // checkBatch answers every line read from r with one JSON line on s.Out,
 // evaluating on workers goroutines. Output is in input order: output line
@@ -315,16 +330,19 @@ const batchInflightBytes = 32 << 20
 // {"error": "..."} line in its place, a message naming file:line on s.Err
 // (in input order too) and a usage exit at the end.
 //
-// Output is buffered and flushed whenever every line read so far has been
-// answered, which is the case before the reader waits for more input: a
-// client that writes one line and waits gets its answer. At most 64 lines
-// per worker and batchInflightBytes of them are in flight.
+// Lines go to the workers in chunks of consecutive lines. A chunk is
+// handed over when it is full and, whatever its size, before the reader
+// asks r for more input, which may block. Output is buffered and flushed
+// whenever every chunk handed over has been answered: a client that
+// writes one line and waits gets its answer. At most
+// batchChunksPerWorker chunks per worker and batchInflightBytes of lines
+// are in flight.
 func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Streams) error {
 	workers = max(workers, 1)
-	// order holds the lines read, oldest first, with at most a window of
-	// them in flight; work hands the same lines to the workers.
-	order := make(chan *batchJob, 64*workers)
-	work := make(chan *batchJob, workers)
+	// order holds the chunks handed over, oldest first; work hands the
+	// same chunks to the workers.
+	order := make(chan *batchChunk, batchChunksPerWorker*workers)
+	work := make(chan *batchChunk, workers)
 	inflight := semaphore.NewWeighted(batchInflightBytes)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -335,51 +353,93 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	go func() {
 		defer close(order)
 		defer close(work)
-		sc := bufio.NewScanner(r)
+		var pending *batchChunk
+		handOver := func() error {
+			c := pending
+			if c == nil {
+				return nil
+			}
+			pending = nil
+			select {
+			case order <- c:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case work <- c:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			return nil
+		}
+		// Every line read so far is handed over before a read that may
+		// wait for more input.
+		sc := bufio.NewScanner(readerFunc(func(p []byte) (int, error) {
+			if err := handOver(); err != nil {
+				return 0, err
+			}
+			return r.Read(p)
+		}))
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for n := 1; sc.Scan(); n++ {
 			line := strings.TrimSpace(sc.Text())
 			if line == "" {
 				continue
 			}
-			j := &batchJob{n: n, line: line, weight: min(int64(len(line)), batchInflightBytes), done: make(chan struct{})}
-			if inflight.Acquire(ctx, j.weight) != nil {
-				return
+			w := min(int64(len(line)), batchInflightBytes)
+			if !inflight.TryAcquire(w) {
+				// The pending chunk's own lines may hold what this
+				// one waits for.
+				if handOver() != nil || inflight.Acquire(ctx, w) != nil {
+					return
+				}
 			}
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				return
+			if pending == nil {
+				pending = &batchChunk{jobs: make([]batchJob, 0, batchChunkLines), done: make(chan struct{})}
 			}
-			select {
-			case work <- j:
-			case <-ctx.Done():
-				return
+			pending.jobs = append(pending.jobs, batchJob{n: n, line: line, weight: w})
+			pending.weight += w
+			if len(pending.jobs) == batchChunkLines || pending.weight >= batchChunkBytes {
+				if handOver() != nil {
+					return
+				}
 			}
+		}
+		if handOver() != nil {
+			return
 		}
 		scanErr = sc.Err() // read after order is closed
 	}()
 	for range workers {
 		go func() {
-			for j := range work {
-				j.out, j.err = answerLine(j.line, pol, res)
-				j.line = ""
-				close(j.done)
+			for c := range work {
+				for i := range c.jobs {
+					j := &c.jobs[i]
+					j.out, j.err = answerLine(j.line, pol, res)
+					j.line = ""
+				}
+				close(c.done)
 			}
 		}()
 	}
 	out := bufio.NewWriterSize(s.Out, 64<<10)
 	bad := 0
-	for j := range order {
-		<-j.done
-		if j.err != nil {
-			bad++
-			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, j.n, j.err)
+	for c := range order {
+		<-c.done
+		var err error
+		for i := range c.jobs {
+			j := &c.jobs[i]
+			if j.err != nil {
+				bad++
+				fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, j.n, j.err)
+			}
+			if _, err = out.Write(j.out); err != nil {
+				break
+			}
 		}
-		_, err := out.Write(j.out)
-		inflight.Release(j.weight)
+		inflight.Release(c.weight)
 		if err == nil && len(order) == 0 {
-			// Everything read so far is answered: the reader may be
+			// Everything handed over is answered: the reader may be
 			// waiting for input.
 			err = out.Flush()
 		}
@@ -398,6 +458,11 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	}
 	return nil
 }
+
+// readerFunc is an io.Reader made of a function.
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // answerLine returns the output line, with its newline, for one --batch
 // input line: its decision, or for a bad line {"error": ...} and the
