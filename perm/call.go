@@ -452,8 +452,22 @@ func (c *call) resolveShell(p string) ([]target, bool) {
 }
 
 // target resolves p like newTarget, memoising the resolution of its
-// directory and asking the call's file system answers (ask).
+// directory and asking the call's file system answers (ask). A Resolver
+// keeps whole resolutions of absolute paths: they depend on nothing but
+// the path and the file system.
 func (c *call) target(p string) target {
+	if c.resolver != nil && len(p) > 0 && p[0] == '/' {
+		v := c.ask(fsKey{opTarget, p}, func(p string) fsVal {
+			t := c.resolveTarget(p)
+			return fsVal{s: t.abs, real: t.real}
+		})
+		return target{abs: v.s, real: v.real}
+	}
+	return c.resolveTarget(p)
+}
+
+// resolveTarget is target without a Resolver's whole resolutions.
+func (c *call) resolveTarget(p string) target {
 	abs := resolvePath(c.ws, p)
 	// A ".." in the raw path comes from p, the cwd or home.
 	if strings.Contains(p, "..") || strings.Contains(c.ws.Cwd, "..") || strings.Contains(c.ws.Home, "..") {

@@ -33,19 +33,21 @@ import (
 type Resolver struct {
 	mu  sync.Mutex
 	max int // entries per generation
-	// bytes counts the path and answer text cur holds: a generation also
-	// ends when it reaches maxResolverBytes, whatever the paths' length.
-	bytes int
+	// n counts the entries cur holds, and bytes the path and answer text:
+	// a generation also ends when it reaches maxResolverBytes, whatever
+	// the paths' length.
+	n, bytes int
 	// cur holds what was used since the last rotation, old what was used
-	// in the generation before; a hit in old moves the entry to cur. When
+	// in the generation before, a map per question (string keys hash
+	// faster than structs); a hit in old moves the entry to cur. When
 	// cur is full it becomes old and the previous old is forgotten.
-	cur, old map[fsKey]fsVal
+	cur, old [numOps]map[string]fsVal
 }
 
 // DefaultResolverEntries is the Resolver size NewResolver uses for 0:
 // each entry is one path (about 200 bytes), so a full Resolver holds a
 // few megabytes.
-const DefaultResolverEntries = 1 << 15
+const DefaultResolverEntries = 1 << 17
 
 // maxResolverBytes bounds the text one generation of a Resolver holds, so
 // that long paths (a command word may be megabytes) cannot make a bounded
@@ -63,8 +65,18 @@ func NewResolver(entries int) *Resolver {
 	if entries <= 0 {
 		entries = DefaultResolverEntries
 	}
-	half := max(entries/2, 1)
-	return &Resolver{max: half, cur: make(map[fsKey]fsVal, half)}
+	r := &Resolver{max: max(entries/2, 1)}
+	r.rotate()
+	return r
+}
+
+// rotate makes cur old and starts an empty cur.
+func (r *Resolver) rotate() {
+	r.old = r.cur
+	for op := range r.cur {
+		r.cur[op] = make(map[string]fsVal)
+	}
+	r.n, r.bytes = 0, 0
 }
 
 // Evaluate is perm.Evaluate with file system answers taken from, and
@@ -81,7 +93,11 @@ func (r *Resolver) Len() int {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.cur) + len(r.old)
+	n := r.n
+	for _, m := range r.old {
+		n += len(m)
+	}
+	return n
 }
 
 func (r *Resolver) get(k fsKey) (fsVal, bool) {
@@ -90,10 +106,10 @@ func (r *Resolver) get(k fsKey) (fsVal, bool) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if v, ok := r.cur[k]; ok {
+	if v, ok := r.cur[k.op][k.path]; ok {
 		return v, true
 	}
-	v, ok := r.old[k]
+	v, ok := r.old[k.op][k.path]
 	if ok {
 		r.putLocked(k, v)
 	}
@@ -110,11 +126,14 @@ func (r *Resolver) put(k fsKey, v fsVal) {
 }
 
 func (r *Resolver) putLocked(k fsKey, v fsVal) {
-	size := len(k.path) + len(v.s)
-	if len(r.cur) >= r.max || r.bytes+size > maxResolverBytes {
-		r.old, r.cur, r.bytes = r.cur, make(map[fsKey]fsVal, r.max), 0
+	size := len(k.path) + len(v.s) + len(v.real)
+	if r.n >= r.max || r.bytes+size > maxResolverBytes {
+		r.rotate()
 	}
-	r.cur[k] = v
+	if _, ok := r.cur[k.op][k.path]; !ok {
+		r.n++
+	}
+	r.cur[k.op][k.path] = v
 	r.bytes += size
 }
 
@@ -127,6 +146,8 @@ const (
 	opSmall                // the contents of a small regular file
 	opDiscover             // the repository git uses started in the path
 	opReal                 // the path with its links followed (FollowLinks)
+	opTarget               // an absolute path's target (abs in s, real in real)
+	numOps
 )
 
 type fsKey struct {
@@ -134,14 +155,15 @@ type fsKey struct {
 	path string
 }
 
-// fsVal is one answer: s is a link's target, a file's contents or a git
-// directory; ok says the path is a link (opLink), the file was read
-// (opSmall) or exists (opStat); exists and dir are lstat's and stat's.
+// fsVal is one answer: s is a link's target, a file's contents, a git
+// directory or a target's abs (with its real in real); ok says the path
+// is a link (opLink), the file was read (opSmall) or exists (opStat);
+// exists and dir are lstat's and stat's.
 type fsVal struct {
-	s      string
-	ok     bool
-	exists bool
-	dir    bool
+	s, real string
+	ok      bool
+	exists  bool
+	dir     bool
 }
 
 // ask returns the answer to k: from the call's Resolver if it has one,
