@@ -27,6 +27,7 @@ require (
 
 require (
 	github.com/adrg/frontmatter v0.2.0
+	github.com/go-json-experiment/json v1.27.2
 	golang.org/x/term v0.47.0
 )
 

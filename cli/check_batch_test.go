@@ -30,7 +30,7 @@ func sequentialBatch(r io.Reader, file string, pol *perm.Policy, s Streams) erro
 		if line == "" {
 			continue
 		}
-		req, err := parseBatchLine(line)
+		req, err := parseBatchLine([]byte(line))
 		if err != nil {
 			bad++
 			fmt.Fprintf(s.Err, "gen: %s:%d: %v\n", file, n, err)
@@ -62,6 +62,13 @@ var badLines = []string{
 	`{"call": "Bash(ls"}`,
 	`[1, 2]`,
 	`not json`,
+	// Strict JSON: a duplicate name would let two readers of the line
+	// see different calls; a name in another case or invalid UTF-8 is
+	// not guessed at.
+	`{"tool": "Bash", "tool": "Read", "input": {"command": "ls"}}`,
+	`{"tool": "Bash", "input": {"command": "ls", "command": "rm -rf /"}}`,
+	`{"Tool": "Bash", "input": {"command": "ls"}}`,
+	"{\"tool\": \"Bash\", \"input\": {\"command\": \"ls \xff\"}}",
 }
 
 // mixedBatch is a --batch input of n generated calls of every tool (some

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/semaphore"
 
@@ -296,7 +298,7 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 // batchJob is one non-blank input line on its way through checkBatch.
 type batchJob struct {
 	n      int    // line number, for messages
-	line   string // the line, trimmed
+	line   []byte // the line, trimmed
 	weight int64  // its share of batchInflightBytes
 	// out is the answer line, with its newline, and err the line's
 	// problem if it is bad; both are set before its chunk is done.
@@ -382,8 +384,8 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 		}))
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for n := 1; sc.Scan(); n++ {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
 				continue
 			}
 			w := min(int64(len(line)), batchInflightBytes)
@@ -397,7 +399,7 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 			if pending == nil {
 				pending = &batchChunk{jobs: make([]batchJob, 0, batchChunkLines), done: make(chan struct{})}
 			}
-			pending.jobs = append(pending.jobs, batchJob{n: n, line: line, weight: w})
+			pending.jobs = append(pending.jobs, batchJob{n: n, line: bytes.Clone(line), weight: w})
 			pending.weight += w
 			if len(pending.jobs) == batchChunkLines || pending.weight >= batchChunkBytes {
 				if handOver() != nil {
@@ -416,7 +418,7 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 				for i := range c.jobs {
 					j := &c.jobs[i]
 					j.out, j.err = answerLine(j.line, pol, res)
-					j.line = ""
+					j.line = nil
 				}
 				close(c.done)
 			}
@@ -467,7 +469,7 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // answerLine returns the output line, with its newline, for one --batch
 // input line: its decision, or for a bad line {"error": ...} and the
 // problem.
-func answerLine(line string, pol *perm.Policy, res *perm.Resolver) ([]byte, error) {
+func answerLine(line []byte, pol *perm.Policy, res *perm.Resolver) ([]byte, error) {
 	var v any
 	req, bad := parseBatchLine(line)
 	if bad != nil {
@@ -501,11 +503,12 @@ func raiseGCPercent() (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-func parseBatchLine(line string) (perm.Request, error) {
+// parseBatchLine decodes one --batch input line. It is strict JSON
+// (encoding/json/v2): unknown or duplicate names, names in another case
+// and invalid UTF-8 are errors, not guesses.
+func parseBatchLine(line []byte) (perm.Request, error) {
 	var bl batchLine
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&bl); err != nil {
+	if err := jsonv2.Unmarshal(line, &bl, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return perm.Request{}, err
 	}
 	switch {
