@@ -400,12 +400,34 @@ func (c *call) glob(pattern string) ([]string, error) {
 	if a, ok := c.globs[pattern]; ok {
 		return a.matches, a.err
 	}
-	m, err := filepath.Glob(pattern)
+	m, err := c.globFS(pattern)
 	if c.globs == nil {
 		c.globs = make(map[string]globAnswer, 2)
 	}
 	c.globs[pattern] = globAnswer{m, err}
 	return m, err
+}
+
+// globFS is filepath.Glob; a Resolver keeps its answers (the matches,
+// NUL-separated: no file name holds a NUL).
+func (c *call) globFS(pattern string) ([]string, error) {
+	if c.resolver == nil {
+		return filepath.Glob(pattern)
+	}
+	v := c.ask(fsKey{opGlob, pattern}, func(pattern string) fsVal {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return fsVal{}
+		}
+		return fsVal{s: strings.Join(m, "\x00"), ok: true, exists: len(m) > 0}
+	})
+	switch {
+	case !v.ok:
+		return nil, filepath.ErrBadPattern
+	case !v.exists:
+		return nil, nil
+	}
+	return strings.Split(v.s, "\x00"), nil
 }
 
 // globAnswer is a memoised answer of glob.

@@ -14,7 +14,8 @@ import (
 // Resolver caches, across the calls of a batch, what deciding them learns
 // from the file system: which paths exist, are directories or symbolic
 // links and where the links point, the small files git discovery reads,
-// and which repository git would use from a directory. It is bounded: it
+// which repository git would use from a directory, and what a glob
+// matches. It is bounded: it
 // holds at most the number of entries it was made with, forgetting the
 // least recently used half when full. It is safe for concurrent use.
 //
@@ -147,6 +148,7 @@ const (
 	opDiscover             // the repository git uses started in the path
 	opReal                 // the path with its links followed (FollowLinks)
 	opTarget               // an absolute path's target (abs in s, real in real)
+	opGlob                 // filepath.Glob's matches of a pattern
 	numOps
 )
 

@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// TestResolverSameDecisions replays the differential corpus through one
-// small shared Resolver (so that it evicts all the time), from two
-// goroutines, and requires every decision Evaluate recorded.
+// TestResolverSameDecisions replays the differential corpus through a
+// shared Resolver, small (so that it evicts all the time) and large, from
+// two goroutines, and requires every decision Evaluate recorded.
 func TestResolverSameDecisions(t *testing.T) {
 	f := newDiffFixture(t)
 	pols := diffPolicies(f)
@@ -44,29 +44,35 @@ func TestResolverSameDecisions(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	res := NewResolver(64)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	failed := 0
-	for w := range 2 {
-		wg.Go(func() {
-			for i := w; i < len(lines); i += 2 {
-				want := lines[i]
-				r := res.Evaluate(Request{Tool: want.Tool, Input: want.Input}, pols[want.Policy])
-				got := f.render(want, r)
-				if !equalDiff(got, want) {
-					mu.Lock()
-					if failed++; failed <= 10 {
-						t.Errorf("decision changed with a Resolver\n got: %+v\nwant: %+v", got, want)
+	// A small Resolver evicts all the time; a large one, over two
+	// passes, answers the second from what the first cached.
+	for _, tc := range []struct{ entries, passes int }{{64, 1}, {0, 2}} {
+		res := NewResolver(tc.entries)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		failed := 0
+		for w := range 2 {
+			wg.Go(func() {
+				for range tc.passes {
+					for i := w; i < len(lines); i += 2 {
+						want := lines[i]
+						r := res.Evaluate(Request{Tool: want.Tool, Input: want.Input}, pols[want.Policy])
+						got := f.render(want, r)
+						if !equalDiff(got, want) {
+							mu.Lock()
+							if failed++; failed <= 10 {
+								t.Errorf("decision changed with a Resolver of %d entries\n got: %+v\nwant: %+v", tc.entries, got, want)
+							}
+							mu.Unlock()
+						}
 					}
-					mu.Unlock()
 				}
-			}
-		})
-	}
-	wg.Wait()
-	if n := res.Len(); n > 64 {
-		t.Errorf("Resolver holds %d entries, bound 64", n)
+			})
+		}
+		wg.Wait()
+		if n := res.Len(); tc.entries > 0 && n > tc.entries {
+			t.Errorf("Resolver holds %d entries, bound %d", n, tc.entries)
+		}
 	}
 }
 
