@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/workspace"
@@ -111,13 +112,39 @@ type call struct {
 	unsandboxed bool
 }
 
+// calls holds released calls, whose scratch space (parts, memo maps,
+// target blocks) the next call reuses.
+var calls = sync.Pool{New: func() any { return new(call) }}
+
+// maxPooledParts bounds the calls kept for reuse: a call of a huge script
+// is left to the collector.
+const maxPooledParts = 256
+
+// release hands c back for reuse; c must not be used afterwards. Nothing
+// a Result holds points into a call (its strings are immutable), so a
+// call is released once its Result is made.
+func (c *call) release() {
+	if cap(c.parts) > maxPooledParts || len(c.shells) > maxPooledParts || cap(c.block) > maxPooledParts {
+		return
+	}
+	parts, shells, block, cand, scratch, bases := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases
+	clear(parts[:cap(parts)])
+	clear(shells)
+	clear(block[:cap(block)])
+	clear(scratch[:cap(scratch)])
+	clear(bases[:cap(bases)])
+	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0]}
+	calls.Put(c)
+}
+
 // analyse analyses req in the workspace ws.
 func analyse(req Request, ws Workspace) *call { return analyseWith(req, ws, nil) }
 
 // analyseWith is analyse asking res (which may be nil) what it knows of
 // the file system.
 func analyseWith(req Request, ws Workspace, res *Resolver) *call {
-	c := &call{req: req, ws: ws.Deferred(), resolver: res}
+	c := calls.Get().(*call)
+	c.req, c.ws, c.resolver = req, ws.Deferred(), res
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()
@@ -238,7 +265,7 @@ func (c *call) analyseBash() {
 	}
 	c.script = s
 	c.cdBases(s)
-	c.parts = make([]part, 0, len(s.Commands)+len(s.Redirects)+1)
+	c.parts = slices.Grow(c.parts[:0], len(s.Commands)+len(s.Redirects)+1)
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
@@ -317,7 +344,7 @@ const maxBases = 16
 // workspace. Order and control flow are ignored (any base may apply);
 // a cd to a computed directory makes relative paths unknown.
 func (c *call) cdBases(s *bash.Script) {
-	c.bases = []string{c.ws.Cwd}
+	c.bases = append(c.bases[:0], c.ws.Cwd)
 	for _, cmd := range s.Commands {
 		for _, a := range cmd.Assigns {
 			if a.Name == "CDPATH" || a.Name == "HOME" {

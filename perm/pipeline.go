@@ -43,6 +43,7 @@ func evaluateWith(req Request, p *Policy, res *Resolver) Result {
 		r.Sandbox = sandboxProfile(c, r, p)
 	}
 	r.readOnly = false
+	c.release()
 	return r
 }
 
