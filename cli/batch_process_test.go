@@ -95,17 +95,20 @@ func TestBatchKillThenResume(t *testing.T) {
 			go func() { exited <- cmd.Wait() }()
 			defer cmd.Process.Kill()
 			pidFile := filepath.Join(dir, "blk.pid")
+			// The redirect creates blk.pid before echo writes to it:
+			// wait for the whole line.
+			sleepPid := 0
 			waitFor(t, "the quick tasks' results and the blocking task's pid", func() bool {
 				data, _ := os.ReadFile(out)
-				_, err := os.Stat(pidFile)
-				return bytes.Count(data, []byte("\n")) == 7 && err == nil
+				b, _ := os.ReadFile(pidFile)
+				if !bytes.HasSuffix(b, []byte("\n")) {
+					return false
+				}
+				sleepPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return bytes.Count(data, []byte("\n")) == 7 && sleepPid > 0
 			})
-			b, _ := os.ReadFile(pidFile)
-			sleepPid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
 			cmd.Process.Signal(sig)
+			var err error
 			select {
 			case err = <-exited:
 			case <-time.After(60 * time.Second):

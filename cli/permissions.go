@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/semaphore"
 
@@ -477,7 +478,7 @@ func answerLine(line []byte, pol *perm.Policy, res *perm.Resolver) ([]byte, erro
 	} else {
 		v = toCheckResult(res.Evaluate(req, pol))
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonv2.Marshal(v, batchOutput)
 	if err != nil {
 		// A decision always encodes; fail closed if it did not.
 		b, _ = json.Marshal(map[string]string{"error": err.Error()})
@@ -485,6 +486,11 @@ func answerLine(line []byte, pol *perm.Policy, res *perm.Resolver) ([]byte, erro
 	}
 	return append(b, '\n'), bad
 }
+
+// batchOutput makes encoding/json/v2 write what encoding/json writes for
+// an answer (HTML and JavaScript line separators escaped, invalid UTF-8 as
+// U+FFFD), which is what the single check prints.
+var batchOutput = jsonv2.JoinOptions(jsontext.EscapeForHTML(true), jsontext.EscapeForJS(true), jsontext.AllowInvalidUTF8(true))
 
 // batchGCPercent is the GC target while a short-lived-garbage-heavy
 // command runs (--batch, gen agent list): its live heap is small (a
