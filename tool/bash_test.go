@@ -183,12 +183,13 @@ func TestBashEscapedSession(t *testing.T) {
 // machine, short enough that a broken kill fails instead of hanging.
 const hangGuard = 60 * time.Second
 
-// waitFor polls until file exists, and fails t if it has not appeared
-// after hangGuard.
+// waitFor polls until file holds a whole line (a redirect creates the
+// file before the command writes to it), and fails t if it has not after
+// hangGuard.
 func waitFor(t *testing.T, file string) {
 	deadline := time.Now().Add(hangGuard)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(file); err == nil {
+		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
