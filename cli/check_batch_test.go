@@ -165,6 +165,33 @@ func TestBatchMatchesSequential(t *testing.T) {
 	}
 }
 
+// With an in-flight bound smaller than a chunk's lines (and some lines
+// longer than it), the batch neither hangs nor changes its answers: the
+// reader hands over what it holds before it waits for room.
+func TestBatchInflightBound(t *testing.T) {
+	pol := checkPolicy(t)
+	in, _ := mixedBatch(t, 7, 600)
+	long := `{"tool":"Bash","input":{"command":"echo ` + strings.Repeat("x", 3000) + `"}}` + "\n"
+	in = append(in, strings.Repeat(long, 5)...)
+	want := runWith(func(s Streams) error { return sequentialBatch(bytes.NewReader(in), "calls", pol, s) })
+	defer func(old int64) { batchInflightBytes = old }(batchInflightBytes)
+	batchInflightBytes = 2048
+	for _, workers := range []int{1, 2} {
+		done := make(chan batchRun, 1)
+		go func() {
+			done <- runWith(func(s Streams) error { return checkBatch(bytes.NewReader(in), "calls", workers, pol, s) })
+		}()
+		select {
+		case got := <-done:
+			if got != want {
+				t.Errorf("%d workers: output differs from the sequential batch (error %q, want %q)", workers, got.err, want.err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%d workers: the batch hangs under a %d-byte in-flight bound", workers, batchInflightBytes)
+		}
+	}
+}
+
 // Output line i answers input line i under parallelism: errors stay in
 // place and their messages name their lines, in order.
 func TestBatchOrder(t *testing.T) {

@@ -320,11 +320,12 @@ type batchChunk struct {
 // bytes, whatever their number and length (a line may be 16 MiB).
 // batchChunkLines and batchChunkBytes bound one chunk; at most
 // batchChunksPerWorker chunks per worker are in flight.
+var batchInflightBytes int64 = 32 << 20 // a test lowers it
+
 const (
-	batchInflightBytes   = 32 << 20
-	batchChunkLines      = 32
+	batchChunkLines      = 128
 	batchChunkBytes      = 256 << 10
-	batchChunksPerWorker = 4
+	batchChunksPerWorker = 8
 )
 
 // checkBatch answers every line read from r with one JSON line on s.Out,
