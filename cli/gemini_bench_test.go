@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -47,7 +46,8 @@ func BenchmarkGeminiPolicyEngine(b *testing.B) {
 		}
 		gemNs += res.LoopNs / float64(res.Calls)
 		start := time.Now()
-		if err := checkBatch(bytes.NewReader(in), file, runtime.GOMAXPROCS(0), pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		// runBatch is what gen permissions check --batch FILE runs.
+		if err := runBatch(file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
 			b.Fatal(err)
 		}
 		genNs += float64(time.Since(start).Nanoseconds()) / benchCalls
