@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/gen-run/gen/internal/agenttest"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -703,21 +704,8 @@ func TestDiscover(t *testing.T) {
 func BenchmarkLoad1000(b *testing.B) {
 	fsys := fstest.MapFS{}
 	for i := range 1000 {
-		fsys[fmt.Sprintf("team%d/agent%d.md", i%10, i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`---
-name: agent-%d
-description: Agent number %d, which reviews changes and reports problems.
-mode: explore
-allow_tools:
-  - Read
-  - Grep
-  - Bash(git diff:*)
-deny_tools: Bash(rm:*), WebFetch
-model: small
-max_turns: 20
----
-You are agent %d. Review the change you are given and report problems
-with file paths and line numbers.
-`, i, i, i))}
+		p, text := agenttest.File(i)
+		fsys[p] = &fstest.MapFile{Data: []byte(text)}
 	}
 	b.ReportAllocs()
 	for b.Loop() {

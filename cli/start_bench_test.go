@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gen-run/gen/internal/agenttest"
 )
 
 // The start-up benchmarks run the built binary as a user does, one process
@@ -39,11 +40,12 @@ func BenchmarkAgentList1000(b *testing.B) {
 		b.Run(bld.name, func(b *testing.B) {
 			dir, env := startProject(b)
 			for i := range 1000 {
-				p := filepath.Join(dir, ".gen", "agents", fmt.Sprintf("team%d", i%10), fmt.Sprintf("agent%d.md", i))
+				rel, text := agenttest.File(i)
+				p := filepath.Join(dir, ".gen", "agents", rel)
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					b.Fatal(err)
 				}
-				if err := os.WriteFile(p, []byte(fmt.Sprintf(listAgent, i, i, i)), 0o644); err != nil {
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -52,22 +54,6 @@ func BenchmarkAgentList1000(b *testing.B) {
 		})
 	}
 }
-
-const listAgent = `---
-name: agent-%d
-description: Agent number %d, which reviews changes and reports problems.
-mode: explore
-allow_tools:
-  - Read
-  - Grep
-  - Bash(git diff:*)
-deny_tools: Bash(rm:*), WebFetch
-model: small
-max_turns: 20
----
-You are agent %d. Review the change you are given and report problems
-with file paths and line numbers.
-`
 
 // startBuild is one way of building a binary for the start-up benchmarks.
 type startBuild struct {
