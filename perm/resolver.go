@@ -48,7 +48,7 @@ type Resolver struct {
 // DefaultResolverEntries is the Resolver size NewResolver uses for 0:
 // each entry is one path (about 200 bytes), so a full Resolver holds a
 // few megabytes.
-const DefaultResolverEntries = 1 << 17
+const DefaultResolverEntries = 1 << 15
 
 // maxResolverBytes bounds the text one generation of a Resolver holds, so
 // that long paths (a command word may be megabytes) cannot make a bounded
