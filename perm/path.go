@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -403,13 +404,20 @@ func sensitivePath(p string) string {
 		}
 	}
 	base := strings.ToLower(filepath.Base(p))
-	for _, f := range sensitiveFiles {
-		if base == f || (f == ".env" && strings.HasPrefix(base, ".env.")) {
-			return base
-		}
+	if sensitiveFileSet()[base] || strings.HasPrefix(base, ".env.") {
+		return base
 	}
 	return ""
 }
+
+// sensitiveFileSet is the set of sensitiveFiles, made on first use.
+var sensitiveFileSet = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, len(sensitiveFiles))
+	for _, f := range sensitiveFiles {
+		m[f] = true
+	}
+	return m
+})
 
 // cleanWithin is workspace.Within for clean absolute paths: p is dir or
 // inside it.
