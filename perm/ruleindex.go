@@ -97,8 +97,10 @@ func (p *Policy) rules() *ruleSet {
 // Compile prepares p for Evaluate: patterns compiled once and every rule
 // list indexed, so that a decision under 1,000 rules costs about what it
 // costs under 10, and the real paths of the workspace directories
-// resolved once (workspace.Roots.Resolve) instead of once per call.
-// Package policy compiles every policy it builds; a Policy that was not
+// resolved once (workspace.Roots.Resolve) for the decisions of a
+// Resolver's batch. Evaluate without a Resolver (the interactive gate)
+// does not use that resolution: it resolves the roots afresh for every
+// call, since a call it allowed may have re-pointed one. Package policy compiles every policy it builds; a Policy that was not
 // compiled (a literal in a test) is decided the same, only slower.
 //
 // Compile after the last change to the rule lists or the workspace. A
