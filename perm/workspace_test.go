@@ -3,6 +3,7 @@ package perm
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -97,5 +98,73 @@ func TestRepointedRootSeenAfresh(t *testing.T) {
 	// about the tree as it was.
 	if r := res.Evaluate(inA, p); r.Decision != Allow {
 		t.Errorf("Resolver after the switch: %v (%s), want Allow (the compiled resolution)", r.Decision, r.Reason)
+	}
+}
+
+// TestPolicyEqual: Equal tells apart policies that differ in any exported
+// field (a field added to Policy later must be compared too, or this
+// fails), compares rule lists by content, and ignores what Compile
+// prepared.
+func TestPolicyEqual(t *testing.T) {
+	base := func() Policy {
+		return Policy{Mode: ModeDefault, Deny: entries(SourceUser, "Bash(rm:*)"), Ask: entries(SourceUser, "Read"),
+			Allow: entries(SourceUser, "Bash(ls)"), Constraint: rules("Read"), Session: rules("Bash(make)"),
+			Workspace: Workspace{Cwd: "/w", Root: "/w", Home: "/h", Dirs: []string{"/d"}}}
+	}
+	p, q := base(), base()
+	q.Compile()
+	if !p.Equal(&q) || !q.Equal(&p) {
+		t.Fatal("equal policies, one compiled, are not Equal")
+	}
+	if p.Compiled() || !q.Compiled() {
+		t.Errorf("Compiled: literal %v, compiled %v", p.Compiled(), q.Compiled())
+	}
+	q.Ask = append(entries(SourceUser, "Read"), q.Ask[1:]...)
+	if !p.Equal(&q) || q.Compiled() {
+		t.Error("a list replaced by an equal copy: Equal and not Compiled expected")
+	}
+	change := map[string]func(*Policy){
+		"Mode":       func(p *Policy) { p.Mode = ModeAcceptEdits },
+		"Deny":       func(p *Policy) { p.Deny = entries(SourceUser, "Bash(rm -rf:*)") },
+		"Ask":        func(p *Policy) { p.Ask = append(p.Ask, entries(SourceUser, "Edit")...) },
+		"Allow":      func(p *Policy) { p.Allow = entries(SourceProject, "Bash(ls)") },
+		"Constraint": func(p *Policy) { p.Constraint = nil },
+		"Session":    func(p *Policy) { p.Session = rules("Bash(make test)") },
+		"Workspace":  func(p *Policy) { p.Workspace.Dirs = []string{"/e"} },
+		"NoPrompt":   func(p *Policy) { p.NoPrompt = true },
+		"NoSandbox":  func(p *Policy) { p.NoSandbox = true },
+		"Failed":     func(p *Policy) { p.Failed = "settings.json: bad" },
+	}
+	typ := reflect.TypeFor[Policy]()
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.IsExported() && change[f.Name] == nil {
+			t.Errorf("Policy.%s: no case here; make Equal compare it and add one", f.Name)
+		}
+	}
+	for name, f := range change {
+		q := base()
+		f(&q)
+		if p.Equal(&q) || q.Equal(&p) {
+			t.Errorf("policies differing in %s are Equal", name)
+		}
+	}
+	changeWS := map[string]func(*Workspace){
+		"Cwd":  func(w *Workspace) { w.Cwd = "/x" },
+		"Root": func(w *Workspace) { w.Root = "/x" },
+		"Home": func(w *Workspace) { w.Home = "/x" },
+		"Dirs": func(w *Workspace) { w.Dirs = nil },
+	}
+	wtyp := reflect.TypeFor[Workspace]()
+	for i := range wtyp.NumField() {
+		if f := wtyp.Field(i); f.IsExported() && changeWS[f.Name] == nil {
+			t.Errorf("Workspace.%s: no case here; make Equal compare it and add one", f.Name)
+		}
+	}
+	for name, f := range changeWS {
+		q := base()
+		f(&q.Workspace)
+		if p.Equal(&q) {
+			t.Errorf("policies whose workspace differs in %s are Equal", name)
+		}
 	}
 }
