@@ -88,6 +88,22 @@ type Gate struct {
 
 	mu    sync.Mutex
 	added Rules // AddRules
+	// gen counts the AddRules calls that added a rule.
+	gen int
+	// merged is the policy policy last built from Policy's result and the
+	// added rules, compiled; nil until then.
+	merged *merged
+}
+
+// merged is a policy with the rules added to a gate, compiled once: the
+// same base and the same added rules give the same policy, so a call
+// reuses it instead of compiling the longer lists again (a thousand rules
+// cost far more to compile than one call costs to decide). It is never
+// changed once built.
+type merged struct {
+	base perm.Policy // what Gate.Policy returned
+	gen  int         // Gate.gen when built
+	p    perm.Policy
 }
 
 // Fixed returns a Gate for a policy that does not change, with nobody to
@@ -105,24 +121,40 @@ func (g *Gate) AddRules(r Rules) error {
 		err = fmt.Errorf("gate: managed settings allow only managed permission rules; not adding %s", ruleList(r.Allow))
 		r.Allow = nil
 	}
+	if len(r.Allow)+len(r.Ask)+len(r.Deny) == 0 {
+		return err
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.added.Allow = append(g.added.Allow, r.Allow...)
 	g.added.Ask = append(g.added.Ask, r.Ask...)
 	g.added.Deny = append(g.added.Deny, r.Deny...)
+	g.gen++ // the merged policy is out of date
 	return err
 }
 
 // policy is the policy to evaluate a call under: Policy's, with the rules
-// added to this agent, and with step 8 left to the gate.
+// added to this agent, and with step 8 left to the gate. With rules
+// added, it is the merged policy built for the same base and the same
+// added rules, if there is one (perm.Policy.Equal compares the base);
+// otherwise it is built and compiled now, reusing what the previous one
+// compiled. The result is shared by concurrent calls, read-only.
 func (g *Gate) policy() perm.Policy {
-	p := g.Policy()
-	p.NoPrompt = false
+	base := g.Policy()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.gen == 0 {
+		base.NoPrompt = false
+		return base
+	}
+	if m := g.merged; m != nil && m.gen == g.gen && m.base.Equal(&base) {
+		return m.p
+	}
+	p := base
+	p.NoPrompt = false
 	// Fresh slices: Policy may hand out the same ones to every call.
-	// Lists nothing was added to stay as they are, so that the
-	// policy's compiled rule index stays current (perm.Policy.Compile).
+	// Lists nothing was added to stay as they are, so that the base's
+	// compiled lists are reused (perm.Policy.CompileFrom).
 	if len(g.added.Allow) > 0 {
 		p.Session = slices.Concat(p.Session, g.added.Allow)
 	}
@@ -132,6 +164,14 @@ func (g *Gate) policy() perm.Policy {
 	if len(g.added.Deny) > 0 {
 		p.Deny = slices.Concat(p.Deny, entries(g.added.Deny))
 	}
+	m := &merged{base: base, gen: g.gen}
+	prevs := []*perm.Policy{&m.base}
+	if g.merged != nil {
+		prevs = append(prevs, &g.merged.p)
+	}
+	p.CompileFrom(prevs...)
+	m.p = p
+	g.merged = m
 	return p
 }
 

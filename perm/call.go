@@ -141,10 +141,19 @@ func (c *call) release() {
 func analyse(req Request, ws Workspace) *call { return analyseWith(req, ws, nil) }
 
 // analyseWith is analyse asking res (which may be nil) what it knows of
-// the file system.
+// the file system. Without a Resolver the workspace roots are resolved
+// afresh for the call, through its own answers (a few lstats, shared with
+// its paths), whatever Compile resolved: a call allowed before this one
+// may have re-pointed a root that is a symbolic link. A Resolver's batch
+// keeps the compiled resolution (see Resolver).
 func analyseWith(req Request, ws Workspace, res *Resolver) *call {
 	c := calls.Get().(*call)
-	c.req, c.ws, c.resolver = req, ws.Deferred(), res
+	c.req, c.resolver = req, res
+	if res == nil {
+		c.ws = ws.Fresh(c.link)
+	} else {
+		c.ws = ws.Deferred()
+	}
 	switch req.Tool {
 	case "Bash":
 		c.analyseBash()

@@ -97,8 +97,10 @@ func (p *Policy) rules() *ruleSet {
 // Compile prepares p for Evaluate: patterns compiled once and every rule
 // list indexed, so that a decision under 1,000 rules costs about what it
 // costs under 10, and the real paths of the workspace directories
-// resolved once (workspace.Roots.Resolve) instead of once per call.
-// Package policy compiles every policy it builds; a Policy that was not
+// resolved once (workspace.Roots.Resolve) for the decisions of a
+// Resolver's batch. Evaluate without a Resolver (the interactive gate)
+// does not use that resolution: it resolves the roots afresh for every
+// call, since a call it allowed may have re-pointed one. Package policy compiles every policy it builds; a Policy that was not
 // compiled (a literal in a test) is decided the same, only slower.
 //
 // Compile after the last change to the rule lists or the workspace. A
@@ -135,6 +137,34 @@ func (p *Policy) CompileFrom(prevs ...*Policy) {
 		}
 	}
 	p.idx = compileRules(p, sets...)
+}
+
+// Compiled reports whether p's compiled index (Compile, CompileFrom) is
+// current for its rule lists and workspace, so that Evaluate compiles
+// nothing for a call.
+func (p *Policy) Compiled() bool { return p.idx != nil && p.idx.current(p) }
+
+// Equal reports whether p and q decide every call alike because their
+// fields are equal: mode, flags and failure, the rule lists entry by entry
+// (the same slice at once) and the workspace by its directories and home.
+// What Compile prepared is not compared: of two equal policies one may be
+// compiled and the other not.
+func (p *Policy) Equal(q *Policy) bool {
+	return p.Mode == q.Mode && p.NoPrompt == q.NoPrompt && p.NoSandbox == q.NoSandbox && p.Failed == q.Failed &&
+		sameWorkspace(p.Workspace, q.Workspace) &&
+		equalList(p.Deny, q.Deny) && equalList(p.Ask, q.Ask) && equalList(p.Allow, q.Allow) &&
+		equalList(p.Constraint, q.Constraint) && equalList(p.Session, q.Session)
+}
+
+// sameWorkspace reports whether a and b name the same directories.
+func sameWorkspace(a, b Workspace) bool {
+	return a.Cwd == b.Cwd && a.Root == b.Root && a.Home == b.Home && slices.Equal(a.Dirs, b.Dirs)
+}
+
+// equalList reports whether a and b hold the same rules: the same slice,
+// or equal entry by entry.
+func equalList[E comparable](a, b []E) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
 // current reports whether rs was compiled from p's lists and workspace.

@@ -141,3 +141,46 @@ func TestForCheck(t *testing.T) {
 		t.Errorf("agent policy with the mode flag = %+v", p)
 	}
 }
+
+// TestRebuiltPolicySeesRepointedRoot: a policy rebuilt for every call from
+// the same settings (as Live does) reuses the workspace resolution of the
+// policies compiled before it, yet a decision looks at the roots afresh:
+// an added directory that is a symbolic link re-pointed between two calls
+// is seen where it points now.
+func TestRebuiltPolicySeesRepointedRoot(t *testing.T) {
+	s := load(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "acceptEdits"}}`})
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(base, "extra")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	rt := Runtime{Mode: perm.ModeAcceptEdits, Dirs: []string{link}}
+	write := func(dir string) perm.Decision {
+		p := Main(s, rt)
+		return perm.Evaluate(perm.Request{Tool: "Write", Input: map[string]any{"file_path": dir + "/x.txt"}}, &p).Decision
+	}
+	if write(a) != perm.Allow || write(b) != perm.Ask {
+		t.Fatal("before the switch: the link's target should be in the workspace, the other directory not")
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(b, link); err != nil {
+		t.Fatal(err)
+	}
+	if d := write(a); d != perm.Ask {
+		t.Errorf("write into the old target after the switch: %v, want Ask", d)
+	}
+	if d := write(b); d != perm.Allow {
+		t.Errorf("write into the new target after the switch: %v, want Allow", d)
+	}
+}

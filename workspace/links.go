@@ -17,7 +17,8 @@ const maxLinks = 40
 // its target would be created, never to the link itself: `echo x > link`
 // with link → ~/.zshenv writes ~/.zshenv. Components that do not exist are
 // kept as named. After maxLinks links the path is returned as far as it got;
-// the open would fail with ELOOP.
+// the open would fail with ELOOP. The empty path names no file (open("")
+// fails with ENOENT) and resolves to "", not to "/".
 func FollowLinks(p string) string { return FollowLinksWith(p, Readlink) }
 
 // LinkFunc reports whether p is a symbolic link and, if so, its target as
@@ -41,6 +42,9 @@ func Readlink(p string) (string, bool) {
 // FollowLinksWith is FollowLinks asking link about each component, so a
 // caller may answer from what it already knows (perm's batch cache).
 func FollowLinksWith(p string, link LinkFunc) string {
+	if p == "" {
+		return ""
+	}
 	cur := "/"
 	rest := strings.Split(p, "/")
 	hops := 0

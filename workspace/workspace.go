@@ -17,7 +17,9 @@ import (
 )
 
 // Roots is the set of directories file tools may touch without asking.
-// All paths are absolute and clean.
+// All paths are absolute and clean. A directory that is empty or not
+// absolute (a Roots built as a literal without a workspace) names no
+// directory: it contains nothing, so containment fails closed.
 type Roots struct {
 	Cwd  string
 	Root string // project root: nearest ancestor of Cwd with .gen/ or .git/, else Cwd
@@ -36,6 +38,8 @@ type Roots struct {
 type realRoots struct {
 	cwd, root string
 	dirs      []string
+	// link answers the lookups resolve makes; nil means Readlink.
+	link LinkFunc
 
 	once              sync.Once
 	realCwd, realRoot string
@@ -44,13 +48,31 @@ type realRoots struct {
 
 func (rr *realRoots) resolve() {
 	rr.once.Do(func() {
-		rr.realCwd, rr.realRoot = RealPath(rr.cwd), RealPath(rr.root)
+		link := rr.link
+		if link == nil {
+			link = Readlink
+		}
+		rr.realCwd, rr.realRoot = realRoot(rr.cwd, link), realRoot(rr.root, link)
 		rr.realDirs = make([]string, len(rr.dirs))
 		for i, d := range rr.dirs {
-			rr.realDirs[i] = RealPath(d)
+			rr.realDirs[i] = realRoot(d, link)
 		}
 	})
 }
+
+// realRoot is the real path of the root dir, asking link: "" (no
+// directory) for a root that is not absolute, which FollowLinks would
+// resolve as if from "/" and so contain everything.
+func realRoot(dir string, link LinkFunc) string {
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	return FollowLinksWith(dir, link)
+}
+
+// inRoot reports whether p is the root dir or inside it; a root that is
+// not absolute contains nothing.
+func inRoot(p, dir string) bool { return filepath.IsAbs(dir) && Within(p, dir) }
 
 // Resolve returns r with the real paths of its directories resolved now,
 // once, for every later Contains: the workspace is then the directories
@@ -84,6 +106,17 @@ func (r Roots) Deferred() Roots {
 		return r
 	}
 	r.real = &realRoots{cwd: r.Cwd, root: r.Root, dirs: slices.Clone(r.Dirs)}
+	return r
+}
+
+// Fresh is Deferred that does not reuse what an earlier Resolve found: the
+// directories are resolved again, asking link (nil: Readlink) about each
+// component, when a Contains first needs them, at most once. It is for a
+// Roots used by one decision that must see the file system as it is now
+// (the interactive gate, where a call may re-point a link between two
+// decisions). Like Deferred, it is safe for concurrent use if link is.
+func (r Roots) Fresh(link LinkFunc) Roots {
+	r.real = &realRoots{cwd: r.Cwd, root: r.Root, dirs: slices.Clone(r.Dirs), link: link}
 	return r
 }
 
@@ -196,7 +229,7 @@ func Physical(p string) string { return FollowLinks(p) }
 // RealPath resolves the symbolic links of abs, dangling ones included, so
 // a path to a file about to be created under a symlinked directory, or
 // through a link to a file that does not exist yet, is seen where the
-// kernel would create it. See FollowLinks.
+// kernel would create it. See FollowLinks (the empty path stays empty).
 func RealPath(abs string) string { return FollowLinks(abs) }
 
 // Within reports whether p is dir or inside it.
@@ -216,27 +249,23 @@ func Within(p, dir string) bool {
 
 // Contains reports whether the absolute path p lies in the workspace: in
 // the cwd, the project root or an added directory, as named or with their
-// symbolic links resolved (as Resolve found them, if it was called).
+// symbolic links resolved (as Resolve found them, if it was called). A
+// root that is empty or not absolute contains nothing.
 func (r Roots) Contains(p string) bool {
-	if Within(p, r.Cwd) || Within(p, r.Root) {
+	if inRoot(p, r.Cwd) || inRoot(p, r.Root) || slices.ContainsFunc(r.Dirs, func(d string) bool { return inRoot(p, d) }) {
 		return true
-	}
-	for _, d := range r.Dirs {
-		if Within(p, d) {
-			return true
-		}
 	}
 	if r.resolved() {
 		rr := r.real
 		rr.resolve()
-		return Within(p, rr.realCwd) || Within(p, rr.realRoot) || slices.ContainsFunc(rr.realDirs, func(d string) bool { return Within(p, d) })
+		return inRoot(p, rr.realCwd) || inRoot(p, rr.realRoot) || slices.ContainsFunc(rr.realDirs, func(d string) bool { return inRoot(p, d) })
 	}
 	for _, d := range r.Dirs {
-		if Within(p, RealPath(d)) {
+		if inRoot(p, realRoot(d, Readlink)) {
 			return true
 		}
 	}
-	return Within(p, RealPath(r.Cwd)) || Within(p, RealPath(r.Root))
+	return inRoot(p, realRoot(r.Cwd, Readlink)) || inRoot(p, realRoot(r.Root, Readlink))
 }
 
 // GlobStart splits a Glob pattern into the directory its walk starts in

@@ -3,6 +3,7 @@ package workspace
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -164,4 +165,80 @@ func FuzzCleanEquivalence(f *testing.F) {
 		f.Add(p, "/w")
 	}
 	f.Fuzz(checkClean)
+}
+
+// TestEmptyRootContainsNothing: a root that is empty (a Roots built as a
+// literal without a workspace) or not absolute names no directory, so it
+// contains no path, resolved or not; RealPath of "" is "", never "/".
+func TestEmptyRootContainsNothing(t *testing.T) {
+	if got := RealPath(""); got != "" {
+		t.Errorf(`RealPath("") = %q, want ""`, got)
+	}
+	for name, r := range map[string]Roots{
+		"zero":          {},
+		"home only":     {Home: "/nonexistent/h"},
+		"empty dir":     {Dirs: []string{""}},
+		"relative cwd":  {Cwd: ".", Root: "."},
+		"relative root": {Cwd: "sub", Root: "..", Dirs: []string{"x/.."}},
+	} {
+		for _, rs := range []Roots{r, r.Resolve(), r.Deferred(), r.Fresh(nil)} {
+			for _, p := range []string{"/", "/etc/passwd", "/nonexistent/h/x", ".", "x"} {
+				if rs.Contains(p) {
+					t.Errorf("%s: Contains(%q) = true, want false", name, p)
+				}
+			}
+		}
+	}
+	// An empty root beside real ones adds nothing and hides nothing.
+	r := Roots{Cwd: "/nonexistent/p", Dirs: []string{""}}
+	for _, rs := range []Roots{r, r.Resolve(), r.Fresh(nil)} {
+		if !rs.Contains("/nonexistent/p/x") || rs.Contains("/etc/passwd") {
+			t.Errorf("Cwd with an empty added directory: containment wrong for %+v", rs)
+		}
+	}
+}
+
+// TestFresh: Fresh resolves the roots again, as the file system has them
+// now, where a Roots resolved before a link was re-pointed keeps what it
+// found; Fresh asks link about every component it follows.
+func TestFresh(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(base, "ws")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	resolved := Roots{Cwd: link, Root: link}.Resolve()
+	if !resolved.Fresh(nil).Contains(a+"/x") || resolved.Fresh(nil).Contains(b+"/x") {
+		t.Fatal("Fresh before the switch: containment wrong")
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(b, link); err != nil {
+		t.Fatal(err)
+	}
+	if !resolved.Contains(a + "/x") {
+		t.Error("a resolved Roots re-resolved by itself (Resolve's contract is once)")
+	}
+	fresh := resolved.Fresh(nil)
+	if !fresh.Contains(b+"/x") || fresh.Contains(a+"/x") {
+		t.Error("Fresh kept the resolution made before the link was re-pointed")
+	}
+	var asked []string
+	counting := resolved.Fresh(func(p string) (string, bool) {
+		asked = append(asked, p)
+		return Readlink(p)
+	})
+	if !counting.Contains(b+"/x") || !slices.Contains(asked, link) {
+		t.Errorf("Fresh(link) did not resolve through link: asked %q", asked)
+	}
 }
