@@ -29,6 +29,12 @@ type Delegate struct {
 // sessionRules are the rules a delegate's answers added for one agent.
 type sessionRules struct {
 	allow, ask, deny []perm.Entry
+	// merged is the last policy made from base plus these rules, while
+	// base still equals it and no rule was added since (n of them):
+	// compiled once, not rebuilt for every call.
+	base   perm.Policy
+	merged *perm.Policy
+	n      int
 }
 
 // NewDelegate returns the delegate that asks toolName, a tool of m. A
@@ -69,12 +75,27 @@ func (d *Delegate) For(agent string, base func() perm.Policy) (policy func() per
 		p.NoPrompt = false
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		if r := d.rules[agent]; r != nil {
-			p.Deny = append(slices.Clone(p.Deny), r.deny...)
-			p.Ask = append(slices.Clone(p.Ask), r.ask...)
-			p.Allow = append(slices.Clone(p.Allow), r.allow...)
+		r := d.rules[agent]
+		if r == nil {
+			return p
 		}
-		return p
+		n := len(r.deny) + len(r.ask) + len(r.allow)
+		if r.merged != nil && r.n == n && r.base.Equal(&p) {
+			return *r.merged
+		}
+		m := p
+		// Callers share the lists: no spare capacity an append could
+		// write into.
+		m.Deny = slices.Concat(p.Deny, r.deny)
+		m.Ask = slices.Concat(p.Ask, r.ask)
+		m.Allow = slices.Concat(p.Allow, r.allow)
+		if r.merged != nil {
+			m.CompileFrom(r.merged)
+		} else {
+			m.Compile()
+		}
+		r.base, r.merged, r.n = p, &m, n
+		return m
 	}
 	return policy, &asking{d: d, agent: agent, policy: policy}
 }

@@ -198,3 +198,31 @@ func TestDelegateSessionRulesPerAgent(t *testing.T) {
 		t.Errorf("mkdir: %+v after %d calls", r, count())
 	}
 }
+
+// The policy an agent's view returns after an answer added rules is
+// compiled and made once, until another rule is added or the base
+// changes.
+func TestDelegatePolicyMergedOnce(t *testing.T) {
+	d := &Delegate{tool: "mcp__perm__approve", rules: make(map[string]*sessionRules)}
+	base := basePolicy(t, "Bash(rm:*)")
+	pol, _ := d.For("a", func() perm.Policy { return base })
+	d.add("a", []PermissionUpdate{{Behavior: "allow", Rules: []string{"Bash(npm test)"}, Destination: "session"}})
+	first, again := pol(), pol()
+	if !first.Compiled() || len(first.Allow) != 1 || len(first.Deny) != 1 {
+		t.Fatalf("merged policy: compiled %v, %d allow, %d deny rules", first.Compiled(), len(first.Allow), len(first.Deny))
+	}
+	if &first.Allow[0] != &again.Allow[0] {
+		t.Error("the merged policy was made again for an unchanged base and rules")
+	}
+	d.add("a", []PermissionUpdate{{Behavior: "deny", Rules: []string{"Bash(curl:*)"}, Destination: "session"}})
+	if p := pol(); len(p.Deny) != 2 || !p.Compiled() {
+		t.Errorf("after a deny rule was added: %d deny rules, compiled %v", len(p.Deny), p.Compiled())
+	}
+	base.Ask = append(base.Ask, first.Allow[0]) // the base changes
+	if p := pol(); len(p.Ask) != 1 || len(p.Deny) != 2 {
+		t.Errorf("after the base changed: %d ask, %d deny rules", len(p.Ask), len(p.Deny))
+	}
+	if r := perm.Evaluate(bash("curl x"), func() *perm.Policy { p := pol(); return &p }()); r.Decision != perm.Deny {
+		t.Errorf("curl under the added deny rule: %+v", r)
+	}
+}
