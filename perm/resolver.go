@@ -2,6 +2,7 @@ package perm
 
 import (
 	"errors"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,9 +16,9 @@ import (
 // from the file system: which paths exist, are directories or symbolic
 // links and where the links point, the small files git discovery reads,
 // which repository git would use from a directory, and what a glob
-// matches. It is bounded: it
-// holds at most the number of entries it was made with, forgetting the
-// least recently used half when full. It is safe for concurrent use.
+// matches. It is bounded: it holds at most the number of entries it was
+// made with, each shard forgetting its least recently used half when
+// full. It is safe for concurrent use.
 //
 // A cached answer is acceptable for `gen permissions check --batch`
 // because a batch only asks what the gate would decide: its calls are
@@ -32,10 +33,18 @@ import (
 // Without a Resolver each decision looks at the file system afresh,
 // memoising only within itself.
 type Resolver struct {
-	mu  sync.Mutex
-	max int // entries per generation
-	// n counts the entries cur holds, and bytes the path and answer text:
-	// a generation also ends when it reaches maxResolverBytes, whatever
+	// shards split the answers by path, each under its own lock, so that
+	// the workers of a batch seldom wait for each other.
+	shards []resolverShard
+}
+
+// resolverShard is one part of a Resolver, bounded on its own.
+type resolverShard struct {
+	mu       sync.Mutex
+	max      int // entries per generation
+	maxBytes int // path and answer text per generation
+	// n counts the entries cur holds, and bytes their path and answer
+	// text: a generation also ends when it reaches maxBytes, whatever
 	// the paths' length.
 	n, bytes int
 	// cur holds what was used since the last rotation, old what was used
@@ -50,14 +59,16 @@ type Resolver struct {
 // few megabytes.
 const DefaultResolverEntries = 1 << 15
 
-// maxResolverBytes bounds the text one generation of a Resolver holds, so
-// that long paths (a command word may be megabytes) cannot make a bounded
-// number of entries large; with two generations a Resolver holds at most
-// twice this. maxCachedPath is the longest path it keeps at all (the
-// kernel's PATH_MAX: a longer one names nothing).
+// maxResolverBytes bounds the text one generation of a Resolver holds
+// (its shards together), so that long paths (a command word may be
+// megabytes) cannot make a bounded number of entries large; with two
+// generations a Resolver holds at most twice this. maxCachedPath is the
+// longest path it keeps at all (the kernel's PATH_MAX: a longer one names
+// nothing). maxResolverShards is how many shards a large Resolver has.
 const (
-	maxResolverBytes = 8 << 20
-	maxCachedPath    = 4096
+	maxResolverBytes  = 8 << 20
+	maxCachedPath     = 4096
+	maxResolverShards = 16
 )
 
 // NewResolver returns an empty Resolver holding at most entries answers
@@ -66,18 +77,35 @@ func NewResolver(entries int) *Resolver {
 	if entries <= 0 {
 		entries = DefaultResolverEntries
 	}
-	r := &Resolver{max: max(entries/2, 1)}
-	r.rotate()
+	// Each shard keeps at least a few entries a generation.
+	n := max(min(maxResolverShards, entries/8), 1)
+	r := &Resolver{shards: make([]resolverShard, n)}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.max, sh.maxBytes = max(entries/2/n, 1), maxResolverBytes/n
+		sh.rotate()
+	}
 	return r
 }
 
-// rotate makes cur old and starts an empty cur.
-func (r *Resolver) rotate() {
-	r.old = r.cur
-	for op := range r.cur {
-		r.cur[op] = make(map[string]fsVal)
+// resolverSeed makes shard choices the same for every Resolver.
+var resolverSeed = maphash.MakeSeed()
+
+// shard returns the shard that holds path's answers.
+func (r *Resolver) shard(path string) *resolverShard {
+	if len(r.shards) == 1 {
+		return &r.shards[0]
 	}
-	r.n, r.bytes = 0, 0
+	return &r.shards[maphash.String(resolverSeed, path)%uint64(len(r.shards))]
+}
+
+// rotate makes cur old and starts an empty cur.
+func (sh *resolverShard) rotate() {
+	sh.old = sh.cur
+	for op := range sh.cur {
+		sh.cur[op] = make(map[string]fsVal)
+	}
+	sh.n, sh.bytes = 0, 0
 }
 
 // Evaluate is perm.Evaluate with file system answers taken from, and
@@ -92,11 +120,15 @@ func (r *Resolver) Len() int {
 	if r == nil {
 		return 0
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := r.n
-	for _, m := range r.old {
-		n += len(m)
+	n := 0
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		n += sh.n
+		for _, m := range sh.old {
+			n += len(m)
+		}
+		sh.mu.Unlock()
 	}
 	return n
 }
@@ -105,14 +137,15 @@ func (r *Resolver) get(k fsKey) (fsVal, bool) {
 	if r == nil {
 		return fsVal{}, false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if v, ok := r.cur[k.op][k.path]; ok {
+	sh := r.shard(k.path)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if v, ok := sh.cur[k.op][k.path]; ok {
 		return v, true
 	}
-	v, ok := r.old[k.op][k.path]
+	v, ok := sh.old[k.op][k.path]
 	if ok {
-		r.putLocked(k, v)
+		sh.putLocked(k, v)
 	}
 	return v, ok
 }
@@ -121,21 +154,22 @@ func (r *Resolver) put(k fsKey, v fsVal) {
 	if r == nil {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.putLocked(k, v)
+	sh := r.shard(k.path)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.putLocked(k, v)
 }
 
-func (r *Resolver) putLocked(k fsKey, v fsVal) {
+func (sh *resolverShard) putLocked(k fsKey, v fsVal) {
 	size := len(k.path) + len(v.s) + len(v.real)
-	if r.n >= r.max || r.bytes+size > maxResolverBytes {
-		r.rotate()
+	if sh.n >= sh.max || sh.bytes+size > sh.maxBytes {
+		sh.rotate()
 	}
-	if _, ok := r.cur[k.op][k.path]; !ok {
-		r.n++
+	if _, ok := sh.cur[k.op][k.path]; !ok {
+		sh.n++
 	}
-	r.cur[k.op][k.path] = v
-	r.bytes += size
+	sh.cur[k.op][k.path] = v
+	sh.bytes += size
 }
 
 // fsOp says which question about a path an fsKey asks.
