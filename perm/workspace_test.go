@@ -2,9 +2,10 @@ package perm
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/gen-run/gen/internal/linktest"
 )
 
 // TestEmptyWorkspaceFailsClosed: a Policy literal without a Workspace has
@@ -53,20 +54,7 @@ func TestEmptyWorkspaceFailsClosed(t *testing.T) {
 // where it points now. A Resolver (--batch, what-if decisions) may keep
 // the compiled resolution.
 func TestRepointedRootSeenAfresh(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
-	for _, d := range []string{a, b} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := filepath.Join(base, "ws")
-	if err := os.Symlink(a, link); err != nil {
-		t.Fatal(err)
-	}
+	_, a, b, link := linktest.Dirs(t, "a", "b", "ws")
 	p := &Policy{Mode: ModeAcceptEdits, Workspace: Workspace{Cwd: link, Root: link}}
 	p.Compile()
 	inA, inB := fileReq("Write", a+"/x.txt"), fileReq("Write", b+"/x.txt")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/internal/linktest"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
@@ -149,20 +150,7 @@ func TestForCheck(t *testing.T) {
 // is seen where it points now.
 func TestRebuiltPolicySeesRepointedRoot(t *testing.T) {
 	s := load(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "acceptEdits"}}`})
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
-	for _, d := range []string{a, b} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := filepath.Join(base, "extra")
-	if err := os.Symlink(a, link); err != nil {
-		t.Fatal(err)
-	}
+	_, a, b, link := linktest.Dirs(t, "a", "b", "extra")
 	rt := Runtime{Mode: perm.ModeAcceptEdits, Dirs: []string{link}}
 	write := func(dir string) perm.Decision {
 		p := Main(s, rt)

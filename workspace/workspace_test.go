@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/internal/linktest"
 )
 
 func TestAbs(t *testing.T) {
@@ -84,20 +86,7 @@ func TestWithinRel(t *testing.T) {
 // workspace, and that a copy whose directories changed does not use the
 // roots resolved for the original.
 func TestResolve(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	real, extra := filepath.Join(base, "real"), filepath.Join(base, "extra")
-	for _, d := range []string{real, extra} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := filepath.Join(base, "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
+	base, real, extra, link := linktest.Dirs(t, "real", "extra", "link")
 	r := Roots{Cwd: link, Root: link, Home: base}
 	for _, rs := range []Roots{r, r.Resolve(), r.Deferred()} {
 		if !rs.Contains(real+"/x") || rs.Contains(extra+"/x") {
