@@ -9,41 +9,23 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gen-run/gen/internal/callcorpus"
 	"github.com/gen-run/gen/perm"
 )
 
-// thousandRules returns a compiled policy with 1,000 rules of the usual
-// kinds (Bash prefixes, path rules, WebFetch domains, MCP tools) spread
-// over deny, ask and allow, in a workspace at dir.
+// thousandRules returns a compiled policy with the 1,000-odd rules of
+// every kind the perm benchmarks use (callcorpus.Rules), in a workspace
+// at dir.
 func thousandRules(tb testing.TB, dir string) perm.Policy {
 	tb.Helper()
 	p := perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: dir, Root: dir, Home: dir}}
-	for i := range 1000 {
-		var s string
-		switch i % 5 {
-		case 0:
-			s = fmt.Sprintf("Bash(tool%d:*)", i)
-		case 1:
-			s = fmt.Sprintf("Read(./data%d/**)", i)
-		case 2:
-			s = fmt.Sprintf("WebFetch(domain:site%d.example)", i)
-		case 3:
-			s = fmt.Sprintf("Edit(**/gen%d/*.txt)", i)
-		case 4:
-			s = fmt.Sprintf("mcp__srv%d__tool", i)
-		}
-		r, err := perm.ParseRule(s)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		e := perm.Entry{Rule: r, Source: perm.SourceUser}
-		switch i % 3 {
-		case 0:
-			p.Deny = append(p.Deny, e)
-		case 1:
-			p.Ask = append(p.Ask, e)
-		default:
-			p.Allow = append(p.Allow, e)
+	deny, ask, allow := callcorpus.Rules()
+	for _, l := range []struct {
+		list  *[]perm.Entry
+		rules []string
+	}{{&p.Deny, deny}, {&p.Ask, ask}, {&p.Allow, allow}} {
+		for _, s := range l.rules {
+			*l.list = append(*l.list, perm.Entry{Rule: mustRule(tb, s), Source: perm.SourceUser})
 		}
 	}
 	p.Compile()

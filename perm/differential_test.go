@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,46 +145,7 @@ func diffPolicies(f diffFixture) map[string]*Policy {
 // organisation's settings are.
 func thousandRules(ws Workspace) *Policy {
 	p := &Policy{Mode: ModeDefault, Workspace: ws}
-	r := rand.New(rand.NewPCG(7, 11))
-	progs := []string{"git", "npm", "go", "make", "docker", "kubectl", "cargo", "python3", "node", "terraform"}
-	var deny, ask, allow []string
-	for i := 0; len(deny)+len(ask)+len(allow) < 1000; i++ {
-		var s string
-		switch i % 10 {
-		case 0:
-			s = fmt.Sprintf("Bash(tool%d:*)", i)
-		case 1:
-			s = fmt.Sprintf("Bash(%s sub%d *)", progs[r.IntN(len(progs))], i)
-		case 2:
-			s = fmt.Sprintf("Read(./data%d/**)", i)
-		case 3:
-			s = fmt.Sprintf("Edit(**/gen%d/*.txt)", i)
-		case 4:
-			s = fmt.Sprintf("WebFetch(domain:site%d.example)", i)
-		case 5:
-			s = fmt.Sprintf("Bash(%s --flag%d)", progs[r.IntN(len(progs))], i)
-		case 6:
-			s = fmt.Sprintf("Read(~/cache%d/**)", i)
-		case 7:
-			s = fmt.Sprintf("mcp__srv%d__tool", i)
-		case 8:
-			s = fmt.Sprintf("Bash(*-helper%d *)", i)
-		case 9:
-			s = fmt.Sprintf("Write(/var/tmp/out%d/**)", i)
-		}
-		switch r.IntN(3) {
-		case 0:
-			deny = append(deny, s)
-		case 1:
-			ask = append(ask, s)
-		default:
-			allow = append(allow, s)
-		}
-	}
-	// A few rules the corpus does reach, spread among the others.
-	deny = append(deny[:len(deny)/2], append([]string{"Bash(curl:*)", "Read(./.env)", "Read(**/secrets/**)"}, deny[len(deny)/2:]...)...)
-	ask = append(ask, "Bash(git push:*)", "WebFetch(domain:github.com)")
-	allow = append([]string{"Bash(npm test)"}, append(allow, "Bash(go test:*)", "Bash(make:*)", "Edit(./src/**)", "Read(./link/**)")...)
+	deny, ask, allow := callcorpus.Rules()
 	p.Deny = entries(SourceManaged, deny...)
 	p.Ask = entries(SourceProject, ask...)
 	p.Allow = entries(SourceUser, allow...)

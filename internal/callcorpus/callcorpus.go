@@ -206,3 +206,51 @@ func Bash(seed uint64, n int) []Call {
 	}
 	return out
 }
+
+// Rules returns a thousand-odd rules of every kind a policy holds (Bash
+// prefixes and wildcards, path rules relative to the workspace, home and
+// root, WebFetch domains, MCP tools), spread over deny, ask and allow,
+// with the few the generated calls do reach among them. They are always
+// the same: the differential test's recorded decisions depend on them.
+func Rules() (deny, ask, allow []string) {
+	r := rand.New(rand.NewPCG(7, 11))
+	progs := []string{"git", "npm", "go", "make", "docker", "kubectl", "cargo", "python3", "node", "terraform"}
+	for i := 0; len(deny)+len(ask)+len(allow) < 1000; i++ {
+		var s string
+		switch i % 10 {
+		case 0:
+			s = "Bash(tool" + strconv.Itoa(i) + ":*)"
+		case 1:
+			s = "Bash(" + progs[r.IntN(len(progs))] + " sub" + strconv.Itoa(i) + " *)"
+		case 2:
+			s = "Read(./data" + strconv.Itoa(i) + "/**)"
+		case 3:
+			s = "Edit(**/gen" + strconv.Itoa(i) + "/*.txt)"
+		case 4:
+			s = "WebFetch(domain:site" + strconv.Itoa(i) + ".example)"
+		case 5:
+			s = "Bash(" + progs[r.IntN(len(progs))] + " --flag" + strconv.Itoa(i) + ")"
+		case 6:
+			s = "Read(~/cache" + strconv.Itoa(i) + "/**)"
+		case 7:
+			s = "mcp__srv" + strconv.Itoa(i) + "__tool"
+		case 8:
+			s = "Bash(*-helper" + strconv.Itoa(i) + " *)"
+		case 9:
+			s = "Write(/var/tmp/out" + strconv.Itoa(i) + "/**)"
+		}
+		switch r.IntN(3) {
+		case 0:
+			deny = append(deny, s)
+		case 1:
+			ask = append(ask, s)
+		default:
+			allow = append(allow, s)
+		}
+	}
+	// A few rules the calls do reach, spread among the others.
+	deny = append(deny[:len(deny)/2], append([]string{"Bash(curl:*)", "Read(./.env)", "Read(**/secrets/**)"}, deny[len(deny)/2:]...)...)
+	ask = append(ask, "Bash(git push:*)", "WebFetch(domain:github.com)")
+	allow = append([]string{"Bash(npm test)"}, append(allow, "Bash(go test:*)", "Bash(make:*)", "Edit(./src/**)", "Read(./link/**)")...)
+	return deny, ask, allow
+}
