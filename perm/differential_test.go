@@ -178,6 +178,41 @@ func TestDifferential(t *testing.T) {
 		recordDifferential(t, f, pols)
 		return
 	}
+	lines, total := readDifferential(t, diffStride)
+	failed := 0
+	for _, want := range lines {
+		p := pols[want.Policy]
+		if p == nil {
+			t.Fatalf("%s:%d: unknown policy %q", differentialFile, want.n, want.Policy)
+		}
+		got := f.decide(want.Policy, Request{Tool: want.Tool, Input: want.Input}, p)
+		if !equalDiff(got, want.diffLine) {
+			failed++
+			if failed <= 20 {
+				g, _ := json.Marshal(got)
+				w, _ := json.Marshal(want.diffLine)
+				t.Errorf("%s:%d: decision changed\n got: %s\nwant: %s", differentialFile, want.n, g, w)
+			}
+		}
+	}
+	if want := corpusSize * len(diffPolicyNames); total != want {
+		t.Fatalf("%s: %d lines, want %d", differentialFile, total, want)
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d decisions changed", failed, len(lines))
+	}
+}
+
+// numberedLine is a recorded decision with its line number.
+type numberedLine struct {
+	n int
+	diffLine
+}
+
+// readDifferential returns every stride-th recorded decision (lines
+// stride, 2*stride, ...) and the number of lines the record holds.
+func readDifferential(t *testing.T, stride int) (lines []numberedLine, total int) {
+	t.Helper()
 	fh, err := os.Open(differentialFile)
 	if err != nil {
 		t.Fatal(err)
@@ -189,38 +224,21 @@ func TestDifferential(t *testing.T) {
 	}
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	n, failed := 0, 0
 	for sc.Scan() {
-		n++
-		if n%diffStride != 0 {
+		total++
+		if total%stride != 0 {
 			continue
 		}
-		var want diffLine
-		if err := json.Unmarshal(sc.Bytes(), &want); err != nil {
-			t.Fatalf("%s:%d: %v", differentialFile, n, err)
+		var l diffLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("%s:%d: %v", differentialFile, total, err)
 		}
-		p := pols[want.Policy]
-		if p == nil {
-			t.Fatalf("%s:%d: unknown policy %q", differentialFile, n, want.Policy)
-		}
-		got := f.decide(want.Policy, Request{Tool: want.Tool, Input: want.Input}, p)
-		if !equalDiff(got, want) {
-			failed++
-			if failed <= 20 {
-				g, _ := json.Marshal(got)
-				t.Errorf("%s:%d: decision changed\n got: %s\nwant: %s", differentialFile, n, g, sc.Bytes())
-			}
-		}
+		lines = append(lines, numberedLine{total, l})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := corpusSize * len(diffPolicyNames); n != want {
-		t.Fatalf("%s: %d lines, want %d", differentialFile, n, want)
-	}
-	if failed > 0 {
-		t.Fatalf("%d of %d decisions changed", failed, n)
-	}
+	return lines, total
 }
 
 func equalDiff(a, b diffLine) bool {

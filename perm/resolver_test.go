@@ -1,9 +1,6 @@
 package perm
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,31 +16,7 @@ import (
 func TestResolverSameDecisions(t *testing.T) {
 	f := newDiffFixture(t)
 	pols := diffPolicies(f)
-	fh, err := os.Open(differentialFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []diffLine
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 0; sc.Scan(); n++ {
-		if n%(diffStride*2) != 0 {
-			continue
-		}
-		var l diffLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	lines, _ := readDifferential(t, diffStride*2)
 	// A small Resolver evicts all the time; a large one, over two
 	// passes, answers the second from what the first cached.
 	for _, tc := range []struct{ entries, passes int }{{64, 1}, {0, 2}} {
@@ -57,8 +30,8 @@ func TestResolverSameDecisions(t *testing.T) {
 					for i := w; i < len(lines); i += 2 {
 						want := lines[i]
 						r := res.Evaluate(Request{Tool: want.Tool, Input: want.Input}, pols[want.Policy])
-						got := f.render(want, r)
-						if !equalDiff(got, want) {
+						got := f.render(want.diffLine, r)
+						if !equalDiff(got, want.diffLine) {
 							mu.Lock()
 							if failed++; failed <= 10 {
 								t.Errorf("decision changed with a Resolver of %d entries\n got: %+v\nwant: %+v", tc.entries, got, want)
