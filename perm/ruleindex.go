@@ -366,13 +366,7 @@ func bashTailKey(r Rule) (string, bool) {
 
 // addTails adds the bashTail rules keyed by the end of each word of s.
 func (l *ruleList) addTails(buf []int32, s string) []int32 {
-	for s != "" {
-		w := s
-		if i := strings.IndexByte(s, ' '); i >= 0 {
-			w, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
+	for w := range strings.SplitSeq(s, " ") {
 		if len(w) >= tailLen {
 			buf = append(buf, l.bashTail[w[len(w)-tailLen:]]...)
 		}
@@ -425,13 +419,7 @@ func (x *pathIndex) addSegs(buf []int32, p string) []int32 {
 	if x.bySeg == nil {
 		return buf
 	}
-	for p != "" {
-		seg := p
-		if i := strings.IndexByte(p, '/'); i >= 0 {
-			seg, p = p[:i], p[i+1:]
-		} else {
-			p = ""
-		}
+	for seg := range strings.SplitSeq(p, "/") {
 		if seg != "" {
 			buf = append(buf, x.bySeg[seg]...)
 		}
