@@ -34,9 +34,14 @@ func BenchmarkParse(b *testing.B) {
 // BenchmarkAnalyze is what the engine does per Bash call: Parse and every
 // classification of every command.
 func BenchmarkAnalyze(b *testing.B) {
+	analyze(b, benchSrc)
+}
+
+// analyze parses src and classifies every command in it, b.N times.
+func analyze(b *testing.B, src string) {
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := Parse(benchSrc)
+		s, err := Parse(src)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,19 +72,7 @@ func BenchmarkChain(b *testing.B) {
 	for _, n := range []int{5000, 20000} {
 		src := chain(n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				s, err := Parse(src)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, c := range s.Commands {
-					_ = c.DenyForms()
-					_, _ = c.AllowForm()
-					_ = c.Destructive()
-					_, _ = c.ReadOnly()
-				}
-			}
+			analyze(b, src)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/part")
 		})
 	}
