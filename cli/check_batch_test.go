@@ -15,6 +15,7 @@ import (
 
 	"github.com/gen-run/gen/internal/callcorpus"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 )
 
 // sequentialBatch is runBatch as it was before it went parallel (one
@@ -339,5 +340,26 @@ func TestBatchWriteError(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the batch did not end after its output failed")
+	}
+}
+
+// appendResult writes what encoding/json writes for checkResult, whatever
+// the strings hold.
+func TestAppendResultIsEncodingJSON(t *testing.T) {
+	odd := []string{"", "plain", `a "quoted" \ word`, "<script>&amp;</script>", "a<b", "a>b", "a&b", "a\\b", `"`, "tab\there\nnewline\r\x00\x1f\x7f",
+		"héllo ☃", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "\b\f"}
+	for _, reason := range odd {
+		for _, rule := range []string{"", "Bash(rm " + reason + ")"} {
+			for _, sb := range []sandbox.Profile{"", sandbox.ReadOnly} {
+				r := perm.Result{Decision: perm.Ask, Step: 7, Reason: reason, Rule: rule, Source: perm.Source(reason), Sandbox: sb}
+				want, err := json.Marshal(toCheckResult(r))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := appendResult([]byte("x"), r); string(got) != "x"+string(want)+"\n" {
+					t.Errorf("appendResult(%+v) = %q, want %q", r, got, "x"+string(want)+"\n")
+				}
+			}
+		}
 	}
 }
