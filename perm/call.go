@@ -548,9 +548,10 @@ func (c *call) resolveTarget(p string) target {
 		c.addRealDir(dir, rdir)
 	}
 	var real string
+	inDir := true // real is rdir/base
 	switch {
 	case base == "" || base == "." || base == "..":
-		real = filepath.Join(rdir, base)
+		real, inDir = filepath.Join(rdir, base), false
 	case rdir == "/" && len(abs) == 1+len(base) && abs[0] == '/':
 		real = abs // abs is "/"+base already
 	case rdir == "/":
@@ -561,6 +562,9 @@ func (c *call) resolveTarget(p string) target {
 		// rdir is clean and base a plain name: nothing to clean.
 		real = rdir + "/" + base
 	}
+	if inDir && !c.holdsFiles(rdir) {
+		return target{abs: abs, real: real} // it names nothing: no link
+	}
 	if _, link := c.link(real); link {
 		real = c.realPath(real)
 	}
@@ -568,6 +572,15 @@ func (c *call) resolveTarget(p string) target {
 }
 
 // realDir returns the memoised resolution of dir.
+// holdsFiles reports whether the resolved directory path rdir may hold
+// files: it is a directory, or a link FollowLinks left unresolved (a loop
+// the kernel judges). A name under anything else (nothing, a file) names
+// nothing, and is not looked up.
+func (c *call) holdsFiles(rdir string) bool {
+	v := c.lstat(rdir)
+	return v.ok || (v.exists && v.dir)
+}
+
 func (c *call) realDir(dir string) (string, bool) {
 	for _, d := range c.near[:c.nnear] {
 		if d[0] == dir {

@@ -71,6 +71,23 @@ func TestResolverBounded(t *testing.T) {
 	}
 }
 
+// A name under a missing directory or under a file names nothing, so it
+// is not looked up; one in a directory is, and a link there is followed.
+func TestNothingLookedUpUnderMissingDir(t *testing.T) {
+	f := newDiffFixture(t)
+	p := diffPolicies(f)["ten"]
+	res := NewResolver(0)
+	r := res.Evaluate(Request{Tool: "Bash", Input: map[string]any{"command": "grep x missing/a x.pem/b src/new envlink"}}, p)
+	if r.Decision != Deny {
+		t.Fatalf("grep of envlink (a link to .env, Read-denied): %+v, want Deny", r)
+	}
+	for path, looked := range map[string]bool{"missing/a": false, "x.pem/b": false, "src/new": true, "missing": true, "envlink": true} {
+		if _, ok := res.get(fsKey{opLink, f.root + "/" + path}); ok != looked {
+			t.Errorf("%s looked up: %v, want %v", path, ok, looked)
+		}
+	}
+}
+
 // TestNoResolverSeesSwap: without a Resolver each decision looks at the
 // file system afresh, so a link swapped between two calls is seen.
 func TestNoResolverSeesSwap(t *testing.T) {
