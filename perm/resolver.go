@@ -133,11 +133,7 @@ func (r *Resolver) Len() int {
 	return n
 }
 
-func (r *Resolver) get(k fsKey) (fsVal, bool) {
-	if r == nil {
-		return fsVal{}, false
-	}
-	sh := r.shard(k.path)
+func (sh *resolverShard) get(k fsKey) (fsVal, bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if v, ok := sh.cur[k.op][k.path]; ok {
@@ -150,11 +146,7 @@ func (r *Resolver) get(k fsKey) (fsVal, bool) {
 	return v, ok
 }
 
-func (r *Resolver) put(k fsKey, v fsVal) {
-	if r == nil {
-		return
-	}
-	sh := r.shard(k.path)
+func (sh *resolverShard) put(k fsKey, v fsVal) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.putLocked(k, v)
@@ -165,10 +157,10 @@ func (sh *resolverShard) putLocked(k fsKey, v fsVal) {
 	if sh.n >= sh.max || sh.bytes+size > sh.maxBytes {
 		sh.rotate()
 	}
-	if _, ok := sh.cur[k.op][k.path]; !ok {
-		sh.n++
-	}
-	sh.cur[k.op][k.path] = v
+	m := sh.cur[k.op]
+	n := len(m)
+	m[k.path] = v
+	sh.n += len(m) - n
 	sh.bytes += size
 }
 
@@ -206,10 +198,11 @@ type fsVal struct {
 // else from the call's memo, else from the file system (by answer).
 func (c *call) ask(k fsKey, answer func(string) fsVal) fsVal {
 	if c.resolver != nil && len(k.path) <= maxCachedPath {
-		v, ok := c.resolver.get(k)
+		sh := c.resolver.shard(k.path)
+		v, ok := sh.get(k)
 		if !ok {
 			v = answer(k.path)
-			c.resolver.put(k, v)
+			sh.put(k, v)
 		}
 		return v
 	}
