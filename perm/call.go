@@ -89,6 +89,8 @@ type call struct {
 	globs  map[string]globAnswer
 	// readScratch is mentionsOf's scratch, reused from part to part.
 	readScratch []reading
+	// pathScratch is targetIn's scratch, reused from path to path.
+	pathScratch []byte
 	// block is where small target slices are carved from (targetSlice).
 	block []target
 	// resolver, when not nil, answers file system questions across the
@@ -127,13 +129,13 @@ func (c *call) release() {
 	if cap(c.parts) > maxPooledParts || len(c.shells) > maxPooledParts || cap(c.block) > maxPooledParts {
 		return
 	}
-	parts, shells, block, cand, scratch, bases := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases
+	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
 	clear(parts[:cap(parts)])
 	clear(shells)
 	clear(block[:cap(block)])
 	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
-	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0]}
+	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
 	calls.Put(c)
 }
 
@@ -499,10 +501,10 @@ func (c *call) resolveShell(p string) ([]target, bool) {
 	var seen []string // at most maxBases+1
 	for _, b := range c.bases {
 		// Joined raw, not cleaned: target must see a ".." after a symlink.
-		if raw := b + "/" + p; !slices.Contains(seen, raw) {
-			if len(c.bases) > 1 {
-				seen = append(seen, raw)
-			}
+		if len(c.bases) == 1 {
+			ts = append(ts, c.targetIn(b, p))
+		} else if raw := b + "/" + p; !slices.Contains(seen, raw) {
+			seen = append(seen, raw)
 			ts = append(ts, c.target(raw))
 		}
 	}
@@ -525,6 +527,19 @@ func (c *call) target(p string) target {
 }
 
 // resolveTarget is target without a Resolver's whole resolutions.
+// targetIn is target(dir + "/" + p) for an absolute dir, without making
+// that string when the Resolver knows the answer.
+func (c *call) targetIn(dir, p string) target {
+	if c.resolver == nil || dir == "" || dir[0] != '/' || len(dir)+1+len(p) > maxCachedPath {
+		return c.target(dir + "/" + p)
+	}
+	c.pathScratch = append(append(append(c.pathScratch[:0], dir...), '/'), p...)
+	if v, ok := c.resolver.shardOf(c.pathScratch).getBytes(opTarget, c.pathScratch); ok {
+		return target{abs: v.s, real: v.real}
+	}
+	return c.target(string(c.pathScratch))
+}
+
 func (c *call) resolveTarget(p string) target {
 	abs := resolvePath(c.ws, p)
 	// A ".." in the raw path comes from p, the cwd or home.

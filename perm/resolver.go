@@ -99,6 +99,14 @@ func (r *Resolver) shard(path string) *resolverShard {
 	return &r.shards[maphash.String(resolverSeed, path)%uint64(len(r.shards))]
 }
 
+// shardOf is shard for a path held in bytes.
+func (r *Resolver) shardOf(path []byte) *resolverShard {
+	if len(r.shards) == 1 {
+		return &r.shards[0]
+	}
+	return &r.shards[maphash.Bytes(resolverSeed, path)%uint64(len(r.shards))]
+}
+
 // rotate makes cur old and starts an empty cur.
 func (sh *resolverShard) rotate() {
 	sh.old = sh.cur
@@ -142,6 +150,21 @@ func (sh *resolverShard) get(k fsKey) (fsVal, bool) {
 	v, ok := sh.old[k.op][k.path]
 	if ok {
 		sh.putLocked(k, v)
+	}
+	return v, ok
+}
+
+// getBytes is get for a path held in bytes; it makes a string of it only
+// to move an entry from old to cur.
+func (sh *resolverShard) getBytes(op fsOp, path []byte) (fsVal, bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if v, ok := sh.cur[op][string(path)]; ok {
+		return v, true
+	}
+	v, ok := sh.old[op][string(path)]
+	if ok {
+		sh.putLocked(fsKey{op, string(path)}, v)
 	}
 	return v, ok
 }
