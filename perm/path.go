@@ -99,6 +99,28 @@ func absPattern(ws Workspace, pat string) (abs string, base bool) {
 	return escapeMeta(ws.Cwd) + "/" + strings.TrimPrefix(pat, "./"), false
 }
 
+// unanchored returns the directory a path rule pattern is relative to
+// ("home directory", "project root" or "working directory") when ws does
+// not give it as an absolute path, or "". Such a pattern would be made
+// absolute from "/" and match paths the rule's author never meant.
+func unanchored(ws Workspace, pat string) string {
+	var dir, name string
+	switch {
+	case strings.HasPrefix(pat, "//") || !strings.Contains(pat, "/") && pat != "~":
+		return ""
+	case pat == "~" || strings.HasPrefix(pat, "~/"):
+		dir, name = ws.Home, "home directory"
+	case strings.HasPrefix(pat, "/"):
+		dir, name = ws.Root, "project root"
+	default:
+		dir, name = ws.Cwd, "working directory"
+	}
+	if filepath.IsAbs(dir) {
+		return ""
+	}
+	return name
+}
+
 // escapeMeta escapes doublestar metacharacters in a literal directory.
 func escapeMeta(dir string) string {
 	var b strings.Builder

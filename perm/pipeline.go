@@ -66,6 +66,9 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if p.Failed != "" {
 		return Result{Decision: Deny, Step: 1, Reason: p.Failed, Source: SourceBuiltin}
 	}
+	if rs.failed != "" {
+		return Result{Decision: Deny, Step: 1, Reason: rs.failed, Source: SourceBuiltin}
+	}
 	// Path deny rules look at what commands read (classify). Otherwise
 	// a command is classified only when a later step needs it: a
 	// sensitive path it names (unless it only reads), a Read ask rule, or

@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -17,6 +18,8 @@ type ruleSet struct {
 	cwd, root, home     string
 	deny, ask, allow    *ruleList
 	session, constraint *ruleList
+	// failed is the first list's failed: every call is then denied.
+	failed string
 }
 
 // smallList is the length up to which a list is scanned whole: an index
@@ -40,6 +43,9 @@ type ruleList struct {
 	indexed bool
 
 	hasBash, hasRead bool
+	// failed, when not "", says why a rule of the list cannot be
+	// matched as written (unanchored): the policy then denies every call.
+	failed string
 	// hasPath: a Read, Edit or Write rule, which may look at the paths a
 	// command reads or names (commandPath).
 	hasPath bool
@@ -100,8 +106,9 @@ func (p *Policy) rules() *ruleSet {
 // resolved once (workspace.Roots.Resolve) for the decisions of a
 // Resolver's batch. Evaluate without a Resolver (the interactive gate)
 // does not use that resolution: it resolves the roots afresh for every
-// call, since a call it allowed may have re-pointed one. Package policy compiles every policy it builds; a Policy that was not
-// compiled (a literal in a test) is decided the same, only slower.
+// call, since a call it allowed may have re-pointed one. Package policy
+// compiles every policy it builds; a Policy that was not compiled (a
+// literal in a test) is decided the same, only slower.
 //
 // Compile after the last change to the rule lists or the workspace. A
 // Policy changed after Compile (a list replaced or appended to, as when
@@ -208,6 +215,11 @@ func compileRules(p *Policy, prevs ...*ruleSet) *ruleSet {
 	rs.allow = reuse(func(x *ruleSet) *ruleList { return x.allow }, p.Allow, nil)
 	rs.session = reuse(func(x *ruleSet) *ruleList { return x.session }, nil, p.Session)
 	rs.constraint = reuse(func(x *ruleSet) *ruleList { return x.constraint }, nil, p.Constraint)
+	for _, l := range []*ruleList{rs.deny, rs.ask, rs.allow, rs.session, rs.constraint} {
+		if rs.failed == "" {
+			rs.failed = l.failed
+		}
+	}
 	return rs
 }
 
@@ -261,6 +273,9 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
 			if r.HasPattern {
 				cr.path = compilePath(ws, r.Pattern)
+				if dir := unanchored(ws, r.Pattern); dir != "" && l.failed == "" {
+					l.failed = fmt.Sprintf("rule %s is relative to the %s, which the policy's workspace does not give as an absolute path", r, dir)
+				}
 			}
 		}
 		if small {

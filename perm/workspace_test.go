@@ -3,6 +3,7 @@ package perm
 import (
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gen-run/gen/internal/linktest"
@@ -154,5 +155,45 @@ func TestPolicyEqual(t *testing.T) {
 		if p.Equal(&q) {
 			t.Errorf("policies whose workspace differs in %s are Equal", name)
 		}
+	}
+}
+
+// A path rule relative to a directory the workspace does not give as an
+// absolute path (a hand-built Policy) would be made absolute from "/":
+// the policy denies every call instead, naming the rule.
+func TestUnanchoredRuleFailsClosed(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		ws   Workspace
+		rule string
+		dir  string
+	}{
+		{Workspace{Cwd: f.root, Root: f.root}, "Read(~/.ssh/**)", "home directory"},
+		{Workspace{Cwd: f.root, Root: f.root, Home: "home"}, "Read(~)", "home directory"},
+		{Workspace{Cwd: f.root, Home: f.home}, "Edit(/src/**)", "project root"},
+		{Workspace{Root: f.root, Home: f.home}, "Read(./secrets/**)", "working directory"},
+		{Workspace{Root: f.root, Home: f.home}, "Read(src/*.go)", "working directory"},
+	} {
+		for _, list := range []string{"deny", "ask", "allow"} {
+			p := &Policy{Mode: ModeDefault, Workspace: tc.ws}
+			es := entries(SourceProject, tc.rule)
+			switch list {
+			case "deny":
+				p.Deny = es
+			case "ask":
+				p.Ask = es
+			default:
+				p.Allow = es
+			}
+			r := Evaluate(fileReq("Read", "/tmp/x"), p)
+			if r.Decision != Deny || !strings.Contains(r.Reason, tc.rule) || !strings.Contains(r.Reason, tc.dir) {
+				t.Errorf("%s %s in %+v: %+v, want Deny naming the rule and the %s", list, tc.rule, tc.ws, r, tc.dir)
+			}
+		}
+	}
+	// Rules that need no workspace directory are fine without one.
+	p := &Policy{Mode: ModeDefault, Deny: entries(SourceProject, "Read(.env)", "Read(//etc/shadow)")}
+	if r := Evaluate(fileReq("Read", "/etc/shadow"), p); r.Decision != Deny || r.Rule != "Read(//etc/shadow)" {
+		t.Errorf("Read /etc/shadow: %+v, want Deny by Read(//etc/shadow)", r)
 	}
 }
