@@ -195,7 +195,7 @@ func denyReason(tool string, e Entry) string {
 	if e.Source == SourceAgent {
 		return fmt.Sprintf("tool %s is blocked by deny_tools", tool)
 	}
-	return fmt.Sprintf("tool %s is blocked by deny rule %s (%s)", tool, e.Rule, e.Source)
+	return "tool " + tool + " is blocked by deny rule " + e.Rule.String() + " (" + string(e.Source) + ")"
 }
 
 // Step 2. These checks hold in every mode, bypassPermissions included, and
@@ -413,13 +413,13 @@ func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
 		c.classify(pt) // a Read ask rule looks at what a command reads
 	}
 	if cr := rs.ask.first(c, pt, matchAsk); cr != nil {
-		e := cr.Entry
-		return Result{Decision: Ask, Step: 5, Reason: fmt.Sprintf("ask rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
+		e, rule := cr.Entry, cr.Rule.String()
+		return Result{Decision: Ask, Step: 5, Reason: "ask rule " + rule + " (" + string(e.Source) + ")", Rule: rule, Source: e.Source}
 	}
 	// Step 6.
 	if cr := rs.allow.first(c, pt, matchAllow); cr != nil {
-		e := cr.Entry
-		return Result{Decision: Allow, Step: 6, Reason: fmt.Sprintf("allowed by rule %s (%s)", e.Rule, e.Source), Rule: e.Rule.String(), Source: e.Source}
+		e, rule := cr.Entry, cr.Rule.String()
+		return Result{Decision: Allow, Step: 6, Reason: "allowed by rule " + rule + " (" + string(e.Source) + ")", Rule: rule, Source: e.Source}
 	}
 	// Step 7.
 	return modeDefault(c, pt, p.Mode)
@@ -450,7 +450,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		if pt.readOnly {
 			why = "reads outside the workspace: " + outside(c, pt.reads)
 		}
-		return res(Ask, fmt.Sprintf("Bash requires approval in %s mode (not read-only: %s)", m, why))
+		return res(Ask, "Bash requires approval in "+string(m)+" mode (not read-only: "+why+")")
 	case kindRead:
 		if !inWorkspace(c.ws, pt.path) {
 			return res(Ask, "path is outside the workspace: "+pt.path.abs)
