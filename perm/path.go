@@ -466,6 +466,9 @@ func hasSegments(p, d string) bool {
 
 // isDevice reports whether p is a block device node path such as /dev/sda.
 func isDevice(p string) bool {
+	if !strings.HasPrefix(p, "/dev/") {
+		return false
+	}
 	for _, pre := range []string{"/dev/sd", "/dev/hd", "/dev/nvme", "/dev/vd", "/dev/xvd", "/dev/mmcblk", "/dev/disk", "/dev/mapper/"} {
 		if strings.HasPrefix(p, pre) {
 			return true
