@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// failingReader reads r, then fails with err where r ends.
+type failingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err == io.EOF {
+		err = f.err
+	}
+	return n, err
+}
+
+// A read error in the middle of the input answers every line read before
+// it, in order (the unfinished last line too, as a bad line, as the
+// sequential batch did), then ends with a usage exit naming the file and
+// the error.
+func TestBatchReadError(t *testing.T) {
+	pol := checkPolicy(t)
+	in := strings.Repeat(`{"call": "Bash(ls)"}`+"\n", 1000) + `{"call": "Bash(l`
+	for _, workers := range []int{1, 3} {
+		r := runWith(func(s Streams) error {
+			return checkBatch(&failingReader{strings.NewReader(in), errors.New("device gone")}, "calls", workers, pol, s)
+		})
+		lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+		if len(lines) != 1001 || !strings.HasPrefix(lines[999], `{"decision":"allow"`) || !strings.HasPrefix(lines[1000], `{"error":`) {
+			t.Fatalf("%d workers: %d answers, last two %q", workers, len(lines), lines[max(len(lines)-2, 0):])
+		}
+		if r.err != "calls: device gone (exit 2)" {
+			t.Errorf("%d workers: error %q, want the read error as a usage exit", workers, r.err)
+		}
+	}
+}
+
+// An interactive client that stops reading the answers (the output pipe
+// closed) while it still writes lines ends the batch with the write's
+// error: it does not wait for more input first.
+func TestBatchOutputClosedInteractive(t *testing.T) {
+	pol := checkPolicy(t)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- checkBatch(inR, "-", 2, pol, Streams{Out: outW, Err: io.Discard}) }()
+	if _, err := io.WriteString(inW, `{"call": "Bash(ls)"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	go func() {
+		a, _ := bufio.NewReader(outR).ReadString('\n')
+		first <- a
+	}()
+	select {
+	case a := <-first:
+		if !strings.Contains(a, `"decision":"allow"`) {
+			t.Fatalf("first answer %q", a)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("no answer to the first line while the client waits for it")
+	}
+	outR.Close()
+	go io.WriteString(inW, `{"call": "Bash(ls)"}`+"\n") // the pipe stays open after it
+	select {
+	case err := <-done:
+		if !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("error = %v, want the closed pipe's", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the batch hangs after its output closed")
+	}
+}
