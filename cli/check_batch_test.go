@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -361,5 +363,115 @@ func TestAppendResultIsEncodingJSON(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errors.New("broken pipe")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// goroutinesSettle waits, bounded, for the number of goroutines to fall
+// back to at most base, and reports whether it did.
+func goroutinesSettle(base int) bool {
+	for range 6000 { // a hang guard of about 60 s, not a budget
+		if runtime.NumGoroutine() <= base {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// A write that fails part way, after some answers went out, ends the
+// batch with that error, and every goroutine it started ends too.
+func TestBatchWriteErrorNoLeak(t *testing.T) {
+	pol := checkPolicy(t)
+	in, _ := mixedBatch(t, 11, 3000)
+	base := runtime.NumGoroutine()
+	for _, after := range []int{0, 100, 70 << 10, 200 << 10} {
+		for _, workers := range []int{1, 3} {
+			err := checkBatch(bytes.NewReader(in), "calls", workers, pol, Streams{Out: &failAfter{n: after}, Err: io.Discard})
+			if err == nil || err.Error() != "broken pipe" {
+				t.Errorf("after %d bytes, %d workers: error = %v, want the write's", after, workers, err)
+			}
+		}
+	}
+	if !goroutinesSettle(base) {
+		t.Errorf("%d goroutines left running after failed batches, %d before", runtime.NumGoroutine(), base)
+	}
+}
+
+// errAfter yields r's bytes, then err.
+type errAfter struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errAfter) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		return n, e.err
+	}
+	return n, err
+}
+
+// A read error part way through answers the lines read before it and ends
+// the batch with a usage error naming the file.
+func TestBatchReadError(t *testing.T) {
+	pol := checkPolicy(t)
+	in := "{\"call\": \"Read(./src/a.go)\"}\n\n{\"tool\": \"Nope\", \"input\": {}}\n{\"call\": \"Read(./.env)\"}\n"
+	r := runWith(func(s Streams) error {
+		return checkBatch(&errAfter{strings.NewReader(in), errors.New("input/output error")}, "calls.jsonl", 2, pol, s)
+	})
+	if n := strings.Count(r.out, "\n"); n != 3 {
+		t.Errorf("%d answers before the read error, want 3:\n%s", n, r.out)
+	}
+	if want := fmt.Sprintf("calls.jsonl: input/output error (exit %d)", ExitUsage); r.err != want {
+		t.Errorf("error = %q, want %q", r.err, want)
+	}
+}
+
+// A line over the 16 MiB limit is an error naming the file, the line and
+// the limit; the lines before it are answered.
+func TestBatchLineTooLong(t *testing.T) {
+	pol := checkPolicy(t)
+	var in bytes.Buffer
+	in.WriteString("{\"call\": \"Read(./src/a.go)\"}\n\n")
+	in.WriteString(`{"tool":"Bash","input":{"command":"echo `)
+	in.Write(bytes.Repeat([]byte("x"), 16<<20))
+	in.WriteString("\"}}\n{\"call\": \"Read(./.env)\"}\n")
+	r := runWith(func(s Streams) error { return checkBatch(&in, "calls.jsonl", 2, pol, s) })
+	if n := strings.Count(r.out, "\n"); n != 1 {
+		t.Errorf("%d answers, want 1 (the line before the long one)", n)
+	}
+	if want := fmt.Sprintf("calls.jsonl:3: line longer than 16 MiB (exit %d)", ExitUsage); r.err != want {
+		t.Errorf("error = %q, want %q", r.err, want)
+	}
+}
+
+// runBatch sets its GC target only while it runs.
+func TestBatchRestoresGCPercent(t *testing.T) {
+	pol := checkPolicy(t)
+	t.Setenv("GOGC", "")
+	old := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(old)
+	file := filepath.Join(t.TempDir(), "calls.jsonl")
+	if err := os.WriteFile(file, []byte("{\"call\": \"Read(./src/a.go)\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runBatch(file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(old); got != 123 {
+		t.Errorf("GC percent after the batch = %d, want 123", got)
 	}
 }
