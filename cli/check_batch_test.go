@@ -253,52 +253,83 @@ func TestBatchInteractive(t *testing.T) {
 	want := []string{`"decision":"allow"`, `"error":"unknown tool \"Nope\""`, `"decision":"deny"`, `"decision":"deny"`}
 	for _, workers := range []int{0, 1, 4} { // 0: runBatch on stdin
 		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			var errb bytes.Buffer
-			done := make(chan error, 1)
-			go func() {
-				s := Streams{In: inR, Out: outW, Err: &errb}
-				if workers == 0 {
-					done <- runBatch("-", pol, s)
-				} else {
-					done <- checkBatch(inR, "-", workers, pol, s)
-				}
-				outW.Close()
-			}()
-			answers := bufio.NewReader(outR)
-			for i, l := range lines {
-				if _, err := io.WriteString(inW, l+"\n"); err != nil {
-					t.Fatal(err)
-				}
-				got := make(chan string, 1)
-				go func() {
-					a, _ := answers.ReadString('\n')
-					got <- a
-				}()
-				select {
-				case a := <-got:
-					if !strings.Contains(a, want[i]) {
-						t.Fatalf("answer %d = %q, want %s", i+1, a, want[i])
-					}
-				case <-time.After(60 * time.Second):
-					t.Fatalf("no answer to line %d while the client waits for it", i+1)
-				}
-			}
-			inW.Close()
-			select {
-			case err := <-done:
-				if err == nil || exitCode(err) != ExitUsage {
-					t.Errorf("error = %v, want a usage exit for the bad line", err)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("the batch did not end when its input did")
-			}
-			if errb.String() != "gen: -:2: unknown tool \"Nope\"\n" {
-				t.Errorf("stderr = %q", errb.String())
+			errs := converse(t, pol, workers, lines, want)
+			if errs != "gen: -:2: unknown tool \"Nope\"\n" {
+				t.Errorf("stderr = %q", errs)
 			}
 		})
 	}
+}
+
+// The same client gets every answer when its lines are longer than a
+// chunk, or than the whole in-flight bound, with bad lines between them.
+func TestBatchInteractiveLongLines(t *testing.T) {
+	pol := checkPolicy(t)
+	long := `{"tool": "Bash", "input": {"command": "echo ` + strings.Repeat("x", batchChunkBytes+1000) + `"}}`
+	lines := []string{long, `not json`, long, `{"call": "Read(./.env)"}`, long + long, long}
+	want := []string{`"decision":"allow"`, `"error":`, `"decision":"allow"`, `"decision":"deny"`, `"error":`, `"decision":"allow"`}
+	defer func(old int64) { batchInflightBytes = old }(batchInflightBytes)
+	for _, bound := range []int64{batchInflightBytes, 2048} {
+		batchInflightBytes = bound
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprint(bound, " bytes ", workers, " workers"), func(t *testing.T) {
+				errs := converse(t, pol, workers, lines, want)
+				if n := strings.Count(errs, "\n"); n != 2 || !strings.HasPrefix(errs, "gen: -:2: ") || !strings.Contains(errs, "\ngen: -:5: ") {
+					t.Errorf("stderr = %q, want messages for lines 2 and 5", errs)
+				}
+			})
+		}
+	}
+}
+
+// converse runs a batch on standard input (checkBatch on workers, or
+// runBatch for 0) and writes lines to it one at a time, each only once
+// the previous one is answered. Answer i must contain want[i]; some line
+// must be bad. It returns what the batch wrote on stderr.
+func converse(t *testing.T, pol *perm.Policy, workers int, lines, want []string) string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		s := Streams{In: inR, Out: outW, Err: &errb}
+		if workers == 0 {
+			done <- runBatch("-", pol, s)
+		} else {
+			done <- checkBatch(inR, "-", workers, pol, s)
+		}
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	for i, l := range lines {
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 1)
+		go func() {
+			a, _ := answers.ReadString('\n')
+			got <- a
+		}()
+		select {
+		case a := <-got:
+			if !strings.Contains(a, want[i]) {
+				t.Fatalf("answer %d = %.200q, want %s", i+1, a, want[i])
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("no answer to line %d while the client waits for it", i+1)
+		}
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err == nil || exitCode(err) != ExitUsage {
+			t.Errorf("error = %v, want a usage exit for the bad line", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the batch did not end when its input did")
+	}
+	return errb.String()
 }
 
 // writeCounter counts the writes made to it.
