@@ -380,11 +380,14 @@ func TestBatchWriteError(t *testing.T) {
 // the strings hold.
 func TestAppendResultIsEncodingJSON(t *testing.T) {
 	odd := []string{"", "plain", `a "quoted" \ word`, "<script>&amp;</script>", "a<b", "a>b", "a&b", "a\\b", `"`, "tab\there\nnewline\r\x00\x1f\x7f",
-		"héllo ☃", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "\b\f"}
+		"héllo ☃", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "\b\f", "\u2027\u202a\ufffd\U0001f600", "cut \xe2\x80"}
+	for c := range 256 { // every byte, alone and between plain ones
+		odd = append(odd, string(rune(c)), "a"+string([]byte{byte(c)})+"z")
+	}
 	for _, reason := range odd {
 		for _, rule := range []string{"", "Bash(rm " + reason + ")"} {
 			for _, sb := range []sandbox.Profile{"", sandbox.ReadOnly} {
-				r := perm.Result{Decision: perm.Ask, Step: 7, Reason: reason, Rule: rule, Source: perm.Source(reason), Sandbox: sb}
+				r := perm.Result{Decision: perm.Decision(len(reason)%3 + 1), Step: len(reason) - 7, Reason: reason, Rule: rule, Source: perm.Source(reason), Sandbox: sb}
 				want, err := json.Marshal(toCheckResult(r))
 				if err != nil {
 					t.Fatal(err)
