@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -251,52 +253,83 @@ func TestBatchInteractive(t *testing.T) {
 	want := []string{`"decision":"allow"`, `"error":"unknown tool \"Nope\""`, `"decision":"deny"`, `"decision":"deny"`}
 	for _, workers := range []int{0, 1, 4} { // 0: runBatch on stdin
 		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			var errb bytes.Buffer
-			done := make(chan error, 1)
-			go func() {
-				s := Streams{In: inR, Out: outW, Err: &errb}
-				if workers == 0 {
-					done <- runBatch("-", pol, s)
-				} else {
-					done <- checkBatch(inR, "-", workers, pol, s)
-				}
-				outW.Close()
-			}()
-			answers := bufio.NewReader(outR)
-			for i, l := range lines {
-				if _, err := io.WriteString(inW, l+"\n"); err != nil {
-					t.Fatal(err)
-				}
-				got := make(chan string, 1)
-				go func() {
-					a, _ := answers.ReadString('\n')
-					got <- a
-				}()
-				select {
-				case a := <-got:
-					if !strings.Contains(a, want[i]) {
-						t.Fatalf("answer %d = %q, want %s", i+1, a, want[i])
-					}
-				case <-time.After(60 * time.Second):
-					t.Fatalf("no answer to line %d while the client waits for it", i+1)
-				}
-			}
-			inW.Close()
-			select {
-			case err := <-done:
-				if err == nil || exitCode(err) != ExitUsage {
-					t.Errorf("error = %v, want a usage exit for the bad line", err)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("the batch did not end when its input did")
-			}
-			if errb.String() != "gen: -:2: unknown tool \"Nope\"\n" {
-				t.Errorf("stderr = %q", errb.String())
+			errs := converse(t, pol, workers, lines, want)
+			if errs != "gen: -:2: unknown tool \"Nope\"\n" {
+				t.Errorf("stderr = %q", errs)
 			}
 		})
 	}
+}
+
+// The same client gets every answer when its lines are longer than a
+// chunk, or than the whole in-flight bound, with bad lines between them.
+func TestBatchInteractiveLongLines(t *testing.T) {
+	pol := checkPolicy(t)
+	long := `{"tool": "Bash", "input": {"command": "echo ` + strings.Repeat("x", batchChunkBytes+1000) + `"}}`
+	lines := []string{long, `not json`, long, `{"call": "Read(./.env)"}`, long + long, long}
+	want := []string{`"decision":"allow"`, `"error":`, `"decision":"allow"`, `"decision":"deny"`, `"error":`, `"decision":"allow"`}
+	defer func(old int64) { batchInflightBytes = old }(batchInflightBytes)
+	for _, bound := range []int64{batchInflightBytes, 2048} {
+		batchInflightBytes = bound
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprint(bound, " bytes ", workers, " workers"), func(t *testing.T) {
+				errs := converse(t, pol, workers, lines, want)
+				if n := strings.Count(errs, "\n"); n != 2 || !strings.HasPrefix(errs, "gen: -:2: ") || !strings.Contains(errs, "\ngen: -:5: ") {
+					t.Errorf("stderr = %q, want messages for lines 2 and 5", errs)
+				}
+			})
+		}
+	}
+}
+
+// converse runs a batch on standard input (checkBatch on workers, or
+// runBatch for 0) and writes lines to it one at a time, each only once
+// the previous one is answered. Answer i must contain want[i]; some line
+// must be bad. It returns what the batch wrote on stderr.
+func converse(t *testing.T, pol *perm.Policy, workers int, lines, want []string) string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		s := Streams{In: inR, Out: outW, Err: &errb}
+		if workers == 0 {
+			done <- runBatch("-", pol, s)
+		} else {
+			done <- checkBatch(inR, "-", workers, pol, s)
+		}
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	for i, l := range lines {
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 1)
+		go func() {
+			a, _ := answers.ReadString('\n')
+			got <- a
+		}()
+		select {
+		case a := <-got:
+			if !strings.Contains(a, want[i]) {
+				t.Fatalf("answer %d = %.200q, want %s", i+1, a, want[i])
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("no answer to line %d while the client waits for it", i+1)
+		}
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err == nil || exitCode(err) != ExitUsage {
+			t.Errorf("error = %v, want a usage exit for the bad line", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the batch did not end when its input did")
+	}
+	return errb.String()
 }
 
 // writeCounter counts the writes made to it.
@@ -347,11 +380,14 @@ func TestBatchWriteError(t *testing.T) {
 // the strings hold.
 func TestAppendResultIsEncodingJSON(t *testing.T) {
 	odd := []string{"", "plain", `a "quoted" \ word`, "<script>&amp;</script>", "a<b", "a>b", "a&b", "a\\b", `"`, "tab\there\nnewline\r\x00\x1f\x7f",
-		"héllo ☃", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "\b\f"}
+		"héllo ☃", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "\b\f", "\u2027\u202a\ufffd\U0001f600", "cut \xe2\x80"}
+	for c := range 256 { // every byte, alone and between plain ones
+		odd = append(odd, string(rune(c)), "a"+string([]byte{byte(c)})+"z")
+	}
 	for _, reason := range odd {
 		for _, rule := range []string{"", "Bash(rm " + reason + ")"} {
 			for _, sb := range []sandbox.Profile{"", sandbox.ReadOnly} {
-				r := perm.Result{Decision: perm.Ask, Step: 7, Reason: reason, Rule: rule, Source: perm.Source(reason), Sandbox: sb}
+				r := perm.Result{Decision: perm.Decision(len(reason)%3 + 1), Step: len(reason) - 7, Reason: reason, Rule: rule, Source: perm.Source(reason), Sandbox: sb}
 				want, err := json.Marshal(toCheckResult(r))
 				if err != nil {
 					t.Fatal(err)
@@ -361,5 +397,99 @@ func TestAppendResultIsEncodingJSON(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errors.New("broken pipe")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// goroutinesSettle waits, bounded, for the number of goroutines to fall
+// back to at most base, and reports whether it did.
+func goroutinesSettle(base int) bool {
+	for range 6000 { // a hang guard of about 60 s, not a budget
+		if runtime.NumGoroutine() <= base {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// A write that fails part way, after some answers went out, ends the
+// batch with that error, and every goroutine it started ends too.
+func TestBatchWriteErrorNoLeak(t *testing.T) {
+	pol := checkPolicy(t)
+	in, _ := mixedBatch(t, 11, 3000)
+	base := runtime.NumGoroutine()
+	for _, after := range []int{0, 100, 70 << 10, 200 << 10} {
+		for _, workers := range []int{1, 3} {
+			err := checkBatch(bytes.NewReader(in), "calls", workers, pol, Streams{Out: &failAfter{n: after}, Err: io.Discard})
+			if err == nil || err.Error() != "broken pipe" {
+				t.Errorf("after %d bytes, %d workers: error = %v, want the write's", after, workers, err)
+			}
+		}
+	}
+	if !goroutinesSettle(base) {
+		t.Errorf("%d goroutines left running after failed batches, %d before", runtime.NumGoroutine(), base)
+	}
+}
+
+// errAfter yields r's bytes, then err.
+type errAfter struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errAfter) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		return n, e.err
+	}
+	return n, err
+}
+
+// A line over the 16 MiB limit is an error naming the file, the line and
+// the limit; the lines before it are answered.
+func TestBatchLineTooLong(t *testing.T) {
+	pol := checkPolicy(t)
+	var in bytes.Buffer
+	in.WriteString("{\"call\": \"Read(./src/a.go)\"}\n\n")
+	in.WriteString(`{"tool":"Bash","input":{"command":"echo `)
+	in.Write(bytes.Repeat([]byte("x"), 16<<20))
+	in.WriteString("\"}}\n{\"call\": \"Read(./.env)\"}\n")
+	r := runWith(func(s Streams) error { return checkBatch(&in, "calls.jsonl", 2, pol, s) })
+	if n := strings.Count(r.out, "\n"); n != 1 {
+		t.Errorf("%d answers, want 1 (the line before the long one)", n)
+	}
+	if want := fmt.Sprintf("calls.jsonl:3: line longer than 16 MiB (exit %d)", ExitUsage); r.err != want {
+		t.Errorf("error = %q, want %q", r.err, want)
+	}
+}
+
+// runBatch sets its GC target only while it runs.
+func TestBatchRestoresGCPercent(t *testing.T) {
+	pol := checkPolicy(t)
+	t.Setenv("GOGC", "")
+	old := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(old)
+	file := filepath.Join(t.TempDir(), "calls.jsonl")
+	if err := os.WriteFile(file, []byte("{\"call\": \"Read(./src/a.go)\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runBatch(file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(old); got != 123 {
+		t.Errorf("GC percent after the batch = %d, want 123", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -335,7 +336,9 @@ const (
 // evaluating on workers goroutines. Output is in input order: output line
 // i answers the i-th non-blank input line. A bad line yields an
 // {"error": "..."} line in its place, a message naming file:line on s.Err
-// (in input order too) and a usage exit at the end.
+// (in input order too) and a usage exit at the end. A read error or a
+// line over batchMaxLine ends the batch with a usage error naming the
+// file (and the line), after the answers to the lines before it.
 //
 // Lines go to the workers in chunks of consecutive lines. A chunk is
 // handed over when it is full and, whatever its size, before the reader
@@ -387,8 +390,9 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 			}
 			return r.Read(p)
 		}))
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for n := 1; sc.Scan(); n++ {
+		sc.Buffer(make([]byte, 1<<20), batchMaxLine)
+		n := 1
+		for ; sc.Scan(); n++ {
 			line := bytes.TrimSpace(sc.Bytes())
 			if len(line) == 0 {
 				continue
@@ -415,7 +419,13 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 		if handOver() != nil {
 			return
 		}
-		scanErr = sc.Err() // read after order is closed
+		// scanErr is read after order is closed.
+		switch err := sc.Err(); {
+		case errors.Is(err, bufio.ErrTooLong):
+			scanErr = fmt.Errorf("%s:%d: line longer than %d MiB", file, n, batchMaxLine>>20)
+		case err != nil:
+			scanErr = fmt.Errorf("%s: %w", file, err)
+		}
 	}()
 	for range workers {
 		go func() {
@@ -461,13 +471,16 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 		return err
 	}
 	if scanErr != nil {
-		return usageErr(fmt.Errorf("%s: %w", file, scanErr))
+		return usageErr(scanErr)
 	}
 	if bad > 0 {
 		return &exitError{ExitUsage, fmt.Errorf("%s: %d bad line(s)", file, bad)}
 	}
 	return nil
 }
+
+// batchMaxLine is the longest --batch input line.
+const batchMaxLine = 16 << 20
 
 // batchAnswerBytes is about the length of an answer line.
 const batchAnswerBytes = 192
