@@ -87,6 +87,18 @@ func andChain(n int) string {
 	return b.String()
 }
 
+// functionRing is n functions each calling the next, the last one the
+// first in the background, and a call of the first: a fork bomb only the
+// whole ring shows.
+func functionRing(n int) string {
+	var b strings.Builder
+	for i := range n - 1 {
+		fmt.Fprintf(&b, "f%d() { echo %d; f%d; }\n", i, i, i+1)
+	}
+	fmt.Fprintf(&b, "f%d() { f0 & }\nf0", n-1)
+	return b.String()
+}
+
 // BenchmarkPathological times the hostile inputs of TestRedTeam, which
 // must stay bounded: a chain of relative cds (2^n candidate directories
 // if the bound on them broke), deeply nested bash -c, and thousands of
@@ -105,6 +117,8 @@ func BenchmarkPathological(b *testing.B) {
 		{"wrappers", strings.Repeat("sudo ", 2000) + "rm x", deny("Bash(rm:*)"), 0},
 		{"and chain 5000", andChain(5000), nil, 5001},
 		{"and chain 20000", andChain(20000), nil, 20001},
+		{"function ring 5000", functionRing(5000), mode(ModeBypass), 5000},
+		{"function ring 20000", functionRing(20000), mode(ModeBypass), 20000},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {

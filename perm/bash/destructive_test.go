@@ -1,6 +1,10 @@
 package bash
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // scriptDestructive returns the first destructive label among src's
 // commands, as the engine sees the script.
@@ -182,6 +186,31 @@ func TestDestructiveIssueRows(t *testing.T) {
 		{`until false; do x & done`, "fork bomb"},
 		{`for ((;;)); do x & done`, "fork bomb"},
 		{`while read f; do gzip "$f" & done`, ""},
+		// cycles through several functions, coprocesses, subshells,
+		// substitutions and code in strings
+		{`f() { g & }; g() { f; }; f`, "fork bomb"},
+		{`a() { b; }; b() { c; }; c() { a | x; }; a`, "fork bomb"},
+		{`f() { coproc f; }; f`, "fork bomb"},
+		{`f() { (f); }; f`, "fork bomb"},
+		{`f() { echo $(f); }; f`, "fork bomb"},
+		{`f() { cat <(f); }; f`, "fork bomb"},
+		{`f() { eval 'g &'; }; g() { f; }; f`, "fork bomb"},
+		{`for ((;;)); do eval 'x &'; done`, "fork bomb"},
+		{`while true; do bash -c 'x &'; done`, "fork bomb"},
+		{`g() { x & }; while :; do g; done`, "fork bomb"},
+		{`f() { x & f; }; f`, "fork bomb"},
+		{`f() { while :; do f | x; done; }; f`, "fork bomb"},
+		{`f() { "$@" & }; f f`, "fork bomb"},     // a name not known may be f
+		{`f() { g() { f & }; }; f`, "fork bomb"}, // strict: g may be called
+		// cycles that stay in one process and start nothing in the
+		// background, and background commands off any cycle
+		{`f() { f; }`, ""},
+		{`f() { g | h; f; }`, ""},
+		{`while :; do x | y; done`, ""},
+		{`while :; do echo $(date); sleep 1; done`, ""},
+		{`g() { x & }; g; g`, ""},
+		{`f() { ls | wc -l; }; g() { f; f; }; g | g`, ""},
+		{`x & y & wait`, ""},
 		{`git -c alias.r='reset --hard' r`, "git reset --hard"},
 	}
 	for _, tt := range tests {
@@ -196,5 +225,32 @@ func TestDestructiveIssueRows(t *testing.T) {
 				t.Errorf("Destructive(%q) = %q, want %q", tt.src, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestForkBombRing checks cycles through thousands of functions, each
+// defined apart: only the whole ring is a cycle, and it is a fork bomb
+// when a call on it starts a process or it starts one each time round.
+func TestForkBombRing(t *testing.T) {
+	ring := func(n int, last string) string {
+		var b strings.Builder
+		for i := range n - 1 {
+			fmt.Fprintf(&b, "f%d() { echo %d; f%d; }\n", i, i, i+1)
+		}
+		fmt.Fprintf(&b, "f%d() {\n%s\n}\nf0", n-1, last)
+		return b.String()
+	}
+	for _, tt := range []struct{ last, want string }{
+		{"f0 &", "fork bomb"},
+		{"f0 | cat", "fork bomb"},
+		{"echo $(f0)", "fork bomb"},
+		{"cat | f1", "fork bomb"},  // f1 is on the ring too
+		{"true & f0", "fork bomb"}, // a background command each time round
+		{"f0", ""},                 // recursion in one process
+		{"echo done | cat", ""},    // no cycle
+	} {
+		if got := scriptDestructive(t, ring(3000, tt.last)); got != tt.want {
+			t.Errorf("ring of 3000 ending in %q: Destructive = %q, want %q", tt.last, got, tt.want)
+		}
 	}
 }

@@ -50,6 +50,7 @@ func (c *collector) shell(code string, st *walkState) {
 	c.text(code)
 	inner := c.walkState(code)
 	inner.nested, inner.depth, inner.subst, inner.parent = true, st.depth+1, st.subst, st
+	inner.outerScope = st.outerScope || len(st.scopes) > 0
 	c.walk(f, inner)
 	inner.release()
 }

@@ -61,7 +61,7 @@ type Command struct {
 	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
 	Nested bool
 
-	forkBomb bool // a function calling itself in a pipe or background
+	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
 	// spaced is the words' Raw texts joined by single spaces, if the
 	// source has them so (it is then a slice of the source, no copy);
 	// else "". See joinRaw.
@@ -121,6 +121,9 @@ func Parse(src string) (*Script, error) {
 	st := c.walkState(src)
 	c.walk(f, st)
 	st.release()
+	if c.calls != nil {
+		c.calls.markForkBombs()
+	}
 	return &c.script, nil
 }
 
@@ -169,6 +172,9 @@ type collector struct {
 	// rather than two each. They are never shared between Scripts.
 	cmds  []Command
 	words []Word
+	// calls is the call graph of the functions and endless loops seen,
+	// made on first use (see forkbomb.go).
+	calls *callGraph
 }
 
 // reserve sizes the slabs for src: a command at most per separator byte,
@@ -224,11 +230,13 @@ type walkState struct {
 	// while this walk runs.
 	parent *walkState
 
-	async     int              // enclosing pipes and background statements
-	asyncStmt int              // enclosing background statements
-	funcs     map[string][]int // enclosing functions by name: async when entered, innermost last
-	loops     []int            // enclosing endless loops: asyncStmt when entered
-	arith     int              // enclosing arithmetic contexts already checked
+	forks  int     // enclosing nodes run in a process of their own (see forkbomb.go)
+	bg     int     // enclosing background statements and coprocesses
+	scopes []scope // enclosing functions and endless loops, innermost last
+	// outerScope reports a function or endless loop around the code
+	// this walk's source came from, in the parent walks.
+	outerScope bool
+	arith      int // enclosing arithmetic contexts already checked
 
 	// made is the Command visit just made of a CallExpr, for enter to
 	// keep on its frame: the words of its arguments are then not
@@ -254,12 +262,11 @@ type frame struct {
 type frameFlag uint8
 
 const (
-	inSubst     frameFlag = 1 << iota // a command or process substitution
-	inAsync                           // a pipe or a background statement
-	inAsyncStmt                       // a background statement
-	inFunc                            // a named function
-	inLoop                            // an endless loop
-	inArith                           // an arithmetic context
+	inSubst frameFlag = 1 << iota // a command or process substitution
+	inFork                        // a node run in a process of its own
+	inBg                          // a background statement or a coprocess
+	inScope                       // a named function or an endless loop
+	inArith                       // an arithmetic context
 )
 
 // walkStates holds walkStates for reuse, and a walk of nested shell code
@@ -341,9 +348,8 @@ func (st *walkState) release() {
 	if cap(stack) > 1024 {
 		stack = make([]frame, 0, 32) // a deep tree's stack is not kept
 	}
-	funcs, loops, fn := st.funcs, st.loops[:0], st.fn
-	clear(funcs)
-	*st = walkState{stack: stack[:0], funcs: funcs, loops: loops, fn: fn}
+	scopes, fn := st.scopes[:0], st.fn
+	*st = walkState{stack: stack[:0], scopes: scopes, fn: fn}
 	walkStates.Put(st)
 }
 
@@ -355,37 +361,41 @@ func (st *walkState) enter(n syntax.Node) {
 	var f frameFlag
 	switch n := n.(type) {
 	case *syntax.CmdSubst, *syntax.ProcSubst:
-		f |= inSubst
+		f |= inSubst | inFork
 		st.subst++
 	case *syntax.Stmt:
 		if n.Background || n.Coprocess {
-			f |= inAsync | inAsyncStmt
-			st.async++
-			st.asyncStmt++
+			f |= inFork | inBg
 		}
+	case *syntax.CoprocClause:
+		f |= inFork | inBg
 	case *syntax.BinaryCmd:
 		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-			f |= inAsync
-			st.async++
+			f |= inFork
 		}
+	case *syntax.Subshell:
+		f |= inFork
 	case *syntax.FuncDecl:
 		if n.Name != nil {
-			f |= inFunc
-			if st.funcs == nil {
-				st.funcs = map[string][]int{}
-			}
-			st.funcs[n.Name.Value] = append(st.funcs[n.Name.Value], st.async)
+			f |= inScope
+			st.enterScope(n.Name.Value, true)
 		}
 	case *syntax.WhileClause:
 		if endless(n) {
-			f |= inLoop
-			st.loops = append(st.loops, st.asyncStmt)
+			f |= inScope
+			st.enterScope("", false)
 		}
 	case *syntax.ForClause:
 		if cs, ok := n.Loop.(*syntax.CStyleLoop); ok && cs.Cond == nil {
-			f |= inLoop
-			st.loops = append(st.loops, st.asyncStmt)
+			f |= inScope
+			st.enterScope("", false)
 		}
+	}
+	if f&inFork != 0 {
+		st.forks++
+	}
+	if f&inBg != 0 {
+		st.bg++
 	}
 	if st.arithRoot(n) {
 		f |= inArith
@@ -427,22 +437,14 @@ func (st *walkState) leave() {
 	if f&inSubst != 0 {
 		st.subst--
 	}
-	if f&inAsync != 0 {
-		st.async--
+	if f&inFork != 0 {
+		st.forks--
 	}
-	if f&inAsyncStmt != 0 {
-		st.asyncStmt--
+	if f&inBg != 0 {
+		st.bg--
 	}
-	if f&inFunc != 0 {
-		name := top.node.(*syntax.FuncDecl).Name.Value
-		if ats := st.funcs[name]; len(ats) > 1 {
-			st.funcs[name] = ats[:len(ats)-1]
-		} else {
-			delete(st.funcs, name)
-		}
-	}
-	if f&inLoop != 0 {
-		st.loops = st.loops[:len(st.loops)-1]
+	if f&inScope != 0 {
+		st.scopes = st.scopes[:len(st.scopes)-1]
 	}
 	if f&inArith != 0 {
 		st.arith--
@@ -518,8 +520,9 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			}
 			cmd.spaced = spacedText(n.Args, st.src)
 		}
-		if name, ok := cmd.Name(); ok {
-			cmd.forkBomb = st.callsItselfAsync(name) || st.asyncInEndlessLoop()
+		if len(n.Args) > 0 {
+			name, ok := cmd.Name()
+			c.call(cmd, name, ok, st)
 		}
 		c.add(cmd, st)
 		st.made = cmd
@@ -710,28 +713,6 @@ func declWord(a *syntax.Assign, src string) Word {
 		return Word{Raw: raw}
 	}
 	return Word{Raw: raw, Value: as.Name + "=" + as.Value, Static: true}
-}
-
-// callsItselfAsync reports whether a call to name here sits in the body of
-// a function called name and, between the two, in a pipe or a background
-// statement: the shape of a fork bomb. The functions around the string
-// this code was parsed from count too (eval 'f & f' inside f).
-func (st *walkState) callsItselfAsync(name string) bool {
-	async := false
-	for s := st; s != nil; s = s.parent {
-		if ats := s.funcs[name]; len(ats) > 0 {
-			return async || s.async > ats[len(ats)-1]
-		}
-		async = async || s.async > 0
-	}
-	return false
-}
-
-// asyncInEndlessLoop reports a command run in the background inside a loop
-// that never ends (while true, while :, until false, for ((;;))): it
-// starts processes without bound.
-func (st *walkState) asyncInEndlessLoop() bool {
-	return len(st.loops) > 0 && st.asyncStmt > st.loops[0]
 }
 
 // endless reports a while loop whose condition is true or ":" (an until
