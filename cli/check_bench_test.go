@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -212,6 +213,14 @@ func rssKB() float64 {
 	return 0
 }
 
+func mean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
 // liveHeap is the bytes of live heap objects (right after a GC).
 func liveHeap() float64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -227,8 +236,10 @@ const soakDecisions, soakRepeated = 1_000_000, 1000
 // half of them distinct calls (shell commands and file tools on distinct
 // paths), half repeats of a thousand calls, whose answers must be the
 // same bytes every time. It reports decisions/s and the growth of the
-// resident set from the first tenth of the run to its end (and the live
-// heap at both points). The calls are generated as the run goes, on the
+// resident set, sampled after a GC at every tenth of the run: the mean of
+// the last three samples over the mean of the first three, so that one
+// sample's place in the GC cycle does not read as growth (and the live
+// heap at the first and last samples). The calls are generated as the run goes, on the
 // same cores, which costs a few percent of its rate. It is a soak,
 // skipped unless asked for by name:
 //
@@ -240,7 +251,7 @@ func BenchmarkSoak(b *testing.B) {
 	pol := checkPolicy(b)
 	repeated := batchInput(b, callcorpus.Mixed(7, soakRepeated))
 	repLines := bytes.SplitAfter(repeated, []byte("\n"))
-	var rate, cpuPer, growth, rssStart, rssEnd, heapStart, heapEnd float64
+	var rate, cpuPer, growth, rssStart, rssEnd, rssMax, heapStart, heapEnd float64
 	for b.Loop() {
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
@@ -294,10 +305,14 @@ func BenchmarkSoak(b *testing.B) {
 		first := make([]string, soakRepeated)
 		sc := bufio.NewScanner(outR)
 		n := 0
+		var rss []float64 // at every tenth of the run, the end included
 		for ; sc.Scan(); n++ {
-			if n == soakDecisions/10 {
+			if n > 0 && n%(soakDecisions/10) == 0 {
 				runtime.GC()
-				rssStart, heapStart = rssKB(), liveHeap()
+				rss = append(rss, rssKB())
+				if len(rss) == 1 {
+					heapStart = liveHeap()
+				}
 			}
 			if n%2 == 0 {
 				continue
@@ -313,7 +328,8 @@ func BenchmarkSoak(b *testing.B) {
 		elapsed := time.Since(start)
 		cpu1, _ := cpuSeconds()
 		runtime.GC()
-		rssEnd, heapEnd = rssKB(), liveHeap()
+		rss = append(rss, rssKB())
+		heapEnd = liveHeap()
 		if err := <-done; err != nil {
 			// Some repeated calls are malformed on purpose.
 			if !strings.Contains(err.Error(), "bad line") {
@@ -325,11 +341,14 @@ func BenchmarkSoak(b *testing.B) {
 		}
 		rate = soakDecisions / elapsed.Seconds()
 		cpuPer = (cpu1 - cpu0) * 1e9 / soakDecisions
+		rssStart, rssEnd = mean(rss[:3]), mean(rss[len(rss)-3:])
+		rssMax = slices.Max(rss)
 		growth = 100 * (rssEnd - rssStart) / rssStart
 	}
 	b.ReportMetric(rate, "decisions/s")
 	b.ReportMetric(rssStart/1024, "rss-start-MB")
 	b.ReportMetric(rssEnd/1024, "rss-end-MB")
+	b.ReportMetric(rssMax/1024, "rss-max-MB")
 	b.ReportMetric(growth, "rss-growth-%")
 	b.ReportMetric(cpuPer, "cpu-ns/decision")
 	b.ReportMetric(heapStart/(1<<20), "heap-start-MB")

@@ -155,7 +155,9 @@ func (p *Policy) Compiled() bool { return p.idx != nil && p.idx.current(p) }
 // fields are equal: mode, flags and failure, the rule lists entry by entry
 // (the same slice at once) and the workspace by its directories and home.
 // What Compile prepared is not compared: of two equal policies one may be
-// compiled and the other not.
+// compiled and the other not. A slice is taken to hold what it held: as
+// for Compile, rules are never changed in place (gate and mcp keep a
+// merged policy while Equal holds).
 func (p *Policy) Equal(q *Policy) bool {
 	return p.Mode == q.Mode && p.NoPrompt == q.NoPrompt && p.NoSandbox == q.NoSandbox && p.Failed == q.Failed &&
 		sameWorkspace(p.Workspace, q.Workspace) &&
