@@ -73,6 +73,12 @@ func (c *call) readsOf(p *part) {
 		}
 		reads = append(reads, ts...)
 	}
+	if r.DirFiles && c.anyDir(reads) {
+		// diff a b with directories reads the files in them: a tree for
+		// Read deny rules, and one that may lead out through a link.
+		p.recursion.recursive = true
+		p.recursion.follows = p.recursion.follows || r.FollowsLinks
+	}
 	if dirs, gitDir, isGit := p.cmd.GitStart(); isGit {
 		for _, b := range c.bases {
 			start := b
@@ -86,6 +92,16 @@ func (c *call) readsOf(p *part) {
 		}
 	}
 	p.readOnly, p.reads = true, reads
+}
+
+// anyDir reports whether one of ts is a directory (links followed).
+func (c *call) anyDir(ts []target) bool {
+	for _, t := range ts {
+		if _, dir := c.stat(t.real); dir {
+			return true
+		}
+	}
+	return false
 }
 
 // joinDir resolves d (a path a command names) against base.

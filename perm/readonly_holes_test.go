@@ -1,0 +1,49 @@
+package perm
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestReadOnlyHoles holds commands the read-only auto-allow (step 7) once
+// allowed although they read outside the workspace, and their neighbours
+// that must stay allowed. The fixture adds, inside the workspace, a
+// directory holding a symlink to a file outside it.
+func TestReadOnlyHoles(t *testing.T) {
+	f := newFixture(t)
+	for _, d := range []string{"da", "db"} {
+		if err := os.Mkdir(filepath.Join(f.root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(f.outside, "data"), filepath.Join(f.root, "da", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.root, "db", "x"), []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		cmd  string
+		want Decision
+	}{
+		// Was allowed: diff compares the files of directory operands and
+		// follows the link da/x out of the workspace, recursive or not.
+		{"diff da db", Ask},
+		{"diff -r da db", Ask},
+		{"diff --rec da db", Ask},
+		{"diff -u src/a.go da", Ask},
+		{"diff --no-dereference -r da db", Allow},
+		{"diff --no-deref da db", Allow},
+		{"diff -u src/a.go src/a.go", Allow},
+		// Stricter than before: a tree diff follows whatever links it holds.
+		{"diff -r src src", Ask},
+		{"diff -r --no-dereference src src", Allow},
+	}
+	for _, tc := range cases {
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		if got := Evaluate(bashReq(tc.cmd), p); got.Decision != tc.want {
+			t.Errorf("%q: %v step %d (%s); want %v", tc.cmd, got.Decision, got.Step, got.Reason, tc.want)
+		}
+	}
+}
