@@ -39,6 +39,23 @@ func TestReadOnlyHoles(t *testing.T) {
 		// Stricter than before: a tree diff follows whatever links it holds.
 		{"diff -r src src", Ask},
 		{"diff -r --no-dereference src src", Allow},
+		// Was allowed: bash before 5.2 expands .* to . and .. as well, so
+		// these read the parent directory (grep -r: its whole tree).
+		{"ls .*", Ask},
+		{"grep -r x .*", Ask},
+		{"du -s src/.*", Ask},
+		{"ls .?", Ask},
+		{"cat .[.]", Ask},
+		{"ls .[!.]*", Ask},
+		// Was allowed: filepath.Match reads [!x] as a set holding "!" and
+		// knows no [[:class:]], so the gate missed the link these match.
+		{"cat d[!x]/x", Ask},
+		{"cat da/[!a]", Ask},
+		{"cat da/[[:lower:]]", Ask},
+		{"cat da/[^a]", Ask},
+		{`cat 'da/\'*`, Ask},
+		{"cat da/?", Ask},
+		{"cat src/*.go", Allow},
 	}
 	for _, tc := range cases {
 		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
