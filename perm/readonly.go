@@ -119,12 +119,6 @@ func joinDir(c *call, base, d string) string {
 // shell will: only a pattern in its last element (one directory read), and
 // never one whose matches could start with "-" (taken for options).
 func (c *call) globReads(pattern string, ts []target) ([]target, string) {
-	if strings.ContainsAny(pattern, `[\`) {
-		// filepath.Match reads these unlike bash: [!x] is a set holding
-		// "!" to it, and [[:alpha:]] no class at all, so bash would read
-		// files (a link out of the workspace) the gate never saw.
-		return nil, "glob " + pattern + " has a bracket expression or backslash, which the gate cannot expand as bash does"
-	}
 	first, _, _ := strings.Cut(pattern, "/")
 	last := filepath.Base(pattern)
 	for _, dot := range []string{".", ".."} {
@@ -139,6 +133,9 @@ func (c *call) globReads(pattern string, ts []target) ([]target, string) {
 	for _, t := range ts {
 		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
 			return nil, "glob " + pattern + " has a pattern before its last element"
+		}
+		if unlikeBash(t.abs) {
+			return nil, "glob " + pattern + " has a bracket expression or backslash, which the gate cannot expand as bash does"
 		}
 		matches, err := c.glob(t.abs)
 		if err != nil {
