@@ -468,6 +468,14 @@ func (c *call) globFS(pattern string) ([]string, error) {
 	return strings.Split(v.s, "\x00"), nil
 }
 
+// unlikeBash reports whether filepath.Glob may expand the last element of
+// pattern unlike bash, which would then read files the gate never saw:
+// [!x] is a set holding "!" to it, [[:alpha:]] no class, and a backslash
+// escapes. Its matches are then neither all nor only bash's.
+func unlikeBash(pattern string) bool {
+	return strings.ContainsAny(filepath.Base(pattern), `[\`)
+}
+
 // globAnswer is a memoised answer of glob.
 type globAnswer struct {
 	matches []string

@@ -212,6 +212,9 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 			pt.mentionsUnsure = true
 			continue
 		}
+		if unlikeBash(t.abs) {
+			pt.mentionsUnsure = true // the matches below are Go's guess
+		}
 		matches, _ := c.glob(t.abs)
 		for _, m := range matches {
 			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})

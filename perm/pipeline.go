@@ -447,7 +447,10 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 			break
 		}
 		why := pt.notRO
-		if pt.readOnly {
+		switch {
+		case pt.readOnly && c.allInWorkspace(pt.reads):
+			why = "follows symlinks inside the directories it reads, which may lead out of the workspace"
+		case pt.readOnly:
 			why = "reads outside the workspace: " + outside(c, pt.reads)
 		}
 		return res(Ask, "Bash requires approval in "+string(m)+" mode (not read-only: "+why+")")

@@ -73,6 +73,12 @@ func (c *call) readsOf(p *part) {
 		}
 		reads = append(reads, ts...)
 	}
+	if r.DirFiles && c.anyDir(reads) {
+		// diff a b with directories reads the files in them: a tree for
+		// Read deny rules, and one that may lead out through a link.
+		p.recursion.recursive = true
+		p.recursion.follows = p.recursion.follows || r.FollowsLinks
+	}
 	if dirs, gitDir, isGit := p.cmd.GitStart(); isGit {
 		for _, b := range c.bases {
 			start := b
@@ -86,6 +92,16 @@ func (c *call) readsOf(p *part) {
 		}
 	}
 	p.readOnly, p.reads = true, reads
+}
+
+// anyDir reports whether one of ts is a directory (links followed).
+func (c *call) anyDir(ts []target) bool {
+	for _, t := range ts {
+		if _, dir := c.stat(t.real); dir {
+			return true
+		}
+	}
+	return false
 }
 
 // joinDir resolves d (a path a command names) against base.
@@ -104,10 +120,22 @@ func joinDir(c *call, base, d string) string {
 // never one whose matches could start with "-" (taken for options).
 func (c *call) globReads(pattern string, ts []target) ([]target, string) {
 	first, _, _ := strings.Cut(pattern, "/")
+	last := filepath.Base(pattern)
+	for _, dot := range []string{".", ".."} {
+		if m, _ := filepath.Match(last, dot); m && last[0] == '.' {
+			// bash before 5.2 (and with globskipdots off) expands .* to
+			// . and .. too: ls .* would list the parent directory. Only
+			// a leading "." matches one in bash.
+			return nil, "glob " + pattern + " may match " + dot + " (bash before 5.2)"
+		}
+	}
 	var out []target
 	for _, t := range ts {
 		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
 			return nil, "glob " + pattern + " has a pattern before its last element"
+		}
+		if unlikeBash(t.abs) {
+			return nil, "glob " + pattern + " has a bracket expression or backslash, which the gate cannot expand as bash does"
 		}
 		matches, err := c.glob(t.abs)
 		if err != nil {

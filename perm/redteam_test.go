@@ -103,6 +103,12 @@ func TestRedTeam(t *testing.T) {
 		{"read deny: CDPATH", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("CDPATH=" + f.home + " cd .ssh && cat id"), Ask, 2},
 		// Was a bypass: git show REV:PATH reads PATH from the repository, but the operand is not seen as that path
 		{"read deny: git show rev:path", deny("Read(./.env)"), bashReq("git show HEAD:.env"), Deny, 1},
+		// Was a bypass: filepath.Match reads [!x] as a set holding "!" and
+		// knows no [[:class:]], so the glob matched nothing for the gate
+		// while bash reads .env (Allow in bypassPermissions mode).
+		{"read deny: bracket negation glob", denyEnvBypass, bashReq("cat .e[!x]v"), Ask, 2},
+		{"read deny: bracket class glob", denyEnvBypass, bashReq("cat .e[[:alpha:]]v"), Ask, 2},
+		{"read deny: bracket glob Go reads alike", denyEnvBypass, bashReq("cat .en[v]"), Deny, 1},
 
 		// Reads outside the workspace are never auto-allowed.
 		// Was a bypass: lexical cleaning again: link/../home is base/home on disk, outside the workspace

@@ -380,9 +380,11 @@ var jqFlags = map[string]bool{
 }
 
 // jqUnsafeFilter matches filters that read files (import, include,
-// modulemeta) or print the environment (env, $ENV). It may match inside a
-// string literal too; that only makes the check stricter.
-var jqUnsafeFilter = lazyre.MustCompile(`\b(import|include|modulemeta|get_search_list|input_filename|\$__)|\$ENV\b|(^|[^.\w$])env\b|\$__loc__`)
+// modulemeta) or print the environment (env, $ENV). jq's lexer lets white
+// space and comments separate "$" from its name ("$ ENV", "$#\nENV"), so
+// a "$" not followed at once by a name matches too. It may match inside a
+// string literal; that only makes the check stricter.
+var jqUnsafeFilter = lazyre.MustCompile(`\b(import|include|modulemeta|get_search_list|input_filename|\$__)|\$ENV\b|(^|[^.\w$])env\b|\$__loc__|\$([^\w]|$)`)
 
 func jqReadOnly(words []Word) (Reads, bool) {
 	var (

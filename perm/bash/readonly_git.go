@@ -98,7 +98,7 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 		{name: "config", operands: operandText, check: configReading, opts: "--get --get-all --get-regexp " +
 			"--get-urlmatch -l,--list --global --system --local --worktree -f,--file=FILE --blob=BLOB --show-origin " +
 			"--show-scope --name-only -z,--null --bool --int --bool-or-int --path --expiry-date --type=TYPE " +
-			"--includes --no-includes --default=VALUE"},
+			"--no-includes --default=VALUE"},
 	}
 	m := map[string]func() *progSpec{}
 	for _, s := range list {
@@ -112,9 +112,16 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 // listing allows operands only with -l/--list.
 func listing(p *parsedCmd) bool { return len(p.operands) == 0 || p.has("-l", "--list") }
 
-// configReading accepts git config only in a reading mode.
+// configReading accepts git config only in a reading mode, and only of
+// the repository's own files or a file named: without --local,
+// --worktree, --file or --blob git config prints ~/.gitconfig and
+// /etc/gitconfig too, files outside the workspace that may hold tokens
+// (http.extraHeader, url.*.insteadOf); --global and --system are those.
+// --includes is left out of the spec: -f FILE --includes would print the
+// files FILE's include.path names.
 func configReading(p *parsedCmd) bool {
-	return p.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list")
+	return p.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list") &&
+		p.has("--local", "--worktree", "-f", "--file", "--blob") && !p.has("--global", "--system")
 }
 
 // gitReadOnly accepts the git subcommands that only read. -C, --git-dir

@@ -72,6 +72,11 @@ type progSpec struct {
 	anyArgs bool
 	// check is a further condition on the parsed command, if any.
 	check func(*parsedCmd) bool
+	// dirFiles names the option that stops the program from following
+	// symlinks among the files of a directory operand, which it reads
+	// (diff a b with directories compares the files in them); "" for a
+	// program that does not read into directory operands.
+	dirFiles string
 
 	yes, no []string // examples: must be read-only, must not be
 
@@ -112,6 +117,11 @@ type Reads struct {
 	Paths []ReadPath
 	// Recursive reports that it reads whole trees under its directories.
 	Recursive bool
+	// DirFiles reports that it reads the files inside a directory it is
+	// given even without Recursive, and FollowsLinks that it follows the
+	// symlinks among them (diff): the caller checks which paths are
+	// directories.
+	DirFiles, FollowsLinks bool
 	// Reason names why the command is not read-only, with the word that
 	// decided it, when ReadOnly is false.
 	Reason string
@@ -312,6 +322,9 @@ func (s *progSpec) eval(words []Word) (Reads, bool) {
 	}
 	var r Reads
 	r.Recursive = s.recursive
+	if s.dirFiles != "" {
+		r.DirFiles, r.FollowsLinks = true, !p.has(s.dirFiles)
+	}
 	for _, o := range p.opts {
 		r.Recursive = r.Recursive || o.def.recursive
 		if o.def.file && o.hasVal {

@@ -148,8 +148,11 @@ var gnuSpecs = []*progSpec{
 			"--old-group-format=GFMT --new-group-format=GFMT --changed-group-format=GFMT --unchanged-group-format=GFMT " +
 			"--line-format=LFMT --old-line-format=LFMT --new-line-format=LFMT --unchanged-line-format=LFMT " +
 			"-d,--minimal --horizon-lines=NUM --speed-large-files --color[=(never|always|auto)] --palette=PALETTE --help -v,--version",
-		yes: []string{"diff -u a b", "diff --unified=5 a b", "diff -U3 a b", "diff -r a b"},
-		no:  []string{"diff -l a b", "diff --paginate a b", "diff --pag a b"},
+		// diff compares the files in directory operands, following
+		// symlinks among them unless --no-dereference.
+		dirFiles: "--no-dereference",
+		yes:      []string{"diff -u a b", "diff --unified=5 a b", "diff -U3 a b", "diff -r a b"},
+		no:       []string{"diff -l a b", "diff --paginate a b", "diff --pag a b"},
 	},
 	{
 		name:    "stat",
