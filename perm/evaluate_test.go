@@ -124,7 +124,9 @@ func TestEvaluate(t *testing.T) {
 		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Ask, 1, "mentions rm"},
 		{"dynamic name in bypass", all(deny("Bash(rm:*)"), mode(ModeBypass)), bashReq("$CMD x"), Ask, 2, ""},
 		{"dynamic name without rules", mode(ModeBypass), bashReq("$CMD x"), Ask, 2, "dynamic command name $CMD"},
-		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Ask, 2, "cannot see"},
+		// The here-document is static code the shell runs: parsed like bash -c.
+		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Deny, 1, "Bash(curl:*)"},
+		{"heredoc with expansions to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<EOF\n$X\nEOF"), Ask, 2, "cannot see"},
 		{"pipe to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'curl x' | sudo sh -s"), Ask, 1, "mentions curl"},
 		{"pipe to shell, program not mentioned", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'x' | sudo sh -s"), Ask, 2, "cannot see"},
 		{"python inline", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`python3 -c 'import os'`), Ask, 2, "cannot see"},

@@ -148,6 +148,18 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 				texts[k].weak = true
 			}
 			pt.mentionsUnsure = pt.mentionsUnsure || unsure
+			// The words a brace expansion makes (.{env,x}) are the
+			// command's arguments as surely as static ones.
+			for _, b := range w.Braces {
+				if b.Value == "" || i == 0 {
+					continue
+				}
+				texts, unsure = readings(texts, b.Value)
+				pt.mentionsUnsure = pt.mentionsUnsure || unsure
+				if b.Glob && !strings.HasPrefix(b.Value, "-") {
+					c.globMentions(pt, b)
+				}
+			}
 			continue
 		}
 		if w.Value == "" {

@@ -250,6 +250,9 @@ func readings(words []Word) [][]Word {
 		}
 	}
 	out = append(out, findExec(words)...)
+	if b, ok := braceExpanded(words); ok {
+		out = append(out, b)
+	}
 	if g, ok := withoutGitGlobals(words); ok {
 		out = append(out, g)
 	}
@@ -267,7 +270,13 @@ func readings(words []Word) [][]Word {
 // find, git or a dynamic loader. It spares the common command every look
 // readings takes.
 func mayHaveReadings(words []Word) bool {
-	if len(words) == 0 || !words[0].Static {
+	if len(words) == 0 {
+		return false
+	}
+	if slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil }) {
+		return true
+	}
+	if !words[0].Static {
 		return false
 	}
 	v := words[0].Value
@@ -276,6 +285,28 @@ func mayHaveReadings(words []Word) bool {
 	}
 	_, ok := broadWrappers[v]
 	return ok
+}
+
+// braceExpanded returns words with every brace expansion the bash package
+// could follow replaced by the words it makes: the command line the shell
+// runs ({curl,x} is curl x, c{u,x}rl is curl cxrl).
+func braceExpanded(words []Word) ([]Word, bool) {
+	n := 0
+	for _, w := range words {
+		n += max(1, len(w.Braces))
+	}
+	if n == len(words) && !slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil }) {
+		return nil, false
+	}
+	out := make([]Word, 0, n)
+	for _, w := range words {
+		if w.Braces != nil {
+			out = append(out, w.Braces...)
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out, true
 }
 
 // sameWords reports whether two readings are the same: the same words
