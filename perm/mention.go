@@ -221,14 +221,34 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 	}
 	for _, t := range ts {
 		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+			// A glob in a directory (s*/k, */k) may match files made
+			// later in the line, so it stays unsure; what it matches now
+			// is still read, so that a denied file it names is Deny.
 			pt.mentionsUnsure = true
-			continue
+			if globSegments(t.abs) > maxGlobSegments {
+				continue
+			}
 		}
 		matches, _ := c.glob(t.abs)
 		for _, m := range matches {
 			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
 		}
 	}
+}
+
+// maxGlobSegments bounds the path elements holding glob characters that
+// globMentions expands (each is one directory read per match before it).
+const maxGlobSegments = 3
+
+// globSegments counts the elements of p that hold glob characters.
+func globSegments(p string) int {
+	n := 0
+	for _, e := range strings.Split(p, "/") {
+		if strings.ContainsAny(e, "*?[") {
+			n++
+		}
+	}
+	return n
 }
 
 // exists reports whether p names a file (a link, dangling or not, counts).

@@ -106,6 +106,16 @@ func TestRedTeam(t *testing.T) {
 		{"deny: glob after a wrapper", denyCurlBypass, bashReq("sudo /usr/bin/cu* x"), Deny, 1},
 		{"deny: glob program and pattern", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -rf /"), Deny, 1},
 		{"suspicious: glob program another rule's", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -i x"), Ask, 2},
+		// Was Ask (unsure): a glob in a directory element was never
+		// expanded, so a denied file it matches now was not seen.
+		{"read deny: glob in directory", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat s*/k"), Deny, 1},
+		{"read deny: star directory", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat */k"), Deny, 1},
+		{"read deny: glob in directory, not denied", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat sr*/a.go"), Ask, 2},
+		// Was Ask (mention): wrappers that run the command line after
+		// their options (moreutils chronic and ifne, macOS caffeinate).
+		{"deny: chronic wrapper", denyCurlBypass, bashReq("chronic curl x"), Deny, 1},
+		{"deny: ifne wrapper", denyCurlBypass, bashReq("ifne -n curl x"), Deny, 1},
+		{"deny: caffeinate wrapper", denyCurlBypass, bashReq("caffeinate -t 5 curl x"), Deny, 1},
 
 		// Bypass-immune destructive checks.
 		{"destructive: ansi-c flag", mode(ModeBypass), bashReq(`rm $'-\x72f' x`), Ask, 2},
