@@ -124,7 +124,9 @@ func TestEvaluate(t *testing.T) {
 		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Ask, 1, "mentions rm"},
 		{"dynamic name in bypass", all(deny("Bash(rm:*)"), mode(ModeBypass)), bashReq("$CMD x"), Ask, 2, ""},
 		{"dynamic name without rules", mode(ModeBypass), bashReq("$CMD x"), Ask, 2, "dynamic command name $CMD"},
-		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Ask, 2, "cannot see"},
+		// The here-document is static code the shell runs: parsed like bash -c.
+		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Deny, 1, "Bash(curl:*)"},
+		{"heredoc with expansions to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<EOF\n$X\nEOF"), Ask, 2, "cannot see"},
 		{"pipe to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'curl x' | sudo sh -s"), Ask, 1, "mentions curl"},
 		{"pipe to shell, program not mentioned", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'x' | sudo sh -s"), Ask, 2, "cannot see"},
 		{"python inline", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`python3 -c 'import os'`), Ask, 2, "cannot see"},
@@ -165,7 +167,10 @@ func TestEvaluate(t *testing.T) {
 		{"read-only explore", mode(ModeExplore), bashReq("grep -r x src"), Allow, 7, ""},
 		{"find delete", nil, bashReq("find . -delete"), Ask, 2, "destructive"},
 		{"find exec not read-only", nil, bashReq("find . -exec touch {} +"), Ask, 7, ""},
-		{"read deny deep glob", deny("Read(./secrets/**)"), bashReq("cat s*/k"), Ask, 2, "cannot be checked"},
+		// A deep glob is expanded now: it matches the denied file (Deny); one
+		// that matches none stays unsure (a file may be made later in the line).
+		{"read deny deep glob", deny("Read(./secrets/**)"), bashReq("cat s*/k"), Deny, 1, "secrets/k"},
+		{"read deny deep glob, no match now", deny("Read(./secrets/**)"), bashReq("cat s*/nothing"), Ask, 2, "cannot be checked"},
 		{"deep glob without read deny", mode(ModeBypass), bashReq("wc s*/k"), Allow, 3, ""},
 		{"cd then read outside", allow("Bash(cd *)"), bashReq("cd / && cat etc/shadow"), Ask, 7, ""},
 		{"cd then read inside", allow("Bash(cd *)"), bashReq("cd src && cat a.go"), Allow, 7, ""},

@@ -15,7 +15,7 @@ import (
 // replace: each must answer exactly what the slower form answers.
 
 // mentionSplitRe is the definition of mentionWords' separators.
-var mentionSplitRe = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],]+")
+var mentionSplitRe = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],!@:\\\\%^#]+")
 
 // versionRe is the definition of isVersion.
 var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)

@@ -148,6 +148,18 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 				texts[k].weak = true
 			}
 			pt.mentionsUnsure = pt.mentionsUnsure || unsure
+			// The words a brace expansion makes (.{env,x}) are the
+			// command's arguments as surely as static ones.
+			for _, b := range w.Braces {
+				if b.Value == "" || i == 0 {
+					continue
+				}
+				texts, unsure = readings(texts, b.Value)
+				pt.mentionsUnsure = pt.mentionsUnsure || unsure
+				if b.Glob && !strings.HasPrefix(b.Value, "-") {
+					c.globMentions(pt, b)
+				}
+			}
 			continue
 		}
 		if w.Value == "" {
@@ -209,8 +221,13 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 	}
 	for _, t := range ts {
 		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+			// A glob in a directory (s*/k, */k) may match files made
+			// later in the line, so it stays unsure; what it matches now
+			// is still read, so that a denied file it names is Deny.
 			pt.mentionsUnsure = true
-			continue
+			if globSegments(t.abs) > maxGlobSegments {
+				continue
+			}
 		}
 		if unlikeBash(t.abs) {
 			pt.mentionsUnsure = true // the matches below are Go's guess
@@ -220,6 +237,21 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
 		}
 	}
+}
+
+// maxGlobSegments bounds the path elements holding glob characters that
+// globMentions expands (each is one directory read per match before it).
+const maxGlobSegments = 3
+
+// globSegments counts the elements of p that hold glob characters.
+func globSegments(p string) int {
+	n := 0
+	for _, e := range strings.Split(p, "/") {
+		if strings.ContainsAny(e, "*?[") {
+			n++
+		}
+	}
+	return n
 }
 
 // exists reports whether p names a file (a link, dangling or not, counts).

@@ -2,6 +2,7 @@ package perm
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -153,13 +154,29 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 	if !rs.deny.hasBash {
 		return Result{}, false
 	}
+	if cr, prog := globDeny(c, rs.deny); cr != nil {
+		e := cr.Entry
+		return Result{Decision: Deny, Step: 1, Reason: denyReason(c.req.Tool, e) + ": runs " + prog + ", a pattern that names " + cr.prog, Rule: e.Rule.String(), Source: e.Source}, true
+	}
 	// The mention check: each command's forms are split once, and only
 	// deny rules whose program one of the words may name are tried.
 	words := make([][][]string, len(c.parts))
 	var cands []int32
 	for i := range c.parts {
 		if pt := &c.parts[i]; pt.kind == kindCommand {
-			words[i] = mentionWords(pt.denyForms)
+			forms := pt.denyForms
+			if pt.cmd.Stdin != "" {
+				c.classify(pt)
+			}
+			if pt.cmd.Stdin != "" && !pt.readOnly {
+				// A here-document or here-string may be code the
+				// program runs (at, make -f -, a REPL); a verified
+				// read-only program only reads it. The leading
+				// separator keeps its first word from counting as the
+				// program the form runs: a mention, never certain.
+				forms = append(slices.Clip(forms), "\n"+pt.cmd.Stdin)
+			}
+			words[i] = mentionWords(forms)
 			if !rs.deny.linear() {
 				cands = append(cands, rs.deny.mentioned(words[i])...)
 			}
@@ -189,6 +206,45 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 		}
 	}
 	return Result{}, false
+}
+
+// globDeny returns the first Bash deny rule whose program a command runs
+// through a glob (/usr/bin/cur? x, c[u]rl x, sudo /bin/c* x): the shell
+// replaces the pattern with the files it matches and runs the first, so
+// any file the pattern may match may run. The rest of the command must
+// match the rest of the rule's pattern. It also returns the glob.
+func globDeny(c *call, deny *ruleList) (*crule, string) {
+	for j := range deny.rules {
+		cr := &deny.rules[j]
+		if cr.Rule.Tool != "Bash" || cr.prog == "" {
+			continue
+		}
+		for i := range c.parts {
+			pt := &c.parts[i]
+			if pt.kind != kindCommand {
+				continue
+			}
+			for _, f := range pt.denyForms {
+				prog, tail, _ := strings.Cut(f, " ")
+				if strings.ContainsAny(prog, "*?[") && globNames(prog, cr.prog) && cr.bash.match(strings.TrimSpace(cr.prog+" "+tail)) {
+					return cr, prog
+				}
+			}
+		}
+	}
+	return nil, ""
+}
+
+// globNames reports whether the pattern pat, a program word, may match
+// prog: the program path a rule names, or a program found on PATH by its
+// name (matched against pat's last element).
+func globNames(pat, prog string) bool {
+	if strings.Contains(prog, "/") {
+		ok, _ := path.Match(pat, prog)
+		return ok
+	}
+	ok, _ := path.Match(path.Base(pat), prog)
+	return ok
 }
 
 func denyReason(tool string, e Entry) string {

@@ -30,6 +30,7 @@ func TestRedTeam(t *testing.T) {
 	f := newFixture(t)
 	denyRmBypass := all(deny("Bash(rm:*)"), mode(ModeBypass))
 	denyEnvBypass := all(deny("Read(./.env)"), mode(ModeBypass))
+	denyCurlBypass := all(deny("Bash(curl:*)"), mode(ModeBypass))
 	cds := strings.Repeat("cd a; ", 22) + "cat x"
 
 	cases := []redCase{
@@ -64,6 +65,57 @@ func TestRedTeam(t *testing.T) {
 		// Was a bypass: sed's e command and s///e flag run shell code; opaque() does not know sed
 		{"deny: sed e command", denyRmBypass, bashReq(`sed -n '1e rm x' f`), Ask, 1},
 		{"deny: sed e command, no mention", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`sed -n '1e rm x' f`), Ask, 2},
+
+		// Was a bypass (Allow): "!" and "@" were not word separators for
+		// the mention check, so a program's shell escape hid the name.
+		{"mention: vim -c !cmd", denyCurlBypass, bashReq(`vim -c '!curl x'`), Ask, 1},
+		{"mention: vim -c :!cmd", denyCurlBypass, bashReq(`vim -c ':!curl x'`), Ask, 1},
+		{"mention: less +!cmd", denyCurlBypass, bashReq(`less +'!curl x' f`), Ask, 1},
+		{"mention: gdb -ex !cmd", denyCurlBypass, bashReq(`gdb -ex '!curl x'`), Ask, 1},
+		{"mention: git config shell alias", denyCurlBypass, bashReq(`git config alias.x '!curl x'; git x`), Ask, 1},
+		// Was a bypass (Allow): here-document and here-string bodies were
+		// never read, whatever program runs them.
+		{"mention: at here-string", denyCurlBypass, bashReq(`at now <<< 'curl x'`), Ask, 1},
+		{"mention: make recipe on stdin", denyCurlBypass, bashReq(`make -f /dev/stdin <<< 'all:;@curl x'`), Ask, 1},
+		{"mention: crontab here-doc", denyCurlBypass, bashReq("crontab - <<'EOF'\n* * * * * curl x\nEOF"), Ask, 1},
+		{"mention: here-string is no program", denyCurlBypass, bashReq(`tee x <<< '/usr/bin/curl x'`), Ask, 1},
+		{"not code: read-only program reads here-string", denyCurlBypass, bashReq(`cat <<< 'curl x'`), Allow, 3},
+		// Was Ask (opaque code): a shell reading a static here-document or
+		// here-string runs visible code, which is parsed like bash -c.
+		{"deny: bash here-string", denyCurlBypass, bashReq(`bash <<< 'curl x'`), Deny, 1},
+		{"deny: sh -s here-string", denyCurlBypass, bashReq(`sh -s -- a <<< 'curl x'`), Deny, 1},
+		{"deny: bash here-doc", denyCurlBypass, bashReq("bash <<'EOF'\necho hi\ncurl x\nEOF"), Deny, 1},
+		{"deny: source /dev/stdin here-string", denyCurlBypass, bashReq(`source /dev/stdin <<< 'curl x'`), Deny, 1},
+		{"deny: group reads here-string", denyCurlBypass, bashReq(`{ bash; } <<< 'curl x'`), Deny, 1},
+		{"read deny: bash here-string reads", denyEnvBypass, bashReq(`bash <<< 'cat .env'`), Deny, 1},
+		{"not code: here-string to a script", denyCurlBypass, bashReq(`bash run.sh <<< 'curl x'`), Ask, 1},
+		// Was Ask (dynamic command name): brace expansion is static, so
+		// the words it makes are the command line the shell runs.
+		{"deny: brace-expanded program", denyCurlBypass, bashReq("c{u,x}rl x"), Deny, 1},
+		{"deny: brace expansion is the command line", denyCurlBypass, bashReq("{curl,x}"), Deny, 1},
+		{"deny: brace expansion after a wrapper", denyCurlBypass, bashReq("sudo {curl,x}"), Deny, 1},
+		{"read deny: brace-expanded argument", denyEnvBypass, bashReq("cat .{env,x}"), Deny, 1},
+		{"read deny: brace inside a name", denyEnvBypass, bashReq("cat .e{n,x}v"), Deny, 1},
+		{"read deny: brace-expanded directory", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat s{e,x}crets/k"), Deny, 1},
+		{"not denied: brace expansion elsewhere", denyEnvBypass, bashReq("ls {src,x}"), Allow, 3},
+		// Was Ask (glob in command name): a glob that may match the denied
+		// program runs it when it does.
+		{"deny: glob names program", denyCurlBypass, bashReq("/usr/bin/cur? x"), Deny, 1},
+		{"deny: star glob names program", denyCurlBypass, bashReq("/usr/bin/c*l x"), Deny, 1},
+		{"deny: bracket glob names program", denyCurlBypass, bashReq("/usr/bin/c[u]rl x"), Deny, 1},
+		{"deny: glob after a wrapper", denyCurlBypass, bashReq("sudo /usr/bin/cu* x"), Deny, 1},
+		{"deny: glob program and pattern", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -rf /"), Deny, 1},
+		{"suspicious: glob program another rule's", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -i x"), Ask, 2},
+		// Was Ask (unsure): a glob in a directory element was never
+		// expanded, so a denied file it matches now was not seen.
+		{"read deny: glob in directory", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat s*/k"), Deny, 1},
+		{"read deny: star directory", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat */k"), Deny, 1},
+		{"read deny: glob in directory, not denied", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cat sr*/a.go"), Ask, 2},
+		// Was Ask (mention): wrappers that run the command line after
+		// their options (moreutils chronic and ifne, macOS caffeinate).
+		{"deny: chronic wrapper", denyCurlBypass, bashReq("chronic curl x"), Deny, 1},
+		{"deny: ifne wrapper", denyCurlBypass, bashReq("ifne -n curl x"), Deny, 1},
+		{"deny: caffeinate wrapper", denyCurlBypass, bashReq("caffeinate -t 5 curl x"), Deny, 1},
 
 		// Bypass-immune destructive checks.
 		{"destructive: ansi-c flag", mode(ModeBypass), bashReq(`rm $'-\x72f' x`), Ask, 2},

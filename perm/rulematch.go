@@ -147,11 +147,16 @@ func matchOther(r Rule, pt *part, h how) bool {
 
 // mentionSep reports the bytes mentionWords splits at: white space (as
 // RE2's \s: tab, newline, form feed, carriage return, space), shell
-// punctuation and "=". All are ASCII, so a byte of a multi-byte UTF-8
-// sequence is never one.
+// punctuation, "=", and the punctuation other languages put before a
+// command they run: "!" (vim -c '!cmd', less, gdb, git aliases), "@"
+// (make recipes), ":" (vim's :!cmd), "\\", "%", "^" and "#". Only bytes no
+// program name holds are here: "+" (g++), "-", "_", "." and "/" stay, and
+// so do the glob characters "*" and "?". All are ASCII, so a byte of a
+// multi-byte UTF-8 sequence is never one.
 func mentionSep(b byte) bool {
 	switch b {
-	case '\t', '\n', '\f', '\r', ' ', ';', '|', '&', '(', ')', '<', '>', '\'', '"', '`', '$', '=', '{', '}', '[', ']', ',':
+	case '\t', '\n', '\f', '\r', ' ', ';', '|', '&', '(', ')', '<', '>', '\'', '"', '`', '$', '=', '{', '}', '[', ']', ',',
+		'!', '@', ':', '\\', '%', '^', '#':
 		return true
 	}
 	return false

@@ -87,6 +87,9 @@ var broadWrappers = map[string]wrapper{
 	"strace":           {opts: optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"output", "attach", "user", "trace", "signal"}}},
 	"ltrace":           {opts: optSpec{args: "aAeEnopsuDlL", longArgs: []string{"output", "library"}}},
 	"unbuffer":         {},
+	"chronic":          {},
+	"ifne":             {},
+	"caffeinate":       {opts: optSpec{args: "tw"}},
 	"catchsegv":        {},
 	"systemd-run":      {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
 	"parallel":         {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}},
@@ -250,6 +253,9 @@ func readings(words []Word) [][]Word {
 		}
 	}
 	out = append(out, findExec(words)...)
+	if b, ok := braceExpanded(words); ok {
+		out = append(out, b)
+	}
 	if g, ok := withoutGitGlobals(words); ok {
 		out = append(out, g)
 	}
@@ -267,7 +273,13 @@ func readings(words []Word) [][]Word {
 // find, git or a dynamic loader. It spares the common command every look
 // readings takes.
 func mayHaveReadings(words []Word) bool {
-	if len(words) == 0 || !words[0].Static {
+	if len(words) == 0 {
+		return false
+	}
+	if slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil }) {
+		return true
+	}
+	if !words[0].Static {
 		return false
 	}
 	v := words[0].Value
@@ -276,6 +288,28 @@ func mayHaveReadings(words []Word) bool {
 	}
 	_, ok := broadWrappers[v]
 	return ok
+}
+
+// braceExpanded returns words with every brace expansion the bash package
+// could follow replaced by the words it makes: the command line the shell
+// runs ({curl,x} is curl x, c{u,x}rl is curl cxrl).
+func braceExpanded(words []Word) ([]Word, bool) {
+	n := 0
+	for _, w := range words {
+		n += max(1, len(w.Braces))
+	}
+	if n == len(words) && !slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil }) {
+		return nil, false
+	}
+	out := make([]Word, 0, n)
+	for _, w := range words {
+		if w.Braces != nil {
+			out = append(out, w.Braces...)
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out, true
 }
 
 // sameWords reports whether two readings are the same: the same words

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func FuzzUnquote(f *testing.F) {
 				return true
 			}
 			if got, ok := unquoteSimple(w.Parts[0]); ok {
-				if want := unquoteFull(w); got != want {
+				if want := unquoteFull(w); !reflect.DeepEqual(got, want) {
 					t.Fatalf("word %q of %q: unquoteSimple = %+v, unquoteFull = %+v", sourceText(src, w), src, got, want)
 				}
 			}

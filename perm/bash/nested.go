@@ -34,7 +34,63 @@ func (c *collector) nestedShells(cmd *Command, st *walkState) {
 		for _, code := range codes {
 			run(code)
 		}
+		if cmd.stdinStatic && stdinShell(v) {
+			run(cmd.Stdin) // bash <<< 'code', source /dev/stdin <<EOF
+		}
 	}
+}
+
+// stdinShell reports whether words run a shell that reads its commands
+// from standard input: a shell with no -c string and no script operand
+// (or with -s or "-"), or source and . of /dev/stdin or fd 0.
+func stdinShell(words []Word) bool {
+	if len(words) == 0 || !words[0].Static {
+		return false
+	}
+	args := words[1:]
+	switch name := path.Base(words[0].Value); {
+	case name == "source" || name == ".":
+		if len(args) > 0 && args[0].Static && args[0].Value == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 || !args[0].Static {
+			return false
+		}
+		switch args[0].Value {
+		case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+			return true
+		}
+		return false
+	case shells[name]:
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if !a.Static {
+				return true // may be -s: the safe reading
+			}
+			v := a.Value
+			switch {
+			case v == "-s" || v == "-" || v == "--":
+				return v != "--" || i+1 == len(args)
+			case v == "--rcfile" || v == "--init-file":
+				i++
+			case strings.HasPrefix(v, "--"):
+			case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+				if v[0] == '-' && strings.ContainsRune(v[1:], 'c') {
+					return false // sh -c: its string is the code
+				}
+				if v[0] == '-' && strings.ContainsRune(v[1:], 's') {
+					return true
+				}
+				if strings.ContainsAny(v[1:], "oO") {
+					i++
+				}
+			default:
+				return false // a script file
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (c *collector) shell(code string, st *walkState) {

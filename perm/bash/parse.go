@@ -60,6 +60,14 @@ type Command struct {
 	// Nested is true if the command runs inside $(...), `...`, <(...),
 	// >(...) or shell code in a string (bash -c, eval, trap, alias, ...).
 	Nested bool
+	// Stdin is the text of the here-document or here-string the command
+	// reads as its standard input (its own, or one given to the group or
+	// subshell around it), unquoted where it is static and as written
+	// where it is not; "" if none. A program may run it as code (bash,
+	// at, make -f /dev/stdin), so deny rules read it.
+	Stdin string
+	// stdinStatic reports that Stdin is static text.
+	stdinStatic bool
 
 	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
 	// spaced is the words' Raw texts joined by single spaces, if the
@@ -414,6 +422,36 @@ func (st *walkState) enter(n syntax.Node) {
 	}
 }
 
+// stdinDoc returns the body of the here-document or here-string that is
+// the standard input of the command being visited: one on its own
+// statement, else on a group or subshell statement around it; nil if
+// there is none or another redirect or a pipe supplies stdin first.
+func (st *walkState) stdinDoc() *syntax.Word {
+	for i := len(st.stack) - 1; i >= 0; i-- {
+		switch n := st.stack[i].node.(type) {
+		case *syntax.Stmt:
+			for j := len(n.Redirs) - 1; j >= 0; j-- {
+				r := n.Redirs[j]
+				if r.N != nil && r.N.Value != "0" {
+					continue
+				}
+				switch r.Op {
+				case syntax.Hdoc, syntax.DashHdoc:
+					return r.Hdoc
+				case syntax.WordHdoc:
+					return r.Word
+				case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut:
+					return nil
+				}
+			}
+		case *syntax.Block, *syntax.Subshell:
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
 // argWord returns w as unquoted already if w is the next argument of the
 // CallExpr around it (Word has Raw set then); else a Word to unquote.
 func (st *walkState) argWord(w *syntax.Word) *Word {
@@ -523,6 +561,13 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if len(n.Args) > 0 {
 			name, ok := cmd.Name()
 			c.call(cmd, name, ok, st)
+		}
+		if w := st.stdinDoc(); w != nil {
+			t := newWord(w, st.src)
+			cmd.Stdin, cmd.stdinStatic = t.Raw, t.Static
+			if t.Static {
+				cmd.Stdin = t.Value
+			}
 		}
 		c.add(cmd, st)
 		st.made = cmd

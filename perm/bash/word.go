@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -31,7 +32,14 @@ type Word struct {
 	// "/") that the shell replaces with $HOME. A quoted "~" is literal and
 	// leaves Tilde false.
 	Tilde bool
+	// Braces holds the words a brace expansion (c{u,x}rl, .{env,x})
+	// makes of a word that is otherwise static, in order, when there are
+	// at most maxBraces of them; nil otherwise. Such a word is not Static.
+	Braces []Word
 }
+
+// maxBraces bounds the words one brace expansion is followed into.
+const maxBraces = 64
 
 // newWord returns the Word for w, whose source text is src.
 func newWord(w *syntax.Word, src string) Word {
@@ -116,9 +124,32 @@ func unquoteFull(w *syntax.Word) Word {
 		}
 	}
 	if hasBraceExpansion(w) {
-		return Word{}
+		return Word{Braces: braceWords(w)}
 	}
 	return finish(out, b.String(), bracket, unknown)
+}
+
+// braceWords returns the static words the brace expansion of w makes, or
+// nil if there are more than maxBraces or one of them is not static.
+func braceWords(w *syntax.Word) []Word {
+	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	syntax.SplitBraces(cp)
+	var out []Word
+	for x, err := range expand.BracesSeq(nil, cp) {
+		if err != nil || len(out) == maxBraces {
+			return nil
+		}
+		v := unquoteFull(x)
+		if !v.Static {
+			return nil
+		}
+		v.Raw = v.Value // a glob or "~" stays unquoted: it still expands
+		if !v.Glob && !v.Tilde {
+			v.Raw = quoteString(v.Value)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // literalLen returns the length of w's literal text as written, which
