@@ -212,23 +212,32 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 // through a glob (/usr/bin/cur? x, c[u]rl x, sudo /bin/c* x): the shell
 // replaces the pattern with the files it matches and runs the first, so
 // any file the pattern may match may run. The rest of the command must
-// match the rest of the rule's pattern. It also returns the glob.
+// match the rest of the rule's pattern. It also returns the glob. The
+// rules are tried only for the forms whose program is a glob, which few
+// commands have, so that its cost does not grow with the rules.
 func globDeny(c *call, deny *ruleList) (*crule, string) {
+	var globbed []string // forms whose program word is a pattern
+	for i := range c.parts {
+		if pt := &c.parts[i]; pt.kind == kindCommand {
+			for _, f := range pt.denyForms {
+				if prog, _, _ := strings.Cut(f, " "); strings.ContainsAny(prog, "*?[") {
+					globbed = append(globbed, f)
+				}
+			}
+		}
+	}
+	if len(globbed) == 0 {
+		return nil, ""
+	}
 	for j := range deny.rules {
 		cr := &deny.rules[j]
 		if cr.Rule.Tool != "Bash" || cr.prog == "" {
 			continue
 		}
-		for i := range c.parts {
-			pt := &c.parts[i]
-			if pt.kind != kindCommand {
-				continue
-			}
-			for _, f := range pt.denyForms {
-				prog, tail, _ := strings.Cut(f, " ")
-				if strings.ContainsAny(prog, "*?[") && globNames(prog, cr.prog) && cr.bash.match(strings.TrimSpace(cr.prog+" "+tail)) {
-					return cr, prog
-				}
+		for _, f := range globbed {
+			prog, tail, _ := strings.Cut(f, " ")
+			if globNames(prog, cr.prog) && cr.bash.match(strings.TrimSpace(cr.prog+" "+tail)) {
+				return cr, prog
 			}
 		}
 	}
