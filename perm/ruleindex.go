@@ -418,6 +418,15 @@ func (cr *crule) pathKey() (string, bool) {
 	if pp.base {
 		return pp.abs, pp.literal
 	}
+	key := pp.segKey()
+	if pp.alias != nil && pp.alias.segKey() != key {
+		return "", false // the alias may match paths without key
+	}
+	return key, key != ""
+}
+
+// segKey is pathKey's segment for an anchored pattern.
+func (pp *pathPattern) segKey() string {
 	lit := pp.abs
 	if strings.ContainsAny(lit, `[]{}\`) {
 		lit = pp.dir
@@ -428,7 +437,7 @@ func (cr *crule) pathKey() (string, bool) {
 			key = s
 		}
 	}
-	return key, key != ""
+	return key
 }
 
 // addSegs adds the rules keyed by a segment of p.
