@@ -161,6 +161,12 @@ type pathPattern struct {
 	// match a file named by its real path too (/private/tmp/p/.env for
 	// ./.env with the cwd /tmp/p). Allow rules do not use it.
 	alias *pathPattern
+	// folded is the pattern in lower case, for deny and ask rules: on a
+	// case-insensitive file system (macOS, Windows, a casefold ext4
+	// directory) SECRETS/k is secrets/k, so broad matching compares
+	// lower-cased paths too (matching more is the safe side). nil when
+	// the pattern has no upper case: then it is matched itself.
+	folded *pathPattern
 }
 
 // compilePath compiles a path rule pattern for ws. The directory the
@@ -195,7 +201,18 @@ func anchorOf(ws *Workspace, pat string) *string {
 // compileAnchored is compilePath without the alias.
 func compileAnchored(ws Workspace, pat string) pathPattern {
 	ap, base := absPattern(ws, pat)
-	pp := pathPattern{abs: cleanPattern(ap), base: base}
+	pp := compileAbs(cleanPattern(ap), base)
+	if lower := strings.ToLower(pp.abs); lower != pp.abs {
+		f := compileAbs(lower, base)
+		f.dirOnly = pp.dirOnly
+		pp.folded = &f
+	}
+	return pp
+}
+
+// compileAbs compiles a clean absolute (or basename) pattern.
+func compileAbs(abs string, base bool) pathPattern {
+	pp := pathPattern{abs: abs, base: base}
 	if len(pp.abs) > 1 && strings.HasSuffix(pp.abs, "/") {
 		pp.abs, pp.dirOnly = strings.TrimRight(pp.abs, "/"), true
 		if pp.abs == "" {
@@ -411,10 +428,29 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 			return false
 		}
 	}
-	if broad && pp.alias != nil {
-		return targetMatch(*pp.alias, t, true)
+	if !broad {
+		return true
 	}
-	return !broad
+	if foldMatch(pp, t) {
+		return true
+	}
+	return pp.alias != nil && targetMatch(*pp.alias, t, true)
+}
+
+// foldMatch is broad matching of the lower-cased forms of t against the
+// lower-cased pattern, for a form or a pattern with upper case.
+func foldMatch(pp pathPattern, t target) bool {
+	fp := pp
+	if pp.folded != nil {
+		fp = *pp.folded
+	}
+	for _, p := range t.forms() {
+		lp := strings.ToLower(p)
+		if (lp != p || pp.folded != nil) && fp.match(lp, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // Sensitive directories and files: writing them can change how tools,

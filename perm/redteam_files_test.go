@@ -1,8 +1,10 @@
 package perm
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -33,7 +35,20 @@ func TestRedTeamFiles(t *testing.T) {
 	}
 	grep := func(p string) Request { return Request{Tool: "Grep", Input: map[string]any{"pattern": "k", "path": p}} }
 
+	// Enough rules that the deny list is indexed by path segment.
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("Read(./pad%d/**)", i))
+	}
+	indexed := func(rs ...string) func(*Policy) { return deny(slices.Concat(many, rs)...) }
+
 	cases := []redCase{
+		{"indexed: linked cwd real path", all(linked, indexed("Read(./secrets/**)")), fileReq("Read", f.root+"/secrets/k"), Deny, 1},
+		{"indexed: linked cwd, anchor only", all(linked, indexed("Read(./*)")), fileReq("Read", f.root+"/x.pem"), Deny, 1},
+		{"indexed: upper path", indexed("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Deny, 1},
+		{"indexed: upper basename", indexed("Read(*.pem)"), fileReq("Read", "X.PEM"), Deny, 1},
+		{"indexed: trailing slash", indexed("Read(./secrets/)"), fileReq("Read", "secrets/k"), Deny, 1},
+
 		// A rule anchored at a directory reached through a link must
 		// match the file by its real path too.
 		{"linked cwd: real path of denied file", all(linked, deny("Read(./secrets/**)")), fileReq("Read", f.root+"/secrets/k"), Deny, 1},
@@ -58,6 +73,19 @@ func TestRedTeamFiles(t *testing.T) {
 		{"trailing slash: ask", ask("Read(./secrets/)"), fileReq("Read", "secrets/k"), Ask, 5},
 		// An allow rule ending in "/" is not widened to the files below.
 		{"trailing slash: allow stays narrow", all(allow("Edit(./src/)")), fileReq("Edit", "src/a.go"), Ask, 7},
+
+		// On a case-insensitive file system (macOS, Windows, casefold
+		// directories) another case names the same file.
+		{"case: upper path", deny("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Deny, 1},
+		{"case: upper rule", all(deny("Read(./.ENV)"), mode(ModeBypass)), fileReq("Read", ".env"), Deny, 1},
+		{"case: edit mixed", all(deny("Edit(./Lockdir/**)"), mode(ModeAcceptEdits)), fileReq("Write", "lockDIR/new"), Deny, 1},
+		{"case: basename rule", deny("Read(*.pem)"), fileReq("Read", "X.PEM"), Deny, 1},
+		{"case: home", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), fileReq("Read", "~/.SSH/id"), Deny, 1},
+		{"case: grep dir", deny("Read(./secrets/**)"), grep("Secrets"), Deny, 1},
+		{"case: bash cat", deny("Read(./secrets/**)"), bashReq("cat SECRETS/k"), Deny, 1},
+		{"case: ask", ask("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Ask, 5},
+		// An allow rule keeps to the case it was written in.
+		{"case: allow stays narrow", allow("Edit(./src/**)"), fileReq("Edit", "SRC/a.go"), Ask, 7},
 
 		// A NUL byte names no file: such a path is malformed, never
 		// allowed.

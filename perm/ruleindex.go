@@ -414,15 +414,17 @@ func (cr *crule) pathKey() (string, bool) {
 	if !cr.Rule.HasPattern {
 		return "", false
 	}
+	// Keys are in lower case, as addSegs looks them up: deny and ask
+	// rules match lower-cased paths too (foldMatch).
 	pp := cr.path
 	if pp.base {
-		return pp.abs, pp.literal
+		return strings.ToLower(pp.abs), pp.literal
 	}
 	key := pp.segKey()
 	if pp.alias != nil && pp.alias.segKey() != key {
 		return "", false // the alias may match paths without key
 	}
-	return key, key != ""
+	return strings.ToLower(key), key != ""
 }
 
 // segKey is pathKey's segment for an anchored pattern.
@@ -440,14 +442,14 @@ func (pp *pathPattern) segKey() string {
 	return key
 }
 
-// addSegs adds the rules keyed by a segment of p.
+// addSegs adds the rules keyed by a segment of p, in lower case.
 func (x *pathIndex) addSegs(buf []int32, p string) []int32 {
 	if x.bySeg == nil {
 		return buf
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg != "" {
-			buf = append(buf, x.bySeg[seg]...)
+			buf = append(buf, x.bySeg[strings.ToLower(seg)]...)
 		}
 	}
 	return buf
