@@ -170,12 +170,18 @@ type pathPattern struct {
 }
 
 // compilePath compiles a path rule pattern for ws. The directory the
-// pattern is relative to is resolved now (a few lstats): a link among
-// the roots is re-pointed only by writing outside the workspace.
-func compilePath(ws Workspace, pat string) pathPattern {
+// pattern is relative to is resolved now, through reals (a few lstats
+// once per directory): a link among the roots is re-pointed only by
+// writing outside the workspace.
+func compilePath(ws Workspace, pat string, reals map[string]string) pathPattern {
 	pp := compileAnchored(ws, pat)
 	if anchor := anchorOf(&ws, pat); anchor != nil && filepath.IsAbs(*anchor) {
-		if real := realPath(*anchor); real != *anchor && filepath.IsAbs(real) {
+		real, ok := reals[*anchor]
+		if !ok {
+			real = realPath(*anchor)
+			reals[*anchor] = real
+		}
+		if real != *anchor && filepath.IsAbs(real) {
 			*anchor = real
 			alias := compileAnchored(ws, pat)
 			pp.alias = &alias

@@ -237,6 +237,7 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 	}
 	l.rules = make([]crule, len(es))
 	small := len(es) <= smallList || !indexed
+	var reals map[string]string // the anchors' real paths (compilePath)
 	add := func(m *map[string][]int32, k string, i int32) {
 		if *m == nil {
 			*m = map[string][]int32{}
@@ -274,7 +275,10 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 			}
 		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
 			if r.HasPattern {
-				cr.path = compilePath(ws, r.Pattern)
+				if reals == nil {
+					reals = make(map[string]string, 3)
+				}
+				cr.path = compilePath(ws, r.Pattern, reals)
 				if dir := unanchored(ws, r.Pattern); dir != "" && l.failed == "" {
 					l.failed = fmt.Sprintf("rule %s is relative to the %s, which the policy's workspace does not give as an absolute path", r, dir)
 				}
