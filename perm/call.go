@@ -199,8 +199,17 @@ func (c *call) pathPart(k kind, key, dflt string) {
 			return
 		}
 		p = dflt
+	case strings.IndexByte(p, 0) >= 0:
+		c.invalid = nulPath(key)
+		return
 	}
 	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: c.target(p)})
+}
+
+// nulPath is the reason a path argument holding a NUL byte is invalid: no
+// file name holds one, so the path names no file the gate could check.
+func nulPath(key string) string {
+	return fmt.Sprintf("argument %q holds a NUL byte, which no path can", key)
 }
 
 // analyseGlob checks the directory a glob pattern searches: its search path
@@ -219,6 +228,14 @@ func (c *call) analyseGlob() {
 	}
 	if !present || dir == "" {
 		dir = c.ws.Cwd
+	}
+	switch {
+	case strings.IndexByte(pat, 0) >= 0:
+		c.invalid = nulPath("pattern")
+		return
+	case strings.IndexByte(dir, 0) >= 0:
+		c.invalid = nulPath("path")
+		return
 	}
 	// The directory is the one the Glob tool walks (workspace.GlobStart),
 	// so `\*/../../x/*` is judged where the tool walks.

@@ -150,11 +150,81 @@ type pathPattern struct {
 	// its only "*", or -1.
 	starAbs string
 	oneStar int
+	// dirOnly is set for a pattern written with a trailing "/" (abs is
+	// without it): like a gitignore line it names a directory, so deny
+	// and ask rules cover what is in it, and an allow rule matches
+	// nothing (it never did: no clean path ends in "/").
+	dirOnly bool
+	// alias is the pattern anchored at the real path of the directory
+	// it is relative to (the cwd, project root or home), when that
+	// directory is reached through a symbolic link: deny and ask rules
+	// match a file named by its real path too (/private/tmp/p/.env for
+	// ./.env with the cwd /tmp/p). Allow rules do not use it.
+	alias *pathPattern
+	// folded is the pattern in lower case, for deny and ask rules: on a
+	// case-insensitive file system (macOS, Windows, a casefold ext4
+	// directory) SECRETS/k is secrets/k, so broad matching compares
+	// lower-cased paths too (matching more is the safe side). nil when
+	// the pattern has no upper case: then it is matched itself.
+	folded *pathPattern
 }
 
-func compilePath(ws Workspace, pat string) pathPattern {
+// compilePath compiles a path rule pattern for ws. The directory the
+// pattern is relative to is resolved now, through reals (a few lstats
+// once per directory): a link among the roots is re-pointed only by
+// writing outside the workspace.
+func compilePath(ws Workspace, pat string, reals map[string]string) pathPattern {
+	pp := compileAnchored(ws, pat)
+	if anchor := anchorOf(&ws, pat); anchor != nil && filepath.IsAbs(*anchor) {
+		real, ok := reals[*anchor]
+		if !ok {
+			real = realPath(*anchor)
+			reals[*anchor] = real
+		}
+		if real != *anchor && filepath.IsAbs(real) {
+			*anchor = real
+			alias := compileAnchored(ws, pat)
+			pp.alias = &alias
+		}
+	}
+	return pp
+}
+
+// anchorOf returns the field of ws that the pattern pat is relative to
+// (absPattern), or nil for an absolute or basename pattern.
+func anchorOf(ws *Workspace, pat string) *string {
+	switch {
+	case strings.HasPrefix(pat, "//") || !strings.Contains(pat, "/") && pat != "~":
+		return nil
+	case pat == "~" || strings.HasPrefix(pat, "~/"):
+		return &ws.Home
+	case strings.HasPrefix(pat, "/"):
+		return &ws.Root
+	}
+	return &ws.Cwd
+}
+
+// compileAnchored is compilePath without the alias.
+func compileAnchored(ws Workspace, pat string) pathPattern {
 	ap, base := absPattern(ws, pat)
-	pp := pathPattern{abs: cleanPattern(ap), base: base}
+	pp := compileAbs(cleanPattern(ap), base)
+	if lower := strings.ToLower(pp.abs); lower != pp.abs {
+		f := compileAbs(lower, base)
+		f.dirOnly = pp.dirOnly
+		pp.folded = &f
+	}
+	return pp
+}
+
+// compileAbs compiles a clean absolute (or basename) pattern.
+func compileAbs(abs string, base bool) pathPattern {
+	pp := pathPattern{abs: abs, base: base}
+	if len(pp.abs) > 1 && strings.HasSuffix(pp.abs, "/") {
+		pp.abs, pp.dirOnly = strings.TrimRight(pp.abs, "/"), true
+		if pp.abs == "" {
+			pp.abs = "/"
+		}
+	}
 	pp.literal = !strings.ContainsAny(pp.abs, `*?[{\`)
 	if !base {
 		lit := pp.abs
@@ -264,6 +334,9 @@ func segmentMatch(p, s string) bool {
 // when the pattern names an ancestor directory of the path: denying a
 // directory denies what is in it.
 func (pp pathPattern) match(p string, broad bool) bool {
+	if pp.dirOnly && !broad {
+		return false
+	}
 	// Any q matching the pattern has q+"/" starting with dir (a "/**" may
 	// match dir itself), and q is p or an ancestor of p.
 	if !dirPrefix(p, pp.dir) {
@@ -361,7 +434,29 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 			return false
 		}
 	}
-	return !broad
+	if !broad {
+		return true
+	}
+	if foldMatch(pp, t) {
+		return true
+	}
+	return pp.alias != nil && targetMatch(*pp.alias, t, true)
+}
+
+// foldMatch is broad matching of the lower-cased forms of t against the
+// lower-cased pattern, for a form or a pattern with upper case.
+func foldMatch(pp pathPattern, t target) bool {
+	fp := pp
+	if pp.folded != nil {
+		fp = *pp.folded
+	}
+	for _, p := range t.forms() {
+		lp := strings.ToLower(p)
+		if (lp != p || pp.folded != nil) && fp.match(lp, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // Sensitive directories and files: writing them can change how tools,

@@ -226,5 +226,5 @@ func (c *call) shellTargetsOrNil(p string) []target {
 // literal directory lies inside dir, or dir inside it.
 func (pp pathPattern) mayCover(dir string) bool {
 	d := strings.TrimSuffix(dir, "/") + "/"
-	return pp.base || strings.HasPrefix(pp.dir, d) || strings.HasPrefix(d, pp.dir)
+	return pp.base || strings.HasPrefix(pp.dir, d) || strings.HasPrefix(d, pp.dir) || pp.alias != nil && pp.alias.mayCover(dir)
 }

@@ -237,6 +237,7 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 	}
 	l.rules = make([]crule, len(es))
 	small := len(es) <= smallList || !indexed
+	var reals map[string]string // the anchors' real paths (compilePath)
 	add := func(m *map[string][]int32, k string, i int32) {
 		if *m == nil {
 			*m = map[string][]int32{}
@@ -274,7 +275,10 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 			}
 		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
 			if r.HasPattern {
-				cr.path = compilePath(ws, r.Pattern)
+				if reals == nil {
+					reals = make(map[string]string, 3)
+				}
+				cr.path = compilePath(ws, r.Pattern, reals)
 				if dir := unanchored(ws, r.Pattern); dir != "" && l.failed == "" {
 					l.failed = fmt.Sprintf("rule %s is relative to the %s, which the policy's workspace does not give as an absolute path", r, dir)
 				}
@@ -414,10 +418,21 @@ func (cr *crule) pathKey() (string, bool) {
 	if !cr.Rule.HasPattern {
 		return "", false
 	}
+	// Keys are in lower case, as addSegs looks them up: deny and ask
+	// rules match lower-cased paths too (foldMatch).
 	pp := cr.path
 	if pp.base {
-		return pp.abs, pp.literal
+		return strings.ToLower(pp.abs), pp.literal
 	}
+	key := pp.segKey()
+	if pp.alias != nil && pp.alias.segKey() != key {
+		return "", false // the alias may match paths without key
+	}
+	return strings.ToLower(key), key != ""
+}
+
+// segKey is pathKey's segment for an anchored pattern.
+func (pp *pathPattern) segKey() string {
 	lit := pp.abs
 	if strings.ContainsAny(lit, `[]{}\`) {
 		lit = pp.dir
@@ -428,17 +443,17 @@ func (cr *crule) pathKey() (string, bool) {
 			key = s
 		}
 	}
-	return key, key != ""
+	return key
 }
 
-// addSegs adds the rules keyed by a segment of p.
+// addSegs adds the rules keyed by a segment of p, in lower case.
 func (x *pathIndex) addSegs(buf []int32, p string) []int32 {
 	if x.bySeg == nil {
 		return buf
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg != "" {
-			buf = append(buf, x.bySeg[seg]...)
+			buf = append(buf, x.bySeg[strings.ToLower(seg)]...)
 		}
 	}
 	return buf

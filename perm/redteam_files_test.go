@@ -1,0 +1,110 @@
+package perm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestRedTeamFiles collects attacks on the file tools' decisions (Read,
+// Edit, Write, NotebookEdit, Glob, Grep): path forms that name a denied
+// file without matching the rule as written, and rules that silently
+// matched nothing.
+func TestRedTeamFiles(t *testing.T) {
+	f := newFixture(t)
+	base := filepath.Dir(f.root)
+	// The workspace and home as the user reached them: through symbolic
+	// links (macOS /tmp → /private/tmp, a home on an automount, cd
+	// through a link), so rules are anchored at the named directories.
+	plink, hlink := filepath.Join(base, "plink"), filepath.Join(base, "hlink")
+	for link, dest := range map[string]string{plink: f.root, hlink: f.home} {
+		if err := os.Symlink(dest, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{f.root + "/lockdir", f.home + "/.ssh"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	linked := func(p *Policy) { p.Workspace = Workspace{Cwd: plink, Root: plink, Home: hlink} }
+	nb := func(p string) Request {
+		return Request{Tool: "NotebookEdit", Input: map[string]any{"notebook_path": p}}
+	}
+	grep := func(p string) Request { return Request{Tool: "Grep", Input: map[string]any{"pattern": "k", "path": p}} }
+
+	// Enough rules that the deny list is indexed by path segment.
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("Read(./pad%d/**)", i))
+	}
+	indexed := func(rs ...string) func(*Policy) { return deny(slices.Concat(many, rs)...) }
+
+	cases := []redCase{
+		{"indexed: linked cwd real path", all(linked, indexed("Read(./secrets/**)")), fileReq("Read", f.root+"/secrets/k"), Deny, 1},
+		{"indexed: linked cwd, anchor only", all(linked, indexed("Read(./*)")), fileReq("Read", f.root+"/x.pem"), Deny, 1},
+		{"indexed: upper path", indexed("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Deny, 1},
+		{"indexed: upper basename", indexed("Read(*.pem)"), fileReq("Read", "X.PEM"), Deny, 1},
+		{"indexed: trailing slash", indexed("Read(./secrets/)"), fileReq("Read", "secrets/k"), Deny, 1},
+
+		// A rule anchored at a directory reached through a link must
+		// match the file by its real path too.
+		{"linked cwd: real path of denied file", all(linked, deny("Read(./secrets/**)")), fileReq("Read", f.root+"/secrets/k"), Deny, 1},
+		{"linked cwd: named path of denied file", all(linked, deny("Read(./secrets/**)")), fileReq("Read", plink+"/secrets/k"), Deny, 1},
+		{"linked root: real path, bypass", all(linked, deny("Edit(/src/**)"), mode(ModeBypass)), fileReq("Write", f.root+"/src/a.go"), Deny, 1},
+		{"linked home: real path, bypass", all(linked, deny("Read(~/.ssh/**)"), mode(ModeBypass)), fileReq("Read", f.home+"/.ssh/id"), Deny, 1},
+		{"linked cwd: grep real dir", all(linked, deny("Read(./secrets/**)")), grep(f.root + "/secrets"), Deny, 1},
+		{"linked cwd: notebook real path", all(linked, deny("Edit(./src/**)"), mode(ModeAcceptEdits)), nb(f.root + "/src/n.ipynb"), Deny, 1},
+		{"linked cwd: ask rule real path", all(linked, ask("Read(./src/**)")), fileReq("Read", f.root+"/src/a.go"), Ask, 5},
+		// An allow rule stays narrow: it names the directory as written.
+		{"linked cwd: allow not widened", all(linked, allow("Edit(./src/**)")), fileReq("Edit", f.root+"/src/a.go"), Ask, 7},
+
+		// A pattern ending in "/" names a directory (gitignore): denying
+		// it denies what is in it, however the path is written.
+		{"trailing slash: read in dir", deny("Read(./secrets/)"), fileReq("Read", "secrets/k"), Deny, 1},
+		{"trailing slash: dir itself", deny("Read(./secrets/)"), grep("secrets"), Deny, 1},
+		{"trailing slash: edit new file", all(deny("Edit(./lockdir/)"), mode(ModeAcceptEdits)), fileReq("Write", "lockdir/new/x"), Deny, 1},
+		{"trailing slash: home", all(deny("Read(~/.ssh/)"), mode(ModeBypass)), fileReq("Read", "~/.ssh/id"), Deny, 1},
+		{"trailing slash: root relative", all(deny("Edit(/lockdir/)"), mode(ModeBypass)), nb("lockdir/n.ipynb"), Deny, 1},
+		{"trailing slash: absolute", all(deny("Read(//"+f.outside[1:]+"/)"), mode(ModeBypass)), fileReq("Read", "link/data"), Deny, 1},
+		{"trailing slash: bash cat", deny("Read(./secrets/)"), bashReq("cat secrets/k"), Deny, 1},
+		{"trailing slash: ask", ask("Read(./secrets/)"), fileReq("Read", "secrets/k"), Ask, 5},
+		// An allow rule ending in "/" is not widened to the files below.
+		{"trailing slash: allow stays narrow", all(allow("Edit(./src/)")), fileReq("Edit", "src/a.go"), Ask, 7},
+
+		// On a case-insensitive file system (macOS, Windows, casefold
+		// directories) another case names the same file.
+		{"case: upper path", deny("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Deny, 1},
+		{"case: upper rule", all(deny("Read(./.ENV)"), mode(ModeBypass)), fileReq("Read", ".env"), Deny, 1},
+		{"case: edit mixed", all(deny("Edit(./Lockdir/**)"), mode(ModeAcceptEdits)), fileReq("Write", "lockDIR/new"), Deny, 1},
+		{"case: basename rule", deny("Read(*.pem)"), fileReq("Read", "X.PEM"), Deny, 1},
+		{"case: home", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), fileReq("Read", "~/.SSH/id"), Deny, 1},
+		{"case: grep dir", deny("Read(./secrets/**)"), grep("Secrets"), Deny, 1},
+		{"case: bash cat", deny("Read(./secrets/**)"), bashReq("cat SECRETS/k"), Deny, 1},
+		{"case: ask", ask("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Ask, 5},
+		// An allow rule keeps to the case it was written in.
+		{"case: allow stays narrow", allow("Edit(./src/**)"), fileReq("Edit", "SRC/a.go"), Ask, 7},
+
+		// A NUL byte names no file: such a path is malformed, never
+		// allowed.
+		{"nul in write path", mode(ModeAcceptEdits), fileReq("Write", "src/x\x00"), Ask, 2},
+		{"nul in read path", allow("Read(./src/**)"), fileReq("Read", "src/a.go\x00"), Ask, 2},
+		{"nul in grep path", nil, grep("src\x00"), Ask, 2},
+		{"nul in glob pattern", nil, Request{Tool: "Glob", Input: map[string]any{"pattern": "src/*\x00"}}, Ask, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if tc.pol != nil {
+				tc.pol(p)
+			}
+			got := Evaluate(tc.req, p)
+			if got.Decision != tc.want || tc.step != 0 && got.Step != tc.step {
+				t.Errorf("Evaluate(%q) = %v step %d %q (rule %q); want %v step %d",
+					tc.req.Input, got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step)
+			}
+		})
+	}
+}
