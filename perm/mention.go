@@ -23,6 +23,9 @@ type mention struct {
 	// word is the text that names the path, as the command has it.
 	word string
 	t    target
+	// fold is t lower-cased once a rule needs it (deny rules match it
+	// too): a mention is matched against many rules.
+	fold foldCache
 	// weak marks readings that are likely not paths (the tail of a short
 	// option cluster, -xvfFILE; the part after "REV:"): they are checked
 	// against Read deny rules only, so that `git add config.env` is not a
@@ -332,12 +335,13 @@ func (c *call) mentionMatch(cr *crule, pt *part) (mention, bool) {
 	if r.Tool != "Read" && pt.onlyReads() {
 		return mention{}, false
 	}
-	for _, m := range ms {
+	for i := range ms {
+		m := &ms[i] // its fold cache is kept for the next rule
 		if r.Tool != "Read" && m.weak {
 			continue
 		}
-		if !r.HasPattern || targetMatch(cr.path, m.t, true) {
-			return m, true
+		if !r.HasPattern || targetMatchFold(cr.path, m.t, &m.fold, true) {
+			return *m, true
 		}
 	}
 	return mention{}, false

@@ -167,6 +167,9 @@ type pathPattern struct {
 	// lower-cased paths too (matching more is the safe side). nil when
 	// the pattern has no upper case: then it is matched itself.
 	folded *pathPattern
+	// orig, in a folded pattern, is the pattern as written when it is
+	// all ASCII (byte for byte an upper-case form of abs), else "".
+	orig string
 }
 
 // compilePath compiles a path rule pattern for ws. The directory the
@@ -211,6 +214,9 @@ func compileAnchored(ws Workspace, pat string) pathPattern {
 	if lower := strings.ToLower(pp.abs); lower != pp.abs {
 		f := compileAbs(lower, base)
 		f.dirOnly = pp.dirOnly
+		if isASCII(pp.abs) {
+			f.orig = pp.abs
+		}
 		pp.folded = &f
 	}
 	return pp
@@ -425,6 +431,12 @@ func cleanPattern(p string) string {
 // targetMatch applies a path pattern to every form of t: broad matching
 // fires if any form matches; narrow matching needs all of them to.
 func targetMatch(pp pathPattern, t target, broad bool) bool {
+	return targetMatchFold(pp, t, nil, broad)
+}
+
+// targetMatchFold is targetMatch with a cache for t lower-cased (nil:
+// none): a path matched against many rules is lower-cased at most once.
+func targetMatchFold(pp pathPattern, t target, fc *foldCache, broad bool) bool {
 	for _, p := range t.forms() {
 		m := pp.match(p, broad)
 		if broad && m {
@@ -437,26 +449,132 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 	if !broad {
 		return true
 	}
-	if foldMatch(pp, t) {
+	if foldMatch(pp, t, fc) {
 		return true
 	}
-	return pp.alias != nil && targetMatch(*pp.alias, t, true)
+	return pp.alias != nil && targetMatchFold(*pp.alias, t, fc, true)
+}
+
+// foldCache holds a target lower-cased, worked out on first use.
+type foldCache struct {
+	t    target
+	done bool
+}
+
+func (fc *foldCache) get(t target) target {
+	if !fc.done {
+		fc.t.abs = strings.ToLower(t.abs)
+		fc.t.real = fc.t.abs
+		if t.real != t.abs {
+			fc.t.real = strings.ToLower(t.real)
+		}
+		fc.done = true
+	}
+	return fc.t
 }
 
 // foldMatch is broad matching of the lower-cased forms of t against the
-// lower-cased pattern, for a form or a pattern with upper case.
-func foldMatch(pp pathPattern, t target) bool {
-	fp := pp
+// lower-cased pattern. A form that lower-casing leaves as it is was
+// matched already against a pattern without upper case. Forms are
+// lower-cased (through fc, if not nil) only when one may match
+// (foldCandidate): most paths are ruled out by their first bytes.
+func foldMatch(pp pathPattern, t target, fc *foldCache) bool {
+	fp := &pp
 	if pp.folded != nil {
-		fp = *pp.folded
+		fp = pp.folded
 	}
-	for _, p := range t.forms() {
-		lp := strings.ToLower(p)
-		if (lp != p || pp.folded != nil) && fp.match(lp, true) {
+	if !foldCandidate(t.abs, fp) && (t.real == t.abs || !foldCandidate(t.real, fp)) {
+		return false
+	}
+	if fc == nil {
+		fc = &foldCache{}
+	}
+	l := fc.get(t)
+	if pp.folded == nil && l == t {
+		return false
+	}
+	for _, p := range l.forms() {
+		if fp.match(p, true) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldCandidate reports whether p lower-cased may match the lower-case
+// pattern fp broadly: false only if its first bytes, lower-cased as
+// ASCII, rule it out. match needs the pattern's literal directory as a
+// prefix, and a literal pattern matched against a clean path the whole
+// pattern, followed by nothing or "/".
+func foldCandidate(p string, fp *pathPattern) bool {
+	if fp.base {
+		return true
+	}
+	dir := fp.dir
+	if len(p)+1 == len(dir) {
+		// dirPrefix: p+"/" is dir.
+		if dir[len(p)] != '/' {
+			return false
+		}
+		dir = dir[:len(p)]
+	}
+	if ok, known := foldPrefix(p, dir, fp.orig); !known {
+		return true
+	} else if !ok {
+		return false
+	}
+	if !fp.literal || fp.abs == "/" || len(p) == 0 || p[0] != '/' {
+		return true
+	}
+	if ok, known := foldPrefix(p, fp.abs, fp.orig); !known || ok && (len(p) == len(fp.abs) || p[len(fp.abs)] == '/') {
+		return true
+	}
+	return clean(p) != p // match goes through the ancestors of a path not clean
+
+}
+
+// foldPrefix reports whether p starts with pre once lower-cased as ASCII.
+// known is false when a byte of p outside ASCII comes first: lower-casing
+// it may change p's length, so nothing is known. alt, if not "", is an
+// ASCII string whose lower case starts with pre.
+func foldPrefix(p, pre, alt string) (ok, known bool) {
+	// A block of p equal to pre's (lower case) or alt's (ASCII, so its
+	// lower case is pre's) is equal lower-cased: compared a block at a
+	// time, they are most of a path's prefix (the workspace's
+	// directories).
+	const block = 16
+	i := 0
+	for ; i+block <= len(pre) && i+block <= len(p); i += block {
+		if q := p[i : i+block]; q != pre[i:i+block] && (len(alt) < i+block || q != alt[i:i+block]) {
+			break
+		}
+	}
+	for ; i < len(pre); i++ {
+		if i == len(p) {
+			return false, true
+		}
+		b := p[i]
+		if b >= utf8.RuneSelf {
+			return false, false
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != pre[i] {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Sensitive directories and files: writing them can change how tools,

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -106,5 +107,69 @@ func TestRedTeamFiles(t *testing.T) {
 					tc.req.Input, got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step)
 			}
 		})
+	}
+}
+
+// TestFoldMatch checks broad targetMatchFold, given the lower-cased
+// target or not, against matching every form as it is and lower-cased, over patterns and
+// paths in mixed case, with non-ASCII letters (whose lower case may have
+// another length) and at the edges of the directory prefix.
+func TestFoldMatch(t *testing.T) {
+	patterns := []string{"/p/secrets/**", "/p/Secrets/**", "/p/.env", "/p/.ENV", "*.pem", "*.PEM", "/p/Sé/x", "/p/sé/**",
+		"/p/İ/**", "/p/a*/k", "/p/dir/", "/P/**",
+		"/p/a-long-directory-name/Sé/.env", "/p/a-long-directory-name/é/**", "/p/a-long-directory-name-é/x",
+		"/p/A-Long-Directory-Name/Secrets/**", "/p/A-Long-Directory-Name/Secrets/.env"}
+	paths := []string{"/p/secrets/k", "/p/SECRETS/k", "/P/secrets", "/p/secret", "/p/.env", "/p/.Env", "/p/x.PEM",
+		"/p/x.pem", "/p/SÉ/x", "/p/sé/x", "/p/Sé/x", "/p/i̇/k", "/p/İ/k", "/p/AB/k", "/p/dir", "/p/DIR/f", "/p", "/P", "/",
+		"/q/secrets/k", "/p/secrets", "/p/Secrets", "/p/.ENV/x", "/p/.envx", "/p/./.ENV", "/p/./.ENV/x", "/p/x/../.Env", "/p/.Env/..",
+		"/p/SÉ", "/p/sé", "/p//.Env", "p/.env", "",
+		"/p/a-long-directory-name/SÉ/.ENV", "/p/A-LONG-directory-name/sé/.env", "/p/a-long-directory-name/sé/.env",
+		"/p/a-long-directory-name/É/k", "/p/a-long-directory-name-É/x", "/p/a-long-directory-name-é/X",
+		"/p/A-Long-Directory-Name/Secrets/k", "/p/a-long-directory-name/secrets/k", "/p/A-LONG-DIRECTORY-NAME/SECRETS/.ENV",
+		"/p/A-Long-Directory-Name/Other/k", "/p/A-Long-Directory-Name/Secrets/.Env", "/p/A-Long-Directory-Name/Secrets",
+		"/p/A-Long-Directory-Name/SecretX/k", "/p/A-Long-Directory-Name/SecretX"}
+	naive := func(pp pathPattern, tg target) bool {
+		for _, p := range tg.forms() {
+			if pp.match(p, true) {
+				return true
+			}
+		}
+		fp := pp
+		if pp.folded != nil {
+			fp = *pp.folded
+		}
+		for _, p := range tg.forms() {
+			lp := strings.ToLower(p)
+			if (lp != p || pp.folded != nil) && fp.match(lp, true) {
+				return true
+			}
+		}
+		return false
+	}
+	n := 0
+	for _, pat := range patterns {
+		if strings.HasPrefix(pat, "/") {
+			pat = "/" + pat // "//" starts an absolute pattern
+		}
+		pp := compileAnchored(Workspace{Cwd: "/w", Root: "/w", Home: "/h"}, pat)
+		for _, a := range paths {
+			for _, r := range paths {
+				tg := target{abs: a, real: r}
+				var fc foldCache
+				want := naive(pp, tg)
+				if got := targetMatchFold(pp, tg, nil, true); got != want {
+					t.Errorf("targetMatchFold(%q, {%q %q}) = %v, lower-casing every form gives %v", pat, a, r, got, want)
+				}
+				if got := targetMatchFold(pp, tg, &fc, true); got != want {
+					t.Errorf("targetMatchFold(%q, {%q %q}, lower-cased) = %v, lower-casing every form gives %v", pat, a, r, got, want)
+				}
+				if want {
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no case matched: the test checks nothing")
 	}
 }
