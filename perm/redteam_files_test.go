@@ -95,19 +95,7 @@ func TestRedTeamFiles(t *testing.T) {
 		{"nul in grep path", nil, grep("src\x00"), Ask, 2},
 		{"nul in glob pattern", nil, Request{Tool: "Glob", Input: map[string]any{"pattern": "src/*\x00"}}, Ask, 2},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
-			if tc.pol != nil {
-				tc.pol(p)
-			}
-			got := Evaluate(tc.req, p)
-			if got.Decision != tc.want || tc.step != 0 && got.Step != tc.step {
-				t.Errorf("Evaluate(%q) = %v step %d %q (rule %q); want %v step %d",
-					tc.req.Input, got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step)
-			}
-		})
-	}
+	runRed(t, f, cases)
 }
 
 // TestFoldMatch checks broad targetMatchFold, given the lower-cased

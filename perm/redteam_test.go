@@ -174,6 +174,13 @@ func TestRedTeam(t *testing.T) {
 		// Was a bypass: cdBases doubles c.bases for every relative cd before checking maxBases (2^n paths)
 		{"fast: chain of relative cds", nil, bashReq(cds), Ask, 7},
 	}
+	runRed(t, f, cases)
+}
+
+// runRed evaluates each probe in f's workspace, failing one that does not
+// finish within hangGuard rather than hanging.
+func runRed(t *testing.T, f fixture, cases []redCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
