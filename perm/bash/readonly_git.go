@@ -76,7 +76,7 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 			"--default=ARG --revs-only --no-revs --flags --no-flags --not --since=DATE --after=DATE --until=DATE --before=DATE"},
 		{name: "ls-files", opts: "-c,--cached -d,--deleted -m,--modified -o,--others -i,--ignored -s,--stage " +
 			"-u,--unmerged -k,--killed -z --directory --no-empty-directory --eol --deduplicate -x,--exclude=P " +
-			"-X,--exclude-from=FILE --exclude-per-directory=NAME --exclude-standard --error-unmatch --with-tree=TREE " +
+			"-X,--exclude-from=FILE --exclude-per-directory=BASENAME --exclude-standard --error-unmatch --with-tree=TREE " +
 			"-t -v -f --full-name --recurse-submodules --abbrev[=N] --debug --sparse --format=FMT"},
 		{name: "ls-tree", opts: "-d -r -t -l,--long -z --name-only,--name-status --object-only --full-name " +
 			"--full-tree --abbrev[=N] --format=FMT"},

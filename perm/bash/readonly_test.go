@@ -192,6 +192,9 @@ func TestReadOnly(t *testing.T) {
 		{`git branch --edit-description`, false, nil},
 		{`git rev-parse HEAD`, true, nil},
 		{`git ls-files src`, true, []string{"src"}},
+		{`git ls-files --exclude-per-directory=.gitignore`, true, nil},
+		{`git ls-files --exclude-per-directory=../x`, false, nil}, // read in each directory: the top one's parent
+		{`git ls-files --exclude-per-directory ..`, false, nil},
 		{`git remote`, true, nil},
 		{`git remote -v`, true, nil},
 		{`git remote add x y`, false, nil},

@@ -30,6 +30,7 @@ type optDef struct {
 	arg       argMode
 	file      bool     // the value is a file the program reads
 	enum      []string // the only values accepted, if set
+	basename  bool     // the value is a file name looked up in every directory read
 	recursive bool     // the program reads whole trees with it
 }
 
@@ -49,8 +50,10 @@ type progSpec struct {
 	// opts lists the options, whitespace separated. Each is its names
 	// joined by ",", then "=KIND" for a required argument or "[=KIND]"
 	// for an optional one, then "@r" if it makes the reading recursive.
-	// KIND is FILE (a file read), (a|b|c) (only these values) or any
-	// other word (text: a number, pattern or format).
+	// KIND is FILE (a file read), BASENAME (a name the program reads in
+	// each directory it reads: one with "/", "." or ".." would reach
+	// elsewhere), (a|b|c) (only these values) or any other word (text: a
+	// number, pattern or format).
 	opts     string
 	operands operandMode
 	// maxOperands limits the operands (uniq's second one is its output);
@@ -161,6 +164,8 @@ func (s *progSpec) compile() {
 		switch {
 		case kind == "FILE":
 			d.file = true
+		case kind == "BASENAME":
+			d.basename = true
 		case strings.HasPrefix(kind, "("):
 			d.enum = strings.Split(strings.Trim(kind, "()"), "|")
 		}
@@ -299,6 +304,9 @@ func (s *progSpec) checkVal(o parsedOpt) string {
 	}
 	if o.word != nil && o.word.Glob {
 		return notRO("%s: value of %s is a glob pattern", s.name, o.name)
+	}
+	if o.def.basename && (o.val == "" || o.val == "." || o.val == ".." || strings.Contains(o.val, "/")) {
+		return notRO("%s: value %q of %s is not a plain file name", s.name, o.val, o.name)
 	}
 	if o.def.enum == nil {
 		return ""
