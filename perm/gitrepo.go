@@ -40,13 +40,28 @@ var gitSafeKeys = map[string]bool{
 
 // gitRepoCode returns why the repository git would use, started in dir (or
 // given by gitDir), could make a read-only git command run a program or
-// read elsewhere: "KEY in FILE", or "" if its configuration sets only
-// verified keys or there is no repository.
-func (c *call) gitRepoCode(dir, gitDir string) string {
-	gitDir = c.gitDirFor(dir, gitDir)
+// read elsewhere: "KEY in FILE", or "" if its configuration, and that of
+// every submodule checked out in it, sets only verified keys, or there is
+// no repository. workTree reports a command that names its work tree
+// (--work-tree): its submodules are then not found.
+func (c *call) gitRepoCode(dir, gitDir string, workTree bool) string {
+	root := dir // with --git-dir, git's work tree is where it starts
 	if gitDir == "" {
-		return ""
+		if gitDir, root = c.discoverRepo(dir); gitDir == "" {
+			return ""
+		}
+	} else if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(dir, gitDir)
 	}
+	if workTree {
+		root = ""
+	}
+	return c.repoCode(gitDir, root, 0)
+}
+
+// repoCode is gitRepoCode for the repository in gitDir whose work tree is
+// root ("" if not known), depth submodules deep.
+func (c *call) repoCode(gitDir, root string, depth int) string {
 	files := []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
 	if b, ok := c.readSmall(filepath.Join(gitDir, "commondir")); ok {
 		common := strings.TrimSpace(b)
@@ -60,7 +75,7 @@ func (c *call) gitRepoCode(dir, gitDir string) string {
 			return k + " in " + f
 		}
 	}
-	return ""
+	return c.submoduleCode(root, gitDir, depth)
 }
 
 // gitDirFor is the repository git uses started in dir, or given by gitDir
@@ -243,7 +258,9 @@ func unsafeGitKey(b []byte) string {
 // gitConfigs caches parsed configuration files across calls (and across
 // Policies: the key is the file's path, and an entry is used only while
 // the file is provably unchanged). It holds at most maxGitConfigs files.
-var gitConfigs = &configCache{}
+var gitConfigs = &fileCache[gitConfig]{
+	max: maxGitConfigs, maxSize: maxCachedConfig, read: readGitConfig,
+}
 
 // maxGitConfigs bounds gitConfigs: a workspace has a few repositories.
 // Files larger than maxCachedConfig are read on every call instead, so
@@ -253,16 +270,20 @@ const (
 	maxCachedConfig = 64 << 10
 )
 
-// configCache maps a configuration file's path to what was parsed from it
-// and the identity (fileID) it had when it was read.
-type configCache struct {
-	mu sync.Mutex
-	m  map[string]cachedConfig
+// fileCache maps a file's path to what was parsed from it (by read) and
+// the identity (fileID) it had when it was read. It holds at most max
+// files, each at most maxSize bytes.
+type fileCache[T any] struct {
+	max     int
+	maxSize int64
+	read    func(string) T
+	mu      sync.Mutex
+	m       map[string]cached[T]
 }
 
-type cachedConfig struct {
-	id  fileID
-	cfg gitConfig
+type cached[T any] struct {
+	id fileID
+	v  T
 }
 
 // settleTime is how old a file's modification time must be for its parse
@@ -273,36 +294,34 @@ type cachedConfig struct {
 // part of the identity too.
 const settleTime = 3 * time.Second
 
-// load returns the parsed configuration file f: the cached parse if a stat
-// shows the same device, inode, size, modification and change times as
-// when it was read, otherwise a fresh read. The stat comes before the read,
-// so a change during the read makes the next stat differ.
-func (cc *configCache) load(f string) gitConfig {
+// load returns the parsed file f: the cached parse if a stat shows the
+// same device, inode, size, modification and change times as when it was
+// read, otherwise a fresh read (of a missing file too: read says what
+// that means). The stat comes before the read, so a change during the
+// read makes the next stat differ.
+func (fc *fileCache[T]) load(f string) T {
 	fi, err := os.Stat(f)
-	if os.IsNotExist(err) {
-		return gitConfig{}
-	}
 	id, ok := fileID{}, false
 	if err == nil {
 		id, ok = idOf(fi)
 	}
 	if !ok {
-		return readGitConfig(f)
+		return fc.read(f)
 	}
-	cc.mu.Lock()
-	e, hit := cc.m[f]
-	cc.mu.Unlock()
+	fc.mu.Lock()
+	e, hit := fc.m[f]
+	fc.mu.Unlock()
 	if hit && e.id == id {
-		return e.cfg
+		return e.v
 	}
-	cfg := readGitConfig(f)
-	if id.size <= maxCachedConfig && id.mtime < time.Now().Add(-settleTime).UnixNano() {
-		cc.mu.Lock()
-		if len(cc.m) >= maxGitConfigs || cc.m == nil {
-			cc.m = make(map[string]cachedConfig)
+	v := fc.read(f)
+	if id.size <= fc.maxSize && id.mtime < time.Now().Add(-settleTime).UnixNano() {
+		fc.mu.Lock()
+		if len(fc.m) >= fc.max || fc.m == nil {
+			fc.m = make(map[string]cached[T])
 		}
-		cc.m[f] = cachedConfig{id: id, cfg: cfg}
-		cc.mu.Unlock()
+		fc.m[f] = cached[T]{id: id, v: v}
+		fc.mu.Unlock()
 	}
-	return cfg
+	return v
 }

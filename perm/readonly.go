@@ -3,6 +3,8 @@ package perm
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
 )
 
 // classify computes, once, whether a command part is read-only (readsOf)
@@ -85,13 +87,24 @@ func (c *call) readsOf(p *part) {
 			for _, d := range dirs {
 				start = joinDir(c, start, d)
 			}
-			if why := c.gitRepoCode(start, joinDir(c, start, gitDir)); why != "" {
+			if why := c.gitRepoCode(start, joinDir(c, start, gitDir), namesWorkTree(p.cmd)); why != "" {
 				p.notRO = "git may run a program the repository configures: " + why
 				return
 			}
 		}
 	}
 	p.readOnly, p.reads = true, reads
+}
+
+// namesWorkTree reports a command with a --work-tree word (git's option):
+// where git's work tree is, and so its submodules, is then not known.
+func namesWorkTree(cmd *bash.Command) bool {
+	for _, w := range cmd.Words {
+		if w.Value == "--work-tree" || strings.HasPrefix(w.Value, "--work-tree=") || !w.Static && strings.Contains(w.Raw, "work-tree") {
+			return true
+		}
+	}
+	return false
 }
 
 // anyDir reports whether one of ts is a directory (links followed).

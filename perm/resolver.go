@@ -350,17 +350,26 @@ func (c *call) lexists(p string) bool { return c.lstat(p).exists }
 // git does: a .git directory or "gitdir:" file in dir or an ancestor, or
 // an ancestor that is itself a (bare) repository.
 func (c *call) discoverGitDir(dir string) string {
-	return c.ask(fsKey{opDiscover, filepath.Clean(dir)}, func(dir string) fsVal {
-		return fsVal{s: c.discover(dir)}
-	}).s
+	gitDir, _ := c.discoverRepo(dir)
+	return gitDir
 }
 
-func (c *call) discover(dir string) string {
+// discoverRepo is discoverGitDir, also returning the top of the work tree
+// (the directory holding .git; "" for a bare repository).
+func (c *call) discoverRepo(dir string) (gitDir, root string) {
+	v := c.ask(fsKey{opDiscover, filepath.Clean(dir)}, func(dir string) fsVal {
+		gitDir, root := c.discover(dir)
+		return fsVal{s: gitDir, real: root}
+	})
+	return v.s, v.real
+}
+
+func (c *call) discover(dir string) (gitDir, root string) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		if ok, isDir := c.stat(dotgit); ok {
 			if isDir {
-				return dotgit
+				return dotgit, d
 			}
 			if b, ok := c.readSmall(dotgit); ok {
 				if p, ok := strings.CutPrefix(strings.TrimSpace(b), "gitdir:"); ok {
@@ -368,15 +377,15 @@ func (c *call) discover(dir string) string {
 					if !filepath.IsAbs(p) {
 						p = filepath.Join(d, p)
 					}
-					return p
+					return p, d
 				}
 			}
 		}
 		if c.isGitDir(d) {
-			return d
+			return d, ""
 		}
 		if d == filepath.Dir(d) {
-			return ""
+			return "", ""
 		}
 	}
 }
