@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -37,6 +38,76 @@ type bashPattern struct {
 func bashMatch(pat, s string) bool {
 	bp := compileBash(pat)
 	return bp.match(s)
+}
+
+// optionCanon returns the command text s with each run of short-option
+// words (words of "-" and letters or digits, one after another) split
+// into single letters, sorted and without repeats: getopt reads -rf,
+// -fr, -r -f and -rff alike, after the program or a subcommand (git clean
+// -df). ok is false if s has no such word. It applies to rule patterns
+// and command forms alike, so that deny and ask rules match every
+// spelling of the options they name; a word holding "*" or "=" is no
+// option word.
+func optionCanon(s string) (string, bool) {
+	var (
+		b       strings.Builder
+		letters []byte
+		found   bool
+	)
+	flush := func() {
+		if len(letters) == 0 {
+			return
+		}
+		slices.Sort(letters)
+		for _, l := range slices.Compact(letters) {
+			b.WriteString(" -")
+			b.WriteByte(l)
+		}
+		letters = letters[:0]
+	}
+	for i, w := range strings.Split(s, " ") {
+		if i > 0 && shortCluster(w) {
+			letters = append(letters, w[1:]...)
+			found = true
+			continue
+		}
+		flush()
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	flush()
+	if !found {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// shortCluster reports a word of one or more short options: "-" and then
+// ASCII letters and digits only.
+func shortCluster(w string) bool {
+	if len(w) < 2 || w[0] != '-' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		c := w[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// canonPattern returns the Bash rule pattern pat with its options in
+// optionCanon's order ("rm -rf:*" is "rm -f -r:*"), and whether it names
+// any.
+func canonPattern(pat string) (string, bool) {
+	if prefix, ok := strings.CutSuffix(pat, ":*"); ok {
+		c, ok := optionCanon(prefix)
+		return c + ":*", ok
+	}
+	return optionCanon(pat)
 }
 
 func compileBash(pat string) bashPattern {

@@ -117,6 +117,17 @@ func TestRedTeam(t *testing.T) {
 		{"deny: ifne wrapper", denyCurlBypass, bashReq("ifne -n curl x"), Deny, 1},
 		{"deny: caffeinate wrapper", denyCurlBypass, bashReq("caffeinate -t 5 curl x"), Deny, 1},
 
+		// Was Ask (destructive): getopt reads -fr, -r -f and -rfv as -rf,
+		// so a rule naming options matches every spelling of them.
+		{"deny: options reordered", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -fr /"), Deny, 1},
+		{"deny: options split", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -r -f /"), Deny, 1},
+		{"deny: options with more", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -v -fr x"), Deny, 1},
+		{"deny: options repeated", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("sudo rm -rrf x"), Deny, 1},
+		{"deny: prefix rule, options reordered", all(deny("Bash(rm -rf:*)"), mode(ModeBypass)), bashReq("rm -fr x"), Deny, 1},
+		{"not denied: fewer options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -f x"), Allow, 3},
+		{"deny: subcommand options reordered", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -d -f x"), Deny, 1},
+		{"not denied: other subcommand options", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -n"), Allow, 3},
+
 		// Bypass-immune destructive checks.
 		{"destructive: ansi-c flag", mode(ModeBypass), bashReq(`rm $'-\x72f' x`), Ask, 2},
 		{"destructive: brace-expanded flag", mode(ModeBypass), bashReq("rm -{r,f} x"), Ask, 2},

@@ -154,3 +154,27 @@ func FuzzBashMatch(f *testing.F) {
 		}
 	})
 }
+
+func TestOptionCanon(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"rm -rf /", "rm -f -r /"},
+		{"rm -fr /", "rm -f -r /"},
+		{"rm -r -f -v x", "rm -f -r -v x"},
+		{"rm -rrf x -v", "rm -f -r x -v"}, // runs are sorted apart
+		{"git clean -df x", "git clean -d -f x"},
+		{"rm -rf *", "rm -f -r *"},
+		{"rm -r* x", ""}, // a pattern is no option word
+		{"ls --all -l", "ls --all -l"},
+		{"tar -xzf=a b", ""}, // nor a word with "="
+		{"-rf x", ""},        // the program word is left alone
+		{"echo hi", ""},
+	} {
+		got, ok := optionCanon(tc.in)
+		if !ok {
+			got = ""
+		}
+		if got != tc.want {
+			t.Errorf("optionCanon(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}

@@ -85,7 +85,12 @@ type pathIndex struct {
 type crule struct {
 	Entry
 	bash bashPattern // Bash rules with a pattern
-	path pathPattern // path rules with a pattern
+	// canon is bash with its options in optionCanon's order, if the
+	// pattern names options (hasCanon): deny and ask rules match it
+	// against the forms so ordered too.
+	canon    bashPattern
+	hasCanon bool
+	path     pathPattern // path rules with a pattern
 	// prog is the program a Bash pattern names (ruleProgram).
 	prog string
 }
@@ -272,6 +277,9 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 			if r.HasPattern {
 				cr.bash = compileBash(r.Pattern)
 				cr.prog, _ = ruleProgram(r.Pattern)
+				if c, ok := canonPattern(r.Pattern); ok {
+					cr.canon, cr.hasCanon = compileBash(c), true
+				}
 			}
 		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
 			if r.HasPattern {

@@ -42,6 +42,13 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 					return true
 				}
 			}
+			if cr.hasCanon {
+				for _, f := range pt.optionForms() {
+					if cr.canon.match(f) {
+						return true
+					}
+				}
+			}
 			return false
 		}
 		return pt.allowOK && cr.bash.match(pt.allowForm)
@@ -50,6 +57,18 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 		return ok
 	}
 	return false
+}
+
+// optionForms returns the part's deny forms with their options in
+// optionCanon's order, for the rules that name options (rm -fr / for
+// Bash(rm -rf *)). Forms added since the last call are added too.
+func (pt *part) optionForms() []string {
+	for ; pt.canonOf < len(pt.denyForms); pt.canonOf++ {
+		if c, ok := optionCanon(pt.denyForms[pt.canonOf]); ok {
+			pt.canonForms = append(pt.canonForms, c)
+		}
+	}
+	return pt.canonForms
 }
 
 // commandPath reports whether a path rule covers a command part, and the
