@@ -36,10 +36,10 @@ type part struct {
 	// ownForms is how many of denyForms are the command's own (the rest
 	// are its repository's aliases, added by the deny step).
 	ownForms int
-	// canonForms are denyForms[:canonOf] with their options in
-	// optionCanon's order (those that have any), made on first use.
+	// canonForms[i] is denyForms[i] with its options in optionCanon's
+	// order, once canonDone[i] (optionForm).
 	canonForms []string
-	canonOf    int
+	canonDone  []bool
 	// classified: readOnly, notRO, xargs, reads and recursion are
 	// computed (classify).
 	classified bool

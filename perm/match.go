@@ -49,6 +49,9 @@ func bashMatch(pat, s string) bool {
 // spelling of the options they name; a word holding "*" or "=" is no
 // option word.
 func optionCanon(s string) (string, bool) {
+	if !strings.Contains(s, " -") {
+		return "", false
+	}
 	var (
 		b       strings.Builder
 		letters []byte

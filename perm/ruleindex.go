@@ -90,7 +90,10 @@ type crule struct {
 	// against the forms so ordered too.
 	canon    bashPattern
 	hasCanon bool
-	path     pathPattern // path rules with a pattern
+	// canonLead is the pattern's first word and a space when it is
+	// literal (a form canon matches starts with it), else "".
+	canonLead string
+	path      pathPattern // path rules with a pattern
 	// prog is the program a Bash pattern names (ruleProgram).
 	prog string
 }
@@ -279,6 +282,9 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 				cr.prog, _ = ruleProgram(r.Pattern)
 				if c, ok := canonPattern(r.Pattern); ok {
 					cr.canon, cr.hasCanon = compileBash(c), true
+					if w, _, found := strings.Cut(c, " "); found && !strings.ContainsRune(w, '*') {
+						cr.canonLead = w + " "
+					}
 				}
 			}
 		case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":

@@ -2,6 +2,7 @@ package perm
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -43,8 +44,9 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 				}
 			}
 			if cr.hasCanon {
-				for _, f := range pt.optionForms() {
-					if cr.canon.match(f) {
+				for i, f := range pt.denyForms {
+					// The pattern's first word is the form's too.
+					if strings.HasPrefix(f, cr.canonLead) && cr.canon.match(pt.optionForm(i)) {
 						return true
 					}
 				}
@@ -59,16 +61,20 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 	return false
 }
 
-// optionForms returns the part's deny forms with their options in
-// optionCanon's order, for the rules that name options (rm -fr / for
-// Bash(rm -rf *)). Forms added since the last call are added too.
-func (pt *part) optionForms() []string {
-	for ; pt.canonOf < len(pt.denyForms); pt.canonOf++ {
-		if c, ok := optionCanon(pt.denyForms[pt.canonOf]); ok {
-			pt.canonForms = append(pt.canonForms, c)
-		}
+// optionForm returns the part's deny form i with its options in
+// optionCanon's order ("" if it has none), for the rules that name options
+// (rm -fr / for Bash(rm -rf *)). Each is worked out once, when first
+// asked for.
+func (pt *part) optionForm(i int) string {
+	if n := len(pt.denyForms); len(pt.canonForms) < n {
+		pt.canonForms = slices.Grow(pt.canonForms, n-len(pt.canonForms))[:n]
+		pt.canonDone = slices.Grow(pt.canonDone, n-len(pt.canonDone))[:n]
 	}
-	return pt.canonForms
+	if !pt.canonDone[i] {
+		pt.canonForms[i], _ = optionCanon(pt.denyForms[i])
+		pt.canonDone[i] = true
+	}
+	return pt.canonForms[i]
 }
 
 // commandPath reports whether a path rule covers a command part, and the
