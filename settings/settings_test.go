@@ -183,6 +183,7 @@ func TestLoad(t *testing.T) {
 			name:       "local defaultMode beats project",
 			local:      `{"permissions": {"defaultMode": "auto"}}`,
 			project:    `{"permissions": {"defaultMode": "dontAsk"}}`,
+			opts:       Options{Trust: true},
 			mode:       perm.ModeAuto,
 			modeSource: perm.SourceLocal,
 			files:      2,
@@ -317,10 +318,68 @@ func TestLoad(t *testing.T) {
 			name:       "additionalDirectories resolve against the project root, cwd and home; flags against cwd",
 			project:    `{"permissions": {"additionalDirectories": ["../shared-docs/", "/abs/dir"]}}`,
 			user:       `{"permissions": {"additionalDirectories": ["data", "~/notes", "/abs/dir"]}}`,
-			opts:       Options{AddDirs: []string{"rel", "x/../y"}},
+			opts:       Options{AddDirs: []string{"rel", "x/../y"}, Trust: true},
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
 			dirs:       []string{"{root}/../shared-docs", "/abs/dir", "{cwd}/data", "{home}/notes", "{cwd}/rel", "{cwd}/y"},
+			files:      2,
+		},
+		{
+			// A cloned repository must not widen the user's policy: its
+			// additional directories are writable under the kernel sandbox
+			// and lie inside the workspace for the gate.
+			name:       "an untrusted project's additionalDirectories are ignored",
+			local:      `{"permissions": {"additionalDirectories": ["~"]}}`,
+			project:    "{\"permissions\": {\n\"additionalDirectories\": [\"/\"]}}",
+			user:       `{"permissions": {"additionalDirectories": ["~/notes"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			dirs:       []string{"{home}/notes"},
+			warnings: []string{
+				"{local}: ignoring project additionalDirectories: the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+				"{project}: ignoring project additionalDirectories: the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+			},
+			files: 3,
+		},
+		{
+			name:       "a trusted project's additionalDirectories apply",
+			project:    `{"permissions": {"additionalDirectories": ["/"]}}`,
+			opts:       Options{Trust: true},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			dirs:       []string{"/"},
+			files:      1,
+		},
+		{
+			// A mode that runs calls without asking is a loosening; it
+			// falls through to the next scope, as under
+			// disableBypassPermissionsMode.
+			name:       "an untrusted project's widening defaultMode falls through to the user's",
+			local:      `{"permissions": {"defaultMode": "auto"}}`,
+			project:    "{\"permissions\": {\n\"defaultMode\": \"bypassPermissions\"}}",
+			user:       `{"permissions": {"defaultMode": "default"}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceUser,
+			warnings: []string{
+				"{local}:1: ignoring project defaultMode \"auto\": the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+				"{project}:2: ignoring project defaultMode \"bypassPermissions\": the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+			},
+			files: 3,
+		},
+		{
+			name:       "an untrusted project's acceptEdits falls to the builtin default",
+			project:    `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			warnings:   []string{"{project}:1: ignoring project defaultMode \"acceptEdits\": the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)"},
+			files:      1,
+		},
+		{
+			name:       "an untrusted project may tighten the mode",
+			project:    `{"permissions": {"defaultMode": "dontAsk"}}`,
+			user:       `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeDontAsk,
+			modeSource: perm.SourceProject,
 			files:      2,
 		},
 		{
