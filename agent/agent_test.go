@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -765,5 +766,26 @@ func TestLoadParallelSameAsSequential(t *testing.T) {
 	}
 	if !reflect.DeepEqual(seq, par) {
 		t.Errorf("parallel load differs from sequential:\nsequential %q\nparallel   %q", seq, par)
+	}
+}
+
+// A project file that takes the name of a user's agent replaces the
+// user's definition, its deny_tools and mode included: the person running
+// `gen agent run --type reviewer` in a cloned repository is told.
+func TestLoadProjectShadowingUserIsWarned(t *testing.T) {
+	c, err := Load(fstest.MapFS{"r.md": agentFile("reviewer", "")}, fstest.MapFS{"reviewer.md": agentFile("reviewer", "deny_tools: Bash\n"), "other.md": agentFile("other", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Lookup("reviewer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `.gen/agents/r.md: the project's agent "reviewer" replaces yours in ~/.gen/agents/reviewer.md`
+	if !slices.Contains(d.Warnings, want) {
+		t.Errorf("warnings %q lack %q", d.Warnings, want)
+	}
+	if o, _ := c.Lookup("other"); len(o.Warnings) != 0 {
+		t.Errorf("an agent nobody shadows has warnings %q", o.Warnings)
 	}
 }

@@ -211,7 +211,14 @@ func load(scopes ...scope) *Catalog {
 		}
 		for _, d := range defs {
 			if by, taken := claimed[d.Name]; taken {
-				if prev, ok := c.byName[d.Name]; ok && prev.Source == d.Source {
+				prev, ok := c.byName[d.Name]
+				if ok && prev.Source == SourceProject && d.Source == SourceUser {
+					// A cloned repository's file replaces the user's own
+					// definition (its deny_tools and mode): say so where
+					// the agent is used.
+					prev.Warnings = append(prev.Warnings, fmt.Sprintf("%s: the project's agent %q replaces yours in %s", prev.Path, d.Name, d.Path))
+				}
+				if ok && prev.Source == d.Source {
 					c.clashes = append(c.clashes, fmt.Sprintf("%s and %s both define the agent %q; using %s", prev.Path, d.Path, d.Name, prev.Path))
 				} else if fe, ok := c.broken[d.Name]; ok && fe.Path == by {
 					c.clashes = append(c.clashes, fmt.Sprintf("%s is not used: %s, which also defines the agent %q, failed to load", d.Path, by, d.Name))

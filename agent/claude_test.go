@@ -241,8 +241,11 @@ func TestClaudeGenClash(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %q", name, d, err, want)
 		}
 	}
-	wantWarn := genRev + " and " + claudeRev + ` both define the agent "reviewer"; using ` + genRev
-	if w := c.Warnings(); !reflect.DeepEqual(w, []string{wantWarn}) {
-		t.Errorf("warnings:\n got %q\nwant %q", w, []string{wantWarn})
+	wantWarn := []string{
+		genRev + " and " + claudeRev + ` both define the agent "reviewer"; using ` + genRev,
+		filepath.Join(root, ".claude", "agents", "tester.md") + `: the project's agent "tester" replaces yours in ` + filepath.Join(home, ".gen", "agents", "tester.md"),
+	}
+	if w := c.Warnings(); !reflect.DeepEqual(w, wantWarn) {
+		t.Errorf("warnings:\n got %q\nwant %q", w, wantWarn)
 	}
 }

@@ -54,6 +54,9 @@ func TestOfferTrust(t *testing.T) {
 		{"project hooks, end of input", map[string]string{".gen/settings.json": hooks}, "", true, false},
 		{".mcp.json, yes", map[string]string{".mcp.json": `{"mcpServers": {}}`}, "yes\n", true, true},
 		{"sandbox opt-out", map[string]string{".gen/settings.json": `{"sandbox": {"enabled": false}}`}, "n\n", true, false},
+		{"a widening default mode", map[string]string{".gen/settings.local.json": `{"permissions": {"defaultMode": "bypassPermissions"}}`}, "y\n", true, true},
+		{"additional directories", map[string]string{".claude/settings.json": `{"permissions": {"additionalDirectories": ["~"]}}`}, "n\n", true, false},
+		{"a narrowing default mode: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "dontAsk"}}`}, "y\n", false, false},
 		{"rules only: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Read"]}}`}, "y\n", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,6 +58,6 @@ func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, e
 	if len(files) == 0 {
 		return false, nil
 	}
-	fmt.Fprintf(s.Err, "gen: the project asks to run code of its own: %s\n", strings.Join(files, ", "))
+	fmt.Fprintf(s.Err, "gen: the project asks to run code of its own or to widen permissions: %s\n", strings.Join(files, ", "))
 	return trust.Ask(ctx, s.In, s.Err, set.Workspace.Home, set.Workspace.Root)
 }

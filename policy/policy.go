@@ -90,7 +90,8 @@ type Parent struct {
 // Subagent returns the permission policy of agent d under settings s,
 // delegated from parent (nil for a run of its own, `gen agent run`):
 //   - the agent's mode, capped at the parent's (an acceptEdits agent
-//     delegated from default mode runs in default mode); bypassPermissions
+//     delegated from default mode runs in default mode), and at default
+//     for a project's agent in a project that is not trusted; bypassPermissions
 //     falls back to default when managed settings disable it, and auto
 //     when disableAutoMode is set;
 //   - deny: every settings deny rule (all scopes and CLI), the parent's
@@ -113,6 +114,11 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		// A parent without a mode runs in default mode, which caps too.
 		p.Mode = perm.CapMode(p.Mode, cmp.Or(parent.Mode, perm.ModeDefault))
 		p.Workspace.Dirs = append(p.Workspace.Dirs, parent.Dirs...)
+	}
+	if d.Source == agent.SourceProject && p.Mode.Rank() > perm.ModeDefault.Rank() && !s.Trusted {
+		// The cloned repository's own agent file, like its defaultMode.
+		warnings = append(warnings, s.Refusal(fmt.Sprintf("agent mode %q", p.Mode), d.Path)+"; using default mode")
+		p.Mode = perm.ModeDefault
 	}
 	if p.Mode == perm.ModeAuto && s.DisableAuto {
 		p.Mode = perm.ModeDefault

@@ -107,6 +107,40 @@ func TestSubagent(t *testing.T) {
 
 // A delegated subagent's mode is capped at its parent's, and it works in
 // the directories its parent added.
+// A project's agent file is the cloned repository's: its mode may ask
+// less than default only in a trusted project, like the project's
+// defaultMode (settings.Load). A user's agent keeps its mode.
+func TestSubagentProjectModeNeedsTrust(t *testing.T) {
+	for _, tc := range []struct {
+		source  string
+		mode    perm.Mode
+		trusted bool
+		want    perm.Mode
+		warn    bool
+	}{
+		{agent.SourceProject, perm.ModeBypass, false, perm.ModeDefault, true},
+		{agent.SourceProject, perm.ModeAcceptEdits, false, perm.ModeDefault, true},
+		{agent.SourceProject, perm.ModeAuto, false, perm.ModeDefault, true},
+		{agent.SourceProject, perm.ModeExplore, false, perm.ModeExplore, false},
+		{agent.SourceProject, perm.ModeDontAsk, false, perm.ModeDontAsk, false},
+		{agent.SourceProject, perm.ModeBypass, true, perm.ModeBypass, false},
+		{agent.SourceUser, perm.ModeBypass, false, perm.ModeBypass, false},
+		{agent.SourceBuiltin, perm.ModeAcceptEdits, false, perm.ModeAcceptEdits, false},
+	} {
+		set := load(t, nil)
+		set.Trusted = tc.trusted
+		d := &agent.Definition{Name: "pwn", Mode: tc.mode, Source: tc.source, Path: "/proj/.gen/agents/pwn.md"}
+		p, warns := Subagent(set, d, nil)
+		if p.Mode != tc.want {
+			t.Errorf("%s agent, mode %s, trusted %v: runs in %s, want %s", tc.source, tc.mode, tc.trusted, p.Mode, tc.want)
+		}
+		warned := len(warns) == 1 && strings.Contains(warns[0], "/proj/.gen/agents/pwn.md: ignoring project agent mode") && strings.Contains(warns[0], "is not trusted")
+		if warned != tc.warn || (!tc.warn && len(warns) > 0) {
+			t.Errorf("%s agent, mode %s, trusted %v: warnings %q, want one: %v", tc.source, tc.mode, tc.trusted, warns, tc.warn)
+		}
+	}
+}
+
 func TestSubagentCappedByParent(t *testing.T) {
 	set := load(t, nil)
 	tests := []struct {

@@ -184,7 +184,8 @@ func TestClaudeFiles(t *testing.T) {
 	writeFile(t, l.user, `{"modelAliases": {"sonnet": "from-user", "opus": "big"}}`)
 	writeFile(t, claude(l.user), `{"permissions": {"deny": ["WebFetch"], "disableBypassPermissionsMode": "disable"}}`)
 
-	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	// Trusted: the project's acceptEdits and additional directory need it.
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Trust: true})
 	if err != nil {
 		t.Fatal(err)
 	}

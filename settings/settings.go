@@ -319,6 +319,9 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		}
 	}
 
+	// Trust first: what an untrusted project may not widen is decided
+	// below (the mode, the additional directories).
+	s.Trusted = opts.Trust || s.listsTrusted(s.Workspace.Root)
 	s.mergeHooks()
 	s.mergeMCPRules()
 	if err := s.resolveMode(opts.Mode); err != nil {
@@ -377,9 +380,12 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 	}
 
 	for _, f := range s.Files {
+		if len(f.AdditionalDirectories) > 0 && s.untrusted(f) {
+			s.Warnings = append(s.Warnings, s.Refusal("additionalDirectories", f.Path))
+			continue
+		}
 		s.Workspace.Dirs = appendUnique(s.Workspace.Dirs, f.AdditionalDirectories...)
 	}
-	s.Trusted = opts.Trust || s.listsTrusted(s.Workspace.Root)
 	for _, d := range opts.AddDirs {
 		abs, err := resolveDir(d, cwd, home)
 		if err != nil {
@@ -446,6 +452,10 @@ func (s *Settings) resolveMode(flag string) error {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: ignoring defaultMode %q: disabled by disableAutoMode in %s", f.Path, f.modeLine, f.DefaultMode, s.autoDisabledBy()))
 			continue
 		}
+		if f.DefaultMode.Rank() > perm.ModeDefault.Rank() && s.untrusted(f) {
+			s.Warnings = append(s.Warnings, s.Refusal(fmt.Sprintf("defaultMode %q", f.DefaultMode), fmt.Sprintf("%s:%d", f.Path, f.modeLine)))
+			continue
+		}
 		for _, g := range s.Files[i+1:] {
 			// A .gen file and its .claude twin of the same scope: the
 			// first (gen's) wins, and the disagreement is said.
@@ -458,6 +468,33 @@ func (s *Settings) resolveMode(flag string) error {
 	}
 	s.Mode, s.ModeSource = perm.ModeDefault, perm.SourceBuiltin
 	return nil
+}
+
+// Project reports whether f is a project file, shared or local: one a
+// cloned repository can supply.
+func (f *File) Project() bool {
+	return f.Scope == perm.SourceProject || f.Scope == perm.SourceLocal
+}
+
+// Widens reports whether f asks for what needs the project's trust in
+// the permission settings: a default mode that runs calls without asking
+// (above default: acceptEdits, auto, bypassPermissions) or additional
+// directories, which the gate counts as workspace and the kernel sandbox
+// lets commands write. Load ignores these in an untrusted project's files.
+func (f *File) Widens() bool {
+	return f.DefaultMode.Rank() > perm.ModeDefault.Rank() || len(f.AdditionalDirectories) > 0
+}
+
+// untrusted reports whether f is a file of a project that is not trusted.
+func (s *Settings) untrusted(f File) bool { return !s.Trusted && f.Project() }
+
+// Refusal is the warning for what, asked for in file (a path, or
+// path:line), ignored because the project is not trusted: it says how to
+// trust the project. Package trust uses it for hooks, MCP servers and
+// sandbox opt-outs.
+func (s *Settings) Refusal(what, file string) string {
+	root := s.Workspace.Root
+	return fmt.Sprintf("%s: ignoring project %s: the project %s is not trusted (trust it with `gen trust %s`, or --trust for one run)", file, what, root, root)
 }
 
 // listsTrusted reports whether a user or managed file lists root, compared

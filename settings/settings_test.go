@@ -183,6 +183,7 @@ func TestLoad(t *testing.T) {
 			name:       "local defaultMode beats project",
 			local:      `{"permissions": {"defaultMode": "auto"}}`,
 			project:    `{"permissions": {"defaultMode": "dontAsk"}}`,
+			opts:       Options{Trust: true},
 			mode:       perm.ModeAuto,
 			modeSource: perm.SourceLocal,
 			files:      2,
@@ -317,10 +318,68 @@ func TestLoad(t *testing.T) {
 			name:       "additionalDirectories resolve against the project root, cwd and home; flags against cwd",
 			project:    `{"permissions": {"additionalDirectories": ["../shared-docs/", "/abs/dir"]}}`,
 			user:       `{"permissions": {"additionalDirectories": ["data", "~/notes", "/abs/dir"]}}`,
-			opts:       Options{AddDirs: []string{"rel", "x/../y"}},
+			opts:       Options{AddDirs: []string{"rel", "x/../y"}, Trust: true},
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
 			dirs:       []string{"{root}/../shared-docs", "/abs/dir", "{cwd}/data", "{home}/notes", "{cwd}/rel", "{cwd}/y"},
+			files:      2,
+		},
+		{
+			// A cloned repository must not widen the user's policy: its
+			// additional directories are writable under the kernel sandbox
+			// and lie inside the workspace for the gate.
+			name:       "an untrusted project's additionalDirectories are ignored",
+			local:      `{"permissions": {"additionalDirectories": ["~"]}}`,
+			project:    "{\"permissions\": {\n\"additionalDirectories\": [\"/\"]}}",
+			user:       `{"permissions": {"additionalDirectories": ["~/notes"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			dirs:       []string{"{home}/notes"},
+			warnings: []string{
+				"{local}: ignoring project additionalDirectories: the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+				"{project}: ignoring project additionalDirectories: the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+			},
+			files: 3,
+		},
+		{
+			name:       "a trusted project's additionalDirectories apply",
+			project:    `{"permissions": {"additionalDirectories": ["/"]}}`,
+			opts:       Options{Trust: true},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			dirs:       []string{"/"},
+			files:      1,
+		},
+		{
+			// A mode that runs calls without asking is a loosening; it
+			// falls through to the next scope, as under
+			// disableBypassPermissionsMode.
+			name:       "an untrusted project's widening defaultMode falls through to the user's",
+			local:      `{"permissions": {"defaultMode": "auto"}}`,
+			project:    "{\"permissions\": {\n\"defaultMode\": \"bypassPermissions\"}}",
+			user:       `{"permissions": {"defaultMode": "default"}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceUser,
+			warnings: []string{
+				"{local}:1: ignoring project defaultMode \"auto\": the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+				"{project}:2: ignoring project defaultMode \"bypassPermissions\": the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+			},
+			files: 3,
+		},
+		{
+			name:       "an untrusted project's acceptEdits falls to the builtin default",
+			project:    `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			warnings:   []string{"{project}:1: ignoring project defaultMode \"acceptEdits\": the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)"},
+			files:      1,
+		},
+		{
+			name:       "an untrusted project may tighten the mode",
+			project:    `{"permissions": {"defaultMode": "dontAsk"}}`,
+			user:       `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			mode:       perm.ModeDontAsk,
+			modeSource: perm.SourceProject,
 			files:      2,
 		},
 		{
@@ -825,4 +884,25 @@ func TestLoadFailsClosed(t *testing.T) {
 			t.Fatalf("Load = %v, want an error", err)
 		}
 	})
+}
+
+// An untrusted project's allow rules loosen the user's policy as much as
+// its defaultMode did: `"allow": ["Bash(*)"]` in a cloned repository's
+// .gen/settings.json lets `gen -p` run curl (network is on under the
+// workspace-write sandbox) without asking and without trust.
+func TestLoadUntrustedProjectAllowRulesIgnored(t *testing.T) {
+	t.Skip("open (red-trust): dropping untrusted project/local allow rules changes the design README documents " +
+		"(\"Permission rules and modes in project settings apply without trust\") and breaks \"Always allow\", which " +
+		"writes .gen/settings.local.json in untrusted projects; the lead must decide (e.g. trust on the first " +
+		"\"Always allow\", or keep gen-written rules apart). The same holds for a project agent's allow_tools (policy.Subagent).")
+	l := newLayout(t)
+	writeFile(t, l.project, `{"permissions": {"allow": ["Bash(*)"]}}`)
+	writeFile(t, l.user, `{"permissions": {"allow": ["Read"]}}`)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entries(s.Allow), []string{"user:Read@" + l.user}; !reflect.DeepEqual(got, want) {
+		t.Errorf("allow = %q, want %q (the project's rule needs trust)", got, want)
+	}
 }

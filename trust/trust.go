@@ -9,8 +9,11 @@
 //
 // Trust is recorded in the user settings (~/.gen/settings.json, top-level
 // "trustedProjects"), written atomically under the settings lock. A project's
-// own settings cannot grant it. Permission rules and modes in project
-// settings do not need trust: they only restrict or ask.
+// own settings cannot grant it. Without trust, a project's settings keep
+// their permission rules and the modes that ask at least as much as default
+// (dontAsk); a mode that asks less (acceptEdits, auto, bypassPermissions)
+// and additionalDirectories, which widen the workspace and what the kernel
+// sandbox lets commands write, are ignored with a warning (settings.Load).
 package trust
 
 import (
@@ -111,14 +114,15 @@ func Refusal(set *settings.Settings, f Feature, file string) string {
 	if set.Trusted {
 		return ""
 	}
-	root := set.Workspace.Root
-	return fmt.Sprintf("%s: ignoring project %s: the project %s is not trusted (trust it with `gen trust %s`, or --trust for one run)", file, f, root, root)
+	return set.Refusal(string(f), file)
 }
 
 // Pending returns the files of set's project that ask for code to run
 // before any tool call is checked (project hooks, project MCP servers, a
-// sandbox opt-out) while the project is not trusted; nil when it is
-// trusted or asks for none. mcpJSON is the project's .mcp.json, "" if it
+// sandbox opt-out), or for a widening the settings ignored (a mode that
+// runs calls without asking, additional directories: settings.File.Widens),
+// while the project is not trusted; nil when it is trusted or asks for
+// none. mcpJSON is the project's .mcp.json, "" if it
 // has none.
 func Pending(set *settings.Settings, mcpJSON string) []string {
 	if set.Trusted {
@@ -129,10 +133,10 @@ func Pending(set *settings.Settings, mcpJSON string) []string {
 		files = append(files, mcpJSON)
 	}
 	for _, f := range set.Files {
-		if f.Scope != perm.SourceProject && f.Scope != perm.SourceLocal {
+		if !f.Project() {
 			continue
 		}
-		if (!f.Hooks.Empty() && !set.ManagedHooksOnly) || f.MCPServers != nil || f.Sandbox.Widens() {
+		if (!f.Hooks.Empty() && !set.ManagedHooksOnly) || f.MCPServers != nil || f.Sandbox.Widens() || f.Widens() {
 			files = append(files, f.Path)
 		}
 	}
@@ -144,7 +148,7 @@ func Pending(set *settings.Settings, mcpJSON string) []string {
 // or ctx ending is no. It must only be called where a person can answer
 // (never headless).
 func Ask(ctx context.Context, in io.Reader, out io.Writer, home, root string) (bool, error) {
-	fmt.Fprintf(out, "gen: %s has project hooks, MCP servers or sandbox settings that run code.\nTrust this project? Only trust code you have reviewed. [y/N] ", root)
+	fmt.Fprintf(out, "gen: %s has project hooks, MCP servers, sandbox settings or permission settings that need your trust.\nTrust this project? Only trust code you have reviewed. [y/N] ", root)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(in).ReadString('\n')
