@@ -124,7 +124,8 @@ func TestNoStream(t *testing.T) {
 	}
 }
 
-// The api timeouts in settings apply; the environment overrides them.
+// The api timeouts in settings apply (a project's once it is trusted);
+// the environment overrides them.
 func TestAPISettingsTimeouts(t *testing.T) {
 	dir := project(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -138,12 +139,12 @@ func TestAPISettingsTimeouts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.local.json"), []byte(`{"api": {"streamIdleTimeout": "40ms"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run("-p", "--cwd", dir, "hello")
+	code, _, stderr := run("-p", "--trust", "--cwd", dir, "hello")
 	if code != ExitFailed || !strings.Contains(stderr, "sent nothing for 40ms") {
 		t.Fatalf("settings: exit %d, stderr %q; want %d and the idle timeout of the settings", code, stderr, ExitFailed)
 	}
 	t.Setenv("GEN_STREAM_IDLE_TIMEOUT", "60ms")
-	code, _, stderr = run("-p", "--cwd", dir, "hello")
+	code, _, stderr = run("-p", "--trust", "--cwd", dir, "hello")
 	if code != ExitFailed || !strings.Contains(stderr, "sent nothing for 60ms") {
 		t.Fatalf("environment: exit %d, stderr %q; want %d and the idle timeout of the environment", code, stderr, ExitFailed)
 	}

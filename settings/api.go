@@ -66,10 +66,17 @@ func (p *parser) api(f *File, v *value) error {
 }
 
 // mergeAPI sets s.API from the files, each key from the highest-precedence
-// file that sets it.
+// file that sets it. An untrusted project's timeouts are ignored with a
+// warning: a cloned repository could otherwise lift the bound on every
+// wait for the model server ("2562047h") and hang a headless run.
 func (s *Settings) mergeAPI() {
 	for i := len(s.Files) - 1; i >= 0; i-- {
-		a := s.Files[i].API
+		f := &s.Files[i]
+		a := f.API
+		if (a.Timeout != 0 || a.StreamIdleTimeout != 0) && s.untrusted(*f) {
+			s.Warnings = append(s.Warnings, s.Refusal("api timeouts", f.Path))
+			a.Timeout, a.StreamIdleTimeout = 0, 0
+		}
 		if a.Timeout != 0 {
 			s.API.Timeout = a.Timeout
 		}

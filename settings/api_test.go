@@ -8,7 +8,7 @@ import (
 )
 
 func TestLoadAPI(t *testing.T) {
-	load := func(t *testing.T, user, project string) (*Settings, error) {
+	load := func(t *testing.T, user, project string, trust bool) (*Settings, error) {
 		t.Helper()
 		dir := t.TempDir()
 		home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "proj")
@@ -19,10 +19,22 @@ func TestLoadAPI(t *testing.T) {
 		if project != "" {
 			writeFile(t, filepath.Join(proj, ".gen", "settings.json"), project)
 		}
-		return Load(Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(dir, "none.json")})
+		return Load(Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(dir, "none.json"), Trust: trust})
 	}
+	t.Run("an untrusted project's timeouts are ignored", func(t *testing.T) {
+		s, err := load(t, `{"api": {"timeout": "3m"}}`, `{"api": {"timeout": "2562047h", "streamIdleTimeout": "2562047h", "stream": false}}`, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.API.Timeout != 3*time.Minute || s.API.StreamIdleTimeout != 0 || s.API.Stream == nil || *s.API.Stream {
+			t.Fatalf("API = %+v; want the user's timeout, no idle timeout, the project's stream", s.API)
+		}
+		if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "ignoring project api timeouts") {
+			t.Errorf("warnings: %q; want one refusing the project's api timeouts", s.Warnings)
+		}
+	})
 	t.Run("merged by precedence", func(t *testing.T) {
-		s, err := load(t, `{"api": {"timeout": "3m", "streamIdleTimeout": "20s", "stream": true}}`, `{"api": {"streamIdleTimeout": "90s", "stream": false}}`)
+		s, err := load(t, `{"api": {"timeout": "3m", "streamIdleTimeout": "20s", "stream": true}}`, `{"api": {"streamIdleTimeout": "90s", "stream": false}}`, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +54,7 @@ func TestLoadAPI(t *testing.T) {
 		{"not an object", `{"api": []}`, `api must be an object`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := load(t, "", tt.project)
+			_, err := load(t, "", tt.project, false)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want %q", err, tt.want)
 			}
