@@ -34,6 +34,7 @@ func metaProbe(path string) int {
 	report("utimensat", unix.UtimesNano(path, []unix.Timespec{{Sec: 1}, {Sec: 1}}))
 	report("setxattr", unix.Setxattr(path, "user.gen", []byte("x"), 0))
 	report("removexattr", unix.Removexattr(path, "user.gen"))
+	report("truncate", unix.Truncate(path, 0))
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		report("open", err)
@@ -160,7 +161,8 @@ func TestNoCapabilities(t *testing.T) {
 
 // TestReadOnlyMetadata: a read-only command cannot change a file's mode,
 // owner, times or extended attributes, inside the workspace or outside
-// it; Landlock does not restrict these, the seccomp filter does.
+// it; Landlock does not restrict these, the seccomp filter does (and
+// truncate(2), which Landlock restricts only from ABI 3).
 func TestReadOnlyMetadata(t *testing.T) {
 	requireSandbox(t)
 	ws, outside := realDir(t), realDir(t)
@@ -183,7 +185,7 @@ func TestReadOnlyMetadata(t *testing.T) {
 			t.Errorf("the probe did not finish:\n%s", out)
 		}
 		after, _ := os.Stat(f)
-		if after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
+		if after.Size() != before.Size() || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
 			t.Errorf("%s changed: %v %v → %v %v", f, before.Mode(), before.ModTime(), after.Mode(), after.ModTime())
 		}
 		if n, _ := unix.Getxattr(f, "user.gen", nil); n > 0 {
@@ -270,5 +272,28 @@ func TestUnixSocketsOutside(t *testing.T) {
 				t.Errorf("socketpair refused:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestFilterAssembles: the filter of every supported arch assembles for
+// every set of denials (jumps in range, labels present), not only the
+// arch the tests run on.
+func TestFilterAssembles(t *testing.T) {
+	for arch, arches := range socketArches {
+		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true}} {
+			if _, err := socketFilter(arches, d); err != nil {
+				t.Errorf("%s %+v: %v", arch, d, err)
+			}
+		}
+	}
+	ro := Spec{Profile: ReadOnly}
+	if d := denialsFor(ro, resolveUnixABI-1); !d.network || !d.unix || !d.metadata {
+		t.Errorf("read-only below ABI %d: %+v", resolveUnixABI, d)
+	}
+	if d := denialsFor(ro, resolveUnixABI); d.unix {
+		t.Errorf("read-only at ABI %d refuses unix sockets Landlock restricts: %+v", resolveUnixABI, d)
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, 1); d.any() {
+		t.Errorf("workspace-write with network: %+v", d)
 	}
 }

@@ -17,9 +17,10 @@ type socketArch struct {
 	ioUringSetup uint32 // io_uring can create sockets without socket(2)
 	x32          bool   // x86-64: x32 system calls share the audit arch
 	// metadata are the calls that change a file's mode, owner, times or
-	// extended attributes: Landlock does not restrict them, so a
-	// read-only command could otherwise chmod, chown, touch or setxattr
-	// any file the user may change, anywhere.
+	// extended attributes, which Landlock does not restrict (a read-only
+	// command could otherwise chmod, chown, touch or setxattr any file the
+	// user may change, anywhere), and truncate(2) by path, which it
+	// restricts only from ABI 3.
 	metadata []uint32
 }
 
@@ -32,28 +33,29 @@ var socketArches = map[string][]socketArch{
 		{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true,
 			// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
 			// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
-			// fchmodat2 setxattrat removexattrat
-			metadata: []uint32{90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
+			// fchmodat2 setxattrat removexattrat truncate
+			metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
 		{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, metadata: metadata32x86},
 	},
 	"arm64": {
 		{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425,
 			// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
-			// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat
-			metadata: []uint32{5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
+			// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
+			metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
 		{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425,
 			// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
 			// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
 			// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
-			metadata: []uint32{15, 16, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 269, 325, 326, 333, 348, 412, 452, 463, 466}},
+			// truncate truncate64
+			metadata: []uint32{92, 193, 15, 16, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 269, 325, 326, 333, 348, 412, 452, 463, 466}},
 	},
 }
 
 // metadata32x86 are i386's metadata calls: chmod lchown utime fchmod fchown
 // chown lchown32 fchown32 chown32 setxattr lsetxattr fsetxattr removexattr
 // lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
-// utimensat_time64 fchmodat2 setxattrat removexattrat.
-var metadata32x86 = []uint32{15, 16, 30, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 271, 298, 299, 306, 320, 412, 452, 463, 466}
+// utimensat_time64 fchmodat2 setxattrat removexattrat truncate truncate64.
+var metadata32x86 = []uint32{92, 193, 15, 16, 30, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 271, 298, 299, 306, 320, 412, 452, 463, 466}
 
 // seccomp_data offsets.
 const (
