@@ -73,11 +73,6 @@ func HelperMain(args []string) int {
 			return fail("read-only mounts: %v", err)
 		}
 	}
-	// The command keeps no capability gen's Command lent the helper (a
-	// user other than root then has none at all after exec).
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fail("dropping ambient capabilities: %v", err)
-	}
 	// Re-enter the working directory through the new mounts: the one
 	// inherited from before them would still reach the writable originals.
 	if err := os.Chdir(spec.Cwd); err != nil {
@@ -86,10 +81,24 @@ func HelperMain(args []string) int {
 	if err := restrictLandlock(spec); err != nil {
 		return fail("landlock: %v", err)
 	}
-	if !spec.Network {
-		if err := restrictSockets(); err != nil {
+	if d := denialsFor(spec, landlockABI()); d.any() {
+		if err := restrictSyscalls(d); err != nil {
 			return fail("seccomp: %v", err)
 		}
+	}
+	// No capability survives into the command: not those gen's Command
+	// lent the helper for the mounts, nor root's (CAP_MKNOD would let a
+	// workspace-write command make a disk's device node in the workspace
+	// and write through it; CAP_SYS_ADMIN, CAP_SYS_MODULE and the like
+	// reach past Landlock altogether).
+	if err := dropCapabilities(); err != nil {
+		return fail("dropping capabilities: %v", err)
+	}
+	// Only stdin, stdout and stderr reach the command: a descriptor gen
+	// inherited without close-on-exec (from whatever started it) would be
+	// written through without Landlock ever seeing a path.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail("closing inherited descriptors: %v", err)
 	}
 	err = syscall.Exec(bash, []string{"bash", "-c", args[0]}, os.Environ())
 	return fail("exec %s: %v", bash, err)
@@ -242,4 +251,53 @@ func restrictLandlock(s Spec) error {
 		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
 	}
 	return cfg.BestEffort().Restrict(rules...)
+}
+
+// dropCapabilities leaves the calling thread (the one that execs the
+// command) with no capability and none to regain: ambient, inheritable,
+// permitted and effective sets cleared, with no_new_privs, under which
+// exec grants nothing beyond the permitted set (not even to root, whom it
+// would otherwise give the bounding set); the bounding set is emptied
+// too where the thread may (CAP_SETPCAP). It checks the result.
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("ambient: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Effective&(1<<unix.CAP_SETPCAP) != 0 {
+		for c := 0; ; c++ {
+			in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
+			if errors.Is(err, unix.EINVAL) {
+				break // past the last capability
+			}
+			if err != nil {
+				return fmt.Errorf("bounding set: %w", err)
+			}
+			if in == 1 {
+				if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+					return fmt.Errorf("bounding set, capability %d: %w", c, err)
+				}
+			}
+		}
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for _, d := range data {
+		if d.Effective|d.Permitted|d.Inheritable != 0 {
+			return errors.New("capabilities left after dropping them")
+		}
+	}
+	return nil
 }

@@ -12,7 +12,12 @@
 //   - Landlock (best-effort ABI): the whole file system readable, writes
 //     only where the profile allows;
 //   - without network: a seccomp filter that fails socket() for every
-//     family but AF_UNIX, and Landlock's TCP rules where the kernel has them.
+//     family but AF_UNIX, and Landlock's TCP rules where the kernel has them;
+//   - under ReadOnly, the same filter also fails the file metadata changes
+//     Landlock does not restrict (chmod, chown, utimes, xattrs, truncate by
+//     path) and, below Landlock ABI 9, unix sockets (connect(2) to a
+//     daemon's socket is not restricted there);
+//   - no capability (root's neither) and no descriptor but 0, 1 and 2.
 //
 // Other platforms have no sandbox: Available reports why, and only profile
 // None can run there.
@@ -32,7 +37,8 @@ type Profile string
 
 const (
 	// ReadOnly: the whole file system is readable; nothing is writable
-	// but /dev/null and the terminal devices; no network.
+	// but /dev/null and the terminal devices, no metadata changeable; no
+	// network.
 	ReadOnly Profile = "read-only"
 	// WorkspaceWrite: writable only in the Spec's writable roots, minus
 	// the read-only carve-outs; network unless Spec.Network is false.

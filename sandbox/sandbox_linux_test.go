@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 			os.Exit(HelperMain(os.Args[2:]))
 		case sockProbeArg:
 			os.Exit(sockProbe())
+		case metaProbeArg:
+			os.Exit(metaProbe(os.Args[2]))
+		case unixProbeArg:
+			os.Exit(unixProbe(os.Args[2]))
 		}
 	}
 	os.Exit(m.Run())
@@ -370,7 +374,7 @@ func TestSocketFilter(t *testing.T) {
 	}
 	probe := exe + " " + sockProbeArg
 	want := map[Profile]string{
-		ReadOnly:       "unix=ok\ninet=permission denied\ninet6=permission denied\nnetlink=permission denied\nio_uring=operation not permitted\n",
+		ReadOnly:       readOnlyUnix() + "\ninet=permission denied\ninet6=permission denied\nnetlink=permission denied\nio_uring=operation not permitted\n",
 		WorkspaceWrite: "unix=ok\ninet=ok\ninet6=ok\nnetlink=ok\n",
 	}
 	for p, w := range want {

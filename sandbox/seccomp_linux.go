@@ -16,21 +16,46 @@ type socketArch struct {
 	socketcall   uint32 // socketcall(2), 0 if the ABI has none
 	ioUringSetup uint32 // io_uring can create sockets without socket(2)
 	x32          bool   // x86-64: x32 system calls share the audit arch
+	// metadata are the calls that change a file's mode, owner, times or
+	// extended attributes, which Landlock does not restrict (a read-only
+	// command could otherwise chmod, chown, touch or setxattr any file the
+	// user may change, anywhere), and truncate(2) by path, which it
+	// restricts only from ABI 3.
+	metadata []uint32
 }
 
 // socketArches are the native and compat ABIs of each supported GOARCH.
 // A process can make system calls through any ABI its CPU runs, so the
-// compat one is filtered too; any other arch is refused outright.
+// compat one is filtered too; any other arch is refused outright. The
+// numbers are those of golang.org/x/sys/unix's zsysnum_linux_*.go.
 var socketArches = map[string][]socketArch{
 	"amd64": {
-		{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true},
-		{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425},
+		{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true,
+			// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
+			// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
+			// fchmodat2 setxattrat removexattrat truncate
+			metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
+		{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, metadata: metadata32x86},
 	},
 	"arm64": {
-		{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425},
-		{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425},
+		{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425,
+			// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
+			// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
+			metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
+		{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425,
+			// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
+			// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
+			// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
+			// truncate truncate64
+			metadata: []uint32{92, 193, 15, 16, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 269, 325, 326, 333, 348, 412, 452, 463, 466}},
 	},
 }
+
+// metadata32x86 are i386's metadata calls: chmod lchown utime fchmod fchown
+// chown lchown32 fchown32 chown32 setxattr lsetxattr fsetxattr removexattr
+// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
+// utimensat_time64 fchmodat2 setxattrat removexattrat truncate truncate64.
+var metadata32x86 = []uint32{92, 193, 15, 16, 30, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 271, 298, 299, 306, 320, 412, 452, 463, 466}
 
 // seccomp_data offsets.
 const (
@@ -41,10 +66,39 @@ const (
 
 const sysSocket = 1 // socketcall's call number for socket(2)
 
-// socketFilter returns the BPF program that fails socket(2) with EACCES
-// for every family but AF_UNIX, io_uring_setup(2) with EPERM, and every
-// system call of an ABI it does not know with ENOSYS.
-func socketFilter(arches []socketArch) ([]bpf.RawInstruction, error) {
+// resolveUnixABI is the Landlock ABI that restricts connecting to a
+// pathname unix socket (LANDLOCK_ACCESS_FS_RESOLVE_UNIX).
+const resolveUnixABI = 9
+
+// denials are what the seccomp filter refuses; the zero value refuses
+// nothing.
+type denials struct {
+	// network: socket(2) of every family but AF_UNIX, and io_uring.
+	network bool
+	// unix: socket(2) of AF_UNIX too (socketpair(2) stays allowed: its
+	// sockets reach nothing outside the command).
+	unix bool
+	// metadata: the calls in socketArch.metadata, and io_uring.
+	metadata bool
+}
+
+// denialsFor is what the filter must refuse under s on a kernel with
+// Landlock ABI abi: without network, other sockets; under ReadOnly, file
+// metadata changes and, where Landlock cannot restrict connect(2) to
+// pathname sockets, unix sockets (a daemon's socket outside the workspace
+// would otherwise write for the command).
+func denialsFor(s Spec, abi int) denials {
+	ro := s.Profile == ReadOnly
+	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro}
+}
+
+func (d denials) any() bool { return d.network || d.unix || d.metadata }
+
+// socketFilter returns the BPF program for d: socket(2) fails with
+// EACCES for the families d refuses, io_uring_setup(2) and d's metadata
+// calls with EPERM, and every system call of an ABI it does not know with
+// ENOSYS.
+func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) {
 	var p program
 	p.ins(bpf.LoadAbsolute{Off: offArch, Size: 4})
 	for i, a := range arches {
@@ -54,9 +108,16 @@ func socketFilter(arches []socketArch) ([]bpf.RawInstruction, error) {
 		if a.x32 {
 			p.jump(bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: 0x40000000}, "enosys", "")
 		}
-		p.jeq(a.socket, "domain", "")
-		if a.socketcall != 0 {
-			p.jeq(a.socketcall, "socketcall", "")
+		if d.network || d.unix {
+			p.jeq(a.socket, "domain", "")
+			if a.socketcall != 0 {
+				p.jeq(a.socketcall, "socketcall", "")
+			}
+		}
+		if d.metadata {
+			for _, nr := range a.metadata {
+				p.jeq(nr, "eperm", "")
+			}
 		}
 		p.jeq(a.ioUringSetup, "eperm", "allow")
 		p.label(next)
@@ -64,7 +125,14 @@ func socketFilter(arches []socketArch) ([]bpf.RawInstruction, error) {
 	p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	p.label("domain")
 	p.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})
-	p.jeq(unix.AF_UNIX, "allow", "eacces")
+	unixTo, otherTo := "allow", "allow"
+	if d.unix {
+		unixTo = "eacces"
+	}
+	if d.network {
+		otherTo = "eacces"
+	}
+	p.jeq(unix.AF_UNIX, unixTo, otherTo)
 	p.label("socketcall")
 	p.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})
 	p.jeq(sysSocket, "eacces", "allow")
@@ -79,15 +147,15 @@ func socketFilter(arches []socketArch) ([]bpf.RawInstruction, error) {
 	return p.assemble()
 }
 
-// restrictSockets installs socketFilter on every thread of the process.
-// The filter survives execve, and no_new_privs (which Landlock has already
-// set) keeps a set-user-ID program from shedding it.
-func restrictSockets() error {
+// restrictSyscalls installs socketFilter for d on every thread of the
+// process. The filter survives execve, and no_new_privs (which Landlock
+// has already set) keeps a set-user-ID program from shedding it.
+func restrictSyscalls(d denials) error {
 	arches, ok := socketArches[runtime.GOARCH]
 	if !ok {
-		return fmt.Errorf("no socket filter for %s", runtime.GOARCH)
+		return fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
 	}
-	raw, err := socketFilter(arches)
+	raw, err := socketFilter(arches, d)
 	if err != nil {
 		return err
 	}
