@@ -444,20 +444,6 @@ func TestBatchWriteErrorNoLeak(t *testing.T) {
 	}
 }
 
-// errAfter yields r's bytes, then err.
-type errAfter struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errAfter) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.EOF {
-		return n, e.err
-	}
-	return n, err
-}
-
 // A line over the 16 MiB limit is an error naming the file, the line and
 // the limit; the lines before it are answered.
 func TestBatchLineTooLong(t *testing.T) {
