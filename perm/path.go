@@ -104,21 +104,10 @@ func absPattern(ws Workspace, pat string) (abs string, base bool) {
 // not give it as an absolute path, or "". Such a pattern would be made
 // absolute from "/" and match paths the rule's author never meant.
 func unanchored(ws Workspace, pat string) string {
-	var dir, name string
-	switch {
-	case strings.HasPrefix(pat, "//") || !strings.Contains(pat, "/") && pat != "~":
-		return ""
-	case pat == "~" || strings.HasPrefix(pat, "~/"):
-		dir, name = ws.Home, "home directory"
-	case strings.HasPrefix(pat, "/"):
-		dir, name = ws.Root, "project root"
-	default:
-		dir, name = ws.Cwd, "working directory"
+	if dir, name := anchorOf(&ws, pat); dir != nil && !filepath.IsAbs(*dir) {
+		return name
 	}
-	if filepath.IsAbs(dir) {
-		return ""
-	}
-	return name
+	return ""
 }
 
 // escapeMeta escapes doublestar metacharacters in a literal directory.
@@ -178,7 +167,7 @@ type pathPattern struct {
 // writing outside the workspace.
 func compilePath(ws Workspace, pat string, reals map[string]string) pathPattern {
 	pp := compileAnchored(ws, pat)
-	if anchor := anchorOf(&ws, pat); anchor != nil && filepath.IsAbs(*anchor) {
+	if anchor, _ := anchorOf(&ws, pat); anchor != nil && filepath.IsAbs(*anchor) {
 		real, ok := reals[*anchor]
 		if !ok {
 			real = realPath(*anchor)
@@ -194,17 +183,18 @@ func compilePath(ws Workspace, pat string, reals map[string]string) pathPattern 
 }
 
 // anchorOf returns the field of ws that the pattern pat is relative to
-// (absPattern), or nil for an absolute or basename pattern.
-func anchorOf(ws *Workspace, pat string) *string {
+// (absPattern) and what it is called, or nil for an absolute or basename
+// pattern.
+func anchorOf(ws *Workspace, pat string) (dir *string, name string) {
 	switch {
 	case strings.HasPrefix(pat, "//") || !strings.Contains(pat, "/") && pat != "~":
-		return nil
+		return nil, ""
 	case pat == "~" || strings.HasPrefix(pat, "~/"):
-		return &ws.Home
+		return &ws.Home, "home directory"
 	case strings.HasPrefix(pat, "/"):
-		return &ws.Root
+		return &ws.Root, "project root"
 	}
-	return &ws.Cwd
+	return &ws.Cwd, "working directory"
 }
 
 // compileAnchored is compilePath without the alias.
@@ -512,7 +502,11 @@ func foldCandidate(p string, fp *pathPattern) bool {
 	}
 	dir := fp.dir
 	if len(p)+1 == len(dir) {
-		// dirPrefix: p+"/" is dir.
+		// dirPrefix: p+"/" is dir. Where p is not all ASCII, lower-casing
+		// may change its length: nothing is known.
+		if !isASCII(p) {
+			return true
+		}
 		if dir[len(p)] != '/' {
 			return false
 		}
@@ -530,7 +524,6 @@ func foldCandidate(p string, fp *pathPattern) bool {
 		return true
 	}
 	return clean(p) != p // match goes through the ancestors of a path not clean
-
 }
 
 // foldPrefix reports whether p starts with pre once lower-cased as ASCII.
