@@ -224,17 +224,8 @@ func (c *call) submoduleGitDir(dir string) (gitDir, why string) {
 	case isDir:
 		return dotgit, ""
 	}
-	b, ok := c.readSmall(dotgit)
-	if !ok {
-		return "", "unreadable " + dotgit
+	if p, ok := c.gitFile(dotgit); ok {
+		return p, ""
 	}
-	p, ok := strings.CutPrefix(strings.TrimSpace(b), "gitdir:")
-	if !ok {
-		return "", "malformed " + dotgit
-	}
-	p = strings.TrimSpace(p)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	return p, ""
+	return "", "cannot follow " + dotgit + " (unreadable, or no gitdir: line)"
 }

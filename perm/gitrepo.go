@@ -45,13 +45,9 @@ var gitSafeKeys = map[string]bool{
 // no repository. workTree reports a command that names its work tree
 // (--work-tree): its submodules are then not found.
 func (c *call) gitRepoCode(dir, gitDir string, workTree bool) string {
-	root := dir // with --git-dir, git's work tree is where it starts
+	gitDir, root := c.gitDirFor(dir, gitDir)
 	if gitDir == "" {
-		if gitDir, root = c.discoverRepo(dir); gitDir == "" {
-			return ""
-		}
-	} else if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(dir, gitDir)
+		return ""
 	}
 	if workTree {
 		root = ""
@@ -79,15 +75,16 @@ func (c *call) repoCode(gitDir, root string, depth int) string {
 }
 
 // gitDirFor is the repository git uses started in dir, or given by gitDir
-// (relative to dir); "" if none.
-func (c *call) gitDirFor(dir, gitDir string) string {
+// (relative to dir), "" if none, and the top of its work tree: where .git
+// was found, or dir itself with --git-dir (git's rule); "" if none.
+func (c *call) gitDirFor(dir, gitDir string) (string, string) {
 	switch {
 	case gitDir == "":
-		return c.discoverGitDir(dir)
+		return c.discoverRepo(dir)
 	case !filepath.IsAbs(gitDir):
-		return filepath.Join(dir, gitDir)
+		return filepath.Join(dir, gitDir), dir
 	}
-	return gitDir
+	return gitDir, dir
 }
 
 // gitAliases returns the aliases the configuration of the repository git
@@ -95,7 +92,7 @@ func (c *call) gitDirFor(dir, gitDir string) string {
 // not to be modified. unread names a configuration file that could not be
 // read whole (too large, not a regular file): its aliases are unknown.
 func (c *call) gitAliases(dir, gitDir string) (aliases map[string]string, unread string) {
-	gitDir = c.gitDirFor(dir, gitDir)
+	gitDir, _ = c.gitDirFor(dir, gitDir)
 	if gitDir == "" {
 		return nil, ""
 	}

@@ -346,16 +346,10 @@ func (c *call) realPath(p string) string {
 // lexists reports whether p names a file (a link, dangling or not, counts).
 func (c *call) lexists(p string) bool { return c.lstat(p).exists }
 
-// discoverGitDir finds the repository git uses when started in dir, as
-// git does: a .git directory or "gitdir:" file in dir or an ancestor, or
-// an ancestor that is itself a (bare) repository.
-func (c *call) discoverGitDir(dir string) string {
-	gitDir, _ := c.discoverRepo(dir)
-	return gitDir
-}
-
-// discoverRepo is discoverGitDir, also returning the top of the work tree
-// (the directory holding .git; "" for a bare repository).
+// discoverRepo finds the repository git uses when started in dir, as git
+// does: a .git directory or "gitdir:" file in dir or an ancestor, or an
+// ancestor that is itself a (bare) repository. root is the top of the
+// work tree (the directory holding .git; "" for a bare repository).
 func (c *call) discoverRepo(dir string) (gitDir, root string) {
 	v := c.ask(fsKey{opDiscover, filepath.Clean(dir)}, func(dir string) fsVal {
 		gitDir, root := c.discover(dir)
@@ -371,14 +365,8 @@ func (c *call) discover(dir string) (gitDir, root string) {
 			if isDir {
 				return dotgit, d
 			}
-			if b, ok := c.readSmall(dotgit); ok {
-				if p, ok := strings.CutPrefix(strings.TrimSpace(b), "gitdir:"); ok {
-					p = strings.TrimSpace(p)
-					if !filepath.IsAbs(p) {
-						p = filepath.Join(d, p)
-					}
-					return p, d
-				}
+			if p, ok := c.gitFile(dotgit); ok {
+				return p, d
 			}
 		}
 		if c.isGitDir(d) {
@@ -388,6 +376,25 @@ func (c *call) discover(dir string) (gitDir, root string) {
 			return "", ""
 		}
 	}
+}
+
+// gitFile returns the git directory the .git file dotgit names
+// ("gitdir: PATH", relative to the directory holding it); false if it
+// cannot be read or names none.
+func (c *call) gitFile(dotgit string) (string, bool) {
+	b, ok := c.readSmall(dotgit)
+	if !ok {
+		return "", false
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(b), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	p = strings.TrimSpace(p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(dotgit), p)
+	}
+	return p, true
 }
 
 // isGitDir reports a directory git takes for a repository: HEAD, objects/
