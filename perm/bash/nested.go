@@ -62,33 +62,8 @@ func stdinShell(words []Word) bool {
 		}
 		return false
 	case shells[name]:
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			if !a.Static {
-				return true // may be -s: the safe reading
-			}
-			v := a.Value
-			switch {
-			case v == "-s" || v == "-" || v == "--":
-				return v != "--" || i+1 == len(args)
-			case v == "--rcfile" || v == "--init-file":
-				i++
-			case strings.HasPrefix(v, "--"):
-			case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
-				if v[0] == '-' && strings.ContainsRune(v[1:], 'c') {
-					return false // sh -c: its string is the code
-				}
-				if v[0] == '-' && strings.ContainsRune(v[1:], 's') {
-					return true
-				}
-				if strings.ContainsAny(v[1:], "oO") {
-					i++
-				}
-			default:
-				return false // a script file
-			}
-		}
-		return true
+		_, stdin := shellInput(args)
+		return stdin
 	}
 	return false
 }
@@ -200,36 +175,47 @@ func single(w *Word) ([]string, bool) {
 // dashC finds the command string of `sh [options] -c string [name args]`:
 // the first operand once a cluster holding "c" has been seen.
 func dashC(args []Word) *Word {
-	hasC := false
+	code, _ := shellInput(args)
+	return code
+}
+
+// shellInput reads a shell's arguments for where it takes its commands
+// from: code is the -c string (a Word not static when it cannot be known),
+// and stdin reports standard input — with -s, with "-", or with neither a
+// -c string nor a script operand. Neither: a script file. An argument not
+// static may be any of these, and is taken for both.
+func shellInput(args []Word) (code *Word, stdin bool) {
+	hasC, hasS := false, false
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.Static {
-			return &Word{Raw: w.Raw} // may be "-c" or the string itself
+			return &Word{Raw: w.Raw}, true // may be -c, -s or the string itself
 		}
 		v := w.Value
 		switch {
 		case v == "--" || v == "-":
 			if hasC && i+1 < len(args) {
-				return &args[i+1]
+				return &args[i+1], hasS
 			}
-			return nil
+			return nil, hasS || !hasC && (v == "-" || i+1 == len(args))
 		case v == "--rcfile" || v == "--init-file":
 			i++
 		case strings.HasPrefix(v, "--"):
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			for _, ch := range v[1:] {
 				hasC = hasC || ch == 'c' && v[0] == '-'
+				hasS = hasS || ch == 's' && v[0] == '-'
 				if ch == 'o' || ch == 'O' {
 					i++ // -o option, -O shopt: the name is the next word
 				}
 			}
 		case hasC:
-			return &args[i]
+			return &args[i], hasS
 		default:
-			return nil // a script file: not code in a string
+			return nil, hasS // a script file, unless -s makes its words arguments
 		}
 	}
-	return nil
+	return nil, hasS || !hasC
 }
 
 // joined returns the words joined by spaces as the shell code they form,

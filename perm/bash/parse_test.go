@@ -384,3 +384,46 @@ func TestParserReuse(t *testing.T) {
 		t.Errorf("an earlier script changed after later parses: %q, was %q", got, firstText)
 	}
 }
+
+// TestShellInput checks where a shell takes its commands from, for the
+// -c string (nested code) and for standard input (a here-document given
+// to it is code too).
+func TestShellInput(t *testing.T) {
+	for _, tc := range []struct {
+		args  string
+		code  string // the -c string, "" if none
+		stdin bool
+	}{
+		{"", "", true},
+		{"-c x", "x", false},
+		{"-ec x", "x", false},
+		{"-o posix -c x", "x", false},
+		{"-c -- x", "x", false},
+		{"-s", "", true},
+		{"-s a b", "", true},
+		{"-", "", true},
+		{"--", "", true},
+		{"-- script", "", false},
+		{"script a", "", false},
+		{"--rcfile f", "", true},
+		{"-o pipefail script", "", false},
+		{"-s -c x", "x", true}, // both read: the strict side
+		{"+c script", "", false},
+	} {
+		var args []Word
+		for _, f := range strings.Fields(tc.args) {
+			args = append(args, Word{Raw: f, Value: f, Static: true})
+		}
+		code, stdin := shellInput(args)
+		got := ""
+		if code != nil {
+			got = code.Value
+		}
+		if got != tc.code || stdin != tc.stdin {
+			t.Errorf("bash %s: code %q, stdin %v; want %q, %v", tc.args, got, stdin, tc.code, tc.stdin)
+		}
+	}
+	if code, stdin := shellInput([]Word{{Raw: "$x"}}); code == nil || code.Static || !stdin {
+		t.Errorf("bash $x: code %+v, stdin %v; want code not static and stdin", code, stdin)
+	}
+}
