@@ -1,5 +1,7 @@
 package bash
 
+import "slices"
+
 // The fork-bomb check. A script starts processes without bound when it
 // has a cycle — a function reaching itself through calls, or a loop that
 // never ends — that either crosses a process boundary on the way round
@@ -146,7 +148,8 @@ func (g *callGraph) markForkBombs() {
 			}
 		}
 	}
-	// The edges by their from node (a counting sort), and their targets.
+	// The edges by their from node (a counting sort): v's are
+	// edges[start[v]:start[v+1]].
 	start := make([]int32, n+1)
 	for _, e := range g.edges {
 		start[e.from+1]++
@@ -154,52 +157,36 @@ func (g *callGraph) markForkBombs() {
 	for i := range n {
 		start[i+1] += start[i]
 	}
-	out := make([]int32, len(g.edges))
+	edges := make([]callEdge, len(g.edges))
 	to := make([]int32, len(g.edges))
-	next := append([]int32(nil), start[:n]...)
-	for i, e := range g.edges {
-		out[next[e.from]], to[next[e.from]] = int32(i), e.to
+	next := slices.Clone(start[:n])
+	for _, e := range g.edges {
+		edges[next[e.from]], to[next[e.from]] = e, e.to
 		next[e.from]++
 	}
-	adj := func(v int32) []int32 { return out[start[v]:start[v+1]] }
 
-	comp, order := components(start, to)
+	comp, order, ncomp := components(start, to)
 	// Per component, in the order components finds them (every component
-	// one reaches comes first): whether it is a cycle, crosses a process
-	// boundary inside, and reaches a background statement.
-	ncomp := 0
-	for _, k := range comp {
-		ncomp = max(ncomp, int(k)+1)
-	}
+	// one reaches comes first): whether it is a cycle (a loop, or an edge
+	// inside it: a component of two nodes or more has one), crosses a
+	// process boundary inside, and reaches a background statement.
 	cyclic := make([]bool, ncomp)
 	forks := make([]bool, ncomp)
 	reach := make([]bool, ncomp)
-	size := make([]int, ncomp)
-	for v := range n {
-		size[comp[v]]++
-		if g.nodes[v].loop {
-			cyclic[comp[v]] = true
-		}
-	}
 	for _, v := range order {
 		k := comp[v]
-		if size[k] > 1 {
-			cyclic[k] = true
-		}
-		for _, i := range adj(v) {
-			e := &g.edges[i]
-			switch {
-			case comp[e.to] == k:
+		cyclic[k] = cyclic[k] || g.nodes[v].loop
+		for _, e := range edges[start[v]:start[v+1]] {
+			if comp[e.to] == k {
 				cyclic[k] = true
 				forks[k] = forks[k] || e.fork
 				reach[k] = reach[k] || e.bg
-			default:
+			} else {
 				reach[k] = reach[k] || e.bg || reach[comp[e.to]]
 			}
 		}
 	}
-	for i := range g.edges {
-		e := &g.edges[i]
+	for _, e := range edges {
 		k := comp[e.from]
 		if e.cmd == nil || !cyclic[k] {
 			continue
@@ -213,10 +200,10 @@ func (g *callGraph) markForkBombs() {
 
 // components returns the strongly connected component of each node of
 // the graph whose node v has the edges to[start[v]:start[v+1]], numbered
-// in the order they are completed, and the nodes in that order: a
-// component is completed after every component it reaches. It is
-// Tarjan's algorithm, with a stack of its own instead of recursion.
-func components(start, to []int32) (comp, order []int32) {
+// in the order they are completed, the nodes in that order (a component
+// is completed after every component it reaches) and how many there are.
+// It is Tarjan's algorithm, with a stack of its own instead of recursion.
+func components(start, to []int32) (comp, order []int32, ncomp int) {
 	n := len(start) - 1
 	const unseen = -1
 	index := make([]int32, n)
@@ -230,9 +217,9 @@ func components(start, to []int32) (comp, order []int32) {
 		next int32 // the next edge of v to follow
 	}
 	var (
-		calls        []frame
-		stack        []int32 // visited nodes not yet in a component
-		count, ncomp int32
+		calls    []frame
+		stack    []int32 // visited nodes not yet in a component
+		count, k int32
 	)
 	order = make([]int32, 0, n)
 	visit := func(v int32) {
@@ -265,13 +252,13 @@ func components(start, to []int32) (comp, order []int32) {
 				for {
 					w := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
-					comp[w] = ncomp
+					comp[w] = k
 					order = append(order, w)
 					if w == v {
 						break
 					}
 				}
-				ncomp++
+				k++
 			}
 			if len(calls) > 0 {
 				u := calls[len(calls)-1].v
@@ -279,5 +266,5 @@ func components(start, to []int32) (comp, order []int32) {
 			}
 		}
 	}
-	return comp, order
+	return comp, order, int(k)
 }

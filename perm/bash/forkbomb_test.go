@@ -24,7 +24,7 @@ func TestComponents(t *testing.T) {
 			to = append(to, adj[v]...)
 			start[v+1] = int32(len(to))
 		}
-		comp, order := components(start, to)
+		comp, order, _ := components(start, to)
 
 		// reach[v][w]: w is reachable from v (every node reaches itself).
 		reach := make([][]bool, n)
