@@ -137,37 +137,13 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 	name, _ := pt.cmd.Name()
 	// texts is per-call scratch: the readings are copied into mentions.
 	texts := c.readScratch[:0]
-	for i, w := range pt.cmd.Words {
-		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
-			pt.mentionsUnsure = true // cat "$PWD/.env"
+	// static adds the readings of the static word w, the i-th.
+	static := func(w bash.Word, i int) {
+		if w.Value == "" {
+			return
 		}
 		start := len(texts)
 		var unsure bool
-		if !w.Static {
-			// Its literal parts may still name a denied path
-			// ("$X"/.env, a=( .env )): Read deny rules judge them.
-			texts, unsure = readings(texts, w.Raw)
-			for k := start; k < len(texts); k++ {
-				texts[k].weak = true
-			}
-			pt.mentionsUnsure = pt.mentionsUnsure || unsure
-			// The words a brace expansion makes (.{env,x}) are the
-			// command's arguments as surely as static ones.
-			for _, b := range w.Braces {
-				if b.Value == "" || i == 0 {
-					continue
-				}
-				texts, unsure = readings(texts, b.Value)
-				pt.mentionsUnsure = pt.mentionsUnsure || unsure
-				if b.Glob && !strings.HasPrefix(b.Value, "-") {
-					c.globMentions(pt, b)
-				}
-			}
-			continue
-		}
-		if w.Value == "" {
-			continue
-		}
 		texts, unsure = readings(texts, w.Value)
 		pt.mentionsUnsure = pt.mentionsUnsure || unsure
 		for k := start; k < len(texts); k++ {
@@ -182,6 +158,31 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		}
 		if i > 0 && w.Glob && !strings.HasPrefix(w.Value, "-") {
 			c.globMentions(pt, w)
+		}
+	}
+	for i, w := range pt.cmd.Words {
+		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
+			pt.mentionsUnsure = true // cat "$PWD/.env"
+		}
+		if w.Static {
+			static(w, i)
+			continue
+		}
+		// Its literal parts may still name a denied path ("$X"/.env,
+		// a=( .env )): Read deny rules judge them.
+		start := len(texts)
+		var unsure bool
+		texts, unsure = readings(texts, w.Raw)
+		for k := start; k < len(texts); k++ {
+			texts[k].weak = true
+		}
+		pt.mentionsUnsure = pt.mentionsUnsure || unsure
+		// The words a brace expansion makes (.{env,x}) are the
+		// command's arguments as surely as static ones.
+		if i > 0 {
+			for _, b := range w.Braces {
+				static(b, i)
+			}
 		}
 	}
 	for _, a := range pt.cmd.Assigns {

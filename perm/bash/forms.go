@@ -276,7 +276,7 @@ func mayHaveReadings(words []Word) bool {
 	if len(words) == 0 {
 		return false
 	}
-	if slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil }) {
+	if hasBraces(words) {
 		return true
 	}
 	if !words[0].Static {
@@ -294,12 +294,12 @@ func mayHaveReadings(words []Word) bool {
 // could follow replaced by the words it makes: the command line the shell
 // runs ({curl,x} is curl x, c{u,x}rl is curl cxrl).
 func braceExpanded(words []Word) ([]Word, bool) {
+	if !hasBraces(words) {
+		return nil, false
+	}
 	n := 0
 	for _, w := range words {
 		n += max(1, len(w.Braces))
-	}
-	if n == len(words) && !slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil }) {
-		return nil, false
 	}
 	out := make([]Word, 0, n)
 	for _, w := range words {
@@ -310,6 +310,11 @@ func braceExpanded(words []Word) ([]Word, bool) {
 		}
 	}
 	return out, true
+}
+
+// hasBraces reports a word whose brace expansion was followed (Braces).
+func hasBraces(words []Word) bool {
+	return slices.ContainsFunc(words, func(w Word) bool { return w.Braces != nil })
 }
 
 // sameWords reports whether two readings are the same: the same words
