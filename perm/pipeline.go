@@ -166,15 +166,15 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 		if pt := &c.parts[i]; pt.kind == kindCommand {
 			forms := pt.denyForms
 			if pt.cmd.Stdin != "" {
-				c.classify(pt)
-			}
-			if pt.cmd.Stdin != "" && !pt.readOnly {
 				// A here-document or here-string may be code the
 				// program runs (at, make -f -, a REPL); a verified
 				// read-only program only reads it. The leading
 				// separator keeps its first word from counting as the
 				// program the form runs: a mention, never certain.
-				forms = append(slices.Clip(forms), "\n"+pt.cmd.Stdin)
+				c.classify(pt)
+				if !pt.readOnly {
+					forms = append(slices.Clip(forms), "\n"+pt.cmd.Stdin)
+				}
 			}
 			words[i] = mentionWords(forms)
 			if !rs.deny.linear() {
@@ -236,7 +236,10 @@ func globDeny(c *call, deny *ruleList) (*crule, string) {
 		}
 		for _, f := range globbed {
 			prog, tail, _ := strings.Cut(f, " ")
-			if globNames(prog, cr.prog) && cr.bash.match(strings.TrimSpace(cr.prog+" "+tail)) {
+			if !globNames(prog, cr.prog) {
+				continue
+			}
+			if f := strings.TrimSpace(cr.prog + " " + tail); cr.bash.match(f) || cr.canonMatch(f, nil, 0) {
 				return cr, prog
 			}
 		}

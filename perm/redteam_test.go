@@ -105,6 +105,7 @@ func TestRedTeam(t *testing.T) {
 		{"deny: bracket glob names program", denyCurlBypass, bashReq("/usr/bin/c[u]rl x"), Deny, 1},
 		{"deny: glob after a wrapper", denyCurlBypass, bashReq("sudo /usr/bin/cu* x"), Deny, 1},
 		{"deny: glob program and pattern", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -rf /"), Deny, 1},
+		{"deny: glob program, options reordered", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -fr /"), Deny, 1},
 		{"suspicious: glob program another rule's", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -i x"), Ask, 2},
 		// Was Ask (unsure): a glob in a directory element was never
 		// expanded, so a denied file it matches now was not seen.

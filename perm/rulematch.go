@@ -38,17 +38,9 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 			return true
 		}
 		if h.broad() {
-			for _, f := range pt.denyForms {
-				if cr.bash.match(f) {
+			for i, f := range pt.denyForms {
+				if cr.bash.match(f) || cr.canonMatch(f, pt, i) {
 					return true
-				}
-			}
-			if cr.hasCanon {
-				for i, f := range pt.denyForms {
-					// The pattern's first word is the form's too.
-					if strings.HasPrefix(f, cr.canonLead) && cr.canon.match(pt.optionForm(i)) {
-						return true
-					}
 				}
 			}
 			return false
@@ -59,6 +51,24 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 		return ok
 	}
 	return false
+}
+
+// canonMatch reports whether the Bash rule cr, which names options,
+// matches the command form f with both put in optionCanon's order (rm
+// -fr / for Bash(rm -rf *)). f is pt's deny form i, whose ordered form pt
+// keeps; with pt nil it is ordered here.
+func (cr *crule) canonMatch(f string, pt *part, i int) bool {
+	// The pattern's first word is the form's too.
+	if !cr.hasCanon || !strings.HasPrefix(f, cr.canonLead) {
+		return false
+	}
+	var c string
+	if pt != nil {
+		c = pt.optionForm(i)
+	} else {
+		c, _ = optionCanon(f)
+	}
+	return c != "" && cr.canon.match(c)
 }
 
 // optionForm returns the part's deny form i with its options in
