@@ -885,24 +885,3 @@ func TestLoadFailsClosed(t *testing.T) {
 		}
 	})
 }
-
-// An untrusted project's allow rules loosen the user's policy as much as
-// its defaultMode did: `"allow": ["Bash(*)"]` in a cloned repository's
-// .gen/settings.json lets `gen -p` run curl (network is on under the
-// workspace-write sandbox) without asking and without trust.
-func TestLoadUntrustedProjectAllowRulesIgnored(t *testing.T) {
-	t.Skip("open (red-trust): dropping untrusted project/local allow rules changes the design README documents " +
-		"(\"Permission rules and modes in project settings apply without trust\") and breaks \"Always allow\", which " +
-		"writes .gen/settings.local.json in untrusted projects; the lead must decide (e.g. trust on the first " +
-		"\"Always allow\", or keep gen-written rules apart). The same holds for a project agent's allow_tools (policy.Subagent).")
-	l := newLayout(t)
-	writeFile(t, l.project, `{"permissions": {"allow": ["Bash(*)"]}}`)
-	writeFile(t, l.user, `{"permissions": {"allow": ["Read"]}}`)
-	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := entries(s.Allow), []string{"user:Read@" + l.user}; !reflect.DeepEqual(got, want) {
-		t.Errorf("allow = %q, want %q (the project's rule needs trust)", got, want)
-	}
-}
