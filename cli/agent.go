@@ -64,7 +64,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.StringVar(&o.managed, "managed-settings", "", "refused: only gen permissions check takes a what-if managed policy")
 	_ = fl.MarkHidden("managed-settings")
 	stringsVar(fl, &o.disallowed, "disallowedTools", nil, "extra deny rules, comma- or space-separated (repeatable; alias --disallowed-tools)")
-	fl.BoolVar(&o.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
+	fl.BoolVar(&o.trust, "trust", false, trustHelp)
 	fl.StringVar(&o.typ, "type", "", "agent type (see gen agent list)")
 	fl.StringVar(&o.prompt, "prompt", "", "the task")
 	fl.StringVar(&o.model, "model", "", "model name, or offline for the embedded offline model")
@@ -307,5 +307,6 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "working directory")
+	cmd.Flags().BoolVar(&f.trust, "trust", false, trustHelp)
 	return cmd
 }

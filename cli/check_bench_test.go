@@ -77,7 +77,6 @@ func checkPolicy(tb testing.TB) *perm.Policy {
 		root + "/.env": "x\n", root + "/x.pem": "x\n", outside + "/data": "x\n", home + "/.bashrc": "x\n",
 		base + "/managed.json": "{}\n",
 		root + "/.gen/settings.json": `{"permissions": {
-			"defaultMode": "acceptEdits",
 			"deny": ["Bash(rm -rf *)", "Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)", "WebFetch(domain:evil.example)"],
 			"ask": ["Bash(git push:*)"],
 			"allow": ["Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Read(./src/**)"]}}`,
@@ -93,7 +92,7 @@ func checkPolicy(tb testing.TB) *perm.Policy {
 	if err := os.Symlink(outside, root+"/link"); err != nil {
 		tb.Fatal(err)
 	}
-	set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: base + "/managed.json"})
+	set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: base + "/managed.json", Trust: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

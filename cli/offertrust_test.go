@@ -57,7 +57,8 @@ func TestOfferTrust(t *testing.T) {
 		{"a widening default mode", map[string]string{".gen/settings.local.json": `{"permissions": {"defaultMode": "bypassPermissions"}}`}, "y\n", true, true},
 		{"additional directories", map[string]string{".claude/settings.json": `{"permissions": {"additionalDirectories": ["~"]}}`}, "n\n", true, false},
 		{"a narrowing default mode: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "dontAsk"}}`}, "y\n", false, false},
-		{"rules only: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Read"]}}`}, "y\n", false, false},
+		{"allow rules", map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Bash(*)"]}}`}, "y\n", true, true},
+		{"deny and ask rules only: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"deny": ["Read"], "ask": ["Bash"]}}`}, "y\n", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, home := newProject(t, tc.files)

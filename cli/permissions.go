@@ -43,6 +43,9 @@ type policyFlags struct {
 	trust bool
 }
 
+// trustHelp is the usage of --trust wherever a command loads settings.
+const trustHelp = "trust this project for this run only: its hooks, MCP servers, sandbox opt-outs, allow rules, widening mode and additional directories apply (see gen trust)"
+
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the current directory)")
@@ -50,7 +53,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
 	stringsVar(fl, &f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
-	fl.BoolVar(&f.trust, "trust", false, "trust this project's hooks, MCP servers and sandbox settings for this run only (see gen trust)")
+	fl.BoolVar(&f.trust, "trust", false, trustHelp)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
 

@@ -98,7 +98,8 @@ type Parent struct {
 //     deny rules, and the agent's deny_tools;
 //   - ask: the settings ask rules (which, as Ask becomes Deny, deny);
 //   - allow: only the agent's allow_tools, which are also its constraint;
-//     no settings allow rule reaches a subagent;
+//     no settings allow rule reaches a subagent; a project agent's
+//     allow_tools in an untrusted project only constrain;
 //   - NoPrompt: nobody can be asked, so Ask becomes Deny.
 //
 // warnings says what was adjusted.
@@ -141,12 +142,19 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 	}
 	p.Ask = append(p.Ask, s.Ask...)
 	p.Constraint = append(p.Constraint, d.AllowTools...)
-	if s.ManagedRulesOnly {
+	restrictOnly := ""
+	switch {
+	case len(d.AllowTools) == 0:
+	case s.ManagedRulesOnly:
 		// Agent files are user-authored: their allow_tools still narrow
 		// what the agent may do, but allow nothing.
-		if len(d.AllowTools) > 0 {
-			warnings = append(warnings, fmt.Sprintf("agent %s: allowManagedPermissionRulesOnly is set; allow_tools only restrict, they allow nothing", d.Name))
-		}
+		restrictOnly = fmt.Sprintf("agent %s: allowManagedPermissionRulesOnly is set; allow_tools only restrict, they allow nothing", d.Name)
+	case d.Source == agent.SourceProject && !s.Trusted:
+		// The cloned repository's own agent, like its allow rules.
+		restrictOnly = s.Refusal("agent allow_tools", d.Path) + "; they only restrict"
+	}
+	if restrictOnly != "" {
+		warnings = append(warnings, restrictOnly)
 		compile(&p)
 		return p, warnings
 	}

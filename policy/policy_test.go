@@ -206,3 +206,38 @@ func TestRebuiltPolicySeesRepointedRoot(t *testing.T) {
 		t.Errorf("write into the new target after the switch: %v, want Allow", d)
 	}
 }
+
+// A project agent's allow_tools are the cloned repository's allow rules:
+// in an untrusted project they still constrain the agent but allow
+// nothing, with a warning naming the file. A user's agent keeps them.
+func TestSubagentProjectAllowToolsNeedTrust(t *testing.T) {
+	curl := perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl https://x.example"}}
+	for _, tc := range []struct {
+		source  string
+		trusted bool
+		want    perm.Decision
+		warn    bool
+	}{
+		{agent.SourceProject, false, perm.Deny, true},
+		{agent.SourceProject, true, perm.Allow, false},
+		{agent.SourceUser, false, perm.Allow, false},
+	} {
+		set := load(t, nil)
+		set.Trusted = tc.trusted
+		bash, _ := perm.ParseRule("Bash")
+		d := &agent.Definition{Name: "pwn", Mode: perm.ModeDefault, Source: tc.source, Path: "/proj/.gen/agents/pwn.md", AllowTools: []perm.Rule{bash}}
+		p, warns := Subagent(set, d, nil)
+		if r := perm.Evaluate(curl, &p); r.Decision != tc.want {
+			t.Errorf("%s agent, trusted %v: curl is %v (%s), want %v", tc.source, tc.trusted, r.Decision, r.Reason, tc.want)
+		}
+		// The constraint still holds: a tool outside allow_tools is denied.
+		write := perm.Request{Tool: "Write", Input: map[string]any{"file_path": filepath.Join(set.Workspace.Root, "x"), "content": "x"}}
+		if r := perm.Evaluate(write, &p); r.Decision != perm.Deny || !strings.Contains(r.Reason, "allow_tools") {
+			t.Errorf("%s agent, trusted %v: Write is %v (%s), want denied by allow_tools", tc.source, tc.trusted, r.Decision, r.Reason)
+		}
+		warned := len(warns) == 1 && strings.Contains(warns[0], "/proj/.gen/agents/pwn.md: ignoring project agent allow_tools") && strings.Contains(warns[0], "only restrict")
+		if warned != tc.warn || (!tc.warn && len(warns) > 0) {
+			t.Errorf("%s agent, trusted %v: warnings %q, want one: %v", tc.source, tc.trusted, warns, tc.warn)
+		}
+	}
+}

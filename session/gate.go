@@ -48,8 +48,12 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		s.mu.Unlock()
 		return allow(res, fmt.Sprintf("approved by the user: all %s calls this session", a.Class))
 	case gate.Always:
-		if err := s.always(ans.Rules); err != nil {
+		trusted, err := s.always(ans.Rules)
+		if err != nil {
 			return deny(res, "always allow failed: "+err.Error())
+		}
+		if !trusted {
+			return allow(res, "approved by the user; rule saved to .gen/settings.local.json, where it applies once you trust the project, and kept for this session")
 		}
 		return allow(res, "approved by the user; rule saved to .gen/settings.local.json")
 	}
@@ -109,26 +113,39 @@ func (s *Session) managedOnly() bool {
 
 // always saves rules to the local project settings, atomically and safe
 // against other sessions writing at the same time, then reloads settings.
-func (s *Session) always(rules []string) error {
+// An untrusted project's allow rules do not apply (settings.Load ignores
+// them), so there the rules are also kept as this session's: what the
+// person approved applies now, and in later sessions once they trust the
+// project. trusted reports which it was.
+func (s *Session) always(rules []string) (trusted bool, err error) {
 	if s.managedOnly() {
-		return fmt.Errorf("managed settings allow only managed permission rules")
+		return false, fmt.Errorf("managed settings allow only managed permission rules")
 	}
 	if len(rules) == 0 {
-		return fmt.Errorf("no rule to save")
+		return false, fmt.Errorf("no rule to save")
 	}
-	for _, r := range rules {
-		if _, err := perm.ParseRule(r); err != nil {
-			return err
+	parsed := make([]perm.Rule, len(rules))
+	for i, r := range rules {
+		if parsed[i], err = perm.ParseRule(r); err != nil {
+			return false, err
 		}
 	}
 	path, err := s.scopeFile(perm.SourceLocal)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, r := range rules {
 		if err := settings.AddRule(path, "allow", r); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.reload()
+	if err := s.reload(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.set.Trusted {
+		s.session = append(s.session, parsed...)
+	}
+	return s.set.Trusted, nil
 }

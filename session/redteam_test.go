@@ -523,7 +523,8 @@ func runRow(t *testing.T, e *rtEnv, row redRow) []rtResult {
 		calls = append(calls, rtCall{c.tool, args})
 	}
 	s, err := New(Config{
-		Settings: settings.Options{Cwd: e.root, Home: e.home, ManagedPath: filepath.Join(e.home, "no-managed.json"), Mode: string(row.mode)},
+		// The rows' settings are the user's own: the project is trusted.
+		Settings: settings.Options{Cwd: e.root, Home: e.home, ManagedPath: filepath.Join(e.home, "no-managed.json"), Mode: string(row.mode), Trust: true},
 		Model:    scripted{calls: calls},
 	})
 	if err != nil {

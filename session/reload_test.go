@@ -48,7 +48,7 @@ func ruleTexts(s *Session) []string {
 // naming it, instead of keeping the old allow rules; fixed, it applies.
 func TestMalformedSettingsDenyEveryCall(t *testing.T) {
 	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Bash(curl *)"]}}`})
-	s := newSession(t, root, home, offline.New(), nil, nil)
+	s := newSession(t, root, home, offline.New(), nil, trusted)
 	curl := perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl x.org"}}
 	if got := s.Check(context.Background(), curl); got.Decision != perm.Allow {
 		t.Fatalf("before: %v (%s)", got.Decision, got.Reason)

@@ -71,6 +71,10 @@ func newSession(t *testing.T, root, home string, m loop.Model, a gate.Approver, 
 	return s
 }
 
+// trusted is newSession's mut for a test whose project settings are the
+// user's own: the project is trusted, so its allow rules apply.
+func trusted(c *Config) { c.Settings.Trust = true }
+
 // approver answers every Approval with answer and records them.
 type approver struct {
 	mu     sync.Mutex
@@ -102,7 +106,7 @@ func TestSeedMainLoopScenario(t *testing.T) {
 	models(t, func(t *testing.T, m loop.Model) {
 		root, home := project(t, map[string]string{".gen/settings.local.json": seedSettings})
 		a := &approver{answer: always}
-		s := newSession(t, root, home, m, a, nil)
+		s := newSession(t, root, home, m, a, trusted)
 		ctx := context.Background()
 
 		out, err := s.Submit(ctx, "Run bash: echo hi && ls /tmp", nil, nil)
@@ -312,7 +316,7 @@ func TestDelegationDenyInheritance(t *testing.T) {
 			".gen/agents/reviewer.md": reviewer,
 			".gen/settings.json":      `{"permissions": {"deny": ["Bash(git diff:*)", "Agent(Explore)"], "allow": ["Agent(reviewer)"]}}`,
 		})
-		s := newSession(t, root, home, m, nil, func(c *Config) { c.Settings.Disallowed = []string{"Read(./secret)"} })
+		s := newSession(t, root, home, m, nil, func(c *Config) { c.Settings.Disallowed, c.Settings.Trust = []string{"Read(./secret)"}, true })
 		out, err := s.Submit(context.Background(), "Delegate reviewer: Run bash: git diff --stat\nDelegate reviewer: Read: secret\nDelegate Explore: Read: a", nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -339,7 +343,7 @@ func TestDelegationCancel(t *testing.T) {
 
 func testDelegationCancel(t *testing.T, m loop.Model) {
 	root, home := project(t, map[string]string{".gen/agents/reviewer.md": reviewer})
-	s := newSession(t, root, home, m, &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}, nil)
+	s := newSession(t, root, home, m, &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}, trusted)
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{}, 1)
 	onEvent := func(e loop.Event) {
@@ -443,7 +447,7 @@ func TestWebFetchRedirectToDeniedDomain(t *testing.T) {
 		defer origin.Close()
 
 		root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"deny": ["WebFetch(domain:localhost)"], "allow": ["WebFetch(domain:127.0.0.1)"]}}`})
-		s := newSession(t, root, home, m, nil, nil)
+		s := newSession(t, root, home, m, nil, trusted)
 		out, err := s.Submit(context.Background(), "Fetch: "+origin.URL+"/start", nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -470,7 +474,7 @@ func TestDelegationModeCapped(t *testing.T) {
 			written bool
 		}{{"default", false}, {"dontAsk", false}, {"acceptEdits", true}} {
 			root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Agent(general-purpose)"]}}`})
-			s := newSession(t, root, home, m, nil, func(c *Config) { c.Settings.Mode = tc.mode })
+			s := newSession(t, root, home, m, nil, func(c *Config) { c.Settings.Mode, c.Settings.Trust = tc.mode, true })
 			out, err := s.Submit(context.Background(), "Delegate general-purpose: Write y.txt: via child", nil, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -572,5 +576,54 @@ func TestWalkFilterMainLoop(t *testing.T) {
 		if strings.Contains(o, "topsecret") || strings.Contains(o, ".env") {
 			t.Errorf("a walk showed the Read-denied .env: %q", o)
 		}
+	}
+}
+
+// In a project that is not trusted, its settings' allow rules do not apply
+// (settings.Load). "Always allow" still saves the rule to
+// .gen/settings.local.json, and keeps it for this session: a later session
+// asks again until the project is trusted. /permissions refuses to add an
+// allow rule where it would not apply.
+func TestAlwaysAllowInUntrustedProject(t *testing.T) {
+	root, home := project(t, nil)
+	curl := func(host string) perm.Request {
+		return perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl https://" + host}}
+	}
+	a := &approver{answer: func(gate.Approval) gate.Reply {
+		return gate.Reply{Choice: gate.Always, Rules: []string{"Bash(curl *)"}}
+	}}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	got := s.Check(context.Background(), curl("x.org"))
+	if got.Decision != perm.Allow || !strings.Contains(got.Reason, "applies once you trust the project") {
+		t.Fatalf("first call: %v (%s)", got.Decision, got.Reason)
+	}
+	if got := s.Check(context.Background(), curl("y.org")); got.Decision != perm.Allow || a.count() != 1 {
+		t.Fatalf("same session: %v (%s), %d approvals, want Allow without asking", got.Decision, got.Reason, a.count())
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".gen", "settings.local.json"))
+	if err != nil || !strings.Contains(string(data), `"Bash(curl *)"`) {
+		t.Fatalf("settings.local.json: %s, %v", data, err)
+	}
+
+	// A new session in the untrusted project asks again; a trusted one
+	// applies the saved rule.
+	no := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
+	if got := newSession(t, root, home, offline.New(), no, nil).Check(context.Background(), curl("x.org")); got.Decision != perm.Deny || no.count() != 1 {
+		t.Errorf("untrusted, next session: %v (%s), %d approvals; want asked, then denied", got.Decision, got.Reason, no.count())
+	}
+	if got := newSession(t, root, home, offline.New(), no, trusted).Check(context.Background(), curl("x.org")); got.Decision != perm.Allow || no.count() != 1 {
+		t.Errorf("trusted, next session: %v (%s), %d approvals; want allowed without asking", got.Decision, got.Reason, no.count())
+	}
+
+	for _, scope := range []perm.Source{perm.SourceLocal, perm.SourceProject} {
+		if err := s.AddRule(scope, "allow", "Bash(wget *)"); err == nil || !strings.Contains(err.Error(), "is not trusted") {
+			t.Errorf("AddRule(%s, allow) in an untrusted project: %v, want refused", scope, err)
+		}
+		if err := s.AddRule(scope, "deny", "Bash(wget *)"); err != nil {
+			t.Errorf("AddRule(%s, deny): %v", scope, err)
+		}
+	}
+	if err := s.AddRule(perm.SourceUser, "allow", "Bash(wget *)"); err != nil {
+		t.Errorf("AddRule(user, allow): %v", err)
 	}
 }

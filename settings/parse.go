@@ -257,6 +257,9 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		if err != nil {
 			return nil, nil, err
 		}
+		if l.key == "allow" && len(strs) > 0 {
+			f.allowLine, _ = lineCol(p.data, strs[0].Off)
+		}
 		for _, s := range strs {
 			r, err := perm.ParseRule(s.Str)
 			if err != nil {

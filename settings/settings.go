@@ -132,7 +132,8 @@ type File struct {
 	// Hooks are the file's "hooks", each tagged with Scope.
 	Hooks hook.Config
 
-	modeLine int // line of defaultMode, for warnings
+	modeLine  int // line of defaultMode, for warnings
+	allowLine int // line of the first allow rule, for warnings
 }
 
 // Settings is the merged result of every scope.
@@ -346,12 +347,18 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		for _, e := range f.Ask {
 			add(&s.Ask, "ask", e)
 		}
-		for _, e := range f.Allow {
-			if s.ManagedRulesOnly && e.Source != perm.SourceManaged {
-				dropped++
-				continue
+		switch {
+		case len(f.Allow) == 0:
+		case s.ManagedRulesOnly && f.Scope != perm.SourceManaged:
+			dropped += len(f.Allow)
+		case s.untrusted(f):
+			// A cloned repository's "allow": ["Bash(*)"] would run
+			// what a prompt in the same repository asks for.
+			s.Warnings = append(s.Warnings, s.Refusal(fmt.Sprintf("allow rules (%d)", len(f.Allow)), fmt.Sprintf("%s:%d", f.Path, f.allowLine)))
+		default:
+			for _, e := range f.Allow {
+				add(&s.Allow, "allow", e)
 			}
-			add(&s.Allow, "allow", e)
 		}
 	}
 	for _, flag := range []struct {
@@ -477,12 +484,13 @@ func (f *File) Project() bool {
 }
 
 // Widens reports whether f asks for what needs the project's trust in
-// the permission settings: a default mode that runs calls without asking
-// (above default: acceptEdits, auto, bypassPermissions) or additional
-// directories, which the gate counts as workspace and the kernel sandbox
-// lets commands write. Load ignores these in an untrusted project's files.
+// the permission settings: allow rules, a default mode that runs calls
+// without asking (above default: acceptEdits, auto, bypassPermissions) or
+// additional directories, which the gate counts as workspace and the
+// kernel sandbox lets commands write. Load ignores these in an untrusted
+// project's files; its deny and ask rules, which only narrow, apply.
 func (f *File) Widens() bool {
-	return f.DefaultMode.Rank() > perm.ModeDefault.Rank() || len(f.AdditionalDirectories) > 0
+	return len(f.Allow) > 0 || f.DefaultMode.Rank() > perm.ModeDefault.Rank() || len(f.AdditionalDirectories) > 0
 }
 
 // untrusted reports whether f is a file of a project that is not trusted.

@@ -136,6 +136,7 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name:       "arrays concatenate across scopes in precedence order",
+			opts:       Options{Trust: true},
 			managed:    `{"permissions": {"deny": ["WebFetch"]}}`,
 			local:      `{"permissions": {"deny": ["Bash(curl:*)"], "allow": ["Edit"]}}`,
 			project:    `{"permissions": {"deny": ["Read(./.env)"], "allow": ["Grep"]}}`,
@@ -148,6 +149,7 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name:       "identical rule in one file is kept once, in two scopes twice",
+			opts:       Options{Trust: true},
 			project:    `{"permissions": {"allow": ["Read", "Read"]}}`,
 			user:       `{"permissions": {"allow": ["Read"]}}`,
 			mode:       perm.ModeDefault,
@@ -198,6 +200,7 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name:       "a scope without defaultMode does not hide a lower one",
+			opts:       Options{Trust: true},
 			local:      `{"permissions": {"allow": ["Read"]}}`,
 			user:       `{"permissions": {"defaultMode": "acceptEdits"}}`,
 			mode:       perm.ModeAcceptEdits,
@@ -393,7 +396,33 @@ func TestLoad(t *testing.T) {
 			wantErr: `--add-dir: empty directory name`,
 		},
 		{
+			name:       "an untrusted project's allow rules are ignored with a warning naming the file and line; its deny and ask rules apply",
+			project:    "{\"permissions\": {\n  \"deny\": [\"Bash(rm:*)\"],\n  \"ask\": [\"WebFetch\"],\n  \"allow\": [\n    \"Bash(*)\", \"Read\"]}}",
+			local:      `{"permissions": {"allow": ["Edit"]}}`,
+			user:       `{"permissions": {"allow": ["Glob"]}}`,
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"user:Glob@{user}"},
+			ask:        []string{"project:WebFetch@{project}"},
+			deny:       []string{"project:Bash(rm:*)@{project}"},
+			warnings: []string{
+				"{local}:1: ignoring project allow rules (1): the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+				"{project}:5: ignoring project allow rules (2): the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
+			},
+			files: 3,
+		},
+		{
+			name:       "a trusted project's allow rules apply",
+			project:    `{"permissions": {"allow": ["Bash(*)"]}}`,
+			opts:       Options{Trust: true},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"project:Bash(*)@{project}"},
+			files:      1,
+		},
+		{
 			name:       "other top-level keys are tolerated with a warning",
+			opts:       Options{Trust: true},
 			project:    `{"model": "x", "colour": {"a": [1, 2.5, null, true]}, "permissions": {"allow": ["Read"]}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,

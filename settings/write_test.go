@@ -279,7 +279,7 @@ func TestAddRuleThenLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Trust: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 // tmux pane on the offline model, with Bash(echo *) and Bash(ls *)
 // allowed in .gen/settings.local.json.
 //
+//  0. Those rules need the project's trust: gen asks first, and "y"
+//     records it.
 //  1. A compound command whose every part is allowed runs without asking.
 //  2. One with an unallowed part opens the approval dialog; "Always allow"
 //     with the prefilled rule saves Bash(cat /etc/hosts) next to the two
@@ -59,6 +61,11 @@ func tmuxScenario(t *testing.T, bin string, modelEnv []string) {
 	}
 
 	tm := startTmux(t, tmp, project, home, bin, modelEnv)
+	// The project's allow rules need its trust: gen asks once, first.
+	tm.waitFor("the first-use trust prompt", func(s string) bool {
+		return strings.Contains(s, "settings.local.json") && strings.Contains(s, "Trust this project?")
+	})
+	tm.typeLine("y")
 	tm.waitFor("the TUI to start", func(s string) bool { return strings.Contains(s, "shift+tab to cycle") })
 	wantModel := "model offline"
 	if modelEnv != nil {
