@@ -66,8 +66,9 @@ func batchInput(tb testing.TB, calls []callcorpus.Call) []byte {
 }
 
 // checkPolicy is the what-if policy gen permissions check builds for a
-// project whose settings hold ten rules from three scopes' worth of kinds,
-// as package policy builds it.
+// trusted project in acceptEdits mode whose settings hold ten rules from
+// three scopes' worth of kinds, as package policy builds it. (Gemini's
+// driver, bench/gemini, runs the same rules in its autoEdit mode.)
 func checkPolicy(tb testing.TB) *perm.Policy {
 	tb.Helper()
 	base := tb.TempDir()
@@ -77,6 +78,7 @@ func checkPolicy(tb testing.TB) *perm.Policy {
 		root + "/.env": "x\n", root + "/x.pem": "x\n", outside + "/data": "x\n", home + "/.bashrc": "x\n",
 		base + "/managed.json": "{}\n",
 		root + "/.gen/settings.json": `{"permissions": {
+			"defaultMode": "acceptEdits",
 			"deny": ["Bash(rm -rf *)", "Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)", "WebFetch(domain:evil.example)"],
 			"ask": ["Bash(git push:*)"],
 			"allow": ["Bash(npm run *)", "Bash(go test:*)", "Bash(git:*)", "Read(./src/**)"]}}`,
@@ -97,6 +99,9 @@ func checkPolicy(tb testing.TB) *perm.Policy {
 		tb.Fatal(err)
 	}
 	pol, _ := policy.ForCheck(set, policy.Check{})
+	if pol.Mode != perm.ModeAcceptEdits {
+		tb.Fatalf("mode %s, want acceptEdits", pol.Mode)
+	}
 	if n := len(pol.Deny) + len(pol.Ask) + len(pol.Allow); n != 10 {
 		tb.Fatalf("policy has %d rules, want 10", n)
 	}

@@ -1,20 +1,27 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gen-run/gen/perm"
 )
 
 // BenchmarkGeminiPolicyEngine decides the same 20,000 distinct Bash calls
 // as BenchmarkBatch with Gemini CLI's policy engine (bench/gemini, run by
 // node) and with gen's --batch, and reports both costs per call and their
-// ratio. It needs node and @google/gemini-cli-core installed in the
+// ratio. It also times what the driver times for Gemini, decisions on
+// calls already decoded, for gen on every core (gen-eval) and on one
+// (gen-eval-1cpu). It needs node and @google/gemini-cli-core installed in the
 // directory GEN_GEMINI_BENCH names (see bench/gemini/README.md) and skips
 // otherwise; CI does not run it.
 func BenchmarkGeminiPolicyEngine(b *testing.B) {
@@ -31,7 +38,16 @@ func BenchmarkGeminiPolicyEngine(b *testing.B) {
 		b.Fatal(err)
 	}
 	pol := checkPolicy(b)
-	var gemNs, genNs float64
+	// The requests Gemini's timed loop starts from: decoded already.
+	var reqs []perm.Request
+	for line := range bytes.Lines(in) {
+		req, err := parseBatchLine(line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs = append(reqs, req)
+	}
+	var gemNs, genNs, evalNs, evalOneNs float64
 	for b.Loop() {
 		out, err := exec.Command(node, driver, "--modules", dir, "--json", file).Output()
 		if err != nil {
@@ -51,9 +67,35 @@ func BenchmarkGeminiPolicyEngine(b *testing.B) {
 			b.Fatal(err)
 		}
 		genNs += float64(time.Since(start).Nanoseconds()) / benchCalls
+		evalNs += decideAll(reqs, pol, runtime.GOMAXPROCS(0))
+		evalOneNs += decideAll(reqs, pol, 1)
 	}
 	n := float64(b.N)
 	b.ReportMetric(gemNs/n, "gemini-ns/call")
 	b.ReportMetric(genNs/n, "gen-ns/call")
 	b.ReportMetric(gemNs/genNs, "gemini/gen")
+	b.ReportMetric(evalNs/n, "gen-eval-ns/call")
+	b.ReportMetric(gemNs/evalNs, "gemini/gen-eval")
+	b.ReportMetric(evalOneNs/n, "gen-eval-1cpu-ns/call")
+	b.ReportMetric(gemNs/evalOneNs, "gemini/gen-eval-1cpu")
+}
+
+// decideAll decides reqs under pol on workers goroutines, as a fresh
+// --batch run would (one Resolver), and returns the wall time per call.
+// It times what Gemini's driver times: decisions on decoded calls, with
+// no input to read and no output to write.
+func decideAll(reqs []perm.Request, pol *perm.Policy, workers int) float64 {
+	res := perm.NewResolver(0)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(reqs)); i = next.Add(1) - 1 {
+				res.Evaluate(reqs[i], pol)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(time.Since(start).Nanoseconds()) / float64(len(reqs))
 }
