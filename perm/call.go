@@ -36,10 +36,9 @@ type part struct {
 	// ownForms is how many of denyForms are the command's own (the rest
 	// are its repository's aliases, added by the deny step).
 	ownForms int
-	// canonForms[i] is denyForms[i] with its options in optionCanon's
-	// order, once canonDone[i] (optionForm).
-	canonForms []string
-	canonDone  []bool
+	// optForms are deny forms split into options and the rest for the
+	// rules that name options (optionForm), each worked out once.
+	optForms []optionForm
 	// classified: readOnly, notRO, xargs, reads and recursion are
 	// computed (classify).
 	classified bool
