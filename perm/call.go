@@ -378,13 +378,13 @@ func (c *call) cdBases(s *bash.Script) {
 	c.bases = append(c.bases[:0], c.ws.Cwd)
 	for _, cmd := range s.Commands {
 		for _, a := range cmd.Assigns {
-			if a.Name == "CDPATH" || a.Name == "HOME" {
-				c.cdUnsure = true // cd then goes where these say
+			if a.Name == "CDPATH" || a.Name == "HOME" || a.Name == "PWD" {
+				c.cdUnsure = true // cd (and ~+) then goes where these say
 			}
 		}
 		if name, _ := cmd.Name(); name == "export" || name == "declare" || name == "typeset" || name == "readonly" || name == "local" {
 			for _, w := range cmd.Words[1:] {
-				if strings.HasPrefix(w.Raw, "CDPATH") || strings.HasPrefix(w.Raw, "HOME") {
+				if strings.HasPrefix(w.Raw, "CDPATH") || strings.HasPrefix(w.Raw, "HOME") || strings.HasPrefix(w.Raw, "PWD") {
 					c.cdUnsure = true
 				}
 			}

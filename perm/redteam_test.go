@@ -153,6 +153,22 @@ func TestRedTeam(t *testing.T) {
 		{"deny: xargs long option", all(deny("Bash(xargs -0 rm:*)"), mode(ModeBypass)), bashReq("xargs --null rm"), Deny, 1},
 		{"ask rule: long options", all(allow("Bash(cp:*)"), ask("Bash(cp -r *)")), bashReq("cp --recursive a b"), Ask, 5},
 		{"not denied: chmod -r is a mode", all(deny("Bash(chmod -R *)"), mode(ModeBypass)), bashReq("chmod -r f"), Allow, 3},
+		// Was Ask (not static): ~+ is $PWD, the directory the command runs
+		// in; ~- is $OLDPWD, which the gate cannot know.
+		{"read deny: ~+ is the cwd", denyEnvBypass, bashReq("cat ~+/.env"), Deny, 1},
+		{"read deny: ~+ after cd", denyEnvBypass, bashReq("cd src && cat ~+/../.env"), Deny, 1},
+		{"read deny: ~+ in braces", denyEnvBypass, bashReq("cat {~+,x}/.env"), Deny, 1},
+		{"unsure: ~- is unknown", denyEnvBypass, bashReq("cat ~-/.env"), Ask, 2},
+		{"unsure: PWD set", denyEnvBypass, bashReq("PWD=src; cat ~+/../.env"), Ask, 2},
+		{"unsure: PWD exported", denyEnvBypass, bashReq("export PWD=src; cat ~+/../.env"), Ask, 2},
+		{"not read-only: ~- is unknown", nil, bashReq("ls ~-"), Ask, 0},
+		{"literal: quoted ~+", denyEnvBypass, bashReq(`cat '~+'/.env`), Allow, 3},
+		// Was Ask (not static): bash expands braces before tildes, so an
+		// unquoted ~ starting a word of the expansion is $HOME; a quoted
+		// one is a literal name.
+		{"read deny: ~ in braces", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("cat {~,x}/.ssh/id"), Deny, 1},
+		{"read deny: ~ second in braces", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("cat {x,~}/.ssh/id"), Deny, 1},
+		{"literal: quoted ~ in braces", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("cat {'~',x}/.ssh/id"), Ask, 2},
 		// Allow rules stay narrow: the spelling written is the one allowed.
 		{"allow: long options not covered", allow("Bash(rm -r build)"), bashReq("rm --recursive --force build"), Ask, 2},
 		{"allow: other options not covered", allow("Bash(rm -r build)"), bashReq("rm -R build"), Ask, 2},
