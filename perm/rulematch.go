@@ -262,7 +262,8 @@ func splitMention(s string, out []string) []string {
 // ld-linux.so, a string given to sg -c), by path, or by a versioned name
 // (python3.11 for python3, perl5.36 for perl). It returns that word, and
 // certain if it is the program the form runs. The words after it must
-// match the rest of the pattern. A pattern that starts with a wildcard
+// match the rest of the pattern, as written or in any spelling of the
+// options it names (canonMatch). A pattern that starts with a wildcard
 // names no program.
 func mentionMatch(cr *crule, forms [][]string) (certain bool, word string) {
 	prog := cr.prog
@@ -275,7 +276,7 @@ func mentionMatch(cr *crule, forms [][]string) (certain bool, word string) {
 				continue
 			}
 			tail := strings.Join(toks[i+1:], " ")
-			if !cr.bash.match(strings.TrimSpace(prog + " " + tail)) {
+			if f := strings.TrimSpace(prog + " " + tail); !cr.bash.match(f) && !cr.canonMatch(f, nil, 0) {
 				continue
 			}
 			return i == 0 && t != prog, t
