@@ -68,34 +68,43 @@ var synonyms = map[string]string{
 const chownNames = "-R,--recursive -c,--changes -f,--silent,--quiet -v,--verbose --dereference -h,--no-dereference " +
 	"--from=OWNER --no-preserve-root --preserve-root --reference=RFILE -H -L -P"
 
-// optionNames are the OptionNames by program ("rm", "git push"), built on
-// first use from synonyms and the read-only specs.
-var optionNames = sync.OnceValue(func() map[string]*OptionNames {
-	m := map[string]*OptionNames{}
-	add := func(key string, s *progSpec) {
-		o := m[key]
-		if o == nil {
-			o = &OptionNames{canon: map[string]string{}, singleDash: key == "find"}
-			m[key] = o
-		}
-		o.addDefs(s.defs)
-	}
-	for key, opts := range synonyms {
+// optionNames caches the OptionNames by program ("rm", "git push"), each
+// built on its first use from synonyms and the program's read-only spec
+// (buildOptionNames): a policy pays only for the programs its rules name.
+// Only programs with names are kept, so the cache is bounded.
+var optionNames sync.Map
+
+// buildOptionNames returns the OptionNames of key, a program or "git
+// SUB", or nil if neither synonyms nor a spec lists its options.
+func buildOptionNames(key string) *OptionNames {
+	o := &OptionNames{canon: map[string]string{}, singleDash: key == "find"}
+	opts, listed := synonyms[key]
+	if listed {
 		s := &progSpec{name: key, opts: opts}
 		s.compile()
-		add(key, s)
+		o.addDefs(s.defs)
 	}
-	for name, spec := range specs() {
-		add(name, spec())
+	var spec func() *progSpec
+	switch sub, git := strings.CutPrefix(key, "git "); {
+	case key == "sed":
+		spec = sedSpec
+	case key == "xargs":
+		spec = xargsSpec
+	case git:
+		spec = gitSpecs()[sub]
+	default:
+		spec = specs()[key]
 	}
-	for sub, spec := range gitSpecs() {
-		add("git "+sub, spec())
+	if spec != nil {
+		o.addDefs(spec().defs)
+	} else if !listed {
+		return nil
 	}
-	add("sed", sedSpec())
-	add("xargs", xargsSpec())
-	m["git push"].plus = "-f"
-	return m
-})
+	if key == "git push" {
+		o.plus = "-f"
+	}
+	return o
+}
 
 // addDefs adds the names of defs that are not listed yet: synonyms are
 // added first, so they win over a spec's names.
@@ -125,11 +134,19 @@ func (o *OptionNames) addDefs(defs []*optDef) {
 // (git's subcommand). It returns nil for a program it knows nothing of,
 // whose every spelling is its own.
 func Options(prog, sub string) *OptionNames {
-	prog = path.Base(prog)
-	if prog == "git" {
-		return optionNames()["git "+sub]
+	key := path.Base(prog)
+	if key == "git" {
+		key += " " + sub
 	}
-	return optionNames()[prog]
+	if o, ok := optionNames.Load(key); ok {
+		return o.(*OptionNames)
+	}
+	o := buildOptionNames(key)
+	if o == nil {
+		return nil
+	}
+	stored, _ := optionNames.LoadOrStore(key, o)
+	return stored.(*OptionNames)
 }
 
 // Canon returns the one spelling of the option name ("-R", "--recursive"
