@@ -36,10 +36,9 @@ type part struct {
 	// ownForms is how many of denyForms are the command's own (the rest
 	// are its repository's aliases, added by the deny step).
 	ownForms int
-	// canonForms[i] is denyForms[i] with its options in optionCanon's
-	// order, once canonDone[i] (optionForm).
-	canonForms []string
-	canonDone  []bool
+	// optForms are deny forms split into options and the rest for the
+	// rules that name options (optionForm), each worked out once.
+	optForms []optionForm
 	// classified: readOnly, notRO, xargs, reads and recursion are
 	// computed (classify).
 	classified bool
@@ -379,13 +378,13 @@ func (c *call) cdBases(s *bash.Script) {
 	c.bases = append(c.bases[:0], c.ws.Cwd)
 	for _, cmd := range s.Commands {
 		for _, a := range cmd.Assigns {
-			if a.Name == "CDPATH" || a.Name == "HOME" {
-				c.cdUnsure = true // cd then goes where these say
+			if a.Name == "CDPATH" || a.Name == "HOME" || a.Name == "PWD" {
+				c.cdUnsure = true // cd (and ~+) then goes where these say
 			}
 		}
 		if name, _ := cmd.Name(); name == "export" || name == "declare" || name == "typeset" || name == "readonly" || name == "local" {
 			for _, w := range cmd.Words[1:] {
-				if strings.HasPrefix(w.Raw, "CDPATH") || strings.HasPrefix(w.Raw, "HOME") {
+				if strings.HasPrefix(w.Raw, "CDPATH") || strings.HasPrefix(w.Raw, "HOME") || strings.HasPrefix(w.Raw, "PWD") {
 					c.cdUnsure = true
 				}
 			}

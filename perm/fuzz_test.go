@@ -2,8 +2,10 @@ package perm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -161,6 +163,44 @@ func FuzzDynamicNameNeverAllowed(f *testing.F) {
 			if r := Evaluate(bashReq(cmd), p); r.Decision == Allow {
 				t.Fatalf("%q (program %q) allowed in %s mode: %s", cmd, dynamic, m, r.Reason)
 			}
+		}
+	})
+}
+
+// FuzzOptionRule checks that a rule naming options matches the command
+// text it was written as, and the same text with its options in reverse
+// order: rule and command are split by one function, so every spelling a
+// rule is written in is one it matches.
+func FuzzOptionRule(f *testing.F) {
+	for _, s := range []string{"rm -rf /", "git push --force-with-lease=main origin", "sed -i.bak -E s/a/b/ f",
+		"rm -f -- -r", "find . -name x -delete", "git push origin +main", "rm --rec=x", "cp -t d --", "x -é -+"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "*\uFFFD") || !utf8.ValidString(s) || strings.HasSuffix(s, ":*") {
+			return // a wildcard means more than itself in a rule
+		}
+		or, ok := compileOptionRule(s)
+		if !ok {
+			return
+		}
+		opts, rest, ok := or.names.Split(s)
+		if !ok || !or.match(opts, rest) {
+			t.Fatalf("rule %q does not match its own text (%q, %q)", s, opts, rest)
+		}
+		words := strings.Split(s, " ")
+		var ow, other []string
+		for i, w := range words {
+			if i > 0 && strings.HasPrefix(w, "-") && w != "--" && len(w) > 1 && !slices.Contains(words[1:i], "--") {
+				ow = append([]string{w}, ow...)
+			} else {
+				other = append(other, w)
+			}
+		}
+		r := strings.Join(append(other[:1:1], append(ow, other[1:]...)...), " ")
+		opts, rest, ok = or.names.Split(r)
+		if !ok || !or.match(opts, rest) {
+			t.Fatalf("rule %q does not match %q (%q, %q)", s, r, opts, rest)
 		}
 	})
 }

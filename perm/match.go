@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gen-run/gen/perm/bash"
 	"golang.org/x/net/idna"
 )
 
@@ -40,77 +41,70 @@ func bashMatch(pat, s string) bool {
 	return bp.match(s)
 }
 
-// optionCanon returns the command text s with each run of short-option
-// words (words of "-" and letters or digits, one after another) split
-// into single letters, sorted and without repeats: getopt reads -rf,
-// -fr, -r -f and -rff alike, after the program or a subcommand (git clean
-// -df). ok is false if s has no such word. It applies to rule patterns
-// and command forms alike, so that deny and ask rules match every
-// spelling of the options they name; a word holding "*" or "=" is no
-// option word.
-func optionCanon(s string) (string, bool) {
-	if !strings.Contains(s, " -") {
-		return "", false
-	}
-	var (
-		b       strings.Builder
-		letters []byte
-		found   bool
-	)
-	flush := func() {
-		if len(letters) == 0 {
-			return
-		}
-		slices.Sort(letters)
-		for _, l := range slices.Compact(letters) {
-			b.WriteString(" -")
-			b.WriteByte(l)
-		}
-		letters = letters[:0]
-	}
-	for i, w := range strings.Split(s, " ") {
-		if i > 0 && shortCluster(w) {
-			letters = append(letters, w[1:]...)
-			found = true
-			continue
-		}
-		flush()
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(w)
-	}
-	flush()
-	if !found {
-		return "", false
-	}
-	return b.String(), true
+// optionRule is the part of a Bash rule pattern naming options that deny
+// and ask rules match apart from the rest: a command matches if it has
+// every option the pattern names (in any order, grouping or spelling, with
+// more beside them) and its other words match the pattern's other words
+// (rest). Rule and command are split by the same function
+// (bash.OptionNames.Split), with the option names of the rule's program.
+type optionRule struct {
+	names *bash.OptionNames
+	opts  []string
+	rest  bashPattern
 }
 
-// shortCluster reports a word of one or more short options: "-" and then
-// ASCII letters and digits only.
-func shortCluster(w string) bool {
-	if len(w) < 2 || w[0] != '-' {
-		return false
+// compileOptionRule returns the optionRule of the Bash rule pattern pat,
+// and false if pat names no option.
+func compileOptionRule(pat string) (optionRule, bool) {
+	body, prefix := strings.CutSuffix(pat, ":*")
+	names := optionNamesOf(body)
+	opts, rest, ok := names.Split(body)
+	if !ok {
+		return optionRule{}, false
 	}
-	for i := 1; i < len(w); i++ {
-		c := w[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+	if prefix {
+		rest += ":*"
+	}
+	return optionRule{names: names, opts: opts, rest: compileBash(rest)}, true
+}
+
+// optionNamesOf returns the option names of the program the text s
+// starts with (git's with its subcommand); nil for a wildcard.
+func optionNamesOf(s string) *bash.OptionNames {
+	prog, tail, _ := strings.Cut(s, " ")
+	if strings.IndexByte(prog, '*') >= 0 {
+		return nil
+	}
+	sub, _, _ := strings.Cut(tail, " ")
+	return bash.Options(prog, sub)
+}
+
+// match reports whether a command split into opts and rest (Split, with
+// or.names) matches: every option of the rule is among opts, an option
+// the rule gives a value matching that value or none (sed -i is as much
+// in place as sed -i.bak), and rest matches the rule's other words, with
+// or without the "--" that ended the options.
+func (or *optionRule) match(opts []string, rest string) bool {
+	for _, want := range or.opts {
+		name, _, valued := strings.Cut(want, "=")
+		if !slices.ContainsFunc(opts, func(h string) bool {
+			return h == want || h == name ||
+				!valued && len(h) > len(want) && h[len(want)] == '=' && strings.HasPrefix(h, want)
+		}) {
 			return false
 		}
 	}
-	return true
-}
-
-// canonPattern returns the Bash rule pattern pat with its options in
-// optionCanon's order ("rm -rf:*" is "rm -f -r:*"), and whether it names
-// any.
-func canonPattern(pat string) (string, bool) {
-	if prefix, ok := strings.CutSuffix(pat, ":*"); ok {
-		c, ok := optionCanon(prefix)
-		return c + ":*", ok
+	if or.rest.match(rest) {
+		return true
 	}
-	return optionCanon(pat)
+	// "--" only ends the options: rm -rf -- / is rm -rf /.
+	if before, after, found := strings.Cut(rest, " -- "); found {
+		return or.rest.match(before + " " + after)
+	}
+	if before, found := strings.CutSuffix(rest, " --"); found {
+		return or.rest.match(before)
+	}
+	return false
 }
 
 func compileBash(pat string) bashPattern {

@@ -128,6 +128,52 @@ func TestRedTeam(t *testing.T) {
 		{"not denied: fewer options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -f x"), Allow, 3},
 		{"deny: subcommand options reordered", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -d -f x"), Deny, 1},
 		{"not denied: other subcommand options", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -n"), Allow, 3},
+		// Was Ask (destructive), which a user could approve past the deny
+		// rule: long options and other short names of the options a rule
+		// names (bash.OptionNames), and options after an operand.
+		{"deny: long options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm --recursive --force /"), Deny, 1},
+		{"deny: other short name", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -R -f /"), Deny, 1},
+		{"deny: long and short options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm --force -r /"), Deny, 1},
+		{"deny: abbreviated long options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm --rec --for /"), Deny, 1},
+		{"deny: options after the operand", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm / -rf"), Deny, 1},
+		{"deny: more options in between", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -i -rf x"), Deny, 1},
+		{"deny: options around --", all(deny("Bash(rm -rf /)"), mode(ModeBypass)), bashReq("rm -rf -- /"), Deny, 1},
+		{"deny: globbed program, long options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? --recursive --force /"), Deny, 1},
+		{"deny: push -f for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push origin -f"), Deny, 1},
+		{"deny: push --force-with-lease for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push --force-with-lease=main origin"), Deny, 1},
+		{"deny: push +refspec for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git -C . push origin +main"), Deny, 1},
+		{"deny: clean long option", all(deny("Bash(git clean -fdx:*)"), mode(ModeBypass)), bashReq("git clean -x -d --force"), Deny, 1},
+		{"deny: reset abbreviated", all(deny("Bash(git reset --hard:*)"), mode(ModeBypass)), bashReq("git reset --har HEAD~1"), Deny, 1},
+		{"deny: checkout -f", all(deny("Bash(git checkout --force:*)"), mode(ModeBypass)), bashReq("git checkout main -f"), Deny, 1},
+		{"deny: chmod --recursive", all(deny("Bash(chmod -R *)"), mode(ModeBypass)), bashReq("chmod 700 d --recursive"), Deny, 1},
+		{"deny: cp -R for -r", all(deny("Bash(cp -r *)"), mode(ModeBypass)), bashReq("cp -R a b"), Deny, 1},
+		{"deny: sed --in-place", all(deny("Bash(sed -i:*)"), mode(ModeBypass)), bashReq("sed --in-place=.bak s/a/b/ f"), Deny, 1},
+		{"deny: sed -i with a suffix", all(deny("Bash(sed -i:*)"), mode(ModeBypass)), bashReq("sed -E -i.bak s/a/b/ f"), Deny, 1},
+		{"deny: find -delete anywhere", all(deny("Bash(find * -delete)"), mode(ModeBypass)), bashReq("find . -delete -print"), Deny, 1},
+		{"deny: xargs long option", all(deny("Bash(xargs -0 rm:*)"), mode(ModeBypass)), bashReq("xargs --null rm"), Deny, 1},
+		{"mention: other option spelling", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("ssh host rm -Rf /"), Ask, 1},
+		{"mention: long options in a string", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("ssh host 'rm --recursive --force /'"), Ask, 1},
+		{"ask rule: long options", all(allow("Bash(cp:*)"), ask("Bash(cp -r *)")), bashReq("cp --recursive a b"), Ask, 5},
+		{"not denied: chmod -r is a mode", all(deny("Bash(chmod -R *)"), mode(ModeBypass)), bashReq("chmod -r f"), Allow, 3},
+		// Was Ask (not static): ~+ is $PWD, the directory the command runs
+		// in; ~- is $OLDPWD, which the gate cannot know.
+		{"read deny: ~+ is the cwd", denyEnvBypass, bashReq("cat ~+/.env"), Deny, 1},
+		{"read deny: ~+ after cd", denyEnvBypass, bashReq("cd src && cat ~+/../.env"), Deny, 1},
+		{"read deny: ~+ in braces", denyEnvBypass, bashReq("cat {~+,x}/.env"), Deny, 1},
+		{"unsure: ~- is unknown", denyEnvBypass, bashReq("cat ~-/.env"), Ask, 2},
+		{"unsure: PWD set", denyEnvBypass, bashReq("PWD=src; cat ~+/../.env"), Ask, 2},
+		{"unsure: PWD exported", denyEnvBypass, bashReq("export PWD=src; cat ~+/../.env"), Ask, 2},
+		{"not read-only: ~- is unknown", nil, bashReq("ls ~-"), Ask, 0},
+		{"literal: quoted ~+", denyEnvBypass, bashReq(`cat '~+'/.env`), Allow, 3},
+		// Was Ask (not static): bash expands braces before tildes, so an
+		// unquoted ~ starting a word of the expansion is $HOME; a quoted
+		// one is a literal name.
+		{"read deny: ~ in braces", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("cat {~,x}/.ssh/id"), Deny, 1},
+		{"read deny: ~ second in braces", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("cat {x,~}/.ssh/id"), Deny, 1},
+		{"literal: quoted ~ in braces", all(deny("Read(~/.ssh/**)"), mode(ModeBypass)), bashReq("cat {'~',x}/.ssh/id"), Ask, 2},
+		// Allow rules stay narrow: the spelling written is the one allowed.
+		{"allow: long options not covered", allow("Bash(rm -r build)"), bashReq("rm --recursive --force build"), Ask, 2},
+		{"allow: other options not covered", allow("Bash(rm -r build)"), bashReq("rm -R build"), Ask, 2},
 
 		// Bypass-immune destructive checks.
 		{"destructive: ansi-c flag", mode(ModeBypass), bashReq(`rm $'-\x72f' x`), Ask, 2},

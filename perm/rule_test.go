@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -155,26 +156,96 @@ func FuzzBashMatch(f *testing.F) {
 	})
 }
 
-func TestOptionCanon(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"rm -rf /", "rm -f -r /"},
-		{"rm -fr /", "rm -f -r /"},
-		{"rm -r -f -v x", "rm -f -r -v x"},
-		{"rm -rrf x -v", "rm -f -r x -v"}, // runs are sorted apart
-		{"git clean -df x", "git clean -d -f x"},
-		{"rm -rf *", "rm -f -r *"},
-		{"rm -r* x", ""}, // a pattern is no option word
-		{"ls --all -l", "ls --all -l"},
-		{"tar -xzf=a b", ""}, // nor a word with "="
-		{"-rf x", ""},        // the program word is left alone
-		{"echo hi", ""},
+// TestOptionSplit checks how commands and rule patterns are split into
+// options (in one spelling) and the rest, for deny and ask rules.
+func TestOptionSplit(t *testing.T) {
+	for _, tc := range []struct{ in, opts, rest string }{
+		{"rm -rf /", "-f -r", "rm /"},
+		{"rm -fr /", "-f -r", "rm /"},
+		{"rm -r -f -v x", "-f -r -v", "rm x"},
+		{"rm -rrf x -v", "-f -r -v", "rm x"}, // after an operand too
+		{"rm -R -f /", "-f -r", "rm /"},
+		{"rm --recursive --force /", "-f -r", "rm /"},
+		{"rm --rec --fo /", "-f -r", "rm /"}, // abbreviations
+		{"rm --force / -R", "-f -r", "rm /"},
+		{"rm -- -rf x", "", ""},           // operands after "--"
+		{"rm -f -- -r", "-f", "rm -- -r"}, // "--" kept
+		{"git clean -df x", "-d -f", "git clean x"},
+		{"git clean --force -d -x", "-d -f -x", "git clean"},
+		{"git push origin --force-with-lease=main", "-f=main", "git push origin"},
+		{"git push origin +main", "-f", "git push origin +main"},
+		{"git push --force-if-includes", "-f", "git push"},
+		{"git reset --ha HEAD", "--hard", "git reset HEAD"},
+		{"git checkout --force x", "-f", "git checkout x"},
+		{"git switch --discard-changes x", "-f", "git switch x"},
+		{"sed --in-place=.bak s/a/b/ f", "-i=.bak", "sed s/a/b/ f"},
+		{"sed -i.bak s/a/b/ f", "-i=.bak", "sed s/a/b/ f"},
+		{"sed -E -i f", "-E -i", "sed f"},
+		{"sed --regexp-extended -r f", "-E", "sed f"}, // from the read-only spec
+		{"chmod -R --recursive 700 d", "-R", "chmod 700 d"},
+		{"cp --recursive -R a b", "-r", "cp a b"},
+		{"find . -name x -delete", "-delete -name", "find . x"},
+		{"xargs --null rm", "-0", "xargs rm"},
+		{"ls --all -l", "-a -l", "ls"},
+		{"frob --all -l", "--all -l", "frob"}, // no names known
+		{"rm -r* x", "", ""},                  // a pattern is no option word
+		{"-rf x", "", ""},                     // the program word is left alone
+		{"echo hi", "", ""},
 	} {
-		got, ok := optionCanon(tc.in)
+		opts, rest, ok := optionNamesOf(tc.in).Split(tc.in)
 		if !ok {
-			got = ""
+			rest = ""
 		}
-		if got != tc.want {
-			t.Errorf("optionCanon(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		if got := strings.Join(opts, " "); got != tc.opts || rest != tc.rest {
+			t.Errorf("Split(%q) = %q, %q; want %q, %q", tc.in, got, rest, tc.opts, tc.rest)
+		}
+	}
+}
+
+// TestOptionRule checks that a rule naming options matches every
+// spelling of them, and only commands that have them all.
+func TestOptionRule(t *testing.T) {
+	for _, tc := range []struct {
+		pat, cmd string
+		want     bool
+	}{
+		{"rm -rf *", "rm --recursive --force /", true},
+		{"rm -rf *", "rm -R -f /", true},
+		{"rm -rf *", "rm --force -r /", true},
+		{"rm -rf *", "rm / -rf", true},
+		{"rm -rf *", "rm -i -rf x", true},
+		{"rm -rf *", "rm -r /", false},
+		{"rm -rf *", "rm -rf", false}, // "*" wants an operand
+		{"rm -rf *", "rm -r -f --", true},
+		{"rm -rf /", "rm -rf -- /", true},
+		{"rm -rf /", "rm -rf / --", true},
+		{"rm --recursive:*", "rm -R x", true},
+		{"git push --force:*", "git push -f", true},
+		{"git push --force:*", "git push origin --force-with-lease", true},
+		{"git push --force:*", "git push origin +main", true},
+		{"git push --force:*", "git pull --force", false},
+		{"git push -f origin main", "git push origin main --force", true},
+		{"git push -f origin main", "git push main origin --force", false},
+		{"git clean -fdx:*", "git clean -x --force -d", true},
+		{"git reset --hard:*", "git reset --har origin/main", true},
+		{"git checkout -f:*", "git checkout --force main", true},
+		{"sed -i *", "sed --in-place=.bak s/a/b/ f", true},
+		{"sed -i.bak *", "sed -i s/a/b/ f", true}, // in place all the same
+		{"sed -i.bak *", "sed -i.orig s/a/b/ f", false},
+		{"sed --in-place=.bak *", "sed -i.bak x", true},
+		{"chown -R *", "chown --recursive u d", true},
+		{"chmod -R *", "chmod -r f", false}, // chmod's -r is a mode
+		{"find * -delete", "find . -name x -delete -print", true},
+		{"xargs -0 rm:*", "xargs --null rm", true},
+	} {
+		or, ok := compileOptionRule(tc.pat)
+		if !ok {
+			t.Errorf("%q: names no option", tc.pat)
+			continue
+		}
+		opts, rest, ok := or.names.Split(tc.cmd)
+		if got := ok && or.match(opts, rest); got != tc.want {
+			t.Errorf("rule %q on %q: %v, want %v", tc.pat, tc.cmd, got, tc.want)
 		}
 	}
 }

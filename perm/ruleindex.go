@@ -85,13 +85,13 @@ type pathIndex struct {
 type crule struct {
 	Entry
 	bash bashPattern // Bash rules with a pattern
-	// canon is bash with its options in optionCanon's order, if the
-	// pattern names options (hasCanon): deny and ask rules match it
-	// against the forms so ordered too.
-	canon    bashPattern
-	hasCanon bool
+	// opt is the pattern's options and the rest, if it names options
+	// (hasOpt): deny and ask rules match it against the forms split the
+	// same way too (canonMatch).
+	opt    optionRule
+	hasOpt bool
 	// canonLead is the pattern's first word and a space when it is
-	// literal (a form canon matches starts with it), else "".
+	// literal (a form canonMatch matches starts with it), else "".
 	canonLead string
 	path      pathPattern // path rules with a pattern
 	// prog is the program a Bash pattern names (ruleProgram).
@@ -280,9 +280,9 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 			if r.HasPattern {
 				cr.bash = compileBash(r.Pattern)
 				cr.prog, _ = ruleProgram(r.Pattern)
-				if c, ok := canonPattern(r.Pattern); ok {
-					cr.canon, cr.hasCanon = compileBash(c), true
-					if w, _, found := strings.Cut(c, " "); found && !strings.ContainsRune(w, '*') {
+				if or, ok := compileOptionRule(r.Pattern); ok {
+					cr.opt, cr.hasOpt = or, true
+					if w, _, found := strings.Cut(r.Pattern, " "); found && !strings.ContainsRune(w, '*') {
 						cr.canonLead = w + " "
 					}
 				}

@@ -2,8 +2,9 @@ package perm
 
 import (
 	"path"
-	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
 )
 
 // how says which kind of rule a match is for. Deny and ask rules match
@@ -54,37 +55,47 @@ func (c *call) matchCommand(cr *crule, pt *part, h how) bool {
 }
 
 // canonMatch reports whether the Bash rule cr, which names options,
-// matches the command form f with both put in optionCanon's order (rm
-// -fr / for Bash(rm -rf *)). f is pt's deny form i, whose ordered form pt
-// keeps; with pt nil it is ordered here.
+// matches the command form f with both split into options and the rest
+// (optionRule): rm -fr /, rm --recursive --force / and rm / -Rf for
+// Bash(rm -rf *). f is pt's deny form i, whose split pt keeps; with pt
+// nil it is split here.
 func (cr *crule) canonMatch(f string, pt *part, i int) bool {
 	// The pattern's first word is the form's too.
-	if !cr.hasCanon || !strings.HasPrefix(f, cr.canonLead) {
+	if !cr.hasOpt || !strings.HasPrefix(f, cr.canonLead) {
 		return false
 	}
-	var c string
+	var of optionForm
 	if pt != nil {
-		c = pt.optionForm(i)
+		of = pt.optionForm(i, cr.opt.names)
 	} else {
-		c, _ = optionCanon(f)
+		of.opts, of.rest, of.ok = cr.opt.names.Split(f)
 	}
-	return c != "" && cr.canon.match(c)
+	return of.ok && cr.opt.match(of.opts, of.rest)
 }
 
-// optionForm returns the part's deny form i with its options in
-// optionCanon's order ("" if it has none), for the rules that name options
-// (rm -fr / for Bash(rm -rf *)). Each is worked out once, when first
-// asked for.
-func (pt *part) optionForm(i int) string {
-	if n := len(pt.denyForms); len(pt.canonForms) < n {
-		pt.canonForms = slices.Grow(pt.canonForms, n-len(pt.canonForms))[:n]
-		pt.canonDone = slices.Grow(pt.canonDone, n-len(pt.canonDone))[:n]
+// optionForm is a deny form split by the option names of a rule's
+// program (bash.OptionNames.Split).
+type optionForm struct {
+	form  int
+	names *bash.OptionNames
+	opts  []string
+	rest  string
+	ok    bool
+}
+
+// optionForm returns the part's deny form i split with names. Each split
+// is worked out once, when first asked for: the rules that name options
+// of one program share it.
+func (pt *part) optionForm(i int, names *bash.OptionNames) optionForm {
+	for _, of := range pt.optForms {
+		if of.form == i && of.names == names {
+			return of
+		}
 	}
-	if !pt.canonDone[i] {
-		pt.canonForms[i], _ = optionCanon(pt.denyForms[i])
-		pt.canonDone[i] = true
-	}
-	return pt.canonForms[i]
+	of := optionForm{form: i, names: names}
+	of.opts, of.rest, of.ok = names.Split(pt.denyForms[i])
+	pt.optForms = append(pt.optForms, of)
+	return of
 }
 
 // commandPath reports whether a path rule covers a command part, and the
@@ -251,7 +262,8 @@ func splitMention(s string, out []string) []string {
 // ld-linux.so, a string given to sg -c), by path, or by a versioned name
 // (python3.11 for python3, perl5.36 for perl). It returns that word, and
 // certain if it is the program the form runs. The words after it must
-// match the rest of the pattern. A pattern that starts with a wildcard
+// match the rest of the pattern, as written or in any spelling of the
+// options it names (canonMatch). A pattern that starts with a wildcard
 // names no program.
 func mentionMatch(cr *crule, forms [][]string) (certain bool, word string) {
 	prog := cr.prog
@@ -264,7 +276,7 @@ func mentionMatch(cr *crule, forms [][]string) (certain bool, word string) {
 				continue
 			}
 			tail := strings.Join(toks[i+1:], " ")
-			if !cr.bash.match(strings.TrimSpace(prog + " " + tail)) {
+			if f := strings.TrimSpace(prog + " " + tail); !cr.bash.match(f) && !cr.canonMatch(f, nil, 0) {
 				continue
 			}
 			return i == 0 && t != prog, t

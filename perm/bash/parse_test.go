@@ -190,7 +190,13 @@ func TestParseWords(t *testing.T) {
 		{"tilde slash", `~/x`, "~/x", "ST"},
 		{"quoted tilde", `'~'/x`, "~/x", "S"},
 		{"tilde user", `~root/x`, "", ""},
-		{"tilde plus", `~+`, "", ""},
+		{"tilde plus is the cwd", `~+`, ".", "S"},
+		{"tilde plus slash", `~+/x`, "./x", "S"},
+		{"tilde plus glob", `~+/*.go`, "./*.go", "SG"},
+		{"quoted tilde plus", `'~+'/x`, "~+/x", "S"},
+		{"tilde plus then quote", `~+"/x"`, "", ""},
+		{"tilde plus name", `~+x`, "", ""},
+		{"tilde minus is unknown", `~-/x`, "", ""},
 		{"tilde then quote", `~"x"`, "", ""},
 		{"tilde in assignment-like word", `PREFIX=~/x`, "", ""},
 		{"tilde after colon in assignment-like word", `P=a:~/x`, "", ""},
@@ -222,6 +228,34 @@ func TestParseWords(t *testing.T) {
 				t.Errorf("word %q = {Raw %q Value %q flags %q}, want {Value %q flags %q}", tt.word, w.Raw, w.Value, flags, tt.value, tt.flags)
 			}
 		})
+	}
+}
+
+// TestBraceTilde checks the words a brace expansion makes: an unquoted
+// "~" or "~+" that starts one is expanded as bash expands it after the
+// braces, a quoted or escaped one is a literal name.
+func TestBraceTilde(t *testing.T) {
+	for _, tc := range []struct{ word, want string }{
+		{`{~,x}/a`, "~/a T, x/a"},
+		{`{x,~}/a`, "x/a, ~/a T"},
+		{`{~+,x}/a`, "./a, x/a"},
+		{`{'~',x}/a`, "~/a, x/a"},
+		{`{\~,x}/a`, "~/a, x/a"},
+		{`x{~,y}/a`, "x~/a, xy/a"},
+		{`{~-,x}/a`, ""}, // $OLDPWD: not followed
+	} {
+		w := mustParse(t, "x "+tc.word).Commands[0].Words[1]
+		var got []string
+		for _, b := range w.Braces {
+			s := b.Value
+			if b.Tilde {
+				s += " T"
+			}
+			got = append(got, s)
+		}
+		if g := strings.Join(got, ", "); g != tc.want {
+			t.Errorf("braces of %q = %q, want %q", tc.word, g, tc.want)
+		}
 	}
 }
 

@@ -23,7 +23,9 @@ type Word struct {
 	// Static reports that the word is made only of literal text: no
 	// parameter, command, arithmetic or process substitution, no brace
 	// expansion, no extended glob and no tilde form other than a leading
-	// "~" or "~/" (and none after "=" or ":" in an assignment-like word).
+	// "~" or "~/" (and none after "=" or ":" in an assignment-like word),
+	// or a leading "~+" or "~+/" ($PWD), whose Value starts with "."
+	// instead.
 	Static bool
 	// Glob reports unquoted pathname-expansion characters (*, ?, [): the
 	// shell may replace the word with file names, so Value is a pattern.
@@ -87,10 +89,20 @@ func unquoteFull(w *syntax.Word) Word {
 			val := p.Value
 			if i == 0 && strings.HasPrefix(val, "~") {
 				prefix, _, found := strings.Cut(val, "/")
-				if prefix != "~" || (!found && len(w.Parts) > 1) {
-					return Word{} // ~user, ~+, ~- or ~"x": not a plain $HOME
+				switch {
+				case !found && len(w.Parts) > 1:
+					return Word{} // ~"x", ~+"x": a quoted tilde-prefix is literal
+				case prefix == "~+":
+					// bash replaces ~+ with $PWD, the directory the
+					// command runs in: "." names it (a script that sets
+					// PWD makes the gate's directories unsure).
+					b.WriteByte('.')
+					val = val[len(prefix):]
+				case prefix != "~":
+					return Word{} // ~user, ~- ($OLDPWD): unknown here
+				default:
+					out.Tilde = true
 				}
-				out.Tilde = true
 			}
 			start := b.Len()
 			glob, tilde := unescape(&b, val, i > 0 || !out.Tilde)
@@ -139,7 +151,7 @@ func braceWords(w *syntax.Word) []Word {
 		if err != nil || len(out) == maxBraces {
 			return nil
 		}
-		v := unquoteFull(x)
+		v := unquoteFull(joinLits(x))
 		if !v.Static {
 			return nil
 		}
@@ -150,6 +162,25 @@ func braceWords(w *syntax.Word) []Word {
 		out = append(out, v)
 	}
 	return out
+}
+
+// joinLits returns w with each run of adjacent literal parts made one, as
+// the shell reads the word a brace expansion makes: {~,x}/a is ~/a and
+// x/a, so its "~" is a tilde-prefix, while the quoted "~" of {'~',x}/a
+// stays literal.
+func joinLits(w *syntax.Word) *syntax.Word {
+	parts := w.Parts[:0:0]
+	for _, p := range w.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if n := len(parts); ok && n > 0 {
+			if prev, ok := parts[n-1].(*syntax.Lit); ok {
+				parts[n-1] = &syntax.Lit{ValuePos: prev.ValuePos, ValueEnd: lit.ValueEnd, Value: prev.Value + lit.Value}
+				continue
+			}
+		}
+		parts = append(parts, p)
+	}
+	return &syntax.Word{Parts: parts}
 }
 
 // literalLen returns the length of w's literal text as written, which
@@ -206,10 +237,14 @@ func unquoteSimple(part syntax.WordPart) (out Word, ok bool) {
 			return Word{}, false
 		}
 		if strings.HasPrefix(val, "~") {
-			if prefix, _, _ := strings.Cut(val, "/"); prefix != "~" {
-				return Word{}, true // ~user, ~+, ~-: not a plain $HOME
+			switch prefix, _, _ := strings.Cut(val, "/"); prefix {
+			case "~":
+				out.Tilde = true
+			case "~+":
+				return Word{}, false // its value is not its text
+			default:
+				return Word{}, true // ~user, ~-: not a plain $HOME
 			}
-			out.Tilde = true
 		}
 		glob, tilde := unescape(nil, val, !out.Tilde)
 		bracket := -1
