@@ -104,6 +104,13 @@ func TestRedTeam(t *testing.T) {
 		{"deny: star glob names program", denyCurlBypass, bashReq("/usr/bin/c*l x"), Deny, 1},
 		{"deny: bracket glob names program", denyCurlBypass, bashReq("/usr/bin/c[u]rl x"), Deny, 1},
 		{"deny: glob after a wrapper", denyCurlBypass, bashReq("sudo /usr/bin/cu* x"), Deny, 1},
+		// Was Ask (syntax error): the parser took c[u] for the start of
+		// an array assignment; bash runs the glob as a command.
+		{"deny: bracket glob bare name", denyCurlBypass, bashReq("c[u]rl x"), Deny, 1},
+		{"deny: bracket glob name after a command", denyCurlBypass, bashReq("ls; c[u]rl x"), Deny, 1},
+		{"deny: bracket glob name in a substitution", denyCurlBypass, bashReq(`echo "$(c[u]rl x)"`), Deny, 1},
+		{"deny: bracket glob name in bash -c", denyCurlBypass, bashReq(`bash -c 'c[u]rl x'`), Deny, 1},
+		{"suspicious: bracket glob name another rule's", denyCurlBypass, bashReq("l[s] x"), Ask, 2},
 		{"deny: glob program and pattern", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -rf /"), Deny, 1},
 		{"deny: glob program, options reordered", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -fr /"), Deny, 1},
 		{"suspicious: glob program another rule's", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -i x"), Ask, 2},

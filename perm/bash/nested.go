@@ -73,7 +73,7 @@ func (c *collector) shell(code string, st *walkState) {
 		c.suspect(labelDepth)
 		return
 	}
-	f, err := parseFile(code)
+	f, code, err := parseFile(code)
 	if err != nil {
 		c.suspect(labelUnparseable)
 		return

@@ -119,7 +119,7 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // syntax error is returned as a *SyntaxError; shell code in strings that
 // cannot be parsed is not an error but a Suspicious finding.
 func Parse(src string) (*Script, error) {
-	f, err := parseFile(src)
+	f, src, err := parseFile(src)
 	if err != nil {
 		return nil, err
 	}
@@ -150,15 +150,31 @@ var parsers = sync.Pool{New: func() any {
 	return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
 }}
 
-func parseFile(src string) (*syntax.File, error) {
-	pp := parsers.Get().(*pooledParser)
-	pp.r.Reset(src)
-	f, err := pp.p.Parse(&pp.r, "")
-	pp.r.Reset("")
-	parsers.Put(pp)
+// parseFile parses src as bash. It also returns the source the tree's
+// positions refer to: src, or src with bracket-glob command names quoted
+// (quoteGlobName). An error is the first syntax error in src.
+func parseFile(src string) (*syntax.File, string, error) {
+	f, err := parseOnce(src)
 	if err == nil {
-		return f, nil
+		return f, src, nil
 	}
+	first := err
+	// `c[u]rl x` is a command whose name is a glob to bash (a word with
+	// no "=" is never an assignment), but the parser takes `c[u]` for the
+	// start of an array assignment. An empty quoted string in front of
+	// the word keeps its value and its glob and makes it no assignment.
+	for range maxGlobNames {
+		fixed, ok := quoteGlobName(src, err)
+		if !ok {
+			break
+		}
+		g, gerr := parseOnce(fixed)
+		if gerr == nil {
+			return g, fixed, nil
+		}
+		src, err = fixed, gerr
+	}
+	err = first
 	se := &SyntaxError{Err: err}
 	var pe syntax.ParseError
 	var le syntax.LangError
@@ -168,7 +184,43 @@ func parseFile(src string) (*syntax.File, error) {
 	case errors.As(err, &le):
 		se.Line, se.Col = le.Pos.Line(), le.Pos.Col()
 	}
-	return nil, se
+	return nil, "", se
+}
+
+// parseOnce parses src as bash with a pooled parser.
+func parseOnce(src string) (*syntax.File, error) {
+	pp := parsers.Get().(*pooledParser)
+	pp.r.Reset(src)
+	f, err := pp.p.Parse(&pp.r, "")
+	pp.r.Reset("")
+	parsers.Put(pp)
+	return f, err
+}
+
+// maxGlobNames bounds how many bracket-glob command names (`c[u]rl x`)
+// one source is re-parsed for; past it the syntax error stands.
+const maxGlobNames = 8
+
+// quoteGlobName returns src with ” put before the word err reports as an
+// array assignment with no "=" (`c[u]rl x`, `a[1] x`, `c[u]+x`), and
+// true; false if err is not that error or does not point at a name
+// followed by "[". Bash reads such a word as a command word (a glob), and
+// so does the parser once the word starts with a quote: the value and the
+// unquoted "[" that makes it a glob are unchanged.
+func quoteGlobName(src string, err error) (string, bool) {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Text, "`a[b]") || !strings.HasSuffix(pe.Text, "must be followed by `=`") {
+		return "", false
+	}
+	off := int(pe.Pos.Offset())
+	if off >= len(src) {
+		return "", false
+	}
+	name, _, ok := strings.Cut(src[off:], "[")
+	if !ok || !validName(name) {
+		return "", false
+	}
+	return src[:off] + "''" + src[off:], true
 }
 
 // collector gathers commands, redirects and findings while walking syntax
