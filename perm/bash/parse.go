@@ -201,12 +201,13 @@ func parseOnce(src string) (*syntax.File, error) {
 // one source is re-parsed for; past it the syntax error stands.
 const maxGlobNames = 8
 
-// quoteGlobName returns src with ” put before the word err reports as an
-// array assignment with no "=" (`c[u]rl x`, `a[1] x`, `c[u]+x`), and
-// true; false if err is not that error or does not point at a name
-// followed by "[". Bash reads such a word as a command word (a glob), and
-// so does the parser once the word starts with a quote: the value and the
-// unquoted "[" that makes it a glob are unchanged.
+// quoteGlobName returns src with an empty quoted string (two single
+// quotes) put before the word err reports as an array assignment with no
+// "=" (`c[u]rl x`, `a[1] x`, `c[u]+x`), and true; false if err is not that
+// error or does not point at a name followed by "[". Bash reads such a
+// word as a command word (a glob), and so does the parser once the word
+// starts with a quote: the value and the unquoted "[" that makes it a
+// glob are unchanged.
 func quoteGlobName(src string, err error) (string, bool) {
 	var pe syntax.ParseError
 	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Text, "`a[b]") || !strings.HasSuffix(pe.Text, "must be followed by `=`") {
