@@ -31,7 +31,8 @@ const maxDepth = 8
 // Script is the analysis of one command string.
 type Script struct {
 	// Commands lists every simple command in source order, a command
-	// before the commands nested in it.
+	// before the commands nested in it; the commands of code that a
+	// reading with values put in runs (constprop.go) come last.
 	Commands []*Command
 	// Redirects lists every file redirect in the script, nested ones
 	// included. Here-documents, here-strings, fd duplications and closes,
@@ -63,11 +64,17 @@ type Command struct {
 	// Stdin is the text of the here-document or here-string the command
 	// reads as its standard input (its own, or one given to the group or
 	// subshell around it), unquoted where it is static and as written
-	// where it is not; "" if none. A program may run it as code (bash,
-	// at, make -f /dev/stdin), so deny rules read it.
+	// where it is not, or the static output of echo or printf piped or
+	// redirected into it (echo 'x' | bash, bash < <(echo x)); "" if none.
+	// A program may run it as code (bash, at, make -f /dev/stdin), so
+	// deny rules read it.
 	Stdin string
 	// stdinStatic reports that Stdin is static text.
 	stdinStatic bool
+	// procs are the arguments that are a process substitution <(...)
+	// printing static text (staticOutput), with that text: code, when
+	// the command is a shell or source that reads the file it names.
+	procs []procOutput
 
 	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
 	// spaced is the words' Raw texts joined by single spaces, if the
@@ -129,6 +136,7 @@ func Parse(src string) (*Script, error) {
 	st := c.walkState(src)
 	c.walk(f, st)
 	st.release()
+	c.propagate()
 	if c.calls != nil {
 		c.calls.markForkBombs()
 	}
@@ -236,6 +244,10 @@ type collector struct {
 	// calls is the call graph of the functions and endless loops seen,
 	// made on first use (see forkbomb.go).
 	calls *callGraph
+	// consts are the static values assigned to names, and pending the
+	// commands whose words they may make static (constprop.go).
+	consts  []constAssign
+	pending []pendingCommand
 }
 
 // reserve sizes the slabs for src: a command at most per separator byte,
@@ -475,11 +487,14 @@ func (st *walkState) enter(n syntax.Node) {
 	}
 }
 
-// stdinDoc returns the body of the here-document or here-string that is
-// the standard input of the command being visited: one on its own
-// statement, else on a group or subshell statement around it; nil if
-// there is none or another redirect or a pipe supplies stdin first.
-func (st *walkState) stdinDoc() *syntax.Word {
+// stdinInput returns the text the command being visited reads as its
+// standard input, where the script shows it, and whether it is static
+// (else it is as written): the body of a here-document or here-string,
+// or the static output of echo or printf piped into it or given to it
+// through `< <(...)` (staticOutput); on its own statement, else on a
+// group or subshell statement around it. It is "" if there is none, or
+// another redirect or a pipe from another command supplies stdin first.
+func (st *walkState) stdinInput() (string, bool) {
 	for i := len(st.stack) - 1; i >= 0; i-- {
 		switch n := st.stack[i].node.(type) {
 		case *syntax.Stmt:
@@ -490,19 +505,41 @@ func (st *walkState) stdinDoc() *syntax.Word {
 				}
 				switch r.Op {
 				case syntax.Hdoc, syntax.DashHdoc:
-					return r.Hdoc
+					return st.docText(r.Hdoc)
 				case syntax.WordHdoc:
-					return r.Word
-				case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut:
-					return nil
+					return st.docText(r.Word)
+				case syntax.RdrIn:
+					if ps, ok := procSubst(r.Word); ok {
+						return staticOutput(ps.Stmts)
+					}
+					return "", false
+				case syntax.DplIn, syntax.RdrInOut:
+					return "", false
 				}
 			}
 		case *syntax.Block, *syntax.Subshell:
+		case *syntax.BinaryCmd:
+			// The statement below is on one side of n: its right side
+			// reads what the left prints.
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
+				return staticOutput([]*syntax.Stmt{n.X})
+			}
+			return "", false
 		default:
-			return nil
+			return "", false
 		}
 	}
-	return nil
+	return "", false
+}
+
+// docText returns the text of a here-document or here-string body w:
+// unquoted if it is static, else as written.
+func (st *walkState) docText(w *syntax.Word) (string, bool) {
+	t := newWord(w, st.src)
+	if t.Static {
+		return t.Value, true
+	}
+	return t.Raw, false
 }
 
 // argWord returns w as unquoted already if w is the next argument of the
@@ -602,26 +639,29 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.Assigns = make([]Assign, len(n.Assigns))
 			for i, a := range n.Assigns {
 				cmd.Assigns[i] = newAssign(a, st.src)
+				if as := cmd.Assigns[i]; as.Static {
+					c.noteAssign(as.Name, as.Value)
+				}
 			}
 		}
 		if len(n.Args) > 0 {
 			cmd.Words = c.newWords(len(n.Args))
+			static := true
 			for i, w := range n.Args {
 				cmd.Words[i] = newWord(w, st.src)
+				static = static && cmd.Words[i].Static
 			}
 			cmd.spaced = spacedText(n.Args, st.src)
+			if !static {
+				c.notePending(cmd, n.Args, st)
+				cmd.procs = procOutputs(n.Args, cmd.Words)
+			}
 		}
 		if len(n.Args) > 0 {
 			name, ok := cmd.Name()
 			c.call(cmd, name, ok, st)
 		}
-		if w := st.stdinDoc(); w != nil {
-			t := newWord(w, st.src)
-			cmd.Stdin, cmd.stdinStatic = t.Raw, t.Static
-			if t.Static {
-				cmd.Stdin = t.Value
-			}
-		}
+		cmd.Stdin, cmd.stdinStatic = st.stdinInput()
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:
@@ -630,9 +670,22 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		cmd.Words = c.newWords(1 + len(n.Args))
 		cmd.Words[0] = Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true}
 		for i, a := range n.Args {
-			cmd.Words[1+i] = declWord(a, st.src)
+			w := declWord(a, st.src)
+			cmd.Words[1+i] = w
+			if a.Name != nil && !a.Naked && w.Static {
+				c.noteAssign(a.Name.Value, strings.TrimPrefix(w.Value, a.Name.Value+"="))
+			}
 		}
 		c.add(cmd, st)
+	case *syntax.ForClause:
+		// Each static item is a value the loop's name takes.
+		if it, ok := n.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			for _, item := range it.Items {
+				if w := unquote(item); w.Static && !w.Glob && !w.Tilde {
+					c.noteAssign(it.Name.Value, w.Value)
+				}
+			}
+		}
 	case *syntax.Assign:
 		if n.Name != nil && n.Name.Value == "IFS" {
 			c.suspect(labelIFS)
