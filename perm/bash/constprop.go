@@ -1,7 +1,9 @@
 package bash
 
 import (
+	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -18,7 +20,8 @@ import (
 //
 // Reaching uses are not worked out: every static value assigned to a name
 // anywhere in the script (plainly, by export, declare, local, readonly,
-// typeset, or as a for loop's item) may be the one a use sees. A value
+// typeset, env or sudo, or as a for loop's item) may be the one a use
+// sees. A value
 // that is not static is not followed, and past the bounds below a word is
 // left as written, which is today's reading: unsure, never allowed.
 
@@ -39,7 +42,7 @@ const (
 	maxPropagated = 256
 )
 
-// constAssign is a static value assigned to a name somewhere in a script.
+// constAssign is a static value a for loop's name takes.
 type constAssign struct{ name, value string }
 
 // pendingCommand is a command with a word constant propagation may make
@@ -54,24 +57,89 @@ type pendingCommand struct {
 	outerScope bool
 }
 
-// noteAssign records a static value assigned to name.
-func (c *collector) noteAssign(name, value string) {
-	c.consts = append(c.consts, constAssign{name, value})
+// propagation is what constant propagation keeps of a walk: the pending
+// commands, the values for loops give names, and the arguments that are a
+// process substitution printing static text, by command. A collector
+// takes one from propagations on first need and hands it back once the
+// script is parsed: most scripts with a variable in a word have no value
+// for it, and should cost nothing for it.
+type propagation struct {
+	pending []pendingCommand
+	fors    []constAssign
+	procs   map[*Command][]procOutput
+}
+
+var propagations = sync.Pool{New: func() any { return new(propagation) }}
+
+// prop returns c's propagation, taking one from the pool on first use.
+func (c *collector) prop() *propagation {
+	if c.props == nil {
+		c.props = propagations.Get().(*propagation)
+	}
+	return c.props
+}
+
+// releaseProp hands c's propagation back to the pool, cleared; a large
+// one is left to the collector.
+func (c *collector) releaseProp() {
+	p := c.props
+	if p == nil {
+		return
+	}
+	c.props = nil
+	if cap(p.pending) > 64 || cap(p.fors) > 64 || len(p.procs) > 64 {
+		return
+	}
+	clear(p.pending[:cap(p.pending)])
+	clear(p.fors[:cap(p.fors)])
+	clear(p.procs)
+	p.pending, p.fors = p.pending[:0], p.fors[:0]
+	propagations.Put(p)
+}
+
+// noteFor records a static value a for loop's name takes.
+func (c *collector) noteFor(name, value string) {
+	p := c.prop()
+	p.fors = append(p.fors, constAssign{name, value})
 }
 
 // notePending records cmd, whose words are args, if one of its words that
 // is not static is made only of literal text, simple parameter expansions
-// ($x, ${x}) and command substitutions.
+// ($x, ${x}) and command substitutions. It also records the arguments of
+// cmd that are a process substitution printing static text.
 func (c *collector) notePending(cmd *Command, args []*syntax.Word, st *walkState) {
+	pending := false
 	for i, w := range cmd.Words {
-		if !w.Static && w.Braces == nil && expandable(args[i]) {
-			c.pending = append(c.pending, pendingCommand{
+		if w.Static || w.Braces != nil {
+			continue
+		}
+		if !pending && expandable(args[i]) {
+			pending = true
+			p := c.prop()
+			p.pending = append(p.pending, pendingCommand{
 				cmd: cmd, args: args, depth: st.depth, subst: st.subst,
 				outerScope: st.outerScope || len(st.scopes) > 0,
 			})
-			return
+		}
+		if ps, ok := procSubst(args[i]); ok {
+			if text, ok := staticOutput(ps.Stmts); ok {
+				p := c.prop()
+				if p.procs == nil {
+					p.procs = map[*Command][]procOutput{}
+				}
+				p.procs[cmd] = append(p.procs[cmd], procOutput{raw: w.Raw, text: text})
+			}
 		}
 	}
+}
+
+// procsOf returns the arguments of cmd that are a process substitution
+// printing static text, with that text.
+func (c *collector) procsOf(cmd *Command) []procOutput {
+	if c.props == nil {
+		return nil
+	}
+	return c.props.procs[cmd]
 }
 
 // expandable reports whether w holds a simple parameter expansion or a
@@ -121,18 +189,13 @@ func simpleParam(p *syntax.ParamExp) bool {
 // and parses the shell code those readings run. Code parsed here may hold
 // more assignments and pending commands; they are seen too.
 func (c *collector) propagate() {
-	if len(c.pending) == 0 {
+	if c.props == nil {
 		return
 	}
-	var vals map[string][]string // static values by name; nil: too many or too long
-	seen := 0                    // how many of c.consts vals holds
-	for i := 0; i < len(c.pending) && i < maxPropagated; i++ {
-		if seen < len(c.consts) {
-			vals = addConsts(vals, c.consts[seen:])
-			seen = len(c.consts)
-		}
-		p := c.pending[i]
-		alts := expandWords(p.args, p.cmd.Words, vals)
+	t := consts{c: c}
+	for i := 0; i < len(c.props.pending) && i < maxPropagated; i++ {
+		p := c.props.pending[i]
+		alts := expandWords(p.args, p.cmd.Words, t.values)
 		if len(alts) == 0 {
 			continue
 		}
@@ -156,24 +219,88 @@ func (c *collector) propagate() {
 	}
 }
 
-// addConsts adds assignments to vals, made on first use. A name with more
-// than maxValues distinct values, or with one longer than maxValueLen,
-// maps to nil: it is not followed.
-func addConsts(vals map[string][]string, as []constAssign) map[string][]string {
-	if vals == nil {
-		vals = make(map[string][]string, len(as))
-	}
-	for _, a := range as {
-		vs, known := vals[a.name]
+// consts answers which static values a script assigns to a name: in a
+// command's leading assignments, as NAME=value arguments of export,
+// declare, local, readonly and typeset, and as a for loop's items. A
+// script of a few commands is looked through on each question; a longer
+// one is indexed once, and again as commands are added.
+type consts struct {
+	c      *collector
+	byName map[string][]string // nil until the script is long
+	cmds   int                 // the commands byName holds
+	fors   int                 // the for loop values byName holds
+}
+
+// linearConsts is how many commands consts looks through without an index.
+const linearConsts = 32
+
+// values returns the distinct static values assigned to name, or nil if
+// there are none, more than maxValues or one longer than maxValueLen.
+func (t *consts) values(name string) []string {
+	var out []string
+	ok := true
+	add := func(n, v string) {
 		switch {
-		case known && vs == nil:
-		case len(a.value) > maxValueLen || len(vs) == maxValues:
-			vals[a.name] = nil
-		case !hasString(vs, a.value):
-			vals[a.name] = append(vs, a.value)
+		case n != name || !ok || hasString(out, v):
+		case len(v) > maxValueLen || len(out) == maxValues:
+			ok = false
+		default:
+			out = append(out, v)
 		}
 	}
-	return vals
+	cmds := t.c.script.Commands
+	if len(cmds) <= linearConsts && t.byName == nil {
+		for _, cmd := range cmds {
+			assignsOf(cmd, add)
+		}
+		for _, a := range t.c.props.fors {
+			add(a.name, a.value)
+		}
+	} else {
+		if t.byName == nil {
+			t.byName = map[string][]string{}
+		}
+		index := func(n, v string) { t.byName[n] = append(t.byName[n], v) }
+		for _, cmd := range cmds[t.cmds:] {
+			assignsOf(cmd, index)
+		}
+		fors := t.c.props.fors
+		for _, a := range fors[t.fors:] {
+			index(a.name, a.value)
+		}
+		t.cmds, t.fors = len(cmds), len(fors)
+		for _, v := range t.byName[name] {
+			add(name, v)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// assignsOf calls fn with each static assignment cmd makes: its leading
+// NAME=value words, and NAME=value arguments of a declaring builtin or of
+// a wrapper that sets the environment of the command it runs (env, sudo).
+func assignsOf(cmd *Command, fn func(name, value string)) {
+	for _, a := range cmd.Assigns {
+		if a.Static {
+			fn(a.Name, a.Value)
+		}
+	}
+	if len(cmd.Words) < 2 || !cmd.Words[0].Static {
+		return
+	}
+	if prog := path.Base(cmd.Words[0].Value); !declarers[prog] && !broadWrappers[prog].assigns {
+		return
+	}
+	for _, w := range cmd.Words[1:] {
+		if w.Static && looksLikeAssignment(w.Value) {
+			if n, v, _ := strings.Cut(w.Value, "="); !strings.HasSuffix(n, "+") {
+				fn(n, v)
+			}
+		}
+	}
 }
 
 // expandWords returns the command lines words (whose syntax is args) may
@@ -182,30 +309,31 @@ func addConsts(vals map[string][]string, as []constAssign) map[string][]string {
 // used, each name taking one value throughout. A word that cannot be
 // expanded so is kept as it is. It returns nil if no word can be expanded,
 // or there are more than maxSubstitutions combinations.
-func expandWords(args []*syntax.Word, words []Word, vals map[string][]string) [][]Word {
+func expandWords(args []*syntax.Word, words []Word, valuesOf func(string) []string) [][]Word {
 	var (
-		names  []string // the names used by the words that can be expanded
-		expand []bool   // which words can, made on finding the first
+		names  []string   // the names used by the words that can be expanded
+		vals   [][]string // their values
+		expand []bool     // which words can, made on finding the first
 	)
 	for i, w := range words {
 		if w.Static || w.Braces != nil || !expandable(args[i]) {
 			continue
 		}
-		used, ok := wordNames(args[i], vals, names)
+		n, v, ok := wordNames(args[i], valuesOf, names, vals)
 		if !ok {
 			continue
 		}
 		if expand == nil {
 			expand = make([]bool, len(words))
 		}
-		names, expand[i] = used, true
+		names, vals, expand[i] = n, v, true
 	}
 	if expand == nil {
 		return nil
 	}
 	combos := 1
-	for _, n := range names {
-		combos *= len(vals[n])
+	for _, v := range vals {
+		combos *= len(v)
 		if combos > maxSubstitutions {
 			return nil
 		}
@@ -215,10 +343,10 @@ func expandWords(args []*syntax.Word, words []Word, vals map[string][]string) []
 	env := func(name string) string {
 		for j, n := range names {
 			if n == name {
-				return vals[n][pick[j]]
+				return vals[j][pick[j]]
 			}
 		}
-		return "" // not reached: wordNames found every name in vals
+		return "" // not reached: wordNames found every name's values
 	}
 	for range combos {
 		var line []Word
@@ -237,7 +365,7 @@ func expandWords(args []*syntax.Word, words []Word, vals map[string][]string) []
 		}
 		for j := range pick { // the next combination
 			pick[j]++
-			if pick[j] < len(vals[names[j]]) {
+			if pick[j] < len(vals[j]) {
 				break
 			}
 			pick[j] = 0
@@ -246,19 +374,21 @@ func expandWords(args []*syntax.Word, words []Word, vals map[string][]string) []
 	return out
 }
 
-// wordNames appends to names the names w uses that are not there yet. ok
-// is false if one has no static value in vals, or a command substitution
-// in w is not static output.
-func wordNames(w *syntax.Word, vals map[string][]string, names []string) (_ []string, ok bool) {
+// wordNames appends to names the names w uses that are not there yet, and
+// their values (valuesOf) to vals. ok is false if one has no static value,
+// or a command substitution in w is not static output.
+func wordNames(w *syntax.Word, valuesOf func(string) []string, names []string, vals [][]string) (_ []string, _ [][]string, ok bool) {
 	check := func(p syntax.WordPart) bool {
 		switch p := p.(type) {
 		case *syntax.ParamExp:
-			if len(vals[p.Param.Value]) == 0 {
+			if hasString(names, p.Param.Value) {
+				return true
+			}
+			v := valuesOf(p.Param.Value)
+			if len(v) == 0 {
 				return false
 			}
-			if !hasString(names, p.Param.Value) {
-				names = append(names, p.Param.Value)
-			}
+			names, vals = append(names, p.Param.Value), append(vals, v)
 		case *syntax.CmdSubst:
 			if _, ok := staticOutput(p.Stmts); !ok {
 				return false
@@ -270,14 +400,14 @@ func wordNames(w *syntax.Word, vals map[string][]string, names []string) (_ []st
 		if dq, isDQ := p.(*syntax.DblQuoted); isDQ {
 			for _, q := range dq.Parts {
 				if !check(q) {
-					return nil, false
+					return nil, nil, false
 				}
 			}
 		} else if !check(p) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return names, true
+	return names, vals, true
 }
 
 // expandWord returns the fields the expandable word w makes with env's
@@ -507,20 +637,6 @@ func printfText(args []Word) (string, bool) {
 type procOutput struct {
 	raw  string // the argument as written
 	text string // what it prints
-}
-
-// procOutputs returns the arguments among args (whose Words are words)
-// that are <(...) printing static text, with that text; nil if none.
-func procOutputs(args []*syntax.Word, words []Word) []procOutput {
-	var out []procOutput
-	for i, w := range args {
-		if ps, ok := procSubst(w); ok && !words[i].Static {
-			if text, ok := staticOutput(ps.Stmts); ok {
-				out = append(out, procOutput{raw: words[i].Raw, text: text})
-			}
-		}
-	}
-	return out
 }
 
 // procSubst returns w's process substitution if w is one <(...) alone.

@@ -82,6 +82,10 @@ func TestConstantPropagation(t *testing.T) {
 		{"assignment after use", `$x y; x=curl`, "curl y"},
 		{"any branch", `if a; then x=ls; else x=curl; fi; $x y`, "curl y"},
 		{"for items", `for p in wget curl; do $p x; done`, "curl x"},
+		{"long script", strings.Repeat("ls; ", linearConsts) + "x=curl; $x y", "curl y"},
+		{"long script, value from nested code", strings.Repeat("ls; ", linearConsts) + `$x y; bash -c 'x=curl'`, "curl y"},
+		{"value from nested code", `$x y; bash -c 'x=curl'`, "curl y"},
+		{"env assignment", `env X=curl sh -c '$X y'`, "curl y"},
 		{"value is a wrapper", `x=sudo; $x curl y`, "curl y"},
 		{"behind a wrapper", `x=curl; sudo $x y`, "curl y"},
 		{"value with a glob", `x='/usr/bin/cu*'; $x y`, "/usr/bin/cu* y"},
@@ -151,6 +155,7 @@ func TestConstantPropagationBounds(t *testing.T) {
 		{"too many values", many.String() + "x=curl; $x y"},
 		{"value too long", "x='curl " + strings.Repeat("a", maxValueLen) + "'; $x y"},
 		{"too many combinations", "a=1; a=2; a=3; a=4; a=5; b=1; b=2; b=3; b=curl; $a$b y"},
+		{"too many values, long script", strings.Repeat("ls; ", linearConsts) + many.String() + "x=curl; $x y"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

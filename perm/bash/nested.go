@@ -43,11 +43,11 @@ func (c *collector) shellsIn(cmd *Command, vs [][]Word, done *stringSet, st *wal
 		if cmd.stdinStatic && stdinShell(v) {
 			run(cmd.Stdin) // bash <<< 'code', source /dev/stdin <<EOF, echo code | bash
 		}
-		if cmd.procs != nil && sourcesFile(v) {
+		if procs := c.procsOf(cmd); procs != nil && sourcesFile(v) {
 			// source <(echo code), bash <(printf code): the file it
 			// reads is the text the substitution prints.
 			for _, w := range v[1:] {
-				for _, p := range cmd.procs {
+				for _, p := range procs {
 					if !w.Static && w.Raw == p.raw {
 						run(p.text)
 					}

@@ -71,10 +71,6 @@ type Command struct {
 	Stdin string
 	// stdinStatic reports that Stdin is static text.
 	stdinStatic bool
-	// procs are the arguments that are a process substitution <(...)
-	// printing static text (staticOutput), with that text: code, when
-	// the command is a shell or source that reads the file it names.
-	procs []procOutput
 
 	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
 	// spaced is the words' Raw texts joined by single spaces, if the
@@ -137,6 +133,7 @@ func Parse(src string) (*Script, error) {
 	c.walk(f, st)
 	st.release()
 	c.propagate()
+	c.releaseProp()
 	if c.calls != nil {
 		c.calls.markForkBombs()
 	}
@@ -217,16 +214,19 @@ const maxGlobNames = 8
 // starts with a quote: the value and the unquoted "[" that makes it a
 // glob are unchanged.
 func quoteGlobName(src string, err error) (string, bool) {
-	var pe syntax.ParseError
-	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Text, "`a[b]") || !strings.HasSuffix(pe.Text, "must be followed by `=`") {
+	// The parser returns the error itself, not wrapped: a type assertion
+	// needs no allocation, where errors.As would make one for every
+	// syntax error.
+	pe, ok := err.(syntax.ParseError)
+	if !ok || !strings.HasPrefix(pe.Text, "`a[b]") || !strings.HasSuffix(pe.Text, "must be followed by `=`") {
 		return "", false
 	}
 	off := int(pe.Pos.Offset())
 	if off >= len(src) {
 		return "", false
 	}
-	name, _, ok := strings.Cut(src[off:], "[")
-	if !ok || !validName(name) {
+	name, _, found := strings.Cut(src[off:], "[")
+	if !found || !validName(name) {
 		return "", false
 	}
 	return src[:off] + "''" + src[off:], true
@@ -244,10 +244,9 @@ type collector struct {
 	// calls is the call graph of the functions and endless loops seen,
 	// made on first use (see forkbomb.go).
 	calls *callGraph
-	// consts are the static values assigned to names, and pending the
-	// commands whose words they may make static (constprop.go).
-	consts  []constAssign
-	pending []pendingCommand
+	// props is what constant propagation keeps of the walk, made on
+	// first need (constprop.go).
+	props *propagation
 }
 
 // reserve sizes the slabs for src: a command at most per separator byte,
@@ -639,9 +638,6 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.Assigns = make([]Assign, len(n.Assigns))
 			for i, a := range n.Assigns {
 				cmd.Assigns[i] = newAssign(a, st.src)
-				if as := cmd.Assigns[i]; as.Static {
-					c.noteAssign(as.Name, as.Value)
-				}
 			}
 		}
 		if len(n.Args) > 0 {
@@ -654,7 +650,6 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.spaced = spacedText(n.Args, st.src)
 			if !static {
 				c.notePending(cmd, n.Args, st)
-				cmd.procs = procOutputs(n.Args, cmd.Words)
 			}
 		}
 		if len(n.Args) > 0 {
@@ -670,11 +665,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		cmd.Words = c.newWords(1 + len(n.Args))
 		cmd.Words[0] = Word{Raw: n.Variant.Value, Value: n.Variant.Value, Static: true}
 		for i, a := range n.Args {
-			w := declWord(a, st.src)
-			cmd.Words[1+i] = w
-			if a.Name != nil && !a.Naked && w.Static {
-				c.noteAssign(a.Name.Value, strings.TrimPrefix(w.Value, a.Name.Value+"="))
-			}
+			cmd.Words[1+i] = declWord(a, st.src)
 		}
 		c.add(cmd, st)
 	case *syntax.ForClause:
@@ -682,7 +673,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if it, ok := n.Loop.(*syntax.WordIter); ok && it.Name != nil {
 			for _, item := range it.Items {
 				if w := unquote(item); w.Static && !w.Glob && !w.Tilde {
-					c.noteAssign(it.Name.Value, w.Value)
+					c.noteFor(it.Name.Value, w.Value)
 				}
 			}
 		}
