@@ -37,6 +37,13 @@ func TestRedTeam(t *testing.T) {
 	for i := range 16 {
 		tooMany += fmt.Sprintf("x=v%d; ", i)
 	}
+	var assigns strings.Builder // many values, and many uses of them
+	for i := range 10000 {
+		fmt.Fprintf(&assigns, "x=v%d; $x y; ", i)
+	}
+	for i := range 10000 {
+		fmt.Fprintf(&assigns, "for y in a%d b; do $y; done; ", i)
+	}
 
 	cases := []redCase{
 		// Deny rules must see every command a line runs.
@@ -235,6 +242,7 @@ func TestRedTeam(t *testing.T) {
 
 		// Decisions are fast on hostile input.
 		{"fast: deep nested bash -c", mode(ModeBypass), bashReq(nestBashC("rm x", 12)), Ask, 2},
+		{"fast: many assignments and uses", denyCurlBypass, bashReq(assigns.String() + "x=curl; $x y"), Ask, 0},
 		{"fast: many wrappers", deny("Bash(rm:*)"), bashReq(strings.Repeat("sudo ", 2000) + "rm x"), Ask, 1},
 		// Was a bypass: cdBases doubles c.bases for every relative cd before checking maxBases (2^n paths)
 		{"fast: chain of relative cds", nil, bashReq(cds), Ask, 7},

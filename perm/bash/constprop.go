@@ -249,7 +249,7 @@ func (t *consts) values(name string) []string {
 		}
 	}
 	cmds := t.c.script.Commands
-	if len(cmds) <= linearConsts && t.byName == nil {
+	if len(cmds)+len(t.c.props.fors) <= linearConsts && t.byName == nil {
 		for _, cmd := range cmds {
 			assignsOf(cmd, add)
 		}
@@ -260,7 +260,14 @@ func (t *consts) values(name string) []string {
 		if t.byName == nil {
 			t.byName = map[string][]string{}
 		}
-		index := func(n, v string) { t.byName[n] = append(t.byName[n], v) }
+		// A name keeps at most maxValues+1 distinct values (one more
+		// says too many), so that a question costs little however many
+		// assignments the script has.
+		index := func(n, v string) {
+			if vs := t.byName[n]; len(vs) <= maxValues && !hasString(vs, v) {
+				t.byName[n] = append(vs, v)
+			}
+		}
 		for _, cmd := range cmds[t.cmds:] {
 			assignsOf(cmd, index)
 		}
