@@ -532,8 +532,11 @@ func (st *walkState) stdinInput() (string, bool) {
 }
 
 // docText returns the text of a here-document or here-string body w:
-// unquoted if it is static, else as written.
+// unquoted if it is static, else as written; "" for an empty body (nil).
 func (st *walkState) docText(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
 	t := newWord(w, st.src)
 	if t.Static {
 		return t.Value, true
