@@ -99,11 +99,24 @@ func functionRing(n int) string {
 	return b.String()
 }
 
+// assignChain is n assignments of distinct values to one name, each
+// followed by a use of it as a program: constant propagation's worst case
+// (every use pending, the name past its bound on values).
+func assignChain(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "x=v%d; $x y; ", i)
+	}
+	b.WriteString("x=curl; $x y")
+	return b.String()
+}
+
 // BenchmarkPathological times the hostile inputs of TestRedTeam, which
 // must stay bounded: a chain of relative cds (2^n candidate directories
 // if the bound on them broke), deeply nested bash -c, and thousands of
-// wrappers, and long "&&" chains (reported per part: ns/part stays flat
-// from 5,000 to 20,000 parts because the decision is linear in the chain).
+// wrappers, and long "&&" chains and assignment chains (reported per part:
+// ns/part stays flat from 5,000 to 20,000 parts because the decision is
+// linear in the chain).
 func BenchmarkPathological(b *testing.B) {
 	f := newFixture(b)
 	inputs := []struct {
@@ -119,6 +132,8 @@ func BenchmarkPathological(b *testing.B) {
 		{"and chain 20000", andChain(20000), nil, 20001},
 		{"function ring 5000", functionRing(5000), mode(ModeBypass), 5000},
 		{"function ring 20000", functionRing(20000), mode(ModeBypass), 20000},
+		{"assignments 5000", assignChain(5000), deny("Bash(curl:*)"), 10002},
+		{"assignments 20000", assignChain(20000), deny("Bash(curl:*)"), 40002},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {

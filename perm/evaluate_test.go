@@ -121,13 +121,17 @@ func TestEvaluate(t *testing.T) {
 		{"deny git global options", deny("Bash(git push:*)"), bashReq("git -C /r -c a=b --no-pager push origin"), Deny, 1, ""},
 		{"deny not other command", deny("Bash(rm:*)"), bashReq("rmdir x"), Ask, 7, ""},
 		{"dynamic name with deny rule", deny("Bash(rm:*)"), bashReq("$CMD x"), Ask, 2, "dynamic command name $CMD"},
-		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Ask, 1, "mentions rm"},
+		// Was Ask (mention): echo's static output is the name that runs.
+		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Deny, 1, "deny rule Bash(rm:*)"},
+		{"dynamic name by unknown substitution", deny("Bash(rm:*)"), bashReq("$(cat f) rm"), Ask, 1, "mentions rm"},
 		{"dynamic name in bypass", all(deny("Bash(rm:*)"), mode(ModeBypass)), bashReq("$CMD x"), Ask, 2, ""},
 		{"dynamic name without rules", mode(ModeBypass), bashReq("$CMD x"), Ask, 2, "dynamic command name $CMD"},
 		// The here-document is static code the shell runs: parsed like bash -c.
 		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Deny, 1, "Bash(curl:*)"},
 		{"heredoc with expansions to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<EOF\n$X\nEOF"), Ask, 2, "cannot see"},
-		{"pipe to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'curl x' | sudo sh -s"), Ask, 1, "mentions curl"},
+		// Was Ask (mention): the shell runs what echo prints.
+		{"pipe to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'curl x' | sudo sh -s"), Deny, 1, "deny rule Bash(curl:*)"},
+		{"pipe from unknown output to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("cat f | sh -s curl"), Ask, 1, "mentions curl"},
 		{"pipe to shell, program not mentioned", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("echo 'x' | sudo sh -s"), Ask, 2, "cannot see"},
 		{"python inline", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`python3 -c 'import os'`), Ask, 2, "cannot see"},
 		{"perl inline", all(ask("Bash(curl:*)"), mode(ModeBypass)), bashReq(`perl -we 'system 1'`), Ask, 2, ""},

@@ -138,6 +138,7 @@ func FuzzDynamicNameNeverAllowed(f *testing.F) {
 		"r=rm; $r -rf /", "$(echo rm) -rf /", "{rm,-rf,/}", "/bin/r? -rf x", "sudo $x", "`echo ls`",
 		"ls; \"$c\" x", "x=$(${a[0]} b)", "env $cmd", "find . -exec $x {} +", "echo hi", "ls | xargs $f",
 		"a=ls; eval \"$a\"", "${CMD:-ls} .", "$'\\x72m' x",
+		"x=ls; $x .", "export X=ls; \"$X\"", "for p in ls cat; do $p x; done", "$(echo ls) .", "l[s] .", "x=ls; sudo $x",
 	} {
 		f.Add(s)
 	}

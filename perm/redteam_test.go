@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,17 @@ func TestRedTeam(t *testing.T) {
 	denyEnvBypass := all(deny("Read(./.env)"), mode(ModeBypass))
 	denyCurlBypass := all(deny("Bash(curl:*)"), mode(ModeBypass))
 	cds := strings.Repeat("cd a; ", 22) + "cat x"
+	tooMany := "" // more values than constant propagation follows
+	for i := range 16 {
+		tooMany += fmt.Sprintf("x=v%d; ", i)
+	}
+	var assigns strings.Builder // many values, and many uses of them
+	for i := range 10000 {
+		fmt.Fprintf(&assigns, "x=v%d; $x y; ", i)
+	}
+	for i := range 10000 {
+		fmt.Fprintf(&assigns, "for y in a%d b; do $y; done; ", i)
+	}
 
 	cases := []redCase{
 		// Deny rules must see every command a line runs.
@@ -60,7 +72,8 @@ func TestRedTeam(t *testing.T) {
 		// Was a bypass: git's --attr-source takes a separate value; gitGlobals treats it as a flag and HEAD as the subcommand
 		{"deny: git --attr-source value", all(deny("Bash(git push:*)"), mode(ModeBypass)), bashReq("git --attr-source HEAD push origin"), Deny, 0},
 		// Was a bypass: source/. of a process substitution runs generated code; opaque() does not know it
-		{"deny: source process substitution", denyRmBypass, bashReq("source <(echo 'rm x')"), Ask, 1},
+		// Was Ask (mention): the file source reads is echo's static output.
+		{"deny: source process substitution", denyRmBypass, bashReq("source <(echo 'rm x')"), Deny, 1},
 		{"deny: source process substitution, no mention", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("source <(echo 'rm x')"), Ask, 2},
 		// Was a bypass: sed's e command and s///e flag run shell code; opaque() does not know sed
 		{"deny: sed e command", denyRmBypass, bashReq(`sed -n '1e rm x' f`), Ask, 1},
@@ -89,6 +102,46 @@ func TestRedTeam(t *testing.T) {
 		{"deny: group reads here-string", denyCurlBypass, bashReq(`{ bash; } <<< 'curl x'`), Deny, 1},
 		{"read deny: bash here-string reads", denyEnvBypass, bashReq(`bash <<< 'cat .env'`), Deny, 1},
 		{"not code: here-string to a script", denyCurlBypass, bashReq(`bash run.sh <<< 'curl x'`), Ask, 1},
+		// Was Ask (mention): a name the script assigns a static value to
+		// may run that value; every static assignment anywhere counts.
+		{"deny: variable names program", denyCurlBypass, bashReq("x=curl; $x y"), Deny, 1},
+		{"deny: quoted variable names program", denyCurlBypass, bashReq(`f=curl; "$f" x`), Deny, 1},
+		{"deny: exported variable", denyCurlBypass, bashReq("export X=curl; $X y"), Deny, 1},
+		{"deny: readonly braced variable", denyCurlBypass, bashReq("readonly X=curl; ${X} y"), Deny, 1},
+		{"deny: local variable in a function", denyCurlBypass, bashReq("f() { local x=curl; $x y; }; f"), Deny, 1},
+		{"deny: assignment after the use, in a loop", denyCurlBypass, bashReq("for i in 1 2; do $x y; x=curl; done"), Deny, 1},
+		{"deny: assignment in one branch", denyCurlBypass, bashReq("if a; then x=ls; else x=curl; fi; $x y"), Deny, 1},
+		{"deny: for loop item", denyCurlBypass, bashReq("for p in wget curl; do $p x; done"), Deny, 1},
+		{"deny: variable split into words", denyCurlBypass, bashReq(`x="curl -s"; $x y`), Deny, 1},
+		{"deny: variable behind a wrapper", denyCurlBypass, bashReq("x=curl; sudo $x y"), Deny, 1},
+		{"deny: variable is the wrapper", denyCurlBypass, bashReq("x=sudo; $x curl y"), Deny, 1},
+		{"deny: variables make the name", denyCurlBypass, bashReq("a=cu; b=rl; $a$b y"), Deny, 1},
+		{"deny: variable in bash -c", denyCurlBypass, bashReq(`x=curl; bash -c "$x y"`), Deny, 1},
+		{"deny: variable options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("x=-rf; rm $x /"), Deny, 1},
+		{"suspicious: variable names another program", denyCurlBypass, bashReq("x=ls; $x"), Ask, 2},
+		{"suspicious: variable names a program, no rules", mode(ModeBypass), bashReq("x=ls; $x ."), Ask, 2},
+		{"suspicious: variable value not static", denyCurlBypass, bashReq("x=$(cat f); $x y"), Ask, 2},
+		{"mention: variable with too many values", denyCurlBypass, bashReq(tooMany + "x=curl; $x y"), Ask, 1},
+		// Was Ask (mention): what echo or printf prints with static
+		// arguments is code when a shell runs it.
+		{"deny: echo piped to bash", denyCurlBypass, bashReq("echo curl x | bash"), Deny, 1},
+		{"deny: printf piped to sh", denyCurlBypass, bashReq(`printf 'curl x\n' | sh`), Deny, 1},
+		{"deny: printf %s piped to bash", denyCurlBypass, bashReq(`printf '%s x\n' curl | bash`), Deny, 1},
+		{"deny: echo piped to a group", denyCurlBypass, bashReq("echo curl x | { bash; }"), Deny, 1},
+		{"deny: source echo's output", denyCurlBypass, bashReq(". <(echo curl x)"), Deny, 1},
+		{"deny: source printf's output", denyCurlBypass, bashReq(`source <(printf 'curl x')`), Deny, 1},
+		{"deny: bash reads echo's output", denyCurlBypass, bashReq("bash <(echo curl x)"), Deny, 1},
+		{"deny: bash stdin from echo's output", denyCurlBypass, bashReq("bash < <(echo curl x)"), Deny, 1},
+		{"deny: echo's output in bash -c", denyCurlBypass, bashReq(`bash -c "$(echo curl) x"`), Deny, 1},
+		{"deny: echo's output in eval", denyCurlBypass, bashReq(`eval "$(echo curl)" x`), Deny, 1},
+		{"deny: backquoted output in eval", denyCurlBypass, bashReq("eval `echo curl` x"), Deny, 1},
+		{"deny: echo's output names program", denyCurlBypass, bashReq("$(echo curl) x"), Deny, 1},
+		{"deny: options reordered in piped code", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("echo 'rm -fr /' | bash"), Deny, 1},
+		{"read deny: echo piped to bash reads", denyEnvBypass, bashReq("echo 'cat .env' | bash"), Deny, 1},
+		{"mention: printf format not worked out", denyCurlBypass, bashReq(`printf '%d curl' 1 | bash`), Ask, 1},
+		{"opaque: echo -e escapes not worked out", denyCurlBypass, bashReq(`echo -e 'c\x75rl x' | bash`), Ask, 2},
+		{"mention: output to a program that is no shell", denyCurlBypass, bashReq("diff <(echo curl x) f"), Ask, 1},
+		{"opaque: piped code without a denied program", denyCurlBypass, bashReq("echo ls | bash"), Ask, 2},
 		// Was Ask (dynamic command name): brace expansion is static, so
 		// the words it makes are the command line the shell runs.
 		{"deny: brace-expanded program", denyCurlBypass, bashReq("c{u,x}rl x"), Deny, 1},
@@ -104,6 +157,13 @@ func TestRedTeam(t *testing.T) {
 		{"deny: star glob names program", denyCurlBypass, bashReq("/usr/bin/c*l x"), Deny, 1},
 		{"deny: bracket glob names program", denyCurlBypass, bashReq("/usr/bin/c[u]rl x"), Deny, 1},
 		{"deny: glob after a wrapper", denyCurlBypass, bashReq("sudo /usr/bin/cu* x"), Deny, 1},
+		// Was Ask (syntax error): the parser took c[u] for the start of
+		// an array assignment; bash runs the glob as a command.
+		{"deny: bracket glob bare name", denyCurlBypass, bashReq("c[u]rl x"), Deny, 1},
+		{"deny: bracket glob name after a command", denyCurlBypass, bashReq("ls; c[u]rl x"), Deny, 1},
+		{"deny: bracket glob name in a substitution", denyCurlBypass, bashReq(`echo "$(c[u]rl x)"`), Deny, 1},
+		{"deny: bracket glob name in bash -c", denyCurlBypass, bashReq(`bash -c 'c[u]rl x'`), Deny, 1},
+		{"suspicious: bracket glob name another rule's", denyCurlBypass, bashReq("l[s] x"), Ask, 2},
 		{"deny: glob program and pattern", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -rf /"), Deny, 1},
 		{"deny: glob program, options reordered", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -fr /"), Deny, 1},
 		{"suspicious: glob program another rule's", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("/usr/bin/r? -i x"), Ask, 2},
@@ -228,6 +288,7 @@ func TestRedTeam(t *testing.T) {
 
 		// Decisions are fast on hostile input.
 		{"fast: deep nested bash -c", mode(ModeBypass), bashReq(nestBashC("rm x", 12)), Ask, 2},
+		{"fast: many assignments and uses", denyCurlBypass, bashReq(assigns.String() + "x=curl; $x y"), Ask, 0},
 		{"fast: many wrappers", deny("Bash(rm:*)"), bashReq(strings.Repeat("sudo ", 2000) + "rm x"), Ask, 1},
 		// Was a bypass: cdBases doubles c.bases for every relative cd before checking maxBases (2^n paths)
 		{"fast: chain of relative cds", nil, bashReq(cds), Ask, 7},

@@ -224,8 +224,19 @@ func (c *Command) variants() [][]Word {
 // points at storage in the Command (one reading is the common case).
 // The command has words.
 func (c *Command) allReadings(out [][]Word) [][]Word {
-	out = append(out, c.Words)
-	for i := 0; i < len(out); i++ {
+	return c.addReadings(out, c.Words)
+}
+
+// addReadings appends words and every reading made from it to out, which
+// holds readings already, leaving out any out has; at most maxVariants in
+// all.
+func (c *Command) addReadings(out [][]Word, words []Word) [][]Word {
+	if len(out) == maxVariants || slices.ContainsFunc(out, func(v []Word) bool { return sameWords(v, words) }) {
+		return out
+	}
+	start := len(out)
+	out = append(out, words)
+	for i := start; i < len(out); i++ {
 		for _, next := range readings(out[i]) {
 			if len(out) == maxVariants {
 				return out

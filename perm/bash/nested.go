@@ -11,22 +11,28 @@ import (
 // or is nested too deeply is reported as suspicious instead.
 func (c *collector) nestedShells(cmd *Command, st *walkState) {
 	var done stringSet // code already parsed: readings often share it
-	run := func(code string) {
-		if done.add(code) {
-			c.shell(code, st)
-		}
-	}
 	for _, a := range cmd.Assigns {
 		if !codeVars[a.Name] {
 			continue
 		}
 		if !a.Static {
 			c.suspect(labelUnparseable)
-		} else {
-			run(a.Value)
+		} else if done.add(a.Value) {
+			c.shell(a.Value, st)
 		}
 	}
-	for _, v := range cmd.variants() {
+	c.shellsIn(cmd, cmd.variants(), &done, st)
+}
+
+// shellsIn parses the shell code the readings vs of cmd run, but for the
+// code in done, which it adds to.
+func (c *collector) shellsIn(cmd *Command, vs [][]Word, done *stringSet, st *walkState) {
+	run := func(code string) {
+		if done.add(code) {
+			c.shell(code, st)
+		}
+	}
+	for _, v := range vs {
 		codes, ok := shellCode(v)
 		if !ok {
 			c.suspect(labelUnparseable)
@@ -35,9 +41,30 @@ func (c *collector) nestedShells(cmd *Command, st *walkState) {
 			run(code)
 		}
 		if cmd.stdinStatic && stdinShell(v) {
-			run(cmd.Stdin) // bash <<< 'code', source /dev/stdin <<EOF
+			run(cmd.Stdin) // bash <<< 'code', source /dev/stdin <<EOF, echo code | bash
+		}
+		if procs := c.procsOf(cmd); procs != nil && sourcesFile(v) {
+			// source <(echo code), bash <(printf code): the file it
+			// reads is the text the substitution prints.
+			for _, w := range v[1:] {
+				for _, p := range procs {
+					if !w.Static && w.Raw == p.raw {
+						run(p.text)
+					}
+				}
+			}
 		}
 	}
+}
+
+// sourcesFile reports whether words run a shell, source or "." that may
+// read commands from a file its arguments name.
+func sourcesFile(words []Word) bool {
+	if len(words) == 0 || !words[0].Static {
+		return false
+	}
+	name := path.Base(words[0].Value)
+	return name == "source" || name == "." || shells[name]
 }
 
 // stdinShell reports whether words run a shell that reads its commands
@@ -73,7 +100,7 @@ func (c *collector) shell(code string, st *walkState) {
 		c.suspect(labelDepth)
 		return
 	}
-	f, err := parseFile(code)
+	f, code, err := parseFile(code)
 	if err != nil {
 		c.suspect(labelUnparseable)
 		return

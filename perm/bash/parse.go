@@ -31,7 +31,8 @@ const maxDepth = 8
 // Script is the analysis of one command string.
 type Script struct {
 	// Commands lists every simple command in source order, a command
-	// before the commands nested in it.
+	// before the commands nested in it; the commands of code that a
+	// reading with values put in runs (constprop.go) come last.
 	Commands []*Command
 	// Redirects lists every file redirect in the script, nested ones
 	// included. Here-documents, here-strings, fd duplications and closes,
@@ -63,8 +64,10 @@ type Command struct {
 	// Stdin is the text of the here-document or here-string the command
 	// reads as its standard input (its own, or one given to the group or
 	// subshell around it), unquoted where it is static and as written
-	// where it is not; "" if none. A program may run it as code (bash,
-	// at, make -f /dev/stdin), so deny rules read it.
+	// where it is not, or the static output of echo or printf piped or
+	// redirected into it (echo 'x' | bash, bash < <(echo x)); "" if none.
+	// A program may run it as code (bash, at, make -f /dev/stdin), so
+	// deny rules read it.
 	Stdin string
 	// stdinStatic reports that Stdin is static text.
 	stdinStatic bool
@@ -119,7 +122,7 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // syntax error is returned as a *SyntaxError; shell code in strings that
 // cannot be parsed is not an error but a Suspicious finding.
 func Parse(src string) (*Script, error) {
-	f, err := parseFile(src)
+	f, src, err := parseFile(src)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +132,8 @@ func Parse(src string) (*Script, error) {
 	st := c.walkState(src)
 	c.walk(f, st)
 	st.release()
+	c.propagate()
+	c.releaseProp()
 	if c.calls != nil {
 		c.calls.markForkBombs()
 	}
@@ -150,15 +155,31 @@ var parsers = sync.Pool{New: func() any {
 	return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
 }}
 
-func parseFile(src string) (*syntax.File, error) {
-	pp := parsers.Get().(*pooledParser)
-	pp.r.Reset(src)
-	f, err := pp.p.Parse(&pp.r, "")
-	pp.r.Reset("")
-	parsers.Put(pp)
+// parseFile parses src as bash. It also returns the source the tree's
+// positions refer to: src, or src with bracket-glob command names quoted
+// (quoteGlobName). An error is the first syntax error in src.
+func parseFile(src string) (*syntax.File, string, error) {
+	f, err := parseOnce(src)
 	if err == nil {
-		return f, nil
+		return f, src, nil
 	}
+	first := err
+	// `c[u]rl x` is a command whose name is a glob to bash (a word with
+	// no "=" is never an assignment), but the parser takes `c[u]` for the
+	// start of an array assignment. An empty quoted string in front of
+	// the word keeps its value and its glob and makes it no assignment.
+	for range maxGlobNames {
+		fixed, ok := quoteGlobName(src, err)
+		if !ok {
+			break
+		}
+		g, gerr := parseOnce(fixed)
+		if gerr == nil {
+			return g, fixed, nil
+		}
+		src, err = fixed, gerr
+	}
+	err = first
 	se := &SyntaxError{Err: err}
 	var pe syntax.ParseError
 	var le syntax.LangError
@@ -168,7 +189,47 @@ func parseFile(src string) (*syntax.File, error) {
 	case errors.As(err, &le):
 		se.Line, se.Col = le.Pos.Line(), le.Pos.Col()
 	}
-	return nil, se
+	return nil, "", se
+}
+
+// parseOnce parses src as bash with a pooled parser.
+func parseOnce(src string) (*syntax.File, error) {
+	pp := parsers.Get().(*pooledParser)
+	pp.r.Reset(src)
+	f, err := pp.p.Parse(&pp.r, "")
+	pp.r.Reset("")
+	parsers.Put(pp)
+	return f, err
+}
+
+// maxGlobNames bounds how many bracket-glob command names (`c[u]rl x`)
+// one source is re-parsed for; past it the syntax error stands.
+const maxGlobNames = 8
+
+// quoteGlobName returns src with an empty quoted string (two single
+// quotes) put before the word err reports as an array assignment with no
+// "=" (`c[u]rl x`, `a[1] x`, `c[u]+x`), and true; false if err is not that
+// error or does not point at a name followed by "[". Bash reads such a
+// word as a command word (a glob), and so does the parser once the word
+// starts with a quote: the value and the unquoted "[" that makes it a
+// glob are unchanged.
+func quoteGlobName(src string, err error) (string, bool) {
+	// The parser returns the error itself, not wrapped: a type assertion
+	// needs no allocation, where errors.As would make one for every
+	// syntax error.
+	pe, ok := err.(syntax.ParseError)
+	if !ok || !strings.HasPrefix(pe.Text, "`a[b]") || !strings.HasSuffix(pe.Text, "must be followed by `=`") {
+		return "", false
+	}
+	off := int(pe.Pos.Offset())
+	if off >= len(src) {
+		return "", false
+	}
+	name, _, found := strings.Cut(src[off:], "[")
+	if !found || !validName(name) {
+		return "", false
+	}
+	return src[:off] + "''" + src[off:], true
 }
 
 // collector gathers commands, redirects and findings while walking syntax
@@ -183,6 +244,9 @@ type collector struct {
 	// calls is the call graph of the functions and endless loops seen,
 	// made on first use (see forkbomb.go).
 	calls *callGraph
+	// props is what constant propagation keeps of the walk, made on
+	// first need (constprop.go).
+	props *propagation
 }
 
 // reserve sizes the slabs for src: a command at most per separator byte,
@@ -422,11 +486,14 @@ func (st *walkState) enter(n syntax.Node) {
 	}
 }
 
-// stdinDoc returns the body of the here-document or here-string that is
-// the standard input of the command being visited: one on its own
-// statement, else on a group or subshell statement around it; nil if
-// there is none or another redirect or a pipe supplies stdin first.
-func (st *walkState) stdinDoc() *syntax.Word {
+// stdinInput returns the text the command being visited reads as its
+// standard input, where the script shows it, and whether it is static
+// (else it is as written): the body of a here-document or here-string,
+// or the static output of echo or printf piped into it or given to it
+// through `< <(...)` (staticOutput); on its own statement, else on a
+// group or subshell statement around it. It is "" if there is none, or
+// another redirect or a pipe from another command supplies stdin first.
+func (st *walkState) stdinInput() (string, bool) {
 	for i := len(st.stack) - 1; i >= 0; i-- {
 		switch n := st.stack[i].node.(type) {
 		case *syntax.Stmt:
@@ -437,19 +504,44 @@ func (st *walkState) stdinDoc() *syntax.Word {
 				}
 				switch r.Op {
 				case syntax.Hdoc, syntax.DashHdoc:
-					return r.Hdoc
+					return st.docText(r.Hdoc)
 				case syntax.WordHdoc:
-					return r.Word
-				case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut:
-					return nil
+					return st.docText(r.Word)
+				case syntax.RdrIn:
+					if ps, ok := procSubst(r.Word); ok {
+						return staticOutput(ps.Stmts)
+					}
+					return "", false
+				case syntax.DplIn, syntax.RdrInOut:
+					return "", false
 				}
 			}
 		case *syntax.Block, *syntax.Subshell:
+		case *syntax.BinaryCmd:
+			// The statement below is on one side of n: its right side
+			// reads what the left prints.
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
+				return staticOutput([]*syntax.Stmt{n.X})
+			}
+			return "", false
 		default:
-			return nil
+			return "", false
 		}
 	}
-	return nil
+	return "", false
+}
+
+// docText returns the text of a here-document or here-string body w:
+// unquoted if it is static, else as written; "" for an empty body (nil).
+func (st *walkState) docText(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	t := newWord(w, st.src)
+	if t.Static {
+		return t.Value, true
+	}
+	return t.Raw, false
 }
 
 // argWord returns w as unquoted already if w is the next argument of the
@@ -553,22 +645,21 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		}
 		if len(n.Args) > 0 {
 			cmd.Words = c.newWords(len(n.Args))
+			static := true
 			for i, w := range n.Args {
 				cmd.Words[i] = newWord(w, st.src)
+				static = static && cmd.Words[i].Static
 			}
 			cmd.spaced = spacedText(n.Args, st.src)
+			if !static {
+				c.notePending(cmd, n.Args, st)
+			}
 		}
 		if len(n.Args) > 0 {
 			name, ok := cmd.Name()
 			c.call(cmd, name, ok, st)
 		}
-		if w := st.stdinDoc(); w != nil {
-			t := newWord(w, st.src)
-			cmd.Stdin, cmd.stdinStatic = t.Raw, t.Static
-			if t.Static {
-				cmd.Stdin = t.Value
-			}
-		}
+		cmd.Stdin, cmd.stdinStatic = st.stdinInput()
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:
@@ -580,6 +671,15 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			cmd.Words[1+i] = declWord(a, st.src)
 		}
 		c.add(cmd, st)
+	case *syntax.ForClause:
+		// Each static item is a value the loop's name takes.
+		if it, ok := n.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			for _, item := range it.Items {
+				if w := unquote(item); w.Static && !w.Glob && !w.Tilde {
+					c.noteFor(it.Name.Value, w.Value)
+				}
+			}
+		}
 	case *syntax.Assign:
 		if n.Name != nil && n.Name.Value == "IFS" {
 			c.suspect(labelIFS)

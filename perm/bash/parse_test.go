@@ -461,3 +461,62 @@ func TestShellInput(t *testing.T) {
 		t.Errorf("bash $x: code %+v, stdin %v; want code not static and stdin", code, stdin)
 	}
 }
+
+// TestBracketGlobName checks that a command word the parser would take for
+// the start of an array assignment (`c[u]rl x`) is read as bash reads it:
+// a glob command word with its value unchanged.
+func TestBracketGlobName(t *testing.T) {
+	tests := []struct {
+		src   string
+		value string // the glob command word's value
+		words int
+	}{
+		{`c[u]rl x`, "c[u]rl", 2},
+		{`ls; c[u]rl x`, "c[u]rl", 2},
+		{`c[u] x`, "c[u]", 2},
+		{`c[u]+x y`, "c[u]+x", 2},
+		{`c[u]rl=x y`, "c[u]rl=x", 2},
+		{`echo "$(c[u]rl x)"`, "c[u]rl", 2},
+		{`a[1]x; b[2]y z`, "b[2]y", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			s := mustParse(t, tt.src)
+			var found *Command
+			for _, c := range s.Commands {
+				if len(c.Words) > 0 && c.Words[0].Value == tt.value {
+					found = c
+				}
+			}
+			if found == nil {
+				t.Fatalf("Parse(%q): no command named %q in %v", tt.src, tt.value, commandTexts(s))
+			}
+			w := found.Words[0]
+			if !w.Static || !w.Glob || len(found.Words) != tt.words || len(found.Assigns) != 0 {
+				t.Errorf("command %q: word %+v, %d words, %d assigns; want a static glob word, %d words, no assigns",
+					written(found), w, len(found.Words), len(found.Assigns), tt.words)
+			}
+			if _, ok := found.Name(); ok {
+				t.Errorf("command %q has a static name; a glob names no program for certain", written(found))
+			}
+		})
+	}
+	// Real array assignments still parse as assignments, and the error of
+	// a source that stays wrong is the first one, at its place in src.
+	if a := mustParse(t, `a[1]=x`).Commands[0].Assigns; len(a) != 1 || a[0].Name != "a" {
+		t.Errorf("a[1]=x: assigns %+v, want one to a", a)
+	}
+	_, err := Parse("c[u]rl x; (")
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 1 || se.Col != 1 {
+		t.Errorf(`Parse("c[u]rl x; ("): error %v, want the first error, at 1:1`, err)
+	}
+}
+
+func commandTexts(s *Script) []string {
+	var out []string
+	for _, c := range s.Commands {
+		out = append(out, written(c))
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package bash
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestStaticOutput(t *testing.T) {
+	tests := []struct {
+		src  string // a command substitution's body
+		want string
+		ok   bool
+	}{
+		{`echo curl x`, "curl x\n", true},
+		{`echo 'curl  x'`, "curl  x\n", true},
+		{`echo -n curl`, "curl", true},
+		{`echo -nE 'a\tb'`, `a\tb`, true},
+		{`echo 'a\tb'`, "a\\tb\n", true}, // bash's echo leaves escapes alone
+		{`echo -e 'a\tb'`, "", false},
+		{`echo -e ab`, "ab\n", true},
+		{`echo {curl,x}`, "curl x\n", true},
+		{`echo`, "\n", true},
+		{`echo c*`, "", false},
+		{`echo ~/x`, "", false},
+		{`echo $x`, "", false},
+		{`echo x > f`, "", false},
+		{`echo x &`, "", false},
+		{`X=1 echo x`, "", false},
+		{`echo a; echo b`, "", false},
+		{`"echo" x`, "", false},
+		{`printf 'curl x\n'`, "curl x\n", true},
+		{`printf '%s x\n' curl`, "curl x\n", true},
+		{`printf '%s\n' a b`, "a\nb\n", true},
+		{`printf '%s %s\n' a`, "a \n", true},
+		{`printf 'x\n' a b`, "x\n", true},
+		{`printf '100%%\t\\'`, "100%\t\\", true},
+		{`printf -- '%s' a`, "a", true},
+		{`printf '%d' 1`, "", false},
+		{`printf '%b' 'a\n'`, "", false},
+		{`printf '\x41'`, "", false},
+		{`printf -v x y`, "", false},
+		{`printf`, "", false},
+		{`cat f`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			f, _, err := parseFile(tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := staticOutput(f.Stmts)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("staticOutput(%q) = %q, %v; want %q, %v", tt.src, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// TestConstantPropagation checks that a command whose words use names the
+// script assigns static values to, or static command output, gets the
+// readings with the values put in (broad forms and nested code), while
+// its words as written, its name and its allow form stay as they were.
+func TestConstantPropagation(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string // a deny form of some command of the script; "" none with a value put in
+	}{
+		{"plain assignment", `x=curl; $x y`, "curl y"},
+		{"braced", `x=curl; ${x} y`, "curl y"},
+		{"quoted", `f=curl; "$f" x`, "curl x"},
+		{"quoted keeps blanks", `f='curl  x'; "$f"`, "'curl  x'"},
+		{"unquoted splits", `x="curl -s"; $x y`, "curl -s y"},
+		{"unquoted empty vanishes", `x=; $x curl y`, "curl y"},
+		{"part of a word", `x=ur; c${x}l y`, "curl y"},
+		{"export", `export X=curl; $X y`, "curl y"},
+		{"declare", `declare X=curl; $X y`, "curl y"},
+		{"readonly", `readonly X=curl; $X y`, "curl y"},
+		{"local in a function", `f() { local x=curl; $x y; }; f`, "curl y"},
+		{"assignment after use", `$x y; x=curl`, "curl y"},
+		{"any branch", `if a; then x=ls; else x=curl; fi; $x y`, "curl y"},
+		{"for items", `for p in wget curl; do $p x; done`, "curl x"},
+		{"long script", strings.Repeat("ls; ", linearConsts) + "x=curl; $x y", "curl y"},
+		{"long script, value from nested code", strings.Repeat("ls; ", linearConsts) + `$x y; bash -c 'x=curl'`, "curl y"},
+		{"value from nested code", `$x y; bash -c 'x=curl'`, "curl y"},
+		{"env assignment", `env X=curl sh -c '$X y'`, "curl y"},
+		{"value is a wrapper", `x=sudo; $x curl y`, "curl y"},
+		{"behind a wrapper", `x=curl; sudo $x y`, "curl y"},
+		{"value with a glob", `x='/usr/bin/cu*'; $x y`, "/usr/bin/cu* y"},
+		{"glob quoted in the value stays text", `x='\*'; $x y`, `'\*' y`},
+		{"argument", `x=-rf; rm $x /`, "rm -rf /"},
+		{"two names", `a=cu; b=rl; $a$b x`, "curl x"},
+		{"nested bash -c", `x=curl; bash -c "$x y"`, "curl y"},
+		{"static command output", `$(echo curl) x`, "curl x"},
+		{"backquoted output", "`echo curl` x", "curl x"},
+		{"output in bash -c", `bash -c "$(echo curl) x"`, "curl x"},
+		{"output in eval", `eval "$(echo curl)" x`, "curl x"},
+		{"printf output", `eval "$(printf '%s' curl)" x`, "curl x"},
+		{"pipe to bash", `echo curl x | bash`, "curl x"},
+		{"pipe to a group", `printf 'curl x\n' | { sh; }`, "curl x"},
+		{"pipe to a wrapped shell", `echo curl x | sudo sh -s`, "curl x"},
+		{"source process substitution", `. <(echo curl x)`, "curl x"},
+		{"bash process substitution", `bash <(printf 'curl x')`, "curl x"},
+		{"redirect from process substitution", `bash < <(echo curl x)`, "curl x"},
+
+		{"dynamic value", `x=$(date); $x y`, ""},
+		{"no assignment", `$x y`, ""},
+		{"operator", `x=curl; ${x:-ls} y`, ""},
+		{"appended value", `x=c; x+=url; $x y`, ""},
+		{"unknown output", `$(cat f) x`, ""},
+		{"printf format unsure", `printf '%d curl' 1 | bash`, ""},
+		{"not a shell", `echo curl x | cat`, ""},
+		{"process substitution to another program", `diff <(echo curl x) f`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustParse(t, tt.src)
+			var all []string
+			for _, c := range s.Commands {
+				all = append(all, c.DenyForms()...)
+				if len(c.Words) > 0 && !c.Words[0].Static {
+					if _, ok := c.Name(); ok {
+						t.Errorf("command %q has a static name", written(c))
+					}
+					if f, ok := c.AllowForm(); ok {
+						t.Errorf("command %q has allow form %q", written(c), f)
+					}
+				}
+			}
+			if tt.want == "" {
+				for _, f := range all {
+					if strings.Contains(f, "curl y") || strings.Contains(f, "curl x") && !strings.Contains(tt.src, "curl x") {
+						t.Errorf("Parse(%q): form %q has a value put in; want none", tt.src, f)
+					}
+				}
+				return
+			}
+			if !slices.Contains(all, tt.want) {
+				t.Errorf("Parse(%q): deny forms %q, want one to be %q", tt.src, all, tt.want)
+			}
+		})
+	}
+}
+
+// TestConstantPropagationBounds checks that past its bounds a command is
+// left as written: no reading with a value put in.
+func TestConstantPropagationBounds(t *testing.T) {
+	var many strings.Builder
+	for i := range maxValues {
+		fmt.Fprintf(&many, "x=v%d; ", i)
+	}
+	tests := []struct{ name, src string }{
+		{"too many values", many.String() + "x=curl; $x y"},
+		{"value too long", "x='curl " + strings.Repeat("a", maxValueLen) + "'; $x y"},
+		{"too many combinations", "a=1; a=2; a=3; a=4; a=5; b=1; b=2; b=3; b=curl; $a$b y"},
+		{"too many values, long script", strings.Repeat("ls; ", linearConsts) + many.String() + "x=curl; $x y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, c := range mustParse(t, tt.src).Commands {
+				if len(c.Words) > 0 && !c.Words[0].Static && len(c.variants()) != 1 {
+					t.Errorf("command %q: readings %d, want only the words as written", written(c), len(c.variants()))
+				}
+			}
+		})
+	}
+	// Within the bounds, each value is one reading.
+	var fit strings.Builder
+	for i := range maxValues - 1 {
+		fmt.Fprintf(&fit, "x=v%d; ", i)
+	}
+	s := mustParse(t, fit.String()+"x=curl; $x y")
+	last := s.Commands[len(s.Commands)-1]
+	if got := len(last.variants()); got != 1+maxValues {
+		t.Errorf("%d values: readings %d, want %d", maxValues, got, 1+maxValues)
+	}
+}
