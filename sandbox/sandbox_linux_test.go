@@ -593,3 +593,36 @@ func BenchmarkUnsandboxedTrue(b *testing.B) {
 		}
 	}
 }
+
+// Available says, once, what an older kernel's Landlock leaves unenforced
+// (abiGaps); a kernel from ABI 6 on has none of these gaps.
+func TestABIGaps(t *testing.T) {
+	for _, tc := range []struct {
+		abi  int
+		want string
+	}{
+		{1, "Landlock ABI 1 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls, truncating files outside the writable roots"},
+		{3, "Landlock ABI 3 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls"},
+		{5, "Landlock ABI 5 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox"},
+		{6, ""},
+		{9, ""},
+	} {
+		if got := abiGaps(tc.abi); got != tc.want {
+			t.Errorf("abiGaps(%d) = %q, want %q", tc.abi, got, tc.want)
+		}
+	}
+	abi := landlockABI()
+	if abi < 1 {
+		t.Skip("no Landlock")
+	}
+	ok, why := (&Runner{}).Available()
+	if !ok {
+		t.Fatalf("Available: %s", why)
+	}
+	if gaps := abiGaps(abi); gaps != "" && !strings.Contains(why, gaps) {
+		t.Errorf("Available's why %q does not name this kernel's gaps %q", why, gaps)
+	}
+	if abi >= 6 && strings.Contains(why, "Landlock ABI") {
+		t.Errorf("Available's why %q names gaps this kernel (ABI %d) does not have", why, abi)
+	}
+}
