@@ -9,8 +9,12 @@
 // text (no imports), and must be a regular file of at most MaxFile bytes
 // that resolves inside the project root (or the home directory): a memory
 // file that is a link to ~/.ssh/id_rsa would otherwise hand a secret to
-// the model without any Read passing the gate. Problems are errors naming
-// the file. It sits on perm (the workspace) and internal/textfile.
+// the model without any Read passing the gate. For the same reason a
+// memory file is read only where the Read tool could read it under the
+// settings' deny and ask rules (policy.Memory builds that policy): an
+// AGENTS.md a repository links to its .env must not hand the model what
+// the user's Read(./.env) denies. Problems are errors naming the file. It
+// sits on perm (the workspace, the rules) and internal/textfile.
 package memory
 
 import (
@@ -40,9 +44,12 @@ var (
 )
 
 // SystemPrompt returns the text to append to a system prompt: the
-// environment of ws at now, then the user's memory and the project memory
-// when they exist. ws.Cwd, ws.Root and ws.Home must be absolute.
-func SystemPrompt(ws perm.Workspace, now time.Time) (string, error) {
+// environment of rules.Workspace at now, then the user's memory and the
+// project memory when they exist. The workspace's Cwd, Root and Home must
+// be absolute. A memory file is read only when rules allow a Read of it
+// (its links followed); otherwise the error names the file and the rule.
+func SystemPrompt(rules *perm.Policy, now time.Time) (string, error) {
+	ws := rules.Workspace
 	var b strings.Builder
 	b.WriteString("# Environment\n")
 	fmt.Fprintf(&b, "Working directory: %s\n", ws.Cwd)
@@ -63,7 +70,7 @@ func SystemPrompt(ws perm.Workspace, now time.Time) (string, error) {
 		if m.dir == "" {
 			continue
 		}
-		path, text, err := first(m.dir, m.names)
+		path, text, err := first(m.dir, m.names, rules)
 		if err != nil {
 			return "", err
 		}
@@ -78,9 +85,9 @@ func SystemPrompt(ws perm.Workspace, now time.Time) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// first reads the first of names under dir that exists. It returns "" for
-// the path when none does.
-func first(dir string, names []string) (path, text string, err error) {
+// first reads the first of names under dir that exists, if rules allow
+// a Read of it. It returns "" for the path when none exists.
+func first(dir string, names []string, rules *perm.Policy) (path, text string, err error) {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
@@ -88,6 +95,10 @@ func first(dir string, names []string) (path, text string, err error) {
 		}
 		if err := inside(p, dir); err != nil {
 			return "", "", err
+		}
+		res := perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": p}}, rules)
+		if res.Decision != perm.Allow {
+			return "", "", fmt.Errorf("memory: %s is not read into the prompt: a Read of it is %s: %s", p, res.Decision, res.Reason)
 		}
 		data, err := textfile.Read(p, MaxFile)
 		if err != nil {

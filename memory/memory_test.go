@@ -36,6 +36,21 @@ func tree(t *testing.T) perm.Workspace {
 	return ws
 }
 
+// readAll is policy.Memory without settings rules: every Read allowed,
+// plus deny rules given as text.
+func readAll(ws perm.Workspace, deny ...string) *perm.Policy {
+	p := &perm.Policy{Mode: perm.ModeDefault, Workspace: ws, NoPrompt: true,
+		Allow: []perm.Entry{{Rule: perm.Rule{Tool: "Read", Pattern: "//**", HasPattern: true}, Source: perm.SourceBuiltin}}}
+	for _, d := range deny {
+		r, err := perm.ParseRule(d)
+		if err != nil {
+			panic(err)
+		}
+		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceUser})
+	}
+	return p
+}
+
 var day = time.Date(2026, 3, 14, 23, 30, 0, 0, time.UTC)
 
 func TestSystemPrompt(t *testing.T) {
@@ -85,7 +100,7 @@ func TestSystemPrompt(t *testing.T) {
 			for p, c := range tt.files {
 				write(t, filepath.Join(base, p), c)
 			}
-			got, err := SystemPrompt(ws, day)
+			got, err := SystemPrompt(readAll(ws), day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +125,7 @@ func TestSystemPrompt(t *testing.T) {
 
 func TestSystemPromptNoGit(t *testing.T) {
 	dir := t.TempDir()
-	got, err := SystemPrompt(perm.Workspace{Cwd: dir, Root: dir, Home: filepath.Join(dir, "nohome")}, day)
+	got, err := SystemPrompt(readAll(perm.Workspace{Cwd: dir, Root: dir, Home: filepath.Join(dir, "nohome")}), day)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +139,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		ws := tree(t)
 		p := filepath.Join(ws.Root, "AGENTS.md")
 		write(t, p, strings.Repeat("x", MaxFile+1))
-		_, err := SystemPrompt(ws, day)
+		_, err := SystemPrompt(readAll(ws), day)
 		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "limit") {
 			t.Fatalf("error = %v, want one naming %s and the limit", err, p)
 		}
@@ -135,7 +150,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Mkdir(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		_, err := SystemPrompt(ws, day)
+		_, err := SystemPrompt(readAll(ws), day)
 		if err == nil || !strings.Contains(err.Error(), p) {
 			t.Fatalf("error = %v, want one naming %s", err, p)
 		}
@@ -148,7 +163,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(secret, p); err != nil {
 			t.Fatal(err)
 		}
-		got, err := SystemPrompt(ws, day)
+		got, err := SystemPrompt(readAll(ws), day)
 		if err == nil || !strings.Contains(err.Error(), p+" is a link to") || strings.Contains(got, "PRIVATE") {
 			t.Fatalf("error = %v, prompt %q; want the link refused", err, got)
 		}
@@ -159,8 +174,34 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(filepath.Join(ws.Root, "gone.md"), p); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := SystemPrompt(ws, day); err == nil || !strings.Contains(err.Error(), p) {
+		if _, err := SystemPrompt(readAll(ws), day); err == nil || !strings.Contains(err.Error(), p) {
 			t.Fatalf("error = %v, want one naming %s", err, p)
+		}
+	})
+	t.Run("a link to a file a deny rule keeps from Read", func(t *testing.T) {
+		// A repository ships AGENTS.md -> .env; the user keeps .env from
+		// the model with Read(./.env).
+		ws := tree(t)
+		write(t, filepath.Join(ws.Root, ".env"), "API_KEY=hunter2")
+		p := filepath.Join(ws.Root, "AGENTS.md")
+		if err := os.Symlink(".env", p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := SystemPrompt(readAll(ws, "Read(/"+filepath.Join(ws.Root, ".env")+")"), day)
+		if err == nil || !strings.Contains(err.Error(), p+" is not read into the prompt") || !strings.Contains(err.Error(), "deny rule") || strings.Contains(got, "hunter2") {
+			t.Fatalf("error = %v, prompt %q; want the file refused, naming the rule", err, got)
+		}
+		// The same file with no rule against it is read.
+		if got, err := SystemPrompt(readAll(ws), day); err != nil || !strings.Contains(got, "hunter2") {
+			t.Fatalf("without a deny rule: prompt %q, error %v", got, err)
+		}
+	})
+	t.Run("a memory file itself denied", func(t *testing.T) {
+		ws := tree(t)
+		write(t, filepath.Join(ws.Home, ".gen", "AGENTS.md"), "private notes")
+		got, err := SystemPrompt(readAll(ws, "Read(~/.gen/**)"), day)
+		if err == nil || strings.Contains(got, "private notes") {
+			t.Fatalf("error = %v, prompt %q; want the user memory refused", err, got)
 		}
 	})
 	t.Run("a link inside the project is fine", func(t *testing.T) {
@@ -169,7 +210,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(filepath.Join("docs", "agents.md"), filepath.Join(ws.Root, "AGENTS.md")); err != nil {
 			t.Fatal(err)
 		}
-		got, err := SystemPrompt(ws, day)
+		got, err := SystemPrompt(readAll(ws), day)
 		if err != nil || !strings.Contains(got, "Linked rules.") {
 			t.Fatalf("prompt %q, error %v", got, err)
 		}
@@ -179,7 +220,7 @@ func TestSystemPromptErrors(t *testing.T) {
 func TestProjectRootAtHomeReadsClaudeMemoryOnce(t *testing.T) {
 	home := t.TempDir()
 	write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "once only")
-	got, err := SystemPrompt(perm.Workspace{Cwd: home, Root: home, Home: home}, day)
+	got, err := SystemPrompt(readAll(perm.Workspace{Cwd: home, Root: home, Home: home}), day)
 	if err != nil {
 		t.Fatal(err)
 	}

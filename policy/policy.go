@@ -76,6 +76,29 @@ func compile(p *perm.Policy) {
 	}
 }
 
+// Memory returns the policy memory files are read under (package memory)
+// in workspace ws: the settings' deny and ask rules (every scope and the
+// CLI), every other Read allowed. A memory file goes into the prompt
+// without a tool call, so the rules that keep a file from the Read tool
+// must keep it from the prompt too, whatever links lead to it; nobody can
+// be asked, so an ask rule refuses as well.
+func Memory(s *settings.Settings, ws perm.Workspace) perm.Policy {
+	p := perm.Policy{
+		Mode:      perm.ModeDefault,
+		Deny:      slices.Clone(s.Deny),
+		Ask:       slices.Clone(s.Ask),
+		Allow:     []perm.Entry{{Rule: anyRead, Source: perm.SourceBuiltin, Origin: "project and user memory"}},
+		Workspace: ws,
+		NoPrompt:  true,
+	}
+	compile(&p)
+	return p
+}
+
+// anyRead allows a Read of any path (a bare Read rule allows only the
+// workspace).
+var anyRead = perm.Rule{Tool: "Read", Pattern: "//**", HasPattern: true}
+
 // Parent is what a delegating main loop passes down to a subagent. A child
 // is never less constrained than its parent.
 type Parent struct {

@@ -570,3 +570,28 @@ func runRow(t *testing.T, e *rtEnv, row redRow) []rtResult {
 	}
 	return res
 }
+
+// A repository's memory file linked to a file the user keeps from Read
+// (AGENTS.md -> .env under Read(./.env)) does not put that file in the
+// system prompt: the session refuses to start, naming the memory file.
+// Without the rule the same link is read.
+func TestMemoryLinkToDeniedFile(t *testing.T) {
+	root, home := project(t, map[string]string{".env": "API_KEY=hunter2"})
+	if err := os.Symlink(".env", filepath.Join(root, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Settings: settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "no-managed.json")},
+		Model:    scripted{},
+	}
+	if _, err := New(cfg); err != nil {
+		t.Fatalf("no deny rule: %v", err)
+	}
+	if err := settings.AddRule(settings.UserPath(home), "deny", "Read(./.env)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(cfg)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "AGENTS.md")) || !strings.Contains(err.Error(), "Read(./.env)") {
+		t.Fatalf("New = %v; want the memory file refused, naming it and the rule", err)
+	}
+}

@@ -150,7 +150,8 @@ func New(cfg Config) (*Session, error) {
 	if sys == "" {
 		sys = DefaultSystem
 	}
-	env, err := memory.SystemPrompt(set.Workspace, time.Now())
+	read := policy.Memory(set, set.Workspace)
+	env, err := memory.SystemPrompt(&read, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -78,15 +78,39 @@ func (p *parser) mcpRules(key string, v *value) ([]MCPServerRule, error) {
 
 // mergeMCPRules sets s.MCP from s.Files: every deny list; the allow lists
 // of every scope, or only managed ones under allowManagedMcpServersOnly.
+//
+// An untrusted project's allow list may only narrow. Alone it applies (only
+// the servers it names start); beside a list from a scope the user trusts
+// it is ignored with a warning, since joining it would start servers that
+// the user's or administrator's list keeps out. Set s.Trusted first.
 func (s *Settings) mergeMCPRules() {
+	var untrusted []File
 	for _, f := range s.Files {
 		s.MCP.Deny = append(s.MCP.Deny, f.MCPDeny...)
 		if f.MCPAllow == nil || s.ManagedMCPOnly && f.Scope != perm.SourceManaged {
 			continue
 		}
-		if s.MCP.Allow == nil {
-			s.MCP.Allow = []MCPServerRule{}
+		if s.untrusted(f) {
+			untrusted = append(untrusted, f)
+			continue
 		}
-		s.MCP.Allow = append(s.MCP.Allow, f.MCPAllow...)
+		s.MCP.Allow = append(orEmpty(s.MCP.Allow), f.MCPAllow...)
 	}
+	widens := s.MCP.Allow != nil
+	for _, f := range untrusted {
+		if widens {
+			s.Warnings = append(s.Warnings, s.Refusal(mcpAllowKey, f.Path)+"; the list in your (or managed) settings applies alone")
+			continue
+		}
+		s.MCP.Allow = append(orEmpty(s.MCP.Allow), f.MCPAllow...)
+	}
+}
+
+// orEmpty returns list, or an empty non-nil list for nil: an allow list
+// that is set but empty allows no server.
+func orEmpty(list []MCPServerRule) []MCPServerRule {
+	if list == nil {
+		return []MCPServerRule{}
+	}
+	return list
 }

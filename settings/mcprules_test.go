@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,5 +47,51 @@ func TestMCPServerRules(t *testing.T) {
 	s = &Settings{Files: []File{parse(perm.SourceUser, `{"deniedMcpServers": []}`)}}
 	if s.mergeMCPRules(); s.MCP.Allow != nil {
 		t.Error("no allow list must mean no restriction, not an empty list")
+	}
+}
+
+// An untrusted project's allowedMcpServers only narrow: beside a user or
+// managed list they are ignored with a warning (joined, a cloned
+// repository's {"serverName": "x"} would start the user's server x that
+// the administrator's list keeps out); alone they restrict; in a trusted
+// project they join.
+func TestMCPAllowUntrustedProject(t *testing.T) {
+	parse := func(scope perm.Source, json string) File {
+		f, _, err := parseFile(scope, "/proj/.gen/"+string(scope)+".json", []byte(json), "/", "/home/u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *f
+	}
+	managed := parse(perm.SourceManaged, `{"allowedMcpServers": [{"serverName": "corp"}]}`)
+	project := parse(perm.SourceProject, `{"allowedMcpServers": [{"serverName": "shell"}]}`)
+	local := parse(perm.SourceLocal, `{"allowedMcpServers": [{"serverName": "fs"}]}`)
+	names := func(s *Settings) []string {
+		var out []string
+		for _, r := range s.MCP.Allow {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+
+	s := &Settings{Files: []File{managed, local, project}, Workspace: perm.Workspace{Root: "/proj"}}
+	s.mergeMCPRules()
+	if got := names(s); !slices.Equal(got, []string{"corp"}) {
+		t.Errorf("untrusted beside managed: allow = %v, want [corp]", got)
+	}
+	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "/proj/.gen/local.json: ignoring project allowedMcpServers: the project /proj is not trusted") {
+		t.Errorf("warnings = %q", s.Warnings)
+	}
+
+	s = &Settings{Files: []File{local, project}, Workspace: perm.Workspace{Root: "/proj"}}
+	s.mergeMCPRules()
+	if got := names(s); !slices.Equal(got, []string{"fs", "shell"}) || len(s.Warnings) != 0 {
+		t.Errorf("untrusted alone: allow = %v, want [fs shell] (it narrows); warnings %q", got, s.Warnings)
+	}
+
+	s = &Settings{Files: []File{managed, project}, Workspace: perm.Workspace{Root: "/proj"}, Trusted: true}
+	s.mergeMCPRules()
+	if got := names(s); !slices.Equal(got, []string{"corp", "shell"}) || len(s.Warnings) != 0 {
+		t.Errorf("trusted: allow = %v, want [corp shell]; warnings %q", got, s.Warnings)
 	}
 }

@@ -138,7 +138,8 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	sys := def.Prompt
 	if def.Memory {
 		// Only a definition that asks for it sees the project memory.
-		env, err := memory.SystemPrompt(pol.Workspace, time.Now())
+		read := policy.Memory(set, pol.Workspace)
+		env, err := memory.SystemPrompt(&read, time.Now())
 		if err != nil {
 			rep.Err = err
 			return rep

@@ -37,8 +37,12 @@ import (
 )
 
 // Root returns the project root trust is given to for dir: the root
-// settings uses (nearest ancestor with .gen or .git), absolute, with
-// symlinks resolved so that a link to a project is the same project.
+// settings uses (nearest ancestor of the path as written with .gen or
+// .git), absolute, then with symlinks resolved so that a link to a project
+// is the same project. The root is found before links are resolved, as
+// settings finds it: found after, a directory reached through a link
+// could name another project (an ancestor of the link's target) than the
+// one settings loads and the trust prompt shows.
 func Root(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -51,12 +55,12 @@ func Root(dir string) (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("trust: %s is not a directory", abs)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	home, _ := os.UserHomeDir()
+	real, err := filepath.EvalSymlinks(workspace.ProjectRoot(abs, home))
 	if err != nil {
 		return "", fmt.Errorf("trust: %w", err)
 	}
-	home, _ := os.UserHomeDir()
-	return workspace.ProjectRoot(real, home), nil
+	return real, nil
 }
 
 // Trust records the project containing dir as trusted in the user settings

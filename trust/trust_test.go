@@ -156,3 +156,37 @@ func TestAsk(t *testing.T) {
 		}
 	}
 }
+
+// The trust prompt shows the root settings found for the working
+// directory, and trusting it records that root, not another: a directory
+// with neither .git nor .gen reached through a link (its own root) is
+// trusted itself, never the project above the link's target, which was
+// never shown.
+func TestTrustRootAsSettingsFindIt(t *testing.T) {
+	home, proj := layout(t)
+	inner := filepath.Join(proj, "vendor", "pkg") // no .git, no .gen
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(filepath.Dir(proj), "pkg-link")
+	if err := os.Symlink(inner, link); err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, home, link, false)
+	if s.Workspace.Root != link {
+		t.Fatalf("settings root = %s, want %s", s.Workspace.Root, link)
+	}
+	root, err := Trust(home, s.Workspace.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := filepath.EvalSymlinks(inner); root != want {
+		t.Errorf("Trust recorded %s, want %s (the root shown, links resolved)", root, want)
+	}
+	if ok, err := IsTrusted(home, proj); err != nil || ok {
+		t.Errorf("IsTrusted(%s) = %v, %v: the project above the link's target was trusted", proj, ok, err)
+	}
+	if !load(t, home, link, false).Trusted {
+		t.Error("the root the person trusted still loads as untrusted")
+	}
+}
