@@ -86,7 +86,9 @@ func SystemPrompt(rules *perm.Policy, now time.Time) (string, error) {
 }
 
 // first reads the first of names under dir that exists, if rules allow
-// a Read of it. It returns "" for the path when none exists.
+// a Read of it: no deny rule covers it, and, when it is a link, the file
+// it leads to passes the ask rules too. It returns "" for the path when
+// none exists.
 func first(dir string, names []string, rules *perm.Policy) (path, text string, err error) {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
@@ -97,7 +99,12 @@ func first(dir string, names []string, rules *perm.Policy) (path, text string, e
 			return "", "", err
 		}
 		res := perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": p}}, rules)
-		if res.Decision != perm.Allow {
+		// A deny rule always keeps the file out. Other refusals (an ask
+		// rule such as a bare Read, a sensitive path) count only where
+		// the name leads elsewhere: gen has always read its own memory
+		// files, which an ask rule for the model's reads is not about.
+		linked := res.Path != "" && res.Path != p
+		if res.Decision != perm.Allow && (res.Step == 1 || linked) {
 			return "", "", fmt.Errorf("memory: %s is not read into the prompt: a Read of it is %s: %s", p, res.Decision, res.Reason)
 		}
 		data, err := textfile.Read(p, MaxFile)

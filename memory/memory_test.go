@@ -204,6 +204,28 @@ func TestSystemPromptErrors(t *testing.T) {
 			t.Fatalf("error = %v, prompt %q; want the user memory refused", err, got)
 		}
 	})
+	t.Run("an ask rule keeps out a linked file, not the memory file itself", func(t *testing.T) {
+		ws := tree(t)
+		write(t, filepath.Join(ws.Root, "AGENTS.md"), "Project rules.")
+		pol := readAll(ws)
+		ask, _ := perm.ParseRule("Read")
+		pol.Ask = append(pol.Ask, perm.Entry{Rule: ask, Source: perm.SourceUser})
+		if got, err := SystemPrompt(pol, day); err != nil || !strings.Contains(got, "Project rules.") {
+			t.Fatalf("a bare Read ask rule: prompt %q, error %v; want the memory file read", got, err)
+		}
+		write(t, filepath.Join(ws.Root, "notes.md"), "hunter2")
+		p := filepath.Join(ws.Root, "AGENTS.md")
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("notes.md", p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := SystemPrompt(pol, day)
+		if err == nil || !strings.Contains(err.Error(), p+" is not read into the prompt") || strings.Contains(got, "hunter2") {
+			t.Fatalf("AGENTS.md linked to a file an ask rule covers: error %v, prompt %q; want refused", err, got)
+		}
+	})
 	t.Run("a link inside the project is fine", func(t *testing.T) {
 		ws := tree(t)
 		write(t, filepath.Join(ws.Root, "docs", "agents.md"), "Linked rules.")
