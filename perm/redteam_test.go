@@ -202,6 +202,8 @@ func TestRedTeam(t *testing.T) {
 		{"deny: push -f for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push origin -f"), Deny, 1},
 		{"deny: push --force-with-lease for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push --force-with-lease=main origin"), Deny, 1},
 		{"deny: push +refspec for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git -C . push origin +main"), Deny, 1},
+		// Was Ask (destructive): "--" ends the options, not the refspecs.
+		{"deny: push +refspec after --", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push -- origin +main"), Deny, 1},
 		{"deny: clean long option", all(deny("Bash(git clean -fdx:*)"), mode(ModeBypass)), bashReq("git clean -x -d --force"), Deny, 1},
 		{"deny: reset abbreviated", all(deny("Bash(git reset --hard:*)"), mode(ModeBypass)), bashReq("git reset --har HEAD~1"), Deny, 1},
 		{"deny: checkout -f", all(deny("Bash(git checkout --force:*)"), mode(ModeBypass)), bashReq("git checkout main -f"), Deny, 1},
