@@ -103,9 +103,12 @@ type call struct {
 	// configs are the git configuration files read for this call.
 	configs map[string]gitConfig
 	// bases are the directories a Bash script may run commands in (the
-	// cwd and every cd target); cdUnsure is set when one is computed.
-	bases    []string
-	cdUnsure bool
+	// cwd and every cd target); cdUnsure is set when one is computed, or
+	// the script may set a variable cd or ~+ reads. homeUnsure is set
+	// when the script may set HOME, which ~ names.
+	bases      []string
+	cdUnsure   bool
+	homeUnsure bool
 	// invalid is set when the call cannot be analysed (bad arguments, shell
 	// syntax error, unparseable URL). Such a call is never allowed.
 	invalid string
@@ -300,6 +303,10 @@ func (c *call) analyseBash() {
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
 		p.allowForm, p.allowOK = cmd.AllowForm()
+		// A variable the script sets outside a command changes what a
+		// command does, as one set before it does (for PATH in x; do
+		// ls; done): no allow rule covers such a script.
+		p.allowOK = p.allowOK && s.SetsOutside() == ""
 		p.denyForms = cmd.DenyForms()
 		p.ownForms = len(p.denyForms)
 		c.parts = append(c.parts, p)
@@ -339,7 +346,6 @@ func (c *call) analyseBash() {
 		ts, ok := c.shellTargets(shellPath(r.Target))
 		if !ok {
 			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
-			continue
 		}
 		for _, t := range ts {
 			c.parts = append(c.parts, part{kind: k, tool: "Bash", path: t})
@@ -370,33 +376,31 @@ func (c *call) writeParts(p string) {
 const maxBases = 16
 
 // cdBases records every directory the script may change into with cd or
-// pushd, so that relative paths are resolved against each of them: in
-// `cd / && cat etc/shadow` the path is /etc/shadow, not one in the
-// workspace. Order and control flow are ignored (any base may apply);
-// a cd to a computed directory makes relative paths unknown.
+// pushd (builtin cd too), so that relative paths are resolved against
+// each of them: in `cd / && cat etc/shadow` the path is /etc/shadow, not
+// one in the workspace. Order and control flow are ignored (any base may
+// apply); a cd to a computed directory makes relative paths unknown, and
+// so does a cd, pushd or popd in a script that may set HOME, CDPATH or
+// DIRSTACK, or a ~+ in one that may set PWD, in any way (for PWD in x,
+// read HOME), not only by NAME=value. ~ is unknown where HOME may be set.
 func (c *call) cdBases(s *bash.Script) {
 	c.bases = append(c.bases[:0], c.ws.Cwd)
+	c.homeUnsure = s.Sets("HOME")
+	c.cdUnsure = s.ReadsPWD() && s.Sets("PWD")
+	moved := c.homeUnsure || s.Sets("CDPATH") || s.Sets("DIRSTACK")
 	for _, cmd := range s.Commands {
-		for _, a := range cmd.Assigns {
-			if a.Name == "CDPATH" || a.Name == "HOME" || a.Name == "PWD" {
-				c.cdUnsure = true // cd (and ~+) then goes where these say
-			}
-		}
-		if name, _ := cmd.Name(); name == "export" || name == "declare" || name == "typeset" || name == "readonly" || name == "local" {
-			for _, w := range cmd.Words[1:] {
-				if strings.HasPrefix(w.Raw, "CDPATH") || strings.HasPrefix(w.Raw, "HOME") || strings.HasPrefix(w.Raw, "PWD") {
-					c.cdUnsure = true
-				}
-			}
-		}
-	}
-	for _, cmd := range s.Commands {
-		name, ok := cmd.Name()
-		if !ok || (name != "cd" && name != "pushd") {
+		name, args, ok := cmd.DirChange()
+		switch {
+		case !ok:
 			continue
+		case moved:
+			c.cdUnsure = true
+			continue
+		case name == "popd":
+			continue // back to a directory cd or pushd entered
 		}
 		var dirs []bash.Word
-		for _, w := range cmd.Words[1:] {
+		for _, w := range args {
 			if w.Static && strings.HasPrefix(w.Value, "-") && w.Value != "-" {
 				continue // -P, -L, -e
 			}
@@ -517,13 +521,15 @@ func (c *call) targetSlice(n int) []target {
 	return c.block[l : l : l+n]
 }
 
-// resolveShell is shellTargets without the memo.
+// resolveShell is shellTargets without the memo. Where the directory or
+// HOME is not known, it still returns the paths p names from the ones the
+// gate knows, which deny rules judge, with ok false.
 func (c *call) resolveShell(p string) ([]target, bool) {
-	if filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
-		return append(c.targetSlice(1), c.target(p)), true
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return append(c.targetSlice(1), c.target(p)), !c.homeUnsure
 	}
-	if c.cdUnsure {
-		return nil, false
+	if filepath.IsAbs(p) {
+		return append(c.targetSlice(1), c.target(p)), true
 	}
 	ts := c.targetSlice(len(c.bases))
 	var seen []string // at most maxBases+1
@@ -536,7 +542,7 @@ func (c *call) resolveShell(p string) ([]target, bool) {
 			ts = append(ts, c.target(raw))
 		}
 	}
-	return ts, true
+	return ts, !c.cdUnsure
 }
 
 // target resolves p like newTarget, memoising the resolution of its

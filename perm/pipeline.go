@@ -348,6 +348,13 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			}
 		}
 	}
+	if c.script != nil && guarded {
+		// for PATH in /tmp/x; do ls; done, read BASH_ENV: as a command's
+		// own assignment of one is (CodeAssigns, above).
+		if v := c.script.SetsCode(); v != "" {
+			return ask("script sets "+v+", which carries code deny and ask rules cannot see", "")
+		}
+	}
 	if c.unsandboxed {
 		return ask(UnsandboxedKey+": the command would run without the kernel sandbox", UnsandboxedKey)
 	}

@@ -43,7 +43,8 @@ func (c *call) namesSensitive(pt *part) bool {
 // readsOf decides whether a command part is read-only: its program's spec
 // accepts it (bash.Command.Reads), every path it reads resolves, a glob
 // operand's matches are all known and none can be taken for an option,
-// the script has no arithmetic context that evaluates an expansion, and a
+// the script has no arithmetic context that evaluates an expansion and
+// sets no variable outside a command (bash.Script.SetsOutside), and a
 // git command's repository cannot make git run a program. p.notRO says
 // why not.
 func (c *call) readsOf(p *part) {
@@ -54,7 +55,7 @@ func (c *call) readsOf(p *part) {
 	r, ok := p.cmd.Reads()
 	if !ok {
 		p.notRO = r.Reason
-		p.xargs = p.cmd.XargsSafe()
+		p.xargs = p.cmd.XargsSafe() && c.script.SetsOutside() == ""
 		return
 	}
 	p.recursion.recursive = p.recursion.recursive || r.Recursive
@@ -92,6 +93,10 @@ func (c *call) readsOf(p *part) {
 				return
 			}
 		}
+	}
+	if v := c.script.SetsOutside(); v != "" {
+		p.notRO = "the script sets " + v + " outside a command"
+		return
 	}
 	p.readOnly, p.reads = true, reads
 }

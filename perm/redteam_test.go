@@ -32,6 +32,7 @@ func TestRedTeam(t *testing.T) {
 	denyRmBypass := all(deny("Bash(rm:*)"), mode(ModeBypass))
 	denyEnvBypass := all(deny("Read(./.env)"), mode(ModeBypass))
 	denyCurlBypass := all(deny("Bash(curl:*)"), mode(ModeBypass))
+	denySecretsBypass := all(deny("Read(./secrets/**)"), mode(ModeBypass))
 	cds := strings.Repeat("cd a; ", 22) + "cat x"
 	tooMany := "" // more values than constant propagation follows
 	for i := range 16 {
@@ -202,6 +203,8 @@ func TestRedTeam(t *testing.T) {
 		{"deny: push -f for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push origin -f"), Deny, 1},
 		{"deny: push --force-with-lease for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push --force-with-lease=main origin"), Deny, 1},
 		{"deny: push +refspec for --force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git -C . push origin +main"), Deny, 1},
+		// Was Ask (destructive): "--" ends the options, not the refspecs.
+		{"deny: push +refspec after --", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push -- origin +main"), Deny, 1},
 		{"deny: clean long option", all(deny("Bash(git clean -fdx:*)"), mode(ModeBypass)), bashReq("git clean -x -d --force"), Deny, 1},
 		{"deny: reset abbreviated", all(deny("Bash(git reset --hard:*)"), mode(ModeBypass)), bashReq("git reset --har HEAD~1"), Deny, 1},
 		{"deny: checkout -f", all(deny("Bash(git checkout --force:*)"), mode(ModeBypass)), bashReq("git checkout main -f"), Deny, 1},
@@ -225,6 +228,21 @@ func TestRedTeam(t *testing.T) {
 		{"unsure: PWD exported", denyEnvBypass, bashReq("export PWD=src; cat ~+/../.env"), Ask, 2},
 		{"not read-only: ~- is unknown", nil, bashReq("ls ~-"), Ask, 0},
 		{"literal: quoted ~+", denyEnvBypass, bashReq(`cat '~+'/.env`), Allow, 3},
+		// Was Allow: only NAME=value and declaring builtins counted as
+		// setting PWD, HOME or CDPATH; a for loop, read, mapfile or a
+		// nameref set them unseen, so ~+, ~ and cd went elsewhere.
+		{"read deny: for loop sets PWD", denySecretsBypass, bashReq("for PWD in secrets; do cat ~+/k; done"), Ask, 2},
+		{"read deny: read sets PWD", denySecretsBypass, bashReq("read PWD <<< secrets; cat ~+/k"), Ask, 2},
+		{"read deny: mapfile sets PWD", denySecretsBypass, bashReq("mapfile -t PWD <<< secrets; cat ~+/k"), Ask, 2},
+		{"read deny: nameref sets PWD", denySecretsBypass, bashReq("declare -n r=PWD; read r <<< secrets; cat ~+/k"), Ask, 2},
+		{"read deny: read sets HOME", denySecretsBypass, bashReq("read HOME <<< " + f.root + "; /bin/cat ~/secrets/k"), Ask, 2},
+		{"outside: for loop sets PWD", nil, bashReq("for PWD in /; do cat ~+/etc/passwd; done"), Ask, 7},
+		{"outside: for loop sets CDPATH", nil, bashReq("for CDPATH in /; do cd src && cat a.go; done"), Ask, 7},
+		// Was Allow: only a command named cd or pushd moved the
+		// directories; builtin cd and command cd were not seen.
+		{"read deny: builtin cd", denySecretsBypass, bashReq("builtin cd ..; cat proj/secrets/k"), Deny, 1},
+		{"read deny: command cd", denySecretsBypass, bashReq("command cd ..; cat proj/secrets/k"), Deny, 1},
+		{"read deny: printf format may set a variable", denySecretsBypass, bashReq(`printf "$f"; cat secrets/k`), Deny, 1},
 		// Was Ask (not static): bash expands braces before tildes, so an
 		// unquoted ~ starting a word of the expansion is $HOME; a quoted
 		// one is a literal name.
@@ -234,6 +252,20 @@ func TestRedTeam(t *testing.T) {
 		// Allow rules stay narrow: the spelling written is the one allowed.
 		{"allow: long options not covered", allow("Bash(rm -r build)"), bashReq("rm --recursive --force build"), Ask, 2},
 		{"allow: other options not covered", allow("Bash(rm -r build)"), bashReq("rm -R build"), Ask, 2},
+
+		// Was Allow: a variable set outside a command (a for or select
+		// loop, arithmetic, a {x}< redirect) changes what the commands
+		// after it run, as PATH=x before a command does.
+		{"not read-only: for loop sets PATH", nil, bashReq("for PATH in /tmp/x; do ls; done"), Ask, 7},
+		{"not read-only: let sets PATH", nil, bashReq("let PATH=10; ls"), Ask, 7},
+		{"not read-only: arithmetic loop sets PATH", nil, bashReq("for ((PATH=0; PATH<1; PATH++)); do ls; done"), Ask, 7},
+		{"not read-only: redirect sets PATH", nil, bashReq("true {PATH}<src/a.go; ls"), Ask, 7},
+		{"not read-only: test operand sets PATH", nil, bashReq("[[ 1 -eq PATH=10 ]]; ls"), Ask, 7},
+		{"allow: for loop sets PATH", allow("Bash(ls)"), bashReq("for PATH in /tmp/x; do ls; done"), Ask, 7},
+		{"allow: redirect sets PATH", allow("Bash(echo:*)", "Bash(ls)"), bashReq("echo {PATH}<src/a.go; ls"), Ask, 7},
+		{"deny: for loop sets PATH", denyCurlBypass, bashReq("for PATH in /tmp/x; do ls; done"), Ask, 2},
+		{"deny: read sets PATH", denyCurlBypass, bashReq("read PATH <<< /tmp/x; ls"), Ask, 2},
+		{"read-only: loop with no variable", nil, bashReq("while false; do ls; done"), Allow, 7},
 
 		// Bypass-immune destructive checks.
 		{"destructive: ansi-c flag", mode(ModeBypass), bashReq(`rm $'-\x72f' x`), Ask, 2},

@@ -198,7 +198,8 @@ func (o *OptionNames) Plus() string {
 // -f, -r and "rm x". Every word after the program that starts with "-"
 // is an option, wherever it stands, until a "--" (kept in rest), as
 // GNU getopt reads them; a deny rule thus also matches an option given
-// after an operand. A run of short options is split into its letters up
+// after an operand. A "+" operand (Plus) counts wherever it stands,
+// after "--" too. A run of short options is split into its letters up
 // to the first byte other than an ASCII letter or digit, which starts
 // the last letter's value (-i.bak is -i=.bak). A value is kept after
 // "=" (--in-place=.bak is -i=.bak). A word holding "*" (a rule's
@@ -217,7 +218,9 @@ func (o *OptionNames) Split(s string) (opts []string, rest string, ok bool) {
 	for w := range strings.SplitSeq(s, " ") {
 		switch {
 		case first || ended || len(w) < 2 || w[0] != '-' || strings.IndexByte(w, '*') >= 0:
-			if !first && !ended && plus != "" && len(w) > 1 && w[0] == '+' {
+			// "+ref" is an operand, so it counts after "--" too:
+			// git push -- origin +main forces the update.
+			if !first && plus != "" && len(w) > 1 && w[0] == '+' {
 				opts = append(opts, plus)
 			}
 			if !first {

@@ -46,6 +46,13 @@ type Script struct {
 	// ${a[...]}, [[ x -eq y ]], [[ -v ]], let) holds an expansion whose
 	// value bash evaluates as code.
 	NotReadOnly string
+	// sets, setsAny, outside and code are what the script may set
+	// (sets.go).
+	sets          []string
+	setsAny       bool
+	outside, code string
+	// tildePlus is set when a source the script parses holds "~+".
+	tildePlus bool
 }
 
 // Command is one simple command. Its methods only read it and are safe
@@ -674,6 +681,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 	case *syntax.ForClause:
 		// Each static item is a value the loop's name takes.
 		if it, ok := n.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			c.noteSet(it.Name.Value, true)
 			for _, item := range it.Items {
 				if w := unquote(item); w.Static && !w.Glob && !w.Tilde {
 					c.noteFor(it.Name.Value, w.Value)
@@ -681,8 +689,8 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			}
 		}
 	case *syntax.Assign:
-		if n.Name != nil && n.Name.Value == "IFS" {
-			c.suspect(labelIFS)
+		if n.Name != nil {
+			c.noteSet(n.Name.Value, false)
 		}
 		if n.Name != nil && (n.Name.Value == "BASH_ALIASES" || n.Name.Value == "BASH_CMDS") {
 			c.suspect(labelAliasVar)
@@ -703,6 +711,13 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 	case *syntax.ParamExp:
 		if n.Param != nil && n.Param.Value == "IFS" {
 			c.suspect(labelIFS)
+		}
+		if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+			if n.Param != nil && !n.Excl && validName(n.Param.Value) {
+				c.noteSet(n.Param.Value, true) // ${x:=v}
+			} else {
+				c.noteSetAny(true)
+			}
 		}
 		if n.Param != nil && (n.Param.Value == "BASH_ALIASES" || n.Param.Value == "BASH_CMDS") && n.Index != nil {
 			c.suspect(labelAliasVar)
@@ -742,6 +757,10 @@ func (c *collector) add(cmd *Command, st *walkState) {
 // redirects records the file redirects in rs.
 func (c *collector) redirects(rs []*syntax.Redirect, st *walkState) {
 	for _, r := range rs {
+		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+			// {x}<f sets x to the descriptor it opens.
+			c.noteSet(strings.Trim(r.N.Value, "{}"), true)
+		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			continue // the body is data; substitutions in it are walked
@@ -908,6 +927,16 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 		case *syntax.Word:
 			if u := unquote(m); u.Static && strings.ContainsAny(u.Value, "$`") {
 				c.suspect(labelSubscript)
+			} else if u.Static && mayAssignArith(u.Value) {
+				c.noteSetAny(true) // [[ 1 -eq x=1 ]]: text bash evaluates
+			}
+		case *syntax.BinaryArithm:
+			if arithAssigns(m.Op) {
+				c.noteArithSet(m.X)
+			}
+		case *syntax.UnaryArithm:
+			if m.Op == syntax.Inc || m.Op == syntax.Dec {
+				c.noteArithSet(m.X)
 			}
 		}
 		return true

@@ -37,6 +37,9 @@ const (
 // characters make what a person reviews differ from what runs. (Invalid
 // UTF-8 never gets here: the parser rejects it.)
 func (c *collector) text(src string) {
+	if !c.script.tildePlus && strings.Contains(src, "~+") {
+		c.script.tildePlus = true // Script.ReadsPWD
+	}
 	// Printable ASCII, tab and newline, nearly all there is, need no
 	// look at their runes.
 	i := 0
@@ -166,14 +169,6 @@ var zshPrivileged = map[string]bool{
 	"sysopen": true, "syswrite": true, "sysread": true,
 }
 
-// ifsSetters are builtins that assign the variables named in their
-// arguments.
-var ifsSetters = map[string]bool{
-	"unset": true, "read": true, "export": true, "declare": true,
-	"local": true, "typeset": true, "readonly": true, "printf": true,
-	"mapfile": true, "readarray": true, "getopts": true,
-}
-
 // command checks one simple command.
 func (c *collector) command(cmd *Command) {
 	if len(cmd.Words) == 0 {
@@ -205,18 +200,8 @@ func (c *collector) command(cmd *Command) {
 		if zshPrivileged[prog] {
 			c.suspect(labelZshPrivilege + prog)
 		}
-		if ifsSetters[prog] && namesIFS(v[1:]) {
-			c.suspect(labelIFS)
+		if setters[prog] || broadWrappers[prog].assigns {
+			c.noteSetArgs(v)
 		}
 	}
-}
-
-// namesIFS reports an argument naming IFS, as `unset IFS` or `read IFS` do.
-func namesIFS(args []Word) bool {
-	for _, a := range args {
-		if a.Static && (a.Value == "IFS" || strings.HasPrefix(a.Value, "IFS=") || strings.HasPrefix(a.Value, "IFS+=")) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,271 @@
+package bash
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Which variables a script may set. Bash reads some of the shell's own
+// variables where the gate sees only text: ~+ is $PWD, ~ is $HOME, cd
+// follows $CDPATH, a command is looked up in $PATH, and programs read
+// the exported ones. Every way a script can give a variable a value
+// counts, not only NAME=value: NAME=value arguments of declare and its
+// kin and of env and sudo, read, mapfile, readarray, printf -v, getopts
+// and unset (commands, each judged as one), and, outside any command, a
+// for or select loop's name, arithmetic (let PATH=1, ((x++)), a
+// subscript, [[ 1 -eq x=1 ]]), ${x=v} and ${x:=v}, and a {x}< redirect.
+// A nameref, or a name that is not static, may be any variable.
+
+// maxSetNames bounds the distinct names Script.Sets keeps; a script that
+// sets more may set any.
+const maxSetNames = 64
+
+// anyName stands for a variable whose name is not known.
+const anyName = "a variable whose name is not static"
+
+// Sets reports whether the script may give the variable name a value, or
+// unset it, other than by cd: see the list above.
+func (s *Script) Sets(name string) bool {
+	return s.setsAny || slices.Contains(s.sets, name)
+}
+
+// ReadsPWD reports whether the script, or shell code it runs, may read
+// PWD through ~+ (it holds "~+" anywhere): setting PWD changes no other
+// path, since bash checks $PWD against the directory it is in.
+func (s *Script) ReadsPWD() bool { return s.tildePlus }
+
+// DirChange returns the program (cd, pushd or popd) and arguments of the
+// command if it changes the shell's directory, as written or behind
+// builtin or command (which run the builtin itself), and true; false if
+// it does not. A cd another program runs (nice cd, xargs cd) is a child
+// process: it moves nothing.
+func (c *Command) DirChange() (prog string, args []Word, ok bool) {
+	words := c.Words
+	for len(words) > 1 && words[0].Static && (words[0].Value == "builtin" || words[0].Value == "command") {
+		words = words[1:]
+		for len(words) > 1 && words[0].Static && (words[0].Value == "-p" || words[0].Value == "--") {
+			words = words[1:]
+		}
+	}
+	if len(words) == 0 || !words[0].Static {
+		return "", nil, false
+	}
+	if p := words[0].Value; p == "cd" || p == "pushd" || p == "popd" {
+		return p, words[1:], true
+	}
+	return "", nil, false
+}
+
+// SetsOutside returns the first variable the script may set outside a
+// command (a for loop, arithmetic, ${x:=v}, a {x}< redirect), or "".
+// No command of such a script counts as read-only or is covered by an
+// allow rule, as a command with an assignment before it is not: the
+// value changes what commands do (for PATH in /tmp/x; do ls; done).
+func (s *Script) SetsOutside() string { return s.outside }
+
+// SetsCode returns the first variable that carries code (CodeVar) the
+// script may set in any way, or "".
+func (s *Script) SetsCode() string { return s.code }
+
+// noteSet records that the script may set name; outside says it is not
+// set by a command.
+func (c *collector) noteSet(name string, outside bool) {
+	if name == "IFS" {
+		c.suspect(labelIFS)
+	}
+	s := &c.script
+	if s.code == "" && CodeVar(name) {
+		s.code = name
+	}
+	if s.outside == "" && outside {
+		s.outside = name
+	}
+	switch {
+	case s.setsAny || slices.Contains(s.sets, name):
+	case len(s.sets) == maxSetNames:
+		s.setsAny = true
+	default:
+		s.sets = append(s.sets, name)
+	}
+}
+
+// noteSetAny records that the script may set a variable it does not name.
+func (c *collector) noteSetAny(outside bool) {
+	s := &c.script
+	s.setsAny = true
+	if s.code == "" {
+		s.code = anyName
+	}
+	if s.outside == "" && outside {
+		s.outside = anyName
+	}
+}
+
+// setters are builtins that set the variables their arguments name.
+var setters = map[string]bool{
+	"unset": true, "read": true, "export": true, "declare": true,
+	"local": true, "typeset": true, "readonly": true, "printf": true,
+	"mapfile": true, "readarray": true, "getopts": true,
+}
+
+// noteSetArgs records the variables the command line v may set: v is a
+// reading of a command (Command.variants), its program a setter or a
+// wrapper that sets the environment of the command it runs (env, sudo).
+func (c *collector) noteSetArgs(v []Word) {
+	prog := path.Base(v[0].Value)
+	args := v[1:]
+	switch {
+	case prog == "printf":
+		c.notePrintfVar(args)
+	case prog == "getopts":
+		if len(args) > 1 {
+			c.noteSetWord(args[1])
+		}
+	case setters[prog]:
+		nameref := prog == "declare" || prog == "typeset" || prog == "local"
+		for _, a := range args {
+			if a.Static && (strings.HasPrefix(a.Value, "-") || strings.HasPrefix(a.Value, "+")) {
+				if nameref && strings.IndexByte(a.Value, 'n') > 0 {
+					c.noteSetAny(false) // declare -n r=PWD: r may be any variable
+				}
+				// An option's value may follow it in the word: read -aPWD.
+				for i := 2; i < len(a.Value); i++ {
+					if validName(a.Value[i:]) {
+						c.noteSet(a.Value[i:], false)
+					}
+				}
+				continue
+			}
+			c.noteSetWord(a)
+		}
+	case broadWrappers[prog].assigns:
+		for _, a := range args {
+			if name, ok := assignedName(a.Raw); ok {
+				c.noteSet(name, false)
+			}
+		}
+	}
+}
+
+// noteSetWord records the variable the argument w of a setter names:
+// "x", "x=1", "x+=1", "x[1]=1", or any for a word that is not static and
+// does not start with a name (read "$n").
+func (c *collector) noteSetWord(w Word) {
+	if w.Static {
+		name, _, _ := strings.Cut(w.Value, "=")
+		name, _, _ = strings.Cut(name, "[")
+		if name = strings.TrimSuffix(name, "+"); validName(name) {
+			c.noteSet(name, false)
+		}
+		return
+	}
+	if name, ok := assignedName(w.Raw); ok {
+		c.noteSet(name, false) // export PATH="$PATH:x"
+		return
+	}
+	c.noteSetAny(false)
+}
+
+// notePrintfVar records the variable printf -v sets. A word that is not
+// static before the format may be -v itself (printf "$o" x).
+func (c *collector) notePrintfVar(args []Word) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !a.Static:
+			c.noteSetAny(false)
+			return
+		case a.Value == "-v" && i+1 < len(args):
+			c.noteSetWord(args[i+1])
+			i++
+		case strings.HasPrefix(a.Value, "-v"):
+			c.noteSetWord(Word{Value: a.Value[2:], Static: true})
+		case a.Value == "--" || !strings.HasPrefix(a.Value, "-"):
+			return // the format: options end
+		}
+	}
+}
+
+// assignedName returns the name a word written as an assignment sets
+// (NAME=, NAME+= or NAME[, quoted or not), and true; false for any other
+// word.
+func assignedName(raw string) (string, bool) {
+	raw = strings.TrimLeft(raw, `"'\`)
+	i := strings.IndexAny(raw, "=+[")
+	if i <= 0 || !validName(raw[:i]) {
+		return "", false
+	}
+	return raw[:i], raw[i] != '+' || strings.HasPrefix(raw[i:], "+=")
+}
+
+// noteArithSet records the variable an arithmetic assignment, increment
+// or decrement sets: x in x=1, x+=1, x++ and a[1]=1. A target that is
+// not a plain name ($x=1) may be any variable.
+func (c *collector) noteArithSet(x syntax.ArithmExpr) {
+	w, ok := x.(*syntax.Word)
+	if ok && len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			name, _, _ := strings.Cut(p.Value, "[")
+			if validName(name) {
+				c.noteSet(name, true)
+				return
+			}
+		case *syntax.ParamExp:
+			if !p.Dollar.IsValid() && p.Param != nil && validName(p.Param.Value) {
+				c.noteSet(p.Param.Value, true)
+				return
+			}
+		}
+	}
+	c.noteSetAny(true)
+}
+
+// arithAssigns reports an arithmetic operator that assigns its left side.
+func arithAssigns(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn,
+		syntax.RemAssgn, syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn,
+		syntax.ShrAssgn, syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+		return true
+	}
+	return false
+}
+
+// mayAssignArith reports text bash evaluates as arithmetic that may
+// assign (an "=" that is no comparison, "++" or "--"): the static
+// operand of [[ x -eq y ]] is not parsed, so its names are not known.
+func mayAssignArith(text string) bool {
+	if strings.Contains(text, "++") || strings.Contains(text, "--") {
+		return true
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '=' {
+			continue
+		}
+		prev := byte(0)
+		if i > 0 {
+			prev = text[i-1]
+		}
+		next := byte(0)
+		if i+1 < len(text) {
+			next = text[i+1]
+		}
+		if next == '=' {
+			i++ // "=="
+			continue
+		}
+		switch {
+		case prev == '<' || prev == '>':
+			if i > 1 && text[i-2] == prev {
+				return true // "<<=", ">>="
+			}
+		case prev != '!' && prev != '=':
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package bash
+
+import "testing"
+
+func TestSets(t *testing.T) {
+	tests := []struct {
+		src     string
+		name    string // the variable Sets reports ("" for none, "*" for any)
+		outside bool   // SetsOutside is not ""
+		code    bool   // SetsCode is not ""
+	}{
+		{"ls; cat $PWD/x", "", false, false},
+		{"PWD=x; cat", "PWD", false, false},
+		{"export PATH=$PATH:/x", "PATH", false, true},
+		{`declare "PATH=$x"`, "PATH", false, true},
+		{"local -- PWD=x", "PWD", false, false},
+		{"read -r PWD", "PWD", false, false},
+		{"read -aPWD", "PWD", false, false},
+		{"mapfile -t PWD < f", "PWD", false, false},
+		{"printf -v PWD %s x", "PWD", false, false},
+		{"printf -vHOME %s x", "HOME", false, false},
+		{"getopts ab HOME", "HOME", false, false},
+		{"unset -v CDPATH", "CDPATH", false, false},
+		{"builtin read PWD", "PWD", false, false},
+		{"env HOME=/x bash -c 'cat ~/k'", "HOME", false, false},
+		{"for PWD in x; do :; done", "PWD", true, false},
+		{"select PWD in x; do :; done", "PWD", true, false},
+		{"let PATH=1", "PATH", true, true},
+		{"((PATH++))", "PATH", true, true},
+		{"for ((PATH=0; PATH<1; PATH+=1)); do :; done", "PATH", true, true},
+		{"echo $((a[1] <<= 2))", "a", true, false},
+		{": ${PWD:=x}", "PWD", true, false},
+		{"true {PWD}<f", "PWD", true, false},
+		{"bash -c 'for HOME in x; do :; done'", "HOME", true, false},
+		// A name that is not known may be any variable.
+		{"declare -n r=PWD; r=x", "*", false, true},
+		{`read "$n"`, "*", false, true},
+		{`printf "$f" x`, "*", false, true},
+		{"[[ 1 -eq PWD=2 ]]", "*", true, true},
+		{"(( a[$i] = 1 ))", "a", true, false},
+		// Not assignments.
+		{"[[ 1 -eq 2 ]] && [[ a == b ]] && (( x == 1 || x <= 2 ))", "", false, false},
+		{"printf '%s\\n' PWD \"$x\"", "", false, false},
+		{"grep PWD f; echo read HOME", "", false, false},
+	}
+	for _, tt := range tests {
+		s, err := Parse(tt.src)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.src, err)
+		}
+		for _, n := range []string{"PWD", "HOME", "CDPATH", "PATH", "a"} {
+			if got, want := s.Sets(n), n == tt.name || tt.name == "*"; got != want {
+				t.Errorf("Parse(%q).Sets(%q) = %v, want %v", tt.src, n, got, want)
+			}
+		}
+		if got := s.SetsOutside() != ""; got != tt.outside {
+			t.Errorf("Parse(%q).SetsOutside() = %q, want set %v", tt.src, s.SetsOutside(), tt.outside)
+		}
+		if got := s.SetsCode() != ""; got != tt.code {
+			t.Errorf("Parse(%q).SetsCode() = %q, want set %v", tt.src, s.SetsCode(), tt.code)
+		}
+	}
+}
