@@ -81,10 +81,12 @@ func BenchmarkGeminiPolicyEngine(b *testing.B) {
 }
 
 // decideAll decides reqs under pol on workers goroutines, as a fresh
-// --batch run would (one Resolver), and returns the wall time per call.
+// --batch run would (one Resolver, its GC target), and returns the wall
+// time per call.
 // It times what Gemini's driver times: decisions on decoded calls, with
 // no input to read and no output to write.
 func decideAll(reqs []perm.Request, pol *perm.Policy, workers int) float64 {
+	defer raiseGCPercent()() // as --batch does
 	res := perm.NewResolver(0)
 	var next atomic.Int64
 	var wg sync.WaitGroup
