@@ -325,3 +325,10 @@ func (d *Definition) ResolveModel(aliases map[string]string, parent string) (nam
 		return m, ""
 	}
 }
+
+// Widens reports whether d asks for what a project's agent may have only
+// in a trusted project (package policy caps it otherwise): allow_tools,
+// which allow as well as restrict, or a mode that asks less than default.
+func (d *Definition) Widens() bool {
+	return len(d.AllowTools) > 0 || d.Mode.Rank() > perm.ModeDefault.Rank()
+}

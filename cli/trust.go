@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/trust"
 )
@@ -54,7 +55,13 @@ func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, e
 	if _, err := os.Stat(mcpJSON); err != nil {
 		mcpJSON = ""
 	}
-	files := trust.Pending(set, mcpJSON)
+	// Agents that do not load are reported where they are used; here
+	// they ask for nothing.
+	var agents []*agent.Definition
+	if cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home); err == nil {
+		agents = cat.All()
+	}
+	files := trust.Pending(set, mcpJSON, agents)
 	if len(files) == 0 {
 		return false, nil
 	}

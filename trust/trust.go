@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
@@ -123,12 +124,13 @@ func Refusal(set *settings.Settings, f Feature, file string) string {
 
 // Pending returns the files of set's project that ask for code to run
 // before any tool call is checked (project hooks, project MCP servers, a
-// sandbox opt-out), or for a widening the settings ignored (a mode that
-// runs calls without asking, additional directories: settings.File.Widens),
-// while the project is not trusted; nil when it is trusted or asks for
-// none. mcpJSON is the project's .mcp.json, "" if it
-// has none.
-func Pending(set *settings.Settings, mcpJSON string) []string {
+// sandbox opt-out), or for a widening the settings ignore (allow rules, a
+// mode that runs calls without asking, additional directories:
+// settings.File.Widens; a project agent's allow_tools or mode:
+// agent.Definition.Widens), while the project is not trusted; nil when it
+// is trusted or asks for none. mcpJSON is the project's .mcp.json, "" if
+// it has none; agents are the agents the project may use.
+func Pending(set *settings.Settings, mcpJSON string, agents []*agent.Definition) []string {
 	if set.Trusted {
 		return nil
 	}
@@ -142,6 +144,11 @@ func Pending(set *settings.Settings, mcpJSON string) []string {
 		}
 		if (!f.Hooks.Empty() && !set.ManagedHooksOnly) || f.MCPServers != nil || f.Sandbox.Widens() || f.Widens() {
 			files = append(files, f.Path)
+		}
+	}
+	for _, d := range agents {
+		if d.Source == agent.SourceProject && d.Widens() {
+			files = append(files, d.Path)
 		}
 	}
 	return files
