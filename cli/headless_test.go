@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/spf13/cobra"
 
 	"github.com/gen-run/gen/transcript"
@@ -192,6 +194,21 @@ func TestSessions(t *testing.T) {
 	code, _, errs := run("-p", "--cwd", dir, "--resume", transcript.NewID(), "x")
 	if code != ExitUsage || !strings.Contains(errs, "no session transcript") {
 		t.Errorf("unknown session: exit %d, %q", code, errs)
+	}
+	// A session of another project whose transcripts share this one's
+	// directory (/x/a-b and /x/a/b do) is not this project's.
+	root := workspace.ProjectRoot(dir, dir)
+	twin := filepath.Dir(root) + "-" + filepath.Base(root)
+	theirs := transcript.NewID()
+	if err := transcript.Append(transcript.Path(dir, twin, theirs), theirs, twin, []openai.ChatCompletionMessage{{Role: "user", Content: "theirs"}}); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run("-p", "--cwd", dir, "--resume", theirs, "x")
+	if code != ExitUsage || !strings.Contains(errs, "was not held in "+root) {
+		t.Errorf("another project's session: exit %d, %q", code, errs)
+	}
+	if _, again := result("--continue", "Read: a.txt"); again["session_id"] != id {
+		t.Errorf("--continue took session %v, want this project's %s", again["session_id"], id)
 	}
 	other := t.TempDir()
 	code, _, errs = run("-p", "--cwd", other, "--continue", "x")

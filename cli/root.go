@@ -256,6 +256,9 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 	if err != nil {
 		return sessionRef{}, nil, usageErr(err)
 	}
+	if in, err := transcript.In(ref.Path, project); err != nil || !in {
+		return sessionRef{}, nil, usageErr(fmt.Errorf("--resume %s: the session was not held in %s", id, project))
+	}
 	return ref, history, nil
 }
 

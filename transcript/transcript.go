@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,8 +174,33 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// In reports whether the transcript at path was written in project: its
+// first entry's cwd is project or a directory below it. ProjectDir gives
+// /a/b-c and /a/b/c one directory, so the file's place does not tell. A
+// transcript whose first entry records no cwd, or that is empty, is taken
+// as project's.
+func In(path, project string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	line, err := readLine(bufio.NewReader(f))
+	if errors.Is(err, io.EOF) && len(line) == 0 {
+		return true, nil
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("%s:1: %w", path, err)
+	}
+	var e Entry
+	if err := json.Unmarshal(line, &e); err != nil {
+		return false, fmt.Errorf("%s:1: %w", path, err)
+	}
+	return e.Cwd == "" || e.Cwd == project || strings.HasPrefix(e.Cwd, strings.TrimSuffix(project, "/")+"/"), nil
+}
+
 // Latest returns the ID of the most recently written transcript of
-// project, or ErrNone.
+// project (one In it), or ErrNone.
 func Latest(home, project string) (string, error) {
 	dir := ProjectDir(home, project)
 	ents, err := os.ReadDir(dir)
@@ -184,25 +210,31 @@ func Latest(home, project string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var (
-		best     string
-		bestTime time.Time
-	)
+	type candidate struct {
+		id string
+		t  time.Time
+	}
+	var cs []candidate
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || CheckID(id) != nil || !e.Type().IsRegular() {
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if t := fi.ModTime(); best == "" || t.After(bestTime) || t.Equal(bestTime) && id > best {
-			best, bestTime = id, t
+		if fi, err := e.Info(); err == nil {
+			cs = append(cs, candidate{id, fi.ModTime()})
 		}
 	}
-	if best == "" {
-		return "", ErrNone
+	// Newest first; the greater ID first among equal times.
+	slices.SortFunc(cs, func(a, b candidate) int {
+		if c := b.t.Compare(a.t); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	for _, c := range cs {
+		if in, err := In(filepath.Join(dir, c.id+".jsonl"), project); err == nil && in {
+			return c.id, nil
+		}
 	}
-	return best, nil
+	return "", ErrNone
 }

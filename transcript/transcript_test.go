@@ -155,3 +155,39 @@ func TestLatest(t *testing.T) {
 		t.Errorf("other project: %v", err)
 	}
 }
+
+// /a/b-c and /a/b/c share one transcript directory (ProjectDir): Latest
+// and In tell their sessions apart by the cwd the transcript records.
+func TestProjectsSharingADirectory(t *testing.T) {
+	home := t.TempDir()
+	if ProjectDir(home, "/a/b-c") != ProjectDir(home, "/a/b/c") {
+		t.Fatal("the two projects no longer share a directory; this test is moot")
+	}
+	mine, theirs := NewID(), NewID()
+	msg := []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}
+	if err := Append(Path(home, "/a/b-c", mine), mine, "/a/b-c/sub", msg); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(Path(home, "/a/b/c", theirs), theirs, "/a/b/c", msg); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(Path(home, "/a/b-c", mine), past, past); err != nil {
+		t.Fatal(err)
+	}
+	// The newer transcript is the other project's.
+	if got, err := Latest(home, "/a/b-c"); err != nil || got != mine {
+		t.Errorf("Latest(/a/b-c) = %s, %v; want %s", got, err, mine)
+	}
+	if got, err := Latest(home, "/a/b/c"); err != nil || got != theirs {
+		t.Errorf("Latest(/a/b/c) = %s, %v; want %s", got, err, theirs)
+	}
+	for _, tc := range []struct {
+		id, project string
+		want        bool
+	}{{mine, "/a/b-c", true}, {mine, "/a/b/c", false}, {theirs, "/a/b/c", true}, {theirs, "/a/b-c", false}} {
+		if got, err := In(Path(home, tc.project, tc.id), tc.project); err != nil && tc.want || got != tc.want {
+			t.Errorf("In(%s, %s) = %v, %v; want %v", tc.id, tc.project, got, err, tc.want)
+		}
+	}
+}
