@@ -24,6 +24,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/internal/lazyre"
+	"github.com/gen-run/gen/workspace"
 )
 
 // MaxLine is the longest transcript line Load accepts (one message).
@@ -196,7 +197,7 @@ func In(path, project string) (bool, error) {
 	if err := json.Unmarshal(line, &e); err != nil {
 		return false, fmt.Errorf("%s:1: %w", path, err)
 	}
-	return e.Cwd == "" || e.Cwd == project || strings.HasPrefix(e.Cwd, strings.TrimSuffix(project, "/")+"/"), nil
+	return e.Cwd == "" || workspace.Within(e.Cwd, project), nil
 }
 
 // Latest returns the ID of the most recently written transcript of
