@@ -51,6 +51,9 @@ headless run, pass --trust instead.`,
 // it (recorded in the user settings, which the caller then reloads).
 // Headless runs never ask: they use --trust or `gen trust`.
 func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, error) {
+	if set.Trusted {
+		return false, nil
+	}
 	mcpJSON := filepath.Join(set.Workspace.Root, ".mcp.json")
 	if _, err := os.Stat(mcpJSON); err != nil {
 		mcpJSON = ""

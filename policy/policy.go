@@ -81,7 +81,8 @@ func compile(p *perm.Policy) {
 // CLI), every other Read allowed. A memory file goes into the prompt
 // without a tool call, so the rules that keep a file from the Read tool
 // must keep it from the prompt too, whatever links lead to it; nobody can
-// be asked, so an ask rule refuses as well.
+// be asked, so an ask rule refuses a file a memory file links to (package
+// memory says which refusals count).
 func Memory(s *settings.Settings, ws perm.Workspace) perm.Policy {
 	p := perm.Policy{
 		Mode:      perm.ModeDefault,
