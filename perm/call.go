@@ -432,8 +432,9 @@ func (c *call) cdBases(s *bash.Script) {
 }
 
 // shellTargets resolves a path a shell command names against every
-// directory the script may be in. ok is false when that is not known (a
-// relative path after a cd to a computed directory).
+// directory the script may be in. ok is false when one of them is not
+// known (a relative path after a cd to a computed directory); the targets
+// returned are then those of the directories that are known.
 //
 // The answer is memoised for the call (a command's words are resolved for
 // its reads, its mentions and its writes): callers must not modify the
