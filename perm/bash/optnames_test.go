@@ -5,13 +5,32 @@ import (
 	"testing"
 )
 
-// TestOptionNames checks that every synonyms entry compiles, and the one
-// spelling of some names from the table and from the read-only specs.
+// TestOptionNames checks that every program's names have one spelling
+// each — the spelling of a name spells itself, so a synonyms entry that
+// clashes with a spec's names fails — and the one spelling of some names
+// from the table and from the read-only specs.
 func TestOptionNames(t *testing.T) {
+	keys := []string{"sed", "xargs"}
 	for key := range synonyms {
+		keys = append(keys, key)
+	}
+	for key := range specs() {
+		keys = append(keys, key)
+	}
+	for sub := range gitSpecs() {
+		keys = append(keys, "git "+sub)
+	}
+	for _, key := range keys {
 		prog, sub, _ := strings.Cut(key, " ")
-		if Options(prog, sub) == nil {
+		o := Options(prog, sub)
+		if o == nil {
 			t.Errorf("Options(%q, %q) = nil", prog, sub)
+			continue
+		}
+		for name, c := range o.canon {
+			if cc := o.Canon(c); cc != c {
+				t.Errorf("%s: %s is spelt %s, which is spelt %s", key, name, c, cc)
+			}
 		}
 	}
 	for _, tc := range []struct{ prog, sub, name, want string }{
