@@ -558,7 +558,7 @@ func staticOutput(stmts []*syntax.Stmt) (string, bool) {
 // echoText returns what bash's echo prints for args.
 func echoText(args []Word) (string, bool) {
 	newline, escapes := true, false
-	for len(args) > 0 && isEchoOptions(args[0].Value) {
+	for len(args) > 0 && isFlagCluster(args[0].Value, "neE") {
 		for _, ch := range args[0].Value[1:] {
 			switch ch {
 			case 'n':
@@ -587,12 +587,6 @@ func echoText(args []Word) (string, bool) {
 
 // printfEscapes are the escapes printfText reads in a format.
 var printfEscapes = [256]byte{'n': '\n', 't': '\t', '\\': '\\'}
-
-// isEchoOptions reports an argument bash's echo takes as options: "-"
-// followed only by n, e and E.
-func isEchoOptions(s string) bool {
-	return len(s) > 1 && s[0] == '-' && strings.Trim(s[1:], "neE") == ""
-}
 
 // printfText returns what printf prints for args when its format is
 // plain text with %s, %% and the escapes \n, \t and \\ only. The format
