@@ -87,6 +87,8 @@ func (c *collector) noteSet(name string, outside bool) {
 	case s.setsAny || slices.Contains(s.sets, name):
 	case len(s.sets) == maxSetNames:
 		s.setsAny = true
+	case s.sets == nil:
+		s.sets = append(make([]string, 0, 8), name) // one allocation for most scripts
 	default:
 		s.sets = append(s.sets, name)
 	}
