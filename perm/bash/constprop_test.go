@@ -108,7 +108,8 @@ func TestConstantPropagation(t *testing.T) {
 		{"dynamic value", `x=$(date); $x y`, ""},
 		{"no assignment", `$x y`, ""},
 		{"operator", `x=curl; ${x:-ls} y`, ""},
-		{"appended value", `x=c; x+=url; $x y`, ""},
+		// An append is not followed; the plain assignment before it is.
+		{"appended value", `x=c; x+=url; $x y`, "c y"},
 		{"unknown output", `$(cat f) x`, ""},
 		{"printf format unsure", `printf '%d curl' 1 | bash`, ""},
 		{"not a shell", `echo curl x | cat`, ""},
@@ -120,6 +121,13 @@ func TestConstantPropagation(t *testing.T) {
 			var all []string
 			for _, c := range s.Commands {
 				all = append(all, c.DenyForms()...)
+				// The words as written stay the first reading.
+				if vs := c.variants(); len(c.Words) > 0 && (len(vs) == 0 || !sameWords(vs[0], c.Words)) {
+					t.Errorf("command %q: first reading %v is not its words", written(c), vs)
+				}
+				if tt.want == "" && len(c.Words) > 0 && len(c.variants()) != 1 {
+					t.Errorf("Parse(%q): command %q has %d readings; want only its words", tt.src, written(c), len(c.variants()))
+				}
 				if len(c.Words) > 0 && !c.Words[0].Static {
 					if _, ok := c.Name(); ok {
 						t.Errorf("command %q has a static name", written(c))
