@@ -7,6 +7,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,10 @@ import (
 // The corpus (calls and results) is data, not generated at test time, so
 // a change to the generator below cannot silently change what is checked.
 
-var updateDifferential = flag.Bool("update-differential", false, "re-record testdata/differential.jsonl.gz from the current engine")
+var (
+	updateDifferential = flag.Bool("update-differential", false, "re-record testdata/differential.jsonl.gz from the current engine")
+	differentialLooser = flag.Bool("differential-looser", false, "with -update-differential, record even decisions looser than the old record's")
+)
 
 const differentialFile = "testdata/differential.jsonl.gz"
 
@@ -248,14 +253,8 @@ func equalDiff(a, b diffLine) bool {
 
 func recordDifferential(t *testing.T, f diffFixture, pols map[string]*Policy) {
 	corpus := callcorpus.Mixed(2026, corpusSize)
-	fh, err := os.Create(differentialFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := gzip.NewWriter(fh)
-	enc := json.NewEncoder(zw)
-	enc.SetEscapeHTML(false)
-	counts := map[string]int{}
+	old, _ := readDifferential(t, 1)
+	var lines []diffLine
 	for _, name := range diffPolicyNames {
 		for _, req := range corpus {
 			// Round-trip the input through JSON, as it is replayed.
@@ -264,11 +263,34 @@ func recordDifferential(t *testing.T, f diffFixture, pols map[string]*Policy) {
 			if err := json.Unmarshal(b, &in); err != nil {
 				t.Fatal(err)
 			}
-			l := f.decide(name, Request{Tool: req.Tool, Input: in}, pols[name])
-			counts[name+" "+l.Decision]++
-			if err := enc.Encode(l); err != nil {
-				t.Fatal(err)
-			}
+			lines = append(lines, f.decide(name, Request{Tool: req.Tool, Input: in}, pols[name]))
+		}
+	}
+	changed, looser := compareRecords(old, lines)
+	for i, n := range looser {
+		if i == 20 {
+			break
+		}
+		g, _ := json.Marshal(lines[n-1])
+		w, _ := json.Marshal(old[n-1].diffLine)
+		t.Logf("%s:%d: looser than recorded\n got: %s\nwas: %s", differentialFile, n, g, w)
+	}
+	t.Logf("%d of %d decisions changed, %d of them looser", changed, len(lines), len(looser))
+	if len(looser) > 0 && !*differentialLooser {
+		t.Fatalf("not re-recorded: %d decisions would become looser (a lower decision or a weaker sandbox); pass -differential-looser if that is intended", len(looser))
+	}
+	fh, err := os.Create(differentialFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(fh)
+	enc := json.NewEncoder(zw)
+	enc.SetEscapeHTML(false)
+	counts := map[string]int{}
+	for _, l := range lines {
+		counts[l.Policy+" "+l.Decision]++
+		if err := enc.Encode(l); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if err := zw.Close(); err != nil {
@@ -278,4 +300,60 @@ func recordDifferential(t *testing.T, f diffFixture, pols map[string]*Policy) {
 		t.Fatal(err)
 	}
 	t.Logf("recorded %d decisions: %v", corpusSize*len(diffPolicyNames), counts)
+}
+
+// strictness orders decisions and sandbox profiles: a re-recorded line
+// is looser than the old one when its decision allows more, or when it
+// allows as much and its command runs under a weaker sandbox.
+var strictness = map[string]int{"allow": 1, "ask": 2, "deny": 3, "none": 1, "workspace-write": 2, "read-only": 3, "": 3}
+
+// compareRecords returns how many of lines differ from old, the record
+// they replace, and the line numbers (from 1) of those that are looser.
+// A record of another length or order (a changed corpus) counts every
+// line as changed and none as looser: there is nothing to compare.
+func compareRecords(old []numberedLine, lines []diffLine) (changed int, looser []int) {
+	if len(old) != len(lines) {
+		return len(lines), nil
+	}
+	for i, l := range lines {
+		o := old[i].diffLine
+		if equalDiff(o, l) {
+			continue
+		}
+		changed++
+		if o.Policy != l.Policy || o.Tool != l.Tool || !reflect.DeepEqual(o.Input, l.Input) {
+			continue
+		}
+		sd, od := strictness[strings.ToLower(l.Decision)], strictness[strings.ToLower(o.Decision)]
+		if sd < od || sd == od && l.Decision != "deny" && strictness[l.Sandbox] < strictness[o.Sandbox] {
+			looser = append(looser, i+1)
+		}
+	}
+	return changed, looser
+}
+
+func TestCompareRecords(t *testing.T) {
+	in := map[string]any{"command": "ls"}
+	line := func(d, sb string) diffLine {
+		return diffLine{Policy: "default", Tool: "Bash", Input: in, Decision: d, Sandbox: sb}
+	}
+	old := []numberedLine{{1, line("deny", "workspace-write")}, {2, line("ask", "read-only")}, {3, line("allow", "read-only")}, {4, line("ask", "workspace-write")}}
+	for _, c := range []struct {
+		name   string
+		lines  []diffLine
+		looser []int
+	}{
+		{"same", []diffLine{old[0].diffLine, old[1].diffLine, old[2].diffLine, old[3].diffLine}, nil},
+		{"stricter", []diffLine{line("deny", "none"), line("deny", "read-only"), line("ask", "read-only"), line("ask", "read-only")}, nil},
+		{"lower decisions", []diffLine{line("ask", "workspace-write"), line("allow", "read-only"), line("allow", "read-only"), line("ask", "workspace-write")}, []int{1, 2}},
+		{"weaker sandboxes", []diffLine{line("deny", "none"), line("ask", "workspace-write"), line("allow", "none"), line("ask", "workspace-write")}, []int{2, 3}},
+	} {
+		changed, looser := compareRecords(old, c.lines)
+		if !slices.Equal(looser, c.looser) {
+			t.Errorf("%s: looser lines %v, want %v", c.name, looser, c.looser)
+		}
+		if c.name == "same" && changed != 0 {
+			t.Errorf("same: %d changed, want 0", changed)
+		}
+	}
 }
