@@ -13,8 +13,9 @@ import (
 // warning per project settings file whose widening was ignored because
 // the project is not trusted (trust.Refusal).
 //
-// enabled, network and required come from the highest-precedence file
-// that sets them; the allowWrite paths of every file that may widen are
+// enabled and network come from the highest-precedence file that sets
+// them; required is true when any file, of any scope, sets it true (it
+// only tightens: a file's false does not undo another's true); the allowWrite paths of every file that may widen are
 // joined. Only user and managed settings, and a trusted project, may
 // widen the sandbox: "enabled": false, "network": true and allowWrite. An
 // untrusted project (shared or local file) may only tighten it.
@@ -38,7 +39,7 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 		if fs.Network != nil {
 			out.Network = fs.Network
 		}
-		if fs.Required != nil {
+		if isTrue(fs.Required) || out.Required == nil {
 			out.Required = fs.Required
 		}
 		for _, p := range fs.Filesystem.AllowWrite {
@@ -58,6 +59,9 @@ func tightening(s sandbox.Settings) sandbox.Settings {
 	}
 	if isFalse(s.Network) {
 		out.Network = s.Network
+	}
+	if isTrue(s.Required) {
+		out.Required = s.Required
 	}
 	return out
 }

@@ -82,6 +82,25 @@ func TestSandbox(t *testing.T) {
 			t.Error("ForCheck ignores the opt-out")
 		}
 	})
+	t.Run("any scope may require it", func(t *testing.T) {
+		for _, c := range []struct {
+			name                  string
+			user, project, local  string
+			trusted, wantRequired bool
+		}{
+			{"user", `{"sandbox": {"required": true}}`, "", "", false, true},
+			{"untrusted project", "", `{"sandbox": {"failIfUnavailable": true}}`, "", false, true},
+			{"a higher scope's false does not undo it", `{"sandbox": {"required": true}}`, "", `{"sandbox": {"required": false}}`, true, true},
+			{"untrusted opt-out keeps it", "", "", `{"sandbox": {"enabled": false, "required": true}}`, false, true},
+			{"false alone", `{"sandbox": {"required": false}}`, "", "", false, false},
+			{"unset", "", "", "", false, false},
+		} {
+			sb, _ := Sandbox(loadScopes(t, c.user, c.project, c.local, c.trusted))
+			if got := isTrue(sb.Required); got != c.wantRequired {
+				t.Errorf("%s: required = %v, want %v", c.name, got, c.wantRequired)
+			}
+		}
+	})
 	t.Run("user opt-out", func(t *testing.T) {
 		s := loadScopes(t, `{"sandbox": {"enabled": false}}`, "", "", false)
 		if !Main(s, Runtime{}).NoSandbox {

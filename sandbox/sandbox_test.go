@@ -131,12 +131,6 @@ func TestSettings(t *testing.T) {
 		!slices.Equal(s.Filesystem.AllowWrite, []string{"~/.cache/go-build", "/opt/x"}) {
 		t.Errorf("decoded %+v", s)
 	}
-	if err := s.Validate(false); err == nil || !strings.Contains(err.Error(), "managed") {
-		t.Errorf("required outside managed settings: %v", err)
-	}
-	if err := s.Validate(true); err != nil {
-		t.Error(err)
-	}
 	if err := json.Unmarshal([]byte(`{}`), &s); err != nil || s.Enabled != nil || s.Filesystem.AllowWrite != nil {
 		t.Errorf("empty object: %+v %v", s, err)
 	}

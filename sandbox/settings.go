@@ -20,7 +20,9 @@ type Settings struct {
 	// Filesystem widens what workspace-write commands may write.
 	Filesystem Filesystem `json:"filesystem,omitzero"`
 	// Required refuses Bash where there is no sandbox, instead of warning
-	// and running unconfined. Only managed settings may set it.
+	// and running unconfined. It only ever tightens, so every scope may
+	// set it, and scopes combine by "or": a false never undoes another
+	// scope's true.
 	Required *bool `json:"required,omitempty"`
 }
 
@@ -96,15 +98,6 @@ func boolValue(data []byte) (*bool, error) {
 		return nil, err
 	}
 	return &b, nil
-}
-
-// Validate checks what a scope may set: only managed settings may set
-// required.
-func (s Settings) Validate(managed bool) error {
-	if s.Required != nil && !managed {
-		return errors.New("sandbox.required: only managed settings may set it")
-	}
-	return nil
 }
 
 // Widens reports whether s turns the sandbox off, turns network on or adds

@@ -19,7 +19,7 @@ const sandboxKey = "sandbox"
 
 // sandbox parses the "sandbox" object v into f.Sandbox: strictly (unknown
 // keys, duplicate keys and values of the wrong type are errors naming the
-// line), "required" only in managed settings, and allowWrite paths made
+// line), and allowWrite paths made
 // absolute ("~/" under home). Claude Code's keys are first mapped onto
 // gen's by claudeSandbox, never to anything less strict.
 func (p *parser) sandbox(f *File, v *value, base, home string) error {
@@ -46,9 +46,6 @@ func (p *parser) sandbox(f *File, v *value, base, home string) error {
 	var s sandbox.Settings
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return p.errAt(sandboxErrorOffset(v, err.Error()), "%v", err)
-	}
-	if err := s.Validate(f.Scope == perm.SourceManaged); err != nil {
-		return p.errAt(sandboxErrorOffset(v, err.Error()), "%v (this is %s settings)", err, f.Scope)
 	}
 	for i, w := range s.Filesystem.AllowWrite {
 		dir, err := resolveDir(w, home, home)
@@ -109,8 +106,8 @@ var claudeIgnoredSandboxKeys = []string{
 // (raw is its text) into gen's, failing closed:
 //   - a "network" object (domain allow lists, proxy ports) becomes
 //     "network": false, since the kernel sandbox cannot filter by domain;
-//   - "failIfUnavailable": true becomes "required" in managed settings (and
-//     is ignored with a warning elsewhere, where gen refuses "required");
+//   - "failIfUnavailable": true becomes "required": true, in any scope
+//     (it only tightens);
 //   - filesystem.denyRead and denyWrite paths become Read and Edit deny
 //     rules of f, which the gate applies to every tool, Bash arguments
 //     included; filesystem.allowRead (exceptions to denyRead) is ignored;
@@ -146,11 +143,7 @@ func (p *parser) claudeSandbox(f *File, v *value, raw json.RawMessage, base stri
 			if _, set := obj["required"]; set {
 				continue
 			}
-			if f.Scope == perm.SourceManaged {
-				obj["required"] = json.RawMessage("true")
-			} else {
-				warn(m, "only managed settings may require the sandbox (sandbox.required); ignored")
-			}
+			obj["required"] = json.RawMessage("true")
 		case slices.Contains(claudeIgnoredSandboxKeys, m.Key):
 			delete(obj, m.Key)
 			changed = true

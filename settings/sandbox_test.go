@@ -38,8 +38,7 @@ func TestLoadSandboxErrors(t *testing.T) {
 	tests := []struct {
 		name, file, content, want string
 	}{
-		{"required outside managed", "user", "{\n  \"sandbox\": {\n    \"required\": true}}", `settings.json:3: sandbox.required: only managed settings may set it (this is user settings)`},
-		{"required in a project", "project", `{"sandbox": {"required": false}}`, `sandbox.required: only managed settings may set it (this is project settings)`},
+		{"required not a bool", "user", "{\n  \"sandbox\": {\n    \"required\": 1}}", `settings.json:3: sandbox.required: want true or false`},
 		{"unknown key", "user", "{\"sandbox\": {\n\"enabled\": true,\n\"Network\": false}}", `settings.json:3: sandbox.Network: unknown key`},
 		{"wrong type", "user", "{\"sandbox\": {\"enabled\": \"no\"}}", `settings.json:1: sandbox.enabled: want true or false`},
 		{"not an object", "user", `{"sandbox": true}`, `sandbox must be an object`},

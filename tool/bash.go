@@ -201,7 +201,7 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 	ok, why := available()
 	switch {
 	case !ok && isTrue(t.env.Sandbox.Required):
-		return sandbox.Spec{}, fmt.Errorf("sandbox.required is set in managed settings, but %s; the command was not run", why)
+		return sandbox.Spec{}, fmt.Errorf("the settings require the sandbox (sandbox.required or failIfUnavailable), but %s; the command was not run", why)
 	case !ok:
 		t.env.warnOnce(why + "; Bash commands run without it")
 		p = sandbox.None

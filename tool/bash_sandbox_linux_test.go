@@ -248,7 +248,7 @@ func TestBashWithoutSandbox(t *testing.T) {
 	env.Sandbox.Required = &yes
 	name := filepath.Join(outside, "required")
 	_, err = bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
-	if err == nil || !strings.Contains(err.Error(), "sandbox.required is set in managed settings, but no sandbox: test; the command was not run") || exists(name) {
+	if err == nil || !strings.Contains(err.Error(), "the settings require the sandbox (sandbox.required or failIfUnavailable), but no sandbox: test; the command was not run") || exists(name) {
 		t.Errorf("required without a sandbox: err %v, file there: %v", err, exists(name))
 	}
 }
