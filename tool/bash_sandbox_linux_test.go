@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/perm"
@@ -124,6 +125,13 @@ func TestBashNetwork(t *testing.T) {
 	if out := bashAs(t, env, sandbox.WorkspaceWrite, connect); !strings.Contains(out, "connected\nexit code: 0") {
 		t.Errorf("workspace-write (network on by default) could not connect:\n%s", out)
 	}
+	// Wait until the listener has counted the allowed connection, so it
+	// cannot be counted below as one of the refused ones.
+	for guard := time.Now().Add(60 * time.Second); accepted.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(guard) {
+			t.Fatal("the allowed connection was never accepted") // hang guard
+		}
+	}
 	before := accepted.Load()
 	if out := bashAs(t, env, sandbox.ReadOnly, connect); strings.Contains(out, "connected") || !strings.Contains(out, "no network access") {
 		t.Errorf("read-only connected:\n%s", out)
@@ -210,6 +218,54 @@ func TestBashThroughGate(t *testing.T) {
 	r = run(set, call)
 	if asked != 1 || r.Decision.Decision != perm.Allow || r.Decision.Sandbox != sandbox.None || !exists(free) {
 		t.Errorf("approved dangerouslyDisableSandbox: asked %d, %v %q, file there: %v\n%s", asked, r.Decision.Decision, r.Decision.Sandbox, exists(free), r.Output)
+	}
+}
+
+// TestBashHidesDeniedPaths: a script a rule allows reads and writes what
+// the gate cannot see; the sandbox still hides the paths of Read deny
+// rules and keeps those of Edit deny rules read-only, under the policy in
+// force when the command runs.
+func TestBashHidesDeniedPaths(t *testing.T) {
+	requireSandbox(t)
+	if _, why := sandbox.Available(); why != "" {
+		t.Skip(why)
+	}
+	env, ws := testEnv(t)
+	files(t, ws, map[string]string{".env": "SECRET=1\n", "secrets/k": "SECRET=2\n", "gen.lock": "v1\n", "a.txt": "hello\n",
+		"r.sh": "#!/bin/sh\ncat .env secrets/k a.txt; ls secrets; echo v2 > gen.lock\n"})
+	if err := os.Chmod(filepath.Join(ws, "r.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := func(tool, pattern string) perm.Entry {
+		return perm.Entry{Rule: perm.Rule{Tool: tool, Pattern: pattern, HasPattern: true}, Source: perm.SourceUser}
+	}
+	pol := perm.Policy{Mode: perm.ModeDefault, Workspace: env.Workspace,
+		Deny:  []perm.Entry{entry("Read", "./.env"), entry("Read", "./secrets/**"), entry("Edit", "./gen.lock")},
+		Allow: []perm.Entry{entry("Bash", "./r.sh")}}
+	var mu sync.Mutex
+	policy := func() perm.Policy { mu.Lock(); defer mu.Unlock(); return pol }
+	tools := Toolbox{Env: env, Policy: policy}.Tools()
+	set, err := NewSet(gate.Fixed(pol), tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := set.Call(context.Background(), "Bash", "", map[string]any{"command": "./r.sh"}, nil)
+	if r.Decision.Decision != perm.Allow {
+		t.Fatalf("decision %v: %s", r.Decision.Decision, r.Decision.Reason)
+	}
+	if strings.Contains(r.Output, "SECRET") || !strings.Contains(r.Output, "hello") {
+		t.Errorf("output:\n%s", r.Output)
+	}
+	if got := readFile(t, filepath.Join(ws, "gen.lock")); got != "v1\n" {
+		t.Errorf("gen.lock = %q", got)
+	}
+	// Without the rules, the same script reads and writes them.
+	mu.Lock()
+	pol.Deny = nil
+	mu.Unlock()
+	r = set.Call(context.Background(), "Bash", "", map[string]any{"command": "./r.sh"}, nil)
+	if !strings.Contains(r.Output, "SECRET=1") || !strings.Contains(r.Output, "SECRET=2") || readFile(t, filepath.Join(ws, "gen.lock")) != "v2\n" {
+		t.Errorf("without deny rules:\n%s", r.Output)
 	}
 }
 
