@@ -68,9 +68,15 @@ func HelperMain(args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if len(spec.ReadOnly) > 0 {
+	if len(spec.ReadOnly) > 0 || len(spec.Hidden) > 0 {
+		if err := privateMounts(); err != nil {
+			return fail("%v", err)
+		}
 		if err := mountReadOnly(spec.ReadOnly); err != nil {
 			return fail("read-only mounts: %v", err)
+		}
+		if err := hide(spec.Hidden); err != nil {
+			return fail("hiding denied paths: %v", err)
 		}
 	}
 	// Re-enter the working directory through the new mounts: the one
@@ -147,11 +153,11 @@ func readSpec() (Spec, error) {
 	return s, nil
 }
 
-// mountReadOnly bind-mounts each path read-only over itself in a private
-// mount namespace of this thread. It refuses to run outside a user
-// namespace of its own: there the mounts would not be private to the
-// command, and a root command could leave them with setns.
-func mountReadOnly(paths []string) error {
+// privateMounts gives this thread a mount namespace of its own, with
+// every mount private to it. It refuses to run outside a user namespace
+// of its own: there the mounts would not be private to the command, and a
+// root command could leave them with setns.
+func privateMounts() error {
 	if err := ownUserNamespace(); err != nil {
 		return err
 	}
@@ -161,6 +167,49 @@ func mountReadOnly(paths []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
+	return nil
+}
+
+// hide covers each path, in the private mount namespace: a directory by
+// an empty read-only tmpfs that no one may list (mode 000; the command
+// has no capability to pass that), a file by /dev/null, bound read-only.
+// Paths are mounted over in order, so one inside another hidden
+// directory is already gone and is skipped.
+func hide(paths []string) error {
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.EACCES):
+			continue // under a directory hidden before it
+		case err != nil:
+			return fmt.Errorf("%s: %w", p, err)
+		case fi.IsDir():
+			flags := uintptr(unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
+			if err := unix.Mount("tmpfs", p, "tmpfs", flags, "mode=000,size=4k,nr_inodes=1"); err != nil {
+				return fmt.Errorf("cover %s: %w", p, err)
+			}
+		case fi.Mode().IsRegular():
+			if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("cover %s: %w", p, err)
+			}
+			var st unix.Statfs_t
+			if err := unix.Statfs(p, &st); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY | lockedFlags(st.Flags))
+			if err := unix.Mount("", p, "", flags, ""); err != nil {
+				return fmt.Errorf("remount %s read-only: %w", p, err)
+			}
+		default:
+			return fmt.Errorf("%s: not a file or directory", p)
+		}
+	}
+	return nil
+}
+
+// mountReadOnly bind-mounts each path read-only over itself, in the
+// private mount namespace (privateMounts).
+func mountReadOnly(paths []string) error {
 	for _, p := range paths {
 		var st unix.Statfs_t
 		if err := unix.Statfs(p, &st); err != nil {

@@ -50,7 +50,7 @@ func (r *Runner) check() {
 		partial = append(partial, gaps)
 	}
 	if err := r.probeMounts(); err != nil {
-		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes", err))
+		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of deny rules hidden", err))
 	} else {
 		r.userns = true
 	}
@@ -129,7 +129,7 @@ func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []s
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
 	}
 	if !r.userns {
-		spec.ReadOnly = nil
+		spec.ReadOnly, spec.Hidden = nil, nil
 	}
 	return r.command(ctx, spec, command, env)
 }
@@ -174,7 +174,7 @@ func (r *Runner) command(ctx context.Context, spec Spec, command string, env []s
 	c := exec.CommandContext(ctx, r.helperOK, HelperArg, command)
 	c.Dir, c.Env = spec.Cwd, env
 	c.ExtraFiles = []*os.File{specFile, pw} // fds specFD and statusFD
-	inSession(c, len(spec.ReadOnly) > 0)
+	inSession(c, len(spec.ReadOnly) > 0 || len(spec.Hidden) > 0)
 	out.Cmd, out.Spec = c, spec
 	return out, nil
 }

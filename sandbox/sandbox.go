@@ -8,7 +8,9 @@
 // runs and cannot be lifted by it:
 //
 //   - a private mount namespace, inside a new user namespace, in which the
-//     read-only carve-outs (.git, .gen, .claude) are bind-mounted read-only;
+//     read-only carve-outs (.git, .gen, .claude, and the paths of Edit
+//     deny rules) are bind-mounted read-only, and the paths of Read deny
+//     rules are covered by an empty directory or file;
 //   - Landlock (best-effort ABI): the whole file system readable, writes
 //     only where the profile allows;
 //   - without network: a seccomp filter that fails socket() for every
@@ -72,6 +74,10 @@ type Spec struct {
 	Writable []string `json:"writable,omitempty"`
 	// ReadOnly are existing paths inside Writable that stay read-only.
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Hidden are existing files and directories the command must not
+	// read (Read deny rules): each is covered, in the command's own mount
+	// namespace, by an empty read-only directory or an empty file.
+	Hidden []string `json:"hidden,omitempty"`
 	// Network allows sockets other than AF_UNIX. Always false for ReadOnly.
 	Network bool `json:"network"`
 }
@@ -87,14 +93,20 @@ type Roots struct {
 	// (no "~"). Paths that do not exist are left out: Landlock can only
 	// grant access to something that exists.
 	AllowWrite []string
+	// Hidden are the existing, symlink-resolved paths the command must
+	// not read, and Protected those it must not write
+	// (perm.Policy.DeniedPaths): Hidden applies to both profiles,
+	// Protected joins the carve-outs where it lies in a writable root.
+	Hidden, Protected []string
 }
 
 // NewSpec computes the Spec of profile p for roots. For WorkspaceWrite the
 // writable roots are the workspace, the additional directories and the
 // allowWrite paths, and the carve-outs are .git, .gen and .claude in each
 // of them, plus the directories a .git file's "gitdir:" line leads to (a
-// worktree's git directory and its common directory), where those lie
-// inside a writable root. network is forced false for ReadOnly.
+// worktree's git directory and its common directory), and roots.Protected,
+// where those lie inside a writable root. Both ReadOnly and WorkspaceWrite
+// hide roots.Hidden. network is forced false for ReadOnly.
 func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 	if _, err := ParseProfile(string(p)); err != nil {
 		return Spec{}, err
@@ -105,6 +117,17 @@ func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 		}
 	}
 	s := Spec{Profile: p, Cwd: filepath.Clean(roots.Cwd), Network: network && p != ReadOnly}
+	if p == None {
+		return s, nil
+	}
+	for _, h := range roots.Hidden {
+		if !filepath.IsAbs(h) || filepath.Clean(h) != h || h == "/" {
+			return Spec{}, fmt.Errorf("sandbox: hidden path %q is not a clean absolute path below /", h)
+		}
+		if !slices.Contains(s.Hidden, h) {
+			s.Hidden = append(s.Hidden, h)
+		}
+	}
 	if p != WorkspaceWrite {
 		return s, nil
 	}
@@ -137,13 +160,21 @@ func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 			return Spec{}, err
 		}
 	}
+	protect := func(p string) {
+		if s.writable(p) && !slices.Contains(s.ReadOnly, p) {
+			s.ReadOnly = append(s.ReadOnly, p)
+		}
+	}
 	for _, root := range s.Writable {
 		for _, name := range protectedNames {
 			for _, p := range carveOuts(filepath.Join(root, name)) {
-				if s.writable(p) && !slices.Contains(s.ReadOnly, p) {
-					s.ReadOnly = append(s.ReadOnly, p)
-				}
+				protect(p)
 			}
+		}
+	}
+	for _, p := range roots.Protected {
+		if filepath.IsAbs(p) && filepath.Clean(p) == p {
+			protect(p)
 		}
 	}
 	return s, nil
@@ -220,10 +251,17 @@ func (s Spec) validate() error {
 	}
 	paths := append([]string{s.Cwd}, s.Writable...)
 	paths = append(paths, s.ReadOnly...)
+	paths = append(paths, s.Hidden...)
 	for _, p := range paths {
 		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 			return fmt.Errorf("path %q is not clean and absolute", p)
 		}
+	}
+	if slices.Contains(s.Hidden, "/") {
+		return errors.New("the root directory cannot be hidden")
+	}
+	if s.Profile == None && len(s.Hidden) > 0 {
+		return errors.New("profile none hides nothing")
 	}
 	if s.Profile != WorkspaceWrite && len(s.Writable) > 0 {
 		return fmt.Errorf("profile %s has writable roots", s.Profile)

@@ -278,6 +278,54 @@ func TestCarveOuts(t *testing.T) {
 	}
 }
 
+// TestHidden: the paths of Read deny rules are covered under both
+// profiles, so that no command, however the gate misread it, reads them;
+// the paths of Edit deny rules stay read-only.
+func TestHidden(t *testing.T) {
+	requireMounts(t)
+	ws := realDir(t)
+	for p, c := range map[string]string{".env": "SECRET=env\n", "secrets/k": "SECRET=k\n", "secrets/sub/j": "SECRET=j\n", "keep.go": "package x\n", "gen.lock": "v1\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".env", filepath.Join(ws, "envlink")); err != nil {
+		t.Fatal(err)
+	}
+	roots := Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets")}, Protected: []string{filepath.Join(ws, "gen.lock")}}
+	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+		spec := mustSpec(t, p, roots, false)
+		out, _ := run(t, spec, "cat .env envlink secrets/k secrets/sub/j; ls -a secrets; cat $(printf '%s' .e nv); find . -type f -exec cat {} +; grep -r SECRET .")
+		if strings.Contains(out, "SECRET") {
+			t.Errorf("%s: a hidden file was read:\n%s", p, out)
+		}
+		if out, err := run(t, spec, "cat keep.go"); err != nil || out != "package x\n" {
+			t.Errorf("%s: a file next to the hidden ones: %v %q", p, err, out)
+		}
+		for _, cmd := range []string{"rm .env", "touch secrets/new", "umount .env && cat .env", "mv secrets s2", "echo v2 > gen.lock"} {
+			if out, err := run(t, spec, cmd); err == nil {
+				t.Errorf("%s: %q succeeded:\n%s", p, cmd, out)
+			}
+		}
+		// A hidden file is /dev/null: what is written to it is lost.
+		run(t, spec, "echo x > .env")
+	}
+	// Outside the sandbox nothing changed.
+	if data, err := os.ReadFile(filepath.Join(ws, ".env")); err != nil || string(data) != "SECRET=env\n" {
+		t.Errorf("after the runs: .env = %q %v", data, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(ws, "secrets/k")); err != nil || string(data) != "SECRET=k\n" {
+		t.Errorf("after the runs: %q %v", data, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "gen.lock")); string(data) != "v1\n" {
+		t.Errorf("gen.lock = %q", data)
+	}
+	if _, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws, Hidden: []string{"/"}}, false); err == nil {
+		t.Error("NewSpec hid the root directory")
+	}
+}
+
 // TestWorktreeCarveOuts: a worktree's .git file, the git directory it
 // names and the common directory stay read-only when they lie in a
 // writable root.

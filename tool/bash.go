@@ -191,7 +191,8 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 // choose none. Where the platform has no sandbox, Bash warns once and runs
 // the command without one, unless the settings require a sandbox (then it
 // refuses). Writable roots for workspace-write: the workspace root, the
-// working directory, the additional directories and allowWrite.
+// working directory, the additional directories and allowWrite; the paths
+// of the policy's deny rules are hidden or kept read-only (Env.Denied).
 func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 	if p == "" {
 		p = sandbox.WorkspaceWrite
@@ -214,6 +215,9 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 		root = cwd
 	}
 	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: t.env.Sandbox.Filesystem.AllowWrite}
+	if t.env.Denied != nil && p != sandbox.None {
+		roots.Hidden, roots.Protected = t.env.Denied()
+	}
 	for _, d := range append([]string{cwd}, ws.Dirs...) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			roots.Additional = append(roots.Additional, d)

@@ -30,6 +30,11 @@ type Env struct {
 	// refuses, so a Read(...) or Grep(...) deny also hides files from
 	// directory-wide searches. nil = everything readable.
 	CanRead func(tool, path string) bool
+	// Denied returns the paths of the policy's Read deny rules and of its
+	// Edit and Write deny rules (perm.Policy.DeniedPaths), which Bash's
+	// kernel sandbox hides and keeps read-only behind the gate. nil =
+	// none.
+	Denied func() (read, edit []string)
 	// Sandbox are the kernel sandbox settings in force (policy.Sandbox):
 	// network for workspace-write commands, extra writable paths, and
 	// whether Bash must refuse to run where there is no sandbox.
@@ -89,9 +94,15 @@ type Toolbox struct {
 }
 
 // Tools returns every built-in tool but Agent (package subagent), unguarded:
-// they run only through a Set. It sets b.Env.CanRead.
+// they run only through a Set. It sets b.Env.CanRead and b.Env.Denied.
 func (b Toolbox) Tools() []Tool {
 	b.Env.CanRead = walkFilter(b.Policy)
+	if b.Policy != nil {
+		b.Env.Denied = func() ([]string, []string) {
+			p := b.Policy()
+			return p.DeniedPaths()
+		}
+	}
 	tasks := b.Tasks
 	if tasks == nil {
 		tasks = &TaskList{}

@@ -1,0 +1,44 @@
+package perm
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestDeniedPaths(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, home, outside := filepath.Join(base, "proj"), filepath.Join(base, "home"), filepath.Join(base, "outside")
+	for p, c := range map[string]string{
+		root + "/.env": "x", root + "/secrets/k": "x", root + "/a.pem": "x", root + "/b.pem": "x", root + "/src/c.pem": "x",
+		root + "/gen.lock": "x", home + "/.ssh/id_ed25519": "x", outside + "/key": "x", root + "/deep/x/k": "x",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside+"/key", root+"/keylink"); err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{Workspace: Workspace{Cwd: root, Root: root, Home: home}}
+	p.Deny = entries(SourceUser, "Read(./.env)", "Read(./secrets/**)", "Read(./*.pem)", "Read(~/.ssh/)", "Read(./keylink)",
+		"Read(*.pem)", "Read(**/.env)", "Read(./deep/*/k)", "Read(./missing)", "Read", "Bash(curl:*)",
+		"Edit(./gen.lock)", "Write(./.env)", "Edit(//)")
+	p.Ask = entries(SourceUser, "Read(./src/**)")
+	read, edit := p.DeniedPaths()
+	wantRead := []string{root + "/.env", root + "/secrets", root + "/a.pem", root + "/b.pem", home + "/.ssh", outside + "/key"}
+	if !slices.Equal(read, wantRead) {
+		t.Errorf("read = %q\nwant %q", read, wantRead)
+	}
+	// .env is already hidden; "/" is never returned.
+	if want := []string{root + "/gen.lock"}; !slices.Equal(edit, want) {
+		t.Errorf("edit = %q, want %q", edit, want)
+	}
+}
