@@ -19,13 +19,15 @@ const maxDeniedPaths = 256
 // read-only). A Read deny also denies writes, so read paths are not
 // repeated in edit.
 //
-// Only what a pattern names without searching is found: a literal path
-// (./.env, ~/.ssh/id_ed25519, /etc/secrets/), the directory of a
-// DIR/** pattern, and the matches of a pattern whose only wildcards are
-// in its last element (./*.pem: one directory read). A pattern that
-// matches by name anywhere (*.pem, **/.env, secrets/**/k) is left to the
-// gate, as is everything past maxDeniedPaths. "/" is never returned:
-// hiding it would leave the command nothing to run.
+// A pattern's paths are found without searching where it names them: a
+// literal path (./.env, ~/.ssh/id_ed25519, /etc/secrets/), the directory
+// of a DIR/** pattern, and the matches of a pattern whose only wildcards
+// are in its last element (./*.pem: one directory read). The paths of a
+// pattern that matches by name anywhere (*.pem, **/.env, secrets/**/k)
+// are searched for in the workspace directories only, breadth first, up
+// to maxWalkEntries entries: what lies deeper, or outside them, is left
+// to the gate, as is everything past maxDeniedPaths. "/" is never
+// returned: hiding it would leave the command nothing to run.
 //
 // The gate is the policy; these lists are a second layer that holds where
 // the gate's reading of a command was wrong, so they are computed when a
@@ -52,10 +54,13 @@ func (p *Policy) DeniedPaths() (read, edit []string) {
 			*list = append(*list, real)
 		}
 	}
-	for _, kind := range []struct {
-		tools []string
-		list  *[]string
-	}{{[]string{"Read"}, &read}, {[]string{"Edit", "Write"}, &edit}} {
+	kinds := []struct {
+		tools  []string
+		list   *[]string
+		search []pathPattern // patterns whose paths walkWorkspace finds
+	}{{tools: []string{"Read"}, list: &read}, {tools: []string{"Edit", "Write"}, list: &edit}}
+	for i := range kinds {
+		kind := &kinds[i]
 		for _, e := range p.Deny {
 			r := e.Rule
 			if !r.HasPattern || !slices.Contains(kind.tools, r.Tool) {
@@ -65,29 +70,79 @@ func (p *Policy) DeniedPaths() (read, edit []string) {
 				continue // the gate fails closed on such a policy
 			}
 			pp := compileAnchored(ws, r.Pattern)
-			for _, path := range pp.named() {
-				add(kind.list, path)
+			if named, ok := pp.named(); ok {
+				for _, path := range named {
+					add(kind.list, path)
+				}
+			} else {
+				kind.search = append(kind.search, pp)
 			}
 		}
+	}
+	if len(kinds[0].search)+len(kinds[1].search) > 0 {
+		walkWorkspace(ws, func(path string, dir bool) bool {
+			for _, kind := range kinds {
+				for _, pp := range kind.search {
+					if (!pp.dirOnly || dir) && pp.match(path, false) {
+						add(kind.list, path)
+						return false // hidden whole: nothing below it to find
+					}
+				}
+			}
+			return true
+		})
 	}
 	return read, edit
 }
 
+// maxWalkEntries bounds the directory entries DeniedPaths reads looking
+// for the paths of patterns that match by name anywhere.
+const maxWalkEntries = 10000
+
+// walkWorkspace visits the entries below the workspace root and the
+// additional directories, breadth first, without following symbolic
+// links, until it has seen maxWalkEntries; visit reports whether to
+// descend into a directory.
+func walkWorkspace(ws Workspace, visit func(path string, dir bool) bool) {
+	queue := append([]string{ws.Root}, ws.Dirs...)
+	seen := 0
+	for len(queue) > 0 && seen < maxWalkEntries {
+		dir := queue[0]
+		queue = queue[1:]
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if seen++; seen > maxWalkEntries {
+				return
+			}
+			path := filepath.Join(dir, e.Name())
+			if visit(path, e.IsDir()) && e.IsDir() {
+				queue = append(queue, path)
+			}
+		}
+	}
+}
+
 // named returns the paths pp names without searching (DeniedPaths): its
 // literal path, the directory of a DIR/** pattern, or the matches of a
-// pattern with wildcards in its last element only; nil for a basename
-// pattern or one with wildcards higher up.
-func (pp pathPattern) named() []string {
+// pattern with wildcards in its last element only. ok is false for a
+// basename pattern or one with wildcards higher up: those are searched.
+func (pp pathPattern) named() (paths []string, ok bool) {
 	switch {
 	case pp.base:
-		return nil
+		return nil, false
 	case pp.literal:
-		return []string{pp.abs}
+		return []string{pp.abs}, true
 	case pp.globstar && !strings.ContainsAny(pp.starAbs, `*?[{\`):
-		return []string{pp.starAbs}
-	case strings.ContainsAny(filepath.Dir(pp.abs), `*?[{\`) || strings.Contains(pp.abs, "**"):
-		return nil
+		return []string{pp.starAbs}, true
+	case strings.ContainsAny(filepath.Dir(pp.abs), `*?[{\`) || strings.Contains(pp.abs, "**") || strings.Contains(pp.abs, "{"):
+		return nil, false
 	}
 	matches, _ := filepath.Glob(pp.abs)
-	return matches
+	return matches, true
 }

@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,16 +30,52 @@ func TestDeniedPaths(t *testing.T) {
 	}
 	p := &Policy{Workspace: Workspace{Cwd: root, Root: root, Home: home}}
 	p.Deny = entries(SourceUser, "Read(./.env)", "Read(./secrets/**)", "Read(./*.pem)", "Read(~/.ssh/)", "Read(./keylink)",
-		"Read(*.pem)", "Read(**/.env)", "Read(./deep/*/k)", "Read(./missing)", "Read", "Bash(curl:*)",
+		"Read(*.pem)", "Read(**/.env)", "Read(./deep/*/k)", "Read(./missing)", "Read(**/missing)", "Read", "Bash(curl:*)",
 		"Edit(./gen.lock)", "Write(./.env)", "Edit(//)")
 	p.Ask = entries(SourceUser, "Read(./src/**)")
 	read, edit := p.DeniedPaths()
-	wantRead := []string{root + "/.env", root + "/secrets", root + "/a.pem", root + "/b.pem", home + "/.ssh", outside + "/key"}
+	// Named paths first, in rule order, then what the walk of the
+	// workspace finds for *.pem, **/.env and ./deep/*/k, breadth first.
+	wantRead := []string{root + "/.env", root + "/secrets", root + "/a.pem", root + "/b.pem", home + "/.ssh", outside + "/key",
+		root + "/src/c.pem", root + "/deep/x/k"}
 	if !slices.Equal(read, wantRead) {
 		t.Errorf("read = %q\nwant %q", read, wantRead)
 	}
 	// .env is already hidden; "/" is never returned.
 	if want := []string{root + "/gen.lock"}; !slices.Equal(edit, want) {
 		t.Errorf("edit = %q, want %q", edit, want)
+	}
+}
+
+// TestDeniedPathsWalkBound: the search for patterns that match by name
+// anywhere reads at most maxWalkEntries entries, breadth first, so a
+// shallow match is found in a tree too big to search whole.
+func TestDeniedPathsWalkBound(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(root, "big")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxWalkEntries + 10 {
+		if err := os.WriteFile(filepath.Join(big, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"z/.env", "big/.env"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &Policy{Workspace: Workspace{Cwd: root, Root: root, Home: root}, Deny: entries(SourceUser, "Read(.env)")}
+	read, _ := p.DeniedPaths()
+	// big/.env sorts first in big and is found; z/.env lies past the bound.
+	if want := []string{big + "/.env"}; !slices.Equal(read, want) {
+		t.Errorf("read = %q, want %q", read, want)
 	}
 }
