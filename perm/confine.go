@@ -57,7 +57,7 @@ func (p *Policy) DeniedPaths() (read, edit []string) {
 	kinds := []struct {
 		tools  []string
 		list   *[]string
-		search []pathPattern // patterns whose paths walkWorkspace finds
+		search []searched // patterns whose paths walkWorkspace finds
 	}{{tools: []string{"Read"}, list: &read}, {tools: []string{"Edit", "Write"}, list: &edit}}
 	for i := range kinds {
 		kind := &kinds[i]
@@ -75,15 +75,16 @@ func (p *Policy) DeniedPaths() (read, edit []string) {
 					add(kind.list, path)
 				}
 			} else {
-				kind.search = append(kind.search, pp)
+				kind.search = append(kind.search, searched{pp, filepath.Base(pp.abs)})
 			}
 		}
 	}
 	if len(kinds[0].search)+len(kinds[1].search) > 0 {
 		walkWorkspace(ws, func(path string, dir bool) bool {
+			name := filepath.Base(path)
 			for _, kind := range kinds {
-				for _, pp := range kind.search {
-					if (!pp.dirOnly || dir) && pp.match(path, false) {
+				for _, sp := range kind.search {
+					if (!sp.dirOnly || dir) && sp.mayName(name) && sp.match(path, false) {
 						add(kind.list, path)
 						return false // hidden whole: nothing below it to find
 					}
@@ -145,4 +146,27 @@ func (pp pathPattern) named() (paths []string, ok bool) {
 	}
 	matches, _ := filepath.Glob(pp.abs)
 	return matches, true
+}
+
+// searched is a pattern whose paths walkWorkspace finds, with the last
+// element of its path.
+type searched struct {
+	pathPattern
+	last string
+}
+
+// mayName reports whether a path whose last element is name may match,
+// by that element alone: a quick test before matching the whole path.
+func (sp searched) mayName(name string) bool {
+	last := sp.last
+	switch {
+	case last == "**" || strings.Contains(last, "{"):
+		return true
+	case !strings.ContainsAny(last, `*?[\`):
+		return name == last
+	case last[0] == '*' && !strings.ContainsAny(last[1:], `*?[\`):
+		return strings.HasSuffix(name, last[1:]) // *.pem
+	}
+	ok, err := filepath.Match(last, name)
+	return ok || err != nil
 }
