@@ -296,7 +296,9 @@ func TestHidden(t *testing.T) {
 	roots := Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets")}, Protected: []string{filepath.Join(ws, "gen.lock")}}
 	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
 		spec := mustSpec(t, p, roots, false)
-		out, _ := run(t, spec, "cat .env envlink secrets/k secrets/sub/j; ls -a secrets; cat $(printf '%s' .e nv); find . -type f -exec cat {} +; grep -r SECRET .")
+		// Through another process's view of the file system too: the
+		// parent (this test, outside the sandbox) and init.
+		out, _ := run(t, spec, "cat .env envlink secrets/k secrets/sub/j; ls -a secrets; cat $(printf '%s' .e nv); find . -type f -exec cat {} +; grep -r SECRET .; cat /proc/$PPID/root"+ws+"/.env /proc/1/root"+ws+"/secrets/k")
 		if strings.Contains(out, "SECRET") {
 			t.Errorf("%s: a hidden file was read:\n%s", p, out)
 		}
