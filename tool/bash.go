@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +84,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
+	absent := absentConfig(t.env.Workspace.Root, cwd)
 	marker := newMarker()
 	// The command's own context is not ctx: Run kills the whole process
 	// group itself, on cancellation and timeout alike.
@@ -180,10 +182,43 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		text += "\n"
 	}
 	text += status + "\n"
+	for _, p := range absent {
+		if _, err := os.Lstat(p); err == nil {
+			w := fmt.Sprintf("the command created %s, which gen reads as project configuration (settings, hooks, agents, MCP servers): review it before gen's next session here", p)
+			if t.env.Warn != nil {
+				t.env.Warn("Bash: " + w)
+			}
+			text += "gen: " + w + ".\n"
+		}
+	}
 	if h := sandbox.Hint(cmd.Spec, text, code); h != "" {
 		text += h + " A call with " + perm.UnsandboxedKey + ": true runs without the sandbox, and only once the user approves it.\n"
 	}
 	return text, nil
+}
+
+// configNames are the project files and directories gen reads settings,
+// hooks, agents and MCP servers from. The sandbox keeps those that exist
+// read-only; one that does not exist yet cannot be protected by the
+// kernel, so Bash reports its creation (absentConfig).
+var configNames = []string{".gen", ".claude", ".mcp.json"}
+
+// absentConfig returns the configNames paths in the workspace root and
+// in cwd that do not exist before a command runs.
+func absentConfig(root, cwd string) []string {
+	var out []string
+	for _, dir := range []string{root, cwd} {
+		if dir == "" {
+			continue
+		}
+		for _, n := range configNames {
+			p := filepath.Join(dir, n)
+			if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // spec is the confinement of a command with the decision's sandbox

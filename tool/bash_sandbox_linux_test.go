@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -306,5 +307,30 @@ func TestBashWithoutSandbox(t *testing.T) {
 	_, err = bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
 	if err == nil || !strings.Contains(err.Error(), "the settings require the sandbox (sandbox.required or failIfUnavailable), but no sandbox: test; the command was not run") || exists(name) {
 		t.Errorf("required without a sandbox: err %v, file there: %v", err, exists(name))
+	}
+}
+
+// TestBashReportsNewConfig: the kernel cannot keep a configuration
+// directory that does not exist yet read-only, so Bash reports the
+// command that creates one, to the model and as a warning.
+func TestBashReportsNewConfig(t *testing.T) {
+	requireSandbox(t)
+	env, ws := testEnv(t)
+	var warns []string
+	env.Warn = func(w string) { warns = append(warns, w) }
+	out := bashAs(t, env, sandbox.WorkspaceWrite, `mkdir -p .claude && echo '{"hooks": {}}' > .claude/settings.local.json && echo '{}' > .mcp.json`)
+	for _, p := range []string{".claude", ".mcp.json"} {
+		want := "the command created " + filepath.Join(ws, p) + ", which gen reads as project configuration"
+		if !strings.Contains(out, want) || !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("%s: output %q, warnings %q", p, out, warns)
+		}
+	}
+	if strings.Contains(out, filepath.Join(ws, ".gen")) {
+		t.Errorf("reported a .gen it did not create:\n%s", out)
+	}
+	// Once they exist, they are the sandbox's to protect: no report.
+	warns = nil
+	if out := bashAs(t, env, sandbox.WorkspaceWrite, "true"); strings.Contains(out, "created") || len(warns) != 0 {
+		t.Errorf("reported again: %q %q", out, warns)
 	}
 }
