@@ -31,7 +31,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-		"strings"
+	"strings"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
