@@ -1,10 +1,12 @@
 package settings
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gen-run/gen/perm"
@@ -179,5 +181,47 @@ func TestProjectFilesAtHome(t *testing.T) {
 	}
 	if s := l.load(t); !s.Trusted {
 		t.Fatalf("untrusted after gen's own write to the local file: %q", s.Warnings)
+	}
+}
+
+// KeepTrust writers of a project file, trust writers and rule writers of
+// the user settings at once: nothing is lost, and the project is still
+// trusted with every rule gen saved.
+func TestKeepTrustConcurrent(t *testing.T) {
+	l := newLayout(t)
+	l.trust(t)
+	keep := KeepTrust{User: l.user, Root: l.root}
+	var wg sync.WaitGroup
+	const n = 6
+	for i := range n {
+		wg.Go(func() {
+			if err := keep.AddRule(l.local, "allow", fmt.Sprintf("Bash(echo %d)", i)); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if err := AddTrustedProject(l.user, fmt.Sprintf("/other/%d", i), map[string]string{".mcp.json": Absent}); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if err := AddRule(l.user, "deny", fmt.Sprintf("Bash(rm %d)", i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	s := l.load(t)
+	if !s.Trusted {
+		t.Fatalf("untrusted after concurrent writes: %q", s.Warnings)
+	}
+	var user *File
+	for i := range s.Files {
+		if s.Files[i].Path == l.user {
+			user = &s.Files[i]
+		}
+	}
+	if len(s.Allow) != n || len(s.Deny) != n || user == nil || len(user.TrustedProjects) != n+1 {
+		t.Fatalf("after concurrent writes: %d allow, %d deny rules, user file %v; want %d, %d and %d trust entries", len(s.Allow), len(s.Deny), user != nil, n, n, n+1)
 	}
 }
