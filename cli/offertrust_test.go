@@ -90,3 +90,44 @@ func TestOfferTrust(t *testing.T) {
 		})
 	}
 }
+
+// A project whose configuration changed since it was trusted is asked
+// about again, with the changed files listed, even when nothing in it
+// asks for code to run now.
+func TestOfferTrustAfterChange(t *testing.T) {
+	base := t.TempDir()
+	root, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
+	for _, d := range []string{root + "/.git", home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := trust.Trust(home, root); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *settings.Settings {
+		set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "none.json")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	agent := filepath.Join(root, ".claude", "agents", "ro.md")
+	if err := os.MkdirAll(filepath.Dir(agent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agent, []byte("---\nname: ro\ndescription: d\ndeny_tools: Bash\n---\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errw bytes.Buffer
+	got, err := offerTrust(context.Background(), load(), Streams{In: strings.NewReader("y\n"), Err: &errw, InTerminal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got || !strings.Contains(errw.String(), "changed: .claude/agents/ro.md") || !strings.Contains(errw.String(), "Trust this project?") {
+		t.Fatalf("offerTrust = %v, stderr %q; want asked, naming the changed file", got, errw.String())
+	}
+	if set := load(); !set.Trusted {
+		t.Fatalf("not trusted after yes: %q", set.Warnings)
+	}
+}

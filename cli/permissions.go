@@ -44,7 +44,7 @@ type policyFlags struct {
 }
 
 // trustHelp is the usage of --trust wherever a command loads settings.
-const trustHelp = "trust this project for this run only: its hooks, MCP servers, sandbox opt-outs, allow rules, widening mode and additional directories apply (see gen trust)"
+const trustHelp = "trust this project for this run only: " + settings.TrustCovers + " apply (see gen trust)"
 
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl := cmd.Flags()

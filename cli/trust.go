@@ -21,10 +21,14 @@ func newTrustCmd(s Streams) *cobra.Command {
 		Long: `Trust the project containing DIR (default: the current directory).
 
 A project's hooks, MCP servers and sandbox opt-out run code before any tool
-call is checked, so gen ignores them (with a warning) until you trust the
-project. Trust is recorded in ~/.gen/settings.json under "trustedProjects".
-Permission rules and modes in project settings apply without trust. For one
-headless run, pass --trust instead.`,
+call is checked, and its allow rules, a widening mode and additional
+directories widen what runs without asking, so gen ignores them (with a
+warning) until you trust the project. Deny and ask rules apply without
+trust. Trust is recorded in ~/.gen/settings.json under "trustedProjects",
+with a digest of each of the project's configuration files (.gen/ and
+.claude/ settings, .mcp.json, agents and skills): when one changes (a git
+pull, a command that wrote it), the project is untrusted until you review
+it and run gen trust again. For one headless run, pass --trust instead.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -47,9 +51,10 @@ headless run, pass --trust instead.`,
 
 // offerTrust is the trust prompt on first use: in a terminal, for a
 // project that is not trusted and asks for code to run before any tool
-// call is checked (trust.Pending). It reports whether the person trusted
-// it (recorded in the user settings, which the caller then reloads).
-// Headless runs never ask: they use --trust or `gen trust`.
+// call is checked (trust.Pending), or whose configuration changed since
+// the person trusted it (settings.Settings.TrustStale). It reports whether
+// the person trusted it (recorded in the user settings, which the caller
+// then reloads). Headless runs never ask: they use --trust or `gen trust`.
 func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, error) {
 	if set.Trusted {
 		return false, nil
@@ -65,9 +70,18 @@ func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, e
 		agents = cat.All()
 	}
 	files := trust.Pending(set, mcpJSON, agents)
-	if len(files) == 0 {
+	if len(files) == 0 && !set.TrustStale {
 		return false, nil
 	}
-	fmt.Fprintf(s.Err, "gen: the project asks to run code of its own or to widen permissions: %s\n", strings.Join(files, ", "))
+	if set.TrustStale {
+		changed := "its trust was recorded by an older gen or its files cannot be read"
+		if len(set.TrustChanged) > 0 {
+			changed = "changed: " + strings.Join(set.TrustChanged, ", ")
+		}
+		fmt.Fprintf(s.Err, "gen: the project's configuration is not what you trusted (%s)\n", changed)
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(s.Err, "gen: the project asks to run code of its own or to widen permissions: %s\n", strings.Join(files, ", "))
+	}
 	return trust.Ask(ctx, s.In, s.Err, set.Workspace.Home, set.Workspace.Root)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/perm"
-	"github.com/gen-run/gen/settings"
 )
 
 // Ask implements gate.Asker for a session with an Approver: the main
@@ -134,8 +133,9 @@ func (s *Session) always(rules []string) (trusted bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	w := s.rules(perm.SourceLocal)
 	for _, r := range rules {
-		if err := settings.AddRule(path, "allow", r); err != nil {
+		if err := w.add(path, "allow", r); err != nil {
 			return false, err
 		}
 	}

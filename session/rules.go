@@ -88,7 +88,7 @@ func (s *Session) AddRule(scope perm.Source, list, rule string) error {
 	if err != nil {
 		return err
 	}
-	if err := settings.AddRule(path, list, rule); err != nil {
+	if err := s.rules(scope).add(path, list, rule); err != nil {
 		return err
 	}
 	return s.reload()
@@ -115,10 +115,30 @@ func (s *Session) RemoveRule(scope perm.Source, list, rule string) error {
 	if err != nil {
 		return err
 	}
-	if err := settings.RemoveRule(path, list, rule); err != nil {
+	if err := s.rules(scope).remove(path, list, rule); err != nil {
 		return err
 	}
 	return s.reload()
+}
+
+// ruleWriter writes rules to a settings file.
+type ruleWriter struct {
+	add, remove func(path, list, rule string) error
+}
+
+// rules is the writer for the settings file of scope: in a trusted
+// project, one that keeps the project's recorded trust current when it
+// writes a project file (settings.KeepTrust), so that gen's own write
+// does not untrust the project.
+func (s *Session) rules(scope perm.Source) ruleWriter {
+	s.mu.Lock()
+	trusted, root, home := s.set.Trusted, s.set.Workspace.Root, s.set.Workspace.Home
+	s.mu.Unlock()
+	if trusted && (scope == perm.SourceProject || scope == perm.SourceLocal) {
+		k := settings.KeepTrust{User: settings.UserPath(home), Root: root}
+		return ruleWriter{k.AddRule, k.RemoveRule}
+	}
+	return ruleWriter{settings.AddRule, settings.RemoveRule}
 }
 
 // reload reads every settings scope again after gen wrote one. A file

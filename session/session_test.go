@@ -627,3 +627,40 @@ func TestAlwaysAllowInUntrustedProject(t *testing.T) {
 		t.Errorf("AddRule(user, allow): %v", err)
 	}
 }
+
+// gen's own writes to a trusted project's settings ("Always allow",
+// /permissions) keep the project trusted: the recorded trust follows the
+// files gen wrote, so the next session applies the saved rules without
+// asking and without a warning.
+func TestAlwaysAllowKeepsRecordedTrust(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`})
+	files, err := settings.ProjectFiles(root, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := settings.AddTrustedProject(settings.UserPath(home), root, files); err != nil {
+		t.Fatal(err)
+	}
+	curl := perm.Request{Tool: "Bash", Input: map[string]any{"command": "curl https://x.org"}}
+	a := &approver{answer: func(gate.Approval) gate.Reply {
+		return gate.Reply{Choice: gate.Always, Rules: []string{"Bash(curl *)"}}
+	}}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	if got := s.Check(context.Background(), curl); got.Decision != perm.Allow {
+		t.Fatalf("first call: %v (%s)", got.Decision, got.Reason)
+	}
+	if err := s.AddRule(perm.SourceProject, "allow", "Bash(wget *)"); err != nil {
+		t.Fatalf("AddRule(project, allow) in a trusted project: %v", err)
+	}
+	set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "no-managed.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.Trusted || set.TrustStale {
+		t.Fatalf("after gen's own writes the project is untrusted: %q", set.Warnings)
+	}
+	no := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
+	if got := newSession(t, root, home, offline.New(), no, nil).Check(context.Background(), curl); got.Decision != perm.Allow || no.count() != 0 {
+		t.Errorf("next session: %v (%s), %d approvals; want the saved rule to allow without asking", got.Decision, got.Reason, no.count())
+	}
+}

@@ -30,19 +30,68 @@ var inProcess = make(chan struct{}, 1)
 // open file description, so two goroutines of one process would exclude
 // each other too. A missing dir is an error wrapping fs.ErrNotExist.
 func lockDir(dir string) (unlock func(), err error) {
+	return lockDirs(dir)
+}
+
+// lockDirs locks each of dirs as lockDir does, in the order given, as one
+// writer of this process: a writer that needs two directories (a project
+// settings file and the user settings that record its trust) takes them
+// in one step. Every writer that takes more than one takes them in the
+// same order (project, then user), so two writers cannot each hold what
+// the other waits for. A directory given twice (by another name) is
+// locked once.
+func lockDirs(dirs ...string) (unlock func(), err error) {
 	timer := time.NewTimer(lockTimeout)
 	defer timer.Stop()
 	select {
 	case inProcess <- struct{}{}:
 	case <-timer.C:
-		return nil, fmt.Errorf("locking %s: another writer in this process held the lock for %v", dir, lockTimeout)
+		return nil, fmt.Errorf("locking %s: another writer in this process held the lock for %v", dirs[0], lockTimeout)
 	}
-	release := func() { <-inProcess }
-	d, err := os.Open(dir)
+	var held []*os.File
+	release := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			unix.Flock(int(held[i].Fd()), unix.LOCK_UN)
+			held[i].Close()
+		}
+		<-inProcess
+	}
+	for _, dir := range dirs {
+		d, err := os.Open(dir)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		if isHeld(d, held) {
+			d.Close()
+			continue
+		}
+		if err := flock(d, dir, timer); err != nil {
+			release()
+			return nil, err
+		}
+		held = append(held, d)
+	}
+	return release, nil
+}
+
+// isHeld reports whether d is the same directory as one of held.
+func isHeld(d *os.File, held []*os.File) bool {
+	fi, err := d.Stat()
 	if err != nil {
-		release()
-		return nil, err
+		return false
 	}
+	for _, h := range held {
+		if hi, err := h.Stat(); err == nil && os.SameFile(fi, hi) {
+			return true
+		}
+	}
+	return false
+}
+
+// flock takes an exclusive flock on the open directory d (named dir in
+// errors), waiting until timer fires. On error d is closed.
+func flock(d *os.File, dir string, timer *time.Timer) error {
 	fd := int(d.Fd())
 	locked := make(chan error, 1)
 	go func() {
@@ -58,14 +107,9 @@ func lockDir(dir string) (unlock func(), err error) {
 	case err := <-locked:
 		if err != nil {
 			d.Close()
-			release()
-			return nil, fmt.Errorf("locking %s: %w", dir, err)
+			return fmt.Errorf("locking %s: %w", dir, err)
 		}
-		return func() {
-			unix.Flock(fd, unix.LOCK_UN)
-			d.Close()
-			release()
-		}, nil
+		return nil
 	case <-timer.C:
 		// The blocked flock cannot be interrupted; whoever gets the lock
 		// for it gives it back at once.
@@ -74,8 +118,7 @@ func lockDir(dir string) (unlock func(), err error) {
 				unix.Flock(fd, unix.LOCK_UN)
 			}
 			d.Close()
-			release()
 		}()
-		return nil, fmt.Errorf("locking %s: still held by another process after %v", dir, lockTimeout)
+		return fmt.Errorf("locking %s: still held by another process after %v", dir, lockTimeout)
 	}
 }

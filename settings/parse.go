@@ -59,7 +59,7 @@ const trustedKey = "trustedProjects"
 
 // TrustedProjects returns the trustedProjects list of the user settings
 // file at path, whose contents are data.
-func TrustedProjects(path string, data []byte) ([]string, error) {
+func TrustedProjects(path string, data []byte) ([]TrustedProject, error) {
 	f, _, err := parseFile(perm.SourceUser, path, data, filepath.Dir(path), filepath.Dir(filepath.Dir(path)))
 	if err != nil {
 		return nil, err
@@ -67,23 +67,75 @@ func TrustedProjects(path string, data []byte) ([]string, error) {
 	return f.TrustedProjects, nil
 }
 
-// trusted parses trustedProjects. Only the user and managed scopes may
-// grant trust: a project cannot vouch for itself.
+// trusted parses trustedProjects: an array whose entries are an absolute
+// path, or {"path": ..., "files": {relpath: digest}} (TrustedProject).
+// Only the user and managed scopes may grant trust: a project cannot vouch
+// for itself.
 func (p *parser) trusted(f *File, v *value) error {
 	if f.Scope != perm.SourceUser && f.Scope != perm.SourceManaged {
 		return p.errAt(v.Off, "%s belongs in the user settings (~/.gen/settings.json): a project cannot trust itself", trustedKey)
 	}
-	strs, err := p.strings(v, trustedKey)
-	if err != nil {
-		return err
+	const shape = "%s must be an array of project paths or {\"path\": ..., \"files\": {...}} objects"
+	if v.Kind != kindArray {
+		return p.errAt(v.Off, shape, trustedKey)
 	}
-	for _, s := range strs {
-		if !filepath.IsAbs(s.Str) {
-			return p.errAt(s.Off, "%s: %q is not an absolute path", trustedKey, s.Str)
+	for _, el := range v.Elems {
+		var t TrustedProject
+		switch el.Kind {
+		case kindString:
+			t.Path = el.Str
+		case kindObject:
+			var err error
+			if t, err = p.trustedEntry(el); err != nil {
+				return err
+			}
+		default:
+			return p.errAt(el.Off, shape, trustedKey)
 		}
-		f.TrustedProjects = appendUnique(f.TrustedProjects, filepath.Clean(s.Str))
+		if !filepath.IsAbs(t.Path) {
+			return p.errAt(el.Off, "%s: %q is not an absolute path", trustedKey, t.Path)
+		}
+		t.Path = filepath.Clean(t.Path)
+		f.TrustedProjects = append(f.TrustedProjects, t)
 	}
 	return nil
+}
+
+// trustedEntry parses one {"path", "files"} entry of trustedProjects.
+func (p *parser) trustedEntry(v *value) (TrustedProject, error) {
+	var t TrustedProject
+	keys, err := p.unique(v, trustedKey+"[].")
+	if err != nil {
+		return t, err
+	}
+	for _, m := range v.Members {
+		if m.Key != "path" && m.Key != "files" {
+			return t, p.errAt(m.Off, "unknown key %q in a %s entry (want \"path\" and \"files\")", m.Key, trustedKey)
+		}
+	}
+	pv, ok := keys["path"]
+	if !ok || pv.Kind != kindString {
+		return t, p.errAt(v.Off, "a %s entry needs \"path\", a string", trustedKey)
+	}
+	t.Path = pv.Str
+	fv, ok := keys["files"]
+	if !ok || fv.Kind != kindObject {
+		return t, p.errAt(v.Off, "the %s entry for %q needs \"files\", an object of file digests (run `gen trust %s` to record it)", trustedKey, t.Path, t.Path)
+	}
+	t.Files = make(map[string]string, len(fv.Members))
+	if _, err := p.unique(fv, trustedKey+"[].files."); err != nil {
+		return t, err
+	}
+	for _, m := range fv.Members {
+		if !validTrustPath(m.Key) {
+			return t, p.errAt(m.Off, "%s: %q is not a path inside the project", trustedKey, m.Key)
+		}
+		if m.Val.Kind != kindString || !validDigest(m.Val.Str) {
+			return t, p.errAt(m.Val.Off, "%s: the digest of %q must be %q or \"sha256:\" and 64 lowercase hex digits", trustedKey, m.Key, Absent)
+		}
+		t.Files[m.Key] = m.Val.Str
+	}
+	return t, nil
 }
 
 // mcpKey is the top-level key that configures MCP servers, Claude Code's

@@ -38,6 +38,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/textfile"
@@ -113,9 +114,10 @@ type File struct {
 	// ModelAliases is the top-level modelAliases object: model names by
 	// alias (sonnet, opus, haiku or any other), for agent definitions.
 	ModelAliases map[string]string
-	// TrustedProjects are the project roots the file trusts (top-level
-	// trustedProjects; user and managed scopes only), absolute and clean.
-	TrustedProjects []string
+	// TrustedProjects are the projects the file trusts (top-level
+	// trustedProjects; user and managed scopes only), roots absolute and
+	// clean.
+	TrustedProjects []TrustedProject
 
 	// API is the file's "api" object.
 	API API
@@ -174,10 +176,22 @@ type Settings struct {
 	Warnings []string
 	// Trusted reports that the project (Workspace.Root) may run code of
 	// its own before any tool call is checked: its hooks, MCP servers and
-	// sandbox opt-outs. It is set by Options.Trust or when the user or
-	// managed settings list the root (symlinks resolved) in
-	// trustedProjects. Permission rules and modes apply either way.
+	// sandbox opt-outs, and what widens the permissions. It is set by
+	// Options.Trust, or when the user or managed settings list the root
+	// (symlinks resolved) in trustedProjects with the digests of the
+	// project's configuration files as they are now (ProjectFiles), or
+	// when managed settings list the root as a plain path. Deny and ask
+	// rules apply either way.
 	Trusted bool
+	// TrustChanged is set when the project is not trusted although the
+	// user trusted it once: the files (relative to the root) that changed
+	// since, or none when the trust was recorded without files (by an
+	// older gen) or the files could not be read. Load warns; the
+	// interactive first-use prompt asks again.
+	TrustChanged []string
+	// TrustStale reports that a trust entry for the project exists but
+	// does not hold (see TrustChanged).
+	TrustStale bool
 
 	// API is how to talk to the model server, each key from the
 	// highest-precedence file that sets it.
@@ -322,7 +336,7 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 
 	// Trust first: what an untrusted project may not widen is decided
 	// below (the mode, the additional directories).
-	s.Trusted = opts.Trust || s.listsTrusted(s.Workspace.Root)
+	s.Trusted = opts.Trust || s.judgeTrust()
 	s.mergeHooks()
 	s.mergeMCPRules()
 	if err := s.resolveMode(opts.Mode); err != nil {
@@ -505,23 +519,64 @@ func (s *Settings) Refusal(what, file string) string {
 	return fmt.Sprintf("%s: ignoring project %s: the project %s is not trusted (trust it with `gen trust %s`, or --trust for one run)", file, what, root, root)
 }
 
-// listsTrusted reports whether a user or managed file lists root, compared
-// with symlinks resolved on both sides.
-func (s *Settings) listsTrusted(root string) bool {
-	real := root
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		real = r
-	}
+// judgeTrust reports whether a user or managed file trusts the project
+// root, compared with symlinks resolved on both sides. An entry with files
+// trusts only while ProjectFiles of the root equals them (ChangedFiles),
+// so the files are read only when such an entry exists. A plain path
+// trusts in managed settings, and in the user settings fails closed. When
+// an entry exists but none holds, it sets TrustStale and TrustChanged and
+// adds one warning that says why and how to trust the project again.
+func (s *Settings) judgeTrust() bool {
+	root, home := s.Workspace.Root, s.Workspace.Home
+	real := realPath(root)
+	var (
+		now     map[string]string
+		readErr error
+		read    bool
+		changed []string
+		legacy  string // a user file with a plain-path entry
+	)
 	for _, f := range s.Files {
 		for _, t := range f.TrustedProjects {
-			if t == root || t == real {
+			if !sameRoot(t.Path, root, real) {
+				continue
+			}
+			if t.Files == nil {
+				if f.Scope == perm.SourceManaged {
+					return true
+				}
+				legacy = f.Path
+				continue
+			}
+			if !read {
+				now, readErr = ProjectFiles(root, home)
+				read = true
+			}
+			if readErr != nil {
+				continue
+			}
+			diff := ChangedFiles(t.Files, now)
+			if len(diff) == 0 {
 				return true
 			}
-			if r, err := filepath.EvalSymlinks(t); err == nil && r == real {
-				return true
+			for _, c := range diff {
+				changed = appendUnique(changed, c)
 			}
 		}
 	}
+	again := fmt.Sprintf("until you review it and trust it again (`gen trust %s`, or --trust for one run), %s are ignored", root, TrustCovers)
+	switch {
+	case len(changed) > 0:
+		slices.Sort(changed)
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the project's configuration changed since you trusted it (%s), so it is not trusted: %s", root, strings.Join(changed, ", "), again))
+	case readErr != nil:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the project's configuration cannot be checked against your trust (%v), so it is not trusted: %s", root, readErr, again))
+	case legacy != "":
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the project %s was trusted before gen recorded which configuration a trust covers, so it is not trusted: %s", legacy, root, again))
+	default:
+		return false
+	}
+	s.TrustStale, s.TrustChanged = true, changed
 	return false
 }
 

@@ -28,12 +28,17 @@ func AddRule(path, list, rule string) error {
 	if _, err := perm.ParseRule(rule); err != nil {
 		return fmt.Errorf("adding to %s: %w", path, err)
 	}
-	return update(path, list, true, func(rules []string) []string {
+	return update(path, list, true, nil, adding(rule))
+}
+
+// adding is the edit that appends rule unless it is there.
+func adding(rule string) func([]string) []string {
+	return func(rules []string) []string {
 		if slices.Contains(rules, rule) {
 			return nil
 		}
 		return append(rules, rule)
-	})
+	}
 }
 
 // RemoveRule removes every occurrence of rule from permissions.<list> in the
@@ -41,50 +46,60 @@ func AddRule(path, list, rule string) error {
 // or a rule not in the list is not an error. The rule is not validated, so
 // that a malformed rule can be removed.
 func RemoveRule(path, list, rule string) error {
-	return update(path, list, false, func(rules []string) []string {
+	return update(path, list, false, nil, removing(rule))
+}
+
+// removing is the edit that removes every occurrence of rule.
+func removing(rule string) func([]string) []string {
+	return func(rules []string) []string {
 		if !slices.Contains(rules, rule) {
 			return nil
 		}
 		return slices.DeleteFunc(rules, func(r string) bool { return r == rule })
-	})
+	}
 }
 
 // update applies edit to permissions.<list> of the file at path under the
-// lock. edit returns nil when there is nothing to change.
-func update(path, list string, create bool, edit func([]string) []string) error {
+// lock, keeping trust current with keep when it is not nil. edit returns
+// nil when there is nothing to change.
+func update(path, list string, create bool, keep *KeepTrust, edit func([]string) []string) error {
 	switch list {
 	case "allow", "ask", "deny":
 	default:
 		return fmt.Errorf("settings: unknown rule list %q (want allow, ask or deny)", list)
 	}
-	return modify(path, create, func(data []byte) ([]byte, bool, error) {
+	return modify(path, create, keep, func(data []byte) ([]byte, bool, error) {
 		return edited(path, data, list, edit)
 	})
 }
 
-// AddTrustedProject records root, an absolute project directory, in the
-// top-level trustedProjects list of the user settings file at path, with
-// AddRule's guarantees (atomic, locked, other keys kept). Recording a root
-// twice does nothing.
-func AddTrustedProject(path, root string) error {
+// AddTrustedProject records root, an absolute project directory, as
+// trusted with files, the digests of its configuration (ProjectFiles), in
+// the top-level trustedProjects list of the user settings file at path,
+// with AddRule's guarantees (atomic, locked, other keys kept). An entry
+// already there for root (a plain path, or other files) is replaced;
+// entries for other roots are kept as written.
+func AddTrustedProject(path, root string, files map[string]string) error {
 	if !filepath.IsAbs(root) {
 		return fmt.Errorf("settings: trusted project %q is not absolute", root)
 	}
-	return modify(path, true, func(data []byte) ([]byte, bool, error) {
-		top, err := readObject(path, data, "settings")
+	if files == nil {
+		return fmt.Errorf("settings: trusting %s: no file digests to record", root)
+	}
+	entry, err := marshal(struct {
+		Path  string            `json:"path"`
+		Files map[string]string `json:"files"`
+	}{root, files})
+	if err != nil {
+		return err
+	}
+	return modify(path, true, nil, func(data []byte) ([]byte, bool, error) {
+		top, entries, err := trustEntries(path, data)
 		if err != nil {
 			return nil, false, err
 		}
-		var roots []string
-		if raw, ok := getField(top, trustedKey); ok {
-			if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, &roots) != nil {
-				return nil, false, fmt.Errorf("%s: %s must be an array of strings", path, trustedKey)
-			}
-		}
-		if slices.Contains(roots, root) {
-			return nil, false, nil
-		}
-		enc, err := marshal(append(roots, root))
+		kept := slices.DeleteFunc(entries, func(e json.RawMessage) bool { return entryPath(e) == root })
+		enc, err := marshal(append(kept, entry))
 		if err != nil {
 			return nil, false, err
 		}
@@ -93,16 +108,143 @@ func AddTrustedProject(path, root string) error {
 	})
 }
 
+// trustEntries splits the user settings data into its members and the
+// entries of its trustedProjects list, kept verbatim.
+func trustEntries(path string, data []byte) ([]field, []json.RawMessage, error) {
+	top, err := readObject(path, data, "settings")
+	if err != nil {
+		return nil, nil, err
+	}
+	var entries []json.RawMessage
+	if raw, ok := getField(top, trustedKey); ok {
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, &entries) != nil {
+			return nil, nil, fmt.Errorf("%s: %s must be an array", path, trustedKey)
+		}
+	}
+	return top, entries, nil
+}
+
+// entryPath is the project path of a trustedProjects entry, a string or
+// an object's "path"; "" when it has none.
+func entryPath(e json.RawMessage) string {
+	var p string
+	if json.Unmarshal(e, &p) == nil {
+		return p
+	}
+	var o struct{ Path string }
+	if json.Unmarshal(e, &o) == nil {
+		return o.Path
+	}
+	return ""
+}
+
+// KeepTrust is what a write to a project settings file needs to keep the
+// project's trust current: User, the user settings file that records
+// trust, and Root, the project root. gen's own writes to a trusted
+// project's settings (an "Always allow", a rule added with /permissions)
+// must not untrust the project: its AddRule and RemoveRule also update
+// the digest recorded for the file, in the same locked step, when the
+// file's content before the write is the content that was trusted.
+// Otherwise (the file had already changed, or the project has no trust
+// entry with files) the trust is left as it is.
+type KeepTrust struct {
+	User, Root string
+}
+
+// AddRule is settings.AddRule for the project settings file at path,
+// keeping the trust of k.Root current (see KeepTrust).
+func (k KeepTrust) AddRule(path, list, rule string) error {
+	if _, err := perm.ParseRule(rule); err != nil {
+		return fmt.Errorf("adding to %s: %w", path, err)
+	}
+	return update(path, list, true, &k, adding(rule))
+}
+
+// RemoveRule is settings.RemoveRule for the project settings file at
+// path, keeping the trust of k.Root current (see KeepTrust).
+func (k KeepTrust) RemoveRule(path, list, rule string) error {
+	return update(path, list, false, &k, removing(rule))
+}
+
+// rel is path relative to k.Root as ProjectFiles names it, "" when path is
+// not one of the project's settings files.
+func (k KeepTrust) rel(path string) string {
+	r, err := filepath.Rel(k.Root, path)
+	if err != nil {
+		return ""
+	}
+	r = filepath.ToSlash(r)
+	if !slices.Contains(trustFiles, r) {
+		return ""
+	}
+	return r
+}
+
+// refresh returns the user settings data with the digest of rel changed
+// from before to after in every trust entry for k.Root that records
+// before for it; false when no entry does.
+func (k KeepTrust) refresh(data []byte, rel, before, after string) ([]byte, bool, error) {
+	top, entries, err := trustEntries(k.User, data)
+	if err != nil {
+		return nil, false, err
+	}
+	root := filepath.Clean(k.Root)
+	real := realPath(root)
+	changed := false
+	for i, e := range entries {
+		fields, err := readObject(k.User, e, trustedKey+" entry")
+		if err != nil || !sameRoot(entryPath(e), root, real) {
+			continue // a plain path has no digests to keep
+		}
+		raw, ok := getField(fields, "files")
+		var files map[string]string
+		if !ok || json.Unmarshal(raw, &files) != nil || files[rel] != before && !(before == Absent && files[rel] == "") {
+			continue
+		}
+		files[rel] = after
+		enc, err := marshal(files)
+		if err != nil {
+			return nil, false, err
+		}
+		if entries[i], err = writeObject(setField(fields, "files", enc)); err != nil {
+			return nil, false, err
+		}
+		changed = true
+	}
+	if !changed {
+		return nil, false, nil
+	}
+	enc, err := marshal(entries)
+	if err != nil {
+		return nil, false, err
+	}
+	out, err := indented(setField(top, trustedKey, enc))
+	return out, err == nil, err
+}
+
 // modify runs change on the contents of the file at path (nil if it does
-// not exist) under an exclusive lock on path+".lock", and writes what it
-// returns atomically. change reports false when there is nothing to write.
-func modify(path string, create bool, change func([]byte) ([]byte, bool, error)) error {
+// not exist) under an exclusive lock on path's directory, and writes what
+// it returns atomically. change reports false when there is nothing to
+// write. With keep, the user settings' directory is locked too (after
+// path's) and the trust of keep.Root is kept current (KeepTrust).
+func modify(path string, create bool, keep *KeepTrust, change func([]byte) ([]byte, bool, error)) error {
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("settings: %w", err)
 		}
 	}
-	unlock, err := lockDir(filepath.Dir(path))
+	rel := ""
+	dirs := []string{filepath.Dir(path)}
+	if keep != nil {
+		if rel = keep.rel(path); rel != "" {
+			if _, err := os.Stat(filepath.Dir(keep.User)); err == nil {
+				dirs = append(dirs, filepath.Dir(keep.User))
+			} else {
+				rel = "" // no user settings, so no trust to keep
+			}
+		}
+	}
+	unlock, err := lockDirs(dirs...)
 	if errors.Is(err, fs.ErrNotExist) && !create {
 		return nil // no directory, so no file to remove from
 	}
@@ -111,31 +253,59 @@ func modify(path string, create bool, change func([]byte) ([]byte, bool, error))
 	}
 	defer unlock()
 
-	// Write through a symbolic link rather than replacing it.
-	target := path
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		target = t
-	}
-	data, err := os.ReadFile(target)
-	mode := fs.FileMode(0o644)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if !create {
-			return nil
-		}
-		data = nil
-	case err != nil:
-		return fmt.Errorf("settings: %w", err)
-	default:
-		if fi, err := os.Stat(target); err == nil {
-			mode = fi.Mode().Perm()
-		}
+	data, mode, err := readLocked(path, create)
+	if err != nil || data == nil && !create {
+		return err
 	}
 	out, changed, err := change(data)
 	if err != nil || !changed {
 		return err
 	}
-	return writeAtomic(target, out, mode)
+	if err := writeAtomic(resolved(path), out, mode); err != nil {
+		return err
+	}
+	if rel == "" {
+		return nil
+	}
+	user, userMode, err := readLocked(keep.User, false)
+	if err != nil || user == nil {
+		return err
+	}
+	newUser, ok, err := keep.refresh(user, rel, contentDigest(data), digest(out))
+	if err != nil || !ok {
+		return err
+	}
+	return writeAtomic(resolved(keep.User), newUser, userMode)
+}
+
+// resolved is path with a symbolic link at it followed: gen writes
+// through a link rather than replacing it.
+func resolved(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t
+	}
+	return path
+}
+
+// readLocked reads the file at path (through a link) for modify, with the
+// mode to write it back with. A missing file is nil data, or, without
+// create, nil data and no error for the caller to stop at.
+func readLocked(path string, create bool) ([]byte, fs.FileMode, error) {
+	data, err := os.ReadFile(resolved(path))
+	mode := fs.FileMode(0o644)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, mode, nil
+	case err != nil:
+		return nil, mode, fmt.Errorf("settings: %w", err)
+	}
+	if data == nil {
+		data = []byte{} // an empty file exists: not nil
+	}
+	if fi, err := os.Stat(resolved(path)); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return data, mode, nil
 }
 
 // field is one member of a JSON object whose value is kept verbatim.

@@ -8,8 +8,14 @@
 //   - by --trust for one headless run (settings.Options.Trust; not recorded).
 //
 // Trust is recorded in the user settings (~/.gen/settings.json, top-level
-// "trustedProjects"), written atomically under the settings lock. A project's
-// own settings cannot grant it. Without trust, a project's settings keep
+// "trustedProjects"), written atomically under the settings lock, with the
+// digests of the project's configuration files (settings.ProjectFiles: its
+// settings, .mcp.json, agents and skills). It holds while they are
+// unchanged: after a `git pull` or a command that wrote one of them, the
+// project is untrusted, with a warning naming the files, until the user
+// trusts it again. gen's own writes to a trusted project's settings keep
+// the digests current (settings.KeepTrust). A project's own settings
+// cannot grant trust. Without trust, a project's settings keep
 // their permission rules and the modes that ask at least as much as default
 // (dontAsk); a mode that asks less (acceptEdits, auto, bypassPermissions)
 // and additionalDirectories, which widen the workspace and what the kernel
@@ -25,7 +31,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/agent"
@@ -65,22 +70,27 @@ func Root(dir string) (string, error) {
 }
 
 // Trust records the project containing dir as trusted in the user settings
-// under home, and returns its root. Trusting a project twice is not an
-// error.
+// under home, with its configuration files as they are now, and returns
+// its root. Trusting a project again records its files anew.
 func Trust(home, dir string) (string, error) {
 	root, err := Root(dir)
 	if err != nil {
 		return "", err
 	}
-	if err := settings.AddTrustedProject(settings.UserPath(home), root); err != nil {
+	files, err := settings.ProjectFiles(root, home)
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	if err := settings.AddTrustedProject(settings.UserPath(home), root, files); err != nil {
 		return "", err
 	}
 	return root, nil
 }
 
 // IsTrusted reports whether the user settings under home record the
-// project containing dir as trusted. A user settings file that cannot be
-// read or parsed is an error, never "trusted".
+// project containing dir as trusted, with its configuration files as
+// they are now. A user settings file that cannot be read or parsed is an
+// error, never "trusted".
 func IsTrusted(home, dir string) (bool, error) {
 	root, err := Root(dir)
 	if err != nil {
@@ -94,11 +104,26 @@ func IsTrusted(home, dir string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("trust: %s: %w", path, err)
 	}
-	roots, err := settings.TrustedProjects(path, data)
+	entries, err := settings.TrustedProjects(path, data)
 	if err != nil {
 		return false, err
 	}
-	return slices.Contains(roots, root), nil
+	for _, e := range entries {
+		if e.Files == nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(e.Path); e.Path != root && (err != nil || real != root) {
+			continue
+		}
+		now, err := settings.ProjectFiles(root, home)
+		if err != nil {
+			return false, fmt.Errorf("trust: %w", err)
+		}
+		if len(settings.ChangedFiles(e.Files, now)) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Feature is project code that needs trust.
@@ -155,10 +180,19 @@ func Pending(set *settings.Settings, mcpJSON string, agents []*agent.Definition)
 }
 
 // Ask asks the person at the terminal whether to trust root and records the
-// answer when it is yes. Only "y" or "yes" trusts; end of input, an error
-// or ctx ending is no. It must only be called where a person can answer
-// (never headless).
+// answer when it is yes, with the project's configuration files as they
+// were when the question was asked. Only "y" or "yes" trusts; end of
+// input, an error or ctx ending is no. It must only be called where a
+// person can answer (never headless).
 func Ask(ctx context.Context, in io.Reader, out io.Writer, home, root string) (bool, error) {
+	root, err := Root(root)
+	if err != nil {
+		return false, err
+	}
+	files, err := settings.ProjectFiles(root, home)
+	if err != nil {
+		return false, fmt.Errorf("trust: %w", err)
+	}
 	fmt.Fprintf(out, "gen: %s has project hooks, MCP servers, sandbox settings or permission settings that need your trust.\nTrust this project? Only trust code you have reviewed. [y/N] ", root)
 	answer := make(chan string, 1)
 	go func() {
@@ -173,7 +207,7 @@ func Ask(ctx context.Context, in io.Reader, out io.Writer, home, root string) (b
 			return false, nil
 		}
 	}
-	if _, err := Trust(home, root); err != nil {
+	if err := settings.AddTrustedProject(settings.UserPath(home), root, files); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -2,9 +2,12 @@ package trust
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gen-run/gen/settings"
@@ -188,5 +191,228 @@ func TestTrustRootAsSettingsFindIt(t *testing.T) {
 	}
 	if !load(t, home, link, false).Trusted {
 		t.Error("the root the person trusted still loads as untrusted")
+	}
+}
+
+// write creates the file at root/rel with content.
+func write(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// staleWarnings are the warnings of s that say the trust no longer holds.
+func staleWarnings(s *settings.Settings) []string {
+	var ws []string
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "trust") && !strings.Contains(w, "ignoring project") {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// A trust covers the project's configuration as it was trusted: a change
+// to any file it covers, or a new one, untrusts the project with one
+// warning naming the file and how to trust it again; trusting it again
+// trusts it.
+func TestTrustCoversConfiguration(t *testing.T) {
+	agent := "---\nname: a\ndescription: d\n---\nx\n"
+	for _, tc := range []struct {
+		name, rel string
+		change    func(t *testing.T, root string)
+	}{
+		{"an edited .mcp.json", ".mcp.json", func(t *testing.T, root string) {
+			write(t, root, ".mcp.json", `{"mcpServers": {"evil": {"command": "sh"}}}`)
+		}},
+		{"edited shared settings", ".gen/settings.json", func(t *testing.T, root string) {
+			write(t, root, ".gen/settings.json", `{"permissions": {"allow": ["Bash(*)"]}}`)
+		}},
+		{"a new .claude/settings.local.json", ".claude/settings.local.json", func(t *testing.T, root string) {
+			write(t, root, ".claude/settings.local.json", `{"hooks": {}}`)
+		}},
+		{"a removed settings file", ".gen/settings.json", func(t *testing.T, root string) {
+			if err := os.Remove(filepath.Join(root, ".gen", "settings.json")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"an edited agent", ".claude/agents/a.md", func(t *testing.T, root string) {
+			write(t, root, ".claude/agents/a.md", strings.Replace(agent, "---\nx", "mode: bypassPermissions\n---\nx", 1))
+		}},
+		{"a new agent in a new directory", ".gen/agents/sub/b.md", func(t *testing.T, root string) {
+			write(t, root, ".gen/agents/sub/b.md", agent)
+		}},
+		{"a new skill", ".claude/skills/s/SKILL.md", func(t *testing.T, root string) {
+			write(t, root, ".claude/skills/s/SKILL.md", "---\nname: s\ndescription: d\n---\n")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home, proj := layout(t)
+			write(t, proj, ".mcp.json", `{"mcpServers": {}}`)
+			write(t, proj, ".gen/settings.json", `{"permissions": {"deny": ["Read(./.env)"]}}`)
+			write(t, proj, ".claude/agents/a.md", agent)
+			if _, err := Trust(home, proj); err != nil {
+				t.Fatal(err)
+			}
+			if s := load(t, home, proj, false); !s.Trusted || s.TrustStale || len(staleWarnings(s)) > 0 {
+				t.Fatalf("just trusted: Trusted %v, stale %v, warnings %q", s.Trusted, s.TrustStale, s.Warnings)
+			}
+
+			tc.change(t, proj)
+			s := load(t, home, proj+"/sub", false)
+			if s.Trusted || !s.TrustStale || !slices.Equal(s.TrustChanged, []string{tc.rel}) {
+				t.Fatalf("after the change: Trusted %v, stale %v, changed %q; want untrusted, [%s]", s.Trusted, s.TrustStale, s.TrustChanged, tc.rel)
+			}
+			ws := staleWarnings(s)
+			if len(ws) != 1 || !strings.Contains(ws[0], tc.rel) || !strings.Contains(ws[0], "`gen trust "+proj+"`") || !strings.Contains(ws[0], settings.TrustCovers) {
+				t.Fatalf("warnings %q: want one naming %s and how to trust the project again", s.Warnings, tc.rel)
+			}
+			if ok, err := IsTrusted(home, proj); err != nil || ok {
+				t.Fatalf("IsTrusted after the change = %v, %v", ok, err)
+			}
+
+			if _, err := Trust(home, proj); err != nil {
+				t.Fatal(err)
+			}
+			if s := load(t, home, proj, false); !s.Trusted || s.TrustStale || len(staleWarnings(s)) > 0 {
+				t.Fatalf("trusted again: Trusted %v, warnings %q", s.Trusted, s.Warnings)
+			}
+			data, _ := os.ReadFile(settings.UserPath(home))
+			if n := strings.Count(string(data), `"path"`); n != 1 {
+				t.Fatalf("%d entries after trusting twice:\n%s", n, data)
+			}
+		})
+	}
+}
+
+// A directory deleted and made again at the same path is another project
+// as far as its files differ.
+func TestTrustedPathRecreated(t *testing.T) {
+	home, proj := layout(t)
+	if _, err := Trust(home, proj); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(proj); err != nil {
+		t.Fatal(err)
+	}
+	write(t, proj, ".git/HEAD", "x")
+	write(t, proj, ".gen/settings.json", `{"permissions": {"allow": ["Bash(*)"]}}`)
+	if s := load(t, home, proj, false); s.Trusted {
+		t.Fatal("a recreated directory with new settings kept the trust")
+	}
+}
+
+// A plain path in the user settings was recorded before trust covered the
+// files: it fails closed, saying to trust the project again, which
+// replaces it. In managed settings a plain path is the organisation's
+// decision and trusts the path.
+func TestPlainPathEntries(t *testing.T) {
+	home, proj := layout(t)
+	write(t, home, ".gen/settings.json", `{"trustedProjects": ["`+proj+`", "/elsewhere"]}`)
+	s := load(t, home, proj, false)
+	if s.Trusted || !s.TrustStale || len(s.TrustChanged) != 0 {
+		t.Fatalf("old user entry: Trusted %v, stale %v, changed %q; want untrusted", s.Trusted, s.TrustStale, s.TrustChanged)
+	}
+	if ws := staleWarnings(s); len(ws) != 1 || !strings.Contains(ws[0], "trusted before gen recorded") || !strings.Contains(ws[0], "`gen trust "+proj+"`") {
+		t.Fatalf("warnings %q: want one saying to run gen trust again", s.Warnings)
+	}
+	if ok, _ := IsTrusted(home, proj); ok {
+		t.Fatal("IsTrusted took a plain path in the user settings")
+	}
+	if _, err := Trust(home, proj); err != nil {
+		t.Fatal(err)
+	}
+	if !load(t, home, proj, false).Trusted {
+		t.Fatal("not trusted after gen trust")
+	}
+	data, _ := os.ReadFile(settings.UserPath(home))
+	if strings.Count(string(data), proj) != 1 || !strings.Contains(string(data), `"/elsewhere"`) {
+		t.Fatalf("gen trust should replace the old entry and keep the others:\n%s", data)
+	}
+
+	managedHome, managedProj := layout(t)
+	managed := filepath.Join(t.TempDir(), "managed.json")
+	if err := os.WriteFile(managed, []byte(`{"trustedProjects": ["`+managedProj+`"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(t, managedProj, ".gen/settings.json", `{"permissions": {"allow": ["Bash(ls)"]}}`)
+	ms, err := settings.Load(settings.Options{Cwd: managedProj, Home: managedHome, ManagedPath: managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ms.Trusted || ms.TrustStale || len(staleWarnings(ms)) > 0 {
+		t.Fatalf("managed plain path: Trusted %v, warnings %q; want trusted", ms.Trusted, ms.Warnings)
+	}
+}
+
+// Without a trust entry for the project, loading its settings reads none
+// of its agent or skill files (process start stays cheap); with one, a
+// file that cannot be read leaves the project untrusted.
+func TestNoEntryReadsNoConfiguration(t *testing.T) {
+	home, proj := layout(t)
+	loop := filepath.Join(proj, ".gen", "agents", "loop.md")
+	if err := os.MkdirAll(filepath.Dir(loop), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(loop, loop); err != nil { // reading it fails even for root
+		t.Fatal(err)
+	}
+	if s := load(t, home, proj, false); s.Trusted || s.TrustStale || len(staleWarnings(s)) > 0 {
+		t.Fatalf("no entry: stale %v, warnings %q; the agent files were read", s.TrustStale, s.Warnings)
+	}
+	if _, err := Trust(home, proj); err == nil || !strings.Contains(err.Error(), "loop.md") {
+		t.Fatalf("Trust with an unreadable agent file = %v, want an error naming it", err)
+	}
+	if err := os.Remove(loop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Trust(home, proj); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, home, proj, false)
+	if ws := staleWarnings(s); s.Trusted || !s.TrustStale || len(ws) != 1 || !strings.Contains(ws[0], "cannot be checked") {
+		t.Fatalf("entry, unreadable file: Trusted %v, warnings %q", s.Trusted, s.Warnings)
+	}
+}
+
+// Concurrent `gen trust` of many projects, and rules added to the user
+// settings at the same time, lose nothing.
+func TestTrustConcurrent(t *testing.T) {
+	home, _ := layout(t)
+	var projs []string
+	for i := range 8 {
+		p := filepath.Join(t.TempDir(), fmt.Sprintf("p%d", i))
+		write(t, p, ".git/HEAD", "x")
+		projs = append(projs, p)
+	}
+	var wg sync.WaitGroup
+	for i, p := range projs {
+		wg.Go(func() {
+			if _, err := Trust(home, p); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if err := settings.AddRule(settings.UserPath(home), "deny", fmt.Sprintf("Bash(x%d)", i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range projs {
+		if ok, err := IsTrusted(home, p); err != nil || !ok {
+			t.Errorf("IsTrusted(%s) = %v, %v after concurrent trusts", p, ok, err)
+		}
+	}
+	if s := load(t, home, projs[0], false); len(s.Deny) != len(projs) {
+		t.Errorf("%d deny rules after concurrent writes, want %d", len(s.Deny), len(projs))
 	}
 }
