@@ -184,7 +184,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	text += status + "\n"
 	for _, p := range absent {
 		if _, err := os.Lstat(p); err == nil {
-			w := fmt.Sprintf("the command created %s, which gen reads as project configuration (settings, hooks, agents, MCP servers): none of it applies until you review it and trust the project again (gen trust)", p)
+			w := fmt.Sprintf("the command created %s, which gen reads as project configuration (settings, hooks, agents, MCP servers): its hooks, MCP servers and allow rules do not apply until you review it and trust the project again (gen trust)", p)
 			if t.env.Warn != nil {
 				t.env.Warn("Bash: " + w)
 			}
