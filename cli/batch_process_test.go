@@ -78,10 +78,13 @@ func TestBatchKillThenResume(t *testing.T) {
 			}
 			in := writeTasks(t, dir, lines...)
 			out := filepath.Join(dir, "out.jsonl")
+			tmp := t.TempDir()
 			batchCmd := func(args ...string) *exec.Cmd {
 				cmd := exec.Command(bin, append([]string{"agent", "batch", in, "--output", out, "--concurrency", "2"}, args...)...)
 				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), "HOME="+dir, "OPENAI_BASE_URL=", "OPENAI_API_KEY=")
+				// A gen killed with SIGKILL leaves its per-run TMPDIR behind:
+				// in the test's own directory, not the machine's.
+				cmd.Env = append(os.Environ(), "HOME="+dir, "OPENAI_BASE_URL=", "OPENAI_API_KEY=", "TMPDIR="+tmp)
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 				return cmd
 			}
