@@ -357,7 +357,9 @@ func (c *call) analyseBash() {
 }
 
 // writeParts adds a write part for each place a path a command writes may
-// be (one per directory the script may cd into).
+// be (one per directory the script may cd into). Where one of those
+// directories is not known, a dynamic part says so, and the places that
+// are known are still checked: deny rules judge them.
 func (c *call) writeParts(p string) {
 	if p == "/dev/null" {
 		return
@@ -365,7 +367,6 @@ func (c *call) writeParts(p string) {
 	ts, ok := c.shellTargets(p)
 	if !ok {
 		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
-		return
 	}
 	for _, t := range ts {
 		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", path: t, owner: c.writer})
@@ -411,6 +412,17 @@ func (c *call) cdBases(s *bash.Script) {
 			continue
 		}
 		w := dirs[0]
+		if w.Static && w.Glob && len(dirs) == 1 {
+			// cd sec*: where it leads is not known for sure (the
+			// matches may change before it runs), but the directories
+			// it matches now are bases too, so that deny rules judge
+			// the paths under them.
+			c.cdUnsure = true
+			if c.globBases(shellPath(w)) {
+				return
+			}
+			continue
+		}
 		if !w.Static || w.Glob || w.Value == "-" || strings.HasPrefix(w.Value, "+") || len(dirs) > 1 {
 			c.cdUnsure = true
 			continue
@@ -429,6 +441,37 @@ func (c *call) cdBases(s *bash.Script) {
 			return
 		}
 	}
+}
+
+// globBases adds as bases the directories the glob pattern p (a cd's
+// operand) matches now, from every base so far, and reports whether the
+// bases reached maxBases (then cdBases stops).
+func (c *call) globBases(p string) bool {
+	var pats []string
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+		pats = []string{resolvePath(c.ws, p)}
+	} else {
+		for _, b := range c.bases {
+			pats = append(pats, filepath.Join(b, p))
+		}
+	}
+	for _, pat := range pats {
+		if globSegments(pat) > maxGlobSegments {
+			continue
+		}
+		matches, _ := c.glob(pat)
+		for _, m := range matches {
+			// A match that is not a directory is a base where nothing
+			// exists: harmless.
+			if !slices.Contains(c.bases, m) {
+				c.bases = append(c.bases, m)
+			}
+		}
+		if len(c.bases) > maxBases {
+			return true
+		}
+	}
+	return false
 }
 
 // shellTargets resolves a path a shell command names against every

@@ -182,6 +182,14 @@ func TestEvaluate(t *testing.T) {
 		{"cd evading read deny", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cd secrets && cat k"), Deny, 1, ""},
 		{"pushd evading read deny", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("pushd secrets; head k"), Deny, 1, ""},
 		{"cd dynamic with read deny", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cd $D && cat k"), Ask, 2, ""},
+		// A cd to a glob, or to a computed directory, leaves the places a
+		// path may be unsure, but those that are known are still judged.
+		{"cd glob evading read deny", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cd sec* && cat k"), Deny, 1, ""},
+		{"cd glob, then the denied file", all(deny("Read(./secrets/k)"), mode(ModeBypass)), bashReq("cd sec* && cat k"), Deny, 1, "secrets/k"},
+		{"cd ? glob evading read deny", all(deny("Read(./secrets/**)"), mode(ModeBypass)), bashReq("cd se?rets; head k"), Deny, 1, ""},
+		{"cd dynamic then write denied", all(deny("Edit(./.env)"), mode(ModeBypass)), bashReq("cd $D; echo x > .env"), Deny, 1, ""},
+		{"cd dynamic then glob read denied", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq("cd $D; cat .e*"), Deny, 1, ""},
+		{"cd glob then write elsewhere", mode(ModeBypass), bashReq("cd sr* && echo x > f"), Ask, 2, "not static"},
 		{"cd dynamic read-only", allow("Bash(cd *)"), bashReq("cd \"$D\" && cat k"), Ask, 7, ""},
 		{"cd then redirect outside", all(allow("Bash(cd *)", "Bash(echo *)"), mode(ModeAcceptEdits)), bashReq("cd /tmp && echo x > f"), Ask, 7, "outside"},
 		{"cd dynamic then redirect", mode(ModeBypass), bashReq("cd $D && echo x > f"), Ask, 2, "not static"},

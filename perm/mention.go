@@ -216,12 +216,12 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 	return pt.mentions, pt.mentionsUnsure
 }
 
-// globMentions adds the files a glob word matches now.
+// globMentions adds the files a glob word matches now, from each directory
+// the command may run in that is known.
 func (c *call) globMentions(pt *part, w bash.Word) {
 	ts, ok := c.shellTargets(shellPath(w))
 	if !ok {
 		pt.mentionsUnsure = true
-		return
 	}
 	for _, t := range ts {
 		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
