@@ -180,6 +180,13 @@ func TestOptionSplit(t *testing.T) {
 		{"git switch --discard-changes x", "-f", "git switch x"},
 		{"sed --in-place=.bak s/a/b/ f", "-i=.bak", "sed s/a/b/ f"},
 		{"sed -i.bak s/a/b/ f", "-i=.bak", "sed s/a/b/ f"},
+		{"sed -Ei f", "-E -i", "sed f"},
+		{"git push -ofoo", "-o=foo", "git push"},  // -o takes a value: not -o -f -o
+		{"git push -of x", "-o=f", "git push x"},  // even one letter
+		{"git push -fo x", "-f -o", "git push x"}, // -o last: its value is the next word
+		{"git push -uf", "-f -u", "git push"},
+		{"git clean -ef", "-e=f", "git clean"},
+		{"frob -ofoo", "-f -o", "frob"}, // no names known: every letter an option
 		{"sed -E -i f", "-E -i", "sed f"},
 		{"sed --regexp-extended -r f", "-E", "sed f"}, // from the read-only spec
 		{"chmod -R --recursive 700 d", "-R", "chmod 700 d"},
@@ -224,6 +231,9 @@ func TestOptionRule(t *testing.T) {
 		{"git push --force:*", "git push origin --force-with-lease", true},
 		{"git push --force:*", "git push origin +main", true},
 		{"git push --force:*", "git pull --force", false},
+		{"git push --force:*", "git push -ofoo", false}, // a push option, foo
+		{"git push --force:*", "git push -of", false},
+		{"git push --force:*", "git push -fo x", true},
 		{"git push -f origin main", "git push origin main --force", true},
 		{"git push -f origin main", "git push main origin --force", false},
 		{"git clean -fdx:*", "git clean -x --force -d", true},

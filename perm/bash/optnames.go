@@ -16,6 +16,10 @@ import (
 type OptionNames struct {
 	canon map[string]string // every listed name to its option's first short name, else its first name
 	longs []string          // the listed long names, for abbreviations
+	// valued are the listed short names that require a value: in a run of
+	// short options, what follows one is its value (git push -ofoo is
+	// -o=foo, not -o -f -o), as getopt and git's option parser read it.
+	valued map[string]bool
 	// singleDash: "-name" is one option, not a run of short ones (find).
 	singleDash bool
 	// plus is the option a "+" operand stands for (git push +ref forces
@@ -122,6 +126,15 @@ func (o *OptionNames) addDefs(defs []*optDef) {
 				continue
 			}
 			o.canon[n] = canon
+			// Only a required value: an optional one belongs to a
+			// long name the synonyms group with short ones
+			// (--force-with-lease[=REF] with -f).
+			if len(n) == 2 && d.arg == argRequired {
+				if o.valued == nil {
+					o.valued = map[string]bool{}
+				}
+				o.valued[n] = true
+			}
 			if strings.HasPrefix(n, "--") {
 				o.longs = append(o.longs, n)
 			}
@@ -201,7 +214,9 @@ func (o *OptionNames) Plus() string {
 // after an operand. A "+" operand (Plus) counts wherever it stands,
 // after "--" too. A run of short options is split into its letters up
 // to the first byte other than an ASCII letter or digit, which starts
-// the last letter's value (-i.bak is -i=.bak). A value is kept after
+// the last letter's value (-i.bak is -i=.bak), or to the end of a letter
+// whose option takes a value, after which the rest of the run is that
+// value (git push -ofoo is -o=foo). A value is kept after
 // "=" (--in-place=.bak is -i=.bak). A word holding "*" (a rule's
 // wildcard) is no option. ok is false if s has no option. o may be nil.
 func (o *OptionNames) Split(s string) (opts []string, rest string, ok bool) {
@@ -264,7 +279,12 @@ func (o *OptionNames) splitShort(opts []string, w string) []string {
 			opts[len(opts)-1] += "=" + w[j:]
 			return opts
 		}
-		opts = append(opts, o.Canon(dash(c)))
+		name := dash(c)
+		opts = append(opts, o.Canon(name))
+		if o != nil && o.valued[name] && j+1 < len(w) {
+			opts[len(opts)-1] += "=" + w[j+1:]
+			return opts
+		}
 	}
 	return opts
 }
