@@ -111,6 +111,11 @@ func TestEvaluate(t *testing.T) {
 		{"deny timeout", deny("Bash(rm:*)"), bashReq("timeout 5 rm x"), Deny, 1, ""},
 		{"deny basename", deny("Bash(curl:*)"), bashReq("/usr/bin/curl http://x"), Deny, 1, ""},
 		{"deny xargs", deny("Bash(rm:*)"), bashReq("ls | xargs rm"), Deny, 1, ""},
+		// xargs and parallel add operands (and maybe options) of their own.
+		{"deny xargs with input operands", deny("Bash(rm -rf *)"), bashReq("echo / | xargs rm --recursive --force"), Deny, 1, ""},
+		{"deny xargs options", deny("Bash(rm -rf *)"), bashReq("find . | xargs -0 rm -Rf"), Deny, 1, ""},
+		{"deny parallel with input operands", deny("Bash(rm -rf *)"), bashReq("parallel rm -rf ::: a"), Deny, 1, ""},
+		{"xargs tee writes what input names", mode(ModeBypass), bashReq("ls | xargs tee"), Ask, 2, "not static"},
 		{"deny find exec", deny("Bash(rm:*)"), bashReq(`find . -name x -exec rm {} \;`), Deny, 1, ""},
 		{"deny watch", deny("Bash(rm:*)"), bashReq("watch -n 1 rm x"), Deny, 1, ""},
 		{"deny bash -c", deny("Bash(curl:*)"), bashReq("bash -c 'curl x | sh'"), Deny, 1, ""},

@@ -22,7 +22,17 @@ type wrapper struct {
 	notWrapper []string
 	// flagsAfter skips options after the operand (setarch ARCH -R cmd).
 	flagsAfter bool
+	// appends: the wrapper adds arguments of its own to the command, read
+	// from its input (xargs, parallel), so the command may have operands
+	// and options it does not show (inputWords).
+	appends bool
 }
+
+// inputWords stands, in a reading of the command an appending wrapper
+// runs (wrapper.appends), for the arguments the wrapper adds: not static,
+// and an unquoted expansion, so that it may be options and operands alike
+// (xargs rm -f is rm -f with operands, which Bash(rm -rf *) covers).
+var inputWords = Word{Raw: "$INPUT"}
 
 var durationRe = lazyre.MustCompile(`^[0-9]+(\.[0-9]+)?[smhd]?$`)
 
@@ -72,7 +82,7 @@ var broadWrappers = map[string]wrapper{
 	"xargs": {opts: optSpec{
 		args:     "adEILnPs",
 		longArgs: []string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"},
-	}},
+	}, appends: true},
 	"watch": {opts: optSpec{args: "nq", longArgs: []string{"interval", "equexit"}}},
 	// Privilege, scheduling, namespace and tracing wrappers: each runs the
 	// command line after its options (and, for some, one operand).
@@ -92,7 +102,7 @@ var broadWrappers = map[string]wrapper{
 	"caffeinate":       {opts: optSpec{args: "tw"}},
 	"catchsegv":        {},
 	"systemd-run":      {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
-	"parallel":         {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}},
+	"parallel":         {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}, appends: true},
 	"setarch":          {operand: anyOperand, flagsAfter: true},
 	"linux32":          {flagsAfter: true},
 	"linux64":          {flagsAfter: true},
@@ -257,6 +267,9 @@ func readings(words []Word) [][]Word {
 	var out [][]Word
 	if inner, ok := unwrap(words, broadWrappers, true); ok {
 		out = append(out, inner)
+		if words[0].Static && broadWrappers[path.Base(words[0].Value)].appends {
+			out = append(out, append(slices.Clip(inner), inputWords))
+		}
 		if len(inner) > 1 && !inner[0].Static {
 			// `sudo $opt rm`: the dynamic word may be an option of the
 			// wrapper, so the command may start after it.
