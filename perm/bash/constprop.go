@@ -288,23 +288,29 @@ func (t *consts) values(name string) []string {
 
 // assignsOf calls fn with each static assignment cmd makes: its leading
 // NAME=value words, and NAME=value arguments of a declaring builtin or of
-// a wrapper that sets the environment of the command it runs (env, sudo).
+// a wrapper that sets the environment of the command it runs (env, sudo),
+// in every reading of cmd (builtin export x=1, exec env x=1 cmd).
 func assignsOf(cmd *Command, fn func(name, value string)) {
 	for _, a := range cmd.Assigns {
 		if a.Static {
 			fn(a.Name, a.Value)
 		}
 	}
-	if len(cmd.Words) < 2 || !cmd.Words[0].Static {
+	if len(cmd.Words) < 2 {
 		return
 	}
-	if prog := path.Base(cmd.Words[0].Value); !declarers[prog] && !broadWrappers[prog].assigns {
-		return
-	}
-	for _, w := range cmd.Words[1:] {
-		if w.Static && looksLikeAssignment(w.Value) {
-			if n, v, _ := strings.Cut(w.Value, "="); !strings.HasSuffix(n, "+") {
-				fn(n, v)
+	for _, words := range cmd.variants() {
+		if len(words) < 2 || !words[0].Static {
+			continue
+		}
+		if prog := path.Base(words[0].Value); !declarers[prog] && !broadWrappers[prog].assigns {
+			continue
+		}
+		for _, w := range words[1:] {
+			if w.Static && looksLikeAssignment(w.Value) {
+				if n, v, _ := strings.Cut(w.Value, "="); !strings.HasSuffix(n, "+") {
+					fn(n, v)
+				}
 			}
 		}
 	}

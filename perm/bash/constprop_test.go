@@ -86,6 +86,8 @@ func TestConstantPropagation(t *testing.T) {
 		{"long script, value from nested code", strings.Repeat("ls; ", linearConsts) + `$x y; bash -c 'x=curl'`, "curl y"},
 		{"value from nested code", `$x y; bash -c 'x=curl'`, "curl y"},
 		{"env assignment", `env X=curl sh -c '$X y'`, "curl y"},
+		{"export behind builtin", `builtin export X=curl; $X y`, "curl y"},
+		{"env behind exec", `exec env X=curl sh -c '$X y'`, "curl y"},
 		{"value is a wrapper", `x=sudo; $x curl y`, "curl y"},
 		{"behind a wrapper", `x=curl; sudo $x y`, "curl y"},
 		{"value with a glob", `x='/usr/bin/cu*'; $x y`, "/usr/bin/cu* y"},
