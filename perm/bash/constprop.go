@@ -150,7 +150,7 @@ func expandable(w *syntax.Word) bool {
 		switch p := p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
 		case *syntax.ParamExp:
-			if !simpleParam(p) {
+			if _, _, ok := paramKey(p); !ok {
 				return false
 			}
 			found = true
@@ -161,7 +161,7 @@ func expandable(w *syntax.Word) bool {
 				switch q := q.(type) {
 				case *syntax.Lit:
 				case *syntax.ParamExp:
-					if !simpleParam(q) {
+					if _, _, ok := paramKey(q); !ok {
 						return false
 					}
 					found = true
@@ -176,6 +176,56 @@ func expandable(w *syntax.Word) bool {
 		}
 	}
 	return found
+}
+
+// paramKey returns the key expandWords knows the values of p by, for $name
+// or ${name} (simpleParam) and for ${name} with a static word for unset
+// or empty (${x:-curl}, ${x-curl}, ${x:=curl}, ${x=curl}) or for set
+// (${x:+curl}, ${x+curl}): the name, or the name, a NUL and the word.
+// alt is set for the last two, whose value is the word or nothing.
+func paramKey(p *syntax.ParamExp) (key string, alt, ok bool) {
+	if simpleParam(p) {
+		return p.Param.Value, false, true
+	}
+	if p.Exp == nil || p.Param == nil || !validName(p.Param.Value) || p.Flags != nil || p.NestedParam != nil ||
+		p.Excl || p.Length || p.Width || p.IsSet || p.Index != nil || len(p.Modifiers) > 0 || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+		return "", false, false
+	}
+	switch p.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		alt = true
+	default:
+		return "", false, false
+	}
+	word := ""
+	if p.Exp.Word != nil {
+		w := unquoteFull(p.Exp.Word)
+		if !w.Static || w.Glob || w.Braces != nil || len(w.Value) > maxValueLen {
+			return "", false, false
+		}
+		word = w.Value
+	}
+	return p.Param.Value + "\x00" + word, alt, true
+}
+
+// keyValues returns the values of the parameter with key (paramKey):
+// a name's own (valuesOf), or for one with a word, the name's values and
+// the word (it applies when the name is unset), or, for ${x:+word}, the
+// word and nothing.
+func keyValues(key string, alt bool, valuesOf func(string) []string) []string {
+	name, word, hasWord := strings.Cut(key, "\x00")
+	switch {
+	case !hasWord:
+		return valuesOf(name)
+	case alt:
+		return []string{word, ""}
+	}
+	vs := valuesOf(name)
+	if hasString(vs, word) {
+		return vs
+	}
+	return append(vs[:len(vs):len(vs)], word)
 }
 
 // simpleParam reports $name or ${name}: no operator, index or slice.
@@ -394,14 +444,15 @@ func wordNames(w *syntax.Word, valuesOf func(string) []string, names []string, v
 	check := func(p syntax.WordPart) bool {
 		switch p := p.(type) {
 		case *syntax.ParamExp:
-			if hasString(names, p.Param.Value) {
+			key, alt, _ := paramKey(p)
+			if hasString(names, key) {
 				return true
 			}
-			v := valuesOf(p.Param.Value)
+			v := keyValues(key, alt, valuesOf)
 			if len(v) == 0 {
 				return false
 			}
-			names, vals = append(names, p.Param.Value), append(vals, v)
+			names, vals = append(names, key), append(vals, v)
 		case *syntax.CmdSubst:
 			if _, ok := staticOutput(p.Stmts); !ok {
 				return false
@@ -459,7 +510,8 @@ func expandWord(w *syntax.Word, env func(string) string) (_ []Word, ok bool) {
 			out, _ := staticOutput(cs.Stmts)
 			return strings.TrimRight(out, "\n")
 		}
-		return env(p.(*syntax.ParamExp).Param.Value)
+		key, _, _ := paramKey(p.(*syntax.ParamExp))
+		return env(key)
 	}
 	for _, p := range w.Parts {
 		switch p := p.(type) {

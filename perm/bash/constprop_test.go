@@ -87,6 +87,14 @@ func TestConstantPropagation(t *testing.T) {
 		{"value from nested code", `$x y; bash -c 'x=curl'`, "curl y"},
 		{"env assignment", `env X=curl sh -c '$X y'`, "curl y"},
 		{"export behind builtin", `builtin export X=curl; $X y`, "curl y"},
+		{"default when unset", `${x:-curl} y`, "curl y"},
+		{"default, no colon", `${x-curl} y`, "curl y"},
+		{"assigned default", `${x:=curl} y`, "curl y"},
+		{"alternate", `${x:+curl} y`, "curl y"},
+		{"default in quotes", `"${x:-curl}" y`, "curl y"},
+		{"default beside a value", `x=ls; ${x:-curl} y`, "curl y"},
+		{"value beside a default", `x=curl; ${x:-ls} y`, "curl y"},
+		{"default not static", `${x:-$y} z`, ""},
 		{"env behind exec", `exec env X=curl sh -c '$X y'`, "curl y"},
 		{"value is a wrapper", `x=sudo; $x curl y`, "curl y"},
 		{"behind a wrapper", `x=curl; sudo $x y`, "curl y"},
@@ -109,7 +117,7 @@ func TestConstantPropagation(t *testing.T) {
 
 		{"dynamic value", `x=$(date); $x y`, ""},
 		{"no assignment", `$x y`, ""},
-		{"operator", `x=curl; ${x:-ls} y`, ""},
+		{"operator", `x=ccurl; ${x#c} y`, ""},
 		// An append is not followed; the plain assignment before it is.
 		{"appended value", `x=c; x+=url; $x y`, "c y"},
 		{"unknown output", `$(cat f) x`, ""},
