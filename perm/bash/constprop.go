@@ -277,9 +277,23 @@ func (c *collector) propagate() {
 type consts struct {
 	c      *collector
 	byName map[string][]string // nil until the script is long
+	exprs  map[string][]string // the same, for assignments of expressions (assignsOf)
 	cmds   int                 // the commands byName holds
 	fors   int                 // the for loop values byName holds
+	// depth is how many expressions deep values is asked (x=$y, y=$z):
+	// past maxExprDepth an expression is not followed, so x=${x}a ends.
+	depth int
+	// exprsSeen counts the expressions followed for the script; past
+	// maxExprs no more are.
+	exprsSeen int
 }
+
+// maxExprDepth bounds how deep values follows names through assignments
+// of expressions, and maxExprs how many it follows for one script.
+const (
+	maxExprDepth = 4
+	maxExprs     = 256
+)
 
 // linearConsts is how many commands consts looks through without an index.
 const linearConsts = 32
@@ -298,10 +312,29 @@ func (t *consts) values(name string) []string {
 			out = append(out, v)
 		}
 	}
+	// expr adds the values of an assignment of an expression to name.
+	expr := func(n, raw string) {
+		if n != name || !ok {
+			return
+		}
+		if t.depth >= maxExprDepth || t.exprsSeen >= maxExprs {
+			// Not followed: its values are missing from the readings,
+			// which only ever add to the words as written.
+			return
+		}
+		t.depth++
+		t.exprsSeen++
+		vs, found := exprValues(raw, t.values)
+		t.depth--
+		for _, v := range vs {
+			add(n, v)
+		}
+		ok = ok && found
+	}
 	cmds := t.c.script.Commands
 	if len(cmds)+len(t.c.props.fors) <= linearConsts && t.byName == nil {
 		for _, cmd := range cmds {
-			assignsOf(cmd, add)
+			assignsOf(cmd, add, expr)
 		}
 		for _, a := range t.c.props.fors {
 			add(a.name, a.value)
@@ -318,8 +351,16 @@ func (t *consts) values(name string) []string {
 				t.byName[n] = append(vs, v)
 			}
 		}
+		indexExpr := func(n, raw string) {
+			if t.exprs == nil {
+				t.exprs = map[string][]string{}
+			}
+			if rs := t.exprs[n]; len(rs) <= maxValues && !hasString(rs, raw) {
+				t.exprs[n] = append(rs, raw)
+			}
+		}
 		for _, cmd := range cmds[t.cmds:] {
-			assignsOf(cmd, index)
+			assignsOf(cmd, index, indexExpr)
 		}
 		fors := t.c.props.fors
 		for _, a := range fors[t.fors:] {
@@ -328,6 +369,13 @@ func (t *consts) values(name string) []string {
 		t.cmds, t.fors = len(cmds), len(fors)
 		for _, v := range t.byName[name] {
 			add(name, v)
+		}
+		if rs := t.exprs[name]; len(rs) > maxValues {
+			ok = false
+		} else {
+			for _, raw := range rs {
+				expr(name, raw)
+			}
 		}
 	}
 	if !ok {
@@ -339,11 +387,16 @@ func (t *consts) values(name string) []string {
 // assignsOf calls fn with each static assignment cmd makes: its leading
 // NAME=value words, and NAME=value arguments of a declaring builtin or of
 // a wrapper that sets the environment of the command it runs (env, sudo),
-// in every reading of cmd (builtin export x=1, exec env x=1 cmd).
-func assignsOf(cmd *Command, fn func(name, value string)) {
+// in every reading of cmd (builtin export x=1, exec env x=1 cmd). It calls
+// expr with each leading plain assignment that is not static, as written
+// (x=$(echo curl), x=${a}rl): exprValues may know its values.
+func assignsOf(cmd *Command, fn func(name, value string), expr func(name, raw string)) {
 	for _, a := range cmd.Assigns {
-		if a.Static {
+		switch {
+		case a.Static:
 			fn(a.Name, a.Value)
+		case strings.HasPrefix(a.Raw, a.Name+"="):
+			expr(a.Name, a.Raw)
 		}
 	}
 	if len(cmd.Words) < 2 {
@@ -566,6 +619,99 @@ func appendUnquoted(parts []syntax.WordPart, s string) []syntax.WordPart {
 		s = s[i+1:]
 	}
 	return parts
+}
+
+// exprValues returns the values the assignment raw (NAME=value as
+// written) may give its name when the value is made only of literal text, simple
+// parameter expansions whose values valuesOf knows and static command
+// substitutions: one per combination of the names' values, as one string
+// (an assignment's value is not split). found is false when raw is not
+// such an expression or has too many values.
+func exprValues(raw string, valuesOf func(string) []string) (vals []string, found bool) {
+	if len(raw) > maxValueLen {
+		return nil, false
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(raw), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	call, isCall := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !isCall || len(call.Args) > 0 || len(call.Assigns) != 1 || call.Assigns[0].Value == nil {
+		return nil, false
+	}
+	w := call.Assigns[0].Value
+	if !expandable(w) {
+		return nil, false
+	}
+	names, vs, ok := wordNames(w, valuesOf, nil, nil)
+	if !ok {
+		return nil, false
+	}
+	combos := 1
+	for _, v := range vs {
+		if combos *= len(v); combos > maxValues {
+			return nil, false
+		}
+	}
+	pick := make([]int, len(names))
+	env := func(name string) string {
+		for j, n := range names {
+			if n == name {
+				return vs[j][pick[j]]
+			}
+		}
+		return ""
+	}
+	for range combos {
+		var b strings.Builder
+		if !joinParts(&b, w.Parts, env) {
+			return nil, false
+		}
+		if !hasString(vals, b.String()) {
+			vals = append(vals, b.String())
+		}
+		for j := range pick {
+			pick[j]++
+			if pick[j] < len(vs[j]) {
+				break
+			}
+			pick[j] = 0
+		}
+	}
+	return vals, true
+}
+
+// joinParts writes the text the parts of an expandable word make with
+// env's values put in, unsplit; false for a part it cannot know.
+func joinParts(b *strings.Builder, parts []syntax.WordPart, env func(string) string) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			w := unquoteFull(&syntax.Word{Parts: []syntax.WordPart{p}})
+			if !w.Static || w.Glob || w.Tilde {
+				return false
+			}
+			b.WriteString(w.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if !joinParts(b, p.Parts, env) {
+				return false
+			}
+		case *syntax.ParamExp:
+			key, _, _ := paramKey(p)
+			b.WriteString(env(key))
+		case *syntax.CmdSubst:
+			out, _ := staticOutput(p.Stmts)
+			b.WriteString(strings.TrimRight(out, "\n"))
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // staticOutput returns what stmts print when they are one echo or printf
