@@ -179,6 +179,22 @@ func TestSensitiveDirsStartWithDot(t *testing.T) {
 	}
 }
 
+// TestSensitiveListsLowerCase: sensitivePath compares lower-cased paths,
+// so an entry with upper case would never match (.config/Code/User did
+// not).
+func TestSensitiveListsLowerCase(t *testing.T) {
+	for _, e := range append(slices.Clone(sensitiveDirs), sensitiveFiles...) {
+		if strings.ToLower(e) != e {
+			t.Errorf("%q is not lower case: sensitivePath never matches it", e)
+		}
+	}
+	for _, p := range []string{"/home/u/.config/Code/User/settings.json", "/home/u/.CONFIG/code/user/tasks.json", "/w/.GIT/config", "/w/.Env.local", "/w/Jenkinsfile"} {
+		if sensitivePath(p) == "" {
+			t.Errorf("%s is not sensitive", p)
+		}
+	}
+}
+
 func TestHotPathEquivalence(t *testing.T) {
 	for _, s := range hotSeeds {
 		checkHotEquivalence(t, s)

@@ -572,11 +572,12 @@ func isASCII(s string) bool {
 
 // Sensitive directories and files: writing them can change how tools,
 // shells or credentials behave, so they always need a person's approval.
+// Both lists are in lower case: paths are compared lower-cased.
 var (
 	sensitiveDirs = []string{
 		".git", ".gen", ".claude", ".vscode", ".idea", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
 		".husky", ".github/workflows", ".config/fish", ".config/git", ".config/systemd", ".config/autostart", ".local/bin",
-		".config/environment.d", ".config/plasma-workspace", ".config/upstart", ".config/nvim", ".config/Code/User",
+		".config/environment.d", ".config/plasma-workspace", ".config/upstart", ".config/nvim", ".config/code/user",
 		".devcontainer", ".circleci", ".cargo", ".gitlab", ".buildkite",
 	}
 	sensitiveFiles = []string{
@@ -620,11 +621,11 @@ func sensitivePath(p string) string {
 		}
 	}
 	// Compared case-insensitively: on a case-insensitive file system
-	// .GIT/ is .git/, and matching more is the safe side.
-	lower := strings.ToLower(filepath.ToSlash(p))
-	// Every sensitive directory starts with ".": a path without a
-	// segment that does is in none of them.
-	if strings.Contains(lower, "/.") {
+	// .GIT/ is .git/, and matching more is the safe side. Every
+	// sensitive directory starts with ".": a path without a segment that
+	// does is in none of them, and need not be lower-cased.
+	if p = filepath.ToSlash(p); strings.Contains(p, "/.") {
+		lower := strings.ToLower(p)
 		for _, d := range sensitiveDirs {
 			if hasSegments(lower, d) {
 				return d + "/"
