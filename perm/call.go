@@ -92,6 +92,13 @@ type call struct {
 	globs  map[string]globAnswer
 	// readScratch is mentionsOf's scratch, reused from part to part.
 	readScratch []reading
+	// mentions is stepDeny's scratch for the words of each part's forms
+	// (appendMentionWords), reused from call to call.
+	mentions struct {
+		parts [][][]string
+		lists [][]string
+		block []string
+	}
 	// pathScratch is targetIn's scratch, reused from path to path.
 	pathScratch []byte
 	// block is where small target slices are carved from (targetSlice).
@@ -141,7 +148,15 @@ func (c *call) release() {
 	clear(block[:cap(block)])
 	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
+	ms := c.mentions
+	if cap(ms.block) > 4*maxPooledParts {
+		ms.block, ms.lists, ms.parts = nil, nil, nil // a huge script's: not kept
+	}
+	clear(ms.parts[:cap(ms.parts)])
+	clear(ms.lists[:cap(ms.lists)])
+	clear(ms.block[:cap(ms.block)])
 	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
+	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
 	calls.Put(c)
 }
 

@@ -160,7 +160,8 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 	}
 	// The mention check: each command's forms are split once, and only
 	// deny rules whose program one of the words may name are tried.
-	words := make([][][]string, len(c.parts))
+	words := slices.Grow(c.mentions.parts[:0], len(c.parts))[:len(c.parts)]
+	c.mentions.parts = words
 	var cands []int32
 	for i := range c.parts {
 		if pt := &c.parts[i]; pt.kind == kindCommand {
@@ -176,7 +177,7 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 					forms = append(slices.Clip(forms), "\n"+pt.cmd.Stdin)
 				}
 			}
-			words[i] = mentionWords(forms)
+			words[i], c.mentions.block, c.mentions.lists = appendMentionWords(forms, c.mentions.block, c.mentions.lists)
 			if !rs.deny.linear() {
 				cands = append(cands, rs.deny.mentioned(words[i])...)
 			}

@@ -212,30 +212,22 @@ func mentionSep(b byte) bool {
 // name may hide in, once for every deny rule: at every run of mentionSep
 // bytes, an empty word before a leading run and after a trailing one.
 func mentionWords(forms []string) [][]string {
-	// One block holds every form's words: count them first.
-	n := 0
-	for _, f := range forms {
-		n += 1 + mentionRuns(f)
-	}
-	block := make([]string, 0, n)
-	toks := make([][]string, len(forms))
-	for i, f := range forms {
-		start := len(block)
-		block = splitMention(f, block)
-		toks[i] = block[start:len(block):len(block)]
-	}
-	return toks
+	words, _, _ := appendMentionWords(forms, nil, nil)
+	return words
 }
 
-// mentionRuns counts the runs of mentionSep bytes in s.
-func mentionRuns(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if mentionSep(s[i]) && (i == 0 || !mentionSep(s[i-1])) {
-			n++
-		}
+// appendMentionWords is mentionWords with the words appended to block and
+// the forms' word lists to lists, which the caller may reuse; it returns
+// the forms' lists and the grown block and lists. The lists returned stay
+// valid while block and lists grow.
+func appendMentionWords(forms, block []string, lists [][]string) (words [][]string, _ []string, _ [][]string) {
+	start := len(lists)
+	for _, f := range forms {
+		s := len(block)
+		block = splitMention(f, block)
+		lists = append(lists, block[s:len(block):len(block)])
 	}
-	return n
+	return lists[start:len(lists):len(lists)], block, lists
 }
 
 // splitMention appends the words of s (mentionWords) to out.
