@@ -101,8 +101,10 @@ type call struct {
 	}
 	// pathScratch is targetIn's scratch, reused from path to path.
 	pathScratch []byte
-	// block is where small target slices are carved from (targetSlice).
-	block []target
+	// block is where small target slices are carved from (targetSlice),
+	// mentionBlock small mention slices (mentionSlice).
+	block        []target
+	mentionBlock []mention
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
@@ -148,6 +150,8 @@ func (c *call) release() {
 	clear(block[:cap(block)])
 	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
+	mb := c.mentionBlock
+	clear(mb[:cap(mb)])
 	ms := c.mentions
 	if cap(ms.block) > 4*maxPooledParts {
 		ms.block, ms.lists, ms.parts = nil, nil, nil // a huge script's: not kept
@@ -157,6 +161,7 @@ func (c *call) release() {
 	clear(ms.block[:cap(ms.block)])
 	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
 	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
+	c.mentionBlock = mb[:0]
 	calls.Put(c)
 }
 
@@ -563,6 +568,21 @@ func unlikeBash(pattern string) bool {
 type globAnswer struct {
 	matches []string
 	err     error
+}
+
+// mentionSlice returns an empty slice with room for n mentions, carved
+// from a block the call keeps from call to call, as targetSlice does for
+// targets: most commands mention a few paths.
+func (c *call) mentionSlice(n int) []mention {
+	if n > 32 {
+		return make([]mention, 0, n)
+	}
+	if cap(c.mentionBlock)-len(c.mentionBlock) < n {
+		c.mentionBlock = make([]mention, 0, 64)
+	}
+	l := len(c.mentionBlock)
+	c.mentionBlock = c.mentionBlock[:l+n]
+	return c.mentionBlock[l : l : l+n]
 }
 
 // targetSlice returns an empty slice with room for n targets, carved

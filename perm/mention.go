@@ -203,7 +203,11 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		pt.mentionsUnsure = true
 		texts = texts[:maxMentions]
 	}
-	pt.mentions = slices.Grow(pt.mentions, len(texts))
+	if pt.mentions == nil {
+		pt.mentions = c.mentionSlice(len(texts))
+	} else {
+		pt.mentions = slices.Grow(pt.mentions, len(texts))
+	}
 	for _, r := range texts {
 		ts, ok := c.shellTargets(r.text)
 		if !ok {
