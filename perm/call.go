@@ -105,6 +105,8 @@ type call struct {
 	// mentionBlock small mention slices (mentionSlice).
 	block        []target
 	mentionBlock []mention
+	// formBlock holds the parts' deny forms (denyForms).
+	formBlock []string
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
@@ -150,8 +152,9 @@ func (c *call) release() {
 	clear(block[:cap(block)])
 	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
-	mb := c.mentionBlock
+	mb, fb := c.mentionBlock, c.formBlock
 	clear(mb[:cap(mb)])
+	clear(fb[:cap(fb)])
 	ms := c.mentions
 	if cap(ms.block) > 4*maxPooledParts {
 		ms.block, ms.lists, ms.parts = nil, nil, nil // a huge script's: not kept
@@ -161,7 +164,7 @@ func (c *call) release() {
 	clear(ms.block[:cap(ms.block)])
 	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
 	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
-	c.mentionBlock = mb[:0]
+	c.mentionBlock, c.formBlock = mb[:0], fb[:0]
 	calls.Put(c)
 }
 
@@ -327,7 +330,7 @@ func (c *call) analyseBash() {
 		// command does, as one set before it does (for PATH in x; do
 		// ls; done): no allow rule covers such a script.
 		p.allowOK = p.allowOK && s.SetsOutside() == ""
-		p.denyForms = cmd.DenyForms()
+		p.denyForms = c.denyForms(cmd)
 		p.ownForms = len(p.denyForms)
 		c.parts = append(c.parts, p)
 	}
@@ -570,6 +573,21 @@ type globAnswer struct {
 	err     error
 }
 
+// denyForms returns cmd.DenyForms(), written into a block the call keeps
+// from call to call when they fit in its spare room. The slice returned
+// has no spare room: an append to it (a git alias's forms) copies it.
+func (c *call) denyForms(cmd *bash.Command) []string {
+	if cap(c.formBlock)-len(c.formBlock) < 16 {
+		c.formBlock = make([]string, 0, 128)
+	}
+	l := len(c.formBlock)
+	forms := cmd.AppendDenyForms(c.formBlock[l:l])
+	if n := len(forms); n > 0 && l+n <= cap(c.formBlock) && &forms[0] == &c.formBlock[:l+1][l] {
+		c.formBlock = c.formBlock[:l+n]
+	}
+	return forms[:len(forms):len(forms)]
+}
+
 // mentionSlice returns an empty slice with room for n mentions, carved
 // from a block the call keeps from call to call, as targetSlice does for
 // targets: most commands mention a few paths.
@@ -611,14 +629,11 @@ func (c *call) resolveShell(p string) ([]target, bool) {
 		return append(c.targetSlice(1), c.target(p)), true
 	}
 	ts := c.targetSlice(len(c.bases))
-	var seen []string // at most maxBases+1
-	for _, b := range c.bases {
-		// Joined raw, not cleaned: target must see a ".." after a symlink.
-		if len(c.bases) == 1 {
+	for i, b := range c.bases {
+		// A base listed twice names the same path twice (b/p, joined
+		// raw, not cleaned: target must see a ".." after a symlink).
+		if i == 0 || !slices.Contains(c.bases[:i], b) {
 			ts = append(ts, c.targetIn(b, p))
-		} else if raw := b + "/" + p; !slices.Contains(seen, raw) {
-			seen = append(seen, raw)
-			ts = append(ts, c.target(raw))
 		}
 	}
 	return ts, !c.cdUnsure

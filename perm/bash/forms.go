@@ -415,9 +415,16 @@ func baseNamed(words []Word) ([]Word, bool) {
 // with quoted values re-quoted, for every reading variants produces. Words
 // that are not static keep their Raw text.
 func (c *Command) DenyForms() []string {
+	return c.AppendDenyForms(make([]string, 0, 2+len(c.variants())))
+}
+
+// AppendDenyForms appends the forms DenyForms returns to dst, which must
+// be empty, and returns the extended slice: a caller may lend it spare
+// room to fill.
+func (c *Command) AppendDenyForms(dst []string) []string {
 	vs := c.variants()
 	var out formSet
-	out.list = make([]string, 0, 2+len(vs))
+	out.list = dst[:0]
 	if len(c.Assigns) > 0 {
 		raws := make([]string, len(c.Assigns))
 		for i, a := range c.Assigns {
