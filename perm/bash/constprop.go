@@ -246,6 +246,7 @@ func (c *collector) propagate() {
 			continue
 		}
 		added := cmd.cached[before:]
+		t.grew(added)
 		c.checkReadings(added)
 		st := c.walkState("")
 		st.depth, st.subst, st.outerScope = p.depth, p.subst, p.outerScope
@@ -377,28 +378,36 @@ func (t *consts) index(cmds []*Command, fors []constAssign) {
 	if t.byName == nil {
 		t.byName, t.built = map[string][]string{}, map[string][]string{}
 	}
-	// A name keeps at most maxValues+1 distinct static values (one more
-	// says too many), so that a question costs little however many
-	// assignments the script has, and at most maxValues built ones.
-	static := func(n, v string) {
-		if vs := t.byName[n]; len(vs) <= maxValues && !hasString(vs, v) {
-			t.byName[n] = append(vs, v)
-		}
-	}
-	note := func(a Assign) {
-		if a.Static {
-			static(a.Name, a.Value)
-		} else if vs := t.built[a.Name]; len(vs) < maxValues && !hasString(vs, a.Raw) {
-			t.built[a.Name] = append(vs, a.Raw)
-		}
-	}
 	for _, cmd := range cmds[t.cmds:] {
-		cmd.assignments(note)
+		cmd.assignments(t.note)
 	}
 	for _, a := range fors[t.fors:] {
-		static(a.name, a.value)
+		t.note(Assign{Name: a.name, Value: a.value, Static: true})
 	}
 	t.cmds, t.fors = len(cmds), len(fors)
+}
+
+// note adds an assignment to byName or built. A name keeps at most
+// maxValues+1 distinct static values (one more says too many), so that a
+// question costs little however many assignments the script has, and at
+// most maxValues built ones.
+func (t *consts) note(a Assign) {
+	if a.Static {
+		if vs := t.byName[a.Name]; len(vs) <= maxValues && !hasString(vs, a.Value) {
+			t.byName[a.Name] = append(vs, a.Value)
+		}
+	} else if vs := t.built[a.Name]; len(vs) < maxValues && !hasString(vs, a.Raw) {
+		t.built[a.Name] = append(vs, a.Raw)
+	}
+}
+
+// grew tells t that a command it may have looked at has the readings vs
+// besides: what they assign counts from now on.
+func (t *consts) grew(vs [][]Word) {
+	clear(t.worked)
+	if t.byName != nil {
+		assignsIn(vs, t.note)
+	}
 }
 
 // valueWord returns the value of raw, an assignment as written

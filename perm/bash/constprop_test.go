@@ -112,6 +112,8 @@ func TestConstantPropagation(t *testing.T) {
 		{"typeset in a function", `f() { typeset x=curl; $x y; }; f`, "curl y"},
 		{"command declare", `command declare x=curl; $x y`, "curl y"},
 		{"exec env", `exec env x=curl sh -c '$x y'`, "curl y"},
+		{"declarer from a value", `d=export; $d x=curl; $x y`, "curl y"},
+		{"declarer from a value, long script", strings.Repeat("ls; ", linearConsts) + `d=export; $d x=curl; $x y`, "curl y"},
 		// Values built from static output and other names.
 		{"value from output", `x=$(echo curl); $x y`, "curl y"},
 		{"value from backquoted printf", "x=`printf curl`; $x y", "curl y"},
