@@ -33,11 +33,12 @@ const (
 	// maxValueLen bounds a value put in a word; a longer one is not
 	// followed.
 	maxValueLen = 1024
-	// maxValues bounds the distinct static values of one name; a name
-	// with more is not followed.
+	// maxValues bounds the distinct values of one name or expansion
+	// (and the assignments with values built from others one name
+	// keeps); one with more is not followed.
 	maxValues = 16
 	// maxSubstitutions bounds the readings one command gets with values
-	// put in (every combination of its names' values); a command that
+	// put in (every combination of its expansions' values); a command that
 	// would get more gets none.
 	maxSubstitutions = 16
 	// maxPropagated bounds the commands of one script given readings
