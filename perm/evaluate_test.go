@@ -131,6 +131,30 @@ func TestEvaluate(t *testing.T) {
 		{"dynamic name by unknown substitution", deny("Bash(rm:*)"), bashReq("$(cat f) rm"), Ask, 1, "mentions rm"},
 		{"dynamic name in bypass", all(deny("Bash(rm:*)"), mode(ModeBypass)), bashReq("$CMD x"), Ask, 2, ""},
 		{"dynamic name without rules", mode(ModeBypass), bashReq("$CMD x"), Ask, 2, "dynamic command name $CMD"},
+		// Constant propagation: every way a command assigns counts, and a
+		// value built from static output or other names, or an operator's
+		// word, is a reading deny rules see. Allow rules and read-only
+		// checks still see a word that is not static.
+		{"deny builtin export", deny("Bash(curl:*)"), bashReq("builtin export x=curl; $x y"), Deny, 1, "Bash(curl:*)"},
+		{"deny declare -x", deny("Bash(curl:*)"), bashReq("declare -x x=curl; $x y"), Deny, 1, "Bash(curl:*)"},
+		{"deny readonly", deny("Bash(curl:*)"), bashReq("readonly x=curl; $x y"), Deny, 1, "Bash(curl:*)"},
+		{"deny typeset in a function", deny("Bash(curl:*)"), bashReq("f() { typeset x=curl; $x y; }; f"), Deny, 1, "Bash(curl:*)"},
+		{"deny exec env", deny("Bash(curl:*)"), bashReq("exec env x=curl sh -c '$x y'"), Deny, 1, "Bash(curl:*)"},
+		{"deny value from output", deny("Bash(curl:*)"), bashReq("x=$(echo curl); $x y"), Deny, 1, "Bash(curl:*)"},
+		{"deny value from backquotes", deny("Bash(curl:*)"), bashReq("x=`printf curl`; $x y"), Deny, 1, "Bash(curl:*)"},
+		{"deny value from a name", deny("Bash(curl:*)"), bashReq("a=cu; x=${a}rl; $x y"), Deny, 1, "Bash(curl:*)"},
+		{"deny default", deny("Bash(curl:*)"), bashReq("${x:-curl} y"), Deny, 1, "Bash(curl:*)"},
+		{"deny assigned default", deny("Bash(curl:*)"), bashReq("${x:=curl} y"), Deny, 1, "Bash(curl:*)"},
+		{"deny default if unset", deny("Bash(curl:*)"), bashReq("${x-curl}"), Deny, 1, "Bash(curl:*)"},
+		{"deny value beside default", deny("Bash(curl:*)"), bashReq("x=curl; ${x:-ls} y"), Deny, 1, "Bash(curl:*)"},
+		{"allow not by a default", allow("Bash(curl:*)"), bashReq("${x:-curl} y"), Ask, 2, "dynamic command name"},
+		{"allow not by output", allow("Bash(curl:*)"), bashReq("x=$(echo curl); $x y"), Ask, 2, "dynamic command name"},
+		{"read-only not by a default", nil, bashReq("${x:-ls} ."), Ask, 2, "dynamic command name"},
+		{"read-only not by a built value", nil, bashReq("a=l; x=${a}s; $x ."), Ask, 2, "dynamic command name"},
+		{"nested code once", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("x=a; bash -c 'rm -rf /' $x"), Deny, 1, "Bash(rm -rf *)"},
+		// Variables set only to numbers still make the names set.
+		{"wait -p sets PATH", all(deny("Bash(curl:*)"), allow("Bash(wait:*)", "Bash(ls)")), bashReq("wait -p PATH; ls"), Ask, 2, "script sets PATH"},
+		{"coproc sets PATH", nil, bashReq("coproc PATH { cat; }; ls"), Ask, 7, "sets PATH outside a command"},
 		// The here-document is static code the shell runs: parsed like bash -c.
 		{"heredoc to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<'EOF'\ncurl x\nEOF"), Deny, 1, "Bash(curl:*)"},
 		{"heredoc with expansions to shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash <<EOF\n$X\nEOF"), Ask, 2, "cannot see"},

@@ -1,7 +1,7 @@
 package bash
 
 import (
-	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,21 +20,25 @@ import (
 //
 // Reaching uses are not worked out: every static value assigned to a name
 // anywhere in the script (plainly, by export, declare, local, readonly,
-// typeset, env or sudo, or as a for loop's item) may be the one a use
-// sees. A value
-// that is not static is not followed, and past the bounds below a word is
-// left as written, which is today's reading: unsure, never allowed.
+// typeset, env or sudo, in any reading of the command: Command.assignments;
+// or as a for loop's item or by ${x:=v}) may be the one a use sees. A
+// value built from static output and names with known values
+// (x=$(echo curl), x=${a}rl) is worked out too, as are ${x:-v} and its
+// kin, whose readings are both the name's values and the word's. Any
+// other value is not followed, and past the bounds below a word is left
+// as written, which is today's reading: unsure, never allowed.
 
 // The bounds of constant propagation.
 const (
 	// maxValueLen bounds a value put in a word; a longer one is not
 	// followed.
 	maxValueLen = 1024
-	// maxValues bounds the distinct static values of one name; a name
-	// with more is not followed.
+	// maxValues bounds the distinct values of one name or expansion
+	// (and the assignments with values built from others one name
+	// keeps); one with more is not followed.
 	maxValues = 16
 	// maxSubstitutions bounds the readings one command gets with values
-	// put in (every combination of its names' values); a command that
+	// put in (every combination of its expansions' values); a command that
 	// would get more gets none.
 	maxSubstitutions = 16
 	// maxPropagated bounds the commands of one script given readings
@@ -42,7 +46,8 @@ const (
 	maxPropagated = 256
 )
 
-// constAssign is a static value a for loop's name takes.
+// constAssign is a static value a name takes outside a command: a for
+// loop's item, or the word of ${x=v} or ${x:=v}.
 type constAssign struct{ name, value string }
 
 // pendingCommand is a command with a word constant propagation may make
@@ -97,7 +102,8 @@ func (c *collector) releaseProp() {
 	propagations.Put(p)
 }
 
-// noteFor records a static value a for loop's name takes.
+// noteFor records a static value a name takes outside a command
+// (constAssign).
 func (c *collector) noteFor(name, value string) {
 	p := c.prop()
 	p.fors = append(p.fors, constAssign{name, value})
@@ -142,90 +148,67 @@ func (c *collector) procsOf(cmd *Command) []procOutput {
 	return c.props.procs[cmd]
 }
 
-// expandable reports whether w holds a simple parameter expansion or a
-// command substitution, and otherwise only literal text.
+// expandable reports whether w holds an expansion constant propagation
+// follows (followed), and otherwise only literal text.
 func expandable(w *syntax.Word) bool {
-	found := false
-	for _, p := range w.Parts {
+	found, ok := false, true
+	eachPart(w, func(p syntax.WordPart) {
 		switch p := p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
-		case *syntax.ParamExp:
-			if _, _, ok := paramKey(p); !ok {
-				return false
-			}
-			found = true
 		case *syntax.CmdSubst:
 			found = true
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				switch q := q.(type) {
-				case *syntax.Lit:
-				case *syntax.ParamExp:
-					if _, _, ok := paramKey(q); !ok {
-						return false
-					}
-					found = true
-				case *syntax.CmdSubst:
-					found = true
-				default:
-					return false
-				}
-			}
+		case *syntax.ParamExp:
+			found = true
+			ok = ok && followed(p)
 		default:
-			return false
+			ok = false
 		}
-	}
-	return found
+	})
+	return found && ok
 }
 
-// paramKey returns the key expandWords knows the values of p by, for $name
-// or ${name} (simpleParam) and for ${name} with a static word for unset
-// or empty (${x:-curl}, ${x-curl}, ${x:=curl}, ${x=curl}) or for set
-// (${x:+curl}, ${x+curl}): the name, or the name, a NUL and the word.
-// alt is set for the last two, whose value is the word or nothing.
-func paramKey(p *syntax.ParamExp) (key string, alt, ok bool) {
-	if simpleParam(p) {
-		return p.Param.Value, false, true
-	}
-	if p.Exp == nil || p.Param == nil || !validName(p.Param.Value) || p.Flags != nil || p.NestedParam != nil ||
-		p.Excl || p.Length || p.Width || p.IsSet || p.Index != nil || len(p.Modifiers) > 0 || p.Slice != nil || p.Repl != nil || p.Names != 0 {
-		return "", false, false
-	}
-	switch p.Exp.Op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
-	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-		alt = true
-	default:
-		return "", false, false
-	}
-	word := ""
-	if p.Exp.Word != nil {
-		w := unquoteFull(p.Exp.Word)
-		if !w.Static || w.Glob || w.Braces != nil || len(w.Value) > maxValueLen {
-			return "", false, false
+// eachPart calls fn with each part of w, and with each part of a double
+// quoted string in w in place of the string.
+func eachPart(w *syntax.Word, fn func(syntax.WordPart)) {
+	for _, p := range w.Parts {
+		if dq, isDQ := p.(*syntax.DblQuoted); isDQ {
+			for _, q := range dq.Parts {
+				fn(q)
+			}
+		} else {
+			fn(p)
 		}
-		word = w.Value
 	}
-	return p.Param.Value + "\x00" + word, alt, true
 }
 
-// keyValues returns the values of the parameter with key (paramKey):
-// a name's own (valuesOf), or for one with a word, the name's values and
-// the word (it applies when the name is unset), or, for ${x:+word}, the
-// word and nothing.
-func keyValues(key string, alt bool, valuesOf func(string) []string) []string {
-	name, word, hasWord := strings.Cut(key, "\x00")
-	switch {
-	case !hasWord:
-		return valuesOf(name)
-	case alt:
-		return []string{word, ""}
+// followed reports a parameter expansion constant propagation follows:
+// $name or ${name} (simpleParam), or ${name} with one of the operators
+// -, :-, =, :=, +, :+, ?, :? and a word of literal text and such
+// expansions.
+func followed(p *syntax.ParamExp) bool {
+	if p.Exp == nil {
+		return simpleParam(p)
 	}
-	vs := valuesOf(name)
-	if hasString(vs, word) {
-		return vs
+	e := p.Exp
+	if e.Op < syntax.AlternateUnset || e.Op > syntax.AssignUnsetOrNull {
+		return false
 	}
-	return append(vs[:len(vs):len(vs)], word)
+	rest := *p
+	rest.Exp = nil // the rest must be as simpleParam wants it
+	return simpleParam(&rest) && (e.Word == nil || literal(e.Word) || expandable(e.Word))
+}
+
+// literal reports a word of literal text only, quoted or not.
+func literal(w *syntax.Word) bool {
+	ok := true
+	eachPart(w, func(p syntax.WordPart) {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			ok = false
+		}
+	})
+	return ok
 }
 
 // simpleParam reports $name or ${name}: no operator, index or slice.
@@ -237,7 +220,10 @@ func simpleParam(p *syntax.ParamExp) bool {
 
 // propagate gives each pending command its readings with values put in,
 // and parses the shell code those readings run. Code parsed here may hold
-// more assignments and pending commands; they are seen too.
+// more assignments and pending commands; they are seen too. Only the
+// readings a command gets here are checked, and code its earlier readings
+// ran is not parsed again: each reading is checked once, and a nested
+// command is collected once.
 func (c *collector) propagate() {
 	if c.props == nil {
 		return
@@ -245,7 +231,7 @@ func (c *collector) propagate() {
 	t := consts{c: c}
 	for i := 0; i < len(c.props.pending) && i < maxPropagated; i++ {
 		p := c.props.pending[i]
-		alts := expandWords(p.args, p.cmd.Words, t.values)
+		alts := t.expandWords(p.args, p.cmd.Words)
 		if len(alts) == 0 {
 			continue
 		}
@@ -260,216 +246,422 @@ func (c *collector) propagate() {
 		if len(cmd.cached) == before {
 			continue
 		}
-		c.command(cmd)
+		added := cmd.cached[before:]
+		t.grew(added)
+		c.checkReadings(added)
 		st := c.walkState("")
 		st.depth, st.subst, st.outerScope = p.depth, p.subst, p.outerScope
-		var done stringSet
-		c.shellsIn(cmd, cmd.cached[before:], &done, st)
+		var done stringSet // what nestedShells parsed for cmd
+		for _, a := range cmd.Assigns {
+			if codeVars[a.Name] && a.Static {
+				done.add(a.Value)
+			}
+		}
+		c.codesOf(cmd, cmd.cached[:before], func(code string) { done.add(code) }, func() {})
+		c.shellsIn(cmd, added, &done, st)
 		st.release()
 	}
 }
 
-// consts answers which static values a script assigns to a name: in a
-// command's leading assignments, as NAME=value arguments of export,
-// declare, local, readonly and typeset, and as a for loop's items. A
-// script of a few commands is looked through on each question; a longer
-// one is indexed once, and again as commands are added.
+// consts answers which values a name may take: the static values the
+// script assigns to it (Command.assignments) or a for loop or ${x:=v}
+// gives it, and the values of assignments built from literal text,
+// static command output and names with such values (x=$(echo curl),
+// x=${a}rl), worked out in turn. A script of a few commands is looked
+// through on each question; a longer one is indexed once, and again as
+// commands are added.
 type consts struct {
 	c      *collector
-	byName map[string][]string // nil until the script is long
-	exprs  map[string][]string // the same, for assignments of expressions (assignsOf)
-	cmds   int                 // the commands byName holds
+	byName map[string][]string // static values, nil until the script is long
+	built  map[string][]string // assignments with values not static, as written; as byName
+	cmds   int                 // the commands byName and built hold
 	fors   int                 // the for loop values byName holds
-	// depth is how many expressions deep values is asked (x=$y, y=$z):
-	// past maxExprDepth an expression is not followed, so x=${x}a ends.
-	depth int
-	// exprsSeen counts the expressions followed for the script; past
-	// maxExprs no more are.
-	exprsSeen int
+	// worked holds the values of names with built values, worked out
+	// while the script had workedAt commands and for loop values.
+	worked   map[string][]string
+	workedAt [2]int
+	// busy lists the names being worked out, innermost last: no more
+	// than maxIndirection names are worked out in turn.
+	busy []string
 }
 
-// maxExprDepth bounds how deep values follows names through assignments
-// of expressions, and maxExprs how many it follows for one script.
-const (
-	maxExprDepth = 4
-	maxExprs     = 256
-)
+// maxIndirection bounds the names worked out in turn for one value
+// (x=$a where a=$b ...); deeper values are not followed.
+const maxIndirection = 4
 
 // linearConsts is how many commands consts looks through without an index.
 const linearConsts = 32
 
-// values returns the distinct static values assigned to name, or nil if
-// there are none, more than maxValues or one longer than maxValueLen.
+// values returns the distinct values name may take, or nil if there are
+// none, more than maxValues or one longer than maxValueLen.
 func (t *consts) values(name string) []string {
-	var out []string
+	if len(t.busy) >= maxIndirection {
+		return nil
+	}
+	// A name built from itself (x=${x}rl) takes its other values there.
+	self := hasString(t.busy, name)
+	cmds, fors := t.c.script.Commands, t.c.props.fors
+	if at := [2]int{len(cmds), len(fors)}; t.workedAt != at {
+		clear(t.worked)
+		t.workedAt = at
+	}
+	if vs, ok := t.worked[name]; ok && !self {
+		return vs
+	}
+	var out, built []string
 	ok := true
-	add := func(n, v string) {
+	add := func(v string) {
 		switch {
-		case n != name || !ok || hasString(out, v):
+		case !ok || hasString(out, v):
 		case len(v) > maxValueLen || len(out) == maxValues:
 			ok = false
 		default:
 			out = append(out, v)
 		}
 	}
-	// expr adds the values of an assignment of an expression to name.
-	expr := func(n, raw string) {
-		if n != name || !ok {
-			return
+	if len(cmds)+len(fors) <= linearConsts && t.byName == nil {
+		note := func(a Assign) {
+			switch {
+			case a.Name != name:
+			case a.Static:
+				add(a.Value)
+			case len(built) < maxValues && !hasString(built, a.Raw):
+				built = append(built, a.Raw)
+			}
 		}
-		if t.depth >= maxExprDepth || t.exprsSeen >= maxExprs {
-			// Not followed: its values are missing from the readings,
-			// which only ever add to the words as written.
-			return
-		}
-		t.depth++
-		t.exprsSeen++
-		vs, found := exprValues(raw, t.values)
-		t.depth--
-		for _, v := range vs {
-			add(n, v)
-		}
-		ok = ok && found
-	}
-	cmds := t.c.script.Commands
-	if len(cmds)+len(t.c.props.fors) <= linearConsts && t.byName == nil {
 		for _, cmd := range cmds {
-			assignsOf(cmd, add, expr)
+			cmd.assignments(note)
 		}
-		for _, a := range t.c.props.fors {
-			add(a.name, a.value)
+		for _, a := range fors {
+			if a.name == name {
+				add(a.value)
+			}
 		}
 	} else {
-		if t.byName == nil {
-			t.byName = map[string][]string{}
-		}
-		// A name keeps at most maxValues+1 distinct values (one more
-		// says too many), so that a question costs little however many
-		// assignments the script has.
-		index := func(n, v string) {
-			if vs := t.byName[n]; len(vs) <= maxValues && !hasString(vs, v) {
-				t.byName[n] = append(vs, v)
-			}
-		}
-		indexExpr := func(n, raw string) {
-			if t.exprs == nil {
-				t.exprs = map[string][]string{}
-			}
-			if rs := t.exprs[n]; len(rs) <= maxValues && !hasString(rs, raw) {
-				t.exprs[n] = append(rs, raw)
-			}
-		}
-		for _, cmd := range cmds[t.cmds:] {
-			assignsOf(cmd, index, indexExpr)
-		}
-		fors := t.c.props.fors
-		for _, a := range fors[t.fors:] {
-			index(a.name, a.value)
-		}
-		t.cmds, t.fors = len(cmds), len(fors)
+		t.index(cmds, fors)
 		for _, v := range t.byName[name] {
-			add(name, v)
+			add(v)
 		}
-		if rs := t.exprs[name]; len(rs) > maxValues {
-			ok = false
-		} else {
-			for _, raw := range rs {
-				expr(name, raw)
+		built = t.built[name]
+	}
+	if self {
+		built = nil
+	}
+	for _, raw := range built {
+		w, found := valueWord(raw, name)
+		if !found {
+			continue
+		}
+		t.busy = append(t.busy, name)
+		vs, found := t.wordStrings(w)
+		t.busy = t.busy[:len(t.busy)-1]
+		for _, v := range vs {
+			if found {
+				add(v)
 			}
 		}
 	}
 	if !ok {
-		return nil
+		out = nil
+	}
+	if built != nil {
+		if t.worked == nil {
+			t.worked = map[string][]string{}
+		}
+		t.worked[name] = out
 	}
 	return out
 }
 
-// assignsOf calls fn with each static assignment cmd makes: its leading
-// NAME=value words, and NAME=value arguments of a declaring builtin or of
-// a wrapper that sets the environment of the command it runs (env, sudo),
-// in every reading of cmd (builtin export x=1, exec env x=1 cmd). It calls
-// expr with each leading plain assignment that is not static, as written
-// (x=$(echo curl), x=${a}rl): exprValues may know its values.
-func assignsOf(cmd *Command, fn func(name, value string), expr func(name, raw string)) {
-	for _, a := range cmd.Assigns {
-		switch {
-		case a.Static:
-			fn(a.Name, a.Value)
-		case strings.HasPrefix(a.Raw, a.Name+"="):
-			expr(a.Name, a.Raw)
+// index adds to byName and built the assignments of commands and the for
+// loop values it does not hold yet.
+func (t *consts) index(cmds []*Command, fors []constAssign) {
+	if t.byName == nil {
+		t.byName, t.built = map[string][]string{}, map[string][]string{}
+	}
+	for _, cmd := range cmds[t.cmds:] {
+		cmd.assignments(t.note)
+	}
+	for _, a := range fors[t.fors:] {
+		t.note(Assign{Name: a.name, Value: a.value, Static: true})
+	}
+	t.cmds, t.fors = len(cmds), len(fors)
+}
+
+// note adds an assignment to byName or built. A name keeps at most
+// maxValues+1 distinct static values (one more says too many), so that a
+// question costs little however many assignments the script has, and at
+// most maxValues built ones.
+func (t *consts) note(a Assign) {
+	if a.Static {
+		if vs := t.byName[a.Name]; len(vs) <= maxValues && !hasString(vs, a.Value) {
+			t.byName[a.Name] = append(vs, a.Value)
+		}
+	} else if vs := t.built[a.Name]; len(vs) < maxValues && !hasString(vs, a.Raw) {
+		t.built[a.Name] = append(vs, a.Raw)
+	}
+}
+
+// grew tells t that a command it may have looked at has the readings vs
+// besides: what they assign counts from now on.
+func (t *consts) grew(vs [][]Word) {
+	clear(t.worked)
+	if t.byName != nil {
+		assignsIn(vs, t.note)
+	}
+}
+
+// valueWord returns the value of raw, an assignment as written
+// (NAME=value, quoted or not), as syntax, and true if raw is a plain
+// assignment to name whose value is literal text and expansions constant
+// propagation follows; false otherwise (an append, an index, an array, a
+// "~" the assignment may expand, text that does not parse).
+func valueWord(raw, name string) (*syntax.Word, bool) {
+	f, err := parseOnce(": " + raw)
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 2 || len(call.Assigns) > 0 || len(call.Args[1].Parts) == 0 {
+		return nil, false
+	}
+	parts := slices.Clone(call.Args[1].Parts)
+	cut := func(p syntax.WordPart) (*syntax.Lit, bool) {
+		lit, isLit := p.(*syntax.Lit)
+		if !isLit || !strings.HasPrefix(lit.Value, name+"=") {
+			return nil, false
+		}
+		return &syntax.Lit{Value: lit.Value[len(name)+1:]}, true
+	}
+	if lit, ok := cut(parts[0]); ok {
+		parts[0] = lit
+	} else if dq, isDQ := parts[0].(*syntax.DblQuoted); isDQ && len(dq.Parts) > 0 {
+		lit, ok := cut(dq.Parts[0])
+		if !ok {
+			return nil, false
+		}
+		parts[0] = &syntax.DblQuoted{Parts: append([]syntax.WordPart{lit}, dq.Parts[1:]...)}
+	} else {
+		return nil, false
+	}
+	for _, p := range parts {
+		if lit, isLit := p.(*syntax.Lit); isLit && strings.ContainsRune(lit.Value, '~') {
+			return nil, false
 		}
 	}
-	if len(cmd.Words) < 2 {
-		return
-	}
-	for _, words := range cmd.variants() {
-		if len(words) < 2 || !words[0].Static {
-			continue
+	w := &syntax.Word{Parts: parts}
+	return w, literal(w) || expandable(w)
+}
+
+// partValues returns the values an expansion constant propagation follows
+// may take, and false if they are not known: a command substitution's
+// static output without trailing newlines; $x's values; for ${x-w},
+// ${x:-w}, ${x=w} and ${x:=w}, x's values and w's; for ${x+w} and
+// ${x:+w}, w's values and the empty string; for ${x?w} and ${x:?w}, x's.
+func (t *consts) partValues(p syntax.WordPart) ([]string, bool) {
+	switch p := p.(type) {
+	case *syntax.CmdSubst:
+		out, ok := staticOutput(p.Stmts)
+		if !ok {
+			return nil, false
 		}
-		if prog := path.Base(words[0].Value); !declarers[prog] && !broadWrappers[prog].assigns {
-			continue
+		return []string{strings.TrimRight(out, "\n")}, true
+	case *syntax.ParamExp:
+		e := p.Exp
+		alternate := e != nil && (e.Op == syntax.AlternateUnset || e.Op == syntax.AlternateUnsetOrNull)
+		var vals []string
+		if !alternate {
+			vals = t.values(p.Param.Value)
 		}
-		for _, w := range words[1:] {
-			if w.Static && looksLikeAssignment(w.Value) {
-				if n, v, _ := strings.Cut(w.Value, "="); !strings.HasSuffix(n, "+") {
-					fn(n, v)
-				}
+		if e == nil || e.Op == syntax.ErrorUnset || e.Op == syntax.ErrorUnsetOrNull {
+			return vals, len(vals) > 0
+		}
+		if alternate {
+			vals = []string{""} // ${x+w}: w if x is set, else nothing
+		}
+		word := []string{""}
+		if e.Word != nil && len(e.Word.Parts) > 0 {
+			var ok bool
+			if word, ok = t.wordStrings(e.Word); !ok {
+				return nil, false
 			}
+		}
+		out := slices.Clone(vals)
+		for _, v := range word {
+			if !hasString(out, v) {
+				out = append(out, v)
+			}
+		}
+		return out, len(out) <= maxValues
+	}
+	return nil, false
+}
+
+// wordStrings returns the distinct strings w may be as one value (an
+// assignment's, or an operator's word): with the values of its expansions
+// put in, not split and not globbed. false if an expansion's values are
+// not known, or w may be more than maxValues strings or one longer than
+// maxValueLen.
+func (t *consts) wordStrings(w *syntax.Word) ([]string, bool) {
+	var s slots
+	if !s.add(w, t) || s.combos() > maxValues {
+		return nil, false
+	}
+	var out []string
+	ok := true
+	s.each(func(value func(syntax.WordPart) string) bool {
+		var parts []syntax.WordPart
+		for _, p := range w.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+				parts = append(parts, p)
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					if lit, isLit := q.(*syntax.Lit); isLit {
+						parts = append(parts, &syntax.DblQuoted{Parts: []syntax.WordPart{lit}})
+					} else {
+						parts = append(parts, &syntax.SglQuoted{Value: value(q)})
+					}
+				}
+			default:
+				parts = append(parts, &syntax.SglQuoted{Value: value(p)})
+			}
+		}
+		f := unquoteFull(&syntax.Word{Parts: parts})
+		if ok = f.Static && !f.Tilde && len(f.Value) <= maxValueLen; ok && !hasString(out, f.Value) {
+			out = append(out, f.Value)
+		}
+		return ok
+	})
+	if !ok {
+		return nil, false
+	}
+	return out, true
+}
+
+// slotKey names an expansion in slots: a name used plainly ($x, ${x})
+// takes one value throughout a command line; any other expansion is its
+// own (part).
+type slotKey struct {
+	name string
+	part syntax.WordPart
+}
+
+func keyOf(p syntax.WordPart) slotKey {
+	if pe, ok := p.(*syntax.ParamExp); ok && pe.Exp == nil {
+		return slotKey{name: pe.Param.Value}
+	}
+	return slotKey{part: p}
+}
+
+// slots are the expansions some words hold, each with the values it may
+// take.
+type slots struct {
+	keys []slotKey
+	vals [][]string
+}
+
+// add adds the expansions of w that s does not hold yet, with their
+// values (consts.partValues), and reports whether each has values; if one
+// has none, s is left as it was.
+func (s *slots) add(w *syntax.Word, t *consts) bool {
+	mark, ok := len(s.keys), true
+	eachPart(w, func(p syntax.WordPart) {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst:
+		default:
+			return
+		}
+		k := keyOf(p)
+		if !ok || slices.Contains(s.keys, k) {
+			return
+		}
+		vs, found := t.partValues(p)
+		if !found {
+			ok = false
+			return
+		}
+		s.keys, s.vals = append(s.keys, k), append(s.vals, vs)
+	})
+	if !ok {
+		s.keys, s.vals = s.keys[:mark], s.vals[:mark]
+	}
+	return ok
+}
+
+// tooMany is what combos returns for more combinations than any bound.
+const tooMany = maxSubstitutions + maxValues + 1
+
+// combos returns how many combinations of values s has, or tooMany.
+func (s *slots) combos() int {
+	n := 1
+	for _, v := range s.vals {
+		n *= len(v)
+		if n >= tooMany {
+			return tooMany
+		}
+	}
+	return n
+}
+
+// each calls fn with each combination of values, given as the value each
+// expansion takes in it, until fn returns false.
+func (s *slots) each(fn func(value func(syntax.WordPart) string) bool) {
+	pick := make([]int, len(s.keys)) // the value each expansion takes
+	value := func(p syntax.WordPart) string {
+		k := keyOf(p)
+		for j, key := range s.keys {
+			if key == k {
+				return s.vals[j][pick[j]]
+			}
+		}
+		return "" // not reached: add found every expansion's values
+	}
+	for range s.combos() {
+		if !fn(value) {
+			return
+		}
+		for j := range pick { // the next combination
+			pick[j]++
+			if pick[j] < len(s.vals[j]) {
+				break
+			}
+			pick[j] = 0
 		}
 	}
 }
 
 // expandWords returns the command lines words (whose syntax is args) may
-// be with the values of vals and the output of static command
-// substitutions put in: one per combination of the values of the names
-// used, each name taking one value throughout. A word that cannot be
-// expanded so is kept as it is. It returns nil if no word can be expanded,
-// or there are more than maxSubstitutions combinations.
-func expandWords(args []*syntax.Word, words []Word, valuesOf func(string) []string) [][]Word {
+// be with the values of their expansions put in: one per combination of
+// values, each name used plainly taking one value throughout. A word that
+// cannot be expanded so is kept as it is. It returns nil if no word can
+// be expanded, or there are more than maxSubstitutions combinations.
+func (t *consts) expandWords(args []*syntax.Word, words []Word) [][]Word {
 	var (
-		names  []string   // the names used by the words that can be expanded
-		vals   [][]string // their values
-		expand []bool     // which words can, made on finding the first
+		s      slots
+		expand []bool // which words can, made on finding the first
 	)
 	for i, w := range words {
-		if w.Static || w.Braces != nil || !expandable(args[i]) {
-			continue
-		}
-		n, v, ok := wordNames(args[i], valuesOf, names, vals)
-		if !ok {
+		if w.Static || w.Braces != nil || !expandable(args[i]) || !s.add(args[i], t) {
 			continue
 		}
 		if expand == nil {
 			expand = make([]bool, len(words))
 		}
-		names, vals, expand[i] = n, v, true
+		expand[i] = true
 	}
-	if expand == nil {
+	combos := s.combos()
+	if expand == nil || combos > maxSubstitutions {
 		return nil
 	}
-	combos := 1
-	for _, v := range vals {
-		combos *= len(v)
-		if combos > maxSubstitutions {
-			return nil
-		}
-	}
 	out := make([][]Word, 0, combos)
-	pick := make([]int, len(names)) // the value each name takes
-	env := func(name string) string {
-		for j, n := range names {
-			if n == name {
-				return vals[j][pick[j]]
-			}
-		}
-		return "" // not reached: wordNames found every name's values
-	}
-	for range combos {
+	found := s // each moves what it is called on to the heap: only here
+	found.each(func(value func(syntax.WordPart) string) bool {
 		var line []Word
 		for i, w := range words {
 			fields, ok := []Word(nil), false
 			if expand[i] {
-				fields, ok = expandWord(args[i], env)
+				fields, ok = expandWord(args[i], value)
 			}
 			if !ok {
 				fields = []Word{w}
@@ -479,61 +671,17 @@ func expandWords(args []*syntax.Word, words []Word, valuesOf func(string) []stri
 		if len(line) > 0 {
 			out = append(out, line)
 		}
-		for j := range pick { // the next combination
-			pick[j]++
-			if pick[j] < len(vals[j]) {
-				break
-			}
-			pick[j] = 0
-		}
-	}
+		return true
+	})
 	return out
 }
 
-// wordNames appends to names the names w uses that are not there yet, and
-// their values (valuesOf) to vals. ok is false if one has no static value,
-// or a command substitution in w is not static output.
-func wordNames(w *syntax.Word, valuesOf func(string) []string, names []string, vals [][]string) (_ []string, _ [][]string, ok bool) {
-	check := func(p syntax.WordPart) bool {
-		switch p := p.(type) {
-		case *syntax.ParamExp:
-			key, alt, _ := paramKey(p)
-			if hasString(names, key) {
-				return true
-			}
-			v := keyValues(key, alt, valuesOf)
-			if len(v) == 0 {
-				return false
-			}
-			names, vals = append(names, key), append(vals, v)
-		case *syntax.CmdSubst:
-			if _, ok := staticOutput(p.Stmts); !ok {
-				return false
-			}
-		}
-		return true
-	}
-	for _, p := range w.Parts {
-		if dq, isDQ := p.(*syntax.DblQuoted); isDQ {
-			for _, q := range dq.Parts {
-				if !check(q) {
-					return nil, nil, false
-				}
-			}
-		} else if !check(p) {
-			return nil, nil, false
-		}
-	}
-	return names, vals, true
-}
-
-// expandWord returns the fields the expandable word w makes with env's
-// values put in, as bash makes them: a value in double quotes is literal
-// text; one outside is split on blanks, and its "*", "?", "[" and "]"
-// are pattern characters. A command substitution's value is its static
-// output without trailing newlines. ok is false if a field is not static
-// (a tilde or brace form the values make unclear).
-func expandWord(w *syntax.Word, env func(string) string) (_ []Word, ok bool) {
+// expandWord returns the fields the expandable word w makes with the
+// values value gives its expansions put in, as bash makes them: a value
+// in double quotes is literal text; one outside is split on blanks, and
+// its "*", "?", "[" and "]" are pattern characters. ok is false if a
+// field is not static (a tilde or brace form the values make unclear).
+func expandWord(w *syntax.Word, value func(syntax.WordPart) string) (_ []Word, ok bool) {
 	var (
 		fields []Word
 		cur    []syntax.WordPart
@@ -557,14 +705,6 @@ func expandWord(w *syntax.Word, env func(string) string) (_ []Word, ok bool) {
 		}
 		cur, open = nil, false
 		return true
-	}
-	value := func(p syntax.WordPart) string {
-		if cs, isCS := p.(*syntax.CmdSubst); isCS {
-			out, _ := staticOutput(cs.Stmts)
-			return strings.TrimRight(out, "\n")
-		}
-		key, _, _ := paramKey(p.(*syntax.ParamExp))
-		return env(key)
 	}
 	for _, p := range w.Parts {
 		switch p := p.(type) {
@@ -619,99 +759,6 @@ func appendUnquoted(parts []syntax.WordPart, s string) []syntax.WordPart {
 		s = s[i+1:]
 	}
 	return parts
-}
-
-// exprValues returns the values the assignment raw (NAME=value as
-// written) may give its name when the value is made only of literal text, simple
-// parameter expansions whose values valuesOf knows and static command
-// substitutions: one per combination of the names' values, as one string
-// (an assignment's value is not split). found is false when raw is not
-// such an expression or has too many values.
-func exprValues(raw string, valuesOf func(string) []string) (vals []string, found bool) {
-	if len(raw) > maxValueLen {
-		return nil, false
-	}
-	f, err := syntax.NewParser().Parse(strings.NewReader(raw), "")
-	if err != nil || len(f.Stmts) != 1 {
-		return nil, false
-	}
-	call, isCall := f.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !isCall || len(call.Args) > 0 || len(call.Assigns) != 1 || call.Assigns[0].Value == nil {
-		return nil, false
-	}
-	w := call.Assigns[0].Value
-	if !expandable(w) {
-		return nil, false
-	}
-	names, vs, ok := wordNames(w, valuesOf, nil, nil)
-	if !ok {
-		return nil, false
-	}
-	combos := 1
-	for _, v := range vs {
-		if combos *= len(v); combos > maxValues {
-			return nil, false
-		}
-	}
-	pick := make([]int, len(names))
-	env := func(name string) string {
-		for j, n := range names {
-			if n == name {
-				return vs[j][pick[j]]
-			}
-		}
-		return ""
-	}
-	for range combos {
-		var b strings.Builder
-		if !joinParts(&b, w.Parts, env) {
-			return nil, false
-		}
-		if !hasString(vals, b.String()) {
-			vals = append(vals, b.String())
-		}
-		for j := range pick {
-			pick[j]++
-			if pick[j] < len(vs[j]) {
-				break
-			}
-			pick[j] = 0
-		}
-	}
-	return vals, true
-}
-
-// joinParts writes the text the parts of an expandable word make with
-// env's values put in, unsplit; false for a part it cannot know.
-func joinParts(b *strings.Builder, parts []syntax.WordPart, env func(string) string) bool {
-	for _, p := range parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			w := unquoteFull(&syntax.Word{Parts: []syntax.WordPart{p}})
-			if !w.Static || w.Glob || w.Tilde {
-				return false
-			}
-			b.WriteString(w.Value)
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return false
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			if !joinParts(b, p.Parts, env) {
-				return false
-			}
-		case *syntax.ParamExp:
-			key, _, _ := paramKey(p)
-			b.WriteString(env(key))
-		case *syntax.CmdSubst:
-			out, _ := staticOutput(p.Stmts)
-			b.WriteString(strings.TrimRight(out, "\n"))
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // staticOutput returns what stmts print when they are one echo or printf

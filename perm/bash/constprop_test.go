@@ -87,24 +87,12 @@ func TestConstantPropagation(t *testing.T) {
 		{"value from nested code", `$x y; bash -c 'x=curl'`, "curl y"},
 		{"env assignment", `env X=curl sh -c '$X y'`, "curl y"},
 		{"export behind builtin", `builtin export X=curl; $X y`, "curl y"},
-		{"value from echo", `x=$(echo curl); $x y`, "curl y"},
-		{"value from printf in backquotes", "x=`printf curl`; $x y", "curl y"},
-		{"value from another name", `a=cu; x=${a}rl; $x y`, "curl y"},
 		{"value in quotes from another name", `a=cu; x="${a}rl"; $x y`, "curl y"},
 		{"value through two names", `a=c; b=${a}u; x=${b}rl; $x y`, "curl y"},
-		{"value from itself", `x=cu; x=${x}rl; $x y`, "curl y"},
 		{"value of an expression is not split", `x="$(echo cu) x"; "$x" y`, "'cu x' y"},
 		{"value from unknown output", `x=$(cat f); $x y`, ""},
 		{"value only from itself", `x=$x; $x y`, ""},
-		{"default when unset", `${x:-curl} y`, "curl y"},
-		{"default, no colon", `${x-curl} y`, "curl y"},
-		{"assigned default", `${x:=curl} y`, "curl y"},
-		{"alternate", `${x:+curl} y`, "curl y"},
-		{"default in quotes", `"${x:-curl}" y`, "curl y"},
-		{"default beside a value", `x=ls; ${x:-curl} y`, "curl y"},
-		{"value beside a default", `x=curl; ${x:-ls} y`, "curl y"},
 		{"default not static", `${x:-$y} z`, ""},
-		{"env behind exec", `exec env X=curl sh -c '$X y'`, "curl y"},
 		{"value is a wrapper", `x=sudo; $x curl y`, "curl y"},
 		{"behind a wrapper", `x=curl; sudo $x y`, "curl y"},
 		{"value with a glob", `x='/usr/bin/cu*'; $x y`, "/usr/bin/cu* y"},
@@ -124,9 +112,44 @@ func TestConstantPropagation(t *testing.T) {
 		{"bash process substitution", `bash <(printf 'curl x')`, "curl x"},
 		{"redirect from process substitution", `bash < <(echo curl x)`, "curl x"},
 
+		// Every reader of what a command assigns (Command.assignments).
+		{"builtin export", `builtin export x=curl; $x y`, "curl y"},
+		{"declare -x", `declare -x x=curl; $x y`, "curl y"},
+		{"readonly", `readonly x=curl; $x y`, "curl y"},
+		{"typeset in a function", `f() { typeset x=curl; $x y; }; f`, "curl y"},
+		{"command declare", `command declare x=curl; $x y`, "curl y"},
+		{"exec env", `exec env x=curl sh -c '$x y'`, "curl y"},
+		{"declarer from a value", `d=export; $d x=curl; $x y`, "curl y"},
+		{"declarer from a value, long script", strings.Repeat("ls; ", linearConsts) + `d=export; $d x=curl; $x y`, "curl y"},
+		// Values built from static output and other names.
+		{"value from output", `x=$(echo curl); $x y`, "curl y"},
+		{"value from backquoted printf", "x=`printf curl`; $x y", "curl y"},
+		{"value from quoted output", `x="$(echo cu)rl"; $x y`, "curl y"},
+		{"value from a name", `a=cu; x=${a}rl; $x y`, "curl y"},
+		{"value from a name in turn", `a=cu; b=$a; x="${b}rl"; $x y`, "curl y"},
+		{"exported built value", `a=cu; export x=${a}rl; $x y`, "curl y"},
+		{"built value, long script", strings.Repeat("ls; ", linearConsts) + `a=cu; x=${a}rl; $x y`, "curl y"},
+		{"built from itself", `x=cu; x=${x}rl; $x y`, "curl y"},
+		// An operator's word is a reading, as are the name's values.
+		{"default, unset", `${x:-curl} y`, "curl y"},
+		{"default if unset", `${x-curl} y`, "curl y"},
+		{"assigned default", `${x:=curl} y`, "curl y"},
+		{"assigned default, later use", `: ${x:=curl}; $x y`, "curl y"},
+		{"default beside a value", `x=ls; ${x:-curl} y`, "curl y"},
+		{"value beside a default", `x=curl; ${x:-ls} y`, "curl y"},
+		{"alternate", `${x:+curl} y`, "curl y"},
+		{"error operator", `x=curl; ${x:?unset} y`, "curl y"},
+		{"default from a name", `a=curl; ${x:-$a} y`, "curl y"},
+		{"default from output", `${x:-$(echo curl)} y`, "curl y"},
+		{"quoted default", `"${x:-curl}" y`, "curl y"},
+
 		{"dynamic value", `x=$(date); $x y`, ""},
 		{"no assignment", `$x y`, ""},
-		{"operator", `x=ccurl; ${x#c} y`, ""},
+		{"operator not followed", `x=curl; ${x#c} y`, ""},
+		{"default not known", `${x:-$(date)} y`, ""},
+		{"error operator, no value", `${x:?curl} y`, ""},
+		{"built value not known", `a=$(date); x=${a}rl; $x y`, ""},
+		{"array value", `x=(curl); $x y`, ""},
 		// An append is not followed; the plain assignment before it is.
 		{"appended value", `x=c; x+=url; $x y`, "c y"},
 		{"unknown output", `$(cat f) x`, ""},
@@ -202,5 +225,38 @@ func TestConstantPropagationBounds(t *testing.T) {
 	last := s.Commands[len(s.Commands)-1]
 	if got := len(last.variants()); got != 1+maxValues {
 		t.Errorf("%d values: readings %d, want %d", maxValues, got, 1+maxValues)
+	}
+}
+
+// TestPropagationParsesOnce checks that code a command's readings ran
+// before constant propagation gave it more is not parsed again: each
+// nested command is collected once.
+func TestPropagationParsesOnce(t *testing.T) {
+	tests := []string{
+		`x=a; bash -c 'rm -rf /' $x`,
+		`x=a; echo 'rm -rf /' | bash -s $x`,
+		`x=a; source <(echo 'rm -rf /') $x`,
+		`x=a; PAGER='rm -rf /' bash -c 'rm -rf /' $x`,
+	}
+	for _, src := range tests {
+		s := mustParse(t, src)
+		n := 0
+		for _, c := range s.Commands {
+			if written(c) == "nested: rm -rf /" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("Parse(%q): %d commands rm -rf /, want 1", src, n)
+		}
+		var last *Command
+		for _, c := range s.Commands {
+			if len(c.Words) > 0 && c.Words[len(c.Words)-1].Raw == "$x" {
+				last = c
+			}
+		}
+		if last == nil || len(last.variants()) < 2 {
+			t.Errorf("Parse(%q): the command using $x has no reading with its value", src)
+		}
 	}
 }

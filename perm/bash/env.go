@@ -1,9 +1,6 @@
 package bash
 
-import (
-	"path"
-	"strings"
-)
+import "strings"
 
 // codeVarNames are environment variables whose value a program runs as
 // code or loads code from: shells (BASH_ENV, ENV, PS4, PROMPT_COMMAND),
@@ -37,38 +34,17 @@ func CodeVar(name string) bool {
 var declarers = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
 
 // CodeAssigns returns the code-carrying variables (CodeVar) the command
-// sets: in an assignment before it, as an argument of env, sudo and other
-// wrappers that take NAME=value, or of export, declare and friends. Each
-// is returned once, as NAME.
+// sets (Command.assignments): in an assignment before it, as an argument
+// of env, sudo and other wrappers that take NAME=value, or of export,
+// declare and friends, in any of its readings. Each is returned once, as
+// NAME.
 func (c *Command) CodeAssigns() []string {
 	var out []string
-	add := func(name string) {
-		if CodeVar(name) && !hasString(out, name) {
-			out = append(out, name)
+	c.assignments(func(a Assign) {
+		if CodeVar(a.Name) && !hasString(out, a.Name) {
+			out = append(out, a.Name)
 		}
-	}
-	for _, a := range c.Assigns {
-		add(a.Name)
-	}
-	for _, v := range c.variants() {
-		if len(v) == 0 || !v[0].Static {
-			continue
-		}
-		prog := path.Base(v[0].Value)
-		wr, isWrapper := broadWrappers[prog]
-		if !declarers[prog] && !(isWrapper && wr.assigns) {
-			continue
-		}
-		for _, w := range v[1:] {
-			text := w.Value
-			if !w.Static {
-				text = strings.TrimLeft(w.Raw, `"'\`)
-			}
-			if name, _, ok := strings.Cut(text, "="); ok {
-				add(strings.TrimSuffix(name, "+"))
-			}
-		}
-	}
+	})
 	return out
 }
 

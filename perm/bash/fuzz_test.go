@@ -29,6 +29,7 @@ func FuzzParse(f *testing.F) {
 		"r\u200bm -\\r\\f x\r",
 		`coproc n { a; }; time -p b; select x in a; do c; done`,
 		`env -S 'rm -rf' x; su -lc 'id' root; chmod a+rwx,o=u x`,
+		"a=cu; x=\"${a}rl\"; x=$x`printf y`; ${x:-$(echo c)} ${y:+\"$a\"} ${z:=q}; wait -p v; builtin export w=$x",
 	} {
 		f.Add(seed)
 	}

@@ -27,15 +27,23 @@ func (c *collector) nestedShells(cmd *Command, st *walkState) {
 // shellsIn parses the shell code the readings vs of cmd run, but for the
 // code in done, which it adds to.
 func (c *collector) shellsIn(cmd *Command, vs [][]Word, done *stringSet, st *walkState) {
-	run := func(code string) {
+	c.codesOf(cmd, vs, func(code string) {
 		if done.add(code) {
 			c.shell(code, st)
 		}
-	}
+	}, func() { c.suspect(labelUnparseable) })
+}
+
+// codesOf calls run with the shell code each reading in vs of cmd runs
+// from a string, its standard input or a process substitution it reads,
+// and unsure, before a reading's code, if some of that code is not
+// static.
+func (c *collector) codesOf(cmd *Command, vs [][]Word, run func(code string), unsure func()) {
+	procs := c.procsOf(cmd)
 	for _, v := range vs {
 		codes, ok := shellCode(v)
 		if !ok {
-			c.suspect(labelUnparseable)
+			unsure()
 		}
 		for _, code := range codes {
 			run(code)
@@ -43,7 +51,7 @@ func (c *collector) shellsIn(cmd *Command, vs [][]Word, done *stringSet, st *wal
 		if cmd.stdinStatic && stdinShell(v) {
 			run(cmd.Stdin) // bash <<< 'code', source /dev/stdin <<EOF, echo code | bash
 		}
-		if procs := c.procsOf(cmd); procs != nil && sourcesFile(v) {
+		if procs != nil && sourcesFile(v) {
 			// source <(echo code), bash <(printf code): the file it
 			// reads is the text the substitution prints.
 			for _, w := range v[1:] {

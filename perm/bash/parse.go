@@ -688,10 +688,22 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 				}
 			}
 		}
-	case *syntax.Assign:
+	case *syntax.CoprocClause:
+		// coproc NAME sets NAME to its descriptors and NAME_PID, which
+		// may be variables commands read (coproc PATH { ...; }); the
+		// default COPROC is not.
+		name := "COPROC"
 		if n.Name != nil {
-			c.noteSet(n.Name.Value, false)
+			if w := unquote(n.Name); w.Static && validName(w.Value) {
+				name = w.Value
+			} else {
+				c.noteSetAny(true)
+			}
 		}
+		c.noteSet(name, n.Name != nil)
+		c.noteSet(name+"_PID", n.Name != nil)
+	case *syntax.Assign:
+		// The name it sets is noted with the command's (collector.command).
 		if n.Name != nil && (n.Name.Value == "BASH_ALIASES" || n.Name.Value == "BASH_CMDS") {
 			c.suspect(labelAliasVar)
 		}
@@ -715,6 +727,11 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 			if n.Param != nil && !n.Excl && validName(n.Param.Value) {
 				c.noteSet(n.Param.Value, true) // ${x:=v}
+				if n.Exp.Word != nil {
+					if v := unquote(n.Exp.Word); v.Static && !v.Glob && !v.Tilde {
+						c.noteFor(n.Param.Value, v.Value) // a value x takes, as a for loop's
+					}
+				}
 			} else {
 				c.noteSetAny(true)
 			}

@@ -1,7 +1,6 @@
 package bash
 
 import (
-	"path"
 	"slices"
 	"strings"
 
@@ -16,7 +15,9 @@ import (
 // kin and of env and sudo, read, mapfile, readarray, printf -v, getopts
 // and unset (commands, each judged as one), and, outside any command, a
 // for or select loop's name, arithmetic (let PATH=1, ((x++)), a
-// subscript, [[ 1 -eq x=1 ]]), ${x=v} and ${x:=v}, and a {x}< redirect.
+// subscript, [[ 1 -eq x=1 ]]), ${x=v} and ${x:=v}, a {x}< redirect (on
+// any command, exec included), wait -p NAME, and coproc NAME (NAME and
+// NAME_PID; COPROC without a name).
 // A nameref, or a name that is not static, may be any variable.
 
 // maxSetNames bounds the distinct names Script.Sets keeps; a script that
@@ -110,18 +111,25 @@ func (c *collector) noteSetAny(outside bool) {
 var setters = map[string]bool{
 	"unset": true, "read": true, "export": true, "declare": true,
 	"local": true, "typeset": true, "readonly": true, "printf": true,
-	"mapfile": true, "readarray": true, "getopts": true,
+	"mapfile": true, "readarray": true, "getopts": true, "wait": true,
 }
 
 // noteSetArgs records the variables the command line v may set: v is a
-// reading of a command (Command.variants), its program a setter or a
-// wrapper that sets the environment of the command it runs (env, sudo).
-func (c *collector) noteSetArgs(v []Word) {
-	prog := path.Base(v[0].Value)
+// reading of a command (Command.variants), its program prog (a basename)
+// a setter or a wrapper that sets the environment of the command it runs
+// (env, sudo). Its NAME=value words are read by assignsIn, as for every
+// other question about what a command assigns; the rest here.
+func (c *collector) noteSetArgs(prog string, v []Word) {
 	args := v[1:]
+	assigns := declarers[prog] || broadWrappers[prog].assigns
+	if assigns {
+		assignsIn([][]Word{v}, func(a Assign) { c.noteSet(a.Name, false) })
+	}
 	switch {
 	case prog == "printf":
-		c.notePrintfVar(args)
+		c.noteOptionVar(args, 'v')
+	case prog == "wait":
+		c.noteOptionVar(args, 'p')
 	case prog == "getopts":
 		if len(args) > 1 {
 			c.noteSetWord(args[1])
@@ -141,13 +149,12 @@ func (c *collector) noteSetArgs(v []Word) {
 				}
 				continue
 			}
-			c.noteSetWord(a)
-		}
-	case broadWrappers[prog].assigns:
-		for _, a := range args {
-			if name, ok := assignedName(a.Raw); ok {
-				c.noteSet(name, false)
+			if assigns {
+				if _, ok := wordAssign(a); ok {
+					continue // noted above
+				}
 			}
+			c.noteSetWord(a)
 		}
 	}
 }
@@ -171,24 +178,45 @@ func (c *collector) noteSetWord(w Word) {
 	c.noteSetAny(false)
 }
 
-// notePrintfVar records the variable printf -v sets. A word that is not
-// static before the format may be -v itself (printf "$o" x).
-func (c *collector) notePrintfVar(args []Word) {
+// noteOptionVar records the variable the option opt of a builtin names
+// (printf -v NAME, wait -p NAME, also in a cluster: -vNAME, -np NAME).
+// Options end at "--" or at the first word not an option (printf's
+// format, wait's first id). A word that is not static before that may be
+// the option itself (printf "$o" x), unless it is one of the special
+// parameters that are always numbers ($!, $$, $?, $#).
+func (c *collector) noteOptionVar(args []Word, opt byte) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case !a.Static:
-			c.noteSetAny(false)
+			if !numericParam(a.Raw) {
+				c.noteSetAny(false)
+				return
+			}
+		case a.Value == "--" || len(a.Value) < 2 || a.Value[0] != '-':
 			return
-		case a.Value == "-v" && i+1 < len(args):
-			c.noteSetWord(args[i+1])
-			i++
-		case strings.HasPrefix(a.Value, "-v"):
-			c.noteSetWord(Word{Value: a.Value[2:], Static: true})
-		case a.Value == "--" || !strings.HasPrefix(a.Value, "-"):
-			return // the format: options end
+		default:
+			j := strings.IndexByte(a.Value[1:], opt)
+			switch {
+			case j < 0:
+			case j+2 < len(a.Value):
+				c.noteSetWord(Word{Value: a.Value[j+2:], Static: true})
+			case i+1 < len(args):
+				c.noteSetWord(args[i+1])
+				i++
+			}
 		}
 	}
+}
+
+// numericParam reports a word that is one of the special parameters
+// whose value is always a number, quoted or not.
+func numericParam(raw string) bool {
+	switch strings.Trim(raw, `"`) {
+	case "$!", "${!}", "$$", "${$}", "$?", "${?}", "$#", "${#}":
+		return true
+	}
+	return false
 }
 
 // assignedName returns the name a word written as an assignment sets

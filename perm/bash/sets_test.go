@@ -32,16 +32,31 @@ func TestSets(t *testing.T) {
 		{": ${PWD:=x}", "PWD", true, false},
 		{"true {PWD}<f", "PWD", true, false},
 		{"bash -c 'for HOME in x; do :; done'", "HOME", true, false},
+		// Names set only to numbers are set all the same.
+		{"wait -p PWD", "PWD", false, false},
+		{"wait -n -pPWD %1", "PWD", false, false},
+		{"wait -fp PATH $!", "PATH", false, true},
+		{"coproc PWD { cat; }", "PWD", true, false},
+		{"coproc HOME cat", "", false, false}, // sets COPROC: a simple command takes no name
+		{"exec {PWD}>f", "PWD", true, false},
+		{"exec {HOME}>f ls", "HOME", true, false},
+		// Every reading of a command assigns: a wrapped declarer, env behind exec.
+		{"builtin export PWD=x", "PWD", false, false},
+		{"exec env HOME=/x ls", "HOME", false, false},
+		{"command declare -x CDPATH=x", "CDPATH", false, false},
 		// A name that is not known may be any variable.
 		{"declare -n r=PWD; r=x", "*", false, true},
 		{`read "$n"`, "*", false, true},
 		{`printf "$f" x`, "*", false, true},
+		{`wait "$o" PWD`, "*", false, true},
 		{"[[ 1 -eq PWD=2 ]]", "*", true, true},
 		{"(( a[$i] = 1 ))", "a", true, false},
 		// Not assignments.
 		{"[[ 1 -eq 2 ]] && [[ a == b ]] && (( x == 1 || x <= 2 ))", "", false, false},
 		{"printf '%s\\n' PWD \"$x\"", "", false, false},
 		{"grep PWD f; echo read HOME", "", false, false},
+		{"sleep 1 & wait $! PWD", "", false, false},
+		{"wait PWD; wait -n", "", false, false},
 	}
 	for _, tt := range tests {
 		s, err := Parse(tt.src)

@@ -169,12 +169,19 @@ var zshPrivileged = map[string]bool{
 	"sysopen": true, "syswrite": true, "sysread": true,
 }
 
-// command checks one simple command.
+// command checks one simple command: its leading assignments and every
+// reading of it.
 func (c *collector) command(cmd *Command) {
-	if len(cmd.Words) == 0 {
-		return
+	for _, a := range cmd.Assigns {
+		c.noteSet(a.Name, false)
 	}
-	for _, v := range cmd.variants() {
+	c.checkReadings(cmd.variants())
+}
+
+// checkReadings checks readings of a command. Constant propagation calls
+// it again with only the readings it adds.
+func (c *collector) checkReadings(vs [][]Word) {
+	for _, v := range vs {
 		// The program of every reading: `$r -rf /`, `sudo $(echo rm)`,
 		// `{rm,-rf,/}` and `/bin/r? x` run what no rule can name.
 		switch {
@@ -201,7 +208,7 @@ func (c *collector) command(cmd *Command) {
 			c.suspect(labelZshPrivilege + prog)
 		}
 		if setters[prog] || broadWrappers[prog].assigns {
-			c.noteSetArgs(v)
+			c.noteSetArgs(prog, v)
 		}
 	}
 }
