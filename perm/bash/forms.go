@@ -423,7 +423,36 @@ func (c *Command) DenyForms() []string {
 		// re-added where the shell needs them): then it is value.
 		out.add(joinAs(v, quotedText, value, valueText, len(raw)+2*len(v)))
 	}
+	for _, v := range vs {
+		if in, ok := xargsRuns(v); ok {
+			for _, f := range (&Command{Words: in}).DenyForms() {
+				out.add(f)
+			}
+		}
+	}
 	return out.list
+}
+
+// xargsInput stands for the arguments xargs adds from its input to the
+// command it runs: words the gate cannot know, as those of an unquoted
+// "$@" are ($@ names no program a rule could name).
+var xargsInput = Word{Raw: "$@"}
+
+// xargsRuns returns the command line xargs runs when words are an xargs
+// command line: the command after xargs's options with xargsInput after
+// it, so that a deny rule wanting operands there (rm -rf *) matches
+// `xargs rm -rf` as it matches `rm -rf $x`. With -I or -i xargs puts its
+// input in place of a string instead; the form with xargsInput added only
+// makes deny rules match more.
+func xargsRuns(words []Word) ([]Word, bool) {
+	if !words[0].Static || path.Base(words[0].Value) != "xargs" {
+		return nil, false
+	}
+	inner, ok := unwrap(words, broadWrappers, true)
+	if !ok || len(inner) == 0 {
+		return nil, false
+	}
+	return append(slices.Clip(inner), xargsInput), true
 }
 
 // formSet collects deny forms: distinct, non-empty, in the order added.
