@@ -36,6 +36,10 @@ type OptionNames struct {
 // the word that is its value no option, so each such entry is checked
 // against the program's own help (GNU coreutils 9.1, git 2.39).
 //
+// git push's --force-with-lease and --force-if-includes are listed as -f:
+// each forces an update as -f does (only with a safety check), so a rule
+// denying forced pushes denies them too; a rule naming either also
+// matches -f. A "+ref" operand counts as -f (OptionNames.plus).
 var synonyms = map[string]string{
 	"rm": "-f,--force -i -I --interactive[=WHEN] -r,-R,--recursive -d,--dir -v,--verbose --one-file-system " +
 		"--no-preserve-root --preserve-root[=all]",
