@@ -244,11 +244,12 @@ func (o *OptionNames) Plus() string {
 // -f, -r and "rm x". Words are read as GNU getopt reads them
 // (optReader): every word after the program that starts with "-" is an
 // option, wherever it stands, until a "--" (kept in rest), so a deny rule
-// also matches an option given after an operand; but an option that takes
-// a value (Value) ends a run of short options, the rest of the run being
-// its value (git push -ofoo is -o=foo), and, with none attached, the next
-// word is its value, kept in rest whatever it starts with (git commit -m
-// -f is -m and "git commit -f"). A "+" operand (Plus) counts wherever it
+// also matches an option given after an operand; but an option that
+// requires a value (Value) ends a run of short options, the rest of the
+// run being its value (git push -ofoo is -o=foo), and, with none
+// attached, the next word is its value, kept in rest whatever it starts
+// with (git commit -m -f is -m and "git commit -f"). A short option whose
+// value is optional is read as taking none, the broad reading. A "+" operand (Plus) counts wherever it
 // stands, after "--" too. A run of short options of a program that does
 // not list them is split into its letters up to the first byte other
 // than an ASCII letter or digit, which starts the last letter's value
@@ -328,13 +329,17 @@ func (r *optReader) next(opts []string, w string) ([]string, bool) {
 			opts[len(opts)-1] += "=" + w[j:]
 			return opts, true
 		}
+		// Only a required value ends the run: the tables give a short
+		// and a long name one argument mode, and GNU programs' short
+		// names rarely take an optional one (cp -Zr is -Z -r, though
+		// --context takes one), so the run goes on after such a name.
 		name, a := o.lookup(dash(c))
 		opts = append(opts, name)
-		if a != argNone {
+		if a == argRequired {
 			if j+1 < len(w) {
 				opts[len(opts)-1] += "=" + w[j+1:]
 			}
-			r.value = j+1 == len(w) && a == argRequired
+			r.value = j+1 == len(w)
 			return opts, true
 		}
 	}
