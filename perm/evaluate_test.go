@@ -125,6 +125,27 @@ func TestEvaluate(t *testing.T) {
 		{"deny function body", deny("Bash(curl:*)"), bashReq("f() { curl x; }; f"), Deny, 1, ""},
 		{"deny git global options", deny("Bash(git push:*)"), bashReq("git -C /r -c a=b --no-pager push origin"), Deny, 1, ""},
 		{"deny not other command", deny("Bash(rm:*)"), bashReq("rmdir x"), Ask, 7, ""},
+		// Was Ask (destructive): xargs adds its input after the command
+		// it runs, so a rule wanting operands there matches, in every
+		// spelling of the options and past xargs's own.
+		{"deny xargs long options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("echo / | xargs rm --recursive --force"), Deny, 1, "Bash(rm -rf *)"},
+		{"deny xargs short options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("echo / | xargs rm -rf"), Deny, 1, "Bash(rm -rf *)"},
+		{"deny xargs -0", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("echo / | xargs -0 rm -r -f"), Deny, 1, "Bash(rm -rf *)"},
+		{"deny xargs -I", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("echo / | xargs -I{} rm -rf {}"), Deny, 1, "Bash(rm -rf *)"},
+		{"deny xargs behind sudo", deny("Bash(rm *)"), bashReq("ls | xargs sudo rm"), Deny, 1, "Bash(rm *)"},
+		{"ask rule xargs", all(allow("Bash(ls:*)", "Bash(xargs:*)"), ask("Bash(chown -R *)")), bashReq("ls | xargs chown --recursive"), Ask, 2, "not static"}, // the files xargs gives chown are a write the gate cannot see, before any ask rule
+		{"xargs input names no program", all(deny("Bash(cat:*)"), mode(ModeBypass)), bashReq("ls | xargs rm"), Ask, 2, "destructive"},
+		{"xargs destructive, bypass", mode(ModeBypass), bashReq("echo / | xargs rm --recursive --force"), Ask, 2, "destructive"},
+		// Was Deny: an option's value is no option (git push -o takes
+		// one; so does git commit -m), and --no-force is not --force.
+		{"not denied: push option value", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push -ofoo"), Allow, 3, ""},
+		{"not denied: push option value -f", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push -o -f origin"), Allow, 3, ""},
+		{"not denied: push --no-force", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push --no-force"), Allow, 3, ""},
+		{"not denied: commit message", all(deny("Bash(git commit -a:*)"), mode(ModeBypass)), bashReq("git commit -mfax"), Allow, 3, ""},
+		{"deny: commit -a before message", all(deny("Bash(git commit -a:*)"), mode(ModeBypass)), bashReq("git commit -am fix"), Deny, 1, ""},
+		{"deny: push -f after option value", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push -o x -f"), Deny, 1, ""},
+		{"deny: push -f in a run before -o", all(deny("Bash(git push --force:*)"), mode(ModeBypass)), bashReq("git push -fo x"), Deny, 1, ""},
+		{"deny: unknown program keeps every option", all(deny("Bash(frob -f:*)"), mode(ModeBypass)), bashReq("frob -o -f"), Deny, 1, ""},
 		{"dynamic name with deny rule", deny("Bash(rm:*)"), bashReq("$CMD x"), Ask, 2, "dynamic command name $CMD"},
 		// Was Ask (mention): echo's static output is the name that runs.
 		{"dynamic name by substitution", deny("Bash(rm:*)"), bashReq("$(echo rm) x"), Deny, 1, "deny rule Bash(rm:*)"},

@@ -174,7 +174,8 @@ func FuzzDynamicNameNeverAllowed(f *testing.F) {
 // rule is written in is one it matches.
 func FuzzOptionRule(f *testing.F) {
 	for _, s := range []string{"rm -rf /", "git push --force-with-lease=main origin", "sed -i.bak -E s/a/b/ f",
-		"rm -f -- -r", "find . -name x -delete", "git push origin +main", "rm --rec=x", "cp -t d --", "x -é -+"} {
+		"rm -f -- -r", "find . -name x -delete", "git push origin +main", "rm --rec=x", "cp -t d --", "x -é -+",
+		"git push -o -f x", "git commit -mfix -a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -190,6 +191,9 @@ func FuzzOptionRule(f *testing.F) {
 			t.Fatalf("rule %q does not match its own text (%q, %q)", s, opts, rest)
 		}
 		words := strings.Split(s, " ")
+		if takesNext(or.names, words) {
+			return // reordering would part an option from its value
+		}
 		var ow, other []string
 		for i, w := range words {
 			if i > 0 && strings.HasPrefix(w, "-") && w != "--" && len(w) > 1 && !slices.Contains(words[1:i], "--") {
@@ -204,4 +208,31 @@ func FuzzOptionRule(f *testing.F) {
 			t.Fatalf("rule %q does not match %q (%q, %q)", s, r, opts, rest)
 		}
 	})
+}
+
+// takesNext reports whether an option word among words (a command's,
+// the first its program) takes the next word as its value
+// (bash.OptionNames.Value).
+func takesNext(names *bash.OptionNames, words []string) bool {
+	for _, w := range words[1:] {
+		switch {
+		case w == "--":
+			return false
+		case len(w) < 2 || w[0] != '-':
+		case w[1] == '-':
+			if !strings.Contains(w, "=") && names.Value(w) {
+				return true
+			}
+		default:
+			for j := 1; j < len(w); j++ {
+				if names.Value("-" + w[j:j+1]) {
+					if j == len(w)-1 {
+						return true
+					}
+					break
+				}
+			}
+		}
+	}
+	return false
 }

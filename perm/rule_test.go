@@ -247,6 +247,18 @@ func TestOptionRule(t *testing.T) {
 		{"chmod -R *", "chmod -r f", false}, // chmod's -r is a mode
 		{"find * -delete", "find . -name x -delete -print", true},
 		{"xargs -0 rm:*", "xargs --null rm", true},
+		// An option's value is no option; the rule's own value words stay
+		// among its other words, so it matches as before.
+		{"git push --force:*", "git push -ofoo", false},
+		{"git push --force:*", "git push -o -f", false},
+		{"git push --force:*", "git push --no-force", false},
+		{"git push --force:*", "git push -o x -f", true},
+		{"git push -o:*", "git push -of", true},
+		{"git commit -m *", "git commit -m fix", true},
+		{"git commit -m *", "git commit -am fix", true},
+		{"git commit -a:*", "git commit -mfax", false},
+		{"git commit -a:*", "git commit -am fax", true},
+		{"cp -r *", "cp -Zr a b", true}, // -Z takes no value here
 	} {
 		or, ok := compileOptionRule(tc.pat)
 		if !ok {

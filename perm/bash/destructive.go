@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,29 +100,64 @@ func hasWord(words []Word, v string) bool {
 	return false
 }
 
-// rmLabel classifies rm's arguments: recursive in any flag cluster or
-// position before "--", or possibly so when an argument that is not static
-// may expand to an option.
+// rmLabel classifies rm's arguments: recursive (-r in any spelling,
+// anywhere before "--"), or possibly so when an argument that is not
+// static may expand to an option.
 func rmLabel(args []Word) string {
+	if opts, _ := readOptions("rm", args); hasOption(opts, "-r") {
+		return "rm -r"
+	}
 	dynamic := false
 	for _, w := range args {
-		if !w.Static {
-			dynamic = dynamic || mayBeOption(w)
-			continue
+		if w.Static && w.Value == "--" {
+			break
 		}
-		v := w.Value
-		switch {
-		case v == "--":
-			return dynamicLabel(dynamic)
-		case strings.HasPrefix(v, "--"):
-			if abbrev(longName(v), "--recursive", 3) {
-				return "rm -r"
-			}
-		case strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], "rR"):
-			return "rm -r"
-		}
+		dynamic = dynamic || !w.Static && mayBeOption(w)
 	}
 	return dynamicLabel(dynamic)
+}
+
+// readOptions reads args, the words after a command's program (and after
+// git's subcommand), with the option names of key ("rm", "git push"), as
+// OptionNames.Split reads a command: opts are the options in their one
+// spelling, with "=value" when one is attached, and operands the words
+// that are neither an option nor an option's value. A long option that
+// abbreviates more than one option counts as each: a version of the
+// program with fewer options may take it as one of them. A word that is
+// not static is an operand or a value.
+func readOptions(key string, args []Word) (opts []string, operands []Word) {
+	prog, sub, _ := strings.Cut(key, " ")
+	o := Options(prog, sub)
+	r := optReader{names: o}
+	for _, a := range args {
+		v := a.Value
+		if !a.Static {
+			v = "$" // an operand where one may stand, else a value
+		}
+		n, value := len(opts), r.value
+		var isOpt bool
+		if opts, isOpt = r.next(opts, v); !isOpt && !value {
+			operands = append(operands, a)
+		}
+		for _, x := range opts[n:] {
+			if name := longName(x); o != nil && strings.HasPrefix(name, "--") && o.canon[name] == "" {
+				for _, l := range o.longs {
+					if strings.HasPrefix(l, name) {
+						opts = append(opts, o.canon[l])
+					}
+				}
+			}
+		}
+	}
+	return opts, operands
+}
+
+// hasOption reports whether opts (readOptions) hold the option name, with a
+// value or without.
+func hasOption(opts []string, name string) bool {
+	return slices.ContainsFunc(opts, func(o string) bool {
+		return o == name || len(o) > len(name) && o[len(name)] == '=' && strings.HasPrefix(o, name)
+	})
 }
 
 func dynamicLabel(dynamic bool) string {
@@ -165,7 +201,7 @@ func gitLabel(words []Word) string {
 	case "push":
 		return gitPushLabel(args)
 	case "reset":
-		if hasLong(args, "--hard", 4) {
+		if opts, _ := readOptions("git reset", args); hasOption(opts, "--hard") {
 			return "git reset --hard"
 		}
 	case "clean":
@@ -173,7 +209,7 @@ func gitLabel(words []Word) string {
 	case "checkout":
 		return gitCheckoutLabel(args)
 	case "switch":
-		if hasLong(args, "--discard-changes", 3) || hasLong(args, "--force", 4) || hasShort(args, 'f', "cC") {
+		if opts, _ := readOptions("git switch", args); hasOption(opts, "-f") { // --force, --discard-changes
 			return "git switch --discard-changes"
 		}
 	case "restore":
@@ -189,7 +225,7 @@ func gitLabel(words []Word) string {
 			return "git stash " + args[0].Value
 		}
 	case "rm":
-		if hasShort(args, 'r', "") || hasLong(args, "--recursive", 3) {
+		if opts, _ := readOptions("git rm", args); hasOption(opts, "-r") {
 			return "git rm -r"
 		}
 	case "reflog":
@@ -230,37 +266,22 @@ func hasShort(args []Word, c byte, stopAt string) bool {
 	return found
 }
 
+// gitPushLabel: a forced update (-f in any spelling, a +refspec), a
+// mirror, or a deleted remote ref (-d, --prune, a :ref refspec).
 func gitPushLabel(args []Word) string {
-	force, del := false, false
-	for _, a := range args {
-		if !a.Static || a.Value == "" {
-			continue
-		}
-		v := a.Value
-		switch {
-		case strings.HasPrefix(v, "--"):
-			n := longName(v)
-			force = force || abbrev(n, "--force", 4) || abbrev(n, "--force-with-lease", 4) || abbrev(n, "--force-if-includes", 4)
-			if abbrev(n, "--mirror", 3) {
-				return "git push --mirror"
-			}
-			del = del || abbrev(n, "--delete", 4) || abbrev(n, "--prune", 4)
-		case v[0] == '-' && len(v) > 1:
-			shortCluster(v, "o", func(c byte) {
-				force = force || c == 'f'
-				del = del || c == 'd'
-			})
-		case v[0] == '+':
-			force = true // a +refspec forces that one update
-		case v[0] == ':' && len(v) > 1:
-			del = true // :branch deletes the remote branch
-		}
-	}
+	opts, operands := readOptions("git push", args)
 	switch {
-	case force:
+	case hasOption(opts, "-f"):
 		return "git push --force"
-	case del:
+	case hasOption(opts, "--mirror"):
+		return "git push --mirror"
+	case hasOption(opts, "-d") || hasOption(opts, "--prune"):
 		return "git push --delete"
+	}
+	for _, a := range operands {
+		if a.Static && len(a.Value) > 1 && a.Value[0] == ':' {
+			return "git push --delete" // :branch deletes the remote branch
+		}
 	}
 	return ""
 }
@@ -269,10 +290,11 @@ func gitPushLabel(args []Word) string {
 // Without -f git refuses by default, but clean.requireForce may be off in
 // a configuration this analysis cannot see, so only -n/--dry-run is safe.
 func gitCleanLabel(args []Word) string {
-	if hasLong(args, "--force", 4) || hasShort(args, 'f', "e") {
+	opts, _ := readOptions("git clean", args)
+	switch {
+	case hasOption(opts, "-f"):
 		return "git clean -f"
-	}
-	if hasLong(args, "--dry-run", 3) || hasShort(args, 'n', "e") {
+	case hasOption(opts, "-n"):
 		return ""
 	}
 	return "git clean"
@@ -287,19 +309,18 @@ func gitCheckoutLabel(args []Word) string {
 			return "git checkout ."
 		}
 	}
-	if hasLong(args, "--force", 3) || hasShort(args, 'f', "bB") {
+	if opts, _ := readOptions("git checkout", args); hasOption(opts, "-f") {
 		return "git checkout --force"
 	}
 	return ""
 }
 
 func gitBranchLabel(args []Word) string {
-	del := hasLong(args, "--delete", 4) || hasShort(args, 'd', "u")
-	force := hasLong(args, "--force", 4) || hasShort(args, 'f', "u")
+	opts, _ := readOptions("git branch", args)
 	switch {
-	case hasShort(args, 'D', "u") || del && force:
+	case hasOption(opts, "-D") || hasOption(opts, "-d") && hasOption(opts, "-f"):
 		return "git branch -D"
-	case hasShort(args, 'M', "u"):
+	case hasOption(opts, "-M"):
 		return "git branch -M"
 	}
 	return ""

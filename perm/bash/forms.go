@@ -412,8 +412,9 @@ func baseNamed(words []Word) ([]Word, bool) {
 // DenyForms returns every normalised form of the command for deny and ask
 // rules, deduplicated, each the words joined by single spaces: as written
 // (with and without the leading assignments), with quotes removed, and
-// with quoted values re-quoted, for every reading variants produces. Words
-// that are not static keep their Raw text.
+// with quoted values re-quoted, for every reading variants produces, and
+// for the command an xargs reading runs with its input after it
+// (xargsRuns). Words that are not static keep their Raw text.
 func (c *Command) DenyForms() []string {
 	return c.AppendDenyForms(make([]string, 0, 2+len(c.variants())))
 }

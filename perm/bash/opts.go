@@ -2,6 +2,7 @@ package bash
 
 import (
 	"errors"
+	"iter"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -121,27 +122,47 @@ func longOpt(v, name string) string {
 }
 
 // lookupLong resolves name, which may be an unambiguous abbreviation as
-// getopt_long allows.
+// getopt_long allows (getoptLong; each name is an option of its own).
 func (s *optSpec) lookupLong(name string) (full string, takesArg, known bool) {
 	if name == "" {
 		return "", false, false
 	}
-	matches := 0
-	for _, list := range [2][]string{s.long, s.longArgs} {
-		for _, l := range list {
-			if l == name {
-				return l, slices.Contains(s.longArgs, l), true
-			}
-			if strings.HasPrefix(l, name) {
-				matches++
-				full = l
+	full, _, known = getoptLong(name, func(yield func(string, string) bool) {
+		for _, list := range [2][]string{s.long, s.longArgs} {
+			for _, l := range list {
+				if !yield(l, l) {
+					return
+				}
 			}
 		}
+	})
+	return full, known && slices.Contains(s.longArgs, full), known
+}
+
+// getoptLong resolves the long option name as getopt_long does among the
+// names cands yields, each with the option it names: the name equal to
+// it, else the one option some of whose names start with it (names of one
+// option count once). found is false for an unknown or ambiguous name,
+// which the program refuses. name and the names are compared as they
+// are, so both have their "--" or neither has.
+func getoptLong[K comparable](name string, cands iter.Seq2[string, K]) (full string, opt K, found bool) {
+	ambiguous := false
+	for n, k := range cands {
+		switch {
+		case n == name:
+			return n, k, true
+		case !strings.HasPrefix(n, name) || found && k == opt:
+		case found:
+			ambiguous = true
+		default:
+			full, opt, found = n, k, true
+		}
 	}
-	if matches != 1 {
-		return "", false, false
+	if ambiguous {
+		var none K
+		return "", none, false
 	}
-	return full, slices.Contains(s.longArgs, full), true
+	return full, opt, found
 }
 
 // parseShort parses the short option cluster v and appends its options

@@ -18,7 +18,7 @@ var gitGlobalSpec = lazySpec(&progSpec{
 // gitDiffOpts are the diff options of log, show and diff in git 2.39 that
 // only select and format: --output, --ext-diff and --textconv are left out
 // (they write a file or run a configured program).
-const gitDiffOpts = " -p,-u,--patch -s,--no-patch -U=N --unified=N --output-indicator-new=C --output-indicator-old=C " +
+const gitDiffOpts = " -p,-u,--patch -s,--no-patch -U,--unified[=N] --output-indicator-new=C --output-indicator-old=C " +
 	"--output-indicator-context=C --raw --patch-with-raw -t --indent-heuristic --no-indent-heuristic --minimal " +
 	"--patience --histogram --anchored=TEXT --diff-algorithm=(default|myers|minimal|patience|histogram) " +
 	"--stat[=N] --stat-width=N --stat-name-width=N --stat-graph-width=N --stat-count=N --compact-summary --numstat " +
@@ -81,7 +81,7 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 		{name: "ls-tree", opts: "-d -r -t -l,--long -z --name-only,--name-status --object-only --full-name " +
 			"--full-tree --abbrev[=N] --format=FMT"},
 		{name: "describe", operands: operandText, opts: "--dirty[=MARK] --broken[=MARK] --all --tags --contains " +
-			"--abbrev=N --candidates=N --exact-match --debug --long --match=P --exclude=P --always --first-parent"},
+			"--abbrev[=N] --candidates=N --exact-match --debug --long --match=P --exclude=P --always --first-parent"},
 		{name: "merge-base", operands: operandText, opts: "-a,--all --octopus --independent --is-ancestor --fork-point"},
 		{name: "show-ref", operands: operandText, opts: "--head --heads --tags -d,--dereference -s,--hash[=N] " +
 			"--verify --abbrev[=N] -q,--quiet"},
@@ -89,7 +89,7 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 		// (patterns) are read-only only with -l/--list.
 		{name: "branch", operands: operandText, check: listing, opts: "-a,--all -r,--remotes -v,--verbose -l,--list " +
 			"-q,--quiet --show-current -i,--ignore-case --color[=WHEN] --no-color --column[=OPTS] --no-column " +
-			"--abbrev=N --no-abbrev --sort=KEY --format=FMT --contains=COMMIT --no-contains=COMMIT --merged=COMMIT " +
+			"--abbrev[=N] --no-abbrev --sort=KEY --format=FMT --contains=COMMIT --no-contains=COMMIT --merged=COMMIT " +
 			"--no-merged=COMMIT --points-at=OBJECT --omit-empty"},
 		{name: "tag", operands: operandText, check: listing, opts: "-l,--list -n[=N] --sort=KEY --format=FMT " +
 			"--contains=COMMIT --no-contains=COMMIT --merged=COMMIT --no-merged=COMMIT --points-at=OBJECT " +

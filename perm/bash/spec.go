@@ -193,28 +193,23 @@ func (s *progSpec) lookupExact(name string) *optDef {
 	return nil
 }
 
-// lookupLong resolves a long option name as getopt_long does: an exact
-// name, or a prefix of exactly one option's names (aliases of one option
-// count once). An ambiguous or unknown name is nil.
+// lookupLong resolves a long option name as getopt_long does
+// (getoptLong), unless the program takes no abbreviations (exactLong).
+// An ambiguous or unknown name is nil.
 func (s *progSpec) lookupLong(name string) (*optDef, string) {
 	if d := s.lookupExact(name); d != nil || exactLong()[s.name] {
 		return d, name
 	}
-	var (
-		found *optDef
-		full  string
-	)
-	for _, d := range s.defs {
-		for _, n := range d.names {
-			if strings.HasPrefix(n, "--") && strings.HasPrefix(n, name) {
-				if found != nil && found != d {
-					return nil, ""
+	full, d, _ := getoptLong(name, func(yield func(string, *optDef) bool) {
+		for _, d := range s.defs {
+			for _, n := range d.names {
+				if strings.HasPrefix(n, "--") && !yield(n, d) {
+					return
 				}
-				found, full = d, n
 			}
 		}
-	}
-	return found, full
+	})
+	return d, full
 }
 
 // notRO is the reason a word makes a command not read-only.
