@@ -46,23 +46,25 @@ func (c *Command) DirChange() (prog string, args []Word, ok bool) {
 	return dirChange(c.Words)
 }
 
-// DirAlternatives returns the arguments of the command's other readings
-// (variants) that change the directory with the same program: the words
+// DirAlternatives returns the arguments, each list once and none the one
+// DirChange returns, of the command's other readings (variants) that
+// change the directory with the same program: the words
 // constant propagation puts in (d=secrets; cd $d, cd "$(echo secrets)")
 // or a brace expansion makes. Each may be the directory bash changes
 // into; nil if the command changes no directory.
 func (c *Command) DirAlternatives() [][]Word {
-	prog, _, ok := c.DirChange()
+	prog, written, ok := c.DirChange()
 	if !ok {
 		return nil
 	}
-	var out [][]Word
+	out := [][]Word{written}
 	for _, v := range c.variants() {
-		if p, args, ok := dirChange(v); ok && p == prog && !sameWords(v, c.Words) {
+		p, args, ok := dirChange(v)
+		if ok && p == prog && !slices.ContainsFunc(out, func(o []Word) bool { return sameWords(o, args) }) {
 			out = append(out, args)
 		}
 	}
-	return out
+	return out[1:]
 }
 
 // dirRunners are the builtins that run a builtin themselves.
