@@ -324,6 +324,10 @@ func TestRedTeam(t *testing.T) {
 		{"read deny: glob redirect", denyEnvBypass, bashReq("cat < .e?v"), Deny, 1},
 		{"read deny: glob after computed cd", denyEnvBypass, bashReq("cd $d; cat .e*"), Deny, 1},
 		{"edit deny: glob write argument", denyEditEnvBypass, bashReq("cd $d; sed -i s/a/b/ .e*"), Deny, 1},
+		{"edit deny: globstar write after computed cd", all(deny("Edit(**/.env)"), mode(ModeBypass)), bashReq("cd src; cd $d; echo x > .env"), Deny, 1},
+		// The directory that is not known is judged through the ones the
+		// gate can name (pathParts): a file named only elsewhere is Ask.
+		{"unsure: denied file in a directory never named", all(deny("Read(//etc/shadow)"), mode(ModeBypass)), bashReq("cd $d; cat shadow"), Ask, 2},
 		{"unsure: write after computed cd", mode(ModeBypass), bashReq("cd $d; echo x > f"), Ask, 2},
 		{"unsure: glob redirect", mode(ModeBypass), bashReq("echo x > .e*"), Ask, 2},
 		{"unsure: glob redirect, no match", mode(ModeBypass), bashReq("echo x > nothing*"), Ask, 2},
