@@ -343,11 +343,7 @@ func (c *call) analyseBash() {
 			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
 		}
 		for _, w := range targets {
-			if w.Glob {
-				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
-				continue
-			}
-			c.writeParts(shellPath(w))
+			c.pathParts(kindWrite, w)
 		}
 	}
 	c.writer = 0
@@ -356,44 +352,91 @@ func (c *call) analyseBash() {
 		if r.Output {
 			k = kindWrite
 		}
-		if !r.Target.Static || r.Target.Glob {
-			// A redirect to a computed or globbed path cannot be checked;
-			// no rule may allow it, and it is at least Ask (see step 2).
+		if !r.Target.Static {
+			// A redirect to a computed path cannot be checked; no rule
+			// may allow it, and it is at least Ask (see step 2).
 			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
 			continue
 		}
-		if k == kindWrite {
-			c.writeParts(shellPath(r.Target))
-			continue
-		}
-		ts, ok := c.shellTargets(shellPath(r.Target))
-		if !ok {
-			c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
-		}
-		for _, t := range ts {
-			c.parts = append(c.parts, part{kind: k, tool: "Bash", path: t})
-		}
+		c.pathParts(k, r.Target)
 	}
 	if len(c.parts) == 0 {
 		c.invalid = "empty command"
 	}
 }
 
-// writeParts adds a write part for each place a path a command writes may
-// be (one per directory the script may cd into). Where one of those
-// directories is not known, a dynamic part says so, and the places that
-// are known are still checked: deny rules judge them.
-func (c *call) writeParts(p string) {
-	if p == "/dev/null" {
+// pathParts adds the parts of kind k (a read or a write) for the path the
+// static word w names: one per place it may be, one per directory the
+// script may be in (shellTargets), and, for a glob, one per file it
+// matches now in each of them (globMatches). It adds a dynamic part too,
+// which no rule allows and which is at least Ask, when those places may
+// not be all: a directory is not known (a cd to a computed directory, HOME
+// set) or w is a glob (it may match a file made later in the line). The
+// places the gate does know are kept all the same, so deny and ask rules
+// judge them: under Edit(./.env), `cd $d; echo x > .env` is Deny, since
+// the cwd is among the directories the script may be in.
+//
+// What is judged where a directory is not known is every directory the
+// gate can name (the cwd, each static cd target, what a cd glob matches
+// now, the values constant propagation gives a computed one: cdBases),
+// not every directory there is: a deny rule naming a file only in a
+// directory the script never names (Read(/etc/shadow) for `cd $d; cat
+// shadow`) leaves the call Ask, not Deny. Judging the unknown directory as
+// any directory would make every relative path after a computed cd Deny
+// under any DIR/** rule.
+func (c *call) pathParts(k kind, w bash.Word) {
+	p := shellPath(w)
+	if k == kindWrite && p == "/dev/null" {
 		return
 	}
-	ts, ok := c.shellTargets(p)
-	if !ok {
-		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
+	var ts []target
+	sure := false // a glob is never sure: see above
+	if w.Glob {
+		ms, _ := c.globMatches(p)
+		for _, m := range ms {
+			ts = append(ts, c.target(m))
+		}
+	} else {
+		ts, sure = c.shellTargets(p)
+	}
+	if !sure {
+		c.parts = append(c.parts, part{kind: k, tool: "Bash", dynamic: true})
 	}
 	for _, t := range ts {
-		c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", path: t, owner: c.writer})
+		c.parts = append(c.parts, part{kind: k, tool: "Bash", path: t, owner: c.writer})
 	}
+}
+
+// globMatches returns the files the glob path p (shellPath of a static
+// word) matches now, from each directory the script may be in that the
+// gate knows, and whether they are all it may match: not when a directory
+// is not known, an element before the last holds a glob (s*/k, which may
+// match a directory made later in the line), or the last one may match
+// unlike bash (unlikeBash). A pattern with more than maxGlobSegments
+// globbed elements is not expanded.
+func (c *call) globMatches(p string) (ms []string, sure bool) {
+	ts, sure := c.shellTargets(p)
+	ms, all := c.globIn(ts)
+	return ms, sure && all
+}
+
+// globIn is globMatches of the glob paths ts, resolved already.
+func (c *call) globIn(ts []target) (ms []string, sure bool) {
+	sure = true
+	for _, t := range ts {
+		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+			sure = false
+			if globSegments(t.abs) > maxGlobSegments {
+				continue
+			}
+		}
+		if unlikeBash(t.abs) {
+			sure = false // the matches below are Go's guess
+		}
+		m, _ := c.glob(t.abs)
+		ms = append(ms, m...)
+	}
+	return ms, sure
 }
 
 // maxBases bounds the directories a script may cd into that are tracked.
@@ -403,10 +446,17 @@ const maxBases = 16
 // pushd (builtin cd too), so that relative paths are resolved against
 // each of them: in `cd / && cat etc/shadow` the path is /etc/shadow, not
 // one in the workspace. Order and control flow are ignored (any base may
-// apply); a cd to a computed directory makes relative paths unknown, and
-// so does a cd, pushd or popd in a script that may set HOME, CDPATH or
-// DIRSTACK, or a ~+ in one that may set PWD, in any way (for PWD in x,
-// read HOME), not only by NAME=value. ~ is unknown where HOME may be set.
+// apply); a cd to a computed or globbed directory makes relative paths
+// unknown, and so does a cd, pushd or popd in a script that may set HOME,
+// CDPATH or DIRSTACK, or a ~+ in one that may set PWD, in any way (for PWD
+// in x, read HOME), not only by NAME=value. ~ is unknown where HOME may be
+// set.
+//
+// A cd the gate cannot follow still adds the directories it can name, so
+// that deny rules judge the paths in them (pathParts): what a globbed
+// target matches now (cd sec* is cd secrets when secrets is the match),
+// and the static values of a computed one (bash.Command.DirAlternatives:
+// cd "$(echo secrets)", d=secrets; cd $d).
 func (c *call) cdBases(s *bash.Script) {
 	c.bases = append(c.bases[:0], c.ws.Cwd)
 	c.homeUnsure = s.Sets("HOME")
@@ -423,78 +473,96 @@ func (c *call) cdBases(s *bash.Script) {
 		case name == "popd":
 			continue // back to a directory cd or pushd entered
 		}
-		var dirs []bash.Word
-		for _, w := range args {
-			if w.Static && strings.HasPrefix(w.Value, "-") && w.Value != "-" {
-				continue // -P, -L, -e
-			}
-			dirs = append(dirs, w)
-		}
-		if len(dirs) == 0 {
+		w, ok := cdTarget(args)
+		if !ok {
 			c.bases = append(c.bases, c.ws.Home)
 			continue
 		}
-		w := dirs[0]
-		if w.Static && w.Glob && len(dirs) == 1 {
-			// cd sec*: where it leads is not known for sure (the
-			// matches may change before it runs), but the directories
-			// it matches now are bases too, so that deny rules judge
-			// the paths under them.
-			c.cdUnsure = true
-			if c.globBases(shellPath(w)) {
+		if w.Static && !w.Glob && w.Value != "-" && !strings.HasPrefix(w.Value, "+") && cdOperands(args) == 1 {
+			if !c.addBases(shellPath(w), false) {
 				return
 			}
 			continue
 		}
-		if !w.Static || w.Glob || w.Value == "-" || strings.HasPrefix(w.Value, "+") || len(dirs) > 1 {
-			c.cdUnsure = true
+		c.cdUnsure = true
+		if cdOperands(args) > 1 {
 			continue
 		}
-		p := shellPath(w)
-		if filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
-			c.bases = append(c.bases, resolvePath(c.ws, p))
+		if w.Static && w.Glob {
+			if !c.addBases(shellPath(w), true) {
+				return
+			}
 			continue
 		}
-		for _, b := range c.bases[:len(c.bases):len(c.bases)] {
-			c.bases = append(c.bases, filepath.Join(b, p))
-		}
-		if len(c.bases) > maxBases {
-			// Each relative cd may double the set: stop before it grows.
-			c.cdUnsure = true
-			return
+		for _, alt := range cmd.DirAlternatives() {
+			if a, ok := cdTarget(alt); ok && a.Static && !a.Glob && cdOperands(alt) == 1 && a.Value != "-" && !strings.HasPrefix(a.Value, "+") {
+				if !c.addBases(shellPath(a), false) {
+					return
+				}
+			}
 		}
 	}
 }
 
-// globBases adds as bases the directories the glob pattern p (a cd's
-// operand) matches now, from every base so far, and reports whether the
-// bases reached maxBases (then cdBases stops).
-func (c *call) globBases(p string) bool {
-	var pats []string
-	if filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
-		pats = []string{resolvePath(c.ws, p)}
-	} else {
-		for _, b := range c.bases {
-			pats = append(pats, filepath.Join(b, p))
+// cdTarget returns the first operand of a cd, pushd or popd (args are its
+// arguments): the directory it changes into; false if it has none.
+func cdTarget(args []bash.Word) (bash.Word, bool) {
+	for _, w := range args {
+		if !isCdOption(w) {
+			return w, true
 		}
 	}
-	for _, pat := range pats {
-		if globSegments(pat) > maxGlobSegments {
-			continue
+	return bash.Word{}, false
+}
+
+// cdOperands counts the arguments of a cd that are not options.
+func cdOperands(args []bash.Word) int {
+	n := 0
+	for _, w := range args {
+		if !isCdOption(w) {
+			n++
 		}
-		matches, _ := c.glob(pat)
-		for _, m := range matches {
-			// A match that is not a directory is a base where nothing
-			// exists: harmless.
-			if !slices.Contains(c.bases, m) {
-				c.bases = append(c.bases, m)
+	}
+	return n
+}
+
+// isCdOption reports whether w is an option of cd (-P, -L, -e), not the
+// directory "-".
+func isCdOption(w bash.Word) bool {
+	return w.Static && strings.HasPrefix(w.Value, "-") && w.Value != "-"
+}
+
+// addBases adds the directory p, or with glob every path the glob p
+// matches now, as a base: an absolute one or one under ~ as it is, a
+// relative one joined to each base there is. It returns false, with
+// cdUnsure set, once relative ones or a glob's matches would pass
+// maxBases: each relative one may double the bases.
+func (c *call) addBases(p string, glob bool) bool {
+	if glob {
+		// Not shellTargets: its answers are memoised for the bases the
+		// call ends with, and these are still being found.
+		ts, _ := c.resolveShell(p)
+		ms, _ := c.globIn(ts)
+		for _, m := range ms {
+			if !c.addBases(m, false) || len(c.bases) > maxBases {
+				c.cdUnsure = true // cd * in a large directory
+				return false
 			}
 		}
-		if len(c.bases) > maxBases {
-			return true
-		}
+		return true
 	}
-	return false
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+		c.bases = append(c.bases, resolvePath(c.ws, p))
+		return true
+	}
+	for _, b := range c.bases[:len(c.bases):len(c.bases)] {
+		c.bases = append(c.bases, filepath.Join(b, p))
+	}
+	if len(c.bases) > maxBases {
+		c.cdUnsure = true
+		return false
+	}
+	return true
 }
 
 // shellTargets resolves a path a shell command names against every

@@ -220,35 +220,19 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 	return pt.mentions, pt.mentionsUnsure
 }
 
-// globMentions adds the files a glob word matches now, from each directory
-// the command may run in that is known.
+// globMentions adds the files a glob word matches now (globMatches), from
+// every directory the gate knows the command may run in; the command is
+// unsure when they may not be all.
 func (c *call) globMentions(pt *part, w bash.Word) {
-	ts, ok := c.shellTargets(shellPath(w))
-	if !ok {
-		pt.mentionsUnsure = true
-	}
-	for _, t := range ts {
-		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
-			// A glob in a directory (s*/k, */k) may match files made
-			// later in the line, so it stays unsure; what it matches now
-			// is still read, so that a denied file it names is Deny.
-			pt.mentionsUnsure = true
-			if globSegments(t.abs) > maxGlobSegments {
-				continue
-			}
-		}
-		if unlikeBash(t.abs) {
-			pt.mentionsUnsure = true // the matches below are Go's guess
-		}
-		matches, _ := c.glob(t.abs)
-		for _, m := range matches {
-			pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
-		}
+	ms, sure := c.globMatches(shellPath(w))
+	pt.mentionsUnsure = pt.mentionsUnsure || !sure
+	for _, m := range ms {
+		pt.mentions = append(pt.mentions, mention{word: m, t: c.target(m)})
 	}
 }
 
 // maxGlobSegments bounds the path elements holding glob characters that
-// globMentions expands (each is one directory read per match before it).
+// globMatches expands (each is one directory read per match before it).
 const maxGlobSegments = 3
 
 // globSegments counts the elements of p that hold glob characters.

@@ -33,6 +33,7 @@ func TestRedTeam(t *testing.T) {
 	denyEnvBypass := all(deny("Read(./.env)"), mode(ModeBypass))
 	denyCurlBypass := all(deny("Bash(curl:*)"), mode(ModeBypass))
 	denySecretsBypass := all(deny("Read(./secrets/**)"), mode(ModeBypass))
+	denyEditEnvBypass := all(deny("Edit(./.env)"), mode(ModeBypass))
 	cds := strings.Repeat("cd a; ", 22) + "cat x"
 	tooMany := "" // more values than constant propagation follows
 	for i := range 16 {
@@ -311,6 +312,39 @@ func TestRedTeam(t *testing.T) {
 		{"read deny: bracket negation glob", denyEnvBypass, bashReq("cat .e[!x]v"), Ask, 2},
 		{"read deny: bracket class glob", denyEnvBypass, bashReq("cat .e[[:alpha:]]v"), Ask, 2},
 		{"read deny: bracket glob Go reads alike", denyEnvBypass, bashReq("cat .en[v]"), Deny, 1},
+
+		// Was Ask: a write (unlike a read) whose directory is not known,
+		// or a glob redirect, kept none of the places the gate knows,
+		// so deny rules judged nothing. The cwd is still one of them.
+		{"edit deny: write after computed cd", denyEditEnvBypass, bashReq("cd $d; echo x > .env"), Deny, 1},
+		{"edit deny: append after computed cd", denyEditEnvBypass, bashReq("cd \"$(pwd)\" && echo x >> .env"), Deny, 1},
+		{"read deny: write after computed cd", denyEnvBypass, bashReq("cd $d; echo x > .env"), Deny, 1},
+		{"read deny: read after computed cd", denyEnvBypass, bashReq("cd $d; cat < .env"), Deny, 1},
+		{"edit deny: glob redirect", denyEditEnvBypass, bashReq("echo x > .e*"), Deny, 1},
+		{"read deny: glob redirect", denyEnvBypass, bashReq("cat < .e?v"), Deny, 1},
+		{"read deny: glob after computed cd", denyEnvBypass, bashReq("cd $d; cat .e*"), Deny, 1},
+		{"edit deny: glob write argument", denyEditEnvBypass, bashReq("cd $d; sed -i s/a/b/ .e*"), Deny, 1},
+		{"edit deny: globstar write after computed cd", all(deny("Edit(**/.env)"), mode(ModeBypass)), bashReq("cd src; cd $d; echo x > .env"), Deny, 1},
+		// The directory that is not known is judged through the ones the
+		// gate can name (pathParts): a file named only elsewhere is Ask.
+		{"unsure: denied file in a directory never named", all(deny("Read(//etc/shadow)"), mode(ModeBypass)), bashReq("cd $d; cat shadow"), Ask, 2},
+		{"unsure: write after computed cd", mode(ModeBypass), bashReq("cd $d; echo x > f"), Ask, 2},
+		{"unsure: glob redirect", mode(ModeBypass), bashReq("echo x > .e*"), Ask, 2},
+		{"unsure: glob redirect, no match", mode(ModeBypass), bashReq("echo x > nothing*"), Ask, 2},
+		// Was Ask: a cd the gate cannot follow added no directory, so a
+		// denied one it names by a glob or a static value was not seen.
+		{"read deny: cd glob", denySecretsBypass, bashReq("cd sec* && cat k"), Deny, 1},
+		{"read deny: cd glob with slash", denySecretsBypass, bashReq("cd s*/ && cat k"), Deny, 1},
+		{"read deny: pushd glob", denySecretsBypass, bashReq("pushd ?ecrets; cat k"), Deny, 1},
+		{"read deny: cd echo output", denySecretsBypass, bashReq(`cd "$(echo secrets)" && cat k`), Deny, 1},
+		{"read deny: cd variable", denySecretsBypass, bashReq("d=secrets; cd $d && cat k"), Deny, 1},
+		{"read deny: cd echo output, split", denySecretsBypass, bashReq(`cd "$(echo sec)rets" && cat k`), Deny, 1},
+		{"read deny: cd variable, split", denySecretsBypass, bashReq("a=sec; cd ${a}rets && cat k"), Deny, 1},
+		{"read deny: builtin cd variable, split", denySecretsBypass, bashReq("a=sec; builtin cd ${a}rets && cat k"), Deny, 1},
+		{"read deny: builtin command cd", denySecretsBypass, bashReq("builtin command cd secrets; cat k"), Deny, 1},
+		{"read deny: pushd", denySecretsBypass, bashReq("pushd secrets; cat k"), Deny, 1},
+		{"unsure: cd glob", nil, bashReq("cd sr* && cat a.go"), Ask, 0},
+		{"unsure: cd computed", denySecretsBypass, bashReq("cd $d && cat k"), Ask, 2},
 
 		// Reads outside the workspace are never auto-allowed.
 		// Was a bypass: lexical cleaning again: link/../home is base/home on disk, outside the workspace

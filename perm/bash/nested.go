@@ -68,23 +68,20 @@ func (c *collector) codesOf(cmd *Command, vs [][]Word, run func(code string), un
 // sourcesFile reports whether words run a shell, source or "." that may
 // read commands from a file its arguments name.
 func sourcesFile(words []Word) bool {
-	if len(words) == 0 || !words[0].Static {
-		return false
-	}
-	name := path.Base(words[0].Value)
-	return name == "source" || name == "." || shells[name]
+	_, ok := codeReader(words)
+	return ok
 }
 
 // stdinShell reports whether words run a shell that reads its commands
 // from standard input: a shell with no -c string and no script operand
 // (or with -s or "-"), or source and . of /dev/stdin or fd 0.
 func stdinShell(words []Word) bool {
-	if len(words) == 0 || !words[0].Static {
+	name, ok := codeReader(words)
+	if !ok {
 		return false
 	}
 	args := words[1:]
-	switch name := path.Base(words[0].Value); {
-	case name == "source" || name == ".":
+	if !shells[name] { // source or .
 		if len(args) > 0 && args[0].Static && args[0].Value == "--" {
 			args = args[1:]
 		}
@@ -96,11 +93,19 @@ func stdinShell(words []Word) bool {
 			return true
 		}
 		return false
-	case shells[name]:
-		_, stdin := shellInput(args)
-		return stdin
 	}
-	return false
+	_, stdin := shellInput(args)
+	return stdin
+}
+
+// codeReader returns the basename of the program words run and true if it
+// reads shell code from a file or standard input: a shell, source or ".".
+func codeReader(words []Word) (string, bool) {
+	if len(words) == 0 || !words[0].Static {
+		return "", false
+	}
+	name := path.Base(words[0].Value)
+	return name, name == "source" || name == "." || shells[name]
 }
 
 func (c *collector) shell(code string, st *walkState) {

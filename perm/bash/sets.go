@@ -44,12 +44,41 @@ func (s *Script) ReadsPWD() bool { return s.tildePlus }
 // it does not. A cd another program runs (nice cd, xargs cd) is a child
 // process: it moves nothing.
 func (c *Command) DirChange() (prog string, args []Word, ok bool) {
-	words := c.Words
-	for len(words) > 1 && words[0].Static && (words[0].Value == "builtin" || words[0].Value == "command") {
-		words = words[1:]
-		for len(words) > 1 && words[0].Static && (words[0].Value == "-p" || words[0].Value == "--") {
-			words = words[1:]
+	return dirChange(c.Words)
+}
+
+// DirAlternatives returns the arguments, each list once and none the one
+// DirChange returns, of the command's other readings (variants) that
+// change the directory with the same program: the words
+// constant propagation puts in (d=secrets; cd $d, cd "$(echo secrets)")
+// or a brace expansion makes. Each may be the directory bash changes
+// into; nil if the command changes no directory.
+func (c *Command) DirAlternatives() [][]Word {
+	prog, written, ok := c.DirChange()
+	if !ok {
+		return nil
+	}
+	out := [][]Word{written}
+	for _, v := range c.variants() {
+		p, args, ok := dirChange(v)
+		if ok && p == prog && !slices.ContainsFunc(out, func(o []Word) bool { return sameWords(o, args) }) {
+			out = append(out, args)
 		}
+	}
+	return out[1:]
+}
+
+// dirRunners are the builtins that run a builtin themselves.
+var dirRunners = map[string]wrapper{"builtin": broadWrappers["builtin"], "command": broadWrappers["command"]}
+
+// dirChange is DirChange of the command line words.
+func dirChange(words []Word) (prog string, args []Word, ok bool) {
+	for {
+		inner, ok := unwrap(words, dirRunners, false)
+		if !ok {
+			break
+		}
+		words = inner
 	}
 	if len(words) == 0 || !words[0].Static {
 		return "", nil, false

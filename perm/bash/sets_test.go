@@ -1,6 +1,9 @@
 package bash
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestSets(t *testing.T) {
 	tests := []struct {
@@ -73,6 +76,47 @@ func TestSets(t *testing.T) {
 		}
 		if got := s.SetsCode() != ""; got != tt.code {
 			t.Errorf("Parse(%q).SetsCode() = %q, want set %v", tt.src, s.SetsCode(), tt.code)
+		}
+	}
+}
+
+func TestDirChange(t *testing.T) {
+	tests := []struct {
+		src  string
+		prog string   // DirChange's program ("" for none)
+		alts []string // the first argument of each of DirAlternatives
+	}{
+		{"cd src", "cd", nil},
+		{"builtin cd src", "cd", nil},
+		{"command -p cd src", "cd", nil},
+		{"builtin command -- pushd src", "pushd", nil},
+		{"command -v cd src", "", nil},
+		{"nice cd src", "", nil}, // a child process moves nothing
+		{"xargs cd", "", nil},
+		{"builtin", "", nil},
+		{"d=secrets; cd $d", "cd", []string{"secrets"}},
+		{`cd "$(echo sec)rets"`, "cd", []string{"secrets"}},
+		{"a=sec; builtin cd ${a}rets", "cd", []string{"secrets"}},
+		{"d=a; d=b; pushd $d", "pushd", []string{"a", "b"}},
+		{"cd $d", "cd", nil},
+	}
+	for _, tc := range tests {
+		var cmd *Command // the first with a program other than echo
+		for _, c := range mustParse(t, tc.src).Commands {
+			if cmd == nil && len(c.Words) > 0 && c.Words[0].Value != "echo" {
+				cmd = c
+			}
+		}
+		prog, _, ok := cmd.DirChange()
+		if prog != tc.prog || ok != (tc.prog != "") {
+			t.Errorf("%q: DirChange = %q, %v; want %q", tc.src, prog, ok, tc.prog)
+		}
+		var alts []string
+		for _, args := range cmd.DirAlternatives() {
+			alts = append(alts, args[0].Value)
+		}
+		if !slices.Equal(alts, tc.alts) {
+			t.Errorf("%q: DirAlternatives = %q; want %q", tc.src, alts, tc.alts)
 		}
 	}
 }
