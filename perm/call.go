@@ -659,31 +659,28 @@ func (c *call) denyForms(cmd *bash.Command) []string {
 // mentionSlice returns an empty slice with room for n mentions, carved
 // from a block the call keeps from call to call, as targetSlice does for
 // targets: most commands mention a few paths.
-func (c *call) mentionSlice(n int) []mention {
-	if n > 32 {
-		return make([]mention, 0, n)
-	}
-	if cap(c.mentionBlock)-len(c.mentionBlock) < n {
-		c.mentionBlock = make([]mention, 0, 64)
-	}
-	l := len(c.mentionBlock)
-	c.mentionBlock = c.mentionBlock[:l+n]
-	return c.mentionBlock[l : l : l+n]
-}
+func (c *call) mentionSlice(n int) []mention { return carve(&c.mentionBlock, n, 32, 64) }
 
 // targetSlice returns an empty slice with room for n targets, carved
-// from a block the call allocates a few of: most answers of shellTargets
-// hold one target each.
-func (c *call) targetSlice(n int) []target {
-	if n > 8 {
-		return make([]target, 0, n)
+// from a block the call keeps: most answers of shellTargets hold one
+// target each.
+func (c *call) targetSlice(n int) []target { return carve(&c.block, n, 8, 16) }
+
+// carve returns an empty slice with room for n elements cut from *block,
+// which it replaces with a new block of size elements when too little is
+// left; more than most elements get a slice of their own. The slice has no
+// spare room past n: an append past it copies, never reaching the next
+// slice carved.
+func carve[T any](block *[]T, n, most, size int) []T {
+	if n > most {
+		return make([]T, 0, n)
 	}
-	if cap(c.block)-len(c.block) < n {
-		c.block = make([]target, 0, 16)
+	if cap(*block)-len(*block) < n {
+		*block = make([]T, 0, size)
 	}
-	l := len(c.block)
-	c.block = c.block[:l+n]
-	return c.block[l : l : l+n]
+	l := len(*block)
+	*block = (*block)[:l+n]
+	return (*block)[l : l : l+n]
 }
 
 // resolveShell is shellTargets without the memo. Where the directory or
