@@ -59,17 +59,17 @@ func (p *Policy) DeniedPaths() (read, edit []string) {
 		list   *[]string
 		search []searched // patterns whose paths walkWorkspace finds
 	}{{tools: []string{"Read"}, list: &read}, {tools: []string{"Edit", "Write"}, list: &edit}}
+	deny := p.rules().deny // the patterns compiled once, with the Policy
 	for i := range kinds {
 		kind := &kinds[i]
-		for _, e := range p.Deny {
-			r := e.Rule
+		for j := range deny.rules {
+			r, pp := deny.rules[j].Rule, deny.rules[j].path
 			if !r.HasPattern || !slices.Contains(kind.tools, r.Tool) {
 				continue
 			}
-			if dir, _ := anchorOf(&ws, r.Pattern); dir != nil && !filepath.IsAbs(*dir) {
-				continue // the gate fails closed on such a policy
+			if !pp.base && !filepath.IsAbs(pp.abs) {
+				continue // relative to a directory the workspace does not give: the gate fails closed
 			}
-			pp := compileAnchored(ws, r.Pattern)
 			if named, ok := pp.named(); ok {
 				for _, path := range named {
 					add(kind.list, path)
