@@ -478,7 +478,7 @@ func (c *call) cdBases(s *bash.Script) {
 			c.bases = append(c.bases, c.ws.Home)
 			continue
 		}
-		if w.Static && !w.Glob && w.Value != "-" && !strings.HasPrefix(w.Value, "+") && cdOperands(args) == 1 {
+		if plainCd(args) {
 			if !c.addBases(shellPath(w), false) {
 				return
 			}
@@ -495,7 +495,7 @@ func (c *call) cdBases(s *bash.Script) {
 			continue
 		}
 		for _, alt := range cmd.DirAlternatives() {
-			if a, ok := cdTarget(alt); ok && a.Static && !a.Glob && cdOperands(alt) == 1 && a.Value != "-" && !strings.HasPrefix(a.Value, "+") {
+			if a, ok := cdTarget(alt); ok && plainCd(alt) {
 				if !c.addBases(shellPath(a), false) {
 					return
 				}
@@ -513,6 +513,14 @@ func cdTarget(args []bash.Word) (bash.Word, bool) {
 		}
 	}
 	return bash.Word{}, false
+}
+
+// plainCd reports whether a cd's arguments name one static directory the
+// gate can follow: no glob, not "-" (the last directory) nor "+N" (one
+// from the stack).
+func plainCd(args []bash.Word) bool {
+	w, ok := cdTarget(args)
+	return ok && w.Static && !w.Glob && w.Value != "-" && !strings.HasPrefix(w.Value, "+") && cdOperands(args) == 1
 }
 
 // cdOperands counts the arguments of a cd that are not options.
