@@ -14,7 +14,7 @@ import (
 // The hot path's hand-written scanners against the definitions they
 // replace: each must answer exactly what the slower form answers.
 
-// mentionSplitRe is the definition of mentionWords' separators.
+// mentionSplitRe is the definition of appendMentionWords' separators.
 var mentionSplitRe = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],!@:\\\\%^#]+")
 
 // versionRe is the definition of isVersion.
@@ -40,9 +40,16 @@ func checkHotEquivalence(t *testing.T, s string) {
 		t.Errorf("splitMention(%q) = %q, want %q", s, got, want)
 	}
 	forms := []string{s, "x " + s, s + ";"}
-	for i, ws := range mentionWords(forms) {
+	// Appended after words already there, in a block too small to hold
+	// them: the lists returned must still be each form's words.
+	block, lists := make([]string, 1, 2), make([][]string, 1, 1)
+	words, _, _ := appendMentionWords(forms, block, lists)
+	if len(words) != len(forms) {
+		t.Fatalf("appendMentionWords(%q) returned %d lists", forms, len(words))
+	}
+	for i, ws := range words {
 		if want := mentionSplitRe.Split(forms[i], -1); !slices.Equal(ws, want) {
-			t.Errorf("mentionWords(%q)[%d] = %q, want %q", forms, i, ws, want)
+			t.Errorf("appendMentionWords(%q)[%d] = %q, want %q", forms, i, ws, want)
 		}
 	}
 	rs, rsUnsure := readings(nil, s)

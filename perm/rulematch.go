@@ -191,7 +191,7 @@ func matchOther(r Rule, pt *part, h how) bool {
 	return !r.HasPattern && mcpServerMatch(r.Tool, pt.tool)
 }
 
-// mentionSep reports the bytes mentionWords splits at: white space (as
+// mentionSep reports the bytes appendMentionWords splits at: white space (as
 // RE2's \s: tab, newline, form feed, carriage return, space), shell
 // punctuation, "=", and the punctuation other languages put before a
 // command they run: "!" (vim -c '!cmd', less, gdb, git aliases), "@"
@@ -208,18 +208,13 @@ func mentionSep(b byte) bool {
 	return false
 }
 
-// mentionWords splits each of a command's forms into the words a program
-// name may hide in, once for every deny rule: at every run of mentionSep
-// bytes, an empty word before a leading run and after a trailing one.
-func mentionWords(forms []string) [][]string {
-	words, _, _ := appendMentionWords(forms, nil, nil)
-	return words
-}
-
-// appendMentionWords is mentionWords with the words appended to block and
-// the forms' word lists to lists, which the caller may reuse; it returns
-// the forms' lists and the grown block and lists. The lists returned stay
-// valid while block and lists grow.
+// appendMentionWords splits each of a command's forms into the words a
+// program name may hide in, once for every deny rule: at every run of
+// mentionSep bytes, an empty word before a leading run and after a
+// trailing one. The words are appended to block and the forms' word lists
+// to lists, which the caller may reuse; it returns the forms' lists and
+// the grown block and lists. The lists returned stay valid while block
+// and lists grow.
 func appendMentionWords(forms, block []string, lists [][]string) (words [][]string, _ []string, _ [][]string) {
 	start := len(lists)
 	for _, f := range forms {
@@ -230,7 +225,7 @@ func appendMentionWords(forms, block []string, lists [][]string) (words [][]stri
 	return lists[start:len(lists):len(lists)], block, lists
 }
 
-// splitMention appends the words of s (mentionWords) to out.
+// splitMention appends the words of s (appendMentionWords) to out.
 func splitMention(s string, out []string) []string {
 	start := 0
 	for i := 0; i < len(s); {
@@ -248,7 +243,7 @@ func splitMention(s string, out []string) []string {
 }
 
 // mentionMatch reports whether the program of a Bash rule pattern appears
-// in any of a command's forms, split by mentionWords, outside the
+// in any of a command's forms, split by appendMentionWords, outside the
 // position the rule matched: as
 // any word or part of a word (an argument of setarch, prlimit, fakeroot,
 // ld-linux.so, a string given to sg -c), by path, or by a versioned name
