@@ -28,3 +28,29 @@ func idOf(fi os.FileInfo) (fileID, bool) {
 func openRead(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+// openListing opens the directory dir for a Resolver's listing (listDir),
+// and reports false unless it is on a file system whose directory listing
+// names every entry lstat finds: a disk or memory file system, not /proc
+// (which lists no thread), autofs or FUSE.
+func openListing(dir string) (*os.File, bool) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Fstatfs(int(f.Fd()), &st); err != nil || !listedFS[uint32(st.Type)] {
+		f.Close()
+		return nil, false
+	}
+	return f, true
+}
+
+// listedFS are the file systems openListing accepts, by statfs magic.
+var listedFS = map[uint32]bool{
+	0xEF53:     true, // ext2, ext3, ext4
+	0x58465342: true, // xfs
+	0x9123683E: true, // btrfs
+	0x01021994: true, // tmpfs
+	0x794C7630: true, // overlayfs
+}

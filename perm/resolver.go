@@ -177,6 +177,9 @@ func (sh *resolverShard) put(k fsKey, v fsVal) {
 
 func (sh *resolverShard) putLocked(k fsKey, v fsVal) {
 	size := len(k.path) + len(v.s) + len(v.real)
+	if v.names != nil {
+		size += v.names.size
+	}
 	if sh.n >= sh.max || sh.bytes+size > sh.maxBytes {
 		sh.rotate()
 	}
@@ -198,6 +201,7 @@ const (
 	opReal                 // the path with its links followed (FollowLinks)
 	opTarget               // an absolute path's target (abs in s, real in real)
 	opGlob                 // filepath.Glob's matches of a pattern
+	opList                 // a small directory's entries (listing)
 	numOps
 )
 
@@ -215,6 +219,9 @@ type fsVal struct {
 	ok      bool
 	exists  bool
 	dir     bool
+	// names is opList's answer, nil if the directory cannot be listed
+	// or is not small (and ok set if it is sure to hold nothing).
+	names *listing
 }
 
 // ask returns the answer to k: from the call's Resolver if it has one,
@@ -246,8 +253,15 @@ func (c *call) link(p string) (string, bool) {
 	return v.s, v.ok
 }
 
-// lstat answers opLink for p.
+// lstat answers opLink for p. With a Resolver, a name in a small
+// directory is answered from the directory's listing where that is sure
+// (listed), with no lstat and no entry of its own.
 func (c *call) lstat(p string) fsVal {
+	if c.resolver != nil {
+		if v, ok := c.listed(p); ok {
+			return v
+		}
+	}
 	return c.ask(fsKey{opLink, p}, func(p string) fsVal {
 		fi, err := os.Lstat(p)
 		if err != nil {
@@ -259,6 +273,145 @@ func (c *call) lstat(p string) fsVal {
 		}
 		return v
 	})
+}
+
+// maxListed bounds the entries of the directories a Resolver lists: a
+// name in a larger one is looked up on its own.
+const maxListed = 1024
+
+// listedOverhead is what a listing's map spends on a name besides its
+// bytes, counted against the Resolver's bound on bytes.
+const listedOverhead = 48
+
+// listing is what a Resolver keeps of a small directory's entries: each
+// name's kind, for the names lstat may answer from it.
+type listing struct {
+	// kinds maps each entry's name to what it is; links are not in it
+	// (lstat reads them).
+	kinds map[string]entryKind
+	// folded holds the lower-cased names of the entries with upper-case
+	// letters: a name that matches an entry only ignoring case may be that
+	// entry on a case-insensitive file system, and is looked up on its own.
+	folded map[string]struct{}
+	size   int // the memory the names take, for the Resolver's bound
+}
+
+type entryKind uint8
+
+const (
+	entryFile entryKind = iota + 1 // not a directory, not a link
+	entryDir
+	entryLink
+)
+
+// listed answers opLink for p from its directory's listing, and true, if
+// the listing makes the answer sure: p's last element is a plain ASCII
+// name, the directory was listed whole and holds only ASCII names, and the
+// name is not a link and differs, ignoring case, from every name that is
+// not itself (a case-insensitive file system would find that entry). A
+// directory its own parent's listing shows missing, or a file, holds
+// nothing, and is not opened.
+func (c *call) listed(p string) (fsVal, bool) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 || i == len(p)-1 {
+		return fsVal{}, false
+	}
+	dir, name := p[:i], p[i+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	if name == "." || name == ".." || !isASCII(name) {
+		return fsVal{}, false
+	}
+	lv := c.ask(fsKey{opList, dir}, func(dir string) fsVal {
+		if dir != "/" {
+			if pv, ok := c.listed(dir); ok && !pv.dir {
+				return fsVal{ok: true} // nothing is under what is missing or a file
+			}
+		}
+		return listDir(dir)
+	})
+	if lv.ok {
+		return fsVal{}, true
+	}
+	l := lv.names
+	if l == nil {
+		return fsVal{}, false
+	}
+	switch l.kinds[name] {
+	case entryFile:
+		return fsVal{exists: true}, true
+	case entryDir:
+		return fsVal{exists: true, dir: true}, true
+	case entryLink:
+		return fsVal{}, false
+	}
+	lower := name
+	if hasUpper(name) {
+		lower = strings.ToLower(name)
+		if _, ok := l.kinds[lower]; ok {
+			return fsVal{}, false
+		}
+	}
+	if _, ok := l.folded[lower]; ok {
+		return fsVal{}, false
+	}
+	return fsVal{}, true // no entry has the name
+}
+
+// listDir answers opList for dir: its entries if it can be read, is on a
+// file system whose listings are whole (openListing), holds at most
+// maxListed entries and all have ASCII names; names nil otherwise.
+func listDir(dir string) fsVal {
+	f, ok := openListing(dir)
+	if !ok {
+		return fsVal{}
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(maxListed + 1)
+	if err == io.EOF {
+		err = nil // empty
+	}
+	if err != nil || len(ents) > maxListed {
+		return fsVal{}
+	}
+	if more, _ := f.ReadDir(1); len(more) > 0 {
+		return fsVal{}
+	}
+	l := &listing{kinds: make(map[string]entryKind, len(ents))}
+	for _, e := range ents {
+		name := e.Name()
+		if !isASCII(name) {
+			return fsVal{}
+		}
+		k := entryFile
+		switch t := e.Type(); {
+		case t&os.ModeSymlink != 0:
+			k = entryLink
+		case t.IsDir():
+			k = entryDir
+		}
+		l.kinds[name] = k
+		l.size += len(name) + listedOverhead
+		if hasUpper(name) {
+			if l.folded == nil {
+				l.folded = make(map[string]struct{})
+			}
+			l.folded[strings.ToLower(name)] = struct{}{}
+			l.size += len(name) + listedOverhead
+		}
+	}
+	return fsVal{names: l}
+}
+
+// hasUpper reports whether s holds an ASCII upper-case letter.
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func osReadlink(p string) (string, bool) {

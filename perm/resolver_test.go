@@ -82,11 +82,26 @@ func TestNothingLookedUpUnderMissingDir(t *testing.T) {
 		t.Fatalf("grep of envlink (a link to .env, Read-denied): %+v, want Deny", r)
 	}
 	for path, looked := range map[string]bool{"missing/a": false, "x.pem/b": false, "src/new": true, "missing": true, "envlink": true} {
-		k := fsKey{opLink, f.root + "/" + path}
-		if _, ok := res.shard(k.path).get(k); ok != looked {
-			t.Errorf("%s looked up: %v, want %v", path, ok, looked)
+		if got := lookedUp(res, f.root+"/"+path); got != looked {
+			t.Errorf("%s looked up: %v, want %v", path, got, looked)
 		}
 	}
+	// A link is never answered from a listing: lstat reads where it points.
+	k := fsKey{opLink, f.root + "/envlink"}
+	if v, ok := res.shard(k.path).get(k); !ok || !v.ok {
+		t.Errorf("envlink: %+v, %v; want its own lstat, a link", v, ok)
+	}
+}
+
+// lookedUp reports whether res holds an answer about p: its own lstat,
+// or a listing of the directory holding it.
+func lookedUp(res *Resolver, p string) bool {
+	for _, k := range []fsKey{{opLink, p}, {opList, filepath.Dir(p)}} {
+		if _, ok := res.shard(k.path).get(k); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // TestNoResolverSeesSwap: without a Resolver each decision looks at the
@@ -187,7 +202,9 @@ func TestResolverBytesBounded(t *testing.T) {
 				t.Fatalf("after %d calls a shard's generation holds %d bytes, bound %d", i+1, sh.bytes, sh.maxBytes)
 			}
 			total += sh.bytes
-			rotated = rotated || len(sh.old[opLink]) > 0
+			for _, m := range sh.old {
+				rotated = rotated || len(m) > 0
+			}
 		}
 		if total > maxResolverBytes {
 			t.Fatalf("after %d calls a generation holds %d bytes, bound %d", i+1, total, maxResolverBytes)
