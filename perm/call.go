@@ -139,15 +139,19 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 // is left to the collector.
 const maxPooledParts = 256
 
-// release hands c back for reuse; c must not be used afterwards. Nothing
-// a Result holds points into a call (its strings are immutable), so a
-// call is released once its Result is made.
+// release hands c back for reuse, and its script's memory (Script.Release);
+// c must not be used afterwards. Nothing a Result holds points into a call
+// or its script (its strings are immutable), so a call is released once
+// its Result is made.
 func (c *call) release() {
 	if cap(c.parts) > maxPooledParts || len(c.shells) > maxPooledParts || cap(c.block) > maxPooledParts {
 		return
 	}
 	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
-	clear(parts[:cap(parts)])
+	clear(parts[:cap(parts)]) // the parts' commands: no pointer into the script is left
+	if c.script != nil {
+		c.script.Release()
+	}
 	clear(shells)
 	clear(block[:cap(block)])
 	clear(scratch[:cap(scratch)])

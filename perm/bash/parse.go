@@ -53,7 +53,42 @@ type Script struct {
 	outside, code string
 	// tildePlus is set when a source the script parses holds "~+".
 	tildePlus bool
+	// owner is the collector that made the script, for Release.
+	owner *collector
 }
+
+// Release hands the memory of s's commands and words back for a later
+// Parse to reuse. It must be the last use of s: neither s nor anything
+// taken from it (its Commands, their Words and Assigns) may be used
+// afterwards, and s must not be released twice. Strings taken from it
+// stay valid.
+func (s *Script) Release() {
+	c := s.owner
+	if c == nil {
+		return
+	}
+	cmds, words := c.cmds, c.words
+	if cap(cmds) > maxSlabCommands || cap(words) > maxSlabWords {
+		*c = collector{} // a huge script's: left to the collector
+		return
+	}
+	// Only the first len elements of a slab were ever cut and written.
+	clear(cmds)
+	clear(words)
+	*c = collector{cmds: cmds[:0], words: words[:0]}
+	collectors.Put(c)
+}
+
+// collectors holds released collectors, whose slabs the next Parse cuts
+// its commands and words from.
+var collectors = sync.Pool{New: func() any { return new(collector) }}
+
+// maxSlabCommands and maxSlabWords are the largest slabs a collector
+// makes (a longer script takes several) and keeps when released.
+const (
+	maxSlabCommands = 64
+	maxSlabWords    = 256
+)
 
 // Command is one simple command. Its methods only read it and are safe
 // for concurrent use; a Command must not be changed after Parse made it.
@@ -133,7 +168,8 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{}
+	c := collectors.Get().(*collector)
+	c.script.owner = c
 	c.reserve(src)
 	c.text(src)
 	st := c.walkState(src)
@@ -248,6 +284,8 @@ type collector struct {
 	// rather than two each. They are never shared between Scripts.
 	cmds  []Command
 	words []Word
+	// guess is how many commands reserve expects.
+	guess int
 	// calls is the call graph of the functions and endless loops seen,
 	// made on first use (see forkbomb.go).
 	calls *callGraph
@@ -267,8 +305,15 @@ func (c *collector) reserve(src string) {
 		}
 	}
 	words := strings.Count(src, " ") + 1
-	c.cmds = make([]Command, 0, min(cmds, 64))
-	c.words = make([]Word, 0, min(words, 256))
+	c.guess = min(cmds, maxSlabCommands)
+	// A released collector's slabs are empty and zero: kept if large
+	// enough.
+	if cap(c.cmds) < c.guess {
+		c.cmds = make([]Command, 0, c.guess)
+	}
+	if n := min(words, maxSlabWords); cap(c.words) < n {
+		c.words = make([]Word, 0, n)
+	}
 }
 
 // separator marks the bytes that may start another command.
@@ -277,7 +322,7 @@ var separator = [256]bool{';': true, '|': true, '&': true, '\n': true, '`': true
 // newCommand returns a new zero Command cut from the slab.
 func (c *collector) newCommand() *Command {
 	if len(c.cmds) == cap(c.cmds) {
-		c.cmds = make([]Command, 0, min(2*max(cap(c.cmds), 2), 64))
+		c.cmds = make([]Command, 0, min(2*max(cap(c.cmds), 2), maxSlabCommands))
 	}
 	c.cmds = c.cmds[:len(c.cmds)+1]
 	return &c.cmds[len(c.cmds)-1]
@@ -287,7 +332,7 @@ func (c *collector) newCommand() *Command {
 // an append to them never reaches another command's words.
 func (c *collector) newWords(n int) []Word {
 	if n > cap(c.words)-len(c.words) {
-		c.words = make([]Word, 0, max(n, min(2*max(cap(c.words), 8), 256)))
+		c.words = make([]Word, 0, max(n, min(2*max(cap(c.words), 8), maxSlabWords)))
 	}
 	start := len(c.words)
 	c.words = c.words[:start+n]
@@ -764,7 +809,7 @@ func (c *collector) add(cmd *Command, st *walkState) {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
 	if c.script.Commands == nil {
-		c.script.Commands = make([]*Command, 0, max(cap(c.cmds), 4)) // reserve guessed how many
+		c.script.Commands = make([]*Command, 0, max(c.guess, 4)) // reserve guessed how many
 	}
 	c.script.Commands = append(c.script.Commands, cmd)
 	c.command(cmd)

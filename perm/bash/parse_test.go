@@ -2,6 +2,7 @@ package bash
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -519,4 +520,50 @@ func commandTexts(s *Script) []string {
 		out = append(out, written(c))
 	}
 	return out
+}
+
+// TestRelease: a Script released and its memory reused by later parses
+// leaves every later parse as a fresh one would be, and the strings taken
+// from the released one intact.
+func TestRelease(t *testing.T) {
+	srcs := []string{
+		`a=1 b=2 cmd -x "y z" 'w' | other --opt=v; third a b c d e f g h; bash -c 'nested one; two'`,
+		`ls`,
+		`X=1`,
+		`git status && git diff -- a b c; echo $(date) > out`,
+		`f() { :; }; f`,
+	}
+	fresh := make([][][]Word, len(srcs))
+	for i, src := range srcs {
+		s, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Commands {
+			fresh[i] = append(fresh[i], slices.Clone(c.Words))
+		}
+	}
+	for round := range 20 {
+		for i, src := range srcs {
+			s, err := Parse(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [][]Word
+			for _, c := range s.Commands {
+				got = append(got, slices.Clone(c.Words))
+			}
+			if !reflect.DeepEqual(got, fresh[i]) {
+				t.Fatalf("round %d, %q after releases:\n got %+v\nwant %+v", round, src, got, fresh[i])
+			}
+			var name, want string
+			if ws := fresh[i][0]; len(ws) > 0 {
+				name, want = s.Commands[0].Words[0].Value, ws[0].Value
+			}
+			s.Release()
+			if name != want {
+				t.Fatalf("a name taken before Release: %q, want %q", name, want)
+			}
+		}
+	}
 }
