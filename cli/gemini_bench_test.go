@@ -81,18 +81,18 @@ func BenchmarkGeminiPolicyEngine(b *testing.B) {
 }
 
 // decideAll decides reqs under pol on workers goroutines, as a fresh
-// --batch run would (one Resolver, its GC target), and returns the wall
-// time per call.
+// --batch run would (a Resolver per worker, its GC target), and returns
+// the wall time per call.
 // It times what Gemini's driver times: decisions on decoded calls, with
 // no input to read and no output to write.
 func decideAll(reqs []perm.Request, pol *perm.Policy, workers int) float64 {
 	defer raiseGCPercent()() // as --batch does
-	res := perm.NewResolver(0)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range workers {
 		wg.Go(func() {
+			res := perm.NewResolver(perm.DefaultResolverEntries / workers)
 			for i := next.Add(1) - 1; i < int64(len(reqs)); i = next.Add(1) - 1 {
 				res.Evaluate(reqs[i], pol)
 			}

@@ -359,9 +359,6 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	inflight := semaphore.NewWeighted(batchInflightBytes)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	// The lines are only evaluated, never run, so their file system
-	// answers may be shared (perm.Resolver, bounded).
-	res := perm.NewResolver(0)
 	var scanErr error
 	go func() {
 		defer close(order)
@@ -432,6 +429,12 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	}()
 	for range workers {
 		go func() {
+			// The lines are only evaluated, never run, so their file
+			// system answers may be kept (perm.Resolver, bounded). Each
+			// worker keeps its own: a shared one costs more in locks and
+			// cache lines passed between cores than the few paths both
+			// workers look up twice.
+			res := perm.NewResolver(perm.DefaultResolverEntries / workers)
 			for c := range work {
 				c.out = make([]byte, 0, len(c.jobs)*batchAnswerBytes)
 				for i := range c.jobs {

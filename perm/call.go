@@ -148,16 +148,19 @@ func (c *call) release() {
 		return
 	}
 	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
-	clear(parts[:cap(parts)]) // the parts' commands: no pointer into the script is left
+	// parts is only appended to, and targets and mentions are written
+	// only within what carve cut from their blocks (their lengths):
+	// past their lengths they are zero already.
+	clear(parts) // the parts' commands: no pointer into the script is left
 	if c.script != nil {
 		c.script.Release()
 	}
 	clear(shells)
-	clear(block[:cap(block)])
+	clear(block)
 	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
 	mb, fb := c.mentionBlock, c.formBlock
-	clear(mb[:cap(mb)])
+	clear(mb)
 	clear(fb[:cap(fb)])
 	ms := c.mentions
 	if cap(ms.block) > 4*maxPooledParts {
