@@ -203,10 +203,12 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		pt.mentionsUnsure = true
 		texts = texts[:maxMentions]
 	}
+	// A relative reading names a path from every base directory.
+	n := len(texts) * max(len(c.bases), 1)
 	if pt.mentions == nil {
-		pt.mentions = c.mentionSlice(len(texts))
+		pt.mentions = c.mentionSlice(n)
 	} else {
-		pt.mentions = slices.Grow(pt.mentions, len(texts))
+		pt.mentions = slices.Grow(pt.mentions, n)
 	}
 	for _, r := range texts {
 		ts, ok := c.shellTargets(r.text)
