@@ -107,6 +107,8 @@ type call struct {
 	mentionBlock []mention
 	// formBlock holds the parts' deny forms (denyForms).
 	formBlock []string
+	// decided is stepParts' scratch: each part's Result.
+	decided []Result
 	// resolver, when not nil, answers file system questions across the
 	// calls of a batch (Resolver); memo answers them within this call.
 	resolver *Resolver
@@ -159,7 +161,8 @@ func (c *call) release() {
 	clear(block)
 	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
-	mb, fb := c.mentionBlock, c.formBlock
+	mb, fb, dec := c.mentionBlock, c.formBlock, c.decided
+	clear(dec)
 	clear(mb)
 	clear(fb[:cap(fb)])
 	ms := c.mentions
@@ -171,7 +174,7 @@ func (c *call) release() {
 	clear(ms.block[:cap(ms.block)])
 	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
 	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
-	c.mentionBlock, c.formBlock = mb[:0], fb[:0]
+	c.mentionBlock, c.formBlock, c.decided = mb[:0], fb[:0], dec[:0]
 	calls.Put(c)
 }
 

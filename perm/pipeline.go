@@ -421,7 +421,9 @@ func stepParts(c *call, p *Policy, rs *ruleSet) Result {
 	var out Result
 	var rules []string
 	readOnly := true
-	decided := make([]Result, len(c.parts))
+	decided := slices.Grow(c.decided[:0], len(c.parts))[:len(c.parts)]
+	clear(decided) // as new: ownedWrite reads its owner's
+	c.decided = decided
 	for i := range c.parts {
 		r := decidePart(c, &c.parts[i], p, rs)
 		if r.Decision != Allow && r.Step == 7 {
