@@ -15,10 +15,12 @@ import (
 // Resolver caches, across the calls of a batch, what deciding them learns
 // from the file system: which paths exist, are directories or symbolic
 // links and where the links point, the small files git discovery reads,
-// which repository git would use from a directory, and what a glob
-// matches. It is bounded: it holds at most the number of entries it was
-// made with, each shard forgetting its least recently used half when
-// full. It is safe for concurrent use.
+// which repository git would use from a directory, what a glob matches,
+// and the entries of small directories, from which most names are
+// answered without a lookup of their own (listed). It is bounded: it
+// holds at most the number of entries it was made with, each shard
+// forgetting its least recently used half when full. It is safe for
+// concurrent use.
 //
 // A cached answer is acceptable for `gen permissions check --batch`
 // because a batch only asks what the gate would decide: its calls are
@@ -67,6 +69,7 @@ const DefaultResolverEntries = 1 << 15
 // nothing). maxResolverShards is how many shards a large Resolver has.
 const (
 	maxResolverBytes  = 8 << 20
+	minResolverBytes  = 64 << 10
 	maxCachedPath     = 4096
 	maxResolverShards = 16
 )
@@ -77,12 +80,16 @@ func NewResolver(entries int) *Resolver {
 	if entries <= 0 {
 		entries = DefaultResolverEntries
 	}
-	// Each shard keeps at least a few entries a generation.
+	// Each shard keeps at least a few entries a generation. A Resolver
+	// smaller than the default holds less text in proportion, so that
+	// the Resolvers of a batch's workers, which split the default's
+	// entries, hold no more together than one would.
 	n := max(min(maxResolverShards, entries/8), 1)
+	budget := max(maxResolverBytes/DefaultResolverEntries*min(entries, DefaultResolverEntries), minResolverBytes)
 	r := &Resolver{shards: make([]resolverShard, n)}
 	for i := range r.shards {
 		sh := &r.shards[i]
-		sh.max, sh.maxBytes = max(entries/2/n, 1), maxResolverBytes/n
+		sh.max, sh.maxBytes = max(entries/2/n, 1), budget/n
 		sh.rotate()
 	}
 	return r

@@ -214,3 +214,31 @@ func TestResolverBytesBounded(t *testing.T) {
 		t.Fatal("no generation ended: the test paths are too short to test the bound")
 	}
 }
+
+// TestResolverBudget: a Resolver with a share of the default entries (one
+// per batch worker) may hold that share of the default's text, so the
+// workers' Resolvers hold no more together than one.
+func TestResolverBudget(t *testing.T) {
+	budget := func(r *Resolver) int {
+		n := 0
+		for i := range r.shards {
+			n += r.shards[i].maxBytes
+		}
+		return n
+	}
+	if got := budget(NewResolver(0)); got != maxResolverBytes {
+		t.Errorf("default Resolver: %d bytes a generation, want %d", got, maxResolverBytes)
+	}
+	for _, workers := range []int{2, 4, 16} {
+		total := 0
+		for range workers {
+			total += budget(NewResolver(DefaultResolverEntries / workers))
+		}
+		if total > maxResolverBytes {
+			t.Errorf("%d workers' Resolvers: %d bytes a generation together, more than one Resolver's %d", workers, total, maxResolverBytes)
+		}
+	}
+	if got := budget(NewResolver(1)); got < minResolverBytes-maxResolverShards {
+		t.Errorf("a one-entry Resolver: %d bytes, want about %d", got, minResolverBytes)
+	}
+}
