@@ -109,3 +109,25 @@ func FuzzUnquote(f *testing.F) {
 		})
 	})
 }
+
+// TestQuoteByte: the table quoted looks ASCII bytes up in is needsQuote.
+func TestQuoteByte(t *testing.T) {
+	for b := range quoteByte {
+		if quoteByte[b] != needsQuote(rune(b)) {
+			t.Errorf("quoteByte[%#x] = %v, needsQuote says %v", b, quoteByte[b], needsQuote(rune(b)))
+		}
+	}
+}
+
+// FuzzQuoted checks that quoted, which looks ASCII bytes up in a table,
+// answers as scanning every rune with needsQuote does.
+func FuzzQuoted(f *testing.F) {
+	for _, seed := range []string{"", "a", "a b", "é", "aé b", "\xff", "a\xffb", "x\u00a0", "~", "a'b", "\x7f", "\uFFFD", "abc\u00e9$"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := quoted(s), strings.ContainsFunc(s, needsQuote); got != want {
+			t.Fatalf("quoted(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

@@ -496,13 +496,44 @@ func quote(w Word) string {
 // quoteString single-quotes s if it is empty or holds white space, a quote,
 // a shell metacharacter or a non-printable character.
 func quoteString(s string) string {
-	if s != "" && !strings.ContainsFunc(s, needsQuote) {
+	if s != "" && !quoted(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// quoted reports whether s holds a rune needsQuote reports, looking ASCII
+// bytes up in quoteByte.
+func quoted(s string) bool {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			return strings.ContainsFunc(s[i:], needsQuote)
+		}
+		if quoteByte[b] {
+			return true
+		}
+	}
+	return false
+}
+
 func needsQuote(r rune) bool {
 	return r < 0x20 || r == 0x7f || r == utf8.RuneError ||
-		strings.ContainsRune(" \t\n|&;<>()$`\\\"'*?[]{}!#~", r)
+		strings.ContainsRune(quoteChars, r)
+}
+
+// quoteChars are the printable characters quoteString quotes.
+const quoteChars = " \t\n|&;<>()$`\\\"'*?[]{}!#~"
+
+// quoteByte is needsQuote for the ASCII bytes: the control characters,
+// DEL and quoteChars (TestQuoteByte).
+var quoteByte = [utf8.RuneSelf]bool{
+	0x00: true, 0x01: true, 0x02: true, 0x03: true, 0x04: true, 0x05: true, 0x06: true, 0x07: true,
+	0x08: true, 0x09: true, 0x0a: true, 0x0b: true, 0x0c: true, 0x0d: true, 0x0e: true, 0x0f: true,
+	0x10: true, 0x11: true, 0x12: true, 0x13: true, 0x14: true, 0x15: true, 0x16: true, 0x17: true,
+	0x18: true, 0x19: true, 0x1a: true, 0x1b: true, 0x1c: true, 0x1d: true, 0x1e: true, 0x1f: true,
+	0x7f: true,
+	' ':  true, '|': true, '&': true, ';': true, '<': true, '>': true, '(': true, ')': true, '$': true,
+	'`': true, '\\': true, '"': true, '\'': true, '*': true, '?': true, '[': true, ']': true,
+	'{': true, '}': true, '!': true, '#': true, '~': true,
 }
