@@ -745,7 +745,7 @@ func (c *call) targetIn(dir, p string) target {
 		return c.target(dir + "/" + p)
 	}
 	c.pathScratch = append(append(append(c.pathScratch[:0], dir...), '/'), p...)
-	if v, ok := c.resolver.shardOf(c.pathScratch).getBytes(opTarget, c.pathScratch); ok {
+	if v, ok := c.resolver.getBytes(opTarget, c.pathScratch); ok {
 		return target{abs: v.s, real: v.real}
 	}
 	return c.target(string(c.pathScratch))

@@ -2,7 +2,6 @@ package perm
 
 import (
 	"errors"
-	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,9 +17,8 @@ import (
 // which repository git would use from a directory, what a glob matches,
 // and the entries of small directories, from which most names are
 // answered without a lookup of their own (listed). It is bounded: it
-// holds at most the number of entries it was made with, each shard
-// forgetting its least recently used half when full. It is safe for
-// concurrent use.
+// holds at most the number of entries it was made with, forgetting its
+// least recently used half when full. It is safe for concurrent use.
 //
 // A cached answer is acceptable for `gen permissions check --batch`
 // because a batch only asks what the gate would decide: its calls are
@@ -34,14 +32,12 @@ import (
 // symbolic link (`ln -sfn /etc link`) that the next one writes through.
 // Without a Resolver each decision looks at the file system afresh,
 // memoising only within itself.
+//
+// One lock guards it. A batch gives each of its workers a Resolver of its
+// own: a shared one passes its lock and its maps' cache lines between the
+// cores on every lookup, which costs more than the paths two workers both
+// look up.
 type Resolver struct {
-	// shards split the answers by path, each under its own lock, so that
-	// the workers of a batch seldom wait for each other.
-	shards []resolverShard
-}
-
-// resolverShard is one part of a Resolver, bounded on its own.
-type resolverShard struct {
 	mu       sync.Mutex
 	max      int // entries per generation
 	maxBytes int // path and answer text per generation
@@ -61,17 +57,16 @@ type resolverShard struct {
 // few megabytes.
 const DefaultResolverEntries = 1 << 15
 
-// maxResolverBytes bounds the text one generation of a Resolver holds
-// (its shards together), so that long paths (a command word may be
-// megabytes) cannot make a bounded number of entries large; with two
-// generations a Resolver holds at most twice this. maxCachedPath is the
-// longest path it keeps at all (the kernel's PATH_MAX: a longer one names
-// nothing). maxResolverShards is how many shards a large Resolver has.
+// maxResolverBytes bounds the text one generation of a default Resolver
+// holds, so that long paths (a command word may be megabytes) cannot make
+// a bounded number of entries large; with two generations a Resolver
+// holds at most twice this. minResolverBytes is the least a small one
+// may hold. maxCachedPath is the longest path it keeps at all (the
+// kernel's PATH_MAX: a longer one names nothing).
 const (
-	maxResolverBytes  = 8 << 20
-	minResolverBytes  = 64 << 10
-	maxCachedPath     = 4096
-	maxResolverShards = 16
+	maxResolverBytes = 8 << 20
+	minResolverBytes = 64 << 10
+	maxCachedPath    = 4096
 )
 
 // NewResolver returns an empty Resolver holding at most entries answers
@@ -80,47 +75,24 @@ func NewResolver(entries int) *Resolver {
 	if entries <= 0 {
 		entries = DefaultResolverEntries
 	}
-	// Each shard keeps at least a few entries a generation. A Resolver
-	// smaller than the default holds less text in proportion, so that
-	// the Resolvers of a batch's workers, which split the default's
-	// entries, hold no more together than one would.
-	n := max(min(maxResolverShards, entries/8), 1)
-	budget := max(maxResolverBytes/DefaultResolverEntries*min(entries, DefaultResolverEntries), minResolverBytes)
-	r := &Resolver{shards: make([]resolverShard, n)}
-	for i := range r.shards {
-		sh := &r.shards[i]
-		sh.max, sh.maxBytes = max(entries/2/n, 1), budget/n
-		sh.rotate()
+	// A Resolver smaller than the default holds less text in
+	// proportion, so that the Resolvers of a batch's workers, which
+	// split the default's entries, hold no more together than one would.
+	r := &Resolver{
+		max:      max(entries/2, 1),
+		maxBytes: max(maxResolverBytes/DefaultResolverEntries*min(entries, DefaultResolverEntries), minResolverBytes),
 	}
+	r.rotate()
 	return r
 }
 
-// resolverSeed makes shard choices the same for every Resolver.
-var resolverSeed = maphash.MakeSeed()
-
-// shard returns the shard that holds path's answers.
-func (r *Resolver) shard(path string) *resolverShard {
-	if len(r.shards) == 1 {
-		return &r.shards[0]
-	}
-	return &r.shards[maphash.String(resolverSeed, path)%uint64(len(r.shards))]
-}
-
-// shardOf is shard for a path held in bytes.
-func (r *Resolver) shardOf(path []byte) *resolverShard {
-	if len(r.shards) == 1 {
-		return &r.shards[0]
-	}
-	return &r.shards[maphash.Bytes(resolverSeed, path)%uint64(len(r.shards))]
-}
-
 // rotate makes cur old and starts an empty cur.
-func (sh *resolverShard) rotate() {
-	sh.old = sh.cur
-	for op := range sh.cur {
-		sh.cur[op] = make(map[string]fsVal)
+func (r *Resolver) rotate() {
+	r.old = r.cur
+	for op := range r.cur {
+		r.cur[op] = make(map[string]fsVal)
 	}
-	sh.n, sh.bytes = 0, 0
+	r.n, r.bytes = 0, 0
 }
 
 // Evaluate is perm.Evaluate with file system answers taken from, and
@@ -135,66 +107,62 @@ func (r *Resolver) Len() int {
 	if r == nil {
 		return 0
 	}
-	n := 0
-	for i := range r.shards {
-		sh := &r.shards[i]
-		sh.mu.Lock()
-		n += sh.n
-		for _, m := range sh.old {
-			n += len(m)
-		}
-		sh.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.n
+	for _, m := range r.old {
+		n += len(m)
 	}
 	return n
 }
 
-func (sh *resolverShard) get(k fsKey) (fsVal, bool) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if v, ok := sh.cur[k.op][k.path]; ok {
+func (r *Resolver) get(k fsKey) (fsVal, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v, ok := r.cur[k.op][k.path]; ok {
 		return v, true
 	}
-	v, ok := sh.old[k.op][k.path]
+	v, ok := r.old[k.op][k.path]
 	if ok {
-		sh.putLocked(k, v)
+		r.putLocked(k, v)
 	}
 	return v, ok
 }
 
 // getBytes is get for a path held in bytes; it makes a string of it only
 // to move an entry from old to cur.
-func (sh *resolverShard) getBytes(op fsOp, path []byte) (fsVal, bool) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if v, ok := sh.cur[op][string(path)]; ok {
+func (r *Resolver) getBytes(op fsOp, path []byte) (fsVal, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v, ok := r.cur[op][string(path)]; ok {
 		return v, true
 	}
-	v, ok := sh.old[op][string(path)]
+	v, ok := r.old[op][string(path)]
 	if ok {
-		sh.putLocked(fsKey{op, string(path)}, v)
+		r.putLocked(fsKey{op, string(path)}, v)
 	}
 	return v, ok
 }
 
-func (sh *resolverShard) put(k fsKey, v fsVal) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.putLocked(k, v)
+func (r *Resolver) put(k fsKey, v fsVal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.putLocked(k, v)
 }
 
-func (sh *resolverShard) putLocked(k fsKey, v fsVal) {
+func (r *Resolver) putLocked(k fsKey, v fsVal) {
 	size := len(k.path) + len(v.s) + len(v.real)
 	if v.names != nil {
 		size += v.names.size
 	}
-	if sh.n >= sh.max || sh.bytes+size > sh.maxBytes {
-		sh.rotate()
+	if r.n >= r.max || r.bytes+size > r.maxBytes {
+		r.rotate()
 	}
-	m := sh.cur[k.op]
+	m := r.cur[k.op]
 	n := len(m)
 	m[k.path] = v
-	sh.n += len(m) - n
-	sh.bytes += size
+	r.n += len(m) - n
+	r.bytes += size
 }
 
 // fsOp says which question about a path an fsKey asks.
@@ -235,11 +203,10 @@ type fsVal struct {
 // else from the call's memo, else from the file system (by answer).
 func (c *call) ask(k fsKey, answer func(string) fsVal) fsVal {
 	if c.resolver != nil && len(k.path) <= maxCachedPath {
-		sh := c.resolver.shard(k.path)
-		v, ok := sh.get(k)
+		v, ok := c.resolver.get(k)
 		if !ok {
 			v = answer(k.path)
-			sh.put(k, v)
+			c.resolver.put(k, v)
 		}
 		return v
 	}

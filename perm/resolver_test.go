@@ -88,7 +88,7 @@ func TestNothingLookedUpUnderMissingDir(t *testing.T) {
 	}
 	// A link is never answered from a listing: lstat reads where it points.
 	k := fsKey{opLink, f.root + "/envlink"}
-	if v, ok := res.shard(k.path).get(k); !ok || !v.ok {
+	if v, ok := res.get(k); !ok || !v.ok {
 		t.Errorf("envlink: %+v, %v; want its own lstat, a link", v, ok)
 	}
 }
@@ -97,7 +97,7 @@ func TestNothingLookedUpUnderMissingDir(t *testing.T) {
 // or a listing of the directory holding it.
 func lookedUp(res *Resolver, p string) bool {
 	for _, k := range []fsKey{{opLink, p}, {opList, filepath.Dir(p)}} {
-		if _, ok := res.shard(k.path).get(k); ok {
+		if _, ok := res.get(k); ok {
 			return true
 		}
 	}
@@ -195,19 +195,11 @@ func TestResolverBytesBounded(t *testing.T) {
 	rotated := false
 	for i := range 4000 {
 		res.Evaluate(fileReq("Read", fmt.Sprintf("d%d%s", i, long)), p)
-		total := 0
-		for j := range res.shards {
-			sh := &res.shards[j]
-			if sh.bytes > sh.maxBytes {
-				t.Fatalf("after %d calls a shard's generation holds %d bytes, bound %d", i+1, sh.bytes, sh.maxBytes)
-			}
-			total += sh.bytes
-			for _, m := range sh.old {
-				rotated = rotated || len(m) > 0
-			}
+		if res.bytes > res.maxBytes || res.bytes > maxResolverBytes {
+			t.Fatalf("after %d calls a generation holds %d bytes, bound %d", i+1, res.bytes, res.maxBytes)
 		}
-		if total > maxResolverBytes {
-			t.Fatalf("after %d calls a generation holds %d bytes, bound %d", i+1, total, maxResolverBytes)
+		for _, m := range res.old {
+			rotated = rotated || len(m) > 0
 		}
 	}
 	if !rotated {
@@ -220,11 +212,7 @@ func TestResolverBytesBounded(t *testing.T) {
 // workers' Resolvers hold no more together than one.
 func TestResolverBudget(t *testing.T) {
 	budget := func(r *Resolver) int {
-		n := 0
-		for i := range r.shards {
-			n += r.shards[i].maxBytes
-		}
-		return n
+		return r.maxBytes
 	}
 	if got := budget(NewResolver(0)); got != maxResolverBytes {
 		t.Errorf("default Resolver: %d bytes a generation, want %d", got, maxResolverBytes)
@@ -238,7 +226,7 @@ func TestResolverBudget(t *testing.T) {
 			t.Errorf("%d workers' Resolvers: %d bytes a generation together, more than one Resolver's %d", workers, total, maxResolverBytes)
 		}
 	}
-	if got := budget(NewResolver(1)); got < minResolverBytes-maxResolverShards {
-		t.Errorf("a one-entry Resolver: %d bytes, want about %d", got, minResolverBytes)
+	if got := budget(NewResolver(1)); got != minResolverBytes {
+		t.Errorf("a one-entry Resolver: %d bytes, want %d", got, minResolverBytes)
 	}
 }
