@@ -159,6 +159,11 @@ type pathPattern struct {
 	// orig, in a folded pattern, is the pattern as written when it is
 	// all ASCII (byte for byte an upper-case form of abs), else "".
 	orig string
+	// foldLit is abs in lower case when abs is an ASCII literal absolute
+	// path (not a basename or directory-only pattern): broad matching
+	// of an ASCII clean path is then one comparison ignoring case
+	// (foldLiteral).
+	foldLit string
 }
 
 // compilePath compiles a path rule pattern for ws. The directory the
@@ -208,6 +213,9 @@ func compileAnchored(ws Workspace, pat string) pathPattern {
 			f.orig = pp.abs
 		}
 		pp.folded = &f
+	}
+	if pp.literal && !pp.base && !pp.dirOnly && len(pp.abs) > 0 && pp.abs[0] == '/' && isASCII(pp.abs) && clean(pp.abs) == pp.abs {
+		pp.foldLit = strings.ToLower(pp.abs)
 	}
 	return pp
 }
@@ -427,6 +435,13 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 // targetMatchFold is targetMatch with a cache for t lower-cased (nil:
 // none): a path matched against many rules is lower-cased at most once.
 func targetMatchFold(pp pathPattern, t target, fc *foldCache, broad bool) bool {
+	if broad && pp.foldLit != "" && asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real)) {
+		// What matching each form as it is and lower-cased finds.
+		if foldLiteral(pp.foldLit, t.abs) || t.real != t.abs && foldLiteral(pp.foldLit, t.real) {
+			return true
+		}
+		return pp.alias != nil && targetMatchFold(*pp.alias, t, fc, true)
+	}
 	for _, p := range t.forms() {
 		m := pp.match(p, broad)
 		if broad && m {
@@ -443,6 +458,21 @@ func targetMatchFold(pp pathPattern, t target, fc *foldCache, broad bool) bool {
 		return true
 	}
 	return pp.alias != nil && targetMatchFold(*pp.alias, t, fc, true)
+}
+
+// asciiClean reports whether p is an absolute, clean, all-ASCII path.
+func asciiClean(p string) bool {
+	return len(p) > 0 && p[0] == '/' && isASCII(p) && clean(p) == p
+}
+
+// foldLiteral reports whether the ASCII clean absolute path p, ignoring
+// case, is the lower-case literal lit or lies under it: what broad
+// matching finds for p and for p lower-cased.
+func foldLiteral(lit, p string) bool {
+	if lit == "/" {
+		return true
+	}
+	return len(p) >= len(lit) && (len(p) == len(lit) || p[len(lit)] == '/') && strings.EqualFold(p[:len(lit)], lit)
 }
 
 // foldCache holds a target lower-cased, worked out on first use.
