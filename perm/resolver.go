@@ -227,10 +227,14 @@ func (c *call) link(p string) (string, bool) {
 	return v.s, v.ok
 }
 
-// lstat answers opLink for p. With a Resolver, a name in a small
+// lstat answers opLink for p. A path of PathMax bytes or more names
+// nothing, and is not looked up. With a Resolver, a name in a small
 // directory is answered from the directory's listing where that is sure
 // (listed), with no lstat and no entry of its own.
 func (c *call) lstat(p string) fsVal {
+	if len(p) >= workspace.PathMax {
+		return fsVal{} // it names nothing
+	}
 	if c.resolver != nil {
 		if v, ok := c.listed(p); ok {
 			return v

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,12 +41,15 @@ func Readlink(p string) (string, bool) {
 }
 
 // FollowLinksWith is FollowLinks asking link about each component, so a
-// caller may answer from what it already knows (perm's batch cache).
+// caller may answer from what it already knows (perm's batch cache). It is
+// linear in the length of p: the path resolved so far is one buffer, and a
+// prefix of PathMax bytes or more, which names nothing to the kernel
+// (ENAMETOOLONG), is not asked about.
 func FollowLinksWith(p string, link LinkFunc) string {
 	if p == "" {
 		return ""
 	}
-	cur := "/"
+	cur := append(make([]byte, 0, min(len(p), PathMax)+1), '/')
 	rest := strings.Split(p, "/")
 	hops := 0
 	for len(rest) > 0 {
@@ -55,26 +59,37 @@ func FollowLinksWith(p string, link LinkFunc) string {
 		case "", ".":
 			continue
 		case "..":
-			cur = filepath.Dir(cur)
+			// cur is clean: its parent is cut at its last "/".
+			cur = cur[:max(bytes.LastIndexByte(cur, '/'), 1)]
 			continue
 		}
 		// cur is clean and part a plain name: joining needs no cleaning.
-		next := cur + "/" + part
-		if cur == "/" {
-			next = "/" + part
+		parent := len(cur)
+		if parent > 1 {
+			cur = append(cur, '/')
 		}
-		dest, ok := link(next)
-		if !ok || hops >= maxLinks {
-			cur = next
+		cur = append(cur, part...)
+		if len(cur) >= PathMax || hops >= maxLinks {
+			continue
+		}
+		dest, ok := link(string(cur))
+		if !ok {
 			continue
 		}
 		hops++
-		if filepath.IsAbs(dest) {
-			cur = "/"
-		}
 		// The link's target replaces the link: resolve its components
 		// before the rest of the path.
+		cur = cur[:parent]
+		if filepath.IsAbs(dest) {
+			cur = cur[:1]
+		}
 		rest = append(strings.Split(dest, "/"), rest...)
 	}
-	return cur
+	return string(cur)
 }
+
+// PathMax is Linux's PATH_MAX, which counts the terminating NUL: a path
+// of PathMax bytes or more names nothing (lstat fails with ENAMETOOLONG),
+// so it is no link. Elsewhere the limit is lower (macOS: 1,024), and lstat
+// answers the lengths between for itself.
+const PathMax = 4096
