@@ -33,9 +33,14 @@ type mention struct {
 	weak bool
 }
 
-// maxMentions bounds the readings checked per command. A command with more
-// is unsure: it cannot be allowed past a Read deny rule.
-const maxMentions = 2048
+// maxMentions bounds the readings checked per command, and
+// maxReadingBytes the text of those one word yields (a:a:a:... reads as
+// every suffix after a ":"). A command with more is unsure: it cannot be
+// allowed past a Read deny rule.
+const (
+	maxMentions     = 2048
+	maxReadingBytes = 1 << 20
+)
 
 // codeSeparators split a word holding code (python3 -c "open('x')") into
 // the tokens that may be paths.
@@ -62,20 +67,39 @@ func readings(out []reading, v string) (_ []reading, unsure bool) {
 	return allReadings(out, v)
 }
 
-// allReadings is readings taking every word apart.
+// allReadings is readings taking every word apart. Each text is taken
+// apart once (seen), so that option clusters nested in values
+// (-a-a-a...) cost at most maxCluster readings each, not exponentially
+// many; past maxCluster only the value the clustered options end in is
+// read. At maxMentions readings in out, or maxReadingBytes of text from
+// v, it stops, unsure.
 func allReadings(out []reading, v string) (_ []reading, unsure bool) {
 	seen := map[string]bool{}
+	size, full := 0, false // the text of the readings of v so far; past a bound
+	// read appends s as a reading, unless a bound is passed.
+	read := func(s string, weak bool) bool {
+		if len(out) >= maxMentions || size+len(s) > maxReadingBytes {
+			full, unsure = true, true // too many to read: the rest is not read
+			return false
+		}
+		out = append(out, reading{text: s, weak: weak})
+		size += len(s)
+		return true
+	}
 	var add func(s string, weak, split bool)
 	add = func(s string, weak, split bool) {
-		if s == "" || s == "-" || s == "--" {
+		if s == "" || s == "-" || s == "--" || full {
 			return
 		}
+		if prev, ok := seen[s]; ok && (!prev || weak) {
+			return // already read at least as strongly
+		}
+		seen[s] = weak
 		if split && strings.ContainsAny(s, codeSeparators) {
 			// The whole word may be a file name with spaces; its tokens
 			// may be paths inside code.
-			if prev, ok := seen[s]; !ok || (prev && !weak) {
-				seen[s] = weak
-				out = append(out, reading{text: s, weak: weak})
+			if !read(s, weak) {
+				return
 			}
 			for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(codeSeparators, r) }) {
 				add(tok, weak, false)
@@ -91,23 +115,30 @@ func allReadings(out []reading, v string) (_ []reading, unsure bool) {
 		case strings.HasPrefix(s, "-"):
 			// -oVALUE: the value follows the option letter; in a
 			// cluster (-xvfFILE) it may follow any of them.
-			if len(s) > 2 {
-				add(s[2:], weak, false)
-				if len(s) > maxCluster {
-					unsure = true
-					return
+			if len(s) <= 2 {
+				return
+			}
+			if len(s) > maxCluster {
+				// Too long to read every way. Its value is read, past
+				// the options chained in front of it (-a-a-...-aFILE),
+				// as reading each in turn would.
+				unsure = true
+				val := s[2:]
+				for len(val) > maxCluster && val[0] == '-' && !strings.HasPrefix(val, "--") {
+					val = val[2:]
 				}
-				for i := 3; i < len(s); i++ {
-					add(s[i:], true, false)
-				}
+				add(val, weak, false)
+				return
+			}
+			add(s[2:], weak, false)
+			for i := 3; i < len(s); i++ {
+				add(s[i:], true, false)
 			}
 			return
 		}
-		if prev, ok := seen[s]; ok && (!prev || weak) {
-			return // already read at least as strongly
+		if !read(s, weak) {
+			return
 		}
-		seen[s] = weak
-		out = append(out, reading{text: s, weak: weak})
 		if rest, ok := strings.CutPrefix(s, "@"); ok {
 			add(rest, weak, false) // curl -d @file
 		}
