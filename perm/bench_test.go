@@ -114,9 +114,10 @@ func assignChain(n int) string {
 // BenchmarkPathological times the hostile inputs of TestRedTeam, which
 // must stay bounded: a chain of relative cds (2^n candidate directories
 // if the bound on them broke), deeply nested bash -c, and thousands of
-// wrappers, and long "&&" chains and assignment chains (reported per part:
-// ns/part stays flat from 5,000 to 20,000 parts because the decision is
-// linear in the chain).
+// wrappers, long "&&" chains and assignment chains, and long words
+// (reported per part, or per unit of a long word: ns/part stays flat from
+// 5,000 to 20,000 parts, and from 20,000 to 200,000 units, because the
+// decision is linear in them).
 func BenchmarkPathological(b *testing.B) {
 	f := newFixture(b)
 	inputs := []struct {
@@ -134,6 +135,19 @@ func BenchmarkPathological(b *testing.B) {
 		{"function ring 20000", functionRing(20000), mode(ModeBypass), 20000},
 		{"assignments 5000", assignChain(5000), deny("Bash(curl:*)"), 10002},
 		{"assignments 20000", assignChain(20000), deny("Bash(curl:*)"), 40002},
+		// One long word each, per unit: a chain of clustered options
+		// (exponential before allReadings read each text once), a
+		// word read as every suffix after a ":" (quadratic before the
+		// reading budget), brace groups (the expansion is quadratic in
+		// their number) and a deep path (FollowLinks was quadratic).
+		{"option chain 20000", "rm " + strings.Repeat("-a", 20000), nil, 20000},
+		{"option chain 200000", "rm " + strings.Repeat("-a", 200000), nil, 200000},
+		{"colon suffixes 20000", "rm " + strings.Repeat("a:", 20000), nil, 20000},
+		{"colon suffixes 200000", "rm " + strings.Repeat("a:", 200000), nil, 200000},
+		{"brace groups 2000", "rm " + strings.Repeat("{a,b}", 2000), nil, 2000},
+		{"brace groups 20000", "rm " + strings.Repeat("{a,b}", 20000), nil, 20000},
+		{"deep path 20000", "rm " + strings.Repeat("a/", 20000) + "x", nil, 20000},
+		{"deep path 200000", "rm " + strings.Repeat("a/", 200000) + "x", nil, 200000},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {

@@ -113,6 +113,12 @@ func (c *collector) shell(code string, st *walkState) {
 		c.suspect(labelDepth)
 		return
 	}
+	shape := c.shape.add(shapeOf(code))
+	if shape.check() != nil {
+		c.suspect(labelDepth) // with the code around it, too deep to walk
+		return
+	}
+	c.shape = shape
 	f, code, err := parseFile(code)
 	if err != nil {
 		c.suspect(labelUnparseable)

@@ -17,6 +17,7 @@ package bash
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -164,11 +165,16 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // syntax error is returned as a *SyntaxError; shell code in strings that
 // cannot be parsed is not an error but a Suspicious finding.
 func Parse(src string) (*Script, error) {
+	shape := shapeOf(src)
+	if err := shape.check(); err != nil {
+		return nil, err
+	}
 	f, src, err := parseFile(src)
 	if err != nil {
 		return nil, err
 	}
 	c := collectors.Get().(*collector)
+	c.shape = shape
 	c.script.owner = c
 	c.reserve(src)
 	c.text(src)
@@ -292,6 +298,102 @@ type collector struct {
 	// props is what constant propagation keeps of the walk, made on
 	// first need (constprop.go).
 	props *propagation
+	// shape is what the sources parsed so far hold that the parser and
+	// the walk recurse on: nested code is parsed only while their sum
+	// stays within the bounds (shapeOf).
+	shape shape
+}
+
+// maxOpeners bounds what may nest in the sources one Script is parsed
+// from (brackets, backquotes and compound-command keywords, counted
+// wherever they are), and maxAndOr the pipes, "&&" and "||" that chain
+// commands.
+// mvdan/sh's parser and syntax.Walk recurse once for each level, which
+// takes about 10 KB of stack: a source nested a hundred thousand levels
+// deep exhausts the stack, a fatal error no recover catches. Counting
+// every opener bounds the depth whatever the quoting hides, and refuses
+// only sources far larger than a command.
+const (
+	maxOpeners = 20_000
+	maxAndOr   = 25_000
+)
+
+// shape counts what a source holds that mvdan/sh recurses on.
+type shape struct{ openers, andOr int }
+
+// shapeOf counts the openers and chaining operators (|, && and ||) of
+// src: every "(",
+// "{", "[" and backquote, and every word that is a compound-command
+// keyword (if, while, until, for, case, select, function).
+func shapeOf(src string) shape {
+	var sh shape
+	word := true // at the start of a word
+	for i := 0; i < len(src); i++ {
+		b := src[i]
+		switch b {
+		case '(', '{', '[', '`':
+			sh.openers++
+		case '|': // a pipe, or "||"
+			sh.andOr++
+			if i+1 < len(src) && src[i+1] == '|' {
+				i++
+			}
+		case '&':
+			if i+1 < len(src) && src[i+1] == '&' {
+				sh.andOr++
+				i++
+			}
+		case 'i', 'w', 'u', 'f', 'c', 's':
+			if word && keywordAt(src[i:]) {
+				sh.openers++
+			}
+		}
+		word = wordBreak[b]
+	}
+	return sh
+}
+
+// wordBreak marks the bytes after which a word starts, for shapeOf.
+var wordBreak = [256]bool{' ': true, '\t': true, '\n': true, ';': true, '&': true, '|': true, '(': true, ')': true, '{': true, '}': true, '`': true}
+
+// keywordAt reports whether s starts with a compound-command keyword
+// followed by a blank, a newline, ";" or the end.
+func keywordAt(s string) bool {
+	var ks []string
+	switch s[0] {
+	case 'i':
+		ks = []string{"if"}
+	case 'w':
+		ks = []string{"while"}
+	case 'u':
+		ks = []string{"until"}
+	case 'f':
+		ks = []string{"for", "function"}
+	case 'c':
+		ks = []string{"case"}
+	case 's':
+		ks = []string{"select"}
+	}
+	for _, k := range ks {
+		if rest, ok := strings.CutPrefix(s, k); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == ';') {
+			return true
+		}
+	}
+	return false
+}
+
+// add returns the sum of sh and o.
+func (sh shape) add(o shape) shape { return shape{sh.openers + o.openers, sh.andOr + o.andOr} }
+
+// check returns a *SyntaxError if sh is past the bounds.
+func (sh shape) check() error {
+	switch {
+	case sh.openers > maxOpeners:
+		return &SyntaxError{Err: fmt.Errorf("too complex to analyse: %d brackets, backquotes and compound commands, at most %d", sh.openers, maxOpeners)}
+	case sh.andOr > maxAndOr:
+		return &SyntaxError{Err: fmt.Errorf("too complex to analyse: %d pipes, && and || operators, at most %d", sh.andOr, maxAndOr)}
+	}
+	return nil
 }
 
 // reserve sizes the slabs for src: a command at most per separator byte,

@@ -567,3 +567,63 @@ func TestRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestBraceGroupsBounded: a word of more brace groups than maxBraces is
+// not expanded, even when each group makes one word ({1..1}), since
+// expanding them costs the square of their number: it is not static, and
+// has no brace words. Nor is one of more than maxBraceOpens unbalanced
+// "{" split, which would take gigabytes ({a,{a,{a,...).
+func TestBraceGroupsBounded(t *testing.T) {
+	for _, w := range []string{strings.Repeat("{1..1}", maxBraces+1), strings.Repeat("{a,b}", 2000), "x" + strings.Repeat("{a,{b", maxBraces) + strings.Repeat("}}", maxBraces),
+		strings.Repeat("{a,", 10_000)} {
+		s, err := Parse("cat " + w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Commands[0].Words[1]; got.Static || got.Braces != nil {
+			t.Errorf("cat %.40q...: word static %v with %d brace words, want neither", w, got.Static, len(got.Braces))
+		}
+	}
+	s, err := Parse("cat " + strings.Repeat("{1..1}", maxBraces))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Commands[0].Words[1].Braces; len(got) != 1 || got[0].Value != strings.Repeat("1", maxBraces) {
+		t.Errorf("%d groups of {1..1}: brace words %+v, want one of %d 1s", maxBraces, got, maxBraces)
+	}
+}
+
+// TestTooComplex: a source that nests or chains past the bounds is a
+// syntax error, not a stack overflow (a fatal error, at about a hundred
+// thousand levels); one within them parses; nested code past them, with
+// the code around it, is suspicious and not walked.
+func TestTooComplex(t *testing.T) {
+	for name, src := range map[string]string{
+		"substitutions": strings.Repeat("$(", 400_000) + "x" + strings.Repeat(")", 400_000),
+		"subshells":     strings.Repeat("(", 400_000) + "x" + strings.Repeat(")", 400_000),
+		"parameters":    "echo " + strings.Repeat("${a:-", 400_000) + "x" + strings.Repeat("}", 400_000),
+		"ifs":           strings.Repeat("if a; then ", 400_000) + "x" + strings.Repeat("; fi", 400_000),
+		"and chain":     strings.Repeat("a && ", 400_000) + "x",
+		"pipeline":      strings.Repeat("a|", 400_000) + "x",
+		"quoted":        "echo '" + strings.Repeat(")", 30_000) + "'; " + strings.Repeat("$(", 30_000) + "x" + strings.Repeat(")", 30_000),
+	} {
+		s, err := Parse(src)
+		var se *SyntaxError
+		if !errors.As(err, &se) || s != nil || !strings.Contains(err.Error(), "too complex") {
+			t.Errorf("%s: %v, want a too-complex syntax error", name, err)
+		}
+	}
+	if _, err := Parse(strings.Repeat("a && ", 20_000) + "x"); err != nil {
+		t.Errorf("a 20,001-part && chain: %v", err)
+	}
+	// 15,000 openers in the outer source, 15,000 more in the code
+	// bash -c runs: together past maxOpeners.
+	nest := strings.Repeat("(", 15_000) + "x" + strings.Repeat(")", 15_000)
+	s, err := Parse("bash -c '" + nest + "'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(s.Suspicious, labelDepth) {
+		t.Errorf("bash -c of code nested 15,000 deep: suspicious %q, want %q", s.Suspicious, labelDepth)
+	}
+}

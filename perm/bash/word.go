@@ -40,8 +40,15 @@ type Word struct {
 	Braces []Word
 }
 
-// maxBraces bounds the words one brace expansion is followed into.
-const maxBraces = 64
+// maxBraces bounds the words one brace expansion is followed into, and
+// maxBraceOpens the unquoted "{" of a word whose brace expansions are
+// looked for: splitting unbalanced ones ({a,{a,{a,...) costs time and
+// memory in the square of their number. A word past either is not
+// static.
+const (
+	maxBraces     = 64
+	maxBraceOpens = 2 * maxBraces
+)
 
 // newWord returns the Word for w, whose source text is src.
 func newWord(w *syntax.Word, src string) Word {
@@ -142,10 +149,19 @@ func unquoteFull(w *syntax.Word) Word {
 }
 
 // braceWords returns the static words the brace expansion of w makes, or
-// nil if there are more than maxBraces or one of them is not static.
+// nil if there are more than maxBraces of them or of its brace groups, or
+// one of them is not static.
 func braceWords(w *syntax.Word) []Word {
+	if opens, _ := litBraces(w); opens > maxBraceOpens {
+		return nil // splitting them costs time and memory in the square of their number
+	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
 	syntax.SplitBraces(cp)
+	if braceCount(cp.Parts, maxBraces) > maxBraces {
+		// Expanding many brace groups costs the square of their number
+		// before the first word, and their words would be too many.
+		return nil
+	}
 	var out []Word
 	for x, err := range expand.BracesSeq(nil, cp) {
 		if err != nil || len(out) == maxBraces {
@@ -162,6 +178,26 @@ func braceWords(w *syntax.Word) []Word {
 		out = append(out, v)
 	}
 	return out
+}
+
+// braceCount counts the brace expansions in parts, nested ones included,
+// stopping once it passes limit.
+func braceCount(parts []syntax.WordPart, limit int) int {
+	n := 0
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n++
+		for _, e := range b.Elems {
+			if n > limit {
+				return n
+			}
+			n += braceCount(e.Parts, limit-n)
+		}
+	}
+	return n
 }
 
 // joinLits returns w with each run of adjacent literal parts made one, as
@@ -350,15 +386,14 @@ func hasBraceExpansion(w *syntax.Word) bool {
 	// An expansion needs a "{" and a "," or a ".." in the literal parts;
 	// without them (the common case, and find's "{}") there is no need
 	// for the copy.
-	open, sep := false, false
-	for _, p := range w.Parts {
-		if lit, ok := p.(*syntax.Lit); ok {
-			open = open || strings.IndexByte(lit.Value, '{') >= 0
-			sep = sep || strings.IndexByte(lit.Value, ',') >= 0 || strings.IndexByte(lit.Value, '.') >= 0
-		}
-	}
-	if !open || !sep {
+	open, sep := litBraces(w)
+	switch {
+	case open == 0 || !sep:
 		return false
+	case open > maxBraceOpens:
+		// Too many to split (braceWords makes none of them): taken for
+		// an expansion, the word is not static.
+		return true
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
 	if !syntax.SplitBraces(cp) {
@@ -368,6 +403,20 @@ func hasBraceExpansion(w *syntax.Word) bool {
 		_, ok := p.(*syntax.BraceExp)
 		return ok
 	})
+}
+
+// litBraces counts the "{" in w's literal parts, and reports whether they
+// hold a "," or a "." (an expansion needs one of them too).
+func litBraces(w *syntax.Word) (opens int, sep bool) {
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			if strings.IndexByte(lit.Value, '{') >= 0 {
+				opens += strings.Count(lit.Value, "{")
+			}
+			sep = sep || strings.IndexByte(lit.Value, ',') >= 0 || strings.IndexByte(lit.Value, '.') >= 0
+		}
+	}
+	return opens, sep
 }
 
 // looksLikeAssignment reports whether s has the form NAME=... or NAME+=...
