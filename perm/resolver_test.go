@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // TestResolverSameDecisions replays the differential corpus through a
@@ -228,5 +230,21 @@ func TestResolverBudget(t *testing.T) {
 	}
 	if got := budget(NewResolver(1)); got != minResolverBytes {
 		t.Errorf("a one-entry Resolver: %d bytes, want %d", got, minResolverBytes)
+	}
+}
+
+// TestLstatLongPath: a path of PathMax bytes or more names nothing, and
+// lstat answers so without a question to the file system or a Resolver:
+// asking about every directory above it was quadratic in its length.
+func TestLstatLongPath(t *testing.T) {
+	for _, res := range []*Resolver{nil, NewResolver(0)} {
+		c := &call{resolver: res}
+		p := "/" + strings.Repeat("a/", workspace.PathMax) + "x"
+		if v := c.lstat(p); v != (fsVal{}) {
+			t.Errorf("lstat of %d bytes: %+v, want nothing", len(p), v)
+		}
+		if n := res.Len(); n != 0 || len(c.memo) != 0 {
+			t.Errorf("lstat of %d bytes asked %d Resolver and %d call questions, want none", len(p), n, len(c.memo))
+		}
 	}
 }
