@@ -123,10 +123,10 @@ func TestReadingsBounded(t *testing.T) {
 	f := newFixture(t)
 	p := &Policy{Mode: ModeBypass, Workspace: f.ws(), Deny: []Entry{{Rule: Rule{Tool: "Read", Pattern: "./.env", HasPattern: true}, Source: SourceProject}}}
 	for _, unit := range []string{"a:", "x=", "@"} {
-		cmd := "cat " + strings.Repeat(unit, 200_000) + ".env"
+		cmd := "cat " + strings.Repeat(unit, 100_000) + ".env"
 		for name, r := range map[string]Result{"Evaluate": Evaluate(bashReq(cmd), p), "Resolver": NewResolver(0).Evaluate(bashReq(cmd), p)} {
 			if r.Decision == Allow {
-				t.Errorf("%s: cat of %q × 200,000 then .env under Read(./.env): %v (%s)", name, unit, r.Decision, r.Reason)
+				t.Errorf("%s: cat of %q × 100,000 then .env under Read(./.env): %v (%s)", name, unit, r.Decision, r.Reason)
 			}
 		}
 	}

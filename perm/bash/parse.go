@@ -181,6 +181,10 @@ func Parse(src string) (*Script, error) {
 	st := c.walkState(src)
 	c.walk(f, st)
 	st.release()
+	if c.tooDeep {
+		c.script.Release()
+		return nil, tooComplex("nested more than %d levels deep", maxWalk)
+	}
 	c.propagate()
 	c.releaseProp()
 	if c.calls != nil {
@@ -298,102 +302,72 @@ type collector struct {
 	// props is what constant propagation keeps of the walk, made on
 	// first need (constprop.go).
 	props *propagation
-	// shape is what the sources parsed so far hold that the parser and
-	// the walk recurse on: nested code is parsed only while their sum
-	// stays within the bounds (shapeOf).
+	// shape is what the sources parsed so far hold that the parser
+	// recurses on: nested code is parsed only while their sum stays
+	// within the bounds (shapeOf).
 	shape shape
+	// depth counts the nodes the walks are inside, nested walks
+	// included; tooDeep is set once a node was not entered because
+	// depth reached maxWalk.
+	depth   int
+	tooDeep bool
 }
 
-// maxOpeners bounds what may nest in the sources one Script is parsed
-// from (brackets, backquotes and compound-command keywords, counted
-// wherever they are), and maxAndOr the pipes, "&&" and "||" that chain
-// commands.
-// mvdan/sh's parser and syntax.Walk recurse once for each level, which
-// takes about 10 KB of stack: a source nested a hundred thousand levels
-// deep exhausts the stack, a fatal error no recover catches. Counting
-// every opener bounds the depth whatever the quoting hides, and refuses
-// only sources far larger than a command.
+// mvdan/sh's parser and syntax.Walk recurse once for each level a source
+// nests, and a stack exhausted is a fatal error no recover catches (about
+// a hundred thousand levels of "$(" do it). Three bounds keep the stack
+// within a few hundred megabytes, whatever the source holds:
+//   - maxSource bounds a source's length, so the parser, which takes up
+//     to about a kilobyte of stack a level, nests at most that deep;
+//   - maxOpeners bounds the "(", "{", "[" and backquotes (counted
+//     wherever they are, so quoting hides none), on which it takes up to
+//     ten; the sources a Script is parsed from, nested code included,
+//     share both;
+//   - maxWalk bounds the nodes the walks are inside at once, nested walks
+//     included: past it the source is too deep.
+//
+// A script past one is a syntax error, and so is one nested code takes
+// past maxWalk; nested code past maxSource or maxOpeners is suspicious and
+// not parsed. Either way the call is Ask, never Allow. A 20,000-part "&&"
+// chain is within all three.
 const (
+	maxSource  = 256 << 10
 	maxOpeners = 20_000
-	maxAndOr   = 25_000
+	maxWalk    = 60_000
 )
 
-// shape counts what a source holds that mvdan/sh recurses on.
-type shape struct{ openers, andOr int }
+// shape is what a source holds that mvdan/sh's parser recurses on.
+type shape struct{ bytes, openers int }
 
-// shapeOf counts the openers and chaining operators (|, && and ||) of
-// src: every "(",
-// "{", "[" and backquote, and every word that is a compound-command
-// keyword (if, while, until, for, case, select, function).
+// shapeOf measures src.
 func shapeOf(src string) shape {
-	var sh shape
-	word := true // at the start of a word
+	sh := shape{bytes: len(src)}
 	for i := 0; i < len(src); i++ {
-		b := src[i]
-		switch b {
+		switch src[i] {
 		case '(', '{', '[', '`':
 			sh.openers++
-		case '|': // a pipe, or "||"
-			sh.andOr++
-			if i+1 < len(src) && src[i+1] == '|' {
-				i++
-			}
-		case '&':
-			if i+1 < len(src) && src[i+1] == '&' {
-				sh.andOr++
-				i++
-			}
-		case 'i', 'w', 'u', 'f', 'c', 's':
-			if word && keywordAt(src[i:]) {
-				sh.openers++
-			}
 		}
-		word = wordBreak[b]
 	}
 	return sh
 }
 
-// wordBreak marks the bytes after which a word starts, for shapeOf.
-var wordBreak = [256]bool{' ': true, '\t': true, '\n': true, ';': true, '&': true, '|': true, '(': true, ')': true, '{': true, '}': true, '`': true}
-
-// keywordAt reports whether s starts with a compound-command keyword
-// followed by a blank, a newline, ";" or the end.
-func keywordAt(s string) bool {
-	var ks []string
-	switch s[0] {
-	case 'i':
-		ks = []string{"if"}
-	case 'w':
-		ks = []string{"while"}
-	case 'u':
-		ks = []string{"until"}
-	case 'f':
-		ks = []string{"for", "function"}
-	case 'c':
-		ks = []string{"case"}
-	case 's':
-		ks = []string{"select"}
-	}
-	for _, k := range ks {
-		if rest, ok := strings.CutPrefix(s, k); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == ';') {
-			return true
-		}
-	}
-	return false
-}
-
 // add returns the sum of sh and o.
-func (sh shape) add(o shape) shape { return shape{sh.openers + o.openers, sh.andOr + o.andOr} }
+func (sh shape) add(o shape) shape { return shape{sh.bytes + o.bytes, sh.openers + o.openers} }
 
 // check returns a *SyntaxError if sh is past the bounds.
 func (sh shape) check() error {
 	switch {
+	case sh.bytes > maxSource:
+		return tooComplex("%d bytes of shell code, at most %d", sh.bytes, maxSource)
 	case sh.openers > maxOpeners:
-		return &SyntaxError{Err: fmt.Errorf("too complex to analyse: %d brackets, backquotes and compound commands, at most %d", sh.openers, maxOpeners)}
-	case sh.andOr > maxAndOr:
-		return &SyntaxError{Err: fmt.Errorf("too complex to analyse: %d pipes, && and || operators, at most %d", sh.andOr, maxAndOr)}
+		return tooComplex("%d brackets and backquotes, at most %d", sh.openers, maxOpeners)
 	}
 	return nil
+}
+
+// tooComplex is the syntax error of a source past a bound.
+func tooComplex(format string, args ...any) error {
+	return &SyntaxError{Err: fmt.Errorf("too complex to analyse: "+format, args...)}
 }
 
 // reserve sizes the slabs for src: a command at most per separator byte,
@@ -511,12 +485,18 @@ func newWalkState() any {
 	st.fn = func(n syntax.Node) bool {
 		if n == nil {
 			st.leave()
+			st.c.depth--
 			return true
 		}
 		st.c.visit(n, st)
 		if inert(n) {
 			return false // nothing below it to check: not entered, not left
 		}
+		if st.c.depth >= maxWalk {
+			st.c.tooDeep = true // not entered: the stack would not hold it
+			return false
+		}
+		st.c.depth++
 		st.enter(n)
 		return true
 	}

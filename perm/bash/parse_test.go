@@ -593,19 +593,19 @@ func TestBraceGroupsBounded(t *testing.T) {
 	}
 }
 
-// TestTooComplex: a source that nests or chains past the bounds is a
-// syntax error, not a stack overflow (a fatal error, at about a hundred
-// thousand levels); one within them parses; nested code past them, with
-// the code around it, is suspicious and not walked.
+// TestTooComplex: a source past the bounds is a syntax error, not a stack
+// overflow (a fatal error, at about a hundred thousand levels): too long,
+// too many brackets, or nested too deep by whatever construct (a [[ ! ]]
+// chain, an && chain, an arithmetic chain); a 20,001-part && chain
+// parses; nested code past them, with the code around it, is suspicious.
 func TestTooComplex(t *testing.T) {
 	for name, src := range map[string]string{
-		"substitutions": strings.Repeat("$(", 400_000) + "x" + strings.Repeat(")", 400_000),
-		"subshells":     strings.Repeat("(", 400_000) + "x" + strings.Repeat(")", 400_000),
-		"parameters":    "echo " + strings.Repeat("${a:-", 400_000) + "x" + strings.Repeat("}", 400_000),
-		"ifs":           strings.Repeat("if a; then ", 400_000) + "x" + strings.Repeat("; fi", 400_000),
-		"and chain":     strings.Repeat("a && ", 400_000) + "x",
-		"pipeline":      strings.Repeat("a|", 400_000) + "x",
-		"quoted":        "echo '" + strings.Repeat(")", 30_000) + "'; " + strings.Repeat("$(", 30_000) + "x" + strings.Repeat(")", 30_000),
+		"long":        strings.Repeat("$(", 400_000) + "x" + strings.Repeat(")", 400_000),
+		"brackets":    "echo '" + strings.Repeat(")", 30_000) + "'; " + strings.Repeat("$(", 30_000) + "x" + strings.Repeat(")", 30_000),
+		"negations":   "[[ " + strings.Repeat("! ", 100_000) + "a ]]",
+		"and chain":   strings.Repeat("a&&", 80_000) + "x",
+		"arithmetic":  "echo $((" + strings.Repeat("1+", 100_000) + "1))",
+		"time prefix": strings.Repeat("time ", 50_000) + "a",
 	} {
 		s, err := Parse(src)
 		var se *SyntaxError
@@ -616,7 +616,7 @@ func TestTooComplex(t *testing.T) {
 	if _, err := Parse(strings.Repeat("a && ", 20_000) + "x"); err != nil {
 		t.Errorf("a 20,001-part && chain: %v", err)
 	}
-	// 15,000 openers in the outer source, 15,000 more in the code
+	// 15,000 brackets in the outer source, 15,000 more in the code
 	// bash -c runs: together past maxOpeners.
 	nest := strings.Repeat("(", 15_000) + "x" + strings.Repeat(")", 15_000)
 	s, err := Parse("bash -c '" + nest + "'")
