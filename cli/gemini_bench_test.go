@@ -92,7 +92,7 @@ func decideAll(reqs []perm.Request, pol *perm.Policy, workers int) float64 {
 	start := time.Now()
 	for range workers {
 		wg.Go(func() {
-			res := perm.NewResolver(perm.DefaultResolverEntries / workers)
+			res := workerResolver(workers)
 			for i := next.Add(1) - 1; i < int64(len(reqs)); i = next.Add(1) - 1 {
 				res.Evaluate(reqs[i], pol)
 			}

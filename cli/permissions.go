@@ -429,12 +429,7 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	}()
 	for range workers {
 		go func() {
-			// The lines are only evaluated, never run, so their file
-			// system answers may be kept (perm.Resolver, bounded). Each
-			// worker keeps its own: a shared one costs more in locks and
-			// cache lines passed between cores than the few paths both
-			// workers look up twice.
-			res := perm.NewResolver(perm.DefaultResolverEntries / workers)
+			res := workerResolver(workers)
 			for c := range work {
 				c.out = make([]byte, 0, len(c.jobs)*batchAnswerBytes)
 				for i := range c.jobs {
@@ -570,6 +565,16 @@ func raiseGCPercent() (restore func()) {
 	}
 	old := debug.SetGCPercent(batchGCPercent)
 	return func() { debug.SetGCPercent(old) }
+}
+
+// workerResolver returns the Resolver one of workers --batch workers
+// keeps. The lines are only evaluated, never run, so their file system
+// answers may be kept (perm.Resolver, bounded). Each worker keeps its
+// own, with its share of the default's entries: a shared one costs more
+// in locks and cache lines passed between cores than the few paths both
+// workers look up twice.
+func workerResolver(workers int) *perm.Resolver {
+	return perm.NewResolver(perm.DefaultResolverEntries / workers)
 }
 
 // parseBatchLine decodes one --batch input line. It is strict JSON
