@@ -318,20 +318,21 @@ type collector struct {
 // a hundred thousand levels of "$(" do it). Three bounds keep the stack
 // within a few hundred megabytes, whatever the source holds:
 //   - maxSource bounds a source's length, so the parser, which takes up
-//     to about a kilobyte of stack a level, nests at most that deep;
+//     to about 1.3 KB of stack a level ([[ ! ! ...), nests at most that
+//     deep;
 //   - maxOpeners bounds the "(", "{", "[" and backquotes (counted
 //     wherever they are, so quoting hides none), on which it takes up to
 //     ten; the sources a Script is parsed from, nested code included,
 //     share both;
-//   - maxWalk bounds the nodes the walks are inside at once, nested walks
-//     included: past it the source is too deep.
+//   - maxWalk bounds the nodes the walks are inside at once, nested code's
+//     and arithmetic's walks included: past it the source is too deep.
 //
 // A script past one is a syntax error, and so is one nested code takes
 // past maxWalk; nested code past maxSource or maxOpeners is suspicious and
 // not parsed. Either way the call is Ask, never Allow. A 20,000-part "&&"
 // chain is within all three.
 const (
-	maxSource  = 256 << 10
+	maxSource  = 512 << 10
 	maxOpeners = 20_000
 	maxWalk    = 60_000
 )
@@ -1063,6 +1064,16 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 		return
 	}
 	syntax.Walk(n, func(m syntax.Node) bool {
+		// Its depth counts with the walk's (maxWalk).
+		if m == nil {
+			c.depth--
+			return true
+		}
+		if c.depth >= maxWalk {
+			c.tooDeep = true
+			return false
+		}
+		c.depth++
 		switch m := m.(type) {
 		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst:
 			if c.script.NotReadOnly == "" {
