@@ -39,18 +39,22 @@ func openListing(dir string) (*os.File, bool) {
 		return nil, false
 	}
 	var st syscall.Statfs_t
-	if err := syscall.Fstatfs(int(f.Fd()), &st); err != nil || !listedFS[uint32(st.Type)] {
+	if err := syscall.Fstatfs(int(f.Fd()), &st); err != nil || !listedFS(uint32(st.Type)) {
 		f.Close()
 		return nil, false
 	}
 	return f, true
 }
 
-// listedFS are the file systems openListing accepts, by statfs magic.
-var listedFS = map[uint32]bool{
-	0xEF53:     true, // ext2, ext3, ext4
-	0x58465342: true, // xfs
-	0x9123683E: true, // btrfs
-	0x01021994: true, // tmpfs
-	0x794C7630: true, // overlayfs
+// listedFS reports the file systems openListing accepts, by statfs magic.
+func listedFS(magic uint32) bool {
+	switch magic {
+	case 0xEF53, // ext2, ext3, ext4
+		0x58465342, // xfs
+		0x9123683E, // btrfs
+		0x01021994, // tmpfs
+		0x794C7630: // overlayfs
+		return true
+	}
+	return false
 }
