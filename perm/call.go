@@ -748,7 +748,12 @@ func (c *call) targetIn(dir, p string) target {
 	if v, ok := c.resolver.getBytes(opTarget, c.pathScratch); ok {
 		return target{abs: v.s, real: v.real}
 	}
-	return c.target(string(c.pathScratch))
+	// The Resolver was asked already: resolve and keep the answer
+	// without asking it again (target).
+	p = string(c.pathScratch)
+	t := c.resolveTarget(p)
+	c.resolver.put(fsKey{opTarget, p}, fsVal{s: t.abs, real: t.real})
+	return t
 }
 
 func (c *call) resolveTarget(p string) target {

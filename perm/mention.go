@@ -46,6 +46,33 @@ const (
 // the tokens that may be paths.
 const codeSeparators = " \t\n\r'\"()[]{}<>;|&!$`,\\^"
 
+// wordClass marks the bytes readings looks for: sepByte for
+// codeSeparators, and valueByte for "=" and ":", which may start a value
+// (of=FILE, REV:PATH). All are ASCII, and no byte of a multi-byte UTF-8
+// character is, so bytes can be tested one at a time.
+var wordClass = func() (t [256]uint8) {
+	for i := range len(codeSeparators) {
+		t[codeSeparators[i]] = sepByte
+	}
+	t['='], t[':'] = valueByte, valueByte
+	return t
+}()
+
+const (
+	sepByte   = 1
+	valueByte = 2
+)
+
+// hasClass reports whether s holds a byte of one of the classes in mask.
+func hasClass(s string, mask uint8) bool {
+	for i := 0; i < len(s); i++ {
+		if wordClass[s[i]]&mask != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // reading is a candidate path text and whether it is weak.
 type reading struct {
 	text string
@@ -61,7 +88,7 @@ const maxCluster = 128
 // are. unsure reports a cluster too long to read every way.
 func readings(out []reading, v string) (_ []reading, unsure bool) {
 	// Most words have nothing to take apart: they are read as they are.
-	if v != "" && v[0] != '-' && v[0] != '@' && !strings.ContainsAny(v, codeSeparators+"=:") {
+	if v != "" && v[0] != '-' && v[0] != '@' && !hasClass(v, sepByte|valueByte) {
 		return append(out, reading{text: v}), false
 	}
 	return allReadings(out, v)
@@ -95,14 +122,19 @@ func allReadings(out []reading, v string) (_ []reading, unsure bool) {
 			return // already read at least as strongly
 		}
 		seen[s] = weak
-		if split && strings.ContainsAny(s, codeSeparators) {
+		if split && hasClass(s, sepByte) {
 			// The whole word may be a file name with spaces; its tokens
 			// may be paths inside code.
 			if !read(s, weak) {
 				return
 			}
-			for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(codeSeparators, r) }) {
-				add(tok, weak, false)
+			for start, i := 0, 0; i <= len(s); i++ {
+				if i == len(s) || wordClass[s[i]]&sepByte != 0 {
+					if i > start {
+						add(s[start:i], weak, false)
+					}
+					start = i + 1
+				}
 			}
 			return
 		}

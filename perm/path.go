@@ -435,7 +435,7 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 // targetMatchFold is targetMatch with a cache for t lower-cased (nil:
 // none): a path matched against many rules is lower-cased at most once.
 func targetMatchFold(pp pathPattern, t target, fc *foldCache, broad bool) bool {
-	if broad && pp.foldLit != "" && asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real)) {
+	if broad && pp.foldLit != "" && fc.plain(t) {
 		// What matching each form as it is and lower-cased finds.
 		if foldLiteral(pp.foldLit, t.abs) || t.real != t.abs && foldLiteral(pp.foldLit, t.real) {
 			return true
@@ -475,10 +475,29 @@ func foldLiteral(lit, p string) bool {
 	return len(p) >= len(lit) && (len(p) == len(lit) || p[len(lit)] == '/') && strings.EqualFold(p[:len(lit)], lit)
 }
 
-// foldCache holds a target lower-cased, worked out on first use.
+// foldCache holds a target lower-cased, and whether its forms are ASCII
+// clean absolute paths (asciiClean), each worked out on first use.
 type foldCache struct {
 	t    target
 	done bool
+	// clean is 0 until worked out, then 1 (every form is ASCII clean)
+	// or 2 (not).
+	clean uint8
+}
+
+// plain reports whether every form of t is asciiClean; a nil fc works
+// it out each time.
+func (fc *foldCache) plain(t target) bool {
+	if fc == nil {
+		return asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real))
+	}
+	if fc.clean == 0 {
+		fc.clean = 2
+		if asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real)) {
+			fc.clean = 1
+		}
+	}
+	return fc.clean == 1
 }
 
 func (fc *foldCache) get(t target) target {

@@ -605,6 +605,15 @@ var privileged = map[string]bool{"sudo": true, "doas": true, "su": true, "sudoed
 // false if an assignment is kept: any assignment that is not harmless
 // keeps them all, and a kept assignment changes what the command does.
 func (c *Command) narrow() ([]Word, bool) {
+	if !c.narrowed.done {
+		c.narrowed.words, c.narrowed.ok = c.narrowWords()
+		c.narrowed.done = true
+	}
+	return c.narrowed.words, c.narrowed.ok
+}
+
+// narrowWords is narrow, worked out.
+func (c *Command) narrowWords() ([]Word, bool) {
 	for _, a := range c.Assigns {
 		if !harmless(a) {
 			return nil, false

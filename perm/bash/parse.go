@@ -122,6 +122,12 @@ type Command struct {
 	spaced string
 	cached [][]Word  // variants, computed once by Parse
 	first  [1][]Word // cached's storage while it holds one reading
+	// narrowed is narrow's answer, worked out on its first call (the
+	// allow form, the read-only check and git's checks all ask).
+	narrowed struct {
+		words    []Word
+		ok, done bool
+	}
 }
 
 // Assign is one leading NAME=value assignment of a command.
@@ -344,13 +350,14 @@ type shape struct{ bytes, openers int }
 func shapeOf(src string) shape {
 	sh := shape{bytes: len(src)}
 	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '(', '{', '[', '`':
-			sh.openers++
-		}
+		sh.openers += int(opener[src[i]])
 	}
 	return sh
 }
+
+// opener is 1 for the bytes that open a construct mvdan/sh's parser
+// recurses into, 0 for others: a count without a branch per byte.
+var opener = [256]uint8{'(': 1, '{': 1, '[': 1, '`': 1}
 
 // add returns the sum of sh and o.
 func (sh shape) add(o shape) shape { return shape{sh.bytes + o.bytes, sh.openers + o.openers} }
@@ -377,9 +384,7 @@ func tooComplex(format string, args ...any) error {
 func (c *collector) reserve(src string) {
 	cmds := 1
 	for i := 0; i < len(src); i++ {
-		if separator[src[i]] {
-			cmds++
-		}
+		cmds += int(separator[src[i]])
 	}
 	words := strings.Count(src, " ") + 1
 	c.guess = min(cmds, maxSlabCommands)
@@ -393,8 +398,9 @@ func (c *collector) reserve(src string) {
 	}
 }
 
-// separator marks the bytes that may start another command.
-var separator = [256]bool{';': true, '|': true, '&': true, '\n': true, '`': true, '(': true}
+// separator is 1 for the bytes that may start another command, 0 for
+// others.
+var separator = [256]uint8{';': 1, '|': 1, '&': 1, '\n': 1, '`': 1, '(': 1}
 
 // newCommand returns a new zero Command cut from the slab.
 func (c *collector) newCommand() *Command {
