@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -32,7 +33,7 @@ func TestBatchReadError(t *testing.T) {
 	in := strings.Repeat(`{"call": "Bash(ls)"}`+"\n", 1000) + `{"call": "Bash(l`
 	for _, workers := range []int{1, 3} {
 		r := runWith(func(s Streams) error {
-			return checkBatch(&failingReader{strings.NewReader(in), errors.New("device gone")}, "calls", workers, pol, s)
+			return checkBatch(context.Background(), &failingReader{strings.NewReader(in), errors.New("device gone")}, "calls", workers, pol, s)
 		})
 		lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
 		if len(lines) != 1001 || !strings.HasPrefix(lines[999], `{"decision":"allow"`) || !strings.HasPrefix(lines[1000], `{"error":`) {
@@ -53,7 +54,9 @@ func TestBatchOutputClosedInteractive(t *testing.T) {
 	defer inW.Close()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- checkBatch(inR, "-", 2, pol, Streams{Out: outW, Err: io.Discard}) }()
+	go func() {
+		done <- checkBatch(context.Background(), inR, "-", 2, pol, Streams{Out: outW, Err: io.Discard})
+	}()
 	if _, err := io.WriteString(inW, `{"call": "Bash(ls)"}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +82,40 @@ func TestBatchOutputClosedInteractive(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the batch hangs after its output closed")
+	}
+}
+
+// A cancelled context (SIGINT or SIGTERM reaching gen) ends a batch that
+// waits for input which never comes, after the answers to the lines read
+// so far, with a failure exit.
+func TestBatchInterrupted(t *testing.T) {
+	pol := checkPolicy(t)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- checkBatch(ctx, inR, "-", 2, pol, Streams{Out: outW, Err: io.Discard})
+		outW.Close()
+	}()
+	if _, err := io.WriteString(inW, `{"call": "Bash(ls)"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(outR)
+	if a, err := out.ReadString('\n'); err != nil || !strings.Contains(a, `"decision":"allow"`) {
+		t.Fatalf("first answer %q, %v", a, err)
+	}
+	cancel() // the input stays open, and the reader blocked on it
+	select {
+	case err := <-done:
+		if exitCode(err) != ExitFailed || !strings.Contains(err.Error(), "-: interrupted") {
+			t.Errorf("checkBatch returned %v (exit %d), want an interrupted failure", err, exitCode(err))
+		}
+	case <-time.After(60 * time.Second): // a hang guard, not a budget
+		t.Fatal("checkBatch still waits for input after its context was cancelled")
+	}
+	if rest, _ := io.ReadAll(out); len(rest) != 0 {
+		t.Errorf("output after the interruption: %q", rest)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -149,19 +150,21 @@ func TestBatchMatchesSequential(t *testing.T) {
 		t.Fatalf("the corpus has no bad line on line 5: %q", want.err)
 	}
 	for _, workers := range []int{1, 2, 7} {
-		got := runWith(func(s Streams) error { return checkBatch(bytes.NewReader(in), file, workers, pol, s) })
+		got := runWith(func(s Streams) error {
+			return checkBatch(context.Background(), bytes.NewReader(in), file, workers, pol, s)
+		})
 		if got != want {
 			t.Errorf("%d workers: output differs from the sequential batch (error %q, want %q)", workers, got.err, want.err)
 		}
 	}
-	got := runWith(func(s Streams) error { return runBatch(file, pol, s) })
+	got := runWith(func(s Streams) error { return runBatch(context.Background(), file, pol, s) })
 	if got != want {
 		t.Errorf("runBatch %s: output differs from the sequential batch", file)
 	}
 	wantStdin := runWith(func(s Streams) error { return sequentialBatch(bytes.NewReader(in), "-", pol, s) })
 	got = runWith(func(s Streams) error {
 		s.In = bytes.NewReader(in)
-		return runBatch("-", pol, s)
+		return runBatch(context.Background(), "-", pol, s)
 	})
 	if got != wantStdin {
 		t.Errorf("runBatch -: output differs from the sequential batch")
@@ -182,7 +185,9 @@ func TestBatchInflightBound(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		done := make(chan batchRun, 1)
 		go func() {
-			done <- runWith(func(s Streams) error { return checkBatch(bytes.NewReader(in), "calls", workers, pol, s) })
+			done <- runWith(func(s Streams) error {
+				return checkBatch(context.Background(), bytes.NewReader(in), "calls", workers, pol, s)
+			})
 		}()
 		select {
 		case got := <-done:
@@ -200,7 +205,9 @@ func TestBatchInflightBound(t *testing.T) {
 func TestBatchOrder(t *testing.T) {
 	pol := checkPolicy(t)
 	in, bad := mixedBatch(t, 5, 2000)
-	r := runWith(func(s Streams) error { return checkBatch(bytes.NewReader(in), "calls", 8, pol, s) })
+	r := runWith(func(s Streams) error {
+		return checkBatch(context.Background(), bytes.NewReader(in), "calls", 8, pol, s)
+	})
 	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
 	if len(lines) != len(bad) {
 		t.Fatalf("%d output lines for %d calls", len(lines), len(bad))
@@ -295,9 +302,9 @@ func converse(t *testing.T, pol *perm.Policy, workers int, lines, want []string)
 	go func() {
 		s := Streams{In: inR, Out: outW, Err: &errb}
 		if workers == 0 {
-			done <- runBatch("-", pol, s)
+			done <- runBatch(context.Background(), "-", pol, s)
 		} else {
-			done <- checkBatch(inR, "-", workers, pol, s)
+			done <- checkBatch(context.Background(), inR, "-", workers, pol, s)
 		}
 		outW.Close()
 	}()
@@ -344,7 +351,7 @@ func TestBatchBuffered(t *testing.T) {
 	pol := checkPolicy(t)
 	in, bad := mixedBatch(t, 3, 2000)
 	w := &writeCounter{}
-	if err := checkBatch(bytes.NewReader(in), "calls", 2, pol, Streams{Out: w, Err: io.Discard}); exitCode(err) != ExitUsage {
+	if err := checkBatch(context.Background(), bytes.NewReader(in), "calls", 2, pol, Streams{Out: w, Err: io.Discard}); exitCode(err) != ExitUsage {
 		t.Fatal(err)
 	}
 	if w.n > len(bad)/4 {
@@ -364,7 +371,7 @@ func TestBatchWriteError(t *testing.T) {
 	in, _ := mixedBatch(t, 3, 3000)
 	done := make(chan error, 1)
 	go func() {
-		done <- checkBatch(bytes.NewReader(in), "calls", 2, pol, Streams{Out: failingWriter{}, Err: io.Discard})
+		done <- checkBatch(context.Background(), bytes.NewReader(in), "calls", 2, pol, Streams{Out: failingWriter{}, Err: io.Discard})
 	}()
 	select {
 	case err := <-done:
@@ -433,7 +440,7 @@ func TestBatchWriteErrorNoLeak(t *testing.T) {
 	base := runtime.NumGoroutine()
 	for _, after := range []int{0, 100, 70 << 10, 200 << 10} {
 		for _, workers := range []int{1, 3} {
-			err := checkBatch(bytes.NewReader(in), "calls", workers, pol, Streams{Out: &failAfter{n: after}, Err: io.Discard})
+			err := checkBatch(context.Background(), bytes.NewReader(in), "calls", workers, pol, Streams{Out: &failAfter{n: after}, Err: io.Discard})
 			if err == nil || err.Error() != "broken pipe" {
 				t.Errorf("after %d bytes, %d workers: error = %v, want the write's", after, workers, err)
 			}
@@ -453,7 +460,7 @@ func TestBatchLineTooLong(t *testing.T) {
 	in.WriteString(`{"tool":"Bash","input":{"command":"echo `)
 	in.Write(bytes.Repeat([]byte("x"), 16<<20))
 	in.WriteString("\"}}\n{\"call\": \"Read(./.env)\"}\n")
-	r := runWith(func(s Streams) error { return checkBatch(&in, "calls.jsonl", 2, pol, s) })
+	r := runWith(func(s Streams) error { return checkBatch(context.Background(), &in, "calls.jsonl", 2, pol, s) })
 	if n := strings.Count(r.out, "\n"); n != 1 {
 		t.Errorf("%d answers, want 1 (the line before the long one)", n)
 	}
@@ -472,7 +479,7 @@ func TestBatchRestoresGCPercent(t *testing.T) {
 	if err := os.WriteFile(file, []byte("{\"call\": \"Read(./src/a.go)\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := runBatch(file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+	if err := runBatch(context.Background(), file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	if got := debug.SetGCPercent(old); got != 123 {

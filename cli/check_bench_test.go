@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -139,7 +140,7 @@ func BenchmarkFloor(b *testing.B) {
 // BenchmarkBatch is runBatch, the whole --batch path from input
 // bytes to output lines, over BenchmarkFloor's calls under checkPolicy.
 func BenchmarkBatch(b *testing.B) {
-	benchBatch(b, func(s Streams, pol *perm.Policy) error { return runBatch("-", pol, s) })
+	benchBatch(b, func(s Streams, pol *perm.Policy) error { return runBatch(context.Background(), "-", pol, s) })
 }
 
 // BenchmarkBatchOneWorker is BenchmarkBatch on one worker: set side by
@@ -147,7 +148,7 @@ func BenchmarkBatch(b *testing.B) {
 func BenchmarkBatchOneWorker(b *testing.B) {
 	benchBatch(b, func(s Streams, pol *perm.Policy) error {
 		defer raiseGCPercent()()
-		return checkBatch(s.In, "-", 1, pol, s)
+		return checkBatch(context.Background(), s.In, "-", 1, pol, s)
 	})
 }
 
@@ -305,7 +306,7 @@ func BenchmarkSoak(b *testing.B) {
 		}()
 		done := make(chan error, 1)
 		go func() {
-			done <- runBatch("-", pol, Streams{In: inR, Out: outW, Err: io.Discard})
+			done <- runBatch(context.Background(), "-", pol, Streams{In: inR, Out: outW, Err: io.Discard})
 			outW.Close()
 		}()
 		start := time.Now()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -63,7 +64,7 @@ func BenchmarkGeminiPolicyEngine(b *testing.B) {
 		gemNs += res.LoopNs / float64(res.Calls)
 		start := time.Now()
 		// runBatch is what gen permissions check --batch FILE runs.
-		if err := runBatch(file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		if err := runBatch(context.Background(), file, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
 			b.Fatal(err)
 		}
 		genNs += float64(time.Since(start).Nanoseconds()) / benchCalls

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -53,9 +54,43 @@ type Streams struct {
 func Main() int {
 	// SIGTERM (CI timeouts, docker stop) cancels like Ctrl+C, so running
 	// commands are killed instead of orphaned.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go watchSignals(sigs, cancel, shutdownGrace, os.Stderr, os.Exit)
 	return Run(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTerminal: isTerminal(os.Stdin)})
+}
+
+// shutdownGrace bounds how long gen goes on after SIGINT or SIGTERM:
+// what is running is cancelled, and work that does not notice (a
+// permission decision in progress) does not keep the process alive.
+const shutdownGrace = 10 * time.Second
+
+// watchSignals cancels at the first signal on sigs. A second signal, or
+// grace passing, ends the process through exit with 128 plus the
+// signal's number, as a shell reports a process a signal killed.
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, errOut io.Writer, exit func(int)) {
+	sig := <-sigs
+	cancel()
+	code := 128 + signalNumber(sig)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-sigs:
+		fmt.Fprintf(errOut, "gen: %s again: stopping now\n", sig)
+	case <-t.C:
+		fmt.Fprintf(errOut, "gen: still running %s after %s: stopping now\n", grace, sig)
+	}
+	exit(code)
+}
+
+// signalNumber is sig's number (SIGINT's for a signal with none).
+func signalNumber(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return int(s)
+	}
+	return int(syscall.SIGINT)
 }
 
 // Run runs gen with args and returns the exit code.

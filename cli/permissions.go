@@ -161,7 +161,7 @@ CALL is the tool name and the JSON object gives its full arguments.`,
 			if runF != nil {
 				return runF(o, args)
 			}
-			return runCheck(o, args, s)
+			return runCheck(cmd.Context(), o, args, s)
 		},
 	}
 	o.register(check, "mode")
@@ -196,7 +196,7 @@ func toCheckResult(r perm.Result) checkResult {
 	return out
 }
 
-func runCheck(o *checkOptions, args []string, s Streams) error {
+func runCheck(ctx context.Context, o *checkOptions, args []string, s Streams) error {
 	set, err := o.load(s.Err)
 	if err != nil {
 		return err
@@ -218,7 +218,7 @@ func runCheck(o *checkOptions, args []string, s Streams) error {
 		fmt.Fprintln(s.Err, "gen: warning:", w)
 	}
 	if o.batch != "" {
-		return runBatch(o.batch, &pol, s)
+		return runBatch(ctx, o.batch, &pol, s)
 	}
 	req, err := parseCheckCall(args[0], o.input)
 	if err != nil {
@@ -287,7 +287,7 @@ type batchLine struct {
 
 // runBatch evaluates every line of file ("-" for s.In) in one process,
 // on GOMAXPROCS workers (see checkBatch).
-func runBatch(file string, pol *perm.Policy, s Streams) error {
+func runBatch(ctx context.Context, file string, pol *perm.Policy, s Streams) error {
 	var r io.Reader = s.In
 	if file != "-" {
 		f, err := os.Open(file)
@@ -298,7 +298,7 @@ func runBatch(file string, pol *perm.Policy, s Streams) error {
 		r = f
 	}
 	defer raiseGCPercent()()
-	return checkBatch(r, file, runtime.GOMAXPROCS(0), pol, s)
+	return checkBatch(ctx, r, file, runtime.GOMAXPROCS(0), pol, s)
 }
 
 // batchJob is one non-blank input line on its way through checkBatch.
@@ -350,14 +350,14 @@ const (
 // writes one line and waits gets its answer. At most
 // batchChunksPerWorker chunks per worker and batchInflightBytes of lines
 // are in flight.
-func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Streams) error {
+func checkBatch(ctx context.Context, r io.Reader, file string, workers int, pol *perm.Policy, s Streams) error {
 	workers = max(workers, 1)
 	// order holds the chunks handed over, oldest first; work hands the
 	// same chunks to the workers.
 	order := make(chan *batchChunk, batchChunksPerWorker*workers)
 	work := make(chan *batchChunk, workers)
 	inflight := semaphore.NewWeighted(batchInflightBytes)
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var scanErr error
 	go func() {
@@ -443,8 +443,29 @@ func checkBatch(r io.Reader, file string, workers int, pol *perm.Policy, s Strea
 	}
 	out := bufio.NewWriterSize(s.Out, 64<<10)
 	bad := 0
-	for c := range order {
-		<-c.done
+	// A cancelled ctx (SIGINT, SIGTERM) ends the batch at once, after the
+	// answers written so far: the reader may be blocked on input that
+	// never comes.
+	interrupted := func() error {
+		out.Flush()
+		return &exitError{ExitFailed, fmt.Errorf("%s: interrupted", file)}
+	}
+	for {
+		var c *batchChunk
+		more := false
+		select {
+		case c, more = <-order:
+		case <-ctx.Done():
+			return interrupted()
+		}
+		if !more {
+			break
+		}
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return interrupted()
+		}
 		var err error
 		start := 0
 		for i := range c.jobs {

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// watchSignals cancels at the first signal and ends the process at a
+// second one, or when the grace time is up, with 128 plus the signal's
+// number.
+func TestWatchSignals(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sigs   []os.Signal
+		grace  time.Duration
+		code   int
+		stderr string
+	}{
+		{"second signal", []os.Signal{os.Interrupt, os.Interrupt}, time.Hour, 130, "gen: interrupt again: stopping now\n"},
+		{"grace over", []os.Signal{syscall.SIGTERM}, time.Nanosecond, 143, "gen: still running 1ns after terminated: stopping now\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sigs := make(chan os.Signal, len(tc.sigs))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			exited := make(chan int, 1)
+			var stderr bytes.Buffer
+			go watchSignals(sigs, cancel, tc.grace, &stderr, func(code int) { exited <- code })
+			sigs <- tc.sigs[0]
+			<-ctx.Done() // the first signal cancels
+			for _, s := range tc.sigs[1:] {
+				sigs <- s
+			}
+			if code := <-exited; code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+			if stderr.String() != tc.stderr {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.stderr)
+			}
+		})
+	}
+}
+
+// Before the first signal, nothing ends the process.
+func TestWatchSignalsWaits(t *testing.T) {
+	sigs := make(chan os.Signal)
+	canceled := make(chan struct{})
+	go watchSignals(sigs, func() { close(canceled) }, time.Nanosecond, os.Stderr, func(int) { t.Error("exit without a signal") })
+	select {
+	case <-canceled:
+		t.Fatal("cancelled without a signal")
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// gen permissions check --batch - whose input stays open ends at SIGTERM
+// with the answers so far and a failure exit; it does not wait for input
+// that never comes.
+func TestCheckBatchSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the gen binary")
+	}
+	bin := buildGen(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "permissions", "check", "--batch", "-")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, err := in.Write([]byte(`{"call": "Bash(ls)"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(outPipe)
+	if a, err := out.ReadString('\n'); err != nil || !strings.Contains(a, `"decision":"allow"`) {
+		t.Fatalf("answer %q, %v; stderr %s", a, err, stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err = <-exited:
+	case <-time.After(60 * time.Second): // a hang guard, not a budget
+		t.Fatal("gen still waits for input after SIGTERM")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitFailed {
+		t.Fatalf("exit %v, want code %d; stderr %s", err, ExitFailed, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "gen: -: interrupted") {
+		t.Errorf("stderr %q, want the interruption named", stderr.String())
+	}
+}
