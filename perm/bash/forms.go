@@ -605,14 +605,14 @@ var privileged = map[string]bool{"sudo": true, "doas": true, "su": true, "sudoed
 // false if an assignment is kept: any assignment that is not harmless
 // keeps them all, and a kept assignment changes what the command does.
 func (c *Command) narrow() ([]Word, bool) {
-	if !c.narrowed.done {
-		c.narrowed.words, c.narrowed.ok = c.narrowWords()
-		c.narrowed.done = true
+	if c.narrowed.done {
+		return c.narrowed.words, c.narrowed.ok
 	}
-	return c.narrowed.words, c.narrowed.ok
+	return c.narrowWords()
 }
 
-// narrowWords is narrow, worked out.
+// narrowWords is narrow, worked out. Parse keeps its answer (narrowed),
+// since a parsed Command is read from many goroutines.
 func (c *Command) narrowWords() ([]Word, bool) {
 	for _, a := range c.Assigns {
 		if !harmless(a) {

@@ -122,8 +122,8 @@ type Command struct {
 	spaced string
 	cached [][]Word  // variants, computed once by Parse
 	first  [1][]Word // cached's storage while it holds one reading
-	// narrowed is narrow's answer, worked out on its first call (the
-	// allow form, the read-only check and git's checks all ask).
+	// narrowed is narrow's answer, worked out once by Parse (the allow
+	// form, the read-only check and git's checks all ask).
 	narrowed struct {
 		words    []Word
 		ok, done bool
@@ -894,6 +894,8 @@ func (c *collector) add(cmd *Command, st *walkState) {
 	if len(cmd.Words) > 0 {
 		cmd.cached = cmd.allReadings(cmd.first[:0])
 	}
+	cmd.narrowed.words, cmd.narrowed.ok = cmd.narrowWords()
+	cmd.narrowed.done = true
 	if len(cmd.cached) >= maxVariants {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
