@@ -150,28 +150,31 @@ func (c *call) release() {
 		return
 	}
 	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
-	// parts is only appended to, and targets and mentions are written
-	// only within what carve cut from their blocks (their lengths):
-	// past their lengths they are zero already.
+	// parts and the mention words are only appended to, once per call,
+	// and targets and mentions are written only within what carve cut
+	// from their blocks (their lengths): past their lengths they are
+	// zero already, and only their lengths are cleared. mentionsOf
+	// clears the scratch it used.
 	clear(parts) // the parts' commands: no pointer into the script is left
 	if c.script != nil {
 		c.script.Release()
 	}
 	clear(shells)
 	clear(block)
-	clear(scratch[:cap(scratch)])
 	clear(bases[:cap(bases)])
 	mb, fb, dec := c.mentionBlock, c.formBlock, c.decided
 	clear(dec)
 	clear(mb)
+	// AppendDenyForms may write past formBlock's length before it
+	// moves to a larger array: its whole capacity (128) is cleared.
 	clear(fb[:cap(fb)])
 	ms := c.mentions
 	if cap(ms.block) > 4*maxPooledParts {
 		ms.block, ms.lists, ms.parts = nil, nil, nil // a huge script's: not kept
 	}
-	clear(ms.parts[:cap(ms.parts)])
-	clear(ms.lists[:cap(ms.lists)])
-	clear(ms.block[:cap(ms.block)])
+	clear(ms.parts)
+	clear(ms.lists)
+	clear(ms.block)
 	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
 	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
 	c.mentionBlock, c.formBlock, c.decided = mb[:0], fb[:0], dec[:0]

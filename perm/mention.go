@@ -262,6 +262,9 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		}
 	}
 	c.readScratch = texts[:0]
+	// The scratch keeps no text from call to call (its strings point
+	// into the script): what this part used is cleared when done.
+	defer clear(texts)
 	if len(texts) > maxMentions {
 		pt.mentionsUnsure = true
 		texts = texts[:maxMentions]
