@@ -122,6 +122,10 @@ func checkClean(t *testing.T, p, dir string) {
 	if got, want := Clean(p), filepath.Clean(p); got != want {
 		t.Errorf("Clean(%q) = %q, want %q", p, got, want)
 	}
+	// The shortcut takes every clean absolute path, not only some.
+	if got, want := cleanAbs(p), filepath.IsAbs(p) && filepath.Clean(p) == p; got != want {
+		t.Errorf("cleanAbs(%q) = %v, want %v", p, got, want)
+	}
 	r := Roots{Cwd: dir, Home: dir}
 	var want string
 	switch {
