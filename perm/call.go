@@ -732,12 +732,25 @@ func (c *call) resolveShell(p string) ([]target, bool) {
 func (c *call) target(p string) target {
 	if c.resolver != nil && len(p) > 0 && p[0] == '/' {
 		v := c.ask(fsKey{opTarget, p}, func(p string) fsVal {
-			t := c.resolveTarget(p)
-			return fsVal{s: t.abs, real: t.real}
+			return targetVal(c.resolveTarget(p))
 		})
-		return target{abs: v.s, real: v.real}
+		return valTarget(v)
 	}
 	return c.resolveTarget(p)
+}
+
+// targetVal is a Resolver's answer for t: abs in s, real in real, and
+// (ok) whether every form is ASCII clean, so that the matching of each
+// later call's mentions need not work it out again.
+func targetVal(t target) fsVal { return fsVal{s: t.abs, real: t.real, ok: t.isPlain()} }
+
+// valTarget is the target of targetVal's answer.
+func valTarget(v fsVal) target {
+	t := target{abs: v.s, real: v.real, plain: plainNo}
+	if v.ok {
+		t.plain = plainYes
+	}
+	return t
 }
 
 // resolveTarget is target without a Resolver's whole resolutions.
@@ -749,14 +762,14 @@ func (c *call) targetIn(dir, p string) target {
 	}
 	c.pathScratch = append(append(append(c.pathScratch[:0], dir...), '/'), p...)
 	if v, ok := c.resolver.getBytes(opTarget, c.pathScratch); ok {
-		return target{abs: v.s, real: v.real}
+		return valTarget(v)
 	}
 	// The Resolver was asked already: resolve and keep the answer
 	// without asking it again (target).
 	p = string(c.pathScratch)
-	t := c.resolveTarget(p)
-	c.resolver.put(fsKey{opTarget, p}, fsVal{s: t.abs, real: t.real})
-	return t
+	v := targetVal(c.resolveTarget(p))
+	c.resolver.put(fsKey{opTarget, p}, v)
+	return valTarget(v)
 }
 
 func (c *call) resolveTarget(p string) target {

@@ -24,6 +24,26 @@ func checkPathPattern(p string) error {
 // named, and the same path with symlinks resolved (equal when none).
 type target struct {
 	abs, real string
+	// plain says whether every form is an ASCII clean absolute path
+	// (asciiClean), where a Resolver's answer says so; plainUnknown
+	// elsewhere (isPlain works it out).
+	plain plainness
+}
+
+type plainness uint8
+
+const (
+	plainUnknown plainness = iota
+	plainYes
+	plainNo
+)
+
+// isPlain reports whether every form of t is asciiClean.
+func (t target) isPlain() bool {
+	if t.plain != plainUnknown {
+		return t.plain == plainYes
+	}
+	return asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real))
 }
 
 // forms returns the distinct paths of t.
@@ -485,15 +505,15 @@ type foldCache struct {
 	clean uint8
 }
 
-// plain reports whether every form of t is asciiClean; a nil fc works
-// it out each time.
+// plain is t.isPlain(), worked out at most once for fc's target (nil: each
+// time).
 func (fc *foldCache) plain(t target) bool {
-	if fc == nil {
-		return asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real))
+	if fc == nil || t.plain != plainUnknown {
+		return t.isPlain()
 	}
 	if fc.clean == 0 {
 		fc.clean = 2
-		if asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real)) {
+		if t.isPlain() {
 			fc.clean = 1
 		}
 	}
@@ -529,7 +549,7 @@ func foldMatch(pp pathPattern, t target, fc *foldCache) bool {
 		fc = &foldCache{}
 	}
 	l := fc.get(t)
-	if pp.folded == nil && l == t {
+	if pp.folded == nil && l.abs == t.abs && l.real == t.real {
 		return false
 	}
 	for _, p := range l.forms() {

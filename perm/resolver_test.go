@@ -248,3 +248,35 @@ func TestLstatLongPath(t *testing.T) {
 		}
 	}
 }
+
+// A Resolver's target answers carry whether the target's forms are ASCII
+// clean (targetVal); the target made from one says the same as working
+// it out, and the fold cache takes it from there.
+func TestTargetPlain(t *testing.T) {
+	for _, tc := range []struct {
+		abs, real string
+		want      bool
+	}{
+		{"/w/a", "/w/a", true},
+		{"/w/a", "/x/b", true},
+		{"/w/ä", "/w/ä", false},
+		{"/w/a", "/x/ä", false},
+		{"/w/./a", "/w/a", false},
+		{"/w/a", "/x//b", false},
+		{"w/a", "w/a", false},
+		{"", "", false},
+	} {
+		t0 := target{abs: tc.abs, real: tc.real}
+		if got := t0.isPlain(); got != tc.want {
+			t.Errorf("target{%q, %q}.isPlain() = %v, want %v", tc.abs, tc.real, got, tc.want)
+		}
+		t1 := valTarget(targetVal(t0))
+		if t1.abs != tc.abs || t1.real != tc.real || t1.plain == plainUnknown || t1.isPlain() != tc.want {
+			t.Errorf("valTarget(targetVal(%+v)) = %+v, want the same paths, known plain %v", t0, t1, tc.want)
+		}
+		var fc foldCache
+		if got := fc.plain(t1); got != tc.want {
+			t.Errorf("foldCache.plain(%+v) = %v, want %v", t1, got, tc.want)
+		}
+	}
+}
