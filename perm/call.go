@@ -740,18 +740,12 @@ func (c *call) target(p string) target {
 }
 
 // targetVal is a Resolver's answer for t: abs in s, real in real, and
-// (ok) whether every form is ASCII clean, so that the matching of each
-// later call's mentions need not work it out again.
-func targetVal(t target) fsVal { return fsVal{s: t.abs, real: t.real, ok: t.isPlain()} }
+// its facts, so that each later call's mentions need not work them out
+// again.
+func targetVal(t target) fsVal { return fsVal{s: t.abs, real: t.real, facts: factsOf(t)} }
 
 // valTarget is the target of targetVal's answer.
-func valTarget(v fsVal) target {
-	t := target{abs: v.s, real: v.real, plain: plainNo}
-	if v.ok {
-		t.plain = plainYes
-	}
-	return t
-}
+func valTarget(v fsVal) target { return target{abs: v.s, real: v.real, facts: v.facts} }
 
 // resolveTarget is target without a Resolver's whole resolutions.
 // targetIn is target(dir + "/" + p) for an absolute dir, without making

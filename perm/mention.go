@@ -344,7 +344,7 @@ func (c *call) sensitiveMention(pt *part) (word, label string) {
 	}
 	ms, _ := c.mentionsOf(pt)
 	for _, m := range ms {
-		if m.weak || harmlessDevice(m.t.abs) {
+		if m.weak || harmlessDevice(m.t.abs) || !m.t.isSensitive() {
 			continue
 		}
 		if l := sensitive(m.t); l != "" {

@@ -24,26 +24,48 @@ func checkPathPattern(p string) error {
 // named, and the same path with symlinks resolved (equal when none).
 type target struct {
 	abs, real string
-	// plain says whether every form is an ASCII clean absolute path
-	// (asciiClean), where a Resolver's answer says so; plainUnknown
-	// elsewhere (isPlain works it out).
-	plain plainness
+	// facts holds what a Resolver's answer says of the target
+	// (targetVal), where factsKnown is set; elsewhere each is worked out
+	// when asked.
+	facts facts
 }
 
-type plainness uint8
+// facts are properties of a target's forms, pure functions of its paths,
+// that each call matching its mentions would otherwise work out again.
+type facts uint8
 
 const (
-	plainUnknown plainness = iota
-	plainYes
-	plainNo
+	factsKnown    facts = 1 << iota
+	factPlain           // every form is asciiClean
+	factSensitive       // a form is a sensitive path (sensitive)
 )
+
+// factsOf works out t's facts.
+func factsOf(t target) facts {
+	f := factsKnown
+	if asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real)) {
+		f |= factPlain
+	}
+	if sensitive(t) != "" {
+		f |= factSensitive
+	}
+	return f
+}
 
 // isPlain reports whether every form of t is asciiClean.
 func (t target) isPlain() bool {
-	if t.plain != plainUnknown {
-		return t.plain == plainYes
+	if t.facts&factsKnown != 0 {
+		return t.facts&factPlain != 0
 	}
 	return asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real))
+}
+
+// isSensitive reports whether sensitive(t) is not "".
+func (t target) isSensitive() bool {
+	if t.facts&factsKnown != 0 {
+		return t.facts&factSensitive != 0
+	}
+	return sensitive(t) != ""
 }
 
 // forms returns the distinct paths of t.
@@ -508,7 +530,7 @@ type foldCache struct {
 // plain is t.isPlain(), worked out at most once for fc's target (nil: each
 // time).
 func (fc *foldCache) plain(t target) bool {
-	if fc == nil || t.plain != plainUnknown {
+	if fc == nil || t.facts&factsKnown != 0 {
 		return t.isPlain()
 	}
 	if fc.clean == 0 {

@@ -33,7 +33,7 @@ func (c *call) classifyAll() {
 func (c *call) namesSensitive(pt *part) bool {
 	ms, _ := c.mentionsOf(pt)
 	for _, m := range ms {
-		if !m.weak && !harmlessDevice(m.t.abs) && sensitive(m.t) != "" {
+		if !m.weak && !harmlessDevice(m.t.abs) && m.t.isSensitive() {
 			return true
 		}
 	}

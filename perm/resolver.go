@@ -186,15 +186,16 @@ type fsKey struct {
 }
 
 // fsVal is one answer: s is a link's target, a file's contents, a git
-// directory or a target's abs (with its real in real); ok says the path
-// is a link (opLink), the file was read (opSmall), it exists (opStat) or
-// the target's forms are ASCII clean (opTarget, targetVal); exists and
-// dir are lstat's and stat's.
+// directory or a target's abs (with its real in real and its facts in
+// facts, targetVal); ok says the path is a link (opLink), the file was
+// read (opSmall) or exists (opStat); exists and dir are lstat's and
+// stat's.
 type fsVal struct {
 	s, real string
 	ok      bool
 	exists  bool
 	dir     bool
+	facts   facts
 	// names is opList's answer, nil if the directory cannot be listed
 	// or is not small (and ok set if it is sure to hold nothing).
 	names *listing

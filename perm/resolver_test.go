@@ -249,34 +249,41 @@ func TestLstatLongPath(t *testing.T) {
 	}
 }
 
-// A Resolver's target answers carry whether the target's forms are ASCII
-// clean (targetVal); the target made from one says the same as working
-// it out, and the fold cache takes it from there.
-func TestTargetPlain(t *testing.T) {
+// A Resolver's target answers carry the target's facts (targetVal): the
+// target made from one says what working them out says, and the fold
+// cache takes them from there.
+func TestTargetFacts(t *testing.T) {
 	for _, tc := range []struct {
-		abs, real string
-		want      bool
+		abs, real        string
+		plain, sensitive bool
 	}{
-		{"/w/a", "/w/a", true},
-		{"/w/a", "/x/b", true},
-		{"/w/ä", "/w/ä", false},
-		{"/w/a", "/x/ä", false},
-		{"/w/./a", "/w/a", false},
-		{"/w/a", "/x//b", false},
-		{"w/a", "w/a", false},
-		{"", "", false},
+		{"/w/a", "/w/a", true, false},
+		{"/w/a", "/x/b", true, false},
+		{"/w/ä", "/w/ä", false, false},
+		{"/w/a", "/x/ä", false, false},
+		{"/w/./a", "/w/a", false, false},
+		{"/w/a", "/x//b", false, false},
+		{"w/a", "w/a", false, false},
+		{"", "", false, false},
+		{"/w/.env", "/w/.env", true, true},
+		{"/w/link", "/home/u/.ssh/id_rsa", true, true},
+		{"/etc/passwd", "/etc/passwd", true, true},
+		{"/w/.GIT/config", "/w/.GIT/config", true, true},
 	} {
 		t0 := target{abs: tc.abs, real: tc.real}
-		if got := t0.isPlain(); got != tc.want {
-			t.Errorf("target{%q, %q}.isPlain() = %v, want %v", tc.abs, tc.real, got, tc.want)
+		if got := t0.isPlain(); got != tc.plain {
+			t.Errorf("target{%q, %q}.isPlain() = %v, want %v", tc.abs, tc.real, got, tc.plain)
+		}
+		if got := t0.isSensitive(); got != tc.sensitive {
+			t.Errorf("target{%q, %q}.isSensitive() = %v, want %v", tc.abs, tc.real, got, tc.sensitive)
 		}
 		t1 := valTarget(targetVal(t0))
-		if t1.abs != tc.abs || t1.real != tc.real || t1.plain == plainUnknown || t1.isPlain() != tc.want {
-			t.Errorf("valTarget(targetVal(%+v)) = %+v, want the same paths, known plain %v", t0, t1, tc.want)
+		if t1.abs != tc.abs || t1.real != tc.real || t1.facts&factsKnown == 0 || t1.isPlain() != tc.plain || t1.isSensitive() != tc.sensitive {
+			t.Errorf("valTarget(targetVal(%+v)) = %+v, want the same paths and facts (plain %v, sensitive %v)", t0, t1, tc.plain, tc.sensitive)
 		}
 		var fc foldCache
-		if got := fc.plain(t1); got != tc.want {
-			t.Errorf("foldCache.plain(%+v) = %v, want %v", t1, got, tc.want)
+		if got := fc.plain(t1); got != tc.plain {
+			t.Errorf("foldCache.plain(%+v) = %v, want %v", t1, got, tc.plain)
 		}
 	}
 }
