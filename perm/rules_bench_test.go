@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gen-run/gen/internal/callcorpus"
 )
@@ -58,6 +59,34 @@ func BenchmarkRules10(b *testing.B) {
 func BenchmarkRules1000(b *testing.B) {
 	f := newDiffFixture(b)
 	benchRules(b, thousandRules(f.ws()))
+}
+
+// BenchmarkRulesRatio decides benchRuleCalls under 10 and under 1,000
+// rules alternately, one pass each per iteration, and reports the ratio
+// of their times: the two sides see the same machine, however its speed
+// drifts.
+func BenchmarkRulesRatio(b *testing.B) {
+	f := newDiffFixture(b)
+	ten, thousand := tenRules(f.ws()), thousandRules(f.ws())
+	ten.Compile()
+	thousand.Compile()
+	reqs := benchRuleCalls()
+	pass := func(p *Policy) time.Duration {
+		start := time.Now()
+		for _, req := range reqs {
+			Evaluate(req, p)
+		}
+		return time.Since(start)
+	}
+	var t10, t1000 time.Duration
+	for b.Loop() {
+		t10 += pass(ten)
+		t1000 += pass(thousand)
+	}
+	n := float64(b.N * len(reqs))
+	b.ReportMetric(float64(t10.Nanoseconds())/n, "rules10-ns/call")
+	b.ReportMetric(float64(t1000.Nanoseconds())/n, "rules1000-ns/call")
+	b.ReportMetric(float64(t1000)/float64(t10), "ratio")
 }
 
 // BenchmarkPathRules decides file and shell calls under thousands of
