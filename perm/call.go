@@ -739,15 +739,14 @@ func (c *call) target(p string) target {
 	return c.resolveTarget(p)
 }
 
-// targetVal is a Resolver's answer for t: abs in s, real in real, and
-// its facts, so that each later call's mentions need not work them out
-// again.
-func targetVal(t target) fsVal { return fsVal{s: t.abs, real: t.real, facts: factsOf(t)} }
+// targetVal is a Resolver's answer for t, a target resolveTarget made:
+// abs in s, real in real, and its facts, so that each later call's
+// mentions need not work them out again.
+func targetVal(t target) fsVal { return fsVal{s: t.abs, real: t.real, facts: t.facts} }
 
 // valTarget is the target of targetVal's answer.
 func valTarget(v fsVal) target { return target{abs: v.s, real: v.real, facts: v.facts} }
 
-// resolveTarget is target without a Resolver's whole resolutions.
 // targetIn is target(dir + "/" + p) for an absolute dir, without making
 // that string when the Resolver knows the answer.
 func (c *call) targetIn(dir, p string) target {
@@ -766,7 +765,16 @@ func (c *call) targetIn(dir, p string) target {
 	return valTarget(v)
 }
 
+// resolveTarget is target without a Resolver's whole resolutions. The
+// target carries its facts: every mention of it is matched with them.
 func (c *call) resolveTarget(p string) target {
+	t := c.resolvePaths(p)
+	t.facts = factsOf(t)
+	return t
+}
+
+// resolvePaths works out the two paths of p's target (resolveTarget).
+func (c *call) resolvePaths(p string) target {
 	abs := resolvePath(c.ws, p)
 	// A ".." in the raw path comes from p, the cwd or home.
 	if strings.Contains(p, "..") || strings.Contains(c.ws.Cwd, "..") || strings.Contains(c.ws.Home, "..") {

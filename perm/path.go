@@ -24,9 +24,9 @@ func checkPathPattern(p string) error {
 // named, and the same path with symlinks resolved (equal when none).
 type target struct {
 	abs, real string
-	// facts holds what a Resolver's answer says of the target
-	// (targetVal), where factsKnown is set; elsewhere each is worked out
-	// when asked.
+	// facts are worked out once where the target is resolved
+	// (resolveTarget) and kept with a Resolver's answer (targetVal);
+	// without factsKnown, each is worked out when asked.
 	facts facts
 }
 
@@ -42,11 +42,12 @@ const (
 
 // factsOf works out t's facts.
 func factsOf(t target) facts {
+	t.facts = 0
 	f := factsKnown
-	if asciiClean(t.abs) && (t.real == t.abs || asciiClean(t.real)) {
+	if t.isPlain() {
 		f |= factPlain
 	}
-	if sensitive(t) != "" {
+	if t.isSensitive() {
 		f |= factSensitive
 	}
 	return f
@@ -477,7 +478,7 @@ func targetMatch(pp pathPattern, t target, broad bool) bool {
 // targetMatchFold is targetMatch with a cache for t lower-cased (nil:
 // none): a path matched against many rules is lower-cased at most once.
 func targetMatchFold(pp pathPattern, t target, fc *foldCache, broad bool) bool {
-	if broad && pp.foldLit != "" && fc.plain(t) {
+	if broad && pp.foldLit != "" && t.isPlain() {
 		// What matching each form as it is and lower-cased finds.
 		if foldLiteral(pp.foldLit, t.abs) || t.real != t.abs && foldLiteral(pp.foldLit, t.real) {
 			return true
@@ -517,29 +518,10 @@ func foldLiteral(lit, p string) bool {
 	return len(p) >= len(lit) && (len(p) == len(lit) || p[len(lit)] == '/') && strings.EqualFold(p[:len(lit)], lit)
 }
 
-// foldCache holds a target lower-cased, and whether its forms are ASCII
-// clean absolute paths (asciiClean), each worked out on first use.
+// foldCache holds a target lower-cased, worked out on first use.
 type foldCache struct {
 	t    target
 	done bool
-	// clean is 0 until worked out, then 1 (every form is ASCII clean)
-	// or 2 (not).
-	clean uint8
-}
-
-// plain is t.isPlain(), worked out at most once for fc's target (nil: each
-// time).
-func (fc *foldCache) plain(t target) bool {
-	if fc == nil || t.facts&factsKnown != 0 {
-		return t.isPlain()
-	}
-	if fc.clean == 0 {
-		fc.clean = 2
-		if t.isPlain() {
-			fc.clean = 1
-		}
-	}
-	return fc.clean == 1
 }
 
 func (fc *foldCache) get(t target) target {

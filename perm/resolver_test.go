@@ -250,9 +250,11 @@ func TestLstatLongPath(t *testing.T) {
 }
 
 // A Resolver's target answers carry the target's facts (targetVal): the
-// target made from one says what working them out says, and the fold
-// cache takes them from there.
+// target made from one says what working them out says.
 func TestTargetFacts(t *testing.T) {
+	f := newFixture(t)
+	c := analyse(bashReq("true"), f.ws())
+	defer c.release()
 	for _, tc := range []struct {
 		abs, real        string
 		plain, sensitive bool
@@ -277,13 +279,15 @@ func TestTargetFacts(t *testing.T) {
 		if got := t0.isSensitive(); got != tc.sensitive {
 			t.Errorf("target{%q, %q}.isSensitive() = %v, want %v", tc.abs, tc.real, got, tc.sensitive)
 		}
-		t1 := valTarget(targetVal(t0))
-		if t1.abs != tc.abs || t1.real != tc.real || t1.facts&factsKnown == 0 || t1.isPlain() != tc.plain || t1.isSensitive() != tc.sensitive {
-			t.Errorf("valTarget(targetVal(%+v)) = %+v, want the same paths and facts (plain %v, sensitive %v)", t0, t1, tc.plain, tc.sensitive)
+		// As resolveTarget makes it: with its facts.
+		t1 := valTarget(targetVal(target{abs: tc.abs, real: tc.real, facts: factsOf(t0)}))
+		if tc.abs != "" && tc.abs[0] == '/' {
+			if r := c.resolveTarget(tc.abs); r.facts&factsKnown == 0 || r.isPlain() != valTarget(targetVal(r)).isPlain() {
+				t.Errorf("resolveTarget(%q) = %+v, want its facts worked out", tc.abs, r)
+			}
 		}
-		var fc foldCache
-		if got := fc.plain(t1); got != tc.plain {
-			t.Errorf("foldCache.plain(%+v) = %v, want %v", t1, got, tc.plain)
+		if t1.abs != tc.abs || t1.real != tc.real || t1.facts&factsKnown == 0 || t1.isPlain() != tc.plain || t1.isSensitive() != tc.sensitive {
+			t.Errorf("a Resolver's answer for %+v = %+v, want the same paths and facts (plain %v, sensitive %v)", t0, t1, tc.plain, tc.sensitive)
 		}
 	}
 }
