@@ -319,6 +319,18 @@ type collector struct {
 	tooDeep bool
 }
 
+// descend reports whether a walk may enter one more node, counting it in
+// depth (a walk's leave takes it off); at maxWalk it sets tooDeep: the
+// stack would not hold the node.
+func (c *collector) descend() bool {
+	if c.depth >= maxWalk {
+		c.tooDeep = true
+		return false
+	}
+	c.depth++
+	return true
+}
+
 // mvdan/sh's parser and syntax.Walk recurse once for each level a source
 // nests, and a stack exhausted is a fatal error no recover catches (about
 // a hundred thousand levels of "$(" do it). Three bounds keep the stack
@@ -499,11 +511,9 @@ func newWalkState() any {
 		if inert(n) {
 			return false // nothing below it to check: not entered, not left
 		}
-		if st.c.depth >= maxWalk {
-			st.c.tooDeep = true // not entered: the stack would not hold it
+		if !st.c.descend() {
 			return false
 		}
-		st.c.depth++
 		st.enter(n)
 		return true
 	}
@@ -1077,11 +1087,9 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 			c.depth--
 			return true
 		}
-		if c.depth >= maxWalk {
-			c.tooDeep = true
+		if !c.descend() {
 			return false
 		}
-		c.depth++
 		switch m := m.(type) {
 		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ProcSubst:
 			if c.script.NotReadOnly == "" {

@@ -410,9 +410,7 @@ func hasBraceExpansion(w *syntax.Word) bool {
 func litBraces(w *syntax.Word) (opens int, sep bool) {
 	for _, p := range w.Parts {
 		if lit, ok := p.(*syntax.Lit); ok {
-			if strings.IndexByte(lit.Value, '{') >= 0 {
-				opens += strings.Count(lit.Value, "{")
-			}
+			opens += strings.Count(lit.Value, "{")
 			sep = sep || strings.IndexByte(lit.Value, ',') >= 0 || strings.IndexByte(lit.Value, '.') >= 0
 		}
 	}
