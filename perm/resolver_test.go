@@ -213,22 +213,19 @@ func TestResolverBytesBounded(t *testing.T) {
 // per batch worker) may hold that share of the default's text, so the
 // workers' Resolvers hold no more together than one.
 func TestResolverBudget(t *testing.T) {
-	budget := func(r *Resolver) int {
-		return r.maxBytes
-	}
-	if got := budget(NewResolver(0)); got != maxResolverBytes {
+	if got := NewResolver(0).maxBytes; got != maxResolverBytes {
 		t.Errorf("default Resolver: %d bytes a generation, want %d", got, maxResolverBytes)
 	}
 	for _, workers := range []int{2, 4, 16} {
 		total := 0
 		for range workers {
-			total += budget(NewResolver(DefaultResolverEntries / workers))
+			total += NewResolver(DefaultResolverEntries / workers).maxBytes
 		}
 		if total > maxResolverBytes {
 			t.Errorf("%d workers' Resolvers: %d bytes a generation together, more than one Resolver's %d", workers, total, maxResolverBytes)
 		}
 	}
-	if got := budget(NewResolver(1)); got != minResolverBytes {
+	if got := NewResolver(1).maxBytes; got != minResolverBytes {
 		t.Errorf("a one-entry Resolver: %d bytes, want %d", got, minResolverBytes)
 	}
 }
@@ -282,8 +279,8 @@ func TestTargetFacts(t *testing.T) {
 		// As resolveTarget makes it: with its facts.
 		t1 := valTarget(targetVal(target{abs: tc.abs, real: tc.real, facts: factsOf(t0)}))
 		if tc.abs != "" && tc.abs[0] == '/' {
-			if r := c.resolveTarget(tc.abs); r.facts&factsKnown == 0 || r.isPlain() != valTarget(targetVal(r)).isPlain() {
-				t.Errorf("resolveTarget(%q) = %+v, want its facts worked out", tc.abs, r)
+			if r := c.resolveTarget(tc.abs); r.facts != factsOf(r) {
+				t.Errorf("resolveTarget(%q) = %+v, want its facts %v worked out", tc.abs, r, factsOf(r))
 			}
 		}
 		if t1.abs != tc.abs || t1.real != tc.real || t1.facts&factsKnown == 0 || t1.isPlain() != tc.plain || t1.isSensitive() != tc.sensitive {
