@@ -95,7 +95,7 @@ func (c *Command) XargsSafe() bool {
 // terminal and -P runs in parallel; only the ones below are accepted.
 var xargsSpec = lazySpec(&progSpec{
 	name: "xargs",
-	opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L,--max-lines=N -l -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
+	opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L=N --max-lines[=N] -l[=N] -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
 })
 
 func (s *progSpec) parseUntilOperand(words []Word) (*parsedCmd, string) {

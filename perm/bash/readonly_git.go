@@ -43,8 +43,8 @@ const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until
 	"--not --all --branches[=P] --tags[=P] --remotes[=P] --glob=P --exclude=P --reflog --alternate-refs " +
 	"--single-worktree --ignore-missing --bisect --stdin --cherry-mark --cherry-pick --left-only --right-only " +
 	"--cherry --walk-reflogs,-g --merge --boundary --simplify-by-decoration --full-history --dense --sparse " +
-	"--simplify-merges --ancestry-path --show-pulls --date-order --author-date-order --topo-order --reverse " +
-	"--no-walk[=ORDER] --do-walk --pretty[=FMT] --format=FMT --abbrev-commit --no-abbrev-commit --oneline " +
+	"--simplify-merges --ancestry-path[=COMMIT] --show-pulls --date-order --author-date-order --topo-order --reverse " +
+	"--no-walk[=(sorted|unsorted)] --do-walk --pretty[=FMT] --format=FMT --abbrev-commit --no-abbrev-commit --oneline " +
 	"--encoding=E --expand-tabs[=N] --no-expand-tabs --notes[=REF] --no-notes --show-notes[=REF] " +
 	"--standard-notes --no-standard-notes --relative-date --date=FMT --parents --children --left-right " +
 	"--graph --show-linear-break[=B] --decorate[=S] --no-decorate --decorate-refs=P --decorate-refs-exclude=P " +
@@ -66,7 +66,7 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 		{name: "diff", opts: gitDiffOpts + " --cached --staged --merge-base --no-index@r -1,--base -2,--ours -3,--theirs -0"},
 		{name: "blame", opts: "-b --root --show-stats --progress --no-progress --score-debug -f,--show-name -n,--show-number " +
 			"-p,--porcelain --line-porcelain -c -t -l -s -e,--show-email -w --incremental --minimal -L=RANGE " +
-			"-S=FILE --reverse=REV --first-parent --contents=FILE --date=FMT -M[=N] -C[=N] --ignore-rev=REV " +
+			"-S=FILE --reverse --first-parent --contents=FILE --date=FMT -M[=N] -C[=N] --ignore-rev=REV " +
 			"--ignore-revs-file=FILE --color-lines --color-by-age --abbrev[=N] --encoding=E --since=DATE"},
 		{name: "rev-parse", operands: operandText, opts: "--verify -q,--quiet --sq --short[=N] --abbrev-ref[=MODE] " +
 			"--symbolic --symbolic-full-name --all --branches[=P] --tags[=P] --remotes[=P] --glob=P --exclude=P " +
@@ -89,11 +89,11 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 		// (patterns) are read-only only with -l/--list.
 		{name: "branch", operands: operandText, check: listing, opts: "-a,--all -r,--remotes -v,--verbose -l,--list " +
 			"-q,--quiet --show-current -i,--ignore-case --color[=WHEN] --no-color --column[=OPTS] --no-column " +
-			"--abbrev[=N] --no-abbrev --sort=KEY --format=FMT --contains=COMMIT --no-contains=COMMIT --merged=COMMIT " +
-			"--no-merged=COMMIT --points-at=OBJECT --omit-empty"},
+			"--abbrev[=N] --no-abbrev --sort=KEY --format=FMT --contains=[COMMIT] --no-contains=[COMMIT] --merged=[COMMIT] " +
+			"--no-merged=[COMMIT] --points-at=OBJECT"},
 		{name: "tag", operands: operandText, check: listing, opts: "-l,--list -n[=N] --sort=KEY --format=FMT " +
-			"--contains=COMMIT --no-contains=COMMIT --merged=COMMIT --no-merged=COMMIT --points-at=OBJECT " +
-			"--column[=OPTS] --no-column --color[=WHEN] -i,--ignore-case --omit-empty"},
+			"--contains=[COMMIT] --no-contains=[COMMIT] --merged=[COMMIT] --no-merged=[COMMIT] --points-at=[OBJECT] " +
+			"--column[=OPTS] --no-column --color[=WHEN] -i,--ignore-case"},
 		{name: "remote", operands: operandNone, opts: "-v,--verbose"},
 		{name: "config", operands: operandText, check: configReading, opts: "--get --get-all --get-regexp " +
 			"--get-urlmatch -l,--list --global --system --local --worktree -f,--file=FILE --blob=BLOB --show-origin " +

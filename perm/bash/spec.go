@@ -22,6 +22,11 @@ const (
 	argNone     argMode = iota
 	argRequired         // "--opt=V", "--opt V", "-oV", "-o V"
 	argOptional         // only "--opt=V" or "-oV"
+	// argLastDefault is git's "last argument default": a value is
+	// required as with argRequired, except that an option that is the
+	// last word takes none (git branch --contains, which then means
+	// HEAD).
+	argLastDefault
 )
 
 // optDef is one option of a spec, with all its names.
@@ -48,8 +53,12 @@ const (
 type progSpec struct {
 	name string
 	// opts lists the options, whitespace separated. Each is its names
-	// joined by ",", then "=KIND" for a required argument or "[=KIND]"
-	// for an optional one, then "@r" if it makes the reading recursive.
+	// joined by ",", then "=KIND" for a required argument, "[=KIND]" for
+	// an optional one or "=[KIND]" for one required unless the option is
+	// the last word (argLastDefault), then "@r" if it makes the reading
+	// recursive. A short and a long name share one token only if they
+	// take a value alike: GNU ls's -F takes none, its --classify an
+	// optional one, so they are "-F --classify[=WHEN]".
 	// KIND is FILE (a file read), BASENAME (a name the program reads in
 	// each directory it reads: one with "/", "." or ".." would reach
 	// elsewhere), (a|b|c) (only these values) or any other word (text: a
@@ -157,6 +166,10 @@ func (s *progSpec) compile() {
 			d.arg = argOptional
 			names, kind, _ = strings.Cut(names, "[=")
 			kind = strings.TrimSuffix(kind, "]")
+		case strings.Contains(names, "=["):
+			d.arg = argLastDefault
+			names, kind, _ = strings.Cut(names, "=[")
+			kind = strings.TrimSuffix(kind, "]")
 		case strings.Contains(names, "="):
 			d.arg = argRequired
 			names, kind, _ = strings.Cut(names, "=")
@@ -249,7 +262,7 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
 			switch {
 			case d.arg == argNone && hasVal:
 				return nil, notRO("%s: option %s takes no value", s.name, full)
-			case d.arg == argRequired && !hasVal:
+			case d.arg == argLastDefault && !hasVal && i+1 < len(words), d.arg == argRequired && !hasVal:
 				if i+1 == len(words) {
 					return nil, notRO("%s: option %s lacks its value", s.name, full)
 				}
@@ -275,7 +288,7 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
 					return nil, notRO("%s: option %s must be the last in %s", s.name, name, v)
 				case j+1 < len(v):
 					o.val, o.hasVal = v[j+1:], true
-				case d.arg == argRequired:
+				case d.arg == argLastDefault && i+1 < len(words), d.arg == argRequired:
 					if i+1 == len(words) {
 						return nil, notRO("%s: option %s lacks its value", s.name, name)
 					}

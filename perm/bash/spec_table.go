@@ -54,7 +54,7 @@ var gnuSpecs = []*progSpec{
 		name:    "ls",
 		anyArgs: true,
 		opts: "-a,--all -A,--almost-all --author -b,--escape --block-size=SIZE -B,--ignore-backups -c -C --color[=WHEN] " +
-			"-d,--directory -D,--dired -f -F,--classify[=WHEN] --file-type --format=WORD --full-time -g " +
+			"-d,--directory -D,--dired -f -F --classify[=WHEN] --file-type --format=WORD --full-time -g " +
 			"--group-directories-first -G,--no-group -h,--human-readable --si --hide=PATTERN --hyperlink[=WHEN] " +
 			"--indicator-style=WORD -i,--inode -I,--ignore=PATTERN -k,--kibibytes -l -m -n,--numeric-uid-gid " +
 			"-N,--literal -o -p -q,--hide-control-chars --show-control-chars -Q,--quote-name --quoting-style=WORD " +
@@ -87,7 +87,7 @@ var gnuSpecs = []*progSpec{
 		opts: "-b,--ignore-leading-blanks -d,--dictionary-order -f,--ignore-case -g,--general-numeric-sort " +
 			"-i,--ignore-nonprinting -M,--month-sort -h,--human-numeric-sort -n,--numeric-sort -R,--random-sort " +
 			"--random-source=FILE -r,--reverse --sort=WORD -V,--version-sort --batch-size=NMERGE " +
-			"-c,--check[=(diagnose-first|quiet|silent)] -C --debug -k,--key=KEYDEF -m,--merge -s,--stable " +
+			"-c --check[=(diagnose-first|quiet|silent)] -C --debug -k,--key=KEYDEF -m,--merge -s,--stable " +
 			"-S,--buffer-size=SIZE -t,--field-separator=SEP --parallel=N -u,--unique -z,--zero-terminated" + gnuStd,
 		yes: []string{"sort -k 2 f", "sort -u -t, -k1,1 a b", "sort --random-source=seed f"},
 		no:  []string{"sort -o out f", "sort --output=out f", "sort --out=out f", "sort --compress-program=sh f", "sort -T /tmp f", "sort --files0-from=list", "sort --temporary-directory=x f"},
@@ -122,7 +122,7 @@ var gnuSpecs = []*progSpec{
 	},
 	{
 		name: "od",
-		opts: "-A,--address-radix=RADIX --endian=(big|little) -j,--skip-bytes=BYTES -N,--read-bytes=BYTES -S,--strings[=BYTES] -t,--format=TYPE -v,--output-duplicates -w,--width[=BYTES] --traditional -a -b -c -d -f -i -l -o -s -x" + gnuStd,
+		opts: "-A,--address-radix=RADIX --endian=(big|little) -j,--skip-bytes=BYTES -N,--read-bytes=BYTES -S=BYTES --strings[=BYTES] -t,--format=TYPE -v,--output-duplicates -w,--width[=BYTES] --traditional -a -b -c -d -f -i -l -o -s -x" + gnuStd,
 		yes:  []string{"od -c f", "od -An -tx1 f"},
 	},
 	{

@@ -70,7 +70,13 @@ func TestReadsIssueRows(t *testing.T) {
 		{`set`, false, nil, false},
 		{`export -p`, false, nil, false},
 		{`git branch -a --contains HEAD`, true, nil, false},
-		{`git branch --contains`, false, nil, false},
+		{`git branch --contains`, true, nil, false},            // git: the last word takes no value (HEAD)
+		{`git branch --contains newb`, true, nil, false},       // git takes newb as the commit
+		{`git branch --contains=HEAD newb`, false, nil, false}, // git lists (a pattern); listing wants -l with one
+		{`ls -FL x`, false, nil, false},                        // ls -F takes no value: -L follows links
+		{`ls -FLR`, false, nil, false},
+		{`od -S 4 f`, true, []string{"f"}, false},
+		{`sort -cs f`, true, []string{"f"}, false},
 		{`test -f X`, true, []string{"X"}, false},
 		{`[ -d src ]`, true, []string{"src"}, false},
 		{`[ -d src`, false, nil, false},
