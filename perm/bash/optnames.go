@@ -54,7 +54,7 @@ var synonyms = map[string]string{
 	"chmod": "-R,--recursive -c,--changes -f,--silent,--quiet -v,--verbose --no-preserve-root --preserve-root " +
 		"--reference=RFILE",
 	"chown": chownNames,
-	"chgrp": chownNames,
+	"chgrp": chgrpNames,
 	"grep":  "-r,-R,--recursive,--dereference-recursive",
 	"sed":   "-i,--in-place[=SUFFIX] -f,--file=FILE --follow-symlinks",
 	"find":  "",
@@ -89,8 +89,12 @@ var synonyms = map[string]string{
 		"--pathspec-from-file=FILE --pathspec-file-nul",
 }
 
-const chownNames = "-R,--recursive -c,--changes -f,--silent,--quiet -v,--verbose --dereference -h,--no-dereference " +
-	"--from=OWNER --no-preserve-root --preserve-root --reference=RFILE -H -L -P"
+// chgrpNames are chgrp's options; chown has them and --from.
+const (
+	chgrpNames = "-R,--recursive -c,--changes -f,--silent,--quiet -v,--verbose --dereference -h,--no-dereference " +
+		"--no-preserve-root --preserve-root --reference=RFILE -H -L -P"
+	chownNames = chgrpNames + " --from=OWNER"
+)
 
 // optionNames caches the OptionNames by program ("rm", "git push"), each
 // built on its first use from synonyms and the program's read-only spec

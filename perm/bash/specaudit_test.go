@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -98,9 +99,24 @@ var auditExceptions = map[string]string{
 	// git diff --merge-base needs a commit after it; alone, git calls
 	// the option invalid.
 	"git diff --merge-base": "needs a commit",
+	// Deny rules' synonyms may name more than the version checked takes:
+	// a name only makes those rules match more. Later coreutils give cp
+	// and mv --debug (9.2?), --update=WHEN and mv --no-copy (9.3) and mv
+	// --exchange (9.5).
+	"cp --debug": "coreutils 9.2", "mv --debug": "coreutils 9.2", "cp --update": "coreutils 9.3",
+	"mv --update": "coreutils 9.3", "mv --no-copy": "coreutils 9.3", "mv --exchange": "coreutils 9.5",
+	// A short and a long name of one option stay one token, so that a
+	// rule naming either matches both; only the long name takes a value,
+	// and an optional value is only ever attached, so the short name's
+	// is never a word of its own.
+	"cp -b": "one option", "cp -u": "one option", "cp -Z": "one option", "mv -b": "one option", "mv -u": "one option",
+	// git push's forcing options are one option to deny rules; only
+	// --force-with-lease takes a value, and optional values are only
+	// ever attached, so the others' "value" is never a word of its own.
+	"git push -f": "one option", "git push --force": "one option", "git push --force-if-includes": "one option",
 }
 
-// auditedProgram is a program whose spec TestSpecArgModes checks.
+// auditedProgram is a program whose option table TestSpecArgModes checks.
 type auditedProgram struct {
 	spec    func() *progSpec
 	argv    []string // the program, and git's subcommand
@@ -108,44 +124,59 @@ type auditedProgram struct {
 	msgs    parserMessages
 }
 
+// auditVersions are the versions the specs were checked against (spec.go,
+// synonyms), by program.
+var auditVersions = map[string]string{
+	"grep": "(GNU grep) 3.8", "diff": "(GNU diffutils) 3.8", "cmp": "(GNU diffutils) 3.8", "file": "file-5.44",
+	"tree": "tree v2.1.", "sed": "(GNU sed) 4.9", "xargs": "(GNU findutils) 4.9", "git": "git version 2.39.",
+}
+
+// auditedPrograms are the read-only specs and the deny rules' synonyms
+// (optnames.go), each with the program that checks it.
 func auditedPrograms() []auditedProgram {
-	coreutils := []string{"(GNU coreutils) 9.1"}
+	program := func(spec func() *progSpec, argv ...string) auditedProgram {
+		v, ok := auditVersions[argv[0]]
+		if !ok {
+			v = "(GNU coreutils) 9.1"
+		}
+		msgs := getoptMessages
+		switch {
+		case argv[0] == "tree":
+			msgs = treeMessages
+		case len(argv) == 1 && argv[0] == "git":
+			panic("git's global options are not audited")
+		case argv[0] == "git" && slices.Contains([]string{"log", "show", "diff", "blame"}, argv[1]):
+			msgs = revisionMessages
+		case argv[0] == "git":
+			msgs = gitMessages
+		}
+		return auditedProgram{spec, argv, []string{v}, msgs}
+	}
 	var out []auditedProgram
 	for name, spec := range specs() {
-		var version []string
-		msgs := getoptMessages
 		switch name {
-		case "grep":
-			version = []string{"(GNU grep) 3.8"}
-		case "diff", "cmp":
-			version = []string{"(GNU diffutils) 3.8"}
-		case "file":
-			version = []string{"file-5.44"}
-		case "tree":
-			version, msgs = []string{"tree v2.1."}, treeMessages
 		case "less":
 			continue // less reads its options with its own rules (-x%: a tab stop list)
 		case "egrep", "fgrep":
 			continue // grep's spec; they refuse grep's -E, -F, -G and -P as conflicting
-		default:
-			version = coreutils
 		}
-		out = append(out, auditedProgram{spec, []string{name}, version, msgs})
+		out = append(out, program(spec, name))
 	}
-	out = append(out,
-		auditedProgram{sedSpec, []string{"sed"}, []string{"(GNU sed) 4.9"}, getoptMessages},
-		auditedProgram{xargsSpec, []string{"xargs"}, []string{"(GNU findutils) 4.9"}, getoptMessages})
+	out = append(out, program(sedSpec, "sed"), program(xargsSpec, "xargs"))
 	for sub, spec := range gitSpecs() {
-		switch sub {
-		case "rev-parse":
-			continue // it reads its options in order, with its own rules
+		if sub != "rev-parse" { // it reads its options in order, with its own rules
+			out = append(out, program(spec, "git", sub))
 		}
-		msgs := gitMessages
-		switch sub {
-		case "log", "show", "diff", "blame":
-			msgs = revisionMessages
+	}
+	for key, opts := range synonyms {
+		if opts == "" {
+			continue
 		}
-		out = append(out, auditedProgram{spec, []string{"git", sub}, []string{"git version 2.39."}, msgs})
+		out = append(out, program(func() *progSpec {
+			s := &progSpec{name: key, opts: opts}
+			s.compile()
+			return s
+		}, strings.Fields(key)...))
 	}
 	slices.SortFunc(out, func(a, b auditedProgram) int {
 		return strings.Compare(strings.Join(a.argv, " "), strings.Join(b.argv, " "))
@@ -157,27 +188,16 @@ func TestSpecArgModes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every read-only program's option parser")
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// A repository with two commits, so that git log and diff look at
-	// their options rather than stop at an empty history.
-	for _, argv := range [][]string{
-		{"git", "init", "-q"},
-		{"git", "add", "f"},
-		{"git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "-m", "one"},
-		{"git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "two"},
-	} {
-		if out, err := runAudit(t, dir, argv); err != nil {
-			t.Skipf("%v: %v: %s", argv, err, out)
-		}
-	}
 	for _, p := range auditedPrograms() {
-		t.Run(strings.Join(p.argv, "_"), func(t *testing.T) {
+		name := strings.Join(p.argv, "_")
+		if _, ok := synonyms[strings.Join(p.argv, " ")]; ok {
+			name += "_synonyms"
+		}
+		t.Run(name, func(t *testing.T) {
 			if _, err := exec.LookPath(p.argv[0]); err != nil {
 				t.Skipf("%s is not installed", p.argv[0])
 			}
+			dir := auditDir(t)
 			out, _ := runAudit(t, dir, append(slices.Clip(p.argv[:1]), "--version"))
 			if !slices.ContainsFunc(p.version, func(v string) bool { return strings.Contains(out, v) }) {
 				t.Skipf("%s is not the version its spec was checked against: %.60q", p.argv[0], out)
@@ -200,6 +220,28 @@ func TestSpecArgModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// auditDir returns a directory of its own for one program's probes, which
+// may change it (git checkout --orphan=%, git add -A): a file f in a
+// repository of two commits, so that git log and diff look at their
+// options rather than stop at an empty history.
+func auditDir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"git", "init", "-q"},
+		{"git", "add", "f"},
+		{"git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "-m", "one"},
+		{"git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "two"},
+	} {
+		if out, err := runAudit(t, dir, argv); err != nil {
+			t.Skipf("%v: %v: %s", argv, err, out)
+		}
+	}
+	return dir
 }
 
 // auditOption returns what the program says of name that its spec's mode
@@ -253,6 +295,9 @@ func runAudit(t *testing.T, dir string, argv []string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, auditEnv(dir)
+	// No controlling terminal: a probe that asks (xargs -p, git add -i)
+	// fails to open /dev/tty rather than wait on it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -260,7 +305,9 @@ func runAudit(t *testing.T, dir string, argv []string) (string, error) {
 }
 
 func auditEnv(dir string) []string {
-	return []string{"LC_ALL=C", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat", "PAGER=cat", "TERM=dumb"}
+	return []string{"LC_ALL=C", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat",
+		"PAGER=cat", "TERM=dumb", "GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true", "EDITOR=true", "VISUAL=true",
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
 }
 
 // TestFindArity holds findSafe's argument counts to GNU find 4.9, which
