@@ -66,7 +66,7 @@ var gnuSpecs = []*progSpec{
 	},
 	{
 		name: "grep",
-		opts: "-E,--extended-regexp -F,--fixed-strings -G,--basic-regexp -P,--perl-regexp -e,--regexp=PATTERNS " +
+		opts: "-E,--extended-regexp -F,--fixed-strings,--fixed-regexp -G,--basic-regexp -P,--perl-regexp -e,--regexp=PATTERNS " +
 			"-f,--file=FILE -i,-y,--ignore-case --no-ignore-case -w,--word-regexp -x,--line-regexp -z,--null-data " +
 			"-s,--no-messages -v,--invert-match -V,--version --help -m,--max-count=NUM -b,--byte-offset " +
 			"-n,--line-number --line-buffered -H,--with-filename -h,--no-filename --label=LABEL -o,--only-matching " +
@@ -215,7 +215,7 @@ var gnuSpecs = []*progSpec{
 	{
 		name: "date",
 		opts: "-d,--date=STRING --debug -f,--file=FILE -I[=(date|hours|minutes|seconds|ns)] --iso-8601[=(date|hours|minutes|seconds|ns)] " +
-			"--resolution -R,--rfc-email --rfc-3339=(date|seconds|ns) -r,--reference=FILE -u,--utc,--universal" + gnuStd,
+			"--resolution -R,--rfc-email --rfc-3339=(date|seconds|ns) -r,--reference=FILE -u,--utc,--universal,--uct" + gnuStd,
 		operands: operandText,
 		// An operand other than +FORMAT sets the clock.
 		check: func(p *parsedCmd) bool {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -122,6 +123,8 @@ type auditedProgram struct {
 	argv    []string // the program, and git's subcommand
 	version []string // its --version output holds one of these
 	msgs    parserMessages
+	// synonyms: the table is the deny rules' synonyms, not a spec.
+	synonyms bool
 }
 
 // auditVersions are the versions the specs were checked against (spec.go,
@@ -150,7 +153,7 @@ func auditedPrograms() []auditedProgram {
 		case argv[0] == "git":
 			msgs = gitMessages
 		}
-		return auditedProgram{spec, argv, []string{v}, msgs}
+		return auditedProgram{spec: spec, argv: argv, version: []string{v}, msgs: msgs}
 	}
 	var out []auditedProgram
 	for name, spec := range specs() {
@@ -172,11 +175,13 @@ func auditedPrograms() []auditedProgram {
 		if opts == "" {
 			continue
 		}
-		out = append(out, program(func() *progSpec {
+		p := program(func() *progSpec {
 			s := &progSpec{name: key, opts: opts}
 			s.compile()
 			return s
-		}, strings.Fields(key)...))
+		}, strings.Fields(key)...)
+		p.synonyms = true
+		out = append(out, p)
 	}
 	slices.SortFunc(out, func(a, b auditedProgram) int {
 		return strings.Compare(strings.Join(a.argv, " "), strings.Join(b.argv, " "))
@@ -190,7 +195,7 @@ func TestSpecArgModes(t *testing.T) {
 	}
 	for _, p := range auditedPrograms() {
 		name := strings.Join(p.argv, "_")
-		if _, ok := synonyms[strings.Join(p.argv, " ")]; ok {
+		if p.synonyms {
 			name += "_synonyms"
 		}
 		t.Run(name, func(t *testing.T) {
@@ -340,4 +345,85 @@ func TestFindArity(t *testing.T) {
 			t.Errorf("find %s takes no argument, findSafe says %d (%.80q)", name, a.n, out)
 		}
 	}
+}
+
+// TestSpecAbbreviations holds the specs' reading of abbreviated long
+// options to the programs' getopt_long. A spec resolves an abbreviation
+// among the options it lists; the program among all it has. Where the
+// program has an unlisted option that the abbreviation names exactly, the
+// two part: the spec would check one option while the program runs
+// another. (Where an unlisted option makes it ambiguous, the program
+// refuses it, which is safe.) For each listed long option the test gives
+// the program the abbreviations the spec resolves to it, shortest first,
+// up to the first the program does not refuse (every longer one names
+// what it names), in the form whose error names the option getopt_long
+// chose: "--abbr=%" for one that takes no value, "--abbr" alone for one
+// that needs one. Options with an optional value are not checked.
+func TestSpecAbbreviations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every read-only program's option parser")
+	}
+	chosen := regexp.MustCompile(`option '(--[^']+)' (doesn't allow|requires) an argument`)
+	for _, p := range auditedPrograms() {
+		key := strings.Join(p.argv, " ")
+		if p.argv[0] == "git" || p.argv[0] == "tree" || exactLong()[key] {
+			continue // they take no abbreviations
+		}
+		name := strings.Join(p.argv, "_")
+		if p.synonyms {
+			name += "_synonyms"
+		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := exec.LookPath(p.argv[0]); err != nil {
+				t.Skipf("%s is not installed", p.argv[0])
+			}
+			dir := t.TempDir()
+			out, _ := runAudit(t, dir, append(slices.Clip(p.argv), "--version"))
+			if !slices.ContainsFunc(p.version, func(v string) bool { return strings.Contains(out, v) }) {
+				t.Skipf("%s is not the version its spec was checked against: %.60q", p.argv[0], out)
+			}
+			s := p.spec()
+			for _, d := range s.defs {
+				if d.arg != argNone && d.arg != argRequired || slices.Contains(d.names, "--help") || slices.Contains(d.names, "--version") {
+					continue
+				}
+				for _, full := range d.names {
+					if _, ok := auditExceptions[key+" "+full]; ok || !strings.HasPrefix(full, "--") {
+						continue
+					}
+					for _, abbr := range abbreviations(s, full) {
+						probe := abbr
+						if d.arg == argNone {
+							probe += "=%"
+						}
+						out, _ := runAudit(t, dir, append(slices.Clip(p.argv), probe))
+						if strings.Contains(out, "is ambiguous") || strings.Contains(out, "unrecognized option") {
+							continue // the program refuses it; a longer one may name an unlisted option
+						}
+						m := chosen.FindStringSubmatch(out)
+						switch {
+						case m == nil:
+							t.Errorf("%s %s: the spec reads it as %s; the program says %.100q", key, probe, full, out)
+						case !slices.Contains(d.names, m[1]):
+							t.Errorf("%s %s: the spec reads it as %s, the program as %s", key, probe, full, m[1])
+						}
+						break // every longer one names what this one does
+					}
+				}
+			}
+		})
+	}
+}
+
+// abbreviations returns the prefixes of the long option full, shortest
+// first, that s resolves to full's option.
+func abbreviations(s *progSpec, full string) []string {
+	want := s.lookupExact(full)
+	var out []string
+	for n := 3; n < len(full); n++ {
+		if d, _ := s.lookupLong(full[:n]); d == want {
+			out = append(out, full[:n])
+		}
+	}
+	return out
 }
