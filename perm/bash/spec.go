@@ -13,7 +13,11 @@ import (
 // or selects; an option it does not list, an ambiguous or unknown
 // abbreviation, or an option given a value it does not take makes the
 // command not read-only. Each spec carries examples that must and must not
-// be read-only; TestSpecExamples checks them.
+// be read-only; TestSpecExamples checks them. Where the installed programs
+// are those versions, TestSpecArgModes asks each program's own option
+// parser whether every listed option takes no value, a required or an
+// optional one, and TestSpecAbbreviations which option getopt_long takes
+// an abbreviation for (spec_audit_test.go).
 
 // argMode says whether an option takes an argument.
 type argMode int
