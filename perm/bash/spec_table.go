@@ -62,7 +62,7 @@ var gnuSpecs = []*progSpec{
 			"-u -U -v -w,--width=COLS -x -X -Z,--context --zero -1" + gnuStd,
 		dot: true,
 		yes: []string{"ls", "ls -la src docs", "ls -I '*.o' src", "ls --color=auto", "ls -1 --sort=size", "ls src/*.go"},
-		no:  []string{"ls -L x", "ls --dereference x", "ls -H x", "ls --deref x", "ls --dereference-command-line x"},
+		no:  []string{"ls -L x", "ls --dereference x", "ls -H x", "ls --deref x", "ls --dereference-command-line x", "ls -FL x", "ls -FLR"},
 	},
 	{
 		name: "grep",
@@ -89,7 +89,7 @@ var gnuSpecs = []*progSpec{
 			"--random-source=FILE -r,--reverse --sort=WORD -V,--version-sort --batch-size=NMERGE " +
 			"-c --check[=(diagnose-first|quiet|silent)] -C --debug -k,--key=KEYDEF -m,--merge -s,--stable " +
 			"-S,--buffer-size=SIZE -t,--field-separator=SEP --parallel=N -u,--unique -z,--zero-terminated" + gnuStd,
-		yes: []string{"sort -k 2 f", "sort -u -t, -k1,1 a b", "sort --random-source=seed f"},
+		yes: []string{"sort -k 2 f", "sort -u -t, -k1,1 a b", "sort --random-source=seed f", "sort -cu f", "sort --check=quiet f"},
 		no:  []string{"sort -o out f", "sort --output=out f", "sort --out=out f", "sort --compress-program=sh f", "sort -T /tmp f", "sort --files0-from=list", "sort --temporary-directory=x f"},
 	},
 	{
@@ -123,7 +123,8 @@ var gnuSpecs = []*progSpec{
 	{
 		name: "od",
 		opts: "-A,--address-radix=RADIX --endian=(big|little) -j,--skip-bytes=BYTES -N,--read-bytes=BYTES -S=BYTES --strings[=BYTES] -t,--format=TYPE -v,--output-duplicates -w,--width[=BYTES] --traditional -a -b -c -d -f -i -l -o -s -x" + gnuStd,
-		yes:  []string{"od -c f", "od -An -tx1 f"},
+		yes:  []string{"od -c f", "od -An -tx1 f", "od -S 4 f", "od -S4 f", "od -w f", "od -w8 f"},
+		no:   []string{"od -S"},
 	},
 	{
 		name: "cmp",
