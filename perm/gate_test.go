@@ -20,6 +20,11 @@ func TestGateSoundness(t *testing.T) {
 		"clean/.git/config":   "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = https://x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
 		"inc/.git/config":     "[include]\n\tpath = ../x.cfg\n",
 		"alias/.git/config":   "[alias]\n\tst = status\n\tp = push\n\tx = !rm -rf ~\n",
+		// A clean repository whose tracked files lay out a bare one.
+		"both/.git/HEAD":   "ref: refs/heads/main\n",
+		"both/.git/config": "[core]\n\trepositoryformatversion = 0\n",
+		"both/HEAD":        "ref: refs/heads/main\n",
+		"both/config":      "[diff \"x\"]\n\ttextconv = ./tc\n",
 	} {
 		full := filepath.Join(f.root, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -29,7 +34,7 @@ func TestGateSoundness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, d := range []string{"bare/objects", "bare/refs"} {
+	for _, d := range []string{"bare/objects", "bare/refs", "both/objects", "both/refs", "both/.git/objects", "both/.git/refs"} {
 		if err := os.MkdirAll(filepath.Join(f.root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +91,9 @@ func TestGateSoundness(t *testing.T) {
 		{"git: cd into hostile", nil, bashReq("cd hostile && git status"), Ask, 7, "core.pager"},
 		{"git: bare repository as plain files", nil, bashReq("cd bare && git log"), Ask, 7, "diff.external"},
 		{"git: --git-dir", nil, bashReq("git --git-dir=bare log"), Ask, 7, "diff.external"},
+		{"git: found repository is clean", nil, bashReq("git -C both log -p"), Allow, 7, ""},
+		{"git: --bare makes the directory the repository", nil, bashReq("git -C both --bare log -p"), Ask, 7, "--bare"},
+		{"git: cd, then --bare", nil, bashReq("cd both && git --bare log -p"), Ask, 7, "--bare"},
 		{"git: include.path", nil, bashReq("git -C inc status"), Ask, 7, "include.path"},
 		{"git: repository alias", nil, bashReq("git -C alias st"), Ask, 7, ""},
 

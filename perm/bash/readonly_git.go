@@ -8,11 +8,15 @@ import (
 // gitGlobalSpec are git 2.39's global options that neither change its
 // configuration (-c, --config-env), the programs it runs (--exec-path),
 // nor page (-p); --git-dir and --work-tree name directories it reads, and
-// -C the directory it starts in. git takes no abbreviations here.
+// -C the directory it starts in. --bare is left out: it makes the current
+// directory the repository, so that a file named config there (a tracked
+// file of the repository git would otherwise find) configures the
+// programs git runs (diff.*.textconv for git log -p), and GitStart would
+// not look at it. git takes no abbreviations here.
 var gitGlobalSpec = lazySpec(&progSpec{
 	name: "git",
 	opts: "-C=FILE --git-dir=FILE --work-tree=FILE -P,--no-pager --no-replace-objects --no-optional-locks " +
-		"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --bare --version --help",
+		"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --version --help",
 })
 
 // gitDiffOpts are the diff options of log, show and diff in git 2.39 that
