@@ -52,6 +52,13 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: wc glob", nil, bashReq("wc -l src/*.go"), Allow, 7, ""},
 		{"ok: git branch --contains", nil, bashReq("git branch -a --contains HEAD"), Allow, 7, ""},
 		{"ok: xargs into wc", nil, bashReq("git diff --name-only | xargs wc -l"), Allow, 7, ""},
+		// What xargs gives a program may name any file: a cloned
+		// repository's file "a /etc/passwd" is two words to it, and a
+		// tracked symbolic link leads anywhere. Only wc, which prints
+		// counts, may take such operands.
+		{"xargs into cat", nil, bashReq("git ls-files | xargs cat"), Ask, 7, "operands that cannot be checked"},
+		{"xargs -0 into head", nil, bashReq("git ls-files -z | xargs -0 head"), Ask, 7, "operands that cannot be checked"},
+		{"xargs into grep", nil, bashReq("find . -name '*.go' | xargs grep TODO"), Ask, 7, "operands that cannot be checked"},
 		{"ok: git log, clean config", nil, bashReq("git -C clean log --oneline"), Allow, 7, ""},
 		{"xargs with a Bash deny rule", deny("Bash(rm:*)"), bashReq("git diff --name-only | xargs wc -l"), Ask, 7, "xargs"},
 		{"xargs with a Read deny rule", deny("Read(./.env)"), bashReq("git diff --name-only | xargs wc -l"), Ask, 7, "xargs"},

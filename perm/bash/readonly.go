@@ -57,15 +57,21 @@ func (c *Command) Reads() (Reads, bool) {
 	if s, found := specs()[prog]; found {
 		return s().eval(args)
 	}
+	if prog == "xargs" {
+		// XargsSafe decides the one case a caller may allow.
+		return Reads{Reason: "xargs gives its program operands that cannot be checked"}, false
+	}
 	return Reads{Reason: "program " + quoteString(prog) + " has no read-only spec"}, false
 }
 
 // XargsSafe reports whether the command is xargs with only options that
 // change how it reads and groups its input, running a program whose spec
 // says that no option it has, documented or not, writes or runs anything,
-// with static arguments it verifies. What xargs adds from standard input
-// is unknown: the caller must not allow it while Read deny or Bash rules
-// could be evaded by it.
+// and that it prints only counts of what it reads (countsOnly: wc), with
+// static arguments it verifies. What xargs adds from standard input is
+// unknown and may name any file, outside the workspace too: the caller
+// must not allow it while Read deny or Bash rules could be evaded by it,
+// and a program that prints what it reads (xargs cat) is not safe.
 func (c *Command) XargsSafe() bool {
 	words, ok := c.narrow()
 	if !ok || len(words) < 2 || !words[0].Static || words[0].Value != "xargs" {
@@ -83,7 +89,7 @@ func (c *Command) XargsSafe() bool {
 	inner := &Command{Words: words[len(words)-len(p.operands):]}
 	prog := inner.Words[0].Value
 	s, found := specs()[prog]
-	if !found || !s().anyArgs || !inner.Words[0].Static {
+	if !found || !s().anyArgs || !s().countsOnly || !inner.Words[0].Static {
 		return false
 	}
 	_, ok = inner.Reads()

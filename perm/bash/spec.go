@@ -86,6 +86,12 @@ type progSpec struct {
 	// or not, only reads or prints: arguments it gets from elsewhere
 	// (xargs) cannot make it write or run anything.
 	anyArgs bool
+	// countsOnly marks a program that prints only counts of what it reads
+	// (and the names it was given), never the contents: wc. Only such a
+	// program may take operands it cannot see (xargs), because they may
+	// name anything: a cloned repository's file named "a /root/.ssh/x"
+	// is two words to xargs, and a tracked symbolic link leads anywhere.
+	countsOnly bool
 	// check is a further condition on the parsed command, if any.
 	check func(*parsedCmd) bool
 	// dirFiles names the option that stops the program from following

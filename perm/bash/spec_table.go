@@ -44,11 +44,12 @@ var gnuSpecs = []*progSpec{
 		no:      []string{"tail -f log", "tail -F log", "tail --follow=name log", "tail --foll log", "tail -20f log", "tail --retry f", "tail --pid=1 f", "tail -s 1 f"},
 	},
 	{
-		name:    "wc",
-		opts:    "-c,--bytes -m,--chars -l,--lines -L,--max-line-length -w,--words" + gnuStd,
-		anyArgs: true,
-		yes:     []string{"wc -l a b", "wc", "wc --lines f"},
-		no:      []string{"wc --files0-from=list", "wc --files0-from list", "wc --fi=x"},
+		name:       "wc",
+		opts:       "-c,--bytes -m,--chars -l,--lines -L,--max-line-length -w,--words" + gnuStd,
+		anyArgs:    true,
+		countsOnly: true,
+		yes:        []string{"wc -l a b", "wc", "wc --lines f"},
+		no:         []string{"wc --files0-from=list", "wc --files0-from list", "wc --fi=x"},
 	},
 	{
 		name:    "ls",

@@ -116,8 +116,14 @@ func TestXargsSafe(t *testing.T) {
 		want bool
 	}{
 		{`xargs wc -l`, true},
-		{`xargs -0 grep -l foo`, true},
-		{`xargs -r cat`, true},
+		{`xargs -0 -r wc`, true},
+		// A program that prints what it reads may be fed any file: a
+		// cloned repository's file named "a /etc/passwd" is two words to
+		// xargs, and a tracked symbolic link leads anywhere.
+		{`xargs -0 grep -l foo`, false},
+		{`xargs -r cat`, false},
+		{`xargs -0 head`, false},
+		{`xargs ls -la`, false},
 		{`xargs sort`, false}, // sort has -o and --compress-program
 		{`xargs rm`, false},   // not read-only
 		{`xargs -I{} cat {}`, false},
