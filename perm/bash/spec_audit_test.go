@@ -72,14 +72,13 @@ var (
 	// hand what parse-options does not know to the revision and diff
 	// option parsers.
 	revisionMessages = parserMessages{
-		unknownShort: []string{"unrecognized argument: -{}\n", "invalid option: -{}\n", "unknown switch `{}'", "unknown option `-{}'"},
-		noValueShort: []string{"unrecognized argument: -{}%\n", "invalid option: -{}%\n", "unknown switch `%'", "unknown option `-%'"},
-		needsShort:   []string{"switch `{}' requires a value", "-{} requires an argument"},
-		unknownLong:  []string{"unrecognized argument: --{}\n", "invalid option: --{}\n", "unknown option `{}'", "unknown option `--{}'"},
-		noValueLong: []string{"option `{}' takes no value", "option `no-no-{}' takes no value",
-			"unrecognized argument: --{}=%\n", "invalid option: --{}=%\n", "unknown option `--{}=%'"},
-		needsLong:  []string{"option `{}' requires a value", "Option '--{}' requires a value"},
-		equalsOnly: true,
+		unknownShort: append([]string{"unrecognized argument: -{}\n", "invalid option: -{}\n", "unknown option `-{}'"}, gitMessages.unknownShort...),
+		noValueShort: append([]string{"unrecognized argument: -{}%\n", "invalid option: -{}%\n", "unknown option `-%'"}, gitMessages.noValueShort...),
+		needsShort:   append([]string{"-{} requires an argument"}, gitMessages.needsShort...),
+		unknownLong:  append([]string{"unrecognized argument: --{}\n", "invalid option: --{}\n", "unknown option `--{}'"}, gitMessages.unknownLong...),
+		noValueLong:  append([]string{"unrecognized argument: --{}=%\n", "invalid option: --{}=%\n", "unknown option `--{}=%'"}, gitMessages.noValueLong...),
+		needsLong:    append([]string{"Option '--{}' requires a value"}, gitMessages.needsLong...),
+		equalsOnly:   true,
 	}
 	treeMessages = parserMessages{
 		unknownShort: []string{"Invalid argument -`{}'"},
@@ -194,19 +193,8 @@ func TestSpecArgModes(t *testing.T) {
 		t.Skip("runs every read-only program's option parser")
 	}
 	for _, p := range auditedPrograms() {
-		name := strings.Join(p.argv, "_")
-		if p.synonyms {
-			name += "_synonyms"
-		}
-		t.Run(name, func(t *testing.T) {
-			if _, err := exec.LookPath(p.argv[0]); err != nil {
-				t.Skipf("%s is not installed", p.argv[0])
-			}
-			dir := auditDir(t)
-			out, _ := runAudit(t, dir, append(slices.Clip(p.argv[:1]), "--version"))
-			if !slices.ContainsFunc(p.version, func(v string) bool { return strings.Contains(out, v) }) {
-				t.Skipf("%s is not the version its spec was checked against: %.60q", p.argv[0], out)
-			}
+		t.Run(p.name(), func(t *testing.T) {
+			dir := p.dir(t)
 			for _, d := range p.spec().defs {
 				if slices.Contains(d.names, "--help") || slices.Contains(d.names, "--version") {
 					continue // they end the parse
@@ -227,12 +215,29 @@ func TestSpecArgModes(t *testing.T) {
 	}
 }
 
-// auditDir returns a directory of its own for one program's probes, which
-// may change it (git checkout --orphan=%, git add -A): a file f in a
-// repository of two commits, so that git log and diff look at their
+// name is p's subtest name: "git_log", "rm_synonyms".
+func (p auditedProgram) name() string {
+	name := strings.Join(p.argv, "_")
+	if p.synonyms {
+		name += "_synonyms"
+	}
+	return name
+}
+
+// dir skips the test unless p's program is installed in the version
+// checked, and returns a directory of its own for the program's probes,
+// which may change it (git checkout --orphan=%, git add -A): a file f in
+// a repository of two commits, so that git log and diff look at their
 // options rather than stop at an empty history.
-func auditDir(t *testing.T) string {
+func (p auditedProgram) dir(t *testing.T) string {
+	if _, err := exec.LookPath(p.argv[0]); err != nil {
+		t.Skipf("%s is not installed", p.argv[0])
+	}
 	dir := t.TempDir()
+	out, _ := runAudit(t, dir, []string{p.argv[0], "--version"})
+	if !slices.ContainsFunc(p.version, func(v string) bool { return strings.Contains(out, v) }) {
+		t.Skipf("%s is not the version its spec was checked against: %.60q", p.argv[0], out)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -369,19 +374,8 @@ func TestSpecAbbreviations(t *testing.T) {
 		if p.argv[0] == "git" || p.argv[0] == "tree" || exactLong()[key] {
 			continue // they take no abbreviations
 		}
-		name := strings.Join(p.argv, "_")
-		if p.synonyms {
-			name += "_synonyms"
-		}
-		t.Run(name, func(t *testing.T) {
-			if _, err := exec.LookPath(p.argv[0]); err != nil {
-				t.Skipf("%s is not installed", p.argv[0])
-			}
-			dir := t.TempDir()
-			out, _ := runAudit(t, dir, append(slices.Clip(p.argv), "--version"))
-			if !slices.ContainsFunc(p.version, func(v string) bool { return strings.Contains(out, v) }) {
-				t.Skipf("%s is not the version its spec was checked against: %.60q", p.argv[0], out)
-			}
+		t.Run(p.name(), func(t *testing.T) {
+			dir := p.dir(t)
 			s := p.spec()
 			for _, d := range s.defs {
 				if d.arg != argNone && d.arg != argRequired || slices.Contains(d.names, "--help") || slices.Contains(d.names, "--version") {
