@@ -80,6 +80,14 @@ var (
 		needsLong:    append([]string{"Option '--{}' requires a value"}, gitMessages.needsLong...),
 		equalsOnly:   true,
 	}
+	lessMessages = parserMessages{
+		unknownShort: []string{"There is no -{} option"},
+		noValueShort: []string{"There is no -% option"},
+		needsShort:   []string{"Value is required after -{}"},
+		unknownLong:  []string{"There is no {} option"},
+		noValueLong:  []string{"The {}=% option should not be followed by ="},
+		needsLong:    []string{"Value is required after --{}"},
+	}
 	treeMessages = parserMessages{
 		unknownShort: []string{"Invalid argument -`{}'"},
 		noValueShort: []string{"Invalid argument -`%'"},
@@ -130,7 +138,7 @@ type auditedProgram struct {
 // synonyms), by program.
 var auditVersions = map[string]string{
 	"grep": "(GNU grep) 3.8", "diff": "(GNU diffutils) 3.8", "cmp": "(GNU diffutils) 3.8", "file": "file-5.44",
-	"tree": "tree v2.1.", "sed": "(GNU sed) 4.9", "xargs": "(GNU findutils) 4.9", "git": "git version 2.39.",
+	"tree": "tree v2.1.", "less": "less 590", "sed": "(GNU sed) 4.9", "xargs": "(GNU findutils) 4.9", "git": "git version 2.39.",
 }
 
 // auditedPrograms are the read-only specs and the deny rules' synonyms
@@ -145,6 +153,8 @@ func auditedPrograms() []auditedProgram {
 		switch {
 		case argv[0] == "tree":
 			msgs = treeMessages
+		case argv[0] == "less":
+			msgs = lessMessages
 		case len(argv) == 1 && argv[0] == "git":
 			panic("git's global options are not audited")
 		case argv[0] == "git" && slices.Contains([]string{"log", "show", "diff", "blame"}, argv[1]):
@@ -156,10 +166,7 @@ func auditedPrograms() []auditedProgram {
 	}
 	var out []auditedProgram
 	for name, spec := range specs() {
-		switch name {
-		case "less":
-			continue // less reads its options with its own rules (-x%: a tab stop list)
-		case "egrep", "fgrep":
+		if name == "egrep" || name == "fgrep" {
 			continue // grep's spec; they refuse grep's -E, -F, -G and -P as conflicting
 		}
 		out = append(out, program(spec, name))
