@@ -216,8 +216,21 @@ func (r Rule) check() error {
 			return err
 		}
 	case "Bash", "Skill":
+		// A pattern that can match nothing must not pass for a rule: a
+		// deny rule that silently matches nothing fails open.
+		if strings.TrimSpace(r.Pattern) != r.Pattern {
+			return fmt.Errorf("leading or trailing white space in the pattern: no %s call has it", r.Tool)
+		}
 		if strings.Contains(r.Pattern, ":*") && !strings.HasSuffix(r.Pattern, ":*") {
 			return fmt.Errorf(":* is only allowed at the end of a %s pattern", r.Tool)
+		}
+		if prefix, ok := strings.CutSuffix(r.Pattern, ":*"); ok {
+			switch {
+			case strings.TrimSpace(prefix) != prefix || prefix == "":
+				return fmt.Errorf("the prefix before :* is empty or ends in white space: write the bare tool name %s to match every call", r.Tool)
+			case strings.Contains(prefix, "*"):
+				return fmt.Errorf("the prefix before :* is literal and cannot hold *: write %s(%s) for a wildcard", r.Tool, strings.TrimSuffix(prefix, "*")+"*")
+			}
 		}
 	}
 	return nil

@@ -37,6 +37,16 @@ func TestParseRule(t *testing.T) {
 		{in: "Bash(git:* x)", wantErr: `malformed rule "Bash(git:* x)": :* is only allowed at the end of a Bash pattern`},
 		{in: "Skill(git:*)", want: Rule{Tool: "Skill", Pattern: "git:*", HasPattern: true}},
 		{in: "Skill(git:*x)", wantErr: `malformed rule "Skill(git:*x)": :* is only allowed at the end of a Skill pattern`},
+		// Patterns that can match nothing: as deny rules they would fail open.
+		{in: "Bash(:*)", wantErr: `malformed rule "Bash(:*)": the prefix before :* is empty or ends in white space: write the bare tool name Bash to match every call`},
+		{in: "Bash( :*)", wantErr: `malformed rule "Bash( :*)": leading or trailing white space in the pattern: no Bash call has it`},
+		{in: "Bash(npm run :*)", wantErr: `malformed rule "Bash(npm run :*)": the prefix before :* is empty or ends in white space: write the bare tool name Bash to match every call`},
+		{in: "Bash(*:*)", wantErr: `malformed rule "Bash(*:*)": the prefix before :* is literal and cannot hold *: write Bash(*) for a wildcard`},
+		{in: "Bash(git * push:*)", wantErr: `malformed rule "Bash(git * push:*)": the prefix before :* is literal and cannot hold *: write Bash(git * push*) for a wildcard`},
+		{in: "Bash(  *)", wantErr: `malformed rule "Bash(  *)": leading or trailing white space in the pattern: no Bash call has it`},
+		{in: "Bash(ls )", wantErr: `malformed rule "Bash(ls )": leading or trailing white space in the pattern: no Bash call has it`},
+		{in: "Skill(:*)", wantErr: `malformed rule "Skill(:*)": the prefix before :* is empty or ends in white space: write the bare tool name Skill to match every call`},
+		{in: "Bash(:)", want: Rule{Tool: "Bash", Pattern: ":", HasPattern: true}}, // the : builtin
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
