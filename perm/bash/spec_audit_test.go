@@ -428,3 +428,49 @@ func abbreviations(s *progSpec, full string) []string {
 	}
 	return out
 }
+
+// TestSpecFileValues holds the specs' FILE kinds to the programs: an
+// option value the spec takes for text (a pattern, a format, a number)
+// must not be a file the program reads, or the gate would not check that
+// read. Each value-taking option is given the name of a directory, and a
+// program that opens it as a file says so ("zzdir: Is a directory"); the
+// spec must then call the value FILE (or BASENAME). Not every program
+// names what it failed to read (a third of the FILE values here do), so
+// this catches a wrong kind only where the program says it; a probe with a
+// missing file instead, read by hand, found no other.
+func TestSpecFileValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every read-only program")
+	}
+	for _, p := range auditedPrograms() {
+		if p.synonyms {
+			continue // deny rules read every word anyway
+		}
+		t.Run(p.name(), func(t *testing.T) {
+			dir := p.dir(t)
+			if err := os.Mkdir(filepath.Join(dir, "zzdir"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range p.spec().defs {
+				if d.arg == argNone || d.file || d.basename || d.enum != nil {
+					continue
+				}
+				for _, name := range d.names {
+					var argv []string
+					switch {
+					case strings.HasPrefix(name, "--"):
+						argv = append(slices.Clip(p.argv), name+"=zzdir", "f")
+					case d.arg == argOptional:
+						argv = append(slices.Clip(p.argv), name+"zzdir", "f")
+					default:
+						argv = append(slices.Clip(p.argv), name, "zzdir", "f")
+					}
+					out, _ := runAudit(t, dir, argv)
+					if strings.Contains(out, "zzdir: Is a directory") || strings.Contains(out, "zzdir': Is a directory") {
+						t.Errorf("%s: reads its value as a file, the spec takes it for text (%.100q)", strings.Join(argv, " "), out)
+					}
+				}
+			}
+		})
+	}
+}
