@@ -80,6 +80,16 @@ var (
 		needsLong:    append([]string{"Option '--{}' requires a value"}, gitMessages.needsLong...),
 		equalsOnly:   true,
 	}
+	// gitGlobalMessages are git's own, for the options before the
+	// subcommand, which do not cluster.
+	gitGlobalMessages = parserMessages{
+		unknownShort: []string{"unknown option: -{}\n"},
+		noValueShort: []string{"unknown option: -{}%"},
+		needsShort:   []string{"no directory given for '-{}' option"},
+		unknownLong:  []string{"unknown option: --{}\n"},
+		noValueLong:  []string{"unknown option: --{}=%"},
+		needsLong:    []string{"no directory given for '--{}' option"},
+	}
 	lessMessages = parserMessages{
 		unknownShort: []string{"There is no -{} option"},
 		noValueShort: []string{"There is no -% option"},
@@ -104,6 +114,10 @@ var auditExceptions = map[string]string{
 	// git 2.39 refuses them, which is safe.
 	"git log --dd": "git 2.40", "git show --dd": "git 2.40",
 	"git diff --default-prefix": "git 2.41", "git log --default-prefix": "git 2.41", "git show --default-prefix": "git 2.41",
+	// git takes -C's directory only as a word of its own: it refuses
+	// -Cdir, which the spec reads as -C dir (safe). --no-advice is git
+	// 2.46's.
+	"git -C": "a word of its own", "git --no-advice": "git 2.46",
 	// git diff --merge-base needs a commit after it; alone, git calls
 	// the option invalid.
 	"git diff --merge-base": "needs a commit",
@@ -156,7 +170,7 @@ func auditedPrograms() []auditedProgram {
 		case argv[0] == "less":
 			msgs = lessMessages
 		case len(argv) == 1 && argv[0] == "git":
-			panic("git's global options are not audited")
+			msgs = gitGlobalMessages
 		case argv[0] == "git" && slices.Contains([]string{"log", "show", "diff", "blame"}, argv[1]):
 			msgs = revisionMessages
 		case argv[0] == "git":
@@ -171,7 +185,7 @@ func auditedPrograms() []auditedProgram {
 		}
 		out = append(out, program(spec, name))
 	}
-	out = append(out, program(sedSpec, "sed"), program(xargsSpec, "xargs"))
+	out = append(out, program(sedSpec, "sed"), program(xargsSpec, "xargs"), program(gitGlobalSpec, "git"))
 	for sub, spec := range gitSpecs() {
 		if sub != "rev-parse" { // it reads its options in order, with its own rules
 			out = append(out, program(spec, "git", sub))
