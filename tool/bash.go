@@ -74,11 +74,17 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 
-	if _, err := exec.LookPath("bash"); err != nil {
+	shell, err := exec.LookPath("bash")
+	if err != nil {
 		// Windows has no bash unless Git for Windows, MSYS2 or WSL put
 		// one on PATH; the sandbox helper would only find out after it
 		// has started.
 		return "", fmt.Errorf("Bash unavailable: no bash found on PATH: %w", err)
+	}
+	if t.env.Workspace.Contains(shell) {
+		// gen starts bash through its own PATH (commands then get
+		// commandEnv's); a repository's own bash must not run.
+		return "", fmt.Errorf("Bash unavailable: the first bash on PATH, %s, is in the workspace", shell)
 	}
 	spec, err := t.spec(call.Decision.Sandbox, cwd)
 	if err != nil {
@@ -88,7 +94,8 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	marker := newMarker()
 	// The command's own context is not ctx: Run kills the whole process
 	// group itself, on cancellation and timeout alike.
-	cmd, err := sandbox.Command(context.Background(), spec, command, commandEnv(marker))
+	env, droppedPath := commandEnv(marker, t.env.Workspace)
+	cmd, err := sandbox.Command(context.Background(), spec, command, env)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -191,6 +198,9 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 			text += "gen: " + w + ".\n"
 		}
 	}
+	if code == 127 && len(droppedPath) > 0 {
+		text += fmt.Sprintf("gen: commands run without these PATH entries: %q. Each is relative or inside the workspace, where the repository's own programs would run under the names the permission gate checks; name such a program by its path.\n", droppedPath)
+	}
 	if h := sandbox.Hint(cmd.Spec, text, code); h != "" {
 		text += h + " A call with " + perm.UnsandboxedKey + ": true runs without the sandbox, and only once the user approves it.\n"
 	}
@@ -278,13 +288,17 @@ func (e *Env) warnOnce(w string) {
 	})
 }
 
-// commandEnv is the environment commands run with: gen's own, without the
-// credentials gen itself uses (a command the model writes has no need of
-// the model's API key, and could otherwise print it), and with git and
-// pagers told not to wait for a person.
-func commandEnv(marker string) []string {
-	env := []string{marker}
-	for _, kv := range os.Environ() {
+// commandEnv is the environment commands run with: gen's own, as the
+// gate's analysis assumes it (bash.CommandEnv: no CDPATH, BASHOPTS and
+// the like, and no PATH entry that is relative or in the workspace ws),
+// without the credentials gen itself uses (a command the model writes has
+// no need of the model's API key, and could otherwise print it), and with
+// git and pagers told not to wait for a person.
+// It also returns the PATH entries it left out.
+func commandEnv(marker string, ws perm.Workspace) (env, dropped []string) {
+	env = []string{marker}
+	base, dropped := bash.CommandEnv(os.Environ(), ws.Contains)
+	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
 		if hiddenEnv[k] {
 			continue
@@ -292,7 +306,7 @@ func commandEnv(marker string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat")
-	return append(env, gitOverrides()...)
+	return append(env, gitOverrides()...), dropped
 }
 
 // gitOverrides turns off the repository configuration that makes even a

@@ -251,3 +251,65 @@ func TestBashUnavailableWithoutBashOnPath(t *testing.T) {
 		t.Fatalf("err = %v, want Bash unavailable", err)
 	}
 }
+
+// TestBashEnvAsTheGateAssumes: commands run with the environment the
+// gate's analysis assumes (bash.CommandEnv), whatever gen's own holds. A
+// PATH entry "." or one in the workspace would run the repository's own
+// ls where the gate allowed ls; CDPATH would take `cd etc` to /etc;
+// BASHOPTS=dotglob would make `*` name .env.
+func TestBashEnvAsTheGateAssumes(t *testing.T) {
+	env, dir := testEnv(t)
+	pwned := filepath.Join(dir, "pwned")
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"ls", "ownprog", "bin/ls"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\ntouch "+pwned+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hidden"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "."+string(filepath.ListSeparator)+filepath.Join(dir, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	t.Setenv("CDPATH", "/")
+	t.Setenv("BASHOPTS", "dotglob")
+
+	for _, c := range []struct{ command, absent, present string }{
+		{"ls", "", ""},
+		{"cd etc && pwd", "/etc\n", ""},
+		{"echo *", ".hidden", "ownprog"},
+		{"ownprog", "", `commands run without these PATH entries: ["." "` + filepath.Join(dir, "bin") + `"]`},
+	} {
+		out, err := call(t, env, "Bash", map[string]any{"command": c.command})
+		if err != nil {
+			t.Fatalf("%s: %v", c.command, err)
+		}
+		if _, err := os.Stat(pwned); err == nil {
+			t.Fatalf("%s ran the repository's own program: %s", c.command, out)
+		}
+		if c.absent != "" && strings.Contains(out, c.absent) {
+			t.Errorf("%s: output holds %q: %s", c.command, c.absent, out)
+		}
+		if !strings.Contains(out, c.present) {
+			t.Errorf("%s: output lacks %q: %s", c.command, c.present, out)
+		}
+	}
+}
+
+// TestBashRefusesWorkspaceShell: gen starts bash through its own PATH, so
+// a bash inside the workspace that PATH finds first is refused.
+func TestBashRefusesWorkspaceShell(t *testing.T) {
+	env, dir := testEnv(t)
+	if err := os.WriteFile(filepath.Join(dir, "bash"), []byte("#!/bin/sh\ntouch "+filepath.Join(dir, "pwned")+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	_, err := call(t, env, "Bash", map[string]any{"command": "echo hi"})
+	if err == nil || !strings.Contains(err.Error(), "is in the workspace") {
+		t.Fatalf("err = %v, want the workspace's bash refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Fatal("the workspace's bash ran")
+	}
+}

@@ -1,6 +1,10 @@
 package bash
 
-import "strings"
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // codeVarNames are environment variables whose value a program runs as
 // code or loads code from: shells (BASH_ENV, ENV, PS4, PROMPT_COMMAND),
@@ -55,4 +59,45 @@ func hasString(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// startUnset are the environment variables the analysis takes to be
+// unset when bash starts a command, because each changes how bash reads
+// or runs the command line: cd's search path (CDPATH: cd etc would go to
+// /etc), what a glob matches (GLOBIGNORE; dotglob or nocaseglob through
+// BASHOPTS: cat * would read .env), shell options (SHELLOPTS), POSIX mode
+// and GNU programs' option parsing, in which an option after an operand
+// is a file (POSIXLY_CORRECT), files bash runs first (BASH_ENV, ENV) and
+// the programs PATH lookup skips (EXECIGNORE).
+var startUnset = []string{"CDPATH", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS", "POSIXLY_CORRECT", "BASH_ENV", "ENV", "EXECIGNORE"}
+
+// CommandEnv returns env (NAME=value pairs) as the analysis assumes a
+// command starts with: without startUnset, and with PATH holding only
+// absolute directories that inWorkspace does not place in the workspace.
+// A program named by a bare word (ls) is then never a file of the
+// repository: with a PATH entry "", ".", "bin" or "node_modules/.bin"
+// (relative to the command's directory), or one inside the workspace, a
+// cloned repository's own ls would run where the gate allowed ls. It also
+// returns the PATH entries it left out.
+func CommandEnv(env []string, inWorkspace func(dir string) bool) (out, dropped []string) {
+	out = make([]string, 0, len(env))
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		switch {
+		case slices.Contains(startUnset, name):
+			continue
+		case name == "PATH":
+			var dirs []string
+			for _, d := range filepath.SplitList(val) {
+				if filepath.IsAbs(d) && !inWorkspace(d) {
+					dirs = append(dirs, d)
+				} else {
+					dropped = append(dropped, d)
+				}
+			}
+			kv = "PATH=" + strings.Join(dirs, string(filepath.ListSeparator))
+		}
+		out = append(out, kv)
+	}
+	return out, dropped
 }
