@@ -414,3 +414,34 @@ func TestSuggest(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicOnly: only a WebFetch the mode default allowed as a safe read
+// is marked PublicOnly (its tool must not connect to an internal address
+// a name resolves to); one a rule allows, one in bypassPermissions mode,
+// and every other tool are not.
+func TestPublicOnly(t *testing.T) {
+	f := newFixture(t)
+	web := Request{Tool: "WebFetch", Input: map[string]any{"url": "https://example.com/x"}}
+	for _, tc := range []struct {
+		name string
+		pol  func(*Policy)
+		req  Request
+		want bool
+	}{
+		{"mode default", nil, web, true},
+		{"acceptEdits default", mode(ModeAcceptEdits), web, true},
+		{"allow rule", allow("WebFetch(domain:example.com)"), web, false},
+		{"bare allow rule", allow("WebFetch"), web, false},
+		{"bypassPermissions", mode(ModeBypass), web, false},
+		{"another safe tool", nil, fileReq("Read", "src/a.go"), false},
+	} {
+		p := Policy{Mode: ModeDefault, Workspace: f.ws()}
+		if tc.pol != nil {
+			tc.pol(&p)
+		}
+		res := Evaluate(tc.req, &p)
+		if res.Decision != Allow || res.PublicOnly != tc.want {
+			t.Errorf("%s: %s, PublicOnly %v; want allow, PublicOnly %v (%s)", tc.name, res.Decision, res.PublicOnly, tc.want, res.Reason)
+		}
+	}
+}

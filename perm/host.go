@@ -104,9 +104,14 @@ func internalHost(h string) bool {
 		return true
 	}
 	a, err := netip.ParseAddr(h)
-	if err != nil {
-		return false
-	}
+	return err == nil && InternalAddr(a)
+}
+
+// InternalAddr reports whether a reaches this machine or a private
+// network: loopback, link-local (cloud metadata at 169.254.169.254),
+// private, unspecified, shared (100.64.0.0/10) or multicast, also as an
+// IPv4 address inside an IPv6 one.
+func InternalAddr(a netip.Addr) bool {
 	a = embedded(a)
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() || cgnat.Contains(a)

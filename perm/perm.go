@@ -320,6 +320,13 @@ type Result struct {
 	// the sandbox on a dangerouslyDisableSandbox call, which is never
 	// allowed without a person's approval.
 	Sandbox sandbox.Profile
+	// PublicOnly marks a WebFetch the mode default allowed as a safe read
+	// of the public web (no rule, hook or person allowed it). The gate
+	// refuses a host that names this machine or a private network
+	// (InternalAddr), but a name can resolve to one (an EC2 instance's
+	// instance-data, 127.0.0.1.nip.io, a rebinding DNS server): the tool
+	// must then refuse to connect to such an address.
+	PublicOnly bool
 
 	// readOnly marks an Allow that rests only on verified read-only
 	// analysis (step 7), for every part of the call.

@@ -561,7 +561,9 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 	}
 	switch {
 	case class == Safe:
-		return res(Allow, "safe tool")
+		r := res(Allow, "safe tool")
+		r.PublicOnly = pt.tool == "WebFetch"
+		return r
 	case m == ModeExplore:
 		return res(Deny, "explore mode is read-only")
 	case m == ModeDontAsk:

@@ -5,8 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
@@ -44,36 +50,110 @@ const (
 // The prompt argument is not interpreted: no model runs inside the tool.
 // It is echoed at the top of the result so the content stays attached to
 // the question it was fetched for.
+//
+// A fetch the gate allowed only as a public read (perm.Result.PublicOnly)
+// does not connect to an address perm.InternalAddr names, whatever name
+// resolved to it (dialGuard).
 func NewWebFetch(g Gate, client *http.Client) Tool {
-	c := httpClient(client)
-	next := c.CheckRedirect
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if err := checkRedirect(g, req, via); err != nil {
-			return err
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		return nil
-	}
-	return webFetch{client: c}
+	return webFetch{client: httpClient(client), gate: g}
 }
 
-// checkRedirect decides whether a fetch may follow a redirect to req.
-func checkRedirect(g Gate, req *http.Request, via []*http.Request) error {
+// checkRedirect decides whether a fetch may follow a redirect to req, and
+// returns the gate's decision on it.
+func checkRedirect(g Gate, req *http.Request, via []*http.Request) (perm.Result, error) {
 	target := req.URL.String()
 	if len(via) > maxRedirects {
-		return fmt.Errorf("stopped after %d redirects (the last one to %s)", maxRedirects, target)
+		return perm.Result{}, fmt.Errorf("stopped after %d redirects (the last one to %s)", maxRedirects, target)
 	}
 	if s := req.URL.Scheme; s != "http" && s != "https" {
-		return fmt.Errorf("redirect to %s refused: only http and https URLs can be fetched", target)
+		return perm.Result{}, fmt.Errorf("redirect to %s refused: only http and https URLs can be fetched", target)
 	}
 	res := perm.Result{Decision: perm.Deny, Reason: "there is no permission gate to check it against"}
 	if g != nil {
 		res = g.Check(req.Context(), perm.Request{Tool: "WebFetch", Input: map[string]any{"url": target}})
 	}
 	if res.Decision != perm.Allow {
-		return &RedirectDeniedError{URL: target, Result: res}
+		return res, &RedirectDeniedError{URL: target, Result: res}
+	}
+	return res, nil
+}
+
+// fetchClient returns the client for one fetch decided by res: f's, with
+// redirects checked against the gate, and, for a public read, its
+// connections guarded. A client whose transport is not an *http.Transport
+// cannot be guarded: a public read through it is refused.
+func (f webFetch) fetchClient(res perm.Result) (*http.Client, error) {
+	c := *f.client
+	guard := &dialGuard{}
+	guard.publicOnly.Store(res.PublicOnly)
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		hop, err := checkRedirect(f.gate, req, via)
+		if err != nil {
+			return err
+		}
+		// Each hop connects as its own decision allows.
+		guard.publicOnly.Store(hop.PublicOnly)
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	t, ok := base.(*http.Transport)
+	switch {
+	case ok:
+		c.Transport = guard.transport(t)
+	case res.PublicOnly:
+		return nil, errors.New("this client's connections cannot be checked for internal addresses")
+	}
+	return &c, nil
+}
+
+// dialGuard refuses connections to internal addresses (perm.InternalAddr)
+// while publicOnly is set, checking the address a name resolved to, just
+// before connecting. A request through a proxy is not checked: the proxy
+// resolves the name (the gate's check of the host still applies).
+type dialGuard struct {
+	publicOnly, viaProxy atomic.Bool
+}
+
+// transport returns a copy of t that dials through g.
+func (g *dialGuard) transport(t *http.Transport) *http.Transport {
+	t = t.Clone()
+	if proxy := t.Proxy; proxy != nil {
+		t.Proxy = func(req *http.Request) (*url.URL, error) {
+			u, err := proxy(req)
+			g.viaProxy.Store(u != nil)
+			return u, err
+		}
+	}
+	d := &net.Dialer{Timeout: defaultHTTPTimeout, KeepAlive: 30 * time.Second, Control: g.control}
+	t.DialContext = d.DialContext
+	t.DialTLSContext = nil
+	// Every hop of a fetch dials afresh, so each is checked as its own
+	// decision says.
+	t.DisableKeepAlives = true
+	return t
+}
+
+func (g *dialGuard) control(_, address string, _ syscall.RawConn) error {
+	if !g.publicOnly.Load() || g.viaProxy.Load() {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return err
+	}
+	if perm.InternalAddr(a) {
+		return fmt.Errorf("refused to connect to %s: the name resolved to a loopback, link-local or private address, which only an allow rule or your approval may fetch", a)
 	}
 	return nil
 }
@@ -91,7 +171,10 @@ func (e *RedirectDeniedError) Error() string {
 
 func (e *RedirectDeniedError) Unwrap() error { return &DeniedError{Result: e.Result} }
 
-type webFetch struct{ client *http.Client }
+type webFetch struct {
+	client *http.Client
+	gate   Gate
+}
 
 func (webFetch) Name() string { return "WebFetch" }
 
@@ -116,7 +199,11 @@ func (f webFetch) Run(ctx context.Context, call Call) (string, error) {
 	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "text/html, application/xhtml+xml, text/markdown, text/plain, application/json;q=0.9, text/*;q=0.8")
-	resp, err := f.client.Do(req)
+	client, err := f.fetchClient(call.Decision.Result)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", name, u.String(), err)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		var rd *RedirectDeniedError
 		if errors.As(err, &rd) {

@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -338,5 +341,45 @@ func TestCapRunes(t *testing.T) {
 				t.Errorf("capRunes(%q, %d) = %q, %v; want %q, %v", tt.s, tt.limit, got, cut, tt.want, tt.cut)
 			}
 		})
+	}
+}
+
+// TestWebFetchPublicOnly: a fetch the gate allowed only as a public read
+// (perm.Result.PublicOnly) does not connect to an internal address,
+// whatever name resolved to it; one a rule allowed does. Each redirect hop
+// connects as its own decision says.
+func TestWebFetchPublicOnly(t *testing.T) {
+	srv := newWebServer(t)
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	must(t, err)
+	public := Decision{perm.Result{Decision: perm.Allow, PublicOnly: true}}
+	byRule := Decision{perm.Result{Decision: perm.Allow, Step: 6}}
+	wf := NewWebFetch(denyGate(t), nil)
+	for _, u := range []string{srv.URL + "/text", "http://localhost:" + port + "/text"} {
+		_, err := wf.Run(context.Background(), Call{Input: map[string]any{"url": u}, Decision: public})
+		if err == nil || !strings.Contains(err.Error(), "refused to connect to 127.0.0.1") {
+			t.Errorf("public read of %s: err = %v, want the connection refused", u, err)
+		}
+		if out, err := wf.Run(context.Background(), Call{Input: map[string]any{"url": u}, Decision: byRule}); err != nil || !strings.Contains(out, "line one") {
+			t.Errorf("fetch of %s a rule allowed: %v %q", u, err, out)
+		}
+	}
+
+	// A redirect to a name the gate takes for public (this machine's
+	// own), allowed as a public read, is refused when the name resolves
+	// to an internal address.
+	host, err := os.Hostname()
+	must(t, err)
+	addrs, err := net.LookupHost(host)
+	if err != nil || len(addrs) == 0 {
+		t.Skipf("this machine's name %q does not resolve: %v", host, err)
+	}
+	if a, err := netip.ParseAddr(addrs[0]); err != nil || !perm.InternalAddr(a) {
+		t.Skipf("this machine's name %q resolves to %v, not an internal address", host, addrs)
+	}
+	target := "http://" + net.JoinHostPort(host, port) + "/text"
+	_, err = wf.Run(context.Background(), Call{Input: map[string]any{"url": srv.URL + "/redirect?to=" + url.QueryEscape(target)}, Decision: byRule})
+	if err == nil || !strings.Contains(err.Error(), "refused to connect to") {
+		t.Errorf("redirect to %s: err = %v, want the connection refused", target, err)
 	}
 }
