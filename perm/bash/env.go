@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -83,6 +84,9 @@ func CommandEnv(env []string, inWorkspace func(dir string) bool) (out, dropped [
 	out = make([]string, 0, len(env))
 	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
+		if runtime.GOOS == "windows" {
+			name = strings.ToUpper(name) // Path is PATH there
+		}
 		switch {
 		case slices.Contains(startUnset, name):
 			continue
