@@ -340,7 +340,7 @@ func unescape(b *strings.Builder, s string, checkFirst bool) (glob globKind, til
 		switch {
 		case c == '\\' && i+1 < len(s):
 			i++
-			if b != nil {
+			if b != nil && s[i] != '\n' { // a backslash-newline is a line continuation: nothing
 				b.WriteByte(s[i])
 			}
 			continue
@@ -475,9 +475,18 @@ func decodeANSIC(s string) string {
 			i += n
 			isRune = true
 		case 'c':
+			// \cX is control-X, \c? is DEL, and \c\\ (an escaped
+			// backslash) is control-backslash, both backslashes used.
 			if i+1 < len(s) {
 				i++
-				val, n = uint64(s[i]&0x1f), 1
+				ch := s[i]
+				if ch == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+					i++
+				}
+				val, n = uint64(ch&0x1f), 1
+				if ch == '?' {
+					val = 0x7f
+				}
 			}
 		}
 		switch {

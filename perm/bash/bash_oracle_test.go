@@ -1,0 +1,183 @@
+package bash
+
+import (
+	"context"
+	"encoding/hex"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStaticWordsAgainstBash holds Parse's static words to bash itself:
+// every word Parse calls Static (no glob, brace or tilde expansion) must
+// be the argument bash passes, byte for byte, or the gate would check one
+// command while bash runs another. The words come from a small grammar of
+// the shell's quoting: single, double and ANSI-C quotes side by side,
+// backslash escapes in and out of double quotes, line continuations, and
+// characters that are special only in some places. Bash runs each line
+// with the program replaced by a function that prints its arguments.
+func TestStaticWordsAgainstBash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs bash")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	r := rand.New(rand.NewPCG(14, 2026))
+	var lines []string
+	for range 4000 {
+		n := 1 + r.IntN(3)
+		words := make([]string, n)
+		for i := range words {
+			words[i] = oracleWord(r)
+		}
+		lines = append(lines, "p "+strings.Join(words, " "))
+	}
+	// One bash for all lines: p prints a line per call, each argument as
+	// "x" and its bytes in hex; a line bash cannot parse prints "!" (bash
+	// reads each line as its own script through eval).
+	var script strings.Builder
+	script.WriteString(`p() { local LC_ALL=C a i; for a in "$@"; do printf x; for ((i = 0; i < ${#a}; i++)); do printf %02x "'${a:i:1}"; done; printf ' '; done; echo; }` + "\n")
+	for _, l := range lines {
+		script.WriteString("eval " + shellQuote(l) + " 2>/dev/null || echo '!'\n")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
+	cmd.Stdin = strings.NewReader(script.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	calls := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(calls) != len(lines) {
+		t.Fatalf("bash answered %d lines, want %d", len(calls), len(lines))
+	}
+	checked := 0
+	for i, l := range lines {
+		if calls[i] == "!" {
+			continue // bash refused the line
+		}
+		var args []string
+		for _, f := range strings.Fields(calls[i]) {
+			b, err := hex.DecodeString(strings.TrimPrefix(f, "x"))
+			if err != nil {
+				t.Fatalf("bash printed %q for %q", calls[i], l)
+			}
+			args = append(args, string(b))
+		}
+		s, err := Parse(l)
+		if err != nil || len(s.Commands) != 1 {
+			continue // the gate refuses it (Ask): nothing to compare
+		}
+		words := s.Commands[0].Words
+		if len(words) != len(args)+1 {
+			if allStatic(words) {
+				t.Errorf("%q: Parse makes %d static arguments, bash %d: %q", l, len(words)-1, len(args), args)
+			}
+			continue
+		}
+		for j, w := range words[1:] {
+			if w.Static && !w.Glob && !w.Tilde && w.Value != args[j] {
+				t.Errorf("%q: word %q is %q to Parse, %q to bash", l, w.Raw, w.Value, args[j])
+			}
+		}
+		checked++
+	}
+	if checked < len(lines)/2 {
+		t.Fatalf("only %d of %d lines compared", checked, len(lines))
+	}
+}
+
+func allStatic(words []Word) bool {
+	for _, w := range words {
+		if !w.Static || w.Glob || w.Tilde {
+			return false
+		}
+	}
+	return true
+}
+
+// oracleWord makes one shell word of one to four parts.
+func oracleWord(r *rand.Rand) string {
+	var b strings.Builder
+	for range 1 + r.IntN(4) {
+		b.WriteString(oraclePart(r))
+	}
+	if b.Len() == 0 {
+		return "''"
+	}
+	return b.String()
+}
+
+// oracleChars are the characters the grammar draws from: letters, space
+// and tab, and everything special to the shell somewhere.
+const oracleChars = "ab -=:~#%^!,.@/\\'\"$`\t\n*?[]{}()<>|&;x"
+
+func oracleText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteByte(oracleChars[r.IntN(len(oracleChars))])
+	}
+	return b.String()
+}
+
+func oraclePart(r *rand.Rand) string {
+	switch r.IntN(7) {
+	case 0: // single quotes: anything but '
+		return "'" + strings.ReplaceAll(oracleText(r, r.IntN(5)), "'", "") + "'"
+	case 1: // double quotes: escape what must be, and leave some backslashes alone
+		var b strings.Builder
+		b.WriteByte('"')
+		for _, c := range []byte(oracleText(r, r.IntN(5))) {
+			switch c {
+			case '"', '$', '`', '\\':
+				b.WriteByte('\\')
+			case 'a', 'b', '-', ' ':
+				if r.IntN(3) == 0 {
+					b.WriteByte('\\') // not special here: the backslash stays
+				}
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('"')
+		return b.String()
+	case 2: // ANSI-C quotes with escapes
+		escapes := []string{`\n`, `\t`, `\\`, `\'`, `\"`, `\x41`, `\x4`, `\101`, `\0`, `\u00e9`, `\U0001F600`, `\e`, `\a`, `\cA`, `\c?`, `\c\\`, `\cz`, `\q`, `a`, ` `, `$`, `\x`, `\c`, `\u`, `\U1`, `\777`, `\xfF`}
+		var b strings.Builder
+		b.WriteString("$'")
+		for range r.IntN(4) {
+			b.WriteString(escapes[r.IntN(len(escapes))])
+		}
+		b.WriteByte('\'')
+		return b.String()
+	case 3: // a backslash escape outside quotes, often an escaped
+		// backslash or a line continuation
+		switch r.IntN(4) {
+		case 0:
+			return `\\`
+		case 1:
+			return "\\\n"
+		}
+		c := oracleChars[r.IntN(len(oracleChars))]
+		if c == '\n' {
+			return "\\\n" // a line continuation: nothing
+		}
+		return "\\" + string(c)
+	case 4: // plain letters and punctuation that is literal unquoted
+		lits := []string{"a", "b", "-", "--x", "=", ":", ",", ".", "@", "/", "%", "^", "+", "x=y", "a:b"}
+		return lits[r.IntN(len(lits))]
+	case 5: // a tilde or a hash in the middle, a locale string
+		return []string{"a~", "a#b", "x~/y", "=~", "a=~", `$"ab"`, `$"a\"b"`, `$""`}[r.IntN(8)]
+	default:
+		return `""`
+	}
+}
+
+// shellQuote quotes s for bash as one single-quoted word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
