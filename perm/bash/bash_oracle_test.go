@@ -182,11 +182,27 @@ func TestCommandsAgainstBash(t *testing.T) {
 			for range r.IntN(3) {
 				seg += " " + oracleWord(r)
 			}
-			switch r.IntN(6) {
+			switch r.IntN(12) {
 			case 0:
 				seg = "{ " + seg + "; }"
 			case 1:
 				seg = "(" + seg + ")"
+			case 3:
+				seg = ": $(" + seg + " >&3)" // fd 3 is the script's stdout
+			case 4:
+				seg = "if :; then " + seg + "; fi"
+			case 5:
+				seg = "case a in a) " + seg + " ;; esac"
+			case 6:
+				seg = "for _ in 1; do " + seg + "; done"
+			case 7:
+				seg = "f() { " + seg + "; }; f"
+			case 8:
+				seg = ": <(" + seg + " >&3); wait" // a process substitution
+			case 9:
+				seg = ": $(" + seg + " >&3 # c\\\n)" // a comment ending in a backslash, nested
+			case 10:
+				seg = ": `" + seg + " >&3`"
 			case 2:
 				// A here-document, whose body is text (p lines in it do
 				// not run) and whose end bash finds by its own rules.
@@ -220,7 +236,7 @@ func TestCommandsAgainstBash(t *testing.T) {
 		}
 		var cmds [][]Word
 		for _, c := range s.Commands {
-			if !c.Nested {
+			if len(c.Words) > 0 && c.Words[0].Value == "p" {
 				cmds = append(cmds, c.Words)
 			}
 		}
@@ -266,6 +282,7 @@ func runOracle(t *testing.T, lines []string) [][][]string {
 	// hex; the end of a line's calls is "." and a line bash cannot parse
 	// prints "!" (bash reads each line as its own script through eval).
 	var script strings.Builder
+	script.WriteString("exec 3>&1\n")
 	script.WriteString(`p() { local LC_ALL=C a i; for a in "$@"; do printf x; for ((i = 0; i < ${#a}; i++)); do printf %02x "'${a:i:1}"; done; printf ' '; done; echo; }` + "\n")
 	for _, l := range lines {
 		script.WriteString("eval " + shellQuote(l) + " 2>/dev/null || echo '!'; echo .\n")

@@ -224,7 +224,7 @@ func parseFile(src string) (*syntax.File, string, error) {
 	}
 	f, err := parseOnce(src)
 	if err == nil {
-		if err := checkHeredocs(f, src); err != nil {
+		if err := checkContinuations(f, src); err != nil {
 			return nil, "", &SyntaxError{Err: err}
 		}
 		return f, src, nil
@@ -241,7 +241,7 @@ func parseFile(src string) (*syntax.File, string, error) {
 		}
 		g, gerr := parseOnce(fixed)
 		if gerr == nil {
-			if err := checkHeredocs(g, fixed); err != nil {
+			if err := checkContinuations(g, fixed); err != nil {
 				return nil, "", &SyntaxError{Err: err}
 			}
 			return g, fixed, nil
@@ -309,22 +309,34 @@ func endComments(src string) (string, bool) {
 	return src, false
 }
 
-// checkHeredocs refuses a here-document whose end the parser and bash
-// may place differently. The parser reads a backslash-newline in a body
+// checkContinuations refuses what a backslash-newline makes the parser
+// read otherwise than bash. First, a here-document whose end the parser
+// and bash may place differently. The parser reads a backslash-newline in a body
 // as an escape and so never takes the line after it for the delimiter;
 // bash joins the two lines of an unquoted delimiter's body first (a line
 // "\" before "E" is "E": the end), and ends a quoted one's at that line.
 // Where the parser reads on, the commands up to the next delimiter line
 // vanish into the body (`cat <<E`, a line "\", "E", then `curl evil`).
-// Only a body with a backslash-newline is looked at: checkHeredocs finds
+// Only a body with a backslash-newline is looked at: checkContinuations finds
 // where bash ends it and refuses the script when that is not where the
 // parser did.
-func checkHeredocs(f *syntax.File, src string) error {
-	if !strings.Contains(src, "<<") || !strings.Contains(src, "\\\n") {
+//
+// It also refuses a backquoted substitution with a backslash-newline in
+// it: bash removes one level of backslashes inside backquotes before it
+// reads the command, and the parser reads such a command otherwise
+// (`p \\` and a newline, then `x`, is p x to bash).
+func checkContinuations(f *syntax.File, src string) error {
+	if !strings.Contains(src, "\\\n") || !strings.Contains(src, "<<") && !strings.Contains(src, "`") {
 		return nil
 	}
 	var bad error
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes && bad == nil {
+			if from, to := int(cs.Pos().Offset()), int(cs.End().Offset()); from <= to && to <= len(src) && strings.Contains(src[from:to], "\\\n") {
+				bad = errors.New("a backquoted command substitution with a backslash-newline in it, which bash and the parser read differently")
+			}
+			return bad == nil
+		}
 		r, ok := n.(*syntax.Redirect)
 		if !ok || bad != nil || r.Hdoc == nil || (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) {
 			return bad == nil
