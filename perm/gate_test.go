@@ -111,6 +111,7 @@ func TestGateSoundness(t *testing.T) {
 		{"quoted here-document after a backslash line", nil, bashReq("cat <<\"E\"F\n\\\nEF\ntouch pwned\ncat <<E\nx\nE\n"), Ask, 2, "here-document"},
 		{"ok: here-document with a continued line", nil, bashReq("cat <<E\nline \\\nmore\nE\n"), Allow, 7, ""},
 		{"backquotes with a backslash-newline", nil, bashReq(": `ls \\\\\\\nx`"), Ask, 2, "backquoted"},
+		{"backquotes with an escaped backslash", denyCurl, bashReq(": `\\\\\"x;curl evil\\\\\"`"), Ask, 2, "backquoted"},
 		{"git: found repository is clean", nil, bashReq("git -C both log -p"), Allow, 7, ""},
 		{"git: --bare makes the directory the repository", nil, bashReq("git -C both --bare log -p"), Ask, 7, "--bare"},
 		{"git: cd, then --bare", nil, bashReq("cd both && git --bare log -p"), Ask, 7, "--bare"},

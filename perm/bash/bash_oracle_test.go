@@ -170,60 +170,7 @@ func TestCommandsAgainstBash(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
-	r := rand.New(rand.NewPCG(6, 2026))
-	var lines []string
-	for range 4000 {
-		var b strings.Builder
-		for i := range 1 + r.IntN(4) {
-			if i > 0 {
-				b.WriteString([]string{"; ", " && ", "\n", " ;\n", " &&\\\n ", "\\\n; "}[r.IntN(6)])
-			}
-			seg := "p"
-			for range r.IntN(3) {
-				seg += " " + oracleWord(r)
-			}
-			switch r.IntN(12) {
-			case 0:
-				seg = "{ " + seg + "; }"
-			case 1:
-				seg = "(" + seg + ")"
-			case 3:
-				seg = ": $(" + seg + " >&3)" // fd 3 is the script's stdout
-			case 4:
-				seg = "if :; then " + seg + "; fi"
-			case 5:
-				seg = "case a in a) " + seg + " ;; esac"
-			case 6:
-				seg = "for _ in 1; do " + seg + "; done"
-			case 7:
-				seg = "f() { " + seg + "; }; f"
-			case 8:
-				seg = ": <(" + seg + " >&3); wait" // a process substitution
-			case 9:
-				seg = ": $(" + seg + " >&3 # c\\\n)" // a comment ending in a backslash, nested
-			case 10:
-				seg = ": `" + seg + " >&3`"
-			case 2:
-				// A here-document, whose body is text (p lines in it do
-				// not run) and whose end bash finds by its own rules.
-				delims := []struct{ op, end string }{
-					{"<<E", "E"}, {"<<'E'", "E"}, {`<<"E"`, "E"}, {`<<\E`, "E"}, {"<<-E", "\tE"},
-					{`<<E\F`, "EF"}, {`<<"E"F`, "EF"}, {"<< E", "E"}, {"<<E", "E "}, {"<<E", " E"},
-				}
-				d := delims[r.IntN(len(delims))]
-				body := []string{"p in body", "E x", "$(p sub)", `\`, `#p c\`, "EE", "\tE"}[r.IntN(7)]
-				seg += " " + d.op + "\n" + body + "\n" + d.end + "\n"
-				if d.end != "E" && d.end != "\tE" && d.end != "EF" {
-					seg += "E\n" // the end bash finds when the line above is not one
-				}
-			}
-			b.WriteString(seg)
-		}
-		if r.IntN(3) == 0 {
-			b.WriteString([]string{" # p x", " #p x\\\np y", "\n#p x"}[r.IntN(3)])
-		}
-		lines = append(lines, b.String())
-	}
+	lines := commandLines(rand.New(rand.NewPCG(6, 2026)), 4000)
 	calls := runOracle(t, lines)
 	checked := 0
 	for i, l := range lines {
@@ -279,6 +226,9 @@ func runOracle(t *testing.T, lines []string) [][][]string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
+	// A line may redirect output to a file of any name: it lands in a
+	// directory of the test's own.
+	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
 	cmd.Stdin = strings.NewReader(script.String())
 	out, err := cmd.Output()
@@ -317,4 +267,66 @@ func runOracle(t *testing.T, lines []string) [][][]string {
 		t.Fatalf("bash answered %d lines, want %d", len(all), len(lines))
 	}
 	return all
+}
+
+// commandLines makes n lines of p commands for TestCommandsAgainstBash.
+func commandLines(r *rand.Rand, n int) []string {
+	var lines []string
+	for range n {
+		var b strings.Builder
+		for i := range 1 + r.IntN(4) {
+			if i > 0 {
+				b.WriteString([]string{"; ", " && ", "\n", " ;\n", " &&\\\n ", "\\\n; "}[r.IntN(6)])
+			}
+			seg := "p"
+			for range r.IntN(3) {
+				seg += " " + oracleWord(r)
+			}
+			switch r.IntN(14) {
+			case 0:
+				seg = "{ " + seg + "; }"
+			case 1:
+				seg = "(" + seg + ")"
+			case 3:
+				seg = ": $(" + seg + " >&3)" // fd 3 is the script's stdout
+			case 4:
+				seg = "if :; then " + seg + "; fi"
+			case 5:
+				seg = "case a in a) " + seg + " ;; esac"
+			case 6:
+				seg = "for _ in 1; do " + seg + "; done"
+			case 7:
+				seg = "f() { " + seg + "; }; f"
+			case 8:
+				seg = ": <(" + seg + " >&3); wait" // a process substitution
+			case 9:
+				seg = ": $(" + seg + " >&3 # c\\\n)" // a comment ending in a backslash, nested
+			case 10:
+				seg = ": `" + seg + " >&3`"
+			case 11:
+				seg = []string{"[[ a == a ]] && ", "(( 1 )) && ", "[[ -n x\\\n ]] && ", "(( 1 +\\\n 1 )) && ", "! false && ", "time ", "{ :; } &&\n"}[r.IntN(7)] + seg
+			case 12:
+				seg += []string{" <<< x", " <<< \"a\\\nb\"", " <<< 'a\\\nb'", " <<<a\\\nb", " < /dev/null", " 2>/dev/null"}[r.IntN(6)]
+			case 2:
+				// A here-document, whose body is text (p lines in it do
+				// not run) and whose end bash finds by its own rules.
+				delims := []struct{ op, end string }{
+					{"<<E", "E"}, {"<<'E'", "E"}, {`<<"E"`, "E"}, {`<<\E`, "E"}, {"<<-E", "\tE"},
+					{`<<E\F`, "EF"}, {`<<"E"F`, "EF"}, {"<< E", "E"}, {"<<E", "E "}, {"<<E", " E"},
+				}
+				d := delims[r.IntN(len(delims))]
+				body := []string{"p in body", "E x", "$(p sub)", `\`, `#p c\`, "EE", "\tE"}[r.IntN(7)]
+				seg += " " + d.op + "\n" + body + "\n" + d.end + "\n"
+				if d.end != "E" && d.end != "\tE" && d.end != "EF" {
+					seg += "E\n" // the end bash finds when the line above is not one
+				}
+			}
+			b.WriteString(seg)
+		}
+		if r.IntN(3) == 0 {
+			b.WriteString([]string{" # p x", " #p x\\\np y", "\n#p x"}[r.IntN(3)])
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
 }

@@ -321,19 +321,21 @@ func endComments(src string) (string, bool) {
 // where bash ends it and refuses the script when that is not where the
 // parser did.
 //
-// It also refuses a backquoted substitution with a backslash-newline in
-// it: bash removes one level of backslashes inside backquotes before it
-// reads the command, and the parser reads such a command otherwise
-// (`p \\` and a newline, then `x`, is p x to bash).
+// It also refuses a backquoted substitution with a backslash-newline or
+// an escaped backslash in it: bash removes one level of backslashes
+// inside backquotes before it reads the command, and the parser reads
+// such a command otherwise (`p \\` and a newline, then `x`, is p x to
+// bash; in `p \\"a>b\\"` bash sees a redirect to b").
 func checkContinuations(f *syntax.File, src string) error {
-	if !strings.Contains(src, "\\\n") || !strings.Contains(src, "<<") && !strings.Contains(src, "`") {
+	if !strings.Contains(src, "<<") && !strings.Contains(src, "`") || !strings.Contains(src, `\`) {
 		return nil
 	}
 	var bad error
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes && bad == nil {
-			if from, to := int(cs.Pos().Offset()), int(cs.End().Offset()); from <= to && to <= len(src) && strings.Contains(src[from:to], "\\\n") {
-				bad = errors.New("a backquoted command substitution with a backslash-newline in it, which bash and the parser read differently")
+			if from, to := int(cs.Pos().Offset()), int(cs.End().Offset()); from <= to && to <= len(src) &&
+				(strings.Contains(src[from:to], "\\\n") || strings.Contains(src[from:to], `\\`)) {
+				bad = errors.New("a backquoted command substitution with a backslash-newline or an escaped backslash in it, which bash and the parser read differently")
 			}
 			return bad == nil
 		}
