@@ -220,7 +220,7 @@ var parsers = sync.Pool{New: func() any {
 func parseFile(src string) (*syntax.File, string, error) {
 	src, ok := endComments(src)
 	if !ok {
-		return nil, "", &SyntaxError{Err: errors.New("more comment lines end in a backslash than are checked")}
+		return nil, "", &SyntaxError{Err: fmt.Errorf("more than %d comment lines end in a backslash", maxCommentFixes)}
 	}
 	f, err := parseOnce(src)
 	if err == nil {
@@ -278,13 +278,13 @@ func parseOnce(src string) (*syntax.File, error) {
 // ls to the gate while bash runs both. The backslash is a comment's text,
 // which bash ignores: endComments makes it a space, keeping every offset.
 // Only a source with both a "#" and a backslash-newline is looked at (a
-// second parse, keeping comments). It returns false past maxGlobNames
-// such comments.
+// second parse, keeping comments). It returns false past
+// maxCommentFixes such comments.
 func endComments(src string) (string, bool) {
 	if !strings.Contains(src, "\\\n") || strings.IndexByte(src, '#') < 0 {
 		return src, true
 	}
-	for range maxGlobNames + 1 {
+	for range maxCommentFixes + 1 {
 		f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 		if err != nil {
 			return src, true // the parse that follows fails too
@@ -406,6 +406,10 @@ func heredocEnd(src string, start int, delim string, dash, quoted bool) int {
 // maxGlobNames bounds how many bracket-glob command names (`c[u]rl x`)
 // one source is re-parsed for; past it the syntax error stands.
 const maxGlobNames = 8
+
+// maxCommentFixes bounds how many comments ending in a backslash one
+// source is re-parsed for (endComments); past it the source is refused.
+const maxCommentFixes = 8
 
 // quoteGlobName returns src with an empty quoted string (two single
 // quotes) put before the word err reports as an array assignment with no
