@@ -247,9 +247,9 @@ func (p auditedProgram) name() string {
 
 // dir skips the test unless p's program is installed in the version
 // checked, and returns a directory of its own for the program's probes,
-// which may change it (git checkout --orphan=%, git add -A): a file f in
-// a repository of two commits, so that git log and diff look at their
-// options rather than stop at an empty history.
+// which may change it (git checkout --orphan=%, git add -A): a file f,
+// and for git a repository of two commits around it, so that git log and
+// diff look at their options rather than stop at an empty history.
 func (p auditedProgram) dir(t *testing.T) string {
 	if _, err := exec.LookPath(p.argv[0]); err != nil {
 		t.Skipf("%s is not installed", p.argv[0])
@@ -261,6 +261,9 @@ func (p auditedProgram) dir(t *testing.T) string {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if p.argv[0] != "git" {
+		return dir
 	}
 	for _, argv := range [][]string{
 		{"git", "init", "-q"},
