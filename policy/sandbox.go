@@ -15,9 +15,10 @@ import (
 //
 // enabled and network come from the highest-precedence file that sets
 // them; required is true when any file, of any scope, sets it true (it
-// only tightens: a file's false does not undo another's true); the allowWrite paths of every file that may widen are
-// joined. Only user and managed settings, and a trusted project, may
-// widen the sandbox: "enabled": false, "network": true and allowWrite. An
+// only tightens: a file's false does not undo another's true); the
+// allowWrite and allowRead paths of every file that may widen are joined.
+// Only user and managed settings, and a trusted project, may widen the
+// sandbox: "enabled": false, "network": true, allowWrite and allowRead. An
 // untrusted project (shared or local file) may only tighten it.
 func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 	var out sandbox.Settings
@@ -42,13 +43,20 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 		if isTrue(fs.Required) || out.Required == nil {
 			out.Required = fs.Required
 		}
-		for _, p := range fs.Filesystem.AllowWrite {
-			if !slices.Contains(out.Filesystem.AllowWrite, p) {
-				out.Filesystem.AllowWrite = append(out.Filesystem.AllowWrite, p)
-			}
-		}
+		out.Filesystem.AllowWrite = join(out.Filesystem.AllowWrite, fs.Filesystem.AllowWrite)
+		out.Filesystem.AllowRead = join(out.Filesystem.AllowRead, fs.Filesystem.AllowRead)
 	}
 	return out, warns
+}
+
+// join appends to list the paths of more it does not hold yet.
+func join(list, more []string) []string {
+	for _, p := range more {
+		if !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
 }
 
 // tightening keeps only what narrows the sandbox.

@@ -44,12 +44,12 @@ func TestSandbox(t *testing.T) {
 	supported = func() bool { return true }
 
 	user := `{"sandbox": {"network": false, "filesystem": {"allowWrite": ["/cache/user"]}}}`
-	widen := `{"sandbox": {"enabled": false, "network": true, "filesystem": {"allowWrite": ["/cache/project"]}}}`
+	widen := `{"sandbox": {"enabled": false, "network": true, "filesystem": {"allowWrite": ["/cache/project"], "allowRead": ["/home/u/notes"]}}}`
 
 	t.Run("untrusted project cannot widen", func(t *testing.T) {
 		s := loadScopes(t, user, widen, "", false)
 		sb, warns := Sandbox(s)
-		if sb.Enabled != nil || sb.Network == nil || *sb.Network || !slices.Equal(sb.Filesystem.AllowWrite, []string{"/cache/user"}) {
+		if sb.Enabled != nil || sb.Network == nil || *sb.Network || !slices.Equal(sb.Filesystem.AllowWrite, []string{"/cache/user"}) || sb.Filesystem.AllowRead != nil {
 			t.Errorf("sandbox = %+v %q", sb, sb.Filesystem.AllowWrite)
 		}
 		if len(warns) != 1 || !strings.Contains(warns[0], filepath.Join(".gen", "settings.json")+": ignoring project sandbox opt-out") || !strings.Contains(warns[0], "not trusted") {
@@ -72,7 +72,7 @@ func TestSandbox(t *testing.T) {
 	t.Run("trusted project may widen", func(t *testing.T) {
 		s := loadScopes(t, user, widen, "", true)
 		sb, warns := Sandbox(s)
-		if len(warns) != 0 || sb.Network == nil || !*sb.Network || !slices.Equal(sb.Filesystem.AllowWrite, []string{"/cache/user", "/cache/project"}) {
+		if len(warns) != 0 || sb.Network == nil || !*sb.Network || !slices.Equal(sb.Filesystem.AllowWrite, []string{"/cache/user", "/cache/project"}) || !slices.Equal(sb.Filesystem.AllowRead, []string{"/home/u/notes"}) {
 			t.Errorf("sandbox = %+v %q, warnings %q", sb, sb.Filesystem.AllowWrite, warns)
 		}
 		if !Main(s, Runtime{}).NoSandbox {

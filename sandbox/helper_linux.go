@@ -271,8 +271,9 @@ func landlockABI() int {
 }
 
 // restrictLandlock restricts the whole process with the best ruleset the
-// kernel supports: everything readable, writable only the devices and the
-// Spec's writable roots; no TCP and no IPC out of the domain without
+// kernel supports: readable everything, or only the Spec's Readable paths
+// where it has them; writable only the devices and the Spec's writable
+// roots; no TCP and no IPC out of the domain without
 // network. Best effort degrades rights the kernel does not know, but a
 // kernel without Landlock is an error, not a silent no-op.
 func restrictLandlock(s Spec) error {
@@ -280,8 +281,25 @@ func restrictLandlock(s Spec) error {
 		return errors.New("the kernel does not support Landlock")
 	}
 	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
+	}
+	if len(s.Readable) == 0 {
+		rules = append(rules, landlock.RODirs("/"))
+	}
+	for _, r := range s.Readable {
+		// Lstat: a path NewSpec listed that became a link since is not
+		// followed; one that is gone is no longer there to read.
+		fi, err := os.Lstat(r)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue
+		case err != nil:
+			return err
+		case fi.IsDir():
+			rules = append(rules, landlock.RODirs(r))
+		case fi.Mode().Type() == 0:
+			rules = append(rules, landlock.ROFiles(r))
+		}
 	}
 	for _, w := range s.Writable {
 		fi, err := os.Stat(w)

@@ -11,8 +11,9 @@
 //     read-only carve-outs (.git, .gen, .claude, and the paths of Edit
 //     deny rules) are bind-mounted read-only, and the paths of Read deny
 //     rules are covered by an empty directory or file;
-//   - Landlock (best-effort ABI): the whole file system readable, writes
-//     only where the profile allows;
+//   - Landlock (best-effort ABI): writes only where the profile allows;
+//     the whole file system readable, except, under ReadOnly, the home
+//     directories outside the workspace (reads.go);
 //   - without network: a seccomp filter that fails socket() for every
 //     family but AF_UNIX, and Landlock's TCP rules where the kernel has them;
 //   - under ReadOnly, the same filter also fails the file metadata changes
@@ -38,9 +39,10 @@ import (
 type Profile string
 
 const (
-	// ReadOnly: the whole file system is readable; nothing is writable
-	// but /dev/null and the terminal devices, no metadata changeable; no
-	// network.
+	// ReadOnly: the file system is readable but for the home
+	// directories outside the workspace (Spec.Readable); nothing is
+	// writable but /dev/null and the terminal devices, no metadata
+	// changeable; no network.
 	ReadOnly Profile = "read-only"
 	// WorkspaceWrite: writable only in the Spec's writable roots, minus
 	// the read-only carve-outs; network unless Spec.Network is false.
@@ -78,6 +80,11 @@ type Spec struct {
 	// read (Read deny rules): each is covered, in the command's own mount
 	// namespace, by an empty read-only directory or an empty file.
 	Hidden []string `json:"hidden,omitempty"`
+	// Readable, when not empty (ReadOnly only), are the only paths the
+	// command may read, list or run files beneath, besides the devices:
+	// everything but the private directories and what is re-opened in
+	// them (readConfinement). Empty leaves the whole file system readable.
+	Readable []string `json:"readable,omitempty"`
 	// Network allows sockets other than AF_UNIX. Always false for ReadOnly.
 	Network bool `json:"network"`
 }
@@ -98,6 +105,14 @@ type Roots struct {
 	// (perm.Policy.DeniedPaths): Hidden applies to both profiles,
 	// Protected joins the carve-outs where it lies in a writable root.
 	Hidden, Protected []string
+	// Home is the user's home directory, and ConfigHome XDG_CONFIG_HOME
+	// ("" for home's .config). With Home set, ReadOnly confines reads
+	// away from the home directories (readConfinement).
+	Home, ConfigHome string
+	// Reads are the absolute paths a read-only command may read even
+	// inside a home directory: the PATH entries it runs programs from and
+	// sandbox.filesystem.allowRead.
+	Reads []string
 }
 
 // NewSpec computes the Spec of profile p for roots. For WorkspaceWrite the
@@ -127,6 +142,13 @@ func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 		if !slices.Contains(s.Hidden, h) {
 			s.Hidden = append(s.Hidden, h)
 		}
+	}
+	if p == ReadOnly {
+		r, err := readConfinement(roots)
+		if err != nil {
+			return Spec{}, err
+		}
+		s.Readable = r
 	}
 	if p != WorkspaceWrite {
 		return s, nil
@@ -252,6 +274,7 @@ func (s Spec) validate() error {
 	paths := append([]string{s.Cwd}, s.Writable...)
 	paths = append(paths, s.ReadOnly...)
 	paths = append(paths, s.Hidden...)
+	paths = append(paths, s.Readable...)
 	for _, p := range paths {
 		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 			return fmt.Errorf("path %q is not clean and absolute", p)
@@ -265,6 +288,9 @@ func (s Spec) validate() error {
 	}
 	if s.Profile != WorkspaceWrite && len(s.Writable) > 0 {
 		return fmt.Errorf("profile %s has writable roots", s.Profile)
+	}
+	if s.Profile != ReadOnly && len(s.Readable) > 0 {
+		return errNotReadOnly
 	}
 	if s.Profile == ReadOnly && s.Network {
 		return errors.New("profile read-only cannot have network")

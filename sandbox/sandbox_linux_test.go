@@ -676,3 +676,83 @@ func TestABIGaps(t *testing.T) {
 		t.Errorf("Available's why %q names gaps this kernel (ABI %d) does not have", why, abi)
 	}
 }
+
+// TestReadConfinement: under read-only with a home, the kernel refuses
+// reads in the home directory but for the workspace, the Reads paths and
+// git's configuration, whichever way the command reaches the file (a
+// symlink in the workspace, /proc/self/root). Workspace-write reads it.
+func TestReadConfinement(t *testing.T) {
+	requireSandbox(t)
+	base := realDir(t)
+	home := filepath.Join(base, "home")
+	for p, c := range map[string]string{
+		"home/.ssh/id_rsa":      "KEY\n",
+		"home/.gitconfig":       "[user]\n",
+		"home/.config/git/x":    "xdg\n",
+		"home/bin/tool":         "TOOL\n",
+		"home/notes/n":          "NOTE\n",
+		"home/proj/a.txt":       "A\n",
+		"outside/public/readme": "PUBLIC\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ws := range []string{filepath.Join(home, "proj"), filepath.Join(base, "outside")} {
+		os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(ws, "link"))
+		roots := Roots{Cwd: ws, Workspace: ws, Home: home, Reads: []string{filepath.Join(home, "bin"), filepath.Join(home, "notes")}}
+		spec := mustSpec(t, ReadOnly, roots, false)
+		if len(spec.Readable) == 0 {
+			t.Fatalf("%s: no read confinement", ws)
+		}
+		for cmd, want := range map[string]string{
+			"cat " + home + "/.gitconfig":            "[user]\n",
+			"cat " + home + "/.config/git/x":         "xdg\n",
+			"cat " + home + "/bin/tool":              "TOOL\n",
+			"cat " + home + "/notes/n":               "NOTE\n",
+			"cat " + base + "/outside/public/readme": "PUBLIC\n",
+			"ls /usr/bin/env":                        "/usr/bin/env\n",
+		} {
+			if out, err := run(t, spec, cmd); err != nil || out != want {
+				t.Errorf("%s: %q: %v, %q; want %q", ws, cmd, err, out, want)
+			}
+		}
+		unread := []string{
+			"cat " + home + "/.ssh/id_rsa",
+			"cat link",
+			"cat /proc/self/root" + home + "/.ssh/id_rsa",
+			"ls " + home,
+			"cd " + home + " && cat .ssh/id_rsa",
+		}
+		if ws == filepath.Join(base, "outside") {
+			unread = append(unread, "cat "+home+"/proj/a.txt")
+		} else if out, err := run(t, spec, "cat a.txt"); err != nil || out != "A\n" {
+			t.Errorf("the workspace inside home: cat a.txt: %v, %q", err, out)
+		}
+		for i, cmd := range unread {
+			out, err := run(t, spec, cmd)
+			if err == nil || strings.Contains(out, "KEY") || strings.Contains(out, "A\n") {
+				t.Errorf("%s: %q read the home directory under read-only: %v, %q", ws, cmd, err, out)
+			}
+			// The hint cannot tell where a cd went.
+			if h := Hint(spec, out, 1); i != 4 && !strings.Contains(h, "blocked reading") {
+				t.Errorf("%s: %q: hint %q for %q", ws, cmd, h, out)
+			}
+		}
+		rw := mustSpec(t, WorkspaceWrite, roots, false)
+		if out, err := run(t, rw, "cat "+home+"/.ssh/id_rsa"); err != nil || out != "KEY\n" {
+			t.Errorf("%s: workspace-write could not read the home directory: %v, %q", ws, err, out)
+		}
+	}
+	// The real home directories are private too.
+	if _, err := os.ReadDir("/root"); err == nil {
+		ws := filepath.Join(base, "outside")
+		out, err := run(t, mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws, Home: home}, false), "ls /root")
+		if err == nil {
+			t.Errorf("ls /root under read-only: %q", out)
+		}
+	}
+}

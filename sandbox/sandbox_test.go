@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -134,6 +136,12 @@ func TestSettings(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{}`), &s); err != nil || s.Enabled != nil || s.Filesystem.AllowWrite != nil {
 		t.Errorf("empty object: %+v %v", s, err)
 	}
+	if s.Widens() {
+		t.Error("an empty object widens")
+	}
+	if err := json.Unmarshal([]byte(`{"filesystem": {"allowRead": ["~/notes"]}}`), &s); err != nil || !slices.Equal(s.Filesystem.AllowRead, []string{"~/notes"}) || !s.Widens() {
+		t.Errorf("allowRead: %+v %v, widens %v", s, err, s.Widens())
+	}
 
 	for _, bad := range []struct{ in, want string }{
 		{`{"Enabled": true}`, "sandbox.Enabled: unknown key"},
@@ -145,6 +153,8 @@ func TestSettings(t *testing.T) {
 		{`{"filesystem": {"allowWrite": "/x"}}`, "want an array of strings"},
 		{`{"filesystem": {"allowWrite": null}}`, "want an array of strings"},
 		{`{"filesystem": {"allowWrite": ["relative"]}}`, "must be absolute or start with ~/"},
+		{`{"filesystem": {"allowRead": ["relative"]}}`, `allowRead: "relative" must be absolute`},
+		{`{"filesystem": {"allowRead": null}}`, "allowRead: want an array of strings"},
 		{`{"filesystem": []}`, "sandbox.filesystem: want an object"},
 		{`[]`, "want an object"},
 	} {
@@ -153,5 +163,91 @@ func TestSettings(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.in, err, bad.want)
 		}
+	}
+}
+
+// TestReadConfinementRoots: what NewSpec makes readable for read-only
+// with a home: not home, nor anything in it but what is re-opened; the
+// rest of the file system. Without a home, or with the workspace holding
+// it, reads are not confined; other profiles never are.
+func TestReadConfinementRoots(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no root directory to list")
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+	for _, d := range []string{home + "/bin", home + "/.config/git", home + "/secret", ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(home+"/secret", base+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws, Home: home, Reads: []string{home + "/bin", "relative", base + "/missing"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{ws, ws + "/f", "/usr/bin/env", "/etc/passwd", home + "/bin/tool", home + "/.config/git/config", "/dev/null"} {
+		if !s.readable(p) {
+			t.Errorf("%s is not readable; Readable = %q", p, s.Readable)
+		}
+	}
+	for _, p := range []string{home, home + "/secret/k", home + "/.bashrc", "/home/someone/.ssh/id_rsa", "/root/.aws/credentials", base + "/link"} {
+		if s.readable(p) {
+			t.Errorf("%s is readable; Readable = %q", p, s.Readable)
+		}
+	}
+	if s, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws}, false); err != nil || s.Readable != nil {
+		t.Errorf("no home: Readable = %q, %v", s.Readable, err)
+	}
+	// A workspace holding home reads it; the other home directories stay
+	// private.
+	s, err = NewSpec(ReadOnly, Roots{Cwd: home + "/bin", Workspace: base, Home: home}, false)
+	if err != nil || !s.readable(home+"/secret/k") || s.readable("/root/.aws/credentials") {
+		t.Errorf("workspace holding home: Readable = %q, %v", s.Readable, err)
+	}
+	if s, err := NewSpec(WorkspaceWrite, Roots{Cwd: ws, Workspace: ws, Home: home}, false); err != nil || s.Readable != nil {
+		t.Errorf("workspace-write: Readable = %q, %v", s.Readable, err)
+	}
+	if _, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws, Home: "home"}, false); err == nil {
+		t.Error("a relative home was accepted")
+	}
+	bad := Spec{Profile: WorkspaceWrite, Cwd: ws, Writable: []string{ws}, Readable: []string{"/usr"}}
+	if err := bad.validate(); err == nil {
+		t.Error("validate accepted a read confinement under workspace-write")
+	}
+}
+
+// TestGitIncludes: the files git's global configuration includes are
+// found as git finds them, through includeIf sections, relative paths and
+// nested includes, and no deeper than git goes.
+func TestGitIncludes(t *testing.T) {
+	home := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".gitconfig", "[user]\n\tname = x\n\tpath = not-an-include\n[include]\n\tpath = ~/work.inc\n[includeIf \"gitdir:~/oss/\"]\n    PATH = \"oss/inc\"\n[core]\n\tpath = nor-this\n")
+	write("oss/inc", "[include]\npath=../deep/1\n")
+	for i := 1; i <= 12; i++ {
+		write(fmt.Sprintf("deep/%d", i), fmt.Sprintf("[include]\npath = %d\n", i+1))
+	}
+	got := gitConfigs(home, "")
+	want := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git"), filepath.Join(home, "work.inc"), filepath.Join(home, "oss", "inc"), filepath.Join(home, "deep", "1")}
+	for i := 2; i <= 9; i++ {
+		want = append(want, filepath.Join(home, "deep", fmt.Sprint(i)))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("gitConfigs =\n%q\nwant\n%q", got, want)
 	}
 }

@@ -31,6 +31,10 @@ type Filesystem struct {
 	// AllowWrite are extra writable paths, each absolute or starting with
 	// "~/" (the settings package expands it).
 	AllowWrite []string `json:"allowWrite,omitempty"`
+	// AllowRead are paths inside the home directories that read-only
+	// commands may read (Roots.Reads), in the same forms. They never
+	// re-open what a deny rule hides.
+	AllowRead []string `json:"allowRead,omitempty"`
 }
 
 // UnmarshalJSON decodes the "sandbox" object strictly: keys must match
@@ -71,19 +75,25 @@ func (f *Filesystem) decode(data []byte) error {
 		return fmt.Errorf("want an object: %w", err)
 	}
 	for key, val := range raw {
-		if key != "allowWrite" {
-			return fmt.Errorf("unknown key %q (want allowWrite)", key)
+		var dst *[]string
+		switch key {
+		case "allowWrite":
+			dst = &f.AllowWrite
+		case "allowRead":
+			dst = &f.AllowRead
+		default:
+			return fmt.Errorf("unknown key %q (want allowWrite or allowRead)", key)
 		}
 		var paths []string
 		if err := json.Unmarshal(val, &paths); err != nil || bytes.Equal(bytes.TrimSpace(val), []byte("null")) {
-			return errors.New("allowWrite: want an array of strings")
+			return fmt.Errorf("%s: want an array of strings", key)
 		}
 		for _, p := range paths {
 			if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") {
-				return fmt.Errorf("allowWrite: %q must be absolute or start with ~/", p)
+				return fmt.Errorf("%s: %q must be absolute or start with ~/", key, p)
 			}
 		}
-		f.AllowWrite = paths
+		*dst = paths
 	}
 	return nil
 }
@@ -101,8 +111,8 @@ func boolValue(data []byte) (*bool, error) {
 }
 
 // Widens reports whether s turns the sandbox off, turns network on or adds
-// writable paths: what only the user's own settings, or a trusted
-// project's, may do.
+// writable or readable paths: what only the user's own settings, or a
+// trusted project's, may do.
 func (s Settings) Widens() bool {
-	return (s.Enabled != nil && !*s.Enabled) || (s.Network != nil && *s.Network) || len(s.Filesystem.AllowWrite) > 0
+	return (s.Enabled != nil && !*s.Enabled) || (s.Network != nil && *s.Network) || len(s.Filesystem.AllowWrite) > 0 || len(s.Filesystem.AllowRead) > 0
 }

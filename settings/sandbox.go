@@ -47,12 +47,17 @@ func (p *parser) sandbox(f *File, v *value, base, home string) error {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return p.errAt(sandboxErrorOffset(v, err.Error()), "%v", err)
 	}
-	for i, w := range s.Filesystem.AllowWrite {
-		dir, err := resolveDir(w, home, home)
-		if err != nil {
-			return p.errAt(sandboxErrorOffset(v, "sandbox.filesystem: "+w), "sandbox.filesystem.allowWrite: %v", err)
+	for _, paths := range []struct {
+		key  string
+		list []string
+	}{{"allowWrite", s.Filesystem.AllowWrite}, {"allowRead", s.Filesystem.AllowRead}} {
+		for i, w := range paths.list {
+			dir, err := resolveDir(w, home, home)
+			if err != nil {
+				return p.errAt(sandboxErrorOffset(v, "sandbox.filesystem: "+w), "sandbox.filesystem.%s: %v", paths.key, err)
+			}
+			paths.list[i] = filepath.Clean(dir)
 		}
-		s.Filesystem.AllowWrite[i] = filepath.Clean(dir)
 	}
 	f.Sandbox = s
 	return nil
@@ -75,7 +80,7 @@ func sandboxErrorOffset(v *value, msg string) int {
 			return m.Off
 		}
 		for _, fm := range m.Val.Members {
-			if fm.Key != "allowWrite" {
+			if fm.Key != "allowWrite" && fm.Key != "allowRead" {
 				if strings.Contains(msg, `"`+fm.Key+`"`) {
 					return fm.Off
 				}
@@ -110,7 +115,9 @@ var claudeIgnoredSandboxKeys = []string{
 //     (it only tightens);
 //   - filesystem.denyRead and denyWrite paths become Read and Edit deny
 //     rules of f, which the gate applies to every tool, Bash arguments
-//     included; filesystem.allowRead (exceptions to denyRead) is ignored;
+//     included; filesystem.allowRead is gen's own key too (it re-opens
+//     parts of the home directories to read-only commands) and never
+//     makes an exception to a deny rule;
 //   - claudeIgnoredSandboxKeys are dropped with a warning.
 //
 // Relative paths resolve against base. Other keys are left for the strict
@@ -183,11 +190,6 @@ func (p *parser) claudeFilesystem(f *File, v *value, raw json.RawMessage, base s
 			tool = "Read"
 		case "denyWrite":
 			tool = "Edit"
-		case "allowRead":
-			delete(obj, m.Key)
-			changed = true
-			warn(m, "Claude Code's exceptions to denyRead are ignored: the denied paths stay denied")
-			continue
 		default:
 			continue
 		}

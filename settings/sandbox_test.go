@@ -12,7 +12,7 @@ import (
 func TestLoadSandbox(t *testing.T) {
 	l := newLayout(t)
 	writeFile(t, l.managed, `{"sandbox": {"required": true, "network": false}}`)
-	writeFile(t, l.user, `{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/.cache/go-build", "/opt/cache/../x"]}}}`)
+	writeFile(t, l.user, `{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/.cache/go-build", "/opt/cache/../x"], "allowRead": ["~/.gitconfig-work"]}}}`)
 	writeFile(t, l.project, `{"sandbox": {"enabled": false}}`)
 	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
 	if err != nil {
@@ -29,6 +29,9 @@ func TestLoadSandbox(t *testing.T) {
 	if u := by[perm.SourceUser].Sandbox; !slices.Equal(u.Filesystem.AllowWrite, want) {
 		t.Errorf("user allowWrite = %q, want %q", u.Filesystem.AllowWrite, want)
 	}
+	if u := by[perm.SourceUser].Sandbox; !slices.Equal(u.Filesystem.AllowRead, []string{filepath.Join(l.home, ".gitconfig-work")}) {
+		t.Errorf("user allowRead = %q", u.Filesystem.AllowRead)
+	}
 	if p := by[perm.SourceProject].Sandbox; p.Enabled == nil || *p.Enabled {
 		t.Errorf("project sandbox = %+v", p)
 	}
@@ -43,6 +46,7 @@ func TestLoadSandboxErrors(t *testing.T) {
 		{"wrong type", "user", "{\"sandbox\": {\"enabled\": \"no\"}}", `settings.json:1: sandbox.enabled: want true or false`},
 		{"not an object", "user", `{"sandbox": true}`, `sandbox must be an object`},
 		{"relative allowWrite", "user", "{\"sandbox\": {\"filesystem\": {\n\"allowWrite\": [\n\"/ok\",\n\"cache\"]}}}", `settings.json:4: sandbox.filesystem: allowWrite: "cache" must be absolute or start with ~/`},
+		{"relative allowRead", "user", "{\"sandbox\": {\"filesystem\": {\n\"allowRead\": [\n\"notes\"]}}}", `settings.json:3: sandbox.filesystem: allowRead: "notes" must be absolute or start with ~/`},
 		{"unknown filesystem key", "user", "{\"sandbox\": {\"filesystem\": {\n\"allowWrites\": []}}}", `settings.json:2: sandbox.filesystem: unknown key "allowWrites"`},
 		{"duplicate key", "user", "{\"sandbox\": {\"enabled\": true,\n\"enabled\": false}}", `settings.json:2: duplicate key "sandbox.enabled"`},
 		{"null", "user", `{"sandbox": {"network": null}}`, `sandbox.network: want true or false`},

@@ -86,15 +86,15 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		// commandEnv's); a repository's own bash must not run.
 		return "", fmt.Errorf("Bash unavailable: the first bash on PATH, %s, is in the workspace", shell)
 	}
-	spec, err := t.spec(call.Decision.Sandbox, cwd)
+	marker := newMarker()
+	env, droppedPath := commandEnv(marker, t.env.Workspace)
+	spec, err := t.spec(call.Decision.Sandbox, cwd, env)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	absent := absentConfig(t.env.Workspace.Root, cwd)
-	marker := newMarker()
 	// The command's own context is not ctx: Run kills the whole process
 	// group itself, on cancellation and timeout alike.
-	env, droppedPath := commandEnv(marker, t.env.Workspace)
 	cmd, err := sandbox.Command(context.Background(), spec, command, env)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
@@ -238,7 +238,10 @@ func absentConfig(root, cwd string) []string {
 // refuses). Writable roots for workspace-write: the workspace root, the
 // working directory, the additional directories and allowWrite; the paths
 // of the policy's deny rules are hidden or kept read-only (Env.Denied).
-func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
+// For read-only, the home directories are unreadable but for the
+// workspace, the PATH entries of env (the command's environment) and
+// sandbox.filesystem.allowRead (sandbox.Roots).
+func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spec, error) {
 	if p == "" {
 		p = sandbox.WorkspaceWrite
 	}
@@ -259,7 +262,11 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 	if root == "" {
 		root = cwd
 	}
-	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: t.env.Sandbox.Filesystem.AllowWrite}
+	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: t.env.Sandbox.Filesystem.AllowWrite, Home: ws.Home}
+	if p == sandbox.ReadOnly {
+		roots.ConfigHome = lookupEnv(env, "XDG_CONFIG_HOME")
+		roots.Reads = append(filepath.SplitList(lookupEnv(env, "PATH")), t.env.Sandbox.Filesystem.AllowRead...)
+	}
 	if t.env.Denied != nil && p != sandbox.None {
 		roots.Hidden, roots.Protected = t.env.Denied()
 	}
@@ -273,6 +280,16 @@ func (t bashTool) spec(p sandbox.Profile, cwd string) (sandbox.Spec, error) {
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// lookupEnv returns the value of the last key=value of env for key.
+func lookupEnv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
 
 // available is sandbox.Available, replaceable in tests.
 var available = sandbox.Available

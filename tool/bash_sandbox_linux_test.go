@@ -334,3 +334,42 @@ func TestBashReportsNewConfig(t *testing.T) {
 		t.Errorf("reported again: %q %q", out, warns)
 	}
 }
+
+// TestBashReadOnlyHome: a command allowed because it only reads cannot
+// read the home directory, even when a path the gate saw as a workspace
+// file has since become a link to a key there (a parallel subagent's ln
+// -s between the decision and the run); git still reads its global
+// configuration, and the files it includes. A rule-allowed (workspace-write) command reads home as
+// before.
+func TestBashReadOnlyHome(t *testing.T) {
+	requireSandbox(t)
+	env, ws := testEnv(t)
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files(t, home, map[string]string{".ssh/id_rsa": "KEY\n", ".gitconfig": "[include]\n\tpath = ~/.gitconfig-work\n", ".gitconfig-work": "[user]\n\tname = From Home\n"})
+	t.Setenv("HOME", home)
+	env.Workspace.Home = home
+	if err := os.MkdirAll(filepath.Join(ws, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(ws, "docs", "x")); err != nil {
+		t.Fatal(err)
+	}
+	out := bashAs(t, env, sandbox.ReadOnly, "cat docs/x")
+	if strings.Contains(out, "KEY") || !strings.Contains(out, "sandbox: the read-only profile blocked reading "+filepath.Join(ws, "docs", "x")) {
+		t.Errorf("read-only read a key in home through a link:\n%s", out)
+	}
+	if out := bashAs(t, env, sandbox.ReadOnly, "git config --get user.name"); out != "From Home\nexit code: 0\n" {
+		t.Errorf("read-only git cannot read ~/.gitconfig:\n%s", out)
+	}
+	if out := bashAs(t, env, sandbox.WorkspaceWrite, "cat docs/x"); out != "KEY\nexit code: 0\n" {
+		t.Errorf("workspace-write cannot read home:\n%s", out)
+	}
+	// sandbox.filesystem.allowRead re-opens a path in home.
+	env.Sandbox.Filesystem.AllowRead = []string{filepath.Join(home, ".ssh")}
+	if out := bashAs(t, env, sandbox.ReadOnly, "cat docs/x"); out != "KEY\nexit code: 0\n" {
+		t.Errorf("allowRead did not re-open ~/.ssh:\n%s", out)
+	}
+}
