@@ -15,8 +15,8 @@ const maxDeniedPaths = 256
 // rules name, symlinks resolved, for the kernel sandbox to enforce behind
 // the gate: read are those of Read deny rules (the sandbox hides them:
 // a sandboxed command finds an empty directory or an empty file there),
-// edit those of Edit and Write deny rules (the sandbox keeps them
-// read-only). A Read deny also denies writes, so read paths are not
+// edit those of Edit and Write deny rules and p's Code files (the sandbox
+// keeps them read-only). A Read deny also denies writes, so read paths are not
 // repeated in edit.
 //
 // A pattern's paths are found without searching where it names them: a
@@ -53,6 +53,9 @@ func (p *Policy) DeniedPaths() (read, edit []string) {
 			seen[real] = true
 			*list = append(*list, real)
 		}
+	}
+	for _, f := range p.Code {
+		add(&edit, f) // what hooks run stays as the user made it
 	}
 	kinds := []struct {
 		tools  []string

@@ -271,6 +271,13 @@ type Policy struct {
 	// (profile none): the user opted out in settings, or the platform has
 	// none. The zero value confines.
 	NoSandbox bool
+	// Code are files, clean and with symbolic links resolved, that run
+	// outside the gate and the sandbox: the scripts and programs hook
+	// commands name (package policy fills it). Changing one changes what
+	// runs unchecked, so a call that writes one, or a directory between
+	// it and the workspace, is asked in every mode (step 2), and the
+	// sandbox keeps each read-only (DeniedPaths).
+	Code []string
 
 	// Failed, when not "", says why the policy could not be built (a
 	// settings file became malformed): every call is then denied with

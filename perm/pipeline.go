@@ -80,6 +80,7 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if r, ok := stepDeny(c, rs); ok {
 		return stepCoerce(r, p)
 	}
+	c.code = p.Code
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {
 		return stepCoerce(r, p)
@@ -319,6 +320,12 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 					return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
 				}
 			}
+			if len(c.code) > 0 {
+				c.classify(pt)
+				if why, f := c.codeMention(pt); why != "" {
+					return ask(why, f)
+				}
+			}
 			if r, root := coveredTree(c, pt, rs.deny); r != "" {
 				what := "recursive read of %s, which holds paths Read deny rule %s covers"
 				if !pt.recursion.recursive {
@@ -342,6 +349,9 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 					name += " → " + pt.path.real
 				}
 				return ask(fmt.Sprintf("writes %s (sensitive path %s)", name, s), s)
+			}
+			if f, exact := c.codeAt(pt.path); f != "" {
+				return ask(codeReason("writes", pt.path.abs, f, exact), f)
 			}
 		case kindRead:
 			if pt.dynamic {

@@ -123,6 +123,7 @@ func TestPolicyEqual(t *testing.T) {
 		"NoPrompt":   func(p *Policy) { p.NoPrompt = true },
 		"NoSandbox":  func(p *Policy) { p.NoSandbox = true },
 		"Failed":     func(p *Policy) { p.Failed = "settings.json: bad" },
+		"Code":       func(p *Policy) { p.Code = []string{"/w/hook.sh"} },
 	}
 	typ := reflect.TypeFor[Policy]()
 	for i := range typ.NumField() {

@@ -15,6 +15,7 @@ import (
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/trust"
 )
 
 // Runtime is the main loop's permission state that changes during a
@@ -43,9 +44,20 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Session:   slices.Clone(rt.Grants),
 		Workspace: ws,
 		NoSandbox: noSandbox(s),
+		Code:      code(s),
 	}
 	compile(&p)
 	return p
+}
+
+// code returns the files the hooks that may run under s name
+// (hook.Config.Files), for perm.Policy.Code: found afresh for every
+// policy, so a script made since the settings were loaded is protected
+// too.
+func code(s *settings.Settings) []string {
+	hooks, _ := trust.RunnableHooks(s)
+	ws := s.Workspace
+	return hooks.Files(ws.Cwd, ws.Root, ws.Home)
 }
 
 // recent are the policies compile compiled last. A policy rebuilt from
@@ -133,6 +145,7 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		Workspace: s.Workspace,
 		NoPrompt:  true,
 		NoSandbox: noSandbox(s),
+		Code:      code(s),
 	}
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
 	if parent != nil {

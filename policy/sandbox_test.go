@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -114,4 +115,41 @@ func TestSandbox(t *testing.T) {
 			t.Error("NoSandbox not set where the platform has none")
 		}
 	})
+}
+
+// TestCode: the policies carry the files the hooks that may run name
+// (perm.Policy.Code), looked up afresh each time: a trusted project's
+// hook scripts and the user's, not an untrusted project's.
+func TestCode(t *testing.T) {
+	user := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./user.sh"}]}]}}`
+	project := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh scripts/check.sh"}]}]}}`
+	for _, trusted := range []bool{false, true} {
+		s := loadScopes(t, user, project, "", trusted)
+		root := s.Workspace.Root
+		if p := Main(s, Runtime{}); p.Code != nil {
+			t.Fatalf("trusted %v: Code = %q before the scripts exist", trusted, p.Code)
+		}
+		for _, f := range []string{"user.sh", "scripts/check.sh"} {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, f), nil, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{real + "/user.sh"}
+		if trusted {
+			want = []string{real + "/scripts/check.sh", real + "/user.sh"}
+		}
+		if p := Main(s, Runtime{}); !slices.Equal(p.Code, want) {
+			t.Errorf("trusted %v: Main's Code = %q, want %q", trusted, p.Code, want)
+		}
+		if p, _ := Subagent(s, &agent.Definition{Name: "x"}, nil); !slices.Equal(p.Code, want) {
+			t.Errorf("trusted %v: Subagent's Code = %q, want %q", trusted, p.Code, want)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package settings
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/gen-run/gen/hook"
 )
 
 // TrustedProject is one entry of trustedProjects: a project root and, when
@@ -71,7 +74,8 @@ func userOwned(rel string) bool {
 // slashes): each of the project settings files and .mcp.json, "sha256:"
 // and the hex digest of its content or Absent; and every file under the
 // project's agent and skill directories, or the directory itself as
-// Absent when it holds no file. A link is followed; a link that leads
+// Absent when it holds no file; and every file inside root the project's
+// hooks name (hookDigests). A link is followed; a link that leads
 // nowhere, or to a directory, is recorded by its target. When root is
 // home, the files that are the user's (userOwned) are left out. A file that
 // cannot be read is an error: what is not known cannot be trusted.
@@ -96,7 +100,52 @@ func ProjectFiles(root, home string) (map[string]string, error) {
 			return nil, err
 		}
 	}
+	if err := hookDigests(root, home, isHome, files); err != nil {
+		return nil, err
+	}
 	return files, nil
+}
+
+// hookDigests adds to files the digest of every file inside root that
+// the hooks of the project's settings files name (hook.Config.Files, with
+// root as the working directory), by its path relative to root: a hook
+// script a `git pull` changed runs new code outside the gate, so the
+// project needs trusting again. A settings file that cannot be parsed
+// adds nothing here (loading it fails).
+func hookDigests(root, home string, isHome bool, files map[string]string) error {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	for _, rel := range trustFiles {
+		if rel == ".mcp.json" || isHome && userOwned(rel) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			continue // fileDigest reported what matters
+		}
+		var top struct {
+			Hooks json.RawMessage `json:"hooks"`
+		}
+		if json.Unmarshal(data, &top) != nil || top.Hooks == nil {
+			continue
+		}
+		cfg, err := hook.Parse(rel, top.Hooks)
+		if err != nil {
+			continue
+		}
+		for _, f := range cfg.Files(real, real, home) {
+			r, err := filepath.Rel(real, f)
+			if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+				continue // outside the project: not the repository's code
+			}
+			if files[filepath.ToSlash(r)], err = fileDigest(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // sameDir reports whether a and b are one directory.

@@ -10,7 +10,8 @@
 // Trust is recorded in the user settings (~/.gen/settings.json, top-level
 // "trustedProjects"), written atomically under the settings lock, with the
 // digests of the project's configuration files (settings.ProjectFiles: its
-// settings, .mcp.json, agents and skills). It holds while they are
+// settings, .mcp.json, agents and skills, and the files its hooks name). It
+// holds while they are
 // unchanged: after a `git pull` or a command that wrote one of them, the
 // project is untrusted, with a warning naming the files, until the user
 // trusts it again. gen's own writes to a trusted project's settings keep
