@@ -58,7 +58,7 @@ func TestCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := Evaluate(req, p)
-			asked := r.Decision == Ask && r.Step == 2 && strings.Contains(r.Reason, "a file a hook runs")
+			asked := r.Decision == Ask && r.Step == 2 && strings.Contains(r.Reason, "a file a hook or MCP server runs")
 			if asked != c.ask {
 				t.Errorf("%s: %s: %v step %d (%s), want the hook file asked: %v", mode, c.call, r.Decision, r.Step, r.Reason, c.ask)
 			}

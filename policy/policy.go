@@ -51,13 +51,16 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 }
 
 // code returns the files the hooks that may run under s name
-// (hook.Config.Files), for perm.Policy.Code: found afresh for every
-// policy, so a script made since the settings were loaded is protected
-// too.
+// (hook.Config.Files) and those the MCP servers that may start name
+// (settings.Settings.MCPFiles), for perm.Policy.Code: found afresh for
+// every policy, so a script made since the settings were loaded is
+// protected too.
 func code(s *settings.Settings) []string {
 	hooks, _ := trust.RunnableHooks(s)
 	ws := s.Workspace
-	return hooks.Files(ws.Cwd, ws.Root, ws.Home)
+	files := append(hooks.Files(ws.Cwd, ws.Root, ws.Home), s.MCPFiles()...)
+	slices.Sort(files)
+	return slices.Compact(files)
 }
 
 // recent are the policies compile compiled last. A policy rebuilt from

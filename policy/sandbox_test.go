@@ -117,11 +117,12 @@ func TestSandbox(t *testing.T) {
 	})
 }
 
-// TestCode: the policies carry the files the hooks that may run name
-// (perm.Policy.Code), looked up afresh each time: a trusted project's
-// hook scripts and the user's, not an untrusted project's.
+// TestCode: the policies carry the files the hooks that may run and the
+// MCP servers that may start name (perm.Policy.Code), looked up afresh
+// each time: a trusted project's and the user's, not an untrusted
+// project's.
 func TestCode(t *testing.T) {
-	user := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./user.sh"}]}]}}`
+	user := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./user.sh"}]}]}, "mcpServers": {"u": {"command": "node", "args": ["user-server.js"]}}}`
 	project := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh scripts/check.sh"}]}]}}`
 	for _, trusted := range []bool{false, true} {
 		s := loadScopes(t, user, project, "", trusted)
@@ -129,7 +130,10 @@ func TestCode(t *testing.T) {
 		if p := Main(s, Runtime{}); p.Code != nil {
 			t.Fatalf("trusted %v: Code = %q before the scripts exist", trusted, p.Code)
 		}
-		for _, f := range []string{"user.sh", "scripts/check.sh"} {
+		if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {"p": {"command": "./server/run"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"user.sh", "scripts/check.sh", "user-server.js", "server/run"} {
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -141,9 +145,9 @@ func TestCode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{real + "/user.sh"}
+		want := []string{real + "/user-server.js", real + "/user.sh"}
 		if trusted {
-			want = []string{real + "/scripts/check.sh", real + "/user.sh"}
+			want = []string{real + "/scripts/check.sh", real + "/server/run", real + "/user-server.js", real + "/user.sh"}
 		}
 		if p := Main(s, Runtime{}); !slices.Equal(p.Code, want) {
 			t.Errorf("trusted %v: Main's Code = %q, want %q", trusted, p.Code, want)

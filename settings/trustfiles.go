@@ -75,7 +75,7 @@ func userOwned(rel string) bool {
 // and the hex digest of its content or Absent; and every file under the
 // project's agent and skill directories, or the directory itself as
 // Absent when it holds no file; and every file inside root the project's
-// hooks name (hookDigests). A link is followed; a link that leads
+// hooks and MCP servers name (codeDigests). A link is followed; a link that leads
 // nowhere, or to a directory, is recorded by its target. When root is
 // home, the files that are the user's (userOwned) are left out. A file that
 // cannot be read is an error: what is not known cannot be trusted.
@@ -100,49 +100,50 @@ func ProjectFiles(root, home string) (map[string]string, error) {
 			return nil, err
 		}
 	}
-	if err := hookDigests(root, home, isHome, files); err != nil {
+	if err := codeDigests(root, home, isHome, files); err != nil {
 		return nil, err
 	}
 	return files, nil
 }
 
-// hookDigests adds to files the digest of every file inside root that
-// the hooks of the project's settings files name (hook.Config.Files, with
-// root as the working directory), by its path relative to root: a hook
-// script a `git pull` changed runs new code outside the gate, so the
-// project needs trusting again. A settings file that cannot be parsed
-// adds nothing here (loading it fails).
-func hookDigests(root, home string, isHome bool, files map[string]string) error {
+// codeDigests adds to files the digest of every file inside root that
+// the project's hooks or MCP servers name (hook.Config.Files,
+// serverFiles; root as the working directory), by its path relative to
+// root: a hook script or server a `git pull` changed runs new code outside
+// the gate, so the project needs trusting again. A file that cannot be
+// parsed adds nothing here (loading it fails).
+func codeDigests(root, home string, isHome bool, files map[string]string) error {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
+	var code []string
 	for _, rel := range trustFiles {
-		if rel == ".mcp.json" || isHome && userOwned(rel) {
+		if isHome && userOwned(rel) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			continue // fileDigest reported what matters
 		}
+		code = serverFiles(code, data, real, home)
 		var top struct {
 			Hooks json.RawMessage `json:"hooks"`
 		}
-		if json.Unmarshal(data, &top) != nil || top.Hooks == nil {
+		if rel == ".mcp.json" || json.Unmarshal(data, &top) != nil || top.Hooks == nil {
 			continue
 		}
-		cfg, err := hook.Parse(rel, top.Hooks)
-		if err != nil {
-			continue
+		if cfg, err := hook.Parse(rel, top.Hooks); err == nil {
+			code = append(code, cfg.Files(real, real, home)...)
 		}
-		for _, f := range cfg.Files(real, real, home) {
-			r, err := filepath.Rel(real, f)
-			if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-				continue // outside the project: not the repository's code
-			}
-			if files[filepath.ToSlash(r)], err = fileDigest(f); err != nil {
-				return err
-			}
+	}
+	for _, f := range code {
+		r, err := filepath.Rel(real, f)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			continue // outside the project: not the repository's code
+		}
+		if files[filepath.ToSlash(r)], err = fileDigest(f); err != nil {
+			return err
 		}
 	}
 	return nil

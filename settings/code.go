@@ -1,0 +1,78 @@
+package settings
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// MCPFiles returns the existing regular files, symbolic links resolved,
+// that the stdio MCP servers that may start under s name as their command
+// or an argument (node ./server/index.js): those of the managed and user
+// settings, and, in a trusted project, of the project's settings files
+// and .mcp.json. Servers run in the working directory, outside the gate
+// and the sandbox, so these files are guarded like hook scripts
+// (perm.Policy.Code). Servers given with --mcp-config are the user's
+// choice for one run, and are not looked at.
+func (s *Settings) MCPFiles() []string {
+	ws := s.Workspace
+	var out []string
+	for _, f := range s.Files {
+		if f.MCPServers != nil && (s.Trusted || !f.Project()) {
+			out = serverFiles(out, f.MCPServers, ws.Cwd, ws.Home)
+		}
+	}
+	if s.Trusted {
+		if data, err := os.ReadFile(filepath.Join(ws.Root, ".mcp.json")); err == nil {
+			out = serverFiles(out, data, ws.Cwd, ws.Home)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// maxServerFiles bounds what serverFiles adds.
+const maxServerFiles = 256
+
+// serverFiles appends to out the files the stdio servers of the
+// {"mcpServers": {...}} object in data name, as their process would find
+// them in dir ("~/" under home). Package mcp checks the configuration
+// strictly; this reads only the command and arguments, and passes over
+// what it cannot read: a word with a ${VAR} expansion, a server of
+// another shape, a file that is not there.
+func serverFiles(out []string, data []byte, dir, home string) []string {
+	var top struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &top) != nil {
+		return out
+	}
+	for _, srv := range top.MCPServers {
+		for _, w := range append([]string{srv.Command}, srv.Args...) {
+			if len(out) >= maxServerFiles {
+				return out
+			}
+			if w == "" || strings.Contains(w, "$") || strings.HasPrefix(w, "-") {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(w, "~/"):
+				w = filepath.Join(home, w[2:])
+			case !filepath.IsAbs(w):
+				w = filepath.Join(dir, w)
+			}
+			if fi, err := os.Stat(w); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if real, err := filepath.EvalSymlinks(w); err == nil {
+				out = append(out, real)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestServerFiles: the files stdio MCP servers name, from the working
+// directory and home; not what an expansion, an option, a directory or a
+// URL names.
+func TestServerFiles(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
+	for _, p := range []string{"proj/server.js", "proj/bin/run", "home/tools/s.py", "proj/$X.js", "proj/lib/x.js"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, p), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := []byte(`{"mcpServers": {
+		"a": {"command": "node", "args": ["server.js", "--config=lib/x.js", "lib", "${X}.js", "$X.js"]},
+		"b": {"command": "./bin/run"},
+		"c": {"command": "python3", "args": ["~/tools/s.py"]},
+		"d": {"type": "http", "url": "https://example.com/mcp"}
+	}}`)
+	got := serverFiles(nil, data, dir, home)
+	slices.Sort(got)
+	want := []string{home + "/tools/s.py", dir + "/bin/run", dir + "/server.js"}
+	if !slices.Equal(got, want) {
+		t.Errorf("serverFiles =\n%q\nwant\n%q", got, want)
+	}
+	if got := serverFiles(nil, []byte(`{"mcpServers": 1}`), dir, home); got != nil {
+		t.Errorf("malformed: %q", got)
+	}
+}
