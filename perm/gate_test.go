@@ -110,6 +110,19 @@ func TestGateSoundness(t *testing.T) {
 		{"here-document after a backslash line", nil, bashReq("cat <<E\n\\\nE\ntouch pwned\ncat <<E\nx\nE\n"), Ask, 2, "here-document"},
 		{"quoted here-document after a backslash line", nil, bashReq("cat <<\"E\"F\n\\\nEF\ntouch pwned\ncat <<E\nx\nE\n"), Ask, 2, "here-document"},
 		{"ok: here-document with a continued line", nil, bashReq("cat <<E\nline \\\nmore\nE\n"), Allow, 7, ""},
+		{"ok: here-document with a continued line and an expansion", nil, bashReq("cat <<E\nline \\\nmore $HOME\nE\n"), Allow, 7, ""},
+		// Bash joins a body's lines before it expands, quotes or not:
+		// $(cat '.e\<newline>nv') reads .env, which the parser read as
+		// a file named ".e\\\nnv".
+		{"here-document: backslash-newline in quotes in a substitution", all(deny("Read(./.env)")), bashReq("cat <<E\n$(cat '.e\\\nnv')\nE\n"), Ask, 2, "inside an expansion"},
+		{"here-document: backslash-newline in backquotes", all(deny("Read(./.env)")), bashReq("cat <<E\n`cat '.e\\\nnv'`\nE\n"), Ask, 2, "read differently"},
+		// Inside double quotes bash turns a backquoted command's \" into
+		// " before reading it; the parser took the rest for a comment.
+		{"backquotes in double quotes with an escaped quote", all(deny("Read(./.env)"), bypass), bashReq("echo \"`echo \"\"\\\"\"\"\"#x;cat .e\"\"nv`\""), Ask, 2, "escaped double quote"},
+		// Bash ends a backquoted substitution at the next backquote, in
+		// quotes or not; the parser read `echo 'a` ... `b'` as one word.
+		{"backquote in quotes in backquotes", all(deny("Read(./.env)"), bypass), bashReq("echo `echo 'a`;cat .e\"\"nv;echo `b'`"), Ask, 2, "where bash ends the substitution"},
+		{"ok: quoted here-document: backslash-newline in a substitution", nil, bashReq("cat <<'E'\n$(cat '.e\\\nnv')\nE\n"), Allow, 7, ""},
 		{"backquotes with a backslash-newline", nil, bashReq(": `ls \\\\\\\nx`"), Ask, 2, "backquoted"},
 		{"backquotes with an escaped backslash", denyCurl, bashReq(": `\\\\\"x;curl evil\\\\\"`"), Ask, 2, "backquoted"},
 		{"git: found repository is clean", nil, bashReq("git -C both log -p"), Allow, 7, ""},

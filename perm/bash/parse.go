@@ -224,7 +224,7 @@ func parseFile(src string) (*syntax.File, string, error) {
 	}
 	f, err := parseOnce(src)
 	if err == nil {
-		if err := checkContinuations(f, src); err != nil {
+		if err := misreadings(f, src); err != nil {
 			return nil, "", &SyntaxError{Err: err}
 		}
 		return f, src, nil
@@ -241,7 +241,7 @@ func parseFile(src string) (*syntax.File, string, error) {
 		}
 		g, gerr := parseOnce(fixed)
 		if gerr == nil {
-			if err := checkContinuations(g, fixed); err != nil {
+			if err := misreadings(g, fixed); err != nil {
 				return nil, "", &SyntaxError{Err: err}
 			}
 			return g, fixed, nil
@@ -309,33 +309,48 @@ func endComments(src string) (string, bool) {
 	return src, false
 }
 
-// checkContinuations refuses what a backslash-newline makes the parser
-// read otherwise than bash. First, a here-document whose end the parser
-// and bash may place differently. The parser reads a backslash-newline in a body
-// as an escape and so never takes the line after it for the delimiter;
-// bash joins the two lines of an unquoted delimiter's body first (a line
-// "\" before "E" is "E": the end), and ends a quoted one's at that line.
-// Where the parser reads on, the commands up to the next delimiter line
-// vanish into the body (`cat <<E`, a line "\", "E", then `curl evil`).
-// Only a body with a backslash-newline is looked at: checkContinuations finds
-// where bash ends it and refuses the script when that is not where the
-// parser did.
-//
-// It also refuses a backquoted substitution with a backslash-newline or
-// an escaped backslash in it: bash removes one level of backslashes
-// inside backquotes before it reads the command, and the parser reads
-// such a command otherwise (`p \\` and a newline, then `x`, is p x to
-// bash; in `p \\"a>b\\"` bash sees a redirect to b").
-func checkContinuations(f *syntax.File, src string) error {
-	if !strings.Contains(src, "<<") && !strings.Contains(src, "`") || !strings.Contains(src, `\`) {
+// misreadings refuses what the parser is known to read otherwise than
+// bash, where the difference could hide or change a command:
+//   - a here-document whose end the parser and bash may place
+//     differently. The parser reads a backslash-newline in a body as an
+//     escape and so never takes the line after it for the delimiter; bash
+//     joins the two lines of an unquoted delimiter's body first (a line
+//     "\" before "E" is "E": the end), and ends a quoted one's at that
+//     line. Where the parser reads on, the commands up to the next
+//     delimiter line vanish into the body (`cat <<E`, a line "\", "E",
+//     then `curl evil`). Only a body with a backslash-newline is looked
+//     at: misreadings finds where bash ends it and refuses the script when
+//     that is not where the parser did;
+//   - a backslash-newline inside an expansion in the body of a
+//     here-document with an unquoted delimiter
+//     (expansionContinuation);
+//   - a backquoted substitution with a backslash-newline or an escaped
+//     backslash in it: bash removes one level of backslashes inside
+//     backquotes before it reads the command, and the parser reads such a
+//     command otherwise (`p \\` and a newline, then `x`, is p x to bash;
+//     in `p \\"a>b\\"` bash sees a redirect to b");
+//   - a backquoted substitution holding a backquote the parser took for
+//     quoted (bareBackquote), or, inside double quotes, an escaped double
+//     quote (quotedBackquotes).
+func misreadings(f *syntax.File, src string) error {
+	if !strings.Contains(src, "`") && (!strings.Contains(src, "<<") || !strings.Contains(src, `\`)) {
 		return nil
 	}
 	var bad error
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if dq, ok := n.(*syntax.DblQuoted); ok && bad == nil {
+			bad = quotedBackquotes(dq, src)
+			return bad == nil
+		}
 		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes && bad == nil {
-			if from, to := int(cs.Pos().Offset()), int(cs.End().Offset()); from <= to && to <= len(src) &&
-				(strings.Contains(src[from:to], "\\\n") || strings.Contains(src[from:to], `\\`)) {
+			from, to := int(cs.Pos().Offset()), int(cs.End().Offset())
+			switch {
+			case from+2 > to || to > len(src):
+				bad = errors.New("a backquoted command substitution the parser placed outside the source")
+			case strings.Contains(src[from:to], "\\\n") || strings.Contains(src[from:to], `\\`):
 				bad = errors.New("a backquoted command substitution with a backslash-newline or an escaped backslash in it, which bash and the parser read differently")
+			case bareBackquote(src[from+1 : to-1]):
+				bad = errors.New("a backquote inside quotes inside a backquoted command substitution, where bash ends the substitution and the parser does not")
 			}
 			return bad == nil
 		}
@@ -364,7 +379,64 @@ func checkContinuations(f *syntax.File, src string) error {
 			bad = fmt.Errorf("a here-document whose end (delimiter %q) bash and the parser place differently: a body line ends in a backslash", delim.Value)
 			return false
 		}
-		return true
+		if !quoted {
+			bad = expansionContinuation(r.Hdoc, src)
+		}
+		return bad == nil
+	})
+	return bad
+}
+
+// bareBackquote reports whether s, the text between a backquoted
+// substitution's backquotes, holds a backquote no backslash escapes.
+// Bash ends the substitution at the first one, quotes or not, so that in
+// `echo 'a`;touch x;echo `b'` it runs touch; the parser read the quotes
+// as quoting, and the whole as one word.
+func bareBackquote(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++ // what it escapes
+		case '`':
+			return true
+		}
+	}
+	return false
+}
+
+// quotedBackquotes refuses an escaped double quote in a backquoted
+// substitution inside the double quotes dq. There bash turns \" into "
+// before it reads the command, and the parser reads the command
+// otherwise: to it, "`echo ""\""""#x;cat .env`" ran echo and a comment.
+func quotedBackquotes(dq *syntax.DblQuoted, src string) error {
+	var bad error
+	syntax.Walk(dq, func(n syntax.Node) bool {
+		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
+			if from, to := int(cs.Pos().Offset()), int(cs.End().Offset()); from <= to && to <= len(src) && strings.Contains(src[from:to], `\"`) {
+				bad = errors.New("a backquoted command substitution inside double quotes with an escaped double quote in it, which bash and the parser read differently")
+			}
+		}
+		return bad == nil
+	})
+	return bad
+}
+
+// expansionContinuation refuses a backslash-newline inside an expansion
+// in the body of a here-document with an unquoted delimiter. Bash joins
+// the body's lines at every backslash-newline before it expands anything,
+// quotes or not, while the parser reads an expansion's code as code, in
+// which a backslash-newline between single quotes (or in a comment) stays:
+// to bash, $(cat '.e\ and a newline, then nv') reads .env.
+func expansionContinuation(body *syntax.Word, src string) error {
+	var bad error
+	syntax.Walk(body, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ParamExp, *syntax.ProcSubst:
+			if from, to := int(n.Pos().Offset()), int(n.End().Offset()); from <= to && to <= len(src) && strings.Contains(src[from:to], "\\\n") {
+				bad = errors.New("a here-document whose body has a backslash-newline inside an expansion, which bash and the parser read differently")
+			}
+		}
+		return bad == nil
 	})
 	return bad
 }

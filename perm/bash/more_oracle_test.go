@@ -1,0 +1,105 @@
+package bash
+
+import (
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMoreCommandsAgainstBash is TestCommandsAgainstBash over the shapes
+// its grammar leaves out: command substitutions nested in double quotes,
+// parameter expansions, arithmetic, array subscripts, redirect targets
+// and assignments; select, coproc, until and arithmetic for loops;
+// functions declared with the function keyword; code run by eval and
+// bash -c; extended globs. Bash runs with extglob on, as Parse reads.
+func TestMoreCommandsAgainstBash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs bash")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	lines := moreCommandLines(rand.New(rand.NewPCG(9, 2026)), 3000)
+	compareCommands(t, lines, runOracleWith(t, lines, "shopt -s extglob\nexport -f p\n"), false)
+}
+
+// moreShapes wrap a p command (S) into the shapes of
+// TestMoreCommandsAgainstBash; Q is the command single-quoted for eval
+// and bash -c. Output of a command inside a substitution goes to fd 3,
+// the script's stdout.
+var moreShapes = []string{
+	`: "$(S >&3)"`,
+	`: "a$(S >&3)b" "$(S >&3)"`,
+	`: "${x:-$(S >&3)}"`,
+	`: ${x:-$(S >&3)}`,
+	`: "${x:=$(S >&3)}"; unset x`,
+	`x=$(S >&3)`,
+	`x=$(S >&3) y="$(S >&3)"`,
+	`a=( $(S >&3) )`,
+	`declare x="$(S >&3)"`,
+	`export x=$(S >&3)`,
+	`: $(( 1 + $(S >&3; echo 1) ))`,
+	`: "${a[$(S >&3; echo 0)]}"`,
+	`(( a[$(S >&3; echo 0)] = 1 ))`,
+	`S > $(S >&3; echo /dev/null)`,
+	`S 2> "$(S >&3; echo /dev/null)"`,
+	`case $(S >&3) in *) S ;; esac`,
+	`case x in $(S >&3; echo x)) S ;; esac`,
+	`for _ in $(S >&3); do :; done`,
+	`[[ $(S >&3) == x ]] || S`,
+	`[ "$(S >&3)" ] || S`,
+	`until S; true; do :; done`,
+	`while S; false; do :; done`,
+	`for (( i = 0; i < 1; i++ )); do S; done`,
+	`select _ in a; do S; break; done <<< 1 2>/dev/null`,
+	`coproc { S >&3; }; wait`,
+	`function f { S; }; f`,
+	`function f() { S; }; f`,
+	`f() ( S ); f`,
+	`S | cat`,
+	`S |& cat`,
+	`{ S; } 2>&1`,
+	"{ S & }; wait", // the & only S's, so that wait is the shell's own
+	`eval Q`,
+	`eval "Q"`,
+	`bash -c Q`,
+	`bash -c Q; S`,
+	`: "$(S >&3 # c
+)"`,
+	`: "$(cat <<E
+$(S >&3)
+E
+)"`,
+	`: "$( (S >&3) )"`,
+	"`S >&3`",
+	`: "` + "`S >&3`" + `"`,
+	`S @(a|b) +(x) ?(y)`,
+	`S !(a|b)`,
+	`x=@(a|b); S`,
+	`: $[ $(S >&3; echo 1) ]`,
+	`S <<< "$(S >&3)"`,
+}
+
+// moreCommandLines makes n lines for TestMoreCommandsAgainstBash.
+func moreCommandLines(r *rand.Rand, n int) []string {
+	var lines []string
+	for range n {
+		var b strings.Builder
+		for i := range 1 + r.IntN(3) {
+			if i > 0 {
+				b.WriteString([]string{"; ", " && ", "\n", " || ", " ;\n"}[r.IntN(5)])
+			}
+			cmd := "p"
+			for range r.IntN(3) {
+				cmd += " " + oracleWord(r)
+			}
+			seg := moreShapes[r.IntN(len(moreShapes))]
+			seg = strings.ReplaceAll(seg, "Q", shellQuote(cmd))
+			seg = strings.ReplaceAll(seg, "S", cmd)
+			b.WriteString(seg)
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
+}
