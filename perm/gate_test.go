@@ -122,6 +122,12 @@ func TestGateSoundness(t *testing.T) {
 		// Bash ends a backquoted substitution at the next backquote, in
 		// quotes or not; the parser read `echo 'a` ... `b'` as one word.
 		{"backquote in quotes in backquotes", all(deny("Read(./.env)"), bypass), bashReq("echo `echo 'a`;cat .e\"\"nv;echo `b'`"), Ask, 2, "where bash ends the substitution"},
+		// In double quotes, single quotes in ${x:-...} are plain
+		// characters to bash, which runs the substitution between them.
+		{"single quotes in a parameter expansion in double quotes", all(deny("Read(./.env)"), bypass), bashReq("echo \"${x:-'$(cat .e\"\"nv)'}\""), Ask, 2, "where bash expands it"},
+		{"ok: single quotes in an unquoted parameter expansion", all(deny("Read(./.env)"), bypass), bashReq("echo ${x:-'$(cat .e\"\"nv)'}"), Allow, 3, ""},
+		{"<<- here-document: tab-led line in a substitution", nil, bashReq("cat <<-E\n\t$(echo \"a\n\tb\")\n\tE\n"), Ask, 2, "<<- here-document"},
+		{"ok: <<- here-document with an expansion", nil, bashReq("cat <<-E\n\thello $HOME\n\tE\n"), Allow, 7, ""},
 		{"ok: quoted here-document: backslash-newline in a substitution", nil, bashReq("cat <<'E'\n$(cat '.e\\\nnv')\nE\n"), Allow, 7, ""},
 		{"backquotes with a backslash-newline", nil, bashReq(": `ls \\\\\\\nx`"), Ask, 2, "backquoted"},
 		{"backquotes with an escaped backslash", denyCurl, bashReq(": `\\\\\"x;curl evil\\\\\"`"), Ask, 2, "backquoted"},

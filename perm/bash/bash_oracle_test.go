@@ -275,8 +275,11 @@ func runOracleWith(t *testing.T, lines []string, header string) [][][]string {
 		// Each line runs in a subshell, afresh, as each Bash call does:
 		// no function or variable of an earlier line, and a syntax error
 		// bash finds only as it runs (in a process substitution inside
-		// eval, say), which ends the shell, ends only the line.
-		script.WriteString("(eval " + shellQuote(l) + ") 2>/dev/null || echo '!'; echo .\n")
+		// eval, say), which ends the shell, ends only the line. The
+		// subshell waits for what the line started in the background
+		// (where bash read a & the parser did not), so that its output
+		// is the line's.
+		script.WriteString("(eval " + shellQuote(l) + "; s=$?; wait; exit $s) 2>/dev/null || echo '!'; echo .\n")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

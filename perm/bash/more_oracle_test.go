@@ -79,6 +79,40 @@ E
 	`x=@(a|b); S`,
 	`: $[ $(S >&3; echo 1) ]`,
 	`S <<< "$(S >&3)"`,
+	`: "${x:-"$(S >&3)"}"`,
+	`: "${x:-'$(S >&3)'}"`,
+	`: ${x:-"$(S >&3)"}`,
+	`: "${x#$(S >&3)}" "${x/$(S >&3)/y}"`,
+	`case x in ")"|x) S;; esac`,
+	`case x in (x) S;; esac`,
+	`: $(case x in x) S >&3;; esac)`,
+	`: "$(case x in (x) S >&3;; esac)"`,
+	`[[ x =~ $(S >&3) ]] || S`,
+	`[[ x =~ ( a|b ) ]] || S`,
+	`[[ x == @(a|$(S >&3)) ]] || S`,
+	`(( x = $(S >&3; echo 1) ))`,
+	`let x=$(S >&3; echo 1)`,
+	`: $(cat <<-E
+	$(S >&3)
+	E
+)`,
+	`: $(cat <<'E'
+$(S >&3)
+E
+)`,
+	`! S`,
+	`time -p S 2>/dev/null`,
+	`S 3>&1 >&3`,
+	`{ S;}`,
+	`: $(( 1 +\
+ $(S >&3; echo 1) ))`,
+	`S # $(S >&3)`,
+	`S ';' "#" \# x#y`,
+	`: <<E; S
+E`,
+	`: <<E && S
+$(S >&3)
+E`,
 }
 
 // moreCommandLines makes n lines for TestMoreCommandsAgainstBash.

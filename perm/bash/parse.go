@@ -330,16 +330,19 @@ func endComments(src string) (string, bool) {
 //     command otherwise (`p \\` and a newline, then `x`, is p x to bash;
 //     in `p \\"a>b\\"` bash sees a redirect to b");
 //   - a backquoted substitution holding a backquote the parser took for
-//     quoted (bareBackquote), or, inside double quotes, an escaped double
-//     quote (quotedBackquotes).
+//     quoted (bareBackquote);
+//   - inside double quotes, what quotedMisreadings lists.
 func misreadings(f *syntax.File, src string) error {
-	if !strings.Contains(src, "`") && (!strings.Contains(src, "<<") || !strings.Contains(src, `\`)) {
+	backquote := strings.Contains(src, "`")
+	heredoc := strings.Contains(src, "<<") && strings.Contains(src, `\`) || strings.Contains(src, "<<-")
+	quotedParam := strings.Contains(src, "${") && strings.Contains(src, "'")
+	if !backquote && !heredoc && !quotedParam {
 		return nil
 	}
 	var bad error
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if dq, ok := n.(*syntax.DblQuoted); ok && bad == nil {
-			bad = quotedBackquotes(dq, src)
+			bad = quotedMisreadings(dq, src)
 			return bad == nil
 		}
 		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes && bad == nil {
@@ -366,8 +369,14 @@ func misreadings(f *syntax.File, src string) error {
 		for start >= 2 && src[start-2:start] == "\\\n" {
 			start -= 2 // the parser starts the body after a backslash-newline
 		}
+		dash := r.Op == syntax.DashHdoc
 		if !strings.Contains(src[start:end], "\\\n") {
-			return true
+			if dash {
+				// The parser reads no expansion in a quoted
+				// delimiter's body: this looks at an unquoted one's.
+				bad = expansionContinuation(r.Hdoc, src, true)
+			}
+			return bad == nil
 		}
 		delim := newWord(r.Word, src)
 		if !delim.Static {
@@ -375,12 +384,12 @@ func misreadings(f *syntax.File, src string) error {
 			return false
 		}
 		quoted := strings.ContainsAny(delim.Raw, `'"\`)
-		if bashEnd := heredocEnd(src, start, delim.Value, r.Op == syntax.DashHdoc, quoted); bashEnd != end {
+		if bashEnd := heredocEnd(src, start, delim.Value, dash, quoted); bashEnd != end {
 			bad = fmt.Errorf("a here-document whose end (delimiter %q) bash and the parser place differently: a body line ends in a backslash", delim.Value)
 			return false
 		}
 		if !quoted {
-			bad = expansionContinuation(r.Hdoc, src)
+			bad = expansionContinuation(r.Hdoc, src, dash)
 		}
 		return bad == nil
 	})
@@ -404,16 +413,36 @@ func bareBackquote(s string) bool {
 	return false
 }
 
-// quotedBackquotes refuses an escaped double quote in a backquoted
-// substitution inside the double quotes dq. There bash turns \" into "
-// before it reads the command, and the parser reads the command
-// otherwise: to it, "`echo ""\""""#x;cat .env`" ran echo and a comment.
-func quotedBackquotes(dq *syntax.DblQuoted, src string) error {
+// quotedMisreadings refuses what the parser reads otherwise than bash
+// inside the double quotes dq:
+//   - an escaped double quote in a backquoted substitution. There bash
+//     turns \" into " before it reads the command, and the parser reads
+//     the command otherwise: to it, "`echo ""\""""#x;cat .env`" ran echo
+//     and a comment;
+//   - single quotes around an expansion in a parameter expansion's word.
+//     There bash takes them for plain characters and expands what is
+//     between them; the parser took them for quotes, so that
+//     "${x:-'$(cat .env)'}" ran no command to it.
+func quotedMisreadings(dq *syntax.DblQuoted, src string) error {
 	var bad error
 	syntax.Walk(dq, func(n syntax.Node) bool {
-		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
-			if from, to := int(cs.Pos().Offset()), int(cs.End().Offset()); from <= to && to <= len(src) && strings.Contains(src[from:to], `\"`) {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			if from, to := int(n.Pos().Offset()), int(n.End().Offset()); n.Backquotes && from <= to && to <= len(src) && strings.Contains(src[from:to], `\"`) {
 				bad = errors.New("a backquoted command substitution inside double quotes with an escaped double quote in it, which bash and the parser read differently")
+			}
+		case *syntax.ParamExp:
+			var words []*syntax.Word
+			if n.Exp != nil {
+				words = append(words, n.Exp.Word)
+			}
+			if n.Repl != nil {
+				words = append(words, n.Repl.Orig, n.Repl.With)
+			}
+			for _, w := range words {
+				if w != nil && quotedExpansion(w) {
+					bad = errors.New("single quotes around an expansion in a parameter expansion inside double quotes, where bash expands it and the parser does not")
+				}
 			}
 		}
 		return bad == nil
@@ -421,19 +450,42 @@ func quotedBackquotes(dq *syntax.DblQuoted, src string) error {
 	return bad
 }
 
-// expansionContinuation refuses a backslash-newline inside an expansion
-// in the body of a here-document with an unquoted delimiter. Bash joins
-// the body's lines at every backslash-newline before it expands anything,
-// quotes or not, while the parser reads an expansion's code as code, in
-// which a backslash-newline between single quotes (or in a comment) stays:
-// to bash, $(cat '.e\ and a newline, then nv') reads .env.
-func expansionContinuation(body *syntax.Word, src string) error {
+// quotedExpansion reports whether the word w has a single-quoted part
+// holding a "$" or a backquote.
+func quotedExpansion(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if sq, ok := n.(*syntax.SglQuoted); ok && strings.ContainsAny(sq.Value, "$`") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// expansionContinuation refuses what the parser reads otherwise than
+// bash in an expansion in the body of a here-document with an unquoted
+// delimiter:
+//   - a backslash-newline. Bash joins the body's lines at every one
+//     before it expands anything, quotes or not, while the parser reads
+//     an expansion's code as code, in which a backslash-newline between
+//     single quotes (or in a comment) stays: to bash, $(cat '.e\ and a
+//     newline, then nv') reads .env;
+//   - with <<- (dash), a line starting with a tab inside it: bash strips
+//     the tab from every body line first, inside quotes too.
+func expansionContinuation(body *syntax.Word, src string, dash bool) error {
 	var bad error
 	syntax.Walk(body, func(n syntax.Node) bool {
 		switch n.(type) {
 		case *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ParamExp, *syntax.ProcSubst:
-			if from, to := int(n.Pos().Offset()), int(n.End().Offset()); from <= to && to <= len(src) && strings.Contains(src[from:to], "\\\n") {
+			from, to := int(n.Pos().Offset()), int(n.End().Offset())
+			switch {
+			case from > to || to > len(src):
+				bad = errors.New("an expansion the parser placed outside the source")
+			case strings.Contains(src[from:to], "\\\n"):
 				bad = errors.New("a here-document whose body has a backslash-newline inside an expansion, which bash and the parser read differently")
+			case dash && strings.Contains(src[from:to], "\n\t"):
+				bad = errors.New("a <<- here-document whose body has a line starting with a tab inside an expansion, which bash strips and the parser does not")
 			}
 		}
 		return bad == nil
