@@ -128,6 +128,8 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: single quotes in an unquoted parameter expansion", all(deny("Read(./.env)"), bypass), bashReq("echo ${x:-'$(cat .e\"\"nv)'}"), Allow, 3, ""},
 		{"<<- here-document: tab-led line in a substitution", nil, bashReq("cat <<-E\n\t$(echo \"a\n\tb\")\n\tE\n"), Ask, 2, "<<- here-document"},
 		{"ok: <<- here-document with an expansion", nil, bashReq("cat <<-E\n\thello $HOME\n\tE\n"), Allow, 7, ""},
+		{"prompt expansion of a value read at run time", all(deny("Read(./.env)"), bypass), bashReq("read x <<< '$(cat .e\"\"nv)'; echo ${x@P}"), Ask, 2, "prompt expansion"},
+		{"ok: quoting transformation", bypass, bashReq("echo ${HOME@Q}"), Allow, 3, ""},
 		{"ok: quoted here-document: backslash-newline in a substitution", nil, bashReq("cat <<'E'\n$(cat '.e\\\nnv')\nE\n"), Allow, 7, ""},
 		{"backquotes with a backslash-newline", nil, bashReq(": `ls \\\\\\\nx`"), Ask, 2, "backquoted"},
 		{"backquotes with an escaped backslash", denyCurl, bashReq(": `\\\\\"x;curl evil\\\\\"`"), Ask, 2, "backquoted"},

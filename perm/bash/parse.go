@@ -1138,6 +1138,9 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if n.Param != nil && n.Param.Value == "IFS" {
 			c.suspect(labelIFS)
 		}
+		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && (n.Exp.Word == nil || !quietTransform(n.Exp.Word.Lit())) {
+			c.suspect(labelPrompt) // ${x@P}: the value's $(...) run
+		}
 		if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 			if n.Param != nil && !n.Excl && validName(n.Param.Value) {
 				c.noteSet(n.Param.Value, true) // ${x:=v}

@@ -31,7 +31,15 @@ const (
 	labelEnable       = "enable changes which builtins run"
 	labelAliases      = "alias expansion enabled"
 	labelAliasVar     = "assignment to BASH_ALIASES or BASH_CMDS"
+	labelPrompt       = "prompt expansion (${x@P}) runs the value's substitutions"
 )
+
+// quietTransform reports whether ${x@op} runs nothing: every operator
+// bash has but P, which expands the value as a prompt string, command
+// substitutions included.
+func quietTransform(op string) bool {
+	return len(op) == 1 && strings.Contains("QEAaKkUuL", op)
+}
 
 // text checks the characters of shell source: invisible or control
 // characters make what a person reviews differ from what runs. (Invalid
