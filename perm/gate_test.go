@@ -130,6 +130,13 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: <<- here-document with an expansion", nil, bashReq("cat <<-E\n\thello $HOME\n\tE\n"), Allow, 7, ""},
 		{"prompt expansion of a value read at run time", all(deny("Read(./.env)"), bypass), bashReq("read x <<< '$(cat .e\"\"nv)'; echo ${x@P}"), Ask, 2, "prompt expansion"},
 		{"ok: quoting transformation", bypass, bashReq("echo ${HOME@Q}"), Allow, 3, ""},
+		// Arithmetic reads a variable's value as an expression, whose
+		// a[$(...)] runs: a value read as the script runs is code.
+		{"arithmetic on a value read from a file", all(deny("Read(./.env)"), bypass), bashReq("read x < README.md; (( x ))"), Ask, 2, "arithmetic evaluates x"},
+		{"indirection through a value read from a file", denyCurl, bashReq("read x < README.md; echo ${!x}"), Ask, 2, "arithmetic evaluates x"},
+		{"arithmetic on an array read from a file", denyCurl, bashReq("mapfile -t L < README.md; echo $(( L[0] + 1 ))"), Ask, 2, "arithmetic evaluates L"},
+		{"ok: arithmetic on numbers", denyCurl, bashReq("n=5; for ((i = 0; i < n; i++)); do echo $i; done"), Allow, 3, ""},
+		{"ok: assignments alone under a deny rule", denyCurl, bashReq("v=$(git describe); echo $v"), Allow, 3, ""},
 		{"ok: quoted here-document: backslash-newline in a substitution", nil, bashReq("cat <<'E'\n$(cat '.e\\\nnv')\nE\n"), Allow, 7, ""},
 		{"backquotes with a backslash-newline", nil, bashReq(": `ls \\\\\\\nx`"), Ask, 2, "backquoted"},
 		{"backquotes with an escaped backslash", denyCurl, bashReq(": `\\\\\"x;curl evil\\\\\"`"), Ask, 2, "backquoted"},

@@ -295,7 +295,9 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			if d := pt.cmd.Destructive(); d != "" {
 				return ask("destructive command", d)
 			}
-			if _, ok := pt.cmd.Name(); !ok && guarded {
+			// Assignments alone (n=5, v=$(git describe)) run no
+			// program: their substitutions are parts of their own.
+			if _, ok := pt.cmd.Name(); !ok && guarded && len(pt.cmd.Words) > 0 {
 				return ask("command name is not static, so deny and ask rules cannot be checked", "")
 			}
 			if _, shell := c.repoAliasForms(pt); shell != "" {
@@ -364,6 +366,11 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 		// own assignment of one is (CodeAssigns, above).
 		if v := c.script.SetsCode(); v != "" {
 			return ask("script sets "+v+", which carries code deny and ask rules cannot see", "")
+		}
+	}
+	if c.script != nil && (guarded || readDeny) {
+		if v := c.script.ArithData(); v != "" {
+			return ask("arithmetic evaluates "+v+", which the script sets to what may not be a number: an a[$(...)] in it would run code deny rules cannot see", "")
 		}
 	}
 	if c.unsandboxed {

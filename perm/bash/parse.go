@@ -52,6 +52,11 @@ type Script struct {
 	sets          []string
 	setsAny       bool
 	outside, code string
+	// data and dataAny are the variables the script may set to text it
+	// does not know (read, $(...), a loop over files), and arith and
+	// arithAny those whose value bash evaluates as arithmetic (sets.go).
+	data, arith       []string
+	dataAny, arithAny bool
 	// tildePlus is set when a source the script parses holds "~+".
 	tildePlus bool
 	// owner is the collector that made the script, for Release.
@@ -1138,6 +1143,9 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if n.Param != nil && n.Param.Value == "IFS" {
 			c.suspect(labelIFS)
 		}
+		if n.Excl && n.Param != nil && n.Index == nil && n.Names == 0 {
+			c.noteArith(n.Param.Value) // ${!x}: x's value names a variable, a[...] included
+		}
 		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && (n.Exp.Word == nil || !quietTransform(n.Exp.Word.Lit())) {
 			c.suspect(labelPrompt) // ${x@P}: the value's $(...) run
 		}
@@ -1368,11 +1376,21 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 			if c.script.NotReadOnly == "" {
 				c.script.NotReadOnly = "arithmetic or subscript context holds an expansion: " + sourceText(st.src, n)
 			}
+			if pe, ok := m.(*syntax.ParamExp); ok && pe.Param != nil {
+				c.noteArith(pe.Param.Value) // $((1 + $x)): x's value is read as arithmetic
+			}
 		case *syntax.Word:
-			if u := unquote(m); u.Static && strings.ContainsAny(u.Value, "$`") {
+			u := unquote(m)
+			switch {
+			case u.Static && strings.ContainsAny(u.Value, "$`"):
 				c.suspect(labelSubscript)
-			} else if u.Static && mayAssignArith(u.Value) {
+			case u.Static && mayAssignArith(u.Value):
 				c.noteSetAny(true) // [[ 1 -eq x=1 ]]: text bash evaluates
+			case u.Static:
+				name, _, _ := strings.Cut(u.Value, "[")
+				if validName(name) {
+					c.noteArith(name) // (( x )): x's value is read as arithmetic
+				}
 			}
 		case *syntax.BinaryArithm:
 			if arithAssigns(m.Op) {

@@ -100,9 +100,70 @@ func (s *Script) SetsOutside() string { return s.outside }
 // script may set in any way, or "".
 func (s *Script) SetsCode() string { return s.code }
 
-// noteSet records that the script may set name; outside says it is not
-// set by a command.
+// noteSet records that the script may set name, to text it may not know;
+// outside says it is not set by a command.
 func (c *collector) noteSet(name string, outside bool) {
+	c.noteNumber(name, outside)
+	s := &c.script
+	switch {
+	case s.dataAny || slices.Contains(s.data, name):
+	case len(s.data) == maxSetNames:
+		s.dataAny = true
+	default:
+		s.data = append(s.data, name)
+	}
+}
+
+// noteArith records that bash evaluates the value of the variable name as
+// arithmetic, where a[$(cmd)] runs cmd.
+func (c *collector) noteArith(name string) {
+	s := &c.script
+	switch {
+	case s.arithAny || slices.Contains(s.arith, name):
+	case len(s.arith) == maxSetNames:
+		s.arithAny = true
+	default:
+		s.arith = append(s.arith, name)
+	}
+}
+
+// ArithData returns a variable whose value bash evaluates as arithmetic
+// and the script may set to text it does not know ("" if none): read x <
+// f; (( x )) runs the command substitution in an a[$(...)] that f holds,
+// code no rule can see. A variable set only by arithmetic or to a static
+// integer does not count, nor one the script does not set (the user's own
+// environment).
+func (s *Script) ArithData() string {
+	for _, a := range s.arith {
+		if s.dataAny || slices.Contains(s.data, a) {
+			return a
+		}
+	}
+	if s.arithAny && (s.dataAny || len(s.data) > 0) {
+		return anyName
+	}
+	return ""
+}
+
+// isInteger reports whether v is a decimal integer, which arithmetic
+// reads as a number and nothing else.
+func isInteger(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if v == "" || len(v) > 18 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// noteNumber records that the script may set name to a number (by
+// arithmetic, or to a static integer); outside says it is not set by a
+// command.
+func (c *collector) noteNumber(name string, outside bool) {
 	if name == "IFS" {
 		c.suspect(labelIFS)
 	}
@@ -127,7 +188,7 @@ func (c *collector) noteSet(name string, outside bool) {
 // noteSetAny records that the script may set a variable it does not name.
 func (c *collector) noteSetAny(outside bool) {
 	s := &c.script
-	s.setsAny = true
+	s.setsAny, s.dataAny = true, true
 	if s.code == "" {
 		s.code = anyName
 	}
@@ -270,12 +331,12 @@ func (c *collector) noteArithSet(x syntax.ArithmExpr) {
 		case *syntax.Lit:
 			name, _, _ := strings.Cut(p.Value, "[")
 			if validName(name) {
-				c.noteSet(name, true)
+				c.noteNumber(name, true)
 				return
 			}
 		case *syntax.ParamExp:
 			if !p.Dollar.IsValid() && p.Param != nil && validName(p.Param.Value) {
-				c.noteSet(p.Param.Value, true)
+				c.noteNumber(p.Param.Value, true)
 				return
 			}
 		}

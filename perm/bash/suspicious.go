@@ -181,7 +181,11 @@ var zshPrivileged = map[string]bool{
 // reading of it.
 func (c *collector) command(cmd *Command) {
 	for _, a := range cmd.Assigns {
-		c.noteSet(a.Name, false)
+		if a.Static && isInteger(a.Value) {
+			c.noteNumber(a.Name, false)
+		} else {
+			c.noteSet(a.Name, false)
+		}
 	}
 	c.checkReadings(cmd.variants())
 }
