@@ -1129,6 +1129,10 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if n.Index != nil {
 			c.arithmetic(n.Index, st)
 		}
+	case *syntax.ArrayElem:
+		if n.Index != nil {
+			c.arithmetic(n.Index, st) // a=( [$x]=1 )
+		}
 	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
 		c.arithmetic(n, st)
 	case *syntax.BinaryTest:

@@ -114,6 +114,16 @@ func (c *collector) noteSet(name string, outside bool) {
 	}
 }
 
+// noteAssign records an assignment NAME=value: to a number when the
+// value is a static integer.
+func (c *collector) noteAssign(a Assign) {
+	if a.Static && isInteger(a.Value) {
+		c.noteNumber(a.Name, false)
+	} else {
+		c.noteSet(a.Name, false)
+	}
+}
+
 // noteArith records that bash evaluates the value of the variable name as
 // arithmetic, where a[$(cmd)] runs cmd.
 func (c *collector) noteArith(name string) {
@@ -213,7 +223,7 @@ func (c *collector) noteSetArgs(prog string, v []Word) {
 	args := v[1:]
 	assigns := declarers[prog] || broadWrappers[prog].assigns
 	if assigns {
-		assignsIn([][]Word{v}, func(a Assign) { c.noteSet(a.Name, false) })
+		assignsIn([][]Word{v}, c.noteAssign)
 	}
 	switch {
 	case prog == "printf":

@@ -181,13 +181,29 @@ var zshPrivileged = map[string]bool{
 // reading of it.
 func (c *collector) command(cmd *Command) {
 	for _, a := range cmd.Assigns {
-		if a.Static && isInteger(a.Value) {
-			c.noteNumber(a.Name, false)
-		} else {
-			c.noteSet(a.Name, false)
-		}
+		c.noteAssign(a)
 	}
 	c.checkReadings(cmd.variants())
+}
+
+// arithArgs notes the commands that evaluate what the script may set as
+// arithmetic with no arithmetic in the source to show it: declare -i
+// (typeset -i, local -i) makes every later assignment of the variable
+// arithmetic, and
+// test -v reads its operand's subscript as arithmetic. Either may apply
+// to any variable (arithAny).
+func (c *collector) arithArgs(prog string, args []Word) {
+	for _, a := range args {
+		if !a.Static {
+			continue
+		}
+		switch {
+		case (prog == "declare" || prog == "typeset" || prog == "local") && len(a.Value) > 1 && a.Value[0] == '-' && a.Value[1] != '-' && strings.ContainsRune(a.Value, 'i'),
+			(prog == "test" || prog == "[") && a.Value == "-v":
+			c.script.arithAny = true
+			return
+		}
+	}
 }
 
 // checkReadings checks readings of a command. Constant propagation calls
@@ -208,6 +224,7 @@ func (c *collector) checkReadings(vs [][]Word) {
 		}
 		prog := path.Base(v[0].Value)
 		args := v[1:]
+		c.arithArgs(prog, args)
 		switch {
 		case prog == "hash" && hasShort(args, 'p', "pt"):
 			c.suspect(labelHash)
