@@ -113,6 +113,34 @@ E`,
 	`: <<E && S
 $(S >&3)
 E`,
+	`: $"$(S >&3)"`,
+	`: "${x:-\"$(S >&3)\"}"`,
+	`: "${x:-` + "`S >&3`" + `}"`,
+	`: ${x:-${y:-$(S >&3)}}`,
+	`: "$(( $(S >&3; echo 1) ))"`,
+	`: ${x[$(S >&3; echo 0)]}`,
+	`declare -A m; m[$(S >&3; echo k)]=1`,
+	`x[$(S >&3; echo 0)]=1`,
+	`[[ -v a[$(S >&3; echo 0)] ]] || S`,
+	`case $(S >&3) in $(S >&3; echo y)) ;; *) S;; esac`,
+	`for x in "$(S >&3)"; do S; done`,
+	`: "$(printf '%s' "$(S >&3)")"`,
+	`: $(: ')'; S >&3)`,
+	`: $(echo "(" ; S >&3)`,
+	`: $( # a comment with )
+S >&3)`,
+	`: $(case x in x) : ;; esac; S >&3)`,
+	`: $(cat <<'E'
+)
+E
+S >&3)`,
+	`: $(cat <<E
+)
+E
+S >&3)`,
+	`: $( (S >&3) ; S >&3)`,
+	`: $((S >&3) )`,
+	`: $( ((1)) && S >&3)`,
 }
 
 // moreCommandLines makes n lines for TestMoreCommandsAgainstBash.
