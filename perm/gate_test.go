@@ -141,6 +141,12 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: integer attribute on a number", denyCurl, bashReq("declare -i n=5; echo $n"), Allow, 3, ""},
 		{"ok: arithmetic on numbers", denyCurl, bashReq("n=5; for ((i = 0; i < n; i++)); do echo $i; done"), Allow, 3, ""},
 		{"ok: assignments alone under a deny rule", denyCurl, bashReq("v=$(git describe); echo $v"), Allow, 3, ""},
+		// Bash expands a >&WORD file name a second time, and reads >&-
+		// as one operator: what follows it is a word of the command.
+		{">& target expanded twice runs a substitution", mode(ModeAcceptEdits), bashReq("echo hi >&'$(touch pwned)'"), Ask, 2, "expands twice"},
+		{">& target expanded twice writes .env", mode(ModeAcceptEdits), bashReq("echo x >&'\\.env'"), Ask, 2, "expands twice"},
+		{">&- joined to a word", all(deny("Bash(rm -rf *)"), bypass), bashReq("rm >&--rf src"), Ask, 2, "joined to the next word"},
+		{"ok: >&- and fd moves", bypass, bashReq("ls >&- 2>&1- 3>&2-"), Allow, 3, ""},
 		{"ok: quoted here-document: backslash-newline in a substitution", nil, bashReq("cat <<'E'\n$(cat '.e\\\nnv')\nE\n"), Allow, 7, ""},
 		{"backquotes with a backslash-newline", nil, bashReq(": `ls \\\\\\\nx`"), Ask, 2, "backquoted"},
 		{"backquotes with an escaped backslash", denyCurl, bashReq(": `\\\\\"x;curl evil\\\\\"`"), Ask, 2, "backquoted"},

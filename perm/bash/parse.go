@@ -1214,8 +1214,19 @@ func (c *collector) redirects(rs []*syntax.Redirect, st *walkState) {
 			continue // the body is data; substitutions in it are walked
 		}
 		t := newWord(r.Word, st.src)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && len(t.Raw) > 1 && t.Raw[0] == '-' {
+			// Bash reads >&- (and <&-) as one operator, and what
+			// follows as a word of the command: `rm >&--rf x` runs
+			// rm -rf x; the parser read a redirect to "--rf".
+			c.suspect(labelCloseJoined)
+		}
 		if t.Static && (t.Value == "/dev/null" || (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && isFD(t.Value)) {
 			continue
+		}
+		if r.Op == syntax.DplOut && (!t.Static || strings.ContainsAny(t.Value, expandedAgain)) {
+			// >&WORD to a file: bash expands the expanded word a second
+			// time, so that >&'$(cmd)' runs cmd and >&'\.env' writes .env.
+			c.suspect(labelRedirectTwice)
 		}
 		c.script.Redirects = append(c.script.Redirects, Redirect{
 			Op:     r.Op.String(),
@@ -1240,6 +1251,12 @@ func spacedText(args []*syntax.Word, src string) string {
 	}
 	return src[start:end]
 }
+
+// expandedAgain are the characters of a >&WORD target that bash's second
+// expansion of it may read otherwise than as themselves: quotes and
+// escapes, expansions, globs, a tilde, braces, white space, and the two
+// bytes bash quotes with internally (\x01, \x7f), which it drops.
+const expandedAgain = "\\'\"$`*?[~{} \t\n\x01\x7f"
 
 // isFD reports whether the target of a >& or <& redirect names a file
 // descriptor ("2", "2-" to move it, "-" to close) rather than a file.
