@@ -26,7 +26,7 @@ func TestRedirectTargetsAgainstBash(t *testing.T) {
 		t.Skip("bash is not installed")
 	}
 	r := rand.New(rand.NewPCG(21, 2026))
-	ops := []string{">", ">>", ">|", "&>", "&>>", "2>", "1>>", "<>", ">&"}
+	ops := []string{">", ">>", ">|", "&>", "&>>", "2>", "1>>", "<>", ">&", "1>&", "2>&", "3>", " >", ">\\\n"}
 	var lines []string
 	for range 3000 {
 		lines = append(lines, ": "+ops[r.IntN(len(ops))]+oracleWord(r))
