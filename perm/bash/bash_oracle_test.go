@@ -20,12 +20,7 @@ import (
 // characters that are special only in some places. Bash runs each line
 // with the program replaced by a function that prints its arguments.
 func TestStaticWordsAgainstBash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs bash")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not installed")
-	}
+	requireBash(t)
 	r := rand.New(rand.NewPCG(14, 2026))
 	var lines []string
 	for range 4000 {
@@ -189,12 +184,7 @@ func shellQuote(s string) string {
 // find, and where both find the same number, they must be the same, in
 // order, with the same static arguments.
 func TestCommandsAgainstBash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs bash")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not installed")
-	}
+	requireBash(t)
 	lines := commandLines(rand.New(rand.NewPCG(6, 2026)), 4000)
 	compareCommands(t, lines, runOracle(t, lines), true)
 }
@@ -252,6 +242,35 @@ func compareCommands(t *testing.T, lines []string, calls [][][]string, inOrder b
 	}
 }
 
+// requireBash skips an oracle test in -short mode and where bash is not
+// installed.
+func requireBash(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs bash")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+}
+
+// runBash runs script with bash, in a directory of the test's own (a line
+// may write a file of any name), and returns what it printed.
+func runBash(t *testing.T, script string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	return out
+}
+
 // runOracle runs each line in one bash, with p a function that prints its
 // arguments, and returns, per line, the arguments of each call of p in
 // order; nil for a line bash cannot parse.
@@ -281,18 +300,7 @@ func runOracleWith(t *testing.T, lines []string, header string) [][][]string {
 		// is the line's.
 		script.WriteString("(eval " + shellQuote(l) + "; s=$?; wait; exit $s) 2>/dev/null || echo '!'; echo .\n")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
-	// A line may redirect output to a file of any name: it lands in a
-	// directory of the test's own.
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
-	cmd.Stdin = strings.NewReader(script.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bash: %v", err)
-	}
+	out := runBash(t, script.String())
 	var all [][][]string
 	var cur [][]string
 	failed := false

@@ -2,7 +2,6 @@ package bash
 
 import (
 	"math/rand/v2"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -14,12 +13,7 @@ import (
 // functions declared with the function keyword; code run by eval and
 // bash -c; extended globs. Bash runs with extglob on, as Parse reads.
 func TestMoreCommandsAgainstBash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs bash")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not installed")
-	}
+	requireBash(t)
 	lines := moreCommandLines(rand.New(rand.NewPCG(9, 2026)), 3000)
 	compareCommands(t, lines, runOracleWith(t, lines, "shopt -s extglob\nexport -f p\n"), false)
 }

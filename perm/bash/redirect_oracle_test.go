@@ -1,13 +1,10 @@
 package bash
 
 import (
-	"context"
 	"encoding/hex"
 	"math/rand/v2"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestRedirectTargetsAgainstBash holds Parse's redirect targets to bash:
@@ -19,12 +16,7 @@ import (
 // The targets are words of TestStaticWordsAgainstBash's grammar, after
 // each of the output operators.
 func TestRedirectTargetsAgainstBash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs bash")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not installed")
-	}
+	requireBash(t)
 	r := rand.New(rand.NewPCG(21, 2026))
 	ops := []string{">", ">>", ">|", "&>", "&>>", "2>", "1>>", "<>", ">&", "1>&", "2>&", "3>", " >", ">\\\n"}
 	var lines []string
@@ -39,16 +31,7 @@ func TestRedirectTargetsAgainstBash(t *testing.T) {
 	for _, l := range lines {
 		script.WriteString(`n=$((n+1)); mkdir "$base/$n" && cd "$base/$n" && { (eval ` + shellQuote(l) + `) 2>/dev/null || echo '!'; for f in * .[!.]* ..?*; do [ -e "$f" ] || [ -L "$f" ] || continue; printf x; printf %s "$f" | od -An -tx1 | tr -d ' \n'; echo; done; echo .; }` + "\n")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
-	cmd.Stdin = strings.NewReader(script.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bash: %v", err)
-	}
+	out := runBash(t, script.String())
 	var made [][]string
 	var cur []string
 	failed := false
