@@ -18,9 +18,10 @@ import (
 // strictest part wins):
 //
 //  1. deny rules → Deny
-//  2. bypass-immune checks (sensitive paths, destructive or suspicious
-//     commands, anything that cannot be analysed) → Ask; then an agent's
-//     allow_tools constraint → Deny
+//  2. bypass-immune checks (sensitive paths and the files hooks and MCP
+//     servers run (Policy.Code), destructive or suspicious commands, code
+//     a script carries in data, anything that cannot be analysed) → Ask;
+//     then an agent's allow_tools constraint → Deny
 //  3. bypassPermissions mode → Allow
 //  4. session runtime permissions → Allow
 //  5. ask rules → Ask
