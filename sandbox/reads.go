@@ -29,14 +29,18 @@ var privateRoots = []string{"/home", "/root"}
 const maxReadable = 4096
 
 // gitConfigs are the files and directories in home that git reads its
-// global configuration from, and the files they include: a read-only git
+// global configuration from ($GIT_CONFIG_GLOBAL, global, in place of
+// ~/.gitconfig where set), and the files they include: a read-only git
 // command needs them (git stops at an include it cannot read).
-func gitConfigs(home, xdg string) []string {
+func gitConfigs(home, xdg, global string) []string {
 	if xdg == "" || !filepath.IsAbs(xdg) {
 		xdg = filepath.Join(home, ".config")
 	}
-	out := []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git")}
-	for _, f := range []string{out[0], filepath.Join(xdg, "git", "config")} {
+	if global == "" || !filepath.IsAbs(global) {
+		global = filepath.Join(home, ".gitconfig")
+	}
+	out := []string{global, filepath.Join(xdg, "git")}
+	for _, f := range []string{global, filepath.Join(xdg, "git", "config")} {
 		out = gitIncludes(out, f, home, 0)
 	}
 	return out
@@ -131,7 +135,7 @@ func readConfinement(roots Roots) ([]string, error) {
 	if len(private) == 0 {
 		return nil, nil
 	}
-	for _, p := range slices.Concat(roots.Reads, gitConfigs(roots.Home, roots.ConfigHome)) {
+	for _, p := range slices.Concat(roots.Reads, gitConfigs(roots.Home, roots.ConfigHome, roots.GitConfig)) {
 		if !filepath.IsAbs(p) {
 			continue
 		}

@@ -105,10 +105,12 @@ type Roots struct {
 	// (perm.Policy.DeniedPaths): Hidden applies to both profiles,
 	// Protected joins the carve-outs where it lies in a writable root.
 	Hidden, Protected []string
-	// Home is the user's home directory, and ConfigHome XDG_CONFIG_HOME
-	// ("" for home's .config). With Home set, ReadOnly confines reads
-	// away from the home directories (readConfinement).
-	Home, ConfigHome string
+	// Home is the user's home directory, ConfigHome XDG_CONFIG_HOME (""
+	// for home's .config) and GitConfig GIT_CONFIG_GLOBAL ("" for
+	// ~/.gitconfig), as the command's environment has them. With Home
+	// set, ReadOnly confines reads away from the home directories
+	// (readConfinement).
+	Home, ConfigHome, GitConfig string
 	// Reads are the absolute paths a read-only command may read even
 	// inside a home directory: the PATH entries it runs programs from and
 	// sandbox.filesystem.allowRead.

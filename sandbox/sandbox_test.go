@@ -242,12 +242,19 @@ func TestGitIncludes(t *testing.T) {
 	for i := 1; i <= 12; i++ {
 		write(fmt.Sprintf("deep/%d", i), fmt.Sprintf("[include]\npath = %d\n", i+1))
 	}
-	got := gitConfigs(home, "")
+	got := gitConfigs(home, "", "")
 	want := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git"), filepath.Join(home, "work.inc"), filepath.Join(home, "oss", "inc"), filepath.Join(home, "deep", "1")}
 	for i := 2; i <= 9; i++ {
 		want = append(want, filepath.Join(home, "deep", fmt.Sprint(i)))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("gitConfigs =\n%q\nwant\n%q", got, want)
+	}
+	// GIT_CONFIG_GLOBAL replaces ~/.gitconfig, includes and all.
+	write("dotfiles/gitconfig", "[include]\n\tpath = extra\n")
+	global := filepath.Join(home, "dotfiles", "gitconfig")
+	want = []string{global, filepath.Join(home, ".config", "git"), filepath.Join(home, "dotfiles", "extra")}
+	if got := gitConfigs(home, "", global); !slices.Equal(got, want) {
+		t.Errorf("gitConfigs with GIT_CONFIG_GLOBAL =\n%q\nwant\n%q", got, want)
 	}
 }

@@ -265,6 +265,7 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: t.env.Sandbox.Filesystem.AllowWrite, Home: ws.Home}
 	if p == sandbox.ReadOnly {
 		roots.ConfigHome = lookupEnv(env, "XDG_CONFIG_HOME")
+		roots.GitConfig = lookupEnv(env, "GIT_CONFIG_GLOBAL")
 		roots.Reads = append(filepath.SplitList(lookupEnv(env, "PATH")), t.env.Sandbox.Filesystem.AllowRead...)
 	}
 	if t.env.Denied != nil && p != sandbox.None {

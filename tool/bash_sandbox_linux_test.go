@@ -367,6 +367,12 @@ func TestBashReadOnlyHome(t *testing.T) {
 	if out := bashAs(t, env, sandbox.WorkspaceWrite, "cat docs/x"); out != "KEY\nexit code: 0\n" {
 		t.Errorf("workspace-write cannot read home:\n%s", out)
 	}
+	// GIT_CONFIG_GLOBAL takes ~/.gitconfig's place.
+	files(t, home, map[string]string{"dot/gitconfig": "[user]\n\tname = From Dotfiles\n"})
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "dot", "gitconfig"))
+	if out := bashAs(t, env, sandbox.ReadOnly, "git config --get user.name"); out != "From Dotfiles\nexit code: 0\n" {
+		t.Errorf("read-only git cannot read $GIT_CONFIG_GLOBAL:\n%s", out)
+	}
 	// sandbox.filesystem.allowRead re-opens a path in home.
 	env.Sandbox.Filesystem.AllowRead = []string{filepath.Join(home, ".ssh")}
 	if out := bashAs(t, env, sandbox.ReadOnly, "cat docs/x"); out != "KEY\nexit code: 0\n" {
