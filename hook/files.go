@@ -1,12 +1,11 @@
 package hook
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	shell "github.com/gen-run/gen/perm/bash"
+	"github.com/gen-run/gen/workspace"
 )
 
 // maxFiles bounds the files Files returns.
@@ -62,23 +61,11 @@ func commandFiles(out []string, cmd, cwd, projectDir, home string) []string {
 				continue
 			}
 			p := w.Value
-			switch {
-			case w.Tilde && (p == "~" || strings.HasPrefix(p, "~/")):
-				if home == "" {
-					continue
-				}
-				p = filepath.Join(home, p[1:])
-			case !filepath.IsAbs(p):
-				if cwd == "" {
-					continue
-				}
-				p = filepath.Join(cwd, p)
+			if strings.HasPrefix(p, "~") && !w.Tilde {
+				p = "./" + p // a quoted ~ is a name
 			}
-			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			if real, err := filepath.EvalSymlinks(p); err == nil {
-				out = append(out, real)
+			if f, ok := workspace.RegularFile(workspace.Roots{Cwd: cwd, Home: home}.Abs(p)); ok {
+				out = append(out, f)
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // MCPFiles returns the existing regular files, symbolic links resolved,
@@ -60,17 +62,8 @@ func serverFiles(out []string, data []byte, dir, home string) []string {
 			if w == "" || strings.Contains(w, "$") || strings.HasPrefix(w, "-") {
 				continue
 			}
-			switch {
-			case strings.HasPrefix(w, "~/"):
-				w = filepath.Join(home, w[2:])
-			case !filepath.IsAbs(w):
-				w = filepath.Join(dir, w)
-			}
-			if fi, err := os.Stat(w); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			if real, err := filepath.EvalSymlinks(w); err == nil {
-				out = append(out, real)
+			if f, ok := workspace.RegularFile(workspace.Roots{Cwd: dir, Home: home}.Abs(w)); ok {
+				out = append(out, f)
 			}
 		}
 	}

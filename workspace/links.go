@@ -93,3 +93,17 @@ func FollowLinksWith(p string, link LinkFunc) string {
 // so it is no link. Elsewhere the limit is lower (macOS: 1,024), and lstat
 // answers the lengths between for itself.
 const PathMax = 4096
+
+// RegularFile returns the path of the regular file the absolute path p
+// names, with its symbolic links resolved, and true; false when p is
+// relative or names no regular file.
+func RegularFile(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return real, err == nil
+}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,5 +104,26 @@ func TestFollowLinksLinear(t *testing.T) {
 	}
 	if len(asked) != PathMax/2-1 {
 		t.Fatalf("asked about %d prefixes, want %d (those shorter than %d bytes)", len(asked), PathMax/2-1, PathMax)
+	}
+}
+
+// TestRegularFile: a regular file by its real path, through a link too;
+// not a directory, a missing path or a relative one.
+func TestRegularFile(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{f: f, filepath.Join(dir, "link"): f, dir: "", filepath.Join(dir, "missing"): "", "f": ""} {
+		if got, ok := RegularFile(p); got != want || ok != (want != "") {
+			t.Errorf("RegularFile(%q) = %q, %v; want %q", p, got, ok, want)
+		}
 	}
 }
