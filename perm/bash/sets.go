@@ -104,13 +104,17 @@ func (s *Script) SetsCode() string { return s.code }
 // outside says it is not set by a command.
 func (c *collector) noteSet(name string, outside bool) {
 	c.noteNumber(name, outside)
-	s := &c.script
+	addName(&c.script.data, &c.script.dataAny, name)
+}
+
+// addName adds name to names, or, past maxSetNames names, sets any.
+func addName(names *[]string, any *bool, name string) {
 	switch {
-	case s.dataAny || slices.Contains(s.data, name):
-	case len(s.data) == maxSetNames:
-		s.dataAny = true
+	case *any || slices.Contains(*names, name):
+	case len(*names) == maxSetNames:
+		*any = true
 	default:
-		s.data = append(s.data, name)
+		*names = append(*names, name)
 	}
 }
 
@@ -127,14 +131,7 @@ func (c *collector) noteAssign(a Assign) {
 // noteArith records that bash evaluates the value of the variable name as
 // arithmetic, where a[$(cmd)] runs cmd.
 func (c *collector) noteArith(name string) {
-	s := &c.script
-	switch {
-	case s.arithAny || slices.Contains(s.arith, name):
-	case len(s.arith) == maxSetNames:
-		s.arithAny = true
-	default:
-		s.arith = append(s.arith, name)
-	}
+	addName(&c.script.arith, &c.script.arithAny, name)
 }
 
 // ArithData returns a variable whose value bash evaluates as arithmetic

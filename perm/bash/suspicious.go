@@ -191,9 +191,8 @@ func (c *collector) command(cmd *Command) {
 // arithArgs notes the commands that evaluate what the script may set as
 // arithmetic with no arithmetic in the source to show it: declare -i
 // (typeset -i, local -i) makes every later assignment of the variable
-// arithmetic, and
-// test -v reads its operand's subscript as arithmetic. Either may apply
-// to any variable (arithAny).
+// arithmetic, and test -v reads its operand's subscript as arithmetic.
+// Either may apply to any variable (arithAny).
 func (c *collector) arithArgs(prog string, args []Word) {
 	for _, a := range args {
 		if !a.Static {
