@@ -289,8 +289,9 @@ func endComments(src string) (string, bool) {
 	if !strings.Contains(src, "\\\n") || strings.IndexByte(src, '#') < 0 {
 		return src, true
 	}
+	p := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 	for range maxCommentFixes + 1 {
-		f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+		f, err := p.Parse(strings.NewReader(src), "")
 		if err != nil {
 			return src, true // the parse that follows fails too
 		}
@@ -432,6 +433,10 @@ func quotedMisreadings(dq *syntax.DblQuoted, src string) error {
 	var bad error
 	syntax.Walk(dq, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.DblQuoted:
+			// misreadings visits each double-quoted string, nested
+			// ones too: this one's are looked at on their own.
+			return n == dq
 		case *syntax.CmdSubst:
 			if from, to := int(n.Pos().Offset()), int(n.End().Offset()); n.Backquotes && from <= to && to <= len(src) && strings.Contains(src[from:to], `\"`) {
 				bad = errors.New("a backquoted command substitution inside double quotes with an escaped double quote in it, which bash and the parser read differently")
