@@ -15,9 +15,9 @@ const maxDeniedPaths = 256
 // rules name, symlinks resolved, for the kernel sandbox to enforce behind
 // the gate: read are those of Read deny rules (the sandbox hides them:
 // a sandboxed command finds an empty directory or an empty file there),
-// edit those of Edit and Write deny rules and p's Code files (the sandbox
-// keeps them read-only). A Read deny also denies writes, so read paths are not
-// repeated in edit.
+// edit those of Edit and Write deny rules and p's Code files (the
+// sandbox keeps them read-only). A Read deny also denies writes, so read
+// paths are not repeated in edit.
 //
 // A pattern's paths are found without searching where it names them: a
 // literal path (./.env, ~/.ssh/id_ed25519, /etc/secrets/), the directory

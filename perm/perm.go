@@ -273,10 +273,10 @@ type Policy struct {
 	NoSandbox bool
 	// Code are files, clean and with symbolic links resolved, that run
 	// outside the gate and the sandbox: the scripts and programs hook
-	// commands and MCP servers name (package policy fills it). Changing one changes what
-	// runs unchecked, so a call that writes one, or a directory between
-	// it and the workspace, is asked in every mode (step 2), and the
-	// sandbox keeps each read-only (DeniedPaths).
+	// commands and MCP servers name (package policy fills it). Changing
+	// one changes what runs unchecked, so a call that writes one, or a
+	// directory between it and the workspace, is asked in every mode
+	// (step 2), and the sandbox keeps each read-only (DeniedPaths).
 	Code []string
 
 	// Failed, when not "", says why the policy could not be built (a

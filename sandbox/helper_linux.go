@@ -273,9 +273,9 @@ func landlockABI() int {
 // restrictLandlock restricts the whole process with the best ruleset the
 // kernel supports: readable everything, or only the Spec's Readable paths
 // where it has them; writable only the devices and the Spec's writable
-// roots; no TCP and no IPC out of the domain without
-// network. Best effort degrades rights the kernel does not know, but a
-// kernel without Landlock is an error, not a silent no-op.
+// roots; no TCP and no IPC out of the domain without network. Best effort
+// degrades rights the kernel does not know, but a kernel without Landlock
+// is an error, not a silent no-op.
 func restrictLandlock(s Spec) error {
 	if landlockABI() < 1 {
 		return errors.New("the kernel does not support Landlock")

@@ -17,10 +17,9 @@ var networkWords = []string{"/dev/tcp/", "/dev/udp/", "socket", "connect", "reso
 // exitCode under spec failed in a way the sandbox likely caused: its
 // output reports EROFS, EACCES or EPERM on a path it may not read, on one
 // outside the writable roots or inside a carve-out, or on the network
-// where spec has none. It
-// returns "" for success, for profile None, and when every path named in
-// the failing lines is one the profile lets the command write (the
-// failure is then the file system's own).
+// where spec has none. It returns "" for success, for profile None, and
+// when every path named in the failing lines is one the profile lets the
+// command write (the failure is then the file system's own).
 func Hint(spec Spec, output string, exitCode int) string {
 	if exitCode == 0 || spec.Profile == None {
 		return ""
@@ -73,7 +72,7 @@ func (s Spec) unreadIn(line string) string {
 		return ""
 	}
 	for _, w := range strings.Fields(line) {
-		w = strings.Trim(w, "'\"`‘’“”:,()")
+		w = strings.Trim(w, pathTrim)
 		if w == "" {
 			continue
 		}
@@ -86,6 +85,9 @@ func (s Spec) unreadIn(line string) string {
 	}
 	return ""
 }
+
+// pathTrim are the quotes and punctuation around a path in an error line.
+const pathTrim = "'\"`‘’“”:,()"
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
@@ -103,7 +105,7 @@ func linePaths(line, cwd string) []string {
 	var out []string
 	for _, w := range strings.Fields(line) {
 		quoted := strings.ContainsAny(w[:1], "'\"`‘“")
-		w = strings.Trim(w, "'\"`‘’“”:,()")
+		w = strings.Trim(w, pathTrim)
 		if w == "" || !quoted && !strings.Contains(w, "/") || strings.Contains(w, "://") {
 			continue
 		}
