@@ -173,11 +173,6 @@ func oraclePart(r *rand.Rand) string {
 	}
 }
 
-// shellQuote quotes s for bash as one single-quoted word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // TestCommandsAgainstBash holds Parse's commands to bash: bash must run
 // no command of a line joined by ;, &&, newlines, line continuations,
 // groups, subshells, here-documents and comments that Parse does not
@@ -298,7 +293,7 @@ func runOracleWith(t *testing.T, lines []string, header string) [][][]string {
 		// subshell waits for what the line started in the background
 		// (where bash read a & the parser did not), so that its output
 		// is the line's.
-		script.WriteString("(eval " + shellQuote(l) + "; s=$?; wait; exit $s) 2>/dev/null || echo '!'; echo .\n")
+		script.WriteString("(eval " + quoteString(l) + "; s=$?; wait; exit $s) 2>/dev/null || echo '!'; echo .\n")
 	}
 	out := runBash(t, script.String())
 	var all [][][]string

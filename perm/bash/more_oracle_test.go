@@ -19,7 +19,7 @@ func TestMoreCommandsAgainstBash(t *testing.T) {
 }
 
 // moreShapes wrap a p command (S) into the shapes of
-// TestMoreCommandsAgainstBash; Q is the command single-quoted for eval
+// TestMoreCommandsAgainstBash; Q is the command quoted (quoteString) for eval
 // and bash -c. Output of a command inside a substitution goes to fd 3,
 // the script's stdout.
 var moreShapes = []string{
@@ -151,7 +151,7 @@ func moreCommandLines(r *rand.Rand, n int) []string {
 				cmd += " " + oracleWord(r)
 			}
 			seg := moreShapes[r.IntN(len(moreShapes))]
-			seg = strings.ReplaceAll(seg, "Q", shellQuote(cmd))
+			seg = strings.ReplaceAll(seg, "Q", quoteString(cmd))
 			seg = strings.ReplaceAll(seg, "S", cmd)
 			b.WriteString(seg)
 		}

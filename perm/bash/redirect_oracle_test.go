@@ -29,7 +29,7 @@ func TestRedirectTargetsAgainstBash(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("base=$PWD; n=0\n")
 	for _, l := range lines {
-		script.WriteString(`n=$((n+1)); mkdir "$base/$n" && cd "$base/$n" && { (eval ` + shellQuote(l) + `) 2>/dev/null || echo '!'; for f in * .[!.]* ..?*; do [ -e "$f" ] || [ -L "$f" ] || continue; printf x; printf %s "$f" | od -An -tx1 | tr -d ' \n'; echo; done; echo .; }` + "\n")
+		script.WriteString(`n=$((n+1)); mkdir "$base/$n" && cd "$base/$n" && { (eval ` + quoteString(l) + `) 2>/dev/null || echo '!'; for f in * .[!.]* ..?*; do [ -e "$f" ] || [ -L "$f" ] || continue; printf x; printf %s "$f" | od -An -tx1 | tr -d ' \n'; echo; done; echo .; }` + "\n")
 	}
 	out := runBash(t, script.String())
 	var made [][]string
