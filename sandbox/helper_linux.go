@@ -72,6 +72,9 @@ func HelperMain(args []string) int {
 		if err := privateMounts(); err != nil {
 			return fail("%v", err)
 		}
+		if err := pin(spec.pins()); err != nil {
+			return fail("pinning directories: %v", err)
+		}
 		if err := mountReadOnly(spec.ReadOnly); err != nil {
 			return fail("read-only mounts: %v", err)
 		}
@@ -202,6 +205,22 @@ func hide(paths []string) error {
 			}
 		default:
 			return fmt.Errorf("%s: not a file or directory", p)
+		}
+	}
+	return nil
+}
+
+// pin bind-mounts each directory over itself, writable as it was, in
+// the private mount namespace: a mount point cannot be renamed or
+// removed (Spec.pins).
+func pin(dirs []string) error {
+	for _, d := range dirs {
+		err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, "")
+		if errors.Is(err, unix.ENOENT) {
+			continue // gone since the spec was made, with what it held
+		}
+		if err != nil {
+			return fmt.Errorf("bind %s: %w", d, err)
 		}
 	}
 	return nil

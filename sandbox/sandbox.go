@@ -10,7 +10,9 @@
 //   - a private mount namespace, inside a new user namespace, in which the
 //     read-only carve-outs (.git, .gen, .claude, and the paths of Edit
 //     deny rules) are bind-mounted read-only, and the paths of Read deny
-//     rules are covered by an empty directory or file;
+//     rules are covered by an empty directory or file; the directories
+//     between a writable root and those paths are mount points too, so
+//     that they cannot be renamed away with what they hold (Spec.pins);
 //   - Landlock (best-effort ABI): writes only where the profile allows;
 //     the whole file system readable, except, under ReadOnly, the home
 //     directories outside the workspace (reads.go);
@@ -27,6 +29,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -249,6 +252,41 @@ func pointer(path, prefix string) string {
 		rest = filepath.Join(filepath.Dir(path), rest)
 	}
 	return filepath.Clean(rest)
+}
+
+// pins returns the directories the helper mounts over themselves before
+// it covers Hidden and ReadOnly paths: every directory between a writable
+// root and a covered path inside it, outermost first. A directory that
+// holds a mount can still be renamed, taking the mount with it, so that
+// mv scripts s2 && mkdir scripts would put a writable file where a
+// protected one was; a mount point cannot be renamed or removed (EBUSY),
+// yet stays writable. A writable root inside another one is pinned too.
+func (s Spec) pins() []string {
+	var out []string
+	for _, p := range slices.Concat(s.Hidden, s.ReadOnly) {
+		// The outermost writable root holding p: the roots' own
+		// parents are not writable.
+		root := ""
+		for _, w := range s.Writable {
+			if w != p && within(w, p) && (root == "" || len(w) < len(root)) {
+				root = w
+			}
+		}
+		if root == "" {
+			continue
+		}
+		for d := filepath.Dir(p); d != root && within(root, d); d = filepath.Dir(d) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	// Outermost first: a pin made after one inside it would bind the
+	// directory again without it (the helper binds recursively anyway).
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), strings.Compare(a, b))
+	})
+	return out
 }
 
 // writable reports whether path lies under one of s's writable roots.

@@ -284,7 +284,8 @@ func TestCarveOuts(t *testing.T) {
 func TestHidden(t *testing.T) {
 	requireMounts(t)
 	ws := realDir(t)
-	for p, c := range map[string]string{".env": "SECRET=env\n", "secrets/k": "SECRET=k\n", "secrets/sub/j": "SECRET=j\n", "keep.go": "package x\n", "gen.lock": "v1\n"} {
+	for p, c := range map[string]string{".env": "SECRET=env\n", "secrets/k": "SECRET=k\n", "secrets/sub/j": "SECRET=j\n", "keep.go": "package x\n", "gen.lock": "v1\n",
+		"conf/deep/.env": "SECRET=deep\n", "scripts/hook.sh": "echo v1\n"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
 		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {
 			t.Fatal(err)
@@ -293,7 +294,9 @@ func TestHidden(t *testing.T) {
 	if err := os.Symlink(".env", filepath.Join(ws, "envlink")); err != nil {
 		t.Fatal(err)
 	}
-	roots := Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets")}, Protected: []string{filepath.Join(ws, "gen.lock")}}
+	roots := Roots{Cwd: ws, Workspace: ws,
+		Hidden:    []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets"), filepath.Join(ws, "conf/deep/.env")},
+		Protected: []string{filepath.Join(ws, "gen.lock"), filepath.Join(ws, "scripts/hook.sh")}}
 	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
 		spec := mustSpec(t, p, roots, false)
 		// Through another process's view of the file system too: the
@@ -305,9 +308,19 @@ func TestHidden(t *testing.T) {
 		if out, err := run(t, spec, "cat keep.go"); err != nil || out != "package x\n" {
 			t.Errorf("%s: a file next to the hidden ones: %v %q", p, err, out)
 		}
-		for _, cmd := range []string{"rm .env", "touch secrets/new", "umount .env && cat .env", "mv secrets s2", "echo v2 > gen.lock"} {
+		for _, cmd := range []string{"rm .env", "touch secrets/new", "umount .env && cat .env", "mv secrets s2", "echo v2 > gen.lock",
+			// The directories holding them cannot be swapped for
+			// others: the files would stay covered only in here.
+			"mv scripts s2 && mkdir scripts && echo 'echo v2' > scripts/hook.sh", "mv conf c2 && cat c2/deep/.env",
+			"mv conf/deep d2 && cat d2/.env", "rm -rf conf", "cd conf && mv deep ../d3"} {
 			if out, err := run(t, spec, cmd); err == nil {
 				t.Errorf("%s: %q succeeded:\n%s", p, cmd, out)
+			}
+		}
+		if p == WorkspaceWrite {
+			// The directories stay writable.
+			if out, err := run(t, spec, "touch scripts/new conf/deep/new && rm scripts/new conf/deep/new"); err != nil {
+				t.Errorf("writing next to a covered file: %v\n%s", err, out)
 			}
 		}
 		// A hidden file is /dev/null: what is written to it is lost.
@@ -320,8 +333,10 @@ func TestHidden(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(ws, "secrets/k")); err != nil || string(data) != "SECRET=k\n" {
 		t.Errorf("after the runs: %q %v", data, err)
 	}
-	if data, _ := os.ReadFile(filepath.Join(ws, "gen.lock")); string(data) != "v1\n" {
-		t.Errorf("gen.lock = %q", data)
+	for p, want := range map[string]string{"gen.lock": "v1\n", "scripts/hook.sh": "echo v1\n", "conf/deep/.env": "SECRET=deep\n"} {
+		if data, err := os.ReadFile(filepath.Join(ws, p)); err != nil || string(data) != want {
+			t.Errorf("after the runs: %s = %q %v", p, data, err)
+		}
 	}
 	if _, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws, Hidden: []string{"/"}}, false); err == nil {
 		t.Error("NewSpec hid the root directory")

@@ -76,6 +76,25 @@ func TestNewSpec(t *testing.T) {
 	}
 }
 
+// TestPins: the directories between a writable root and a covered path
+// in it are pinned, outermost first, once each; nothing outside the
+// writable roots or the roots themselves.
+func TestPins(t *testing.T) {
+	s := Spec{
+		Profile:  WorkspaceWrite,
+		Writable: []string{"/w", "/w/extra", "/tmp/run"},
+		Hidden:   []string{"/w/a/b/.env", "/w/.env", "/outside/x/y", "/w/a/b/c/k"},
+		ReadOnly: []string{"/w/extra/s/h.sh", "/w/.git", "/w/extra"},
+	}
+	want := []string{"/w/a", "/w/extra", "/w/a/b", "/w/extra/s", "/w/a/b/c"}
+	if got := s.pins(); !slices.Equal(got, want) {
+		t.Errorf("pins = %q, want %q", got, want)
+	}
+	if got := (Spec{Profile: ReadOnly, Hidden: []string{"/w/a/.env"}}).pins(); len(got) != 0 {
+		t.Errorf("read-only pins %q: nothing is writable", got)
+	}
+}
+
 func TestSpecValidate(t *testing.T) {
 	for name, s := range map[string]Spec{
 		"unknown profile":         {Profile: "x", Cwd: "/"},
