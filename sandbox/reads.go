@@ -13,16 +13,20 @@ import (
 // nothing outside the workspace. The read-only profile has the kernel hold
 // it to the part of that promise that matters most: it cannot read the
 // private directories, the user's home and the other home directories
-// (where keys, tokens and cloud credentials live), except the parts of
-// them it is known to need. The rest of the file system (programs,
+// (where keys, tokens and cloud credentials live) and a container's
+// secrets, except the parts of them it is known to need. The rest of the file system (programs,
 // libraries, /etc, /proc) stays readable.
 //
 // Landlock only grants, so "everything but the private directories" is
 // spelled as the siblings of every directory on the way down to them
 // (readableRoots), plus the parts re-opened inside them.
 
-// privateRoots are the directories holding users' homes.
-var privateRoots = []string{"/home", "/root"}
+// privateRoots are the directories holding users' homes, and those
+// holding the secrets a container is given: Docker's and Compose's
+// /run/secrets, and /var/run/secrets, where Kubernetes mounts a pod's
+// service account token (a CI runner's, say). Those that do not exist
+// are left out.
+var privateRoots = []string{"/home", "/root", "/run/secrets", "/var/run/secrets"}
 
 // maxReadable bounds the Landlock rules of a read confinement: a /home
 // with more entries than this is refused rather than half listed.

@@ -206,16 +206,25 @@ func TestReadConfinementRoots(t *testing.T) {
 	if err := os.Symlink(home+"/secret", base+"/link"); err != nil {
 		t.Fatal(err)
 	}
+	// A container's secrets are private too; one that does not exist is
+	// no private directory.
+	for _, d := range []string{base + "/run/secrets", base + "/run/other", base + "/var/x"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(old []string) { privateRoots = old }(privateRoots)
+	privateRoots = append(privateRoots, base+"/run/secrets", base+"/var/run/secrets")
 	s, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws, Home: home, Reads: []string{home + "/bin", "relative", base + "/missing"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{ws, ws + "/f", "/usr/bin/env", "/etc/passwd", home + "/bin/tool", home + "/.config/git/config", "/dev/null"} {
+	for _, p := range []string{ws, ws + "/f", "/usr/bin/env", "/etc/passwd", home + "/bin/tool", home + "/.config/git/config", "/dev/null", base + "/run/other", base + "/var/x"} {
 		if !s.readable(p) {
 			t.Errorf("%s is not readable; Readable = %q", p, s.Readable)
 		}
 	}
-	for _, p := range []string{home, home + "/secret/k", home + "/.bashrc", "/home/someone/.ssh/id_rsa", "/root/.aws/credentials", base + "/link"} {
+	for _, p := range []string{home, home + "/secret/k", home + "/.bashrc", "/home/someone/.ssh/id_rsa", "/root/.aws/credentials", base + "/link", base + "/run/secrets/token"} {
 		if s.readable(p) {
 			t.Errorf("%s is readable; Readable = %q", p, s.Readable)
 		}
