@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/hex"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -249,21 +251,55 @@ func requireBash(t *testing.T) {
 	}
 }
 
-// runBash runs script with bash, in a directory of the test's own (a line
-// may write a file of any name), and returns what it printed.
+// confineEnv, set, has the test binary run bash confined (confineBash)
+// instead of its tests; confineFailed is its exit code when it cannot.
+const (
+	confineEnv    = "GEN_TEST_CONFINE_BASH"
+	confineFailed = 125
+)
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(confineEnv); dir != "" {
+		os.Exit(confineBash(dir, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// runBash runs script with bash, in a directory of the test's own, and
+// returns what it printed. A line may write a file of any name, so the
+// kernel keeps bash's writes in that directory (confineBash); where it
+// cannot, the test is skipped.
 func runBash(t *testing.T, script string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // hang guard
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-s")
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent"}
+	dir := t.TempDir()
+	cmd := exec.CommandContext(ctx, os.Args[0], "--norc", "--noprofile", "-s")
+	cmd.Dir = dir
+	// TMPDIR: bash may keep a here-document in a file.
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent", "TMPDIR=" + dir, confineEnv + "=" + dir}
 	cmd.Stdin = strings.NewReader(script)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if exit, ok := err.(*exec.ExitError); ok && exit.ExitCode() == confineFailed && strings.HasPrefix(stderr.String(), "landlock: ") {
+		t.Skipf("bash cannot be kept from writing outside its directory: %s", stderr.String())
+	}
 	if err != nil {
-		t.Fatalf("bash: %v", err)
+		t.Fatalf("bash: %v\n%s", err, stderr.String())
 	}
 	return out
+}
+
+// TestOracleBashIsConfined: the bash of the oracles writes in its own
+// directory and nowhere else.
+func TestOracleBashIsConfined(t *testing.T) {
+	requireBash(t)
+	outside := filepath.Join(t.TempDir(), "x")
+	out := runBash(t, "echo x > "+quoteString(outside)+" || echo refused; echo x > here && cat here")
+	if _, err := os.Lstat(outside); err == nil || string(out) != "refused\nx\n" {
+		t.Errorf("bash wrote outside its directory (%v), or not inside it: %q", err, out)
+	}
 }
 
 // runOracle runs each line in one bash, with p a function that prints its
