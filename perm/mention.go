@@ -223,9 +223,16 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 			c.globMentions(pt, w)
 		}
 	}
+	// xargs and parallel give the program they run arguments from
+	// their input, which no word shows (ls -a | xargs cat).
+	for _, f := range pt.denyForms {
+		if p := filepath.Base(firstField(f)); p == "xargs" || p == "parallel" {
+			pt.mentionsUnsure = true
+		}
+	}
 	for i, w := range pt.cmd.Words {
-		if i > 0 && !w.Static && readers[filepath.Base(name)] && !strings.HasPrefix(w.Raw, "-") {
-			pt.mentionsUnsure = true // cat "$PWD/.env"
+		if i > 0 && !w.Static && w.Braces == nil && !nonReaders[filepath.Base(name)] {
+			pt.mentionsUnsure = true // cat "$PWD/.env", rev $(ls -a), grep -f"$f"
 		}
 		if w.Static {
 			static(w, i)
