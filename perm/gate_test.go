@@ -152,6 +152,8 @@ func TestGateSoundness(t *testing.T) {
 		{"xargs behind a wrapper reads a list", all(deny("Read(./.env)"), bypass), bashReq("nice xargs -a X cat"), Ask, 2, "cannot be checked against Read deny rules"},
 		{"ok: unknown values to programs that open no file", all(deny("Read(./.env)"), bypass), bashReq("echo $(ls -a); printf '%s\\n' \"$x\"; test -f \"$f\" && seq \"$n\""), Allow, 3, ""},
 		{"ok: xargs without a Read deny rule", denyCurl, bashReq("ls -a | xargs wc -l"), Allow, 3, ""},
+		{"unknown value under an Edit deny rule", all(deny("Edit(./.github/**)"), bypass), bashReq("./tool \"$f\""), Ask, 2, "cannot be checked against Edit and Write deny rules"},
+		{"ok: unknown value under a bare Edit deny rule", all(deny("Edit"), bypass), bashReq("./tool \"$f\""), Allow, 3, ""},
 		// Bash expands a >&WORD file name a second time, and reads >&-
 		// as one operator: what follows it is a word of the command.
 		{">& target expanded twice runs a substitution", mode(ModeAcceptEdits), bashReq("echo hi >&'$(touch pwned)'"), Ask, 2, "expands twice"},

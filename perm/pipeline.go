@@ -312,9 +312,12 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			if vs := pt.cmd.CodeAssigns(); len(vs) > 0 && guarded {
 				return ask("command sets "+strings.Join(vs, ", ")+", which carries code deny and ask rules cannot see", "")
 			}
-			if readDeny {
+			if rs.deny.namesPaths {
 				if _, unsure := c.mentionsOf(pt); unsure {
-					return ask("arguments that cannot be checked against Read deny rules", "")
+					if readDeny {
+						return ask("arguments that cannot be checked against Read deny rules", "")
+					}
+					return ask("arguments that cannot be checked against Edit and Write deny rules", "")
 				}
 			}
 			if c.namesSensitive(pt) {

@@ -47,8 +47,10 @@ type ruleList struct {
 	// matched as written (unanchored): the policy then denies every call.
 	failed string
 	// hasPath: a Read, Edit or Write rule, which may look at the paths a
-	// command reads or names (commandPath).
-	hasPath bool
+	// command reads or names (commandPath). namesPaths: a Read rule, or
+	// an Edit or Write rule with a pattern, which any word of any command
+	// may name a path of (mentionMatch).
+	hasPath, namesPaths bool
 
 	// Command parts: Bash rules by the first word every command they
 	// match starts with, and the rules no word keys.
@@ -274,6 +276,7 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 		}
 		if r.Tool == "Read" || r.Tool == "Edit" || r.Tool == "Write" {
 			l.hasPath = true
+			l.namesPaths = l.namesPaths || r.Tool == "Read" || r.HasPattern
 		}
 		switch r.Tool {
 		case "Bash":
