@@ -1,6 +1,9 @@
 package hook
 
 import (
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,10 +23,11 @@ const maxFiles = 256
 // gate asks before a call writes one (perm.Policy.Code).
 //
 // Words are read as the hook's shell would in cwd, where hooks run, with
-// the project directory variables as projectDir and "~" as home. A word
-// the parse cannot make static is not followed: a file a hook reaches
-// only through a variable, or through another file it reads (a script it
-// sources, the package.json of `npm run`), is not found.
+// the project directory variables as projectDir and "~" as home. The
+// shell scripts found are followed (Follow). A word the parse cannot make
+// static is not followed: a file a hook reaches only through a variable,
+// or through a file other than a shell script (a Python module, the
+// package.json of `npm run`), is not found.
 func (c Config) Files(cwd, projectDir, home string) []string {
 	var out []string
 	for _, gs := range c.groups {
@@ -33,8 +37,123 @@ func (c Config) Files(cwd, projectDir, home string) []string {
 			}
 		}
 	}
+	return Follow(out, cwd, projectDir, home)
+}
+
+// maxScriptBytes bounds the size of a shell script Follow reads, and
+// maxScriptDepth how many scripts deep it follows.
+const (
+	maxScriptBytes = 256 << 10
+	maxScriptDepth = 4
+)
+
+// Follow returns files with, for each of them that is a shell script, the
+// files its commands name too: the scripts it runs or sources and their
+// own, maxScriptDepth deep, at most maxFiles in all, sorted, each once. A
+// script's words are read as commandFiles reads a hook's, from cwd and
+// from the script's own directory, and so is the literal path after the
+// last expansion of a word, from those and the project directory (source
+// "$(dirname "$0")/lib.sh" names lib.sh next to the script, and
+// "$ROOT/scripts/x.sh" the project's x.sh): a file found this way that
+// the script does not run is guarded all the same, which costs only a
+// question before it is written.
+func Follow(files []string, cwd, projectDir, home string) []string {
+	out := slices.Clone(files)
+	next := files
+	for range maxScriptDepth {
+		var found []string
+		for _, f := range next {
+			src, ok := shellScript(f)
+			if !ok {
+				continue
+			}
+			s, err := parseHook(src, projectDir)
+			if err != nil {
+				continue
+			}
+			found = wordFiles(found, s, cwd, home)
+			found = wordFiles(found, s, filepath.Dir(f), home)
+			for _, dir := range []string{filepath.Dir(f), cwd, projectDir} {
+				if dir != "" {
+					found = tailFiles(found, s, dir)
+				}
+			}
+		}
+		next = next[:0:0]
+		for _, f := range found {
+			if !slices.Contains(out, f) && len(out) < maxFiles {
+				out = append(out, f)
+				next = append(next, f)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// shellInterpreters are the programs a "#!" line may name for Follow to
+// read the file as a shell script.
+var shellInterpreters = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"}
+
+// shellScript returns the text of f if it is a shell script no larger
+// than maxScriptBytes: a "#!" line naming a shell (directly or through
+// env), or none and a name ending in .sh or .bash.
+func shellScript(f string) (string, bool) {
+	file, err := os.Open(f)
+	if err != nil {
+		return "", false
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxScriptBytes+1))
+	if err != nil || len(data) > maxScriptBytes {
+		return "", false
+	}
+	text := string(data)
+	line, _, _ := strings.Cut(text, "\n")
+	if rest, ok := strings.CutPrefix(line, "#!"); ok {
+		fields := strings.Fields(rest)
+		if len(fields) > 1 && filepath.Base(fields[0]) == "env" {
+			fields = fields[1:]
+			for len(fields) > 1 && strings.HasPrefix(fields[0], "-") {
+				fields = fields[1:] // env -S, env -i
+			}
+		}
+		return text, len(fields) > 0 && slices.Contains(shellInterpreters, filepath.Base(fields[0]))
+	}
+	return text, strings.HasSuffix(f, ".sh") || strings.HasSuffix(f, ".bash")
+}
+
+// tailFiles appends to out the files that the literal tails of s's
+// words that are not static name from dir: "$DIR/lib.sh" and
+// "${ROOT}/sub/x.sh" name lib.sh and sub/x.sh.
+func tailFiles(out []string, s *shell.Script, dir string) []string {
+	for _, c := range s.Commands {
+		for _, w := range c.Words {
+			if w.Static || len(out) >= maxFiles {
+				continue
+			}
+			raw := strings.NewReplacer(`"`, "", "'", "").Replace(w.Raw)
+			i := strings.LastIndexAny(raw, "$})`")
+			if i < 0 {
+				continue
+			}
+			rest := raw[i+1:]
+			if raw[i] == '$' {
+				rest = strings.TrimLeftFunc(rest, isNameChar) // $DIR/lib.sh
+			}
+			tail, ok := strings.CutPrefix(rest, "/")
+			if !ok || tail == "" || !plainPath(tail) {
+				continue
+			}
+			if f, ok := workspace.RegularFile(filepath.Join(dir, tail)); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // projectVars are the spellings of the variables run sets to the project
@@ -43,15 +162,27 @@ var projectVars = []string{"${GEN_PROJECT_DIR}", "$GEN_PROJECT_DIR", "${CLAUDE_P
 
 // commandFiles appends to out the files the hook command cmd names.
 func commandFiles(out []string, cmd, cwd, projectDir, home string) []string {
-	if projectDir != "" && plainPath(projectDir) {
-		for _, v := range projectVars {
-			cmd = strings.ReplaceAll(cmd, v, projectDir)
-		}
-	}
-	s, err := shell.Parse(cmd)
+	s, err := parseHook(cmd, projectDir)
 	if err != nil {
 		return out
 	}
+	return wordFiles(out, s, cwd, home)
+}
+
+// parseHook parses a hook command or a script it runs, with the project
+// directory variables replaced by projectDir.
+func parseHook(src, projectDir string) (*shell.Script, error) {
+	if projectDir != "" && plainPath(projectDir) {
+		for _, v := range projectVars {
+			src = strings.ReplaceAll(src, v, projectDir)
+		}
+	}
+	return shell.Parse(src)
+}
+
+// wordFiles appends to out the files the static words of s's commands
+// name from cwd.
+func wordFiles(out []string, s *shell.Script, cwd, home string) []string {
 	for _, c := range s.Commands {
 		for _, w := range c.Words {
 			if len(out) >= maxFiles {
@@ -82,4 +213,9 @@ func plainPath(p string) bool {
 		}
 	}
 	return true
+}
+
+// isNameChar reports whether r may be part of a shell variable's name.
+func isNameChar(r rune) bool {
+	return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,51 @@ func TestFiles(t *testing.T) {
 	}
 	if got := (Config{}).Files(proj, proj, home); got != nil {
 		t.Errorf("no hooks: Files = %q", got)
+	}
+}
+
+// TestFollow: the shell scripts a hook runs are followed into the files
+// they run and source, from the working directory and from their own,
+// through a variable's literal tail, past a cycle, and no deeper than
+// maxScriptDepth; other files are not read.
+func TestFollow(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(base, "proj")
+	files := map[string]string{
+		".claude/hooks/check.sh": "#!/usr/bin/env -S bash -e\nDIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"$DIR/lib.sh\"\n./scripts/lint.sh --fix\n",
+		".claude/hooks/lib.sh":   "#!/bin/sh\n. ./scripts/lint.sh\n", // a cycle back to lint.sh
+		"scripts/lint.sh":        "#!/bin/bash\nbash \"${ROOT}/scripts/deep/one.sh\"\n",
+		"scripts/deep/one.sh":    "sh two.sh\n", // its own directory
+		"scripts/deep/two.sh":    "sh three.sh\n",
+		"scripts/deep/three.sh":  "sh four.sh\n",
+		"scripts/deep/four.sh":   "",
+		"tools/run.py":           "#!/usr/bin/python3\n# sh scripts/hidden.sh\n",
+		"scripts/hidden.sh":      "",
+		"bin/check":              "#!/bin/sh\nsh scripts/extra.sh\n", // a shell script by its #! line alone
+		"scripts/extra.sh":       "",
+		"tools/fake.sh":          "#!/usr/bin/python3\n# sh scripts/hidden.sh\n", // not one, whatever its name
+		"big.sh":                 strings.Repeat("# x\n", maxScriptBytes/4+1) + "sh scripts/hidden.sh\n",
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(proj, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, p), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := mustParse(t, ".gen/settings.json", `{"Stop": [{"hooks": [
+		{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh"},
+		{"type": "command", "command": "python3 tools/run.py; sh big.sh; bin/check; tools/fake.sh"}
+	]}]}`)
+	var want []string
+	for _, p := range []string{".claude/hooks/check.sh", ".claude/hooks/lib.sh", "big.sh", "bin/check", "scripts/deep/one.sh", "scripts/deep/three.sh", "scripts/deep/two.sh", "scripts/extra.sh", "scripts/lint.sh", "tools/fake.sh", "tools/run.py"} {
+		want = append(want, filepath.Join(proj, p))
+	}
+	if got := c.Files(proj, proj, base); !slices.Equal(got, want) {
+		t.Errorf("Files =\n%q\nwant\n%q", got, want)
 	}
 }

@@ -133,11 +133,14 @@ func TestCode(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {"p": {"command": "./server/run"}}}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"user.sh", "scripts/check.sh", "user-server.js", "server/run"} {
+		// The project's hook script and server are shell scripts that
+		// source others: those are code too.
+		for f, text := range map[string]string{"user.sh": "", "scripts/check.sh": ". scripts/lib.sh\n", "scripts/lib.sh": "",
+			"user-server.js": "", "server/run": "#!/bin/sh\n. \"$(dirname \"$0\")/env.sh\"\nexec node index.js\n", "server/env.sh": ""} {
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(root, f), nil, 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(root, f), []byte(text), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -147,7 +150,7 @@ func TestCode(t *testing.T) {
 		}
 		want := []string{real + "/user-server.js", real + "/user.sh"}
 		if trusted {
-			want = []string{real + "/scripts/check.sh", real + "/server/run", real + "/user-server.js", real + "/user.sh"}
+			want = []string{real + "/scripts/check.sh", real + "/scripts/lib.sh", real + "/server/env.sh", real + "/server/run", real + "/user-server.js", real + "/user.sh"}
 		}
 		if p := Main(s, Runtime{}); !slices.Equal(p.Code, want) {
 			t.Errorf("trusted %v: Main's Code = %q, want %q", trusted, p.Code, want)

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -31,8 +31,7 @@ func (s *Settings) MCPFiles() []string {
 			out = serverFiles(out, data, ws.Cwd, ws.Home)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return hook.Follow(out, ws.Cwd, ws.Root, ws.Home) // a server started by a shell script
 }
 
 // maxServerFiles bounds what serverFiles adds.

@@ -126,7 +126,7 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 		if err != nil {
 			continue // fileDigest reported what matters
 		}
-		code = serverFiles(code, data, real, home)
+		code = hook.Follow(serverFiles(code, data, real, home), real, real, home)
 		var top struct {
 			Hooks json.RawMessage `json:"hooks"`
 		}
