@@ -126,6 +126,9 @@ func shellScript(f string) (string, bool) {
 	return text, strings.HasSuffix(f, ".sh") || strings.HasSuffix(f, ".bash")
 }
 
+// unquote drops the quotes of a word's text, as tailFiles reads it.
+var unquote = strings.NewReplacer(`"`, "", "'", "")
+
 // tailFiles appends to out the files that the literal tails of s's
 // words that are not static name from dir: "$DIR/lib.sh" and
 // "${ROOT}/sub/x.sh" name lib.sh and sub/x.sh.
@@ -135,7 +138,7 @@ func tailFiles(out []string, s *shell.Script, dir string) []string {
 			if w.Static || len(out) >= maxFiles {
 				continue
 			}
-			raw := strings.NewReplacer(`"`, "", "'", "").Replace(w.Raw)
+			raw := unquote.Replace(w.Raw)
 			i := strings.LastIndexAny(raw, "$})`")
 			if i < 0 {
 				continue
