@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,7 +189,8 @@ func parseHook(src, projectDir string) (*shell.Script, error) {
 // name from cwd.
 func wordFiles(out []string, s *shell.Script, cwd, home string) []string {
 	for _, c := range s.Commands {
-		for _, w := range c.Words {
+		run := runs(c.Words)
+		for i, w := range c.Words {
 			if len(out) >= maxFiles {
 				return out
 			}
@@ -198,12 +201,55 @@ func wordFiles(out []string, s *shell.Script, cwd, home string) []string {
 			if strings.HasPrefix(p, "~") && !w.Tilde {
 				p = "./" + p // a quoted ~ is a name
 			}
-			if f, ok := workspace.RegularFile(workspace.Roots{Cwd: cwd, Home: home}.Abs(p)); ok {
+			abs := workspace.Roots{Cwd: cwd, Home: home}.Abs(p)
+			if f, ok := workspace.RegularFile(abs); ok {
 				out = append(out, f)
+			} else if i == run {
+				// A file the command would run that is not there yet:
+				// whoever creates it chooses what runs.
+				if f, ok := missingFile(abs); ok {
+					out = append(out, f)
+				}
 			}
 		}
 	}
 	return out
+}
+
+// runners are the programs whose first operand, given with no option
+// before it, is a file they run: sh x.sh, source x, python3 x.py.
+var runners = []string{"source", ".", "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "node", "ruby", "perl", "php", "lua"}
+
+// runs returns the index of the word that names the file a command runs:
+// a program word holding a "/" (./scripts/x.sh), or the first word after
+// a runner (sh x.sh); -1 if none.
+func runs(words []shell.Word) int {
+	if len(words) == 0 || !words[0].Static {
+		return -1
+	}
+	switch {
+	case strings.Contains(words[0].Value, "/"):
+		return 0
+	case len(words) > 1 && slices.Contains(runners, filepath.Base(words[0].Value)):
+		return 1
+	}
+	return -1
+}
+
+// missingFile returns the path p names, its directory's symbolic links
+// resolved, when nothing is there and its directory is.
+func missingFile(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(dir, filepath.Base(p)), true
 }
 
 // plainPath reports whether p can stand in a shell word unquoted and

@@ -54,7 +54,9 @@ func TestFiles(t *testing.T) {
 // TestFollow: the shell scripts a hook runs are followed into the files
 // they run and source, from the working directory and from their own,
 // through a variable's literal tail, past a cycle, and no deeper than
-// maxScriptDepth; other files are not read.
+// maxScriptDepth; other files are not read. A file a command would run
+// that is not there yet (sh two.sh from the working directory) is named
+// too: whoever creates it chooses what runs.
 func TestFollow(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -86,10 +88,11 @@ func TestFollow(t *testing.T) {
 	}
 	c := mustParse(t, ".gen/settings.json", `{"Stop": [{"hooks": [
 		{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh"},
-		{"type": "command", "command": "python3 tools/run.py; sh big.sh; bin/check; tools/fake.sh"}
+		{"type": "command", "command": "python3 tools/run.py; sh big.sh; bin/check; tools/fake.sh"},
+		{"type": "command", "command": "sh scripts/missing.sh; ./tools/absent; cat notes.txt; bash -c 'x'; python3 -m x; sh nodir/x.sh"}
 	]}]}`)
 	var want []string
-	for _, p := range []string{".claude/hooks/check.sh", ".claude/hooks/lib.sh", "big.sh", "bin/check", "scripts/deep/one.sh", "scripts/deep/three.sh", "scripts/deep/two.sh", "scripts/extra.sh", "scripts/lint.sh", "tools/fake.sh", "tools/run.py"} {
+	for _, p := range []string{".claude/hooks/check.sh", ".claude/hooks/lib.sh", "big.sh", "bin/check", "scripts/deep/one.sh", "scripts/deep/three.sh", "scripts/deep/two.sh", "scripts/extra.sh", "scripts/lint.sh", "scripts/missing.sh", "three.sh", "tools/absent", "tools/fake.sh", "tools/run.py", "two.sh"} {
 		want = append(want, filepath.Join(proj, p))
 	}
 	if got := c.Files(proj, proj, base); !slices.Equal(got, want) {

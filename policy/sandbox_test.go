@@ -127,7 +127,14 @@ func TestCode(t *testing.T) {
 	for _, trusted := range []bool{false, true} {
 		s := loadScopes(t, user, project, "", trusted)
 		root := s.Workspace.Root
-		if p := Main(s, Runtime{}); p.Code != nil {
+		// Before the scripts exist, the one a hook would run from a
+		// directory that does exist is code already: whoever creates
+		// it chooses what the hook runs.
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := Main(s, Runtime{}); !slices.Equal(p.Code, []string{real + "/user.sh"}) {
 			t.Fatalf("trusted %v: Code = %q before the scripts exist", trusted, p.Code)
 		}
 		if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {"p": {"command": "./server/run"}}}`), 0o644); err != nil {
@@ -143,10 +150,6 @@ func TestCode(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, f), []byte(text), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}
-		real, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			t.Fatal(err)
 		}
 		want := []string{real + "/user-server.js", real + "/user.sh"}
 		if trusted {
