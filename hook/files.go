@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	shell "github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/workspace"
@@ -104,11 +105,16 @@ var shellInterpreters = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "as
 // than maxScriptBytes: a "#!" line naming a shell (directly or through
 // env), or none and a name ending in .sh or .bash.
 func shellScript(f string) (string, bool) {
-	file, err := os.Open(f)
+	// Non-blocking, so that a file replaced by a FIFO since it was found
+	// cannot hang the open; the open file must be a regular one.
+	file, err := os.OpenFile(f, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false
 	}
 	defer file.Close()
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
 	data, err := io.ReadAll(io.LimitReader(file, maxScriptBytes+1))
 	if err != nil || len(data) > maxScriptBytes {
 		return "", false
