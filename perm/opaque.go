@@ -16,6 +16,9 @@ var (
 		"perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e", "-p", "--eval", "--print"}, "nodejs": {"-e", "-p", "--eval", "--print"},
 		"deno": {"eval"}, "bun": {"-e", "--eval"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"}, "Rscript": {"-e"},
 		"osascript": {"-e"}, "awk": nil, "gawk": nil, "tclsh": nil, "jshell": nil,
+		"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
+		"julia": {"-e", "--eval", "-E", "--print"}, "R": {"-e"}, "emacs": {"--eval", "-eval"},
+		"gdb": {"-ex", "--eval-command", "-iex", "--init-eval-command"}, "vim": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"},
 	}
 )
 
