@@ -152,6 +152,10 @@ func TestGateSoundness(t *testing.T) {
 		{"xargs behind a wrapper reads a list", all(deny("Read(./.env)"), bypass), bashReq("nice xargs -a X cat"), Ask, 2, "cannot be checked against Read deny rules"},
 		{"ok: unknown values to programs that open no file", all(deny("Read(./.env)"), bypass), bashReq("echo $(ls -a); printf '%s\\n' \"$x\"; test -f \"$f\" && seq \"$n\""), Allow, 3, ""},
 		{"ok: xargs without a Read deny rule", denyCurl, bashReq("ls -a | xargs wc -l"), Allow, 3, ""},
+		// A symbolic link's target is read from the link's directory.
+		{"link target from the link's directory", all(deny("Read(./.env)"), bypass), bashReq("mkdir d; ln -s ../.env d/e; cat d/e"), Deny, 1, "d/../.env"},
+		{"link target from -t's directory", all(deny("Read(./.env)"), bypass), bashReq("ln -st d ../.e\"\"nv"), Deny, 1, "d/../.env"},
+		{"ok: link to an allowed file", all(deny("Read(./.env)"), bypass), bashReq("ln -s ../README.md d/r"), Allow, 3, ""},
 		{"unknown value under an Edit deny rule", all(deny("Edit(./.github/**)"), bypass), bashReq("./tool \"$f\""), Ask, 2, "cannot be checked against Edit and Write deny rules"},
 		{"ok: unknown value under a bare Edit deny rule", all(deny("Edit"), bypass), bashReq("./tool \"$f\""), Allow, 3, ""},
 		// Bash expands a >&WORD file name a second time, and reads >&-

@@ -224,10 +224,20 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 		}
 	}
 	// xargs and parallel give the program they run arguments from
-	// their input, which no word shows (ls -a | xargs cat).
+	// their input, which no word shows (ls -a | xargs cat); ln's link
+	// targets are read from the link's directory (bash.LinkTargets).
+	ln := false
 	for _, f := range pt.denyForms {
-		if p := filepath.Base(firstField(f)); p == "xargs" || p == "parallel" {
+		switch filepath.Base(firstField(f)) {
+		case "xargs", "parallel":
 			pt.mentionsUnsure = true
+		case "ln":
+			ln = true
+		}
+	}
+	if ln {
+		for _, p := range pt.cmd.LinkTargets() {
+			texts = append(texts, reading{text: p})
 		}
 	}
 	for i, w := range pt.cmd.Words {

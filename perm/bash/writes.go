@@ -59,6 +59,58 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 	return targets, dynamic
 }
 
+// LinkTargets returns where the links an ln command makes lead, in any of
+// its readings, for each static target that is relative: a symbolic
+// link's target is read from the link's directory, not the command's, so
+// ln -s ../secrets d/x makes d/x lead to ./secrets. Each is given from
+// the destination's directory and, in case the destination is a directory
+// the link is made in, from the destination itself (or -t's directory),
+// joined as written ("d/../secrets"): the caller resolves them.
+func (c *Command) LinkTargets() []string {
+	var out []string
+	for _, v := range c.variants() {
+		if len(v) == 0 || !v[0].Static || path.Base(v[0].Value) != "ln" {
+			continue
+		}
+		spec := writers["ln"]
+		args, rest, err := spec.parse(v[1:])
+		if err != nil {
+			continue // a word that is not static: unsure, and asked as such
+		}
+		for _, w := range v[1+rest:] {
+			args = append(args, arg{val: w.Value, word: &w})
+		}
+		var targets, dirs []string
+		for _, a := range args {
+			switch a.opt {
+			case "":
+				targets = append(targets, a.val)
+			case "-t", "--target-directory":
+				dirs = append(dirs, a.val)
+			}
+		}
+		if len(dirs) == 0 {
+			if len(targets) < 2 {
+				continue // the link is made here: its target reads as written
+			}
+			dest := targets[len(targets)-1]
+			targets = targets[:len(targets)-1]
+			dirs = append(dirs, path.Dir(dest), dest)
+		}
+		for _, t := range targets {
+			if t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {
+				continue
+			}
+			for _, d := range dirs {
+				if d != "" && d != "." {
+					out = append(out, d+"/"+t)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 	var operands []arg
 	add := func(a arg) {
