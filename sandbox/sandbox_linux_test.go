@@ -301,7 +301,7 @@ func TestHidden(t *testing.T) {
 		spec := mustSpec(t, p, roots, false)
 		// Through another process's view of the file system too: the
 		// parent (this test, outside the sandbox) and init.
-		out, _ := run(t, spec, "cat .env envlink secrets/k secrets/sub/j; ls -a secrets; cat $(printf '%s' .e nv); find . -type f -exec cat {} +; grep -r SECRET .; cat /proc/$PPID/root"+ws+"/.env /proc/1/root"+ws+"/secrets/k")
+		out, _ := run(t, spec, "cat .env envlink secrets/k secrets/sub/j; ln -s . self && cat self/.env self/secrets/k; ls -a secrets; cat $(printf '%s' .e nv); find . -type f -exec cat {} +; grep -r SECRET .; cat /proc/$PPID/root"+ws+"/.env /proc/1/root"+ws+"/secrets/k")
 		if strings.Contains(out, "SECRET") {
 			t.Errorf("%s: a hidden file was read:\n%s", p, out)
 		}
