@@ -69,6 +69,8 @@ func TestMentionedPaths(t *testing.T) {
 		{"sensitive: VAR=value", mode(ModeBypass), bashReq("OUT=.bashrc ./gen.sh"), Ask, 2, ".bashrc"},
 		{"sensitive: in code", mode(ModeBypass), bashReq(`python3 -c "open('.bashrc','a').write('x')"`), Ask, 2, ".bashrc"},
 		{"sensitive: sitecustomize", mode(ModeBypass), bashReq("cp x lib/python3/sitecustomize.py"), Ask, 2, "sitecustomize.py"},
+		{"sensitive: mise config", mode(ModeBypass), bashReq("echo '[hooks]' >> mise.toml"), Ask, 2, "mise.toml"},
+		{"sensitive: pnpm hooks", mode(ModeAcceptEdits), fileReq("Write", ".pnpmfile.cjs"), Ask, 2, ".pnpmfile.cjs"},
 		{"sensitive: yarnrc.yml", mode(ModeBypass), fileReq("Write", ".yarnrc.yml"), Ask, 2, ".yarnrc.yml"},
 		{"sensitive: cargo config", mode(ModeBypass), fileReq("Write", ".cargo/config.toml"), Ask, 2, ".cargo/"},
 		{"sensitive: devcontainer", mode(ModeBypass), fileReq("Write", ".devcontainer/devcontainer.json"), Ask, 2, ".devcontainer/"},

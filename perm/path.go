@@ -651,7 +651,7 @@ var (
 		".git", ".gen", ".claude", ".vscode", ".idea", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
 		".husky", ".github/workflows", ".config/fish", ".config/git", ".config/systemd", ".config/autostart", ".local/bin",
 		".config/environment.d", ".config/plasma-workspace", ".config/upstart", ".config/nvim", ".config/code/user",
-		".devcontainer", ".circleci", ".cargo", ".gitlab", ".buildkite",
+		".devcontainer", ".circleci", ".cargo", ".gitlab", ".buildkite", ".mise", ".config/mise",
 	}
 	sensitiveFiles = []string{
 		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
@@ -662,6 +662,9 @@ var (
 		"sitecustomize.py", "usercustomize.py", ".yarnrc.yml", ".pnpmrc", ".bunfig.toml", "bunfig.toml",
 		".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", "bitbucket-pipelines.yml", ".travis.yml",
 		".xsession", ".xsessionrc", ".pythonrc", ".pythonstartup",
+		// Run on entering the directory (mise's hooks and env sources,
+		// like direnv's .envrc) or by every install (pnpm's hooks).
+		"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".pnpmfile.cjs",
 	}
 	systemDirs = []string{"/etc", "/dev", "/proc", "/sys", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var/spool/cron"}
 )
