@@ -152,6 +152,7 @@ func TestGateSoundness(t *testing.T) {
 		{"xargs behind a wrapper reads a list", all(deny("Read(./.env)"), bypass), bashReq("nice xargs -a X cat"), Ask, 2, "cannot be checked against Read deny rules"},
 		{"ok: unknown values to programs that open no file", all(deny("Read(./.env)"), bypass), bashReq("echo $(ls -a); printf '%s\\n' \"$x\"; test -f \"$f\" && seq \"$n\""), Allow, 3, ""},
 		{"ok: xargs without a Read deny rule", denyCurl, bashReq("ls -a | xargs wc -l"), Allow, 3, ""},
+		{"ok: xargs feeding a program that opens no file", all(deny("Read(./.env)"), bypass), bashReq("ls -a | xargs echo"), Allow, 3, ""},
 		// A symbolic link's target is read from the link's directory.
 		{"link target from the link's directory", all(deny("Read(./.env)"), bypass), bashReq("mkdir d; ln -s ../.env d/e; cat d/e"), Deny, 1, "d/../.env"},
 		{"link target from -t's directory", all(deny("Read(./.env)"), bypass), bashReq("ln -st d ../.e\"\"nv"), Deny, 1, "d/../.env"},

@@ -2,7 +2,6 @@ package perm
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -189,15 +188,16 @@ func allReadings(out []reading, v string) (_ []reading, unsure bool) {
 // part may name, resolved from each directory the command may run in. For
 // a glob word it adds every file the glob matches now; only a glob in the
 // last segment is expanded (one directory read), and unsure reports a
-// deeper one, a relative path after a cd to a computed directory, a
-// non-static argument of a program known to read files, or more than
-// maxMentions readings.
+// deeper one, a relative path after a cd to a computed directory, a word
+// known only at run time that may name a file to its program
+// (bash.UncheckedOperand), or more than maxMentions readings. The targets
+// of links the command makes count, from the links' directories
+// (bash.LinkTargets).
 func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 	if pt.mentionsDone {
 		return pt.mentions, pt.mentionsUnsure
 	}
 	pt.mentionsDone = true
-	name, _ := pt.cmd.Name()
 	// texts is per-call scratch: the readings are copied into mentions.
 	texts := c.readScratch[:0]
 	// static adds the readings of the static word w, the i-th.
@@ -223,27 +223,14 @@ func (c *call) mentionsOf(pt *part) (ms []mention, unsure bool) {
 			c.globMentions(pt, w)
 		}
 	}
-	// xargs and parallel give the program they run arguments from
-	// their input, which no word shows (ls -a | xargs cat); ln's link
-	// targets are read from the link's directory (bash.LinkTargets).
-	ln := false
-	for _, f := range pt.denyForms {
-		switch filepath.Base(firstField(f)) {
-		case "xargs", "parallel":
-			pt.mentionsUnsure = true
-		case "ln":
-			ln = true
-		}
-	}
-	if ln {
-		for _, p := range pt.cmd.LinkTargets() {
-			texts = append(texts, reading{text: p})
-		}
+	// A word known only at run time may name any file to a program that
+	// may read one; ln's link targets are read from the link's
+	// directory.
+	pt.mentionsUnsure = pt.mentionsUnsure || pt.cmd.UncheckedOperand()
+	for _, p := range pt.cmd.LinkTargets() {
+		texts = append(texts, reading{text: p})
 	}
 	for i, w := range pt.cmd.Words {
-		if i > 0 && !w.Static && w.Braces == nil && !nonReaders[filepath.Base(name)] {
-			pt.mentionsUnsure = true // cat "$PWD/.env", rev $(ls -a), grep -f"$f"
-		}
 		if w.Static {
 			static(w, i)
 			continue

@@ -7,19 +7,6 @@ import (
 	"unicode"
 )
 
-// nonReaders are the programs and builtins verified to open no file an
-// argument names (test and cd only look one up): a word of theirs that is
-// not static reads nothing a Read deny rule covers. Every other program
-// may read what its arguments name, so such a word of its is unsure
-// (mentionsOf): cat "$f", rev $(ls -a), grep -f"$f", ./tool "$x".
-var nonReaders = map[string]bool{
-	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true, "[[": true,
-	"cd": true, "pushd": true, "popd": true, "exit": true, "return": true, "shift": true, "break": true,
-	"continue": true, "sleep": true, "wait": true, "seq": true, "expr": true, "basename": true, "dirname": true,
-	"export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "unset": true, "set": true,
-	"read": true, "let": true, "kill": true,
-}
-
 // recursion describes a command that reads whole directory trees.
 type recursion struct {
 	recursive bool // grep -r, rg, diff -r, tar c, zip -r, rsync, cp -r, find

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"path"
 	"strings"
 
 	"github.com/gen-run/gen/internal/lazyre"
@@ -448,4 +449,39 @@ func jqReadOnly(words []Word) (Reads, bool) {
 		}
 	}
 	return r, true
+}
+
+// nonReaders are the programs and builtins verified to open no file an
+// argument names (test and cd only look one up).
+var nonReaders = map[string]bool{
+	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true, "[[": true,
+	"cd": true, "pushd": true, "popd": true, "exit": true, "return": true, "shift": true, "break": true,
+	"continue": true, "sleep": true, "wait": true, "seq": true, "expr": true, "basename": true, "dirname": true,
+	"export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "unset": true, "set": true,
+	"read": true, "let": true, "kill": true,
+}
+
+// UncheckedOperand reports whether, in any reading of the command, a word
+// after the program is known only as the script runs and the program is
+// not verified to open no file its arguments name (nonReaders): cat "$f",
+// rev $(ls -a), grep -f"$f", ./tool "$x", and ls -a | xargs cat, whose
+// xargs reading runs cat with its input (inputWords). Such a word may
+// name any file. A brace expansion whose words are all static is not
+// such a word.
+func (c *Command) UncheckedOperand() bool {
+	for _, v := range c.variants() {
+		prog := ""
+		if len(v) > 0 && v[0].Static && !v[0].Glob {
+			prog = path.Base(v[0].Value)
+		}
+		if nonReaders[prog] {
+			continue
+		}
+		for _, w := range v[min(1, len(v)):] {
+			if !w.Static && w.Braces == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
