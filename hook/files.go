@@ -20,15 +20,16 @@ const maxFiles = 256
 // Files returns the existing regular files, symbolic links resolved, that
 // the hook commands of c name with a static word: the scripts and programs
 // they run (./scripts/check.sh, python3 tools/lint.py,
-// "$CLAUDE_PROJECT_DIR"/hooks/x.sh) and any other file an argument names.
+// "$CLAUDE_PROJECT_DIR"/hooks/x.sh) and any other file an argument names;
+// a file a command would run that is not there yet (wordFiles); and
+// those that Follow finds through the shell scripts among them.
 // Hooks run outside the permission gate and the kernel sandbox, so a
 // change to one of these files is a change to what runs unchecked: the
 // gate asks before a call writes one (perm.Policy.Code).
 //
 // Words are read as the hook's shell would in cwd, where hooks run, with
-// the project directory variables as projectDir and "~" as home. The
-// shell scripts found are followed (Follow). A word the parse cannot make
-// static is not followed: a file a hook reaches only through a variable,
+// the project directory variables as projectDir and "~" as home. A word
+// the parse cannot make static is not followed: a file a hook reaches only through a variable,
 // or through a file other than a shell script (a Python module, the
 // package.json of `npm run`), is not found.
 func (c Config) Files(cwd, projectDir, home string) []string {
@@ -74,12 +75,11 @@ func Follow(files []string, cwd, projectDir, home string) []string {
 			if err != nil {
 				continue
 			}
-			found = wordFiles(found, s, cwd, home)
-			found = wordFiles(found, s, filepath.Dir(f), home)
-			for _, dir := range []string{filepath.Dir(f), cwd, projectDir} {
-				if dir != "" {
-					found = tailFiles(found, s, dir)
-				}
+			for _, dir := range distinct(filepath.Dir(f), cwd) {
+				found = wordFiles(found, s, dir, home)
+			}
+			for _, dir := range distinct(filepath.Dir(f), cwd, projectDir) {
+				found = tailFiles(found, s, dir)
 			}
 		}
 		next = next[:0:0]
@@ -97,9 +97,17 @@ func Follow(files []string, cwd, projectDir, home string) []string {
 	return slices.Compact(out)
 }
 
-// shellInterpreters are the programs a "#!" line may name for Follow to
-// read the file as a shell script.
-var shellInterpreters = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"}
+// distinct returns the directories that are not "", each once: a script
+// usually lies in the working directory, which is the project's.
+func distinct(dirs ...string) []string {
+	out := dirs[:0]
+	for _, d := range dirs {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // shellScript returns the text of f if it is a shell script no larger
 // than maxScriptBytes: a "#!" line naming a shell (directly or through
@@ -221,6 +229,10 @@ func wordFiles(out []string, s *shell.Script, cwd, home string) []string {
 	}
 	return out
 }
+
+// shellInterpreters are the programs a "#!" line may name for Follow to
+// read the file as a shell script.
+var shellInterpreters = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"}
 
 // runners are the programs whose first operand, given with no option
 // before it, is a file they run: sh x.sh, source x, python3 x.py.
