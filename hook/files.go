@@ -110,8 +110,8 @@ func distinct(dirs ...string) []string {
 }
 
 // shellScript returns the text of f if it is a shell script no larger
-// than maxScriptBytes: a "#!" line naming a shell (directly or through
-// env), or none and a name ending in .sh or .bash.
+// than maxScriptBytes: a "#!" line naming a shell (shell.Shell, directly
+// or through env), or none and a name ending in .sh or .bash.
 func shellScript(f string) (string, bool) {
 	// Non-blocking, so that a file replaced by a FIFO since it was found
 	// cannot hang the open; the open file must be a regular one.
@@ -137,7 +137,7 @@ func shellScript(f string) (string, bool) {
 				fields = fields[1:] // env -S, env -i
 			}
 		}
-		return text, len(fields) > 0 && slices.Contains(shellInterpreters, filepath.Base(fields[0]))
+		return text, len(fields) > 0 && shell.Shell(filepath.Base(fields[0]))
 	}
 	return text, strings.HasSuffix(f, ".sh") || strings.HasSuffix(f, ".bash")
 }
@@ -230,13 +230,9 @@ func wordFiles(out []string, s *shell.Script, cwd, home string) []string {
 	return out
 }
 
-// shellInterpreters are the programs a "#!" line may name for Follow to
-// read the file as a shell script.
-var shellInterpreters = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"}
-
-// runners are the programs whose first operand, given with no option
-// before it, is a file they run: sh x.sh, source x, python3 x.py.
-var runners = []string{"source", ".", "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "node", "ruby", "perl", "php", "lua"}
+// runners are the programs other than shells whose first operand, given
+// with no option before it, is a file they run: source x, python3 x.py.
+var runners = []string{"source", ".", "python", "python3", "node", "ruby", "perl", "php", "lua"}
 
 // runs returns the index of the word that names the file a command runs:
 // a program word holding a "/" (./scripts/x.sh), or the first word after
@@ -248,7 +244,7 @@ func runs(words []shell.Word) int {
 	switch {
 	case strings.Contains(words[0].Value, "/"):
 		return 0
-	case len(words) > 1 && slices.Contains(runners, filepath.Base(words[0].Value)):
+	case len(words) > 1 && (shell.Shell(filepath.Base(words[0].Value)) || slices.Contains(runners, filepath.Base(words[0].Value))):
 		return 1
 	}
 	return -1

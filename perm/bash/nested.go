@@ -141,6 +141,10 @@ var shells = map[string]bool{
 	"fish": true, "csh": true, "tcsh": true,
 }
 
+// Shell reports whether the program name (a base name) is a shell, one
+// whose -c option runs a string as shell code.
+func Shell(name string) bool { return shells[name] }
+
 // codeVars are environment variables whose value a program runs as a
 // shell command.
 var codeVars = map[string]bool{
