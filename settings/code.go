@@ -12,7 +12,8 @@ import (
 
 // MCPFiles returns the existing regular files, symbolic links resolved,
 // that the stdio MCP servers that may start under s name as their command
-// or an argument (node ./server/index.js): those of the managed and user
+// or an argument (node ./server/index.js), and those hook.Follow finds
+// through a shell script among them: the servers of the managed and user
 // settings, and, in a trusted project, of the project's settings files
 // and .mcp.json. Servers run in the working directory, outside the gate
 // and the sandbox, so these files are guarded like hook scripts

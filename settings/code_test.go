@@ -40,3 +40,36 @@ func TestServerFiles(t *testing.T) {
 		t.Errorf("malformed: %q", got)
 	}
 }
+
+// TestProjectFilesFollowServers: the trust record holds the files a
+// server's start script runs or sources, as Policy.Code guards them.
+func TestProjectFilesFollowServers(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
+	for p, text := range map[string]string{
+		"proj/.mcp.json":   `{"mcpServers": {"s": {"command": "./start.sh"}}}`,
+		"proj/start.sh":    "#!/bin/sh\n. lib/env.sh\nexec node server.js\n",
+		"proj/lib/env.sh":  "PORT=1\n",
+		"proj/server.js":   "",
+		"home/placeholder": "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, p), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := ProjectFiles(root, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"start.sh", "lib/env.sh", "server.js"} {
+		if d := files[rel]; d == "" || d == Absent {
+			t.Errorf("%s: digest %q; files %q", rel, d, files)
+		}
+	}
+}

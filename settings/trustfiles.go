@@ -117,7 +117,7 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	var code []string
+	var code, servers []string
 	for _, rel := range trustFiles {
 		if isHome && userOwned(rel) {
 			continue
@@ -126,7 +126,7 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 		if err != nil {
 			continue // fileDigest reported what matters
 		}
-		code = hook.Follow(serverFiles(code, data, real, home), real, real, home)
+		servers = serverFiles(servers, data, real, home)
 		var top struct {
 			Hooks json.RawMessage `json:"hooks"`
 		}
@@ -137,6 +137,7 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 			code = append(code, cfg.Files(real, real, home)...)
 		}
 	}
+	code = append(code, hook.Follow(servers, real, real, home)...) // as MCPFiles does
 	for _, f := range code {
 		r, err := filepath.Rel(real, f)
 		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
