@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // TestFiles: the files hook commands name, as their shell would find
@@ -13,19 +15,10 @@ import (
 // variables and "~", inside bash -c, links resolved; not what only a
 // variable, a glob or a directory names.
 func TestFiles(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testtree.Dir(t)
 	proj, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
-	for _, p := range []string{"proj/scripts/a.sh", "proj/tools/b.py", "proj/.claude/hooks/c.sh", "proj/d.sh", "proj/real.sh", "home/bin/e.sh", "proj/f.sh", "proj/g.sh"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(base, p), nil, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, base, map[string]string{"proj/scripts/a.sh": "", "proj/tools/b.py": "", "proj/.claude/hooks/c.sh": "",
+		"proj/d.sh": "", "proj/real.sh": "", "home/bin/e.sh": "", "proj/f.sh": "", "proj/g.sh": ""})
 	if err := os.Symlink("real.sh", proj+"/link.sh"); err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +51,9 @@ func TestFiles(t *testing.T) {
 // that is not there yet (sh two.sh from the working directory) is named
 // too: whoever creates it chooses what runs.
 func TestFollow(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testtree.Dir(t)
 	proj := filepath.Join(base, "proj")
-	files := map[string]string{
+	testtree.Write(t, proj, map[string]string{
 		".claude/hooks/check.sh": "#!/usr/bin/env -S bash -e\nDIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"$DIR/lib.sh\"\n./scripts/lint.sh --fix\n",
 		".claude/hooks/lib.sh":   "#!/bin/sh\n. ./scripts/lint.sh\n", // a cycle back to lint.sh
 		"scripts/lint.sh":        "#!/bin/bash\nbash \"${ROOT}/scripts/deep/one.sh\"\n",
@@ -77,15 +67,7 @@ func TestFollow(t *testing.T) {
 		"scripts/extra.sh":       "",
 		"tools/fake.sh":          "#!/usr/bin/python3\n# sh scripts/hidden.sh\n", // not one, whatever its name
 		"big.sh":                 strings.Repeat("# x\n", maxScriptBytes/4+1) + "sh scripts/hidden.sh\n",
-	}
-	for p, text := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(proj, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(proj, p), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	c := mustParse(t, ".gen/settings.json", `{"Stop": [{"hooks": [
 		{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh"},
 		{"type": "command", "command": "python3 tools/run.py; sh big.sh; bin/check; tools/fake.sh"},

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // TestCode: a call that writes a file a hook runs (Policy.Code), or a
@@ -13,20 +15,10 @@ import (
 // path it goes through; reading it, and writing anything else, is decided
 // as before. The sandbox keeps the file read-only (DeniedPaths).
 func TestCode(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testtree.Dir(t)
 	root := filepath.Join(base, "proj")
 	hook := filepath.Join(root, "scripts", "hook.sh")
-	for _, p := range []string{hook, root + "/scripts/other.sh", root + "/src/a.go"} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, map[string]string{"scripts/hook.sh": "#!/bin/sh\n", "scripts/other.sh": "#!/bin/sh\n", "src/a.go": "#!/bin/sh\n"})
 	if err := os.Symlink(hook, root+"/link"); err != nil {
 		t.Fatal(err)
 	}

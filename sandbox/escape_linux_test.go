@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // Probes the test binary runs from inside a sandbox: each prints one
@@ -96,7 +98,7 @@ func testExe(t *testing.T) string {
 // through it to a file outside the profile without Landlock seeing a path.
 func TestInheritedDescriptors(t *testing.T) {
 	requireSandbox(t)
-	ws, outside := realDir(t), realDir(t)
+	ws, outside := testtree.Dir(t), testtree.Dir(t)
 	leak := filepath.Join(outside, "leak")
 	fd, err := syscall.Open(leak, syscall.O_CREAT|syscall.O_WRONLY, 0o644) // no O_CLOEXEC
 	if err != nil {
@@ -124,7 +126,7 @@ func TestInheritedDescriptors(t *testing.T) {
 // parent's environment through CAP_SYS_PTRACE).
 func TestNoCapabilities(t *testing.T) {
 	requireSandbox(t)
-	ws, git := realDir(t), realDir(t)
+	ws, git := testtree.Dir(t), testtree.Dir(t)
 	os.MkdirAll(filepath.Join(git, ".git"), 0o755) // carve-out mounts where available
 	for _, spec := range []Spec{
 		mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws}, false),
@@ -167,7 +169,7 @@ func TestNoCapabilities(t *testing.T) {
 // truncate(2), which Landlock restricts only from ABI 3).
 func TestReadOnlyMetadata(t *testing.T) {
 	requireSandbox(t)
-	ws, outside := realDir(t), realDir(t)
+	ws, outside := testtree.Dir(t), testtree.Dir(t)
 	probe := testExe(t) + " " + metaProbeArg + " "
 	for _, f := range []string{filepath.Join(ws, "f"), filepath.Join(outside, "f")} {
 		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
@@ -202,7 +204,7 @@ func TestReadOnlyMetadata(t *testing.T) {
 // kernel allows to enforce it; it can under workspace-write inside them.
 func TestUnixSocketsOutside(t *testing.T) {
 	requireSandbox(t)
-	ws, outside := realDir(t), realDir(t)
+	ws, outside := testtree.Dir(t), testtree.Dir(t)
 	serve := func(path string) {
 		ln, err := net.Listen("unix", path)
 		if err != nil {

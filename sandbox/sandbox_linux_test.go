@@ -20,6 +20,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // sockProbeArg makes the test binary report which sockets it may open,
@@ -93,16 +95,6 @@ func requireMounts(t *testing.T) {
 	}
 }
 
-// realDir is a fresh temporary directory, symlinks resolved.
-func realDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 // run runs command under spec and returns its combined output and error.
 func run(t *testing.T, spec Spec, command string, env ...string) (string, error) {
 	t.Helper()
@@ -142,7 +134,7 @@ func exists(path string) bool {
 
 func TestWorkspaceWrite(t *testing.T) {
 	requireSandbox(t)
-	ws, outside := realDir(t), realDir(t)
+	ws, outside := testtree.Dir(t), testtree.Dir(t)
 	spec := mustSpec(t, WorkspaceWrite, Roots{Cwd: ws, Workspace: ws}, true)
 
 	out, err := run(t, spec, `echo in > in.txt && mkdir -p sub && mv in.txt sub/ && echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t"`)
@@ -186,7 +178,7 @@ func TestWorkspaceWrite(t *testing.T) {
 
 func TestReadOnly(t *testing.T) {
 	requireSandbox(t)
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	os.WriteFile(filepath.Join(ws, "f"), []byte("content\n"), 0o644)
 	spec := mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws}, true)
 	if spec.Network {
@@ -216,7 +208,7 @@ func TestReadOnly(t *testing.T) {
 
 func TestCarveOuts(t *testing.T) {
 	requireMounts(t)
-	ws, extra := realDir(t), realDir(t)
+	ws, extra := testtree.Dir(t), testtree.Dir(t)
 	for _, d := range []string{".git/hooks", ".gen", ".claude"} {
 		os.MkdirAll(filepath.Join(ws, d), 0o755)
 	}
@@ -283,7 +275,7 @@ func TestCarveOuts(t *testing.T) {
 // the paths of Edit deny rules stay read-only.
 func TestHidden(t *testing.T) {
 	requireMounts(t)
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	for p, c := range map[string]string{".env": "SECRET=env\n", "secrets/k": "SECRET=k\n", "secrets/sub/j": "SECRET=j\n", "keep.go": "package x\n", "gen.lock": "v1\n",
 		"conf/deep/.env": "SECRET=deep\n", "scripts/hook.sh": "echo v1\n"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
@@ -348,7 +340,7 @@ func TestHidden(t *testing.T) {
 // writable root.
 func TestWorktreeCarveOuts(t *testing.T) {
 	requireMounts(t)
-	ws, main := realDir(t), realDir(t)
+	ws, main := testtree.Dir(t), testtree.Dir(t)
 	gitdir := filepath.Join(main, ".git", "worktrees", "wt")
 	os.MkdirAll(gitdir, 0o755)
 	os.WriteFile(filepath.Join(gitdir, "commondir"), []byte("../..\n"), 0o644)
@@ -405,7 +397,7 @@ func TestNetwork(t *testing.T) {
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
 	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	for _, tc := range []struct {
 		name    string
 		profile Profile
@@ -432,7 +424,7 @@ func TestNetwork(t *testing.T) {
 
 func TestSocketFilter(t *testing.T) {
 	requireSandbox(t)
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +452,7 @@ func TestSocketFilter(t *testing.T) {
 // the command before it runs.
 func TestRefusesWhenRestrictionFails(t *testing.T) {
 	requireMounts(t)
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	marker := filepath.Join(ws, "marker")
 	cmd := "touch " + marker
 	missing := filepath.Join(ws, "missing")
@@ -491,7 +483,7 @@ func TestRefusesWhenRestrictionFails(t *testing.T) {
 // TestHelperNeedsItsDescriptors: the helper started any other way than by
 // Command refuses.
 func TestHelperNeedsItsDescriptors(t *testing.T) {
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	exe, _ := os.Executable()
 	marker := filepath.Join(ws, "marker")
 	c := exec.Command(exe, HelperArg, "touch "+marker)
@@ -507,7 +499,7 @@ func TestHelperNeedsItsDescriptors(t *testing.T) {
 
 func TestStdinAndProcessGroup(t *testing.T) {
 	requireSandbox(t)
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
 		t.Run(string(p), func(t *testing.T) {
 			spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, true)
@@ -554,7 +546,7 @@ func TestEverydayCommands(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	ws := realDir(t)
+	ws := testtree.Dir(t)
 	git := func(args ...string) {
 		c := exec.Command("git", args...)
 		c.Dir = ws
@@ -609,14 +601,14 @@ func TestEverydayCommands(t *testing.T) {
 	if err != nil || !strings.HasSuffix(out, "hello\n") {
 		t.Errorf("go build with GOCACHE under TMPDIR: %v\n%s", err, out)
 	}
-	cache := realDir(t)
+	cache := testtree.Dir(t)
 	spec = mustSpec(t, WorkspaceWrite, Roots{Cwd: ws, Workspace: ws, AllowWrite: []string{cache}}, false)
 	out, err = run(t, spec, `go build -o "$TMPDIR/hello" . && "$TMPDIR/hello"`, append(goEnv, "GOCACHE="+cache)...)
 	if err != nil || !strings.HasSuffix(out, "hello\n") {
 		t.Errorf("go build with GOCACHE in allowWrite: %v\n%s", err, out)
 	}
 	// Without either, the default cache outside the workspace is refused.
-	other := realDir(t)
+	other := testtree.Dir(t)
 	out, err = run(t, spec, `go build -o "$TMPDIR/hello" .`, append(goEnv, "GOCACHE="+other)...)
 	if err == nil {
 		t.Errorf("go build wrote a cache outside the profile:\n%s", out)
@@ -698,7 +690,7 @@ func TestABIGaps(t *testing.T) {
 // symlink in the workspace, /proc/self/root). Workspace-write reads it.
 func TestReadConfinement(t *testing.T) {
 	requireSandbox(t)
-	base := realDir(t)
+	base := testtree.Dir(t)
 	home := filepath.Join(base, "home")
 	for p, c := range map[string]string{
 		"home/.ssh/id_rsa":      "KEY\n",

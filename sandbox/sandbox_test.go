@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 func TestParseProfile(t *testing.T) {
@@ -193,25 +195,14 @@ func TestReadConfinementRoots(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no root directory to list")
 	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testtree.Dir(t)
 	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
-	for _, d := range []string{home + "/bin", home + "/.config/git", home + "/secret", ws} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(home+"/secret", base+"/link"); err != nil {
-		t.Fatal(err)
-	}
 	// A container's secrets are private too; one that does not exist is
 	// no private directory.
-	for _, d := range []string{base + "/run/secrets", base + "/run/other", base + "/var/x"} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	testtree.Write(t, base, map[string]string{"home/bin/": "", "home/.config/git/": "", "home/secret/": "", "ws/": "",
+		"run/secrets/": "", "run/other/": "", "var/x/": ""})
+	if err := os.Symlink(home+"/secret", base+"/link"); err != nil {
+		t.Fatal(err)
 	}
 	defer func(old []string) { privateRoots = old }(privateRoots)
 	privateRoots = append(privateRoots, base+"/run/secrets", base+"/var/run/secrets")

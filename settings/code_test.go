@@ -1,29 +1,20 @@
 package settings
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // TestServerFiles: the files stdio MCP servers name, from the working
 // directory and home; not what an expansion, an option, a directory or a
 // URL names.
 func TestServerFiles(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testtree.Dir(t)
 	dir, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
-	for _, p := range []string{"proj/server.js", "proj/bin/run", "home/tools/s.py", "proj/$X.js", "proj/lib/x.js"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(base, p), nil, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, base, map[string]string{"proj/server.js": "", "proj/bin/run": "", "home/tools/s.py": "", "proj/$X.js": "", "proj/lib/x.js": ""})
 	data := []byte(`{"mcpServers": {
 		"a": {"command": "node", "args": ["server.js", "--config=lib/x.js", "lib", "${X}.js", "$X.js"]},
 		"b": {"command": "./bin/run"},
@@ -44,25 +35,15 @@ func TestServerFiles(t *testing.T) {
 // TestProjectFilesFollowServers: the trust record holds the files a
 // server's start script runs or sources, as Policy.Code guards them.
 func TestProjectFilesFollowServers(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testtree.Dir(t)
 	root, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
-	for p, text := range map[string]string{
-		"proj/.mcp.json":   `{"mcpServers": {"s": {"command": "./start.sh"}}}`,
-		"proj/start.sh":    "#!/bin/sh\n. lib/env.sh\nexec node server.js\n",
-		"proj/lib/env.sh":  "PORT=1\n",
-		"proj/server.js":   "",
-		"home/placeholder": "",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(base, p), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, base, map[string]string{
+		"proj/.mcp.json":  `{"mcpServers": {"s": {"command": "./start.sh"}}}`,
+		"proj/start.sh":   "#!/bin/sh\n. lib/env.sh\nexec node server.js\n",
+		"proj/lib/env.sh": "PORT=1\n",
+		"proj/server.js":  "",
+		"home/":           "",
+	})
 	files, err := ProjectFiles(root, home)
 	if err != nil {
 		t.Fatal(err)

@@ -3,9 +3,9 @@ package tool
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -13,10 +13,7 @@ import (
 // directory, and that directory.
 func testEnv(t testing.TB) (*Env, string) {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := testtree.Dir(t)
 	return NewEnv(perm.Workspace{Cwd: dir, Root: dir}), dir
 }
 
@@ -37,25 +34,10 @@ func callCtx(ctx context.Context, t *testing.T, env *Env, name string, in map[st
 	return "", nil
 }
 
-// files creates each path (relative to dir) with its content; a path
-// ending in / is created as a directory.
+// files is testtree.Write, as the tests here call it.
 func files(t testing.TB, dir string, m map[string]string) {
 	t.Helper()
-	for p, content := range m {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if p[len(p)-1] == '/' {
-			if err := os.MkdirAll(full, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, m)
 }
 
 func readFile(t *testing.T, path string) string {

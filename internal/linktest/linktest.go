@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // Dirs makes two directories a and b in a fresh temporary directory base
@@ -13,10 +15,7 @@ import (
 // returns their paths.
 func Dirs(tb testing.TB, a, b, link string) (base, aDir, bDir, linkPath string) {
 	tb.Helper()
-	base, err := filepath.EvalSymlinks(tb.TempDir())
-	if err != nil {
-		tb.Fatal(err)
-	}
+	base = testtree.Dir(tb)
 	aDir, bDir, linkPath = filepath.Join(base, a), filepath.Join(base, b), filepath.Join(base, link)
 	for _, d := range []string{aDir, bDir} {
 		if err := os.Mkdir(d, 0o755); err != nil {
