@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/sandbox"
 )
@@ -46,10 +47,7 @@ func exists(path string) bool {
 func TestBashProfiles(t *testing.T) {
 	requireSandbox(t)
 	env, ws := testEnv(t)
-	outside, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside := testtree.Dir(t)
 	for _, p := range []sandbox.Profile{"", sandbox.WorkspaceWrite} {
 		name := filepath.Join(outside, "escape"+string(p))
 		out := bashAs(t, env, p, "echo x > "+name)
@@ -157,10 +155,7 @@ func TestBashNetwork(t *testing.T) {
 func TestBashThroughGate(t *testing.T) {
 	requireSandbox(t)
 	env, ws := testEnv(t)
-	outside, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside := testtree.Dir(t)
 	escape := filepath.Join(outside, "by-rule")
 	// The rule allows a script; what it writes, the gate cannot see.
 	files(t, ws, map[string]string{"a.txt": "hello\n", "w.sh": "#!/bin/sh\ntouch \"$1\"\n"})
@@ -287,10 +282,7 @@ func TestBashWithoutSandbox(t *testing.T) {
 	env, _ := testEnv(t)
 	var warns []string
 	env.Warn = func(w string) { warns = append(warns, w) }
-	outside, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside := testtree.Dir(t)
 	for i := range 2 {
 		name := filepath.Join(outside, "f"+strconv.Itoa(i))
 		if out := bashAs(t, env, sandbox.WorkspaceWrite, "touch "+name); !exists(name) {
@@ -304,7 +296,7 @@ func TestBashWithoutSandbox(t *testing.T) {
 	yes := true
 	env.Sandbox.Required = &yes
 	name := filepath.Join(outside, "required")
-	_, err = bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
+	_, err := bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
 	if err == nil || !strings.Contains(err.Error(), "the settings require the sandbox (sandbox.required or failIfUnavailable), but no sandbox: test; the command was not run") || exists(name) {
 		t.Errorf("required without a sandbox: err %v, file there: %v", err, exists(name))
 	}
@@ -344,10 +336,7 @@ func TestBashReportsNewConfig(t *testing.T) {
 func TestBashReadOnlyHome(t *testing.T) {
 	requireSandbox(t)
 	env, ws := testEnv(t)
-	home, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	home := testtree.Dir(t)
 	files(t, home, map[string]string{".ssh/id_rsa": "KEY\n", ".gitconfig": "[include]\n\tpath = ~/.gitconfig-work\n", ".gitconfig-work": "[user]\n\tname = From Home\n"})
 	t.Setenv("HOME", home)
 	env.Workspace.Home = home
