@@ -133,6 +133,7 @@ func TestGateSoundness(t *testing.T) {
 		// Arithmetic reads a variable's value as an expression, whose
 		// a[$(...)] runs: a value read as the script runs is code.
 		{"arithmetic on a value read from a file", all(deny("Read(./.env)"), bypass), bashReq("read x < README.md; (( x ))"), Ask, 2, "arithmetic evaluates x"},
+		{"arithmetic on a value read from a file, under an Edit deny rule", all(deny("Edit(./.github/**)"), bypass), bashReq("read x < README.md; (( x ))"), Ask, 2, "arithmetic evaluates x"},
 		{"indirection through a value read from a file", denyCurl, bashReq("read x < README.md; echo ${!x}"), Ask, 2, "arithmetic evaluates x"},
 		{"arithmetic on an array read from a file", denyCurl, bashReq("mapfile -t L < README.md; echo $(( L[0] + 1 ))"), Ask, 2, "arithmetic evaluates L"},
 		{"integer attribute on a value read from a file", denyCurl, bashReq("read x < README.md; declare -i y; y=$x"), Ask, 2, "arithmetic evaluates"},

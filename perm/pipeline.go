@@ -372,7 +372,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			return ask("script sets "+v+", which carries code deny and ask rules cannot see", "")
 		}
 	}
-	if c.script != nil && (guarded || readDeny) {
+	if c.script != nil && (guarded || rs.deny.namesPaths) {
 		if v := c.script.ArithData(); v != "" {
 			return ask("arithmetic evaluates "+v+", which the script sets to what may not be a number: an a[$(...)] in it would run code deny rules cannot see", "")
 		}
