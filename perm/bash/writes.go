@@ -45,18 +45,26 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		if !ok {
 			continue
 		}
-		args, rest, err := spec.parse(v[1:])
+		args, err := writerArgs(&spec, v)
 		if err != nil {
 			dynamic = true // an option or operand that is not static
-		}
-		for _, w := range v[1+rest:] {
-			args = append(args, arg{val: w.Value, word: &w})
 		}
 		ts, dyn := writeTargets(prog, args)
 		targets = append(targets, ts...)
 		dynamic = dynamic || dyn
 	}
 	return targets, dynamic
+}
+
+// writerArgs parses the words after a writer's name in the reading v with
+// spec: its options and operands, the words from where parsing stopped
+// taken as operands. err is the parse's: a word that is not static.
+func writerArgs(spec *optSpec, v []Word) ([]arg, error) {
+	args, rest, err := spec.parse(v[1:])
+	for _, w := range v[1+rest:] {
+		args = append(args, arg{val: w.Value, word: &w})
+	}
+	return args, err
 }
 
 // LinkTargets returns where the links an ln command makes lead, in any of
@@ -73,12 +81,9 @@ func (c *Command) LinkTargets() []string {
 			continue
 		}
 		spec := writers["ln"]
-		args, rest, err := spec.parse(v[1:])
+		args, err := writerArgs(&spec, v)
 		if err != nil {
 			continue // a word that is not static: unsure, and asked as such
-		}
-		for _, w := range v[1+rest:] {
-			args = append(args, arg{val: w.Value, word: &w})
 		}
 		var targets, dirs []string
 		for _, a := range args {
