@@ -19,6 +19,7 @@ import (
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/transcript"
+	"github.com/gen-run/gen/trust"
 )
 
 func newAgentCmd(s Streams) *cobra.Command {
@@ -118,7 +119,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	// The run follows the settings files: a deny rule added while it
 	// runs applies to its next call.
 	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn}
-	cfg.Hooks, cfg.Skills = runHooks(set, warn), loadSkills(set, warn)
+	cfg.Hooks, cfg.Skills = trust.LiveHooks(live, set, warn), loadSkills(set, warn)
 	pol, warns := policy.Subagent(set, def, nil)
 	_, sbWarns := policy.Sandbox(set)
 	for _, w := range append(warns, sbWarns...) {

@@ -6,10 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/skill"
-	"github.com/gen-run/gen/trust"
 )
 
 func newSkillsCmd(s Streams) *cobra.Command {
@@ -59,16 +57,6 @@ file and line, and the other skills are still listed.`,
 	stringsVar(list.Flags(), &f.addDirs, "add-dir", nil, "additional directory whose .gen/skills to read (repeatable)")
 	cmd.AddCommand(list)
 	return cmd
-}
-
-// runHooks returns the runner of the hooks that may run under set
-// (trust.RunnableHooks), nil when there are none; warnings go to warn.
-func runHooks(set *settings.Settings, warn func(string)) *hook.Runner {
-	r, warns := trust.HookRunner(set)
-	for _, w := range warns {
-		warn(w)
-	}
-	return r
 }
 
 // loadSkills discovers the skills of a run under set; problems are

@@ -24,9 +24,9 @@ type Agent struct {
 	Warn func(string)
 }
 
-// Has reports whether any hook is configured for ev.
+// Has reports whether any hook that may run now is configured for ev.
 func (a *Agent) Has(ev Event) bool {
-	return a != nil && a.Runner != nil && a.Runner.Config.Has(ev)
+	return a != nil && a.Runner != nil && a.Runner.Has(ev)
 }
 
 // Run runs the hooks of ev with in, whose common fields (session, cwd,

@@ -24,6 +24,10 @@ const pipeGrace = time.Second
 // runs; Run is safe for concurrent use.
 type Runner struct {
 	Config Config
+	// Current, when set, gives the hooks that may run now and replaces
+	// Config: asked at each event, so a session's hooks follow its
+	// settings (trust.LiveHooks).
+	Current func() Config
 	// ProjectDir is the project root, exported to hooks as
 	// GEN_PROJECT_DIR and, for scripts written for Claude Code,
 	// CLAUDE_PROJECT_DIR. Not exported when empty.
@@ -50,7 +54,7 @@ type Runner struct {
 // reason. Any other status, a timeout or a cancellation is reported in
 // Outcome.Warnings and decides nothing.
 func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
-	hs := r.Config.Matching(event, input.subject(event))
+	hs := r.config().Matching(event, input.subject(event))
 	if len(hs) == 0 {
 		return Outcome{Event: event}
 	}
@@ -75,6 +79,17 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	}
 	wg.Wait()
 	return combine(event, as)
+}
+
+// Has reports whether any hook that may run now is configured for ev.
+func (r *Runner) Has(ev Event) bool { return r.config().Has(ev) }
+
+// config returns the hooks that may run now.
+func (r *Runner) config() Config {
+	if r.Current != nil {
+		return r.Current()
+	}
+	return r.Config
 }
 
 // runOne runs one hook and records its answer in a.

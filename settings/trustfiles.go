@@ -106,6 +106,21 @@ func ProjectFiles(root, home string) (map[string]string, error) {
 	return files, nil
 }
 
+// trustPaths returns the absolute paths of the files ProjectFiles gave
+// (relative to root) and of the directories whose files it records: a
+// file made there changes the directory.
+func trustPaths(root string, files map[string]string) []string {
+	out := make([]string, 0, len(files)+len(trustDirs))
+	for rel := range files {
+		out = append(out, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	for _, rel := range trustDirs {
+		out = append(out, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // codeDigests adds to files the digest of every file inside root that
 // the project's hooks or MCP servers name (hook.Config.Files,
 // serverFiles; root as the working directory), by its path relative to

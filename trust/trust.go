@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
@@ -223,22 +224,58 @@ func RunnableHooks(set *settings.Settings) (hook.Config, []string) {
 	if set.Trusted {
 		return set.Hooks, nil
 	}
-	project := func(s perm.Source) bool { return s == perm.SourceProject || s == perm.SourceLocal }
 	var warns []string
 	for _, f := range set.Files {
-		if project(f.Scope) && !f.Hooks.Empty() && !set.ManagedHooksOnly {
+		if projectScope(f.Scope) && !f.Hooks.Empty() && !set.ManagedHooksOnly {
 			warns = append(warns, Refusal(set, Hooks, f.Path))
 		}
 	}
-	return set.Hooks.Filter(func(s perm.Source) bool { return !project(s) }), warns
+	return set.Hooks.Filter(func(s perm.Source) bool { return !projectScope(s) }), warns
 }
 
-// HookRunner returns a runner of RunnableHooks(set), nil when no hook may
-// run, and RunnableHooks' warnings.
-func HookRunner(set *settings.Settings) (*hook.Runner, []string) {
-	cfg, warns := RunnableHooks(set)
-	if cfg.Empty() {
-		return nil, warns
+// projectScope reports whether settings of scope s are the project's.
+func projectScope(s perm.Source) bool { return s == perm.SourceProject || s == perm.SourceLocal }
+
+// LiveHooks returns a runner of the hooks that may run under live's
+// settings as they are at each event (RunnableHooks), starting from set,
+// the settings live gave last: hooks follow the settings as permission
+// rules do. live follows the files a project's trust covers, so a project
+// whose hook script changed while gen runs (a `git pull` in another
+// terminal) stops running its hooks at the next event, as it would at the
+// next start; and the hooks that run are always those whose files the
+// policy guards (policy.Main). While the settings cannot be loaded, the
+// hooks of the last settings that loaded run, the project's left out.
+// warn gets each warning once.
+func LiveHooks(live *settings.Live, set *settings.Settings, warn func(string)) *hook.Runner {
+	var (
+		mu   sync.Mutex
+		last = set
+		seen = map[string]bool{}
+	)
+	say := func(ws ...string) {
+		for _, w := range ws {
+			if !seen[w] && warn != nil {
+				warn(w)
+			}
+			seen[w] = true
+		}
 	}
-	return &hook.Runner{Config: cfg, ProjectDir: set.Workspace.Root}, warns
+	current := func() hook.Config {
+		s, err := live.Current()
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			say(fmt.Sprintf("project hooks are not run while the settings cannot be loaded: %v", err))
+			return last.Hooks.Filter(func(s perm.Source) bool { return !projectScope(s) })
+		}
+		if last.Trusted && !s.Trusted && len(s.TrustChanged) > 0 {
+			say(fmt.Sprintf("%s: the project's configuration changed since you trusted it (%s)", s.Workspace.Root, strings.Join(s.TrustChanged, ", ")))
+		}
+		last = s
+		cfg, warns := RunnableHooks(s)
+		say(warns...)
+		return cfg
+	}
+	current()
+	return &hook.Runner{Current: current, ProjectDir: set.Workspace.Root}
 }

@@ -2,6 +2,7 @@ package trust
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -437,5 +440,81 @@ func TestTrustConcurrent(t *testing.T) {
 	}
 	if s := load(t, home, projs[0], false); len(s.Deny) != len(projs) {
 		t.Errorf("%d deny rules after concurrent writes, want %d", len(s.Deny), len(projs))
+	}
+}
+
+// The hooks a session runs follow its settings at each event: when a
+// trusted project's hook script changes while gen runs (a `git pull` in
+// another terminal), the project's hooks stop at the next event, with one
+// warning, and the user's go on; a hook removed from the settings stops.
+func TestLiveHooks(t *testing.T) {
+	home, proj := layout(t)
+	user := settings.UserPath(home)
+	write(t, home, ".gen/settings.json", `{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/user-ran\""}]}]}}`)
+	write(t, proj, ".gen/settings.json", `{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/scripts/check.sh"}]}]}}`)
+	write(t, proj, "scripts/check.sh", `. "$(dirname "$0")/lib.sh"`+"\n")
+	write(t, proj, "scripts/lib.sh", `touch "$CLAUDE_PROJECT_DIR/project-ran"`+"\n")
+	if _, err := Trust(home, proj); err != nil {
+		t.Fatal(err)
+	}
+	// Files written long ago: only a change is a reason to load again.
+	age := func(paths ...string) {
+		old := time.Now().Add(-time.Hour)
+		for _, p := range paths {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	age(user, proj+"/.gen/settings.json", proj+"/scripts/check.sh", proj+"/scripts/lib.sh")
+	live, err := settings.Watch(settings.Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(home, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := live.Current()
+	if err != nil || !set.Trusted {
+		t.Fatalf("Current = %v (trusted %v)", err, set != nil && set.Trusted)
+	}
+	var warns []string
+	r := LiveHooks(live, set, func(w string) { warns = append(warns, w) })
+	ran := func() (user, project bool) {
+		t.Helper()
+		for _, f := range []string{"user-ran", "project-ran"} {
+			os.Remove(filepath.Join(proj, f))
+		}
+		r.Run(context.Background(), hook.PostToolUse, hook.Input{ToolName: "Bash", Cwd: proj})
+		_, errU := os.Stat(filepath.Join(proj, "user-ran"))
+		_, errP := os.Stat(filepath.Join(proj, "project-ran"))
+		return errU == nil, errP == nil
+	}
+	if u, p := ran(); !u || !p || len(warns) > 0 {
+		t.Fatalf("trusted: user hook ran %v, project hook ran %v, warnings %q", u, p, warns)
+	}
+
+	write(t, proj, "scripts/lib.sh", `touch "$CLAUDE_PROJECT_DIR/project-ran"; echo changed`+"\n")
+	age(proj + "/scripts/lib.sh")
+	for range 2 {
+		if u, p := ran(); !u || p {
+			t.Fatalf("after the sourced script changed: user hook ran %v, project hook ran %v", u, p)
+		}
+	}
+	if len(warns) != 2 || !strings.Contains(warns[0], "changed since you trusted it (scripts/lib.sh)") || !strings.Contains(warns[1], "ignoring project hooks") {
+		t.Fatalf("warnings %q, want one naming the changed file and one saying the project's hooks are ignored", warns)
+	}
+
+	// The user removes their hook: it stops at the next event.
+	data, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "hooks")
+	out, _ := json.Marshal(doc)
+	write(t, home, ".gen/settings.json", string(out))
+	if u, p := ran(); u || p || r.Has(hook.PostToolUse) {
+		t.Fatalf("after the user's hook was removed: user hook ran %v, project hook ran %v, Has %v", u, p, r.Has(hook.PostToolUse))
 	}
 }
