@@ -172,7 +172,8 @@ func (p *Policy) Equal(q *Policy) bool {
 	return p.Mode == q.Mode && p.NoPrompt == q.NoPrompt && p.NoSandbox == q.NoSandbox && p.Failed == q.Failed &&
 		sameWorkspace(p.Workspace, q.Workspace) &&
 		equalList(p.Deny, q.Deny) && equalList(p.Ask, q.Ask) && equalList(p.Allow, q.Allow) &&
-		equalList(p.Constraint, q.Constraint) && equalList(p.Session, q.Session) && slices.Equal(p.Code, q.Code)
+		equalList(p.Constraint, q.Constraint) && equalList(p.Session, q.Session) && slices.Equal(p.Code, q.Code) &&
+		p.Sandbox.Equal(q.Sandbox)
 }
 
 // sameWorkspace reports whether a and b name the same directories.

@@ -124,6 +124,10 @@ func TestPolicyEqual(t *testing.T) {
 		"NoSandbox":  func(p *Policy) { p.NoSandbox = true },
 		"Failed":     func(p *Policy) { p.Failed = "settings.json: bad" },
 		"Code":       func(p *Policy) { p.Code = []string{"/w/hook.sh"} },
+		"Sandbox": func(p *Policy) {
+			off := false
+			p.Sandbox.Network = &off
+		},
 	}
 	typ := reflect.TypeFor[Policy]()
 	for i := range typ.NumField() {

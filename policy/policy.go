@@ -30,9 +30,8 @@ type Runtime struct {
 }
 
 // Main returns the main loop's policy: every settings scope and CLI flag,
-// with the runtime state rt, and NoSandbox where the sandbox settings in
-// force (Sandbox) turn it off or the platform has none. The slices are copies: changing the policy
-// changes neither s nor rt.
+// with the runtime state rt, and the sandbox settings in force (confine).
+// The slices are copies: changing the policy changes neither s nor rt.
 func Main(s *settings.Settings, rt Runtime) perm.Policy {
 	ws := s.Workspace
 	ws.Dirs = append(slices.Clone(ws.Dirs), rt.Dirs...)
@@ -43,9 +42,9 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Allow:     slices.Clone(s.Allow),
 		Session:   slices.Clone(rt.Grants),
 		Workspace: ws,
-		NoSandbox: noSandbox(s),
 		Code:      code(s),
 	}
+	confine(&p, s)
 	compile(&p)
 	return p
 }
@@ -147,9 +146,9 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		Mode:      d.Mode,
 		Workspace: s.Workspace,
 		NoPrompt:  true,
-		NoSandbox: noSandbox(s),
 		Code:      code(s),
 	}
+	confine(&p, s)
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
 	if parent != nil {
 		// A parent without a mode runs in default mode, which caps too.

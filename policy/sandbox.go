@@ -80,9 +80,10 @@ func isFalse(b *bool) bool { return b != nil && !*b }
 // supported is sandbox.Supported, replaceable in tests.
 var supported = sandbox.Supported
 
-// noSandbox reports whether Bash calls under s run without the kernel
-// sandbox: the settings in force turn it off, or the platform has none.
-func noSandbox(s *settings.Settings) bool {
-	sb, _ := Sandbox(s)
-	return isFalse(sb.Enabled) || !supported()
+// confine sets p's sandbox settings to those in force under s (Sandbox;
+// its warnings are given where the settings are loaded), and NoSandbox
+// where they turn the sandbox off or the platform has none.
+func confine(p *perm.Policy, s *settings.Settings) {
+	p.Sandbox, _ = Sandbox(s)
+	p.NoSandbox = isFalse(p.Sandbox.Enabled) || !supported()
 }

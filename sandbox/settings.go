@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +25,13 @@ type Settings struct {
 	// set it, and scopes combine by "or": a false never undoes another
 	// scope's true.
 	Required *bool `json:"required,omitempty"`
+}
+
+// Equal reports whether s and t say the same.
+func (s Settings) Equal(t Settings) bool {
+	same := func(a, b *bool) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	return same(s.Enabled, t.Enabled) && same(s.Network, t.Network) && same(s.Required, t.Required) &&
+		slices.Equal(s.Filesystem.AllowWrite, t.Filesystem.AllowWrite) && slices.Equal(s.Filesystem.AllowRead, t.Filesystem.AllowRead)
 }
 
 // Filesystem is the "sandbox.filesystem" object.

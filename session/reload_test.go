@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/trust"
 )
 
 // Two sessions in one project: a deny rule one saves applies to the
@@ -146,5 +149,34 @@ func TestAlwaysOffer(t *testing.T) {
 				t.Errorf("rules = %v, want %d", got.Rules, tc.rules)
 			}
 		})
+	}
+}
+
+// The sandbox settings Bash applies are those in force when it runs: a
+// project's allowWrite stops widening the sandbox at the next call when
+// the project's trust stops holding, and a tightening the user saves
+// applies at once.
+func TestSandboxSettingsFollowTheSettings(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"sandbox": {"filesystem": {"allowWrite": ["/tmp/shared"]}}}`})
+	if _, err := trust.Trust(home, root); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	s.box.Tools() // as each turn does
+	if got := s.env.Confine().Settings.Filesystem.AllowWrite; !slices.Equal(got, []string{"/tmp/shared"}) {
+		t.Fatalf("trusted: allowWrite %q", got)
+	}
+	// Another hand edits the project's settings: the trust no longer holds.
+	if err := os.WriteFile(filepath.Join(root, ".gen", "settings.json"), []byte(`{"sandbox": {"filesystem": {"allowWrite": ["/tmp/shared", "/"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.env.Confine().Settings.Filesystem.AllowWrite; len(got) != 0 {
+		t.Fatalf("after the trusted settings changed: allowWrite %q, want none", got)
+	}
+	if err := os.WriteFile(settings.UserPath(home), []byte(`{"sandbox": {"network": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.env.Confine().Settings.Network; n == nil || *n {
+		t.Fatalf("after the user turned network off: network %v", n)
 	}
 }

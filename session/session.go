@@ -161,11 +161,13 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.history = append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}, cfg.History...)
 	s.env = tool.NewEnv(set.Workspace)
-	sb, warns := policy.Sandbox(set)
+	// Bash takes the sandbox settings from the policy in force; what the
+	// project may not widen is said once, here.
+	_, warns := policy.Sandbox(set)
 	for _, w := range warns {
 		s.warn(w)
 	}
-	s.env.Sandbox, s.env.Warn = sb, s.warn
+	s.env.Warn = s.warn
 	s.hooks = s.loadHooks()
 	s.skills = s.loadSkills()
 	if cfg.Approver != nil {

@@ -92,9 +92,6 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	}
 	g := cfg.MCP.Gate(def.Name, base)
 	env := tool.NewEnv(pol.Workspace)
-	// Warnings about ignored project sandbox settings were given where
-	// the settings were loaded.
-	env.Sandbox, _ = policy.Sandbox(set)
 	env.Warn = cfg.OnWarning
 	g.ManagedRulesOnly = set.ManagedRulesOnly
 	if cfg.Hooks != nil {

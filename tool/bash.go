@@ -237,7 +237,7 @@ func absentConfig(root, cwd string) []string {
 // the command without one, unless the settings require a sandbox (then it
 // refuses). Writable roots for workspace-write: the workspace root, the
 // working directory, the additional directories and allowWrite; the paths
-// of the policy's deny rules are hidden or kept read-only (Env.Denied).
+// of the policy's deny rules are hidden or kept read-only (Env.Confine).
 // For read-only, the home directories are unreadable but for the
 // workspace, the PATH entries of env (the command's environment) and
 // sandbox.filesystem.allowRead (sandbox.Roots).
@@ -247,9 +247,13 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 	}
 	// Always probe before the first command: the probe's helper must not
 	// be running while a finished call sweeps leftover processes.
+	var c Confinement
+	if t.env.Confine != nil {
+		c = t.env.Confine()
+	}
 	ok, why := available()
 	switch {
-	case !ok && isTrue(t.env.Sandbox.Required):
+	case !ok && isTrue(c.Settings.Required):
 		return sandbox.Spec{}, fmt.Errorf("the settings require the sandbox (sandbox.required or failIfUnavailable), but %s; the command was not run", why)
 	case !ok:
 		t.env.warnOnce(why + "; Bash commands run without it")
@@ -262,21 +266,21 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 	if root == "" {
 		root = cwd
 	}
-	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: t.env.Sandbox.Filesystem.AllowWrite, Home: ws.Home}
+	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: c.Settings.Filesystem.AllowWrite, Home: ws.Home}
 	if p == sandbox.ReadOnly {
 		roots.ConfigHome = lookupEnv(env, "XDG_CONFIG_HOME")
 		roots.GitConfig = lookupEnv(env, "GIT_CONFIG_GLOBAL")
-		roots.Reads = append(filepath.SplitList(lookupEnv(env, "PATH")), t.env.Sandbox.Filesystem.AllowRead...)
+		roots.Reads = append(filepath.SplitList(lookupEnv(env, "PATH")), c.Settings.Filesystem.AllowRead...)
 	}
-	if t.env.Denied != nil && p != sandbox.None {
-		roots.Hidden, roots.Protected = t.env.Denied()
+	if p != sandbox.None {
+		roots.Hidden, roots.Protected = c.Hidden, c.Protected
 	}
 	for _, d := range append([]string{cwd}, ws.Dirs...) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			roots.Additional = append(roots.Additional, d)
 		}
 	}
-	network := t.env.Sandbox.Network == nil || *t.env.Sandbox.Network
+	network := c.Settings.Network == nil || *c.Settings.Network
 	return sandbox.NewSpec(p, roots, network)
 }
 

@@ -37,6 +37,12 @@ func bashAs(t *testing.T, env *Env, p sandbox.Profile, command string) string {
 	return out
 }
 
+// settingsOnly is an Env.Confine with the sandbox settings sb and no
+// deny rules.
+func settingsOnly(sb sandbox.Settings) func() Confinement {
+	return func() Confinement { return Confinement{Settings: sb} }
+}
+
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
@@ -136,7 +142,7 @@ func TestBashNetwork(t *testing.T) {
 		t.Errorf("read-only connected:\n%s", out)
 	}
 	off := false
-	env.Sandbox.Network = &off
+	env.Confine = settingsOnly(sandbox.Settings{Network: &off})
 	if out := bashAs(t, env, sandbox.WorkspaceWrite, connect); strings.Contains(out, "connected") {
 		t.Errorf("workspace-write with sandbox.network false connected:\n%s", out)
 	}
@@ -294,7 +300,7 @@ func TestBashWithoutSandbox(t *testing.T) {
 	}
 
 	yes := true
-	env.Sandbox.Required = &yes
+	env.Confine = settingsOnly(sandbox.Settings{Required: &yes})
 	name := filepath.Join(outside, "required")
 	_, err := bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "touch " + name}})
 	if err == nil || !strings.Contains(err.Error(), "the settings require the sandbox (sandbox.required or failIfUnavailable), but no sandbox: test; the command was not run") || exists(name) {
@@ -363,7 +369,7 @@ func TestBashReadOnlyHome(t *testing.T) {
 		t.Errorf("read-only git cannot read $GIT_CONFIG_GLOBAL:\n%s", out)
 	}
 	// sandbox.filesystem.allowRead re-opens a path in home.
-	env.Sandbox.Filesystem.AllowRead = []string{filepath.Join(home, ".ssh")}
+	env.Confine = settingsOnly(sandbox.Settings{Filesystem: sandbox.Filesystem{AllowRead: []string{filepath.Join(home, ".ssh")}}})
 	if out := bashAs(t, env, sandbox.ReadOnly, "cat docs/x"); out != "KEY\nexit code: 0\n" {
 		t.Errorf("allowRead did not re-open ~/.ssh:\n%s", out)
 	}

@@ -30,15 +30,10 @@ type Env struct {
 	// refuses, so a Read(...) or Grep(...) deny also hides files from
 	// directory-wide searches. nil = everything readable.
 	CanRead func(tool, path string) bool
-	// Denied returns the paths of the policy's Read deny rules and of its
-	// Edit and Write deny rules (perm.Policy.DeniedPaths), which Bash's
-	// kernel sandbox hides and keeps read-only behind the gate. nil =
-	// none.
-	Denied func() (read, edit []string)
-	// Sandbox are the kernel sandbox settings in force (policy.Sandbox):
-	// network for workspace-write commands, extra writable paths, and
-	// whether Bash must refuse to run where there is no sandbox.
-	Sandbox sandbox.Settings
+	// Confine returns what Bash's kernel sandbox enforces besides a
+	// decision's profile, from the policy in force when the command
+	// starts. nil = the default settings and nothing hidden.
+	Confine func() Confinement
 	// Warn receives warnings, such as running without a sandbox; nil
 	// drops them.
 	Warn func(string)
@@ -93,14 +88,26 @@ type Toolbox struct {
 	Asker Asker
 }
 
+// Confinement is what Bash's kernel sandbox enforces besides a decision's
+// profile: the sandbox settings in force (perm.Policy.Sandbox), and the
+// paths of the policy's Read deny rules (Hidden) and of its Edit and
+// Write deny rules (Protected, perm.Policy.DeniedPaths), which it hides
+// and keeps read-only behind the gate.
+type Confinement struct {
+	Settings          sandbox.Settings
+	Hidden, Protected []string
+}
+
 // Tools returns every built-in tool but Agent (package subagent), unguarded:
-// they run only through a Set. It sets b.Env.CanRead and b.Env.Denied.
+// they run only through a Set. It sets b.Env.CanRead and b.Env.Confine.
 func (b Toolbox) Tools() []Tool {
 	b.Env.CanRead = walkFilter(b.Policy)
 	if b.Policy != nil {
-		b.Env.Denied = func() ([]string, []string) {
+		b.Env.Confine = func() Confinement {
 			p := b.Policy()
-			return p.DeniedPaths()
+			c := Confinement{Settings: p.Sandbox}
+			c.Hidden, c.Protected = p.DeniedPaths()
+			return c
 		}
 	}
 	tasks := b.Tasks
