@@ -256,6 +256,8 @@ func TestEvaluate(t *testing.T) {
 		// Redirects are edits of their target.
 		{"redirect default asks", allow("Bash(echo *)"), bashReq("echo hi > out.txt"), Ask, 7, ""},
 		{"redirect acceptEdits", all(allow("Bash(echo *)"), mode(ModeAcceptEdits)), bashReq("echo hi > out.txt"), Allow, 7, ""},
+		// The reason is the edit the mode allowed, not the read-only echo.
+		{"read-only command with a write", mode(ModeAcceptEdits), bashReq("ls; echo hi > out.txt"), Allow, 7, "acceptEdits mode allows edits"},
 		{"redirect dev null", allow("Bash(echo *)"), bashReq("echo hi > /dev/null 2>&1"), Allow, 6, ""},
 		{"redirect edit deny", all(deny("Edit(./out.txt)"), mode(ModeAcceptEdits)), bashReq("echo hi >> out.txt"), Deny, 1, ""},
 		{"redirect sensitive", mode(ModeBypass), bashReq("echo x >> ~/.bashrc"), Ask, 2, "sensitive path"},
