@@ -29,6 +29,11 @@ func openRead(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
+// searchable reports what git's access(p, X_OK) reports (is_git_directory
+// asks it of objects and refs): a directory this process may search, or
+// a file it may run.
+func searchable(p string) bool { return syscall.Access(p, 1) == nil }
+
 // openListing opens the directory dir for a Resolver's listing (listDir),
 // and reports false unless it is on a file system whose directory listing
 // names every entry lstat finds: a disk or memory file system, not /proc

@@ -21,6 +21,14 @@ func openRead(p string) (*os.File, error) {
 	return os.Open(p)
 }
 
+// searchable approximates git's access(p, X_OK) by p being a directory:
+// where the two differ, the directory holding p is partly a repository to
+// the gate, which judges it both ways (discover).
+func searchable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
 // openListing reports false: elsewhere than on Linux a Resolver looks
 // every name up on its own.
 func openListing(string) (*os.File, bool) { return nil, false }

@@ -25,6 +25,58 @@ func TestGateSoundness(t *testing.T) {
 		"both/.git/config": "[core]\n\trepositoryformatversion = 0\n",
 		"both/HEAD":        "ref: refs/heads/main\n",
 		"both/config":      "[diff \"x\"]\n\ttextconv = ./tc\n",
+		// Repository discovery as git does it (setup.c). gx is a bare
+		// repository to git (HEAD an object id); gx/y is not (HEAD is no
+		// ref, objects and refs are files), so git started in gx/y uses
+		// gx, whose configuration runs a program.
+		"gx/HEAD":                    "0123456789abcdef0123456789abcdef01234567\n",
+		"gx/refs/heads/main":         "0123456789abcdef0123456789abcdef01234567\n",
+		"gx/objects/info/alternates": "../../.git/objects\n",
+		"gx/config":                  "[core]\n\talternateRefsCommand = \"rm -f victim; true\"\n",
+		"gx/y/HEAD":                  "junk\n",
+		"gx/y/objects":               "",
+		"gx/y/refs":                  "",
+		// The same with a diff driver the repository's attributes select.
+		"gt/HEAD":            "ref: refs/heads/main\n",
+		"gt/config":          "[diff \"t\"]\n\ttextconv = rm -f victim\n[alias]\n\tp = push\n",
+		"gt/info/attributes": "* diff=t\n",
+		"gt/y/HEAD":          "junk\n",
+		"gt/y/objects":       "",
+		"gt/y/refs":          "",
+		// A .git directory git does not take for a repository (empty,
+		// or only a config) under a bare repository git does take.
+		"gb/HEAD":          "ref: refs/heads/main\n",
+		"gb/config":        "[diff]\n\texternal = rm -f victim\n",
+		"gb/v/.git/config": "[core]\n\tbare = false\n",
+		// A .git file's path ends at the line end: "../evil " is not
+		// "../evil".
+		"gs/evil /HEAD":   "ref: refs/heads/main\n",
+		"gs/evil /config": "[diff]\n\texternal = rm -f victim\n",
+		"gs/evil/HEAD":    "ref: refs/heads/main\n",
+		"gs/evil/config":  "[core]\n\tbare = true\n",
+		"gs/w/.git":       "gitdir: ../evil \n",
+		// So does a worktree's commondir.
+		"gc/wt/.git":        "gitdir: ../g\n",
+		"gc/g/HEAD":         "ref: refs/heads/main\n",
+		"gc/g/commondir":    "../common \n",
+		"gc/common /HEAD":   "ref: refs/heads/main\n",
+		"gc/common /config": "[diff]\n\texternal = rm -f victim\n",
+		"gc/common/HEAD":    "ref: refs/heads/main\n",
+		"gc/common/config":  "[core]\n\tbare = true\n",
+		// git starts in the directory a link leads to, and walks up
+		// from there: glink is gl/hostile/sub.
+		"gl/hostile/HEAD":   "ref: refs/heads/main\n",
+		"gl/hostile/config": "[diff]\n\texternal = rm -f victim\n",
+		// A worktree's aliases are in its main repository's config.
+		"gw/wt/.git":     "gitdir: ../g\n",
+		"gw/g/HEAD":      "ref: refs/heads/main\n",
+		"gw/g/commondir": "../main\n",
+		"gw/main/HEAD":   "ref: refs/heads/main\n",
+		"gw/main/config": "[alias]\n\tp = push\n",
+		// A clean repository with a stray HEAD file in a directory.
+		"clean2/.git/HEAD":   "ref: refs/heads/main\n",
+		"clean2/.git/config": "[core]\n\tbare = false\n",
+		"clean2/notes/HEAD":  "junk\n",
 	} {
 		full := filepath.Join(f.root, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -34,12 +86,19 @@ func TestGateSoundness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, d := range []string{"bare/objects", "bare/refs", "both/objects", "both/refs", "both/.git/objects", "both/.git/refs"} {
+	for _, d := range []string{"bare/objects", "bare/refs", "both/objects", "both/refs", "both/.git/objects", "both/.git/refs",
+		"gt/objects", "gt/refs", "gb/objects", "gb/refs", "gb/w/.git", "gs/evil /objects", "gs/evil /refs", "gs/evil/objects",
+		"gs/evil/refs", "gc/common /objects", "gc/common /refs", "gc/common/objects", "gc/common/refs",
+		"gl/hostile/objects", "gl/hostile/refs", "gw/main/objects", "gw/main/refs", "gl/hostile/sub", "clean2/.git/objects", "clean2/.git/refs"} {
 		if err := os.MkdirAll(filepath.Join(f.root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink("gl/hostile/sub", filepath.Join(f.root, "glink")); err != nil {
+		t.Fatal(err)
+	}
 	bypass := mode(ModeBypass)
+	inSrc := func(p *Policy) { p.Workspace.Cwd = filepath.Join(f.root, "src") }
 	denyCurl := all(deny("Bash(curl:*)"), bypass)
 
 	cases := []evalCase{
@@ -174,6 +233,23 @@ func TestGateSoundness(t *testing.T) {
 		{"git: cd, then --bare", nil, bashReq("cd both && git --bare log -p"), Ask, 7, "--bare"},
 		{"git: include.path", nil, bashReq("git -C inc status"), Ask, 7, "include.path"},
 		{"git: repository alias", nil, bashReq("git -C alias st"), Ask, 7, ""},
+		// Which repository git uses: a directory that only looks like
+		// one, or a .git directory git does not take for one, is where
+		// git walks on from; a link is followed before git walks up.
+		{"git: discovery passes a directory git does not take for a repository", nil, bashReq("git -C gx/y log --alternate-refs --oneline"), Ask, 7, "alternaterefscommand"},
+		{"git: discovery passes it in acceptEdits mode", mode(ModeAcceptEdits), bashReq("git -C gx/y log --alternate-refs --oneline"), Ask, 7, "alternaterefscommand"},
+		{"git: cd, then discovery passes it", nil, bashReq("cd gx/y && git log --alternate-refs --oneline"), Ask, 7, "alternaterefscommand"},
+		{"git: bare repository whose HEAD is an object id", nil, bashReq("git -C gx log --alternate-refs --oneline"), Ask, 7, "alternaterefscommand"},
+		{"git: discovery passes it to a textconv driver", nil, bashReq("git -C gt/y log -p"), Ask, 7, "textconv"},
+		{"git: an empty .git directory is passed", nil, bashReq("git -C gb/w log"), Ask, 7, "diff.external"},
+		{"git: a .git directory with only a config is passed", nil, bashReq("git -C gb/v log"), Ask, 7, "diff.external"},
+		{"git: a .git file's path keeps its trailing space", nil, bashReq("git -C gs/w log"), Ask, 7, "diff.external"},
+		{"git: a commondir keeps its trailing space", nil, bashReq("git -C gc/wt log"), Ask, 7, "diff.external"},
+		{"git: -C through a link", nil, bashReq("git -C glink log"), Ask, 7, "diff.external"},
+		{"git: cd through a link", nil, bashReq("cd glink && git log"), Ask, 7, "diff.external"},
+		{"git: -C .. after a link", inSrc, bashReq("git -C ../glink -C .. log"), Ask, 7, "diff.external"},
+		{"git: --git-dir=.. after a link", inSrc, bashReq("git -C ../glink --git-dir=.. log"), Ask, 7, "diff.external"},
+		{"ok: git: a stray HEAD file is no repository", nil, bashReq("git -C clean2/notes log"), Allow, 7, ""},
 
 		// An explicit allow rule means what it says.
 		{"allow rule covers mkdir's write", allow("Bash(mkdir *)"), bashReq("mkdir build"), Allow, 6, "mkdir"},
@@ -211,6 +287,8 @@ func TestGateSoundness(t *testing.T) {
 		// git aliases.
 		{"git -c alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -c alias.p=push p"), Deny, 1, ""},
 		{"repository alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("cd alias && git p origin"), Deny, 1, "git alias"},
+		{"repository alias found past a directory git does not take for a repository", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gt/y p origin"), Deny, 1, "git alias"},
+		{"worktree alias from the main repository's config", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gw/wt p origin"), Deny, 1, "git alias"},
 		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
 

@@ -224,7 +224,7 @@ func (c *call) submoduleGitDir(dir string) (gitDir, why string) {
 	case isDir:
 		return dotgit, ""
 	}
-	if p, ok := c.gitFile(dotgit); ok {
+	if p, ok, _ := c.gitFile(dotgit); ok {
 		return p, ""
 	}
 	return "", "cannot follow " + dotgit + " (unreadable, or no gitdir: line)"

@@ -38,33 +38,35 @@ var gitSafeKeys = map[string]bool{
 	"gc.auto": true, "rerere.enabled": true, "i18n.commitencoding": true, "protocol.version": true,
 }
 
-// gitRepoCode returns why the repository git would use, started in dir (or
-// given by gitDir), could make a read-only git command run a program or
-// read elsewhere: "KEY in FILE", or "" if its configuration, and that of
-// every submodule checked out in it, sets only verified keys, or there is
-// no repository. workTree reports a command that names its work tree
+// gitRepoCode returns why a repository git may use, started in dir (or
+// the one gitDir names), could make a read-only git command run a program
+// or read elsewhere: "KEY in FILE", or "" if its configuration, and that
+// of every submodule checked out in it, sets only verified keys, or there
+// is no repository. workTree reports a command that names its work tree
 // (--work-tree): its submodules are then not found.
 func (c *call) gitRepoCode(dir, gitDir string, workTree bool) string {
-	gitDir, root := c.gitDirFor(dir, gitDir)
-	if gitDir == "" {
-		return ""
+	repos, why := c.gitReposFor(dir, gitDir)
+	if why != "" {
+		return why
 	}
-	if workTree {
-		root = ""
+	for _, r := range repos {
+		root := r.root
+		if workTree {
+			root = ""
+		}
+		if why := c.repoCode(r.gitDir, root, 0); why != "" {
+			return why
+		}
 	}
-	return c.repoCode(gitDir, root, 0)
+	return ""
 }
 
 // repoCode is gitRepoCode for the repository in gitDir whose work tree is
 // root ("" if not known), depth submodules deep.
 func (c *call) repoCode(gitDir, root string, depth int) string {
-	files := []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
-	if b, ok := c.readSmall(filepath.Join(gitDir, "commondir")); ok {
-		common := strings.TrimSpace(b)
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		files = append(files, filepath.Join(common, "config"))
+	files, why := c.configFiles(gitDir)
+	if why != "" {
+		return why
 	}
 	for _, f := range files {
 		if k := c.gitConfig(f).unsafe; k != "" {
@@ -74,29 +76,49 @@ func (c *call) repoCode(gitDir, root string, depth int) string {
 	return c.submoduleCode(root, gitDir, depth)
 }
 
-// gitDirFor is the repository git uses started in dir, or given by gitDir
-// (relative to dir), "" if none, and the top of its work tree: where .git
-// was found, or dir itself with --git-dir (git's rule); "" if none.
-func (c *call) gitDirFor(dir, gitDir string) (string, string) {
+// configFiles returns the configuration files git reads in the git
+// directory gitDir: its config and config.worktree, and the config of
+// its common directory (a worktree's main repository); why says the
+// common directory is not known.
+func (c *call) configFiles(gitDir string) (files []string, why string) {
+	files = []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
+	common, ok := c.commonDir(gitDir)
 	switch {
-	case gitDir == "":
-		return c.discoverRepo(dir)
-	case !filepath.IsAbs(gitDir):
-		return filepath.Join(dir, gitDir), dir
+	case !ok:
+		return nil, "cannot read " + filepath.Join(gitDir, "commondir")
+	case common != gitDir:
+		files = append(files, filepath.Join(common, "config"))
 	}
-	return gitDir, dir
+	return files, ""
 }
 
-// gitAliases returns the aliases the configuration of the repository git
-// would use (started in dir, or given by gitDir) defines: name → value,
-// not to be modified. unread names a configuration file that could not be
-// read whole (too large, not a regular file): its aliases are unknown.
-func (c *call) gitAliases(dir, gitDir string) (aliases map[string]string, unread string) {
-	gitDir, _ = c.gitDirFor(dir, gitDir)
+// gitReposFor returns the repositories git may use started in dir
+// (discoverRepos), or the one gitDir names (relative to dir) with dir as
+// its work tree (git's rule); why says the gate cannot tell which.
+func (c *call) gitReposFor(dir, gitDir string) ([]gitRepo, string) {
 	if gitDir == "" {
-		return nil, ""
+		repos, why := c.discoverRepos(dir)
+		if why != "" {
+			why = "the repository git uses from " + dir + " is not known: " + why
+		}
+		return repos, why
 	}
-	for _, f := range []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")} {
+	if !filepath.IsAbs(gitDir) {
+		gitDir = dir + "/" + gitDir
+	}
+	return []gitRepo{{c.realPath(gitDir), c.realPath(dir)}}, ""
+}
+
+// gitAliases returns the aliases the configuration of the repository
+// whose git directory is gitDir defines: name → value, not to be
+// modified. unread names a configuration file that could not be read
+// whole (too large, not a regular file): its aliases are unknown.
+func (c *call) gitAliases(gitDir string) (aliases map[string]string, unread string) {
+	files, why := c.configFiles(gitDir)
+	if why != "" {
+		return nil, why
+	}
+	for _, f := range files {
 		cfg := c.gitConfig(f)
 		if cfg.unread && unread == "" {
 			unread = f
@@ -114,6 +136,36 @@ func (c *call) gitAliases(dir, gitDir string) (aliases map[string]string, unread
 	return aliases, unread
 }
 
+// gitStart returns the directory a git command whose -C directories are
+// dirs starts in, run in base, and the --git-dir it names (gitDir, ""
+// if none) relative to that. Each -C is a chdir: joined as written, so
+// that a ".." after a link is resolved where the link leads, as the
+// kernel does (discoverRepos and gitReposFor resolve the links).
+func (c *call) gitStart(base string, dirs []string, gitDir string) (start, dir string) {
+	start = base
+	for _, d := range dirs {
+		start = chdirTo(c, start, d)
+	}
+	if gitDir == "" {
+		return start, ""
+	}
+	return start, chdirTo(c, start, gitDir)
+}
+
+// chdirTo is the directory a chdir to d (a path a command names) from
+// base leads to, joined as written; "" is base itself (git -C "").
+func chdirTo(c *call, base, d string) string {
+	switch {
+	case d == "":
+		return base
+	case d == "~", strings.HasPrefix(d, "~/"):
+		return resolvePath(c.ws, d)
+	case filepath.IsAbs(d):
+		return d
+	}
+	return base + "/" + d
+}
+
 // repoAliasForms returns the deny forms of a git command with the aliases
 // of its repository expanded, for every directory it may start in, and
 // the shell code of a "!" alias it runs ("" if none). A configuration
@@ -129,23 +181,25 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 		return nil, ""
 	}
 	for _, b := range c.bases {
-		start := b
-		for _, d := range dirs {
-			start = joinDir(c, start, d)
+		repos, why := c.gitReposFor(c.gitStart(b, dirs, gitDir))
+		if why != "" && shell == "" {
+			shell = "its aliases are not known: " + why
 		}
-		aliases, unread := c.gitAliases(start, joinDir(c, start, gitDir))
-		if unread != "" && shell == "" {
-			shell = "the aliases of " + unread + " cannot be read"
-		}
-		if len(aliases) == 0 {
-			continue
-		}
-		for _, w := range pt.cmd.Words[1:] {
-			if v, ok := aliases[w.Value]; ok && strings.HasPrefix(v, "!") {
-				shell = w.Value + " = " + v
+		for _, r := range repos {
+			aliases, unread := c.gitAliases(r.gitDir)
+			if unread != "" && shell == "" {
+				shell = "the aliases of " + unread + " cannot be read"
 			}
+			if len(aliases) == 0 {
+				continue
+			}
+			for _, w := range pt.cmd.Words[1:] {
+				if v, ok := aliases[w.Value]; ok && strings.HasPrefix(v, "!") {
+					shell = w.Value + " = " + v
+				}
+			}
+			forms = append(forms, pt.cmd.WithGitAliases(aliases)...)
 		}
-		forms = append(forms, pt.cmd.WithGitAliases(aliases)...)
 	}
 	pt.aliasForms, pt.aliasShell = forms, shell
 	return forms, shell

@@ -84,11 +84,8 @@ func (c *call) readsOf(p *part) {
 	}
 	if dirs, gitDir, isGit := p.cmd.GitStart(); isGit {
 		for _, b := range c.bases {
-			start := b
-			for _, d := range dirs {
-				start = joinDir(c, start, d)
-			}
-			if why := c.gitRepoCode(start, joinDir(c, start, gitDir), namesWorkTree(p.cmd)); why != "" {
+			start, gitDir := c.gitStart(b, dirs, gitDir)
+			if why := c.gitRepoCode(start, gitDir, namesWorkTree(p.cmd)); why != "" {
 				p.notRO = "git may run a program the repository configures: " + why
 				return
 			}
@@ -120,17 +117,6 @@ func (c *call) anyDir(ts []target) bool {
 		}
 	}
 	return false
-}
-
-// joinDir resolves d (a path a command names) against base.
-func joinDir(c *call, base, d string) string {
-	switch {
-	case d == "":
-		return ""
-	case filepath.IsAbs(d), d == "~", strings.HasPrefix(d, "~/"):
-		return resolvePath(c.ws, d)
-	}
-	return filepath.Join(base, d)
 }
 
 // globReads expands a glob operand of a read-only command the way the

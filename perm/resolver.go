@@ -172,11 +172,12 @@ const (
 	opLink     fsOp = iota // lstat: exists; a symbolic link, and its target
 	opStat                 // stat (links followed): exists; a directory
 	opSmall                // the contents of a small regular file
-	opDiscover             // the repository git uses started in the path
+	opDiscover             // the repositories git may use started in the path
 	opReal                 // the path with its links followed (FollowLinks)
 	opTarget               // an absolute path's target (abs in s, real in real)
 	opGlob                 // filepath.Glob's matches of a pattern
 	opList                 // a small directory's entries (listing)
+	opAccess               // access(X_OK) succeeds (searchable)
 	numOps
 )
 
@@ -185,10 +186,13 @@ type fsKey struct {
 	path string
 }
 
-// fsVal is one answer: s is a link's target, a file's contents, a git
-// directory or a target's abs (with its real in real and its facts in
-// facts, targetVal); ok says the path is a link (opLink), the file was
-// read (opSmall) or exists (opStat); exists and dir are lstat's and
+// fsVal is one answer: s is a link's target, a file's contents, the
+// repositories git may use (opDiscover: their git directories and roots,
+// each followed by a NUL, with why the gate cannot tell in real) or a
+// target's abs (with its real in real and its facts in facts,
+// targetVal); ok says the path is a link (opLink), the file was read
+// (opSmall), exists (opStat), is searchable (opAccess) or the
+// repository is not known (opDiscover); exists and dir are lstat's and
 // stat's.
 type fsVal struct {
 	s, real string
@@ -479,64 +483,214 @@ func (c *call) realPath(p string) string {
 // lexists reports whether p names a file (a link, dangling or not, counts).
 func (c *call) lexists(p string) bool { return c.lstat(p).exists }
 
-// discoverRepo finds the repository git uses when started in dir, as git
-// does: a .git directory or "gitdir:" file in dir or an ancestor, or an
-// ancestor that is itself a (bare) repository. root is the top of the
-// work tree (the directory holding .git; "" for a bare repository).
-func (c *call) discoverRepo(dir string) (gitDir, root string) {
-	v := c.ask(fsKey{opDiscover, filepath.Clean(dir)}, func(dir string) fsVal {
-		gitDir, root := c.discover(dir)
-		return fsVal{s: gitDir, real: root}
+// gitRepo is a repository git may use: its git directory, and the top of
+// its work tree ("" for a bare one).
+type gitRepo struct{ gitDir, root string }
+
+// discoverRepos returns every repository git may use when started in dir
+// (setup_git_directory_gently in git's setup.c): walking up from dir with
+// its links followed, as git does from its working directory, a .git file
+// names the repository (git stops there, with an error if the file or
+// what it names is not one); a .git directory, or the directory itself
+// (bare), that git takes for a repository (isGitDir) ends the walk. A
+// directory git may or may not take for one — a .git directory that is
+// not a whole repository, a directory that is partly one (repoState) — is
+// returned too, and the walk goes on, as git's would: both are judged.
+// why says why the gate cannot tell at all (a .git file it cannot read);
+// repos are then those found below it.
+func (c *call) discoverRepos(dir string) (repos []gitRepo, why string) {
+	// Not cleaned first: a ".." after a link leads where the link does.
+	v := c.ask(fsKey{opDiscover, c.realPath(dir)}, func(dir string) fsVal {
+		repos, why := c.discover(dir)
+		var b strings.Builder
+		for _, r := range repos {
+			b.WriteString(r.gitDir + "\x00" + r.root + "\x00")
+		}
+		return fsVal{s: b.String(), real: why, ok: why != ""}
 	})
-	return v.s, v.real
+	for rest := v.s; rest != ""; {
+		var r gitRepo
+		r.gitDir, rest, _ = strings.Cut(rest, "\x00")
+		r.root, rest, _ = strings.Cut(rest, "\x00")
+		repos = append(repos, r)
+	}
+	return repos, v.real
 }
 
-func (c *call) discover(dir string) (gitDir, root string) {
+func (c *call) discover(dir string) (repos []gitRepo, why string) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		if ok, isDir := c.stat(dotgit); ok {
-			if isDir {
-				return dotgit, d
+			if !isDir {
+				p, ok, why := c.gitFile(dotgit)
+				switch {
+				case why != "":
+					return repos, why
+				case ok && c.repoState(p) != notRepo:
+					// git uses it, or stops with an error.
+					return append(repos, gitRepo{p, d}), ""
+				}
+				return repos, "" // git stops with an error
 			}
-			if p, ok := c.gitFile(dotgit); ok {
-				return p, d
+			// A .git directory is judged whatever it holds: git may
+			// read its configuration, or walk on.
+			repos = append(repos, gitRepo{dotgit, d})
+			if c.repoState(dotgit) == isRepo {
+				return repos, ""
 			}
 		}
-		if c.isGitDir(d) {
-			return d, ""
+		switch c.repoState(d) {
+		case isRepo:
+			return append(repos, gitRepo{d, ""}), ""
+		case partRepo:
+			repos = append(repos, gitRepo{d, ""})
 		}
 		if d == filepath.Dir(d) {
-			return "", ""
+			return repos, ""
 		}
 	}
 }
 
-// gitFile returns the git directory the .git file dotgit names
-// ("gitdir: PATH", relative to the directory holding it); false if it
-// cannot be read or names none.
-func (c *call) gitFile(dotgit string) (string, bool) {
-	b, ok := c.readSmall(dotgit)
-	if !ok {
-		return "", false
+// gitFile returns the git directory the .git file dotgit names, read as
+// git reads it (read_gitfile_gently): "gitdir: " and the path to the end
+// of the file, less the line ends closing it, relative to the directory
+// holding the file. ok is false for a file git refuses (no such line, no
+// path); why says the gate cannot read it as git would (too large, not a
+// regular file, unreadable, a NUL in the path).
+func (c *call) gitFile(dotgit string) (dir string, ok bool, why string) {
+	b, read := c.readSmall(dotgit)
+	if !read {
+		return "", false, "cannot read " + dotgit
 	}
-	p, ok := strings.CutPrefix(strings.TrimSpace(b), "gitdir:")
-	if !ok {
-		return "", false
+	p, found := strings.CutPrefix(b, "gitdir: ")
+	if !found {
+		return "", false, ""
 	}
-	p = strings.TrimSpace(p)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(filepath.Dir(dotgit), p)
+	p = strings.TrimRight(p, "\r\n")
+	switch {
+	case p == "":
+		return "", false, ""
+	case strings.IndexByte(p, 0) >= 0:
+		return "", false, "a NUL in the path " + dotgit + " names"
+	case !filepath.IsAbs(p):
+		// Joined as written: the kernel resolves a ".." after a link
+		// where it leads, not where the path's text does.
+		p = filepath.Dir(dotgit) + "/" + p
 	}
-	return p, true
+	return c.realPath(p), true, ""
 }
 
-// isGitDir reports a directory git takes for a repository: HEAD, objects/
-// and refs/ in it.
-func (c *call) isGitDir(d string) bool {
-	for _, p := range []string{"HEAD", "objects", "refs"} {
-		if ok, _ := c.stat(filepath.Join(d, p)); !ok {
+// commonDir returns the directory holding the objects, refs and shared
+// configuration of the git directory gitDir: where its commondir file
+// points (a worktree's), read as git reads it (get_common_dir_noenv: the
+// path less the line ends closing it, relative to gitDir), or gitDir
+// itself. ok is false when the file is there but the gate cannot read it.
+func (c *call) commonDir(gitDir string) (dir string, ok bool) {
+	f := filepath.Join(gitDir, "commondir")
+	if !c.lexists(f) {
+		return gitDir, true
+	}
+	b, read := c.readSmall(f)
+	b = strings.TrimRight(b, "\r\n")
+	if !read || b == "" || strings.IndexByte(b, 0) >= 0 {
+		return "", false
+	}
+	if !filepath.IsAbs(b) {
+		b = gitDir + "/" + b
+	}
+	return c.realPath(b), true
+}
+
+// repoKind is what git's is_git_directory makes of a directory.
+type repoKind uint8
+
+const (
+	notRepo  repoKind = iota // git does not take it for a repository
+	isRepo                   // git takes it for one
+	partRepo                 // partly one: git may take it, or walk on
+)
+
+// repoState judges the directory d as git's is_git_directory does: HEAD
+// a valid head (headRef), and objects and refs (in the common directory)
+// that git may search (access X_OK). A directory that fails that test but
+// holds HEAD and objects or refs, or whose HEAD or commondir the gate
+// cannot read as git would, is partly a repository: the gate does not
+// rest on telling which way git (of whatever version) decides.
+func (c *call) repoState(d string) repoKind {
+	head := c.headRef(filepath.Join(d, "HEAD"))
+	if head == headMissing {
+		return notRepo
+	}
+	common, ok := c.commonDir(d)
+	if !ok {
+		return partRepo
+	}
+	objects, refs := filepath.Join(common, "objects"), filepath.Join(common, "refs")
+	switch {
+	case head == headValid && c.searchable(objects) && c.searchable(refs):
+		return isRepo
+	case !c.lexists(objects) && !c.lexists(refs):
+		return notRepo
+	}
+	return partRepo
+}
+
+// headState is what git's validate_headref makes of a HEAD file.
+type headState uint8
+
+const (
+	headMissing headState = iota
+	headValid
+	headInvalid
+	headUnknown // the gate cannot read it as git would
+)
+
+// headRef judges the file p as git's validate_headref does: a symbolic
+// link whose target starts with "refs/", or a file starting with "ref:",
+// any spaces and "refs/", or with an object id (40 hexadecimal digits,
+// SHA-1's length, which git assumes while it looks for a repository).
+func (c *call) headRef(p string) headState {
+	v := c.lstat(p)
+	switch {
+	case !v.exists:
+		return headMissing
+	case v.ok:
+		if strings.HasPrefix(v.s, "refs/") {
+			return headValid
+		}
+		return headInvalid
+	case v.dir:
+		return headInvalid // git cannot read it
+	}
+	b, ok := c.readSmall(p)
+	if !ok {
+		return headUnknown
+	}
+	b = b[:min(len(b), 255)] // git reads no more
+	if i := strings.IndexByte(b, 0); i >= 0 {
+		b = b[:i] // a C string
+	}
+	if ref, ok := strings.CutPrefix(b, "ref:"); ok && strings.HasPrefix(strings.TrimLeft(ref, " \t\n\v\f\r"), "refs/") {
+		return headValid
+	}
+	if len(b) >= 40 && isHex(b[:40]) {
+		return headValid
+	}
+	return headInvalid
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; !('0' <= s[i] && s[i] <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
 	}
 	return true
+}
+
+// searchable answers git's access(p, X_OK) for p (searchable).
+func (c *call) searchable(p string) bool {
+	return c.ask(fsKey{opAccess, p}, func(p string) fsVal {
+		return fsVal{ok: searchable(p)}
+	}).ok
 }
