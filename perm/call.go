@@ -345,7 +345,7 @@ func (c *call) analyseBash() {
 		// command does, as one set before it does (for PATH in x; do
 		// ls; done): no allow rule covers such a script.
 		p.allowOK = p.allowOK && s.SetsOutside() == ""
-		p.denyForms = c.denyForms(cmd)
+		p.denyForms = c.programForms(c.denyForms(cmd))
 		p.ownForms = len(p.denyForms)
 		c.parts = append(c.parts, p)
 	}
@@ -678,6 +678,73 @@ func (c *call) denyForms(cmd *bash.Command) []string {
 	}
 	return forms[:len(forms):len(forms)]
 }
+
+// programForms returns forms and, for each whose program word names a
+// file by path (holds a "/"), the command run by each file that path
+// leads to through links: the path each link names, the path with every
+// link followed, and each of their names that differs from the word's
+// (./del -f x is /bin/rm -f x, /usr/bin/rm -f x and rm -f x when del is
+// a link to /bin/rm and /bin one to usr/bin). Deny and ask rules judge
+// the program that runs, whatever word names it. A program word is
+// resolved from every directory the script may be in. A hard link or a
+// copy of a program keeps no trace of what it was: it is judged by its
+// own name.
+func (c *call) programForms(forms []string) []string {
+	forms = slices.Clip(forms) // an append must not write past them
+	n := len(forms)
+	for i := 0; i < n; i++ {
+		prog, tail, _ := strings.Cut(forms[i], " ")
+		if !strings.Contains(prog, "/") || strings.ContainsAny(prog, "*?[") {
+			continue // a name PATH finds; a glob (globDeny)
+		}
+		ts, _ := c.shellTargets(prog)
+		for _, t := range ts {
+			for _, run := range c.linkHops(t) {
+				for _, r := range []string{run, filepath.Base(run)} {
+					if r == filepath.Base(prog) {
+						continue // the name rules see already
+					}
+					f := r
+					if tail != "" {
+						f += " " + tail
+					}
+					if !slices.Contains(forms, f) {
+						forms = append(forms, f)
+					}
+				}
+			}
+		}
+	}
+	return forms
+}
+
+// linkHops returns the paths the file t names leads to: where each link
+// in turn points, as the link says (cleaned), while the path itself is a
+// link, and then its real path; none if it is no link and none is on its
+// way.
+func (c *call) linkHops(t target) []string {
+	var hops []string
+	cur := t.abs
+	for range maxProgramLinks {
+		dest, ok := c.link(cur)
+		if !ok {
+			break
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(cur), dest)
+		}
+		cur = filepath.Clean(dest)
+		hops = append(hops, cur)
+	}
+	if t.real != t.abs && t.real != "" && !slices.Contains(hops, t.real) {
+		hops = append(hops, t.real)
+	}
+	return hops
+}
+
+// maxProgramLinks bounds the links linkHops follows one by one (the
+// kernel's own bound, 40).
+const maxProgramLinks = 40
 
 // mentionSlice returns an empty slice with room for n mentions, carved
 // from a block the call keeps from call to call, as targetSlice does for

@@ -94,8 +94,23 @@ func TestGateSoundness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink("gl/hostile/sub", filepath.Join(f.root, "glink")); err != nil {
-		t.Fatal(err)
+	// Programs outside the workspace, and links to them in it: del is
+	// rm, del2 a link to del, tools a directory of them, lsl is ls.
+	for _, prog := range []string{"rm", "ls"} {
+		if err := os.MkdirAll(filepath.Join(f.outside, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(f.outside, "bin", prog), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{
+		"glink": "gl/hostile/sub", "del": filepath.Join(f.outside, "bin/rm"), "del2": "del",
+		"tools": filepath.Join(f.outside, "bin"), "lsl": filepath.Join(f.outside, "bin/ls"),
+	} {
+		if err := os.Symlink(to, filepath.Join(f.root, link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	bypass := mode(ModeBypass)
 	inSrc := func(p *Policy) { p.Workspace.Cwd = filepath.Join(f.root, "src") }
@@ -291,6 +306,20 @@ func TestGateSoundness(t *testing.T) {
 		{"worktree alias from the main repository's config", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gw/wt p origin"), Deny, 1, "git alias"},
 		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
+
+		// A program word that names a file by path is judged as the
+		// program its links lead to, by name and by path.
+		{"program link to a denied program", all(deny("Bash(rm:*)"), bypass), bashReq("./del -f victim"), Deny, 1, ""},
+		{"program link by its absolute path", all(deny("Bash(rm:*)"), bypass), bashReq(f.root + "/del -f victim"), Deny, 1, ""},
+		{"program link to a link", all(deny("Bash(rm:*)"), bypass), bashReq("./del2 -f victim"), Deny, 1, ""},
+		{"program link, behind a wrapper", all(deny("Bash(rm:*)"), bypass), bashReq("nice ./del -f victim"), Deny, 1, ""},
+		{"program link, after cd", all(deny("Bash(rm:*)"), bypass), bashReq("cd src && ../del -f victim"), Deny, 1, ""},
+		{"program link, options respelled", all(deny("Bash(rm -rf:*)"), bypass), bashReq("./del -r -f victim"), Deny, 1, ""},
+		{"program link, by the path a rule names", all(deny("Bash("+f.outside+"/bin/rm:*)"), bypass), bashReq("./del -f victim"), Deny, 1, ""},
+		{"program link, by the path the link names", all(deny("Bash("+f.root+"/del:*)"), bypass), bashReq("./del2 -f victim"), Deny, 1, ""},
+		{"program through a linked directory", all(deny("Bash("+f.outside+"/bin/rm:*)"), bypass), bashReq("./tools/rm -f victim"), Deny, 1, ""},
+		{"ok: program link to an allowed program", all(deny("Bash(rm:*)"), bypass), bashReq("./lsl -la"), Allow, 3, ""},
+		{"ok: program link, rule's other options", all(deny("Bash(rm -rf:*)"), bypass), bashReq("./del -f victim"), Allow, 3, ""},
 
 		// Program names that are not static literals.
 		{"dynamic: variable", bypass, bashReq("r=rm; $r -rf /"), Ask, 2, "$r"},
