@@ -96,7 +96,7 @@ func TestGateSoundness(t *testing.T) {
 	}
 	// Programs outside the workspace, and links to them in it: del is
 	// rm, del2 a link to del, tools a directory of them, lsl is ls.
-	for _, prog := range []string{"rm", "ls"} {
+	for _, prog := range []string{"rm", "ls", "bash"} {
 		if err := os.MkdirAll(filepath.Join(f.outside, "bin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -107,6 +107,7 @@ func TestGateSoundness(t *testing.T) {
 	for link, to := range map[string]string{
 		"glink": "gl/hostile/sub", "del": filepath.Join(f.outside, "bin/rm"), "del2": "del",
 		"tools": filepath.Join(f.outside, "bin"), "lsl": filepath.Join(f.outside, "bin/ls"),
+		"in": "/dev/stdin", "fds": "/dev/fd", "sh2": filepath.Join(f.outside, "bin/bash"),
 	} {
 		if err := os.Symlink(to, filepath.Join(f.root, link)); err != nil {
 			t.Fatal(err)
@@ -114,6 +115,7 @@ func TestGateSoundness(t *testing.T) {
 	}
 	bypass := mode(ModeBypass)
 	inSrc := func(p *Policy) { p.Workspace.Cwd = filepath.Join(f.root, "src") }
+	denyRm := all(deny("Bash(rm:*)"), bypass)
 	denyCurl := all(deny("Bash(curl:*)"), bypass)
 
 	cases := []evalCase{
@@ -320,6 +322,25 @@ func TestGateSoundness(t *testing.T) {
 		{"program through a linked directory", all(deny("Bash("+f.outside+"/bin/rm:*)"), bypass), bashReq("./tools/rm -f victim"), Deny, 1, ""},
 		{"ok: program link to an allowed program", all(deny("Bash(rm:*)"), bypass), bashReq("./lsl -la"), Allow, 3, ""},
 		{"ok: program link, rule's other options", all(deny("Bash(rm -rf:*)"), bypass), bashReq("./del -f victim"), Allow, 3, ""},
+
+		// A shell or interpreter reading its program from its stdin,
+		// however the path to it is spelled or reached.
+		{"code from /dev//stdin", denyRm, bashReq("bash /dev//stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from //dev/fd/0", denyRm, bashReq("sh //dev/fd/0 <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from /dev/./stdin", denyRm, bashReq("bash /dev/./stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from /dev/fd/../fd/0", denyRm, bashReq("bash /dev/fd/../fd/0 <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from /proc/PID/fd/0", denyRm, bashReq("bash /proc/4242/fd/0 <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from /proc/thread-self/fd/0", denyRm, bashReq("bash /proc/thread-self/fd/0 <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from a relative path to /dev/stdin", denyRm, bashReq("bash ../../../../../../../../../../../../dev/stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from stdin after cd /dev", denyRm, bashReq("cd /dev && bash stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from a link to /dev/stdin", denyRm, bashReq("bash ./in <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from a linked /dev/fd", denyRm, bashReq("bash fds/0 <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code sourced from //dev/stdin", denyRm, bashReq(". //dev/stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code for python from /dev//stdin", denyRm, bashReq("python3 /dev//stdin <<< 'import os'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from /proc/self/root/dev/stdin", denyRm, bashReq("bash /proc/self/root/dev/stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"code from stdin, a shell through a link", denyRm, bashReq("./sh2 /dev//stdin <<< 'X=r; ${X}m -f victim'"), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: a script file", denyRm, bashReq("bash ./build.sh"), Allow, 3, ""},
+		{"ok: a script given /dev/null", denyRm, bashReq("python3 x.py /dev/null > /dev/null"), Allow, 3, ""},
 
 		// Program names that are not static literals.
 		{"dynamic: variable", bypass, bashReq("r=rm; $r -rf /"), Ask, 2, "$r"},

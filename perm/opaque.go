@@ -1,11 +1,13 @@
 package perm
 
 import (
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
+	"github.com/gen-run/gen/workspace"
 )
 
 var (
@@ -28,21 +30,95 @@ var (
 // perl -e, node -e) or on stdin. Deny rules cannot see inside such code,
 // so while Bash deny or ask rules exist it is at least Ask. Running a
 // script file (bash x.sh, python3 x.py) is not opaque: it is the
-// project's code, like make or npm run.
-func opaque(forms []string) string {
+// project's code, like make or npm run; a file special says a path
+// argument names (a device or a process's file: /dev/stdin, spelled any
+// way) is not such a file.
+func opaque(forms []string, special func(arg string) bool) string {
 	for _, f := range forms {
 		if !opaqueProg(filepath.Base(firstField(f))) {
 			continue // opaqueForm would find nothing
 		}
-		if s := opaqueForm(strings.Fields(f)); s != "" {
+		if s := opaqueForm(strings.Fields(f), special); s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
+// opaque is opaque for a command part of c, looked at only while guarded
+// (Bash deny or ask rules exist): resolving its arguments costs lookups.
+func (c *call) opaque(pt *part, guarded bool) string {
+	if !guarded {
+		return ""
+	}
+	return opaque(pt.denyForms, c.specialFile)
+}
+
+// specialPath reports whether the argument a, read as an absolute path
+// with its "//", "." and ".." taken out, may name the program's own input
+// (underSpecial). It is what the argument's text says; the call resolves
+// relative paths and links too (call.specialFile).
+func specialPath(a string) bool {
+	if v, ok := optionValue(a); ok {
+		a = v
+	}
+	return strings.HasPrefix(a, "/") && underSpecial(path.Clean(a))
+}
+
+// optionValue returns the value of an option written --name=value.
+func optionValue(a string) (string, bool) {
+	if !strings.HasPrefix(a, "-") {
+		return "", false
+	}
+	_, v, ok := strings.Cut(a, "=")
+	return v, ok
+}
+
+// underSpecial reports whether the clean absolute path p may be a
+// program's own descriptor: /dev/stdin, one under /dev/fd, or anything
+// under /proc, whose links (self, fd, root, cwd) lead to the files of
+// the process that opens them.
+func underSpecial(p string) bool {
+	return p == "/dev/stdin" || within(p, "/dev/fd") || within(p, "/proc")
+}
+
+// specialFile is specialPath with the argument resolved as the command
+// will resolve it: from every directory the script may be in, and through
+// the links on its way but those under /proc, which lead to the gate's
+// own files (/proc/self is the gate), not the command's. A directory the
+// script may be in that is not known is not judged.
+func (c *call) specialFile(a string) bool {
+	if specialPath(a) {
+		return true
+	}
+	if v, ok := optionValue(a); ok {
+		a = v
+	} else if strings.HasPrefix(a, "-") {
+		return false
+	}
+	if a == "" || strings.HasPrefix(a, "<(") {
+		return false
+	}
+	ts, _ := c.shellTargets(a)
+	for _, t := range ts {
+		if underSpecial(t.abs) || underSpecial(workspace.FollowLinksWith(t.abs, c.linkOutsideProc)) {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOutsideProc is the call's link answer for paths outside /proc:
+// under it a link is taken for a file.
+func (c *call) linkOutsideProc(p string) (string, bool) {
+	if p == "/proc" || strings.HasPrefix(p, "/proc/") {
+		return "", false
+	}
+	return c.link(p)
+}
+
 // opaqueForm is opaque for one form, split into fields.
-func opaqueForm(fields []string) string {
+func opaqueForm(fields []string, special func(arg string) bool) string {
 	if len(fields) == 0 {
 		return ""
 	}
@@ -61,7 +137,7 @@ func opaqueForm(fields []string) string {
 	if prog == "source" || prog == "." || shells[prog] || interpreters[prog] != nil {
 		// A program read from a pipe or a process substitution.
 		for _, a := range args {
-			if strings.HasPrefix(a, "<(") || a == "/dev/stdin" || strings.HasPrefix(a, "/dev/fd/") || strings.HasPrefix(a, "/proc/self/fd/") {
+			if strings.HasPrefix(a, "<(") || special(a) {
 				return prog + " reading code from " + a
 			}
 		}

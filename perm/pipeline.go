@@ -306,7 +306,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				// nobody reviewed: bypass-immune, like obfuscation.
 				return ask("git alias from the repository configuration runs shell code: "+shell, "")
 			}
-			if o := opaque(pt.denyForms); o != "" && guarded {
+			if o := c.opaque(pt, guarded); o != "" {
 				return ask("command runs code deny and ask rules cannot see", o)
 			}
 			if vs := pt.cmd.CodeAssigns(); len(vs) > 0 && guarded {
