@@ -314,8 +314,14 @@ func (e *Env) warnOnce(w string) {
 // gate's analysis assumes it (bash.CommandEnv: no CDPATH, BASHOPTS and
 // the like, and no PATH entry that is relative or in the workspace ws),
 // without the credentials gen itself uses (a command the model writes has
-// no need of the model's API key, and could otherwise print it), and with
-// git and pagers told not to wait for a person.
+// no need of the model's API key, and could otherwise print it), with git
+// and pagers told not to wait for a person, and with git's optional locks
+// off (GIT_OPTIONAL_LOCKS=0): git status, which the gate allows as
+// read-only, would otherwise write its refreshed index back, a write to
+// .git the gate never allowed where no sandbox keeps .git read-only. It
+// is set for every command: without a sandbox the tool cannot tell a
+// read-only decision from another, and git takes the locks it needs
+// (git add, git commit) whatever the variable says.
 // It also returns the PATH entries it left out.
 func commandEnv(marker string, ws perm.Workspace) (env, dropped []string) {
 	env = []string{marker}
@@ -327,7 +333,7 @@ func commandEnv(marker string, ws perm.Workspace) (env, dropped []string) {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat")
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0")
 	return append(env, gitOverrides()...), dropped
 }
 
@@ -346,7 +352,8 @@ func gitOverrides() []string {
 }
 
 // hiddenEnv are the variables commandEnv removes.
-var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true, "GIT_CONFIG_COUNT": true}
+var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true, "GIT_CONFIG_COUNT": true,
+	"GIT_OPTIONAL_LOCKS": true}
 
 // markerVar marks the environment of every process a Bash call starts.
 const markerVar = "GEN_BASH_CALL"

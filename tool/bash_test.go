@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 )
 
 func TestBash(t *testing.T) {
@@ -238,6 +241,63 @@ func TestBashGitFsmonitorOff(t *testing.T) {
 	}
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatalf("core.fsmonitor ran: %s", out)
+	}
+}
+
+// git status, which the gate allows as read-only, refreshes and rewrites
+// .git/index when a tracked file's stat data changed; run without the
+// sandbox (which would keep the index read-only), it must leave the
+// index as it was: Bash turns git's optional locks off.
+func TestBashGitStatusLeavesIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	env, dir := testEnv(t)
+	t.Setenv("GIT_OPTIONAL_LOCKS", "1") // gen's own value does not reach commands
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	tracked := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(tracked, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	git("commit", "-q", "-m", "a")
+	// Same contents, another modification time: the index's stat data
+	// for a.txt is stale, which git status would write back.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(tracked, later, later); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := perm.Result{Decision: perm.Allow, Sandbox: sandbox.None}
+	out, err := bashTool{env}.Run(context.Background(), Call{Input: map[string]any{"command": "git status --short"}, Decision: Decision{Result: res}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) || !fa.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("git status rewrote .git/index: %s", out)
 	}
 }
 
