@@ -305,6 +305,7 @@ func TestGateSoundness(t *testing.T) {
 		{"git -c alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -c alias.p=push p"), Deny, 1, ""},
 		{"repository alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("cd alias && git p origin"), Deny, 1, "git alias"},
 		{"repository alias found past a directory git does not take for a repository", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gt/y p origin"), Deny, 1, "git alias"},
+		{"GIT_COMMON_DIR chooses the config git reads aliases from", all(deny("Bash(git push:*)"), bypass), bashReq("GIT_COMMON_DIR=gw/main git p origin"), Ask, 2, "GIT_COMMON_DIR"},
 		{"worktree alias from the main repository's config", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gw/wt p origin"), Deny, 1, "git alias"},
 		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
