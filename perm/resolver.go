@@ -492,7 +492,7 @@ type gitRepo struct{ gitDir, root string }
 // its links followed, as git does from its working directory, a .git file
 // names the repository (git stops there, with an error if the file or
 // what it names is not one); a .git directory, or the directory itself
-// (bare), that git takes for a repository (isGitDir) ends the walk. A
+// (bare), that git takes for a repository (repoState) ends the walk. A
 // directory git may or may not take for one — a .git directory that is
 // not a whole repository, a directory that is partly one (repoState) — is
 // returned too, and the walk goes on, as git's would: both are judged.
