@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -289,9 +288,12 @@ func (p parser) handler(key string, raw json.RawMessage) (Handler, error) {
 		return Handler{}, p.errorf(key+".command", "missing, empty or not a string")
 	}
 	if v, ok := m["timeout"]; ok {
+		// The bound is checked on the seconds, before converting: a
+		// conversion of 1e10 seconds overflows to a negative Duration.
+		// A timeout that rounds to no time at all would be the default.
 		var secs float64
-		if err := json.Unmarshal(v, &secs); err != nil || secs <= 0 || math.IsInf(secs, 0) ||
-			time.Duration(secs*float64(time.Second)) > maxTimeout {
+		if err := json.Unmarshal(v, &secs); err != nil || !(secs > 0 && secs <= maxTimeout.Seconds()) ||
+			time.Duration(secs*float64(time.Second)) <= 0 {
 			return Handler{}, p.errorf(key+".timeout", "must be a positive number of seconds, at most %d", int(maxTimeout.Seconds()))
 		}
 		h.Timeout = time.Duration(secs * float64(time.Second))

@@ -70,6 +70,16 @@ func TestParseErrors(t *testing.T) {
 			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
 		{"string timeout", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "60"}]}]}`,
 			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		{"timeout past the bound", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 86401}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		// 1e10 seconds overflows a time.Duration to a negative value,
+		// which must not pass the bound and become the default.
+		{"timeout that overflows a duration", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1e10}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		{"huge timeout", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1e300}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		{"timeout below a nanosecond", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1e-12}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
 		{"hooks not a list", `{"Stop": [{"hooks": {"type": "command"}}]}`, `f.json: hooks.Stop[0].hooks: must be a list of hooks`},
 	}
 	for _, tt := range tests {
