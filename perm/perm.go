@@ -13,6 +13,8 @@ package perm
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
@@ -159,6 +161,12 @@ func ParseRule(s string) (Rule, error) {
 	if strings.TrimSpace(s) != s {
 		return bad("leading or trailing white space")
 	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		// No command or path a person means holds one; a NUL cuts the
+		// pattern short where C strings end.
+		c, _ := utf8.DecodeRuneInString(s[i:])
+		return bad(fmt.Sprintf("control character %U in the rule", c))
+	}
 	name, pat, hasPat := s, "", false
 	if i := strings.IndexByte(s, '('); i >= 0 {
 		if !strings.HasSuffix(s, ")") {
@@ -212,6 +220,11 @@ func (r Rule) check() error {
 			return fmt.Errorf("MCP patterns name tools mcp__server__tool")
 		}
 	case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
+		if user, ok := strings.CutPrefix(r.Pattern, "~"); ok && user != "" && user[0] != '/' {
+			// ~root/x would be read as the relative name ./~root/x.
+			name, _, _ := strings.Cut(r.Pattern, "/")
+			return fmt.Errorf("only ~ and ~/ (your home) may start a path rule, not %s: write the absolute path (//home/NAME/... or //root/...)", name)
+		}
 		if err := checkPathPattern(r.Pattern); err != nil {
 			return err
 		}

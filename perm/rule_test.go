@@ -47,6 +47,24 @@ func TestParseRule(t *testing.T) {
 		{in: "Bash(ls )", wantErr: `malformed rule "Bash(ls )": leading or trailing white space in the pattern: no Bash call has it`},
 		{in: "Skill(:*)", wantErr: `malformed rule "Skill(:*)": the prefix before :* is empty or ends in white space: write the bare tool name Skill to match every call`},
 		{in: "Bash(:)", want: Rule{Tool: "Bash", Pattern: ":", HasPattern: true}}, // the : builtin
+		// A ~ that names another user's home (bash's ~root) would be read
+		// as a relative name "./~root/...": a dead deny rule.
+		{in: "Read(~/.ssh/**)", want: Rule{Tool: "Read", Pattern: "~/.ssh/**", HasPattern: true}},
+		{in: "Read(~)", want: Rule{Tool: "Read", Pattern: "~", HasPattern: true}},
+		{in: "Read(~root/.ssh/**)", wantErr: `malformed rule "Read(~root/.ssh/**)": only ~ and ~/ (your home) may start a path rule, not ~root: write the absolute path (//home/NAME/... or //root/...)`},
+		{in: "Edit(~alice)", wantErr: `malformed rule "Edit(~alice)": only ~ and ~/ (your home) may start a path rule, not ~alice: write the absolute path (//home/NAME/... or //root/...)`},
+		{in: "Read(~+/x)", wantErr: `malformed rule "Read(~+/x)": only ~ and ~/ (your home) may start a path rule, not ~+: write the absolute path (//home/NAME/... or //root/...)`},
+		{in: "Read(./~root/x)", want: Rule{Tool: "Read", Pattern: "./~root/x", HasPattern: true}}, // a name written as one
+		// Control characters match no command or path a person meant.
+		{in: "Bash(rm\x00:*)", wantErr: `malformed rule "Bash(rm\x00:*)": control character U+0000 in the rule`},
+		{in: "Bash(rm\t-rf:*)", wantErr: `malformed rule "Bash(rm\t-rf:*)": control character U+0009 in the rule`},
+		{in: "Read(./a\nb)", wantErr: `malformed rule "Read(./a\nb)": control character U+000A in the rule`},
+		{in: "Read(./a\x7fb)", wantErr: `malformed rule "Read(./a\x7fb)": control character U+007F in the rule`},
+		{in: "Read(./a\u0085b)", wantErr: `malformed rule "Read(./a\u0085b)": control character U+0085 in the rule`},
+		{in: "Bash\x00", wantErr: `malformed rule "Bash\x00": control character U+0000 in the rule`},
+		// Claude Code's old name for the Agent tool.
+		{in: "Task(Explore)", wantErr: `malformed rule "Task(Explore)": unknown tool "Task": did you mean Agent? (Task is Claude Code's old name for it)`},
+		{in: "Task", wantErr: `malformed rule "Task": unknown tool "Task": did you mean Agent? (Task is Claude Code's old name for it)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {

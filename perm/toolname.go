@@ -23,6 +23,9 @@ func checkToolName(name string) error {
 	if slices.Contains(Tools, name) || strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
 		return nil
 	}
+	if name == "Task" {
+		return fmt.Errorf("unknown tool %q: did you mean Agent? (Task is Claude Code's old name for it)", name)
+	}
 	if near := nearestTool(name); near != "" {
 		return fmt.Errorf("unknown tool %q: did you mean %s?", name, near)
 	}
