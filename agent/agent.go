@@ -190,7 +190,14 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// disallowedTools is Claude Code's name for deny_tools; both
 		// given deny the union.
 		var rs []perm.Rule
-		rs, err = p.doc.Rules(k.Value, v)
+		if rs, err = p.doc.Rules(k.Value, v); err != nil {
+			return err
+		}
+		if len(rs) == 0 {
+			// deny_tools: ~, "" or []: a list that denies nothing is
+			// more likely a rule lost than one meant.
+			return p.doc.Errorf(v, "%s is empty: list the rules to deny, or remove the key", k.Value)
+		}
 		d.DenyTools = append(d.DenyTools, rs...)
 	case "tools":
 		// Claude Code's tools limits what the model sees. It is never an

@@ -168,10 +168,32 @@ Be brief.
 			file:    "---\nname: a\ndescription: d\ndeny_tools: bash(rm:*)\n---\nbody",
 			wantErr: `a.md:4: malformed rule "bash(rm:*)": unknown tool "bash": did you mean Bash?`,
 		},
+		// An empty deny list denies nothing: more likely a rule lost
+		// than meant, so it is refused as an empty allow_tools is.
 		{
-			name: "empty deny_tools is allowed",
-			file: "---\nname: a\ndescription: d\ndeny_tools: []\n---\nbody",
-			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md"},
+			name:    "empty deny_tools list is an error",
+			file:    "---\nname: a\ndescription: d\ndeny_tools: []\n---\nbody",
+			wantErr: `a.md:4: deny_tools is empty: list the rules to deny, or remove the key`,
+		},
+		{
+			name:    "null deny_tools is an error",
+			file:    "---\nname: a\ndescription: d\ndeny_tools: ~\n---\nbody",
+			wantErr: `a.md:4: deny_tools is empty: list the rules to deny, or remove the key`,
+		},
+		{
+			name:    "deny_tools with no value is an error",
+			file:    "---\nname: a\ndescription: d\ndeny_tools:\n---\nbody",
+			wantErr: `a.md:4: deny_tools is empty: list the rules to deny, or remove the key`,
+		},
+		{
+			name:    "empty string deny_tools is an error",
+			file:    "---\nname: a\ndescription: d\ndeny_tools: \"\"\n---\nbody",
+			wantErr: `a.md:4: deny_tools is empty: list the rules to deny, or remove the key`,
+		},
+		{
+			name:    "blank disallowedTools is an error",
+			file:    "---\nname: a\ndescription: d\ndisallowedTools: '  '\n---\nbody",
+			wantErr: `a.md:4: disallowedTools is empty: list the rules to deny, or remove the key`,
 		},
 		{
 			name: "aliases are followed",

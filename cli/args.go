@@ -71,7 +71,8 @@ func expandVariadic(args []string) []string {
 // white space outside parentheses separate them, so
 // "Read,Bash(git log:*) Edit" is three rules and "Bash(a, b)" one. An
 // empty rule between two commas ("Read,,Edit") or at either end of a
-// comma is kept, so that it fails to parse rather than vanish. The YAML
+// comma is kept, so that it fails to parse rather than vanish, and so is
+// a value that holds no rule ("" or blanks). The YAML
 // form of rule lists (frontmatter.SplitRules) splits on commas only.
 func splitRuleList(s string) []string {
 	var (
@@ -106,8 +107,10 @@ func splitRuleList(s string) []string {
 		}
 		cur.WriteRune(r)
 	}
-	if cur.Len() == 0 && comma && len(out) > 0 {
-		out = append(out, "") // a trailing comma
+	if cur.Len() == 0 && comma {
+		// A trailing comma, or a value with no rule at all
+		// (--disallowedTools ''), which must not deny nothing silently.
+		out = append(out, "")
 	}
 	flush()
 	return out

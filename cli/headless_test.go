@@ -53,8 +53,10 @@ func TestSplitRuleList(t *testing.T) {
 		{"Read,,Edit", []string{"Read", "", "Edit"}},
 		{"Read,", []string{"Read", ""}},
 		{",Read", []string{"", "Read"}},
-		{"", nil},
-		{"  ", nil},
+		// A value with no rule at all is one empty rule, which fails to
+		// parse: --disallowedTools '' must not silently deny nothing.
+		{"", []string{""}},
+		{"  ", []string{""}},
 	} {
 		if got := splitRuleList(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("splitRuleList(%q) = %q, want %q", tt.in, got, tt.want)
