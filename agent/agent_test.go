@@ -709,6 +709,32 @@ func TestDiscover(t *testing.T) {
 			t.Fatalf("error:\n got %v\nwant %s", err, want)
 		}
 	})
+	// A dangling link is not "no agents": a user agent of the same name
+	// (bypassPermissions, say) would run instead of the project's.
+	t.Run("dangling agents link is an error naming the link", func(t *testing.T) {
+		for _, link := range []string{".gen/agents", ".claude/agents", ".gen", "home/.gen/agents"} {
+			tmp := t.TempDir()
+			write(t, filepath.Join(tmp, ".git"), "gitdir: x\n")
+			home := filepath.Join(tmp, "home")
+			write(t, filepath.Join(home, ".gen", "agents", "a.md"), file("a"))
+			l := filepath.Join(tmp, link)
+			if link == "home/.gen/agents" {
+				if err := os.RemoveAll(l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("missing", l); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Discover(tmp, home)
+			if want := l + " is a symbolic link to a directory that does not exist"; err == nil || !strings.HasPrefix(err.Error(), "agent: ") || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s: error\n got %v\nwant %s", link, err, want)
+			}
+		}
+	})
 	t.Run("project root at home reads the agents once", func(t *testing.T) {
 		home := t.TempDir()
 		write(t, filepath.Join(home, ".git", "HEAD"), "ref: x\n")

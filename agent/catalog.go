@@ -180,11 +180,19 @@ func Discover(cwd, home string) (*Catalog, error) {
 	return load(scopes...), nil
 }
 
-// dirFS returns an FS for dir, nil if dir does not exist.
+// dirFS returns an FS for dir, nil if dir does not exist. A dir that a
+// dangling symbolic link makes name nothing is an error: read as "no
+// agents", a user agent of a project agent's name would run instead.
 func dirFS(dir string) (fs.FS, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if link := workspace.DanglingLink(dir); link != "" {
+			if link != dir {
+				return nil, fmt.Errorf("agent: %s: %s is a symbolic link to a directory that does not exist", dir, link)
+			}
+			return nil, fmt.Errorf("agent: %s is a symbolic link to a directory that does not exist", link)
+		}
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("agent: %w", err)

@@ -23,6 +23,7 @@ import (
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/trust"
+	"github.com/gen-run/gen/workspace"
 )
 
 // thresholdEnv sets the number of visible tools above which MCP tools
@@ -61,6 +62,13 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 		data, err := textfile.Read(project, textfile.Max)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			if link := workspace.DanglingLink(project); link != "" {
+				// Not "no project servers", as for a settings file.
+				if link != project {
+					return nil, nil, fmt.Errorf("%s: %s is a symbolic link to a directory that does not exist", project, link)
+				}
+				return nil, nil, fmt.Errorf("%s is a symbolic link to a file that does not exist", link)
+			}
 		case err != nil:
 			return nil, nil, fmt.Errorf("%s: %w", project, err)
 		default:

@@ -297,6 +297,31 @@ func TestMCPProjectTrustAndList(t *testing.T) {
 	}
 }
 
+// A .mcp.json that is a dangling link is an error naming it, not "no
+// project servers", as a settings file that is one is.
+func TestMCPDanglingConfig(t *testing.T) {
+	dir := project(t)
+	link := filepath.Join(dir, ".mcp.json")
+	if err := os.Symlink("servers.json", link); err != nil {
+		t.Fatal(err)
+	}
+	want := link + " is a symbolic link to a file that does not exist"
+	for _, args := range [][]string{
+		{"mcp", "list", "--cwd", dir},
+		{"mcp", "list", "--cwd", dir, "--trust"},
+		{"-p", "--cwd", dir, "--model", "offline", "--", "Read: a.txt"},
+	} {
+		code, _, errs := gen(t, args...)
+		if code == 0 || !strings.Contains(errs, want) {
+			t.Errorf("gen %q: exit %d, stderr %s\nwant an error with %q", args, code, errs, want)
+		}
+	}
+	// --strict-mcp-config does not read .mcp.json.
+	if code, _, errs := gen(t, "mcp", "list", "--cwd", dir, "--strict-mcp-config"); code != 0 {
+		t.Errorf("--strict-mcp-config: exit %d, %s", code, errs)
+	}
+}
+
 // writeAgent writes an agent definition into the project.
 func writeAgent(t *testing.T, dir, name, front string) {
 	t.Helper()

@@ -230,7 +230,7 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 	for _, sc := range scopes {
 		data, err := textfile.Read(sc.path, textfile.Max)
 		if errors.Is(err, fs.ErrNotExist) {
-			if link := danglingLink(sc.path); link != "" {
+			if link := workspace.DanglingLink(sc.path); link != "" {
 				// A scope whose file is a broken link is not a scope
 				// without rules: its deny rules would silently vanish.
 				return nil, fmt.Errorf("%s settings %s: %s is a symbolic link to a file that does not exist", sc.source, sc.path, link)
@@ -615,21 +615,6 @@ func (s *Settings) autoDisabledBy() string {
 	for _, f := range s.Files {
 		if f.DisableAuto {
 			return f.Path
-		}
-	}
-	return ""
-}
-
-// danglingLink returns the settings file path or its directory if either
-// is a symbolic link whose target does not exist, else "".
-func danglingLink(path string) string {
-	for _, p := range []string{path, filepath.Dir(path)} {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			continue
-		}
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return p
 		}
 	}
 	return ""

@@ -132,6 +132,14 @@ func loadDir(loc Location) ([]*Skill, []error) {
 	entries, err := os.ReadDir(loc.Dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if link := workspace.DanglingLink(loc.Dir); link != "" {
+			// Not "no skills": a user skill would stand in for the
+			// project's.
+			if link != loc.Dir {
+				return nil, []error{fmt.Errorf("skill: %s: %s is a symbolic link to a directory that does not exist", loc.Dir, link)}
+			}
+			return nil, []error{fmt.Errorf("skill: %s is a symbolic link to a directory that does not exist", link)}
+		}
 		return nil, nil
 	case err != nil:
 		return nil, []error{fmt.Errorf("skill: %w", err)}
@@ -145,11 +153,17 @@ func loadDir(loc Location) ([]*Skill, []error) {
 	for _, e := range entries {
 		base := filepath.Join(dir, e.Name())
 		if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
-			continue // a file beside the skills, or a dangling link
+			if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 {
+				errs = append(errs, fmt.Errorf("skill: %s is a symbolic link to a directory that does not exist", base))
+			}
+			continue // a file beside the skills
 		}
 		path := filepath.Join(base, "SKILL.md")
 		data, err := textfile.Read(path, textfile.Max)
 		if errors.Is(err, fs.ErrNotExist) {
+			if link := workspace.DanglingLink(path); link != "" {
+				errs = append(errs, fmt.Errorf("skill: %s is a symbolic link to a file that does not exist", link))
+			}
 			continue // a directory that is not a skill
 		}
 		if err != nil {

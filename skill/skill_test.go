@@ -267,3 +267,37 @@ func TestToolBehindGate(t *testing.T) {
 		t.Errorf("headless Skill without an allow rule: %v, want denied", err)
 	}
 }
+
+// TestDiscoverDanglingLinks: a skills directory, a skill directory or a
+// SKILL.md that is a dangling symbolic link is an error naming the link,
+// not a skill that silently is not there (a user skill of the same name
+// would stand in for the project's). A missing directory is no error.
+func TestDiscoverDanglingLinks(t *testing.T) {
+	for _, link := range []string{".gen/skills", ".claude/skills", ".gen/skills/pdf", ".gen/skills/pdf/SKILL.md"} {
+		t.Run(link, func(t *testing.T) {
+			root, home := t.TempDir(), t.TempDir()
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeSkill(t, filepath.Join(home, ".gen", "skills"), "pdf", skillFile("pdf", "User PDF skill."))
+			l := filepath.Join(root, link)
+			if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("missing", l); err != nil {
+				t.Fatal(err)
+			}
+			set, err := Discover(root, home, nil)
+			if want := l + " is a symbolic link to a"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want one naming %s", err, l)
+			}
+			if len(set.All()) != 1 {
+				t.Errorf("skills %v, want the user's pdf only", set.All())
+			}
+		})
+	}
+	root, home := t.TempDir(), t.TempDir()
+	if _, err := Discover(root, home, []string{filepath.Join(root, "nodir")}); err != nil {
+		t.Errorf("missing directories: %v", err)
+	}
+}

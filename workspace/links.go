@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +108,32 @@ func RegularFile(p string) (string, bool) {
 	}
 	real, err := filepath.EvalSymlinks(p)
 	return real, err == nil
+}
+
+// DanglingLink returns the symbolic link that makes the absolute path p
+// name nothing: p itself or the nearest directory above it that is a
+// link whose target does not exist; "" when p exists or is simply
+// missing (no link on the way is dangling). A configuration file or
+// directory that is such a link is an error to its reader, never "none
+// configured": its rules or agents would silently vanish.
+func DanglingLink(p string) string {
+	for q := filepath.Clean(p); ; q = filepath.Dir(q) {
+		fi, err := os.Lstat(q)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Missing: the link, if any, is above.
+		case err != nil:
+			return ""
+		case fi.Mode()&fs.ModeSymlink == 0:
+			return "" // q exists, and so does everything above it
+		default:
+			if _, err := os.Stat(q); errors.Is(err, fs.ErrNotExist) {
+				return q
+			}
+			return ""
+		}
+		if parent := filepath.Dir(q); parent == q {
+			return ""
+		}
+	}
 }

@@ -127,3 +127,37 @@ func TestRegularFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDanglingLink: the link that makes a path name nothing, whether it
+// is the path itself or a directory above it; "" for a path that is
+// simply missing or that exists.
+func TestDanglingLink(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"dead": "nowhere", "deaddir": "gone/x", "live": "real", "chain": "dead"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		"dead":           "dead",
+		"deaddir/agents": "deaddir",
+		"chain":          "chain",
+		"chain/a/b":      "chain",
+		"live":           "",
+		"live/missing":   "",
+		"real/missing/x": "",
+		"missing":        "",
+		"missing/dead":   "",
+	} {
+		want := map[bool]string{true: filepath.Join(dir, want), false: ""}[want != ""]
+		if got := DanglingLink(filepath.Join(dir, p)); got != want {
+			t.Errorf("DanglingLink(%s) = %q, want %q", p, got, want)
+		}
+	}
+}
