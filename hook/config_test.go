@@ -2,6 +2,7 @@ package hook
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -80,6 +81,30 @@ func TestParseErrors(t *testing.T) {
 			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
 		{"timeout below a nanosecond", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1e-12}]}]}`,
 			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
+		// A tool event's matcher of plain names must name tools: one
+		// that names none never matches, and its hook never runs.
+		{"misspelt tool", `{"PreToolUse": [{"matcher": "Bassh", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Bassh" names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`},
+		{"lower-case tool", `{"PostToolUse": [{"matcher": "bash", "hooks": []}]}`,
+			`f.json: hooks.PostToolUse[0].matcher: "bash" names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`},
+		{"trailing space", `{"PreToolUse": [{"matcher": "Bash ", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Bash " names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`},
+		{"spaces around a bar", `{"PreToolUse": [{"matcher": "Edit | Write", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Edit " names no tool (matchers are exact, case-sensitive tool names): did you mean "Edit"?`},
+		{"one alternative misspelt", `{"PermissionRequest": [{"matcher": "Edit|Writ", "hooks": []}]}`,
+			`f.json: hooks.PermissionRequest[0].matcher: "Writ" names no tool (matchers are exact, case-sensitive tool names): did you mean "Write"?`},
+		{"empty alternative", `{"PreToolUse": [{"matcher": "Edit|", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Edit|" has an empty name between bars: it matches no tool`},
+		{"unknown name", `{"PermissionDenied": [{"matcher": "Deploy", "hooks": []}]}`,
+			`f.json: hooks.PermissionDenied[0].matcher: "Deploy" names no tool (matchers are exact, case-sensitive tool names, mcp__server__tool, a regular expression, or * for every tool)`},
+		{"a permission rule", `{"PreToolUse": [{"matcher": "Bash(git:*)", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Bash(git:*)" is a permission rule, not a tool name: match "Bash" and read the call's tool_input in the hook`},
+		{"a permission rule in a list", `{"PreToolUse": [{"matcher": "Read|Edit(./src/**)", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Edit(./src/**)" is a permission rule, not a tool name: match "Edit" and read the call's tool_input in the hook`},
+		{"an MCP server alone", `{"PreToolUse": [{"matcher": "mcp__github", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "mcp__github" names no tool (MCP tools are mcp__server__tool): did you mean "mcp__github__.*"?`},
+		{"Claude Code's old Agent", `{"PreToolUse": [{"matcher": "Task", "hooks": []}]}`,
+			`f.json: hooks.PreToolUse[0].matcher: "Task" names no tool (matchers are exact, case-sensitive tool names): did you mean "Agent"? (Task is Claude Code's old name for it)`},
 		{"hooks not a list", `{"Stop": [{"hooks": {"type": "command"}}]}`, `f.json: hooks.Stop[0].hooks: must be a list of hooks`},
 	}
 	for _, tt := range tests {
@@ -96,6 +121,31 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error %T does not carry the origin", err)
 			}
 		})
+	}
+}
+
+// TestParseMatchers: the matchers that parse. A tool event's plain names
+// are gen's tools or Claude Code's (a hook written for Edit|MultiEdit|Write
+// guards gen's Edit and Write), MCP tools, or a regular expression, which
+// is not checked. Other events match other things (a SessionStart source,
+// a subagent type), which are not tool names.
+func TestParseMatchers(t *testing.T) {
+	for ev, ms := range map[Event][]string{
+		PreToolUse:        {"", "*", "Bash", "Edit|MultiEdit|Write", "Agent", "Skill", "mcp__github__create_issue", "mcp__github__.*", "Notebook.*", "^(Write|Edit)$", "LoadToolGroup", "TodoWrite|ExitPlanMode"},
+		PostToolUse:       {"Read|Grep|Glob", "WebFetch|WebSearch"},
+		PermissionRequest: {"Bash"},
+		PermissionDenied:  {"Bash"},
+		SessionStart:      {"startup", "resume|clear"},
+		SubagentStop:      {"code-reviewer", "reviewer"},
+		Stop:              {"anything"},
+		UserPromptSubmit:  {"anything"},
+	} {
+		for _, m := range ms {
+			raw := fmt.Sprintf(`{%q: [{"matcher": %q, "hooks": [{"type": "command", "command": "x"}]}]}`, ev, m)
+			if _, err := Parse("f.json", []byte(raw)); err != nil {
+				t.Errorf("%s matcher %q: %v", ev, m, err)
+			}
+		}
 	}
 }
 

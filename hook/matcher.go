@@ -1,0 +1,101 @@
+package hook
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gen-run/gen/internal/editdist"
+	"github.com/gen-run/gen/internal/lazyre"
+	"github.com/gen-run/gen/perm"
+)
+
+// claudeTools are Claude Code's tool names that gen has no tool for. A
+// matcher naming one is accepted, so that hooks written for Claude Code
+// load (Edit|MultiEdit|Write guards gen's Edit and Write); in gen such a
+// name matches nothing, and nothing of gen's escapes it. Task is not
+// among them: it is Claude Code's old name for Agent, which gen has, so a
+// Task hook would silently not guard gen's Agent calls.
+var claudeTools = []string{
+	"MultiEdit", "LS", "NotebookRead", "TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash",
+	"ExitPlanMode", "EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
+	"ListMcpResourcesTool", "ReadMcpResourceTool", "TaskOutput", "TaskStop", "CronCreate", "CronDelete",
+	"SendMessage", "TeamCreate", "TeamDelete", "PowerShell", "Monitor", "Artifact",
+}
+
+// toolNames are the names a tool event's matcher may list: gen's
+// built-in tools (the tools a rule may name, perm.Tools, without MCP,
+// which names rules and no tool), the MCP disclosure tools
+// (package mcp), and claudeTools.
+var toolNames = func() []string {
+	var out []string
+	for _, t := range perm.Tools {
+		if t != "MCP" {
+			out = append(out, t)
+		}
+	}
+	return append(append(out, "ListToolGroups", "LoadToolGroup"), claudeTools...)
+}()
+
+// regexMeta are the characters that make a matcher a regular expression
+// rather than a list of names ("|" separates names in both).
+const regexMeta = `\.+*?()[]{}^$`
+
+// ruleLike is an alternative written as a permission rule: Bash(git:*).
+var ruleLike = lazyre.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\(.*\)$`)
+
+// checkToolMatcher refuses a tool event's matcher that can never match
+// the tool it was meant for, so that its hook never silently stops
+// running: a list of plain names one of which names no tool (Bassh, bash,
+// "Bash ", Edit|Writ), an empty name in a list, or an alternative written
+// as a permission rule (Bash(git:*)). A regular expression (any of
+// regexMeta) is not checked further: what it is meant to match cannot be
+// told. "" and "*" match every tool.
+func checkToolMatcher(m string) error {
+	if m == "" || m == "*" {
+		return nil
+	}
+	alts := strings.Split(m, "|")
+	for _, a := range alts {
+		if sub := ruleLike().FindStringSubmatch(a); sub != nil && slices.Contains(toolNames, sub[1]) {
+			return fmt.Errorf("%q is a permission rule, not a tool name: match %q and read the call's tool_input in the hook", a, sub[1])
+		}
+	}
+	if strings.ContainsAny(m, regexMeta) {
+		return nil
+	}
+	for _, a := range alts {
+		switch {
+		case a == "":
+			return fmt.Errorf("%q has an empty name between bars: it matches no tool", m)
+		case slices.Contains(toolNames, a):
+		case strings.HasPrefix(a, "mcp__"):
+			server, tool, ok := strings.Cut(a[len("mcp__"):], "__")
+			if !ok || server == "" || tool == "" {
+				return fmt.Errorf("%q names no tool (MCP tools are mcp__server__tool): did you mean %q?", a, "mcp__"+strings.TrimSuffix(server, "_")+"__.*")
+			}
+		case a == "Task":
+			return fmt.Errorf("%q names no tool (matchers are exact, case-sensitive tool names): did you mean %q? (Task is Claude Code's old name for it)", a, "Agent")
+		default:
+			if near := nearestToolName(a); near != "" {
+				return fmt.Errorf("%q names no tool (matchers are exact, case-sensitive tool names): did you mean %q?", a, near)
+			}
+			return fmt.Errorf("%q names no tool (matchers are exact, case-sensitive tool names, mcp__server__tool, a regular expression, or * for every tool)", a)
+		}
+	}
+	return nil
+}
+
+// nearestToolName returns the tool name that name most likely misspells:
+// the same name with white space around it or in another case, or one
+// within two edits; "" if none.
+func nearestToolName(name string) string {
+	l := strings.ToLower(strings.TrimSpace(name))
+	best, bestD := "", 3
+	for _, t := range toolNames {
+		if d := editdist.Distance(l, strings.ToLower(t)); d < bestD {
+			best, bestD = t, d
+		}
+	}
+	return best
+}
