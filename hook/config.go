@@ -245,6 +245,13 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 				return nil, p.errorf(gk+".matcher", "must be a string")
 			}
 		}
+		if ev.toolEvent() {
+			// A tool event matches tool names; other events match a
+			// SessionStart source or a subagent type.
+			if err := checkToolMatcher(g.Matcher); err != nil {
+				return nil, p.errorf(gk+".matcher", "%v", err)
+			}
+		}
 		if err := g.compile(); err != nil {
 			return nil, p.errorf(gk+".matcher", "invalid regular expression %q: %v", g.Matcher, err)
 		}
