@@ -34,14 +34,15 @@ const maxFiles = 256
 // package.json of `npm run`), is not found.
 func (c Config) Files(cwd, projectDir, home string) []string {
 	var out []string
+	dirs := []string{cwd}
 	for _, gs := range c.groups {
 		for _, g := range gs {
 			for _, h := range g.Hooks {
-				out = commandFiles(out, h.Command, cwd, projectDir, home)
+				out, dirs = commandFiles(out, dirs, h.Command, cwd, projectDir, home)
 			}
 		}
 	}
-	return Follow(out, cwd, projectDir, home)
+	return follow(out, dirs, projectDir, home)
 }
 
 // maxScriptBytes bounds the size of a shell script Follow reads, and
@@ -61,7 +62,18 @@ const (
 // "$ROOT/scripts/x.sh" the project's x.sh): a file found this way that
 // the script does not run is guarded all the same, which costs only a
 // question before it is written.
+//
+// A script's words are also read from every directory its cd, pushd and
+// env -C commands may move to (chdirs), and from those the hook commands
+// and the scripts followed before it move to: a script runs in its
+// caller's directory, and a sourced one moves its caller.
 func Follow(files []string, cwd, projectDir, home string) []string {
+	return follow(files, []string{cwd}, projectDir, home)
+}
+
+// follow is Follow with the directories the scripts may run in: the
+// working directory and those the hook commands cd into.
+func follow(files, bases []string, projectDir, home string) []string {
 	out := slices.Clone(files)
 	next := files
 	for range maxScriptDepth {
@@ -75,11 +87,18 @@ func Follow(files []string, cwd, projectDir, home string) []string {
 			if err != nil {
 				continue
 			}
-			for _, dir := range distinct(filepath.Dir(f), cwd) {
+			own := filepath.Dir(f)
+			dirs := chdirs(s, distinct(append([]string{own}, bases...)...), own, projectDir, home)
+			for _, dir := range dirs {
 				found = wordFiles(found, s, dir, home)
 			}
-			for _, dir := range distinct(filepath.Dir(f), cwd, projectDir) {
+			for _, dir := range distinct(append(dirs, projectDir)...) {
 				found = tailFiles(found, s, dir)
+			}
+			for _, d := range dirs {
+				if d != own && !slices.Contains(bases, d) && len(bases) < maxDirs {
+					bases = append(bases, d)
+				}
 			}
 		}
 		next = next[:0:0]
@@ -100,7 +119,7 @@ func Follow(files []string, cwd, projectDir, home string) []string {
 // distinct returns the directories that are not "", each once: a script
 // usually lies in the working directory, which is the project's.
 func distinct(dirs ...string) []string {
-	out := dirs[:0]
+	out := make([]string, 0, len(dirs))
 	for _, d := range dirs {
 		if d != "" && !slices.Contains(out, d) {
 			out = append(out, d)
@@ -179,13 +198,21 @@ func tailFiles(out []string, s *shell.Script, dir string) []string {
 // directory.
 var projectVars = []string{"${GEN_PROJECT_DIR}", "$GEN_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"}
 
-// commandFiles appends to out the files the hook command cmd names.
-func commandFiles(out []string, cmd, cwd, projectDir, home string) []string {
+// commandFiles appends to out the files the hook command cmd names, read
+// from cwd and from each directory its cd commands may move to (chdirs),
+// and to dirs those directories.
+func commandFiles(out, dirs []string, cmd, cwd, projectDir, home string) ([]string, []string) {
 	s, err := parseHook(cmd, projectDir)
 	if err != nil {
-		return out
+		return out, dirs
 	}
-	return wordFiles(out, s, cwd, home)
+	for _, d := range chdirs(s, []string{cwd}, "", projectDir, home) {
+		out = wordFiles(out, s, d, home)
+		if !slices.Contains(dirs, d) && len(dirs) < maxDirs {
+			dirs = append(dirs, d)
+		}
+	}
+	return out, dirs
 }
 
 // parseHook parses a hook command or a script it runs, with the project

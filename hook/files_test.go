@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,5 +80,59 @@ func TestFollow(t *testing.T) {
 	}
 	if got := c.Files(proj, proj, base); !slices.Equal(got, want) {
 		t.Errorf("Files =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestFollowCd: a command after a cd (or pushd, or env -C) with a
+// statically known directory runs its files from there, so they are
+// found from there: in hook commands and in the scripts followed, through
+// subshells, bash -c, chains of cd and a cd to a literal tail after an
+// expansion ("$(dirname "$0")/.."). Each row lists files that must be
+// among Files; finding more is harmless (a question before a write).
+func TestFollowCd(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string
+		files         map[string]string
+		want          []string
+	}{
+		{"cd then a relative program", "cd scripts && ./d.sh",
+			map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"cd then a runner", "cd scripts; sh d.sh", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"cd then a file not there yet", "cd scripts && ./new.sh", map[string]string{"scripts/x": ""}, []string{"scripts/new.sh"}},
+		{"cd with options", "cd -P -- scripts && ./d.sh", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"builtin cd", "builtin cd scripts && ./d.sh", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"pushd", "pushd scripts >/dev/null && ./d.sh; popd", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"in a subshell", "(cd scripts && ./d.sh)", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"inside bash -c", `bash -c 'cd scripts && ./d.sh'`, map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"a chain of cd", "cd a && cd b && ./d.sh", map[string]string{"a/b/d.sh": ""}, []string{"a/b/d.sh"}},
+		{"cd through the project variable", `cd "$CLAUDE_PROJECT_DIR"/scripts && ./d.sh`, map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"cd into a link", "cd linked && ./d.sh", map[string]string{"real/d.sh": ""}, []string{"real/d.sh"}},
+		{"env -C", "env -C scripts ./d.sh", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"env --chdir=", "env --chdir=scripts sh d.sh", map[string]string{"scripts/d.sh": ""}, []string{"scripts/d.sh"}},
+		{"a script's cd", "sh scripts/d.sh",
+			map[string]string{"scripts/d.sh": "cd ../tools && sh e.sh\n", "tools/e.sh": "source ./lib.sh\n", "tools/lib.sh": ""},
+			[]string{"scripts/d.sh", "tools/e.sh", "tools/lib.sh"}},
+		{"a script's cd to its own parent", "sh scripts/sub/d.sh",
+			map[string]string{"scripts/sub/d.sh": "cd \"$(dirname \"$0\")/..\" && ./e.sh\n", "scripts/e.sh": ""},
+			[]string{"scripts/sub/d.sh", "scripts/e.sh"}},
+		{"a script run from the hook's cd runs there", "cd work && ../tools/d.sh",
+			map[string]string{"work/x": "", "tools/d.sh": "#!/bin/sh\n./here.sh\n", "work/here.sh": ""},
+			[]string{"tools/d.sh", "work/here.sh"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := testtree.Dir(t)
+			proj := filepath.Join(base, "proj")
+			testtree.Write(t, proj, tc.files)
+			if err := os.Symlink("real", filepath.Join(proj, "linked")); err != nil {
+				t.Fatal(err)
+			}
+			c := mustParse(t, ".gen/settings.json", `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": `+strconv.Quote(tc.command)+`}]}]}`)
+			got := c.Files(proj, proj, base)
+			for _, w := range tc.want {
+				if !slices.Contains(got, filepath.Join(proj, w)) {
+					t.Errorf("Files = %q\nlacks %s", got, w)
+				}
+			}
+		})
 	}
 }

