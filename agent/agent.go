@@ -15,9 +15,10 @@
 // Parsing fails closed: bad YAML, an unknown mode, a malformed rule or a
 // missing required field is an error naming the file and line, never a
 // definition with the offending part left out. Claude Code's keys are
-// mapped (disallowedTools to deny_tools, permissionMode to mode with plan as
-// explore, maxTurns to max_turns, and tools to deny rules for every tool it
-// does not list); a near miss of a permission key (deny-tools, allowTools)
+// mapped (permissionMode to mode with plan as explore, maxTurns to
+// max_turns, tools to Hidden, the tools it does not list, and
+// disallowedTools to Hidden for bare tool names and to deny_tools for the
+// rest); a near miss of a permission key (deny-tools, allowTools)
 // is an error. Claude Code's cosmetic color is accepted silently; other
 // unknown keys are only warnings, so that a definition written for a newer
 // version still loads. A description with an unquoted ": ", which strict
@@ -54,6 +55,12 @@ type Definition struct {
 	// "every tool" to perm.
 	AllowTools []perm.Rule
 	DenyTools  []perm.Rule
+	// Hidden are the built-in tools the agent does not have: those
+	// Claude Code's tools: does not list, and those disallowedTools
+	// names bare, each once. Their calls are denied (perm.Policy.Hidden),
+	// and only theirs: hiding Read does not deny a Bash command that
+	// reads a file, as a bare Read in deny_tools does.
+	Hidden []string
 	// Model is the model as the file names it ("" when not set); see
 	// ResolveModel.
 	Model string
@@ -187,8 +194,10 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 			return p.doc.Errorf(v, "allow_tools is empty: list the tools the agent may use, or remove the key to leave tools to the mode")
 		}
 	case "deny_tools", "disallowedTools":
-		// disallowedTools is Claude Code's name for deny_tools; both
-		// given deny the union.
+		// disallowedTools is Claude Code's: it removes tools from the
+		// agent, so its bare built-in names hide those tools (Hidden);
+		// its rules with a pattern and MCP names are deny rules, as
+		// deny_tools' are. Both given deny the union.
 		var rs []perm.Rule
 		if rs, err = p.doc.Rules(k.Value, v); err != nil {
 			return err
@@ -198,13 +207,23 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 			// more likely a rule lost than one meant.
 			return p.doc.Errorf(v, "%s is empty: list the rules to deny, or remove the key", k.Value)
 		}
-		d.DenyTools = append(d.DenyTools, rs...)
+		for _, r := range rs {
+			if k.Value == "disallowedTools" && !r.HasPattern && builtin(r.Tool) {
+				d.hide(r.Tool)
+			} else {
+				d.DenyTools = append(d.DenyTools, r)
+			}
+		}
 	case "tools":
 		// Claude Code's tools limits what the model sees. It is never an
-		// allow rule: every built-in tool it does not list is denied.
+		// allow rule: every built-in tool it does not list is hidden.
 		var rs []perm.Rule
-		if rs, err = p.visibleTools(k, v); err != nil {
+		var hidden []string
+		if hidden, rs, err = p.visibleTools(k, v); err != nil {
 			return err
+		}
+		for _, t := range hidden {
+			d.hide(t)
 		}
 		d.DenyTools = append(d.DenyTools, rs...)
 	case "max_turns", "maxTurns":
@@ -265,36 +284,49 @@ func permissionKeyMiss(key string) string {
 	return ""
 }
 
-// visibleTools turns Claude Code's tools list (bare tool names) into deny
-// rules for every built-in tool it does not list, and for MCP tools when
-// it lists none.
-func (p *parser) visibleTools(k, v *yaml.Node) ([]perm.Rule, error) {
+// visibleTools reads Claude Code's tools list (bare tool names): the
+// built-in tools it does not list are hidden, and MCP tools, when it
+// lists none, are denied (MCP(mcp__*), a rule that covers only their own
+// calls).
+func (p *parser) visibleTools(k, v *yaml.Node) ([]string, []perm.Rule, error) {
 	listed, err := p.doc.Rules(k.Value, v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(listed) == 0 {
-		return nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
+		return nil, nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
 	}
 	names := map[string]bool{}
 	mcp := false
 	for _, r := range listed {
 		if r.HasPattern {
-			return nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
+			return nil, nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
 		}
 		names[r.Tool] = true
 		mcp = mcp || strings.HasPrefix(r.Tool, "mcp__")
 	}
-	var deny []perm.Rule
+	var hidden []string
 	for _, t := range perm.Tools {
-		if !names[t] && t != "MCP" {
-			deny = append(deny, perm.Rule{Tool: t})
+		if !names[t] && builtin(t) {
+			hidden = append(hidden, t)
 		}
 	}
+	var deny []perm.Rule
 	if !mcp && !names["MCP"] {
 		deny = append(deny, perm.Rule{Tool: "MCP", Pattern: "mcp__*", HasPattern: true})
 	}
-	return deny, nil
+	return hidden, deny, nil
+}
+
+// builtin reports whether t names a built-in tool (MCP names rules
+// over MCP tools, not a tool).
+func builtin(t string) bool { return t != "MCP" && slices.Contains(perm.Tools, t) }
+
+// hide adds t to d.Hidden once.
+func (d *Definition) hide(t string) {
+	if !slices.Contains(d.Hidden, t) {
+		d.Hidden = append(d.Hidden, t)
+	}
 }
 
 // SplitRules splits a comma-separated list of rules; see

@@ -113,7 +113,7 @@ Be brief.
 			name: "Claude Code disallowedTools is deny_tools",
 			file: "---\nname: a\ndescription: d\ndeny_tools: Write\ndisallowedTools: Bash(rm:*), Edit\n---\nbody",
 			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
-				DenyTools: rules(t, "Write", "Bash(rm:*)", "Edit")},
+				DenyTools: rules(t, "Write", "Bash(rm:*)"), Hidden: []string{"Edit"}},
 		},
 		{
 			name:         "Claude Code permissionMode plan is explore",
@@ -141,7 +141,24 @@ Be brief.
 			name: "Claude Code tools denies every tool it does not list",
 			file: "---\nname: a\ndescription: d\ntools: Read, Grep, Glob, Bash, WebFetch, WebSearch, NotebookEdit, TaskCreate, TaskGet, TaskList, TaskUpdate, AskUserQuestion, Agent, Skill, LSP, CronList\n---\nbody",
 			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
-				DenyTools: rules(t, "Write", "Edit", "MCP(mcp__*)")},
+				DenyTools: rules(t, "MCP(mcp__*)"), Hidden: []string{"Write", "Edit"}},
+		},
+		// Hiding a tool denies its own calls only (Hidden), not a Bash
+		// command that reads or writes a file: tools: Bash keeps Bash
+		// usable. A bare disallowedTools name hides the tool the same way;
+		// gen's deny_tools stays a deny rule.
+		{
+			name: "Claude Code tools: Bash hides the other tools",
+			file: "---\nname: a\ndescription: d\ntools: Bash\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
+				DenyTools: rules(t, "MCP(mcp__*)"),
+				Hidden:    []string{"Read", "Glob", "Grep", "Write", "Edit", "NotebookEdit", "WebFetch", "WebSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Agent", "Skill", "LSP", "CronList"}},
+		},
+		{
+			name: "disallowedTools and tools hide a tool once",
+			file: "---\nname: a\ndescription: d\ntools: Read, Bash, Edit, Grep, Glob, WebFetch, WebSearch, NotebookEdit, TaskCreate, TaskGet, TaskList, TaskUpdate, AskUserQuestion, Agent, Skill, LSP, CronList, mcp__x__y\ndisallowedTools: Write, Edit, mcp__x__y\n---\nbody",
+			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
+				DenyTools: rules(t, "mcp__x__y"), Hidden: []string{"Write", "Edit"}},
 		},
 		{
 			name:    "tools with a pattern is an error",

@@ -77,25 +77,25 @@ func TestClaudeCodeAgentFiles(t *testing.T) {
 	tests := []struct {
 		name     string
 		mode     perm.Mode
-		deny     []string
+		hidden   []string
 		model    string
 		maxTurns int
 		memory   bool
 		desc     string   // prefix
 		warnings []string // exact
 	}{
-		{name: "architect", mode: perm.ModeExplore, deny: []string{"Write", "Edit", "NotebookEdit"}, model: "opus", maxTurns: 15,
+		{name: "architect", mode: perm.ModeExplore, hidden: []string{"Write", "Edit", "NotebookEdit"}, model: "opus", maxTurns: 15,
 			desc: "Designs changes before anyone writes code: reads"},
-		{name: "code-reviewer", mode: perm.ModeDefault, deny: hidden("Read", "Grep", "Glob", "Bash"), model: "sonnet",
+		{name: "code-reviewer", mode: perm.ModeDefault, hidden: hidden("Read", "Grep", "Glob", "Bash"), model: "sonnet",
 			desc:     "Expert code review specialist. Use PROACTIVELY after writing or changing code. Focus areas: correctness",
 			warnings: []string{file("code-reviewer.md") + `:3: description has an unquoted ": " that strict YAML rejects; read as plain text (quote the value to silence this)`}},
-		{name: "docs-writer", mode: perm.ModeDefault, deny: hidden("Read", "Write", "Edit", "Glob"), model: "inherit", memory: true,
+		{name: "docs-writer", mode: perm.ModeDefault, hidden: hidden("Read", "Write", "Edit", "Glob"), model: "inherit", memory: true,
 			desc: "Writes and updates documentation. Trigger: any change",
 			warnings: []string{
 				file("docs-writer.md") + `:3: description has an unquoted ": " that strict YAML rejects; read as plain text (quote the value to silence this)`,
 				file("docs-writer.md") + `:6: memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md`,
 			}},
-		{name: "test-runner", mode: perm.ModeAcceptEdits, deny: hidden("Read", "Edit", "Bash", "Grep"), model: "haiku",
+		{name: "test-runner", mode: perm.ModeAcceptEdits, hidden: hidden("Read", "Edit", "Bash", "Grep"), model: "haiku",
 			desc:     `Use this agent when tests need to be run and failures fixed. Examples:\n\n<example>\nContext: The user`,
 			warnings: []string{file("test-runner.md") + `:3: description has an unquoted ": " that strict YAML rejects; read as plain text (quote the value to silence this)`}},
 	}
@@ -121,8 +121,11 @@ func TestClaudeCodeAgentFiles(t *testing.T) {
 			if d.Mode != tt.mode || d.Model != tt.model || d.MaxTurns != tt.maxTurns || d.Memory != tt.memory {
 				t.Errorf("mode %s model %q maxTurns %d memory %v; want %s %q %d %v", d.Mode, d.Model, d.MaxTurns, d.Memory, tt.mode, tt.model, tt.maxTurns, tt.memory)
 			}
-			if got := deniedTools(d); !reflect.DeepEqual(got, tt.deny) {
-				t.Errorf("denied tools:\n got %q\nwant %q", got, tt.deny)
+			if got := deniedTools(d); got != nil {
+				t.Errorf("bare deny rules %q: Claude Code's tools and disallowedTools only hide tools", got)
+			}
+			if !reflect.DeepEqual(d.Hidden, tt.hidden) {
+				t.Errorf("hidden tools:\n got %q\nwant %q", d.Hidden, tt.hidden)
 			}
 			if !strings.HasPrefix(d.Description, tt.desc) {
 				t.Errorf("description = %q, want prefix %q", d.Description, tt.desc)

@@ -304,6 +304,10 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 			for _, e := range pol.Deny {
 				fmt.Fprintf(w, "  %s  (%s)\n", e.Rule, e.Source)
 			}
+			if len(pol.Hidden) > 0 {
+				// Their own calls are denied; not what Bash reads or writes.
+				fmt.Fprintf(w, "not its tools (tools, disallowedTools): %s\n", strings.Join(pol.Hidden, ", "))
+			}
 			return nil
 		},
 	}

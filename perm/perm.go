@@ -275,6 +275,13 @@ type Policy struct {
 	// covered by one of these rules are denied right after step 2, in
 	// every mode.
 	Constraint []Rule
+	// Hidden are the tools an agent does not have (the built-in tools
+	// its Claude Code tools: list leaves out, and the bare names its
+	// disallowedTools lists): a call of one is denied at step 1. Unlike
+	// a bare Read, Edit or Write deny rule, which also covers what other
+	// tools' calls read or write (a Bash command naming a file), hiding
+	// a tool denies only its own calls.
+	Hidden []string
 	// Session holds the session runtime permissions (step 4).
 	Session   []Rule
 	Workspace Workspace

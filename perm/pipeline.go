@@ -17,7 +17,7 @@ import (
 // steps 4–7 are decided per part of a compound Bash command and the
 // strictest part wins):
 //
-//  1. deny rules → Deny
+//  1. deny rules, and a tool the agent does not have (Policy.Hidden) → Deny
 //  2. bypass-immune checks (sensitive paths and the files hooks and MCP
 //     servers run (Policy.Code), destructive or suspicious commands, code
 //     a script carries in data, anything that cannot be analysed) → Ask;
@@ -70,6 +70,9 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	}
 	if rs.failed != "" {
 		return Result{Decision: Deny, Step: 1, Reason: rs.failed, Source: SourceBuiltin}
+	}
+	if slices.Contains(p.Hidden, c.req.Tool) {
+		return Result{Decision: Deny, Step: 1, Reason: fmt.Sprintf("tool %s is not one of the agent's tools", c.req.Tool), Source: SourceAgent}
 	}
 	// Path deny rules look at what commands read (classify). Otherwise
 	// a command is classified only when a later step needs it: a

@@ -124,6 +124,7 @@ func TestPolicyEqual(t *testing.T) {
 		"NoSandbox":  func(p *Policy) { p.NoSandbox = true },
 		"Failed":     func(p *Policy) { p.Failed = "settings.json: bad" },
 		"Code":       func(p *Policy) { p.Code = []string{"/w/hook.sh"} },
+		"Hidden":     func(p *Policy) { p.Hidden = []string{"Read"} },
 		"Sandbox": func(p *Policy) {
 			off := false
 			p.Sandbox.Network = &off

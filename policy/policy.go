@@ -133,7 +133,9 @@ type Parent struct {
 //     falls back to default when managed settings disable it, and auto
 //     when disableAutoMode is set;
 //   - deny: every settings deny rule (all scopes and CLI), the parent's
-//     deny rules, and the agent's deny_tools;
+//     deny rules, and the agent's deny_tools; the tools it does not have
+//     (Claude Code's tools: and disallowedTools) are Hidden: their own
+//     calls are denied, not what other tools' calls read or write;
 //   - ask: the settings ask rules (which, as Ask becomes Deny, deny);
 //   - allow: only the agent's allow_tools, which are also its constraint;
 //     no settings allow rule reaches a subagent; a project agent's
@@ -179,6 +181,7 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 	for _, r := range d.DenyTools {
 		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
 	}
+	p.Hidden = slices.Clone(d.Hidden)
 	p.Ask = append(p.Ask, s.Ask...)
 	p.Constraint = append(p.Constraint, d.AllowTools...)
 	restrictOnly := ""

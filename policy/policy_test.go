@@ -241,3 +241,49 @@ func TestSubagentProjectAllowToolsNeedTrust(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentHiddenTools: Claude Code's tools: and disallowedTools hide
+// tools; a call of a hidden tool is denied, and a Bash command that reads
+// or writes a file is decided by the mode as for any agent, not denied as
+// if it were a Read or a Write (issue: tools: Bash made every Bash call
+// naming a path a denied Read). gen's deny_tools: Read still denies what
+// Bash reads.
+func TestSubagentHiddenTools(t *testing.T) {
+	s := load(t, map[string]string{"a.txt": "x\n"})
+	parse := func(front string) *agent.Definition {
+		d, err := agent.Parse("a.md", []byte("---\nname: a\ndescription: d\n"+front+"---\nbody\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	bash := func(cmd string) perm.Request {
+		return perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}}
+	}
+	read := perm.Request{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}}
+	write := perm.Request{Tool: "Write", Input: map[string]any{"file_path": "b.txt", "content": "y"}}
+	edit := perm.Request{Tool: "Edit", Input: map[string]any{"file_path": "a.txt", "old_string": "x", "new_string": "y"}}
+	for _, tc := range []struct {
+		front string
+		req   perm.Request
+		want  perm.Decision
+	}{
+		{"tools: Bash\n", bash("cat a.txt"), perm.Allow},
+		{"tools: Bash\n", bash("ls"), perm.Allow},
+		{"tools: Bash\n", bash("git status"), perm.Allow},
+		{"tools: Bash\n", bash("touch b.txt"), perm.Deny}, // the mode still decides
+		{"tools: Bash\n", read, perm.Deny},
+		{"tools: Bash\npermissionMode: acceptEdits\n", bash("echo y > b.txt"), perm.Allow},
+		{"tools: Bash\npermissionMode: acceptEdits\n", write, perm.Deny},
+		{"disallowedTools: Write\npermissionMode: acceptEdits\n", bash("echo y > b.txt"), perm.Allow},
+		{"disallowedTools: Write\npermissionMode: acceptEdits\n", edit, perm.Allow},
+		{"disallowedTools: Write\npermissionMode: acceptEdits\n", write, perm.Deny},
+		{"disallowedTools: Read(./a.txt)\n", bash("cat a.txt"), perm.Deny}, // a rule with a pattern is a deny rule
+		{"deny_tools: Read\n", bash("cat a.txt"), perm.Deny},               // gen's bare deny rule covers Bash
+	} {
+		p, _ := Subagent(s, parse(tc.front), nil)
+		if r := perm.Evaluate(tc.req, &p); r.Decision != tc.want {
+			t.Errorf("%q: %s %v = %v (step %d: %s), want %v", tc.front, tc.req.Tool, tc.req.Input, r.Decision, r.Step, r.Reason, tc.want)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 // catalog order. d is the subagent's definition; nil for the main loop.
 func Visible(p *perm.Policy, d *agent.Definition) []string {
 	if d != nil {
-		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, subagent: true})
+		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: d.Hidden, subagent: true})
 	}
 	var bare []perm.Rule
 	for _, e := range p.Deny {
@@ -60,6 +60,8 @@ type filter struct {
 	// allowTools and denyTools are the agent's allow_tools and
 	// deny_tools (for the main loop: its bare deny rules).
 	allowTools, denyTools []perm.Rule
+	// hidden are the tools the agent does not have (agent.Definition).
+	hidden []string
 	// subagent is set when nobody can be asked, so Ask means Deny.
 	subagent bool
 }
@@ -81,7 +83,7 @@ type filter struct {
 //     commands are allowed in every mode;
 //   - a subagent never sees Agent or AskUserQuestion;
 //   - a bare rule in denyTools drops the tools it names (a patterned deny
-//     only refuses some calls, so the tool stays).
+//     only refuses some calls, so the tool stays), and so does hidden.
 func visible(f filter) []string {
 	var out []string
 	for _, name := range schema.Names {
@@ -108,7 +110,7 @@ func (f filter) shows(name string) bool {
 	if f.subagent && (name == "Agent" || name == "AskUserQuestion") {
 		return false
 	}
-	return !namedBy(f.denyTools, name, true)
+	return !namedBy(f.denyTools, name, true) && !slices.Contains(f.hidden, name)
 }
 
 // ShowsSkill reports whether a run under p shows the model the Skill tool
@@ -120,7 +122,7 @@ func (f filter) shows(name string) bool {
 func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
 	f := filter{mode: p.Mode}
 	if d != nil {
-		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
+		f.allowTools, f.denyTools, f.hidden, f.subagent = d.AllowTools, d.DenyTools, d.Hidden, true
 	}
 	for _, e := range p.Deny {
 		if !e.Rule.HasPattern {
