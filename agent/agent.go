@@ -19,9 +19,12 @@
 // max_turns, tools to Hidden, the tools it does not list, and
 // disallowedTools to Hidden for bare tool names and to deny_tools for the
 // rest); a near miss of a permission key (deny-tools, allowTools)
-// is an error. Claude Code's cosmetic color is accepted silently; other
-// unknown keys are only warnings, so that a definition written for a newer
-// version still loads. A description with an unquoted ": ", which strict
+// is an error. Claude Code's cosmetic color is accepted silently, and
+// its keys gen does not use (skills, mcpServers, background, effort,
+// isolation, initialPrompt, memory) are warnings; any other key refuses
+// the agent, with a suggestion where one is near, and so do YAML merge
+// keys (<<) and Claude Code's hooks, which gen does not run for an agent.
+// A description with an unquoted ": ", which strict
 // YAML rejects and Claude Code accepts, is read as plain text with a
 // warning; no other value is recovered that way.
 //
@@ -247,14 +250,65 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// Claude Code's persistent agent memory (user, project, local) is
 		// another feature than project memory; say so rather than guess.
 		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md", p.doc.Path, p.doc.Line(k)))
+	case "hooks":
+		// Claude Code runs these hooks while the agent runs; dropping
+		// them would let the calls they block through.
+		return p.doc.Errorf(k, "hooks in agent frontmatter are not supported: put them in a settings file, or remove the key")
 	default:
+		if slices.Contains(claudeUnused, k.Value) {
+			p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: %s (a Claude Code key) is not supported by gen and is ignored", p.doc.Path, p.doc.Line(k), k.Value))
+			break
+		}
+		// Any other key refuses the agent: one that looks like a
+		// permission key but is none (deny, denied_tools, blockedTools)
+		// would silently drop its rules.
 		if near := permissionKeyMiss(k.Value); near != "" {
-			// A misspelt permission key would silently drop its rules.
 			return p.doc.Errorf(k, "unknown key %q: did you mean %q?", k.Value, near)
 		}
-		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: unknown key %q", p.doc.Path, p.doc.Line(k), k.Value))
+		if near := nearestKey(k.Value); near != "" {
+			return p.doc.Errorf(k, "unknown key %q: did you mean %q?", k.Value, near)
+		}
+		return p.doc.Errorf(k, "unknown key %q (gen reads %s, and Claude Code's %s)", k.Value, strings.Join(genKeys, ", "), strings.Join(append(slices.Clone(claudeKeys), claudeUnused...), ", "))
 	}
 	return err
+}
+
+// The frontmatter keys: gen's own, Claude Code's that gen reads (hooks
+// and memory refused or warned about by name), and Claude Code's that gen
+// does not use, which are warnings so that a Claude Code file loads.
+var (
+	genKeys      = []string{"name", "description", "mode", "allow_tools", "deny_tools", "model", "max_turns", "project_memory"}
+	claudeKeys   = []string{"tools", "disallowedTools", "permissionMode", "maxTurns", "color", "hooks", "memory"}
+	claudeUnused = []string{"skills", "mcpServers", "background", "effort", "isolation", "initialPrompt"}
+)
+
+// nearestKey returns the frontmatter key that key most likely misspells
+// (ignoring case, "-" and "_"): one within a few edits, or one it is the
+// start of (deny for deny_tools); "" if none.
+func nearestKey(key string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(s))
+	}
+	k := norm(key)
+	best, bestD := "", 0
+	for _, want := range slices.Concat(genKeys, claudeKeys, claudeUnused) {
+		w := norm(want)
+		d := editdist.Distance(k, w)
+		limit := 1
+		switch {
+		case len(w) > 8:
+			limit = 3
+		case len(w) > 4:
+			limit = 2
+		}
+		if len(k) >= 4 && strings.HasPrefix(w, k) {
+			d = min(d, 1) // deny, disallowed
+		}
+		if d <= limit && (best == "" || d < bestD) {
+			best, bestD = want, d
+		}
+	}
+	return best
 }
 
 // permissionKeys are the frontmatter keys that carry permissions, gen's and

@@ -32,6 +32,8 @@ func rules(t *testing.T, texts ...string) []perm.Rule {
 
 const modes = "default, acceptEdits, explore, dontAsk, bypassPermissions, auto"
 
+const knownKeys = "name, description, mode, allow_tools, deny_tools, model, max_turns, project_memory, and Claude Code's tools, disallowedTools, permissionMode, maxTurns, color, hooks, memory, skills, mcpServers, background, effort, isolation, initialPrompt"
+
 func TestParse(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -101,11 +103,71 @@ Be brief.
 			want:         &Definition{Name: "a", Description: "d", Mode: perm.ModeExplore, Path: "a.md", Warnings: []string{"a.md:1: empty body: the agent has no system prompt"}},
 			promptSuffix: exploreNotice,
 		},
+		// Claude Code's keys gen does not use are warnings; any other key
+		// refuses the agent: one that looks like a permission key but is
+		// none would silently drop its rules.
 		{
-			name: "unknown keys are warnings with their line",
-			file: "---\nname: a\ndescription: d\ncolour: blue\nhooks: {}\n---\nbody",
+			name: "Claude Code's keys gen does not use are warnings with their line",
+			file: "---\nname: a\ndescription: d\nskills: [pdf]\nmcpServers: [github]\nbackground: true\neffort: high\nisolation: worktree\ninitialPrompt: go\ncolor: blue\n---\nbody",
 			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
-				Warnings: []string{`a.md:4: unknown key "colour"`, `a.md:5: unknown key "hooks"`}},
+				Warnings: []string{
+					`a.md:4: skills (a Claude Code key) is not supported by gen and is ignored`,
+					`a.md:5: mcpServers (a Claude Code key) is not supported by gen and is ignored`,
+					`a.md:6: background (a Claude Code key) is not supported by gen and is ignored`,
+					`a.md:7: effort (a Claude Code key) is not supported by gen and is ignored`,
+					`a.md:8: isolation (a Claude Code key) is not supported by gen and is ignored`,
+					`a.md:9: initialPrompt (a Claude Code key) is not supported by gen and is ignored`,
+				}},
+		},
+		{
+			name:    "an unknown key is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ncolour: blue\n---\nbody",
+			wantErr: `a.md:4: unknown key "colour": did you mean "color"?`,
+		},
+		{
+			name:    "denied_tools is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ndenied_tools: Bash\n---\nbody",
+			wantErr: `a.md:4: unknown key "denied_tools": did you mean "deny_tools"?`,
+		},
+		{
+			name:    "deniedTools is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ndeniedTools: Bash\n---\nbody",
+			wantErr: `a.md:4: unknown key "deniedTools": did you mean "deny_tools"?`,
+		},
+		{
+			name:    "deny is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ndeny: Bash\n---\nbody",
+			wantErr: `a.md:4: unknown key "deny": did you mean "deny_tools"?`,
+		},
+		{
+			name:    "disallowed is an error with a suggestion",
+			file:    "---\nname: a\ndescription: d\ndisallowed: Bash\n---\nbody",
+			wantErr: `a.md:4: unknown key "disallowed": did you mean "disallowedTools"?`,
+		},
+		{
+			name:    "blockedTools is an error",
+			file:    "---\nname: a\ndescription: d\nblockedTools: Bash\n---\nbody",
+			wantErr: `a.md:4: unknown key "blockedTools" (gen reads ` + knownKeys + `)`,
+		},
+		{
+			name:    "a key of no meaning is an error",
+			file:    "---\nname: a\ndescription: d\nx-team: infra\n---\nbody",
+			wantErr: `a.md:4: unknown key "x-team" (gen reads ` + knownKeys + `)`,
+		},
+		{
+			name:    "a YAML merge key is an error",
+			file:    "---\nbase: &b\n  deny_tools: Bash\nname: a\ndescription: d\n<<: *b\n---\nbody",
+			wantErr: `a.md:6: YAML merge keys (<<) are not supported: write the keys out`,
+		},
+		{
+			name:    "hooks refuse the agent",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse: []\n---\nbody",
+			wantErr: `a.md:4: hooks in agent frontmatter are not supported: put them in a settings file, or remove the key`,
+		},
+		{
+			name:    "a YAML merge key is an error at its line",
+			file:    "---\nname: a\ndescription: d\n<<: {deny_tools: Bash}\n---\nbody",
+			wantErr: `a.md:4: YAML merge keys (<<) are not supported: write the keys out`,
 		},
 		// Issue 8: a misspelt or foreign permission key is never dropped
 		// silently. Claude Code's keys are mapped; near misses are errors.
@@ -647,11 +709,11 @@ func TestBuiltins(t *testing.T) {
 }
 
 func TestCatalogWarnings(t *testing.T) {
-	c, err := Load(fstest.MapFS{"b.md": agentFile("b", "hue: 1\n")}, fstest.MapFS{"a.md": agentFile("a", "colour: red\n")})
+	c, err := Load(fstest.MapFS{"b.md": agentFile("b", "effort: high\n")}, fstest.MapFS{"a.md": agentFile("a", "background: true\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`~/.gen/agents/a.md:4: unknown key "colour"`, `.gen/agents/b.md:4: unknown key "hue"`}
+	want := []string{`~/.gen/agents/a.md:4: background (a Claude Code key) is not supported by gen and is ignored`, `.gen/agents/b.md:4: effort (a Claude Code key) is not supported by gen and is ignored`}
 	if got := c.Warnings(); !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
 	}
@@ -793,7 +855,7 @@ func BenchmarkLoad1000(b *testing.B) {
 func TestLoadParallelSameAsSequential(t *testing.T) {
 	fsys := fstest.MapFS{}
 	for i := range 200 {
-		text := fmt.Sprintf("---\nname: a%03d\ndescription: d\nfrobnicate: %d\n---\nbody\n", i, i)
+		text := fmt.Sprintf("---\nname: a%03d\ndescription: d\neffort: e%d\n---\nbody\n", i, i)
 		switch {
 		case i%17 == 0:
 			text = "no frontmatter"

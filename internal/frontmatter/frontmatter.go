@@ -88,6 +88,11 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 		if k.Kind != yaml.ScalarNode {
 			return nil, d.Errorf(k, "keys must be plain names")
 		}
+		if k.ShortTag() == "!!merge" {
+			// The keys a merge brings in would not be read as keys of
+			// their own: a merged deny_tools would silently vanish.
+			return nil, d.Errorf(k, "YAML merge keys (<<) are not supported: write the keys out")
+		}
 		if line, dup := seen[k.Value]; dup {
 			return nil, d.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
 		}
