@@ -23,7 +23,7 @@
 // its keys gen does not use (skills, mcpServers, background, effort,
 // isolation, initialPrompt, memory) are warnings; any other key refuses
 // the agent, with a suggestion where one is near, and so do YAML merge
-// keys (<<) and Claude Code's hooks, which gen does not run for an agent.
+// keys (<<). Claude Code's hooks are the agent's own (Definition.Hooks).
 // A description with an unquoted ": ", which strict
 // YAML rejects and Claude Code accepts, is read as plain text with a
 // warning; no other value is recovered that way.
@@ -35,6 +35,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -42,6 +43,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/editdist"
 	"github.com/gen-run/gen/internal/frontmatter"
 	"github.com/gen-run/gen/internal/lazyre"
@@ -58,6 +60,11 @@ type Definition struct {
 	// "every tool" to perm.
 	AllowTools []perm.Rule
 	DenyTools  []perm.Rule
+	// Hooks are the agent's own hooks (Claude Code's hooks: in the
+	// frontmatter, hook.ParseAgent): they run besides the session's while
+	// the agent runs, a project agent's only in a trusted project
+	// (trust.AgentHooks). Their Source is not set.
+	Hooks hook.Config
 	// Hidden are the built-in tools the agent does not have: those
 	// Claude Code's tools: does not list, and those disallowedTools
 	// names bare, each once. Their calls are denied (perm.Policy.Hidden),
@@ -251,9 +258,11 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// another feature than project memory; say so rather than guess.
 		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md", p.doc.Path, p.doc.Line(k)))
 	case "hooks":
-		// Claude Code runs these hooks while the agent runs; dropping
-		// them would let the calls they block through.
-		return p.doc.Errorf(k, "hooks in agent frontmatter are not supported: put them in a settings file, or remove the key")
+		// Claude Code's hooks scoped to the agent: they run, besides the
+		// session's, while the agent runs (package trust says when).
+		if d.Hooks, err = p.hooks(k, v); err != nil {
+			return err
+		}
 	default:
 		if slices.Contains(claudeUnused, k.Value) {
 			p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: %s (a Claude Code key) is not supported by gen and is ignored", p.doc.Path, p.doc.Line(k), k.Value))
@@ -271,6 +280,70 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		return p.doc.Errorf(k, "unknown key %q (gen reads %s, and Claude Code's %s)", k.Value, strings.Join(genKeys, ", "), strings.Join(append(slices.Clone(claudeKeys), claudeUnused...), ", "))
 	}
 	return err
+}
+
+// hooks parses the agent's hooks: the YAML value v of the key k, as JSON,
+// with hook.ParseAgent. An error names the line of the offending key.
+func (p *parser) hooks(k, v *yaml.Node) (hook.Config, error) {
+	if v.Kind != yaml.MappingNode {
+		return hook.Config{}, p.doc.Errorf(v, "hooks must be a mapping of event names to lists of matcher groups")
+	}
+	raw, err := p.doc.JSON(v)
+	if err != nil {
+		return hook.Config{}, err
+	}
+	c, err := hook.ParseAgent(p.doc.Path, raw)
+	var pe *hook.ParseError
+	if errors.As(err, &pe) {
+		return hook.Config{}, p.doc.Errorf(keyNode(k, v, pe.Key), "%s: %s", pe.Key, pe.Msg)
+	}
+	if err != nil {
+		return hook.Config{}, p.doc.Errorf(k, "%v", err)
+	}
+	if c.Empty() {
+		// hooks: {} or groups without hooks: more likely a hook lost
+		// than none meant, as for an empty deny_tools.
+		return hook.Config{}, p.doc.Errorf(k, "hooks is empty: configure a hook, or remove the key")
+	}
+	return c, nil
+}
+
+// hookKeyStep is one step of a hook.ParseError key: a member name or an
+// index.
+var hookKeyStep = lazyre.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
+
+// keyNode returns the node of the hooks value v (the value of key k) that
+// a key such as hooks.PreToolUse[0].hooks[1].timeout names, as deep as
+// the key can be followed: a member by its key, the line a person looks
+// for.
+func keyNode(k, v *yaml.Node, key string) *yaml.Node {
+	at := k
+	for _, st := range hookKeyStep().FindAllStringSubmatch(strings.TrimPrefix(key, "hooks"), -1) {
+		v = frontmatter.Resolve(v)
+		switch {
+		case st[1] != "" && v.Kind == yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				if v.Content[i].Value == st[1] {
+					at, next = v.Content[i], v.Content[i+1]
+				}
+			}
+			if next == nil {
+				return at
+			}
+			v = next
+		case st[2] != "" && v.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(st[2])
+			if err != nil || i >= len(v.Content) {
+				return at
+			}
+			v = v.Content[i]
+			at = v
+		default:
+			return at
+		}
+	}
+	return at
 }
 
 // The frontmatter keys: gen's own, Claude Code's that gen reads (hooks

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/agenttest"
 	"github.com/gen-run/gen/perm"
 )
@@ -159,10 +161,42 @@ Be brief.
 			file:    "---\nbase: &b\n  deny_tools: Bash\nname: a\ndescription: d\n<<: *b\n---\nbody",
 			wantErr: `a.md:6: YAML merge keys (<<) are not supported: write the keys out`,
 		},
+		// An agent's hooks parse as settings hooks do, with errors at
+		// the line of the offending key.
 		{
-			name:    "hooks refuse the agent",
+			name:    "empty hooks are an error",
 			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse: []\n---\nbody",
-			wantErr: `a.md:4: hooks in agent frontmatter are not supported: put them in a settings file, or remove the key`,
+			wantErr: `a.md:4: hooks is empty: configure a hook, or remove the key`,
+		},
+		{
+			name:    "hooks that are not a mapping are an error",
+			file:    "---\nname: a\ndescription: d\nhooks: [x]\n---\nbody",
+			wantErr: `a.md:4: hooks must be a mapping of event names to lists of matcher groups`,
+		},
+		{
+			name:    "a hook matcher naming no tool is an error at its line",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bassh\n      hooks:\n        - type: command\n          command: ./check.sh\n---\nbody",
+			wantErr: `a.md:6: hooks.PreToolUse[0].matcher: "Bassh" names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`,
+		},
+		{
+			name:    "a bad hook timeout is an error at its line",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  PostToolUse:\n    - hooks:\n        - type: command\n          command: ./check.sh\n          timeout: 1e10\n---\nbody",
+			wantErr: `a.md:9: hooks.PostToolUse[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`,
+		},
+		{
+			name:    "an unknown hook event is an error at its line",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse: []\n  BeforeTool: []\n---\nbody",
+			wantErr: `a.md:6: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop)`,
+		},
+		{
+			name:    "a SessionStart hook of an agent is an error",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  SessionStart:\n    - hooks: [{type: command, command: x}]\n---\nbody",
+			wantErr: `a.md:5: hooks.SessionStart: an agent's hooks run while it runs, and SessionStart does not come then: put the hook in a settings file`,
+		},
+		{
+			name:    "a merge key in hooks is an error",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse:\n    - <<: {matcher: Bash}\n      hooks: [{type: command, command: x}]\n---\nbody",
+			wantErr: `a.md:6: YAML merge keys (<<) are not supported: write the keys out`,
 		},
 		{
 			name:    "a YAML merge key is an error at its line",
@@ -507,6 +541,43 @@ Be brief.
 				t.Errorf("definition:\n got %+v\nwant %+v", d, &want)
 			}
 		})
+	}
+}
+
+// TestParseHooks: Claude Code's hooks in agent frontmatter are the
+// agent's own hooks, Stop running as SubagentStop, each with the file and
+// key it came from.
+func TestParseHooks(t *testing.T) {
+	d, err := Parse("a.md", []byte(`---
+name: a
+description: d
+hooks:
+  PreToolUse:
+    - matcher: "Bash"
+      hooks:
+        - type: command
+          command: "./scripts/check.sh"
+          timeout: 30
+  Stop:
+    - hooks:
+        - {type: command, command: ./scripts/stop.sh}
+---
+body`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := d.Hooks.Matching(hook.PreToolUse, "Bash")
+	if len(pre) != 1 || pre[0].Command != "./scripts/check.sh" || pre[0].Timeout != 30*time.Second || pre[0].Origin != "a.md: hooks.PreToolUse[0].hooks[0]" {
+		t.Errorf("PreToolUse(Bash) = %+v", pre)
+	}
+	if len(d.Hooks.Matching(hook.PreToolUse, "Read")) != 0 {
+		t.Error("a Bash hook matched Read")
+	}
+	if stop := d.Hooks.Matching(hook.SubagentStop, "a"); len(stop) != 1 || stop[0].Command != "./scripts/stop.sh" {
+		t.Errorf("SubagentStop = %+v, want the Stop hook", stop)
+	}
+	if d.Warnings != nil {
+		t.Errorf("warnings %q", d.Warnings)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/chat"
 	"github.com/gen-run/gen/loop/offline"
@@ -303,6 +304,19 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 			fmt.Fprintln(w, "deny:")
 			for _, e := range pol.Deny {
 				fmt.Fprintf(w, "  %s  (%s)\n", e.Rule, e.Source)
+			}
+			if !def.Hooks.Empty() {
+				var evs []string
+				for _, ev := range hook.Events {
+					if def.Hooks.Has(ev) {
+						evs = append(evs, string(ev))
+					}
+				}
+				state := "run while it runs"
+				if _, w := trust.AgentHooks(set, def); w != "" {
+					state = "not run: " + w
+				}
+				fmt.Fprintf(w, "hooks:       %s (%s)\n", strings.Join(evs, ", "), state)
 			}
 			if len(pol.Hidden) > 0 {
 				// Their own calls are denied; not what Bash reads or writes.

@@ -60,6 +60,7 @@ func TestOfferTrust(t *testing.T) {
 		{"allow rules", map[string]string{".gen/settings.json": `{"permissions": {"allow": ["Bash(*)"]}}`}, "y\n", true, true},
 		{"a project agent with allow_tools", map[string]string{".claude/agents/pwn.md": "---\nname: pwn\ndescription: d\nallow_tools: Bash\n---\nx\n"}, "y\n", true, true},
 		{"a project agent with a widening mode", map[string]string{".gen/agents/pwn.md": "---\nname: pwn\ndescription: d\nmode: bypassPermissions\n---\nx\n"}, "n\n", true, false},
+		{"a project agent with hooks", map[string]string{".claude/agents/h.md": "---\nname: h\ndescription: d\nhooks:\n  PreToolUse:\n    - hooks: [{type: command, command: ./x.sh}]\n---\nx\n"}, "y\n", true, true},
 		{"a project agent that only narrows: nothing to trust", map[string]string{".gen/agents/ro.md": "---\nname: ro\ndescription: d\nmode: explore\ndeny_tools: Bash\n---\nx\n"}, "y\n", false, false},
 		{"deny and ask rules only: nothing to trust", map[string]string{".gen/settings.json": `{"permissions": {"deny": ["Read"], "ask": ["Bash"]}}`}, "y\n", false, false},
 	} {

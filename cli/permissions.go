@@ -202,11 +202,14 @@ func runCheck(ctx context.Context, o *checkOptions, args []string, s Streams) er
 		return err
 	}
 	c := policy.Check{ModeFlag: o.mode != "", Headless: o.headless}
+	// The agents the main loop may delegate to: the files their hooks
+	// run are code to it too.
+	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+	if err != nil {
+		return usageErr(err)
+	}
+	c.Agents = cat.All()
 	if o.agent != "" {
-		cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
-		if err != nil {
-			return usageErr(err)
-		}
 		def, err := cat.Lookup(o.agent)
 		if err != nil {
 			return usageErr(fmt.Errorf("%w (see gen agent list)", err))

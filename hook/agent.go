@@ -2,6 +2,8 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 )
 
 // Agent runs hooks on behalf of one agent of one session: it fills in the
@@ -79,4 +81,39 @@ func (c Config) Empty() bool {
 		}
 	}
 	return true
+}
+
+// agentEvents are the events an agent's own hooks may name: those that
+// come while the agent runs. Stop is Claude Code's name in agent
+// frontmatter for the agent's end, which for gen's agents (subagents) is
+// SubagentStop.
+var agentEvents = []Event{PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
+
+// ParseAgent parses the hooks of an agent definition (Claude Code's
+// hooks: in agent frontmatter, converted to JSON), origin naming the
+// file, as Parse does. Stop hooks run as SubagentStop hooks, with their
+// matchers ignored as under Stop; SessionStart and UserPromptSubmit,
+// which never come while an agent runs, are errors, as a hook that would
+// silently never run.
+func ParseAgent(origin string, raw json.RawMessage) (Config, error) {
+	c, err := Parse(origin, raw)
+	if err != nil {
+		return Config{}, err
+	}
+	for _, ev := range Events {
+		if c.Has(ev) && !slices.Contains(agentEvents, ev) {
+			return Config{}, parser{origin}.errorf("hooks."+string(ev), "an agent's hooks run while it runs, and %s does not come then: put the hook in a settings file", ev)
+		}
+	}
+	if stops := c.groups[Stop]; len(stops) > 0 {
+		// Before the SubagentStop groups, as Parse orders events by name.
+		var gs []Group
+		for _, g := range stops {
+			g.Matcher, g.names, g.re = "", nil, nil
+			gs = append(gs, g)
+		}
+		c.groups[SubagentStop] = append(gs, c.groups[SubagentStop]...)
+		delete(c.groups, Stop)
+	}
+	return c, nil
 }

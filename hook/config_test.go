@@ -215,3 +215,81 @@ func TestFilterMergeDedup(t *testing.T) {
 		t.Error("Filter modified its receiver")
 	}
 }
+
+// TestParseAgent: an agent's own hooks (Claude Code's hooks: in agent
+// frontmatter) parse as settings hooks do; Stop becomes SubagentStop, as
+// it runs when the agent, a subagent, finishes (its matcher, ignored
+// under Stop, stays ignored), and the events that never come while an
+// agent runs are errors rather than hooks that silently never run.
+func TestParseAgent(t *testing.T) {
+	c, err := ParseAgent("a.md", []byte(`{
+		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "check.sh"}]}],
+		"Stop": [{"matcher": "whatever", "hooks": [{"type": "command", "command": "stop.sh"}]}],
+		"SubagentStop": [{"hooks": [{"type": "command", "command": "sub.sh"}]}]
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Has(Stop) || !c.Has(SubagentStop) {
+		t.Errorf("Has(Stop) %v, Has(SubagentStop) %v: want Stop run as SubagentStop", c.Has(Stop), c.Has(SubagentStop))
+	}
+	var got []string
+	for _, h := range c.Matching(SubagentStop, "reviewer") {
+		got = append(got, h.Command+" "+h.Origin)
+	}
+	if want := []string{"stop.sh a.md: hooks.Stop[0].hooks[0]", "sub.sh a.md: hooks.SubagentStop[0].hooks[0]"}; !slices.Equal(got, want) {
+		t.Errorf("SubagentStop hooks %q, want %q", got, want)
+	}
+	if hs := c.Matching(PreToolUse, "Bash"); len(hs) != 1 || hs[0].Command != "check.sh" {
+		t.Errorf("PreToolUse(Bash) = %+v", hs)
+	}
+	for raw, want := range map[string]string{
+		`{"SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}]}`:     `a.md: hooks.SessionStart: an agent's hooks run while it runs, and SessionStart does not come then: put the hook in a settings file`,
+		`{"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "x"}]}]}`: `a.md: hooks.UserPromptSubmit: an agent's hooks run while it runs, and UserPromptSubmit does not come then: put the hook in a settings file`,
+		`{"PreToolUse": [{"matcher": "Bassh", "hooks": []}]}`:                      `a.md: hooks.PreToolUse[0].matcher: "Bassh" names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`,
+	} {
+		if _, err := ParseAgent("a.md", []byte(raw)); err == nil || err.Error() != want {
+			t.Errorf("ParseAgent(%s) = %v, want %s", raw, err, want)
+		}
+	}
+}
+
+// TestRunnerWith: a runner With an agent's hooks runs the session's and
+// the agent's, each command once, the session's first; the agent's are
+// asked for at each event.
+func TestRunnerWith(t *testing.T) {
+	session := &Runner{Config: mustParse(t, "s.json", `{"PreToolUse": [{"hooks": [{"type": "command", "command": "s.sh"}, {"type": "command", "command": "both.sh"}]}]}`), ProjectDir: "/p"}
+	agentHooks := mustParse(t, "a.md", `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "both.sh"}, {"type": "command", "command": "a.sh"}]}]}`)
+	on := true
+	r := session.With(func() Config {
+		if on {
+			return agentHooks
+		}
+		return Config{}
+	}, "/other")
+	cmds := func(ev Event, subject string) []string {
+		var out []string
+		for _, h := range r.config().Matching(ev, subject) {
+			out = append(out, h.Command)
+		}
+		return out
+	}
+	if got, want := cmds(PreToolUse, "Bash"), []string{"s.sh", "both.sh", "a.sh"}; !slices.Equal(got, want) {
+		t.Errorf("with the agent's hooks: %q, want %q", got, want)
+	}
+	if got, want := cmds(PreToolUse, "Read"), []string{"s.sh", "both.sh"}; !slices.Equal(got, want) {
+		t.Errorf("Read: %q, want %q", got, want)
+	}
+	on = false
+	if got, want := cmds(PreToolUse, "Bash"), []string{"s.sh", "both.sh"}; !slices.Equal(got, want) {
+		t.Errorf("once the agent's hooks may not run: %q, want %q", got, want)
+	}
+	if r.ProjectDir != "/p" {
+		t.Errorf("ProjectDir %q, want the session's", r.ProjectDir)
+	}
+	on = true
+	alone := (*Runner)(nil).With(func() Config { return agentHooks }, "/other")
+	if !alone.Has(PreToolUse) || alone.ProjectDir != "/other" {
+		t.Errorf("With on no session runner: Has %v, ProjectDir %q", alone.Has(PreToolUse), alone.ProjectDir)
+	}
+}

@@ -84,6 +84,26 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 // Has reports whether any hook that may run now is configured for ev.
 func (r *Runner) Has(ev Event) bool { return r.config().Has(ev) }
 
+// With returns a runner of r's hooks and, after them, those extra gives
+// at each event: an agent's own hooks while it runs, which extra gives
+// only while they may run (trust). It keeps r's environment and project
+// directory; on a nil r (no session hooks) it runs only extra's, with
+// projectDir as the project directory.
+func (r *Runner) With(extra func() Config, projectDir string) *Runner {
+	out := &Runner{ProjectDir: projectDir}
+	if r != nil {
+		out.ProjectDir, out.Env = r.ProjectDir, r.Env
+	}
+	out.Current = func() Config {
+		var base Config
+		if r != nil {
+			base = r.config()
+		}
+		return Merge(base, extra())
+	}
+	return out
+}
+
 // config returns the hooks that may run now.
 func (r *Runner) config() Config {
 	if r.Current != nil {

@@ -27,6 +27,10 @@ type Runtime struct {
 	Grants []perm.Rule
 	// Dirs are the directories added with /add-dir.
 	Dirs []string
+	// Agents are the agents the main loop may delegate to: the files
+	// their hooks run are code (perm.Policy.Code) for the main loop too,
+	// which could change one before it delegates.
+	Agents []*agent.Definition
 }
 
 // Main returns the main loop's policy: every settings scope and CLI flag,
@@ -42,7 +46,7 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Allow:     slices.Clone(s.Allow),
 		Session:   slices.Clone(rt.Grants),
 		Workspace: ws,
-		Code:      code(s),
+		Code:      code(s, rt.Agents...),
 	}
 	confine(&p, s)
 	compile(&p)
@@ -50,14 +54,20 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 }
 
 // code returns the files the hooks that may run under s name
-// (hook.Config.Files) and those the MCP servers that may start name
-// (settings.Settings.MCPFiles), for perm.Policy.Code: found afresh for
-// every policy, so a script made since the settings were loaded is
-// protected too.
-func code(s *settings.Settings) []string {
+// (hook.Config.Files), those the MCP servers that may start name
+// (settings.Settings.MCPFiles) and those the hooks of agents may run
+// (trust.AgentHooks), for perm.Policy.Code: found afresh for every
+// policy, so a script made since the settings were loaded is protected
+// too.
+func code(s *settings.Settings, agents ...*agent.Definition) []string {
 	hooks, _ := trust.RunnableHooks(s)
 	ws := s.Workspace
 	files := append(hooks.Files(ws.Cwd, ws.Root, ws.Home), s.MCPFiles()...)
+	for _, d := range agents {
+		if ah, _ := trust.AgentHooks(s, d); !ah.Empty() {
+			files = append(files, ah.Files(ws.Cwd, ws.Root, ws.Home)...)
+		}
+	}
 	slices.Sort(files)
 	return slices.Compact(files)
 }
@@ -140,7 +150,8 @@ type Parent struct {
 //   - allow: only the agent's allow_tools, which are also its constraint;
 //     no settings allow rule reaches a subagent; a project agent's
 //     allow_tools in an untrusted project only constrain;
-//   - NoPrompt: nobody can be asked, so Ask becomes Deny.
+//   - NoPrompt: nobody can be asked, so Ask becomes Deny;
+//   - Code: also the files the agent's own hooks run (trust.AgentHooks).
 //
 // warnings says what was adjusted.
 func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm.Policy, warnings []string) {
@@ -148,7 +159,7 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		Mode:      d.Mode,
 		Workspace: s.Workspace,
 		NoPrompt:  true,
-		Code:      code(s),
+		Code:      code(s, d),
 	}
 	confine(&p, s)
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
@@ -182,6 +193,9 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
 	}
 	p.Hidden = slices.Clone(d.Hidden)
+	if _, w := trust.AgentHooks(s, d); w != "" {
+		warnings = append(warnings, w)
+	}
 	p.Ask = append(p.Ask, s.Ask...)
 	p.Constraint = append(p.Constraint, d.AllowTools...)
 	restrictOnly := ""
@@ -217,12 +231,14 @@ type Check struct {
 	ModeFlag bool
 	// Headless evaluates as a headless run: Ask becomes Deny.
 	Headless bool
+	// Agents are the agents the main loop may delegate to (Runtime).
+	Agents []*agent.Definition
 }
 
 // ForCheck returns the policy c describes under settings s, and warnings
 // about what was adjusted.
 func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
-	p := Main(s, Runtime{Mode: s.Mode})
+	p := Main(s, Runtime{Mode: s.Mode, Agents: c.Agents})
 	var warns []string
 	if c.Agent != nil {
 		p, warns = Subagent(s, c.Agent, nil)

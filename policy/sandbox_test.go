@@ -196,3 +196,44 @@ func TestCodeAfterCd(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeOfAgentHooks: the files an agent's own hooks run are code to
+// that agent's policy and to the main loop's, which may delegate to it
+// (Runtime.Agents), when those hooks may run: a project agent's only in
+// a trusted project.
+func TestCodeOfAgentHooks(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		s := loadScopes(t, "", `{}`, "", trusted)
+		root, err := filepath.EvalSymlinks(s.Workspace.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(root, "hooks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(root, "hooks", "check.sh")
+		if err := os.WriteFile(script, []byte("exit 2\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		d, err := agent.Parse(filepath.Join(root, ".gen/agents/h.md"), []byte("---\nname: h\ndescription: d\nhooks:\n  PreToolUse:\n    - hooks: [{type: command, command: sh hooks/check.sh}]\n---\nx\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Source = agent.SourceProject
+		sub, warns := Subagent(s, d, nil)
+		main := Main(s, Runtime{Agents: []*agent.Definition{d}})
+		plain := Main(s, Runtime{})
+		if got := slices.Contains(sub.Code, script); got != trusted {
+			t.Errorf("trusted %v: the agent's Code %q has its hook's script: %v", trusted, sub.Code, got)
+		}
+		if got := slices.Contains(main.Code, script); got != trusted {
+			t.Errorf("trusted %v: the main loop's Code %q has the agent's hook's script: %v", trusted, main.Code, got)
+		}
+		if slices.Contains(plain.Code, script) {
+			t.Errorf("no agents: Code %q", plain.Code)
+		}
+		if hasWarn := slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, "ignoring project hooks") }); hasWarn == trusted {
+			t.Errorf("trusted %v: warnings %q", trusted, warns)
+		}
+	}
+}

@@ -236,7 +236,7 @@ func (s *Session) build(set *settings.Settings) perm.Policy {
 	if !set.ModeAllowed(s.mode) {
 		s.mode = perm.ModeDefault
 	}
-	return policy.Main(s.set, policy.Runtime{Mode: s.mode, Grants: s.session, Dirs: s.dirs})
+	return policy.Main(s.set, policy.Runtime{Mode: s.mode, Grants: s.session, Dirs: s.dirs, Agents: s.catalog.All()})
 }
 
 // Check decides one call as the main loop's gate does (it implements

