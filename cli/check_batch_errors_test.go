@@ -119,3 +119,23 @@ func TestBatchInterrupted(t *testing.T) {
 		t.Errorf("output after the interruption: %q", rest)
 	}
 }
+
+// --input is read as strictly as a --batch line: a repeated name, which
+// two readers could take differently (the first or the last value), and
+// invalid UTF-8 are errors, not a decision about one of the readings.
+func TestCheckInputStrict(t *testing.T) {
+	dir := project(t)
+	for _, in := range []string{
+		`{"command": "ls", "command": "rm -rf /"}`,
+		"{\"command\": \"ls \xff\"}",
+		`{"command": "ls"} x`,
+	} {
+		code, out, errs := run("permissions", "check", "--cwd", dir, "--input", in, "Bash")
+		if code != 2 || out != "" || !strings.Contains(errs, "--input") {
+			t.Errorf("--input %q: exit %d, stdout %q, stderr %q; want a usage error", in, code, out, errs)
+		}
+	}
+	if code, out, errs := run("permissions", "check", "--cwd", dir, "--input", `{"command": "ls"}`, "Bash"); code != 0 || !strings.HasPrefix(out, "allow") {
+		t.Errorf("a plain --input: exit %d, %q, %q", code, out, errs)
+	}
+}

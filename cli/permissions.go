@@ -255,8 +255,11 @@ func parseCheckCall(callText, input string) (perm.Request, error) {
 	if strings.Contains(callText, "(") {
 		return perm.Request{}, fmt.Errorf("with --input, CALL is a bare tool name, not %q", callText)
 	}
+	// Strict, as a --batch line is: a repeated name (read as its first
+	// value by one reader and its last by another) or invalid UTF-8 is an
+	// error.
 	var in map[string]any
-	if err := json.Unmarshal([]byte(input), &in); err != nil {
+	if err := jsonv2.Unmarshal([]byte(input), &in); err != nil {
 		return perm.Request{}, fmt.Errorf("--input: %w", err)
 	}
 	if in == nil {
