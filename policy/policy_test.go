@@ -50,7 +50,7 @@ func load(t *testing.T, files map[string]string) *settings.Settings {
 }
 
 func TestMain(t *testing.T) {
-	s := load(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"], "ask": ["Bash"], "deny": ["Edit"], "additionalDirectories": ["/x"]}}`})
+	s := load(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Read"], "ask": ["Bash"], "deny": ["Edit"], "additionalDirectories": ["/usr"]}}`})
 	grant := perm.Rule{Tool: "Bash"}
 	p := Main(s, Runtime{Mode: perm.ModeDontAsk, Grants: []perm.Rule{grant}, Dirs: []string{"/y"}})
 	if p.Mode != perm.ModeDontAsk || p.NoPrompt || len(p.Constraint) != 0 || !reflect.DeepEqual(p.Session, []perm.Rule{grant}) {
@@ -59,12 +59,12 @@ func TestMain(t *testing.T) {
 	if !reflect.DeepEqual(p.Allow, s.Allow) || !reflect.DeepEqual(p.Ask, s.Ask) || !reflect.DeepEqual(p.Deny, s.Deny) {
 		t.Errorf("policy rules differ from settings: %+v", p)
 	}
-	if !reflect.DeepEqual(p.Workspace.Dirs, []string{"/x", "/y"}) {
+	if !reflect.DeepEqual(p.Workspace.Dirs, []string{"/usr", "/y"}) {
 		t.Errorf("dirs = %v", p.Workspace.Dirs)
 	}
 	p.Deny[0].Rule.Tool = "Changed"
 	p.Workspace.Dirs[0] = "/changed"
-	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/x" {
+	if s.Deny[0].Rule.Tool != "Edit" || s.Workspace.Dirs[0] != "/usr" {
 		t.Error("modifying the policy changed the settings")
 	}
 }

@@ -22,6 +22,7 @@ func TestClaudeManagedExamples(t *testing.T) {
 		allow, ask, deny                                 int
 		mode                                             perm.Mode
 		dirs                                             []string
+		missingDirs                                      []string // warned about: not on this machine
 		aliases                                          map[string]string
 		warnKeys                                         []string // unknown top-level keys warned about
 		mcpOnly                                          bool
@@ -39,7 +40,7 @@ func TestClaudeManagedExamples(t *testing.T) {
 		{file: "sandbox-only.json", rulesOnly: true, deny: 4, required: true,
 			sandboxWarn: []string{"allowUnsandboxedCommands"}},
 		{file: "org-policy.json", disableBypass: true, disableAuto: true, rulesOnly: true, hooksOnly: true, deny: 3,
-			mode: perm.ModeDefault, dirs: []string{"/opt/shared-docs"}, mcpOnly: true,
+			mode: perm.ModeDefault, missingDirs: []string{"/opt/shared-docs"}, mcpOnly: true,
 			warnKeys: []string{"env", "model", "cleanupPeriodDays", "includeCoAuthoredBy", "companyAnnouncements"}},
 		{file: "project.json", allow: 4, ask: 1, deny: 2, mode: perm.ModeAcceptEdits,
 			aliases:  map[string]string{"sonnet": "qwen3-coder", "haiku": "qwen3-small"},
@@ -72,8 +73,12 @@ func TestClaudeManagedExamples(t *testing.T) {
 			if !reflect.DeepEqual(f.ModelAliases, tt.aliases) {
 				t.Errorf("aliases = %v, want %v", f.ModelAliases, tt.aliases)
 			}
-			var keys, sbKeys []string
+			var keys, sbKeys, missing []string
 			for _, w := range warns {
+				if _, d, ok := strings.Cut(w, "permissions.additionalDirectories: "); ok {
+					missing = append(missing, strings.TrimSuffix(d, " is not an existing directory; ignored"))
+					continue
+				}
 				if _, k, ok := strings.Cut(w, ": sandbox."); ok {
 					sbKeys = append(sbKeys, k[:strings.IndexByte(k, ':')])
 					continue
@@ -84,6 +89,9 @@ func TestClaudeManagedExamples(t *testing.T) {
 					continue
 				}
 				keys = append(keys, k[:strings.IndexByte(k, '"')])
+			}
+			if !reflect.DeepEqual(missing, tt.missingDirs) {
+				t.Errorf("missing directories warned about = %q, want %q", missing, tt.missingDirs)
 			}
 			if !reflect.DeepEqual(keys, tt.warnKeys) {
 				t.Errorf("warned keys = %q, want %q", keys, tt.warnKeys)
@@ -183,6 +191,9 @@ func TestClaudeFiles(t *testing.T) {
 	writeFile(t, claude(l.project), `{"permissions": {"defaultMode": "dontAsk", "ask": ["Bash(git push:*)"], "additionalDirectories": ["../docs"]}, "modelAliases": {"sonnet": "from-project"}}`)
 	writeFile(t, l.user, `{"modelAliases": {"sonnet": "from-user", "opus": "big"}}`)
 	writeFile(t, claude(l.user), `{"permissions": {"deny": ["WebFetch"], "disableBypassPermissionsMode": "disable"}}`)
+	if err := os.MkdirAll(filepath.Join(l.root, "..", "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	// Trusted: the project's acceptEdits and additional directory need it.
 	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Trust: true})

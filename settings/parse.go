@@ -2,6 +2,7 @@ package settings
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -334,6 +335,14 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			dir, err := resolveDir(s.Str, base, home)
 			if err != nil {
 				return nil, nil, p.errAt(s.Off, "permissions.additionalDirectories: %v", err)
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				// As for --add-dir: a directory that is not there yet
+				// would be workspace the moment anything appears under
+				// that name. Leaving it out only narrows.
+				line, _ := lineCol(p.data, s.Off)
+				p.warn = append(p.warn, fmt.Sprintf("%s:%d: permissions.additionalDirectories: %s is not an existing directory; ignored", p.path, line, dir))
+				continue
 			}
 			f.AdditionalDirectories = appendUnique(f.AdditionalDirectories, dir)
 		}

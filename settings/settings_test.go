@@ -95,6 +95,7 @@ func TestLoad(t *testing.T) {
 		warnings                        []string
 		disableBypass, managedRulesOnly bool
 		files                           int
+		mkdirs                          []string // directories to make first, after expand
 	}{
 		{
 			name:    "misspelt permissions object is an error, not an empty policy",
@@ -319,13 +320,26 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name:       "additionalDirectories resolve against the project root, cwd and home; flags against cwd",
-			project:    `{"permissions": {"additionalDirectories": ["../shared-docs/", "/abs/dir"]}}`,
-			user:       `{"permissions": {"additionalDirectories": ["data", "~/notes", "/abs/dir"]}}`,
+			project:    `{"permissions": {"additionalDirectories": ["../shared-docs/", "/usr"]}}`,
+			user:       `{"permissions": {"additionalDirectories": ["data", "~/notes", "/usr"]}}`,
 			opts:       Options{AddDirs: []string{"rel", "x/../y"}, Trust: true},
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
-			dirs:       []string{"{root}/../shared-docs", "/abs/dir", "{cwd}/data", "{home}/notes", "{cwd}/rel", "{cwd}/y"},
+			dirs:       []string{"{root}/../shared-docs", "/usr", "{cwd}/data", "{home}/notes", "{cwd}/rel", "{cwd}/y"},
 			files:      2,
+			mkdirs:     []string{"{root}/../shared-docs", "{cwd}/data", "{home}/notes"},
+		},
+		{
+			// As --add-dir: a directory that is not there would be
+			// workspace the moment anything appears under its name.
+			name:       "an additional directory that does not exist is ignored with a warning naming the file and line",
+			user:       "{\"permissions\": {\"additionalDirectories\": [\n\"~/notes\", \"~/gone\"]}}",
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			dirs:       []string{"{home}/notes"},
+			warnings:   []string{"{user}:2: permissions.additionalDirectories: {home}/gone is not an existing directory; ignored"},
+			files:      1,
+			mkdirs:     []string{"{home}/notes"},
 		},
 		{
 			// A cloned repository must not widen the user's policy: its
@@ -338,6 +352,7 @@ func TestLoad(t *testing.T) {
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
 			dirs:       []string{"{home}/notes"},
+			mkdirs:     []string{"{home}/notes"},
 			warnings: []string{
 				"{local}: ignoring project additionalDirectories: the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
 				"{project}: ignoring project additionalDirectories: the project {root} is not trusted (trust it with `gen trust {root}`, or --trust for one run)",
@@ -616,6 +631,11 @@ func TestLoad(t *testing.T) {
 			} {
 				if f.present {
 					writeFile(t, f.path, f.content)
+				}
+			}
+			for _, d := range tt.mkdirs {
+				if err := os.MkdirAll(l.expand(d), 0o755); err != nil {
+					t.Fatal(err)
 				}
 			}
 			opts := tt.opts
