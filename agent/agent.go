@@ -133,6 +133,10 @@ func Parse(path string, data []byte) (*Definition, error) {
 			return nil, doc.Missing(req)
 		}
 	}
+	if ms := d.Hooks.Unmatched(hook.SubagentStop, d.Name); len(ms) > 0 {
+		// They run only while this agent runs, so they would never run.
+		return nil, p.doc.Errorf(p.hooksKey, "hooks.SubagentStop matcher %q does not match the agent's name %q: the hook would never run", ms[0], d.Name)
+	}
 	d.Warnings = p.warnings
 	d.Path = path
 	d.Prompt = doc.Body
@@ -160,6 +164,8 @@ type parser struct {
 	// the mode and the turn limit, so that both spellings at once are an
 	// error rather than a silent choice.
 	modeKey, turnsKey string
+	// hooksKey is the hooks key, for errors about the hooks as a whole.
+	hooksKey *yaml.Node
 }
 
 func (p *parser) field(d *Definition, k, v *yaml.Node) error {
@@ -263,6 +269,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		if d.Hooks, err = p.hooks(k, v); err != nil {
 			return err
 		}
+		p.hooksKey = k
 	default:
 		if slices.Contains(claudeUnused, k.Value) {
 			p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: %s (a Claude Code key) is not supported by gen and is ignored", p.doc.Path, p.doc.Line(k), k.Value))

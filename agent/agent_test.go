@@ -194,6 +194,11 @@ Be brief.
 			wantErr: `a.md:5: hooks.SessionStart: an agent's hooks run while it runs, and SessionStart does not come then: put the hook in a settings file`,
 		},
 		{
+			name:    "a SubagentStop matcher naming another agent is an error",
+			file:    "---\nname: a\ndescription: d\nhooks:\n  SubagentStop:\n    - matcher: b\n      hooks: [{type: command, command: x}]\n---\nbody",
+			wantErr: `a.md:4: hooks.SubagentStop matcher "b" does not match the agent's name "a": the hook would never run`,
+		},
+		{
 			name:    "a merge key in hooks is an error",
 			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse:\n    - <<: {matcher: Bash}\n      hooks: [{type: command, command: x}]\n---\nbody",
 			wantErr: `a.md:6: YAML merge keys (<<) are not supported: write the keys out`,

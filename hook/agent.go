@@ -117,3 +117,16 @@ func ParseAgent(origin string, raw json.RawMessage) (Config, error) {
 	}
 	return c, nil
 }
+
+// Unmatched returns, in configuration order, the matchers of ev's groups
+// that do not match subject: for an agent's own SubagentStop hooks, a
+// matcher naming another agent, whose hooks would never run.
+func (c Config) Unmatched(ev Event, subject string) []string {
+	var out []string
+	for _, g := range c.groups[ev] {
+		if !g.Matches(subject) {
+			out = append(out, g.Matcher)
+		}
+	}
+	return out
+}
