@@ -440,7 +440,8 @@ func stepConstraint(c *call, rs *ruleSet) (Result, bool) {
 
 // stepParts runs steps 4–7 on every part and combines them: the strictest
 // decision wins (the earliest step among equals); an Allow names the
-// latest step any part needed, and every rule that allowed a part.
+// latest step any part needed (at that step, a part that is not only
+// read-only), and every rule that allowed a part.
 func stepParts(c *call, p *Policy, rs *ruleSet) Result {
 	var out Result
 	var rules []string
@@ -462,8 +463,10 @@ func stepParts(c *call, p *Policy, rs *ruleSet) Result {
 			rules = nil
 		case r.Decision == out.Decision && r.Decision != Allow && r.Step < out.Step:
 			out = r
-		case r.Decision == Allow && out.Decision == Allow && r.Step > out.Step:
-			out.Step, out.Reason, out.Source = r.Step, r.Reason, r.Source
+		case r.Decision == Allow && out.Decision == Allow && (r.Step > out.Step || r.Step == out.Step && out.readOnly && !r.readOnly):
+			// At one step, what the mode allowed beyond reading (an
+			// edit) is the reason, not the read-only part beside it.
+			out.Step, out.Reason, out.Source, out.readOnly = r.Step, r.Reason, r.Source, r.readOnly
 		}
 		if r.Decision == Allow && r.Rule != "" && !slices.Contains(rules, r.Rule) {
 			rules = append(rules, r.Rule)
