@@ -8,10 +8,24 @@ import (
 // writers are programs that write, delete or link the files their operands
 // name, with the options of theirs that take an argument.
 var writers = map[string]optSpec{
-	"cp":       {args: "StZ", longArgs: []string{"target-directory", "suffix", "backup", "context"}, permute: true},
-	"mv":       {args: "StZ", longArgs: []string{"target-directory", "suffix", "backup", "context"}, permute: true},
-	"install":  {args: "gmoStZ", longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program", "context"}, permute: true},
-	"ln":       {args: "St", longArgs: []string{"suffix", "target-directory"}, permute: true},
+	// cp, mv, install and ln name every long option (coreutils 9), so
+	// that an abbreviation resolves as the program resolves it; an
+	// option with an optional value (--backup[=CONTROL], --context[=CTX])
+	// takes none from the next word.
+	"cp": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix", "no-preserve", "sparse"},
+		long: []string{"archive", "attributes-only", "backup", "context", "copy-contents", "debug", "dereference", "force",
+			"help", "interactive", "keep-directory-symlink", "link", "no-clobber", "no-dereference", "no-target-directory",
+			"one-file-system", "parents", "preserve", "recursive", "reflink", "remove-destination", "strip-trailing-slashes",
+			"symbolic-link", "update", "verbose", "version"}},
+	"mv": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix"},
+		long: []string{"backup", "context", "debug", "exchange", "force", "help", "interactive", "no-clobber", "no-copy",
+			"no-target-directory", "strip-trailing-slashes", "update", "verbose", "version"}},
+	"install": {args: "gmoSt", permute: true, longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"},
+		long: []string{"backup", "compare", "context", "debug", "directory", "help", "no-target-directory", "preserve-context",
+			"preserve-timestamps", "strip", "verbose", "version"}},
+	"ln": {args: "St", permute: true, longArgs: []string{"suffix", "target-directory"},
+		long: []string{"backup", "directory", "force", "help", "interactive", "logical", "no-dereference", "no-target-directory",
+			"physical", "relative", "symbolic", "verbose", "version"}},
 	"tee":      {permute: true},
 	"rm":       {permute: true},
 	"rmdir":    {permute: true},
@@ -19,7 +33,7 @@ var writers = map[string]optSpec{
 	"shred":    {args: "nsu", longArgs: []string{"iterations", "size", "remove", "random-source"}, permute: true},
 	"touch":    {args: "dtr", longArgs: []string{"date", "reference"}, permute: true},
 	"truncate": {args: "sr", longArgs: []string{"size", "reference"}, permute: true},
-	"mkdir":    {args: "mZ", longArgs: []string{"mode", "context"}, permute: true},
+	"mkdir":    {args: "m", longArgs: []string{"mode"}, long: []string{"context", "parents", "verbose", "help", "version"}, permute: true},
 	"chmod":    {longArgs: []string{"reference"}, permute: true},
 	"chown":    {longArgs: []string{"reference", "from"}, permute: true},
 	"chgrp":    {longArgs: []string{"reference"}, permute: true},
@@ -143,7 +157,15 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 		}
 	}
 	switch prog {
-	case "cp", "mv", "install":
+	case "install":
+		if hasOpt(args, "-d", "--directory") {
+			for _, o := range operands {
+				add(o) // install -d makes every directory it names
+			}
+			break
+		}
+		fallthrough
+	case "cp", "mv":
 		if !target && len(operands) >= 2 {
 			add(operands[len(operands)-1])
 		}

@@ -39,3 +39,40 @@ func TestLinkTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestWrites: the files writers' operands name, read with their options
+// as coreutils reads them (-Z and --backup take no value from the next
+// word; install -d makes every directory it names).
+func TestWrites(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"cp -Z a b", []string{"b"}},
+		{"cp --context a b", []string{"b"}},
+		{"cp --backup a b", []string{"b"}},
+		{"mv --backup -Z a b", []string{"b"}},
+		{"install -Z -m 644 a b", []string{"b"}},
+		{"install -d a b", []string{"a", "b"}},
+		{"install --directory a b", []string{"a", "b"}},
+		{"mkdir -Z a b", []string{"a", "b"}},
+		{"ln -s --backup a b", []string{"a", "b"}},
+	} {
+		s, err := Parse(tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range s.Commands {
+			ts, _ := c.Writes()
+			for _, w := range ts {
+				got = append(got, w.Value)
+			}
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Writes = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
