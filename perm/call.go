@@ -60,8 +60,10 @@ type part struct {
 
 	// kindRead, kindWrite
 	path target
-	// dynamic is set for a redirect whose target is not a static word.
+	// dynamic is set for a redirect whose target is not a static word,
+	// and a write whose targets are not known; why, if set, says why.
 	dynamic bool
+	why     string
 	// owner is 1 + the index of the command part whose arguments name
 	// this write (cp's destination), or 0.
 	owner int
@@ -133,6 +135,12 @@ type call struct {
 	xargsOK bool
 	// unsandboxed: a Bash call with dangerouslyDisableSandbox set.
 	unsandboxed bool
+	// treeMemo memoises tree; copied are the trees and glob directories
+	// the script's placements read (writtenTrees); placedN counts the
+	// paths they put in place.
+	treeMemo map[string]treeAnswer
+	copied   []placedTree
+	placedN  int
 }
 
 // calls holds released calls, whose scratch space (parts, memo maps,
@@ -337,6 +345,9 @@ func (c *call) analyseBash() {
 	}
 	c.script = s
 	c.cdBases(s)
+	// Where cp, mv, install and ln put what they place.
+	pls := placings(s)
+	single := len(s.Commands) == 1
 	c.parts = slices.Grow(c.parts[:0], len(s.Commands)+len(s.Redirects)+1)
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
@@ -362,6 +373,7 @@ func (c *call) analyseBash() {
 		}
 	}
 	c.writer = 0
+	c.placeWrites(pls, single)
 	for _, r := range s.Redirects {
 		k := kindRead
 		if r.Output {
@@ -375,6 +387,7 @@ func (c *call) analyseBash() {
 		}
 		c.pathParts(k, r.Target)
 	}
+	c.writtenTrees()
 	if len(c.parts) == 0 {
 		c.invalid = "empty command"
 	}

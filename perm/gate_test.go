@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,12 @@ func TestGateSoundness(t *testing.T) {
 		"clean2/.git/HEAD":   "ref: refs/heads/main\n",
 		"clean2/.git/config": "[core]\n\tbare = false\n",
 		"clean2/notes/HEAD":  "junk\n",
+		// A tree to copy or move into place (cp -r, mv, ln -s).
+		"stage/.github/workflows/ci.yml": "on: push\n",
+		"stage/.gen/settings.json":       "{}\n",
+		"stage/.bashrc":                  "x\n",
+		".github/workflows/ci.yml":       "on: push\n",
+		"docs/guide.md":                  "g\n",
 	} {
 		full := filepath.Join(f.root, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -113,10 +120,24 @@ func TestGateSoundness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A link the tree holds: a copy of it (cp -P, mv) leads where it does.
+	if err := os.Symlink(".", filepath.Join(f.root, "stage/self")); err != nil {
+		t.Fatal(err)
+	}
+	// A tree with more files than the gate enumerates.
+	for i := range maxPlaced + 1 {
+		if err := os.MkdirAll(filepath.Join(f.root, "big", fmt.Sprint(i%64)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(f.root, "big", fmt.Sprint(i%64), fmt.Sprint(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bypass := mode(ModeBypass)
 	inSrc := func(p *Policy) { p.Workspace.Cwd = filepath.Join(f.root, "src") }
 	denyRm := all(deny("Bash(rm:*)"), bypass)
 	denyCurl := all(deny("Bash(curl:*)"), bypass)
+	denyGithub := all(deny("Edit(./.github/**)"), bypass)
 
 	cases := []evalCase{
 		// Over-strictness is a defect: ordinary reads are allowed.
@@ -277,6 +298,36 @@ func TestGateSoundness(t *testing.T) {
 		{"path rule matches its path", allow("Bash(/usr/bin/python3 *)"), bashReq("/usr/bin/python3 x.py"), Allow, 6, ""},
 		{"name rule does not match another path", allow("Bash(python3 *)"), bashReq("/tmp/evil/python3 x.py"), Ask, 7, ""},
 		{"path rule does not match the bare name", allow("Bash(/usr/bin/python3 *)"), bashReq("python3 x.py"), Ask, 7, ""},
+
+		// What cp, mv, install and ln put in a directory is the
+		// directory's entry for each source, with the source's whole tree
+		// when a directory lands (cp -r, mv): every path is judged.
+		{"into a directory: mv", denyGithub, bashReq("mv stage/.github ."), Deny, 1, ".github"},
+		{"into a directory: cp -r", denyGithub, bashReq("cp -r stage/.github ."), Deny, 1, ".github"},
+		{"into a directory: ln -s", denyGithub, bashReq("ln -s stage/.github ."), Deny, 1, ".github"},
+		{"into a directory: the contents of a directory", denyGithub, bashReq("cp -R stage/. ."), Deny, 1, ".github"},
+		{"into a directory: -t", denyGithub, bashReq("cp -rt . stage/.github"), Deny, 1, ".github"},
+		{"into a directory: several sources", denyGithub, bashReq("mv README.md stage/.github ."), Deny, 1, ".github"},
+		{"into a directory: trailing slash", denyGithub, bashReq("cp -r stage/.github ./"), Deny, 1, ".github"},
+		{"into a directory: deep in the tree", all(deny("Edit(./.github/workflows/**)"), bypass), bashReq("cp -r stage/.github ."), Deny, 1, ".github/workflows"},
+		{"into a directory: --parents", all(deny("Edit(./docs/stage/**)"), bypass), bashReq("cp --parents stage/.github/workflows/ci.yml docs"), Deny, 1, "docs/stage"},
+		{"into a directory: under an allow rule for mv", all(allow("Bash(mv:*)"), deny("Edit(./.github/**)")), bashReq("mv stage/.github ."), Deny, 1, ".github"},
+		{"into a directory: under an allow rule for cp", all(allow("Bash(cp:*)"), deny("Edit(./.github/**)")), bashReq("cp -r stage/.github ."), Deny, 1, ".github"},
+		{"into a directory: sensitive paths in the tree", bypass, bashReq("cp -R stage/. ."), Ask, 2, "sensitive path"},
+		{"into a directory: sensitive paths in the tree, home", bypass, bashReq("cp -R stage/. ~"), Ask, 2, ".bashrc"},
+		{"into a directory: sensitive paths deep in the tree", bypass, bashReq("cp -r stage docs"), Ask, 2, "docs/stage/"},
+		{"into a directory: sensitive paths under an allow rule", allow("Bash(cp:*)"), bashReq("cp -R stage/. ~"), Ask, 2, ".bashrc"},
+		{"into a directory: a source the command makes", bypass, bashReq("mkdir -p new/x && cp -r new/. ."), Ask, 2, "not there yet"},
+		{"into a directory: a source the command writes in", bypass, bashReq("echo x > src/new && cp -r src/. out"), Ask, 2, "writes in"},
+		{"into a directory: too large a tree", bypass, bashReq("cp -r big ."), Ask, 2, "more than"},
+		{"into a directory: find's {}", bypass, bashReq("find stage -name '.b*' -exec cp {} ~ \\;"), Ask, 2, "{}"},
+		{"backup suffix", bypass, bashReq("cp -b -S rc README.md ~/.bash"), Ask, 2, ".bashrc"},
+		{"ok: a file into a directory", denyGithub, bashReq("cp README.md docs/"), Allow, 3, ""},
+		{"ok: a tree to a new name", denyGithub, bashReq("cp -r src newdir"), Allow, 3, ""},
+		// Alone, cp finds newdir missing: stage/.github becomes newdir.
+		{"ok: a tree with sensitive paths to a new name", bypass, bashReq("cp -r stage/.github newdir"), Allow, 3, ""},
+		{"ok: mv into a directory under an allow rule", allow("Bash(mv:*)"), bashReq("mv README.md docs"), Allow, 6, ""},
+		{"ok: cp -r into a directory under an allow rule", allow("Bash(cp:*)"), bashReq("cp -r src docs"), Allow, 6, ""},
 
 		// A deny rule's program mentioned anywhere.
 		{"mention: setarch", denyCurl, bashReq("setarch x86_64 -R curl x"), Deny, 1, ""},

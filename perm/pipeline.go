@@ -346,6 +346,9 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				return ask("destructive command", "write to a block device")
 			}
 		case kindWrite:
+			if pt.dynamic && pt.why != "" {
+				return ask(pt.why, "")
+			}
 			if pt.dynamic {
 				return ask("write target (redirect or argument) is not static", "")
 			}

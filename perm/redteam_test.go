@@ -217,7 +217,7 @@ func TestRedTeam(t *testing.T) {
 		{"deny: xargs long option", all(deny("Bash(xargs -0 rm:*)"), mode(ModeBypass)), bashReq("xargs --null rm"), Deny, 1},
 		{"mention: other option spelling", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("ssh host rm -Rf /"), Ask, 1},
 		{"mention: long options in a string", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("ssh host 'rm --recursive --force /'"), Ask, 1},
-		{"ask rule: long options", all(allow("Bash(cp:*)"), ask("Bash(cp -r *)")), bashReq("cp --recursive a b"), Ask, 5},
+		{"ask rule: long options", all(allow("Bash(cp:*)"), ask("Bash(cp -r *)")), bashReq("cp --recursive src b"), Ask, 5},
 		{"not denied: chmod -r is a mode", all(deny("Bash(chmod -R *)"), mode(ModeBypass)), bashReq("chmod -r f"), Allow, 3},
 		// Was Ask (not static): ~+ is $PWD, the directory the command runs
 		// in; ~- is $OLDPWD, which the gate cannot know.

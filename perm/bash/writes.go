@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -228,4 +229,169 @@ func hasOpt(args []arg, opts ...string) bool {
 		}
 	}
 	return false
+}
+
+// LinkKind says what a placement puts at its destination.
+type LinkKind uint8
+
+const (
+	Copies    LinkKind = iota // the files themselves: a copy or a move
+	SymLinks                  // symbolic links to the sources (ln -s, cp -s)
+	HardLinks                 // hard links to the sources (ln, cp -l)
+)
+
+// Placement is how one reading of a cp, mv, install or ln command puts
+// its sources in place. Each source lands at Dest itself, or, where Dest
+// is a directory, at Dest/basename(source); a source whose basename is
+// "." or ".." (stage/.) puts what is in it there. Unless the command says
+// which (Into, Onto), the caller decides it from the file system.
+type Placement struct {
+	Prog    string
+	Sources []Word
+	Dest    Word
+	// Into: Dest is a directory the sources land in (-t, several
+	// sources, ln with one operand, which links into the current
+	// directory). Onto: -T, Dest is the path itself.
+	Into, Onto bool
+	// Tree: a directory source lands with everything in it (cp -r, -R,
+	// -a; mv).
+	Tree bool
+	// Parents: cp --parents, a source lands at Dest/source as written.
+	Parents bool
+	// Link says whether the command makes links instead (ln, cp -s, cp
+	// -l); Relative is ln -r, whose symbolic links lead where their
+	// source names from the current directory, not from the link's.
+	Link     LinkKind
+	Relative bool
+	// Deref: cp -L (or -H, for the sources named), links in a source
+	// are followed, not copied.
+	Deref bool
+	// Backup: an existing destination is first renamed to its name with
+	// a suffix: Suffix where SuffixSet (-S), else SIMPLE_BACKUP_SUFFIX or
+	// "~".
+	Backup    bool
+	Suffix    string
+	SuffixSet bool
+	// Unsure says why the paths the command writes are not known: a
+	// source or destination holds find's "{}", which find replaces.
+	Unsure string
+}
+
+// Placements returns how the command places files, in each of its
+// readings whose words are static (a reading with a word that is not is
+// dynamic to Writes, which the caller asks as such): cp, mv, install
+// (without -d) and ln.
+func (c *Command) Placements() []Placement {
+	var out []Placement
+	for _, v := range c.variants() {
+		if len(v) == 0 || !v[0].Static {
+			continue
+		}
+		prog := path.Base(v[0].Value)
+		switch prog {
+		case "cp", "mv", "install", "ln":
+		default:
+			continue
+		}
+		spec := writers[prog]
+		args, err := writerArgs(&spec, v)
+		if err != nil {
+			continue
+		}
+		if p, ok := placement(prog, args); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// placement reads one reading's parsed arguments; false for install -d,
+// which places nothing (Writes has its directories), for a word that is
+// not static, and for a command missing its operands.
+func placement(prog string, args []arg) (Placement, bool) {
+	p := Placement{Prog: prog, Tree: prog == "mv"}
+	if prog == "ln" {
+		p.Link = HardLinks
+	}
+	word := func(a arg) (Word, bool) {
+		if a.word == nil {
+			return Word{Raw: a.val, Value: a.val, Static: true}, true
+		}
+		return *a.word, a.word.Static
+	}
+	var ops []Word
+	dest, into := Word{}, false
+	for _, a := range args {
+		switch a.opt {
+		case "":
+			w, ok := word(a)
+			if !ok {
+				return Placement{}, false
+			}
+			ops = append(ops, w)
+		case "-t", "--target-directory":
+			w, ok := word(a)
+			if !ok {
+				return Placement{}, false
+			}
+			dest, into = w, true
+		case "-T", "--no-target-directory":
+			p.Onto = true
+		case "-b":
+			p.Backup = true
+		case "--backup":
+			p.Backup = !a.hasVal || (a.val != "none" && a.val != "off")
+		case "-S", "--suffix":
+			p.Suffix, p.SuffixSet = a.val, true
+			if a.word != nil && !a.word.Static {
+				p.Unsure = "the backup suffix is not static"
+			}
+		case "-d", "--directory":
+			if prog == "install" {
+				return Placement{}, false
+			}
+		}
+		switch prog {
+		case "cp":
+			switch a.opt {
+			case "-r", "-R", "-a", "--recursive", "--archive":
+				p.Tree = true
+			case "-s", "--symbolic-link":
+				p.Link = SymLinks
+			case "-l", "--link":
+				p.Link = HardLinks
+			case "-L", "--dereference", "-H":
+				p.Deref = true
+			case "--parents":
+				p.Parents = true
+			}
+		case "ln":
+			switch a.opt {
+			case "-s", "--symbolic":
+				p.Link = SymLinks
+			case "-r", "--relative":
+				p.Relative = true
+			}
+		}
+	}
+	switch {
+	case into:
+		p.Sources, p.Dest, p.Into = ops, dest, true
+	case prog == "ln" && len(ops) == 1:
+		p.Sources, p.Dest, p.Into = ops, Word{Raw: ".", Value: ".", Static: true}, true
+	case len(ops) < 2:
+		return Placement{}, false
+	default:
+		p.Sources, p.Dest = ops[:len(ops)-1], ops[len(ops)-1]
+		p.Into = len(ops) > 2
+	}
+	if p.Into && p.Onto {
+		return Placement{}, false // the program refuses -t with -T
+	}
+	for _, w := range append(slices.Clip(p.Sources), p.Dest) {
+		if strings.Contains(w.Value, "{}") {
+			p.Unsure = "find replaces {} in " + w.Value + " with the names it finds"
+		}
+	}
+	return p, true
 }

@@ -1,0 +1,365 @@
+package perm
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
+	"github.com/gen-run/gen/workspace"
+)
+
+// What cp, mv, install and ln write is not only the destination they
+// name: in a directory a source lands at DIR/basename(source), with its
+// whole tree when it is a directory (cp -r, mv). The gate judges each of
+// those paths as a write (placeWrites).
+
+// maxPlaced bounds the paths the trees a call copies or moves may put in
+// place that the gate enumerates; past it, what lands is not known.
+const maxPlaced = 4096
+
+// placing is one placement (bash.Command.Placements) of the command part
+// owner-1.
+type placing struct {
+	owner int
+	p     bash.Placement
+}
+
+// placed is a path a placement writes and, when it makes a link there,
+// where the link leads (absolute, or relative to the link's directory).
+type placed struct {
+	path, to string
+}
+
+// treeEntry is a file inside a directory a command copies or moves.
+type treeEntry struct {
+	rel    string // its path from the top of the tree
+	link   string // a symbolic link's target
+	isLink bool
+}
+
+// treeAnswer is the memoised listing of a tree: its entries, or why they
+// are not known.
+type treeAnswer struct {
+	entries []treeEntry
+	why     string
+}
+
+// placings returns the placements of every command of s.
+func placings(s *bash.Script) []placing {
+	var out []placing
+	for i, cmd := range s.Commands {
+		for _, p := range cmd.Placements() {
+			out = append(out, placing{owner: i + 1, p: p})
+		}
+	}
+	return out
+}
+
+// placeWrites adds a write part for every path the placements put in
+// place, and an unsure one (at least Ask, at step 2) for each placement
+// whose paths are not all known: a source the script makes (not there
+// yet), a tree too large to enumerate, a source or destination find
+// fills in. It keeps the trees and glob directories the placements read
+// for writtenTrees.
+func (c *call) placeWrites(pls []placing, single bool) {
+	var copied []placedTree
+	for _, pl := range pls {
+		c.writer = pl.owner
+		why := c.place(pl, single, c.shellTargets, func(w placed) {
+			c.placedN++
+			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", path: c.target(w.path), owner: pl.owner})
+		})
+		if why == "" && c.placedN > maxPlaced {
+			why = fmt.Sprintf("the command puts more than %d files in place, too many to check", maxPlaced)
+		}
+		if why != "" {
+			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
+		}
+		// A glob matches what is in its directory as the command runs,
+		// a tree copied or moved holds what is in it then.
+		for _, w := range pl.p.Sources {
+			if w.Glob {
+				ts, _ := c.shellTargets(path.Dir(shellPath(w)))
+				for _, t := range ts {
+					copied = append(copied, placedTree{t, pl.owner, w.Value})
+				}
+				continue
+			}
+			if !pl.p.Tree {
+				continue
+			}
+			ts, _ := c.shellTargets(shellPath(w))
+			for _, t := range ts {
+				if ok, dir := c.stat(t.real); ok && dir {
+					copied = append(copied, placedTree{t, pl.owner, w.Value})
+				}
+			}
+		}
+	}
+	c.writer = 0
+	c.copied = copied
+}
+
+// placedTree is a tree a command (owner) copies or moves, named by word.
+type placedTree struct {
+	t     target
+	owner int
+	word  string
+}
+
+// writtenTrees adds an unsure part for a tree a command copies or moves,
+// or a directory a glob it places reads, that another part of the script
+// writes in (a redirect, a writer's operand): what lands is then not what
+// the gate listed.
+func (c *call) writtenTrees() {
+	for _, tr := range c.copied {
+		for i := range c.parts {
+			pt := &c.parts[i]
+			if pt.kind != kindWrite || pt.dynamic || pt.owner == tr.owner {
+				continue
+			}
+			if within(pt.path.abs, tr.t.abs) || within(pt.path.real, tr.t.real) {
+				why := "the command writes in " + tr.word + ", which it also puts in place: what lands cannot be checked"
+				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
+				return
+			}
+		}
+	}
+}
+
+// place calls emit for every path the placement pl puts in place,
+// resolving shell paths with resolve; it returns why they are not all
+// known ("" if they are).
+func (c *call) place(pl placing, single bool, resolve func(string) ([]target, bool), emit func(placed)) string {
+	p := &pl.p
+	if p.Unsure != "" {
+		return p.Unsure
+	}
+	// A destination relative to a directory that is not known is a
+	// dynamic write of its own (Writes); the ones known are judged.
+	dests, _ := resolve(shellPath(p.Dest))
+	for _, w := range p.Sources {
+		srcs, why := c.sources(w, resolve)
+		if why != "" {
+			return why
+		}
+		for _, src := range srcs {
+			name := path.Base(src.text)
+			if strings.HasPrefix(src.text, "~") || filepath.IsAbs(src.text) && name == "/" {
+				name = filepath.Base(src.t.abs)
+			}
+			// stage/. puts what is in stage in place.
+			contents := name == "." || name == ".."
+			for _, dt := range dests {
+				if dt.abs == "/dev/null" {
+					continue // as pathParts: nothing lands there
+				}
+				into, onto := c.destKind(p, dt, single)
+				var why string
+				switch {
+				case into && !contents:
+					why = c.placeAt(p, dt.abs+"/"+name, src, emit)
+				case into && p.Link == bash.Copies:
+					why = c.placeIn(p, dt.abs, src.t, emit)
+				}
+				if why == "" && onto {
+					why = c.placeAt(p, dt.abs, src, emit)
+				}
+				if why == "" && p.Parents {
+					rel := src.text
+					if strings.HasPrefix(rel, "~") {
+						rel = src.t.abs
+					}
+					why = c.placeAt(p, workspace.Clean(dt.abs+"/"+rel), src, emit)
+				}
+				if why != "" {
+					return why
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// source is a file a placement puts in place: its target, and the text
+// the command names it by (a glob's match as the shell gives it).
+type source struct {
+	t    target
+	text string
+}
+
+// sources returns the files the source word w names: a glob's matches
+// now, which must be all it may match.
+func (c *call) sources(w bash.Word, resolve func(string) ([]target, bool)) ([]source, string) {
+	sp := shellPath(w)
+	var out []source
+	if !w.Glob {
+		ts, _ := resolve(sp)
+		for _, t := range ts {
+			out = append(out, source{t, sp})
+		}
+		return out, ""
+	}
+	ms, sure := c.globMatches(sp)
+	if !sure {
+		return nil, "the files the glob " + w.Value + " matches may not be all the command puts in place"
+	}
+	for _, m := range ms {
+		text := m
+		if !filepath.IsAbs(sp) && !strings.HasPrefix(sp, "~") {
+			for _, b := range c.bases {
+				if rel, ok := strings.CutPrefix(m, b+"/"); ok {
+					text = rel
+					break
+				}
+			}
+		}
+		out = append(out, source{c.target(m), text})
+	}
+	return out, ""
+}
+
+// destKind says how a placement takes its destination dt: as a directory
+// its sources land in (into), as the path itself (onto), or both where
+// which is known only as the script runs. A script of one command finds
+// the destination as it is now.
+func (c *call) destKind(p *bash.Placement, dt target, single bool) (into, onto bool) {
+	switch {
+	case p.Into:
+		return true, false
+	case p.Onto:
+		return false, true
+	case !single:
+		return true, true
+	}
+	ok, dir := c.stat(dt.real)
+	return ok && dir, !(ok && dir)
+}
+
+// placeAt emits root, where the source src lands (as a link where the
+// placement makes one, or where src is one), its backup, and what lands
+// under it.
+func (c *call) placeAt(p *bash.Placement, root string, src source, emit func(placed)) string {
+	to := ""
+	switch p.Link {
+	case bash.SymLinks:
+		// What the link holds is the source as named, read from the
+		// link's directory; ln -r makes it lead where the source is.
+		to = src.text
+		if p.Relative || strings.HasPrefix(to, "~") {
+			to = src.t.abs
+		}
+	case bash.HardLinks:
+		to = src.t.abs
+	default:
+		if v := c.lstat(src.t.abs); v.ok {
+			to = v.s // a link is copied or moved as a link
+		}
+	}
+	emit(placed{root, to})
+	if suffix := backupSuffix(p); suffix != "" {
+		emit(placed{root + suffix, ""})
+	}
+	return c.placeIn(p, root, src.t, emit)
+}
+
+// placeIn emits what lands under root from the source st: for a tree
+// placement of a directory, each file in it (a link in it as a link).
+func (c *call) placeIn(p *bash.Placement, root string, st target, emit func(placed)) string {
+	if !p.Tree {
+		return ""
+	}
+	v := c.lstat(st.abs)
+	switch {
+	case !v.exists:
+		return "the command copies or moves " + st.abs + ", which is not there yet: what lands cannot be checked"
+	case v.ok && !p.Deref:
+		return "" // a link: placeAt emitted it as one
+	}
+	if ok, dir := c.stat(st.real); !ok || !dir {
+		return ""
+	}
+	a := c.tree(st.real)
+	if a.why != "" {
+		return a.why
+	}
+	suffix := backupSuffix(p)
+	for _, e := range a.entries {
+		to := ""
+		switch {
+		case p.Link != bash.Copies:
+			to = st.abs + "/" + e.rel
+		case e.isLink && p.Deref:
+			return "the command follows the links in " + st.abs + ": what lands cannot be checked"
+		case e.isLink:
+			to = e.link
+		}
+		emit(placed{root + "/" + e.rel, to})
+		if suffix != "" {
+			emit(placed{root + "/" + e.rel + suffix, ""})
+		}
+	}
+	return ""
+}
+
+// backupSuffix is what a placement that backs up an existing destination
+// appends to its name: -S's suffix, else "~" ("" without a backup). The
+// environment's SIMPLE_BACKUP_SUFFIX is not known.
+func backupSuffix(p *bash.Placement) string {
+	switch {
+	case !p.Backup:
+		return ""
+	case p.SuffixSet:
+		return p.Suffix
+	}
+	return "~"
+}
+
+// tree lists the tree at the resolved directory dir without following the
+// links in it, memoised for the call; past maxPlaced entries it is not
+// known.
+func (c *call) tree(dir string) treeAnswer {
+	if a, ok := c.treeMemo[dir]; ok {
+		return a
+	}
+	var a treeAnswer
+	var walk func(rel string) bool
+	walk = func(rel string) bool {
+		ents, err := os.ReadDir(filepath.Join(dir, rel))
+		if err != nil {
+			a.why = "the command copies or moves " + filepath.Join(dir, rel) + ", which cannot be listed: what lands cannot be checked"
+			return false
+		}
+		for _, e := range ents {
+			if len(a.entries) >= maxPlaced {
+				a.why = fmt.Sprintf("the command copies or moves %s, which holds more than %d files, too many to check", dir, maxPlaced)
+				return false
+			}
+			r := e.Name()
+			if rel != "" {
+				r = rel + "/" + r
+			}
+			te := treeEntry{rel: r}
+			if e.Type()&os.ModeSymlink != 0 {
+				te.isLink = true
+				te.link, _ = os.Readlink(filepath.Join(dir, r))
+			}
+			a.entries = append(a.entries, te)
+			if e.IsDir() && !walk(r) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk("") {
+		a.entries = nil
+	}
+	if c.treeMemo == nil {
+		c.treeMemo = make(map[string]treeAnswer, 2)
+	}
+	c.treeMemo[dir] = a
+	return a
+}
