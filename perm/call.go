@@ -135,6 +135,10 @@ type call struct {
 	xargsOK bool
 	// unsandboxed: a Bash call with dangerouslyDisableSandbox set.
 	unsandboxed bool
+	// made are the links the script makes (ln, cp -s, a link copied or
+	// moved), by where they are (linkPlace), with where each leads:
+	// every shell path is also resolved through them (throughMade).
+	made map[string][]string
 	// treeMemo memoises tree; copied are the trees and glob directories
 	// the script's placements read (writtenTrees); placedN counts the
 	// paths they put in place.
@@ -345,9 +349,11 @@ func (c *call) analyseBash() {
 	}
 	c.script = s
 	c.cdBases(s)
-	// Where cp, mv, install and ln put what they place.
+	// Where cp, mv and ln put what they place, and the links they make,
+	// which every path below is also resolved through.
 	pls := placings(s)
 	single := len(s.Commands) == 1
+	c.makeLinks(pls, single)
 	c.parts = slices.Grow(c.parts[:0], len(s.Commands)+len(s.Redirects)+1)
 	for _, cmd := range s.Commands {
 		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
@@ -788,8 +794,18 @@ func carve[T any](block *[]T, n, most, size int) []T {
 
 // resolveShell is shellTargets without the memo. Where the directory or
 // HOME is not known, it still returns the paths p names from the ones the
-// gate knows, which deny rules judge, with ok false.
+// gate knows, which deny rules judge, with ok false. Where the script
+// makes links, it returns where p leads through them too.
 func (c *call) resolveShell(p string) ([]target, bool) {
+	ts, ok := c.resolveNow(p)
+	if len(c.made) > 0 {
+		return c.throughMade(p, ts, ok)
+	}
+	return ts, ok
+}
+
+// resolveNow is resolveShell with the file system as it is now.
+func (c *call) resolveNow(p string) ([]target, bool) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return append(c.targetSlice(1), c.target(p)), !c.homeUnsure
 	}

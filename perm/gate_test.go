@@ -138,6 +138,7 @@ func TestGateSoundness(t *testing.T) {
 	denyRm := all(deny("Bash(rm:*)"), bypass)
 	denyCurl := all(deny("Bash(curl:*)"), bypass)
 	denyGithub := all(deny("Edit(./.github/**)"), bypass)
+	denyRead := all(deny("Read(./.env)", "Read(./secrets/**)"), bypass)
 
 	cases := []evalCase{
 		// Over-strictness is a defect: ordinary reads are allowed.
@@ -328,6 +329,24 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: a tree with sensitive paths to a new name", bypass, bashReq("cp -r stage/.github newdir"), Allow, 3, ""},
 		{"ok: mv into a directory under an allow rule", allow("Bash(mv:*)"), bashReq("mv README.md docs"), Allow, 6, ""},
 		{"ok: cp -r into a directory under an allow rule", allow("Bash(cp:*)"), bashReq("cp -r src docs"), Allow, 6, ""},
+
+		// A link the command makes leads where it points for every path
+		// the command names through it afterwards.
+		{"made link: read through it", denyRead, bashReq("ln -s . zz && cat zz/.env"), Deny, 1, ""},
+		{"made link: read a tree through it", denyRead, bashReq("ln -s . zz; cat zz/secrets/k"), Deny, 1, ""},
+		{"made link: write through it", denyGithub, bashReq("ln -s . zz && echo x > zz/.github/CODEOWNERS"), Deny, 1, ""},
+		{"made link: to the parent", denyRead, bashReq("ln -s .. zz; cat zz/proj/.env"), Deny, 1, ""},
+		{"made link: absolute", denyRead, bashReq("ln -s " + f.root + " zz && cat zz/.env"), Deny, 1, ""},
+		{"made link: under an allow rule for ln", all(allow("Bash(ln:*)"), deny("Read(./.env)")), bashReq("ln -s . zz && cat zz/.env"), Deny, 1, ""},
+		{"made link: in a directory", denyRead, bashReq("ln -s " + f.root + " src && cat src/proj/.env"), Deny, 1, ""},
+		{"made link: -t", denyRead, bashReq("ln -st src " + f.root + " && cat src/proj/.env"), Deny, 1, ""},
+		{"made link: made through another", denyRead, bashReq("ln -s . a && ln -s .. a/b && cat b/proj/.env"), Deny, 1, ""},
+		{"made link: a copied link", denyRead, bashReq("cp -P stage/self s2 && cat s2/.env"), Deny, 1, ""},
+		{"made link: a moved link", denyRead, bashReq("mv stage/self s2; cat s2/secrets/k"), Deny, 1, ""},
+		{"made link: cd through it", denyRead, bashReq("ln -s .. zz && cd zz/proj/secrets && cat k"), Deny, 1, ""},
+		{"made link: a glob through it", denyRead, bashReq("ln -s . zz && cat zz/.e*"), Deny, 1, ""},
+		{"made link: a redirect through it", denyRead, bashReq("ln -s . zz; wc -l < zz/.env"), Deny, 1, ""},
+		{"ok: made link to an allowed tree", denyRead, bashReq("ln -s src s && cat s/a.go"), Allow, 3, ""},
 
 		// A deny rule's program mentioned anywhere.
 		{"mention: setarch", denyCurl, bashReq("setarch x86_64 -R curl x"), Deny, 1, ""},

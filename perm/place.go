@@ -13,8 +13,10 @@ import (
 
 // What cp, mv, install and ln write is not only the destination they
 // name: in a directory a source lands at DIR/basename(source), with its
-// whole tree when it is a directory (cp -r, mv). The gate judges each of
-// those paths as a write (placeWrites).
+// whole tree when it is a directory (cp -r, mv), and a link it makes
+// leads every later path through it somewhere else. The gate judges each
+// of those paths as a write (placeWrites), and resolves every path the
+// script names through the links it makes too (viaMade).
 
 // maxPlaced bounds the paths the trees a call copies or moves may put in
 // place that the gate enumerates; past it, what lands is not known.
@@ -56,6 +58,167 @@ func placings(s *bash.Script) []placing {
 		}
 	}
 	return out
+}
+
+// makeLinks records the links the placements make, so that every path the
+// script names is also resolved through them (viaMade). single: the
+// script is one command, so a destination's kind is what it is now.
+//
+// A link's place is its directory resolved, then its name: what
+// workspace.FollowLinksWith asks about. A link made in a directory that
+// another made link leads to is found there too (one round).
+func (c *call) makeLinks(pls []placing, single bool) {
+	var links []placed
+	for _, pl := range pls {
+		c.place(pl, single, c.resolveShell, func(w placed) {
+			if w.to != "" {
+				links = append(links, w)
+			}
+		})
+	}
+	if len(links) == 0 {
+		return
+	}
+	c.made = make(map[string][]string, len(links))
+	for _, l := range links {
+		c.addMade(c.linkPlace(l.path), l.to)
+	}
+	for _, l := range links {
+		dir, name := filepath.Split(l.path)
+		vs, _ := c.viaMade(dir)
+		for _, v := range vs {
+			c.addMade(workspace.Clean(v+"/"+name), l.to)
+		}
+	}
+	clear(c.shells) // answers given before the links were known
+}
+
+// addMade records a link at the resolved place at leading to to.
+func (c *call) addMade(at, to string) {
+	for _, t := range c.made[at] {
+		if t == to {
+			return
+		}
+	}
+	c.made[at] = append(c.made[at], to)
+}
+
+// linkPlace is where FollowLinksWith finds a link at the clean absolute
+// path p: its directory resolved, then its name.
+func (c *call) linkPlace(p string) string {
+	dir, name := filepath.Split(p)
+	return workspace.Clean(c.realPath(workspace.Clean(dir)) + "/" + name)
+}
+
+// maxVia bounds the ways through made links viaMade follows for one path
+// (each made link on the way is taken and not taken), and maxHops the
+// links it follows on one way.
+const (
+	maxVia  = 64
+	maxHops = 40
+)
+
+// viaMade returns where the absolute path p leads once the links the
+// script makes are there, in each way that passes through one of them
+// (the link made, or not yet: either may hold when the path is used), with
+// every other link resolved as it is now; none when no way passes through
+// one. sure is false when there were too many ways to follow.
+func (c *call) viaMade(p string) (out []string, sure bool) {
+	sure = true
+	walks := 0
+	// A way that comes back to where it took a made link, with the same
+	// path left, goes round a loop (which the kernel ends with ELOOP).
+	seen := map[string]bool{}
+	var walk func(cur string, rest []string, hops int, made bool)
+	walk = func(cur string, rest []string, hops int, made bool) {
+		if walks++; walks > maxVia {
+			sure = false
+			return
+		}
+		for len(rest) > 0 {
+			part := rest[0]
+			rest = rest[1:]
+			switch part {
+			case "", ".":
+				continue
+			case "..":
+				cur = parentDir(cur)
+				continue
+			}
+			parent := cur
+			if cur != "/" {
+				cur += "/"
+			}
+			cur += part
+			if hops >= maxHops {
+				continue
+			}
+			for _, to := range c.made[cur] {
+				from := parent
+				if filepath.IsAbs(to) {
+					from = "/"
+				}
+				next := append(strings.Split(to, "/"), rest...)
+				if k := from + "\x00" + strings.Join(next, "/"); !seen[k] {
+					seen[k] = true
+					walk(from, next, hops+1, true)
+				}
+			}
+			if dest, ok := c.link(cur); ok {
+				hops++
+				cur = parent
+				if filepath.IsAbs(dest) {
+					cur = "/"
+				}
+				rest = append(strings.Split(dest, "/"), rest...)
+			}
+		}
+		if made {
+			out = append(out, cur)
+		}
+	}
+	walk("/", strings.Split(p, "/"), 0, false)
+	return out, sure
+}
+
+// parentDir is the parent of the clean absolute path p.
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return "/"
+}
+
+// throughMade adds to ts, the targets of the shell path p, where p leads
+// through the links the script makes, from every directory the script may
+// be in; ok is false where those ways are too many to follow.
+func (c *call) throughMade(p string, ts []target, ok bool) ([]target, bool) {
+	var raws []string
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		raws = append(raws, c.ws.Home+p[1:])
+	case filepath.IsAbs(p):
+		raws = append(raws, p)
+	default:
+		for _, b := range c.bases {
+			raws = append(raws, b+"/"+p)
+		}
+	}
+	for _, raw := range raws {
+		vs, sure := c.viaMade(raw)
+		ok = ok && sure
+	next:
+		for _, v := range vs {
+			t := c.target(v)
+			for _, o := range ts {
+				if o.abs == t.abs && o.real == t.real {
+					continue next
+				}
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts, ok
 }
 
 // placeWrites adds a write part for every path the placements put in
