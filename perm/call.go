@@ -377,6 +377,10 @@ func (c *call) analyseBash() {
 		for _, w := range targets {
 			c.pathParts(kindWrite, w)
 		}
+		// A patch or an archive names what it writes: not the gate.
+		if why := cmd.DataWrites(); why != "" {
+			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
+		}
 	}
 	c.writer = 0
 	c.placeWrites(pls, single)

@@ -78,6 +78,56 @@ func TestWrites(t *testing.T) {
 	}
 }
 
+// TestDataWrites: the programs that write the paths their input names,
+// and the readings of them that write nothing.
+func TestDataWrites(t *testing.T) {
+	writes := []string{
+		"git apply x.patch", "git apply --index x.patch", "git apply --check --apply x.patch", "git apply --check --ap x.patch",
+		"git -C sub apply x.patch", "git am x.mbox", "git am --continue", "git apply \"$p\"",
+		"patch -p1 < x.patch", "patch -i x.patch", "gpatch x y",
+		"tar xf a.tar", "tar -xf a.tar", "tar -xzf a.tgz -C d", "tar --extract -f a.tar", "tar --ext -f a.tar", "tar --get -f a",
+		"tar -C d -xf a.tar", "bsdtar -xf a.tar", "gtar xvf a.tar", "sudo tar xf a.tar", "tar -xOf a.tar --to-command=sh",
+		"tar -xsOf a.tar", "tar \"$m\" a.tar", "tar -f a -x", "tar fx a", "bsdtar -H -x -f a", "tar -sx -f a", "busybox tar xf a.tar",
+		"unzip a.zip", "unzip -o a.zip", "unzip -d out a.zip", "unzip -dl a.zip", "unzip a.zip -l",
+		"cpio -i < a", "cpio -idv < a", "cpio --extract < a", "cpio -p d < l", "cpio -pdm d < l", "cpio -iFt",
+		"7z x a.7z", "7z e a.7z", "unrar x a.rar", "ar x lib.a", "ar -x lib.a", "jar xf a.jar",
+		"pax -r < a.pax", "pax -rw src dst", "dpkg-deb -x a.deb d", "dpkg -i a.deb", "unar a.zip", "uudecode x.uu",
+		"cabextract a.cab", "gunzip -N a.gz", "gzip -dN a.gz", "gzip -d --name a.gz",
+	}
+	quiet := []string{
+		"git apply --check x.patch", "git apply --stat x.patch", "git apply --numstat x.patch", "git apply --summary x",
+		"git am --show-current-patch", "git status", "git diff",
+		"patch --dry-run -p1 < x.patch", "patch -p1 --dry x",
+		"tar tf a.tar", "tar -tvf a.tar", "tar czf out.tgz src", "tar -cf - src", "tar -xOf a.tar f", "tar xOf a.tar",
+		"tar -xf a.tar -O", "tar --extract --to-stdout -f a.tar", "tar -C x -tf a.tar", "tar -f x.tar -t", "tar -f -xa -t", "tar tf -x",
+		"unzip -l a.zip", "unzip -lq a.zip", "unzip -t a.zip", "unzip -p a.zip f", "unzip -Z a.zip", "unzip -v a.zip",
+		"cpio -it < a", "cpio -i -t < a", "cpio -o > a < l", "cpio --extract --list < a",
+		"7z l a.7z", "7z a a.7z src", "unrar l a.rar", "ar t lib.a", "ar rcs lib.a x.o", "jar cf a.jar src", "jar tf a.jar",
+		"pax -w src", "dpkg-deb -c a.deb", "dpkg -l", "cabextract -l a.cab", "gunzip a.gz", "gzip -d a.gz", "gzip -N a",
+		"gunzip -Nc a.gz", "gzip -dN -c a.gz",
+	}
+	for _, tc := range []struct {
+		srcs  []string
+		wants bool
+	}{{writes, true}, {quiet, false}} {
+		for _, src := range tc.srcs {
+			s, err := Parse(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, c := range s.Commands {
+				if got = c.DataWrites(); got != "" {
+					break
+				}
+			}
+			if (got != "") != tc.wants {
+				t.Errorf("%s: DataWrites = %q, want a reason: %v", src, got, tc.wants)
+			}
+		}
+	}
+}
+
 // TestPlacements: how cp, mv, install and ln put their sources in place.
 func TestPlacements(t *testing.T) {
 	type pl struct {
