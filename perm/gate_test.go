@@ -345,6 +345,7 @@ func TestGateSoundness(t *testing.T) {
 		{"made link: a moved link", denyRead, bashReq("mv stage/self s2; cat s2/secrets/k"), Deny, 1, ""},
 		{"made link: cd through it", denyRead, bashReq("ln -s .. zz && cd zz/proj/secrets && cat k"), Deny, 1, ""},
 		{"made link: a glob through it", denyRead, bashReq("ln -s . zz && cat zz/.e*"), Deny, 1, ""},
+		{"made link: git in a repository through it", allow("Bash(ln:*)"), bashReq("ln -s hostile zz && cd zz && git log"), Ask, 7, "core.pager"},
 		{"made link: a redirect through it", denyRead, bashReq("ln -s . zz; wc -l < zz/.env"), Deny, 1, ""},
 		{"ok: made link to an allowed tree", denyRead, bashReq("ln -s src s && cat s/a.go"), Allow, 3, ""},
 

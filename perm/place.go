@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -61,8 +62,10 @@ func placings(s *bash.Script) []placing {
 }
 
 // makeLinks records the links the placements make, so that every path the
-// script names is also resolved through them (viaMade). single: the
-// script is one command, so a destination's kind is what it is now.
+// script names is also resolved through them (viaMade), and adds where
+// the directories the script may be in lead through them to its bases.
+// single: the script is one command, so a destination's kind is what it
+// is now.
 //
 // A link's place is its directory resolved, then its name: what
 // workspace.FollowLinksWith asks about. A link made in a directory that
@@ -88,6 +91,21 @@ func (c *call) makeLinks(pls []placing, single bool) {
 		vs, _ := c.viaMade(dir)
 		for _, v := range vs {
 			c.addMade(workspace.Clean(v+"/"+name), l.to)
+		}
+	}
+	// A directory the script may be in (cd zz) is also where it leads
+	// through the links: git there finds that repository.
+	for _, b := range c.bases[:len(c.bases):len(c.bases)] {
+		vs, sure := c.viaMade(b)
+		c.cdUnsure = c.cdUnsure || !sure
+		for _, v := range vs {
+			if !slices.Contains(c.bases, v) {
+				c.bases = append(c.bases, v)
+			}
+		}
+		if len(c.bases) > maxBases {
+			c.cdUnsure = true
+			break
 		}
 	}
 	clear(c.shells) // answers given before the links were known
