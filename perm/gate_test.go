@@ -307,6 +307,8 @@ func TestGateSoundness(t *testing.T) {
 		{"into a directory: cp -r", denyGithub, bashReq("cp -r stage/.github ."), Deny, 1, ".github"},
 		{"into a directory: ln -s", denyGithub, bashReq("ln -s stage/.github ."), Deny, 1, ".github"},
 		{"into a directory: the contents of a directory", denyGithub, bashReq("cp -R stage/. ."), Deny, 1, ".github"},
+		{"into a directory: the contents of a link", denyGithub, bashReq("cp -a stage/self/. ."), Deny, 1, ".github"},
+		{"into a directory: through a link with a slash", bypass, bashReq("cp -R stage/self/ ."), Ask, 2, "proj/self/"},
 		{"into a directory: -t", denyGithub, bashReq("cp -rt . stage/.github"), Deny, 1, ".github"},
 		{"into a directory: several sources", denyGithub, bashReq("mv README.md stage/.github ."), Deny, 1, ".github"},
 		{"into a directory: trailing slash", denyGithub, bashReq("cp -r stage/.github ./"), Deny, 1, ".github"},

@@ -344,7 +344,7 @@ func (c *call) place(pl placing, single bool, resolve func(string) ([]target, bo
 				case into && !contents:
 					why = c.placeAt(p, dt.abs+"/"+name, src, emit)
 				case into && p.Link == bash.Copies:
-					why = c.placeIn(p, dt.abs, src.t, emit)
+					why = c.placeIn(p, dt.abs, src, emit)
 				}
 				if why == "" && onto {
 					why = c.placeAt(p, dt.abs, src, emit)
@@ -436,7 +436,7 @@ func (c *call) placeAt(p *bash.Placement, root string, src source, emit func(pla
 	case bash.HardLinks:
 		to = src.t.abs
 	default:
-		if v := c.lstat(src.t.abs); v.ok {
+		if v := c.lstat(src.t.abs); v.ok && !src.followed() {
 			to = v.s // a link is copied or moved as a link
 		}
 	}
@@ -444,20 +444,27 @@ func (c *call) placeAt(p *bash.Placement, root string, src source, emit func(pla
 	if suffix := backupSuffix(p); suffix != "" {
 		emit(placed{root + suffix, ""})
 	}
-	return c.placeIn(p, root, src.t, emit)
+	return c.placeIn(p, root, src, emit)
 }
 
-// placeIn emits what lands under root from the source st: for a tree
+// followed reports a source named so that the kernel follows it when it
+// is a link (stage/self/, stage/self/.): what it leads to is placed.
+func (src source) followed() bool {
+	return strings.HasSuffix(src.text, "/") || strings.HasSuffix(src.text, "/.") || strings.HasSuffix(src.text, "/..") || src.text == "." || src.text == ".."
+}
+
+// placeIn emits what lands under root from the source src: for a tree
 // placement of a directory, each file in it (a link in it as a link).
-func (c *call) placeIn(p *bash.Placement, root string, st target, emit func(placed)) string {
+func (c *call) placeIn(p *bash.Placement, root string, src source, emit func(placed)) string {
 	if !p.Tree {
 		return ""
 	}
+	st := src.t
 	v := c.lstat(st.abs)
 	switch {
 	case !v.exists:
 		return "the command copies or moves " + st.abs + ", which is not there yet: what lands cannot be checked"
-	case v.ok && !p.Deref:
+	case v.ok && !p.Deref && !src.followed():
 		return "" // a link: placeAt emitted it as one
 	}
 	if ok, dir := c.stat(st.real); !ok || !dir {
