@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/internal/testtree"
 )
 
 // TestDiscoverAsGit holds discoverRepos to git's own discovery: built in
@@ -94,29 +96,16 @@ func TestDiscoverAsGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			files := make(map[string]string, len(lc.files))
 			for p, body := range lc.files {
-				full := filepath.Join(dir, p)
-				if strings.HasSuffix(p, "/") {
-					if err := os.MkdirAll(full, 0o755); err != nil {
+				files[p] = strings.ReplaceAll(body, "$", dir)
+			}
+			testtree.Write(t, dir, files)
+			for p, body := range lc.files {
+				if body == "#!" { // a program
+					if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
 						t.Fatal(err)
 					}
-					continue
-				}
-				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if to, ok := strings.CutPrefix(body, "->"); ok {
-					if err := os.Symlink(to, full); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				mode := os.FileMode(0o644)
-				if body == "#!" {
-					mode = 0o755
-				}
-				if err := os.WriteFile(full, []byte(strings.ReplaceAll(body, "$", dir)), mode); err != nil {
-					t.Fatal(err)
 				}
 			}
 			start := filepath.Join(dir, lc.start)

@@ -22,7 +22,8 @@ func Dir(tb testing.TB) string {
 
 // Write makes each file of files, by its slash-separated path relative to
 // dir, with its text, and the directories on the way; a path ending in "/"
-// is made as a directory.
+// is made as a directory, and a text "->TARGET" makes a symbolic link to
+// TARGET.
 func Write(tb testing.TB, dir string, files map[string]string) {
 	tb.Helper()
 	for p, text := range files {
@@ -35,6 +36,12 @@ func Write(tb testing.TB, dir string, files map[string]string) {
 		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			tb.Fatal(err)
+		}
+		if to, ok := strings.CutPrefix(text, "->"); ok {
+			if err := os.Symlink(to, full); err != nil {
+				tb.Fatal(err)
+			}
+			continue
 		}
 		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
 			tb.Fatal(err)
