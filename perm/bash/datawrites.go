@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -28,18 +29,18 @@ var dataWriters = map[string]func(args []Word) string{
 	"unrar":      commandLetter("archive", "xe"),
 	"lha":        commandLetter("archive", "xe"),
 	"lhasa":      commandLetter("archive", "xe"),
-	"ar":         commandLetter("archive", "x"),
-	"jar":        commandLetter("archive", "x"),
+	"ar":         arWrites,
+	"jar":        jarWrites,
 	"pax":        paxWrites,
 	"dpkg-deb":   dpkgWrites,
 	"dpkg":       dpkgWrites,
 	"unar":       always("archive"),
 	"uudecode":   always("encoded file"),
 	"cabextract": cabWrites,
-	"gzip":       gzipWrites(false),
-	"pigz":       gzipWrites(false),
-	"gunzip":     gzipWrites(true),
-	"unpigz":     gzipWrites(true),
+	"gzip":       gzipWrites(&gzipSpec, false),
+	"pigz":       gzipWrites(&pigzSpec, false),
+	"gunzip":     gzipWrites(&gzipSpec, true),
+	"unpigz":     gzipWrites(&pigzSpec, true),
 }
 
 // DataWrites reports, for a command that writes files whose paths are
@@ -53,6 +54,9 @@ func (c *Command) DataWrites() string {
 		}
 		prog := path.Base(v[0].Value)
 		f, ok := dataWriters[prog]
+		if !ok && isPython(prog) {
+			f, ok = pythonWrites, true
+		}
 		if !ok {
 			continue
 		}
@@ -82,65 +86,133 @@ func always(what string) func([]Word) string {
 	return func([]Word) string { return what }
 }
 
-// tarArgLetters are the short options that take a value in GNU tar and
-// bsdtar alike (tar is either): the rest of a cluster after one, or the
-// next word, is its value. The letters only one of them reads a value
-// for (GNU's -H, -L, -N, bsdtar's -s) are read as options: a value read
-// so may only make the gate think tar extracts.
-const tarArgLetters = "bCfITX"
+// sureArgs parses words with spec strictly, permuting: ok only when it
+// is sure what every word is (all static, every option known, a long one
+// written in full where spec.exact). A program's "writes nothing" reading
+// is granted only on such a parse: a word taken for a flag may be the
+// value of an option before it (tar -xf a --exclude -O).
+func sureArgs(spec optSpec, words []Word) ([]arg, bool) {
+	if dynamicWord(words) {
+		return nil, false
+	}
+	spec.strict, spec.permute = true, true
+	args, rest, err := spec.parse(words)
+	return args, err == nil && rest == len(words)
+}
+
+// oldStyleWords rewrites a first word in the old style (tar xvf a, jar
+// cf a.jar src: each letter an option, each that takes a value taking
+// the next word in turn) as the options it stands for; ok is false for a
+// first word that is neither an option nor letters.
+func oldStyleWords(args []Word, valued string) ([]Word, bool) {
+	if len(args) == 0 || strings.HasPrefix(args[0].Value, "-") {
+		return args, true
+	}
+	if !oldStyle(args[0].Value) {
+		return nil, false
+	}
+	out := make([]Word, 0, len(args)+len(args[0].Value))
+	rest := args[1:]
+	for _, b := range []byte(args[0].Value) {
+		o := dash(b)
+		out = append(out, Word{Raw: o, Value: o, Static: true})
+		if strings.IndexByte(valued, b) >= 0 && len(rest) > 0 {
+			out = append(out, rest[0])
+			rest = rest[1:]
+		}
+	}
+	return append(out, rest...), true
+}
+
+// tarSpec holds the options GNU tar and bsdtar (tar is either) both read
+// the same way, each only as far as it is harmless where nothing is
+// extracted or it goes to stdout. The letters only one of them reads a
+// value for (GNU's -H, -L, -N, -g, -K, -V, -F, -I, bsdtar's -s) are left
+// out, as are options that run a program or write a file of their own
+// (--use-compress-program, --info-script, --index-file,
+// --listed-incremental, --remove-files): with them tar is not known to
+// write nothing.
+var tarSpec = optSpec{
+	flags: "AcdrtuxOvzjJZaBhikmpPSUwWGlMnoqy",
+	args:  "bCfTX",
+	long: []string{"extract", "get", "list", "create", "append", "update", "catenate", "concatenate", "diff", "compare",
+		"to-stdout", "verbose", "gzip", "gunzip", "ungzip", "bzip2", "xz", "lzma", "lzip", "lzop", "zstd", "compress",
+		"uncompress", "auto-compress", "keep-old-files", "keep-newer-files", "skip-old-files", "overwrite",
+		"overwrite-dir", "no-overwrite-dir", "unlink-first", "recursive-unlink", "preserve-permissions",
+		"same-permissions", "no-same-permissions", "preserve-order", "same-order", "same-owner", "no-same-owner",
+		"numeric-owner", "touch", "absolute-names", "dereference", "hard-dereference", "ignore-zeros", "ignore-case",
+		"no-ignore-case", "anchored", "no-anchored", "wildcards", "no-wildcards", "wildcards-match-slash",
+		"no-wildcards-match-slash", "null", "no-null", "recursion", "no-recursion", "one-file-system", "sparse",
+		"verify", "totals", "show-transformed-names", "show-stored-names", "interactive", "confirmation",
+		"read-full-records", "full-time", "utc", "unquote", "no-unquote", "verbatim-files-from",
+		"no-verbatim-files-from", "ignore-failed-read", "exclude-vcs", "exclude-backups", "exclude-caches",
+		"exclude-caches-all", "exclude-caches-under", "exclude-vcs-ignores", "check-device", "no-check-device",
+		"delay-directory-restore", "no-delay-directory-restore", "occurrence"},
+	longArgs: []string{"file", "directory", "exclude", "exclude-from", "files-from", "strip-components", "transform",
+		"xform", "blocking-factor", "record-size", "format", "owner", "group", "mode", "mtime", "exclude-tag",
+		"exclude-tag-all", "exclude-tag-under", "warning", "quoting-style", "quote-chars", "no-quote-chars",
+		"to-command", "sort"},
+	exact: true,
+}
 
 // tarWrites: tar writes the members it extracts (x, -x, --extract,
 // --get), except where they go to stdout only (-O, --to-stdout, without
-// --to-command, which runs a program for each).
+// --to-command, which runs a program for each). That exception holds
+// only where every word is understood; a command not understood writes
+// if any word may ask for an extract.
 func tarWrites(args []Word) string {
-	if dynamicWord(args) {
-		return "archive"
+	if !dynamicWord(args) && len(args) > 0 && !strings.HasPrefix(args[0].Value, "-") && !oldStyle(args[0].Value) {
+		return "" // tar refuses a first word of other bytes than letters and digits
+	}
+	words, ok := oldStyleWords(args, tarSpec.args)
+	var parsed []arg
+	if ok {
+		parsed, ok = sureArgs(tarSpec, words)
+	}
+	if !ok {
+		if mayExtract(args) {
+			return "archive"
+		}
+		return ""
 	}
 	extract, stdout, command := false, false, false
-	skip := 0 // words that are the values of options before them
-	for i, w := range args {
-		v := w.Value
-		if skip > 0 {
-			skip--
-			continue
-		}
-		if v == "--" {
-			break // members follow
-		}
-		switch {
-		case strings.HasPrefix(v, "--"):
-			name := longName(v)
-			extract = extract || abbrev(name, "--extract", 5) || abbrev(name, "--get", 4)
-			stdout = stdout || name == "--to-stdout"
-			command = command || abbrev(name, "--to-command", 6)
-		case strings.HasPrefix(v, "-") || i == 0 && oldStyle(v):
-			// A cluster (letters up to one that takes a value, which
-			// the rest is), or the first word in the old style (xvf:
-			// each letter an option).
-			letters := strings.TrimPrefix(v, "-")
-			if !strings.HasPrefix(v, "-") {
-				// Old style: each option's value is a word of its own.
-				for _, b := range []byte(letters) {
-					if strings.IndexByte(tarArgLetters, b) >= 0 {
-						skip++
-					}
-				}
-			} else if k := strings.IndexAny(letters, tarArgLetters); k >= 0 {
-				if k == len(letters)-1 {
-					skip = 1 // -f ARCHIVE: the value is the next word
-				}
-				letters = letters[:k] // -fARCHIVE
-			}
-			extract = extract || strings.Contains(letters, "x")
-			// Only a plain cluster says "to stdout" for certain: in
-			// another, an O may be an argument (bsdtar -s).
-			stdout = stdout || v == "-O" || strings.Trim(strings.TrimSuffix(strings.TrimPrefix(v, "-"), "f"), "xvzjJO") == "" && strings.Contains(v, "O")
+	for _, a := range parsed {
+		switch a.opt {
+		case "-x", "--extract", "--get":
+			extract = true
+		case "-O", "--to-stdout":
+			stdout = true
+		case "--to-command":
+			command = true
 		}
 	}
 	if extract && (!stdout || command) {
 		return "archive"
 	}
 	return ""
+}
+
+// mayExtract reports a tar command some word of which may ask for an
+// extract: not static, an old-style first word or a short option cluster
+// holding x, or a long option --extract or --get may abbreviate.
+func mayExtract(args []Word) bool {
+	for i, w := range args {
+		v := w.Value
+		switch {
+		case !w.Static:
+			return true
+		case strings.HasPrefix(v, "--"):
+			name := longName(v)
+			if len(name) > 2 && (strings.HasPrefix("--extract", name) || strings.HasPrefix("--get", name)) {
+				return true
+			}
+		case strings.HasPrefix(v, "-") || i == 0:
+			if strings.Contains(v, "x") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // oldStyle reports a first word tar reads as options in the old style:
@@ -156,18 +228,50 @@ func oldStyle(v string) bool {
 
 // unzipWrites: unzip extracts unless an option before the archive lists
 // (-l, -v, -Z), tests (-t), prints (-p, -c) or shows the comment (-z).
+// Info-ZIP reads a "-" inside a cluster, or a doubled one (--l), as
+// negating what follows, and knows no long options: such a word, a
+// letter not known here, or an option after the archive other than -x's
+// list of names, and unzip may extract.
 func unzipWrites(args []Word) string {
 	if dynamicWord(args) {
 		return "archive"
 	}
-	for _, w := range args {
-		v := w.Value
-		if !strings.HasPrefix(v, "-") || v == "-" {
-			break // the archive: options before it decide
+	if len(args) > 0 && strings.HasPrefix(args[0].Value, "-Z") {
+		return "" // zipinfo: it only lists
+	}
+	quiet, i := false, 0
+	for ; i < len(args); i++ {
+		v := args[i].Value
+		if !strings.HasPrefix(v, "-") {
+			break // the archive
 		}
-		if l := v[1:]; l != "" && strings.Trim(l, "lvtzZpcq") == "" && strings.ContainsAny(l, "lvtzZpc") {
-			return ""
+		if v == "-" || strings.HasPrefix(v, "--") {
+			return "archive"
 		}
+		for j := 1; j < len(v); j++ {
+			switch c := v[j]; {
+			case strings.IndexByte("lvtzpc", c) >= 0:
+				quiet = true
+			case c == 'd':
+				if j == len(v)-1 {
+					i++ // -d EXDIR
+				}
+				j = len(v)
+			case strings.IndexByte("qabjnosCLKDUVWX", c) < 0:
+				return "archive"
+			}
+		}
+	}
+	if i >= len(args) {
+		return "archive"
+	}
+	for k, w := range args[i+1:] {
+		if strings.HasPrefix(w.Value, "-") && (w.Value != "-x" || slices.ContainsFunc(args[i+2+k:], func(w Word) bool { return strings.HasPrefix(w.Value, "-") })) {
+			return "archive"
+		}
+	}
+	if quiet {
+		return ""
 	}
 	return "archive"
 }
@@ -204,26 +308,47 @@ func cpioWrites(args []Word) string {
 	return ""
 }
 
-// patchWrites: patch writes the files the patch names unless --dry-run.
+// patchSpec holds GNU patch's options but -e (--ed), which runs ed on
+// the patch's script.
+var patchSpec = optSpec{
+	flags: "bcEflnNRstTuvZ",
+	args:  "BDdFgioprVxYz",
+	long: []string{"dry-run", "backup", "backup-if-mismatch", "no-backup-if-mismatch", "batch", "binary", "context",
+		"force", "forward", "ignore-whitespace", "normal", "posix", "quiet", "silent", "remove-empty-files", "reverse",
+		"set-time", "set-utc", "unified", "verbose", "version", "help", "follow-symlinks", "merge"},
+	longArgs: []string{"prefix", "basename-prefix", "ifdef", "directory", "fuzz", "get", "input", "output", "strip",
+		"reject-file", "reject-format", "version-control", "suffix", "quoting-style", "read-only", "debug"},
+}
+
+// patchWrites: patch writes the files the patch names unless --dry-run,
+// on a parse that is sure (-i --dry-run names a patch file), without an
+// output or reject file of its own (-o, -r).
 func patchWrites(args []Word) string {
-	if dynamicWord(args) {
+	parsed, ok := sureArgs(patchSpec, args)
+	if !ok || hasOpt(parsed, "-o", "--output", "-r", "--reject-file") || !hasOpt(parsed, "--dry-run") {
 		return "patch"
 	}
-	for _, w := range args {
-		if w.Value == "--" {
-			break
-		}
-		if strings.HasPrefix(w.Value, "--") && abbrev(longName(w.Value), "--dry-run", 4) {
-			return ""
-		}
-	}
-	return "patch"
+	return ""
+}
+
+// gitApplySpec holds the options of git apply that write nothing of
+// their own, written in full (git reads abbreviations too: they are not
+// known here).
+var gitApplySpec = optSpec{
+	flags: "zRvq3N",
+	args:  "pC",
+	long: []string{"check", "stat", "numstat", "summary", "apply", "index", "cached", "intent-to-add", "3way", "reject",
+		"unidiff-zero", "recount", "allow-empty", "inaccurate-eof", "no-add", "binary", "allow-binary-replacement",
+		"reverse", "verbose", "quiet", "unsafe-paths", "ignore-space-change", "ignore-whitespace"},
+	longArgs: []string{"exclude", "include", "directory", "whitespace"},
+	exact:    true,
 }
 
 // gitDataWrites: git apply writes the files its patch names unless it
 // only checks or summarises it (--check, --stat, --numstat, --summary
-// without --apply); git am writes those of its mailbox's patches,
-// unless it only shows the current one.
+// without --apply), on a parse that is sure; git am writes those of its
+// mailbox's patches, unless it only shows the current one (git am
+// --show-current-patch and nothing else).
 func gitDataWrites(args []Word) string {
 	if len(args) == 0 || !args[0].Static {
 		return ""
@@ -231,31 +356,14 @@ func gitDataWrites(args []Word) string {
 	rest := args[1:]
 	switch args[0].Value {
 	case "apply":
-		if dynamicWord(rest) {
-			return "patch"
-		}
-		report, apply := false, false
-		for _, w := range rest {
-			switch name := longName(w.Value); {
-			case w.Value == "--":
-			case name == "--check", name == "--stat", name == "--numstat", name == "--summary":
-				report = true
-			case strings.HasPrefix(name, "--") && abbrev(name, "--apply", 4):
-				apply = true
-			}
-		}
-		if report && !apply {
+		parsed, ok := sureArgs(gitApplySpec, rest)
+		if ok && hasOpt(parsed, "--check", "--stat", "--numstat", "--summary") && !hasOpt(parsed, "--apply") {
 			return ""
 		}
 		return "patch"
 	case "am":
-		if dynamicWord(rest) {
-			return "patch"
-		}
-		for _, w := range rest {
-			if longName(w.Value) == "--show-current-patch" {
-				return ""
-			}
+		if len(rest) == 1 && rest[0].Static && (rest[0].Value == "--show-current-patch" || strings.HasPrefix(rest[0].Value, "--show-current-patch=")) {
+			return ""
 		}
 		return "patch"
 	}
@@ -263,7 +371,9 @@ func gitDataWrites(args []Word) string {
 }
 
 // commandLetter is a program whose first operand is a command (7z x,
-// unrar e, ar x, jar xf): those holding a letter of extract extract.
+// unrar e): those holding a letter of extract extract, and so may a
+// command after a long option (which may take the next word) or a
+// response file (@file).
 func commandLetter(what, extract string) func([]Word) string {
 	return func(args []Word) string {
 		for _, w := range args {
@@ -271,8 +381,8 @@ func commandLetter(what, extract string) func([]Word) string {
 				return what
 			}
 			v := w.Value
-			if strings.HasPrefix(v, "--") {
-				continue
+			if strings.HasPrefix(v, "--") || strings.HasPrefix(v, "@") {
+				return what
 			}
 			if strings.ContainsAny(strings.TrimPrefix(v, "-"), extract) {
 				return what
@@ -283,6 +393,145 @@ func commandLetter(what, extract string) func([]Word) string {
 		}
 		return ""
 	}
+}
+
+// arWrites: ar extracts with x. GNU ar reads options anywhere (getopt
+// permutes, --output and --plugin take the next word) and @file as more
+// arguments: only a first word that is the key, of letters known here
+// without x, and no other option or response file, writes nothing.
+func arWrites(args []Word) string {
+	if len(args) == 0 {
+		return ""
+	}
+	if dynamicWord(args) || strings.HasPrefix(args[0].Value, "--") {
+		return "archive"
+	}
+	for _, w := range args {
+		if strings.HasPrefix(w.Value, "@") {
+			return "archive"
+		}
+	}
+	for _, w := range args[1:] {
+		if strings.HasPrefix(w.Value, "-") {
+			return "archive"
+		}
+	}
+	key := strings.TrimPrefix(args[0].Value, "-")
+	if key == "" || strings.Trim(key, "dmpqrstabcDfilNoOPSTuUvV") != "" || !strings.ContainsAny(key, "dmpqrst") {
+		return "archive"
+	}
+	return ""
+}
+
+// jarSpec holds the JDK jar tool's options (both styles).
+var jarSpec = optSpec{
+	flags: "ctxuvn0PMdi",
+	args:  "fmeCp",
+	long: []string{"create", "list", "extract", "update", "describe-module", "validate", "verbose", "no-manifest",
+		"no-compress", "help", "help-extra", "version"},
+	longArgs: []string{"file", "manifest", "main-class", "module-version", "hash-modules", "module-path", "release",
+		"date", "generate-index", "dir"},
+	exact: true,
+}
+
+// jarWrites: jar extracts with x (--extract) and updates with u and i:
+// only a sure parse that lists, creates or describes writes nothing of
+// what the archive names.
+func jarWrites(args []Word) string {
+	for _, w := range args {
+		if strings.HasPrefix(w.Value, "@") {
+			return "archive" // an argument file
+		}
+	}
+	words, ok := oldStyleWords(args, "fme")
+	var parsed []arg
+	if ok {
+		parsed, ok = sureArgs(jarSpec, words)
+	}
+	if !ok || hasOpt(parsed, "-x", "--extract", "-u", "--update", "-i", "--generate-index") ||
+		!hasOpt(parsed, "-t", "--list", "-c", "--create", "-d", "--describe-module", "--validate") {
+		return "archive"
+	}
+	return ""
+}
+
+// isPython reports a name of the Python interpreter: python, python3,
+// python3.12.
+func isPython(prog string) bool {
+	v, ok := strings.CutPrefix(prog, "python")
+	return ok && strings.Trim(v, "0123456789.") == ""
+}
+
+// pythonWrites: python -m tarfile and -m zipfile extract with -e
+// (--extract). The module's arguments write nothing only when each is
+// understood and one lists or tests (-l, -t); a word before the module
+// that is not static may be -m.
+func pythonWrites(args []Word) string {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.Static {
+			return "archive"
+		}
+		v := w.Value
+		switch {
+		case v == "-" || !strings.HasPrefix(v, "-") || v == "--":
+			return "" // the script, or stdin
+		case strings.HasPrefix(v, "--"):
+			if v == "--check-hash-based-pycs" {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			switch v[j] {
+			case 'c':
+				return "" // a program text: no module
+			case 'm':
+				mod, rest := v[j+1:], args[i+1:]
+				if mod == "" {
+					if len(rest) == 0 {
+						return ""
+					}
+					if !rest[0].Static {
+						return "archive"
+					}
+					mod, rest = rest[0].Value, rest[1:]
+				}
+				if mod != "tarfile" && mod != "zipfile" {
+					return ""
+				}
+				return archiveModule(rest)
+			case 'W', 'X':
+				if j == len(v)-1 {
+					i++
+				}
+				j = len(v)
+			}
+		}
+	}
+	return ""
+}
+
+// archiveModule: the arguments of python -m tarfile or zipfile write
+// nothing when each is -l, -t, -v (or their long names) or an operand,
+// and one lists or tests.
+func archiveModule(args []Word) string {
+	quiet := false
+	for _, w := range args {
+		switch {
+		case !w.Static:
+			return "archive"
+		case w.Value == "-l" || w.Value == "--list" || w.Value == "-t" || w.Value == "--test":
+			quiet = true
+		case w.Value == "-v" || w.Value == "--verbose":
+		case strings.HasPrefix(w.Value, "-"):
+			return "archive"
+		}
+	}
+	if quiet {
+		return ""
+	}
+	return "archive"
 }
 
 // paxWrites: pax reads an archive into files with -r (and copies with
@@ -325,31 +574,48 @@ func cabWrites(args []Word) string {
 	return "archive"
 }
 
+// gzipSpec holds GNU gzip's options, pigzSpec pigz's.
+var (
+	gzipSpec = optSpec{
+		flags: "acdfhklLnNqrtvV123456789",
+		args:  "S",
+		long: []string{"ascii", "stdout", "to-stdout", "decompress", "uncompress", "force", "help", "keep", "list", "license",
+			"no-name", "name", "quiet", "recursive", "test", "verbose", "version", "fast", "best", "rsyncable", "synchronous"},
+		longArgs: []string{"suffix"},
+	}
+	pigzSpec = optSpec{
+		flags: "0123456789cdfhikKlLmMnNqrRtTvVzYHFOU",
+		args:  "bpSCAIJ",
+		long: []string{"fast", "best", "stdout", "to-stdout", "decompress", "uncompress", "force", "help", "independent",
+			"keep", "license", "list", "no-time", "time", "no-name", "name", "quiet", "silent", "recursive", "rsyncable",
+			"synchronous", "test", "verbose", "version", "zlib", "zip", "huffman", "rle", "first", "oneblock"},
+		longArgs: []string{"blocksize", "processes", "suffix", "comment", "alias", "iterations", "maxsplits"},
+		exact:    true,
+	}
+)
+
 // gzipWrites: decompressing with -N (--name) writes the file under the
 // name the compressed file stores, unless to stdout (-c) or only testing
-// or listing (-t, -l).
-func gzipWrites(gunzip bool) func([]Word) string {
+// or listing (-t, -l). Where a word may ask for the name, that exception
+// holds only on a parse that is sure (-S -c: -c is the suffix).
+func gzipWrites(spec *optSpec, gunzip bool) func([]Word) string {
 	return func(args []Word) string {
+		if !mayName(args) {
+			return ""
+		}
+		parsed, ok := sureArgs(*spec, args)
+		if !ok {
+			return "compressed file"
+		}
 		decompress, name, quiet := gunzip, false, false
-		for _, w := range args {
-			v := w.Value
-			switch {
-			case !w.Static:
-				return "compressed file"
-			case v == "--":
-			case strings.HasPrefix(v, "--"):
-				n := longName(v)
-				decompress = decompress || abbrev(n, "--decompress", 4) || abbrev(n, "--uncompress", 4)
-				name = name || abbrev(n, "--name", 4)
-				quiet = quiet || n == "--stdout" || n == "--to-stdout" || n == "--test" || n == "--list"
-			case strings.HasPrefix(v, "-"):
-				letters := v[1:]
-				if k := strings.IndexAny(letters, "Sbp"); k >= 0 {
-					letters = letters[:k] // pigz -b, -p and -S take a value
-				}
-				decompress = decompress || strings.Contains(letters, "d")
-				name = name || strings.Contains(letters, "N")
-				quiet = quiet || strings.ContainsAny(letters, "ctl")
+		for _, a := range parsed {
+			switch a.opt {
+			case "-d", "--decompress", "--uncompress":
+				decompress = true
+			case "-N", "--name":
+				name = true
+			case "-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list":
+				quiet = true
 			}
 		}
 		if decompress && name && !quiet {
@@ -357,4 +623,24 @@ func gzipWrites(gunzip bool) func([]Word) string {
 		}
 		return ""
 	}
+}
+
+// mayName reports a gzip command some word of which may ask for the name
+// the compressed file stores: not static, a short option cluster holding
+// N, or a long option --name may abbreviate.
+func mayName(args []Word) bool {
+	for _, w := range args {
+		v := w.Value
+		switch {
+		case !w.Static:
+			return true
+		case strings.HasPrefix(v, "--"):
+			if name := longName(v); len(name) > 2 && strings.HasPrefix("--name", name) {
+				return true
+			}
+		case strings.HasPrefix(v, "-") && strings.Contains(v, "N"):
+			return true
+		}
+	}
+	return false
 }

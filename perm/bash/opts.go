@@ -23,6 +23,9 @@ type optSpec struct {
 	permute bool
 	// strict makes an unknown option an error instead of a flag.
 	strict bool
+	// exact makes a long option known only when written in full: an
+	// abbreviation is unknown (with strict, an error).
+	exact bool
 }
 
 // arg is one parsed argument: an option (opt set) or an operand.
@@ -126,6 +129,12 @@ func longOpt(v, name string) string {
 func (s *optSpec) lookupLong(name string) (full string, takesArg, known bool) {
 	if name == "" {
 		return "", false, false
+	}
+	if s.exact {
+		if slices.Contains(s.longArgs, name) {
+			return name, true, true
+		}
+		return name, false, slices.Contains(s.long, name)
 	}
 	full, _, known = getoptLong(name, func(yield func(string, string) bool) {
 		for _, list := range [2][]string{s.long, s.longArgs} {

@@ -93,6 +93,25 @@ func TestDataWrites(t *testing.T) {
 		"7z x a.7z", "7z e a.7z", "unrar x a.rar", "ar x lib.a", "ar -x lib.a", "jar xf a.jar",
 		"pax -r < a.pax", "pax -rw src dst", "dpkg-deb -x a.deb d", "dpkg -i a.deb", "unar a.zip", "uudecode x.uu",
 		"cabextract a.cab", "gunzip -N a.gz", "gzip -dN a.gz", "gzip -d --name a.gz",
+		// An option's value is not the flag it spells; a parse that is
+		// not sure (an unknown option, an abbreviation) writes.
+		"tar -xf evil.tar --exclude -O", "tar xf evil.tar --exclude -O", "tar -x --exclude -O -f evil.tar",
+		"tar -xf a.tar --exclude=x -T -O", "tar -xOf a.tar -I sh", "tar -xf a.tar --to-stdo", "tar -x -O -g snap -f a",
+		"unzip -l --l evil.zip", "unzip -t --t evil.zip", "unzip -l-l a.zip", "unzip -lM a.zip", "unzip -l a.zip -d d",
+		"unzip -T -l a.zip", "unzip -x -l a.zip", "unzip -l",
+		"patch -p1 --input=evil.patch -B --dry-run", "patch -p1 -i --dry-run", "patch --dry-run -o out < p",
+		"patch --dry-run -e < p", "patch --dry-run --frob < p", "patch --dry-run -p1 \"$x\"",
+		"git apply --exclude --check evil.patch", "git apply --check --build-fake-ancestor=x p", "git apply --che p",
+		"git am --exclude --show-current-patch 0001.patch", "git am --show-current-patch x.mbox",
+		"ar --output . x evil.a", "ar --plugin /dev/null x evil.a", "ar t lib.a -x", "ar @opts", "ar tx lib.a", "ar -X32 t a",
+		"jar --extract --file evil.jar", "jar --extract -f evil.jar", "jar -xf a.jar", "jar tf a.jar -x", "jar @args",
+		"jar --list --frob -f a.jar", "jar uf a.jar x",
+		"7z --frob x a.7z",
+		"gzip -d -N -S -c innocent.gz", "gunzip -N -S -t x.gz", "gunzip -N --suffix -l x.gz", "gunzip -N --frob x.gz",
+		"pigz -dN -b -c x.gz",
+		"python3 -m tarfile -e evil.tar .", "python3 -m zipfile -e evil.zip .", "python -mtarfile --extract a.tar",
+		"python3.12 -I -m zipfile -e a.zip d", "python3 -m tarfile -l -e a.tar", "python3 -m tarfile --list --ext a.tar",
+		"python3 -m \"$m\" -e a.tar", "python3 -W ignore -m tarfile -e a.tar", "python3 -m tarfile -c out.tar src",
 	}
 	quiet := []string{
 		"git apply --check x.patch", "git apply --stat x.patch", "git apply --numstat x.patch", "git apply --summary x",
@@ -105,6 +124,15 @@ func TestDataWrites(t *testing.T) {
 		"7z l a.7z", "7z a a.7z src", "unrar l a.rar", "ar t lib.a", "ar rcs lib.a x.o", "jar cf a.jar src", "jar tf a.jar",
 		"pax -w src", "dpkg-deb -c a.deb", "dpkg -l", "cabextract -l a.cab", "gunzip a.gz", "gzip -d a.gz", "gzip -N a",
 		"gunzip -Nc a.gz", "gzip -dN -c a.gz",
+		// The genuine readings that write nothing, parsed in full.
+		"tar -xOf a.tar", "tar --list -f a.tar", "tar -tf a.tar --exclude -x", "tar -czf out.tgz --exclude=.git src",
+		"tar -cf a.tar --frob src", "unzip -lq a.zip", "unzip -t a.zip -x b", "unzip -Z1 a.zip", "unzip -ld d a.zip",
+		"git apply --check p", "git apply --check -p1 --exclude=x p", "git apply --stat -C1 p",
+		"git am --show-current-patch=diff", "patch --dry-run -p1 -i p", "patch -p1 --dry < p",
+		"gzip -dc a.gz", "gzip -dNc a.gz", "gunzip -N --stdout a.gz", "gzip -S .z -d a.z",
+		"ar p lib.a x.o", "ar -t lib.a", "jar --list --file a.jar", "jar -tf a.jar", "jar cfm a.jar m.txt -C d .",
+		"python3 -m tarfile -l a.tar", "python3 -m zipfile -t a.zip", "python3 -m json.tool x", "python3 x.py -m tarfile -e a",
+		"python3 -c 'import tarfile' -m tarfile -e a",
 	}
 	for _, tc := range []struct {
 		srcs  []string
