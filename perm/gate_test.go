@@ -402,6 +402,24 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: gzip -dc a.gz", denyGithub, bashReq("gzip -dc a.gz"), Allow, 3, ""},
 		{"ok: python3 -m tarfile -l a.tar", denyGithub, bashReq("python3 -m tarfile -l a.tar"), Allow, 3, ""},
 
+		// git config writes its file, git mv places what it moves.
+		{"git config --global include.path", bypass, bashReq("git config --global include.path x"), Ask, 2, ".gitconfig"},
+		{"git config --global core.hooksPath", bypass, bashReq("git config --global core.hooksPath x"), Ask, 2, ".gitconfig"},
+		{"git config core.hooksPath", bypass, bashReq("git config core.hooksPath x"), Ask, 2, ".git/config"},
+		{"git config --worktree core.fsmonitor", bypass, bashReq("git config --worktree core.fsmonitor x"), Ask, 2, ".git/config"},
+		{"git config include.path", bypass, bashReq("git config include.path x"), Ask, 2, ".git/config"},
+		{"git config set --global", bypass, bashReq("git config set --global core.pager x"), Ask, 2, ".gitconfig"},
+		{"git config -f into a denied tree", denyGithub, bashReq("git config -f .github/workflows/pwn.yml a.b c"), Deny, 1, ""},
+		{"ok: git config --get", bypass, bashReq("git config --get user.name"), Allow, 3, ""},
+		{"ok: git config one name", bypass, bashReq("git config user.name"), Allow, 3, ""},
+		{"ok: git config --list", bypass, bashReq("git config --global --list"), Allow, 3, ""},
+		{"git mv into a denied tree", denyGithub, bashReq("git mv stage/.github ."), Deny, 1, ".github"},
+		{"git mv into a denied tree under an allow rule", all(allow("Bash(git:*)"), deny("Edit(./.github/**)")), bashReq("git mv stage/.github ."), Deny, 1, ".github"},
+		{"git mv with options", denyGithub, bashReq("git mv -f -k -v stage/.github ."), Deny, 1, ".github"},
+		{"git -C mv", denyGithub, bashReq("git -C stage mv .github .."), Deny, 1, ".github"},
+		{"git mv a sensitive file", bypass, bashReq("git mv stage/.bashrc ~"), Ask, 2, ".bashrc"},
+		{"ok: git mv", denyGithub, bashReq("git mv docs/guide.md docs/g2.md"), Allow, 3, ""},
+
 		// A deny rule's program mentioned anywhere.
 		{"mention: setarch", denyCurl, bashReq("setarch x86_64 -R curl x"), Deny, 1, ""},
 		{"mention: prlimit --", denyCurl, bashReq("prlimit --nofile=5 -- curl x"), Deny, 1, ""},

@@ -67,6 +67,11 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		ts, dyn := writeTargets(prog, args)
 		targets = append(targets, ts...)
 		dynamic = dynamic || dyn
+		if prog == "git" {
+			ts, dyn := gitConfigTargets(v)
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+		}
 	}
 	return targets, dynamic
 }
@@ -280,14 +285,36 @@ type Placement struct {
 // Placements returns how the command places files, in each of its
 // readings whose words are static (a reading with a word that is not is
 // dynamic to Writes, which the caller asks as such): cp, mv, install
-// (without -d) and ln.
+// (without -d), ln and git mv.
 func (c *Command) Placements() []Placement {
 	var out []Placement
+	// git -C d mv a b moves d/a: its reading without the global options
+	// names other paths, and is left out.
+	globals := slices.ContainsFunc(c.variants(), func(v []Word) bool {
+		_, _, sub, ok := gitDirs(v)
+		return len(v) > 0 && v[0].Static && path.Base(v[0].Value) == "git" && ok && sub > 1
+	})
 	for _, v := range c.variants() {
 		if len(v) == 0 || !v[0].Static {
 			continue
 		}
 		prog := path.Base(v[0].Value)
+		if prog == "git" {
+			// git mv moves as mv does.
+			if _, _, sub, ok := gitDirs(v); globals && ok && sub == 1 {
+				continue
+			}
+			if args, unsure, ok := gitMv(v); ok {
+				if p, ok := placement("mv", args); ok {
+					p.Prog = "git mv"
+					if unsure != "" {
+						p.Unsure = unsure
+					}
+					out = append(out, p)
+				}
+			}
+			continue
+		}
 		switch prog {
 		case "cp", "mv", "install", "ln":
 		default:

@@ -1,0 +1,179 @@
+package bash
+
+import (
+	"path"
+	"strings"
+)
+
+// gitDirs reads the global options of the git command line words (words[0]
+// is git): the directory -C makes git start in ("" for the current one,
+// joined as git joins them), --git-dir's value, and where the subcommand
+// is; ok is false when they cannot be read (a word that is not static),
+// or there is no subcommand.
+func gitDirs(words []Word) (dir, gitDir string, sub int, ok bool) {
+	args, rest, err := gitGlobals.parse(words[1:])
+	if err != nil || 1+rest >= len(words) {
+		return "", "", 0, false
+	}
+	for _, a := range args {
+		if a.word != nil && !a.word.Static {
+			return "", "", 0, false
+		}
+		switch a.opt {
+		case "-C":
+			if a.val != "" {
+				dir = path.Join(dir, a.val)
+				if strings.HasPrefix(a.val, "/") || strings.HasPrefix(a.val, "~") {
+					dir = a.val
+				}
+			}
+		case "--git-dir":
+			gitDir = a.val
+		}
+	}
+	return dir, gitDir, 1 + rest, true
+}
+
+// under joins p to the directory git -C starts in.
+func under(dir, p string) string {
+	if dir == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+		return p
+	}
+	return dir + "/" + p
+}
+
+// gitConfigSpec holds git config's options (git 2.46, the old form; the
+// subcommands of the new one take the same), written in full.
+var gitConfigSpec = optSpec{
+	flags: "lez",
+	args:  "f",
+	long: []string{"global", "system", "local", "worktree", "get", "get-all", "get-regexp", "get-urlmatch", "get-color",
+		"get-colorbool", "list", "show-origin", "show-scope", "name-only", "null", "includes", "no-includes", "bool",
+		"int", "bool-or-int", "path", "expiry-date", "fixed-value", "add", "unset", "unset-all", "replace-all",
+		"rename-section", "remove-section", "edit", "all", "regexp", "append", "no-type"},
+	longArgs: []string{"file", "blob", "type", "default", "comment", "value", "url"},
+	exact:    true,
+}
+
+// gitConfigReads are the modes of git config that only read.
+var gitConfigReads = []string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool",
+	"-l", "--list"}
+
+// gitConfigWrites are the modes of git config that write.
+var gitConfigWrites = []string{"--add", "--unset", "--unset-all", "--replace-all", "--rename-section",
+	"--remove-section", "-e", "--edit"}
+
+// gitConfigTargets returns the files a git config command line (words,
+// words[0] git) writes: --global's (~/.gitconfig, ~/.config/git/config),
+// --system's (/etc/gitconfig), -f's, else the repository's (.git/config,
+// and .git/config.worktree for --worktree; --git-dir's config). Only its
+// reading forms write nothing (get, list, --get..., --list, one name):
+// anything else writes. dynamic: a word that is not static, so the
+// command may write any of them.
+func gitConfigTargets(words []Word) (ts []Word, dynamic bool) {
+	dir, gitDir, sub, ok := gitDirs(words)
+	if !ok || words[sub].Value != "config" {
+		return nil, false
+	}
+	repo := []string{".git/config"}
+	if gitDir != "" {
+		repo = []string{path.Join(gitDir, "config")}
+	}
+	word := func(p string) Word {
+		p = under(dir, p)
+		return Word{Raw: p, Value: p, Static: true, Tilde: strings.HasPrefix(p, "~")}
+	}
+	global := []string{"~/.gitconfig", "~/.config/git/config"}
+	args := words[sub+1:]
+	all := func() []Word {
+		var out []Word
+		for _, p := range append(append(append([]string{}, global...), "/etc/gitconfig"), repo...) {
+			out = append(out, word(p))
+		}
+		return out
+	}
+	if dynamicWord(args) {
+		return all(), true
+	}
+	form := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0].Value, "-") {
+		switch args[0].Value {
+		case "get", "list":
+			return nil, false
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			form, args = args[0].Value, args[1:]
+		}
+	}
+	parsed, sure := sureArgs(gitConfigSpec, args)
+	operands := 0
+	for _, a := range parsed {
+		if a.opt == "" {
+			operands++
+		}
+	}
+	switch {
+	case !sure:
+	case hasOpt(parsed, "--blob"):
+		return nil, false // git refuses to write a blob
+	case form != "" || hasOpt(parsed, gitConfigWrites...):
+	case hasOpt(parsed, gitConfigReads...), operands == 1:
+		return nil, false
+	}
+	files := repo
+	switch {
+	case !sure:
+		return all(), false
+	case hasOpt(parsed, "-f", "--file"):
+		files = nil
+		for _, a := range parsed {
+			if a.opt == "-f" || a.opt == "--file" {
+				files = append(files, a.val)
+			}
+		}
+	case hasOpt(parsed, "--global"):
+		files = global
+	case hasOpt(parsed, "--system"):
+		files = []string{"/etc/gitconfig"}
+	case hasOpt(parsed, "--worktree"):
+		files = append(files, path.Join(path.Dir(repo[0]), "config.worktree"))
+	}
+	for _, f := range files {
+		ts = append(ts, word(f))
+	}
+	return ts, false
+}
+
+// gitMv reads a git mv command line (words[0] git) as mv: its arguments
+// with the paths joined to the directory git -C starts in, or not ok.
+func gitMv(words []Word) (args []arg, unsure string, ok bool) {
+	dir, gitDir, sub, ok := gitDirs(words)
+	if !ok || words[sub].Value != "mv" {
+		return nil, "", false
+	}
+	spec := optSpec{flags: "fknv", long: []string{"force", "dry-run", "verbose", "sparse"}, permute: true}
+	args, _, err := spec.parse(words[sub+1:])
+	if err != nil {
+		return nil, "", false
+	}
+	for i := range args {
+		if args[i].opt == "" && dir != "" {
+			w := *args[i].word
+			w.Value, w.Raw = under(dir, w.Value), under(dir, w.Raw)
+			args[i] = arg{val: w.Value, hasVal: true, word: &w}
+		}
+	}
+	if gitDir != "" || hasGlobal(words[1:sub], "--work-tree") {
+		unsure = "git mv with --git-dir or --work-tree moves paths of a work tree the gate does not resolve"
+	}
+	return args, unsure, true
+}
+
+// hasGlobal reports a global option (or its =value form) among words.
+func hasGlobal(words []Word, name string) bool {
+	for _, w := range words {
+		if w.Value == name || strings.HasPrefix(w.Value, name+"=") {
+			return true
+		}
+	}
+	return false
+}
