@@ -11,7 +11,9 @@ import (
 )
 
 var (
-	shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "fish": true, "csh": true, "tcsh": true, "busybox": true}
+	// shells are the programs bash.Shell names (busybox and toybox are
+	// wrappers: their forms hold the applet's own command line).
+	shells = bash.Shell
 	// interpreters and the options that pass them code inline.
 	interpreters = map[string][]string{
 		"python": {"-c"}, "python2": {"-c"}, "python3": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
@@ -128,13 +130,13 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		// Its input becomes the arguments, or with -I the code, of
 		// whatever it runs: a shell or interpreter there is opaque.
 		for _, a := range args {
-			if b := filepath.Base(a); shells[b] || interpreters[b] != nil {
+			if b := filepath.Base(a); shells(b) || interpreters[b] != nil {
 				return prog + " feeding " + b
 			}
 		}
 		return ""
 	}
-	if prog == "source" || prog == "." || shells[prog] || interpreters[prog] != nil {
+	if prog == "source" || prog == "." || shells(prog) || interpreters[prog] != nil {
 		// A program read from a pipe or a process substitution.
 		for _, a := range args {
 			if strings.HasPrefix(a, "<(") || special(a) {
@@ -145,8 +147,15 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	if prog == "sed" {
 		return sedCode(args)
 	}
-	if shells[prog] {
-		if readsStdin(args, "-c") {
+	if shells(prog) {
+		// Its options read as the shell reads them: after them, no
+		// script operand (or -s) is code from stdin, and an option not
+		// known may take the next word, which leaves that open.
+		_, stdin, unsure := bash.ShellArgs(prog, args)
+		if unsure != "" {
+			return prog + " option " + unsure + " the gate cannot read"
+		}
+		if stdin {
 			return prog + " reading commands from stdin"
 		}
 		return ""
@@ -171,7 +180,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		}
 		return ""
 	}
-	if readsStdin(args, "") {
+	if readsStdin(args) {
 		return prog + " reading code from stdin"
 	}
 	return ""
@@ -184,19 +193,16 @@ func opaqueProg(prog string) bool {
 		return true
 	}
 	_, interp := interpreters[prog] // awk is one with no inline option
-	return interp || shells[prog]
+	return interp || shells(prog)
 }
 
-// readsStdin reports whether a shell or interpreter invoked with args reads
-// its program from stdin: no operand (other than "-"), or -s. cmdOpt is
-// the option that instead passes code inline (already parsed elsewhere).
-func readsStdin(args []string, cmdOpt string) bool {
+// readsStdin reports whether an interpreter invoked with args reads its
+// program from stdin: no operand (other than "-"), or -s.
+func readsStdin(args []string) bool {
 	for _, a := range args {
 		switch {
 		case a == "-s" || a == "-":
 			return true
-		case cmdOpt != "" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a[1:], cmdOpt[1:]):
-			return false // bash -c / -lc: its string is parsed recursively
 		case !strings.HasPrefix(a, "-"):
 			return false // a script file
 		}

@@ -79,6 +79,7 @@ var broadWrappers = map[string]wrapper{
 	"ionice":  {opts: optSpec{args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}}},
 	"setsid":  {},
 	"busybox": {},
+	"toybox":  {},
 	"xargs": {opts: optSpec{
 		args:     "adEILnPs",
 		longArgs: []string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"},

@@ -94,7 +94,7 @@ func stdinShell(words []Word) bool {
 		}
 		return false
 	}
-	_, stdin := shellInput(args)
+	_, stdin := shellInput(name, args)
 	return stdin
 }
 
@@ -172,7 +172,7 @@ func shellCode(words []Word) (code []string, ok bool) {
 	args := words[1:]
 	switch name := path.Base(words[0].Value); {
 	case shells[name]:
-		return single(dashC(args))
+		return single(dashC(name, args))
 	case name == "eval":
 		if len(args) > 0 && args[0].Static && args[0].Value == "--" {
 			args = args[1:]
@@ -191,7 +191,7 @@ func shellCode(words []Word) (code []string, ok bool) {
 				return nil, false
 			}
 			if a.Value == "--" || a.Value == "==" {
-				return single(dashC(args[i+1:]))
+				return single(dashC("bash", args[i+1:]))
 			}
 		}
 		return nil, true
@@ -224,8 +224,8 @@ func single(w *Word) ([]string, bool) {
 
 // dashC finds the command string of `sh [options] -c string [name args]`:
 // the first operand once a cluster holding "c" has been seen.
-func dashC(args []Word) *Word {
-	code, _ := shellInput(args)
+func dashC(name string, args []Word) *Word {
+	code, _ := shellInput(name, args)
 	return code
 }
 
@@ -233,39 +233,129 @@ func dashC(args []Word) *Word {
 // from: code is the -c string (a Word not static when it cannot be known),
 // and stdin reports standard input — with -s, with "-", or with neither a
 // -c string nor a script operand. Neither: a script file. An argument not
-// static may be any of these, and is taken for both.
-func shellInput(args []Word) (code *Word, stdin bool) {
-	hasC, hasS := false, false
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if !w.Static {
-			return &Word{Raw: w.Raw}, true // may be -c, -s or the string itself
+// static may be any of these, and is taken for both; so is what follows
+// an option the shell's reading does not know (ShellArgs).
+func shellInput(name string, args []Word) (code *Word, stdin bool) {
+	r := readShellArgs(name, len(args), func(i int) (string, bool) { return args[i].Value, args[i].Static })
+	switch {
+	case r.dynamic >= 0:
+		return &Word{Raw: args[r.dynamic].Raw}, true // may be -c, -s or the string itself
+	case r.unsure != "" && r.hasC:
+		// The -c string may be any word after the option.
+		return &Word{Raw: args[r.unsureAt].Raw}, true
+	case r.code >= 0:
+		return &args[r.code], r.stdin
+	}
+	return nil, r.stdin || r.unsure != ""
+}
+
+// ShellArgs reads the arguments of the shell name (a base name Shell
+// reports) as the shell reads them, and says where it takes its commands
+// from: code is the index in args of the -c string (-1 if none); stdin
+// reports standard input (-s, "-", or neither -c nor a script operand);
+// unsure is the first option the reading does not know, after which the
+// rest cannot be told apart (it may take the next word as its value), so
+// the shell may read stdin or any word as code.
+//
+// Options are read as bash, dash and the other Bourne shells read them:
+// letters clustered after "-" or "+" (+c and +s are -c and -s to bash and
+// dash), -o NAME, +o NAME, -O NAME and +O NAME, bash's long options
+// (--rcfile and --init-file with a value), and "--" or "-" ending them.
+func ShellArgs(name string, args []string) (code int, stdin bool, unsure string) {
+	r := readShellArgs(name, len(args), func(i int) (string, bool) { return args[i], true })
+	return r.code, r.stdin, r.unsure
+}
+
+type shellArgs struct {
+	code, dynamic, unsureAt int
+	hasC, stdin             bool
+	unsure                  string
+}
+
+// Option letters that take no value in any Bourne shell that knows them
+// (a shell that does not know one stops with an error): set's flags and
+// the invocation's -i, -l, -r and -s. -T is bash's functrace, but mksh's
+// -T takes a tty; -R is ksh93's cross-reference file.
+const (
+	shellFlags     = "abefhiklmnpqrsuvxBCDEHIPV"
+	bashShellFlags = shellFlags + "T"
+)
+
+// bashLongFlags are bash's long options that take no value.
+var bashLongFlags = map[string]bool{
+	"--debug": true, "--debugger": true, "--dump-po-strings": true, "--dump-strings": true,
+	"--help": true, "--login": true, "--noediting": true, "--noprofile": true, "--norc": true,
+	"--posix": true, "--pretty-print": true, "--protected": true, "--restricted": true,
+	"--verbose": true, "--version": true, "--wordexp": true,
+}
+
+func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
+	r := shellArgs{code: -1, dynamic: -1, unsureAt: -1}
+	flags := shellFlags
+	switch name {
+	case "bash", "rbash", "sh":
+		flags = bashShellFlags
+		if name == "sh" {
+			flags = shellFlags // dash, or mksh, where -T takes a value
 		}
-		v := w.Value
+	case "fish", "csh", "tcsh":
+		flags = "" // options of their own: -c alone is read
+	}
+	hasS := false
+	unsure := func(i int, v string) {
+		if r.unsure == "" {
+			r.unsure, r.unsureAt = v, i
+		}
+	}
+	for i := 0; i < n; i++ {
+		v, static := arg(i)
+		if !static {
+			r.dynamic = i
+			return r
+		}
 		switch {
 		case v == "--" || v == "-":
-			if hasC && i+1 < len(args) {
-				return &args[i+1], hasS
+			if r.hasC && i+1 < n {
+				r.code, r.stdin = i+1, hasS
+				if _, static := arg(i + 1); !static {
+					r.dynamic = i + 1
+				}
+				return r
 			}
-			return nil, hasS || !hasC && (v == "-" || i+1 == len(args))
+			r.stdin = hasS || !r.hasC && (v == "-" || i+1 == n)
+			return r
 		case v == "--rcfile" || v == "--init-file":
 			i++
 		case strings.HasPrefix(v, "--"):
+			if !bashLongFlags[v] || flags == "" {
+				unsure(i, v)
+			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			for _, ch := range v[1:] {
-				hasC = hasC || ch == 'c' && v[0] == '-'
-				hasS = hasS || ch == 's' && v[0] == '-'
-				if ch == 'o' || ch == 'O' {
+				switch {
+				case ch == 'c':
+					r.hasC = true
+				case ch == 's':
+					hasS = true
+				case ch == 'o' || ch == 'O':
 					i++ // -o option, -O shopt: the name is the next word
+					if flags == "" {
+						unsure(i-1, v)
+					}
+				case !strings.ContainsRune(flags, ch):
+					unsure(i, v)
 				}
 			}
-		case hasC:
-			return &args[i], hasS
+		case r.hasC:
+			r.code, r.stdin = i, hasS
+			return r
 		default:
-			return nil, hasS // a script file, unless -s makes its words arguments
+			r.stdin = hasS // a script file, unless -s makes its words arguments
+			return r
 		}
 	}
-	return nil, hasS || !hasC
+	r.stdin = hasS || !r.hasC
+	return r
 }
 
 // joined returns the words joined by spaces as the shell code they form,

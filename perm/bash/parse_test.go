@@ -442,14 +442,23 @@ func TestShellInput(t *testing.T) {
 		{"script a", "", false},
 		{"--rcfile f", "", true},
 		{"-o pipefail script", "", false},
-		{"-s -c x", "x", true}, // both read: the strict side
-		{"+c script", "", false},
+		{"-s -c x", "x", true},         // both read: the strict side
+		{"+c script", "script", false}, // +c is -c to bash and dash
+		{"+x", "", true},
+		{"-o posix", "", true},
+		{"+O extglob", "", true},
+		{"--norc --posix", "", true},
+		{"--norc -x script", "", false},
+		{"+s a b", "", true},
+		{"-T x", "", false},    // -T is bash's functrace: x is the script
+		{"-Z x", "", true},     // not known: x may be its value
+		{"--frob x", "", true}, // not known: x may be its value
 	} {
 		var args []Word
 		for _, f := range strings.Fields(tc.args) {
 			args = append(args, Word{Raw: f, Value: f, Static: true})
 		}
-		code, stdin := shellInput(args)
+		code, stdin := shellInput("bash", args)
 		got := ""
 		if code != nil {
 			got = code.Value
@@ -458,7 +467,7 @@ func TestShellInput(t *testing.T) {
 			t.Errorf("bash %s: code %q, stdin %v; want %q, %v", tc.args, got, stdin, tc.code, tc.stdin)
 		}
 	}
-	if code, stdin := shellInput([]Word{{Raw: "$x"}}); code == nil || code.Static || !stdin {
+	if code, stdin := shellInput("bash", []Word{{Raw: "$x"}}); code == nil || code.Static || !stdin {
 		t.Errorf("bash $x: code %+v, stdin %v; want code not static and stdin", code, stdin)
 	}
 }
