@@ -511,6 +511,33 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: a script file after long options", denyRm, bashReq("bash --norc --noprofile -e ./build.sh"), Allow, 3, ""},
 		{"ok: sh -c", denyRm, bashReq("sh -c 'echo hi'"), Allow, 3, ""},
 		{"ok: bash -ec", denyRm, bashReq("bash -o posix -ec 'echo hi'"), Allow, 3, ""},
+		// make reads a makefile, code, from the file -f names and runs
+		// --eval's string: from stdin or a string, the gate never sees it.
+		{"make -f /dev/stdin", denyRm, bashReq(`make -f /dev/stdin <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make -f -", denyRm, bashReq(`make -f - <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make -sf-", denyRm, bashReq(`make -sf- <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make --file=/dev/fd/0", denyRm, bashReq(`make --file=/dev/fd/0 <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make --makefile /proc/self/fd/0", denyRm, bashReq(`make --makefile /proc/self/fd/0 <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make --fil=, abbreviated", denyRm, bashReq(`make --fil=/dev/stdin <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make -f a link to /dev/stdin", denyRm, bashReq(`make -f ./in <<< 'all:;@r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make -f a process substitution", denyRm, bashReq(`make -f <(echo 'all:;@r\m victim')`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make --eval", denyRm, bashReq(`make --eval='all:;@r\m victim' all`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"make -E", denyRm, bashReq(`make -E 'all:;@r\m victim' all`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: make", denyRm, bashReq("make"), Allow, 3, ""},
+		{"ok: make -f a makefile", denyRm, bashReq("make -f build.mk all"), Allow, 3, ""},
+		{"ok: make -C", denyRm, bashReq("make -sC src test"), Allow, 3, ""},
+		// sqlite3's operands after the database, its -cmd and -init, and
+		// its stdin are SQL and dot-commands: .shell and .system run
+		// commands.
+		{"sqlite3 .shell operand", denyRm, bashReq(`sqlite3 :memory: '.shell r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite3 .shell under an allow rule", all(deny("Bash(rm:*)"), allow("Bash(sqlite3:*)")), bashReq(`sqlite3 :memory: '.shell r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite .system operand", denyRm, bashReq(`sqlite x.db '.system r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite3 SQL operand", denyRm, bashReq(`sqlite3 x.db 'select 1'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite3 reading stdin", denyRm, bashReq(`echo '.shell r\m victim' | sqlite3 x.db`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite3 reading stdin, no database", denyRm, bashReq(`echo '.shell r\m victim' | sqlite3`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite3 -cmd", denyRm, bashReq(`sqlite3 -cmd '.system r\m victim' x.db .quit`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"sqlite3 -init", denyRm, bashReq(`sqlite3 -init /dev/stdin x.db .quit <<< '.shell r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: sqlite3 without Bash deny rules", bypass, bashReq(`sqlite3 x.db 'select 1'`), Allow, 3, ""},
 		{"ok: a script given /dev/null", denyRm, bashReq("python3 x.py /dev/null > /dev/null"), Allow, 3, ""},
 
 		// Program names that are not static literals.

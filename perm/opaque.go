@@ -23,7 +23,15 @@ var (
 		"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
 		"julia": {"-e", "--eval", "-E", "--print"}, "R": {"-e"}, "emacs": {"--eval", "-eval"},
 		"gdb": {"-ex", "--eval-command", "-iex", "--init-eval-command"}, "vim": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"},
+		// SQL and dot-commands (.shell and .system run commands, .output
+		// and .once a pipe): -cmd's string, -init's file, the operands
+		// after the database (codeOperands) and stdin are code.
+		"sqlite3": {"-cmd", "--cmd", "-init", "--init"}, "sqlite": {"-cmd", "--cmd", "-init", "--init"},
 	}
+	// codeOperands are the interpreters whose operands are code, not a
+	// script file's name, after the first n (sqlite3's database): one
+	// there is code given inline, none is code read from stdin.
+	codeOperands = map[string]int{"sqlite3": 1, "sqlite": 1}
 )
 
 // opaque reports whether a command, in any of its normalised forms, runs
@@ -147,6 +155,9 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	if prog == "sed" {
 		return sedCode(args)
 	}
+	if prog == "make" || prog == "gmake" {
+		return makeCode(args, special)
+	}
 	if shells(prog) {
 		// Its options read as the shell reads them: after them, no
 		// script operand (or -s) is code from stdin, and an option not
@@ -171,6 +182,18 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 			}
 		}
 	}
+	if n, ok := codeOperands[prog]; ok {
+		operands := 0
+		for _, a := range args {
+			if a == "-" || !strings.HasPrefix(a, "-") {
+				operands++ // an option's value too: the strict side
+			}
+		}
+		if operands > n {
+			return prog + " code operand"
+		}
+		return prog + " reading code from stdin"
+	}
 	if prog == "awk" || prog == "gawk" {
 		// An awk program runs commands through system(), pipes and
 		// getline, and writes files through redirections.
@@ -189,7 +212,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 // opaqueProg reports whether opaque looks at a form run by prog.
 func opaqueProg(prog string) bool {
 	switch prog {
-	case "xargs", "parallel", "source", ".", "sed":
+	case "xargs", "parallel", "source", ".", "sed", "make", "gmake":
 		return true
 	}
 	_, interp := interpreters[prog] // awk is one with no inline option
@@ -238,6 +261,66 @@ func sedCode(args []string) string {
 				return "sed script that runs or writes"
 			}
 			return ""
+		}
+	}
+	return ""
+}
+
+// makeCode reports a make command line whose makefile, code, the gate
+// cannot read: --eval's (-E's) string, or a file -f (--file, --makefile,
+// any abbreviation) names that is the program's own input ("-", or one
+// special says is) or a process substitution. A makefile in the project
+// is its code, like a script file.
+func makeCode(args []string, special func(arg string) bool) string {
+	file := func(v string) string {
+		if v == "-" || strings.HasPrefix(v, "<(") || special(v) {
+			return "make reading a makefile from " + v
+		}
+		return ""
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break // targets and assignments follow
+		}
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			name, v, hasV := strings.Cut(name, "=")
+			switch {
+			case strings.HasPrefix("eval", name):
+				return "make --eval code"
+			case strings.HasPrefix("file", name) || strings.HasPrefix("makefile", name):
+				if !hasV && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				if s := file(v); s != "" {
+					return s
+				}
+			}
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+	cluster:
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'E':
+				return "make -E code"
+			case 'f', 'C', 'I', 'o', 'W':
+				// The rest of the word, or the next one, is the value.
+				v := a[j+1:]
+				if v == "" && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				if a[j] == 'f' {
+					if s := file(v); s != "" {
+						return s
+					}
+				}
+				break cluster
+			}
 		}
 	}
 	return ""
