@@ -538,6 +538,21 @@ func TestGateSoundness(t *testing.T) {
 		{"sqlite3 -cmd", denyRm, bashReq(`sqlite3 -cmd '.system r\m victim' x.db .quit`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"sqlite3 -init", denyRm, bashReq(`sqlite3 -init /dev/stdin x.db .quit <<< '.shell r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"ok: sqlite3 without Bash deny rules", bypass, bashReq(`sqlite3 x.db 'select 1'`), Allow, 3, ""},
+		// Editors read their commands (! runs one) from stdin whatever
+		// files they are given; other interpreters from stdin or a file
+		// special names.
+		{"ed commands on stdin", denyRm, bashReq(`ed <<< '!r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ed with a file, commands on stdin", denyRm, bashReq(`ed x.txt <<< '!r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"vi -es commands on stdin", denyRm, bashReq(`vi -es <<< '!r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"vim -es with a file, commands on stdin", denyRm, bashReq(`vim -es x.txt <<< '!r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ex -c", denyRm, bashReq(`ex -c '!r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ex with a file, commands on stdin", denyRm, bashReq(`ex x.txt <<< '!r\m victim'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"awk -f /dev/stdin", denyRm, bashReq(`awk -f /dev/stdin <<< 'BEGIN{system("r\\m victim")}'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"perl -", denyRm, bashReq(`perl - <<< 'unlink q(victim)'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"python3 -", denyRm, bashReq(`python3 - <<< 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"node -", denyRm, bashReq(`node - <<< 'require("fs").unlinkSync("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"env -S a shell with options", denyRm, bashReq(`env -S 'bash -o posix' <<< "$(base64 -d <<< cm0gdmljdGlt)"`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: ed without Bash deny rules", bypass, bashReq(`ed x.txt <<< 'p'`), Allow, 3, ""},
 		{"ok: a script given /dev/null", denyRm, bashReq("python3 x.py /dev/null > /dev/null"), Allow, 3, ""},
 
 		// Program names that are not static literals.

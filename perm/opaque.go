@@ -27,7 +27,12 @@ var (
 		// and .once a pipe): -cmd's string, -init's file, the operands
 		// after the database (codeOperands) and stdin are code.
 		"sqlite3": {"-cmd", "--cmd", "-init", "--init"}, "sqlite": {"-cmd", "--cmd", "-init", "--init"},
+		"ed": nil, "ex": {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "view": {"-c", "--cmd"},
 	}
+	// stdinCommands are the interpreters (editors) that read commands
+	// from stdin whatever files their operands name: ed's and ex's !
+	// runs a shell command.
+	stdinCommands = map[string]bool{"ed": true, "ex": true, "vi": true, "view": true, "vim": true, "nvim": true}
 	// codeOperands are the interpreters whose operands are code, not a
 	// script file's name, after the first n (sqlite3's database): one
 	// there is code given inline, none is code read from stdin.
@@ -193,6 +198,9 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 			return prog + " code operand"
 		}
 		return prog + " reading code from stdin"
+	}
+	if stdinCommands[prog] {
+		return prog + " reading commands from stdin"
 	}
 	if prog == "awk" || prog == "gawk" {
 		// An awk program runs commands through system(), pipes and
