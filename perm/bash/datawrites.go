@@ -195,7 +195,13 @@ func tarWrites(args []Word) string {
 // mayExtract reports a tar command some word of which may ask for an
 // extract: not static, an old-style first word or a short option cluster
 // holding x, or a long option --extract or --get may abbreviate.
-func mayExtract(args []Word) bool {
+func mayExtract(args []Word) bool { return mayAsk(args, "x", true, "--extract", "--get") }
+
+// mayAsk reports whether some word of args may ask for an option: a word
+// not static, a short option cluster holding letter (or, with first, an
+// old-style first word holding it), or a long option one of longs may
+// abbreviate.
+func mayAsk(args []Word, letter string, first bool, longs ...string) bool {
 	for i, w := range args {
 		v := w.Value
 		switch {
@@ -203,11 +209,13 @@ func mayExtract(args []Word) bool {
 			return true
 		case strings.HasPrefix(v, "--"):
 			name := longName(v)
-			if len(name) > 2 && (strings.HasPrefix("--extract", name) || strings.HasPrefix("--get", name)) {
-				return true
+			for _, l := range longs {
+				if len(name) > 2 && strings.HasPrefix(l, name) {
+					return true
+				}
 			}
-		case strings.HasPrefix(v, "-") || i == 0:
-			if strings.Contains(v, "x") {
+		case strings.HasPrefix(v, "-") || first && i == 0:
+			if strings.Contains(v, letter) {
 				return true
 			}
 		}
@@ -628,19 +636,4 @@ func gzipWrites(spec *optSpec, gunzip bool) func([]Word) string {
 // mayName reports a gzip command some word of which may ask for the name
 // the compressed file stores: not static, a short option cluster holding
 // N, or a long option --name may abbreviate.
-func mayName(args []Word) bool {
-	for _, w := range args {
-		v := w.Value
-		switch {
-		case !w.Static:
-			return true
-		case strings.HasPrefix(v, "--"):
-			if name := longName(v); len(name) > 2 && strings.HasPrefix("--name", name) {
-				return true
-			}
-		case strings.HasPrefix(v, "-") && strings.Contains(v, "N"):
-			return true
-		}
-	}
-	return false
-}
+func mayName(args []Word) bool { return mayAsk(args, "N", false, "--name") }
