@@ -110,6 +110,14 @@ func TestEvaluate(t *testing.T) {
 		{"deny env prefix", deny("Bash(rm:*)"), bashReq("FOO=1 env BAR=2 command rm x"), Deny, 1, ""},
 		{"deny timeout", deny("Bash(rm:*)"), bashReq("timeout 5 rm x"), Deny, 1, ""},
 		{"deny basename", deny("Bash(curl:*)"), bashReq("/usr/bin/curl http://x"), Deny, 1, ""},
+		// A rule naming the program by a path denies the name PATH finds
+		// it under, however it is run.
+		{"deny path rule, name", deny("Bash(/bin/rm:*)"), bashReq("rm x"), Deny, 1, "Bash(/bin/rm:*)"},
+		{"deny path rule, other path", deny("Bash(/bin/rm:*)"), bashReq("/usr/bin/rm x"), Deny, 1, ""},
+		{"deny path rule, sudo", deny("Bash(/bin/rm:*)"), bashReq("sudo rm -f x"), Deny, 1, ""},
+		{"deny path rule, xargs", deny("Bash(/bin/rm -rf *)"), bashReq("ls | xargs rm -rf"), Deny, 1, ""},
+		{"deny path rule, other program", deny("Bash(/bin/rm:*)"), bashReq("rmdir x"), Ask, 7, ""},
+		{"ask path rule, name", ask("Bash(/usr/bin/curl:*)"), bashReq("curl x"), Ask, 5, "Bash(/usr/bin/curl:*)"},
 		{"deny xargs", deny("Bash(rm:*)"), bashReq("ls | xargs rm"), Deny, 1, ""},
 		// xargs and parallel add operands (and maybe options) of their own.
 		{"deny xargs with input operands", deny("Bash(rm -rf *)"), bashReq("echo / | xargs rm --recursive --force"), Deny, 1, ""},

@@ -72,6 +72,10 @@ type ruleList struct {
 	// progs are the Bash rules with a program, by program, for the
 	// mention check of deny rules (mentionMatch).
 	progs map[string][]int32
+	// pathProgs are the programs Bash rules name by a path (/bin/rm),
+	// by the name PATH finds them under (rm): a command that runs rm
+	// is judged as /bin/rm too (pathProgramForms).
+	pathProgs map[string][]string
 	// reads are the Read rules.
 	reads []int32
 }
@@ -285,6 +289,14 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 			if r.HasPattern {
 				cr.bash = compileBash(r.Pattern)
 				cr.prog, _ = ruleProgram(r.Pattern)
+				if strings.Contains(cr.prog, "/") {
+					if l.pathProgs == nil {
+						l.pathProgs = make(map[string][]string)
+					}
+					if base := path.Base(cr.prog); !slices.Contains(l.pathProgs[base], cr.prog) {
+						l.pathProgs[base] = append(l.pathProgs[base], cr.prog)
+					}
+				}
 				if or, ok := compileOptionRule(r.Pattern); ok {
 					cr.opt, cr.hasOpt = or, true
 					if w, _, found := strings.Cut(r.Pattern, " "); found && !strings.ContainsRune(w, '*') {
