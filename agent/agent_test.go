@@ -16,6 +16,7 @@ import (
 
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/agenttest"
+	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -878,12 +879,7 @@ func TestDiscover(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("missing", l); err != nil {
-				t.Fatal(err)
-			}
+			testtree.Write(t, tmp, map[string]string{link: "->missing"})
 			_, err := Discover(tmp, home)
 			if want := l + " is a symbolic link to a directory that does not exist"; err == nil || !strings.HasPrefix(err.Error(), "agent: ") || !strings.HasSuffix(err.Error(), want) {
 				t.Errorf("%s: error\n got %v\nwant %s", link, err, want)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/tool"
@@ -281,12 +282,7 @@ func TestDiscoverDanglingLinks(t *testing.T) {
 			}
 			writeSkill(t, filepath.Join(home, ".gen", "skills"), "pdf", skillFile("pdf", "User PDF skill."))
 			l := filepath.Join(root, link)
-			if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("missing", l); err != nil {
-				t.Fatal(err)
-			}
+			testtree.Write(t, root, map[string]string{link: "->missing"})
 			set, err := Discover(root, home, nil)
 			if want := l + " is a symbolic link to a"; err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want one naming %s", err, l)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
@@ -101,19 +102,12 @@ func TestSubagentSkillVisibility(t *testing.T) {
 func TestAgentOwnHooksFollowTrust(t *testing.T) {
 	base := t.TempDir()
 	dir, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
-	for p, c := range map[string]string{
-		".git/HEAD":          "ref: x\n",
-		".gen/agents/h.md":   "---\nname: h\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: sh hooks/pre.sh}]\n---\nx\n",
-		"hooks/pre.sh":       "exit 2\n",
-		"../home/.gen/.keep": "",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, base, map[string]string{
+		"proj/.git/HEAD":        "ref: x\n",
+		"proj/.gen/agents/h.md": "---\nname: h\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: sh hooks/pre.sh}]\n---\nx\n",
+		"proj/hooks/pre.sh":     "exit 2\n",
+		"home/.gen/":            "",
+	})
 	if _, err := trust.Trust(home, dir); err != nil {
 		t.Fatal(err)
 	}
