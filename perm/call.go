@@ -741,6 +741,39 @@ func (c *call) programForms(forms []string) []string {
 	return forms
 }
 
+// pathProgramForms adds to each command part, for each of its forms
+// whose program is a name that a deny or ask rule names by a path (rm,
+// and Bash(/bin/rm:*)), the form with that path: which file a name runs
+// depends on PATH, so deny and ask rules judge the name as each program
+// of that name they name. (A path program word is judged by its name
+// already: /usr/bin/rm x is also rm x.)
+func (c *call) pathProgramForms(rs *ruleSet) {
+	for i := range c.parts {
+		pt := &c.parts[i]
+		if pt.kind != kindCommand {
+			continue
+		}
+		n := len(pt.denyForms)
+		for j := 0; j < n; j++ {
+			prog, tail, _ := strings.Cut(pt.denyForms[j], " ")
+			if strings.Contains(prog, "/") {
+				continue
+			}
+			for _, l := range []*ruleList{rs.deny, rs.ask} {
+				for _, p := range l.pathProgs[prog] {
+					f := p
+					if tail != "" {
+						f += " " + tail
+					}
+					if !slices.Contains(pt.denyForms, f) {
+						pt.denyForms = append(pt.denyForms, f)
+					}
+				}
+			}
+		}
+	}
+}
+
 // linkHops returns the paths the file t names leads to: where each link
 // in turn points, as the link says (cleaned), while the path itself is a
 // link, and then its real path; none if it is no link and none is on its

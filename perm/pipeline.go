@@ -49,39 +49,6 @@ func evaluateWith(req Request, p *Policy, res *Resolver) Result {
 	return r
 }
 
-// pathProgramForms adds to each command part, for each of its forms
-// whose program is a name that a deny or ask rule names by a path (rm,
-// and Bash(/bin/rm:*)), the form with that path: which file a name runs
-// depends on PATH, so deny and ask rules judge the name as each program
-// of that name they name. (A path program word is judged by its name
-// already: /usr/bin/rm x is also rm x.)
-func (c *call) pathProgramForms(rs *ruleSet) {
-	for i := range c.parts {
-		pt := &c.parts[i]
-		if pt.kind != kindCommand {
-			continue
-		}
-		n := len(pt.denyForms)
-		for j := 0; j < n; j++ {
-			prog, tail, _ := strings.Cut(pt.denyForms[j], " ")
-			if strings.Contains(prog, "/") {
-				continue
-			}
-			for _, l := range []*ruleList{rs.deny, rs.ask} {
-				for _, p := range l.pathProgs[prog] {
-					f := p
-					if tail != "" {
-						f += " " + tail
-					}
-					if !slices.Contains(pt.denyForms, f) {
-						pt.denyForms = append(pt.denyForms, f)
-					}
-				}
-			}
-		}
-	}
-}
-
 // sandboxProfile is the one place a Bash call's sandbox profile is
 // decided: none where the policy has no sandbox or an approved
 // dangerouslyDisableSandbox call; read-only for a call allowed only

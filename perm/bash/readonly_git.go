@@ -124,7 +124,7 @@ func listing(p *parsedCmd) bool { return len(p.operands) == 0 || p.has("-l", "--
 // --includes is left out of the spec: -f FILE --includes would print the
 // files FILE's include.path names.
 func configReading(p *parsedCmd) bool {
-	return p.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list") &&
+	return p.has(gitConfigReads...) &&
 		p.has("--local", "--worktree", "-f", "--file", "--blob") && !p.has("--global", "--system")
 }
 
