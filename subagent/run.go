@@ -152,7 +152,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 
 // agentHooks returns the runner of the hooks the run runs: the session's
 // (cfg.Hooks) and, while it may run them, the agent's own
-// (trust.AgentHooks: a project agent's need the project's trust, as
+// (trust.LiveAgentHooks: a project agent's need the project's trust, as
 // followed by cfg.Live at each event, so they stop with it); nil for
 // none. Their refusal is among policy.Subagent's warnings.
 func agentHooks(cfg Config, set *settings.Settings) *hook.Runner {
@@ -160,19 +160,5 @@ func agentHooks(cfg Config, set *settings.Settings) *hook.Runner {
 	if def.Hooks.Empty() {
 		return cfg.Hooks
 	}
-	own := func() hook.Config {
-		s := set
-		if cfg.Live != nil {
-			cur, err := cfg.Live.Current()
-			if err != nil && def.Source == agent.SourceProject {
-				return hook.Config{} // as trust.LiveHooks leaves the project's out
-			}
-			if err == nil {
-				s = cur
-			}
-		}
-		c, _ := trust.AgentHooks(s, def)
-		return c
-	}
-	return cfg.Hooks.With(own, set.Workspace.Root)
+	return cfg.Hooks.With(trust.LiveAgentHooks(cfg.Live, set, def), set.Workspace.Root)
 }

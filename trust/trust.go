@@ -255,6 +255,28 @@ func AgentHooks(set *settings.Settings, d *agent.Definition) (hook.Config, strin
 	return d.Hooks.WithSource(perm.SourceAgent), ""
 }
 
+// LiveAgentHooks returns what gives, at each event, the hooks of agent d
+// that may run (AgentHooks) under live's settings as they are then,
+// starting from set; while the settings cannot be loaded, a project
+// agent's run no more than the project's settings hooks do (LiveHooks),
+// and a user agent's under set. A nil live keeps to set.
+func LiveAgentHooks(live *settings.Live, set *settings.Settings, d *agent.Definition) func() hook.Config {
+	return func() hook.Config {
+		s := set
+		if live != nil {
+			cur, err := live.Current()
+			if err != nil && d.Source == agent.SourceProject {
+				return hook.Config{}
+			}
+			if err == nil {
+				s = cur
+			}
+		}
+		c, _ := AgentHooks(s, d)
+		return c
+	}
+}
+
 // projectScope reports whether settings of scope s are the project's.
 func projectScope(s perm.Source) bool { return s == perm.SourceProject || s == perm.SourceLocal }
 
@@ -272,6 +294,8 @@ func LiveHooks(live *settings.Live, set *settings.Settings, warn func(string)) *
 	var (
 		mu   sync.Mutex
 		last = set
+		cfg  hook.Config // RunnableHooks(last), once worked out
+		have bool
 		seen = map[string]bool{}
 	)
 	say := func(ws ...string) {
@@ -290,11 +314,15 @@ func LiveHooks(live *settings.Live, set *settings.Settings, warn func(string)) *
 			say(fmt.Sprintf("project hooks are not run while the settings cannot be loaded: %v", err))
 			return last.Hooks.Filter(func(s perm.Source) bool { return !projectScope(s) })
 		}
+		if have && s == last {
+			return cfg // Live loaded nothing new
+		}
 		if last.Trusted && !s.Trusted && len(s.TrustChanged) > 0 {
 			say(fmt.Sprintf("%s: the project's configuration changed since you trusted it (%s)", s.Workspace.Root, strings.Join(s.TrustChanged, ", ")))
 		}
-		last = s
-		cfg, warns := RunnableHooks(s)
+		var warns []string
+		last, have = s, true
+		cfg, warns = RunnableHooks(s)
 		say(warns...)
 		return cfg
 	}
