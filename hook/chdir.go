@@ -50,26 +50,21 @@ func chdirs(s *shell.Script, dirs []string, own, projectDir, home string) []stri
 
 // cdTargets returns the words that name the directory a command of s
 // changes to: the operand of cd and pushd (after their options; "~" for a
-// cd with none), and the directory of env -C DIR, -CDIR, --chdir DIR and
-// --chdir=DIR. builtin and command before cd are skipped.
+// cd with none; builtin and command before them are skipped,
+// shell.Command.DirChange), and the directory of env -C DIR, -CDIR,
+// --chdir DIR and --chdir=DIR.
 func cdTargets(s *shell.Script) []shell.Word {
 	var out []shell.Word
 	for _, c := range s.Commands {
-		ws := c.Words
-		for len(ws) > 1 && ws[0].Static && (ws[0].Value == "builtin" || ws[0].Value == "command") {
-			ws = ws[1:]
-		}
-		if len(ws) == 0 || !ws[0].Static {
-			continue
-		}
-		switch ws[0].Value {
-		case "cd", "pushd":
-			if w, ok := cdOperand(ws[1:]); ok {
+		if prog, args, ok := c.DirChange(); ok {
+			if w, ok := cdOperand(args); ok && prog != "popd" {
 				out = append(out, w)
-			} else if ws[0].Value == "cd" {
+			} else if prog == "cd" {
 				out = append(out, shell.Word{Raw: "~", Value: "~", Static: true, Tilde: true})
 			}
-		case "env":
+			continue
+		}
+		if ws := c.Words; len(ws) > 0 && ws[0].Static && ws[0].Value == "env" {
 			out = append(out, envChdir(ws[1:])...)
 		}
 	}
