@@ -160,7 +160,7 @@ func (c *call) viaMade(p string) (out []string, sure bool) {
 			case "", ".":
 				continue
 			case "..":
-				cur = parentDir(cur)
+				cur = filepath.Dir(cur)
 				continue
 			}
 			parent := cur
@@ -197,14 +197,6 @@ func (c *call) viaMade(p string) (out []string, sure bool) {
 	}
 	walk("/", strings.Split(p, "/"), 0, false)
 	return out, sure
-}
-
-// parentDir is the parent of the clean absolute path p.
-func parentDir(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i > 0 {
-		return p[:i]
-	}
-	return "/"
 }
 
 // throughMade adds to ts, the targets of the shell path p, where p leads
