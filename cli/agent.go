@@ -18,6 +18,7 @@ import (
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/transcript"
 	"github.com/gen-run/gen/trust"
@@ -119,17 +120,18 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
 	// The run follows the settings files: a deny rule added while it
 	// runs applies to its next call.
-	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn}
-	cfg.Hooks, cfg.Skills = trust.LiveHooks(live, set, warn), loadSkills(set, warn)
+	sid := transcript.NewID()
+	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn, SessionID: sid}
+	loadHooksAndSkills(live, set, warn).apply(&cfg)
 	pol, warns := policy.Subagent(set, def, nil)
 	_, sbWarns := policy.Sandbox(set)
 	for _, w := range append(warns, sbWarns...) {
 		warn(w)
 	}
 	// A subagent run is not a conversation that can be resumed: it has a
-	// session ID for its events, and no transcript.
+	// session ID for its events and its hooks, and no transcript.
 	p.Init(report.Init{
-		SessionID:  transcript.NewID(),
+		SessionID:  sid,
 		Cwd:        set.Workspace.Cwd,
 		Model:      modelName,
 		Mode:       pol.Mode,
@@ -141,6 +143,27 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	p.Result(&rep.Run)
 	return exitFor(&rep.Run)
 }
+
+// hooksAndSkills are what a headless run takes from its settings besides
+// its policy, as gen agent run and every batch task take them: the
+// settings' hooks that may run, following live as the settings change
+// (trust.LiveHooks: a project's need its trust, and stop when the trust
+// stops holding), and the skills. Both are safe for concurrent runs to
+// share: the runner works out its hooks under a lock, and a skill.Set is
+// never modified.
+type hooksAndSkills struct {
+	hooks  *hook.Runner
+	skills *skill.Set
+}
+
+// loadHooksAndSkills loads the hooks and skills of a run under live,
+// whose settings are set now; warn gets each warning once.
+func loadHooksAndSkills(live *settings.Live, set *settings.Settings, warn func(string)) hooksAndSkills {
+	return hooksAndSkills{trust.LiveHooks(live, set, warn), loadSkills(set, warn)}
+}
+
+// apply gives cfg the hooks and skills.
+func (h hooksAndSkills) apply(cfg *subagent.Config) { cfg.Hooks, cfg.Skills = h.hooks, h.skills }
 
 // exitFor is the error that carries a finished run's exit code (nil for
 // ExitOK); the printer has already said what happened.

@@ -22,6 +22,7 @@ import (
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/subagent"
+	"github.com/gen-run/gen/transcript"
 )
 
 // batchOptions are the flags and dependencies of gen agent batch.
@@ -265,9 +266,11 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // live as `gen agent run` follows them (one settings.Live per cwd: a deny
 // rule added to a settings file while the batch runs applies to the next
 // call of every task under it, and a file made malformed denies every
-// call), agent catalogs once per project root, one model client per model
-// name and api settings (its HTTP connections included), and the MCP
-// servers. Each cache holds one entry per distinct key, so memory is
+// call), the hooks and skills of each cwd (hooksAndSkills, over that
+// settings.Live: a project's hooks run while its trust holds), agent
+// catalogs once per project root, one model client per model name and api
+// settings (its HTTP connections included), and the MCP servers. Each
+// cache holds one entry per distinct key, so memory is
 // bounded by the task file's distinct cwd and model values. Nothing else
 // is shared: every subagent.Run builds its own policy, gate and tool
 // state, and each task gets a fresh permission-prompt delegate
@@ -283,6 +286,7 @@ type taskRunner struct {
 	mcp *subagent.MCP
 
 	settings batch.Cache[*settings.Live]
+	extras   batch.Cache[hooksAndSkills] // by cwd, as settings
 	catalogs batch.Cache[*agent.Catalog]
 	models   batch.Cache[loop.Model]
 	warned   batch.Cache[struct{}]
@@ -374,7 +378,14 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	}
 	// subagent.Run copies what it changes (policy.Subagent clones the
 	// workspace directories), so tasks share the parsed settings safely.
-	cfg := subagent.Config{Def: &d, Settings: set, Live: live, Model: model, MaxTurns: t.MaxTurns, MCP: r.mcp.Fresh(), OnWarning: r.warn}
+	// The session ID is the task's: its hooks are told the one its result
+	// line carries.
+	sid := transcript.NewID()
+	cfg := subagent.Config{Def: &d, Settings: set, Live: live, Model: model, MaxTurns: t.MaxTurns, MCP: r.mcp.Fresh(), OnWarning: r.warn, SessionID: sid}
+	extras, _ := r.extras.Get(t.Cwd, func() (hooksAndSkills, error) {
+		return loadHooksAndSkills(live, set, r.warn), nil
+	})
+	extras.apply(&cfg)
 	rep := subagent.Run(ctx, cfg, t.Prompt)
 	for _, w := range rep.Warnings {
 		r.warn(w)
@@ -386,6 +397,7 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 		Result:            obj.Result,
 		NumTurns:          obj.NumTurns,
 		Usage:             obj.Usage,
+		SessionID:         sid,
 		PermissionDenials: obj.PermissionDenials,
 	}
 	if rep.Err != nil {

@@ -461,8 +461,8 @@ func TestBatchMemoryFlat(t *testing.T) {
 	if heap[1] > 2*heap[0]+(4<<20) {
 		t.Errorf("heap grew from %d to %d bytes between task 100 and task 1000", heap[0], heap[1])
 	}
-	if r.settings.Len() != 1 || r.catalogs.Len() != 1 || r.models.Len() != 1 {
-		t.Errorf("caches hold %d settings, %d catalogs, %d models; want one each", r.settings.Len(), r.catalogs.Len(), r.models.Len())
+	if r.settings.Len() != 1 || r.extras.Len() != 1 || r.catalogs.Len() != 1 || r.models.Len() != 1 {
+		t.Errorf("caches hold %d settings, %d hooks and skills, %d catalogs, %d models; want one each", r.settings.Len(), r.extras.Len(), r.catalogs.Len(), r.models.Len())
 	}
 }
 
