@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gen-run/gen/transcript"
 )
 
 // Exec runs one task and reports how it went. It must honour ctx
@@ -88,7 +89,9 @@ func runOne(ctx context.Context, t Task, exec Exec) Result {
 	r.ID, r.Type, r.Metadata = t.ID, t.Type, t.Metadata
 	r.DurationMS = time.Since(began).Milliseconds()
 	if r.SessionID == "" {
-		r.SessionID = rand.Text()
+		// A task that did not start a run (it failed first) still has
+		// a session ID, of the same form as those of runs.
+		r.SessionID = transcript.NewID()
 	}
 	if r.PermissionDenials == nil {
 		r.PermissionDenials = []Denial{}
