@@ -111,7 +111,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 		d.Prompt += "\n\n" + o.appendSystem
 		def = &d
 	}
-	servers, err := startMCP(cmd.Context(), set, &o.mcpFlags, true, s.Err)
+	servers, err := startMCP(cmd.Context(), live, set, &o.mcpFlags, true, s.Err)
 	if err != nil {
 		return err
 	}

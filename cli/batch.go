@@ -150,7 +150,7 @@ func runAgentBatch(ctx context.Context, o *batchOptions) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	servers, err := startMCP(ctx, set, &o.mcpFlags, true, errw)
+	servers, err := startMCP(ctx, live, set, &o.mcpFlags, true, errw)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -221,7 +222,7 @@ func (r *mcpRun) initServers() []report.MCPServer {
 // run (the caller must also call close). A server that fails to start or
 // to answer is reported on errw, naming it, and the run goes on without
 // its tools. headless says whether --permission-prompt-tool may be used.
-func startMCP(ctx context.Context, set *settings.Settings, f *mcpFlags, headless bool, errw io.Writer) (*mcpRun, error) {
+func startMCP(ctx context.Context, live *settings.Live, set *settings.Settings, f *mcpFlags, headless bool, errw io.Writer) (*mcpRun, error) {
 	warn := func(w string) { fmt.Fprintln(errw, "gen: warning:", w) }
 	if f.promptTool != "" && !headless {
 		return nil, usageErr(errors.New("--permission-prompt-tool is for headless runs (-p); in the terminal, you answer the prompts"))
@@ -251,6 +252,7 @@ func startMCP(ctx context.Context, set *settings.Settings, f *mcpFlags, headless
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	opts.Keep = mcpKeep(live, warn)
 	m := mcp.NewManager(opts)
 	run.Manager = m
 	run.status = m.Start(ctx, servers)
@@ -386,6 +388,51 @@ func mcpRefused(set *settings.Settings, name string, srv mcp.Server) string {
 		return "only servers in managed settings may run (allowManagedMcpServersOnly)"
 	}
 	return ""
+}
+
+// mcpKeep returns the mcp.Options.Keep of a run whose settings follow
+// live: a server the settings as they are now would not start is
+// stopped before its next call, and warn is told once. That is a
+// project's (or local) server once the project's trust no longer holds
+// (its .mcp.json or a file the trust covers changed while gen runs) or
+// while the settings cannot be loaded, and any server a managed allow or
+// deny list now refuses. The calls of a stopped server fail; servers
+// with no calls run on until gen exits.
+func mcpKeep(live *settings.Live, warn func(string)) func(mcp.Server) error {
+	var told sync.Map // server name → struct{}
+	return func(srv mcp.Server) error {
+		err := mcpRefusedNow(live, srv)
+		if err != nil {
+			if _, dup := told.LoadOrStore(srv.Name, struct{}{}); !dup {
+				warn(fmt.Sprintf("MCP server %q stopped: %v", srv.Name, err))
+			}
+		}
+		return err
+	}
+}
+
+// mcpRefusedNow says why srv would not start under live's settings as
+// they are now (mcpKeep); nil when it would.
+func mcpRefusedNow(live *settings.Live, srv mcp.Server) error {
+	project := srv.Source == perm.SourceProject || srv.Source == perm.SourceLocal
+	set, err := live.Current()
+	switch {
+	case err != nil && project:
+		return fmt.Errorf("a project's server does not run while the settings cannot be loaded: %w", err)
+	case err != nil:
+		return nil // the gate denies every call until they load
+	}
+	if why := mcpRefused(set, srv.Name, srv); why != "" {
+		return fmt.Errorf("%s: %s", srv.Path, why)
+	}
+	if project && trust.Refusal(set, trust.MCPServers, srv.Path) != "" {
+		why := fmt.Sprintf("the project %s is not trusted any more", set.Workspace.Root)
+		if len(set.TrustChanged) > 0 {
+			why += " (changed since you trusted it: " + strings.Join(set.TrustChanged, ", ") + ")"
+		}
+		return errors.New(why)
+	}
+	return nil
 }
 
 // mcpRuleMatches reports whether r names srv: by its name, by its exact

@@ -660,3 +660,34 @@ func TestBatchMCPDelegatePerTask(t *testing.T) {
 		t.Errorf("a server failed: %s", errs)
 	}
 }
+
+// A project's MCP server stops when the project's trust stops holding
+// while gen runs: the user's hook changes .mcp.json after the first
+// call (as a git pull in another terminal would), and the next call fails
+// with why, said once on stderr too.
+func TestMCPStopsWhenTrustLapses(t *testing.T) {
+	dir := project(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	mcpJSON := mcpConfig(t, dir, ".mcp.json", map[string]string{"proj": mcptest.StdioEntry("ok")})
+	hook := fmt.Sprintf(`{"hooks": {"PostToolUse": [{"matcher": "mcp__proj__echo", "hooks": [{"type": "command", "command": "printf ' ' >> %s"}]}]}}`, mcpJSON)
+	if err := os.MkdirAll(filepath.Join(home, ".gen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gen", "settings.json"), []byte(hook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := gen(t, "trust", dir); code != 0 {
+		t.Fatalf("gen trust: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--allowedTools", "mcp__proj", "--",
+		`Call mcp__proj__echo: {"text": "one"}`+"\n"+`Call mcp__proj__echo: {"text": "two"}`+"\n"+`Call mcp__proj__echo: {"text": "three"}`)
+	stopped := fmt.Sprintf(`MCP server "proj" stopped: the project %s is not trusted any more (changed since you trusted it: .mcp.json)`, dir)
+	got := results(events(t, out))
+	if len(got) != 3 || got[0] != "mcp__proj__echo -> echo: one" || !strings.Contains(got[1], stopped) || !strings.Contains(got[2], stopped) {
+		t.Errorf("exit %d, results %q, want the second and third to say %q\n%s", code, got, stopped, errs)
+	}
+	if n := strings.Count(errs, stopped); n != 1 {
+		t.Errorf("stderr says it %d times, want once:\n%s", n, errs)
+	}
+}

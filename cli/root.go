@@ -166,7 +166,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
-	servers, err := startMCP(cmd.Context(), set, &o.mcpFlags, headless, s.Err)
+	servers, err := startMCP(cmd.Context(), live, set, &o.mcpFlags, headless, s.Err)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,12 @@ type Options struct {
 	Dir string
 	// Version is reported to servers as the client version.
 	Version string
+	// Keep, when set, is asked before each call of a server's tool
+	// whether the server may still be used: the settings that let it
+	// start may have changed while gen runs (a project whose trust no
+	// longer holds, a server a managed deny list now names). An error
+	// stops the server, and that call and every later one fail with it.
+	Keep func(Server) error
 }
 
 // State is where a server is in its life.
@@ -67,7 +73,7 @@ type State string
 const (
 	StateConnected State = "connected"
 	StateFailed    State = "failed" // did not start, or died
-	StateClosed    State = "closed" // stopped by Close
+	StateClosed    State = "closed" // stopped by Close, or because Keep refused it
 )
 
 // Status describes one server for `gen mcp list`, stderr and the init
@@ -106,6 +112,9 @@ type conn struct {
 	// stop ends the transport's own context (HTTP streams); called by
 	// Close and when starting fails.
 	stop context.CancelFunc
+
+	// shut stops the server once, whoever asks first (Close, Keep).
+	shut sync.Once
 
 	mu    sync.Mutex
 	info  string // the start of the server's instructions
@@ -451,28 +460,41 @@ func (m *Manager) Close() error {
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Go(func() {
-			c.mu.Lock()
-			if c.state == StateConnected {
-				c.state = StateClosed
-			}
-			c.mu.Unlock()
-			if c.cs != nil {
-				closeBounded(c.cs, m.opts.StopGrace)
-			}
-			if c.stop != nil {
-				c.stop()
-			}
-			if c.proc != nil {
-				if err := c.proc.stop(m.opts.StopGrace); err != nil {
-					mu.Lock()
-					errs = append(errs, fmt.Errorf("MCP server %q: %w", c.srv.Name, err))
-					mu.Unlock()
-				}
+			if err := m.stop(c, nil); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// stop marks c closed (with why, which its calls then fail with; nil for
+// Close) and, the first time it is asked, stops its server and reaps a
+// stdio server's process, within about three times Options.StopGrace.
+func (m *Manager) stop(c *conn, why error) error {
+	c.mu.Lock()
+	if c.state == StateConnected {
+		c.state, c.err = StateClosed, why
+	}
+	c.mu.Unlock()
+	var err error
+	c.shut.Do(func() {
+		if c.cs != nil {
+			closeBounded(c.cs, m.opts.StopGrace)
+		}
+		if c.stop != nil {
+			c.stop()
+		}
+		if c.proc != nil {
+			if perr := c.proc.stop(m.opts.StopGrace); perr != nil {
+				err = fmt.Errorf("MCP server %q: %w", c.srv.Name, perr)
+			}
+		}
+	})
+	return err
 }
 
 // render turns a call result into the text the model sees.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -353,5 +354,64 @@ func TestTimeoutsFromEnv(t *testing.T) {
 	env["MCP_TOOL_TIMEOUT"] = "10s"
 	if err := o.TimeoutsFromEnv(lookup); err == nil || !strings.Contains(err.Error(), "MCP_TOOL_TIMEOUT") {
 		t.Errorf("bad value: %v", err)
+	}
+}
+
+// A server Keep refuses is stopped before its next call (its process
+// group reaped), and that call and every later one fail with the reason;
+// the other servers go on.
+func TestKeepStops(t *testing.T) {
+	var mu sync.Mutex
+	refused := map[string]bool{}
+	keep := func(s Server) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if refused[s.Name] {
+			return errors.New("the project is not trusted any more")
+		}
+		return nil
+	}
+	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond, Keep: keep}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
+	out, err := m.Call(context.Background(), "mcp__local__spawn", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(out) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("spawn answered %q", out)
+		}
+		pids = append(pids, pid)
+	}
+	mu.Lock()
+	refused["local"] = true
+	mu.Unlock()
+	want := `mcp__local__echo: MCP server "local" stopped: the project is not trusted any more`
+	for range 2 {
+		if out, err := m.Call(context.Background(), "mcp__local__echo", map[string]any{"text": "x"}); err == nil || err.Error() != want {
+			t.Errorf("call of a refused server = %q, %v; want error %q", out, err, want)
+		}
+	}
+	for _, pid := range pids {
+		gone := guard(t, "reaping", func() bool {
+			for alive(pid) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			return true
+		})
+		if !gone {
+			t.Errorf("pid %d survived the refusal", pid)
+		}
+	}
+	sts := m.Status()
+	if sts[0].Name != "local" || sts[0].State != StateClosed || sts[0].Err == nil {
+		t.Errorf("refused server's status = %+v", sts[0])
+	}
+	if out, err := m.Call(context.Background(), "mcp__remote__echo", map[string]any{"text": "on"}); err != nil || out != "echo: on" {
+		t.Errorf("other server after the refusal: %q %v", out, err)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("Close after the refusal: %v", err)
 	}
 }

@@ -180,6 +180,11 @@ func (t *Tool) call(ctx context.Context, args map[string]any) (string, error) {
 
 // callRaw calls the tool within the call timeout; errors name the tool.
 func (t *Tool) callRaw(ctx context.Context, args map[string]any) (*sdk.CallToolResult, error) {
+	if keep := t.m.opts.Keep; keep != nil && t.c.status().State == StateConnected {
+		if err := keep(t.c.srv); err != nil {
+			t.m.stop(t.c, fmt.Errorf("MCP server %q stopped: %w", t.c.srv.Name, err))
+		}
+	}
 	st := t.c.status()
 	if st.State != StateConnected {
 		if st.Err != nil {
