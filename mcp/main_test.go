@@ -119,12 +119,13 @@ func testServer(t *testing.T) *sdk.Server {
 	return newTestServer(stopAtCleanup(t))
 }
 
-// stopAtCleanup returns a channel closed when the test ends, before the
-// cleanups registered earlier (such as httptest.Server.Close) run.
+// stopAtCleanup returns a channel closed when the test ends, before any
+// of its cleanups run (t.Context is cancelled first), whatever the order
+// they were registered in: httpServer(t, name, testServer(t)) registers
+// httptest.Server.Close after this, and Close waits for the handlers a
+// hanging call holds.
 func stopAtCleanup(t *testing.T) <-chan struct{} {
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	return stop
+	return t.Context().Done()
 }
 
 // guard fails the test instead of letting it hang when f does not return.
