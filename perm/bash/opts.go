@@ -13,8 +13,14 @@ import (
 // attached ("-n5") or the next word, long options take "=value" or the next
 // word, and "--" ends the options.
 type optSpec struct {
-	flags    string   // short options without an argument
-	args     string   // short options with an argument
+	flags string // short options without an argument
+	args  string // short options with an argument
+	// attached are short options whose argument is only the rest of
+	// their word, if any: getopt's optional argument (perl -i.bak).
+	attached string
+	// octal are short options whose argument is the octal digits right
+	// after them, the rest of the word being more options (perl -l0n).
+	octal    string
 	long     []string // long options without an argument (an "=value" is kept)
 	longArgs []string // long options with an argument
 	// permute lets options follow operands, as GNU getopt does; without
@@ -191,6 +197,16 @@ func (s *optSpec) parseShort(out []arg, v string, next []Word) ([]arg, int, erro
 			}
 			a.val, a.hasVal, a.word = next[0].Value, true, &next[0] // dynamic too: see parseLong
 			return append(out, a), 1, nil
+		case strings.IndexByte(s.attached, c) >= 0:
+			a := arg{opt: shortOpt(v, j), val: v[j+1:], hasVal: j+1 < len(v)}
+			return append(out, a), 0, nil
+		case strings.IndexByte(s.octal, c) >= 0:
+			k := j + 1
+			for k < len(v) && '0' <= v[k] && v[k] <= '7' {
+				k++
+			}
+			out = append(out, arg{opt: shortOpt(v, j), val: v[j+1 : k], hasVal: k > j+1})
+			j = k - 1
 		case strings.IndexByte(s.flags, c) >= 0 || !s.strict:
 			out = append(out, arg{opt: shortOpt(v, j)})
 		default:
