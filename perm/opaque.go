@@ -14,10 +14,12 @@ var (
 	// shells are the programs bash.Shell names (busybox and toybox are
 	// wrappers: their forms hold the applet's own command line).
 	shells = bash.Shell
-	// interpreters and the options that pass them code inline.
+	// interpreters and the options that pass them code inline (those
+	// whose options bash.InterpreterArgs reads: as it lists them).
 	interpreters = map[string][]string{
-		"python": {"-c"}, "python2": {"-c"}, "python3": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
-		"perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e", "-p", "--eval", "--print"}, "nodejs": {"-e", "-p", "--eval", "--print"},
+		"python": bash.CodeOptions("python"), "python2": bash.CodeOptions("python2"), "python3": bash.CodeOptions("python3"),
+		"pypy": bash.CodeOptions("pypy"), "pypy3": bash.CodeOptions("pypy3"), "perl": bash.CodeOptions("perl"),
+		"ruby": bash.CodeOptions("ruby"), "node": bash.CodeOptions("node"), "nodejs": bash.CodeOptions("nodejs"),
 		"deno": {"eval"}, "bun": {"-e", "--eval"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"}, "Rscript": {"-e"},
 		"osascript": {"-e"}, "awk": nil, "gawk": nil, "tclsh": nil, "jshell": nil,
 		"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
@@ -37,6 +39,9 @@ var (
 	// script file's name, after the first n (sqlite3's database): one
 	// there is code given inline, none is code read from stdin.
 	codeOperands = map[string]int{"sqlite3": 1, "sqlite": 1}
+	// awks are the interpreters whose first operand is their program
+	// unless -f names a file: operands after it are data.
+	awks = map[string]bool{"awk": true, "gawk": true}
 )
 
 // opaque reports whether a command, in any of its normalised forms, runs
@@ -149,8 +154,9 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		}
 		return ""
 	}
-	if prog == "source" || prog == "." || shells(prog) || interpreters[prog] != nil {
-		// A program read from a pipe or a process substitution.
+	if prog == "source" || prog == "." || shells(prog) || isInterpreter(prog) && !awks[prog] {
+		// A program read from a pipe or a process substitution (awk's
+		// operands are its data; its -f is read below).
 		for _, a := range args {
 			if strings.HasPrefix(a, "<(") || special(a) {
 				return prog + " reading code from " + a
@@ -182,7 +188,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	}
 	for _, a := range args {
 		for _, o := range inline {
-			if a == o || (len(o) == 2 && o[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1]))) {
+			if inlineOption(a, o) {
 				return prog + " " + o + " code"
 			}
 		}
@@ -202,7 +208,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	if stdinCommands[prog] {
 		return prog + " reading commands from stdin"
 	}
-	if prog == "awk" || prog == "gawk" {
+	if awks[prog] {
 		// An awk program runs commands through system(), pipes and
 		// getline, and writes files through redirections.
 		rest := strings.Join(args, " ")
@@ -211,10 +217,32 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		}
 		return ""
 	}
-	if readsStdin(args) {
+	switch src, w := bash.InterpreterArgs(prog, args); src {
+	case bash.CodeInline:
+		return prog + " " + w + " code"
+	case bash.CodeStdin:
 		return prog + " reading code from stdin"
+	case bash.CodeUnknown:
+		// An option it may read otherwise, or a word that may be any,
+		// leaves open which word, if any, is its script.
+		return prog + " option " + w + " the gate cannot read"
 	}
 	return ""
+}
+
+// inlineOption reports whether the argument a may be the option o, which
+// passes code inline, wherever it stands: o itself, a long o with
+// "=code", or a run of short options holding o's letter. Broad on
+// purpose: a run's letter may be another option's value, which only makes
+// the command ask.
+func inlineOption(a, o string) bool {
+	switch {
+	case a == o:
+		return true
+	case strings.HasPrefix(o, "--"):
+		return strings.HasPrefix(a, o+"=")
+	}
+	return len(o) == 2 && o[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1]))
 }
 
 // opaqueProg reports whether opaque looks at a form run by prog.
@@ -223,22 +251,14 @@ func opaqueProg(prog string) bool {
 	case "xargs", "parallel", "source", ".", "sed", "make", "gmake":
 		return true
 	}
-	_, interp := interpreters[prog] // awk is one with no inline option
-	return interp || shells(prog)
+	return isInterpreter(prog) || shells(prog)
 }
 
-// readsStdin reports whether an interpreter invoked with args reads its
-// program from stdin: no operand (other than "-"), or -s.
-func readsStdin(args []string) bool {
-	for _, a := range args {
-		switch {
-		case a == "-s" || a == "-":
-			return true
-		case !strings.HasPrefix(a, "-"):
-			return false // a script file
-		}
-	}
-	return true
+// isInterpreter reports whether prog runs code it is given: one of
+// interpreters, with or without an inline option (awk has none).
+func isInterpreter(prog string) bool {
+	_, ok := interpreters[prog]
+	return ok
 }
 
 // sedCode reports a sed command line whose script may write or read files

@@ -1,0 +1,22 @@
+package perm
+
+import "testing"
+
+// TestOpaqueReason holds opaque to the code it names.
+func TestOpaqueReason(t *testing.T) {
+	for _, tc := range []struct{ form, want string }{
+		{"xargs -0 sh -c x", "xargs feeding sh"},
+		{"xargs -0 python3", "xargs feeding python3"},
+		{"xargs -0 grep x", ""},
+		{"python3 -W ignore", "python3 reading code from stdin"},
+		{"python3 -W ignore x.py", ""},
+		{"perl -Mstrict x.pl", "perl option -Mstrict the gate cannot read"},
+		{"node --eval=x", "node --eval code"},
+		{"tclsh /dev/stdin", "tclsh reading code from /dev/stdin"},
+		{"awk {print} /dev/stdin", ""},
+	} {
+		if got := opaque([]string{tc.form}, specialPath); got != tc.want {
+			t.Errorf("opaque(%q) = %q, want %q", tc.form, got, tc.want)
+		}
+	}
+}
