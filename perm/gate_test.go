@@ -572,6 +572,12 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: python3 -m", denyRm, bashReq("python3 -m pytest -k x"), Allow, 3, ""},
 		{"ok: perl options and a script", denyRm, bashReq("perl -w -I lib x.pl"), Allow, 3, ""},
 		{"ok: node options and a script", denyRm, bashReq("node --no-warnings -r ./m.js x.js"), Allow, 3, ""},
+		// xargs gives its input to what it runs as arguments: awk's
+		// first is its program, and ed runs an operand "!command", as
+		// sh -c runs its string.
+		{"xargs awk", denyRm, bashReq(`xargs -0 awk < prog`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"xargs gawk behind a wrapper", denyRm, bashReq(`xargs -0 nice gawk < prog`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"xargs ed", denyRm, bashReq(`xargs -0 ed < cmds`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"env -S a shell with options", denyRm, bashReq(`env -S 'bash -o posix' <<< "$(base64 -d <<< cm0gdmljdGlt)"`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"ok: ed without Bash deny rules", bypass, bashReq(`ed x.txt <<< 'p'`), Allow, 3, ""},
 		{"ok: a script given /dev/null", denyRm, bashReq("python3 x.py /dev/null > /dev/null"), Allow, 3, ""},

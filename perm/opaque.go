@@ -146,9 +146,11 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	args := fields[1:]
 	if prog == "xargs" || prog == "parallel" {
 		// Its input becomes the arguments, or with -I the code, of
-		// whatever it runs: a shell or interpreter there is opaque.
+		// whatever it runs: a shell or interpreter there is opaque,
+		// awk and ed too, whose first operand may be their program
+		// (awk's text, ed's "!command").
 		for _, a := range args {
-			if b := filepath.Base(a); shells(b) || interpreters[b] != nil {
+			if b := filepath.Base(a); shells(b) || isInterpreter(b) {
 				return prog + " feeding " + b
 			}
 		}
