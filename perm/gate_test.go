@@ -572,6 +572,12 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: python3 -m", denyRm, bashReq("python3 -m pytest -k x"), Allow, 3, ""},
 		{"ok: perl options and a script", denyRm, bashReq("perl -w -I lib x.pl"), Allow, 3, ""},
 		{"ok: node options and a script", denyRm, bashReq("node --no-warnings -r ./m.js x.js"), Allow, 3, ""},
+		// A versioned name is the interpreter (Debian's python3.11,
+		// perl5.36.0), and mawk and nawk are awks.
+		{"inline code: python3.11 -c", denyRm, bashReq(`python3.11 -c 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"stdin code: perl5.36.0", denyRm, bashReq(`perl5.36.0 <<< 'unlink q(victim)'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"mawk system()", denyRm, bashReq(`mawk 'BEGIN{system("r\\m victim")}'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: python3.11 and a script", denyRm, bashReq("python3.11 x.py"), Allow, 3, ""},
 		// xargs gives its input to what it runs as arguments: awk's
 		// first is its program, and ed runs an operand "!command", as
 		// sh -c runs its string.

@@ -21,7 +21,7 @@ var (
 		"pypy": bash.CodeOptions("pypy"), "pypy3": bash.CodeOptions("pypy3"), "perl": bash.CodeOptions("perl"),
 		"ruby": bash.CodeOptions("ruby"), "node": bash.CodeOptions("node"), "nodejs": bash.CodeOptions("nodejs"),
 		"deno": {"eval"}, "bun": {"-e", "--eval"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"}, "Rscript": {"-e"},
-		"osascript": {"-e"}, "awk": nil, "gawk": nil, "tclsh": nil, "jshell": nil,
+		"osascript": {"-e"}, "awk": nil, "gawk": nil, "mawk": nil, "nawk": nil, "original-awk": nil, "tclsh": nil, "jshell": nil,
 		"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
 		"julia": {"-e", "--eval", "-E", "--print"}, "R": {"-e"}, "emacs": {"--eval", "-eval"},
 		"gdb": {"-ex", "--eval-command", "-iex", "--init-eval-command"}, "vim": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"},
@@ -41,7 +41,7 @@ var (
 	codeOperands = map[string]int{"sqlite3": 1, "sqlite": 1}
 	// awks are the interpreters whose first operand is their program
 	// unless -f names a file: operands after it are data.
-	awks = map[string]bool{"awk": true, "gawk": true}
+	awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "original-awk": true}
 )
 
 // opaque reports whether a command, in any of its normalised forms, runs
@@ -55,7 +55,7 @@ var (
 // way) is not such a file.
 func opaque(forms []string, special func(arg string) bool) string {
 	for _, f := range forms {
-		if !opaqueProg(filepath.Base(firstField(f))) {
+		if !opaqueProg(progName(filepath.Base(firstField(f)))) {
 			continue // opaqueForm would find nothing
 		}
 		if s := opaqueForm(strings.Fields(f), special); s != "" {
@@ -142,7 +142,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	if len(fields) == 0 {
 		return ""
 	}
-	prog := filepath.Base(fields[0])
+	prog := progName(filepath.Base(fields[0]))
 	args := fields[1:]
 	if prog == "xargs" || prog == "parallel" {
 		// Its input becomes the arguments, or with -I the code, of
@@ -150,7 +150,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		// awk and ed too, whose first operand may be their program
 		// (awk's text, ed's "!command").
 		for _, a := range args {
-			if b := filepath.Base(a); shells(b) || isInterpreter(b) {
+			if b := progName(filepath.Base(a)); shells(b) || isInterpreter(b) {
 				return prog + " feeding " + b
 			}
 		}
@@ -254,6 +254,24 @@ func opaqueProg(prog string) bool {
 		return true
 	}
 	return isInterpreter(prog) || shells(prog)
+}
+
+// progName is the name opaque knows the program base names by: base,
+// or the shell or interpreter a versioned name is (python3.11 is
+// python3, perl5.36.0 perl, luajit-2.1 luajit), as Debian names them.
+func progName(base string) string {
+	if shells(base) || isInterpreter(base) {
+		return base
+	}
+	for k := len(base) - 1; k >= 1; k-- {
+		if ch := base[k]; (ch < '0' || ch > '9') && ch != '.' && ch != '-' {
+			break
+		}
+		if stem := base[:k]; isVersion(base[k:]) && (shells(stem) || isInterpreter(stem)) {
+			return stem
+		}
+	}
+	return base
 }
 
 // isInterpreter reports whether prog runs code it is given: one of

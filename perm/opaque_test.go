@@ -19,6 +19,11 @@ func TestOpaqueReason(t *testing.T) {
 		{"node --eval=x", "node --eval code"},
 		{"tclsh /dev/stdin", "tclsh reading code from /dev/stdin"},
 		{"awk {print} /dev/stdin", ""},
+		{"python3.11 -W ignore", "python3 reading code from stdin"},
+		{"luajit-2.1 -", "luajit reading code from stdin"},
+		{"xargs -0 nawk", "xargs feeding nawk"},
+		{"mawk -f prog", "mawk program that runs commands or writes files"},
+		{"python3x -c x", ""},
 	} {
 		if got := opaque([]string{tc.form}, specialPath); got != tc.want {
 			t.Errorf("opaque(%q) = %q, want %q", tc.form, got, tc.want)
