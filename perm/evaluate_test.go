@@ -97,6 +97,10 @@ func testPerm(p *Policy) {
 	p.NoPrompt = true
 }
 
+// prompting is a policy whose asks reach someone (NoPrompt false), as an
+// agent's do under a permission-prompt delegate.
+func prompting(p *Policy) { p.NoPrompt = false }
+
 func TestEvaluate(t *testing.T) {
 	f := newFixture(t)
 	cases := []evalCase{
@@ -371,6 +375,12 @@ func TestEvaluate(t *testing.T) {
 		{"seed read", testPerm, fileReq("Read", "src/a.go"), Allow, 6, ""},
 		{"seed read outside", testPerm, fileReq("Read", "/etc/hosts"), Deny, 8, "outside"},
 		{"constraint redirect", testPerm, bashReq("git diff > out"), Deny, 2, "allow_tools"},
+		// Where the agent's asks reach someone (a permission-prompt
+		// delegate), a call outside allow_tools that a bypass-immune
+		// check asks about is denied, with the check's reason first.
+		{"constraint after a sensitive write's ask", all(testPerm, prompting), bashReq("echo x > .git/config"), Deny, 2, "; tool Bash call is outside the allow_tools constraint"},
+		{"constraint after opaque code's ask", all(testPerm, prompting), bashReq("python3 -c 'print(1)'"), Deny, 2, "code deny and ask rules cannot see; tool Bash call is outside"},
+		{"seed destructive prompting", all(testPerm, prompting), bashReq("git diff && rm -rf /tmp/dummy"), Deny, 2, "destructive command"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

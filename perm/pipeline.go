@@ -90,7 +90,15 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	c.code = p.Code
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {
-		return stepCoerce(r, p)
+		r = stepCoerce(r, p)
+		if d, out := stepConstraint(c, rs); out && r.Decision == Ask {
+			// Someone would be asked (a permission-prompt delegate)
+			// about a call the agent's allow_tools do not allow: an
+			// approval must not reach it. The check's reason stays first.
+			d.Reason, d.Rule = r.Reason+"; "+d.Reason, r.Rule
+			return d
+		}
+		return r
 	}
 	if r, ok := stepConstraint(c, rs); ok {
 		return r
