@@ -691,3 +691,27 @@ func TestMCPStopsWhenTrustLapses(t *testing.T) {
 		t.Errorf("stderr says it %d times, want once:\n%s", n, errs)
 	}
 }
+
+// The permission-prompt tool is never asked about a call outside the
+// agent's allow_tools, even one a bypass-immune check asks about (rm -rf
+// here): its "allow" would run what the agent may not do at all.
+func TestDelegateNeverAskedOutsideAllowTools(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	writeAgent(t, dir, "reader", "mode: default\nallow_tools:\n  - Read\n  - Bash(git diff*)\n")
+	if err := os.MkdirAll(filepath.Join(dir, "victim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := writeTasks(t, dir, task("rm", "reader", "Run bash: git diff && rm -rf victim"))
+	code, out, errs := gen(t, "agent", "batch", in, "--mcp-config", cfg, "--permission-prompt-tool", "mcp__perm__approve")
+	res := parseResults(t, []byte(out))
+	r := res["rm"]
+	if code != ExitDenied || !strings.Contains(r.Result, "destructive command; tool Bash call is outside the allow_tools constraint") {
+		t.Errorf("exit %d, %+v\n%s", code, r, errs)
+	}
+	if !exists(dir, "victim") {
+		t.Error("victim was removed")
+	}
+	if calls := ap.Calls(); len(calls) != 0 {
+		t.Errorf("the delegate was asked: %+v", calls)
+	}
+}
