@@ -705,7 +705,7 @@ func TestDelegateNeverAskedOutsideAllowTools(t *testing.T) {
 	code, out, errs := gen(t, "agent", "batch", in, "--mcp-config", cfg, "--permission-prompt-tool", "mcp__perm__approve")
 	res := parseResults(t, []byte(out))
 	r := res["rm"]
-	if code != ExitDenied || !strings.Contains(r.Result, "destructive command; tool Bash call is outside the allow_tools constraint") {
+	if code != ExitDenied || !strings.Contains(r.Result, "DENIED: destructive command") {
 		t.Errorf("exit %d, %+v\n%s", code, r, errs)
 	}
 	if !exists(dir, "victim") {

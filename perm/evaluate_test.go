@@ -377,9 +377,9 @@ func TestEvaluate(t *testing.T) {
 		{"constraint redirect", testPerm, bashReq("git diff > out"), Deny, 2, "allow_tools"},
 		// Where the agent's asks reach someone (a permission-prompt
 		// delegate), a call outside allow_tools that a bypass-immune
-		// check asks about is denied, with the check's reason first.
-		{"constraint after a sensitive write's ask", all(testPerm, prompting), bashReq("echo x > .git/config"), Deny, 2, "; tool Bash call is outside the allow_tools constraint"},
-		{"constraint after opaque code's ask", all(testPerm, prompting), bashReq("python3 -c 'print(1)'"), Deny, 2, "code deny and ask rules cannot see; tool Bash call is outside"},
+		// check asks about is denied, with the check's reason.
+		{"constraint after a sensitive write's ask", all(testPerm, prompting), bashReq("echo x > .git/config"), Deny, 2, "sensitive path .git/"},
+		{"constraint after opaque code's ask", all(testPerm, prompting), bashReq("python3 -c 'print(1)'"), Deny, 2, "code deny and ask rules cannot see"},
 		{"seed destructive prompting", all(testPerm, prompting), bashReq("git diff && rm -rf /tmp/dummy"), Deny, 2, "destructive command"},
 	}
 	for _, tc := range cases {

@@ -91,12 +91,13 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {
 		r = stepCoerce(r, p)
-		if d, out := stepConstraint(c, rs); out && r.Decision == Ask {
-			// Someone would be asked (a permission-prompt delegate)
-			// about a call the agent's allow_tools do not allow: an
-			// approval must not reach it. The check's reason stays first.
-			d.Reason, d.Rule = r.Reason+"; "+d.Reason, r.Rule
-			return d
+		if _, out := stepConstraint(c, rs); out && r.Decision == Ask {
+			// Someone could be asked (a permission-prompt delegate)
+			// about a call the agent's allow_tools do not allow: no
+			// approval may reach it. The check's reason stays, as the
+			// seed's subagent scenario prints it ("DENIED: destructive
+			// command").
+			r.Decision = Deny
 		}
 		return r
 	}
