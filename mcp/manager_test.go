@@ -299,7 +299,32 @@ func TestCallTimeout(t *testing.T) {
 // Close fail.
 func TestCloseReaps(t *testing.T) {
 	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond}, stdioServer("local", "ok"))
-	out, err := m.Call(context.Background(), "mcp__local__spawn", nil)
+	pids := spawned(t, m, "mcp__local__spawn")
+	for _, pid := range pids {
+		if !alive(pid) {
+			t.Fatalf("pid %d not running before Close", pid)
+		}
+	}
+	if err := guard(t, "Close", m.Close); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	reaped(t, pids, "Close")
+	if st := m.Status()[0]; st.State != StateClosed {
+		t.Errorf("state after Close = %v", st.State)
+	}
+	if _, err := m.Call(context.Background(), "mcp__local__echo", map[string]any{"text": "x"}); err == nil {
+		t.Error("call after Close succeeded")
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// spawned calls the spawn tool, whose server starts processes in its
+// group, and returns their pids.
+func spawned(t *testing.T, m *Manager, tool string) []int {
+	t.Helper()
+	out, err := m.Call(context.Background(), tool, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,14 +336,13 @@ func TestCloseReaps(t *testing.T) {
 		}
 		pids = append(pids, pid)
 	}
-	for _, pid := range pids {
-		if !alive(pid) {
-			t.Fatalf("pid %d not running before Close", pid)
-		}
-	}
-	if err := guard(t, "Close", m.Close); err != nil {
-		t.Errorf("Close: %v", err)
-	}
+	return pids
+}
+
+// reaped fails the test for each of pids still running once what
+// stopped their server is done.
+func reaped(t *testing.T, pids []int, what string) {
+	t.Helper()
 	for _, pid := range pids {
 		gone := guard(t, "reaping", func() bool {
 			for alive(pid) {
@@ -327,17 +351,8 @@ func TestCloseReaps(t *testing.T) {
 			return true
 		})
 		if !gone {
-			t.Errorf("pid %d survived Close", pid)
+			t.Errorf("pid %d survived %s", pid, what)
 		}
-	}
-	if st := m.Status()[0]; st.State != StateClosed {
-		t.Errorf("state after Close = %v", st.State)
-	}
-	if _, err := m.Call(context.Background(), "mcp__local__echo", map[string]any{"text": "x"}); err == nil {
-		t.Error("call after Close succeeded")
-	}
-	if err := m.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
 	}
 }
 
@@ -372,18 +387,7 @@ func TestKeepStops(t *testing.T) {
 		return nil
 	}
 	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond, Keep: keep}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
-	out, err := m.Call(context.Background(), "mcp__local__spawn", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, f := range strings.Fields(out) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("spawn answered %q", out)
-		}
-		pids = append(pids, pid)
-	}
+	pids := spawned(t, m, "mcp__local__spawn")
 	mu.Lock()
 	refused["local"] = true
 	mu.Unlock()
@@ -393,17 +397,7 @@ func TestKeepStops(t *testing.T) {
 			t.Errorf("call of a refused server = %q, %v; want error %q", out, err, want)
 		}
 	}
-	for _, pid := range pids {
-		gone := guard(t, "reaping", func() bool {
-			for alive(pid) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			return true
-		})
-		if !gone {
-			t.Errorf("pid %d survived the refusal", pid)
-		}
-	}
+	reaped(t, pids, "the refusal")
 	sts := m.Status()
 	if sts[0].Name != "local" || sts[0].State != StateClosed || sts[0].Err == nil {
 		t.Errorf("refused server's status = %+v", sts[0])
