@@ -584,6 +584,21 @@ func TestGateSoundness(t *testing.T) {
 		{"xargs awk", denyRm, bashReq(`xargs -0 awk < prog`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"xargs gawk behind a wrapper", denyRm, bashReq(`xargs -0 nice gawk < prog`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"xargs ed", denyRm, bashReq(`xargs -0 ed < cmds`), Ask, 2, "runs code deny and ask rules cannot see"},
+		// An awk program is verified token by token (bash.AwkCode): what
+		// reaches outside it (ARGV's files, the environment, gawk's
+		// @include and -l, operands that are options) is opaque, not
+		// only system(), pipes, getline and ">".
+		{"awk ARGV names a file", all(denyRead, denyCurl), bashReq(`awk "BEGIN{ARGV[1]=\".\" \"env\"; ARGC=2}{print}"`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"awk operand sets ARGC", denyCurl, bashReq(`awk '{print}' ARGC=1 x`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"awk ENVIRON", denyCurl, bashReq(`awk 'BEGIN{print ENVIRON["AWS_SECRET_ACCESS_KEY"]}'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"gawk @include", denyCurl, bashReq(`gawk '@include "/tmp/a.awk"'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"gawk -l loads a library", denyCurl, bashReq(`gawk -l ./evil 'BEGIN{}'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"gawk --exec", denyCurl, bashReq(`gawk --exec=x.awk`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"awk printf redirected", denyCurl, bashReq(`nice awk '{printf "%s", $0 > "f"}' x`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"awk program a word split in forms", denyCurl, bashReq(`awk -v 'x=1 {print}' '{print $1}{close("x")}' f`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: awk program in the verified subset", denyCurl, bashReq(`awk -F: '{ print $1 }' x`), Allow, 3, ""},
+		{"ok: awk with a comparison, busybox's", denyCurl, bashReq(`busybox awk 'NR > 1 { s += $2 } END { print s }' x`), Allow, 3, ""},
+		{"ok: awk -v data", denyCurl, bashReq(`awk -v 'x=1 {system("id")}' '{ print x }' x`), Allow, 3, ""},
 		{"env -S a shell with options", denyRm, bashReq(`env -S 'bash -o posix' <<< "$(base64 -d <<< cm0gdmljdGlt)"`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"ok: ed without Bash deny rules", bypass, bashReq(`ed x.txt <<< 'p'`), Allow, 3, ""},
 		{"ok: a script given /dev/null", denyRm, bashReq("python3 x.py /dev/null > /dev/null"), Allow, 3, ""},

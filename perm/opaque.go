@@ -3,7 +3,6 @@ package perm
 import (
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -53,16 +52,33 @@ var (
 // project's code, like make or npm run; a file special says a path
 // argument names (a device or a process's file: /dev/stdin, spelled any
 // way) is not such a file.
-func opaque(forms []string, special func(arg string) bool) string {
+//
+// An awk's arguments are read from the words the form was made of (awk
+// says why for the form's tail, after its program word), not from the
+// form's text, which loses where one word ends: awk's program is checked
+// against a verified subset (bash.AwkCode).
+func opaque(forms []string, special func(arg string) bool, awk func(tail string) string) string {
 	for _, f := range forms {
 		if !opaqueProg(progName(filepath.Base(firstField(f)))) {
-			continue // opaqueForm would find nothing
+			continue // opaqueOne would find nothing
 		}
-		if s := opaqueForm(strings.Fields(f), special); s != "" {
+		if s := opaqueOne(f, special, awk); s != "" {
 			return s
 		}
 	}
 	return ""
+}
+
+// opaqueOne is opaque for one form.
+func opaqueOne(f string, special func(arg string) bool, awk func(tail string) string) string {
+	prog, tail, _ := strings.Cut(f, " ")
+	if name := progName(filepath.Base(prog)); awks[name] {
+		if s := awk(tail); s != "" {
+			return name + " " + s
+		}
+		return ""
+	}
+	return opaqueForm(strings.Fields(f), special)
 }
 
 // opaque is opaque for a command part of c, looked at only while guarded
@@ -71,7 +87,7 @@ func (c *call) opaque(pt *part, guarded bool) string {
 	if !guarded {
 		return ""
 	}
-	return opaque(pt.denyForms, c.specialFile)
+	return opaque(pt.denyForms, c.specialFile, pt.cmd.AwkCode)
 }
 
 // specialPath reports whether the argument a, read as an absolute path
@@ -185,8 +201,8 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		return ""
 	}
 	inline, ok := interpreters[prog]
-	if !ok {
-		return ""
+	if !ok || awks[prog] {
+		return "" // an awk's words are read by opaqueOne
 	}
 	for _, a := range args {
 		for _, o := range inline {
@@ -209,15 +225,6 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	}
 	if stdinCommands[prog] {
 		return prog + " reading commands from stdin"
-	}
-	if awks[prog] {
-		// An awk program runs commands through system(), pipes and
-		// getline, and writes files through redirections.
-		rest := strings.Join(args, " ")
-		if strings.Contains(rest, "system") || strings.ContainsAny(rest, "|>") || strings.Contains(rest, "getline") || slices.Contains(args, "-f") {
-			return prog + " program that runs commands or writes files"
-		}
-		return ""
 	}
 	switch src, w := bash.InterpreterArgs(prog, args); src {
 	case bash.CodeInline:

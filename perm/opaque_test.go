@@ -1,6 +1,20 @@
 package perm
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gen-run/gen/perm/bash"
+)
+
+// awkOfForm is opaque's awk reader for a form read as a command line of
+// its own: the words awk is given are the shell's words of the form.
+func awkOfForm(form string) func(tail string) string {
+	s, err := bash.Parse(form)
+	if err != nil || len(s.Commands) == 0 {
+		return func(string) string { return "not a command line" }
+	}
+	return s.Commands[0].AwkCode
+}
 
 // TestOpaqueReason holds opaque to the code it names for forms whose
 // decision another check may also reach (ed under xargs reads its
@@ -22,10 +36,13 @@ func TestOpaqueReason(t *testing.T) {
 		{"python3.11 -W ignore", "python3 reading code from stdin"},
 		{"luajit-2.1 -", "luajit reading code from stdin"},
 		{"xargs -0 nawk", "xargs feeding nawk"},
-		{"mawk -f prog", "mawk program that runs commands or writes files"},
+		{"mawk -f prog", "mawk option -f outside the verified set"},
+		{"awk '{print $1}' f", ""},
+		{"gawk -v 'x=ARGV' -F: 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "gawk program uses the special variable ARGV"},
+		{"awk 'BEGIN{print ENVIRON[\"HOME\"]}'", "awk program uses the special variable ENVIRON"},
 		{"python3x -c x", ""},
 	} {
-		if got := opaque([]string{tc.form}, specialPath); got != tc.want {
+		if got := opaque([]string{tc.form}, specialPath, awkOfForm(tc.form)); got != tc.want {
 			t.Errorf("opaque(%q) = %q, want %q", tc.form, got, tc.want)
 		}
 	}
