@@ -556,6 +556,9 @@ func TestGateSoundness(t *testing.T) {
 		// the gate does not know, or a word the shell expands.
 		{"stdin code: python3 -W VALUE", denyRm, bashReq(`python3 -W ignore <<< 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"stdin code: python3 -X VALUE", denyRm, bashReq(`python3 -X dev <<< 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"stdin code: python3 -W 'VALUE WITH A SPACE'", denyRm, bashReq(`python3 -W 'ignore x' <<< 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"stdin code: perl -I 'DIR WITH A SPACE'", denyRm, bashReq(`perl -I 'a b' <<< 'unlink "victim"'`), Ask, 2, "runs code deny and ask rules cannot see"},
+		{"ok: python3 script with a space", denyRm, bashReq("python3 'my script.py'"), Allow, 3, ""},
 		{"stdin code: python3 -W VALUE -", denyRm, bashReq(`python3 -W ignore - <<< 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"stdin code: python3 -i runs it after the script", denyRm, bashReq(`python3 -i x.py <<< 'import os; os.remove("victim")'`), Ask, 2, "runs code deny and ask rules cannot see"},
 		{"stdin code: perl -I DIR", denyRm, bashReq(`perl -I lib <<< 'unlink q(victim)'`), Ask, 2, "runs code deny and ask rules cannot see"},

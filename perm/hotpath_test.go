@@ -21,7 +21,7 @@ var mentionSplitRe = regexp.MustCompile("[\\s;|&()<>'\"`$={}\\[\\],!@:\\\\%^#]+"
 var versionRe = regexp.MustCompile(`^[-.]?[0-9][0-9.]*$`)
 
 // opaqueRef is opaque without its program check: every form read.
-func opaqueRef(f string) string { return opaqueOne(f, specialPath, awkOfForm(f)) }
+func opaqueRef(f string) string { return opaqueOne(f, specialPath, argsOfForm(f)) }
 
 var hotSeeds = []string{
 	"awk '{system(x)}'", "gawk -f x", "xargs sh", "parallel python3", "sed -e 'w x'", "/bin/bash -s", "python3 -c x",
@@ -67,7 +67,7 @@ func checkHotEquivalence(t *testing.T, s string) {
 	if got := firstField(s); got != want {
 		t.Errorf("firstField(%q) = %q, want %q", s, got, want)
 	}
-	if got, want := opaque([]string{s}, specialPath, awkOfForm(s)), opaqueRef(s); got != want {
+	if got, want := opaque([]string{s}, specialPath, argsOfForm(s)), opaqueRef(s); got != want {
 		t.Errorf("opaque(%q) = %q, want %q", s, got, want)
 	}
 	if got, want := recursionOf(s, nil), recursionOfForm(strings.Fields(s)); got != want {

@@ -53,16 +53,18 @@ var (
 // argument names (a device or a process's file: /dev/stdin, spelled any
 // way) is not such a file.
 //
-// An awk's arguments are read from the words the form was made of (awk
-// says why for the form's tail, after its program word), not from the
-// form's text, which loses where one word ends: awk's program is checked
-// against a verified subset (bash.AwkCode).
-func opaque(forms []string, special func(arg string) bool, awk func(tail string) string) string {
+// An awk's and an interpreter's arguments are read from the words the
+// form was made of (args gives them for the form's tail, after its
+// program word: bash.Command.FormArgs), not only from the form's text,
+// which loses where one word ends: awk's program is checked against a
+// verified subset (bash.AwkCodeOf), and `python3 -W 'ignore x'` gives -W
+// one word, after which python reads its program from stdin.
+func opaque(forms []string, special func(arg string) bool, args func(tail string) [][]bash.Word) string {
 	for _, f := range forms {
 		if !opaqueProg(progName(filepath.Base(firstField(f)))) {
 			continue // opaqueOne would find nothing
 		}
-		if s := opaqueOne(f, special, awk); s != "" {
+		if s := opaqueOne(f, special, args); s != "" {
 			return s
 		}
 	}
@@ -70,15 +72,32 @@ func opaque(forms []string, special func(arg string) bool, awk func(tail string)
 }
 
 // opaqueOne is opaque for one form.
-func opaqueOne(f string, special func(arg string) bool, awk func(tail string) string) string {
+func opaqueOne(f string, special func(arg string) bool, args func(tail string) [][]bash.Word) string {
 	prog, tail, _ := strings.Cut(f, " ")
-	if name := progName(filepath.Base(prog)); awks[name] {
-		if s := awk(tail); s != "" {
-			return name + " " + s
+	name := progName(filepath.Base(prog))
+	if awks[name] {
+		readings := args(tail)
+		if readings == nil {
+			return name + " arguments the gate cannot read"
+		}
+		for _, words := range readings {
+			if s := bash.AwkCodeOf(words); s != "" {
+				return name + " " + s
+			}
 		}
 		return ""
 	}
-	return opaqueForm(strings.Fields(f), special)
+	if s := opaqueForm(strings.Fields(f), special); s != "" || !isInterpreter(name) {
+		return s
+	}
+	// The form's fields may split a quoted word: read the words too.
+	for _, words := range args(tail) {
+		src, w := bash.InterpreterWords(name, words)
+		if s := interpreterCode(name, src, w); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // opaque is opaque for a command part of c, looked at only while guarded
@@ -87,7 +106,7 @@ func (c *call) opaque(pt *part, guarded bool) string {
 	if !guarded {
 		return ""
 	}
-	return opaque(pt.denyForms, c.specialFile, pt.cmd.AwkCode)
+	return opaque(pt.denyForms, c.specialFile, pt.cmd.FormArgs)
 }
 
 // specialPath reports whether the argument a, read as an absolute path
@@ -226,7 +245,15 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 	if stdinCommands[prog] {
 		return prog + " reading commands from stdin"
 	}
-	switch src, w := bash.InterpreterArgs(prog, args); src {
+	src, w := bash.InterpreterArgs(prog, args)
+	return interpreterCode(prog, src, w)
+}
+
+// interpreterCode says what opaque reports for an interpreter prog that
+// takes its program from src (bash.InterpreterWords, with the word that
+// decided it): "" for a script file.
+func interpreterCode(prog string, src bash.CodeSource, w string) string {
+	switch src {
 	case bash.CodeInline:
 		return prog + " " + w + " code"
 	case bash.CodeStdin:

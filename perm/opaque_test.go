@@ -6,14 +6,14 @@ import (
 	"github.com/gen-run/gen/perm/bash"
 )
 
-// awkOfForm is opaque's awk reader for a form read as a command line of
-// its own: the words awk is given are the shell's words of the form.
-func awkOfForm(form string) func(tail string) string {
+// argsOfForm is opaque's reader of a form's words for a form read as a
+// command line of its own: the words are the shell's words of the form.
+func argsOfForm(form string) func(tail string) [][]bash.Word {
 	s, err := bash.Parse(form)
 	if err != nil || len(s.Commands) == 0 {
-		return func(string) string { return "not a command line" }
+		return func(string) [][]bash.Word { return nil }
 	}
-	return s.Commands[0].AwkCode
+	return s.Commands[0].FormArgs
 }
 
 // TestOpaqueReason holds opaque to the code it names for forms whose
@@ -29,6 +29,8 @@ func TestOpaqueReason(t *testing.T) {
 		{"xargs -0 grep x", ""},
 		{"python3 -W ignore", "python3 reading code from stdin"},
 		{"python3 -W ignore x.py", ""},
+		{"python3 -W 'ignore x'", "python3 reading code from stdin"},
+		{"python3 'my script.py'", ""},
 		{"perl -Mstrict x.pl", "perl option -Mstrict the gate cannot read"},
 		{"node --eval=x", "node --eval code"},
 		{"tclsh /dev/stdin", "tclsh reading code from /dev/stdin"},
@@ -42,7 +44,7 @@ func TestOpaqueReason(t *testing.T) {
 		{"awk 'BEGIN{print ENVIRON[\"HOME\"]}'", "awk program uses the special variable ENVIRON"},
 		{"python3x -c x", ""},
 	} {
-		if got := opaque([]string{tc.form}, specialPath, awkOfForm(tc.form)); got != tc.want {
+		if got := opaque([]string{tc.form}, specialPath, argsOfForm(tc.form)); got != tc.want {
 			t.Errorf("opaque(%q) = %q, want %q", tc.form, got, tc.want)
 		}
 	}

@@ -13,24 +13,35 @@ import (
 var awkSpec = optSpec{args: "Fv", strict: true, exact: true}
 
 // AwkCode is awkCode for the arguments of each reading of c whose deny
-// form (raw, value or quoted, as AppendDenyForms joins it) is its program
-// word, a space and tail. A form made otherwise (one whose words no
-// reading holds) cannot be read: so it says.
+// form is its program word, a space and tail (FormArgs). A form made
+// otherwise (one whose words no reading holds) cannot be read: so it
+// says.
 func (c *Command) AwkCode(tail string) string {
-	found := false
-	for _, v := range c.variants() {
-		if len(v) == 0 || !formTail(v[1:], tail) {
-			continue
-		}
-		found = true
-		if why := awkCode(v[1:]); why != "" {
+	readings := c.FormArgs(tail)
+	if readings == nil {
+		return "arguments the gate cannot read"
+	}
+	for _, args := range readings {
+		if why := awkCode(args); why != "" {
 			return why
 		}
 	}
-	if !found {
-		return "arguments the gate cannot read"
-	}
 	return ""
+}
+
+// FormArgs returns the arguments of each reading of c whose deny form
+// (raw, value or quoted, as AppendDenyForms joins it) is its program
+// word, a space and tail: the words the form was made of, which its text
+// does not keep apart (a quoted word with a space in it reads as two);
+// nil when no reading made it.
+func (c *Command) FormArgs(tail string) [][]Word {
+	var out [][]Word
+	for _, v := range c.variants() {
+		if len(v) > 0 && formTail(v[1:], tail) {
+			out = append(out, v[1:])
+		}
+	}
+	return out
 }
 
 // formTail reports whether words joined as a deny form joins them, raw,

@@ -127,24 +127,28 @@ func CodeOptions(name string) []string {
 	return nil
 }
 
-// InterpreterArgs reads the arguments of the interpreter name (a base
-// name) as the interpreter reads the options before its program, and says
-// where it takes the program from, with the word that decided it: the
-// code option (CodeInline) or the word it cannot read (CodeUnknown). An
-// interpreter it knows no options of (deno, php) has only its operands
-// read: any option may take the next word.
-//
-// args are the fields of a deny form (DenyForms), where a word the shell
-// expands keeps its text: one holding "$", "`" or a glob character may be
-// any word, and one of quotes alone is empty.
+// InterpreterArgs is InterpreterWords for the fields of a deny form
+// (DenyForms), where a word the shell expands keeps its text: one holding
+// "$", "`" or a glob character may be any word, and one of quotes alone
+// is empty.
 func InterpreterArgs(name string, args []string) (CodeSource, string) {
-	in := interpreters[name]
-	if in == nil {
-		in = &noOptions
-	}
 	words := make([]Word, len(args))
 	for i, a := range args {
 		words[i] = formWord(a)
+	}
+	return InterpreterWords(name, words)
+}
+
+// InterpreterWords reads the arguments of the interpreter name (a base
+// name) as the interpreter reads the options before its program, and
+// says where it takes the program from, with the word that decided it:
+// the code option (CodeInline) or the word it cannot read (CodeUnknown).
+// An interpreter it knows no options of (deno, php) has only its
+// operands read: any option may take the next word.
+func InterpreterWords(name string, words []Word) (CodeSource, string) {
+	in := interpreters[name]
+	if in == nil {
+		in = &noOptions
 	}
 	parsed, rest, err := in.opts.parse(words)
 	stdin := false
