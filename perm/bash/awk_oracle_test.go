@@ -2,7 +2,6 @@ package bash
 
 import (
 	"bytes"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,15 +115,7 @@ var awkAtoms = []string{
 // or the environment's.
 func TestAwkOracle(t *testing.T) {
 	awks := installedAwks(t)
-	progs := slices.Clone(awkOracleCorpus)
-	r := rand.New(rand.NewSource(1))
-	for range 1500 {
-		var b strings.Builder
-		for n := r.Intn(7) + 1; n > 0; n-- {
-			b.WriteString(awkAtoms[r.Intn(len(awkAtoms))])
-		}
-		progs = append(progs, b.String())
-	}
+	progs := append(slices.Clone(awkOracleCorpus), atomRuns(1500, 7, awkAtoms)...)
 	accepted := 0
 	for _, p := range progs {
 		if awkProgram(p) != "" {

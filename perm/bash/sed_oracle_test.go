@@ -46,15 +46,8 @@ func TestSedSandboxOracle(t *testing.T) {
 		"s/a/\\\n/", "y/\\//x/", "s/[\\/]/x/w o", "s/[[.-.]/]/x/", "s/[[=a=]/]/x/e", "s|a|b|w o",
 		":1;b1", "t;T;b", "s/x/y/;:a;s/a/b/;ta", "F;z;=", "{p};p", "1!{p}", "$a end", "c\\\nx",
 	}
-	r := rand.New(rand.NewSource(1))
 	atoms := []string{"p", ";", "\n", ":x", " ", "bx", "w o", "e", "s/a/b/", "s/[/]/", "/", "[", "]", "\\", "{", "}", "a ", "#", "y/a/b/", "1", "$", "!", "e id", "r f", "W f", "x", "t", "I", "g"}
-	for range 3000 {
-		var b strings.Builder
-		for n := r.Intn(6) + 1; n > 0; n-- {
-			b.WriteString(atoms[r.Intn(len(atoms))])
-		}
-		scripts = append(scripts, b.String())
-	}
+	scripts = append(scripts, atomRuns(3000, 6, atoms)...)
 	accepted := 0
 	for _, s := range scripts {
 		if !sedPrintOnly(s) {
@@ -81,4 +74,20 @@ func FuzzSedSandbox(f *testing.F) {
 			t.Fatalf("sedPrintOnly(%q) = true, but GNU sed --sandbox finds an e/r/w command in it", s)
 		}
 	})
+}
+
+// atomRuns returns n strings, each a run of one to most atoms drawn at
+// random (seeded, so every run of a test draws the same): programs for
+// an oracle that tries what a reader accepts.
+func atomRuns(n, most int, atoms []string) []string {
+	r := rand.New(rand.NewSource(1))
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for k := r.Intn(most) + 1; k > 0; k-- {
+			b.WriteString(atoms[r.Intn(len(atoms))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
