@@ -110,7 +110,7 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 				skipped = append(skipped, srv)
 				continue
 			}
-			if srv.Source == perm.SourceProject || srv.Source == perm.SourceLocal {
+			if srv.Source.Project() {
 				if msg := trust.Refusal(set, trust.MCPServers, srv.Path); msg != "" {
 					if !refused[srv.Path] {
 						refused[srv.Path] = true
@@ -414,7 +414,7 @@ func mcpKeep(live *settings.Live, warn func(string)) func(mcp.Server) error {
 // mcpRefusedNow says why srv would not start under live's settings as
 // they are now (mcpKeep); nil when it would.
 func mcpRefusedNow(live *settings.Live, srv mcp.Server) error {
-	project := srv.Source == perm.SourceProject || srv.Source == perm.SourceLocal
+	project := srv.Source.Project()
 	set, err := live.Current()
 	switch {
 	case err != nil && project:

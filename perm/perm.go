@@ -96,6 +96,11 @@ const (
 	SourceDelegate Source = "permission-prompt tool"
 )
 
+// Project reports whether s is a project's scope (shared or local): what
+// comes from there is the repository's, and needs the user's trust to
+// widen anything or run code.
+func (s Source) Project() bool { return s == SourceProject || s == SourceLocal }
+
 // Class groups tools by what they can do, which decides the mode default.
 type Class int
 

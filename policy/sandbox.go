@@ -27,7 +27,7 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 	for i := len(s.Files) - 1; i >= 0; i-- {
 		f := s.Files[i]
 		fs := f.Sandbox
-		project := f.Scope == perm.SourceProject || f.Scope == perm.SourceLocal
+		project := f.Scope.Project()
 		if project && fs.Widens() {
 			if w := trust.Refusal(s, trust.SandboxOff, f.Path); w != "" {
 				warns = append(warns, w)

@@ -134,7 +134,7 @@ func (s *Session) rules(scope perm.Source) ruleWriter {
 	s.mu.Lock()
 	trusted, root, home := s.set.Trusted, s.set.Workspace.Root, s.set.Workspace.Home
 	s.mu.Unlock()
-	if trusted && (scope == perm.SourceProject || scope == perm.SourceLocal) {
+	if trusted && scope.Project() {
 		k := settings.KeepTrust{User: settings.UserPath(home), Root: root}
 		return ruleWriter{k.AddRule, k.RemoveRule}
 	}

@@ -499,7 +499,7 @@ func (s *Settings) resolveMode(flag string) error {
 // Project reports whether f is a project file, shared or local: one a
 // cloned repository can supply.
 func (f *File) Project() bool {
-	return f.Scope == perm.SourceProject || f.Scope == perm.SourceLocal
+	return f.Scope.Project()
 }
 
 // Widens reports whether f asks for what needs the project's trust in

@@ -226,11 +226,11 @@ func RunnableHooks(set *settings.Settings) (hook.Config, []string) {
 	}
 	var warns []string
 	for _, f := range set.Files {
-		if projectScope(f.Scope) && !f.Hooks.Empty() && !set.ManagedHooksOnly {
+		if f.Project() && !f.Hooks.Empty() && !set.ManagedHooksOnly {
 			warns = append(warns, Refusal(set, Hooks, f.Path))
 		}
 	}
-	return set.Hooks.Filter(func(s perm.Source) bool { return !projectScope(s) }), warns
+	return set.Hooks.Filter(func(s perm.Source) bool { return !s.Project() }), warns
 }
 
 // AgentHooks returns the hooks of agent d that may run under set while d
@@ -277,9 +277,6 @@ func LiveAgentHooks(live *settings.Live, set *settings.Settings, d *agent.Defini
 	}
 }
 
-// projectScope reports whether settings of scope s are the project's.
-func projectScope(s perm.Source) bool { return s == perm.SourceProject || s == perm.SourceLocal }
-
 // LiveHooks returns a runner of the hooks that may run under live's
 // settings as they are at each event (RunnableHooks), starting from set,
 // the settings live gave last: hooks follow the settings as permission
@@ -312,7 +309,7 @@ func LiveHooks(live *settings.Live, set *settings.Settings, warn func(string)) *
 		defer mu.Unlock()
 		if err != nil {
 			say(fmt.Sprintf("project hooks are not run while the settings cannot be loaded: %v", err))
-			return last.Hooks.Filter(func(s perm.Source) bool { return !projectScope(s) })
+			return last.Hooks.Filter(func(s perm.Source) bool { return !s.Project() })
 		}
 		if have && s == last {
 			return cfg // Live loaded nothing new
