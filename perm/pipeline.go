@@ -91,7 +91,10 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {
 		r = stepCoerce(r, p)
-		if _, out := stepConstraint(c, rs); out && r.Decision == Ask {
+		if r.Decision != Ask {
+			return r
+		}
+		if _, out := stepConstraint(c, rs); out {
 			// Someone could be asked (a permission-prompt delegate)
 			// about a call the agent's allow_tools do not allow: no
 			// approval may reach it. The check's reason stays, as the
