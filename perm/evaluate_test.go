@@ -207,6 +207,13 @@ func TestEvaluate(t *testing.T) {
 		{"bash -c is parsed, not opaque", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("bash -lc 'echo hi'"), Allow, 3, ""},
 		{"xargs into shell", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq("xargs -I{} sh -c '{}' < cmds"), Ask, 2, ""},
 		{"opaque without rules", mode(ModeBypass), bashReq("echo x | sh"), Allow, 3, ""},
+		// Unseen code may open a path a deny rule covers: Read, Edit and
+		// Write deny rules guard against it as Bash deny rules do.
+		{"python inline under Read deny", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq(`python3 -c "open('.e'+'nv')"`), Ask, 2, "cannot see"},
+		{"python inline under Edit deny", all(deny("Edit(./.github/**)"), mode(ModeBypass)), bashReq(`python3 -c "open('.gi'+'thub/w','w')"`), Ask, 2, "cannot see"},
+		{"code assignment under Read deny", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq("LD_PRELOAD=./l.so ls"), Ask, 2, "carries code"},
+		{"script file under Read deny", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq("python3 x.py"), Allow, 3, ""},
+		{"inline code under an ask rule", all(ask("Read(./.env)"), mode(ModeBypass)), bashReq(`python3 -c "open('.e'+'nv')"`), Allow, 3, ""},
 
 		// Allow rules match narrowly.
 		{"allow exact", allow("Bash(npm run *)"), bashReq("npm run build"), Allow, 6, "allowed by rule Bash(npm run *) (local)"},

@@ -47,7 +47,8 @@ var (
 // code the gate cannot read: a shell reading its commands from stdin (a
 // pipe or a heredoc), or an interpreter given code inline (python -c,
 // perl -e, node -e) or on stdin. Deny rules cannot see inside such code,
-// so while Bash deny or ask rules exist it is at least Ask. Running a
+// so while Bash deny or ask rules, or deny rules that name paths, exist it
+// is at least Ask. Running a
 // script file (bash x.sh, python3 x.py) is not opaque: it is the
 // project's code, like make or npm run; a file special says a path
 // argument names (a device or a process's file: /dev/stdin, spelled any
@@ -100,10 +101,11 @@ func opaqueOne(f string, special func(arg string) bool, args func(tail string) [
 	return ""
 }
 
-// opaque is opaque for a command part of c, looked at only while guarded
-// (Bash deny or ask rules exist): resolving its arguments costs lookups.
-func (c *call) opaque(pt *part, guarded bool) string {
-	if !guarded {
+// opaque is opaque for a command part of c, looked at only while unseen
+// code could evade a rule (Bash deny or ask rules, or deny rules that
+// name paths, exist): resolving its arguments costs lookups.
+func (c *call) opaque(pt *part, unseen bool) string {
+	if !unseen {
 		return ""
 	}
 	return opaque(pt.denyForms, c.specialFile, pt.cmd.FormArgs)

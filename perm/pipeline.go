@@ -306,6 +306,10 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 		}
 	}
 	guarded := rs.deny.hasBash || rs.ask.hasBash
+	// Code the gate cannot read may run a program a Bash rule names, or
+	// open a path a Read, Edit or Write deny rule covers
+	// (python3 -c "open('.e'+'nv')").
+	unseen := guarded || rs.deny.namesPaths
 	readDeny := rs.deny.hasRead
 	for i := range c.parts {
 		pt := &c.parts[i]
@@ -324,10 +328,10 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				// nobody reviewed: bypass-immune, like obfuscation.
 				return ask("git alias from the repository configuration runs shell code: "+shell, "")
 			}
-			if o := c.opaque(pt, guarded); o != "" {
+			if o := c.opaque(pt, unseen); o != "" {
 				return ask("command runs code deny and ask rules cannot see", o)
 			}
-			if vs := pt.cmd.CodeAssigns(); len(vs) > 0 && guarded {
+			if vs := pt.cmd.CodeAssigns(); len(vs) > 0 && unseen {
 				return ask("command sets "+strings.Join(vs, ", ")+", which carries code deny and ask rules cannot see", "")
 			}
 			if rs.deny.namesPaths {
@@ -386,14 +390,14 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			}
 		}
 	}
-	if c.script != nil && guarded {
+	if c.script != nil && unseen {
 		// for PATH in /tmp/x; do ls; done, read BASH_ENV: as a command's
 		// own assignment of one is (CodeAssigns, above).
 		if v := c.script.SetsCode(); v != "" {
 			return ask("script sets "+v+", which carries code deny and ask rules cannot see", "")
 		}
 	}
-	if c.script != nil && (guarded || rs.deny.namesPaths) {
+	if c.script != nil && unseen {
 		if v := c.script.ArithData(); v != "" {
 			return ask("arithmetic evaluates "+v+", which the script sets to what may not be a number: an a[$(...)] in it would run code deny rules cannot see", "")
 		}
