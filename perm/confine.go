@@ -173,3 +173,66 @@ func (sp searched) mayName(name string) bool {
 	ok, err := filepath.Match(last, name)
 	return ok || err != nil
 }
+
+// programDirs are the directories DeniedPrograms looks in besides those of
+// the PATH it is given: where a command may find a program by an absolute
+// path it writes out (/usr/bin/curl) or through a PATH it sets itself.
+var programDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// DeniedPrograms returns the executable files of the programs p's Bash
+// deny rules deny whatever their arguments (Bash(curl:*), Bash(curl *)),
+// symlinks resolved, for the kernel sandbox to hide behind the gate: code
+// the gate cannot read (python3 -c, a script, a Makefile) cannot run them
+// either. A rule's program is looked for in the absolute directories of
+// path (a PATH value) and the system's program directories, or is the
+// path the rule names. A file is one of the program's only if its real
+// name is the program's, or a versioned one (python3 -> python3.11): a
+// multi-call binary (busybox, a single coreutils) behind a link is left
+// to the gate, as hiding it would hide every program it is. Like
+// DeniedPaths, it is computed when a command runs, and bounded.
+func (p *Policy) DeniedPrograms(path string) []string {
+	var names []string
+	deny := p.rules().deny
+	for i := range deny.rules {
+		r := deny.rules[i].Rule
+		if r.Tool != "Bash" || !r.HasPattern {
+			continue
+		}
+		prog, rest := ruleProgram(r.Pattern)
+		if prog == "" || rest != "" && rest != "*" || rest == "" && !strings.HasSuffix(r.Pattern, ":*") {
+			continue // it denies some of the program's commands, or none by name
+		}
+		if !slices.Contains(names, prog) {
+			names = append(names, prog)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	var dirs []string
+	for _, d := range append(filepath.SplitList(path), programDirs...) {
+		if filepath.IsAbs(d) && !slices.Contains(dirs, filepath.Clean(d)) {
+			dirs = append(dirs, filepath.Clean(d))
+		}
+	}
+	var out []string
+	for _, prog := range names {
+		files := []string{prog}
+		if !filepath.IsAbs(prog) {
+			files = files[:0]
+			for _, d := range dirs {
+				files = append(files, filepath.Join(d, prog))
+			}
+		}
+		for _, f := range files {
+			real, err := filepath.EvalSymlinks(f)
+			if err != nil || !namesProgram(real, filepath.Base(prog)) || slices.Contains(out, real) {
+				continue
+			}
+			if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && len(out) < maxDeniedPaths {
+				out = append(out, real)
+			}
+		}
+	}
+	return out
+}

@@ -114,3 +114,40 @@ func BenchmarkDeniedPaths(b *testing.B) {
 		}
 	}
 }
+
+func TestDeniedPrograms(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, bin2, opt := filepath.Join(base, "bin"), filepath.Join(base, "bin2"), filepath.Join(base, "opt")
+	for _, f := range []string{bin + "/zcurl", bin2 + "/zcurl", bin + "/zpy3.11", bin + "/zbusybox", bin + "/zrm", bin + "/zls", opt + "/ztool", bin + "/zdir/x"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{bin + "/zpy3": "zpy3.11", bin + "/zwget": "zbusybox", bin2 + "/zcurl2": "../bin/zcurl", bin + "/zsh": "zdir"} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &Policy{}
+	p.Deny = entries(SourceUser, "Bash(zcurl:*)", "Bash(zpy3 *)", "Bash(zwget:*)", "Bash(zrm -rf *)", "Bash(zls)",
+		"Bash("+opt+"/ztool:*)", "Bash(zsh:*)", "Bash(zmissing:*)", "Bash(z*)", "Read(./zls)")
+	p.Ask = entries(SourceUser, "Bash(zls:*)")
+	p.Allow = entries(SourceUser, "Bash(zls:*)")
+	// Every zcurl on the path, in rule order; a versioned real name is
+	// the program's, a multi-call binary behind another name is not; a
+	// rule that denies only some of a program's commands hides nothing,
+	// nor does a directory, nor an ask rule.
+	want := []string{bin + "/zcurl", bin2 + "/zcurl", bin + "/zpy3.11", opt + "/ztool"}
+	if got := p.DeniedPrograms(bin + string(filepath.ListSeparator) + "relative" + string(filepath.ListSeparator) + bin2); !slices.Equal(got, want) {
+		t.Errorf("DeniedPrograms = %q, want %q", got, want)
+	}
+	if got := (&Policy{Deny: entries(SourceUser, "Bash(zrm -rf *)", "Read(./.env)")}).DeniedPrograms(bin); got != nil {
+		t.Errorf("no outright Bash deny rule: %q", got)
+	}
+}

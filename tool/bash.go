@@ -273,7 +273,7 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 		roots.Reads = append(filepath.SplitList(lookupEnv(env, "PATH")), c.Settings.Filesystem.AllowRead...)
 	}
 	if p != sandbox.None {
-		roots.Hidden, roots.Protected = c.Hidden, c.Protected
+		roots.Hidden, roots.Protected = append(c.Hidden, runnable(c.Programs, env)...), c.Protected
 	}
 	for _, d := range append([]string{cwd}, ws.Dirs...) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -285,6 +285,28 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// runnable is the files of denied programs the sandbox may hide: all but
+// the bash it runs the command with, found on the PATH of the command's
+// environment env as its helper finds it, and on gen's own (a deny rule
+// for bash leaves bash to the gate: hiding it would run nothing).
+func runnable(programs, env []string) []string {
+	var shells []string
+	for _, path := range []string{lookupEnv(env, "PATH"), os.Getenv("PATH")} {
+		if bash, err := lookPath("bash", path); err == nil {
+			if real, err := filepath.EvalSymlinks(bash); err == nil {
+				shells = append(shells, real)
+			}
+		}
+	}
+	var out []string
+	for _, p := range programs {
+		if !slices.Contains(shells, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // lookupEnv returns the value of the last key=value of env for key.
 func lookupEnv(env []string, key string) string {
@@ -429,4 +451,20 @@ func trimPartialRuneEnd(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// lookPath is exec.LookPath with the PATH value path instead of the
+// process's: the first executable file name in one of its absolute
+// directories.
+func lookPath(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		f := filepath.Join(dir, name)
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found in %s: %w", name, path, exec.ErrNotFound)
 }

@@ -271,6 +271,49 @@ func TestBashHidesDeniedPaths(t *testing.T) {
 	}
 }
 
+// TestBashHidesDeniedPrograms: a script a rule allows runs programs the
+// gate cannot see; the sandbox hides the files of the programs Bash deny
+// rules deny outright, wherever PATH finds them, but never the bash it
+// runs the command with.
+func TestBashHidesDeniedPrograms(t *testing.T) {
+	requireSandbox(t)
+	if _, why := sandbox.Available(); why != "" {
+		t.Skip(why)
+	}
+	bin := testtree.Dir(t)
+	files(t, bin, map[string]string{"zdenied": "#!/bin/sh\necho RAN\n", "zpartly": "#!/bin/sh\necho PARTLY $1\n", "zok": "#!/bin/sh\necho OK\n"})
+	for _, f := range []string{"zdenied", "zpartly", "zok"} {
+		if err := os.Chmod(filepath.Join(bin, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	env, ws := testEnv(t)
+	files(t, ws, map[string]string{"r.sh": "#!/bin/sh\nzdenied; zpartly x; zok\n"})
+	if err := os.Chmod(filepath.Join(ws, "r.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := func(tool, pattern string) perm.Entry {
+		return perm.Entry{Rule: perm.Rule{Tool: tool, Pattern: pattern, HasPattern: true}, Source: perm.SourceUser}
+	}
+	pol := perm.Policy{Mode: perm.ModeDefault, Workspace: env.Workspace,
+		Deny:  []perm.Entry{entry("Bash", "zdenied:*"), entry("Bash", "zpartly -f *"), entry("Bash", "bash:*")},
+		Allow: []perm.Entry{entry("Bash", "./r.sh")}}
+	tools := Toolbox{Env: env, Policy: func() perm.Policy { return pol }}.Tools()
+	set, err := NewSet(gate.Fixed(pol), tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := set.Call(context.Background(), "Bash", "", map[string]any{"command": "./r.sh"}, nil)
+	if r.Decision.Decision != perm.Allow {
+		t.Fatalf("decision %v: %s", r.Decision.Decision, r.Decision.Reason)
+	}
+	// zpartly is denied only with -f: it still runs.
+	if strings.Contains(r.Output, "RAN") || !strings.Contains(r.Output, "PARTLY x") || !strings.Contains(r.Output, "OK") {
+		t.Errorf("output:\n%s", r.Output)
+	}
+}
+
 type askerFunc func(perm.Request, perm.Result) perm.Result
 
 func (f askerFunc) Ask(_ context.Context, req perm.Request, r perm.Result) perm.Result {

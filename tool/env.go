@@ -92,10 +92,12 @@ type Toolbox struct {
 // profile: the sandbox settings in force (perm.Policy.Sandbox), and the
 // paths of the policy's Read deny rules (Hidden) and of its Edit and
 // Write deny rules (Protected, perm.Policy.DeniedPaths), which it hides
-// and keeps read-only behind the gate.
+// and keeps read-only behind the gate, and the files of the programs its
+// Bash deny rules deny outright (Programs, perm.Policy.DeniedPrograms),
+// which it hides too.
 type Confinement struct {
-	Settings          sandbox.Settings
-	Hidden, Protected []string
+	Settings                    sandbox.Settings
+	Hidden, Protected, Programs []string
 }
 
 // Tools returns every built-in tool but Agent (package subagent), unguarded:
@@ -107,6 +109,7 @@ func (b Toolbox) Tools() []Tool {
 			p := b.Policy()
 			c := Confinement{Settings: p.Sandbox}
 			c.Hidden, c.Protected = p.DeniedPaths()
+			c.Programs = p.DeniedPrograms(os.Getenv("PATH"))
 			return c
 		}
 	}
