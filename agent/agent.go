@@ -307,7 +307,10 @@ func (p *parser) hooks(k, v *yaml.Node) (hook.Config, error) {
 	if err != nil {
 		return hook.Config{}, p.doc.Errorf(k, "%v", err)
 	}
-	if c.Empty() {
+	for _, ev := range c.Ignored() {
+		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: %s", p.doc.Path, p.doc.Line(keyNode(k, v, "hooks."+ev)), hook.IgnoredNote(ev)))
+	}
+	if c.Empty() && len(c.Ignored()) == 0 {
 		// hooks: {} or groups without hooks: more likely a hook lost
 		// than none meant, as for an empty deny_tools.
 		return hook.Config{}, p.doc.Errorf(k, "hooks is empty: configure a hook, or remove the key")

@@ -587,6 +587,31 @@ body`))
 	}
 }
 
+// An agent's hooks for one of Claude Code's events that gen has no twin
+// for are warned about at their line and never run; an agent whose only
+// hooks are such is no error (its hooks are not "empty", they were meant).
+func TestParseHooksClaudeEvents(t *testing.T) {
+	d, err := Parse("a.md", []byte(`---
+name: a
+description: d
+hooks:
+  SubagentStart:
+    - hooks:
+        - {type: command, command: ./scripts/start.sh}
+---
+body`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Hooks.Empty() {
+		t.Errorf("hooks %+v, want none that run", d.Hooks)
+	}
+	want := []string{"a.md:5: hooks.SubagentStart: gen has no SubagentStart event (a Claude Code one); its hooks never run"}
+	if !slices.Equal(d.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", d.Warnings, want)
+	}
+}
+
 func TestParseRuleErrorUnwraps(t *testing.T) {
 	_, err := Parse("a.md", []byte("---\nname: a\ndescription: d\nallow_tools: Bash(\n---\n"))
 	var re *perm.RuleError

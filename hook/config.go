@@ -54,6 +54,26 @@ const (
 // Events lists every event, in lifecycle order.
 var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
 
+// claudeEvents are Claude Code's hook events that gen has no twin for and
+// whose hooks could decide nothing gen does: they concern what gen does
+// not have (context compaction, agent teams, worktrees, MCP elicitation, a
+// setup run) or only report (Notification, SessionEnd, SubagentStart,
+// PostToolUseFailure, InstructionsLoaded). Parse accepts their hooks and
+// never runs them (Config.Ignored lists them for a warning), so that the
+// settings of a Claude Code user load; any other unknown name stays an
+// error.
+var claudeEvents = []string{
+	"Notification", "PreCompact", "PostCompact", "SessionEnd", "SubagentStart",
+	"PostToolUseFailure", "Setup", "TeammateIdle", "InstructionsLoaded",
+	"WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
+}
+
+// claudeGates are Claude Code's hook events that gen has no twin for whose
+// hooks can refuse what gen does too (a settings change, a task marked
+// completed): a refusal gen would not honour must not pass silently, so
+// they stay errors, with a message saying why.
+var claudeGates = []string{"ConfigChange", "TaskCompleted"}
+
 // toolEvent reports whether e concerns one tool call (its matcher is
 // tested against the tool name).
 func (e Event) toolEvent() bool {
@@ -101,6 +121,8 @@ type Group struct {
 // for concurrent use.
 type Config struct {
 	groups map[Event][]Group
+	// ignored are the claudeEvents the configuration names, sorted.
+	ignored []string
 }
 
 // plainMatcher is a matcher made only of names and "|": a list of exact
@@ -161,7 +183,9 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s: %s: %s", e.Origin,
 // understand is an error naming origin and the key — an unknown event or
 // key, a matcher that is not a valid regular expression, a hook type other
 // than "command", a bad timeout — so a mistyped hook never silently stops
-// running. A JSON null or empty raw is an empty Config.
+// running. Claude Code's events that gen has no twin for (claudeEvents)
+// are not errors: their hooks are left out, and Ignored names them. A JSON
+// null or empty raw is an empty Config.
 func Parse(origin string, raw json.RawMessage) (Config, error) {
 	p := parser{origin: origin}
 	c := Config{groups: map[Event][]Group{}}
@@ -180,6 +204,13 @@ func Parse(origin string, raw json.RawMessage) (Config, error) {
 	slices.Sort(keys) // the first error found does not depend on map order
 	for _, name := range keys {
 		ev := Event(name)
+		if slices.Contains(claudeEvents, name) {
+			c.ignored = append(c.ignored, name)
+			continue
+		}
+		if slices.Contains(claudeGates, name) {
+			return Config{}, p.errorf("hooks."+name, "gen has no %s event (a Claude Code one), and a hook there could refuse what gen would do without asking it; remove the hook", name)
+		}
 		if !slices.Contains(Events, ev) {
 			return Config{}, p.errorf("hooks."+name, "unknown hook event (want one of %s)", eventList())
 		}
@@ -192,6 +223,16 @@ func Parse(origin string, raw json.RawMessage) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// Ignored returns the events of Claude Code's that the configuration
+// names and whose hooks gen never runs (see claudeEvents), sorted. Only
+// Parse and ParseAgent set them, for the caller to warn about.
+func (c Config) Ignored() []string { return c.ignored }
+
+// IgnoredNote is the warning about the hooks of ev, one of Ignored.
+func IgnoredNote(ev string) string {
+	return fmt.Sprintf("hooks.%s: gen has no %s event (a Claude Code one); its hooks never run", ev, ev)
 }
 
 func eventList() string {

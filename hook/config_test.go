@@ -48,6 +48,31 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// Claude Code's events that gen has no twin for and whose hooks decide
+// nothing gen does load, and never run: a user's Notification hook must
+// not make the whole settings file unusable.
+func TestParseClaudeEvents(t *testing.T) {
+	c := mustParse(t, "f.json", `{
+		"SessionEnd": [{"hooks": [{"type": "http", "url": "http://x"}]}],
+		"Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send hi"}]}],
+		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh"}]}]
+	}`)
+	if got, want := c.Ignored(), []string{"Notification", "SessionEnd"}; !slices.Equal(got, want) {
+		t.Errorf("Ignored() = %q, want %q", got, want)
+	}
+	if got := c.Matching(PreToolUse, "Bash"); len(got) != 1 || got[0].Command != "a.sh" {
+		t.Errorf("Matching(PreToolUse, Bash) = %+v, want a.sh alone", got)
+	}
+	for _, ev := range Events {
+		if ev != PreToolUse && c.Has(ev) {
+			t.Errorf("Has(%s) = true, want only PreToolUse hooks", ev)
+		}
+	}
+	if c := mustParse(t, "f.json", `{"Stop": []}`); c.Ignored() != nil {
+		t.Errorf("Ignored() = %q for no Claude Code event, want none", c.Ignored())
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, raw, want string
@@ -55,6 +80,8 @@ func TestParseErrors(t *testing.T) {
 		{"not an object", `[1]`, `f.json: hooks: must be an object mapping event names to lists of matcher groups`},
 		{"unknown event", `{"PreToolUse": [], "BeforeTool": []}`,
 			`f.json: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop)`},
+		{"a Claude Code event whose hooks could refuse", `{"ConfigChange": [{"hooks": [{"type": "command", "command": "exit 2"}]}]}`,
+			`f.json: hooks.ConfigChange: gen has no ConfigChange event (a Claude Code one), and a hook there could refuse what gen would do without asking it; remove the hook`},
 		{"event not a list", `{"Stop": {"hooks": []}}`, `f.json: hooks.Stop: must be a list of matcher groups`},
 		{"unknown group key", `{"Stop": [{"hooks": [], "matchers": "x"}]}`, `f.json: hooks.Stop[0].matchers: unknown key (want one of matcher, hooks)`},
 		{"missing hooks", `{"Stop": [{"matcher": "x"}]}`, `f.json: hooks.Stop[0]: missing "hooks"`},

@@ -29,6 +29,10 @@ func (p *parser) hooks(f *File, v *value) error {
 	if err != nil {
 		return p.wrapAt(v.Off, err)
 	}
+	for _, ev := range c.Ignored() {
+		line, _ := lineCol(p.data, keyOffset(v, hooksKey+"."+ev))
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s", p.path, line, hook.IgnoredNote(ev)))
+	}
 	f.Hooks = c.WithSource(f.Scope)
 	return nil
 }
