@@ -320,9 +320,18 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 }
 
 func (p parser) handler(key string, raw json.RawMessage) (Handler, error) {
-	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout")
+	// statusMessage is Claude Code's text for its spinner while the hook
+	// runs: cosmetic, so accepted and not shown. Its other keys (async,
+	// once, if, ...) change when or how a hook decides, and stay errors.
+	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout", "statusMessage")
 	if err != nil {
 		return Handler{}, err
+	}
+	if v, ok := m["statusMessage"]; ok {
+		var msg string
+		if err := json.Unmarshal(v, &msg); err != nil {
+			return Handler{}, p.errorf(key+".statusMessage", "must be a string")
+		}
 	}
 	var typ string
 	if err := json.Unmarshal(m["type"], &typ); err != nil || typ == "" {

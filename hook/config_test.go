@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 			{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "a.sh", "timeout": 5}]},
 			{"hooks": [{"type": "command", "command": "b.sh"}, {"type": "command", "command": "c.sh", "timeout": 0.5}]}
 		],
-		"Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": "stop.sh", "statusMessage": "Checking..."}]}],
 		"PostToolUse": []
 	}`)
 	got := c.Matching(PreToolUse, "Bash")
@@ -88,11 +88,11 @@ func TestParseErrors(t *testing.T) {
 		{"bad regex", `{"PreToolUse": [{"matcher": "Bash(", "hooks": []}]}`,
 			"f.json: hooks.PreToolUse[0].matcher: invalid regular expression \"Bash(\": error parsing regexp: missing closing ): `Bash(`"},
 		{"matcher not a string", `{"PreToolUse": [{"matcher": 1, "hooks": []}]}`, `f.json: hooks.PreToolUse[0].matcher: must be a string`},
-		{"prompt hook", `{"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].prompt: unknown key (want one of type, command, timeout)`},
+		{"prompt hook", `{"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].prompt: unknown key (want one of type, command, timeout, statusMessage)`},
 		{"http type", `{"Stop": [{"hooks": [{"type": "http", "command": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].type: unsupported hook type "http" (gen runs only "command" hooks)`},
 		{"missing type", `{"Stop": [{"hooks": [{"command": "x"}]}]}`, `f.json: hooks.Stop[0].hooks[0].type: missing or not a string (want "command")`},
 		{"unknown hook key", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "async": true}]}]}`,
-			`f.json: hooks.Stop[0].hooks[0].async: unknown key (want one of type, command, timeout)`},
+			`f.json: hooks.Stop[0].hooks[0].async: unknown key (want one of type, command, timeout, statusMessage)`},
 		{"empty command", `{"Stop": [{"hooks": [{"type": "command", "command": " "}]}]}`, `f.json: hooks.Stop[0].hooks[0].command: missing, empty or not a string`},
 		{"zero timeout", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}`,
 			`f.json: hooks.Stop[0].hooks[0].timeout: must be a positive number of seconds, at most 86400`},
@@ -133,6 +133,8 @@ func TestParseErrors(t *testing.T) {
 		{"Claude Code's old Agent", `{"PreToolUse": [{"matcher": "Task", "hooks": []}]}`,
 			`f.json: hooks.PreToolUse[0].matcher: "Task" names no tool (matchers are exact, case-sensitive tool names): did you mean "Agent"? (Task is Claude Code's old name for it)`},
 		{"hooks not a list", `{"Stop": [{"hooks": {"type": "command"}}]}`, `f.json: hooks.Stop[0].hooks: must be a list of hooks`},
+		{"statusMessage not a string", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "statusMessage": 1}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].statusMessage: must be a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
