@@ -15,6 +15,10 @@ type Agent struct {
 	// SessionID is the session_id every input carries. The main loop and
 	// its subagents share one.
 	SessionID string
+	// TranscriptPath is the transcript_path every input carries: the
+	// session's transcript file, which holds the turns before the one
+	// under way; "" when the run keeps none.
+	TranscriptPath string
 	// Cwd is the working directory the hooks run in and are told.
 	Cwd string
 	// AgentID and AgentType name a subagent; both empty for the main
@@ -38,7 +42,7 @@ func (a *Agent) Run(ctx context.Context, ev Event, in Input) Outcome {
 	if !a.Has(ev) {
 		return Outcome{Event: ev}
 	}
-	in.SessionID, in.Cwd = a.SessionID, a.Cwd
+	in.SessionID, in.TranscriptPath, in.Cwd = a.SessionID, a.TranscriptPath, a.Cwd
 	in.AgentID, in.AgentType = a.AgentID, a.AgentType
 	o := a.Runner.Run(ctx, ev, in)
 	if a.Warn != nil {

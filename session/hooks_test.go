@@ -102,7 +102,8 @@ echo '{"decision": "block", "reason": "run the tests first"}'`)
 		"SessionStart": start, "UserPromptSubmit": prompt, "Stop": stop,
 	}))
 	m := &recorder{}
-	s := newSession(t, root, home, m, nil, nil)
+	tpath := filepath.Join(home, "transcript.jsonl")
+	s := newSession(t, root, home, m, nil, func(c *Config) { c.TranscriptPath = tpath })
 	out, err := s.Submit(context.Background(), "hello", nil, nil)
 	if err != nil || out.Final != "done" {
 		t.Fatalf("Submit: %v %+v", err, out)
@@ -148,8 +149,8 @@ echo '{"decision": "block", "reason": "run the tests first"}'`)
 	sid := events[0]["session_id"]
 	for _, ev := range events {
 		names = append(names, ev["hook_event_name"].(string))
-		if ev["session_id"] != sid || sid == "" || ev["cwd"] != root {
-			t.Errorf("event %v: session_id and cwd must be the session's", ev)
+		if ev["session_id"] != sid || sid == "" || ev["cwd"] != root || ev["transcript_path"] != tpath {
+			t.Errorf("event %v: session_id, transcript_path and cwd must be the session's", ev)
 		}
 	}
 	if got, want := strings.Join(names, ","), "SessionStart,UserPromptSubmit,Stop,Stop,UserPromptSubmit"; got != want {
@@ -277,5 +278,40 @@ func TestSkillToolOffered(t *testing.T) {
 	}
 	if _, ok := tools(t, map[string]string{".gen/skills/pdf/SKILL.md": skillFile, ".gen/settings.json": `{"permissions": {"deny": ["Skill"]}}`})["Skill"]; ok {
 		t.Error("Skill tool offered despite a bare Skill deny rule")
+	}
+}
+
+// A delegated subagent's hooks are told the session's transcript_path, as
+// the main loop's are.
+func TestSubagentHooksGetTranscriptPath(t *testing.T) {
+	root, home := project(t, map[string]string{"a.txt": "x"})
+	log := filepath.Join(t.TempDir(), "events.jsonl")
+	rec := writeScript(t, t.TempDir(), "rec.sh", `cat >> `+log+`; echo >> `+log)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PreToolUse": rec}))
+	tpath := filepath.Join(home, "transcript.jsonl")
+	yes := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}
+	s := newSession(t, root, home, offline.New(), yes, func(c *Config) { c.TranscriptPath = tpath })
+	if _, err := s.Submit(context.Background(), "Delegate Explore: Read: a.txt", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := 0
+	for line := range strings.Lines(string(data)) {
+		var ev map[string]any
+		if strings.TrimSpace(line) == "" || json.Unmarshal([]byte(line), &ev) != nil {
+			continue
+		}
+		if ev["transcript_path"] != tpath {
+			t.Errorf("event %v: transcript_path must be the session's %s", ev, tpath)
+		}
+		if ev["agent_type"] == "Explore" {
+			sub++
+		}
+	}
+	if sub == 0 {
+		t.Errorf("no PreToolUse event of the Explore subagent in %s", data)
 	}
 }

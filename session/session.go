@@ -192,10 +192,11 @@ func New(cfg Config) (*Session, error) {
 // as its settings are at each event (trust.LiveHooks).
 func (s *Session) loadHooks() *hook.Agent {
 	return &hook.Agent{
-		Runner:    trust.LiveHooks(s.live, s.set, s.warn),
-		SessionID: s.cfg.SessionID,
-		Cwd:       s.set.Workspace.Cwd,
-		Warn:      s.warn,
+		Runner:         trust.LiveHooks(s.live, s.set, s.warn),
+		SessionID:      s.cfg.SessionID,
+		TranscriptPath: s.cfg.TranscriptPath,
+		Cwd:            s.set.Workspace.Cwd,
+		Warn:           s.warn,
 	}
 }
 
@@ -364,7 +365,7 @@ func (s *Session) origin() subagent.Origin {
 		Skills:    s.skills,
 		OnWarning: s.warn,
 	}
-	o.Hooks, o.SessionID = s.hooks.Runner, s.hooks.SessionID
+	o.Hooks, o.SessionID, o.TranscriptPath = s.hooks.Runner, s.hooks.SessionID, s.hooks.TranscriptPath
 	return o
 }
 

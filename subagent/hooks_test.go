@@ -41,7 +41,7 @@ func TestSubagentHooks(t *testing.T) {
 	rec := "cat >> " + log + "; echo >> " + log
 	stop := rec + "\nif grep -q '\"stop_hook_active\":true' " + log + "; then exit 0; fi\necho 'check once more' >&2; exit 2"
 	r := hookRunner(t, map[hook.Event]string{hook.PreToolUse: rec, hook.SubagentStop: stop, hook.Stop: rec})
-	rep := Run(context.Background(), Config{Def: def, Settings: set, Model: offline.New(), Hooks: r, SessionID: "s-42"}, "Read: a.txt")
+	rep := Run(context.Background(), Config{Def: def, Settings: set, Model: offline.New(), Hooks: r, SessionID: "s-42", TranscriptPath: "/t/s-42.jsonl"}, "Read: a.txt")
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
 	}
@@ -59,7 +59,7 @@ func TestSubagentHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 		names = append(names, ev["hook_event_name"].(string))
-		if ev["session_id"] != "s-42" || ev["agent_type"] != def.Name || ev["agent_id"] == "" || ev["cwd"] != dir {
+		if ev["session_id"] != "s-42" || ev["transcript_path"] != "/t/s-42.jsonl" || ev["agent_type"] != def.Name || ev["agent_id"] == "" || ev["cwd"] != dir {
 			t.Errorf("event %v", ev)
 		}
 	}

@@ -51,9 +51,11 @@ type Config struct {
 	// Hooks runs the session's hooks (trust.RunnableHooks); nil runs
 	// none. The agent's own hooks (Def.Hooks) run besides them while
 	// they may (trust.AgentHooks). SessionID is the session_id they are
-	// told; "" makes one.
-	Hooks     *hook.Runner
-	SessionID string
+	// told; "" makes one. TranscriptPath is the transcript_path they are told:
+	// the session's transcript, "" when it keeps none.
+	Hooks          *hook.Runner
+	SessionID      string
+	TranscriptPath string
 	// Skills are the session's skills; nil offers no Skill tool.
 	Skills *skill.Set
 	// OnWarning receives warnings (the hooks', running without a
@@ -102,7 +104,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		if sid == "" {
 			sid = transcript.NewID()
 		}
-		g.Hooks = &hook.Agent{Runner: hooks, SessionID: sid, Cwd: pol.Workspace.Cwd,
+		g.Hooks = &hook.Agent{Runner: hooks, SessionID: sid, TranscriptPath: cfg.TranscriptPath, Cwd: pol.Workspace.Cwd,
 			AgentID: transcript.NewID(), AgentType: def.Name, Warn: cfg.OnWarning}
 	}
 	box := tool.Toolbox{

@@ -29,12 +29,13 @@ type Origin struct {
 	// Parent is the main loop's mode, extra deny rules and added
 	// directories.
 	Parent policy.Parent
-	// Hooks, SessionID, Skills and OnWarning are the session's (see
-	// Config).
-	Hooks     *hook.Runner
-	SessionID string
-	Skills    *skill.Set
-	OnWarning func(string)
+	// Hooks, SessionID, TranscriptPath, Skills and OnWarning are the
+	// session's (see Config).
+	Hooks          *hook.Runner
+	SessionID      string
+	TranscriptPath string
+	Skills         *skill.Set
+	OnWarning      func(string)
 }
 
 // ToolConfig configures the Agent tool.
@@ -103,18 +104,19 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 	}
 	parent := o.Parent
 	cfg := Config{
-		Def:        def,
-		Settings:   o.Settings,
-		Live:       o.Live,
-		Parent:     &parent,
-		Model:      t.cfg.Model,
-		HTTPClient: t.cfg.HTTPClient,
-		SearchURL:  t.cfg.SearchURL,
-		MCP:        t.cfg.MCP,
-		Hooks:      o.Hooks,
-		SessionID:  o.SessionID,
-		Skills:     o.Skills,
-		OnWarning:  o.OnWarning,
+		Def:            def,
+		Settings:       o.Settings,
+		Live:           o.Live,
+		Parent:         &parent,
+		Model:          t.cfg.Model,
+		HTTPClient:     t.cfg.HTTPClient,
+		SearchURL:      t.cfg.SearchURL,
+		MCP:            t.cfg.MCP,
+		Hooks:          o.Hooks,
+		SessionID:      o.SessionID,
+		TranscriptPath: o.TranscriptPath,
+		Skills:         o.Skills,
+		OnWarning:      o.OnWarning,
 	}
 	if on := t.cfg.OnEvent; on != nil {
 		cfg.OnEvent = func(e loop.Event) {
