@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -81,9 +82,17 @@ func Parse(path, dirName string, data []byte) (*Skill, error) {
 			return nil, err
 		}
 	}
-	for _, req := range []string{"name", "description"} {
-		if !doc.Has(req) {
-			return nil, doc.Missing(req)
+	// As in Claude Code, name defaults to the directory's name and
+	// description to the first paragraph of the instructions.
+	if !doc.Has("name") {
+		if len(dirName) > maxName || !validName().MatchString(dirName) {
+			return nil, &frontmatter.Error{Path: path, Line: max(doc.Open, 1), Err: fmt.Errorf("no name, and the skill's directory %q is not a valid one: set name, or rename the directory to at most %d lower-case letters, digits and single hyphens", dirName, maxName)}
+		}
+		s.Name = dirName
+	}
+	if !doc.Has("description") {
+		if s.Description = firstParagraph(s.Body, maxDescription); s.Description == "" {
+			return nil, doc.Missing("description")
 		}
 	}
 	if s.Name != dirName {
@@ -129,6 +138,28 @@ func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
 		}
 	}
 	return err
+}
+
+// firstParagraph returns the first paragraph of body, its lines joined by
+// spaces, cut to at most limit bytes on a character boundary.
+func firstParagraph(body string, limit int) string {
+	var words []string
+	for line := range strings.Lines(strings.TrimLeft(body, "\r\n\t ")) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		words = append(words, line)
+	}
+	p := strings.Join(words, " ")
+	if len(p) > limit {
+		// A character cut in two leaves invalid bytes at the end.
+		p = p[:limit]
+		for !utf8.ValidString(p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
 }
 
 // allowedList renders s.AllowedTools, "" when there are none.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gen-run/gen/internal/frontmatter"
 	"github.com/gen-run/gen/internal/testtree"
@@ -54,13 +55,38 @@ Run scripts/extract.sh.
 	}
 }
 
+// As in Claude Code, a skill's name defaults to its directory's name and
+// its description to the first paragraph of its instructions.
+func TestParseDefaults(t *testing.T) {
+	s, err := Parse("pdf-tool/SKILL.md", "pdf-tool", []byte("---\nallowed-tools: Read\n---\n\nExtract text\nfrom PDFs.\n\nRun pdftotext.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "pdf-tool" || s.Description != "Extract text from PDFs." {
+		t.Errorf("name %q, description %q; want pdf-tool and the first paragraph", s.Name, s.Description)
+	}
+	// "é" is two bytes: the limit falls inside one, which is left out.
+	long := "a" + strings.Repeat("é", maxDescription)
+	s, err = Parse("x/SKILL.md", "x", []byte("---\nname: x\n---\n"+long+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Description != long[:maxDescription-1] {
+		t.Errorf("a long first paragraph gave a description of %d bytes (valid UTF-8: %v), want it cut to %d", len(s.Description), utf8.ValidString(s.Description), maxDescription-1)
+	}
+	_, err = Parse("Pdf Tool/SKILL.md", "Pdf Tool", []byte("---\ndescription: d\n---\nx\n"))
+	if want := `Pdf Tool/SKILL.md:1: no name, and the skill's directory "Pdf Tool" is not a valid one: set name, or rename the directory to at most 64 lower-case letters, digits and single hyphens`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
 		{"no frontmatter", "# pdf\n", `S/SKILL.md:1: no frontmatter: a SKILL.md file starts with a "---" line, YAML with at least name and description, and a closing "---" line`},
 		{"unclosed", "---\nname: s\n", `S/SKILL.md:1: frontmatter is not closed by a "---" line`},
-		{"missing description", "---\nname: s\n---\nx\n", `S/SKILL.md:1: missing required field "description"`},
+		{"no description and no instructions", "---\nname: s\n---\n\n", `S/SKILL.md:1: missing required field "description"`},
 		{"upper-case name", "\n---\ndescription: d\nname: Pdf_Tool\n---\n", `S/SKILL.md:4: invalid name "Pdf_Tool": use at most 64 lower-case letters, digits and single hyphens`},
 		{"name differs from directory", "---\nname: other\ndescription: d\n---\nx\n", `S/SKILL.md:1: name "other" does not match the skill's directory "s"`},
 		{"bad rule", "---\nname: s\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(\n---\n", `S/SKILL.md:6: malformed rule "Bash(": missing closing parenthesis`},
