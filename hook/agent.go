@@ -3,13 +3,16 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Agent runs hooks on behalf of one agent of one session: it fills in the
-// fields every input of the agent's events carries and reports what the
-// hooks printed for the user. A nil *Agent runs no hooks. Its fields must
-// not change while it is in use; Run is safe for concurrent use.
+// fields every input of the agent's events carries, reports what the
+// hooks printed for the user, and remembers a hook's asking to stop the
+// agent (TakeHalt). A nil *Agent runs no hooks. Its fields must not change
+// while it is in use; Run is safe for concurrent use.
 type Agent struct {
 	Runner *Runner
 	// SessionID is the session_id every input carries. The main loop and
@@ -28,6 +31,8 @@ type Agent struct {
 	// Warn receives the warnings and system messages of every event; nil
 	// drops them.
 	Warn func(string)
+
+	halt atomic.Pointer[string] // the first stop asked for since TakeHalt
 }
 
 // Has reports whether any hook that may run now is configured for ev.
@@ -45,6 +50,18 @@ func (a *Agent) Run(ctx context.Context, ev Event, in Input) Outcome {
 	in.SessionID, in.TranscriptPath, in.Cwd = a.SessionID, a.TranscriptPath, a.Cwd
 	in.AgentID, in.AgentType = a.AgentID, a.AgentType
 	o := a.Runner.Run(ctx, ev, in)
+	if ev.toolEvent() && (o.Stop || o.Interrupt) {
+		// The agent stops after the round of calls this one is in
+		// (TakeHalt); the call itself is denied (ApplyPreToolUse,
+		// ApplyPermissionRequest) or, for PostToolUse, already made.
+		why := o.StopReason
+		if o.Interrupt {
+			why = o.Reason
+		}
+		reason := fmt.Sprintf("a %s hook stopped the agent%s", ev, suffix(why))
+		a.halt.CompareAndSwap(nil, &reason)
+		o.Warnings = append(o.Warnings, reason)
+	}
 	if a.Warn != nil {
 		for _, w := range o.Warnings {
 			a.Warn(w)
@@ -54,6 +71,19 @@ func (a *Agent) Run(ctx context.Context, ev Event, in Input) Outcome {
 		}
 	}
 	return o
+}
+
+// TakeHalt returns why a hook asked to stop the agent since the last call
+// ("continue": false in a tool event's answer, or a PermissionRequest
+// deny with "interrupt": true), and forgets it; "" when none did.
+func (a *Agent) TakeHalt() string {
+	if a == nil {
+		return ""
+	}
+	if p := a.halt.Swap(nil); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // StopEvent is the event a's run ends with: SubagentStop for a subagent,
@@ -71,7 +101,8 @@ func (a *Agent) StopEvent() Event {
 func (a *Agent) Stop(ctx context.Context, final string, active bool) string {
 	ev := a.StopEvent()
 	o := a.Run(ctx, ev, Input{StopHookActive: active, LastAssistantMessage: final})
-	if !o.Block {
+	if !o.Block || o.Stop {
+		// "continue": false comes before a block, as in Claude Code.
 		return ""
 	}
 	return o.Reason

@@ -17,6 +17,8 @@ const (
 //
 //   - The gate's Deny stands: no hook overrides a deny rule, an
 //     allow_tools constraint or a mode that refuses.
+//   - "continue": false from a hook denies: the agent stops (see
+//     Agent.TakeHalt), and the call is not made.
 //   - Deny from a hook denies, with the hook's reason (step 0: before the
 //     pipeline).
 //   - Ask from a hook turns the gate's Allow into Ask.
@@ -26,6 +28,11 @@ const (
 func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 	if r.Decision == perm.Deny {
 		return r
+	}
+	if o.Stop {
+		// "continue": false stops the agent, and comes before any
+		// decision, as in Claude Code: the call is not made.
+		return perm.Result{Decision: perm.Deny, Step: 0, Reason: "a PreToolUse hook stopped the agent" + suffix(o.StopReason), Rule: "PreToolUse hook", Source: perm.SourceHook}
 	}
 	switch o.Verdict {
 	case Deny:
@@ -44,6 +51,14 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 		}
 	}
 	return r
+}
+
+// suffix returns ": reason", or "" for no reason.
+func suffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
 }
 
 // ApplyPermissionRequest answers the gate's Ask r with the

@@ -104,3 +104,18 @@ func TestApplyPermissionRequest(t *testing.T) {
 		})
 	}
 }
+
+// "continue": false in a PreToolUse answer comes before its decision, as
+// in Claude Code: even an approved call the gate allows is not made.
+func TestApplyPreToolUseStop(t *testing.T) {
+	r := gateResult(t, bash("ls"), perm.ModeBypass, nil, nil)
+	got := ApplyPreToolUse(Outcome{Event: PreToolUse, Verdict: Approve, Stop: true, StopReason: "enough"}, r)
+	if got.Decision != perm.Deny || got.Source != perm.SourceHook || got.Reason != "a PreToolUse hook stopped the agent: enough" {
+		t.Errorf("got %v from %s (%q), want a hook's Deny saying the agent stopped", got.Decision, got.Source, got.Reason)
+	}
+	// A deny rule's Deny stands, with its own reason.
+	r = gateResult(t, bash("ls"), perm.ModeDefault, []string{"Bash(ls)"}, nil)
+	if got := ApplyPreToolUse(Outcome{Event: PreToolUse, Stop: true}, r); got.Source != perm.SourceProject {
+		t.Errorf("got %v from %s, want the deny rule's", got.Decision, got.Source)
+	}
+}

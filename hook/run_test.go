@@ -510,3 +510,58 @@ func TestIdenticalCommandsRunOnce(t *testing.T) {
 		t.Errorf("command ran %d times", strings.Count(string(data), "x"))
 	}
 }
+
+// A tool event's "continue": false, and a PermissionRequest deny with
+// "interrupt": true, ask to stop the agent: Agent.TakeHalt reports the
+// first reason once. Other answers ask nothing of the kind; a Stop hook's
+// "continue": false comes before its block.
+func TestAgentHalt(t *testing.T) {
+	var warned []string
+	agent := func(r *Runner) *Agent { return &Agent{Runner: r, Warn: func(w string) { warned = append(warned, w) }} }
+	post, _ := newRunner(t, PostToolUse, hookSpec{body: `echo '{"continue": false, "stopReason": "the build broke"}'`})
+	a := agent(post)
+	if got := a.TakeHalt(); got != "" {
+		t.Fatalf("TakeHalt before any hook ran = %q", got)
+	}
+	send := func(a *Agent, ev Event, in Input) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		a.Run(ctx, ev, in)
+	}
+	send(a, PostToolUse, toolInput())
+	send(a, PostToolUse, toolInput())
+	if got, want := a.TakeHalt(), "a PostToolUse hook stopped the agent: the build broke"; got != want {
+		t.Errorf("TakeHalt = %q, want %q", got, want)
+	}
+	if got := a.TakeHalt(); got != "" {
+		t.Errorf("TakeHalt a second time = %q, want it forgotten", got)
+	}
+	if len(warned) != 2 || warned[0] != "a PostToolUse hook stopped the agent: the build broke" {
+		t.Errorf("warnings %q, want the reason once per answer", warned)
+	}
+
+	pr, _ := newRunner(t, PermissionRequest, hookSpec{body: `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no", "interrupt": true}}}'`})
+	a = agent(pr)
+	send(a, PermissionRequest, toolInput())
+	if got, want := a.TakeHalt(), "a PermissionRequest hook stopped the agent: no"; got != want {
+		t.Errorf("TakeHalt after an interrupt = %q, want %q", got, want)
+	}
+
+	quiet, _ := newRunner(t, PostToolUse, hookSpec{body: `echo '{"decision": "block", "reason": "lint"}'`})
+	a = agent(quiet)
+	send(a, PostToolUse, toolInput())
+	if got := a.TakeHalt(); got != "" {
+		t.Errorf("TakeHalt after a block = %q, want none", got)
+	}
+
+	stop, _ := newRunner(t, Stop, hookSpec{body: `echo '{"continue": false, "decision": "block", "reason": "go on"}'`})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if got := agent(stop).Stop(ctx, "done", false); got != "" {
+		t.Errorf("Stop = %q, want the agent to stop: continue false comes before the block", got)
+	}
+	var nilAgent *Agent
+	if got := nilAgent.TakeHalt(); got != "" {
+		t.Errorf("nil TakeHalt = %q", got)
+	}
+}

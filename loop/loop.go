@@ -81,6 +81,11 @@ type Runner struct {
 	// set when the run is already going on that way. The run goes on at
 	// most maxContinuations times, then ends anyway.
 	BeforeStop func(ctx context.Context, final string, active bool) (reason string)
+	// Halt, if set, is asked after each round of tool calls whether a
+	// hook answered "continue": false (or a PermissionRequest hook
+	// "interrupt": true) during it; a non-empty reason ends the run there
+	// without another model turn, with Outcome.Halted set.
+	Halt func() (reason string)
 }
 
 // Outcome is what a run produced.
@@ -98,6 +103,8 @@ type Outcome struct {
 	// APIDuration is the time spent waiting for the model, summed over
 	// all turns and every tool.Report.
 	APIDuration time.Duration
+	// Halted is why a hook stopped the run (Runner.Halt); "" when none did.
+	Halted string
 }
 
 // Denial is one tool call the gate refused.
@@ -260,8 +267,16 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 		}
 		results, err := s.calls(ctx, msg.ToolCalls)
 		msgs = append(msgs, results...)
+		if s.r.Halt != nil {
+			// Asked also after a failed round, so that a halt never
+			// outlives the round it came in.
+			out.Halted = s.r.Halt()
+		}
 		if err != nil {
 			return msgs, err
+		}
+		if out.Halted != "" {
+			return msgs, nil
 		}
 	}
 }

@@ -928,3 +928,32 @@ func TestDenialInsideTool(t *testing.T) {
 		t.Errorf("tool message %q", msgs[0].Content)
 	}
 }
+
+// A halt asked for during a round of calls (a hook's "continue": false)
+// ends the run after that round, every call of it made, without another
+// model turn; Halt is asked after each round.
+func TestHalt(t *testing.T) {
+	m := turns(
+		calling(tc("c1", "Bash", args(map[string]any{"command": "a"})), tc("c2", "Bash", args(map[string]any{"command": "b"}))),
+		calling(tc("c3", "Bash", args(map[string]any{"command": "c"}))),
+		final("never"),
+	)
+	bash := echoTools("Bash")[0]
+	r := runner(m, &fakeGate{}, bash)
+	asked := 0
+	r.Halt = func() string {
+		asked++
+		if asked == 2 {
+			return "a PostToolUse hook stopped the agent"
+		}
+		return ""
+	}
+	out, err := r.Run(context.Background(), "", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Halted != "a PostToolUse hook stopped the agent" || out.Turns != 2 || bash.runs() != 3 || len(m.requests()) != 2 {
+		t.Errorf("Halted %q, %d turns, %d runs, %d model requests; want the halt after the second round (2 turns, 3 runs, 2 requests)",
+			out.Halted, out.Turns, bash.runs(), len(m.requests()))
+	}
+}

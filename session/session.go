@@ -432,6 +432,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if s.hooks.Has(hook.Stop) {
 		r.BeforeStop = s.hooks.Stop
 	}
+	r.Halt = s.hooks.TakeHalt
 	before := s.history
 	out, msgs, err := r.Continue(ctx, s.history, prompt)
 	if err != nil {
