@@ -215,10 +215,19 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// its rules with a pattern and MCP names are deny rules, as
 		// deny_tools' are. Both given deny the union.
 		var rs []perm.Rule
-		if rs, err = p.doc.Rules(k.Value, v); err != nil {
+		var left []string
+		if k.Value == "disallowedTools" {
+			// Its bare names only hide tools: one of Claude Code's that
+			// gen does not have hides nothing, and is left out.
+			rs, left, err = p.doc.ClaudeRules(k.Value, v, false)
+		} else {
+			rs, err = p.doc.Rules(k.Value, v)
+		}
+		if err != nil {
 			return err
 		}
-		if len(rs) == 0 {
+		p.warnings = append(p.warnings, left...)
+		if len(rs) == 0 && len(left) == 0 {
 			// deny_tools: ~, "" or []: a list that denies nothing is
 			// more likely a rule lost than one meant.
 			return p.doc.Errorf(v, "%s is empty: list the rules to deny, or remove the key", k.Value)
@@ -426,11 +435,14 @@ func permissionKeyMiss(key string) string {
 // lists none, are denied (MCP(mcp__*), a rule that covers only their own
 // calls).
 func (p *parser) visibleTools(k, v *yaml.Node) ([]string, []perm.Rule, error) {
-	listed, err := p.doc.Rules(k.Value, v)
+	// Claude Code's tools gen does not have are left out: listing them
+	// shows nothing more.
+	listed, left, err := p.doc.ClaudeRules(k.Value, v, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(listed) == 0 {
+	p.warnings = append(p.warnings, left...)
+	if len(listed) == 0 && len(left) == 0 {
 		return nil, nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
 	}
 	names := map[string]bool{}

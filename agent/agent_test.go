@@ -1013,3 +1013,36 @@ func TestLoadProjectShadowingUserIsWarned(t *testing.T) {
 		t.Errorf("an agent nobody shadows has warnings %q", o.Warnings)
 	}
 }
+
+// Claude Code's agent files list its tools that gen does not have
+// (tools: Read, Edit, MultiEdit, TodoWrite): in tools and as bare names
+// in disallowedTools they are left out with a warning, since they only
+// hide tools; a disallowedTools rule with a pattern naming one is a deny
+// rule, and stays an error.
+func TestParseClaudeTools(t *testing.T) {
+	d, err := Parse("a.md", []byte("---\nname: a\ndescription: d\ntools: Read, Edit, MultiEdit, TodoWrite\ndisallowedTools: LS\n---\nbody"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(d.Hidden, "Read") || slices.Contains(d.Hidden, "Edit") || !slices.Contains(d.Hidden, "Bash") {
+		t.Errorf("hidden %q, want Read and Edit shown and Bash hidden", d.Hidden)
+	}
+	want := []string{
+		`a.md:4: tools: malformed rule "MultiEdit": unknown tool "MultiEdit": a Claude Code tool gen does not have, so the rule matches no call; left out`,
+		`a.md:4: tools: malformed rule "TodoWrite": unknown tool "TodoWrite": a Claude Code tool gen does not have, so the rule matches no call; left out`,
+		`a.md:5: disallowedTools: malformed rule "LS": unknown tool "LS": a Claude Code tool gen does not have, so the rule matches no call; left out`,
+	}
+	if !slices.Equal(d.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", d.Warnings, want)
+	}
+	// Only tools gen lacks: every tool of gen's is hidden.
+	d, err = Parse("a.md", []byte("---\nname: a\ndescription: d\ntools: MultiEdit\n---\nbody"))
+	if err != nil || !slices.Contains(d.Hidden, "Read") || !slices.Contains(d.Hidden, "Edit") {
+		t.Errorf("tools: MultiEdit: %v, hidden %q; want every tool of gen's hidden", err, d.Hidden)
+	}
+	for _, fm := range []string{"disallowedTools: MultiEdit(./src/**)", "deny_tools: MultiEdit", "allow_tools: TodoWrite"} {
+		if _, err := Parse("a.md", []byte("---\nname: a\ndescription: d\n"+fm+"\n---\nbody")); err == nil || !strings.Contains(err.Error(), "a Claude Code tool gen does not have") {
+			t.Errorf("%s: error %v, want the rule refused", fm, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -134,7 +135,9 @@ func (f *policyFlags) checkRules() error {
 		values []string
 	}{{"--allowedTools", f.allowed}, {"--disallowedTools", f.disallowed}} {
 		for _, r := range splitRuleLists(fl.values) {
-			if _, err := perm.ParseRule(r); err != nil {
+			if _, err := perm.ParseRule(r); err != nil && (fl.name == "--disallowedTools" || !errors.Is(err, perm.ErrClaudeTool)) {
+				// An allow rule naming one of Claude Code's tools gen does
+				// not have is left out with a warning (settings.Load).
 				return usageErr(fmt.Errorf("%s: %w\n(%s takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", fl.name, err, fl.name))
 			}
 		}

@@ -10,23 +10,15 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
-// claudeTools are Claude Code's tool names that gen has no tool for. A
-// matcher naming one is accepted, so that hooks written for Claude Code
+// A matcher naming one of Claude Code's tools that gen has no tool for
+// (perm.ClaudeTools) is accepted, so that hooks written for Claude Code
 // load (Edit|MultiEdit|Write guards gen's Edit and Write); in gen such a
-// name matches nothing, and nothing of gen's escapes it. Task is not
-// among them: it is Claude Code's old name for Agent, which gen has, so a
-// Task hook would silently not guard gen's Agent calls.
-var claudeTools = []string{
-	"MultiEdit", "LS", "NotebookRead", "TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash",
-	"ExitPlanMode", "EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
-	"ListMcpResourcesTool", "ReadMcpResourceTool", "TaskOutput", "TaskStop", "CronCreate", "CronDelete",
-	"SendMessage", "TeamCreate", "TeamDelete", "PowerShell", "Monitor", "Artifact",
-}
+// name matches nothing, and nothing of gen's escapes it.
 
 // toolNames are the names a tool event's matcher may list: gen's
 // built-in tools (the tools a rule may name, perm.Tools, without MCP,
 // which names rules and no tool), the MCP disclosure tools
-// (package mcp), and claudeTools.
+// (package mcp), and perm.ClaudeTools.
 var toolNames = func() []string {
 	var out []string
 	for _, t := range perm.Tools {
@@ -34,7 +26,7 @@ var toolNames = func() []string {
 			out = append(out, t)
 		}
 	}
-	return append(append(out, "ListToolGroups", "LoadToolGroup"), claudeTools...)
+	return append(append(out, "ListToolGroups", "LoadToolGroup"), perm.ClaudeTools...)
 }()
 
 // regexMeta are the characters that make a matcher a regular expression

@@ -152,9 +152,12 @@ func (r Rule) String() string {
 type RuleError struct {
 	Rule string
 	Msg  string
+	err  error // what Msg says, when it came as an error (ErrClaudeTool)
 }
 
 func (e *RuleError) Error() string { return fmt.Sprintf("malformed rule %q: %s", e.Rule, e.Msg) }
+
+func (e *RuleError) Unwrap() error { return e.err }
 
 // ParseRule parses a rule written as Tool or Tool(pattern). The pattern runs
 // from the first "(" to the final ")", so patterns may contain parentheses.
@@ -191,7 +194,7 @@ func ParseRule(s string) (Rule, error) {
 		}
 	}
 	if err := checkToolName(name); err != nil {
-		return bad(err.Error())
+		return Rule{}, &RuleError{Rule: s, Msg: err.Error(), err: err}
 	}
 	if hasPat && strings.TrimSpace(pat) == "" {
 		return bad("empty pattern: write the bare tool name to match every call")

@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -82,6 +83,23 @@ func TestParseRule(t *testing.T) {
 				t.Errorf("String() = %q, want %q", got.String(), tc.in)
 			}
 		})
+	}
+}
+
+// A rule naming one of Claude Code's tools that gen does not have is
+// still an error, but one callers can tell (ErrClaudeTool) and leave out
+// of an allow list; a misspelt gen tool is not such a rule.
+func TestParseRuleClaudeTool(t *testing.T) {
+	for _, in := range []string{"MultiEdit", "TodoWrite", "LS", "MultiEdit(./src/**)"} {
+		_, err := ParseRule(in)
+		if err == nil || !errors.Is(err, ErrClaudeTool) {
+			t.Errorf("ParseRule(%q) error = %v, want one wrapping ErrClaudeTool", in, err)
+		}
+	}
+	for _, in := range []string{"Bassh", "Task", "multiedit", "Bash("} {
+		if _, err := ParseRule(in); err == nil || errors.Is(err, ErrClaudeTool) {
+			t.Errorf("ParseRule(%q) error = %v, want an error that is not ErrClaudeTool", in, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,11 +18,31 @@ var Tools = []string{
 	"LSP", "CronList", "MCP",
 }
 
+// ClaudeTools are Claude Code's tool names that gen has no tool for. Task
+// is not among them: it is Claude Code's old name for Agent, which gen
+// has, so a Task rule or hook would silently not cover gen's Agent calls.
+var ClaudeTools = []string{
+	"MultiEdit", "LS", "NotebookRead", "TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash",
+	"ExitPlanMode", "EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
+	"ListMcpResourcesTool", "ReadMcpResourceTool", "TaskOutput", "TaskStop", "CronCreate", "CronDelete",
+	"SendMessage", "TeamCreate", "TeamDelete", "PowerShell", "Monitor", "Artifact",
+}
+
+// ErrClaudeTool is wrapped by ParseRule's error for a rule naming one of
+// ClaudeTools. Such a rule matches no call gen makes. Where it could
+// only narrow what an agent sees or widen what it may do (an allow rule,
+// Claude Code's tools list), callers may leave it out with a warning; a
+// deny rule naming one stays an error.
+var ErrClaudeTool = errors.New("a Claude Code tool gen does not have, so the rule matches no call")
+
 // checkToolName refuses a rule tool name that names no tool: a misspelt
 // deny rule (bash(rm:*)) would otherwise silently deny nothing.
 func checkToolName(name string) error {
 	if slices.Contains(Tools, name) || strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
 		return nil
+	}
+	if slices.Contains(ClaudeTools, name) {
+		return fmt.Errorf("unknown tool %q: %w", name, ErrClaudeTool)
 	}
 	if name == "Task" {
 		return fmt.Errorf("unknown tool %q: did you mean Agent? (Task is Claude Code's old name for it)", name)

@@ -333,3 +333,43 @@ func TestClaudeSandboxPathsDeny(t *testing.T) {
 		t.Errorf("Read /srv/other: %v (%s), want Allow", r.Decision, r.Reason)
 	}
 }
+
+// Claude Code's settings allow its tools gen does not have ("allow":
+// ["Edit", "MultiEdit", "Write"]): such an allow or ask rule, in a file or
+// --allowedTools, is left out with a warning, since it matches no call gen
+// makes. A deny rule naming one stays an error: a deny is never dropped.
+func TestClaudeToolRules(t *testing.T) {
+	l := newLayout(t)
+	writeFile(t, l.user, `{"permissions": {
+  "allow": ["Read", "MultiEdit", "Edit"],
+  "ask": ["TodoWrite"]}}`)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Allowed: []string{"LS", "Glob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entries(s.Allow), []string{"user:Read@" + l.user, "user:Edit@" + l.user, "cli:Glob@--allowedTools"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("allow:\n got %q\nwant %q", got, want)
+	}
+	if len(s.Ask) != 0 {
+		t.Errorf("ask %q, want none", entries(s.Ask))
+	}
+	want := []string{
+		l.user + `:2: permissions.allow: malformed rule "MultiEdit": unknown tool "MultiEdit": a Claude Code tool gen does not have, so the rule matches no call; left out`,
+		l.user + `:3: permissions.ask: malformed rule "TodoWrite": unknown tool "TodoWrite": a Claude Code tool gen does not have, so the rule matches no call; left out`,
+		`--allowedTools: malformed rule "LS": unknown tool "LS": a Claude Code tool gen does not have, so the rule matches no call; left out`,
+	}
+	for _, w := range want {
+		if !slices.Contains(s.Warnings, w) {
+			t.Errorf("warnings %q lack %q", s.Warnings, w)
+		}
+	}
+
+	writeFile(t, l.user, `{"permissions": {"deny": ["MultiEdit(./src/**)"]}}`)
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed}); err == nil || !strings.Contains(err.Error(), `malformed rule "MultiEdit(./src/**)"`) {
+		t.Errorf("a deny rule naming MultiEdit loaded (error %v), want an error", err)
+	}
+	writeFile(t, l.user, `{}`)
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Disallowed: []string{"TodoWrite"}}); err == nil || !strings.HasPrefix(err.Error(), "--disallowedTools:") {
+		t.Errorf("--disallowedTools TodoWrite: error %v, want one naming the flag", err)
+	}
+}

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -315,6 +316,13 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		}
 		for _, s := range strs {
 			r, err := perm.ParseRule(s.Str)
+			if err != nil && l.key != "deny" && errors.Is(err, perm.ErrClaudeTool) {
+				// Claude Code's "allow": ["Edit", "MultiEdit"]: the rule
+				// could only allow or ask about calls gen never makes.
+				line, _ := lineCol(p.data, s.Off)
+				p.warn = append(p.warn, fmt.Sprintf("%s:%d: permissions.%s: %v; left out", p.path, line, l.key, err))
+				continue
+			}
 			if err != nil {
 				return nil, nil, p.wrapAt(s.Off, err)
 			}

@@ -391,6 +391,10 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 	} {
 		for _, text := range flag.rules {
 			r, err := perm.ParseRule(text)
+			if err != nil && flag.kind == "allow" && errors.Is(err, perm.ErrClaudeTool) {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v; left out", flag.name, err))
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", flag.name, err)
 			}

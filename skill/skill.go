@@ -122,7 +122,11 @@ func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
 			return doc.Errorf(v, "description is %d characters long, over the limit of %d", len(s.Description), maxDescription)
 		}
 	case "allowed-tools":
-		s.AllowedTools, err = doc.Rules(k.Value, v)
+		// They are only shown, never enforced: Claude Code's tools gen
+		// does not have are left out.
+		var left []string
+		s.AllowedTools, left, err = doc.ClaudeRules(k.Value, v, true)
+		s.Warnings = append(s.Warnings, left...)
 	case "model":
 		s.Model, err = doc.Text(k.Value, v)
 	case "disable-model-invocation":

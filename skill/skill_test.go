@@ -80,6 +80,21 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
+// A skill's allowed-tools are only shown: Claude Code's tools that gen
+// does not have, with or without a pattern, are left out with a warning.
+func TestParseClaudeAllowedTools(t *testing.T) {
+	s, err := Parse("s/SKILL.md", "s", []byte("---\nname: s\ndescription: d\nallowed-tools: Read, MultiEdit, TodoWrite(x)\n---\nx\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.allowedList(); got != "Read" {
+		t.Errorf("allowed-tools %q, want Read", got)
+	}
+	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], `s/SKILL.md:4: allowed-tools: malformed rule "MultiEdit"`) {
+		t.Errorf("warnings %q, want MultiEdit and TodoWrite(x) left out", s.Warnings)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, data, want string

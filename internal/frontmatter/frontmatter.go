@@ -196,6 +196,26 @@ func (d *Doc) Text(key string, v *yaml.Node) (string, error) {
 // comma-separated rules (SplitRules). Each must parse with perm.ParseRule;
 // an error names the line of the bad rule. No rules is nil.
 func (d *Doc) Rules(key string, v *yaml.Node) ([]perm.Rule, error) {
+	rules, _, err := d.rules(key, v, nil)
+	return rules, err
+}
+
+// ClaudeRules is Rules for a list of Claude Code's that can only restrict
+// what the model sees or, unenforced, tell it what it needs (an agent's
+// tools, the bare names of its disallowedTools, a skill's allowed-tools):
+// Claude Code's own files name its tools that gen does not have (Read,
+// Edit, MultiEdit, Write), and such a name (perm.ErrClaudeTool) is left
+// out with a warning naming file:line, since it matches no call gen
+// makes. With patterns set, rules with a pattern naming one are left out
+// too; otherwise they stay errors, as a deny rule's would.
+func (d *Doc) ClaudeRules(key string, v *yaml.Node, patterns bool) ([]perm.Rule, []string, error) {
+	return d.rules(key, v, func(text string) bool { return patterns || !strings.Contains(text, "(") })
+}
+
+// rules parses as Rules does. A rule naming one of Claude Code's tools
+// that gen does not have is left out, with a warning, when skip (if not
+// nil) says so of its text.
+func (d *Doc) rules(key string, v *yaml.Node, skip func(text string) bool) ([]perm.Rule, []string, error) {
 	type item struct {
 		text string
 		node *yaml.Node
@@ -212,25 +232,30 @@ func (d *Doc) Rules(key string, v *yaml.Node) ([]perm.Rule, error) {
 		for _, el := range v.Content {
 			el = Resolve(el)
 			if el.Kind != yaml.ScalarNode || el.ShortTag() == "!!null" {
-				return nil, d.Errorf(el, "%s must be a list of rule strings", key)
+				return nil, nil, d.Errorf(el, "%s must be a list of rule strings", key)
 			}
 			items = append(items, item{el.Value, el})
 		}
 	default:
-		return nil, d.Errorf(v, "%s must be a list of rule strings or one comma-separated string", key)
+		return nil, nil, d.Errorf(v, "%s must be a list of rule strings or one comma-separated string", key)
 	}
 	rules := make([]perm.Rule, 0, len(items))
+	var warnings []string
 	for _, it := range items {
 		r, err := perm.ParseRule(it.text)
+		if err != nil && skip != nil && errors.Is(err, perm.ErrClaudeTool) && skip(it.text) {
+			warnings = append(warnings, fmt.Sprintf("%s:%d: %s: %v; left out", d.Path, d.Line(it.node), key, err))
+			continue
+		}
 		if err != nil {
-			return nil, &Error{Path: d.Path, Line: d.Line(it.node), Err: err}
+			return nil, nil, &Error{Path: d.Path, Line: d.Line(it.node), Err: err}
 		}
 		rules = append(rules, r)
 	}
 	if len(rules) == 0 {
-		return nil, nil
+		return nil, warnings, nil
 	}
-	return rules, nil
+	return rules, warnings, nil
 }
 
 // SplitRules splits a comma-separated list of rules. Commas inside
