@@ -9,6 +9,7 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -86,8 +87,11 @@ type Entry struct {
 // directory, private to the user) if needed. Each message is one line,
 // and all of them go to the file in one write to a file opened for
 // appending, so concurrent writers never interleave within a line and a
-// reader never sees half a message unless the write itself failed (Load
-// skips a torn last line).
+// reader never sees half a message unless the write itself failed. A
+// write that failed part way (a full disk) or was cut by a crash leaves a
+// torn last line; the next Append ends it first, so that the new lines
+// stay lines of their own and the session can still be loaded (Load
+// skips a torn line).
 func Append(path, sessionID, cwd string, msgs []openai.ChatCompletionMessage) error {
 	if len(msgs) == 0 {
 		return nil
@@ -104,9 +108,16 @@ func Append(path, sessionID, cwd string, msgs []openai.ChatCompletionMessage) er
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("transcript: %w", err)
+	}
+	if torn(f) {
+		// Written before the torn line's rest, the new first line would
+		// be glued to it, and Load would refuse the whole session. (A
+		// concurrent write still under way may look torn too: the extra
+		// newline then makes a blank line, which Load skips.)
+		buf = append([]byte{'\n'}, buf...)
 	}
 	if _, err := f.Write(buf); err != nil {
 		f.Close()
@@ -115,10 +126,23 @@ func Append(path, sessionID, cwd string, msgs []openai.ChatCompletionMessage) er
 	return f.Close()
 }
 
+// torn reports whether the file f does not end with a newline: a write to
+// it failed or was cut short by a crash.
+func torn(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	var last [1]byte
+	_, err = f.ReadAt(last[:], fi.Size()-1)
+	return err == nil && last[0] != '\n'
+}
+
 // Load reads the conversation of the transcript at path. A line that is
-// not a transcript entry is an error naming path and line, except a last
-// line without its newline, which a crash may have cut short and which is
-// skipped. System messages are not part of a transcript and are skipped,
+// not a transcript entry is an error naming path and line, except a torn
+// one, which is skipped: a last line without its newline, or a line whose
+// JSON ends early (the part a failed write left, which the next Append
+// ended with a newline). System messages are not part of a transcript and are skipped,
 // so the caller supplies the system prompt of the resumed run.
 func Load(path string) ([]openai.ChatCompletionMessage, error) {
 	f, err := os.Open(path)
@@ -144,8 +168,11 @@ func Load(path string) ([]openai.ChatCompletionMessage, error) {
 		if strings.TrimSpace(string(line)) == "" {
 			continue
 		}
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
+		e, err := decode(line)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			continue // torn
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		switch e.Message.Role {
@@ -156,6 +183,20 @@ func Load(path string) ([]openai.ChatCompletionMessage, error) {
 			return nil, fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
 		}
 	}
+}
+
+// decode reads one transcript line. A line holding only the start of a
+// JSON value, which a failed write left, is io.ErrUnexpectedEOF.
+func decode(line []byte) (Entry, error) {
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimRight(line, "\r\n")))
+	if err := dec.Decode(&e); err != nil {
+		return Entry{}, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Entry{}, fmt.Errorf("more after the JSON object")
+	}
+	return e, nil
 }
 
 // readLine returns the next whole line of r, newline included, at most
@@ -178,26 +219,35 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // In reports whether the transcript at path was written in project: its
 // first entry's cwd is project or a directory below it. ProjectDir gives
 // /a/b-c and /a/b/c one directory, so the file's place does not tell. A
-// transcript whose first entry records no cwd, or that is empty, is taken
-// as project's.
+// transcript whose first entry records no cwd, or that has none, is taken
+// as project's. Blank and torn lines are skipped, as Load skips them.
 func In(path, project string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	line, err := readLine(bufio.NewReader(f))
-	if errors.Is(err, io.EOF) && len(line) == 0 {
-		return true, nil
+	r := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := readLine(r)
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if strings.TrimSpace(string(line)) == "" {
+			continue
+		}
+		e, err := decode(line)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		return e.Cwd == "" || workspace.Within(e.Cwd, project), nil
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("%s:1: %w", path, err)
-	}
-	var e Entry
-	if err := json.Unmarshal(line, &e); err != nil {
-		return false, fmt.Errorf("%s:1: %w", path, err)
-	}
-	return e.Cwd == "" || workspace.Within(e.Cwd, project), nil
 }
 
 // Latest returns the ID of the most recently written transcript of

@@ -3,6 +3,7 @@ package transcript
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,55 @@ func TestAppendConcurrent(t *testing.T) {
 	}
 }
 
+// A write that failed part way (a full disk) leaves the start of a line;
+// the session goes on, and its transcript must still load: the lines
+// appended later are whole, and the torn one is skipped.
+func TestAppendAfterTornWrite(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		msg := func(s string) []openai.ChatCompletionMessage {
+			return []openai.ChatCompletionMessage{{Role: "user", Content: s}}
+		}
+		want := []string{"after"}
+		if !first {
+			if err := Append(path, "x", "/p", msg("before")); err != nil {
+				t.Fatal(err)
+			}
+			want = []string{"before", "after"}
+		}
+		// What a failed write leaves: the first bytes of an entry, cut
+		// inside a string.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(`{"type":"user","sessionId":"x","cwd":"/p","message":{"role":"user","content":"lo`); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := Append(path, "x", "/p", msg("after")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(path)
+		if err != nil {
+			t.Fatalf("torn first line %v: %v", first, err)
+		}
+		var texts []string
+		for _, m := range got {
+			texts = append(texts, m.Content)
+		}
+		if !slices.Equal(texts, want) {
+			t.Errorf("torn first line %v: loaded %q, want %q", first, texts, want)
+		}
+		if in, err := In(path, "/p"); err != nil || !in {
+			t.Errorf("torn first line %v: In = %v, %v; want true", first, in, err)
+		}
+		if in, err := In(path, "/q"); err != nil || in {
+			t.Errorf("torn first line %v: In(/q) = %v, %v; want false", first, in, err)
+		}
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
@@ -119,6 +169,11 @@ func TestLoadErrors(t *testing.T) {
 	bad := write("bad.jsonl", `{"type":"user","message":{"role":"user","content":"hi"}}`+"\nnot json\n")
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2:") {
 		t.Errorf("bad line: %v", err)
+	}
+	// Two objects on one line are not a line a write left torn.
+	two := write("two.jsonl", `{"type":"user","message":{"role":"user","content":"hi"}} {"type":"user"}`+"\n")
+	if _, err := Load(two); err == nil || !strings.Contains(err.Error(), "two.jsonl:1:") {
+		t.Errorf("two objects: %v", err)
 	}
 	role := write("role.jsonl", `{"message":{"role":"wizard","content":"hi"}}`+"\n")
 	if _, err := Load(role); err == nil || !strings.Contains(err.Error(), `"wizard"`) {
