@@ -24,6 +24,10 @@ import (
 // it names over stdio instead of running tests.
 const serverEnv = "GEN_MCP_TEST_SERVER"
 
+// heldPIDEnv names the file where a "held" server writes the pid of the
+// process that holds its stdout.
+const heldPIDEnv = "GEN_MCP_TEST_HELD_PID"
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(serverEnv); mode != "" {
 		os.Exit(serveStdio(mode))
@@ -40,6 +44,21 @@ func serveStdio(mode string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "boom: missing API token")
 		return 7
+	case "held":
+		// Serves as "ok", after starting a process in a session of its
+		// own (out of reach of the group's kill) that holds stdout; its
+		// pid goes to the file heldPIDEnv names.
+		c := exec.Command("sleep", "300")
+		c.Stdout = os.Stdout
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := os.WriteFile(os.Getenv(heldPIDEnv), []byte(strconv.Itoa(c.Process.Pid)), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	if err := newTestServer(nil).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)

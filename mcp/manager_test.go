@@ -6,10 +6,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -188,6 +191,34 @@ func TestCrashMidCall(t *testing.T) {
 	// Later calls fail at once, naming why.
 	if _, err := m.Call(context.Background(), "mcp__local__echo", map[string]any{"text": "x"}); err == nil || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("call after crash: %v", err)
+	}
+}
+
+// A server that dies while a process it started in a session of its own
+// still holds its stdout fails the call at once too: that process is out
+// of reach of the group's kill, and the call must not wait for its
+// timeout.
+func TestCrashWithStdoutHeld(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "held.pid")
+	s := stdioServer("local", "held")
+	s.Env[heldPIDEnv] = pidFile
+	m, st := start(t, Options{CallTimeout: time.Hour}, s)
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(string(b)); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	if st["local"].State != StateConnected {
+		t.Fatalf("start: %v %v", st["local"].State, st["local"].Err)
+	}
+	_, err := guard(t, "crash call", func() pair {
+		out, err := m.Call(context.Background(), "mcp__local__crash", nil)
+		return pair{out, err}
+	}).get()
+	if err == nil || !strings.Contains(err.Error(), "mcp__local__crash") || !strings.Contains(err.Error(), "the server exited") {
+		t.Fatalf("crash call: %v", err)
 	}
 }
 

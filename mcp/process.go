@@ -16,6 +16,11 @@ import (
 // messages.
 const stderrTail = 2048
 
+// stdoutGrace is how long a stdio server's stdout is still read once the
+// server is reaped and its group killed: only a process that left the
+// group (a session of its own) can hold the pipe longer.
+const stdoutGrace = time.Second
+
 // process is a running stdio server. gen owns its three pipes (rather than
 // letting exec.Cmd copy them) so that Wait returns when the server exits,
 // whatever its descendants still hold open.
@@ -94,14 +99,31 @@ func startProcess(s Server, dir string) (*process, error) {
 		// its id is not reused until then, so this reaches only what the
 		// server left behind. Killing it also closes the server's stdout
 		// everywhere, so a pending call sees end of file instead of
-		// waiting for its timeout.
+		// waiting for its timeout; the deadline does the same when a
+		// process that left the group still holds the pipe, after what
+		// the server wrote before it exited has been read.
 		p.killGroup(syscall.SIGKILL)
+		outR.SetReadDeadline(time.Now().Add(stdoutGrace))
 		close(p.done)
 	}()
 	return p, nil
 }
 
 func (p *process) killGroup(sig syscall.Signal) { signalGroup(p.cmd.Process, sig) }
+
+// stdoutReader reads a stdio server's stdout, saying why a read failed
+// when the deadline set as the server was reaped passed.
+type stdoutReader struct{ f *os.File }
+
+func (r stdoutReader) Close() error { return r.f.Close() }
+
+func (r stdoutReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = errors.New("the server exited, and a process it started still holds its stdout open")
+	}
+	return n, err
+}
 
 // exited reports whether the server has exited and been reaped.
 func (p *process) exited() bool {
