@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -371,5 +372,50 @@ func TestCache(t *testing.T) {
 	_, err2 := c.Get("bad", func() (int, error) { return 1, nil })
 	if err1 == nil || err2 != err1 {
 		t.Errorf("%v %v", err1, err2)
+	}
+}
+
+// Two batches never write one result file: the second is refused while
+// the first has it open, also after the first's --resume replaced the
+// file, and what the first writes lands in the file the path names.
+func TestOutputLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	f, _, err := OpenOutput(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, resume := range []bool{false, true} {
+		if _, _, err := OpenOutput(path, resume); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "out.jsonl") {
+			t.Errorf("second batch (resume %v): %v, want ErrBusy", resume, err)
+		}
+	}
+	f.Close()
+
+	// An interrupted task's line makes Resume replace the file.
+	os.WriteFile(path, []byte(`{"id":"a","exit_code":0}`+"\n"+`{"id":"b","exit_code":1,"interrupted":true}`+"\n"), 0o644)
+	f, done, err := OpenOutput(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(done) != 1 || !done["a"] {
+		t.Errorf("done = %v", done)
+	}
+	if _, _, err := OpenOutput(path, true); !errors.Is(err, ErrBusy) {
+		t.Errorf("second batch after a rewrite: %v, want ErrBusy", err)
+	}
+	// Any number of batches may write what is not a regular file.
+	for range 2 {
+		null, _, err := OpenOutput(os.DevNull, false)
+		if err != nil {
+			t.Fatalf("%s: %v", os.DevNull, err)
+		}
+		defer null.Close()
+	}
+	if _, err := f.WriteString(`{"id":"b","exit_code":0}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != `{"id":"a","exit_code":0}`+"\n"+`{"id":"b","exit_code":0}`+"\n" {
+		t.Errorf("file now %q", data)
 	}
 }

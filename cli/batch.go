@@ -119,7 +119,7 @@ func runAgentBatch(ctx context.Context, o *batchOptions) error {
 	out := s.Out
 	var skipped int
 	if o.output != "" {
-		f, done, err := openOutput(o.output, o.resume)
+		f, done, err := batch.OpenOutput(o.output, o.resume)
 		if err != nil {
 			return usageErr(err)
 		}
@@ -215,27 +215,6 @@ func taskErr(err error) error {
 		return usageErr(fmt.Errorf("invalid task file; no task was run:\n%w", err))
 	}
 	return usageErr(err)
-}
-
-// openOutput opens the result file for appending. Without resume an
-// existing non-empty file is refused rather than overwritten: it holds
-// results that cost model time. With resume it returns the ids already
-// done (batch.Resume).
-func openOutput(path string, resume bool) (*os.File, map[string]bool, error) {
-	done := map[string]bool{}
-	if resume {
-		var err error
-		if done, err = batch.Resume(path); err != nil {
-			return nil, nil, err
-		}
-	} else if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
-		return nil, nil, fmt.Errorf("--output %s already holds results: pass --resume to continue it, or remove it", path)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--output: %w", err)
-	}
-	return f, done, nil
 }
 
 // isTerminalWriter reports whether w is a terminal (for the progress bar).
