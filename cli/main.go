@@ -58,6 +58,12 @@ func Main() int {
 	defer cancel()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Without Notify, a write to stdout or stderr whose reader went away
+	// (`gen -p ... | head`) would end gen at once, leaving what its run
+	// started running.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	go watchPipes(pipes, sigs, outputGone)
 	go watchSignals(sigs, cancel, shutdownGrace, os.Stderr, os.Exit)
 	return Run(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InTerminal: isTerminal(os.Stdin)})
 }
@@ -83,6 +89,23 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 		fmt.Fprintf(errOut, "gen: still running %s after %s: stopping now\n", grace, sig)
 	}
 	exit(code)
+}
+
+// watchPipes hands a SIGPIPE on to sigs, as if it had come as SIGINT or
+// SIGTERM do, once gone reports that stdout's or stderr's reader went
+// away: the run is cancelled, and the commands it started are killed.
+// Other SIGPIPEs (a hook that does not read its input, a server that
+// died) only fail their write with EPIPE.
+func watchPipes(pipes <-chan os.Signal, sigs chan<- os.Signal, gone func() bool) {
+	for range pipes {
+		if gone() {
+			select {
+			case sigs <- syscall.SIGPIPE:
+			default: // a signal is already waiting: it stops the run
+			}
+			return
+		}
+	}
 }
 
 // signalNumber is sig's number (SIGINT's for a signal with none).

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,5 +111,93 @@ func TestCheckBatchSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "gen: -: interrupted") {
 		t.Errorf("stderr %q, want the interruption named", stderr.String())
+	}
+}
+
+// A reader of gen's output that goes away (`gen -p ... | head`) stops
+// the run as SIGTERM does: the commands it started are killed, not left
+// running after gen, and gen exits rather than dying of SIGPIPE.
+func TestBrokenStdoutStopsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the gen binary")
+	}
+	bin := buildGen(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, ".gen/agents/sleeper.md"), []byte(sleeperAgent), 0o644)
+	// Two subagents in parallel: one blocks, the other writes events
+	// once the file "go" exists, after the test closed gen's stdout.
+	prompt := "Delegate sleeper: Run bash: echo $$ > blk.pid && exec sleep 600\n" +
+		"Delegate sleeper: Run bash: until test -e go; do sleep 0.05; done; echo on"
+	cmd := exec.Command(bin, "-p", "--trust", "--permission-mode", "acceptEdits", "--output-format", "stream-json", "--allowedTools", "Agent", "--", prompt)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "OPENAI_BASE_URL=", "OPENAI_API_KEY=")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	sleepPid := 0
+	waitFor(t, "the blocking command's pid", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "blk.pid"))
+		sleepPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return bytes.HasSuffix(b, []byte("\n")) && sleepPid > 0
+	})
+	defer syscall.Kill(sleepPid, syscall.SIGKILL)
+	r.Close()
+	os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
+	select {
+	case err = <-exited:
+	case <-time.After(60 * time.Second): // a hang guard, not a budget
+		t.Fatal("gen still runs after its stdout closed")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitFailed {
+		t.Errorf("exit %v, want code %d; stderr %s", err, ExitFailed, stderr.String())
+	}
+	waitFor(t, "the blocking command to be gone", func() bool { return processGone(sleepPid) })
+}
+
+// Only a SIGPIPE of gen's own output stops the run: one from a hook that
+// did not read its input is only a failed write.
+func TestWatchPipes(t *testing.T) {
+	pipes, sigs := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	gone := make(chan bool)
+	go watchPipes(pipes, sigs, func() bool { return <-gone })
+	pipes <- syscall.SIGPIPE
+	gone <- false
+	pipes <- syscall.SIGPIPE
+	gone <- true
+	if sig := <-sigs; sig != syscall.SIGPIPE {
+		t.Errorf("got %v, want SIGPIPE", sig)
+	}
+	select {
+	case sig := <-sigs:
+		t.Errorf("a second signal %v", sig)
+	default:
+	}
+}
+
+// readerGone tells a pipe whose reader closed from one still read.
+func TestReaderGone(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if readerGone(int(w.Fd())) {
+		t.Error("gone while the reader is open")
+	}
+	r.Close()
+	if !readerGone(int(w.Fd())) {
+		t.Error("not gone after the reader closed")
 	}
 }
