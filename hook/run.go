@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gen-run/gen/internal/reap"
 )
 
 // maxOutput caps what is kept of each of a hook's stdout and stderr. JSON
@@ -159,6 +161,9 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	}
 	proc := cmd.Process
 	killGroup := func() { killGroup(proc) }
+	// What the hook left in its group was re-parented to gen if gen is a
+	// subreaper: reaped here, it does not stay a zombie.
+	defer reap.Group(proc.Pid)
 
 	go func() {
 		// A hook that does not read its input gets EPIPE here, or, if

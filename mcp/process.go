@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gen-run/gen/internal/reap"
 )
 
 // stderrTail is how much of a stdio server's stderr is kept for error
@@ -104,6 +106,9 @@ func startProcess(s Server, dir string) (*process, error) {
 		// the server wrote before it exited has been read.
 		p.killGroup(syscall.SIGKILL)
 		outR.SetReadDeadline(time.Now().Add(stdoutGrace))
+		// What was re-parented to gen (a subreaper) must not stay a
+		// zombie.
+		reap.Group(cmd.Process.Pid)
 		close(p.done)
 	}()
 	return p, nil

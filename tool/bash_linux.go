@@ -5,13 +5,13 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gen-run/gen/internal/reap"
 	"github.com/gen-run/gen/sandbox"
 )
 
@@ -66,45 +66,6 @@ func endCommand(sid int) {
 	sweep(sid, len(reaper.running) == 0)
 }
 
-// proc is one process as /proc/PID/stat shows it.
-type proc struct {
-	pid, ppid, sid int
-	zombie         bool
-}
-
-// procs lists every process.
-func procs() []proc {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []proc
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp session ...; comm may hold spaces
-		// and parentheses, so parse after its last ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 4 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		sid, _ := strconv.Atoi(f[3])
-		out = append(out, proc{pid: pid, ppid: ppid, sid: sid, zombie: f[0] == "Z"})
-	}
-	return out
-}
-
 // sweep kills the processes of session sid, the orphans re-parented to gen
 // that belong to it (or, if all, to no running call), and all their
 // descendants, and reaps the orphans. It repeats while it finds any, since
@@ -114,10 +75,10 @@ func sweep(sid int, all bool) {
 	self := os.Getpid()
 	selfSid, _ := unix.Getsid(0)
 	for round := range 50 {
-		ps := procs()
+		ps := reap.Procs()
 		children := map[int][]int{}
 		for _, p := range ps {
-			children[p.ppid] = append(children[p.ppid], p.pid)
+			children[p.PPID] = append(children[p.PPID], p.PID)
 		}
 		target := map[int]bool{}
 		var mark func(pid int)
@@ -132,10 +93,10 @@ func sweep(sid int, all bool) {
 		}
 		for _, p := range ps {
 			switch {
-			case p.sid == sid:
-				mark(p.pid)
-			case reaper.on && p.ppid == self && p.sid != selfSid && !reaper.running[p.pid] && !reaper.running[p.sid] && all:
-				mark(p.pid)
+			case p.SID == sid:
+				mark(p.PID)
+			case reaper.on && p.PPID == self && p.SID != selfSid && !reaper.running[p.PID] && !reaper.running[p.SID] && all:
+				mark(p.PID)
 			}
 		}
 		if len(target) == 0 {
@@ -147,8 +108,8 @@ func sweep(sid int, all bool) {
 		// Reap the killed orphans that are gen's children; the others
 		// are reaped by their parents, or come back to gen next round.
 		for _, p := range ps {
-			if target[p.pid] && p.ppid == self {
-				reap(p.pid)
+			if target[p.PID] && p.PPID == self {
+				reapChild(p.PID)
 			}
 		}
 		if round > 0 {
@@ -157,8 +118,8 @@ func sweep(sid int, all bool) {
 	}
 }
 
-// reap waits for child pid, which was sent SIGKILL, for up to a second.
-func reap(pid int) {
+// reapChild waits for child pid, which was sent SIGKILL, for up to a second.
+func reapChild(pid int) {
 	for range 1000 {
 		var ws unix.WaitStatus
 		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package reap
+
+// Group does nothing: only on Linux is gen a subreaper, so elsewhere what
+// a killed group leaves goes to init.
+func Group(int) {}
