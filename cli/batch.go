@@ -110,7 +110,7 @@ func runAgentBatch(ctx context.Context, o *batchOptions) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	tasks, err := readTasks(o, s)
+	tasks, err := readTasks(ctx, o, s)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,11 @@ func runAgentBatch(ctx context.Context, o *batchOptions) error {
 }
 
 // readTasks reads and validates the task file; any problem is exit 2.
-func readTasks(o *batchOptions, s Streams) ([]batch.Task, error) {
+// Tasks on stdin are read in a goroutine of their own, so that a
+// cancelled ctx (SIGINT, SIGTERM) ends the wait even while a writer holds
+// the pipe open (exit 1); the goroutine is then left blocked on stdin,
+// which the exiting process ends.
+func readTasks(ctx context.Context, o *batchOptions, s Streams) ([]batch.Task, error) {
 	if o.input == "" || o.input == "-" {
 		if s.InTerminal {
 			return nil, usageErr(fmt.Errorf("no task file: give FILE, or pipe JSONL tasks on standard input"))
@@ -187,8 +191,21 @@ func readTasks(o *batchOptions, s Streams) ([]batch.Task, error) {
 		if err != nil {
 			return nil, usageErr(err)
 		}
-		tasks, err := batch.Parse(s.In, "<stdin>", wd)
-		return tasks, taskErr(err)
+		type parsed struct {
+			tasks []batch.Task
+			err   error
+		}
+		done := make(chan parsed, 1)
+		go func() {
+			tasks, err := batch.Parse(s.In, "<stdin>", wd)
+			done <- parsed{tasks, err}
+		}()
+		select {
+		case p := <-done:
+			return p.tasks, taskErr(p.err)
+		case <-ctx.Done():
+			return nil, &exitError{ExitFailed, fmt.Errorf("interrupted while reading tasks from stdin: %w", context.Cause(ctx))}
+		}
 	}
 	path, err := filepath.Abs(o.input)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,5 +200,29 @@ func TestReaderGone(t *testing.T) {
 	r.Close()
 	if !readerGone(int(w.Fd())) {
 		t.Error("not gone after the reader closed")
+	}
+}
+
+// gen agent batch - whose stdin stays open ends when its context is
+// cancelled (SIGINT, SIGTERM) with a failure exit: it does not wait for
+// tasks that never come, nor for the grace time after the signal.
+func TestBatchStdinInterrupted(t *testing.T) {
+	project(t)
+	in, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- Run(ctx, []string{"agent", "batch", "-"}, Streams{In: in, Out: io.Discard, Err: &stderr})
+	}()
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitFailed || !strings.Contains(stderr.String(), "interrupted while reading tasks from stdin") {
+			t.Errorf("exit %d, stderr %q", c, stderr.String())
+		}
+	case <-time.After(60 * time.Second): // a hang guard, not a budget
+		t.Fatal("gen agent batch still waits for tasks after its context ended")
 	}
 }
