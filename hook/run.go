@@ -22,6 +22,9 @@ const maxOutput = 1 << 20
 // is gone: only a process that left the group can hold the pipes longer.
 const pipeGrace = time.Second
 
+// markerVar marks the environment of every process a hook starts.
+const markerVar = "GEN_HOOK_RUN"
+
 // Runner runs the hooks of a Config. Its fields must not change while Run
 // runs; Run is safe for concurrent use.
 type Runner struct {
@@ -146,7 +149,10 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	}
 	cmd := exec.Command("bash", "-c", a.h.Command)
 	cmd.Dir = dir
-	cmd.Env = env
+	// The marker finds what the hook started in a session of its own,
+	// out of reach of the group's kill.
+	marker := reap.Marker(markerVar)
+	cmd.Env = append(env[:len(env):len(env)], marker)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	ownGroup(cmd)
 	err := cmd.Start()
@@ -162,8 +168,12 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	proc := cmd.Process
 	killGroup := func() { killGroup(proc) }
 	// What the hook left in its group was re-parented to gen if gen is a
-	// subreaper: reaped here, it does not stay a zombie.
-	defer reap.Group(proc.Pid)
+	// subreaper: reaped here, it does not stay a zombie. What it started
+	// in a session of its own goes too.
+	defer func() {
+		reap.Group(proc.Pid)
+		reap.Marked(marker)
+	}()
 
 	go func() {
 		// A hook that does not read its input gets EPIPE here, or, if

@@ -44,13 +44,17 @@ func serveStdio(mode string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "boom: missing API token")
 		return 7
-	case "held":
+	case "held", "escaped":
 		// Serves as "ok", after starting a process in a session of its
 		// own (out of reach of the group's kill) that holds stdout; its
-		// pid goes to the file heldPIDEnv names.
-		c := exec.Command("sleep", "300")
+		// pid goes to the file heldPIDEnv names. Held, it also clears
+		// its environment, so nothing finds it but the process tree.
+		c := exec.Command("/bin/sleep", "300")
 		c.Stdout = os.Stdout
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if mode == "held" {
+			c.Env = []string{}
+		}
 		if err := c.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -18,6 +18,9 @@ import (
 // messages.
 const stderrTail = 2048
 
+// markerVar marks the environment of every process a stdio server starts.
+const markerVar = "GEN_MCP_SERVER"
+
 // stdoutGrace is how long a stdio server's stdout is still read once the
 // server is reaped and its group killed: only a process that left the
 // group (a session of its own) can hold the pipe longer.
@@ -72,6 +75,10 @@ func startProcess(s Server, dir string) (*process, error) {
 	for k, v := range s.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	// The marker finds what the server started in a session of its own,
+	// out of reach of the group's kill, once the server is gone.
+	marker := reap.Marker(markerVar)
+	cmd.Env = append(cmd.Env, marker)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	// Its own process group (pgid == pid), so that a Ctrl+C meant for
 	// gen (sent to the terminal's foreground group) does not reach it and
@@ -107,8 +114,9 @@ func startProcess(s Server, dir string) (*process, error) {
 		p.killGroup(syscall.SIGKILL)
 		outR.SetReadDeadline(time.Now().Add(stdoutGrace))
 		// What was re-parented to gen (a subreaper) must not stay a
-		// zombie.
+		// zombie; what left the group goes too.
 		reap.Group(cmd.Process.Pid)
+		reap.Marked(marker)
 		close(p.done)
 	}()
 	return p, nil

@@ -1,6 +1,10 @@
 package mcp
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,5 +30,33 @@ func TestCloseReapsLeftovers(t *testing.T) {
 		if p.PGID == pids[0] {
 			t.Errorf("process %d of the server's group is left (zombie: %v)", p.PID, p.Zombie)
 		}
+	}
+}
+
+// A process a stdio server started in a session of its own (out of reach
+// of the group's kill) is killed when the server stops, found by the
+// marker in its environment.
+func TestCloseKillsEscaped(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
+	s := stdioServer("local", "escaped")
+	s.Env[heldPIDEnv] = pidFile
+	m, st := start(t, Options{StopGrace: 500 * time.Millisecond}, s)
+	if st["local"].State != StateConnected {
+		t.Fatalf("start: %v %v", st["local"].State, st["local"].Err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if err := guard(t, "Close", m.Close); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if alive(pid) {
+		t.Errorf("the server's escaped process %d still runs after Close", pid)
 	}
 }

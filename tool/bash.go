@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gen-run/gen/internal/reap"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/sandbox"
@@ -146,7 +146,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	killGroup()
 	// A process that left the group (setsid) still carries the marker in
 	// its environment.
-	killMarked(marker)
+	reap.Marked(marker)
 	// What cleared its environment too is found in the process tree:
 	// nothing the command started outlives the call.
 	endCommand(pgid)
@@ -380,12 +380,8 @@ var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true,
 // markerVar marks the environment of every process a Bash call starts.
 const markerVar = "GEN_BASH_CALL"
 
-var callSeq atomic.Int64
-
 // newMarker returns a marker unique to one call in this process.
-func newMarker() string {
-	return fmt.Sprintf("%s=%d.%d", markerVar, os.Getpid(), callSeq.Add(1))
-}
+func newMarker() string { return reap.Marker(markerVar) }
 
 // capWriter keeps the first and last bytes written to it, up to max in
 // all including the omission marker, and counts the rest.

@@ -1,10 +1,8 @@
 package tool
 
 import (
-	"bytes"
 	"errors"
 	"os"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -127,35 +125,5 @@ func reapChild(pid int) {
 			return
 		}
 		time.Sleep(time.Millisecond)
-	}
-}
-
-// killMarked kills every process whose environment holds marker: the
-// command's descendants that escaped its process group by starting a
-// session of their own. (One that also cleared its environment is found
-// by sweep.)
-func killMarked(marker string) {
-	needle := []byte("\x00" + marker + "\x00")
-	for range 3 { // a dying parent may still fork: sweep until none is left
-		entries, err := os.ReadDir("/proc")
-		if err != nil {
-			return
-		}
-		found := false
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err != nil || !bytes.Contains(append([]byte{0}, env...), needle) {
-				continue
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			found = true
-		}
-		if !found {
-			return
-		}
 	}
 }

@@ -10,6 +10,3 @@ func startCommand(cmd *sandbox.Cmd) error { return cmd.Start() }
 // endCommand has no process tree to search here: the process group and
 // the environment marker are all Bash can reach.
 func endCommand(int) {}
-
-// killMarked needs /proc.
-func killMarked(string) {}

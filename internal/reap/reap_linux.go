@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -13,19 +14,25 @@ import (
 
 // Group waits until process group pgid, which was sent SIGKILL after its
 // leader was reaped, has no member left, reaping the members that were
-// re-parented to gen; it gives up after about a second (a member stuck in
-// the kernel). It does nothing unless gen is a child subreaper: otherwise
-// such members go to init.
+// re-parented to gen (settle). It does nothing unless gen is a child
+// subreaper: otherwise such members go to init.
 func Group(pgid int) {
 	var on int32
 	if unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&on)), 0, 0, 0) != nil || on == 0 {
 		return
 	}
+	settle(func(p Proc) bool { return p.PGID == pgid })
+}
+
+// settle waits until no process matches, reaping those that are gen's
+// children; it gives up after about a second (a process stuck in the
+// kernel).
+func settle(match func(Proc) bool) {
 	self := os.Getpid()
 	for range 1000 {
 		left := false
 		for _, p := range Procs() {
-			if p.PGID != pgid {
+			if !match(p) {
 				continue
 			}
 			left = true
@@ -78,4 +85,39 @@ func Procs() []Proc {
 		out = append(out, Proc{PID: pid, PPID: ppid, PGID: pgid, SID: sid, Zombie: f[0] == "Z"})
 	}
 	return out
+}
+
+// Marked kills every process whose environment holds marker (NAME=VALUE,
+// see Marker): the descendants of a command that escaped its process
+// group by starting a session of their own. One that also cleared its
+// environment is not found. Those re-parented to gen are reaped (settle).
+func Marked(marker string) {
+	needle := []byte("\x00" + marker + "\x00")
+	killed := map[int]bool{}
+	for range 3 { // a dying parent may still fork: sweep until none is left
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			break
+		}
+		found := false
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(append([]byte{0}, env...), needle) {
+				continue
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			killed[pid] = true
+			found = true
+		}
+		if !found {
+			break
+		}
+	}
+	if len(killed) > 0 {
+		settle(func(p Proc) bool { return killed[p.PID] })
+	}
 }
