@@ -48,6 +48,38 @@ func exists(path string) bool {
 	return err == nil
 }
 
+// scripts writes executable files into dir.
+func scripts(t *testing.T, dir string, m map[string]string) {
+	t.Helper()
+	files(t, dir, m)
+	for name := range m {
+		if err := os.Chmod(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// userRule is the user's rule tool(pattern).
+func userRule(tool, pattern string) perm.Entry {
+	return perm.Entry{Rule: perm.Rule{Tool: tool, Pattern: pattern, HasPattern: true}, Source: perm.SourceUser}
+}
+
+// ruleAllowed runs command through a headless Set gated by pol, whose
+// Bash sandbox confines under policy (the policy in force when the
+// command runs), and fails unless the gate allows it.
+func ruleAllowed(t *testing.T, env *Env, pol perm.Policy, policy func() perm.Policy, command string) Result {
+	t.Helper()
+	set, err := NewSet(gate.Fixed(pol), Toolbox{Env: env, Policy: policy}.Tools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := set.Call(context.Background(), "Bash", "", map[string]any{"command": command}, nil)
+	if r.Decision.Decision != perm.Allow {
+		t.Fatalf("%s: decision %v: %s", command, r.Decision.Decision, r.Decision.Reason)
+	}
+	return r
+}
+
 // TestBashProfiles: the Bash tool applies the decision's profile to real
 // commands. "" (a call without a profile) confines like workspace-write.
 func TestBashProfiles(t *testing.T) {
@@ -164,15 +196,9 @@ func TestBashThroughGate(t *testing.T) {
 	outside := testtree.Dir(t)
 	escape := filepath.Join(outside, "by-rule")
 	// The rule allows a script; what it writes, the gate cannot see.
-	files(t, ws, map[string]string{"a.txt": "hello\n", "w.sh": "#!/bin/sh\ntouch \"$1\"\n"})
-	if err := os.Chmod(filepath.Join(ws, "w.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	pol := perm.Policy{
-		Mode:      perm.ModeDefault,
-		Workspace: env.Workspace,
-		Allow:     []perm.Entry{{Rule: perm.Rule{Tool: "Bash", Pattern: "./w.sh:*", HasPattern: true}, Source: perm.SourceUser}},
-	}
+	files(t, ws, map[string]string{"a.txt": "hello\n"})
+	scripts(t, ws, map[string]string{"w.sh": "#!/bin/sh\ntouch \"$1\"\n"})
+	pol := perm.Policy{Mode: perm.ModeDefault, Workspace: env.Workspace, Allow: []perm.Entry{userRule("Bash", "./w.sh:*")}}
 	asked := 0
 	approve := askerFunc(func(_ perm.Request, r perm.Result) perm.Result {
 		asked++
@@ -233,28 +259,14 @@ func TestBashHidesDeniedPaths(t *testing.T) {
 		t.Skip(why)
 	}
 	env, ws := testEnv(t)
-	files(t, ws, map[string]string{".env": "SECRET=1\n", "secrets/k": "SECRET=2\n", "gen.lock": "v1\n", "a.txt": "hello\n",
-		"r.sh": "#!/bin/sh\ncat .env secrets/k a.txt; ls secrets; echo v2 > gen.lock\n"})
-	if err := os.Chmod(filepath.Join(ws, "r.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entry := func(tool, pattern string) perm.Entry {
-		return perm.Entry{Rule: perm.Rule{Tool: tool, Pattern: pattern, HasPattern: true}, Source: perm.SourceUser}
-	}
+	files(t, ws, map[string]string{".env": "SECRET=1\n", "secrets/k": "SECRET=2\n", "gen.lock": "v1\n", "a.txt": "hello\n"})
+	scripts(t, ws, map[string]string{"r.sh": "#!/bin/sh\ncat .env secrets/k a.txt; ls secrets; echo v2 > gen.lock\n"})
 	pol := perm.Policy{Mode: perm.ModeDefault, Workspace: env.Workspace,
-		Deny:  []perm.Entry{entry("Read", "./.env"), entry("Read", "./secrets/**"), entry("Edit", "./gen.lock")},
-		Allow: []perm.Entry{entry("Bash", "./r.sh")}}
+		Deny:  []perm.Entry{userRule("Read", "./.env"), userRule("Read", "./secrets/**"), userRule("Edit", "./gen.lock")},
+		Allow: []perm.Entry{userRule("Bash", "./r.sh")}}
 	var mu sync.Mutex
 	policy := func() perm.Policy { mu.Lock(); defer mu.Unlock(); return pol }
-	tools := Toolbox{Env: env, Policy: policy}.Tools()
-	set, err := NewSet(gate.Fixed(pol), tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := set.Call(context.Background(), "Bash", "", map[string]any{"command": "./r.sh"}, nil)
-	if r.Decision.Decision != perm.Allow {
-		t.Fatalf("decision %v: %s", r.Decision.Decision, r.Decision.Reason)
-	}
+	r := ruleAllowed(t, env, pol, policy, "./r.sh")
 	if strings.Contains(r.Output, "SECRET") || !strings.Contains(r.Output, "hello") {
 		t.Errorf("output:\n%s", r.Output)
 	}
@@ -265,7 +277,7 @@ func TestBashHidesDeniedPaths(t *testing.T) {
 	mu.Lock()
 	pol.Deny = nil
 	mu.Unlock()
-	r = set.Call(context.Background(), "Bash", "", map[string]any{"command": "./r.sh"}, nil)
+	r = ruleAllowed(t, env, pol, policy, "./r.sh")
 	if !strings.Contains(r.Output, "SECRET=1") || !strings.Contains(r.Output, "SECRET=2") || readFile(t, filepath.Join(ws, "gen.lock")) != "v2\n" {
 		t.Errorf("without deny rules:\n%s", r.Output)
 	}
@@ -281,33 +293,14 @@ func TestBashHidesDeniedPrograms(t *testing.T) {
 		t.Skip(why)
 	}
 	bin := testtree.Dir(t)
-	files(t, bin, map[string]string{"zdenied": "#!/bin/sh\necho RAN\n", "zpartly": "#!/bin/sh\necho PARTLY $1\n", "zok": "#!/bin/sh\necho OK\n"})
-	for _, f := range []string{"zdenied", "zpartly", "zok"} {
-		if err := os.Chmod(filepath.Join(bin, f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scripts(t, bin, map[string]string{"zdenied": "#!/bin/sh\necho RAN\n", "zpartly": "#!/bin/sh\necho PARTLY $1\n", "zok": "#!/bin/sh\necho OK\n"})
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	env, ws := testEnv(t)
-	files(t, ws, map[string]string{"r.sh": "#!/bin/sh\nzdenied; zpartly x; zok\n"})
-	if err := os.Chmod(filepath.Join(ws, "r.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entry := func(tool, pattern string) perm.Entry {
-		return perm.Entry{Rule: perm.Rule{Tool: tool, Pattern: pattern, HasPattern: true}, Source: perm.SourceUser}
-	}
+	scripts(t, ws, map[string]string{"r.sh": "#!/bin/sh\nzdenied; zpartly x; zok\n"})
 	pol := perm.Policy{Mode: perm.ModeDefault, Workspace: env.Workspace,
-		Deny:  []perm.Entry{entry("Bash", "zdenied:*"), entry("Bash", "zpartly -f *"), entry("Bash", "bash:*")},
-		Allow: []perm.Entry{entry("Bash", "./r.sh")}}
-	tools := Toolbox{Env: env, Policy: func() perm.Policy { return pol }}.Tools()
-	set, err := NewSet(gate.Fixed(pol), tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := set.Call(context.Background(), "Bash", "", map[string]any{"command": "./r.sh"}, nil)
-	if r.Decision.Decision != perm.Allow {
-		t.Fatalf("decision %v: %s", r.Decision.Decision, r.Decision.Reason)
-	}
+		Deny:  []perm.Entry{userRule("Bash", "zdenied:*"), userRule("Bash", "zpartly -f *"), userRule("Bash", "bash:*")},
+		Allow: []perm.Entry{userRule("Bash", "./r.sh")}}
+	r := ruleAllowed(t, env, pol, func() perm.Policy { return pol }, "./r.sh")
 	// zpartly is denied only with -f: it still runs.
 	if strings.Contains(r.Output, "RAN") || !strings.Contains(r.Output, "PARTLY x") || !strings.Contains(r.Output, "OK") {
 		t.Errorf("output:\n%s", r.Output)
