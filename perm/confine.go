@@ -194,12 +194,8 @@ func (p *Policy) DeniedPrograms(path string) []string {
 	var names []string
 	deny := p.rules().deny
 	for i := range deny.rules {
-		r := deny.rules[i].Rule
-		if r.Tool != "Bash" || !r.HasPattern {
-			continue
-		}
-		prog, rest := ruleProgram(r.Pattern)
-		if prog == "" || rest != "" && rest != "*" || rest == "" && !strings.HasSuffix(r.Pattern, ":*") {
+		r, prog := deny.rules[i].Rule, deny.rules[i].prog
+		if r.Tool != "Bash" || prog == "" || r.Pattern != prog+":*" && r.Pattern != prog+" *" {
 			continue // it denies some of the program's commands, or none by name
 		}
 		if !slices.Contains(names, prog) {
