@@ -140,10 +140,9 @@ func torn(f *os.File) bool {
 
 // Load reads the conversation of the transcript at path. A line that is
 // not a transcript entry is an error naming path and line, except a torn
-// one, which is skipped: a last line without its newline, or a line whose
-// JSON ends early (the part a failed write left, which the next Append
-// ended with a newline). System messages are not part of a transcript and are skipped,
-// so the caller supplies the system prompt of the resumed run.
+// one, which is skipped (nextEntry). System messages are not part of a
+// transcript and are skipped, so the caller supplies the system prompt of
+// the resumed run.
 func Load(path string) ([]openai.ChatCompletionMessage, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -155,25 +154,14 @@ func Load(path string) ([]openai.ChatCompletionMessage, error) {
 	defer f.Close()
 	r := bufio.NewReader(f)
 	var msgs []openai.ChatCompletionMessage
-	for n := 1; ; n++ {
-		line, err := readLine(r)
+	n := 0
+	for {
+		e, err := nextEntry(r, path, &n)
 		if errors.Is(err, io.EOF) {
-			// Nothing more, or a last line without its newline: one
-			// that a crash cut short.
 			return msgs, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		if strings.TrimSpace(string(line)) == "" {
-			continue
-		}
-		e, err := decode(line)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			continue // torn
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			return nil, err
 		}
 		switch e.Message.Role {
 		case openai.ChatMessageRoleUser, openai.ChatMessageRoleAssistant, openai.ChatMessageRoleTool:
@@ -182,6 +170,36 @@ func Load(path string) ([]openai.ChatCompletionMessage, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
 		}
+	}
+}
+
+// nextEntry returns the entry on the next line of r that holds one, *n
+// counting the lines read; io.EOF when there is none. Blank lines and
+// torn ones are skipped: a last line without its newline (one a crash cut
+// short), or a line whose JSON ends early (the part a failed write left,
+// which the next Append ended with a newline). Other errors name path
+// and line.
+func nextEntry(r *bufio.Reader, path string, n *int) (Entry, error) {
+	for {
+		*n++
+		line, err := readLine(r)
+		if errors.Is(err, io.EOF) {
+			return Entry{}, io.EOF
+		}
+		if err != nil {
+			return Entry{}, fmt.Errorf("%s:%d: %w", path, *n, err)
+		}
+		if strings.TrimSpace(string(line)) == "" {
+			continue
+		}
+		e, err := decode(line)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			continue
+		}
+		if err != nil {
+			return Entry{}, fmt.Errorf("%s:%d: %w", path, *n, err)
+		}
+		return e, nil
 	}
 }
 
@@ -227,27 +245,15 @@ func In(path, project string) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := readLine(r)
-		if errors.Is(err, io.EOF) {
-			return true, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		if strings.TrimSpace(string(line)) == "" {
-			continue
-		}
-		e, err := decode(line)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			continue
-		}
-		if err != nil {
-			return false, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		return e.Cwd == "" || workspace.Within(e.Cwd, project), nil
+	n := 0
+	e, err := nextEntry(bufio.NewReader(f), path, &n)
+	if errors.Is(err, io.EOF) {
+		return true, nil
 	}
+	if err != nil {
+		return false, err
+	}
+	return e.Cwd == "" || workspace.Within(e.Cwd, project), nil
 }
 
 // Latest returns the ID of the most recently written transcript of
