@@ -203,8 +203,8 @@ func (d *Doc) Rules(key string, v *yaml.Node) ([]perm.Rule, error) {
 // ClaudeRules is Rules for a list of Claude Code's that can only restrict
 // what the model sees or, unenforced, tell it what it needs (an agent's
 // tools, the bare names of its disallowedTools, a skill's allowed-tools):
-// Claude Code's own files name its tools that gen does not have (Read,
-// Edit, MultiEdit, Write), and such a name (perm.ErrClaudeTool) is left
+// Claude Code's own files name its tools beside gen's (Read, Edit,
+// MultiEdit, TodoWrite), and one gen does not have (perm.ErrClaudeTool) is left
 // out with a warning naming file:line, since it matches no call gen
 // makes. With patterns set, rules with a pattern naming one are left out
 // too; otherwise they stay errors, as a deny rule's would.
