@@ -141,6 +141,11 @@ func diffPolicies(f diffFixture) map[string]*Policy {
 	agent.Constraint = rules("Bash(ls:*)", "Bash(make test)", "Bash(cat:*)", "Read", "Grep", "Glob", "Edit(./src/**)", "WebFetch(domain:*.github.com)")
 	ps["agent"] = agent
 
+	// Bypass with deny rules: what no rule or approval vouches for is
+	// judged by the checks deny rules need alone.
+	bypassDeny := &Policy{Mode: ModeBypass, Workspace: ws, Deny: ten.Deny}
+	ps["bypassDeny"] = bypassDeny
+
 	ps["thousand"] = thousandRules(ws)
 	return ps
 }
@@ -171,7 +176,7 @@ func (f diffFixture) decide(name string, req Request, p *Policy) diffLine {
 }
 
 // diffPolicyNames fixes the order policies are recorded in.
-var diffPolicyNames = []string{"default", "ten", "thousand", "headless", "agent", "bypass", "explore", "noSandbox"}
+var diffPolicyNames = []string{"default", "ten", "thousand", "headless", "agent", "bypass", "bypassDeny", "explore", "noSandbox"}
 
 // corpusSize is the number of calls recorded per policy.
 const corpusSize = 6000

@@ -111,6 +111,39 @@ func (c *call) opaque(pt *part, unseen bool) string {
 	return opaque(pt.denyForms, c.specialFile, pt.cmd.FormArgs)
 }
 
+// stepUnmodelled is step 3's check in bypassPermissions mode, the one
+// mode where no allow rule or approval has vouched for a command: while
+// deny rules hold that code could evade, a command part that runs a
+// program the gate has no model of (bash.Command.Unmodelled) with a word
+// or input that may be code asks, unless an allow rule or a session grant
+// covers the part. Any program may be an interpreter (irb, dc, m4, an
+// in-house tool) that builds a denied name from pieces; a list of the
+// known ones would let every other one through. In the other modes such
+// a command asks already unless a rule allows it.
+func stepUnmodelled(c *call, rs *ruleSet) (Result, bool) {
+	if !rs.deny.hasBash && !rs.deny.namesPaths {
+		return Result{}, false
+	}
+	for i := range c.parts {
+		pt := &c.parts[i]
+		if pt.kind != kindCommand {
+			continue
+		}
+		prog, w := pt.cmd.Unmodelled(modelled)
+		if prog == "" || rs.session.first(c, pt, matchAllow) != nil || rs.allow.first(c, pt, matchAllow) != nil {
+			continue
+		}
+		return Result{Decision: Ask, Step: 3, Source: SourceBuiltin, Rule: prog + " " + w,
+			Reason: "bypassPermissions mode: the gate has no model of what " + prog + " does with " + w + ", which may be code that runs what deny rules forbid (an allow rule naming the command lets it run)"}, true
+	}
+	return Result{}, false
+}
+
+// modelled reports whether the gate reads the code the program name (a
+// base name) runs or knows it runs none: bash.Models, and the programs
+// opaque judges (shells, interpreters, sed, make, xargs, source).
+func modelled(name string) bool { return bash.Models(name) || opaqueProg(progName(name)) }
+
 // specialPath reports whether the argument a, read as an absolute path
 // with its "//", "." and ".." taken out, may name the program's own input
 // (underSpecial). It is what the argument's text says; the call resolves

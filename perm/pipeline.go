@@ -108,6 +108,9 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 		return r
 	}
 	if p.Mode == ModeBypass {
+		if r, ok := stepUnmodelled(c, rs); ok {
+			return stepCoerce(r, p)
+		}
 		return Result{Decision: Allow, Step: 3, Reason: "bypassPermissions mode", Source: SourceMode}
 	}
 	return stepCoerce(stepParts(c, p, rs), p)

@@ -188,6 +188,28 @@ func TestRedTeam(t *testing.T) {
 		{"deny: options repeated", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("sudo rm -rrf x"), Deny, 1},
 		{"deny: prefix rule, options reordered", all(deny("Bash(rm -rf:*)"), mode(ModeBypass)), bashReq("rm -fr x"), Deny, 1},
 		{"not denied: fewer options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq("rm -f x"), Allow, 3},
+		// Was Allow: interpreters nobody listed (irb, dc, m4, expect, an
+		// in-house tool) and code options of programs whose options were
+		// never audited build the denied name from pieces. In bypass a
+		// program the gate has no model of asks when a word or its input
+		// may be code (stepUnmodelled); an allow rule vouches for it.
+		{"unmodelled: irb code on stdin", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`irb <<< 'system("r"+"m -rf /")'`), Ask, 3},
+		{"unmodelled: dc shell escape", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`dc -e '!r"m -rf /'`), Ask, 3},
+		{"unmodelled: expect", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`expect -c 'exec r[string cat m] -rf /'`), Ask, 3},
+		{"unmodelled: echo into an unknown program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo 'syscmd(r` + "``" + `m -rf /)' | m4`), Ask, 3},
+		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -cf x.tar .`), Ask, 3},
+		{"unmodelled: install strip program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`install -s --strip-program='r""m' a b`), Ask, 3},
+		{"unmodelled: env -S name", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`env -S 'r""m -rf /'`), Ask, 3},
+		{"unmodelled: wrapper option", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`strace -o '|r""m -rf /' true`), Ask, 3},
+		{"unmodelled: wrapped", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`timeout 5 zzz 'r"+"m -rf /'`), Ask, 3},
+		{"unmodelled: read-only spec, option outside it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`less -c '+!r""m -rf /' x`), Ask, 3},
+		{"unmodelled: xargs into it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo '-c +!x' | xargs less`), Ask, 3},
+		{"unmodelled: under a Read deny rule", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq(`irb <<< 'File.read(".e"+"nv")'`), Ask, 3},
+		{"unmodelled: allow rule vouches", all(deny("Bash(rm -rf *)"), allow("Bash(gh pr create:*)"), mode(ModeBypass)), bashReq(`gh pr create --title 'Fix the bug'`), Allow, 3},
+		{"unmodelled: no deny rule to evade", mode(ModeBypass), bashReq(`irb <<< 'system("r"+"m -rf /")'`), Allow, 3},
+		{"unmodelled: plain words", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`zzz build --out=dist/x.tgz -j4 src/*.go`), Allow, 3},
+		{"unmodelled: modelled programs' words", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git commit -m 'fix the bug' && cp 'a b.txt' dst/ && sudo sh -c 'echo hi' && ls | xargs wc -l && [ -f "$f" ]`), Allow, 3},
+		{"unmodelled: verified read-only", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`grep -n 'a b' README.md`), Allow, 3},
 		{"deny: subcommand options reordered", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -d -f x"), Deny, 1},
 		{"not denied: other subcommand options", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -n"), Allow, 3},
 		// Was Ask (destructive), which a user could approve past the deny

@@ -1,0 +1,150 @@
+package bash
+
+import (
+	"path"
+	"strings"
+)
+
+// Unmodelled returns the first program, in any broad reading of the
+// command, that may run its arguments or its standard input as code the
+// gate does not read, and the first of those that may be code: a program
+// modelled does not report as one whose code the gate reads or knows it
+// runs none, and that is not verified read-only in that reading, given a
+// word or an input that is not plain. ("", "") if there is none.
+//
+// This is the gate's answer to interpreters nobody listed: irb, dc, m4,
+// expect or an in-house tool may build a denied program's name from
+// pieces ("r"+"m"), which no deny rule can see. A plain word cannot: see
+// plainWord.
+func (c *Command) Unmodelled(modelled func(name string) bool) (prog, word string) {
+	xargsSafe := c.XargsSafe()
+	for _, v := range c.variants() {
+		if len(v) == 0 || !v[0].Static || v[0].Glob {
+			continue // a name no rule can check is asked about elsewhere
+		}
+		name := path.Base(v[0].Value)
+		var words []Word
+		switch {
+		case isWrapper(name):
+			words = wrapperOwn(v) // the command it runs is a reading too
+		case xargsSafe && len(v) > 1 && v[len(v)-1].Raw == inputWords.Raw:
+			continue // what xargs adds: XargsSafe verified the program
+		case modelled(name) || verifiedReadOnly(v):
+			continue
+		default:
+			// The name too: one no plain word spells (env -S 'r""m',
+			// whose quotes env itself takes out) is not what rules see.
+			words = v
+		}
+		for _, w := range words {
+			if w.Braces != nil {
+				continue // the words it makes are another reading
+			}
+			if !w.Static || !w.Glob && !plainWord(w.Value) {
+				return name, w.Raw
+			}
+		}
+		if !isWrapper(name) && c.Stdin != "" && !plainWord(c.Stdin) {
+			return name, "its standard input"
+		}
+	}
+	return "", ""
+}
+
+// isWrapper reports whether the program name is a broad wrapper.
+func isWrapper(name string) bool {
+	_, ok := wrapperFor(broadWrappers, name)
+	return ok
+}
+
+// wrapperOwn returns the words of the reading v, a broad wrapper's
+// command line, that are the wrapper's own (its options, their values
+// and its operand): those before the command it runs, which is a reading
+// of its own. All of them when it runs none, or one its own words make
+// (env -S 'cmd args').
+func wrapperOwn(v []Word) []Word {
+	inner, ok := unwrap(v, broadWrappers, true)
+	if !ok || len(inner) == 0 || len(inner) >= len(v) || !sameWords(inner, v[len(v)-len(inner):]) {
+		return v[1:]
+	}
+	return v[1 : len(v)-len(inner)]
+}
+
+// verifiedReadOnly reports whether the reading v, static words with a
+// static program first, is verified to only read by its program's spec.
+func verifiedReadOnly(v []Word) bool {
+	for _, w := range v {
+		if !w.Static {
+			return false
+		}
+	}
+	prog, args := v[0].Value, v[1:]
+	if fn, ok := readOnlyFuncs[prog]; ok {
+		_, ok := fn(args)
+		return ok
+	}
+	if s, ok := specs()[prog]; ok {
+		_, ok := s().eval(args)
+		return ok
+	}
+	return false
+}
+
+// plainWord reports whether s, a word's value, is one token of letters,
+// digits and the punctuation of names, paths, options, versions and
+// globs (-_./:=@%+^~*?), with no white space, quote, escape, bracket,
+// brace, parenthesis, comma or shell operator: the characters any
+// language needs to join pieces of a name into one or to call a
+// function on them. Code made of a plain word alone spells every name
+// it runs in full, where deny rules see it.
+func plainWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9':
+		case strings.IndexByte("-_./:=@%+^~*?", ch) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Models reports whether the gate models what the program name (a base
+// name) runs: a shell, a builtin (builtins), find, whose -exec is a
+// reading of its own, or a program in audited: none of their options
+// runs a program, and git's that do (-c core.sshCommand, aliases,
+// rebase --exec) are read as commands. A broad wrapper's own words are
+// judged, and the command it runs as a reading of its own. The
+// interpreters are the caller's to add: it reads their code (perm's
+// opaque check).
+func Models(name string) bool {
+	return shells[name] || builtins[name] || audited[name] || name == "find"
+}
+
+// audited are the programs whose every option was checked for one that
+// runs a program: writers (install's --strip-program and wget's
+// --use-askpass do: they are left out, as are the dataWriters, whose
+// archivers take compressors and commands: tar -I, cpio --rsh-command).
+var audited = map[string]bool{
+	"cp": true, "mv": true, "ln": true, "tee": true, "rm": true, "rmdir": true, "unlink": true, "shred": true,
+	"touch": true, "truncate": true, "mkdir": true, "chmod": true, "chown": true, "chgrp": true, "dd": true,
+	"curl": true, "git": true,
+	// Programs that run nothing, whatever their arguments.
+	"seq": true, "sleep": true, "basename": true, "dirname": true, "expr": true,
+}
+
+// builtins are the bash builtins whose effects the gate models: the ones that run code (eval, trap, alias, source, exec,
+// command, builtin) have their code read as commands of the script, the
+// ones that set variables are followed (declare, export, read), and the
+// rest run nothing. mapfile (-C), let, fc, bind and complete are left
+// out: each may evaluate a string as code.
+var builtins = map[string]bool{
+	":": true, ".": true, "[": true, "[[": true, "alias": true, "bg": true, "break": true, "builtin": true, "caller": true,
+	"cd": true, "command": true, "continue": true, "declare": true, "dirs": true, "disown": true, "echo": true,
+	"eval": true, "exec": true, "exit": true, "export": true, "false": true, "fg": true, "getopts": true, "hash": true,
+	"help": true, "history": true, "jobs": true, "kill": true, "local": true, "logout": true, "popd": true,
+	"printf": true, "pushd": true, "pwd": true, "read": true, "readonly": true, "return": true, "set": true,
+	"shift": true, "shopt": true, "source": true, "suspend": true, "test": true, "times": true, "trap": true,
+	"true": true, "type": true, "typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true,
+	"wait": true,
+}
