@@ -161,6 +161,53 @@ var gitCodeKeys = map[string]bool{
 	"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
 }
 
+// gitCodeOptions are, by subcommand, the options whose value git runs as
+// a shell command (clone's -u is its --upload-pack; fetch's is not, and
+// grep's -O takes its pager only joined to it).
+var gitCodeOptions = map[string][]string{
+	"rebase":        {"-x", "--exec"},
+	"difftool":      {"-x", "--extcmd", "--tool-cmd"},
+	"mergetool":     {"--tool-cmd"},
+	"clone":         {"-u", "--upload-pack"},
+	"fetch":         {"--upload-pack"},
+	"pull":          {"--upload-pack"},
+	"ls-remote":     {"--upload-pack"},
+	"push":          {"--receive-pack", "--exec"},
+	"archive":       {"--exec"},
+	"send-email":    {"--sendmail-cmd", "--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd"},
+	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
+	"grep":          {"-O", "--open-files-in-pager"},
+}
+
+// gitCodeOption reads the argument a against names, options whose value
+// is code: the value joined to it (-xCMD, --exec=CMD), or next if the
+// next word is the value. A long option may be abbreviated, as git's
+// option parser allows: any prefix of two letters or more counts, which
+// may take a word for code that another option owns, only ever adding
+// forms deny rules judge.
+func gitCodeOption(a string, names []string) (val string, attached, next bool) {
+	for _, o := range names {
+		if !strings.HasPrefix(o, "--") {
+			switch {
+			case a == o:
+				return "", false, o != "-O"
+			case strings.HasPrefix(a, o) && len(a) > len(o):
+				return a[len(o):], true, false
+			}
+			continue
+		}
+		name, v, hasV := strings.Cut(a, "=")
+		if len(name) < 4 || !strings.HasPrefix(o, name) {
+			continue
+		}
+		if hasV {
+			return v, true, false
+		}
+		return "", false, o != "--open-files-in-pager"
+	}
+	return "", false, false
+}
+
 // shellCode returns the shell code words hand to a shell as a string: the
 // string of sh -c (and bash, zsh, ...), eval's joined arguments, trap's
 // action, alias values, su/runuser/script/flock -c commands, and watch's
@@ -437,8 +484,8 @@ func commandOption(args []Word) *Word {
 
 // gitCode returns the shell code a git command line runs from its own
 // arguments: -c values of keys git runs as commands (and "!" aliases),
-// rebase -x/--exec, difftool -x/--extcmd, mergetool/difftool --tool-cmd,
-// bisect run and submodule foreach. ok is false if such code is not static.
+// the values of gitCodeOptions, bisect run and submodule foreach. ok is
+// false if such code is not static.
 func gitCode(args []Word) (code []string, ok bool) {
 	ok = true
 	add := func(w *Word) {
@@ -474,25 +521,26 @@ func gitCode(args []Word) (code []string, ok bool) {
 		return code, ok
 	}
 	opts := sub[1:]
-	switch sub[0].Value {
-	case "rebase", "difftool", "mergetool":
+	if names := gitCodeOptions[sub[0].Value]; names != nil {
 		for i := 0; i < len(opts); i++ {
 			w := opts[i]
 			if !w.Static {
 				continue
 			}
-			v := w.Value
+			if w.Value == "--" {
+				break
+			}
+			val, attached, next := gitCodeOption(w.Value, names)
 			switch {
-			case (v == "-x" || v == "--exec" || v == "--extcmd" || v == "--tool-cmd") && i+1 < len(opts):
+			case attached:
+				code = append(code, val)
+			case next && i+1 < len(opts):
 				add(&opts[i+1])
 				i++
-			case strings.HasPrefix(v, "--exec=") || strings.HasPrefix(v, "--extcmd="):
-				_, val, _ := strings.Cut(v, "=")
-				code = append(code, val)
-			case strings.HasPrefix(v, "-x") && len(v) > 2:
-				code = append(code, v[2:])
 			}
 		}
+	}
+	switch sub[0].Value {
 	case "bisect":
 		if len(opts) > 0 && opts[0].Static && opts[0].Value == "run" {
 			add(joined(opts[1:]))
