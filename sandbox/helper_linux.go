@@ -307,7 +307,9 @@ func restrictLandlock(s Spec) error {
 	}
 	for _, r := range s.Readable {
 		// Lstat: a path NewSpec listed that became a link since is not
-		// followed; one that is gone is no longer there to read.
+		// followed; one that is gone is no longer there to read, also
+		// when it goes before Restrict opens it (another process's
+		// temporary directory beside a private root).
 		fi, err := os.Lstat(r)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -315,9 +317,9 @@ func restrictLandlock(s Spec) error {
 		case err != nil:
 			return err
 		case fi.IsDir():
-			rules = append(rules, landlock.RODirs(r))
+			rules = append(rules, landlock.RODirs(r).IgnoreIfMissing())
 		case fi.Mode().Type() == 0:
-			rules = append(rules, landlock.ROFiles(r))
+			rules = append(rules, landlock.ROFiles(r).IgnoreIfMissing())
 		}
 	}
 	for _, w := range s.Writable {
