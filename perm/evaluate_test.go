@@ -371,6 +371,8 @@ func TestEvaluate(t *testing.T) {
 		{"mcp deny server glob", deny("MCP(mcp__puppeteer__*)"), Request{Tool: "mcp__puppeteer__click"}, Deny, 1, ""},
 		{"mcp allow exact", allow("mcp__github__get_issue"), Request{Tool: "mcp__github__get_issue"}, Allow, 6, ""},
 		{"mcp allow server", allow("mcp__github"), Request{Tool: "mcp__github__list"}, Allow, 6, ""},
+		{"mcp deny server, Claude Code wildcard", deny("mcp__puppeteer__*"), Request{Tool: "mcp__puppeteer__click"}, Deny, 1, ""},
+		{"mcp allow server wildcard, other server", allow("mcp__github__*"), Request{Tool: "mcp__githubx__list"}, Ask, 7, ""},
 		{"mcp default asks", nil, Request{Tool: "mcp__github__list"}, Ask, 7, ""},
 
 		// The seed's subagent scenario.

@@ -302,5 +302,11 @@ func (r Rule) NamesTool(name string) bool {
 // mcpServerMatch reports whether a bare rule naming an MCP server
 // (mcp__server) covers the tool mcp__server__tool.
 func mcpServerMatch(rule, tool string) bool {
-	return strings.HasPrefix(rule, "mcp__") && strings.Count(rule, "__") == 1 && strings.HasPrefix(tool, rule+"__")
+	return isMCPServer(rule) && strings.HasPrefix(tool, rule+"__")
+}
+
+// isMCPServer reports whether name names an MCP server: mcp__server,
+// with a server name and no tool.
+func isMCPServer(name string) bool {
+	return strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") && strings.Count(name, "__") == 1
 }

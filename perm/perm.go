@@ -187,6 +187,11 @@ func ParseRule(s string) (Rule, error) {
 	if name == "" {
 		return bad("missing tool name")
 	}
+	if server, ok := strings.CutSuffix(name, "__*"); ok && !hasPat && isMCPServer(server) {
+		// Claude Code's spelling of every tool of a server is the
+		// server's bare rule.
+		name = server
+	}
 	for i, r := range name {
 		ok := r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
 		if !ok {

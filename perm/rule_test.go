@@ -12,6 +12,7 @@ func TestParseRule(t *testing.T) {
 		in      string
 		want    Rule
 		wantErr string
+		canon   string // String(), where it is not in
 	}{
 		{in: "Bash", want: Rule{Tool: "Bash"}},
 		{in: "Bash(git diff*)", want: Rule{Tool: "Bash", Pattern: "git diff*", HasPattern: true}},
@@ -21,6 +22,12 @@ func TestParseRule(t *testing.T) {
 		{in: "WebFetch(domain:*.github.com)", want: Rule{Tool: "WebFetch", Pattern: "domain:*.github.com", HasPattern: true}},
 		{in: "mcp__github__get_issue", want: Rule{Tool: "mcp__github__get_issue"}},
 		{in: "MCP(mcp__puppeteer__*)", want: Rule{Tool: "MCP", Pattern: "mcp__puppeteer__*", HasPattern: true}},
+		// Claude Code writes every tool of a server as mcp__server__*.
+		{in: "mcp__puppeteer__*", want: Rule{Tool: "mcp__puppeteer"}, canon: "mcp__puppeteer"},
+		{in: "mcp__*", wantErr: `malformed rule "mcp__*": invalid character '*' in tool name`},
+		{in: "mcp__a__b__*", wantErr: `malformed rule "mcp__a__b__*": invalid character '*' in tool name`},
+		{in: "mcp__a__get_*", wantErr: `malformed rule "mcp__a__get_*": invalid character '*' in tool name`},
+		{in: "mcp__a__*(x)", wantErr: `malformed rule "mcp__a__*(x)": invalid character '*' in tool name`},
 		{in: "Agent(Explore)", want: Rule{Tool: "Agent", Pattern: "Explore", HasPattern: true}},
 		{in: "", wantErr: `malformed rule "": empty rule`},
 		{in: "Bash(", wantErr: `malformed rule "Bash(": missing closing parenthesis`},
@@ -79,8 +86,12 @@ func TestParseRule(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Fatalf("ParseRule(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
 			}
-			if got.String() != tc.in {
-				t.Errorf("String() = %q, want %q", got.String(), tc.in)
+			canon := tc.in
+			if tc.canon != "" {
+				canon = tc.canon
+			}
+			if got.String() != canon {
+				t.Errorf("String() = %q, want %q", got.String(), canon)
 			}
 		})
 	}
