@@ -454,6 +454,11 @@ func (s *Settings) mergeHooks() {
 
 // resolveMode sets s.Mode and s.ModeSource from the flag, then the files.
 func (s *Settings) resolveMode(flag string) error {
+	if flag == "plan" {
+		// Claude Code's plan mode, as defaultMode "plan" is read.
+		s.Warnings = append(s.Warnings, `permission mode flag: "plan" is Claude Code's; gen runs in "default", which asks before any change (and denies it headless)`)
+		flag = string(perm.ModeDefault)
+	}
 	if flag != "" {
 		m, err := perm.ParseMode(flag)
 		if err != nil {

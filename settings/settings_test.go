@@ -223,6 +223,13 @@ func TestLoad(t *testing.T) {
 			wantErr: `permission mode flag: unknown permission mode "yolo" (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)`,
 		},
 		{
+			name:       "flag mode plan is Claude Code's",
+			opts:       Options{Mode: "plan"},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceCLI,
+			warnings:   []string{`permission mode flag: "plan" is Claude Code's; gen runs in "default", which asks before any change (and denies it headless)`},
+		},
+		{
 			name:    "flag mode explore is subagent-only",
 			opts:    Options{Mode: "explore"},
 			wantErr: `permission mode flag: "explore" is only for subagents`,
