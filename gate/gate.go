@@ -14,6 +14,8 @@ package gate
 import (
 	"context"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -219,11 +221,11 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 	orig := req.Input
 	var pre hook.Outcome
 	if g.Hooks.Has(hook.PreToolUse) {
-		pre = g.Hooks.Run(ctx, hook.PreToolUse, g.input(req, pol.Mode))
+		pre = g.Hooks.Run(ctx, hook.PreToolUse, g.input(req, &pol))
 		if pre.UpdatedInput != nil {
 			in, err := g.prepare(req.Tool, pre.UpdatedInput)
 			if err != nil {
-				return g.denied(ctx, req, pol.Mode, invalid("a PreToolUse hook", err)), orig, false
+				return g.denied(ctx, req, &pol, invalid("a PreToolUse hook", err)), orig, false
 			}
 			req.Input = in
 		}
@@ -240,7 +242,7 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 	}
 	res = perm.Unattended(res)
 	if res.Decision == perm.Deny {
-		res = g.denied(ctx, req, pol.Mode, res)
+		res = g.denied(ctx, req, &pol, res)
 	}
 	return res, req.Input, !sameMap(req.Input, orig)
 }
@@ -249,7 +251,7 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 // then the Asker. It returns the decision and the call it is about.
 func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, pol *perm.Policy) (perm.Result, perm.Request) {
 	if g.Hooks.Has(hook.PermissionRequest) {
-		in := g.input(req, pol.Mode)
+		in := g.input(req, pol)
 		var sugg []perm.Rule
 		for _, s := range perm.Suggest(req, pol) {
 			if r, err := perm.ParseRule(s); err == nil {
@@ -347,11 +349,11 @@ func (g *Gate) applyUpdates(us []hook.PermissionUpdate) {
 }
 
 // denied runs the PermissionDenied hooks for a final Deny.
-func (g *Gate) denied(ctx context.Context, req perm.Request, mode perm.Mode, res perm.Result) perm.Result {
+func (g *Gate) denied(ctx context.Context, req perm.Request, pol *perm.Policy, res perm.Result) perm.Result {
 	if !g.Hooks.Has(hook.PermissionDenied) {
 		return res
 	}
-	in := g.input(req, mode)
+	in := g.input(req, pol)
 	in.Reason = res.Reason
 	if o := g.Hooks.Run(ctx, hook.PermissionDenied, in); o.Retry {
 		res.Reason += " (a PermissionDenied hook says the call may be retried)"
@@ -367,7 +369,8 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string) stri
 	if !g.Hooks.Has(hook.PostToolUse) {
 		return ""
 	}
-	in := g.input(req, g.Policy().Mode)
+	pol := g.Policy()
+	in := g.input(req, &pol)
 	in.ToolResponse = output
 	o := g.Hooks.Run(ctx, hook.PostToolUse, in)
 	var notes []string
@@ -378,8 +381,39 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string) stri
 	return strings.Join(notes, "\n")
 }
 
-func (g *Gate) input(req perm.Request, mode perm.Mode) hook.Input {
-	return hook.Input{PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ID}
+// input is what hooks are told of a call under pol. A file tool's path
+// is absolute, as Claude Code's hooks are given it: a hook that guards
+// a directory by its absolute path must see the model's relative
+// file_path ("src/a.go", "~/x") as the path the tool opens. The call's
+// own input is not changed.
+func (g *Gate) input(req perm.Request, pol *perm.Policy) hook.Input {
+	in := req.Input
+	switch req.Tool {
+	case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
+		in = absPaths(in, pol.Workspace)
+	}
+	return hook.Input{PermissionMode: string(pol.Mode), ToolName: req.Tool, ToolInput: in, ToolUseID: req.ID}
+}
+
+// absPaths returns a file tool's input in with its file_path,
+// notebook_path and path made absolute from the workspace's cwd (and
+// "~" from its home): a copy if any was relative, else in itself.
+func absPaths(in map[string]any, ws perm.Workspace) map[string]any {
+	var out map[string]any
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		p, ok := in[k].(string)
+		if !ok || p == "" || filepath.IsAbs(p) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(in)
+		}
+		out[k] = ws.Abs(p)
+	}
+	if out == nil {
+		return in
+	}
+	return out
 }
 
 func (g *Gate) prepare(tool string, in map[string]any) (map[string]any, error) {

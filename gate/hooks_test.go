@@ -142,6 +142,39 @@ func TestPreToolUse(t *testing.T) {
 }
 
 // A hook that times out decides nothing, even if it would have allowed.
+// TestHookSeesAbsolutePaths: hooks written for Claude Code guard paths
+// by their absolute form, which Claude Code's file tools always get. A
+// relative file_path the model gives gen must reach them as the path the
+// tool opens, and the call itself keeps what the model wrote.
+func TestHookSeesAbsolutePaths(t *testing.T) {
+	e := newHookEnv(t)
+	guard := e.script("guard.sh", `in=$(cat)
+p=$(printf '%s' "$in" | sed -n 's/.*"\(file_path\|path\)":"\([^"]*\)".*/\2/p')
+case "$p" in
+`+e.dir+`/secrets/*) echo "guarded $p" >&2; exit 2 ;;
+esac
+echo "$p" >> `+filepath.Join(e.dir, "seen")+``)
+	g := &Gate{Policy: e.policy(func(p *perm.Policy) { p.Mode = perm.ModeBypass }), Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: guard}, 0)}
+	for _, req := range []perm.Request{
+		{Tool: "Read", Input: map[string]any{"file_path": "secrets/key"}},
+		{Tool: "Edit", Input: map[string]any{"file_path": "./secrets/../secrets/key", "old_string": "a", "new_string": "b"}},
+		{Tool: "Grep", Input: map[string]any{"pattern": "x", "path": "secrets/k"}},
+	} {
+		got, in := g.Decide(context.Background(), req)
+		if got.Decision != perm.Deny || !strings.Contains(got.Reason, "guarded "+e.dir+"/secrets/") {
+			t.Errorf("%s %v: got %v: %s; want Deny by the guard", req.Tool, req.Input, got.Decision, got.Reason)
+		}
+		if in["file_path"] != req.Input["file_path"] || in["path"] != req.Input["path"] {
+			t.Errorf("%s: the call's input changed to %v", req.Tool, in)
+		}
+	}
+	// Other tools' paths (an MCP tool's "path") are theirs: left as given.
+	g.Decide(context.Background(), perm.Request{Tool: "mcp__fs__stat", Input: map[string]any{"path": "rel"}})
+	if got := e.read("seen"); got != "rel\n" {
+		t.Errorf("the hook saw %q, want the MCP tool's path as given", got)
+	}
+}
+
 func TestHookTimeoutDecidesNothing(t *testing.T) {
 	e := newHookEnv(t)
 	slow := e.script("slow.sh", "sleep 30\n"+preAllow)
