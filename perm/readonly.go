@@ -2,6 +2,7 @@ package perm
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/perm/bash"
@@ -73,6 +74,13 @@ func (c *call) readsOf(p *part) {
 				return
 			}
 			reads = append(reads, matches...)
+		}
+		if reads == nil {
+			// Most commands read one path: its targets are kept as
+			// shellTargets has them, clipped, so that an append
+			// copies them instead of writing into its memo.
+			reads = slices.Clip(ts)
+			continue
 		}
 		reads = append(reads, ts...)
 	}
