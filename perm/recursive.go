@@ -32,7 +32,8 @@ func recursionOf(allow string, deny []string) recursion {
 		if !recursiveProgs[filepath.Base(firstField(form))] {
 			continue // recursionOfForm would find nothing
 		}
-		r := recursionOfForm(strings.Fields(form))
+		var buf [32]string // most forms have fewer fields: no allocation
+		r := recursionOfForm(appendFields(buf[:0], form))
 		out.recursive = out.recursive || r.recursive
 		out.follows = out.follows || r.follows
 		out.cwd = out.cwd || r.cwd
@@ -55,6 +56,14 @@ func firstField(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// appendFields appends strings.Fields(s) to out.
+func appendFields(out []string, s string) []string {
+	for f := range strings.FieldsSeq(s) {
+		out = append(out, f)
+	}
+	return out
 }
 
 func recursionOfForm(f []string) recursion {
