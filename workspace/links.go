@@ -52,11 +52,13 @@ func FollowLinksWith(p string, link LinkFunc) string {
 		return ""
 	}
 	cur := append(make([]byte, 0, min(len(p), PathMax)+1), '/')
-	rest := strings.Split(p, "/")
+	// rest is what is left to resolve, taken a component at a time
+	// (empty ones, between repeated separators, are skipped).
+	rest := p
 	hops := 0
-	for len(rest) > 0 {
-		part := rest[0]
-		rest = rest[1:]
+	for rest != "" {
+		var part string
+		part, rest, _ = strings.Cut(rest, "/")
 		switch part {
 		case "", ".":
 			continue
@@ -85,7 +87,7 @@ func FollowLinksWith(p string, link LinkFunc) string {
 		if filepath.IsAbs(dest) {
 			cur = cur[:1]
 		}
-		rest = append(strings.Split(dest, "/"), rest...)
+		rest = dest + "/" + rest
 	}
 	return string(cur)
 }
