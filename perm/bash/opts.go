@@ -53,6 +53,10 @@ var (
 // errDynamic at a word that is not static where an option or operand is
 // due, since that word may be either, and with errUnknown at an unknown
 // option when strict. An option's argument may be dynamic.
+//
+// Before an argument is appended, out gets room for one per word left
+// (slices.Grow, a no-op while there is room): one allocation, where
+// growing as needed made one per doubling.
 func (s *optSpec) parse(words []Word) ([]arg, int, error) {
 	var out []arg
 	for i := 0; i < len(words); i++ {
@@ -66,6 +70,7 @@ func (s *optSpec) parse(words []Word) ([]arg, int, error) {
 			if !s.permute {
 				return out, i + 1, nil
 			}
+			out = slices.Grow(out, len(words)-i-1)
 			for j := i + 1; j < len(words); j++ {
 				if !words[j].Static {
 					return out, j, errDynamic
@@ -77,9 +82,10 @@ func (s *optSpec) parse(words []Word) ([]arg, int, error) {
 			if !s.permute {
 				return out, i, nil
 			}
-			out = append(out, arg{val: v, hasVal: true, word: w})
+			out = append(slices.Grow(out, len(words)-i), arg{val: v, hasVal: true, word: w})
 			continue
 		}
+		out = slices.Grow(out, len(words)-i)
 		var (
 			used int
 			err  error
