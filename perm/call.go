@@ -462,7 +462,7 @@ func (c *call) globMatches(p string) (ms []string, sure bool) {
 func (c *call) globIn(ts []target) (ms []string, sure bool) {
 	sure = true
 	for _, t := range ts {
-		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+		if hasGlobMeta(filepath.Dir(t.abs)) {
 			sure = false
 			if globSegments(t.abs) > maxGlobSegments {
 				continue
@@ -717,7 +717,7 @@ func (c *call) programForms(forms []string) []string {
 	n := len(forms)
 	for i := 0; i < n; i++ {
 		prog, tail, _ := strings.Cut(forms[i], " ")
-		if !strings.Contains(prog, "/") || strings.ContainsAny(prog, "*?[") {
+		if !strings.Contains(prog, "/") || hasGlobMeta(prog) {
 			continue // a name PATH finds; a glob (globDeny)
 		}
 		ts, _ := c.shellTargets(prog)

@@ -307,11 +307,24 @@ func (c *call) globMentions(pt *part, w bash.Word) {
 // globMatches expands (each is one directory read per match before it).
 const maxGlobSegments = 3
 
+// hasGlobMeta reports whether s holds a glob character (*, ? or [). It is
+// strings.ContainsAny(s, "*?["), byte by byte: globDeny asks it of every
+// form of every command, most of them a few bytes long.
+func hasGlobMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
 // globSegments counts the elements of p that hold glob characters.
 func globSegments(p string) int {
 	n := 0
 	for _, e := range strings.Split(p, "/") {
-		if strings.ContainsAny(e, "*?[") {
+		if hasGlobMeta(e) {
 			n++
 		}
 	}

@@ -244,7 +244,7 @@ func globDeny(c *call, deny *ruleList) (*crule, string) {
 	for i := range c.parts {
 		if pt := &c.parts[i]; pt.kind == kindCommand {
 			for _, f := range pt.denyForms {
-				if prog, _, _ := strings.Cut(f, " "); strings.ContainsAny(prog, "*?[") {
+				if prog, _, _ := strings.Cut(f, " "); hasGlobMeta(prog) {
 					globbed = append(globbed, f)
 				}
 			}

@@ -143,7 +143,7 @@ func (c *call) globReads(pattern string, ts []target) ([]target, string) {
 	}
 	var out []target
 	for _, t := range ts {
-		if strings.ContainsAny(filepath.Dir(t.abs), "*?[") {
+		if hasGlobMeta(filepath.Dir(t.abs)) {
 			return nil, "glob " + pattern + " has a pattern before its last element"
 		}
 		if unlikeBash(t.abs) {
