@@ -43,7 +43,7 @@ type part struct {
 	// computed (classify).
 	classified bool
 	readOnly   bool
-	notRO      string   // why the command is not read-only
+	notRO      bash.Why // why the command is not read-only
 	xargs      bool     // xargs into a verified read-only program (bash.Command.XargsSafe)
 	reads      []target // paths a read-only command reads
 	recursion  recursion

@@ -576,7 +576,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		if m == ModeExplore || m == ModeDontAsk || m == ModeBypass {
 			break
 		}
-		why := pt.notRO
+		why := pt.notRO.String()
 		switch {
 		case pt.readOnly && c.allInWorkspace(pt.reads):
 			why = "follows symlinks inside the directories it reads, which may lead out of the workspace"

@@ -50,7 +50,7 @@ func (c *call) namesSensitive(pt *part) bool {
 // why not.
 func (c *call) readsOf(p *part) {
 	if why := c.script.NotReadOnly; why != "" {
-		p.notRO = why
+		p.notRO = bash.Because(why)
 		return
 	}
 	r, ok := p.cmd.Reads()
@@ -64,13 +64,13 @@ func (c *call) readsOf(p *part) {
 	for _, rp := range r.Paths {
 		ts, ok := c.shellTargets(rp.Path)
 		if !ok {
-			p.notRO = "path " + rp.Path + " is relative to a directory that is not known"
+			p.notRO = bash.Because("path %s is relative to a directory that is not known", rp.Path)
 			return
 		}
 		if rp.Glob {
 			matches, why := c.globReads(rp.Path, ts)
 			if why != "" {
-				p.notRO = why
+				p.notRO = bash.Because(why)
 				return
 			}
 			reads = append(reads, matches...)
@@ -94,13 +94,13 @@ func (c *call) readsOf(p *part) {
 		for _, b := range c.bases {
 			start, gitDir := c.gitStart(b, dirs, gitDir)
 			if why := c.gitRepoCode(start, gitDir, namesWorkTree(p.cmd)); why != "" {
-				p.notRO = "git may run a program the repository configures: " + why
+				p.notRO = bash.Because("git may run a program the repository configures: %s", why)
 				return
 			}
 		}
 	}
 	if v := c.script.SetsOutside(); v != "" {
-		p.notRO = "the script sets " + v + " outside a command"
+		p.notRO = bash.Because("the script sets %s outside a command", v)
 		return
 	}
 	p.readOnly, p.reads = true, reads

@@ -38,19 +38,19 @@ func (c *Command) Reads() (Reads, bool) {
 	if !ok {
 		for _, a := range c.Assigns {
 			if !harmless(a) {
-				return Reads{Reason: "assignment " + a.Raw + " changes what the command does"}, false
+				return Reads{Reason: Because("assignment %s changes what the command does", a.Raw)}, false
 			}
 		}
-		return Reads{Reason: "no command"}, false
+		return Reads{Reason: Because("no command")}, false
 	}
 	for _, w := range words {
 		if !w.Static {
-			return Reads{Reason: "word " + w.Raw + " is not static"}, false
+			return Reads{Reason: Because("word %s is not static", w.Raw)}, false
 		}
 	}
 	prog, args := words[0].Value, words[1:]
 	if words[0].Glob {
-		return Reads{Reason: "program name " + words[0].Raw + " is a glob pattern"}, false
+		return Reads{Reason: Because("program name %s is a glob pattern", words[0].Raw)}, false
 	}
 	if fn, found := readOnlyFuncs[prog]; found {
 		return fn(args)
@@ -60,9 +60,9 @@ func (c *Command) Reads() (Reads, bool) {
 	}
 	if prog == "xargs" {
 		// XargsSafe decides the one case a caller may allow.
-		return Reads{Reason: "xargs gives its program operands that cannot be checked"}, false
+		return Reads{Reason: Because("xargs gives its program operands that cannot be checked")}, false
 	}
-	return Reads{Reason: "program " + quoteString(prog) + " has no read-only spec"}, false
+	return Reads{Reason: Because("program %s has no read-only spec", quoteString(prog))}, false
 }
 
 // XargsSafe reports whether the command is xargs with only options that
@@ -105,7 +105,7 @@ var xargsSpec = lazySpec(&progSpec{
 	opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L=N --max-lines[=N] -l[=N] -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
 })
 
-func (s *progSpec) parseUntilOperand(words []Word) (*parsedCmd, string) {
+func (s *progSpec) parseUntilOperand(words []Word) (*parsedCmd, Why) {
 	for i, w := range words {
 		if w.Value == "--" {
 			p, r := s.parse(words[:i])
@@ -161,7 +161,7 @@ func init() {
 func textOnly(words []Word) (Reads, bool) {
 	for _, w := range words {
 		if w.Glob {
-			return Reads{Reason: "word " + w.Raw + " is a glob pattern"}, false
+			return Reads{Reason: Because("word %s is a glob pattern", w.Raw)}, false
 		}
 	}
 	return Reads{}, true
@@ -171,7 +171,7 @@ func textOnly(words []Word) (Reads, bool) {
 // hold a subscript that runs code).
 func printfReadOnly(words []Word) (Reads, bool) {
 	if len(words) > 0 && strings.HasPrefix(words[0].Value, "-") && words[0].Value != "--" {
-		return Reads{Reason: "printf: option " + words[0].Raw}, false
+		return Reads{Reason: Because("printf: option %s", words[0].Raw)}, false
 	}
 	return textOnly(words)
 }
@@ -181,7 +181,7 @@ func flagsOnly(name, flags string) func([]Word) (Reads, bool) {
 	return func(words []Word) (Reads, bool) {
 		for _, w := range words {
 			if !isFlagCluster(w.Value, flags) {
-				return Reads{Reason: name + ": argument " + w.Raw}, false
+				return Reads{Reason: Because("%s: argument %s", name, w.Raw)}, false
 			}
 		}
 		return Reads{}, true
@@ -193,7 +193,7 @@ func namesOnly(name, flags string) func([]Word) (Reads, bool) {
 	return func(words []Word) (Reads, bool) {
 		for _, w := range words {
 			if strings.HasPrefix(w.Value, "-") && !isFlagCluster(w.Value, flags) || w.Glob {
-				return Reads{Reason: name + ": argument " + w.Raw}, false
+				return Reads{Reason: Because("%s: argument %s", name, w.Raw)}, false
 			}
 		}
 		return Reads{}, true
@@ -216,7 +216,7 @@ func isFlagCluster(v, flags string) bool {
 // print what NAME is; otherwise command runs NAME.
 func commandReadOnly(words []Word) (Reads, bool) {
 	if len(words) < 2 || !isFlagCluster(words[0].Value, "pvV") || !strings.ContainsAny(words[0].Value, "vV") {
-		return Reads{Reason: "command runs its operand"}, false
+		return Reads{Reason: Because("command runs its operand")}, false
 	}
 	return namesOnly("command", "pvV")(words)
 }
@@ -240,7 +240,7 @@ func cdReadOnly(words []Word) (Reads, bool) {
 	case len(dirs) == 0:
 		return Reads{Paths: []ReadPath{{Path: "~"}}}, true
 	case len(dirs) > 1 || dirs[0].Value == "-" || dirs[0].Glob || dirs[0].Value == "":
-		return Reads{Reason: "cd: directory " + dirs[0].Raw + " is not known"}, false
+		return Reads{Reason: Because("cd: directory %s is not known", dirs[0].Raw)}, false
 	}
 	return Reads{Paths: []ReadPath{readPath(dirs[0].Value, dirs[0])}}, true
 }
@@ -267,13 +267,13 @@ func testReadOnly(words []Word) (Reads, bool) {
 	for i := 0; i < len(words); i++ {
 		v := words[i].Value
 		if words[i].Glob {
-			return Reads{Reason: "test: word " + words[i].Raw + " is a glob pattern"}, false
+			return Reads{Reason: Because("test: word %s is a glob pattern", words[i].Raw)}, false
 		}
 		if v == "-v" || v == "-R" {
-			return Reads{Reason: "test: " + v + " evaluates a variable name"}, false
+			return Reads{Reason: Because("test: %s evaluates a variable name", v)}, false
 		}
 		if strings.ContainsAny(v, "$`") && strings.Contains(v, "[") {
-			return Reads{Reason: "test: word " + words[i].Raw + " holds a subscript"}, false
+			return Reads{Reason: Because("test: word %s holds a subscript", words[i].Raw)}, false
 		}
 		switch {
 		case testUnaryFile[v] && i+1 < len(words):
@@ -290,7 +290,7 @@ func testReadOnly(words []Word) (Reads, bool) {
 // bracketReadOnly: `[ EXPR ]` is test with a closing "]".
 func bracketReadOnly(words []Word) (Reads, bool) {
 	if len(words) == 0 || words[len(words)-1].Value != "]" {
-		return Reads{Reason: "[: missing ]"}, false
+		return Reads{Reason: Because("[: missing ]")}, false
 	}
 	return testReadOnly(words[:len(words)-1])
 }
@@ -357,10 +357,10 @@ func findReadOnly(words []Word) (Reads, bool) {
 			e.file = v[len(v)-1] != 't'
 		}
 		if !ok {
-			return Reads{Reason: "find: " + w.Raw + " is not in its read-only spec"}, false
+			return Reads{Reason: Because("find: %s is not in its read-only spec", w.Raw)}, false
 		}
 		if i+e.n >= len(words) {
-			return Reads{Reason: "find: " + v + " lacks its argument"}, false
+			return Reads{Reason: Because("find: %s lacks its argument", v)}, false
 		}
 		if e.file {
 			r.Paths = append(r.Paths, readPath(words[i+1].Value, &words[i+1]))
@@ -368,7 +368,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 		for k := 1; k <= e.n; k++ {
 			if words[i+k].Glob && !e.file {
 				// An unquoted -name *.go is expanded by the shell first.
-				return Reads{Reason: "find: argument " + words[i+k].Raw + " is an unquoted glob pattern"}, false
+				return Reads{Reason: Because("find: argument %s is an unquoted glob pattern", words[i+k].Raw)}, false
 			}
 		}
 		i += e.n
@@ -405,12 +405,12 @@ func jqReadOnly(words []Word) (Reads, bool) {
 		switch {
 		case v == "--arg" || v == "--argjson":
 			if i+2 >= len(words) {
-				return Reads{Reason: "jq: " + v + " lacks its arguments"}, false
+				return Reads{Reason: Because("jq: %s lacks its arguments", v)}, false
 			}
 			i += 2
 		case v == "--slurpfile" || v == "--rawfile" || v == "--argfile":
 			if i+2 >= len(words) {
-				return Reads{Reason: "jq: " + v + " lacks its arguments"}, false
+				return Reads{Reason: Because("jq: %s lacks its arguments", v)}, false
 			}
 			r.Paths = append(r.Paths, readPath(words[i+2].Value, &words[i+2]))
 			i += 2
@@ -425,20 +425,20 @@ func jqReadOnly(words []Word) (Reads, bool) {
 			i = len(words)
 		case jqFlags[v]:
 		case strings.HasPrefix(v, "--"):
-			return Reads{Reason: "jq: option " + v + " is not in its read-only spec"}, false
+			return Reads{Reason: Because("jq: option %s is not in its read-only spec", v)}, false
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			if !isFlagCluster(v, "srjacneCMSRh") {
-				return Reads{Reason: "jq: option " + v + " is not in its read-only spec"}, false
+				return Reads{Reason: Because("jq: option %s is not in its read-only spec", v)}, false
 			}
 		default:
 			operands = append(operands, w)
 		}
 	}
 	if len(operands) == 0 {
-		return Reads{Reason: "jq: no filter"}, false
+		return Reads{Reason: Because("jq: no filter")}, false
 	}
 	if f := operands[0]; jqUnsafeFilter().MatchString(f.Value) || f.Glob {
-		return Reads{Reason: "jq: filter " + quoteString(f.Value) + " reads modules or the environment"}, false
+		return Reads{Reason: Because("jq: filter %s reads modules or the environment", quoteString(f.Value))}, false
 	}
 	for i, w := range operands[1:] {
 		if values >= 0 && i+1 >= values {

@@ -135,7 +135,7 @@ func configReading(p *parsedCmd) bool {
 func gitReadOnly(words []Word) (Reads, bool) {
 	rest := gitRest(words)
 	if rest < 0 || rest >= len(words) {
-		return Reads{Reason: "git: global options outside its read-only spec"}, false
+		return Reads{Reason: Because("git: global options outside its read-only spec")}, false
 	}
 	g, reason := gitGlobalSpec().parse(words[:rest])
 	if g == nil {
@@ -151,12 +151,12 @@ func gitReadOnly(words []Word) (Reads, bool) {
 	if sub == "config" && len(args) > 0 && (args[0].Value == "get" || args[0].Value == "list") {
 		args = append([]Word{{Raw: "--" + args[0].Value, Value: "--" + args[0].Value, Static: true}}, args[1:]...)
 		if args[0].Value == "--get" && len(args) == 1 {
-			return Reads{Reason: "git config get: no name"}, false
+			return Reads{Reason: Because("git config get: no name")}, false
 		}
 	}
 	s, found := gitSpecs()[sub]
 	if !found {
-		return Reads{Reason: "git " + quoteString(sub) + " has no read-only spec"}, false
+		return Reads{Reason: Because("git %s has no read-only spec", quoteString(sub))}, false
 	}
 	more, ok := s().eval(args)
 	if !ok {

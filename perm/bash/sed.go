@@ -32,13 +32,13 @@ func sedReadOnly(words []Word) (Reads, bool) {
 	ops := p.operands
 	if scripts == nil {
 		if len(ops) == 0 {
-			return Reads{Reason: "sed: no script"}, false
+			return Reads{Reason: Because("sed: no script")}, false
 		}
 		scripts, ops = []string{ops[0].Value}, ops[1:]
 	}
 	// sed joins -e scripts with newlines; check them the way it reads them.
 	if script := strings.Join(scripts, "\n"); !sedPrintOnly(script) {
-		return Reads{Reason: "sed: script " + quoteString(script) + " is outside the verified read-only subset"}, false
+		return Reads{Reason: Because("sed: script %s is outside the verified read-only subset", quoteString(script))}, false
 	}
 	var r Reads
 	for _, w := range ops {

@@ -3,6 +3,7 @@ package bash
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -146,7 +147,63 @@ type Reads struct {
 	DirFiles, FollowsLinks bool
 	// Reason names why the command is not read-only, with the word that
 	// decided it, when ReadOnly is false.
-	Reason string
+	Reason Why
+}
+
+// Why is why a command is not read-only: a format and the words that
+// decided it, formatted only by String. A command's reason is read only
+// when its part is the one a decision reports, so most are never read,
+// and making each a string cost an allocation per command.
+type Why struct {
+	format string
+	args   [3]string
+	n      int
+}
+
+// Because returns the Why of format with args, at most three: format's
+// verbs are %s and %q, which mean what they mean to fmt, and %%.
+func Because(format string, args ...string) Why {
+	w := Why{format: format}
+	w.n = copy(w.args[:], args)
+	return w
+}
+
+// String formats w as fmt.Sprintf would (without putting each argument
+// in an interface, an allocation each): the format as it is when it has
+// no arguments, and "" for the zero Why.
+func (w Why) String() string {
+	if w.n == 0 {
+		return w.format
+	}
+	args := w.args[:w.n]
+	var b strings.Builder
+	size := len(w.format)
+	for _, a := range args {
+		size += len(a)
+	}
+	b.Grow(size)
+	for f := w.format; f != ""; {
+		i := strings.IndexByte(f, '%')
+		if i < 0 || i == len(f)-1 {
+			b.WriteString(f)
+			break
+		}
+		b.WriteString(f[:i])
+		switch verb := f[i+1]; {
+		case verb == '%':
+			b.WriteByte('%')
+		case len(args) == 0:
+			b.WriteString(f[i : i+2]) // cannot happen: Because's formats are written with their arguments
+		case verb == 'q':
+			b.WriteString(strconv.Quote(args[0]))
+			args = args[1:]
+		default:
+			b.WriteString(args[0])
+			args = args[1:]
+		}
+		f = f[i+2:]
+	}
+	return b.String()
 }
 
 // ReadPath is one path a read-only command reads.
@@ -235,14 +292,11 @@ func (s *progSpec) lookupLong(name string) (*optDef, string) {
 	return d, full
 }
 
-// notRO is the reason a word makes a command not read-only.
-func notRO(format string, a ...any) string { return fmt.Sprintf(format, a...) }
-
 // parse parses words (all static) as GNU getopt_long does with argument
 // permutation: options may follow operands, "--" ends them, and a lone "-"
 // is an operand. It returns a reason on the first word the spec does not
 // accept.
-func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
+func (s *progSpec) parse(words []Word) (*parsedCmd, Why) {
 	p := &parsedCmd{}
 	for i := 0; i < len(words); i++ {
 		w := &words[i]
@@ -252,7 +306,7 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
 			for j := i + 1; j < len(words); j++ {
 				p.operands = append(p.operands, &words[j])
 			}
-			return p, ""
+			return p, Why{}
 		case i == 0 && s.obsolete != nil && s.obsolete.MatchString(v):
 			continue
 		case len(v) < 2 || v[0] != '-':
@@ -260,26 +314,26 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
 			continue
 		}
 		if w.Glob {
-			return nil, notRO("%s: option %s is a glob pattern", s.name, v)
+			return nil, Because("%s: option %s is a glob pattern", s.name, v)
 		}
 		if strings.HasPrefix(v, "--") {
 			name, val, hasVal := strings.Cut(v, "=")
 			d, full := s.lookupLong(name)
 			if d == nil {
-				return nil, notRO("%s: option %s is not in its read-only spec", s.name, name)
+				return nil, Because("%s: option %s is not in its read-only spec", s.name, name)
 			}
 			o := parsedOpt{def: d, name: full, val: val, hasVal: hasVal}
 			switch {
 			case d.arg == argNone && hasVal:
-				return nil, notRO("%s: option %s takes no value", s.name, full)
+				return nil, Because("%s: option %s takes no value", s.name, full)
 			case d.arg == argLastDefault && !hasVal && i+1 < len(words), d.arg == argRequired && !hasVal:
 				if i+1 == len(words) {
-					return nil, notRO("%s: option %s lacks its value", s.name, full)
+					return nil, Because("%s: option %s lacks its value", s.name, full)
 				}
 				i++
 				o.val, o.hasVal, o.word = words[i].Value, true, &words[i]
 			}
-			if r := s.checkVal(o); r != "" {
+			if r, bad := s.checkVal(o); bad {
 				return nil, r
 			}
 			p.opts = append(p.opts, o)
@@ -289,52 +343,53 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, string) {
 			name := dash(v[j])
 			d := s.lookupExact(name)
 			if d == nil {
-				return nil, notRO("%s: option %s is not in its read-only spec", s.name, name)
+				return nil, Because("%s: option %s is not in its read-only spec", s.name, name)
 			}
 			o := parsedOpt{def: d, name: name}
 			if d.arg != argNone {
 				switch {
 				case j+1 < len(v) && separateValue[s.name]:
-					return nil, notRO("%s: option %s must be the last in %s", s.name, name, v)
+					return nil, Because("%s: option %s must be the last in %s", s.name, name, v)
 				case j+1 < len(v):
 					o.val, o.hasVal = v[j+1:], true
 				case d.arg == argLastDefault && i+1 < len(words), d.arg == argRequired:
 					if i+1 == len(words) {
-						return nil, notRO("%s: option %s lacks its value", s.name, name)
+						return nil, Because("%s: option %s lacks its value", s.name, name)
 					}
 					i++
 					o.val, o.hasVal, o.word = words[i].Value, true, &words[i]
 				}
 				j = len(v)
 			}
-			if r := s.checkVal(o); r != "" {
+			if r, bad := s.checkVal(o); bad {
 				return nil, r
 			}
 			p.opts = append(p.opts, o)
 		}
 	}
-	return p, ""
+	return p, Why{}
 }
 
-func (s *progSpec) checkVal(o parsedOpt) string {
+// checkVal reports why the spec does not accept o's value, if it does not.
+func (s *progSpec) checkVal(o parsedOpt) (_ Why, bad bool) {
 	if !o.hasVal {
-		return ""
+		return Why{}, false
 	}
 	if o.word != nil && o.word.Glob {
-		return notRO("%s: value of %s is a glob pattern", s.name, o.name)
+		return Because("%s: value of %s is a glob pattern", s.name, o.name), true
 	}
 	if o.def.basename && (o.val == "" || o.val == "." || o.val == ".." || strings.Contains(o.val, "/")) {
-		return notRO("%s: value %q of %s is not a plain file name", s.name, o.val, o.name)
+		return Because("%s: value %q of %s is not a plain file name", s.name, o.val, o.name), true
 	}
 	if o.def.enum == nil {
-		return ""
+		return Why{}, false
 	}
 	for _, e := range o.def.enum {
 		if o.val == e {
-			return ""
+			return Why{}, false
 		}
 	}
-	return notRO("%s: value %q of %s is not in its read-only spec", s.name, o.val, o.name)
+	return Because("%s: value %q of %s is not in its read-only spec", s.name, o.val, o.name), true
 }
 
 // eval decides words (the arguments, all static) against the spec.
@@ -344,7 +399,7 @@ func (s *progSpec) eval(words []Word) (Reads, bool) {
 		return Reads{Reason: reason}, false
 	}
 	if s.check != nil && !s.check(p) {
-		return Reads{Reason: s.name + ": arguments outside its read-only spec"}, false
+		return Reads{Reason: Because("%s: arguments outside its read-only spec", s.name)}, false
 	}
 	var r Reads
 	r.Recursive = s.recursive
@@ -361,25 +416,25 @@ func (s *progSpec) eval(words []Word) (Reads, bool) {
 	switch s.operands {
 	case operandNone:
 		if len(ops) > 0 {
-			return Reads{Reason: notRO("%s: operand %s", s.name, ops[0].Value)}, false
+			return Reads{Reason: Because("%s: operand %s", s.name, ops[0].Value)}, false
 		}
 	case operandPattern:
 		if !p.has(s.patternOpts...) && len(ops) > 0 {
 			if ops[0].Glob {
-				return Reads{Reason: notRO("%s: pattern %s is a glob pattern", s.name, ops[0].Raw)}, false
+				return Reads{Reason: Because("%s: pattern %s is a glob pattern", s.name, ops[0].Raw)}, false
 			}
 			ops = ops[1:]
 		}
 	case operandText:
 		for _, w := range ops {
 			if w.Glob {
-				return Reads{Reason: notRO("%s: operand %s is a glob pattern", s.name, w.Raw)}, false
+				return Reads{Reason: Because("%s: operand %s is a glob pattern", s.name, w.Raw)}, false
 			}
 		}
 		ops = nil
 	}
 	if s.maxOperands > 0 && len(ops) > s.maxOperands {
-		return Reads{Reason: notRO("%s: more than %d file operands", s.name, s.maxOperands)}, false
+		return Reads{Reason: Because("%s: more than %s file operands", s.name, strconv.Itoa(s.maxOperands))}, false
 	}
 	files := 0
 	for _, w := range ops {

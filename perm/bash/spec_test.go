@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -103,7 +104,7 @@ func TestReadsIssueRows(t *testing.T) {
 			if ok != tt.ok || ok && (!slices.Equal(paths, tt.paths) || r.Recursive != tt.recursive) {
 				t.Errorf("Reads(%q) = %q recursive=%v, %v (%s); want %q recursive=%v, %v", tt.src, paths, r.Recursive, ok, r.Reason, tt.paths, tt.recursive, tt.ok)
 			}
-			if !ok && r.Reason == "" {
+			if !ok && r.Reason.String() == "" {
 				t.Errorf("Reads(%q): not read-only without a reason", tt.src)
 			}
 		})
@@ -146,5 +147,35 @@ func TestDash(t *testing.T) {
 		if got, want := dash(byte(c)), "-"+string([]byte{byte(c)}); got != want {
 			t.Fatalf("dash(%d) = %q, want %q", c, got, want)
 		}
+	}
+}
+
+// TestWhy checks that a Why reads as fmt.Sprintf formats it.
+func TestWhy(t *testing.T) {
+	for _, tt := range []struct {
+		format string
+		args   []string
+	}{
+		{"no command", nil},
+		{"100% sure, no verbs", nil},
+		{"program %s has no read-only spec", []string{"'a b'"}},
+		{"%s: value %q of %s is not a plain file name", []string{"tail", "a\"b\n", "--pid"}},
+		{"%s: more than %s file operands, 100%%", []string{"diff", "2"}},
+		{"%s", []string{""}},
+	} {
+		args := make([]any, len(tt.args))
+		for i, a := range tt.args {
+			args[i] = a
+		}
+		want := tt.format
+		if len(args) > 0 {
+			want = fmt.Sprintf(tt.format, args...)
+		}
+		if got := Because(tt.format, tt.args...).String(); got != want {
+			t.Errorf("Because(%q, %q) = %q, want %q", tt.format, tt.args, got, want)
+		}
+	}
+	if got := (Why{}).String(); got != "" {
+		t.Errorf("the zero Why reads %q, want \"\"", got)
 	}
 }
