@@ -155,6 +155,10 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 // is left to the collector.
 const maxPooledParts = 256
 
+// maxKeptShells bounds the shellTargets memo a released call keeps for
+// the next: most calls resolve fewer words.
+const maxKeptShells = 32
+
 // release hands c back for reuse, and its script's memory (Script.Release);
 // c must not be used afterwards. Nothing a Result holds points into a call
 // or its script (its strings are immutable), so a call is released once
@@ -172,6 +176,12 @@ func (c *call) release() {
 	clear(parts) // the parts' commands: no pointer into the script is left
 	if c.script != nil {
 		c.script.Release()
+	}
+	if len(shells) > maxKeptShells {
+		// Clearing a map costs in proportion to the most it ever
+		// held, not to what it holds: one a long command grew is
+		// dropped, or every later call would pay for its size.
+		shells = nil
 	}
 	clear(shells)
 	clear(block)
