@@ -73,15 +73,16 @@ func (s *Script) Release() {
 	if c == nil {
 		return
 	}
-	cmds, words := c.cmds, c.words
-	if cap(cmds) > maxSlabCommands || cap(words) > maxSlabWords {
+	cmds, words, list := c.cmds, c.words, s.Commands
+	if cap(cmds) > maxSlabCommands || cap(words) > maxSlabWords || cap(list) > maxSlabCommands {
 		*c = collector{} // a huge script's: left to the collector
 		return
 	}
 	// Only the first len elements of a slab were ever cut and written.
 	clear(cmds)
 	clear(words)
-	*c = collector{cmds: cmds[:0], words: words[:0]}
+	clear(list)
+	*c = collector{cmds: cmds[:0], words: words[:0], list: list[:0]}
 	collectors.Put(c)
 }
 
@@ -580,6 +581,9 @@ type collector struct {
 	// rather than two each. They are never shared between Scripts.
 	cmds  []Command
 	words []Word
+	// list is the Commands slice of the script released last, empty,
+	// which the next script's Commands reuse.
+	list []*Command
 	// guess is how many commands reserve expects.
 	guess int
 	// calls is the call graph of the functions and endless loops seen,
@@ -1200,7 +1204,7 @@ func (c *collector) add(cmd *Command, st *walkState) {
 		c.suspect(labelTooWrapped) // readings past the bound were not made
 	}
 	if c.script.Commands == nil {
-		c.script.Commands = make([]*Command, 0, max(c.guess, 4)) // reserve guessed how many
+		c.script.Commands = slices.Grow(c.list, max(c.guess, 4)) // reserve guessed how many
 	}
 	c.script.Commands = append(c.script.Commands, cmd)
 	c.command(cmd)
