@@ -114,7 +114,7 @@ func (c *call) opaque(pt *part, unseen bool) string {
 // stepUnmodelled is step 3's check in bypassPermissions mode, the one
 // mode where no allow rule or approval has vouched for a command: while
 // deny rules hold that code could evade, a command part that runs a
-// program the gate has no model of (bash.Command.Unmodelled) with a word
+// program the gate has no model of (bash.Script.Unmodelled) with a word
 // or input that may be code asks, unless an allow rule or a session grant
 // covers the part. Any program may be an interpreter (irb, dc, m4, an
 // in-house tool) that builds a denied name from pieces; a list of the
@@ -129,7 +129,7 @@ func stepUnmodelled(c *call, rs *ruleSet) (Result, bool) {
 		if pt.kind != kindCommand {
 			continue
 		}
-		prog, w := pt.cmd.Unmodelled(modelled)
+		prog, w := c.script.Unmodelled(pt.cmd, modelled)
 		if prog == "" || rs.session.first(c, pt, matchAllow) != nil || rs.allow.first(c, pt, matchAllow) != nil {
 			continue
 		}

@@ -59,6 +59,9 @@ type Script struct {
 	dataAny, arithAny bool
 	// tildePlus is set when a source the script parses holds "~+".
 	tildePlus bool
+	// funcs are the names of the functions the script defines, nested
+	// code's too (Defines).
+	funcs []string
 	// owner is the collector that made the script, for Release.
 	owner *collector
 }
@@ -1068,6 +1071,9 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		// rule names by its path, and its name reads like a path operand.
 		if n.Name != nil && (strings.Contains(n.Name.Value, "/") || strings.HasPrefix(n.Name.Value, ".")) {
 			c.suspect(labelFuncPath)
+		}
+		if n.Name != nil && !slices.Contains(c.script.funcs, n.Name.Value) {
+			c.script.funcs = append(c.script.funcs, n.Name.Value)
 		}
 	case *syntax.CallExpr:
 		cmd := c.newCommand()

@@ -2,21 +2,28 @@ package bash
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
 // Unmodelled returns the first program, in any broad reading of the
-// command, that may run its arguments or its standard input as code the
-// gate does not read, and the first of those that may be code: a program
-// modelled does not report as one whose code the gate reads or knows it
-// runs none, and that is not verified read-only in that reading, given a
-// word or an input that is not plain. ("", "") if there is none.
+// command c of the script, that may run its arguments or its standard
+// input as code the gate does not read, and the first of those that may
+// be code: a program modelled does not report as one whose code the gate
+// reads or knows it runs none, and that is not verified read-only in that
+// reading, given a word or an input that is not plain (plainWord). ("",
+// "") if there is none.
+//
+// A name is taken for the program it names only when PATH finds it or
+// it is a file in a system directory: a function the script defines
+// (cp() { irb; }) runs its body with the caller's input, and ./cp may
+// be a link to any interpreter, so both are judged by their words.
 //
 // This is the gate's answer to interpreters nobody listed: irb, dc, m4,
 // expect or an in-house tool may build a denied program's name from
 // pieces ("r"+"m"), which no deny rule can see. A plain word cannot: see
 // plainWord.
-func (c *Command) Unmodelled(modelled func(name string) bool) (prog, word string) {
+func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, word string) {
 	xargsSafe := c.XargsSafe()
 	for _, v := range c.variants() {
 		if len(v) == 0 || !v[0].Static || v[0].Glob {
@@ -25,6 +32,8 @@ func (c *Command) Unmodelled(modelled func(name string) bool) (prog, word string
 		name := path.Base(v[0].Value)
 		var words []Word
 		switch {
+		case slices.Contains(s.funcs, v[0].Value) || strings.Contains(v[0].Value, "/") && !systemProgram(v[0].Value):
+			words = v
 		case isWrapper(name):
 			words = wrapperOwn(v) // the command it runs is a reading too
 		case xargsSafe && len(v) > 1 && v[len(v)-1].Raw == inputWords.Raw:
@@ -49,6 +58,17 @@ func (c *Command) Unmodelled(modelled func(name string) bool) (prog, word string
 		}
 	}
 	return "", ""
+}
+
+// systemProgram reports whether p, a program word with a "/", names a
+// file in a directory only the system writes, where the name is the
+// program's own: /usr/bin/git is git, ./git may be anything.
+func systemProgram(p string) bool {
+	switch path.Dir(p) {
+	case "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin":
+		return !strings.Contains(p, "/../")
+	}
+	return false
 }
 
 // isWrapper reports whether the program name is a broad wrapper.
