@@ -117,6 +117,9 @@ type recorder struct {
 	err      error // the first write error
 
 	ok, denied, failed, interrupted int
+	// unrecorded counts the tasks that ran but whose result line could
+	// not be written: failed, to the summary.
+	unrecorded int
 	durations                       []int64
 	// reasons counts denials by reason, for at most maxReasons distinct
 	// reasons; the rest are counted in otherReasons.
@@ -135,11 +138,17 @@ func (rc *recorder) add(r *Result) error {
 	line = append(line, '\n')
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if rc.err != nil {
-		return rc.err
+	if rc.err == nil {
+		if _, err := rc.out.Write(line); err != nil {
+			rc.err = fmt.Errorf("writing the result of task %s: %w", r.ID, err)
+		}
 	}
-	if _, err := rc.out.Write(line); err != nil {
-		rc.err = fmt.Errorf("writing the result of task %s: %w", r.ID, err)
+	if rc.err != nil {
+		// The task ran, but what it did is lost: it counts as failed
+		// (--resume runs it again), so that the summary's counts still
+		// add up to the tasks.
+		rc.failed++
+		rc.unrecorded++
 		return rc.err
 	}
 	switch r.Status() {

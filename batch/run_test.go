@@ -233,6 +233,10 @@ func TestRunWriteError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "writing the result of task t2") || ran.Load() != 3 || sum.NotStarted != 2 {
 		t.Errorf("err %v, ran %d, summary %+v", err, ran.Load(), sum)
 	}
+	// The task whose line was lost is counted: the counts add up.
+	if sum.OK != 2 || sum.Failed != 1 || sum.Unrecorded != 1 || sum.OK+sum.Denied+sum.Failed+sum.NotStarted != sum.Tasks || sum.ExitCode != ExitFailed {
+		t.Errorf("summary %+v: want t2 failed and unrecorded, counts adding up to %d", sum, sum.Tasks)
+	}
 }
 
 func TestProgress(t *testing.T) {

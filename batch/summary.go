@@ -22,6 +22,9 @@ type Summary struct {
 	Failed int `json:"failed"`
 	// Interrupted counts the failed tasks cancelled with the batch.
 	Interrupted int `json:"interrupted"`
+	// Unrecorded counts the failed tasks that ran but whose result line
+	// could not be written (a full disk, a closed pipe).
+	Unrecorded int `json:"unrecorded"`
 	// NotStarted counts tasks never started: after --fail-fast tripped,
 	// a cancellation, or a failure to write results.
 	NotStarted int `json:"not_started"`
@@ -53,7 +56,7 @@ func (rc *recorder) summary(notStarted int, total time.Duration) Summary {
 	defer rc.mu.Unlock()
 	s := Summary{
 		Tasks: rc.total, OK: rc.ok, Denied: rc.denied, Failed: rc.failed,
-		Interrupted: rc.interrupted, NotStarted: notStarted,
+		Interrupted: rc.interrupted, Unrecorded: rc.unrecorded, NotStarted: notStarted,
 		TotalMS:    total.Milliseconds(),
 		TopDenials: []ReasonCount{},
 	}
