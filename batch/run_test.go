@@ -237,6 +237,11 @@ func TestRunWriteError(t *testing.T) {
 	if sum.OK != 2 || sum.Failed != 1 || sum.Unrecorded != 1 || sum.OK+sum.Denied+sum.Failed+sum.NotStarted != sum.Tasks || sum.ExitCode != ExitFailed {
 		t.Errorf("summary %+v: want t2 failed and unrecorded, counts adding up to %d", sum, sum.Tasks)
 	}
+	var b bytes.Buffer
+	sum.WriteText(&b)
+	if want := "5 tasks: 2 ok, 0 denied, 1 failed (1 with no result line), 2 not started"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary text %q lacks %q", b.String(), want)
+	}
 }
 
 func TestProgress(t *testing.T) {

@@ -94,8 +94,13 @@ func percentile(sorted []int64, p int) int64 {
 // WriteText writes the summary for people (stderr).
 func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "gen batch: %d tasks: %d ok, %d denied, %d failed", s.Tasks, s.OK, s.Denied, s.Failed)
-	if s.Interrupted > 0 {
+	switch {
+	case s.Interrupted > 0 && s.Unrecorded > 0:
+		fmt.Fprintf(w, " (%d interrupted, %d with no result line)", s.Interrupted, s.Unrecorded)
+	case s.Interrupted > 0:
 		fmt.Fprintf(w, " (%d interrupted)", s.Interrupted)
+	case s.Unrecorded > 0:
+		fmt.Fprintf(w, " (%d with no result line)", s.Unrecorded)
 	}
 	if s.NotStarted > 0 {
 		fmt.Fprintf(w, ", %d not started", s.NotStarted)
