@@ -120,7 +120,7 @@ type recorder struct {
 	// unrecorded counts the tasks that ran but whose result line could
 	// not be written: failed, to the summary.
 	unrecorded int
-	durations                       []int64
+	durations  []int64
 	// reasons counts denials by reason, for at most maxReasons distinct
 	// reasons; the rest are counted in otherReasons.
 	reasons      map[string]int
