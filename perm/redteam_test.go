@@ -209,6 +209,13 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: a function shadows a read-only one", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`cat() { irb; }; cat <<< 'system("r"+"m -rf /")'`), Ask, 3},
 		{"unmodelled: a path program named like a modelled one", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`./cp <<< 'system("r"+"m -rf /")'`), Ask, 3},
 		{"unmodelled: a system program by path", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`/usr/bin/git commit -m 'fix the bug'`), Allow, 3},
+		// Was Allow: any program may run a variable's value as code.
+		{"unmodelled: tar reads TAR_OPTIONS", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=r""m' tar -cf x.tar .`), Ask, 3},
+		{"unmodelled: make reads MAKEFLAGS", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`MAKEFLAGS='--eval=$(shell r""m -rf /)' make`), Ask, 3},
+		{"unmodelled: env sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`env FZF_DEFAULT_COMMAND='r""m -rf /' fzf`), Ask, 3},
+		{"unmodelled: export sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`export FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
+		{"unmodelled: allexport sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`set -ea; FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
+		{"unmodelled: plain variables", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`x='a b'; echo "$x"; LANG=C CGO_ENABLED=0 GOFLAGS=-mod=mod go build ./...`), Allow, 3},
 		{"unmodelled: allow rule vouches", all(deny("Bash(rm -rf *)"), allow("Bash(gh pr create:*)"), mode(ModeBypass)), bashReq(`gh pr create --title 'Fix the bug'`), Allow, 3},
 		{"unmodelled: no deny rule to evade", mode(ModeBypass), bashReq(`irb <<< 'system("r"+"m -rf /")'`), Allow, 3},
 		{"unmodelled: plain words", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`zzz build --out=dist/x.tgz -j4 src/*.go`), Allow, 3},

@@ -24,6 +24,16 @@ import (
 // pieces ("r"+"m"), which no deny rule can see. A plain word cannot: see
 // plainWord.
 func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, word string) {
+	if a, ok := s.unplainExport(c); ok {
+		// Any program may run a variable's value (TAR_OPTIONS,
+		// MAKEFLAGS, FZF_DEFAULT_COMMAND): a list of the ones known
+		// to would let every other one through.
+		prog = "every later program"
+		if v := c.variants(); len(v) > 0 && len(v[0]) > 0 && v[0][0].Static {
+			prog = path.Base(v[0][0].Value)
+		}
+		return prog, a.Raw
+	}
 	xargsSafe := c.XargsSafe()
 	for _, v := range c.variants() {
 		if len(v) == 0 || !v[0].Static || v[0].Glob {
@@ -58,6 +68,51 @@ func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, 
 		}
 	}
 	return "", ""
+}
+
+// unplainExport returns the first assignment c puts in the environment
+// of a program whose value is not a plain word: a leading one of a
+// command that runs a program, one env, sudo or export takes, and any
+// one at all in a script that sets allexport (set -a).
+func (s *Script) unplainExport(c *Command) (Assign, bool) {
+	var bad Assign
+	found := false
+	check := func(a Assign) {
+		if !found && (!a.Static || !plainWord(a.Value)) {
+			bad, found = a, true
+		}
+	}
+	if len(c.Words) > 0 || s.allExport() {
+		for _, a := range c.Assigns {
+			check(a)
+		}
+	}
+	for _, v := range c.variants() {
+		if len(v) > 0 && v[0].Static && (path.Base(v[0].Value) == "export" || s.allExport() && declarers[path.Base(v[0].Value)]) {
+			assignsIn([][]Word{v}, check)
+		} else if len(v) > 0 && v[0].Static && broadWrappers[path.Base(v[0].Value)].assigns {
+			assignsIn([][]Word{v}, check)
+		}
+	}
+	return bad, found
+}
+
+// allExport reports whether the script may turn on allexport, after
+// which every variable it sets is in the environment of the programs it
+// runs: set -a (in a cluster too), set -o allexport, or a set whose
+// arguments are not static.
+func (s *Script) allExport() bool {
+	for _, c := range s.Commands {
+		if len(c.Words) == 0 || !c.Words[0].Static || c.Words[0].Value != "set" {
+			continue
+		}
+		for _, w := range c.Words[1:] {
+			if !w.Static || w.Value == "allexport" || len(w.Value) > 1 && w.Value[0] == '-' && w.Value[1] != '-' && strings.IndexByte(w.Value, 'a') > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // systemProgram reports whether p, a program word with a "/", names a
