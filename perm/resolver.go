@@ -124,6 +124,7 @@ func (r *Resolver) get(k fsKey) (fsVal, bool) {
 	}
 	v, ok := r.old[k.op][k.path]
 	if ok {
+		k.path, _, _ = own(k.path, "", "")
 		r.putLocked(k, v)
 	}
 	return v, ok
@@ -144,10 +145,42 @@ func (r *Resolver) getBytes(op fsOp, path []byte) (fsVal, bool) {
 	return v, ok
 }
 
+// put keeps v as the answer to k. What it keeps of their text is its
+// own copy (own): a path a call asks about may be a slice of a longer
+// string, the whole command it came from, which an answer kept across
+// calls would otherwise keep alive, uncounted against maxBytes.
 func (r *Resolver) put(k fsKey, v fsVal) {
+	k.path, v.s, v.real = own(k.path, v.s, v.real)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.putLocked(k, v)
+}
+
+// own returns copies of a, b and c made in one allocation; one equal to
+// an earlier one shares its copy (a target's path, abs and real are
+// often one text).
+func own(a, b, c string) (string, string, string) {
+	var buf strings.Builder
+	buf.Grow(len(a) + len(b) + len(c))
+	buf.WriteString(a)
+	if b != a {
+		buf.WriteString(b)
+	}
+	if c != a && c != b {
+		buf.WriteString(c)
+	}
+	s := buf.String()
+	oa, ob, oc := s[:len(a)], s[:len(a)], s[len(s)-len(c):]
+	if b != a {
+		ob = s[len(a) : len(a)+len(b)]
+	}
+	switch c {
+	case a:
+		oc = oa
+	case b:
+		oc = ob
+	}
+	return oa, ob, oc
 }
 
 func (r *Resolver) putLocked(k fsKey, v fsVal) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gen-run/gen/workspace"
 )
@@ -206,6 +207,34 @@ func TestResolverBytesBounded(t *testing.T) {
 	}
 	if !rotated {
 		t.Fatal("no generation ended: the test paths are too short to test the bound")
+	}
+}
+
+// TestResolverOwnsText: what a Resolver keeps of a call is its own
+// copy, never a slice of the call's command, which a kept answer would
+// keep alive whole while only the slice counts against maxBytes (the path
+// in a substitution was such a slice: 400 calls of 256 KiB kept 104 MiB).
+func TestResolverOwnsText(t *testing.T) {
+	f := newFixture(t)
+	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+	res := NewResolver(0)
+	for _, cmd := range []string{"echo $(cat /etc/hosts)", "cat /etc/passwd src", "echo $(ls /usr/bin/*)", `python3 -c "open('/etc/x')"`} {
+		src := cmd + " " + strings.Repeat("x", 1<<16)
+		res.Evaluate(Request{Tool: "Bash", Input: map[string]any{"command": src}}, p)
+		start := uintptr(unsafe.Pointer(unsafe.StringData(src)))
+		inside := func(s string) bool {
+			at := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			return s != "" && at >= start && at < start+uintptr(len(src))
+		}
+		for _, gen := range [...][numOps]map[string]fsVal{res.cur, res.old} {
+			for op, m := range gen {
+				for k, v := range m {
+					if inside(k) || inside(v.s) || inside(v.real) {
+						t.Errorf("%s: the answer to question %d about %q is kept in the command's memory", cmd, op, k)
+					}
+				}
+			}
+		}
 	}
 }
 
