@@ -46,17 +46,29 @@ func Readlink(p string) (string, bool) {
 // caller may answer from what it already knows (perm's batch cache). It is
 // linear in the length of p: the path resolved so far is one buffer, and a
 // prefix of PathMax bytes or more, which names nothing to the kernel
-// (ENAMETOOLONG), is not asked about.
+// (ENAMETOOLONG), is not asked about. Until a link is followed, and while
+// p is clean, the path resolved so far is a prefix of p: link is asked
+// about that slice of p, and it is what is returned, with no copy made
+// (link must copy a path it keeps).
 func FollowLinksWith(p string, link LinkFunc) string {
 	if p == "" {
 		return ""
 	}
-	cur := append(make([]byte, 0, min(len(p), PathMax)+1), '/')
+	var short [256]byte // most paths: no allocation for cur
+	cur := short[:0]
+	if len(p) >= len(short) {
+		cur = make([]byte, 0, min(len(p), PathMax)+1)
+	}
+	cur = append(cur, '/')
+	// inP reports that cur is p[:len(cur)].
+	inP := p[0] == '/'
 	// rest is what is left to resolve, taken a component at a time
-	// (empty ones, between repeated separators, are skipped).
+	// (empty ones, between repeated separators, are skipped); until a
+	// link is followed it is a suffix of p.
 	rest := p
 	hops := 0
 	for rest != "" {
+		at := len(p) - len(rest) // where part is in p, while hops is 0
 		var part string
 		part, rest, _ = strings.Cut(rest, "/")
 		switch part {
@@ -65,6 +77,7 @@ func FollowLinksWith(p string, link LinkFunc) string {
 		case "..":
 			// cur is clean: its parent is cut at its last "/".
 			cur = cur[:max(bytes.LastIndexByte(cur, '/'), 1)]
+			inP = false
 			continue
 		}
 		// cur is clean and part a plain name: joining needs no cleaning.
@@ -73,14 +86,23 @@ func FollowLinksWith(p string, link LinkFunc) string {
 			cur = append(cur, '/')
 		}
 		cur = append(cur, part...)
+		// cur is still p's prefix if part came right after it in p.
+		inP = inP && hops == 0 && at == len(cur)-len(part)
 		if len(cur) >= PathMax || hops >= maxLinks {
 			continue
 		}
-		dest, ok := link(string(cur))
+		var q string
+		if inP {
+			q = p[:len(cur)]
+		} else {
+			q = string(cur)
+		}
+		dest, ok := link(q)
 		if !ok {
 			continue
 		}
 		hops++
+		inP = false
 		// The link's target replaces the link: resolve its components
 		// before the rest of the path.
 		cur = cur[:parent]
@@ -88,6 +110,9 @@ func FollowLinksWith(p string, link LinkFunc) string {
 			cur = cur[:1]
 		}
 		rest = dest + "/" + rest
+	}
+	if inP {
+		return p[:len(cur)]
 	}
 	return string(cur)
 }
