@@ -197,3 +197,41 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatalf("%s reported as a terminal", os.DevNull)
 	}
 }
+
+// --tools limits the built-in tools, as Claude Code's does: the others are
+// neither shown to the model nor allowed, and what is not a built-in tool
+// is a usage error. MCP tools are not built-in and stay.
+func TestToolsFlag(t *testing.T) {
+	dir := project(t)
+	prompt := "Run bash: ls\nRead: a.txt"
+	for _, tc := range []struct {
+		name  string
+		tools []string
+		code  int
+		has   []string // substrings of stdout and stderr
+	}{
+		{"one tool", []string{"--tools", "Read"}, 0, []string{`Bash(ls) -> ERROR: tool "Bash" is not available; available tools: Read`, "Read(a.txt) -> ALLOWED"}},
+		{"none", []string{"--tools", ""}, 0, []string{`tool "Bash" is not available; available tools: (none)`, `tool "Read" is not available; available tools: (none)`}},
+		{"a list", []string{"--tools", "Bash, Read"}, 0, []string{"Bash(ls) -> ALLOWED", "Read(a.txt) -> ALLOWED"}},
+		{"Claude Code's tool gen lacks", []string{"--tools", "Read,MultiEdit"}, 0, []string{"--tools: MultiEdit is Claude Code's", `tool "Bash" is not available`}},
+		{"unknown tool", []string{"--tools", "Bogus"}, ExitUsage, []string{`--tools: unknown built-in tool "Bogus"`}},
+		{"default with others", []string{"--tools", "default,Bash"}, ExitUsage, []string{`"default" means every built-in tool`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := run(append([]string{"-p", "--cwd", dir, prompt}, tc.tools...)...)
+			for _, h := range tc.has {
+				if !strings.Contains(out+errs, h) {
+					t.Errorf("output lacks %q:\n%s%s", h, out, errs)
+				}
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d", code, tc.code)
+			}
+		})
+	}
+	// The gate denies a hidden tool's calls whatever shows it.
+	code, out, _ := run("permissions", "check", "--cwd", dir, "--tools", "Read", "Bash(ls)")
+	if code != 0 || !strings.HasPrefix(out, "deny (step 1): tool Bash is not one of the agent's tools") {
+		t.Errorf("exit %d: %s", code, out)
+	}
+}

@@ -41,6 +41,8 @@ type policyFlags struct {
 	whatIf bool
 	// trust is --trust: trust the project for this run only.
 	trust bool
+	// tools is --tools; nil when it was not given.
+	tools []string
 }
 
 // trustHelp is the usage of --trust wherever a command loads settings.
@@ -54,6 +56,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, trustHelp)
+	stringsVar(fl, &f.tools, "tools", nil, `the built-in tools the run has, comma- or space-separated, e.g. 'Bash,Read,Edit'; "" for none, "default" for all (the others are denied and not shown; MCP tools stay)`)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
 
@@ -123,6 +126,8 @@ func (f *policyFlags) options() (settings.Options, error) {
 		Allowed:     splitRuleLists(f.allowed),
 		Disallowed:  splitRuleLists(f.disallowed),
 		Trust:       f.trust,
+		Tools:       splitRuleLists(f.tools),
+		LimitTools:  f.tools != nil,
 	}, nil
 }
 

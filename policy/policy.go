@@ -45,6 +45,7 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Ask:       slices.Clone(s.Ask),
 		Allow:     slices.Clone(s.Allow),
 		Session:   slices.Clone(rt.Grants),
+		Hidden:    slices.Clone(s.Hidden),
 		Workspace: ws,
 		Code:      code(s, rt.Agents...),
 	}
@@ -193,6 +194,11 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
 	}
 	p.Hidden = slices.Clone(d.Hidden)
+	for _, t := range s.Hidden {
+		if !slices.Contains(p.Hidden, t) {
+			p.Hidden = append(p.Hidden, t) // --tools: no agent has them
+		}
+	}
 	if _, w := trust.AgentHooks(s, d); w != "" {
 		warnings = append(warnings, w)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -284,6 +285,35 @@ func TestSubagentHiddenTools(t *testing.T) {
 		p, _ := Subagent(s, parse(tc.front), nil)
 		if r := perm.Evaluate(tc.req, &p); r.Decision != tc.want {
 			t.Errorf("%q: %s %v = %v (step %d: %s), want %v", tc.front, tc.req.Tool, tc.req.Input, r.Decision, r.Step, r.Reason, tc.want)
+		}
+	}
+}
+
+// TestToolsFlagHides: the built-in tools --tools leaves out are hidden
+// from the main loop and from every agent it runs, which neither show nor
+// allow them; a Bash command naming a file is still decided as a command.
+func TestToolsFlagHides(t *testing.T) {
+	s := load(t, map[string]string{"a.txt": "x\n"})
+	s.Hidden = []string{"Read", "Write"} // as settings.Load sets it for --tools Bash,Edit,...
+	main := Main(s, Runtime{Mode: perm.ModeAcceptEdits})
+	def, err := agent.Parse("a.md", []byte("---\nname: a\ndescription: d\npermissionMode: acceptEdits\n---\nbody\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _ := Subagent(s, def, nil)
+	read := perm.Request{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}}
+	cat := perm.Request{Tool: "Bash", Input: map[string]any{"command": "cat a.txt"}}
+	for name, p := range map[string]*perm.Policy{"main": &main, "subagent": &sub} {
+		if r := perm.Evaluate(read, p); r.Decision != perm.Deny || r.Step != 1 {
+			t.Errorf("%s: Read = %v (step %d: %s), want a step-1 Deny", name, r.Decision, r.Step, r.Reason)
+		}
+		if r := perm.Evaluate(cat, p); r.Decision == perm.Deny {
+			t.Errorf("%s: cat a.txt = %v: %s; a hidden Read must not deny Bash", name, r.Decision, r.Reason)
+		}
+	}
+	for name, v := range map[string][]string{"main": Visible(&main, nil), "subagent": Visible(&sub, def)} {
+		if slices.Contains(v, "Read") || slices.Contains(v, "Write") {
+			t.Errorf("%s shows %v", name, v)
 		}
 	}
 }

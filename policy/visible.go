@@ -12,7 +12,7 @@ import (
 // catalog order. d is the subagent's definition; nil for the main loop.
 func Visible(p *perm.Policy, d *agent.Definition) []string {
 	if d != nil {
-		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: d.Hidden, subagent: true})
+		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: slices.Concat(d.Hidden, p.Hidden), subagent: true})
 	}
 	var bare []perm.Rule
 	for _, e := range p.Deny {
@@ -20,7 +20,7 @@ func Visible(p *perm.Policy, d *agent.Definition) []string {
 			bare = append(bare, e.Rule)
 		}
 	}
-	return visible(filter{mode: p.Mode, denyTools: bare})
+	return visible(filter{mode: p.Mode, denyTools: bare, hidden: p.Hidden})
 }
 
 // ShowsMCP returns whether a run under p shows the model the MCP tool
@@ -120,9 +120,9 @@ func (f filter) shows(name string) bool {
 // allow_tools name Skill (Skill or Skill(pattern)), and a bare Skill deny
 // rule hides it. The gate still decides every call (Skill(name) rules).
 func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
-	f := filter{mode: p.Mode}
+	f := filter{mode: p.Mode, hidden: p.Hidden}
 	if d != nil {
-		f.allowTools, f.denyTools, f.hidden, f.subagent = d.AllowTools, d.DenyTools, d.Hidden, true
+		f.allowTools, f.denyTools, f.hidden, f.subagent = d.AllowTools, d.DenyTools, slices.Concat(d.Hidden, p.Hidden), true
 	}
 	for _, e := range p.Deny {
 		if !e.Rule.HasPattern {

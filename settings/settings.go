@@ -85,6 +85,11 @@ type Options struct {
 	// Trust is the --trust flag: trust the project for this run only,
 	// without recording it.
 	Trust bool
+	// Tools is the --tools flag, when LimitTools: the built-in tools the
+	// run has, "default" for all, none when it is empty ("" entries
+	// count for nothing).
+	Tools      []string
+	LimitTools bool
 }
 
 // File is one settings file that exists, as parsed.
@@ -151,7 +156,11 @@ type Settings struct {
 	// Allow, Ask and Deny hold the rules of every file in precedence order,
 	// then the flag rules. A rule is listed once per source.
 	Allow, Ask, Deny []perm.Entry
-	Workspace        perm.Workspace
+	// Hidden are the built-in tools --tools leaves out: every agent's
+	// calls of them are denied (perm.Policy.Hidden), and no agent sees
+	// them.
+	Hidden    []string
+	Workspace perm.Workspace
 	// DisableBypass is set when any scope sets disableBypassPermissionsMode.
 	DisableBypass bool
 	// DisableAuto is set when any scope sets disableAutoMode: auto mode is
@@ -379,6 +388,14 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 				add(&s.Allow, "allow", e)
 			}
 		}
+	}
+	if opts.LimitTools {
+		hidden, warns, err := toolsHidden(opts.Tools)
+		if err != nil {
+			return err
+		}
+		s.Hidden = hidden
+		s.Warnings = append(s.Warnings, warns...)
 	}
 	for _, flag := range []struct {
 		name  string
@@ -641,4 +658,39 @@ func appendUnique(list []string, items ...string) []string {
 		}
 	}
 	return list
+}
+
+// toolsHidden returns the built-in tools a --tools list leaves out, as
+// Claude Code reads it: tool names; "default" alone for all of them;
+// nothing (or "") for none. A name gen does not know is an
+// error; one of Claude Code's tools gen lacks is left out with a warning.
+// MCP tools are not built-in: --tools leaves them as they are.
+func toolsHidden(lists []string) (hidden, warnings []string, err error) {
+	listed := map[string]bool{}
+	all := false
+	for _, t := range lists {
+		switch {
+		case t == "":
+		case t == "default":
+			all = true
+		case slices.Contains(perm.ClaudeTools, t):
+			warnings = append(warnings, fmt.Sprintf("--tools: %s is Claude Code's; gen has no such tool; left out", t))
+		case t == "MCP" || !slices.Contains(perm.Tools, t):
+			return nil, nil, fmt.Errorf("--tools: unknown built-in tool %q (want names such as Bash, Read, Edit, or \"default\" for all)", t)
+		default:
+			listed[t] = true
+		}
+	}
+	if all {
+		if len(listed) > 0 {
+			return nil, nil, errors.New(`--tools: "default" means every built-in tool; list no others with it`)
+		}
+		return nil, warnings, nil
+	}
+	for _, t := range perm.Tools {
+		if t != "MCP" && !listed[t] {
+			hidden = append(hidden, t)
+		}
+	}
+	return hidden, warnings, nil
 }
