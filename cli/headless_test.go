@@ -97,6 +97,8 @@ func TestMainFlags(t *testing.T) {
 		{[]string{"--input-format", "xml"}, `unknown input format "xml"`},
 		{[]string{"--resume", "../x"}, "not a UUID"},
 		{[]string{"--resume", transcript.NewID(), "--continue"}, "exclude each other"},
+		{[]string{"--session-id", "x"}, "not a UUID"},
+		{[]string{"--session-id", transcript.NewID(), "--continue"}, "excludes --resume and --continue"},
 		{[]string{"--allowedTools", "Read", "fix the bug"}, "put the prompt before it"},
 	} {
 		_, err := parse(tt.args...).check()
@@ -216,6 +218,19 @@ func TestSessions(t *testing.T) {
 	code, _, errs = run("-p", "--cwd", other, "--continue", "x")
 	if code != ExitUsage || !strings.Contains(errs, "no earlier session") {
 		t.Errorf("--continue without a session: exit %d, %q", code, errs)
+	}
+	// --session-id names a new session, as in Claude Code; one the
+	// project has already is refused, not written twice.
+	mine := transcript.NewID()
+	if _, named := result("--session-id", mine, "Read: a.txt"); named["session_id"] != mine {
+		t.Errorf("--session-id %s gave session %v", mine, named["session_id"])
+	}
+	if msgs, _ := transcript.Load(transcript.Path(dir, root, mine)); len(msgs) != 4 {
+		t.Errorf("--session-id transcript: %d messages, want 4", len(msgs))
+	}
+	code, _, errs = run("-p", "--cwd", dir, "--session-id", id, "x")
+	if code != ExitUsage || !strings.Contains(errs, "has a session with this ID already") {
+		t.Errorf("--session-id of an existing session: exit %d, %q", code, errs)
 	}
 }
 

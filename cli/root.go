@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ type mainOptions struct {
 	skipPerms    bool
 	resume       string
 	cont         bool
+	sessionID    string
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -62,6 +64,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
+	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
 }
 
 // check validates the flags on their own, before anything is read.
@@ -100,6 +103,14 @@ func (o *mainOptions) check() (report.Format, error) {
 	if o.resume != "" {
 		if err := transcript.CheckID(o.resume); err != nil {
 			return "", usageErr(fmt.Errorf("--resume: %w", err))
+		}
+	}
+	if o.sessionID != "" {
+		if o.resume != "" || o.cont {
+			return "", usageErr(fmt.Errorf("--session-id starts a new session: it excludes --resume and --continue"))
+		}
+		if err := transcript.CheckID(o.sessionID); err != nil {
+			return "", usageErr(fmt.Errorf("--session-id: %w", err))
 		}
 	}
 	return format, nil
@@ -247,8 +258,12 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 	}
 	ref := sessionRef{ID: id, Cwd: opts.Cwd}
 	if id == "" {
-		ref.ID = transcript.NewID()
+		ref.ID = cmp.Or(o.sessionID, transcript.NewID())
 		ref.Path = transcript.Path(home, project, ref.ID)
+		if _, err := os.Lstat(ref.Path); err == nil {
+			// Two runs must not write one transcript.
+			return sessionRef{}, nil, usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", ref.ID, ref.Path))
+		}
 		return ref, nil, nil
 	}
 	ref.Path = transcript.Path(home, project, id)
