@@ -235,3 +235,28 @@ func TestToolsFlag(t *testing.T) {
 		t.Errorf("exit %d: %s", code, out)
 	}
 }
+
+// --settings loads one more settings scope from a file (relative to
+// --cwd) or inline JSON, as Claude Code's does; one that cannot be read or
+// parsed is a usage error naming it, never a run without its rules.
+func TestSettingsFlag(t *testing.T) {
+	dir := project(t)
+	if err := os.WriteFile(filepath.Join(dir, "ci.json"), []byte(`{"permissions": {"deny": ["Bash(ls:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		settings, call string
+		code           int
+		want           string
+	}{
+		{"ci.json", "Bash(ls -la)", 0, "deny (step 1): tool Bash is blocked by deny rule Bash(ls:*) (cli)"},
+		{`{"permissions": {"allow": ["Bash(touch:*)"]}}`, "Bash(touch x)", 0, "allow (step 6): allowed by rule Bash(touch:*) (cli)"},
+		{"missing.json", "Read(a.txt)", ExitUsage, "--settings: "},
+		{`{"permissions": {"deny": ["Bogus"]}}`, "Read(a.txt)", ExitUsage, `--settings:1: malformed rule "Bogus"`},
+	} {
+		code, out, errs := run("permissions", "check", "--cwd", dir, "--settings", tc.settings, tc.call)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("--settings %s %s: exit %d, %s%s; want exit %d with %q", tc.settings, tc.call, code, out, errs, tc.code, tc.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
@@ -43,6 +44,8 @@ type policyFlags struct {
 	trust bool
 	// tools is --tools; nil when it was not given.
 	tools []string
+	// settings is --settings: a settings file, or JSON.
+	settings string
 }
 
 // trustHelp is the usage of --trust wherever a command loads settings.
@@ -56,6 +59,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, trustHelp)
+	fl.StringVar(&f.settings, "settings", "", "a settings file, or a JSON object, to load as one more settings scope, above local settings and below managed ones (read once: not followed)")
 	stringsVar(fl, &f.tools, "tools", nil, `the built-in tools the run has, comma- or space-separated, e.g. 'Bash,Read,Edit'; "" for none, "default" for all (the others are denied and not shown; MCP tools stay)`)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
@@ -118,17 +122,44 @@ func (f *policyFlags) options() (settings.Options, error) {
 			return settings.Options{}, usageErr(fmt.Errorf("--managed-settings: %w", err))
 		}
 	}
+	flagData, flagPath, err := f.flagSettings(cwd)
+	if err != nil {
+		return settings.Options{}, usageErr(err)
+	}
 	return settings.Options{
-		Cwd:         cwd,
-		ManagedPath: f.managed,
-		Mode:        f.mode,
-		AddDirs:     f.addDirs,
-		Allowed:     splitRuleLists(f.allowed),
-		Disallowed:  splitRuleLists(f.disallowed),
-		Trust:       f.trust,
-		Tools:       splitRuleLists(f.tools),
-		LimitTools:  f.tools != nil,
+		FlagSettings:     flagData,
+		FlagSettingsPath: flagPath,
+		Cwd:              cwd,
+		ManagedPath:      f.managed,
+		Mode:             f.mode,
+		AddDirs:          f.addDirs,
+		Allowed:          splitRuleLists(f.allowed),
+		Disallowed:       splitRuleLists(f.disallowed),
+		Trust:            f.trust,
+		Tools:            splitRuleLists(f.tools),
+		LimitTools:       f.tools != nil,
 	}, nil
+}
+
+// flagSettings reads --settings: inline JSON (an object, as Claude Code
+// takes it), or a file relative to cwd, read now and only now. A file
+// that cannot be read is an error: its deny rules must not vanish.
+func (f *policyFlags) flagSettings(cwd string) (data []byte, path string, err error) {
+	v := f.settings
+	switch {
+	case v == "":
+		return nil, "", nil
+	case strings.HasPrefix(strings.TrimSpace(v), "{"):
+		return []byte(v), "--settings", nil
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(cwd, v)
+	}
+	data, err = textfile.Read(v, textfile.Max)
+	if err != nil {
+		return nil, "", fmt.Errorf("--settings: %w", err)
+	}
+	return data, v, nil
 }
 
 type checkOptions struct {

@@ -45,7 +45,9 @@ func Watch(opts Options) (*Live, error) {
 	}
 	l := &Live{opts: opts}
 	for _, sc := range loc.scopes {
-		l.paths = append(l.paths, sc.path)
+		if sc.data == nil { // the --settings scope is not followed
+			l.paths = append(l.paths, sc.path)
+		}
 	}
 	stamps := stat(l.paths, nil)
 	if l.set, err = loadAt(opts, loc); err != nil {

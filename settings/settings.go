@@ -85,6 +85,14 @@ type Options struct {
 	// Trust is the --trust flag: trust the project for this run only,
 	// without recording it.
 	Trust bool
+	// FlagSettings is the content of the --settings flag (a file's, read
+	// once when the flag was read, or the JSON given inline), and
+	// FlagSettingsPath its file, or "--settings" for inline JSON: a
+	// settings scope of the command line, above local settings and below
+	// managed ones. It is not followed: what the run was started with is
+	// what it keeps, whoever writes the file later.
+	FlagSettings     []byte
+	FlagSettingsPath string
 	// Tools is the --tools flag, when LimitTools: the built-in tools the
 	// run has, "default" for all, none when it is empty ("" entries
 	// count for nothing).
@@ -237,7 +245,10 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 	cwd, home, root, scopes := loc.cwd, loc.home, loc.root, loc.scopes
 	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
 	for _, sc := range scopes {
-		data, err := textfile.Read(sc.path, textfile.Max)
+		data, err := sc.data, error(nil)
+		if data == nil {
+			data, err = textfile.Read(sc.path, textfile.Max)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			if link := workspace.DanglingLink(sc.path); link != "" {
 				// A scope whose file is a broken link is not a scope
@@ -268,6 +279,7 @@ type scope struct {
 	source perm.Source
 	path   string
 	base   string // what relative additionalDirectories resolve against
+	data   []byte // the content, for the --settings scope, which is not read
 }
 
 // location is where the settings of one Options are.
@@ -306,12 +318,15 @@ func locate(opts Options) (location, error) {
 	}
 	root := workspace.ProjectRoot(cwd, home)
 	loc := location{cwd: cwd, home: home, root: root}
-	loc.scopes = append(loc.scopes, scope{perm.SourceManaged, managed, cwd})
+	loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: managed, base: cwd})
 	if opts.ManagedPath == "" {
-		loc.scopes = append(loc.scopes, scope{perm.SourceManaged, ClaudeManagedPath, cwd})
+		loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: ClaudeManagedPath, base: cwd})
+	}
+	if opts.FlagSettings != nil {
+		loc.scopes = append(loc.scopes, scope{source: perm.SourceCLI, path: opts.FlagSettingsPath, base: cwd, data: opts.FlagSettings})
 	}
 	for _, dir := range []string{".gen", ".claude"} {
-		loc.scopes = append(loc.scopes, scope{perm.SourceLocal, filepath.Join(root, dir, "settings.local.json"), root})
+		loc.scopes = append(loc.scopes, scope{source: perm.SourceLocal, path: filepath.Join(root, dir, "settings.local.json"), base: root})
 	}
 	for _, dir := range []string{".gen", ".claude"} {
 		p := filepath.Join(root, dir, "settings.json")
@@ -320,11 +335,11 @@ func locate(opts Options) (location, error) {
 			// the shared project file is the user file: read it once.
 			continue
 		}
-		loc.scopes = append(loc.scopes, scope{perm.SourceProject, p, root})
+		loc.scopes = append(loc.scopes, scope{source: perm.SourceProject, path: p, base: root})
 	}
 	loc.scopes = append(loc.scopes,
-		scope{perm.SourceUser, UserPath(home), cwd},
-		scope{perm.SourceUser, filepath.Join(home, ".claude", "settings.json"), cwd})
+		scope{source: perm.SourceUser, path: UserPath(home), base: cwd},
+		scope{source: perm.SourceUser, path: filepath.Join(home, ".claude", "settings.json"), base: cwd})
 	return loc, nil
 }
 
