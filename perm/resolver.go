@@ -18,7 +18,8 @@ import (
 // and the entries of small directories, from which most names are
 // answered without a lookup of their own (listed). It is bounded: it
 // holds at most the number of entries it was made with, forgetting its
-// least recently used half when full. It is safe for concurrent use.
+// least recently used half when full. It is safe for concurrent use:
+// decisions that share one are made one at a time (Evaluate).
 //
 // A cached answer is acceptable for `gen permissions check --batch`
 // because a batch only asks what the gate would decide: its calls are
@@ -33,10 +34,12 @@ import (
 // Without a Resolver each decision looks at the file system afresh,
 // memoising only within itself.
 //
-// One lock guards it. A batch gives each of its workers a Resolver of its
-// own: a shared one passes its lock and its maps' cache lines between the
-// cores on every lookup, which costs more than the paths two workers both
-// look up.
+// One lock guards it, held by Evaluate for a whole decision: a decision
+// asks it a few dozen questions, each of which took and released the lock
+// when it had one of its own. A batch gives each of its workers a
+// Resolver of its own, so the lock is never waited for; a shared one
+// would also pass its maps' cache lines between the cores, which costs
+// more than the paths two workers both look up.
 type Resolver struct {
 	mu       sync.Mutex
 	max      int // entries per generation
@@ -96,9 +99,15 @@ func (r *Resolver) rotate() {
 }
 
 // Evaluate is perm.Evaluate with file system answers taken from, and
-// added to, r. A nil Resolver evaluates like perm.Evaluate. Only a batch
-// of what-if decisions may share one Resolver (see Resolver).
+// added to, r, whose lock it holds throughout. A nil Resolver evaluates
+// like perm.Evaluate. Only a batch of what-if decisions may share one
+// Resolver (see Resolver).
 func (r *Resolver) Evaluate(req Request, p *Policy) Result {
+	if r == nil {
+		return evaluateWith(req, p, nil)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return evaluateWith(req, p, r)
 }
 
@@ -116,9 +125,9 @@ func (r *Resolver) Len() int {
 	return n
 }
 
+// get returns the answer to k, if r has one. get, getBytes and put are
+// called during Evaluate, which holds r.mu.
 func (r *Resolver) get(k fsKey) (fsVal, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if v, ok := r.cur[k.op][k.path]; ok {
 		return v, true
 	}
@@ -133,8 +142,6 @@ func (r *Resolver) get(k fsKey) (fsVal, bool) {
 // getBytes is get for a path held in bytes; it makes a string of it only
 // to move an entry from old to cur.
 func (r *Resolver) getBytes(op fsOp, path []byte) (fsVal, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if v, ok := r.cur[op][string(path)]; ok {
 		return v, true
 	}
@@ -151,8 +158,6 @@ func (r *Resolver) getBytes(op fsOp, path []byte) (fsVal, bool) {
 // calls would otherwise keep alive, uncounted against maxBytes.
 func (r *Resolver) put(k fsKey, v fsVal) {
 	k.path, v.s, v.real = own(k.path, v.s, v.real)
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.putLocked(k, v)
 }
 
