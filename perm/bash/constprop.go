@@ -698,7 +698,7 @@ func expandWord(w *syntax.Word, value func(syntax.WordPart) string) (_ []Word, o
 			default:
 				f.Raw = f.Value // a glob or "~" stays unquoted: it still expands
 				if !f.Glob {
-					f.Raw = quote(f)
+					f.Raw = quote(&f)
 				}
 				fields = append(fields, f)
 			}

@@ -486,10 +486,10 @@ func (s *stringSet) add(x string) bool {
 	return true
 }
 
-func rawText(w Word) string { return w.Raw }
+func rawText(w *Word) string { return w.Raw }
 
 // valueText is the unquoted value of a static word, else its Raw text.
-func valueText(w Word) string {
+func valueText(w *Word) string {
 	if w.Static {
 		return w.Value
 	}
@@ -497,19 +497,22 @@ func valueText(w Word) string {
 }
 
 // quotedText is a static value quoted for the shell, else the Raw text.
-func quotedText(w Word) string {
+func quotedText(w *Word) string {
 	if w.Static {
 		return quote(w)
 	}
 	return w.Raw
 }
 
-func join(words []Word, text func(Word) string) string {
+// join joins the text of each word, separated by spaces. The words are
+// passed to text by pointer: a Word is eight words long, and a form is
+// made of every word of every command, twice or more.
+func join(words []Word, text func(*Word) string) string {
 	switch len(words) {
 	case 0:
 		return ""
 	case 1:
-		return text(words[0])
+		return text(&words[0])
 	}
 	var b strings.Builder
 	n := len(words) - 1
@@ -517,11 +520,11 @@ func join(words []Word, text func(Word) string) string {
 		n += len(w.Raw)
 	}
 	b.Grow(n)
-	for i, w := range words {
+	for i := range words {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(text(w))
+		b.WriteString(text(&words[i]))
 	}
 	return b.String()
 }
@@ -546,17 +549,17 @@ func (c *Command) joinRaw(words []Word) string {
 
 // joinLike is join(words, text) for raw, which is join(words, rawText):
 // while text gives each word's Raw text, it is raw itself, not a copy.
-func joinLike(words []Word, text func(Word) string, raw string) string {
+func joinLike(words []Word, text func(*Word) string, raw string) string {
 	return joinAs(words, text, raw, rawText, len(raw))
 }
 
 // joinAs is join(words, text) for base, which is join(words, baseText):
 // while text gives each word what baseText does, it is base itself, not
 // a copy. size is about the length of the result, to size a copy.
-func joinAs(words []Word, text func(Word) string, base string, baseText func(Word) string, size int) string {
+func joinAs(words []Word, text func(*Word) string, base string, baseText func(*Word) string, size int) string {
 	pos := 0 // the length of base's text for words[:i] and a space
-	for i, w := range words {
-		t, bt := text(w), baseText(w)
+	for i := range words {
+		t, bt := text(&words[i]), baseText(&words[i])
 		if t == bt {
 			pos += len(bt) + 1
 			continue
@@ -565,9 +568,9 @@ func joinAs(words []Word, text func(Word) string, base string, baseText func(Wor
 		b.Grow(max(size, len(base)) + len(t))
 		b.WriteString(base[:pos])
 		b.WriteString(t)
-		for _, w := range words[i+1:] {
+		for j := i + 1; j < len(words); j++ {
 			b.WriteByte(' ')
-			b.WriteString(text(w))
+			b.WriteString(text(&words[j]))
 		}
 		return b.String()
 	}

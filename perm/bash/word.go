@@ -542,7 +542,7 @@ func isDigit(c byte, base int) bool {
 // quote renders a static value for a permission form: as is when the shell
 // would read it back unchanged, else in single quotes. A Tilde word keeps
 // its "~" outside the quotes so that it still means $HOME.
-func quote(w Word) string {
+func quote(w *Word) string {
 	if w.Tilde {
 		return "~" + quoteString(strings.TrimPrefix(w.Value, "~"))
 	}
