@@ -45,6 +45,8 @@ type Doc struct {
 	Fields []Field
 	// Body is the text after the closing "---", trimmed.
 	Body string
+	// BodyLine is the file line of Body's first line.
+	BodyLine int
 }
 
 var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
@@ -70,6 +72,7 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 		return nil, d.yamlError(err)
 	}
 	d.Body = strings.TrimSpace(string(body))
+	d.BodyLine = bodyLine(data, d.Body)
 	var m *yaml.Node
 	switch {
 	case root.Kind == 0: // empty frontmatter
@@ -100,6 +103,30 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 		d.Fields = append(d.Fields, Field{k, v})
 	}
 	return d, nil
+}
+
+// ParseOptional is Parse for files whose frontmatter block may be left
+// out (Claude Code's slash commands): a file whose first line that is not
+// blank is not "---" is all body, with no fields.
+func ParseOptional(path string, data []byte, what string) (*Doc, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	first := bytes.TrimLeft(data, " \t\r\n")
+	if line, _, _ := bytes.Cut(first, []byte("\n")); string(bytes.TrimSpace(line)) == "---" {
+		return Parse(path, data, what)
+	}
+	d := &Doc{Path: path, Body: strings.TrimSpace(string(data))}
+	d.BodyLine = bodyLine(data, d.Body)
+	return d, nil
+}
+
+// bodyLine returns the file line where body, which ends data but for
+// white space, starts.
+func bodyLine(data []byte, body string) int {
+	i := bytes.LastIndex(data, []byte(body))
+	if i < 0 || body == "" {
+		return 1 + bytes.Count(data, []byte("\n"))
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
 }
 
 // find returns the line of the opening "---", checking that the file has
@@ -296,7 +323,17 @@ func SplitRules(s string) []string {
 // freeText are ever rewritten, so a broken value of any other key (a
 // permission, say) still fails, with the line of that value.
 func ParseLenient(path string, data []byte, what string, freeText ...string) (*Doc, []string, error) {
-	doc, err := Parse(path, data, what)
+	return lenient(Parse, path, data, what, freeText)
+}
+
+// ParseOptionalLenient is ParseLenient for files whose frontmatter block
+// may be left out (ParseOptional).
+func ParseOptionalLenient(path string, data []byte, what string, freeText ...string) (*Doc, []string, error) {
+	return lenient(ParseOptional, path, data, what, freeText)
+}
+
+func lenient(parse func(path string, data []byte, what string) (*Doc, error), path string, data []byte, what string, freeText []string) (*Doc, []string, error) {
+	doc, err := parse(path, data, what)
 	if err == nil || len(freeText) == 0 {
 		return doc, nil, err
 	}
@@ -308,7 +345,7 @@ func ParseLenient(path string, data []byte, what string, freeText ...string) (*D
 	if len(lines) == 0 {
 		return nil, nil, err
 	}
-	doc, err2 := Parse(path, fixed, what)
+	doc, err2 := parse(path, fixed, what)
 	if err2 != nil {
 		// The rewritten lines keep their numbers, so this error points at
 		// the next problem, which is not one a free-text field can have.
@@ -316,6 +353,11 @@ func ParseLenient(path string, data []byte, what string, freeText ...string) (*D
 	}
 	var warns []string
 	for _, l := range lines {
+		if l.bracket {
+			// Claude Code's documentation writes argument hints so:
+			// nothing to tell its users.
+			continue
+		}
 		warns = append(warns, fmt.Sprintf("%s:%d: %s has an unquoted \": \" that strict YAML rejects; read as plain text (quote the value to silence this)", path, l.line, l.key))
 	}
 	return doc, warns, nil
@@ -328,15 +370,35 @@ func isYAMLError(data []byte, path, what string) bool {
 	return err == nil
 }
 
+// flowList reports whether val, which starts with "[", is one YAML flow
+// list: the bracket that closes the first one ends it.
+func flowList(val string) bool {
+	depth := 0
+	for i := 0; i < len(val); i++ {
+		switch val[i] {
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth == 0 {
+				return strings.TrimSpace(val[i+1:]) == ""
+			}
+		}
+	}
+	return false
+}
+
 type fixedLine struct {
-	key  string
-	line int
+	key     string
+	line    int
+	bracket bool // the value starts with "[", as in "[pr-number] [priority]"
 }
 
 // quoteFreeText rewrites, inside the frontmatter block, each top-level line
 // "key: value" whose key is in keys and whose value is a plain scalar that
-// contains ": ", as "key: <value as a JSON string>" (a valid YAML
-// double-quoted scalar). Line numbers are unchanged.
+// contains ": ", or that starts with "[" and is not YAML by itself (Claude
+// Code's "argument-hint: [pr-number] [priority]"), as "key: <value as a
+// JSON string>" (a valid YAML double-quoted scalar). Line numbers are
+// unchanged.
 func quoteFreeText(data []byte, keys []string) ([]byte, []fixedLine) {
 	lines := strings.Split(string(data), "\n")
 	var fixed []fixedLine
@@ -363,7 +425,8 @@ func quoteFreeText(data []byte, keys []string) ([]byte, []fixedLine) {
 				continue
 			}
 			val := strings.TrimSpace(rest)
-			if val == "" || strings.ContainsRune("\"'|>[{&*!%@`#", rune(val[0])) || !strings.Contains(val, ": ") {
+			bracket := strings.HasPrefix(val, "[") && !flowList(val)
+			if !bracket && (val == "" || strings.ContainsRune("\"'|>[{&*!%@`#", rune(val[0])) || !strings.Contains(val, ": ")) {
 				continue
 			}
 			q, _ := json.Marshal(val)
@@ -372,7 +435,7 @@ func quoteFreeText(data []byte, keys []string) ([]byte, []fixedLine) {
 				cr = "\r"
 			}
 			lines[i] = k + ": " + string(q) + cr
-			fixed = append(fixed, fixedLine{k, i + 1})
+			fixed = append(fixed, fixedLine{k, i + 1, bracket})
 		}
 	}
 	return []byte(strings.Join(lines, "\n")), fixed
