@@ -94,6 +94,10 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return err
 	}
+	prompt, err := commandPrompt(set, o.prompt, s.Err)
+	if err != nil {
+		return usageErr(err)
+	}
 	name, flagged := o.model, o.model != ""
 	if !flagged {
 		// No model, or inherit, is the configured default model.
@@ -139,7 +143,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 		MCPServers: servers.initServers(),
 		Agent:      def.Name,
 	})
-	rep := subagent.Run(cmd.Context(), cfg, o.prompt)
+	rep := subagent.Run(cmd.Context(), cfg, prompt)
 	p.Result(&rep.Run)
 	return exitFor(&rep.Run)
 }

@@ -174,7 +174,7 @@ with --  (gen -p --allowedTools Read Edit -- "fix the test").`,
 	root.SetVersionTemplate(versionTemplate)
 	root.SetGlobalNormalizationFunc(normalizeFlag)
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(newPermissionsCmd(s, nil), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s), newVersionCmd(s))
+	root.AddCommand(newPermissionsCmd(s, nil), newAgentCmd(s), newTrustCmd(s), newMCPCmd(s), newSkillsCmd(s), newCommandsCmd(s), newVersionCmd(s))
 	return root
 }
 

@@ -169,6 +169,11 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			}
 		}
 	}
+	if headless && !streamIn {
+		if prompt, err = commandPrompt(set, prompt, s.Err); err != nil {
+			return usageErr(err)
+		}
+	}
 	model, modelName, err := pickModel(o.model, true, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
@@ -202,13 +207,17 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			sid:     sid,
 			servers: servers.initServers(),
 			printer: &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose},
+			expand:  func(p string) (string, error) { return commandPrompt(set, p, s.Err) },
 		}
 		if streamIn {
 			return h.stream(cmd.Context(), s)
 		}
 		return h.once(cmd.Context(), prompt)
 	}
-	ui := tui.New(tui.Options{In: s.In, Out: s.Out})
+	// A broken command file is an error when its command is invoked, and
+	// /help lists it.
+	cmds, _ := discoverCommands(set)
+	ui := tui.New(tui.Options{In: s.In, Out: s.Out, Commands: cmds})
 	cfg.Approver, cfg.Asker = ui, ui
 	cfg.OnWarning = nil // the TUI owns the screen
 	sess, err := session.New(cfg)
@@ -284,6 +293,9 @@ type headlessRun struct {
 	// servers are the MCP servers for the init event.
 	servers []report.MCPServer
 	printer *report.Printer
+	// expand turns a prompt that invokes a custom slash command into the
+	// command's prompt (commandPrompt).
+	expand func(prompt string) (string, error)
 }
 
 func (h *headlessRun) start() (*session.Session, error) {

@@ -125,6 +125,9 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 		if !ok {
 			break
 		}
+		if l.err == nil {
+			l.text, l.err = h.expand(l.text)
+		}
 		if l.err != nil {
 			return usageErr(fmt.Errorf("stdin:%d: %w", l.n, l.err))
 		}

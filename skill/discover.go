@@ -43,33 +43,46 @@ type Location struct {
 // os.UserHomeDir. When the project root is the home directory its skills
 // are the user's, listed once.
 func Locations(cwd, home string, additional []string) ([]Location, error) {
+	return locations(cwd, home, additional, "skills")
+}
+
+// CommandLocations returns where the slash commands of a session are,
+// highest precedence first: <project root>/.gen/commands, then
+// <project root>/.claude/commands, then ~/.gen/commands and
+// ~/.claude/commands, as for Locations. Additional directories have none.
+func CommandLocations(cwd, home string) ([]Location, error) {
+	return locations(cwd, home, nil, "commands")
+}
+
+// locations returns the directories named kind of the project, the
+// additional directories (only .gen) and the user.
+func locations(cwd, home string, additional []string, kind string) ([]Location, error) {
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return nil, fmt.Errorf("skill: cannot find the user skills: %w", err)
+			return nil, fmt.Errorf("skill: cannot find the user %s: %w", kind, err)
 		}
 		home = h
 	}
 	root := workspace.ProjectRoot(filepath.Clean(cwd), home)
 	var locs []Location
-	add := func(base string, sc Scope) {
+	add := func(dir string, sc Scope) {
+		if !slices.ContainsFunc(locs, func(l Location) bool { return l.Dir == dir }) {
+			locs = append(locs, Location{dir, sc})
+		}
+	}
+	both := func(base string, sc Scope) {
 		for _, d := range []string{".gen", ".claude"} {
-			dir := filepath.Join(base, d, "skills")
-			if !slices.ContainsFunc(locs, func(l Location) bool { return l.Dir == dir }) {
-				locs = append(locs, Location{dir, sc})
-			}
+			add(filepath.Join(base, d, kind), sc)
 		}
 	}
 	if root != home {
-		add(root, ScopeProject)
+		both(root, ScopeProject)
 	}
 	for _, a := range additional {
-		dir := filepath.Join(a, ".gen", "skills")
-		if !slices.ContainsFunc(locs, func(l Location) bool { return l.Dir == dir }) {
-			locs = append(locs, Location{dir, ScopeAdditional})
-		}
+		add(filepath.Join(a, ".gen", kind), ScopeAdditional)
 	}
-	add(home, ScopeUser)
+	both(home, ScopeUser)
 	return locs, nil
 }
 
@@ -129,32 +142,17 @@ func Load(locs ...Location) (*Set, error) {
 
 // loadDir reads the skills of one location, in directory order.
 func loadDir(loc Location) ([]*Skill, []error) {
-	entries, err := os.ReadDir(loc.Dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if link := workspace.DanglingLink(loc.Dir); link != "" {
-			// Not "no skills": a user skill would stand in for the
-			// project's.
-			if link != loc.Dir {
-				return nil, []error{fmt.Errorf("skill: %s: %s is a symbolic link to a directory that does not exist", loc.Dir, link)}
-			}
-			return nil, []error{fmt.Errorf("skill: %s is a symbolic link to a directory that does not exist", link)}
-		}
-		return nil, nil
-	case err != nil:
-		return nil, []error{fmt.Errorf("skill: %w", err)}
-	}
-	dir, err := filepath.Abs(loc.Dir)
-	if err != nil {
-		return nil, []error{fmt.Errorf("skill: %w", err)}
+	dir, entries, err := readDir(loc.Dir)
+	if err != nil || dir == "" {
+		return nil, nilOr(err)
 	}
 	var out []*Skill
 	var errs []error
 	for _, e := range entries {
 		base := filepath.Join(dir, e.Name())
 		if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
-			if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 {
-				errs = append(errs, fmt.Errorf("skill: %s is a symbolic link to a directory that does not exist", base))
+			if err := danglingEntry(base, e, err); err != nil {
+				errs = append(errs, err)
 			}
 			continue // a file beside the skills
 		}
@@ -179,4 +177,45 @@ func loadDir(loc Location) ([]*Skill, []error) {
 		out = append(out, k)
 	}
 	return out, errs
+}
+
+// readDir lists the directory of a location and returns its absolute path.
+// A directory that is not there has no entries and path "", unless it is
+// a symbolic link to nothing: that is an error, not "none here", since
+// the user's files of the same names would stand in for the project's.
+func readDir(dir string) (abs string, entries []os.DirEntry, err error) {
+	entries, err = os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if link := workspace.DanglingLink(dir); link != "" {
+			if link != dir {
+				return "", nil, fmt.Errorf("skill: %s: %s is a symbolic link to a directory that does not exist", dir, link)
+			}
+			return "", nil, fmt.Errorf("skill: %s is a symbolic link to a directory that does not exist", link)
+		}
+		return "", nil, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("skill: %w", err)
+	}
+	if abs, err = filepath.Abs(dir); err != nil {
+		return "", nil, fmt.Errorf("skill: %w", err)
+	}
+	return abs, entries, nil
+}
+
+// danglingEntry returns the error for entry e at path, which os.Stat
+// failed on with err, when it is a symbolic link to nothing; else nil.
+func danglingEntry(path string, e os.DirEntry, err error) error {
+	if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("skill: %s is a symbolic link to a file or directory that does not exist", path)
+	}
+	return nil
+}
+
+// nilOr returns err as a list: none for nil.
+func nilOr(err error) []error {
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }

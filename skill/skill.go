@@ -1,6 +1,8 @@
 // Package skill reads Agent Skills — directories holding a SKILL.md whose
 // frontmatter names and describes the skill and whose body holds its
-// instructions — and provides the Skill tool that loads them.
+// instructions — and provides the Skill tool that loads them. It also
+// reads custom slash commands (Command), markdown prompts a person
+// invokes, which share the skills' frontmatter, locations and precedence.
 //
 //	.gen/skills/pdf/SKILL.md
 //	---
@@ -31,24 +33,31 @@ import (
 
 // Skill is one skill.
 type Skill struct {
-	Name, Description string
-	// AllowedTools are the tools the skill says it needs. They never widen
-	// the agent's policy: gen shows them to the model and the user, and the
-	// gate decides every call as it would without the skill.
-	AllowedTools []perm.Rule
-	// Model is the model the skill asks for; informational.
-	Model string
-	// DisableModelInvocation hides the skill from the Skill tool: only a
-	// person may invoke it.
-	DisableModelInvocation bool
-	// Body is the instructions.
-	Body string
+	Name string
+	Meta
 	// Dir is the skill's directory (absolute): files the instructions
 	// refer to are relative to it.
 	Dir string
-	// Path is the SKILL.md file.
+}
+
+// Meta is what skills and slash commands share: the frontmatter keys
+// both have, the body and where the file is.
+type Meta struct {
+	Description string
+	// AllowedTools are the tools the file says it needs. They never widen
+	// the agent's policy: gen shows a skill's to the model and the user,
+	// and the gate decides every call as it would without them.
+	AllowedTools []perm.Rule
+	// Model is the model the file asks for; informational.
+	Model string
+	// DisableModelInvocation hides a skill from the Skill tool: only a
+	// person may invoke it.
+	DisableModelInvocation bool
+	// Body is the instructions (a command's prompt).
+	Body string
+	// Path is the file.
 	Path string
-	// Scope is where the skill was found: project, additional or user.
+	// Scope is where the file was found: project, additional or user.
 	Scope Scope
 	// Warnings are problems that did not stop parsing (unknown keys).
 	Warnings []string
@@ -76,7 +85,7 @@ func Parse(path, dirName string, data []byte) (*Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Skill{Path: path, Body: doc.Body}
+	s := &Skill{Meta: Meta{Path: path, Body: doc.Body}}
 	for _, f := range doc.Fields {
 		if err := s.field(doc, f.Key, f.Value); err != nil {
 			return nil, err
@@ -105,43 +114,62 @@ func Parse(path, dirName string, data []byte) (*Skill, error) {
 }
 
 func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
-	var err error
+	if ok, err := s.Meta.field(doc, k, v); ok {
+		return err
+	}
 	switch k.Value {
 	case "name":
+		var err error
 		if s.Name, err = doc.Text(k.Value, v); err != nil {
 			return err
 		}
 		if len(s.Name) > maxName || !validName().MatchString(s.Name) {
 			return doc.Errorf(v, "invalid name %q: use at most %d lower-case letters, digits and single hyphens", s.Name, maxName)
 		}
+	case "hooks":
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: hooks in a skill are not run by gen", doc.Path, doc.Line(k)))
+	default:
+		s.unknown(doc, k, informational)
+	}
+	return nil
+}
+
+// field parses the keys skills and commands share; ok is false for any
+// other key.
+func (m *Meta) field(doc *frontmatter.Doc, k, v *yaml.Node) (ok bool, err error) {
+	switch k.Value {
 	case "description":
-		if s.Description, err = doc.Text(k.Value, v); err != nil {
-			return err
+		if m.Description, err = doc.Text(k.Value, v); err != nil {
+			return true, err
 		}
-		if len(s.Description) > maxDescription {
-			return doc.Errorf(v, "description is %d characters long, over the limit of %d", len(s.Description), maxDescription)
+		if len(m.Description) > maxDescription {
+			return true, doc.Errorf(v, "description is %d characters long, over the limit of %d", len(m.Description), maxDescription)
 		}
 	case "allowed-tools":
 		// They are only shown, never enforced: Claude Code's tools gen
 		// does not have are left out.
 		var left []string
-		s.AllowedTools, left, err = doc.ClaudeRules(k.Value, v, true)
-		s.Warnings = append(s.Warnings, left...)
+		m.AllowedTools, left, err = doc.ClaudeRules(k.Value, v, true)
+		m.Warnings = append(m.Warnings, left...)
 	case "model":
-		s.Model, err = doc.Text(k.Value, v)
+		m.Model, err = doc.Text(k.Value, v)
 	case "disable-model-invocation":
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
-			return doc.Errorf(v, "disable-model-invocation must be true or false")
+			return true, doc.Errorf(v, "disable-model-invocation must be true or false")
 		}
-		s.DisableModelInvocation = v.Value == "true"
-	case "hooks":
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: hooks in a skill are not run by gen", doc.Path, doc.Line(k)))
+		m.DisableModelInvocation = v.Value == "true"
 	default:
-		if !slices.Contains(informational, k.Value) {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: unknown key %q", doc.Path, doc.Line(k), k.Value))
-		}
+		return false, nil
 	}
-	return err
+	return true, err
+}
+
+// unknown warns about key k unless it is one of known, which gen accepts
+// without acting on them.
+func (m *Meta) unknown(doc *frontmatter.Doc, k *yaml.Node, known []string) {
+	if !slices.Contains(known, k.Value) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s:%d: unknown key %q", doc.Path, doc.Line(k), k.Value))
+	}
 }
 
 // firstParagraph returns the first paragraph of body, its lines joined by
@@ -155,7 +183,11 @@ func firstParagraph(body string, limit int) string {
 		}
 		words = append(words, line)
 	}
-	p := strings.Join(words, " ")
+	return cut(strings.Join(words, " "), limit)
+}
+
+// cut cuts p to at most limit bytes on a character boundary.
+func cut(p string, limit int) string {
 	if len(p) > limit {
 		// A character cut in two leaves invalid bytes at the end.
 		p = p[:limit]

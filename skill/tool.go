@@ -92,12 +92,10 @@ func (t *Tool) Run(_ context.Context, call tool.Call) (string, error) {
 		fmt.Fprintf(&b, "The skill lists these tools: %s. This does not change your permissions; each call is still checked.\n", l)
 	}
 	body := k.Body
-	if args != "" {
-		if strings.Contains(body, "$ARGUMENTS") {
-			body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-		} else {
-			body += "\n\nARGUMENTS: " + args
-		}
+	if args != "" && strings.Contains(body, "$ARGUMENTS") {
+		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	} else {
+		body = withArguments(body, args)
 	}
 	fmt.Fprintf(&b, "\n%s\n", body)
 	return b.String(), nil

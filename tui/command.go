@@ -10,6 +10,7 @@ import (
 
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/skill"
 )
 
 // commands are the slash commands, in the order /help lists them.
@@ -25,6 +26,33 @@ var commands = []struct{ usage, help string }{
 	{"/tools", "list the tools the model sees"},
 	{"/help", "show this help"},
 	{"/exit", "leave gen (or press Ctrl+C twice)"},
+}
+
+// builtins are the names of the built-in slash commands: a custom command
+// may not take one (see Builtins).
+var builtins = []string{"permissions", "add-dir", "allow-pattern", "mode", "agents", "tools", "help", "exit", "quit"}
+
+// Builtins returns the names of the UI's own slash commands, which custom
+// commands (package skill) may not shadow.
+func Builtins() []string { return slices.Clone(builtins) }
+
+// expand returns the prompt line sends: a custom command's expansion, with
+// the command, or line itself and nil. A custom command that cannot be
+// sent (its file is broken, it has a ! line, its arguments do not split)
+// is an error. A built-in's name never invokes a custom command.
+func (m *model) expand(line string) (prompt string, c *skill.Command, err error) {
+	if name, _ := cutWord(strings.TrimPrefix(line, "/")); !strings.HasPrefix(line, "/") || slices.Contains(builtins, name) {
+		return line, nil, nil
+	}
+	c, args, err := m.cmds.Find(line)
+	if err != nil {
+		return "", nil, err
+	}
+	if c == nil {
+		return line, nil, nil
+	}
+	prompt, err = c.Expand(args)
+	return prompt, c, err
 }
 
 // command runs a slash command line. Its output and errors go to the
@@ -51,7 +79,11 @@ func (m *model) command(line string) tea.Cmd {
 	case "help":
 		m.cmdHelp()
 	default:
-		err = fmt.Errorf("unknown command /%s; /help lists the commands", name)
+		// A custom command's line reaches here only when it cannot be
+		// sent (submit).
+		if _, _, err = m.expand(line); err == nil {
+			err = fmt.Errorf("unknown command /%s; /help lists the commands", name)
+		}
 	}
 	if err != nil {
 		m.note(errorStyle, "✗ "+err.Error())
@@ -74,6 +106,22 @@ func (m *model) cmdHelp() {
 	b.WriteString("Commands:")
 	for _, c := range commands {
 		fmt.Fprintf(&b, "\n  %-36s %s", c.usage, c.help)
+	}
+	if cmds := m.cmds.All(); len(cmds) > 0 || len(m.cmds.Errors()) > 0 {
+		b.WriteString("\nCustom commands (.gen/commands, .claude/commands, ~/.gen/commands, ~/.claude/commands):")
+		for _, c := range cmds {
+			usage := "/" + c.Name
+			if c.ArgumentHint != "" {
+				usage += " " + c.ArgumentHint
+			}
+			fmt.Fprintf(&b, "\n  %-36s %s (%s)", usage, oneLine(c.Description), c.Scope)
+		}
+		for _, err := range m.cmds.Errors() {
+			b.WriteString("\n  ✗ " + err.Error())
+		}
+		for _, w := range m.cmds.Warnings {
+			b.WriteString("\n  warning: " + w)
+		}
 	}
 	b.WriteString("\nKeys: Enter sends · Alt+Enter or Ctrl+J adds a line · Shift+Tab cycles the mode\n      Ctrl+C interrupts a turn; twice exits")
 	m.note(plainStyle, b.String())

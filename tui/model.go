@@ -16,6 +16,7 @@ import (
 
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/skill"
 )
 
 // exitWindow is how soon a second Ctrl+C must follow the first to exit
@@ -68,6 +69,7 @@ type (
 type model struct {
 	ctx   context.Context // parent of every turn's context
 	eng   Engine
+	cmds  *skill.Commands // the custom slash commands; nil for none
 	sty   styles
 	send  func(tea.Msg) // delivers a message from another goroutine
 	print func(string)  // prints finished lines above the UI, in order
@@ -298,13 +300,13 @@ func (m *model) submit() tea.Cmd {
 	if text == "" {
 		return nil
 	}
-	if strings.HasPrefix(text, "/") {
-		m.input.Reset()
-		m.fitInput()
-		return m.command(text)
-	}
 	m.input.Reset()
 	m.fitInput()
+	if strings.HasPrefix(text, "/") {
+		if _, c, err := m.expand(text); c == nil || err != nil {
+			return m.command(text)
+		}
+	}
 	if m.running {
 		// It runs when the turn ends, after those queued before it.
 		m.queue = append(m.queue, text)
@@ -315,14 +317,28 @@ func (m *model) submit() tea.Cmd {
 	return m.startTurn(text)
 }
 
-func (m *model) startTurn(prompt string) tea.Cmd {
+// startTurn sends text, a prompt or a custom command's line, which is
+// what the transcript shows.
+func (m *model) startTurn(text string) tea.Cmd {
+	prompt, c, err := m.expand(text)
+	if err != nil {
+		// submit checked it; the commands do not change.
+		m.print(m.userLine(text))
+		m.note(errorStyle, "✗ "+err.Error())
+		return nil
+	}
 	m.turn++
 	id := m.turn
 	ctx, cancel := context.WithCancel(m.ctx)
 	done := make(chan struct{})
 	m.running, m.interrupted, m.cancel, m.turnDone = true, false, cancel, done
 	m.live, m.calls, m.streamed = nil, map[string]*entry{}, false
-	m.print(m.userLine(prompt))
+	m.print(m.userLine(text))
+	if c != nil {
+		for _, w := range c.Warnings {
+			m.print(m.sty.warn.Render("warning: " + w))
+		}
+	}
 
 	eng, send := m.eng, m.send
 	run := func() (msg tea.Msg) {

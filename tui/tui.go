@@ -2,14 +2,14 @@
 // streamed transcript of each turn with one line per tool call and its
 // permission decision, the approval dialog the permission gate opens when it
 // decides Ask, the AskUserQuestion dialog, mode cycling and the slash
-// commands.
+// commands, the built-in ones and the custom ones package skill reads.
 //
 // The UI drives an Engine (package session implements it) and is itself the
 // session's gate.Approver and tool.Asker: those are called from the
 // engine's goroutines, hand their question to the Bubble Tea program and
 // block until the person answers or the caller's context ends. It sits on
-// loop (events), gate (the approval types) and policy (rule views); it
-// does not import session.
+// loop (events), gate (the approval types), policy (rule views) and skill
+// (custom commands); it does not import session.
 package tui
 
 import (
@@ -30,6 +30,7 @@ import (
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -73,14 +74,18 @@ type Options struct {
 	// Out is where the UI is drawn; nil means os.Stdout. Colours are used
 	// only when it is a terminal that supports them.
 	Out io.Writer
+	// Commands are the custom slash commands; nil means none. Built-in
+	// commands take precedence over them.
+	Commands *skill.Commands
 }
 
 // UI is the terminal user interface. Its Approve and AskQuestions methods
 // may be called from any goroutine; they only get an answer while Run runs.
 type UI struct {
-	in  io.Reader
-	out io.Writer
-	sty styles
+	in   io.Reader
+	out  io.Writer
+	cmds *skill.Commands
+	sty  styles
 	// guard is how long a dialog ignores keys after it opens (dialogGuard;
 	// tests of the real program set 0).
 	guard time.Duration
@@ -99,7 +104,7 @@ var (
 
 // New returns a UI reading opts.In and drawing on opts.Out.
 func New(opts Options) *UI {
-	u := &UI{in: opts.In, out: opts.Out, guard: dialogGuard}
+	u := &UI{in: opts.In, out: opts.Out, cmds: opts.Commands, guard: dialogGuard}
 	if u.in == nil {
 		u.in = os.Stdin
 	}
@@ -132,7 +137,7 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	}
 	pr := newPrinter()
 	m := newModel(ctx, e, u.sty)
-	m.guard = u.guard
+	m.guard, m.cmds = u.guard, u.cmds
 	m.print = pr.add
 	m.replay()
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out))

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
+	"github.com/gen-run/gen/tui"
+)
+
+func newCommandsCmd(s Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "commands",
+		Short: "List the custom slash commands (.claude/commands and .gen/commands)",
+	}
+	f := &policyFlags{}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the custom slash commands: name, scope, arguments, description and where each is",
+		Long: `List the custom slash commands of the project (.gen/commands,
+.claude/commands) and of the user (~/.gen/commands, ~/.claude/commands).
+NAME.md is /NAME and a/b.md is /a:b. A command shadowed by one of the same
+name with higher precedence, or by a built-in command, is a warning; a
+broken file is an error naming file and line, and the other commands are
+still listed. A command with a ! shell line is listed as refused: gen
+never runs it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := f.load(s.Err)
+			if err != nil {
+				return err
+			}
+			cmds, derr := discoverCommands(set)
+			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSCOPE\tARGUMENTS\tDESCRIPTION\tPATH")
+			for _, c := range cmds.All() {
+				desc := c.Description
+				if c.Bang > 0 {
+					desc += fmt.Sprintf(" (refused: a ! shell line at line %d)", c.Bang)
+				}
+				fmt.Fprintf(tw, "/%s\t%s\t%s\t%s\t%s\n", c.Name, c.Scope, orNone(c.ArgumentHint), desc, c.Path)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, w := range cmds.Warnings {
+				fmt.Fprintln(s.Err, "gen: warning:", w)
+			}
+			if derr != nil {
+				return usageErr(derr)
+			}
+			return nil
+		},
+	}
+	list.Flags().StringVar(&f.cwd, "cwd", "", "working directory")
+	cmd.AddCommand(list)
+	return cmd
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// discoverCommands loads the custom slash commands of the workspace of
+// set. The TUI's built-in command names are reserved everywhere, so that
+// a name means the same in gen and in gen -p.
+func discoverCommands(set *settings.Settings) (*skill.Commands, error) {
+	ws := set.Workspace
+	return skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins())
+}
+
+// commandPrompt returns the prompt a headless run sends for prompt: when
+// it invokes a custom slash command (/NAME ARGS), the command's expansion,
+// after the command's warnings on w. Any other prompt, an unknown /name
+// included, is sent as it is, as in Claude Code. A command that cannot be
+// sent (a broken file, a ! line) is an error naming file and line.
+func commandPrompt(set *settings.Settings, prompt string, w io.Writer) (string, error) {
+	if !strings.HasPrefix(prompt, "/") {
+		return prompt, nil
+	}
+	cmds, lerr := discoverCommands(set)
+	c, args, err := cmds.Find(prompt)
+	switch {
+	case err != nil:
+		return "", err
+	case c == nil:
+		if lerr != nil {
+			// The prompt may have meant a command that did not load.
+			fmt.Fprintln(w, "gen: warning:", lerr)
+		}
+		return prompt, nil
+	}
+	for _, warn := range c.Warnings {
+		fmt.Fprintln(w, "gen: warning:", warn)
+	}
+	return c.Expand(args)
+}

@@ -1,0 +1,397 @@
+package skill
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/internal/lazyre"
+	"github.com/gen-run/gen/internal/textfile"
+)
+
+// Command is a custom slash command, Claude Code's .claude/commands/*.md:
+// a markdown file whose body is a prompt, with optional frontmatter. The
+// file NAME.md is the command /NAME; a/b.md is /a:b.
+//
+// A command is only text a person sends as their prompt: its allowed-tools
+// are not granted (a warning says so), its `!` lines are never run (Expand
+// refuses the command), and its @path references stay as they are, for the
+// model to read through the gate.
+type Command struct {
+	// Name is what follows the slash: "review", "frontend:component".
+	Name string
+	Meta
+	// ArgumentHint says what arguments the command takes, for /help.
+	ArgumentHint string
+	// Bang is the file line of the first of Claude Code's `!` shell
+	// lines in the body, 0 when there is none.
+	Bang int
+}
+
+// commandInformational are the frontmatter keys of a Claude Code command
+// that gen accepts without acting on them.
+var commandInformational = []string{"name"}
+
+// bangCommand is Claude Code's syntax for a shell command run while the
+// prompt is built, before the model or the permission gate sees anything.
+var bangCommand = lazyre.MustCompile("!`[^`]+`")
+
+// ParseCommand parses the command file at path, whose content is data;
+// name is the command's name. Its frontmatter is optional. Errors name
+// path:line.
+func ParseCommand(path, name string, data []byte) (*Command, error) {
+	// Claude Code reads "argument-hint: [pr-number] [priority]", which
+	// strict YAML rejects, as text.
+	doc, recovered, err := frontmatter.ParseOptionalLenient(path, data, "a command file", "description", "argument-hint")
+	if err != nil {
+		return nil, err
+	}
+	c := &Command{Name: name, Meta: Meta{Path: path, Body: doc.Body, Warnings: recovered}}
+	for _, f := range doc.Fields {
+		if err := c.field(doc, f.Key, f.Value); err != nil {
+			return nil, err
+		}
+	}
+	if !doc.Has("description") {
+		// As in Claude Code: the prompt's first line.
+		first, _, _ := strings.Cut(c.Body, "\n")
+		c.Description = cut(strings.TrimSpace(first), maxDescription)
+	}
+	if loc := bangCommand().FindStringIndex(c.Body); loc != nil {
+		c.Bang = doc.BodyLine + strings.Count(c.Body[:loc[0]], "\n")
+	}
+	if c.Body == "" {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: empty body: the command has no prompt", path, max(doc.Open, 1)))
+	}
+	return c, nil
+}
+
+func (c *Command) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
+	ok, err := c.Meta.field(doc, k, v)
+	switch {
+	case err != nil:
+		return err
+	case ok && k.Value == "allowed-tools" && len(c.AllowedTools) > 0:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: allowed-tools are not granted: gen's permission rules decide every call the command leads to", doc.Path, doc.Line(k)))
+	case ok && k.Value == "model":
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: model %q is ignored: the session's model answers the command", doc.Path, doc.Line(k), c.Model))
+	case ok:
+	case k.Value == "argument-hint":
+		c.ArgumentHint, err = argumentHint(doc, v)
+	default:
+		c.unknown(doc, k, commandInformational)
+	}
+	return err
+}
+
+// argumentHint reads argument-hint: a string, or the list YAML makes of
+// Claude Code's "argument-hint: [message]", shown as it was written.
+func argumentHint(doc *frontmatter.Doc, v *yaml.Node) (string, error) {
+	if v.Kind == yaml.ScalarNode {
+		return doc.Text("argument-hint", v)
+	}
+	if v.Kind != yaml.SequenceNode {
+		return "", doc.Errorf(v, "argument-hint must be a string")
+	}
+	var parts []string
+	for _, el := range v.Content {
+		el = frontmatter.Resolve(el)
+		if el.Kind != yaml.ScalarNode {
+			return "", doc.Errorf(el, "argument-hint must be a string")
+		}
+		parts = append(parts, "["+el.Value+"]")
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// placeholder is what Expand replaces: $ARGUMENTS and $1, $2, ...
+var placeholder = lazyre.MustCompile(`\$(ARGUMENTS|[1-9][0-9]*)`)
+
+// Expand returns the prompt the command sends for args, the text typed
+// after its name: $ARGUMENTS becomes args, $1, $2, ... its words, split as
+// a shell would (quotes keep spaces together; a missing one is empty).
+// With no placeholder in the body, non-empty args are appended after a
+// blank line as "ARGUMENTS: args", as Claude Code does. Arguments are
+// substituted once: a "$1" they contain stays as it is.
+//
+// A command with a `!` shell line is refused: gen does not run it, and
+// sending the prompt without the command's output would be a different
+// prompt from the one its author wrote.
+func (c *Command) Expand(args string) (string, error) {
+	if c.Bang > 0 {
+		return "", &frontmatter.Error{Path: c.Path, Line: c.Bang, Err: fmt.Errorf("gen does not run `!` commands in slash commands; they would run outside the permission gate. Remove the line, or ask the model to run the command, which the gate then decides (/%s is not sent)", c.Name)}
+	}
+	args = strings.TrimSpace(args)
+	var words []string
+	var werr error
+	split := false
+	found := false
+	prompt := placeholder().ReplaceAllStringFunc(c.Body, func(p string) string {
+		found = true
+		if p == "$ARGUMENTS" {
+			return args
+		}
+		if !split {
+			words, werr = splitArgs(args)
+			split = true
+		}
+		n, _ := strconv.Atoi(p[1:])
+		if n > len(words) {
+			return ""
+		}
+		return words[n-1]
+	})
+	if werr != nil {
+		return "", fmt.Errorf("/%s: %w", c.Name, werr)
+	}
+	if !found {
+		prompt = withArguments(prompt, args)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", fmt.Errorf("/%s: %s has an empty body and no arguments were given: there is no prompt to send", c.Name, c.Path)
+	}
+	return prompt, nil
+}
+
+// withArguments appends non-empty args to a body that has no placeholder
+// for them, as Claude Code does for skills and commands.
+func withArguments(body, args string) string {
+	if args == "" {
+		return body
+	}
+	return body + "\n\nARGUMENTS: " + args
+}
+
+// splitArgs splits s into words as a shell would, without expanding
+// anything: white space separates words, single quotes keep everything
+// literal, double quotes keep spaces (a backslash escapes " and \ in
+// them), and a backslash outside quotes escapes the next character.
+func splitArgs(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote == '"' && ch == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\'):
+			i++
+			w.WriteByte(s[i])
+		case quote != 0:
+			w.WriteByte(ch)
+		case ch == '\'' || ch == '"':
+			quote, inWord = ch, true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("the arguments have an unclosed %c quote: close it, or escape the %c with a backslash", quote, quote)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// Commands is the slash commands of a session by name. It is not modified
+// after LoadCommands returns, so it is safe for concurrent use; its
+// commands must not be modified either. A nil *Commands has none.
+type Commands struct {
+	byName map[string]*Command
+	// broken holds the names whose file of highest precedence could not
+	// be read: they fail with its error, rather than falling back to a
+	// user command of the same name.
+	broken map[string]error
+	sorted []*Command
+	errs   []error
+	// Warnings are problems that hid nothing but what they name: a
+	// command shadowed by one of the same name with higher precedence or
+	// by a built-in, unknown keys, frontmatter gen does not act on.
+	Warnings []string
+}
+
+// All returns every command that can be invoked, sorted by name.
+func (cs *Commands) All() []*Command {
+	if cs == nil {
+		return nil
+	}
+	return slices.Clone(cs.sorted)
+}
+
+// Errors returns the errors LoadCommands returned joined: one per broken
+// file or unreadable directory, each naming it.
+func (cs *Commands) Errors() []error {
+	if cs == nil {
+		return nil
+	}
+	return slices.Clone(cs.errs)
+}
+
+// Find returns the command line invokes ("/NAME" or "/NAME ARGS") and the
+// trimmed argument text. It returns nil and no error when line names no
+// command (it does not start with a slash, or the name is unknown or a
+// built-in): then line is a prompt like any other. A name whose file is
+// broken is an error naming file and line.
+func (cs *Commands) Find(line string) (*Command, string, error) {
+	rest, ok := strings.CutPrefix(line, "/")
+	if !ok || cs == nil {
+		return nil, "", nil
+	}
+	name, args := rest, ""
+	if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
+		name, args = rest[:i], strings.TrimSpace(rest[i+1:])
+	}
+	if err := cs.broken[name]; err != nil {
+		return nil, "", fmt.Errorf("/%s is not offered: %w", name, err)
+	}
+	return cs.byName[name], args, nil
+}
+
+// DiscoverCommands loads the commands of CommandLocations(cwd, home).
+// builtin are names a command may not take (the TUI's own commands).
+func DiscoverCommands(cwd, home string, builtin []string) (*Commands, error) {
+	locs, err := CommandLocations(cwd, home)
+	if err != nil {
+		return &Commands{}, err
+	}
+	return LoadCommands(builtin, locs...)
+}
+
+// LoadCommands reads the commands of locs, given highest precedence first;
+// missing directories are skipped. A command whose name an earlier
+// location took, or that is one of builtin, is left out with a warning. A
+// broken file does not hide the other commands: LoadCommands returns every
+// command it could read, and an error joining one error per broken file,
+// each naming file:line. The Commands is never nil.
+func LoadCommands(builtin []string, locs ...Location) (*Commands, error) {
+	cs := &Commands{byName: map[string]*Command{}, broken: map[string]error{}}
+	type owner struct {
+		path  string
+		scope Scope
+	}
+	taken := map[string]owner{} // name -> the file that has it
+	var errs []error
+	for _, loc := range locs {
+		found, lerrs := loadCommandDir(loc)
+		errs = append(errs, lerrs...)
+		for _, f := range found {
+			if f.cmd != nil {
+				cs.Warnings = append(cs.Warnings, f.cmd.Warnings...)
+			}
+			switch prev, dup := taken[f.name]; {
+			case slices.Contains(builtin, f.name):
+				cs.Warnings = append(cs.Warnings, fmt.Sprintf("%s: command /%s is not offered: /%s is built in", f.path, f.name, f.name))
+			case dup:
+				cs.Warnings = append(cs.Warnings, fmt.Sprintf("%s: command /%s is shadowed by %s (%s commands take precedence)", f.path, f.name, prev.path, prev.scope))
+			case f.err != nil:
+				taken[f.name] = owner{f.path, loc.Scope}
+				cs.broken[f.name] = f.err
+				errs = append(errs, f.err)
+			default:
+				taken[f.name] = owner{f.path, loc.Scope}
+				f.cmd.Scope = loc.Scope
+				cs.byName[f.name] = f.cmd
+				cs.sorted = append(cs.sorted, f.cmd)
+			}
+		}
+	}
+	slices.SortFunc(cs.sorted, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	cs.errs = errs
+	return cs, errors.Join(errs...)
+}
+
+// commandFile is one command file of a location: parsed, or broken.
+type commandFile struct {
+	name, path string
+	cmd        *Command
+	err        error
+}
+
+// maxCommandDepth bounds how deep commands are looked for below a
+// location: a symbolic link to a parent directory would otherwise loop.
+const maxCommandDepth = 8
+
+// validSegment is what a part of a command's name, a file or directory
+// name, may look like: something a person can type after the slash.
+var validSegment = lazyre.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// loadCommandDir reads the commands of one location and its
+// subdirectories, in directory order. Errors that tie no file to a name
+// (an unreadable directory) are returned apart.
+func loadCommandDir(loc Location) ([]commandFile, []error) {
+	dir, entries, err := readDir(loc.Dir)
+	if err != nil || dir == "" {
+		return nil, nilOr(err)
+	}
+	var out []commandFile
+	var errs []error
+	var walk func(dir, prefix string, entries []os.DirEntry, depth int)
+	walk = func(dir, prefix string, entries []os.DirEntry, depth int) {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue // hidden, as an editor's or the system's files are
+			}
+			path := filepath.Join(dir, e.Name())
+			fi, err := os.Stat(path)
+			if err != nil {
+				if err := danglingEntry(path, e, err); err != nil {
+					errs = append(errs, err)
+				} else if !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, fmt.Errorf("skill: %w", err))
+				}
+				continue
+			}
+			base := strings.TrimSuffix(e.Name(), ".md")
+			switch {
+			case !fi.IsDir() && base == e.Name():
+				continue // not a markdown file
+			case !validSegment().MatchString(base):
+				errs = append(errs, fmt.Errorf("skill: %s is not a command: its name %q cannot be typed after a slash (use letters, digits, '-', '_' and '.')", path, base))
+				continue
+			case fi.IsDir() && depth >= maxCommandDepth:
+				errs = append(errs, fmt.Errorf("skill: %s: commands are looked for at most %d directories deep", path, maxCommandDepth))
+				continue
+			case fi.IsDir():
+				sub, err := os.ReadDir(path)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("skill: %w", err))
+					continue
+				}
+				walk(path, prefix+base+":", sub, depth+1)
+				continue
+			}
+			f := commandFile{name: prefix + base, path: path}
+			data, err := textfile.Read(path, textfile.Max)
+			if err != nil {
+				f.err = fmt.Errorf("skill: reading %s: %w", path, err)
+			} else {
+				f.cmd, f.err = ParseCommand(path, f.name, data)
+			}
+			out = append(out, f)
+		}
+	}
+	walk(dir, "", entries, 0)
+	return out, errs
+}

@@ -1,0 +1,206 @@
+package skill
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/internal/frontmatter"
+	"github.com/gen-run/gen/internal/testtree"
+)
+
+func TestDiscoverCommands(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	testtree.Write(t, root, map[string]string{
+		".git/HEAD":                          "ref: refs/heads/main\n",
+		"src/.keep":                          "",
+		".gen/commands/review.md":            "Review the diff.\n",
+		".claude/commands/review.md":         "Shadowed by .gen.\n",
+		".claude/commands/fix-issue.md":      "---\ndescription: Fix an issue\nargument-hint: <number>\n---\nFix issue #$ARGUMENTS.\n",
+		".claude/commands/frontend/comp.md":  "Make a component.\n",
+		".claude/commands/a/b/c.md":          "Deep.\n",
+		".claude/commands/notes.txt":         "not a command",
+		".claude/commands/broken.md":         "---\ndescription: x\n  model: y\n---\nbody\n",
+		".claude/commands/tools.md":          "Would hide the built-in /tools.\n",
+		".claude/commands/with space.md":     "x",
+		".claude/commands/frontend/.keep.md": "",
+	})
+	testtree.Write(t, home, map[string]string{
+		".claude/commands/review.md": "User review.\n",
+		".gen/commands/broken.md":    "User broken must not stand in.\n",
+		".claude/commands/mine.md":   "Mine.\n",
+	})
+	cs, err := DiscoverCommands(filepath.Join(root, "src"), home, []string{"tools", "help"})
+	var names []string
+	for _, c := range cs.All() {
+		names = append(names, c.Name+"/"+string(c.Scope))
+	}
+	if want := []string{"a:b:c/project", "fix-issue/project", "frontend:comp/project", "mine/user", "review/project"}; !slices.Equal(names, want) {
+		t.Errorf("commands %v, want %v", names, want)
+	}
+	brokenPath := filepath.Join(root, ".claude", "commands", "broken.md")
+	if err == nil || !strings.Contains(err.Error(), brokenPath+":3: ") {
+		t.Errorf("error %v, want the broken file at line 3", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), `"with space" cannot be typed after a slash`) {
+		t.Errorf("error %v, want the file whose name has a space", err)
+	}
+	if got := len(cs.Errors()); got != 2 { // broken.md, "with space"; .keep.md is hidden
+		t.Errorf("%d errors %q, want 2", got, cs.Errors())
+	}
+
+	c, args, ferr := cs.Find("/review  now please ")
+	if ferr != nil || c == nil || c.Body != "Review the diff." || args != "now please" {
+		t.Errorf("Find(/review) = %+v, %q, %v; want the project's .gen command", c, args, ferr)
+	}
+	c, _, _ = cs.Find("/fix-issue 12")
+	if c == nil || c.Description != "Fix an issue" || c.ArgumentHint != "<number>" {
+		t.Errorf("fix-issue = %+v", c)
+	}
+	// A broken project command fails with its error; the user's command of
+	// the same name does not stand in for it.
+	if c, _, ferr := cs.Find("/broken"); c != nil || ferr == nil || !strings.Contains(ferr.Error(), "/broken is not offered: "+brokenPath+":3: ") {
+		t.Errorf("Find(/broken) = %v, %v; want the project file's error", c, ferr)
+	}
+	// Unknown names, built-ins and prompts that are not commands are nobody's.
+	for _, line := range []string{"/nope", "/tools", "/usr/bin/ls is broken", "review", ""} {
+		if c, _, ferr := cs.Find(line); c != nil || ferr != nil {
+			t.Errorf("Find(%q) = %v, %v; want nothing", line, c, ferr)
+		}
+	}
+	for _, want := range []string{
+		filepath.Join(root, ".claude", "commands", "review.md") + ": command /review is shadowed by " + filepath.Join(root, ".gen", "commands", "review.md") + " (project commands take precedence)",
+		filepath.Join(home, ".claude", "commands", "review.md") + ": command /review is shadowed by ",
+		filepath.Join(home, ".gen", "commands", "broken.md") + ": command /broken is shadowed by " + brokenPath,
+		filepath.Join(root, ".claude", "commands", "tools.md") + ": command /tools is not offered: /tools is built in",
+	} {
+		if !slices.ContainsFunc(cs.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+			t.Errorf("warnings %q lack %q", cs.Warnings, want)
+		}
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	c, err := ParseCommand("/p/review.md", "review", []byte(`---
+description: Review a pull request
+argument-hint: [pr-number] [priority]
+allowed-tools: Bash(git diff:*), Read
+model: opus
+disable-model-invocation: true
+colour: blue
+---
+Review PR #$1 at priority $2.
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Description != "Review a pull request" || c.ArgumentHint != "[pr-number] [priority]" || c.Body != "Review PR #$1 at priority $2." || c.Bang != 0 {
+		t.Errorf("got %+v", c)
+	}
+	wantWarn := []string{
+		`/p/review.md:4: allowed-tools are not granted: gen's permission rules decide every call the command leads to`,
+		`/p/review.md:5: model "opus" is ignored: the session's model answers the command`,
+		`/p/review.md:7: unknown key "colour"`,
+	}
+	if !slices.Equal(c.Warnings, wantWarn) {
+		t.Errorf("warnings %q, want %q", c.Warnings, wantWarn)
+	}
+
+	// No frontmatter: all body, and the description is its first line.
+	c, err = ParseCommand("p.md", "p", []byte("\n\nSummarise $ARGUMENTS\nin one line.\n"))
+	if err != nil || c.Description != "Summarise $ARGUMENTS" || c.Body != "Summarise $ARGUMENTS\nin one line." || len(c.Warnings) != 0 {
+		t.Errorf("no frontmatter: %+v, %v", c, err)
+	}
+	// YAML's reading of "argument-hint: [message]" is a list.
+	if c, err = ParseCommand("p.md", "p", []byte("---\nargument-hint: [message]\n---\nx\n")); err != nil || c.ArgumentHint != "[message]" {
+		t.Errorf("list hint: %+v, %v", c, err)
+	}
+}
+
+func TestParseCommandErrors(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"malformed YAML", "---\ndescription: ok\nmodel: x\n  y: z\n---\nbody\n", "c.md:4: mapping values are not allowed in this context"},
+		{"unclosed block", "---\ndescription: x\nbody\n", `c.md:1: frontmatter is not closed by a "---" line`},
+		{"not a string", "---\ndescription: [a, b]\n---\nx\n", "c.md:2: description must be a string"},
+		{"bad flag", "---\ndisable-model-invocation: maybe\n---\nx\n", "c.md:2: disable-model-invocation must be true or false"},
+		{"bad hint", "---\nargument-hint: {a: b}\n---\nx\n", "c.md:2: argument-hint must be a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseCommand("c.md", "c", []byte(tt.data))
+			var fe *frontmatter.Error
+			if c != nil || !errors.As(err, &fe) || err.Error() != tt.want {
+				t.Errorf("got %+v, %v; want %q", c, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	tests := []struct {
+		name, body, args, want string
+	}{
+		{"whole arguments", "Fix issue #$ARGUMENTS now.", " 123  high ", "Fix issue #123  high now."},
+		{"positional", "PR $1, priority $2, owner $3.", `456 "very high"`, "PR 456, priority very high, owner ."},
+		{"quoting", "[$1] [$2] [$3] [$4]", `'a b' "c \"d\"" e\ f 'it''s'`, `[a b] [c "d"] [e f] [its]`},
+		{"both", "$1 of $ARGUMENTS", "x y", "x of x y"},
+		{"tenth", "$10", "1 2 3 4 5 6 7 8 9 ten", "ten"},
+		{"appended", "Review the code.", "focus on auth", "Review the code.\n\nARGUMENTS: focus on auth"},
+		{"nothing to append", "Review the code.", "  ", "Review the code."},
+		{"placeholder, no arguments", "Review $ARGUMENTS.", "", "Review ."},
+		{"arguments are not expanded again", "Say $ARGUMENTS and $1.", "$1 $ARGUMENTS", "Say $1 $ARGUMENTS and $1."},
+		{"$0 is text", "cost $0 for $1", "x", "cost $0 for x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Command{Name: "c", Meta: Meta{Body: tt.body, Path: "c.md"}}
+			got, err := c.Expand(tt.args)
+			if err != nil || got != tt.want {
+				t.Errorf("Expand(%q) = %q, %v; want %q", tt.args, got, err, tt.want)
+			}
+		})
+	}
+
+	c := &Command{Name: "c", Meta: Meta{Body: "Fix $1", Path: "c.md"}}
+	if _, err := c.Expand(`don't`); err == nil || err.Error() != `/c: the arguments have an unclosed ' quote: close it, or escape the ' with a backslash` {
+		t.Errorf("unclosed quote: %v", err)
+	}
+	// Without a positional placeholder the arguments are not split.
+	c.Body = "Fix $ARGUMENTS"
+	if got, err := c.Expand(`don't`); err != nil || got != "Fix don't" {
+		t.Errorf("apostrophe: %q, %v", got, err)
+	}
+	c.Body = ""
+	if _, err := c.Expand(""); err == nil {
+		t.Error("an empty prompt was accepted")
+	}
+}
+
+// A ! line would run a shell before the gate sees anything: gen refuses
+// the command, naming the file and the line, and runs nothing.
+func TestExpandRefusesBang(t *testing.T) {
+	c, err := ParseCommand("/p/.claude/commands/status.md", "status", []byte("---\ndescription: Status\n---\n\nSummarise the state:\n\n- Status: !`git status`\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bang != 7 {
+		t.Errorf("bang line %d, want 7", c.Bang)
+	}
+	got, err := c.Expand("")
+	want := "/p/.claude/commands/status.md:7: gen does not run `!` commands in slash commands; they would run outside the permission gate. Remove the line, or ask the model to run the command, which the gate then decides (/status is not sent)"
+	if got != "" || err == nil || err.Error() != want {
+		t.Errorf("Expand = %q, %v; want the error %q", got, err, want)
+	}
+	// In the frontmatter it is text; and arguments are text whatever they hold.
+	c, err = ParseCommand("x.md", "x", []byte("---\ndescription: run !`ls`\n---\nSay $ARGUMENTS\n"))
+	if err != nil || c.Bang != 0 {
+		t.Fatalf("frontmatter: %+v, %v", c, err)
+	}
+	if got, err := c.Expand("!`rm -rf /`"); err != nil || got != "Say !`rm -rf /`" {
+		t.Errorf("arguments: %q, %v", got, err)
+	}
+}

@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/gen-run/gen/internal/testtree"
+	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/skill"
+)
+
+// commandsHarness is a harness whose UI has the custom commands of files,
+// a project's .claude/commands.
+func commandsHarness(t *testing.T, files map[string]string) (*harness, *fakeEngine, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".claude", "commands")
+	testtree.Write(t, dir, files)
+	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
+	eng := newFakeEngine()
+	h := newHarness(t, eng)
+	h.m.cmds = cmds
+	// Wide enough that no file name is wrapped.
+	h.update(tea.WindowSizeMsg{Width: 1000, Height: 40})
+	return h, eng, dir
+}
+
+func TestCustomCommands(t *testing.T) {
+	files := map[string]string{
+		"fix-issue.md": "---\ndescription: Fix a GitHub issue\nargument-hint: <number> [priority]\nmodel: opus\n---\nFix issue #$1 at priority $2.\n",
+		"git/log.md":   "Summarise the log.\n",
+		"tools.md":     "A custom /tools must not hide the built-in one.\n",
+		"status.md":    "State:\n!`git status`\n",
+		"broken.md":    "---\ndescription: x\n  model: y\n---\nbody\n",
+	}
+
+	t.Run("expands and sends, showing what was typed", func(t *testing.T) {
+		h, eng, dir := commandsHarness(t, files)
+		h.submit(`/fix-issue 42 "very high"`)
+		h.waitIdle()
+		if got, want := eng.recorded(), []string{"Submit(Fix issue #42 at priority very high.)"}; !slices.Equal(got, want) {
+			t.Errorf("engine calls %q, want %q", got, want)
+		}
+		screen := h.screen()
+		if !strings.Contains(screen, `> /fix-issue 42 "very high"`) || strings.Contains(screen, "> Fix issue") {
+			t.Errorf("the typed line is not what the transcript shows:\n%s", screen)
+		}
+		if want := filepath.Join(dir, "fix-issue.md") + `:4: model "opus" is ignored`; !strings.Contains(screen, want) {
+			t.Errorf("screen lacks the warning %q:\n%s", want, screen)
+		}
+	})
+
+	t.Run("namespaced, arguments appended", func(t *testing.T) {
+		h, eng, _ := commandsHarness(t, files)
+		h.submit("/git:log last week")
+		h.waitIdle()
+		if got, want := eng.recorded(), []string{"Submit(Summarise the log.\n\nARGUMENTS: last week)"}; !slices.Equal(got, want) {
+			t.Errorf("engine calls %q, want %q", got, want)
+		}
+	})
+
+	t.Run("queued while a turn runs", func(t *testing.T) {
+		h, eng, _ := commandsHarness(t, files)
+		release := make(chan struct{})
+		first := true
+		eng.submit = func(ctx context.Context, prompt string, onEvent func(loop.Event), onText func(string)) (loop.Outcome, error) {
+			if first {
+				first = false
+				<-release
+			}
+			return loop.Outcome{Final: "ok"}, nil
+		}
+		h.submit("hello")
+		h.pump("the turn to start", func() bool { return len(eng.recorded()) == 1 })
+		h.submit("/git:log")
+		close(release)
+		h.pump("the queued command to run", func() bool { return len(eng.recorded()) == 2 && !h.m.running })
+		if got, want := eng.recorded(), []string{"Submit(hello)", "Submit(Summarise the log.)"}; !slices.Equal(got, want) {
+			t.Errorf("engine calls %q, want %q", got, want)
+		}
+	})
+
+	refused := []struct{ name, line, want string }{
+		{"built-in wins", "/tools", "Tools the model sees (3): Bash, Read, Write"},
+		{"! line refused", "/status", "status.md:2: gen does not run `!` commands in slash commands"},
+		{"broken file", "/broken", "✗ /broken is not offered: "},
+		{"unknown", "/nope", "✗ unknown command /nope; /help lists the commands"},
+		{"bad quoting", "/fix-issue don't", "✗ /fix-issue: the arguments have an unclosed ' quote"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			h, eng, _ := commandsHarness(t, files)
+			h.submit(tt.line)
+			if got := eng.recorded(); len(got) != 0 {
+				t.Errorf("engine calls %q, want none", got)
+			}
+			if screen := h.screen(); !strings.Contains(screen, tt.want) || !strings.Contains(screen, "> "+tt.line) {
+				t.Errorf("screen lacks %q:\n%s", tt.want, screen)
+			}
+		})
+	}
+
+	t.Run("help lists them", func(t *testing.T) {
+		h, _, dir := commandsHarness(t, files)
+		h.submit("/help")
+		screen := h.screen()
+		for _, want := range []string{
+			"/fix-issue <number> [priority]",
+			"Fix a GitHub issue (project)",
+			"/git:log",
+			"/status",
+			"✗ " + filepath.Join(dir, "broken.md") + ":3: ",
+			"warning: " + filepath.Join(dir, "tools.md") + ": command /tools is not offered: /tools is built in",
+		} {
+			if !strings.Contains(screen, want) {
+				t.Errorf("help lacks %q:\n%s", want, screen)
+			}
+		}
+	})
+}
+
+// Every built-in name is one the dispatcher handles, so reserving exactly
+// these keeps custom commands from shadowing any built-in.
+func TestBuiltinsAreHandled(t *testing.T) {
+	for _, name := range Builtins() {
+		h := newHarness(t, newFakeEngine())
+		h.submit("/" + name)
+		if strings.Contains(h.screen(), "unknown command") {
+			t.Errorf("/%s is reserved but not a built-in", name)
+		}
+	}
+}
