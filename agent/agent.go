@@ -448,6 +448,13 @@ func (p *parser) visibleTools(k, v *yaml.Node) ([]string, []perm.Rule, error) {
 	names := map[string]bool{}
 	mcp := false
 	for _, r := range listed {
+		if r.HasPattern && r.Tool == "Agent" {
+			// Claude Code's Agent(type, ...) limits which agents a
+			// main-thread agent may start; an agent of gen's is always a
+			// subagent, which starts none.
+			p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: tools lists %s, but a gen agent runs as a subagent and delegates to none; taken as Agent", p.doc.Path, p.doc.Line(v), r))
+			r = perm.Rule{Tool: "Agent"}
+		}
 		if r.HasPattern {
 			return nil, nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
 		}

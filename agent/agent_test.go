@@ -1046,3 +1046,23 @@ func TestParseClaudeTools(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code's Task is its old name for Agent, and Agent(type, ...) in
+// tools limits which agents a main-thread agent starts: an agent file
+// listing them loads; gen's agents start none, which a warning says.
+func TestParseClaudeAgentTool(t *testing.T) {
+	d, err := Parse("a.md", []byte("---\nname: a\ndescription: d\ntools: Read, Agent(Explore), Task\ndisallowedTools: Task(general-purpose)\n---\nbody"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(d.Hidden, "Read") || slices.Contains(d.Hidden, "Agent") || !slices.Contains(d.Hidden, "Bash") {
+		t.Errorf("hidden %q, want Read and Agent listed and Bash hidden", d.Hidden)
+	}
+	if !slices.ContainsFunc(d.DenyTools, func(r perm.Rule) bool { return r.String() == "Agent(general-purpose)" }) {
+		t.Errorf("deny_tools %v, want Task(general-purpose) read as Agent(general-purpose)", d.DenyTools)
+	}
+	want := []string{"a.md:4: tools lists Agent(Explore), but a gen agent runs as a subagent and delegates to none; taken as Agent"}
+	if !slices.Equal(d.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", d.Warnings, want)
+	}
+}

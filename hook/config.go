@@ -114,6 +114,9 @@ type Group struct {
 
 	names []string       // exact names, when the matcher is a plain list
 	re    *regexp.Regexp // otherwise, when it is not empty or "*"
+	// tools is set for a tool event's group, whose matcher names tools:
+	// Task, Claude Code's old name for Agent, names Agent there.
+	tools bool
 }
 
 // Config is the hooks of one or more settings files. The zero Config has
@@ -157,6 +160,10 @@ func (g *Group) compile() error {
 // exact names; anything else is a regular expression that must match
 // somewhere in subject ("mcp__github__.*", "Notebook.*").
 func (g *Group) Matches(subject string) bool {
+	return g.match(subject) || g.tools && subject == "Agent" && g.match("Task")
+}
+
+func (g *Group) match(subject string) bool {
 	switch {
 	case g.re != nil:
 		return g.re.MatchString(subject)
@@ -292,6 +299,7 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 			if err := checkToolMatcher(g.Matcher); err != nil {
 				return nil, p.errorf(gk+".matcher", "%v", err)
 			}
+			g.tools = true
 		}
 		if err := g.compile(); err != nil {
 			return nil, p.errorf(gk+".matcher", "invalid regular expression %q: %v", g.Matcher, err)

@@ -130,8 +130,6 @@ func TestParseErrors(t *testing.T) {
 			`f.json: hooks.PreToolUse[0].matcher: "Edit(./src/**)" is a permission rule, not a tool name: match "Edit" and read the call's tool_input in the hook`},
 		{"an MCP server alone", `{"PreToolUse": [{"matcher": "mcp__github", "hooks": []}]}`,
 			`f.json: hooks.PreToolUse[0].matcher: "mcp__github" names no tool (MCP tools are mcp__server__tool): did you mean "mcp__github__.*"?`},
-		{"Claude Code's old Agent", `{"PreToolUse": [{"matcher": "Task", "hooks": []}]}`,
-			`f.json: hooks.PreToolUse[0].matcher: "Task" names no tool (matchers are exact, case-sensitive tool names): did you mean "Agent"? (Task is Claude Code's old name for it)`},
 		{"hooks not a list", `{"Stop": [{"hooks": {"type": "command"}}]}`, `f.json: hooks.Stop[0].hooks: must be a list of hooks`},
 		{"statusMessage not a string", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "statusMessage": 1}]}]}`,
 			`f.json: hooks.Stop[0].hooks[0].statusMessage: must be a string`},
@@ -320,5 +318,24 @@ func TestRunnerWith(t *testing.T) {
 	alone := (*Runner)(nil).With(func() Config { return agentHooks }, "/other")
 	if !alone.Has(PreToolUse) || alone.ProjectDir != "/other" {
 		t.Errorf("With on no session runner: Has %v, ProjectDir %q", alone.Has(PreToolUse), alone.ProjectDir)
+	}
+}
+
+// Task, Claude Code's old name for the Agent tool, names Agent in a tool
+// event's matcher, plain or in a regular expression, as Claude Code still
+// takes it; elsewhere (a subagent type) it is only itself.
+func TestTaskMatchesAgent(t *testing.T) {
+	for _, m := range []string{"Task", "Task|Bash", "^Ta.k$"} {
+		c := mustParse(t, "f.json", `{"PreToolUse": [{"matcher": "`+m+`", "hooks": [{"type": "command", "command": "x"}]}]}`)
+		if len(c.Matching(PreToolUse, "Agent")) != 1 {
+			t.Errorf("PreToolUse matcher %q does not match Agent", m)
+		}
+		if len(c.Matching(PreToolUse, "Read")) != 0 {
+			t.Errorf("PreToolUse matcher %q matches Read", m)
+		}
+	}
+	c := mustParse(t, "f.json", `{"SubagentStop": [{"matcher": "Task", "hooks": [{"type": "command", "command": "x"}]}]}`)
+	if len(c.Matching(SubagentStop, "Agent")) != 0 {
+		t.Error("a SubagentStop matcher Task matches the subagent type Agent")
 	}
 }

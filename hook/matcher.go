@@ -67,7 +67,7 @@ func checkToolMatcher(m string) error {
 				return fmt.Errorf("%q names no tool (MCP tools are mcp__server__tool): did you mean %q?", a, "mcp__"+strings.TrimSuffix(server, "_")+"__.*")
 			}
 		case a == "Task":
-			return fmt.Errorf("%q names no tool (matchers are exact, case-sensitive tool names): did you mean %q? (Task is Claude Code's old name for it)", a, "Agent")
+			// Claude Code's old name for Agent names it (Group.Matches).
 		default:
 			if near := nearestToolName(a); near != "" {
 				return fmt.Errorf("%q names no tool (matchers are exact, case-sensitive tool names): did you mean %q?", a, near)

@@ -352,6 +352,7 @@ func TestEvaluate(t *testing.T) {
 		{"webfetch bad url", nil, Request{Tool: "WebFetch", Input: map[string]any{"url": "not a url"}}, Ask, 2, ""},
 		{"agent deny", deny("Agent(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "Explore"}}, Deny, 1, ""},
 		{"agent other type", deny("Agent(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "x"}}, Ask, 7, ""},
+		{"agent deny by Claude Code's old name", deny("Task(Explore)"), Request{Tool: "Agent", Input: map[string]any{"subagent_type": "Explore"}}, Deny, 1, ""},
 		{"skill deny", deny("Skill(pdf)"), skillReq("pdf"), Deny, 1, "blocked by deny rule Skill(pdf)"},
 		{"skill deny slash spelling", deny("Skill(/pdf)"), skillReq("pdf"), Deny, 1, ""},
 		{"skill deny other skill", deny("Skill(pdf)"), skillReq("pdf-tools"), Ask, 7, "requires approval"},

@@ -187,6 +187,11 @@ func ParseRule(s string) (Rule, error) {
 	if name == "" {
 		return bad("missing tool name")
 	}
+	if name == "Task" {
+		// Claude Code's old name for the Agent tool, which it still
+		// takes as an alias: a Task deny rule must cover Agent calls.
+		name = "Agent"
+	}
 	if server, ok := strings.CutSuffix(name, "__*"); ok && !hasPat && isMCPServer(server) {
 		// Claude Code's spelling of every tool of a server is the
 		// server's bare rule.

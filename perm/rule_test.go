@@ -71,8 +71,8 @@ func TestParseRule(t *testing.T) {
 		{in: "Read(./a\u0085b)", wantErr: `malformed rule "Read(./a\u0085b)": control character U+0085 in the rule`},
 		{in: "Bash\x00", wantErr: `malformed rule "Bash\x00": control character U+0000 in the rule`},
 		// Claude Code's old name for the Agent tool.
-		{in: "Task(Explore)", wantErr: `malformed rule "Task(Explore)": unknown tool "Task": did you mean Agent? (Task is Claude Code's old name for it)`},
-		{in: "Task", wantErr: `malformed rule "Task": unknown tool "Task": did you mean Agent? (Task is Claude Code's old name for it)`},
+		{in: "Task(Explore)", want: Rule{Tool: "Agent", Pattern: "Explore", HasPattern: true}, canon: "Agent(Explore)"},
+		{in: "Task", want: Rule{Tool: "Agent"}, canon: "Agent"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestParseRuleClaudeTool(t *testing.T) {
 			t.Errorf("ParseRule(%q) error = %v, want one wrapping ErrClaudeTool", in, err)
 		}
 	}
-	for _, in := range []string{"Bassh", "Task", "multiedit", "Bash("} {
+	for _, in := range []string{"Bassh", "multiedit", "Bash("} {
 		if _, err := ParseRule(in); err == nil || errors.Is(err, ErrClaudeTool) {
 			t.Errorf("ParseRule(%q) error = %v, want an error that is not ErrClaudeTool", in, err)
 		}

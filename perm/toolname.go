@@ -20,7 +20,7 @@ var Tools = []string{
 
 // ClaudeTools are Claude Code's tool names that gen has no tool for. Task
 // is not among them: it is Claude Code's old name for Agent, which gen
-// has, so a Task rule or hook would silently not cover gen's Agent calls.
+// has, and reads as Agent (ParseRule; hook matchers).
 var ClaudeTools = []string{
 	"MultiEdit", "LS", "NotebookRead", "TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash",
 	"ExitPlanMode", "EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
@@ -43,9 +43,6 @@ func checkToolName(name string) error {
 	}
 	if slices.Contains(ClaudeTools, name) {
 		return fmt.Errorf("unknown tool %q: %w", name, ErrClaudeTool)
-	}
-	if name == "Task" {
-		return fmt.Errorf("unknown tool %q: did you mean Agent? (Task is Claude Code's old name for it)", name)
 	}
 	if near := nearestTool(name); near != "" {
 		return fmt.Errorf("unknown tool %q: did you mean %s?", name, near)
