@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -97,7 +98,7 @@ func mixedBatch(t *testing.T, seed uint64, n int) (in []byte, bad []int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, invalid := normalise(perm.Request{Tool: c.Tool, Input: c.Input})
+		_, invalid := normalise(perm.Request{Tool: c.Tool, Input: maps.Clone(c.Input)})
 		add(string(line), invalid != nil)
 		switch i % 13 {
 		case 3:

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -45,7 +46,7 @@ func benchInput(tb testing.TB) []byte {
 	tb.Helper()
 	var calls []callcorpus.Call
 	for _, c := range callcorpus.Bash(1, benchCalls+100) {
-		if _, err := normalise(perm.Request{Tool: c.Tool, Input: c.Input}); err == nil && len(calls) < benchCalls {
+		if _, err := normalise(perm.Request{Tool: c.Tool, Input: maps.Clone(c.Input)}); err == nil && len(calls) < benchCalls {
 			calls = append(calls, c)
 		}
 	}

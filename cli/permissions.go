@@ -305,7 +305,9 @@ func parseCheckCall(callText, input string) (perm.Request, error) {
 }
 
 // normalise applies the argument aliases and validates the full arguments
-// of a built-in tool, exactly as the loop does before the gate.
+// of a built-in tool, exactly as the loop does before the gate. It
+// rewrites req.Input itself (schema.NormalizeOwned): the caller owns it,
+// a map it has just decoded.
 func normalise(req perm.Request) (perm.Request, error) {
 	if !schema.Known(req.Tool) {
 		if strings.HasPrefix(req.Tool, "mcp__") {
@@ -313,7 +315,7 @@ func normalise(req perm.Request) (perm.Request, error) {
 		}
 		return req, fmt.Errorf("unknown tool %q", req.Tool)
 	}
-	req.Input = schema.Normalize(req.Tool, req.Input)
+	req.Input = schema.NormalizeOwned(req.Tool, req.Input)
 	if err := schema.Validate(req.Tool, req.Input); err != nil {
 		return req, err
 	}

@@ -237,13 +237,25 @@ func TestNormalize(t *testing.T) {
 			if !reflect.DeepEqual(in, orig) {
 				t.Fatalf("Normalize modified its input: %v", in)
 			}
+			// NormalizeOwned gives the same map, rewritten.
+			if got := NormalizeOwned(tt.tool, in); !reflect.DeepEqual(got, args(t, tt.want)) || !sameMap(got, in) {
+				t.Fatalf("NormalizeOwned(%s, %s) = %v (the map given: %v), want %s in it", tt.tool, tt.in, got, sameMap(got, in), tt.want)
+			}
 		})
 	}
 	t.Run("nil input", func(t *testing.T) {
 		if got := Normalize("Read", nil); got == nil || len(got) != 0 {
 			t.Fatalf("Normalize(nil) = %#v, want empty map", got)
 		}
+		if got := NormalizeOwned("Read", nil); got == nil || len(got) != 0 {
+			t.Fatalf("NormalizeOwned(nil) = %#v, want empty map", got)
+		}
 	})
+}
+
+// sameMap reports whether a and b are one map, not only equal.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 func TestValidate(t *testing.T) {

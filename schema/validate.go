@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -39,15 +40,25 @@ var aliases = []struct {
 // first one present, so conflicting spellings fail instead of one silently
 // winning. Unknown tools get a plain copy.
 func Normalize(name string, in map[string]any) map[string]any {
-	out := make(map[string]any, len(in))
+	return NormalizeOwned(name, maps.Clone(in))
+}
+
+// NormalizeOwned is Normalize rewriting in itself instead of a copy, for
+// a caller that owns in, such as the arguments a --batch line decodes to:
+// there the copy cost more than validating them. It returns in, or a new
+// empty map for nil.
+func NormalizeOwned(name string, in map[string]any) map[string]any {
+	if in == nil {
+		return map[string]any{}
+	}
 	for k, v := range in {
-		if v != nil {
-			out[k] = v
+		if v == nil {
+			delete(in, k)
 		}
 	}
 	t, ok := byName[name]
 	if !ok {
-		return out
+		return in
 	}
 	for _, a := range aliases {
 		if t.params.prop(a.canonical) == nil {
@@ -57,18 +68,18 @@ func Normalize(name string, in map[string]any) map[string]any {
 			if t.params.prop(from) != nil {
 				continue
 			}
-			v, ok := out[from]
+			v, ok := in[from]
 			if !ok {
 				continue
 			}
-			if _, taken := out[a.canonical]; taken {
+			if _, taken := in[a.canonical]; taken {
 				continue
 			}
-			out[a.canonical] = v
-			delete(out, from)
+			in[a.canonical] = v
+			delete(in, from)
 		}
 	}
-	return out
+	return in
 }
 
 // Validate checks in against the named tool's schema: required arguments,
