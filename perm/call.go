@@ -85,14 +85,10 @@ type call struct {
 	ws     Workspace
 	parts  []part
 	script *bash.Script
-	// near and far memoise resolved directories: the arguments of one
-	// command line mostly share a few, kept in near; the rest in far,
-	// made on first use.
-	near  [4][2]string // directory, resolved
-	nnear int
-	far   map[string]string
-	// shells memoises shellTargets; globs memoises glob.
-	shells map[string]shellAnswer
+	// dirs memoises resolved directories (realDir), shells
+	// shellTargets, globs glob.
+	dirs   smallMemo[string]
+	shells smallMemo[shellAnswer]
 	globs  map[string]globAnswer
 	// readScratch is mentionsOf's scratch, reused from part to part.
 	readScratch []reading
@@ -155,19 +151,73 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 // is left to the collector.
 const maxPooledParts = 256
 
-// maxKeptShells bounds the shellTargets memo a released call keeps for
-// the next: most calls resolve fewer words.
-const maxKeptShells = 32
+// smallMemo maps strings to the answers of one call: its first entries
+// in an array, searched in order, the rest in a map. Most calls memoise a
+// few answers, found in the array with no hashing, and the array is
+// emptied with no map to clear.
+type smallMemo[V any] struct {
+	near [smallMemoNear]struct {
+		k string
+		v V
+	}
+	n   int
+	far map[string]V
+}
+
+// smallMemoNear is how many answers a smallMemo holds in its array: nine
+// calls in ten of BenchmarkBatch's resolve no more words (shellTargets).
+const smallMemoNear = 16
+
+func (m *smallMemo[V]) get(k string) (V, bool) {
+	for i := range m.n {
+		if m.near[i].k == k {
+			return m.near[i].v, true
+		}
+	}
+	v, ok := m.far[k]
+	return v, ok
+}
+
+func (m *smallMemo[V]) put(k string, v V) {
+	if m.n < len(m.near) {
+		m.near[m.n].k, m.near[m.n].v = k, v
+		m.n++
+		return
+	}
+	if m.far == nil {
+		m.far = make(map[string]V, len(m.near))
+	}
+	m.far[k] = v
+}
+
+func (m *smallMemo[V]) len() int { return m.n + len(m.far) }
+
+// reset empties m. Its map is kept for reuse (a pooled call's) unless it
+// held more than maxKeptFar answers: clearing a map costs in proportion
+// to the most it ever held, so one a long command grew is dropped, or
+// every later call would pay for its size.
+func (m *smallMemo[V]) reset() {
+	clear(m.near[:m.n])
+	m.n = 0
+	if len(m.far) > maxKeptFar {
+		m.far = nil
+	}
+	clear(m.far)
+}
+
+// maxKeptFar bounds the map a smallMemo keeps when reset.
+const maxKeptFar = 32
 
 // release hands c back for reuse, and its script's memory (Script.Release);
 // c must not be used afterwards. Nothing a Result holds points into a call
 // or its script (its strings are immutable), so a call is released once
 // its Result is made.
 func (c *call) release() {
-	if cap(c.parts) > maxPooledParts || len(c.shells) > maxPooledParts || cap(c.block) > maxPooledParts {
+	if cap(c.parts) > maxPooledParts || c.shells.len() > maxPooledParts || cap(c.block) > maxPooledParts {
 		return
 	}
-	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
+	c.shells.reset()
+	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells.far, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
 	// parts and the mention words are only appended to, once per call,
 	// and targets and mentions are written only within what carve cut
 	// from their blocks (their lengths): past their lengths they are
@@ -177,13 +227,6 @@ func (c *call) release() {
 	if c.script != nil {
 		c.script.Release()
 	}
-	if len(shells) > maxKeptShells {
-		// Clearing a map costs in proportion to the most it ever
-		// held, not to what it holds: one a long command grew is
-		// dropped, or every later call would pay for its size.
-		shells = nil
-	}
-	clear(shells)
 	clear(block)
 	clear(bases[:cap(bases)])
 	mb, fb, dec := c.mentionBlock, c.formBlock, c.decided
@@ -199,7 +242,7 @@ func (c *call) release() {
 	clear(ms.parts)
 	clear(ms.lists)
 	clear(ms.block)
-	*c = call{parts: parts[:0], shells: shells, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
+	*c = call{parts: parts[:0], shells: smallMemo[shellAnswer]{far: shells}, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
 	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
 	c.mentionBlock, c.formBlock, c.decided = mb[:0], fb[:0], dec[:0]
 	calls.Put(c)
@@ -630,14 +673,11 @@ func (c *call) addBases(p string, glob bool) bool {
 // its reads, its mentions and its writes): callers must not modify the
 // slice.
 func (c *call) shellTargets(p string) ([]target, bool) {
-	if a, ok := c.shells[p]; ok {
+	if a, ok := c.shells.get(p); ok {
 		return a.ts, a.ok
 	}
 	ts, ok := c.resolveShell(p)
-	if c.shells == nil {
-		c.shells = make(map[string]shellAnswer, 8)
-	}
-	c.shells[p] = shellAnswer{ts, ok}
+	c.shells.put(p, shellAnswer{ts, ok})
 	return ts, ok
 }
 
@@ -965,7 +1005,6 @@ func (c *call) resolvePaths(p string) target {
 	return target{abs: abs, real: real}
 }
 
-// realDir returns the memoised resolution of dir.
 // holdsFiles reports whether the resolved directory path rdir may hold
 // files: it is a directory, or a link FollowLinks left unresolved (a loop
 // the kernel judges). A name under anything else (nothing, a file) names
@@ -975,28 +1014,12 @@ func (c *call) holdsFiles(rdir string) bool {
 	return v.ok || (v.exists && v.dir)
 }
 
-func (c *call) realDir(dir string) (string, bool) {
-	for _, d := range c.near[:c.nnear] {
-		if d[0] == dir {
-			return d[1], true
-		}
-	}
-	r, ok := c.far[dir]
-	return r, ok
-}
+// realDir returns the memoised resolution of dir: the arguments of one
+// command line mostly share a few directories.
+func (c *call) realDir(dir string) (string, bool) { return c.dirs.get(dir) }
 
 // addRealDir memoises the resolution of dir.
-func (c *call) addRealDir(dir, real string) {
-	if c.nnear < len(c.near) {
-		c.near[c.nnear] = [2]string{dir, real}
-		c.nnear++
-		return
-	}
-	if c.far == nil {
-		c.far = make(map[string]string, 4)
-	}
-	c.far[dir] = real
-}
+func (c *call) addRealDir(dir, real string) { c.dirs.put(dir, real) }
 
 // shellPath is the path a static shell word names: "~" is the home
 // directory only where the shell expands it.

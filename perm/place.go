@@ -108,7 +108,7 @@ func (c *call) makeLinks(pls []placing, single bool) {
 			break
 		}
 	}
-	clear(c.shells) // answers given before the links were known
+	c.shells.reset() // answers given before the links were known
 }
 
 // addMade records a link at the resolved place at leading to to.
