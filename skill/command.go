@@ -386,6 +386,8 @@ func loadCommandDir(loc Location) ([]commandFile, []error) {
 			data, err := textfile.Read(path, textfile.Max)
 			if err != nil {
 				f.err = fmt.Errorf("skill: reading %s: %w", path, err)
+			} else if err := loc.Confined(path); err != nil {
+				f.err = err
 			} else {
 				f.cmd, f.err = ParseCommand(path, f.name, data)
 			}

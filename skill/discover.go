@@ -29,6 +29,32 @@ const (
 type Location struct {
 	Dir   string
 	Scope Scope
+	// Root, when set, is the tree the location belongs to (the project
+	// root, an additional directory): a file found there must lie in it,
+	// links resolved (Confined). The user's own locations have none.
+	Root string
+}
+
+// Confined checks that path, a file found in loc, lies inside loc.Root
+// with every symbolic link resolved. A project's skill or command is
+// text the model is given: one that is a link to ~/.ssh/id_rsa would
+// hand the key over the moment it is used, as a memory file would.
+func (loc Location) Confined(path string) error {
+	if loc.Root == "" {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("skill: %w", err)
+	}
+	root, err := filepath.EvalSymlinks(loc.Root)
+	if err != nil {
+		return fmt.Errorf("skill: %w", err)
+	}
+	if !workspace.Within(real, root) {
+		return fmt.Errorf("skill: %s is a link to %s, outside %s: a %s skill or command must live in its tree", path, real, loc.Root, loc.Scope)
+	}
+	return nil
 }
 
 // Locations returns where the skills of a session are, highest precedence
@@ -66,23 +92,23 @@ func locations(cwd, home string, additional []string, kind string) ([]Location, 
 	}
 	root := workspace.ProjectRoot(filepath.Clean(cwd), home)
 	var locs []Location
-	add := func(dir string, sc Scope) {
+	add := func(dir string, sc Scope, tree string) {
 		if !slices.ContainsFunc(locs, func(l Location) bool { return l.Dir == dir }) {
-			locs = append(locs, Location{dir, sc})
+			locs = append(locs, Location{Dir: dir, Scope: sc, Root: tree})
 		}
 	}
-	both := func(base string, sc Scope) {
+	both := func(base string, sc Scope, tree string) {
 		for _, d := range []string{".gen", ".claude"} {
-			add(filepath.Join(base, d, kind), sc)
+			add(filepath.Join(base, d, kind), sc, tree)
 		}
 	}
 	if root != home {
-		both(root, ScopeProject)
+		both(root, ScopeProject, root)
 	}
 	for _, a := range additional {
-		add(filepath.Join(a, ".gen", kind), ScopeAdditional)
+		add(filepath.Join(a, ".gen", kind), ScopeAdditional, a)
 	}
-	both(home, ScopeUser)
+	both(home, ScopeUser, "")
 	return locs, nil
 }
 
@@ -166,6 +192,10 @@ func loadDir(loc Location) ([]*Skill, []error) {
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("skill: reading %s: %w", path, err))
+			continue
+		}
+		if err := loc.Confined(path); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		k, err := Parse(path, e.Name(), data)

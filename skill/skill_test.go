@@ -209,7 +209,7 @@ func TestTool(t *testing.T) {
 	writeSkill(t, base, "pdf", "---\nname: pdf\ndescription: |\n  Extract text\n  from PDFs.\nallowed-tools: Bash(pdftotext:*)\n---\nRun scripts/extract.sh on $ARGUMENTS.\n")
 	writeSkill(t, base, "git-commit", skillFile("git-commit", "Write commit messages."))
 	writeSkill(t, base, "deploy", "---\nname: deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\nx\n")
-	set, err := Load(Location{base, ScopeProject})
+	set, err := Load(Location{Dir: base, Scope: ScopeProject})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestToolBehindGate(t *testing.T) {
 	for _, n := range []string{"pdf", "git-commit", "github-pr", "review"} {
 		writeSkill(t, base, n, skillFile(n, "d"))
 	}
-	set, err := Load(Location{base, ScopeProject})
+	set, err := Load(Location{Dir: base, Scope: ScopeProject})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,5 +336,46 @@ func TestDiscoverDanglingLinks(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
 	if _, err := Discover(root, home, []string{filepath.Join(root, "nodir")}); err != nil {
 		t.Errorf("missing directories: %v", err)
+	}
+}
+
+// A project's skill or command that is a link out of the project (to
+// ~/.ssh/id_rsa, say) is refused with an error naming it, not read: its
+// text would go to the model the moment it is used. A link inside the
+// project, and the user's own links, are fine.
+func TestDiscoverConfinesProjectFiles(t *testing.T) {
+	root, home, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	testtree.Write(t, outside, map[string]string{"secret": "---\nname: pdf\ndescription: d\n---\nTHE SECRET\n"})
+	testtree.Write(t, root, map[string]string{
+		".git/HEAD":                   "ref: refs/heads/main\n",
+		"tools/deploy.md":             "---\nname: deploy\ndescription: Deploy.\n---\nDeploy it.\n",
+		".gen/skills/pdf/SKILL.md":    "->" + filepath.Join(outside, "secret"),
+		".gen/skills/deploy/SKILL.md": "->../../../tools/deploy.md",
+		".claude/commands/leak.md":    "->" + filepath.Join(outside, "secret"),
+		".claude/commands/deploy.md":  "->../../tools/deploy.md",
+	})
+	testtree.Write(t, home, map[string]string{
+		".gen/skills/pdf/SKILL.md": "->" + filepath.Join(outside, "secret"),
+		".claude/commands/mine.md": "->" + filepath.Join(outside, "secret"),
+	})
+	set, err := Discover(root, home, nil)
+	if want := filepath.Join(root, ".gen/skills/pdf/SKILL.md") + " is a link to " + filepath.Join(outside, "secret") + ", outside " + root; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("skills error %v, want one containing %q", err, want)
+	}
+	var names []string
+	for _, k := range set.All() {
+		names = append(names, k.Name)
+	}
+	if !slices.Equal(names, []string{"deploy", "pdf"}) || set.All()[1].Scope != ScopeUser {
+		t.Errorf("skills %q, want the project's deploy and the user's pdf (whose link is the user's own)", names)
+	}
+	cs, _ := DiscoverCommands(root, home, nil)
+	if c, _, err := cs.Find("/leak"); c != nil || err == nil || !strings.Contains(err.Error(), "outside "+root) {
+		t.Errorf("/leak: %v, %v; want it refused as a link out of the project", c, err)
+	}
+	for _, name := range []string{"deploy", "mine"} {
+		if c, _, err := cs.Find("/" + name); c == nil || err != nil {
+			t.Errorf("/%s: %v, %v; want it offered", name, c, err)
+		}
 	}
 }
