@@ -260,3 +260,38 @@ func TestSettingsFlag(t *testing.T) {
 		}
 	}
 }
+
+// A command or skill file the Read deny rules keep from the model (a
+// link to the project's .env under Read(./.env)) is refused with the
+// rule, as a memory file is: typing /leak must not send the secret.
+func TestCommandAndSkillObeyReadDeny(t *testing.T) {
+	dir := project(t)
+	for p, c := range map[string]string{
+		".env":               "SECRET=1\n",
+		".gen/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`,
+		"notes.md":           "---\nname: notes\ndescription: Notes.\n---\nRead the notes.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{".claude/commands/leak.md": "../../.env", ".claude/skills/leak/SKILL.md": "../../../.env", ".claude/commands/notes.md": "../../notes.md"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := run("-p", "--cwd", dir, "/leak")
+	if code != ExitUsage || !strings.Contains(errs, "leak.md is not read into the prompt: a Read of it is deny: tool Read is blocked by deny rule Read(./.env)") || strings.Contains(out+errs, "SECRET") {
+		t.Errorf("/leak: exit %d, stdout %q, stderr %q; want it refused by the deny rule", code, out, errs)
+	}
+	code, out, errs = run("skills", "list", "--cwd", dir)
+	if code != ExitUsage || strings.Contains(out, "leak") || !strings.Contains(errs, "not read into the prompt") {
+		t.Errorf("skills list: exit %d, stdout %q, stderr %q; want the leak skill refused", code, out, errs)
+	}
+	if code, out, errs := run("commands", "list", "--cwd", dir); !strings.Contains(out, "notes") {
+		t.Errorf("commands list: exit %d, %q %q; want the notes command, a link inside the project, offered", code, out, errs)
+	}
+}

@@ -74,7 +74,7 @@ func orNone(s string) string {
 // a name means the same in gen and in gen -p.
 func discoverCommands(set *settings.Settings) (*skill.Commands, error) {
 	ws := set.Workspace
-	return skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins())
+	return skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins(), promptReadable(set))
 }
 
 // commandPrompt returns the prompt a headless run sends for prompt: when

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/memory"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/skill"
 )
@@ -31,7 +33,7 @@ file and line, and the other skills are still listed.`,
 				return err
 			}
 			ws := set.Workspace
-			skills, derr := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+			skills, derr := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, promptReadable(set))
 			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSCOPE\tDESCRIPTION\tPATH")
 			for _, k := range skills.All() {
@@ -63,7 +65,7 @@ file and line, and the other skills are still listed.`,
 // warnings.
 func loadSkills(set *settings.Settings, warn func(string)) *skill.Set {
 	ws := set.Workspace
-	skills, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+	skills, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, promptReadable(set))
 	if err != nil {
 		warn(err.Error())
 	}
@@ -71,4 +73,11 @@ func loadSkills(set *settings.Settings, warn func(string)) *skill.Set {
 		warn(w)
 	}
 	return skills
+}
+
+// promptReadable is the check a skill's or a command's file passes before
+// its text may reach the model (memory.Readable): the Read rules of set.
+func promptReadable(set *settings.Settings) func(path string) error {
+	read := policy.Memory(set, set.Workspace)
+	return memory.Readable(&read)
 }

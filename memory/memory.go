@@ -98,14 +98,8 @@ func first(dir string, names []string, rules *perm.Policy) (path, text string, e
 		if err := inside(p, dir); err != nil {
 			return "", "", err
 		}
-		res := perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": p}}, rules)
-		// A deny rule always keeps the file out. Other refusals (an ask
-		// rule such as a bare Read, a sensitive path) count only where
-		// the name leads elsewhere: gen has always read its own memory
-		// files, which an ask rule for the model's reads is not about.
-		linked := res.Path != "" && res.Path != p
-		if res.Decision != perm.Allow && (res.Step == 1 || linked) {
-			return "", "", fmt.Errorf("memory: %s is not read into the prompt: a Read of it is %s: %s", p, res.Decision, res.Reason)
+		if err := Readable(rules)(p); err != nil {
+			return "", "", fmt.Errorf("memory: %w", err)
 		}
 		data, err := textfile.Read(p, MaxFile)
 		if err != nil {
@@ -114,6 +108,23 @@ func first(dir string, names []string, rules *perm.Policy) (path, text string, e
 		return p, strings.TrimSpace(string(data)), nil
 	}
 	return "", "", nil
+}
+
+// Readable returns the check a file gen puts in front of the model
+// without a tool call (a memory file, a skill's or a command's text)
+// must pass under rules (policy.Memory): a deny rule always keeps it out.
+// Other refusals (an ask rule such as a bare Read, a sensitive path)
+// count only where the name leads elsewhere: gen has always read its own
+// configuration, which an ask rule for the model's reads is not about.
+func Readable(rules *perm.Policy) func(path string) error {
+	return func(p string) error {
+		res := perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": p}}, rules)
+		linked := res.Path != "" && res.Path != p
+		if res.Decision != perm.Allow && (res.Step == 1 || linked) {
+			return fmt.Errorf("%s is not read into the prompt: a Read of it is %s: %s", p, res.Decision, res.Reason)
+		}
+		return nil
+	}
 }
 
 // inside checks that p, symbolic links resolved, is under dir.

@@ -205,7 +205,8 @@ func (s *Session) loadHooks() *hook.Agent {
 // warning: it does not hide the others.
 func (s *Session) loadSkills() *skill.Set {
 	ws := s.set.Workspace
-	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs)
+	read := policy.Memory(s.set, ws)
+	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, memory.Readable(&read))
 	if err != nil {
 		s.warn(err.Error())
 	}

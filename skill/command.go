@@ -269,12 +269,16 @@ func (cs *Commands) Find(line string) (*Command, string, error) {
 	return cs.byName[name], args, nil
 }
 
-// DiscoverCommands loads the commands of CommandLocations(cwd, home).
+// DiscoverCommands loads the commands of CommandLocations(cwd, home),
+// each file checked with readable (Location.Readable; nil checks none).
 // builtin are names a command may not take (the TUI's own commands).
-func DiscoverCommands(cwd, home string, builtin []string) (*Commands, error) {
+func DiscoverCommands(cwd, home string, builtin []string, readable func(path string) error) (*Commands, error) {
 	locs, err := CommandLocations(cwd, home)
 	if err != nil {
 		return &Commands{}, err
+	}
+	for i := range locs {
+		locs[i].Readable = readable
 	}
 	return LoadCommands(builtin, locs...)
 }

@@ -32,7 +32,7 @@ func TestDiscoverCommands(t *testing.T) {
 		".gen/commands/broken.md":    "User broken must not stand in.\n",
 		".claude/commands/mine.md":   "Mine.\n",
 	})
-	cs, err := DiscoverCommands(filepath.Join(root, "src"), home, []string{"tools", "help"})
+	cs, err := DiscoverCommands(filepath.Join(root, "src"), home, []string{"tools", "help"}, nil)
 	var names []string
 	for _, c := range cs.All() {
 		names = append(names, c.Name+"/"+string(c.Scope))

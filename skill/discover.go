@@ -33,13 +33,22 @@ type Location struct {
 	// root, an additional directory): a file found there must lie in it,
 	// links resolved (Confined). The user's own locations have none.
 	Root string
+	// Readable, when set, must accept a file found there before it is
+	// read: the Read rules that keep a file from the model keep it from
+	// a skill's or a command's text too (memory.Readable).
+	Readable func(path string) error
 }
 
-// Confined checks that path, a file found in loc, lies inside loc.Root
-// with every symbolic link resolved. A project's skill or command is
+// Confined checks that path, a file found in loc, is one loc.Readable
+// accepts and lies inside loc.Root with every symbolic link resolved. A project's skill or command is
 // text the model is given: one that is a link to ~/.ssh/id_rsa would
 // hand the key over the moment it is used, as a memory file would.
 func (loc Location) Confined(path string) error {
+	if loc.Readable != nil {
+		if err := loc.Readable(path); err != nil {
+			return fmt.Errorf("skill: %w", err)
+		}
+	}
 	if loc.Root == "" {
 		return nil
 	}
@@ -132,11 +141,15 @@ func (s *Set) Get(name string) (*Skill, bool) {
 // All returns every skill, sorted by name.
 func (s *Set) All() []*Skill { return slices.Clone(s.sorted) }
 
-// Discover loads the skills of Locations(cwd, home, additional).
-func Discover(cwd, home string, additional []string) (*Set, error) {
+// Discover loads the skills of Locations(cwd, home, additional), each
+// file checked with readable (Location.Readable; nil checks none).
+func Discover(cwd, home string, additional []string, readable func(path string) error) (*Set, error) {
 	locs, err := Locations(cwd, home, additional)
 	if err != nil {
 		return &Set{byName: map[string]*Skill{}}, err
+	}
+	for i := range locs {
+		locs[i].Readable = readable
 	}
 	return Load(locs...)
 }

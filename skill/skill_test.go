@@ -166,7 +166,7 @@ func TestDiscover(t *testing.T) {
 	writeSkill(t, filepath.Join(home, ".gen", "skills"), "notes", skillFile("notes", "User skill."))
 	writeSkill(t, filepath.Join(home, ".claude", "skills"), "commit", skillFile("commit", "User Claude skill."))
 
-	set, err := Discover(cwd, home, []string{extra})
+	set, err := Discover(cwd, home, []string{extra}, nil)
 	var names []string
 	for _, k := range set.All() {
 		names = append(names, k.Name+"/"+string(k.Scope))
@@ -198,7 +198,7 @@ func TestDiscover(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(home, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	set, err = Discover(home, home, nil)
+	set, err = Discover(home, home, nil, nil)
 	if err != nil || len(set.Warnings) != 0 || len(set.All()) != 3 {
 		t.Errorf("home as project: %d skills, warnings %q, error %v", len(set.All()), set.Warnings, err)
 	}
@@ -324,7 +324,7 @@ func TestDiscoverDanglingLinks(t *testing.T) {
 			writeSkill(t, filepath.Join(home, ".gen", "skills"), "pdf", skillFile("pdf", "User PDF skill."))
 			l := filepath.Join(root, link)
 			testtree.Write(t, root, map[string]string{link: "->missing"})
-			set, err := Discover(root, home, nil)
+			set, err := Discover(root, home, nil, nil)
 			if want := l + " is a symbolic link to a"; err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want one naming %s", err, l)
 			}
@@ -334,7 +334,7 @@ func TestDiscoverDanglingLinks(t *testing.T) {
 		})
 	}
 	root, home := t.TempDir(), t.TempDir()
-	if _, err := Discover(root, home, []string{filepath.Join(root, "nodir")}); err != nil {
+	if _, err := Discover(root, home, []string{filepath.Join(root, "nodir")}, nil); err != nil {
 		t.Errorf("missing directories: %v", err)
 	}
 }
@@ -358,7 +358,7 @@ func TestDiscoverConfinesProjectFiles(t *testing.T) {
 		".gen/skills/pdf/SKILL.md": "->" + filepath.Join(outside, "secret"),
 		".claude/commands/mine.md": "->" + filepath.Join(outside, "secret"),
 	})
-	set, err := Discover(root, home, nil)
+	set, err := Discover(root, home, nil, nil)
 	if want := filepath.Join(root, ".gen/skills/pdf/SKILL.md") + " is a link to " + filepath.Join(outside, "secret") + ", outside " + root; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("skills error %v, want one containing %q", err, want)
 	}
@@ -369,7 +369,7 @@ func TestDiscoverConfinesProjectFiles(t *testing.T) {
 	if !slices.Equal(names, []string{"deploy", "pdf"}) || set.All()[1].Scope != ScopeUser {
 		t.Errorf("skills %q, want the project's deploy and the user's pdf (whose link is the user's own)", names)
 	}
-	cs, _ := DiscoverCommands(root, home, nil)
+	cs, _ := DiscoverCommands(root, home, nil, nil)
 	if c, _, err := cs.Find("/leak"); c != nil || err == nil || !strings.Contains(err.Error(), "outside "+root) {
 		t.Errorf("/leak: %v, %v; want it refused as a link out of the project", c, err)
 	}

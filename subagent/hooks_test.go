@@ -78,7 +78,7 @@ func TestSubagentSkillVisibility(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte("---\nname: pdf\ndescription: PDFs.\n---\nUse pdftotext.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	skills, err := skill.Discover(dir, t.TempDir(), nil)
+	skills, err := skill.Discover(dir, t.TempDir(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
