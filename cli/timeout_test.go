@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,18 +15,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // An unresponsive server ends a headless run with exit 1 and a message
 // saying what happened; the timeouts come from the environment.
 func TestHeadlessUnresponsiveServer(t *testing.T) {
 	dir := project(t)
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body) // so the server notices the client leave
 		<-r.Context().Done()        // accepts, never answers
 	}))
+	// Tries are counted as connections: on a loaded machine the client
+	// may give up on a try before the server's handler has run at all,
+	// but not before it connected (each try after a timeout dials anew).
+	conns := &countingListener{Listener: srv.Listener}
+	srv.Listener = conns
+	srv.Start()
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "test")
@@ -36,8 +42,13 @@ func TestHeadlessUnresponsiveServer(t *testing.T) {
 	if code != ExitFailed || !strings.Contains(errb.String(), "sent nothing for 50ms") {
 		t.Fatalf("exit %d, stderr %q; want %d and the idle timeout named", code, errb.String(), ExitFailed)
 	}
-	if n := requests.Load(); n != 4 {
-		t.Errorf("%d requests, want 4 tries", n)
+	// The server accepts the last connection on its own time: wait for
+	// it, up to a bound, then see that there was no fifth.
+	for deadline := time.Now().Add(10 * time.Second); conns.n.Load() < 4 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := conns.n.Load(); n != 4 {
+		t.Errorf("%d connections, want 4 tries", n)
 	}
 
 	t.Setenv("GEN_API_TIMEOUT", "soon")
@@ -45,6 +56,20 @@ func TestHeadlessUnresponsiveServer(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errb.String(), "GEN_API_TIMEOUT") {
 		t.Fatalf("a malformed GEN_API_TIMEOUT: exit %d, stderr %q", code, errb.String())
 	}
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	n atomic.Int32
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
 }
 
 // streamServer answers every chat request "ok", streamed or whole as
