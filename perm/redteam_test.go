@@ -228,6 +228,8 @@ func TestRedTeam(t *testing.T) {
 		{"deny: git push receive-pack", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git push --receive-pack='r""m -rf /' origin`), Deny, 1},
 		{"deny: git grep pager", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git grep -O'r""m -rf /' foo`), Deny, 1},
 		{"not denied: git fetch -u updates HEAD", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git fetch -u 'r""m -rf /' origin`), Allow, 3},
+		{"unmodelled: xargs into a program none of whose options runs code", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`find . -name '*.go' | xargs grep -l 'foo bar'`), Allow, 3},
+		{"unmodelled: xargs into one whose options may", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`ls | xargs sort`), Ask, 3},
 		{"unmodelled: verified read-only", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`grep -n 'a b' README.md`), Allow, 3},
 		{"deny: subcommand options reordered", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -d -f x"), Deny, 1},
 		{"not denied: other subcommand options", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -n"), Allow, 3},

@@ -204,8 +204,17 @@ var audited = map[string]bool{
 	"cp": true, "mv": true, "ln": true, "tee": true, "rm": true, "rmdir": true, "unlink": true, "shred": true,
 	"touch": true, "truncate": true, "mkdir": true, "chmod": true, "chown": true, "chgrp": true, "dd": true,
 	"curl": true, "git": true,
-	// Programs that run nothing, whatever their arguments.
+	// Programs that run nothing, whatever their arguments: no option of
+	// theirs, documented or not, names a program or code (sort's
+	// --compress-program, less's +!, diff3's --diff-program keep sort,
+	// less and diff3 out), so that the words xargs gives them
+	// (find ... | xargs grep -l x) are data.
 	"seq": true, "sleep": true, "basename": true, "dirname": true, "expr": true,
+	"grep": true, "egrep": true, "fgrep": true, "cat": true, "head": true, "tail": true, "wc": true, "ls": true,
+	"cut": true, "uniq": true, "nl": true, "tr": true, "tac": true, "rev": true, "paste": true, "join": true,
+	"comm": true, "cmp": true, "diff": true, "fold": true, "expand": true, "od": true, "base64": true,
+	"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "realpath": true, "readlink": true,
+	"stat": true, "du": true, "date": true, "jq": true, "pwd": true, "whoami": true, "id": true, "uname": true,
 }
 
 // builtins are the bash builtins whose effects the gate models: the ones that run code (eval, trap, alias, source, exec,
