@@ -214,6 +214,8 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: make reads MAKEFLAGS", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`MAKEFLAGS='--eval=$(shell r""m -rf /)' make`), Ask, 3},
 		{"unmodelled: env sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`env FZF_DEFAULT_COMMAND='r""m -rf /' fzf`), Ask, 3},
 		{"unmodelled: export sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`export FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
+		{"unmodelled: declare -x sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`declare -rx FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
+		{"unmodelled: declare without -x does not export", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`declare msg='a b'; echo "$msg"`), Allow, 3},
 		{"unmodelled: allexport sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`set -ea; FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
 		{"unmodelled: plain variables", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`x='a b'; echo "$x"; LANG=C CGO_ENABLED=0 GOFLAGS=-mod=mod go build ./...`), Allow, 3},
 		{"unmodelled: allow rule vouches", all(deny("Bash(rm -rf *)"), allow("Bash(gh pr create:*)"), mode(ModeBypass)), bashReq(`gh pr create --title 'Fix the bug'`), Allow, 3},

@@ -72,8 +72,9 @@ func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, 
 
 // unplainExport returns the first assignment c puts in the environment
 // of a program whose value is not a plain word: a leading one of a
-// command that runs a program, one env, sudo or export takes, and any
-// one at all in a script that sets allexport (set -a).
+// command that runs a program, one env, sudo, export or declare -x (and
+// typeset, local, readonly -x) takes, and any one at all in a script that
+// sets allexport (set -a).
 func (s *Script) unplainExport(c *Command) (Assign, bool) {
 	var bad Assign
 	found := false
@@ -88,13 +89,30 @@ func (s *Script) unplainExport(c *Command) (Assign, bool) {
 		}
 	}
 	for _, v := range c.variants() {
-		if len(v) > 0 && v[0].Static && (path.Base(v[0].Value) == "export" || s.allExport() && declarers[path.Base(v[0].Value)]) {
-			assignsIn([][]Word{v}, check)
-		} else if len(v) > 0 && v[0].Static && broadWrappers[path.Base(v[0].Value)].assigns {
+		if len(v) == 0 || !v[0].Static {
+			continue
+		}
+		prog := path.Base(v[0].Value)
+		if prog == "export" || broadWrappers[prog].assigns || declarers[prog] && (s.allExport() || exportsFlag(v[1:])) {
 			assignsIn([][]Word{v}, check)
 		}
 	}
 	return bad, found
+}
+
+// exportsFlag reports whether the arguments of declare, typeset, local or
+// readonly may hold -x, which exports what they set (declare -rx X=...):
+// in a cluster of flags, or in a word not static.
+func exportsFlag(args []Word) bool {
+	for _, w := range args {
+		if !w.Static {
+			return true
+		}
+		if v := w.Value; len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v, 'x') > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // allExport reports whether the script may turn on allexport, after
