@@ -123,6 +123,9 @@ type Command struct {
 	Stdin string
 	// stdinStatic reports that Stdin is static text.
 	stdinStatic bool
+	// stdinUnseen reports that the command's standard input is what the
+	// gate cannot see and is no file (walkState.stdinUnseen).
+	stdinUnseen bool
 
 	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
 	// spaced is the words' Raw texts joined by single spaces, if the
@@ -969,6 +972,51 @@ func (st *walkState) stdinInput() (string, bool) {
 	return "", false
 }
 
+// stdinUnseen reports whether the command below reads as its standard
+// input what the gate cannot see and is no file: a pipe from anything but
+// a static echo or printf (whose text is Stdin), a duplicated descriptor
+// (<&3, which exec 3<<<'...' may have filled), <>, a process substitution
+// whose output is not static, a coprocess's, or the input of a function,
+// which comes from where it is called. A here-document's text is Stdin,
+// and a file (< f) is the project's data, like a script file.
+func (st *walkState) stdinUnseen() bool {
+	for i := len(st.stack) - 1; i >= 0; i-- {
+		switch n := st.stack[i].node.(type) {
+		case *syntax.Stmt:
+			for j := len(n.Redirs) - 1; j >= 0; j-- {
+				r := n.Redirs[j]
+				if r.N != nil && r.N.Value != "0" {
+					continue
+				}
+				switch r.Op {
+				case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+					return false
+				case syntax.RdrIn:
+					if ps, ok := procSubst(r.Word); ok {
+						_, static := staticOutput(ps.Stmts)
+						return !static
+					}
+					return false
+				case syntax.DplIn, syntax.RdrInOut:
+					return true
+				}
+			}
+		case *syntax.BinaryCmd:
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
+				_, static := staticOutput([]*syntax.Stmt{n.X})
+				return !static
+			}
+		case *syntax.FuncDecl, *syntax.CoprocClause:
+			return true // from where it is called; the coprocess's pipe
+		case *syntax.File:
+			return false // the script's own input: none
+		}
+		// Anything else (a block, a loop, a substitution and the word
+		// and command around it) reads what encloses it.
+	}
+	return false
+}
+
 // docText returns the text of a here-document or here-string body w:
 // unquoted if it is static, else as written; "" for an empty body (nil).
 func (st *walkState) docText(w *syntax.Word) (string, bool) {
@@ -1101,6 +1149,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			c.call(cmd, name, ok, st)
 		}
 		cmd.Stdin, cmd.stdinStatic = st.stdinInput()
+		cmd.stdinUnseen = st.stdinUnseen()
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:

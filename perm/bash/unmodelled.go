@@ -63,7 +63,7 @@ func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, 
 				return name, w.Raw
 			}
 		}
-		if !isWrapper(name) && c.Stdin != "" && !plainWord(c.Stdin) {
+		if !isWrapper(name) && (c.stdinUnseen || c.Stdin != "" && !plainWord(strings.TrimRight(c.Stdin, "\n"))) {
 			return name, "its standard input"
 		}
 	}
@@ -233,6 +233,7 @@ var audited = map[string]bool{
 	"comm": true, "cmp": true, "diff": true, "fold": true, "expand": true, "od": true, "base64": true,
 	"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "realpath": true, "readlink": true,
 	"stat": true, "du": true, "date": true, "jq": true, "pwd": true, "whoami": true, "id": true, "uname": true,
+	"file": true, "tree": true, "gofmt": true,
 }
 
 // builtins are the bash builtins whose effects the gate models: the ones that run code (eval, trap, alias, source, exec,
