@@ -124,7 +124,7 @@ type Command struct {
 	// stdinStatic reports that Stdin is static text.
 	stdinStatic bool
 	// stdinUnseen reports that the command's standard input is what the
-	// gate cannot see and is no file (walkState.stdinUnseen).
+	// gate cannot see and is no file (walkState.stdinOf).
 	stdinUnseen bool
 
 	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
@@ -927,59 +927,28 @@ func (st *walkState) enter(n syntax.Node) {
 	}
 }
 
-// stdinInput returns the text the command being visited reads as its
-// standard input, where the script shows it, and whether it is static
-// (else it is as written): the body of a here-document or here-string,
-// or the static output of echo or printf piped into it or given to it
-// through `< <(...)` (staticOutput); on its own statement, else on a
-// group or subshell statement around it. It is "" if there is none, or
-// another redirect or a pipe from another command supplies stdin first.
-func (st *walkState) stdinInput() (string, bool) {
-	for i := len(st.stack) - 1; i >= 0; i-- {
-		switch n := st.stack[i].node.(type) {
-		case *syntax.Stmt:
-			for j := len(n.Redirs) - 1; j >= 0; j-- {
-				r := n.Redirs[j]
-				if r.N != nil && r.N.Value != "0" {
-					continue
-				}
-				switch r.Op {
-				case syntax.Hdoc, syntax.DashHdoc:
-					return st.docText(r.Hdoc)
-				case syntax.WordHdoc:
-					return st.docText(r.Word)
-				case syntax.RdrIn:
-					if ps, ok := procSubst(r.Word); ok {
-						return staticOutput(ps.Stmts)
-					}
-					return "", false
-				case syntax.DplIn, syntax.RdrInOut:
-					return "", false
-				}
-			}
-		case *syntax.Block, *syntax.Subshell:
-		case *syntax.BinaryCmd:
-			// The statement below is on one side of n: its right side
-			// reads what the left prints.
-			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
-				return staticOutput([]*syntax.Stmt{n.X})
-			}
-			return "", false
-		default:
-			return "", false
+// stdinOf says what the command being visited reads as its standard
+// input. text is what the script shows of it, and static whether text is
+// static (else it is as written): the body of a here-document or
+// here-string, or the static output of echo or printf piped into it or
+// given to it through `< <(...)` (staticOutput), on its own statement or
+// on a group or subshell statement around it. It is "" if there is none,
+// or another redirect or a pipe from another command supplies stdin
+// first. unseen reports input the gate cannot see that is no file: a pipe
+// from another command, a duplicated descriptor (<&3, which exec
+// 3<<<'...' may have filled), <>, a process substitution whose output is
+// not static, a coprocess's, a function's (it comes from where the
+// function is called), and any input given to a loop or a list around
+// the command, whose text is not the command's own. A file (< f) is the
+// project's data, like a script file.
+func (st *walkState) stdinOf() (text string, static, unseen bool) {
+	direct := true // nothing but groups and subshells between
+	shown := func(t string, s bool) (string, bool, bool) {
+		if !direct {
+			return "", false, true
 		}
+		return t, s, !s
 	}
-	return "", false
-}
-
-// stdinUnseen reports whether the command below reads as its standard
-// input what the gate cannot see and is no file: a pipe from anything but
-// a static echo or printf (whose text is Stdin), a duplicated descriptor
-// (<&3, which exec 3<<<'...' may have filled), <>, a process substitution
-// whose output is not static, a coprocess's, or the input of a function,
-// which comes from where it is called. A here-document's text is Stdin,
-// and a file (< f) is the project's data, like a script file.
-func (st *walkState) stdinUnseen() bool {
 	for i := len(st.stack) - 1; i >= 0; i-- {
 		switch n := st.stack[i].node.(type) {
 		case *syntax.Stmt:
@@ -990,31 +959,41 @@ func (st *walkState) stdinUnseen() bool {
 				}
 				switch r.Op {
 				case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-					return false
+					if !direct {
+						return "", false, true
+					}
+					body := r.Hdoc
+					if r.Op == syntax.WordHdoc {
+						body = r.Word
+					}
+					t, s := st.docText(body)
+					return t, s, false // its text is checked as it is
 				case syntax.RdrIn:
 					if ps, ok := procSubst(r.Word); ok {
-						_, static := staticOutput(ps.Stmts)
-						return !static
+						return shown(staticOutput(ps.Stmts))
 					}
-					return false
+					return "", false, false
 				case syntax.DplIn, syntax.RdrInOut:
-					return true
+					return "", false, true
 				}
 			}
+		case *syntax.Block, *syntax.Subshell:
 		case *syntax.BinaryCmd:
+			// The statement below is on one side of n: its right side
+			// reads what the left prints.
 			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
-				_, static := staticOutput([]*syntax.Stmt{n.X})
-				return !static
+				return shown(staticOutput([]*syntax.Stmt{n.X}))
 			}
+			direct = false
 		case *syntax.FuncDecl, *syntax.CoprocClause:
-			return true // from where it is called; the coprocess's pipe
+			return "", false, true
 		case *syntax.File:
-			return false // the script's own input: none
+			return "", false, false
+		default:
+			direct = false
 		}
-		// Anything else (a block, a loop, a substitution and the word
-		// and command around it) reads what encloses it.
 	}
-	return false
+	return "", false, false
 }
 
 // docText returns the text of a here-document or here-string body w:
@@ -1148,8 +1127,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			name, ok := cmd.Name()
 			c.call(cmd, name, ok, st)
 		}
-		cmd.Stdin, cmd.stdinStatic = st.stdinInput()
-		cmd.stdinUnseen = st.stdinUnseen()
+		cmd.Stdin, cmd.stdinStatic, cmd.stdinUnseen = st.stdinOf()
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:
