@@ -102,11 +102,15 @@ func (s *Script) unplainExport(c *Command) (Assign, bool) {
 
 // exportsFlag reports whether the arguments of declare, typeset, local or
 // readonly may hold -x, which exports what they set (declare -rx X=...):
-// in a cluster of flags, or in a word not static.
+// in a cluster of flags, or in a word not static that is no NAME=value
+// (declare $opt X=1; not local x="$1").
 func exportsFlag(args []Word) bool {
 	for _, w := range args {
 		if !w.Static {
-			return true
+			if !looksLikeAssignment(w.Raw) {
+				return true
+			}
+			continue
 		}
 		if v := w.Value; len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v, 'x') > 0 {
 			return true
