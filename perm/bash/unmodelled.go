@@ -48,7 +48,7 @@ func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, 
 			words = wrapperOwn(v) // the command it runs is a reading too
 		case xargsSafe && len(v) > 1 && v[len(v)-1].Raw == inputWords.Raw:
 			continue // what xargs adds: XargsSafe verified the program
-		case modelled(name) || verifiedReadOnly(v):
+		case modelled(name) || verifiedReadOnly(v) || dataUnless[name] != nil && !dataUnless[name](v[1:]):
 			continue
 		default:
 			// The name too: one no plain word spells (env -S 'r""m',
@@ -238,6 +238,33 @@ var audited = map[string]bool{
 	"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "realpath": true, "readlink": true,
 	"stat": true, "du": true, "date": true, "jq": true, "pwd": true, "whoami": true, "id": true, "uname": true,
 	"file": true, "tree": true, "gofmt": true,
+}
+
+// dataUnless are programs that run nothing but through the options their
+// function finds in a reading's words: their words are data otherwise.
+// A word not static may be any option.
+var dataUnless = map[string]func(args []Word) bool{
+	// ripgrep runs --pre's program on each file (its parser takes no
+	// abbreviation; --pre-glob only narrows --pre); -z runs the
+	// decompressors PATH finds.
+	"rg": anyWord(func(v string) bool { return longName(v) == "--pre" }),
+	// GNU sort runs --compress-program's, which getopt takes abbreviated
+	// down to --co (--c is ambiguous with --check).
+	"sort": anyWord(func(v string) bool { return abbrev(longName(v), "--compress-program", len("--co")) }),
+}
+
+
+// anyWord returns a dataUnless function: true if a word is not static or
+// its value is one code says runs code.
+func anyWord(code func(v string) bool) func(args []Word) bool {
+	return func(args []Word) bool {
+		for _, w := range args {
+			if !w.Static || code(w.Value) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // builtins are the bash builtins whose effects the gate models: the ones that run code (eval, trap, alias, source, exec,
