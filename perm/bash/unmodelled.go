@@ -253,7 +253,6 @@ var dataUnless = map[string]func(args []Word) bool{
 	"sort": anyWord(func(v string) bool { return abbrev(longName(v), "--compress-program", len("--co")) }),
 }
 
-
 // anyWord returns a dataUnless function: true if a word is not static or
 // its value is one code says runs code.
 func anyWord(code func(v string) bool) func(args []Word) bool {
