@@ -188,22 +188,24 @@ func verifiedReadOnly(v []Word) bool {
 }
 
 // plainWord reports whether s, a word's value, is one token of letters,
-// digits and the punctuation of names, paths, options, versions and
-// globs (-_./:=@%+^~*?), with no white space, quote, escape, bracket,
-// brace, parenthesis, comma or shell operator: the characters any
+// digits and the punctuation of names, paths, options, versions, lists
+// and globs (-_./:=@%+^~*?,), with no white space, quote, escape,
+// bracket, brace, parenthesis or shell operator: the characters any
 // language needs to join pieces of a name into one or to call a
-// function on them. Code made of a plain word alone spells every name
-// it runs in full, where deny rules see it.
+// function on them. A comma and a plus together are not plain either:
+// Perl joins a list with them alone (system+join+q,,,r,m). Code made of
+// a plain word alone spells every name it runs in full, where deny rules
+// see it.
 func plainWord(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch ch := s[i]; {
 		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9':
-		case strings.IndexByte("-_./:=@%+^~*?", ch) >= 0:
+		case strings.IndexByte("-_./:=@%+^~*?,", ch) >= 0:
 		default:
 			return false
 		}
 	}
-	return true
+	return !strings.Contains(s, ",") || !strings.Contains(s, "+")
 }
 
 // Models reports whether the gate models what the program name (a base
