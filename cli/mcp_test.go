@@ -692,6 +692,35 @@ func TestMCPStopsWhenTrustLapses(t *testing.T) {
 	}
 }
 
+// A server that a deniedMcpServers list added while gen runs refuses is
+// stopped before its next call too, as a lapsed trust stops a project's
+// server: here the user's settings gain the list after the first call
+// (a PostToolUse hook puts the new file in place).
+func TestMCPStopsWhenDenyListAddsIt(t *testing.T) {
+	dir := project(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg := mcpConfig(t, dir, "mcp.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	user := filepath.Join(home, ".gen", "settings.json")
+	hook := fmt.Sprintf(`"hooks": {"PostToolUse": [{"matcher": "mcp__srv__echo", "hooks": [{"type": "command", "command": "cp %s.denied %s"}]}]}`, user, user)
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte("{"+hook+"}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user+".denied", []byte(`{"deniedMcpServers": [{"serverName": "srv"}], `+hook+"}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg, "--allowedTools", "mcp__srv", "--",
+		`Call mcp__srv__echo: {"text": "one"}`+"\n"+`Call mcp__srv__echo: {"text": "two"}`)
+	stopped := `MCP server "srv" stopped: ` + cfg + `: denied by deniedMcpServers in ` + user
+	got := results(events(t, out))
+	if len(got) != 2 || got[0] != "mcp__srv__echo -> echo: one" || !strings.Contains(got[1], stopped) {
+		t.Errorf("exit %d, results %q, want the second to say %q\n%s", code, got, stopped, errs)
+	}
+}
+
 // The permission-prompt tool is never asked about a call outside the
 // agent's allow_tools, even one a bypass-immune check asks about (rm -rf
 // here): its "allow" would run what the agent may not do at all.
