@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,12 +161,13 @@ echo "$p" >> `+filepath.Join(e.dir, "seen")+``)
 		{Tool: "Edit", Input: map[string]any{"file_path": "./secrets/../secrets/key", "old_string": "a", "new_string": "b"}},
 		{Tool: "Grep", Input: map[string]any{"pattern": "x", "path": "secrets/k"}},
 	} {
+		asked := maps.Clone(req.Input) // the gate gets req.Input itself
 		got, in := g.Decide(context.Background(), req)
 		if got.Decision != perm.Deny || !strings.Contains(got.Reason, "guarded "+e.dir+"/secrets/") {
 			t.Errorf("%s %v: got %v: %s; want Deny by the guard", req.Tool, req.Input, got.Decision, got.Reason)
 		}
-		if in["file_path"] != req.Input["file_path"] || in["path"] != req.Input["path"] {
-			t.Errorf("%s: the call's input changed to %v", req.Tool, in)
+		if !maps.Equal(in, asked) || !maps.Equal(req.Input, asked) {
+			t.Errorf("%s: the call's input changed to %v (and %v), want %v", req.Tool, in, req.Input, asked)
 		}
 	}
 	// Other tools' paths (an MCP tool's "path") are theirs: left as given.
