@@ -169,7 +169,7 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.env.Warn = s.warn
 	s.hooks = s.loadHooks()
-	s.skills = s.loadSkills()
+	s.skills = s.loadSkills(&read)
 	if cfg.Approver != nil {
 		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
 	} else {
@@ -201,12 +201,12 @@ func (s *Session) loadHooks() *hook.Agent {
 }
 
 // loadSkills discovers the skills of the project, the user and the
-// additional directories (only their .gen/skills). A broken skill is a
-// warning: it does not hide the others.
-func (s *Session) loadSkills() *skill.Set {
+// additional directories (only their .gen/skills), each file checked
+// against read, the policy memory files are read under. A broken skill
+// is a warning: it does not hide the others.
+func (s *Session) loadSkills(read *perm.Policy) *skill.Set {
 	ws := s.set.Workspace
-	read := policy.Memory(s.set, ws)
-	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, memory.Readable(&read))
+	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, memory.Readable(read))
 	if err != nil {
 		s.warn(err.Error())
 	}
