@@ -81,7 +81,7 @@ func (s *Session) AddRule(scope perm.Source, list, rule string) error {
 	if list == "allow" && managedOnly {
 		return fmt.Errorf("managed settings allow only managed permission rules (allowManagedPermissionRulesOnly)")
 	}
-	if list == "allow" && (scope == perm.SourceLocal || scope == perm.SourceProject) && !trusted {
+	if list == "allow" && scope.Project() && !trusted {
 		return fmt.Errorf("the project %s is not trusted, so allow rules in its settings do not apply: trust it first (`gen trust %s`), or add the rule to the user scope", root, root)
 	}
 	path, err := s.scopeFile(scope)
