@@ -9,10 +9,11 @@ import (
 )
 
 // Visible returns the built-in tools a run under p shows the model, in
-// catalog order. d is the subagent's definition; nil for the main loop.
+// catalog order. d is the subagent's definition, and p then its policy
+// (Subagent), whose Hidden holds d's; nil for the main loop.
 func Visible(p *perm.Policy, d *agent.Definition) []string {
 	if d != nil {
-		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: slices.Concat(d.Hidden, p.Hidden), subagent: true})
+		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: p.Hidden, subagent: true})
 	}
 	var bare []perm.Rule
 	for _, e := range p.Deny {
@@ -122,7 +123,7 @@ func (f filter) shows(name string) bool {
 func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
 	f := filter{mode: p.Mode, hidden: p.Hidden}
 	if d != nil {
-		f.allowTools, f.denyTools, f.hidden, f.subagent = d.AllowTools, d.DenyTools, slices.Concat(d.Hidden, p.Hidden), true
+		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
 	}
 	for _, e := range p.Deny {
 		if !e.Rule.HasPattern {
