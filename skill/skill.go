@@ -189,11 +189,13 @@ func firstParagraph(body string, limit int) string {
 // cut cuts p to at most limit bytes on a character boundary.
 func cut(p string, limit int) string {
 	if len(p) > limit {
-		// A character cut in two leaves invalid bytes at the end.
-		p = p[:limit]
-		for !utf8.ValidString(p) {
-			p = p[:len(p)-1]
+		// A character the limit falls inside is left out whole; bytes
+		// that are no UTF-8 before it stay as they are.
+		i := limit
+		for i > 0 && !utf8.RuneStart(p[i]) {
+			i--
 		}
+		p = p[:i]
 	}
 	return p
 }

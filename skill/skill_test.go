@@ -74,6 +74,12 @@ func TestParseDefaults(t *testing.T) {
 	if s.Description != long[:maxDescription-1] {
 		t.Errorf("a long first paragraph gave a description of %d bytes (valid UTF-8: %v), want it cut to %d", len(s.Description), utf8.ValidString(s.Description), maxDescription-1)
 	}
+	// A byte that is no UTF-8 early in it (Latin-1 "é") does not cut
+	// the description back to before it.
+	latin := "caf\xe9 " + strings.Repeat("a", maxDescription)
+	if s, err = Parse("x/SKILL.md", "x", []byte("---\nname: x\n---\n"+latin+"\n")); err != nil || s.Description != latin[:maxDescription] {
+		t.Errorf("a Latin-1 first paragraph gave a description of %d bytes (%v), want %d", len(s.Description), err, maxDescription)
+	}
 	_, err = Parse("Pdf Tool/SKILL.md", "Pdf Tool", []byte("---\ndescription: d\n---\nx\n"))
 	if want := `Pdf Tool/SKILL.md:1: no name, and the skill's directory "Pdf Tool" is not a valid one: set name, or rename the directory to at most 64 lower-case letters, digits and single hyphens`; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
