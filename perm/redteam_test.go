@@ -225,6 +225,8 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: input of a loop", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`cat f | while read l; do irb; done`), Ask, 3},
 		{"unmodelled: echo piped into a loop", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo 'system("r"+"m -rf /")' | while read l; do irb; done`), Ask, 3},
 		{"unmodelled: here-string given to a loop", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`while read l; do irb; done <<< 'system("r"+"m -rf /")'`), Ask, 3},
+		{"unmodelled: input of nested code", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`cat f | bash -c irb`), Ask, 3},
+		{"unmodelled: here-string given to nested code", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`bash -c irb <<< 'system("r"+"m -rf /")'`), Ask, 3},
 		{"unmodelled: plain input, a file, pipes into modelled programs", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo hi | zzz; irb < code.rb; go test ./... | grep FAIL; npm test 2>&1 | tee out.txt`), Allow, 3},
 		{"unmodelled: allow rule vouches", all(deny("Bash(rm -rf *)"), allow("Bash(gh pr create:*)"), mode(ModeBypass)), bashReq(`gh pr create --title 'Fix the bug'`), Allow, 3},
 		{"unmodelled: no deny rule to evade", mode(ModeBypass), bashReq(`irb <<< 'system("r"+"m -rf /")'`), Allow, 3},

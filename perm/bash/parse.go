@@ -766,6 +766,9 @@ type frame struct {
 	cmd   *Command // for a CallExpr: the Command made of it, if any
 	next  int      // for a CallExpr: the argument the walk reaches next
 	flags frameFlag
+	// unseen memoises unseenFrom for this frame (0: not known yet,
+	// 1: no, 2: yes) while the frame above it stays the same.
+	unseen uint8
 }
 
 type frameFlag uint8
@@ -921,7 +924,10 @@ func (st *walkState) enter(n syntax.Node) {
 	}
 	st.stack = st.stack[:len(st.stack)+1]
 	fr := &st.stack[len(st.stack)-1]
-	fr.node, fr.flags, fr.next, fr.cmd = n, f, 0, nil
+	fr.node, fr.flags, fr.next, fr.cmd, fr.unseen = n, f, 0, nil, 0
+	if k := len(st.stack) - 2; k >= 0 {
+		st.stack[k].unseen = 0 // its answer depends on the frame above
+	}
 	if _, ok := n.(*syntax.CallExpr); ok {
 		fr.cmd, st.made = st.made, nil
 	}
@@ -942,13 +948,6 @@ func (st *walkState) enter(n syntax.Node) {
 // the command, whose text is not the command's own. A file (< f) is the
 // project's data, like a script file.
 func (st *walkState) stdinOf() (text string, static, unseen bool) {
-	direct := true // nothing but groups and subshells between
-	shown := func(t string, s bool) (string, bool, bool) {
-		if !direct {
-			return "", false, true
-		}
-		return t, s, !s
-	}
 	for i := len(st.stack) - 1; i >= 0; i-- {
 		switch n := st.stack[i].node.(type) {
 		case *syntax.Stmt:
@@ -959,9 +958,6 @@ func (st *walkState) stdinOf() (text string, static, unseen bool) {
 				}
 				switch r.Op {
 				case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-					if !direct {
-						return "", false, true
-					}
 					body := r.Hdoc
 					if r.Op == syntax.WordHdoc {
 						body = r.Word
@@ -970,7 +966,8 @@ func (st *walkState) stdinOf() (text string, static, unseen bool) {
 					return t, s, false // its text is checked as it is
 				case syntax.RdrIn:
 					if ps, ok := procSubst(r.Word); ok {
-						return shown(staticOutput(ps.Stmts))
+						t, s := staticOutput(ps.Stmts)
+						return t, s, !s
 					}
 					return "", false, false
 				case syntax.DplIn, syntax.RdrInOut:
@@ -982,18 +979,82 @@ func (st *walkState) stdinOf() (text string, static, unseen bool) {
 			// The statement below is on one side of n: its right side
 			// reads what the left prints.
 			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
-				return shown(staticOutput([]*syntax.Stmt{n.X}))
+				t, s := staticOutput([]*syntax.Stmt{n.X})
+				return t, s, !s
 			}
-			direct = false
+			return "", false, st.unseenFrom(i - 1)
 		case *syntax.FuncDecl, *syntax.CoprocClause:
 			return "", false, true
 		case *syntax.File:
-			return "", false, false
+			return "", false, st.parentInput()
 		default:
-			direct = false
+			return "", false, st.unseenFrom(i - 1)
 		}
 	}
 	return "", false, false
+}
+
+// unseenFrom is stdinOf's unseen for input reaching stack[j] from the
+// frames around it once a loop or list stands between them and the
+// command: any input there, text or not, is not the command's own. The
+// answer is memoised on the frames it climbs, which share it, so that a
+// long list (a && b && ...) costs a step per command, not its depth.
+func (st *walkState) unseenFrom(j int) bool {
+	i, result := j, false
+climb:
+	for ; i >= 0; i-- {
+		if m := st.stack[i].unseen; m != 0 {
+			result = m == 2
+			break
+		}
+		switch n := st.stack[i].node.(type) {
+		case *syntax.Stmt:
+			for _, r := range slices.Backward(n.Redirs) {
+				if r.N != nil && r.N.Value != "0" {
+					continue
+				}
+				switch r.Op {
+				case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.DplIn, syntax.RdrInOut:
+					result = true
+					break climb
+				case syntax.RdrIn:
+					_, subst := procSubst(r.Word)
+					result = subst // a file is the project's data
+					break climb
+				}
+			}
+		case *syntax.BinaryCmd:
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
+				result = true
+				break climb
+			}
+		case *syntax.FuncDecl, *syntax.CoprocClause:
+			result = true
+			break climb
+		case *syntax.File:
+			result = st.parentInput()
+			break climb
+		}
+	}
+	m := uint8(1)
+	if result {
+		m = 2
+	}
+	for k := max(i, 0); k <= j; k++ {
+		st.stack[k].unseen = m
+	}
+	return result
+}
+
+// parentInput reports whether the code this walk's source came from
+// (bash -c CODE, eval CODE) is given input: any, text or not, is not the
+// nested commands' own.
+func (st *walkState) parentInput() bool {
+	if st.parent == nil {
+		return false // the script's own input: none
+	}
+	t, _, unseen := st.parent.stdinOf()
+	return unseen || t != ""
 }
 
 // docText returns the text of a here-document or here-string body w:
