@@ -217,6 +217,7 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: declare -x sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`declare -rx FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
 		{"unmodelled: declare without -x does not export", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`declare msg='a b'; f() { local x="$1"; echo "$x"; }; f a`), Allow, 3},
 		{"unmodelled: declare with a flag not known", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`declare $opt FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 2},
+		{"unmodelled: builtin set -a", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`builtin set -a; FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
 		{"unmodelled: allexport sets it", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`set -ea; FZF_DEFAULT_COMMAND='r""m -rf /'; fzf`), Ask, 3},
 		{"unmodelled: plain variables", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`x='a b'; echo "$x"; LANG=C CGO_ENABLED=0 GOFLAGS=-mod=mod go build ./...`), Allow, 3},
 		{"unmodelled: input through a descriptor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`exec 3<<<'system("r"+"m -rf /")'; irb <&3`), Ask, 3},

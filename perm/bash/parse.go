@@ -60,8 +60,10 @@ type Script struct {
 	// tildePlus is set when a source the script parses holds "~+".
 	tildePlus bool
 	// funcs are the names of the functions the script defines, nested
-	// code's too (Defines).
-	funcs []string
+	// code's too (Unmodelled); nil when it defines none.
+	funcs map[string]bool
+	// exportsAll memoises Script.allExport: 0 not known yet, 1 no, 2 yes.
+	exportsAll uint8
 	// owner is the collector that made the script, for Release.
 	owner *collector
 }
@@ -1160,8 +1162,11 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		if n.Name != nil && (strings.Contains(n.Name.Value, "/") || strings.HasPrefix(n.Name.Value, ".")) {
 			c.suspect(labelFuncPath)
 		}
-		if n.Name != nil && !slices.Contains(c.script.funcs, n.Name.Value) {
-			c.script.funcs = append(c.script.funcs, n.Name.Value)
+		if n.Name != nil {
+			if c.script.funcs == nil {
+				c.script.funcs = map[string]bool{}
+			}
+			c.script.funcs[n.Name.Value] = true
 		}
 	case *syntax.CallExpr:
 		cmd := c.newCommand()

@@ -42,7 +42,7 @@ func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, 
 		name := path.Base(v[0].Value)
 		var words []Word
 		switch {
-		case slices.Contains(s.funcs, v[0].Value) || strings.Contains(v[0].Value, "/") && !systemProgram(v[0].Value):
+		case s.funcs[v[0].Value] || strings.Contains(v[0].Value, "/") && !systemProgram(v[0].Value):
 			words = v
 		case isWrapper(name):
 			words = wrapperOwn(v) // the command it runs is a reading too
@@ -119,16 +119,28 @@ func exportsFlag(args []Word) bool {
 	return false
 }
 
-// allExport reports whether the script may turn on allexport, after
+// allExport reports, once per script, whether it may turn on allexport, after
 // which every variable it sets is in the environment of the programs it
 // runs: set -a (in a cluster too), set -o allexport, or a set whose
 // arguments are not static.
 func (s *Script) allExport() bool {
-	for _, c := range s.Commands {
-		if len(c.Words) == 0 || !c.Words[0].Static || c.Words[0].Value != "set" {
+	if s.exportsAll == 0 {
+		s.exportsAll = 1
+		if slices.ContainsFunc(s.Commands, setsAllExport) {
+			s.exportsAll = 2
+		}
+	}
+	return s.exportsAll == 2
+}
+
+// setsAllExport reports whether a reading of c is a set that may turn on
+// allexport (builtin set -a and command set -a too).
+func setsAllExport(c *Command) bool {
+	for _, v := range c.variants() {
+		if len(v) == 0 || !v[0].Static || path.Base(v[0].Value) != "set" {
 			continue
 		}
-		for _, w := range c.Words[1:] {
+		for _, w := range v[1:] {
 			if !w.Static || w.Value == "allexport" || len(w.Value) > 1 && w.Value[0] == '-' && w.Value[1] != '-' && strings.IndexByte(w.Value, 'a') > 0 {
 				return true
 			}
