@@ -166,14 +166,16 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 		return
 	}
 	proc := cmd.Process
-	killGroup := func() { killGroup(proc) }
-	// What the hook left in its group was re-parented to gen if gen is a
-	// subreaper: reaped here, it does not stay a zombie. What it started
-	// in a session of its own goes too.
-	defer func() {
-		reap.Group(proc.Pid)
+	// Ending the hook kills its group and what it started in a session
+	// of its own (found by the marker), at once, before any wait for the
+	// pipes, as the Bash tool does.
+	killGroup := func() {
+		killGroup(proc)
 		reap.Marked(marker)
-	}()
+	}
+	// What the hook left in its group was re-parented to gen if gen is a
+	// subreaper: reaped here, it does not stay a zombie.
+	defer reap.Group(proc.Pid)
 
 	go func() {
 		// A hook that does not read its input gets EPIPE here, or, if

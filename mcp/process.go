@@ -113,10 +113,11 @@ func startProcess(s Server, dir string) (*process, error) {
 		// the server wrote before it exited has been read.
 		p.killGroup(syscall.SIGKILL)
 		outR.SetReadDeadline(time.Now().Add(stdoutGrace))
-		// What was re-parented to gen (a subreaper) must not stay a
-		// zombie; what left the group goes too.
-		reap.Group(cmd.Process.Pid)
+		// What left the group goes too (first: its children may be the
+		// group's), and what was re-parented to gen (a subreaper) must
+		// not stay a zombie.
 		reap.Marked(marker)
+		reap.Group(cmd.Process.Pid)
 		close(p.done)
 	}()
 	return p, nil

@@ -25,14 +25,14 @@ func Group(pgid int) {
 }
 
 // settle waits until no process matches, reaping those that are gen's
-// children; it gives up after about a second (a process stuck in the
-// kernel).
+// children; a zombie another process is to reap is not waited for. It
+// gives up after about a second (a process stuck in the kernel).
 func settle(match func(Proc) bool) {
 	self := os.Getpid()
-	for range 1000 {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
 		left := false
 		for _, p := range Procs() {
-			if !match(p) {
+			if !match(p) || p.Zombie && p.PPID != self {
 				continue
 			}
 			left = true
