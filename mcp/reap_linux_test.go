@@ -21,6 +21,8 @@ func TestCloseReapsLeftovers(t *testing.T) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		t.Skipf("cannot become a child subreaper: %v", err)
 	}
+	// The setting is the whole test process's: later tests run without it.
+	t.Cleanup(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) })
 	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond}, stdioServer("local", "ok"))
 	pids := spawned(t, m, "mcp__local__spawn") // the server's, then its child's
 	if err := guard(t, "Close", m.Close); err != nil {
