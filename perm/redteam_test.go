@@ -239,6 +239,8 @@ func TestRedTeam(t *testing.T) {
 		{"deny: git clone -u", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git clone -u 'r""m -rf /' x`), Deny, 1},
 		{"deny: git abbreviated upload-pack", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git -C . fetch --upload-pa 'r""m -rf /' origin`), Deny, 1},
 		{"deny: git push receive-pack", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git push --receive-pack='r""m -rf /' origin`), Deny, 1},
+		{"deny: git rebase flags run together", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git rebase -ix 'r""m -rf /' main`), Deny, 1},
+		{"deny: git rebase flags and value run together", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git rebase -ix'r""m -rf /' main`), Deny, 1},
 		{"deny: git grep pager", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git grep -O'r""m -rf /' foo`), Deny, 1},
 		{"not denied: git fetch -u updates HEAD", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git fetch -u 'r""m -rf /' origin`), Allow, 3},
 		{"unmodelled: xargs into a program none of whose options runs code", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`find . -name '*.go' | xargs grep -l 'foo bar'`), Allow, 3},

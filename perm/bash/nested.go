@@ -180,24 +180,31 @@ var gitCodeOptions = map[string][]string{
 }
 
 // gitCodeOption reads the argument a against names, options whose value
-// is code: the value joined to it (-xCMD, --exec=CMD), or next if the
-// next word is the value. A long option may be abbreviated, as git's
+// is code: the value joined to it (-xCMD, -ixCMD, --exec=CMD), or next if
+// the next word is the value. A long option may be abbreviated, as git's
 // option parser allows: any prefix of two letters or more counts, which
 // may take a word for code that another option owns, only ever adding
 // forms deny rules judge.
 func gitCodeOption(a string, names []string) (val string, attached, next bool) {
 	for _, o := range names {
 		if !strings.HasPrefix(o, "--") {
+			// A short option may close a run of flags (-ix CMD) or
+			// take the rest of it (-ixCMD), as git's parser reads it.
+			k := -1
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+				k = strings.IndexByte(a[1:], o[1]) + 1
+			}
 			switch {
-			case a == o:
+			case k <= 0:
+			case k == len(a)-1:
 				return "", false, o != "-O"
-			case strings.HasPrefix(a, o) && len(a) > len(o):
-				return a[len(o):], true, false
+			default:
+				return a[k+1:], true, false
 			}
 			continue
 		}
 		name, v, hasV := strings.Cut(a, "=")
-		if len(name) < 4 || !strings.HasPrefix(o, name) {
+		if !abbrev(name, o, len("--xx")) {
 			continue
 		}
 		if hasV {
