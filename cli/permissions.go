@@ -46,6 +46,8 @@ type policyFlags struct {
 	tools []string
 	// settings is --settings: a settings file, or JSON.
 	settings string
+	// sources is --setting-sources; nil when it was not given.
+	sources []string
 }
 
 // trustHelp is the usage of --trust wherever a command loads settings.
@@ -60,6 +62,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, trustHelp)
 	fl.StringVar(&f.settings, "settings", "", "a settings file, or a JSON object, to load as one more settings scope, above local settings and below managed ones (read once: not followed)")
+	stringsVar(fl, &f.sources, "setting-sources", nil, `the settings scopes to load in full, comma-separated: user, project, local ("" for none); managed settings and --settings always load, and a scope left out still brings its deny and ask rules`)
 	stringsVar(fl, &f.tools, "tools", nil, `the built-in tools the run has, comma- or space-separated, e.g. 'Bash,Read,Edit'; "" for none, "default" for all (the others are denied and not shown; MCP tools stay)`)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 }
@@ -126,6 +129,10 @@ func (f *policyFlags) options() (settings.Options, error) {
 	if err != nil {
 		return settings.Options{}, usageErr(err)
 	}
+	sources, err := settings.ParseSources(f.sources)
+	if err != nil {
+		return settings.Options{}, usageErr(fmt.Errorf("--setting-sources: %w", err))
+	}
 	return settings.Options{
 		FlagSettings:     flagData,
 		FlagSettingsPath: flagPath,
@@ -138,6 +145,8 @@ func (f *policyFlags) options() (settings.Options, error) {
 		Trust:            f.trust,
 		Tools:            splitRuleLists(f.tools),
 		LimitTools:       f.tools != nil,
+		Sources:          sources,
+		LimitSources:     f.sources != nil,
 	}, nil
 }
 

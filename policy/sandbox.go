@@ -31,7 +31,7 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 		if project && fs.Widens() {
 			if w := trust.Refusal(s, trust.SandboxOff, f.Path); w != "" {
 				warns = append(warns, w)
-				fs = tightening(fs)
+				fs = fs.Tightening()
 			}
 		}
 		if fs.Enabled != nil {
@@ -57,21 +57,6 @@ func join(list, more []string) []string {
 		}
 	}
 	return list
-}
-
-// tightening keeps only what narrows the sandbox.
-func tightening(s sandbox.Settings) sandbox.Settings {
-	var out sandbox.Settings
-	if isTrue(s.Enabled) {
-		out.Enabled = s.Enabled
-	}
-	if isFalse(s.Network) {
-		out.Network = s.Network
-	}
-	if isTrue(s.Required) {
-		out.Required = s.Required
-	}
-	return out
 }
 
 func isTrue(b *bool) bool  { return b != nil && *b }

@@ -124,3 +124,21 @@ func boolValue(data []byte) (*bool, error) {
 func (s Settings) Widens() bool {
 	return (s.Enabled != nil && !*s.Enabled) || (s.Network != nil && *s.Network) || len(s.Filesystem.AllowWrite) > 0 || len(s.Filesystem.AllowRead) > 0
 }
+
+// Tightening keeps only what narrows the sandbox: turning it on, taking
+// the network away, requiring it. A scope that may not widen the sandbox
+// (an untrusted project, a scope --setting-sources leaves out) still
+// narrows it.
+func (s Settings) Tightening() Settings {
+	var out Settings
+	if s.Enabled != nil && *s.Enabled {
+		out.Enabled = s.Enabled
+	}
+	if s.Network != nil && !*s.Network {
+		out.Network = s.Network
+	}
+	if s.Required != nil && *s.Required {
+		out.Required = s.Required
+	}
+	return out
+}

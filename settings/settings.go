@@ -98,6 +98,39 @@ type Options struct {
 	// count for nothing).
 	Tools      []string
 	LimitTools bool
+	// Sources is the --setting-sources flag, when LimitSources: the
+	// scopes among user, project and local whose settings load in full
+	// (ParseSources). The others still load what they forbid
+	// (File.restrictions); managed settings and --settings always load.
+	Sources      []perm.Source
+	LimitSources bool
+}
+
+// The scopes --setting-sources chooses among, as Claude Code names them.
+var selectable = []perm.Source{perm.SourceUser, perm.SourceProject, perm.SourceLocal}
+
+// ParseSources parses the --setting-sources values: names of user,
+// project and local, comma- or space-separated. None at all is allowed:
+// only managed settings and --settings then load in full.
+func ParseSources(values []string) ([]perm.Source, error) {
+	out := []perm.Source{}
+	for _, v := range values {
+		for _, name := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+			src := perm.Source(name)
+			if !slices.Contains(selectable, src) {
+				return nil, fmt.Errorf("unknown settings source %q (want user, project or local)", name)
+			}
+			if !slices.Contains(out, src) {
+				out = append(out, src)
+			}
+		}
+	}
+	return out, nil
+}
+
+// leftOut reports whether opts leaves the scope src out (Sources).
+func (opts *Options) leftOut(src perm.Source) bool {
+	return opts.LimitSources && slices.Contains(selectable, src) && !slices.Contains(opts.Sources, src)
 }
 
 // File is one settings file that exists, as parsed.
@@ -146,6 +179,10 @@ type File struct {
 
 	// Hooks are the file's "hooks", each tagged with Scope.
 	Hooks hook.Config
+
+	// LeftOut is set for a file of a scope --setting-sources leaves out:
+	// only its restrictions are kept (restrictions).
+	LeftOut bool
 
 	modeLine  int // line of defaultMode, for warnings
 	allowLine int // line of the first allow rule, for warnings
@@ -262,7 +299,12 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 		}
 		f, warns, err := parseFile(sc.source, sc.path, data, sc.base, home)
 		if err != nil {
+			// A file left out is still parsed, and fails closed: its
+			// deny rules apply.
 			return nil, err
+		}
+		if opts.leftOut(sc.source) {
+			*f = f.restrictions()
 		}
 		s.Files = append(s.Files, *f)
 		s.Warnings = append(s.Warnings, warns...)
@@ -535,6 +577,34 @@ func (s *Settings) resolveMode(flag string) error {
 	}
 	s.Mode, s.ModeSource = perm.ModeDefault, perm.SourceBuiltin
 	return nil
+}
+
+// restrictions is f as a scope --setting-sources leaves out. What it
+// forbids or narrows still applies: its deny and ask rules, the switches
+// that disable modes or keep rules, hooks and MCP servers to managed
+// settings, its allowed and denied MCP servers, and what narrows the
+// sandbox; so does its record of trusted projects, the user's answer to
+// a question, not a setting. What it grants or configures does not: allow
+// rules, defaultMode, additional directories, hooks, MCP servers, the API,
+// model aliases, what widens the sandbox. A flag cannot swap the user's
+// deny rules out, as it cannot swap out the managed policy.
+func (f *File) restrictions() File {
+	return File{
+		Scope:            f.Scope,
+		Path:             f.Path,
+		LeftOut:          true,
+		Ask:              f.Ask,
+		Deny:             f.Deny,
+		DisableBypass:    f.DisableBypass,
+		DisableAuto:      f.DisableAuto,
+		ManagedRulesOnly: f.ManagedRulesOnly,
+		ManagedHooksOnly: f.ManagedHooksOnly,
+		ManagedMCPOnly:   f.ManagedMCPOnly,
+		MCPAllow:         f.MCPAllow,
+		MCPDeny:          f.MCPDeny,
+		TrustedProjects:  f.TrustedProjects,
+		Sandbox:          f.Sandbox.Tightening(),
+	}
 }
 
 // Project reports whether f is a project file, shared or local: one a

@@ -342,6 +342,36 @@ func TestLoad(t *testing.T) {
 			wantErr: `--settings:1: malformed rule "Bash(": missing closing parenthesis`,
 		},
 		{
+			name:       "--setting-sources project: the user's scope still brings its deny and ask rules, nothing it grants",
+			user:       `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(npm test)"], "ask": ["Bash(git push:*)"], "deny": ["Bash(rm:*)"], "additionalDirectories": ["/usr"]}}`,
+			project:    `{"permissions": {"allow": ["Read"], "deny": ["Read(./.env)"]}}`,
+			opts:       Options{Trust: true, Sources: []perm.Source{perm.SourceProject}, LimitSources: true},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"project:Read@{project}"},
+			ask:        []string{"user:Bash(git push:*)@{user}"},
+			deny:       []string{"project:Read(./.env)@{project}", "user:Bash(rm:*)@{user}"},
+			files:      2,
+		},
+		{
+			name:       "--setting-sources with none: managed and --settings load in full, the others bring restrictions",
+			managed:    `{"permissions": {"allow": ["Glob"]}}`,
+			local:      `{"permissions": {"defaultMode": "dontAsk", "allow": ["Grep"], "deny": ["Bash(curl:*)"]}}`,
+			user:       `{"permissions": {"allow": ["Read"], "deny": ["WebFetch"]}}`,
+			opts:       Options{Trust: true, LimitSources: true, Sources: []perm.Source{}, FlagSettings: []byte(`{"permissions": {"allow": ["Bash(make:*)"]}}`), FlagSettingsPath: "--settings"},
+			mode:       perm.ModeDefault,
+			modeSource: perm.SourceBuiltin,
+			allow:      []string{"managed:Glob@{managed}", "cli:Bash(make:*)@--settings"},
+			deny:       []string{"local:Bash(curl:*)@{local}", "user:WebFetch@{user}"},
+			files:      4,
+		},
+		{
+			name:    "--setting-sources still reads a scope it leaves out: a broken file fails closed",
+			user:    `{"permissions": {"deny": ["Bash("]}}`,
+			opts:    Options{LimitSources: true, Sources: []perm.Source{perm.SourceProject}},
+			wantErr: `{user}:1: malformed rule "Bash(": missing closing parenthesis`,
+		},
+		{
 			name:    "malformed --allowedTools rule",
 			opts:    Options{Allowed: []string{"Bash("}},
 			wantErr: `--allowedTools: malformed rule "Bash(": missing closing parenthesis`,
@@ -966,4 +996,80 @@ func TestLoadFailsClosed(t *testing.T) {
 			t.Fatalf("Load = %v, want an error", err)
 		}
 	})
+}
+
+// A scope --setting-sources leaves out keeps what forbids or narrows and
+// loses what grants or configures, whatever the key.
+func TestLoadSourceLeftOut(t *testing.T) {
+	l := newLayout(t)
+	writeFile(t, l.user, `{
+		"permissions": {"disableBypassPermissionsMode": "disable", "deny": ["Bash(rm:*)"]},
+		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]},
+		"api": {"timeout": "10m"},
+		"modelAliases": {"fast": "small-model"},
+		"mcpServers": {"x": {"command": "x"}},
+		"deniedMcpServers": [{"serverName": "evil"}],
+		"sandbox": {"enabled": true, "network": false, "filesystem": {"allowWrite": ["/opt/out"]}}
+	}`)
+	writeFile(t, l.project, `{"permissions": {"allow": ["Read"]}}`)
+	load := func(opts Options) *Settings {
+		t.Helper()
+		opts.Cwd, opts.Home, opts.ManagedPath, opts.Trust = l.cwd, l.home, l.managed, true
+		s, err := Load(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	full := load(Options{})
+	if full.Hooks.Empty() || full.API.Timeout == 0 || full.ModelAliases["fast"] == "" {
+		t.Fatalf("with every scope: hooks %v, api %+v, aliases %v; the test's user file sets each", full.Hooks, full.API, full.ModelAliases)
+	}
+	s := load(Options{LimitSources: true, Sources: []perm.Source{perm.SourceProject}})
+	var user *File
+	for i := range s.Files {
+		if s.Files[i].Scope == perm.SourceUser {
+			user = &s.Files[i]
+		}
+	}
+	if user == nil || !user.LeftOut {
+		t.Fatalf("the user file is not listed as left out: %+v", s.Files)
+	}
+	if !s.Hooks.Empty() || s.API.Timeout != 0 || len(s.ModelAliases) > 0 || user.MCPServers != nil {
+		t.Errorf("left out, yet configures: hooks %v, api %+v, aliases %v, mcpServers %s", s.Hooks, s.API, s.ModelAliases, user.MCPServers)
+	}
+	if len(user.Sandbox.Filesystem.AllowWrite) > 0 || user.Sandbox.Enabled == nil || !*user.Sandbox.Enabled || user.Sandbox.Network == nil || *user.Sandbox.Network {
+		t.Errorf("sandbox = %+v, want only what narrows (enabled, no network)", user.Sandbox)
+	}
+	if !s.DisableBypass || len(s.MCP.Deny) == 0 || len(s.Deny) != 1 {
+		t.Errorf("left out, yet lost a restriction: disableBypass %v, denied MCP servers %v, deny %v", s.DisableBypass, s.MCP.Deny, entries(s.Deny))
+	}
+	if got := entries(s.Allow); len(got) != 1 || got[0] != "project:Read@"+l.project {
+		t.Errorf("allow = %q, want the project's Read", got)
+	}
+}
+
+func TestParseSources(t *testing.T) {
+	for _, tt := range []struct {
+		in      []string
+		want    []perm.Source
+		wantErr string
+	}{
+		{in: []string{"user,project"}, want: []perm.Source{perm.SourceUser, perm.SourceProject}},
+		{in: []string{"local", " user , local"}, want: []perm.Source{perm.SourceLocal, perm.SourceUser}},
+		{in: []string{""}, want: []perm.Source{}},
+		{in: []string{"user,managed"}, wantErr: `unknown settings source "managed" (want user, project or local)`},
+		{in: []string{"User"}, wantErr: `unknown settings source "User" (want user, project or local)`},
+	} {
+		got, err := ParseSources(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("ParseSources(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseSources(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
 }
