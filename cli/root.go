@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/settings"
@@ -45,6 +46,7 @@ type mainOptions struct {
 	resume       string
 	cont         bool
 	sessionID    string
+	partial      bool
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -65,6 +67,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
+	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
 }
 
 // check validates the flags on their own, before anything is read.
@@ -84,6 +87,14 @@ func (o *mainOptions) check() (report.Format, error) {
 		}
 	default:
 		return "", usageErr(fmt.Errorf("unknown input format %q (want text or stream-json)", o.inputFormat))
+	}
+	if o.partial {
+		switch {
+		case format != report.StreamJSON:
+			return "", usageErr(fmt.Errorf("--include-partial-messages needs --output-format stream-json"))
+		case o.noStream:
+			return "", usageErr(fmt.Errorf("--include-partial-messages needs a streamed answer: it excludes --no-stream"))
+		}
 	}
 	if o.skipPerms {
 		if o.mode != "" && o.mode != "bypassPermissions" {
@@ -207,6 +218,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			sid:     sid,
 			servers: servers.initServers(),
 			printer: &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose},
+			partial: o.partial,
 			expand:  func(p string) (string, error) { return commandPrompt(set, p, s.Err) },
 		}
 		if streamIn {
@@ -296,6 +308,17 @@ type headlessRun struct {
 	// expand turns a prompt that invokes a custom slash command into the
 	// command's prompt (commandPrompt).
 	expand func(prompt string) (string, error)
+	// partial is --include-partial-messages.
+	partial bool
+}
+
+// submit runs one turn of sess, its events printed as they come.
+func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt string) (loop.Outcome, error) {
+	var onText func(string)
+	if h.partial {
+		onText = h.printer.Partial
+	}
+	return sess.Submit(ctx, prompt, h.printer.Event, onText)
 }
 
 func (h *headlessRun) start() (*session.Session, error) {
@@ -321,7 +344,7 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	if err != nil {
 		return err
 	}
-	out, err := sess.Submit(ctx, prompt, h.printer.Event, nil)
+	out, err := h.submit(ctx, sess, prompt)
 	rep := report.Run{Outcome: out, Err: err}
 	h.printer.Result(&rep)
 	return exitFor(&rep)

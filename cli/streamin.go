@@ -144,7 +144,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 
 func (h *headlessRun) turn(ctx context.Context, sess *session.Session, prompt string) int {
 	h.printer.StartTurn()
-	out, err := sess.Submit(ctx, prompt, h.printer.Event, nil)
+	out, err := h.submit(ctx, sess, prompt)
 	rep := report.Run{Outcome: out, Err: err}
 	h.printer.Result(&rep)
 	return rep.ExitCode()

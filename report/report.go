@@ -50,6 +50,8 @@ type Printer struct {
 	model   string
 	start   time.Time
 	msgs    int // assistant messages so far, for their IDs
+	// streaming is set while a message streamed by Partial is open.
+	streaming bool
 }
 
 // Event renders one loop event.
@@ -156,6 +158,7 @@ func (p *Printer) Result(r *Run) {
 		}
 		fmt.Fprintln(p.Out, r.Outcome.Final)
 	default:
+		p.closeStream("")
 		p.line(p.resultObject(r))
 	}
 }

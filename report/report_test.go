@@ -115,3 +115,53 @@ func TestVerboseText(t *testing.T) {
 		}
 	}
 }
+
+// Streamed text stays open across a subagent's events and is closed by
+// the result when the run ends without the main loop's message (an
+// error): stop_reason null. Other formats print no stream events.
+func TestPartialClosedByResult(t *testing.T) {
+	var out bytes.Buffer
+	p := &Printer{Format: StreamJSON, Out: &out, Err: io.Discard}
+	p.Init(Init{SessionID: "S", Model: "m"})
+	p.Partial("he")
+	p.Partial("")
+	p.Event(loop.Event{Kind: loop.EventText, Text: "sub", Agent: "x", Parent: "c9"})
+	p.Partial("llo")
+	p.Result(&Run{Err: errors.New("broken stream")})
+	var types []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var ev struct {
+			Type  string `json:"type"`
+			Event struct {
+				Type  string `json:"type"`
+				Delta struct {
+					Text       string  `json:"text"`
+					StopReason *string `json:"stop_reason"`
+				} `json:"delta"`
+			} `json:"event"`
+		}
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatal(err)
+		}
+		s := ev.Type
+		if ev.Type == "stream_event" {
+			s = ev.Event.Type + ":" + ev.Event.Delta.Text
+			if ev.Event.Type == "message_delta" && ev.Event.Delta.StopReason != nil {
+				s += *ev.Event.Delta.StopReason
+			}
+		}
+		types = append(types, s)
+	}
+	want := []string{"system", "message_start:", "content_block_start:", "content_block_delta:he", "assistant",
+		"content_block_delta:llo", "content_block_stop:", "message_delta:", "message_stop:", "result"}
+	if fmt.Sprint(types) != fmt.Sprint(want) {
+		t.Errorf("lines:\n got %q\nwant %q", types, want)
+	}
+
+	out.Reset()
+	p = &Printer{Format: JSON, Out: &out, Err: io.Discard}
+	p.Partial("x")
+	if out.Len() != 0 {
+		t.Errorf("json format printed %q for a partial", out.String())
+	}
+}

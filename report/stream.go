@@ -189,6 +189,15 @@ func (p *Printer) streamEvent(e loop.Event) {
 			SessionID:       session,
 		})
 	}
+	if e.Parent == "" {
+		// The main loop's message that Partial streamed is whole now.
+		switch e.Kind {
+		case loop.EventFinal:
+			p.closeStream("end_turn")
+		case loop.EventText, loop.EventToolCall:
+			p.closeStream("tool_use")
+		}
+	}
 	switch e.Kind {
 	case loop.EventText:
 		assistant(textBlock{Type: "text", Text: e.Text})
@@ -209,6 +218,110 @@ func (p *Printer) streamEvent(e loop.Event) {
 			ParentToolUseID: parent,
 			SessionID:       session,
 		})
+	}
+}
+
+// streamEventLine is a stream_event line (--include-partial-messages):
+// one of the events a streaming model sends, in the shapes Claude Code
+// passes on from its API, made here from the text the model server
+// streams. Only the main loop's text streams: tool calls and subagents'
+// messages arrive whole, as message events.
+type streamEventLine struct {
+	Type            string  `json:"type"` // "stream_event"
+	Event           any     `json:"event"`
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionID       string  `json:"session_id"`
+}
+
+type messageStart struct {
+	Type    string  `json:"type"` // "message_start"
+	Message message `json:"message"`
+}
+
+type blockStart struct {
+	Type         string    `json:"type"` // "content_block_start"
+	Index        int       `json:"index"`
+	ContentBlock textBlock `json:"content_block"`
+}
+
+type blockDelta struct {
+	Type  string    `json:"type"` // "content_block_delta"
+	Index int       `json:"index"`
+	Delta textDelta `json:"delta"`
+}
+
+type textDelta struct {
+	Type string `json:"type"` // "text_delta"
+	Text string `json:"text"`
+}
+
+type blockStop struct {
+	Type  string `json:"type"` // "content_block_stop"
+	Index int    `json:"index"`
+}
+
+type messageDelta struct {
+	Type  string    `json:"type"` // "message_delta"
+	Delta stopDelta `json:"delta"`
+}
+
+type stopDelta struct {
+	// StopReason is end_turn or tool_use; null when the run ended
+	// otherwise (an error).
+	StopReason *string `json:"stop_reason"`
+}
+
+type messageStop struct {
+	Type string `json:"type"` // "message_stop"
+}
+
+// Partial prints delta, text of the main loop's answer as the model
+// streams it, as stream_event lines: the first delta of a message opens
+// it (message_start, then content_block_start of a text block), each is
+// a content_block_delta. The main loop's next message event, or the
+// result, closes it (closeStream). The message's ID is the one the
+// assistant message event that follows carries. It prints nothing in
+// the other formats.
+func (p *Printer) Partial(delta string) {
+	if p.Format != StreamJSON || delta == "" {
+		return
+	}
+	p.mu.Lock()
+	session, model := p.session, p.model
+	opening := !p.streaming
+	p.streaming = true
+	id := fmt.Sprintf("msg_%d", p.msgs+1)
+	p.mu.Unlock()
+	if opening {
+		p.line(streamEventLine{Type: "stream_event", SessionID: session,
+			Event: messageStart{Type: "message_start", Message: message{ID: id, Type: "message", Role: "assistant", Model: model, Content: []any{}}}})
+		p.line(streamEventLine{Type: "stream_event", SessionID: session,
+			Event: blockStart{Type: "content_block_start", ContentBlock: textBlock{Type: "text"}}})
+	}
+	p.line(streamEventLine{Type: "stream_event", SessionID: session,
+		Event: blockDelta{Type: "content_block_delta", Delta: textDelta{Type: "text_delta", Text: delta}}})
+}
+
+// closeStream ends the message Partial opened, if one is open, with the
+// stop reason stop ("" for none known).
+func (p *Printer) closeStream(stop string) {
+	p.mu.Lock()
+	open, session := p.streaming, p.session
+	p.streaming = false
+	p.mu.Unlock()
+	if !open {
+		return
+	}
+	var reason *string
+	if stop != "" {
+		reason = &stop
+	}
+	for _, ev := range []any{
+		blockStop{Type: "content_block_stop"},
+		messageDelta{Type: "message_delta", Delta: stopDelta{StopReason: reason}},
+		messageStop{Type: "message_stop"},
+	} {
+		p.line(streamEventLine{Type: "stream_event", SessionID: session, Event: ev})
 	}
 }
 

@@ -103,6 +103,17 @@ func (model) Complete(ctx context.Context, req loop.Request) (loop.Response, err
 			})
 		}
 	}
+	if req.OnText != nil {
+		// Streamed as a server streams: a line at a time.
+		for rest := msg.Content; rest != ""; {
+			line, after, found := strings.Cut(rest, "\n")
+			if found {
+				line += "\n"
+			}
+			req.OnText(line)
+			rest = after
+		}
+	}
 	return loop.Response{Message: msg, Usage: usage(req.Messages, msg)}, nil
 }
 
