@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/loop/chat"
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/settings"
@@ -47,6 +49,7 @@ type mainOptions struct {
 	cont         bool
 	sessionID    string
 	partial      bool
+	fallback     string
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -67,6 +70,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
+	fl.StringVar(&o.fallback, "fallback-model", "", "headless: the model to switch to, for the rest of the run, when the main model's server is overloaded (429 or 5xx after retries)")
 	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
 }
 
@@ -152,6 +156,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			return err
 		}
 	}
+	if o.fallback != "" && !headless {
+		return usageErr(fmt.Errorf("--fallback-model is for headless runs (-p), as in Claude Code"))
+	}
 	if headless && !streamIn && prompt == "" {
 		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
 	}
@@ -188,6 +195,11 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	model, modelName, err := pickModel(o.model, true, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
+	}
+	if o.fallback != "" {
+		if model, err = o.withFallback(model, modelName, set.API, s.Err); err != nil {
+			return err
+		}
 	}
 	sid, history, err := o.sessionFor(setOpts)
 	if err != nil {
@@ -240,6 +252,26 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		return &exitError{ExitFailed, err}
 	}
 	return nil
+}
+
+// withFallback returns main, the model named mainName, switching to the
+// model --fallback-model names when main's server is overloaded
+// (chat.Fallback), with a warning to errw. Both must be models of the
+// configured endpoint: the offline model is no stand-in for one.
+func (o *mainOptions) withFallback(main loop.Model, mainName string, api settings.API, errw io.Writer) (loop.Model, error) {
+	if o.fallback == "offline" || mainName == "offline" {
+		return nil, usageErr(fmt.Errorf("--fallback-model %s: both models must be served by the configured endpoint, not the offline model", o.fallback))
+	}
+	if o.fallback == mainName {
+		return nil, usageErr(fmt.Errorf("--fallback-model %s is the main model", o.fallback))
+	}
+	fb, _, err := pickModel(o.fallback, true, api, o.noStream, errw)
+	if err != nil {
+		return nil, err
+	}
+	return &chat.Fallback{Primary: main, Secondary: fb, OnSwitch: func(err error) {
+		fmt.Fprintf(errw, "gen: warning: %s is overloaded (%v); using the fallback model %s for the rest of the run\n", mainName, err, o.fallback)
+	}}, nil
 }
 
 // sessionRef names a run's session and its transcript file.

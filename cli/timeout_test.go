@@ -174,3 +174,61 @@ func TestAPISettingsTimeouts(t *testing.T) {
 		t.Fatalf("environment: exit %d, stderr %q; want %d and the idle timeout of the environment", code, stderr, ExitFailed)
 	}
 }
+
+// --fallback-model: when the main model's server stays overloaded, the
+// run goes on with the fallback model, said on stderr; refused where it
+// cannot mean anything.
+func TestFallbackModel(t *testing.T) {
+	dir := project(t)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		asked[req.Model]++
+		mu.Unlock()
+		if req.Model == "big" {
+			http.Error(w, `{"error":{"message":"overloaded"}}`, 529)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"answered by `+req.Model+`"},"finish_reason":"stop"}]}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "big")
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"-p", "--no-stream", "--cwd", dir}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("--fallback-model", "small", "hi")
+	if code != ExitOK || out != "answered by small\n" || !strings.Contains(errs, "big is overloaded") || !strings.Contains(errs, "using the fallback model small") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want small's answer and the switch said", code, out, errs)
+	}
+	mu.Lock()
+	big, small := asked["big"], asked["small"]
+	mu.Unlock()
+	if big != 4 || small != 1 {
+		t.Errorf("requests: big %d, small %d; want big's 4 tries, then small once", big, small)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fallback-model", "big", "hi"}, "--fallback-model big is the main model"},
+		{[]string{"--fallback-model", "offline", "hi"}, "not the offline model"},
+		{[]string{"--model", "offline", "--fallback-model", "small", "hi"}, "not the offline model"},
+	} {
+		if code, _, errs := run(tc.args...); code != ExitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error saying %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
