@@ -3,7 +3,6 @@ package skill
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/gen-run/gen/internal/frontmatter"
 	"github.com/gen-run/gen/internal/lazyre"
-	"github.com/gen-run/gen/internal/textfile"
 )
 
 // Command is a custom slash command, Claude Code's .claude/commands/*.md:
@@ -219,17 +217,7 @@ func splitArgs(s string) ([]string, error) {
 // after LoadCommands returns, so it is safe for concurrent use; its
 // commands must not be modified either. A nil *Commands has none.
 type Commands struct {
-	byName map[string]*Command
-	// broken holds the names whose file of highest precedence could not
-	// be read: they fail with its error, rather than falling back to a
-	// user command of the same name.
-	broken map[string]error
-	sorted []*Command
-	errs   []error
-	// Warnings are problems that hid nothing but what they name: a
-	// command shadowed by one of the same name with higher precedence or
-	// by a built-in, unknown keys, frontmatter gen does not act on.
-	Warnings []string
+	catalog[*Command]
 }
 
 // All returns every command that can be invoked, sorted by name.
@@ -263,10 +251,11 @@ func (cs *Commands) Find(line string) (*Command, string, error) {
 	if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
 		name, args = rest[:i], strings.TrimSpace(rest[i+1:])
 	}
-	if err := cs.broken[name]; err != nil {
-		return nil, "", fmt.Errorf("/%s is not offered: %w", name, err)
+	c, err := cs.get(name)
+	if err != nil {
+		return nil, "", err
 	}
-	return cs.byName[name], args, nil
+	return c, args, nil
 }
 
 // DiscoverCommands loads the commands of CommandLocations(cwd, home),
@@ -283,54 +272,20 @@ func DiscoverCommands(cwd, home string, builtin []string, readable func(path str
 	return LoadCommands(builtin, locs...)
 }
 
+// commands are the messages' names for commands.
+var commands = kind{plural: "commands", label: func(name string) string { return "command /" + name }}
+
 // LoadCommands reads the commands of locs, given highest precedence first;
 // missing directories are skipped. A command whose name an earlier
-// location took, or that is one of builtin, is left out with a warning. A
-// broken file does not hide the other commands: LoadCommands returns every
-// command it could read, and an error joining one error per broken file,
-// each naming file:line. The Commands is never nil.
+// location took, or that is one of builtin, is left out with a warning; so
+// is one whose name an earlier broken or refused file took, which Find
+// then reports (the user's command does not stand in for the project's).
+// A broken file does not hide the other commands: LoadCommands returns
+// every command it could read, and an error joining one error per broken
+// file, each naming file:line. The Commands is never nil.
 func LoadCommands(builtin []string, locs ...Location) (*Commands, error) {
-	cs := &Commands{byName: map[string]*Command{}, broken: map[string]error{}}
-	type owner struct {
-		path  string
-		scope Scope
-	}
-	taken := map[string]owner{} // name -> the file that has it
-	var errs []error
-	for _, loc := range locs {
-		found, lerrs := loadCommandDir(loc)
-		errs = append(errs, lerrs...)
-		for _, f := range found {
-			if f.cmd != nil {
-				cs.Warnings = append(cs.Warnings, f.cmd.Warnings...)
-			}
-			switch prev, dup := taken[f.name]; {
-			case slices.Contains(builtin, f.name):
-				cs.Warnings = append(cs.Warnings, fmt.Sprintf("%s: command /%s is not offered: /%s is built in", f.path, f.name, f.name))
-			case dup:
-				cs.Warnings = append(cs.Warnings, fmt.Sprintf("%s: command /%s is shadowed by %s (%s commands take precedence)", f.path, f.name, prev.path, prev.scope))
-			case f.err != nil:
-				taken[f.name] = owner{f.path, loc.Scope}
-				cs.broken[f.name] = f.err
-				errs = append(errs, f.err)
-			default:
-				taken[f.name] = owner{f.path, loc.Scope}
-				f.cmd.Scope = loc.Scope
-				cs.byName[f.name] = f.cmd
-				cs.sorted = append(cs.sorted, f.cmd)
-			}
-		}
-	}
-	slices.SortFunc(cs.sorted, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
-	cs.errs = errs
-	return cs, errors.Join(errs...)
-}
-
-// commandFile is one command file of a location: parsed, or broken.
-type commandFile struct {
-	name, path string
-	cmd        *Command
-	err        error
+	cs := &Commands{*load(commands, builtin, locs, loadCommandDir)}
+	return cs, errors.Join(cs.errs...)
 }
 
 // maxCommandDepth bounds how deep commands are looked for below a
@@ -342,15 +297,14 @@ const maxCommandDepth = 8
 var validSegment = lazyre.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
 // loadCommandDir reads the commands of one location and its
-// subdirectories, in directory order. Errors that tie no file to a name
-// (an unreadable directory) are returned apart.
-func loadCommandDir(loc Location) ([]commandFile, []error) {
+// subdirectories, in directory order: each markdown file claims a name.
+// A directory that cannot be read claims none.
+func loadCommandDir(loc Location) []found[*Command] {
 	dir, entries, err := readDir(loc.Dir)
 	if err != nil || dir == "" {
-		return nil, nilOr(err)
+		return nilOr[*Command](loc.Dir, err)
 	}
-	var out []commandFile
-	var errs []error
+	var out []found[*Command]
 	var walk func(dir, prefix string, entries []os.DirEntry, depth int)
 	walk = func(dir, prefix string, entries []os.DirEntry, depth int) {
 		for _, e := range entries {
@@ -358,46 +312,38 @@ func loadCommandDir(loc Location) ([]commandFile, []error) {
 				continue // hidden, as an editor's or the system's files are
 			}
 			path := filepath.Join(dir, e.Name())
-			fi, err := os.Stat(path)
-			if err != nil {
-				if err := danglingEntry(path, e, err); err != nil {
-					errs = append(errs, err)
-				} else if !errors.Is(err, fs.ErrNotExist) {
-					errs = append(errs, fmt.Errorf("skill: %w", err))
-				}
-				continue
-			}
 			base := strings.TrimSuffix(e.Name(), ".md")
+			f := found[*Command]{path: path}
+			if base != e.Name() && validSegment().MatchString(base) {
+				f.name = prefix + base
+			}
+			fi, err := stat(path, e)
 			switch {
-			case !fi.IsDir() && base == e.Name():
-				continue // not a markdown file
+			case err != nil:
+				f.err = err
+			case fi == nil, !fi.IsDir() && base == e.Name():
+				continue // gone, or not a markdown file
 			case !validSegment().MatchString(base):
-				errs = append(errs, fmt.Errorf("skill: %s is not a command: its name %q cannot be typed after a slash (use letters, digits, '-', '_' and '.')", path, base))
-				continue
+				f.err = fmt.Errorf("skill: %s is not a command: its name %q cannot be typed after a slash (use letters, digits, '-', '_' and '.')", path, base)
 			case fi.IsDir() && depth >= maxCommandDepth:
-				errs = append(errs, fmt.Errorf("skill: %s: commands are looked for at most %d directories deep", path, maxCommandDepth))
-				continue
+				f.err = fmt.Errorf("skill: %s: commands are looked for at most %d directories deep", path, maxCommandDepth)
 			case fi.IsDir():
 				sub, err := os.ReadDir(path)
 				if err != nil {
-					errs = append(errs, fmt.Errorf("skill: %w", err))
+					out = append(out, found[*Command]{path: path, err: fmt.Errorf("skill: %w", err)})
 					continue
 				}
 				walk(path, prefix+base+":", sub, depth+1)
 				continue
-			}
-			f := commandFile{name: prefix + base, path: path}
-			data, err := textfile.Read(path, textfile.Max)
-			if err != nil {
-				f.err = fmt.Errorf("skill: reading %s: %w", path, err)
-			} else if err := loc.Confined(path); err != nil {
-				f.err = err
-			} else {
-				f.cmd, f.err = ParseCommand(path, f.name, data)
+			default:
+				var data []byte
+				if data, f.err = readFile(loc, path); f.err == nil {
+					f.v, f.err = ParseCommand(path, f.name, data)
+				}
 			}
 			out = append(out, f)
 		}
 	}
 	walk(dir, "", entries, 0)
-	return out, errs
+	return out
 }

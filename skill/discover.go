@@ -7,11 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gen-run/gen/workspace"
-
-	"github.com/gen-run/gen/internal/textfile"
 )
 
 // Scope is where a skill was found.
@@ -125,18 +122,13 @@ func locations(cwd, home string, additional []string, kind string) ([]Location, 
 // returns, so it is safe for concurrent use; its skills must not be
 // modified either.
 type Set struct {
-	byName map[string]*Skill
-	sorted []*Skill
-	// Warnings are problems that hid nothing: a skill shadowed by one of
-	// the same name with higher precedence, unknown keys.
-	Warnings []string
+	catalog[*Skill]
 }
 
-// Get returns the skill named name. Names are compared exactly.
-func (s *Set) Get(name string) (*Skill, bool) {
-	k, ok := s.byName[name]
-	return k, ok
-}
+// Get returns the skill named name, compared exactly: nil and no error
+// when there is none, and an error naming the file when the skill of
+// highest precedence of that name is broken or refused.
+func (s *Set) Get(name string) (*Skill, error) { return s.get(name) }
 
 // All returns every skill, sorted by name.
 func (s *Set) All() []*Skill { return slices.Clone(s.sorted) }
@@ -146,7 +138,7 @@ func (s *Set) All() []*Skill { return slices.Clone(s.sorted) }
 func Discover(cwd, home string, additional []string, readable func(path string) error) (*Set, error) {
 	locs, err := Locations(cwd, home, additional)
 	if err != nil {
-		return &Set{byName: map[string]*Skill{}}, err
+		return &Set{}, err
 	}
 	for i := range locs {
 		locs[i].Readable = readable
@@ -154,72 +146,52 @@ func Discover(cwd, home string, additional []string, readable func(path string) 
 	return Load(locs...)
 }
 
+// skills are the messages' names for skills.
+var skills = kind{plural: "skills", label: func(name string) string { return fmt.Sprintf("skill %q", name) }}
+
 // Load reads the skills of locs, given highest precedence first; missing
 // directories are skipped. A skill whose name is already taken by an
-// earlier location is dropped with a warning. A broken skill does not hide
-// the others: Load returns every skill it could read, and an error joining
-// one error per broken file, each naming file:line. The Set is never nil.
+// earlier location is dropped with a warning; so is one whose name an
+// earlier broken or refused skill took, which Get then reports (the
+// user's skill does not stand in for the project's). A broken skill does
+// not hide the others: Load returns every skill it could read, and an
+// error joining one error per broken file, each naming file:line. The Set
+// is never nil.
 func Load(locs ...Location) (*Set, error) {
-	s := &Set{byName: map[string]*Skill{}}
-	var errs []error
-	for _, loc := range locs {
-		skills, lerrs := loadDir(loc)
-		errs = append(errs, lerrs...)
-		for _, k := range skills {
-			s.Warnings = append(s.Warnings, k.Warnings...)
-			if prev, dup := s.byName[k.Name]; dup {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: skill %q is shadowed by %s (%s skills take precedence)", k.Path, k.Name, prev.Path, prev.Scope))
-				continue
-			}
-			s.byName[k.Name] = k
-			s.sorted = append(s.sorted, k)
-		}
-	}
-	slices.SortFunc(s.sorted, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) })
-	return s, errors.Join(errs...)
+	s := &Set{*load(skills, nil, locs, loadDir)}
+	return s, errors.Join(s.errs...)
 }
 
-// loadDir reads the skills of one location, in directory order.
-func loadDir(loc Location) ([]*Skill, []error) {
+// loadDir reads the skills of one location, in directory order: each
+// subdirectory holding a SKILL.md claims its name.
+func loadDir(loc Location) []found[*Skill] {
 	dir, entries, err := readDir(loc.Dir)
 	if err != nil || dir == "" {
-		return nil, nilOr(err)
+		return nilOr[*Skill](loc.Dir, err)
 	}
-	var out []*Skill
-	var errs []error
+	var out []found[*Skill]
 	for _, e := range entries {
 		base := filepath.Join(dir, e.Name())
-		if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
-			if err := danglingEntry(base, e, err); err != nil {
-				errs = append(errs, err)
-			}
+		f := found[*Skill]{name: e.Name(), path: filepath.Join(base, "SKILL.md")}
+		fi, err := stat(base, e)
+		switch {
+		case err != nil:
+			f.err = err
+		case fi == nil || !fi.IsDir():
 			continue // a file beside the skills
-		}
-		path := filepath.Join(base, "SKILL.md")
-		data, err := textfile.Read(path, textfile.Max)
-		if errors.Is(err, fs.ErrNotExist) {
-			if link := workspace.DanglingLink(path); link != "" {
-				errs = append(errs, fmt.Errorf("skill: %s is a symbolic link to a file that does not exist", link))
+		default:
+			data, err := readFile(loc, f.path)
+			if none, err := missing(f.path, err); none {
+				continue // a directory that is not a skill
+			} else if err != nil {
+				f.err = err
+			} else if f.v, f.err = Parse(f.path, e.Name(), data); f.err == nil {
+				f.v.Dir = base
 			}
-			continue // a directory that is not a skill
 		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("skill: reading %s: %w", path, err))
-			continue
-		}
-		if err := loc.Confined(path); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		k, err := Parse(path, e.Name(), data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		k.Dir, k.Scope = base, loc.Scope
-		out = append(out, k)
+		out = append(out, f)
 	}
-	return out, errs
+	return out
 }
 
 // readDir lists the directory of a location and returns its absolute path.
@@ -246,19 +218,11 @@ func readDir(dir string) (abs string, entries []os.DirEntry, err error) {
 	return abs, entries, nil
 }
 
-// danglingEntry returns the error for entry e at path, which os.Stat
-// failed on with err, when it is a symbolic link to nothing; else nil.
-func danglingEntry(path string, e os.DirEntry, err error) error {
-	if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("skill: %s is a symbolic link to a file or directory that does not exist", path)
-	}
-	return nil
-}
-
-// nilOr returns err as a list: none for nil.
-func nilOr(err error) []error {
+// nilOr returns err, an error of the location dir that ties no file to
+// a name, as the location's entries: none for nil.
+func nilOr[T item](dir string, err error) []found[T] {
 	if err == nil {
 		return nil
 	}
-	return []error{err}
+	return []found[T]{{path: dir, err: err}}
 }

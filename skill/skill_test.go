@@ -192,7 +192,7 @@ func TestDiscover(t *testing.T) {
 		}
 	}
 	pdf, _ := set.Get("pdf")
-	if pdf.Description != "Project PDF skill." || pdf.Dir != filepath.Join(proj, "pdf") {
+	if pdf == nil || pdf.Description != "Project PDF skill." || pdf.Dir != filepath.Join(proj, "pdf") {
 		t.Errorf("pdf = %+v, want the project's .gen skill", pdf)
 	}
 	if len(set.Warnings) != 2 || !strings.Contains(set.Warnings[0], `skill "pdf" is shadowed by `+filepath.Join(proj, "pdf", "SKILL.md")+" (project skills take precedence)") ||
@@ -318,10 +318,12 @@ func TestToolBehindGate(t *testing.T) {
 
 // TestDiscoverDanglingLinks: a skills directory, a skill directory or a
 // SKILL.md that is a dangling symbolic link is an error naming the link,
-// not a skill that silently is not there (a user skill of the same name
-// would stand in for the project's). A missing directory is no error.
+// not a skill that silently is not there. A skill's link keeps its name:
+// the user's skill of the same name does not stand in for the project's.
+// (The names of a skills directory that is missing are not known.) A
+// missing directory is no error.
 func TestDiscoverDanglingLinks(t *testing.T) {
-	for _, link := range []string{".gen/skills", ".claude/skills", ".gen/skills/pdf", ".gen/skills/pdf/SKILL.md"} {
+	for link, reserved := range map[string]bool{".gen/skills": false, ".claude/skills": false, ".gen/skills/pdf": true, ".gen/skills/pdf/SKILL.md": true} {
 		t.Run(link, func(t *testing.T) {
 			root, home := t.TempDir(), t.TempDir()
 			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
@@ -331,11 +333,16 @@ func TestDiscoverDanglingLinks(t *testing.T) {
 			l := filepath.Join(root, link)
 			testtree.Write(t, root, map[string]string{link: "->missing"})
 			set, err := Discover(root, home, nil, nil)
-			if want := l + " is a symbolic link to a"; err == nil || !strings.Contains(err.Error(), want) {
+			want := l + " is a symbolic link to a"
+			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want one naming %s", err, l)
 			}
-			if len(set.All()) != 1 {
-				t.Errorf("skills %v, want the user's pdf only", set.All())
+			k, gerr := set.Get("pdf")
+			switch {
+			case reserved && (k != nil || gerr == nil || !strings.Contains(gerr.Error(), want)):
+				t.Errorf("Get(pdf) = %v, %v; want the link's error, not the user's pdf", k, gerr)
+			case !reserved && (k == nil || k.Scope != ScopeUser || gerr != nil):
+				t.Errorf("Get(pdf) = %v, %v; want the user's pdf", k, gerr)
 			}
 		})
 	}
@@ -372,8 +379,16 @@ func TestDiscoverConfinesProjectFiles(t *testing.T) {
 	for _, k := range set.All() {
 		names = append(names, k.Name)
 	}
-	if !slices.Equal(names, []string{"deploy", "pdf"}) || set.All()[1].Scope != ScopeUser {
-		t.Errorf("skills %q, want the project's deploy and the user's pdf (whose link is the user's own)", names)
+	if !slices.Equal(names, []string{"deploy"}) {
+		t.Errorf("skills %q, want the project's deploy", names)
+	}
+	// The refused project pdf keeps its name: the user's pdf (whose link
+	// is the user's own) does not stand in for it.
+	if k, err := set.Get("pdf"); k != nil || err == nil || !strings.Contains(err.Error(), "outside "+root) {
+		t.Errorf("Get(pdf) = %v, %v; want it refused as a link out of the project", k, err)
+	}
+	if k, err := Load(Location{Dir: filepath.Join(home, ".gen", "skills"), Scope: ScopeUser}); err != nil || len(k.All()) != 1 {
+		t.Errorf("the user's own pdf link: %v, %v; want it loaded", k.All(), err)
 	}
 	cs, _ := DiscoverCommands(root, home, nil, nil)
 	if c, _, err := cs.Find("/leak"); c != nil || err == nil || !strings.Contains(err.Error(), "outside "+root) {

@@ -70,11 +70,13 @@ func (t *Tool) Run(_ context.Context, call tool.Call) (string, error) {
 	name, _ := input["skill"].(string)
 	args, _ := input["args"].(string)
 	var k *Skill
-	ok := false
 	if t.set != nil {
-		k, ok = t.set.Get(name)
+		var err error
+		if k, err = t.set.Get(name); err != nil {
+			return "", fmt.Errorf("Skill: %w", err)
+		}
 	}
-	if !ok || k.DisableModelInvocation {
+	if k == nil || k.DisableModelInvocation {
 		var names []string
 		for _, k := range t.invocable() {
 			names = append(names, k.Name)

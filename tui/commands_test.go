@@ -87,7 +87,7 @@ func TestCustomCommands(t *testing.T) {
 	refused := []struct{ name, line, want string }{
 		{"built-in wins", "/tools", "Tools the model sees (3): Bash, Read, Write"},
 		{"! line refused", "/status", "status.md:2: gen does not run `!` commands in slash commands"},
-		{"broken file", "/broken", "✗ /broken is not offered: "},
+		{"broken file", "/broken", "✗ command /broken is not offered: "},
 		{"unknown", "/nope", "✗ unknown command /nope; /help lists the commands"},
 		{"bad quoting", "/fix-issue don't", "✗ /fix-issue: the arguments have an unclosed ' quote"},
 	}
