@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/gen-run/gen/internal/textfile"
@@ -54,7 +55,7 @@ type catalog[T item] struct {
 // a later one is shadowed, with a warning, as is a file claiming one of
 // reserved. Every broken file is an error, shadowed or not: a broken file
 // does not hide the others.
-func load[T item](k kind, reserved []string, locs []Location, read func(Location) []found[T]) *catalog[T] {
+func load[T item](k kind, reserved []string, locs []Location, read func(*reader, Location) []found[T]) *catalog[T] {
 	c := &catalog[T]{kind: k, byName: map[string]T{}, broken: map[string]error{}}
 	type owner struct {
 		path  string
@@ -62,8 +63,10 @@ func load[T item](k kind, reserved []string, locs []Location, read func(Location
 	}
 	taken := map[string]owner{}
 	var names []string
+	r := &reader{roots: map[string]*root{}}
+	defer r.close()
 	for _, loc := range locs {
-		for _, f := range read(loc) {
+		for _, f := range read(r, loc) {
 			if f.err != nil {
 				c.errs = append(c.errs, f.err)
 			} else {
@@ -123,23 +126,86 @@ func stat(path string, e os.DirEntry) (fs.FileInfo, error) {
 	return nil, fmt.Errorf("skill: %w", err)
 }
 
-// readFile reads path, a file found in loc, and checks that it is
-// confined to its tree (Location.Confined).
-func readFile(loc Location, path string) ([]byte, error) {
-	data, err := textfile.Read(path, textfile.Max)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+// reader reads the files of locations, each only once it is known that
+// it may be read. It resolves each location's root once.
+type reader struct {
+	roots map[string]*root
+}
+
+// root is a location's tree, opened to read its files through.
+type root struct {
+	real string   // the tree, links resolved
+	fsys *os.Root // the tree, opened; nil when err is set
+	err  error
+}
+
+// read returns the content of path, a file found in loc, after checking
+// that it may be given to the model: that it lies inside loc.Root with
+// every symbolic link resolved, and that loc.Readable accepts it. A
+// project's skill or command is text the model is given: one that is a
+// link to ~/.ssh/id_rsa would hand the key over the moment it is used, as
+// a memory file would. Nothing is read before both checks pass, and a
+// file in a root is read through the root (os.Root), so that a link
+// swapped in after the check cannot lead out of it either. A missing
+// file's error satisfies errors.Is(err, fs.ErrNotExist).
+func (r *reader) read(loc Location, path string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("skill: %w", err)
+	}
+	var rt *root
+	if loc.Root != "" {
+		if rt = r.root(loc.Root); rt.err != nil {
+			return nil, rt.err
+		}
+		if !workspace.Within(real, rt.real) {
+			return nil, fmt.Errorf("skill: %s is a link to %s, outside %s: a %s skill or command must live in its tree", path, real, loc.Root, loc.Scope)
+		}
+	}
+	if loc.Readable != nil {
+		if err := loc.Readable(path); err != nil {
+			return nil, fmt.Errorf("skill: %w", err)
+		}
+	}
+	var data []byte
+	if rt == nil {
+		data, err = textfile.Read(path, textfile.Max)
+	} else {
+		rel, _ := filepath.Rel(rt.real, real) // Within checked it
+		data, err = textfile.ReadFS(rt.fsys.FS(), filepath.ToSlash(rel), textfile.Max)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("skill: reading %s: %w", path, err)
 	}
-	if err := loc.Confined(path); err != nil {
-		return nil, err
-	}
 	return data, nil
 }
 
-// missing reports whether err, from readFile, says the file is not
+// root returns the tree dir, resolved and opened on first use.
+func (r *reader) root(dir string) *root {
+	if rt, ok := r.roots[dir]; ok {
+		return rt
+	}
+	rt := &root{}
+	r.roots[dir] = rt
+	if rt.real, rt.err = filepath.EvalSymlinks(dir); rt.err == nil {
+		rt.fsys, rt.err = os.OpenRoot(rt.real)
+	}
+	if rt.err != nil {
+		rt.err = fmt.Errorf("skill: %w", rt.err)
+	}
+	return rt
+}
+
+// close closes the trees r opened.
+func (r *reader) close() {
+	for _, rt := range r.roots {
+		if rt.fsys != nil {
+			rt.fsys.Close()
+		}
+	}
+}
+
+// missing reports whether err, from reader.read, says the file is not
 // there; a symbolic link to nothing is no such case but an error naming
 // the link, which it returns.
 func missing(path string, err error) (bool, error) {

@@ -3,12 +3,14 @@ package skill
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gen-run/gen/internal/testtree"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -134,5 +136,56 @@ func TestShadowedBrokenFileIsAnError(t *testing.T) {
 	}
 	if c, _, err := cs.Find("/pdf"); c == nil || c.Body != "Used." || err != nil {
 		t.Errorf("Find(/pdf) = %v, %v; want the .gen command", c, err)
+	}
+}
+
+// A file is checked before it is read: one outside its tree, or one the
+// Read rules refuse, is refused for that reason, never read (here, read
+// far enough to find it is too large).
+func TestConfinedBeforeRead(t *testing.T) {
+	root, home, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	big := func(path string) {
+		t.Helper()
+		f, err := os.Create(path)
+		if err == nil {
+			err = errors.Join(f.Truncate(2*textfile.Max), f.Close())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	big(filepath.Join(outside, "big"))
+	testtree.Write(t, root, map[string]string{
+		".git/HEAD":                "ref: refs/heads/main\n",
+		".gen/skills/out/SKILL.md": "->" + filepath.Join(outside, "big"),
+		".gen/commands/out.md":     "->" + filepath.Join(outside, "big"),
+		".gen/skills/secret/.keep": "",
+	})
+	big(filepath.Join(root, ".gen/skills/secret/SKILL.md"))
+	big(filepath.Join(root, ".gen/commands/secret.md"))
+	readable := func(p string) error {
+		if strings.Contains(p, "secret") {
+			return errors.New(p + " is refused")
+		}
+		return nil
+	}
+	set, err := Discover(root, home, nil, readable)
+	cs, cerr := DiscoverCommands(root, home, nil, readable)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"skill out", func() error { _, err := set.Get("out"); return err }(), "outside " + root},
+		{"command out", func() error { _, _, err := cs.Find("/out"); return err }(), "outside " + root},
+		{"skill secret", func() error { _, err := set.Get("secret"); return err }(), filepath.Join(root, ".gen/skills/secret/SKILL.md is refused")},
+		{"command secret", func() error { _, _, err := cs.Find("/secret"); return err }(), filepath.Join(root, ".gen/commands/secret.md is refused")},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", tc.name, tc.err, tc.want)
+		}
+	}
+	if err := errors.Join(err, cerr); err == nil || strings.Contains(err.Error(), "byte limit") {
+		t.Errorf("errors %v: a refused file was read", err)
 	}
 }

@@ -299,7 +299,7 @@ var validSegment = lazyre.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 // loadCommandDir reads the commands of one location and its
 // subdirectories, in directory order: each markdown file claims a name.
 // A directory that cannot be read claims none.
-func loadCommandDir(loc Location) []found[*Command] {
+func loadCommandDir(r *reader, loc Location) []found[*Command] {
 	dir, entries, err := readDir(loc.Dir)
 	if err != nil || dir == "" {
 		return nilOr[*Command](loc.Dir, err)
@@ -337,7 +337,7 @@ func loadCommandDir(loc Location) []found[*Command] {
 				continue
 			default:
 				var data []byte
-				if data, f.err = readFile(loc, path); f.err == nil {
+				if data, f.err = r.read(loc, path); f.err == nil {
 					f.v, f.err = ParseCommand(path, f.name, data)
 				}
 			}

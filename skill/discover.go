@@ -28,39 +28,13 @@ type Location struct {
 	Scope Scope
 	// Root, when set, is the tree the location belongs to (the project
 	// root, an additional directory): a file found there must lie in it,
-	// links resolved (Confined). The user's own locations have none.
+	// links resolved, before it is read. The user's own locations have
+	// none.
 	Root string
 	// Readable, when set, must accept a file found there before it is
 	// read: the Read rules that keep a file from the model keep it from
 	// a skill's or a command's text too (memory.Readable).
 	Readable func(path string) error
-}
-
-// Confined checks that path, a file found in loc, is one loc.Readable
-// accepts and lies inside loc.Root with every symbolic link resolved. A project's skill or command is
-// text the model is given: one that is a link to ~/.ssh/id_rsa would
-// hand the key over the moment it is used, as a memory file would.
-func (loc Location) Confined(path string) error {
-	if loc.Readable != nil {
-		if err := loc.Readable(path); err != nil {
-			return fmt.Errorf("skill: %w", err)
-		}
-	}
-	if loc.Root == "" {
-		return nil
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("skill: %w", err)
-	}
-	root, err := filepath.EvalSymlinks(loc.Root)
-	if err != nil {
-		return fmt.Errorf("skill: %w", err)
-	}
-	if !workspace.Within(real, root) {
-		return fmt.Errorf("skill: %s is a link to %s, outside %s: a %s skill or command must live in its tree", path, real, loc.Root, loc.Scope)
-	}
-	return nil
 }
 
 // Locations returns where the skills of a session are, highest precedence
@@ -164,7 +138,7 @@ func Load(locs ...Location) (*Set, error) {
 
 // loadDir reads the skills of one location, in directory order: each
 // subdirectory holding a SKILL.md claims its name.
-func loadDir(loc Location) []found[*Skill] {
+func loadDir(r *reader, loc Location) []found[*Skill] {
 	dir, entries, err := readDir(loc.Dir)
 	if err != nil || dir == "" {
 		return nilOr[*Skill](loc.Dir, err)
@@ -180,7 +154,7 @@ func loadDir(loc Location) []found[*Skill] {
 		case fi == nil || !fi.IsDir():
 			continue // a file beside the skills
 		default:
-			data, err := readFile(loc, f.path)
+			data, err := r.read(loc, f.path)
 			if none, err := missing(f.path, err); none {
 				continue // a directory that is not a skill
 			} else if err != nil {
