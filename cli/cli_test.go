@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -293,5 +294,63 @@ func TestCommandAndSkillObeyReadDeny(t *testing.T) {
 	}
 	if code, out, errs := run("commands", "list", "--cwd", dir); !strings.Contains(out, "notes") {
 		t.Errorf("commands list: exit %d, %q %q; want the notes command, a link inside the project, offered", code, out, errs)
+	}
+}
+
+// Stream-json input reads the custom commands once, as the session starts
+// (as Claude Code does), not again for each message: a command file that
+// changes between two messages does not change what the second sends.
+func TestStreamInputReadsCommandsOnce(t *testing.T) {
+	dir := project(t)
+	cmdFile := filepath.Join(dir, ".claude", "commands", "look.md")
+	if err := os.MkdirAll(filepath.Dir(cmdFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cmdFile, []byte("Read: $1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		defer outW.Close()
+		done <- Run(context.Background(), []string{"-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json"},
+			Streams{In: inR, Out: outW, Err: &errb})
+	}()
+	results := make(chan string)
+	go func() {
+		defer close(results)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), `{"type":"result"`) {
+				results <- sc.Text()
+			}
+		}
+	}()
+	turn := func(prompt string) string {
+		t.Helper()
+		msg, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": prompt}})
+		if _, err := inW.Write(append(msg, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		r, ok := <-results
+		if !ok {
+			t.Fatalf("the run ended before answering %q: exit %d, stderr %q", prompt, <-done, errb.String())
+		}
+		return r
+	}
+	if r := turn("/look a.txt"); !strings.Contains(r, "Read(a.txt)") {
+		t.Fatalf("first /look: %s", r)
+	}
+	if err := os.WriteFile(cmdFile, []byte("Read: changed.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := turn("/look a.txt"); !strings.Contains(r, "Read(a.txt)") || strings.Contains(r, "changed") {
+		t.Errorf("second /look: %s; want the command as it was when the session started", r)
+	}
+	inW.Close()
+	if code := <-done; code != ExitOK {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }

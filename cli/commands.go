@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -77,22 +78,30 @@ func discoverCommands(set *settings.Settings) (*skill.Commands, error) {
 	return skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins(), promptReadable(set))
 }
 
-// commandPrompt returns the prompt a headless run sends for prompt: when
-// it invokes a custom slash command (/NAME ARGS), the command's expansion,
-// after the command's warnings on w. Any other prompt, an unknown /name
-// included, is sent as it is, as in Claude Code. A command that cannot be
-// sent (a broken file, a ! line) is an error naming file and line.
+// commandPrompt returns the prompt a headless run of one prompt sends
+// (expandCommand): the commands of set are discovered only when prompt
+// starts with a slash.
 func commandPrompt(set *settings.Settings, prompt string, w io.Writer) (string, error) {
 	if !strings.HasPrefix(prompt, "/") {
 		return prompt, nil
 	}
-	cmds, lerr := discoverCommands(set)
-	c, args, err := cmds.Find(prompt)
+	cmds, _ := discoverCommands(set)
+	return expandCommand(cmds, prompt, w)
+}
+
+// expandCommand returns the prompt a headless run sends for prompt
+// (skill.Commands.Expand): when it invokes one of cmds (/NAME ARGS), the
+// command's expansion, after the command's warnings on w. Any other
+// prompt, an unknown /name included, is sent as it is, as in Claude Code.
+// A command that cannot be sent (a broken file, a ! line) is an error
+// naming file and line.
+func expandCommand(cmds *skill.Commands, prompt string, w io.Writer) (string, error) {
+	expanded, c, err := cmds.Expand(prompt)
 	switch {
 	case err != nil:
 		return "", err
 	case c == nil:
-		if lerr != nil {
+		if lerr := errors.Join(cmds.Errors()...); lerr != nil && strings.HasPrefix(prompt, "/") {
 			// The prompt may have meant a command that did not load.
 			fmt.Fprintln(w, "gen: warning:", lerr)
 		}
@@ -101,5 +110,5 @@ func commandPrompt(set *settings.Settings, prompt string, w io.Writer) (string, 
 	for _, warn := range c.Warnings {
 		fmt.Fprintln(w, "gen: warning:", warn)
 	}
-	return c.Expand(args)
+	return expanded, nil
 }

@@ -231,9 +231,13 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			servers: servers.initServers(),
 			printer: &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose},
 			partial: o.partial,
-			expand:  func(p string) (string, error) { return commandPrompt(set, p, s.Err) },
 		}
 		if streamIn {
+			// The commands are read once, as the session starts (as in
+			// Claude Code); each message that invokes one is expanded
+			// against them.
+			cmds, _ := discoverCommands(set)
+			h.expand = func(p string) (string, error) { return expandCommand(cmds, p, s.Err) }
 			return h.stream(cmd.Context(), s)
 		}
 		return h.once(cmd.Context(), prompt)
@@ -337,8 +341,8 @@ type headlessRun struct {
 	// servers are the MCP servers for the init event.
 	servers []report.MCPServer
 	printer *report.Printer
-	// expand turns a prompt that invokes a custom slash command into the
-	// command's prompt (commandPrompt).
+	// expand turns a prompt of stream-json input that invokes a custom
+	// slash command into the command's prompt (expandCommand).
 	expand func(prompt string) (string, error)
 	// partial is --include-partial-messages.
 	partial bool

@@ -228,8 +228,9 @@ func (cs *Commands) All() []*Command {
 	return slices.Clone(cs.sorted)
 }
 
-// Errors returns the errors LoadCommands returned joined: one per broken
-// file or unreadable directory, each naming it.
+// Errors returns the errors LoadCommands or DiscoverCommands returned
+// joined: one per broken file or unreadable directory, each naming it, or
+// the one that kept DiscoverCommands from finding the commands.
 func (cs *Commands) Errors() []error {
 	if cs == nil {
 		return nil
@@ -258,13 +259,34 @@ func (cs *Commands) Find(line string) (*Command, string, error) {
 	return c, args, nil
 }
 
+// Expand returns the prompt line sends, the one expansion step of the TUI
+// and the headless runs: when line invokes one of cs ("/NAME ARGS"), the
+// command's expansion (Command.Expand) and the command; else line itself
+// and a nil command (a prompt that does not start with a slash, an unknown
+// name, a built-in's). A command that cannot be sent (its file is broken
+// or refused, it has a ! line, its arguments do not split) is an error
+// naming it.
+func (cs *Commands) Expand(line string) (prompt string, c *Command, err error) {
+	c, args, err := cs.Find(line)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case c == nil:
+		return line, nil, nil
+	}
+	if prompt, err = c.Expand(args); err != nil {
+		return "", nil, err
+	}
+	return prompt, c, nil
+}
+
 // DiscoverCommands loads the commands of CommandLocations(cwd, home),
 // each file checked with readable (Location.Readable; nil checks none).
 // builtin are names a command may not take (the TUI's own commands).
 func DiscoverCommands(cwd, home string, builtin []string, readable func(path string) error) (*Commands, error) {
 	locs, err := CommandLocations(cwd, home)
 	if err != nil {
-		return &Commands{}, err
+		return &Commands{catalog[*Command]{errs: []error{err}}}, err
 	}
 	for i := range locs {
 		locs[i].Readable = readable

@@ -204,3 +204,47 @@ func TestExpandRefusesBang(t *testing.T) {
 		t.Errorf("arguments: %q, %v", got, err)
 	}
 }
+
+// Commands.Expand is the one step that turns a typed line into the prompt
+// it sends, in the TUI and headless.
+func TestCommandsExpand(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Write(t, dir, map[string]string{
+		"review.md": "Review $1.\n",
+		"status.md": "State:\n!`git status`\n",
+		"broken.md": "---\ndescription: x\n  model: y\n---\nbody\n",
+		"tools.md":  "Would hide the built-in /tools.\n",
+	})
+	cs, _ := LoadCommands([]string{"tools"}, Location{Dir: dir, Scope: ScopeProject})
+	for _, tt := range []struct {
+		line, prompt, cmd, err string
+	}{
+		{line: "Review it.", prompt: "Review it."},
+		{line: "/review  a.go ", prompt: "Review a.go.", cmd: "review"},
+		{line: "/nope x", prompt: "/nope x"},
+		{line: "/tools", prompt: "/tools"},
+		{line: "/usr/bin/ls is slow", prompt: "/usr/bin/ls is slow"},
+		{line: "/status", err: filepath.Join(dir, "status.md") + ":2: gen does not run `!` commands"},
+		{line: "/broken", err: "command /broken is not offered: " + filepath.Join(dir, "broken.md") + ":3: "},
+		{line: "/review 'a", err: "/review: the arguments have an unclosed ' quote"},
+	} {
+		prompt, c, err := cs.Expand(tt.line)
+		name := ""
+		if c != nil {
+			name = c.Name
+		}
+		if tt.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) || prompt != "" || c != nil {
+				t.Errorf("Expand(%q) = %q, %q, %v; want the error %q", tt.line, prompt, name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || prompt != tt.prompt || name != tt.cmd {
+			t.Errorf("Expand(%q) = %q, %q, %v; want %q, %q", tt.line, prompt, name, err, tt.prompt, tt.cmd)
+		}
+	}
+	var none *Commands
+	if prompt, c, err := none.Expand("/review x"); prompt != "/review x" || c != nil || err != nil {
+		t.Errorf("nil Commands: %q, %v, %v; want the line as it is", prompt, c, err)
+	}
+}

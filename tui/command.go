@@ -10,7 +10,6 @@ import (
 
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
-	"github.com/gen-run/gen/skill"
 )
 
 // commands are the slash commands, in the order /help lists them.
@@ -36,25 +35,6 @@ var builtins = []string{"permissions", "add-dir", "allow-pattern", "mode", "agen
 // commands (package skill) may not shadow.
 func Builtins() []string { return slices.Clone(builtins) }
 
-// expand returns the prompt line sends: a custom command's expansion, with
-// the command, or line itself and nil. A custom command that cannot be
-// sent (its file is broken, it has a ! line, its arguments do not split)
-// is an error. A built-in's name never invokes a custom command.
-func (m *model) expand(line string) (prompt string, c *skill.Command, err error) {
-	if name, _ := cutWord(strings.TrimPrefix(line, "/")); !strings.HasPrefix(line, "/") || slices.Contains(builtins, name) {
-		return line, nil, nil
-	}
-	c, args, err := m.cmds.Find(line)
-	if err != nil {
-		return "", nil, err
-	}
-	if c == nil {
-		return line, nil, nil
-	}
-	prompt, err = c.Expand(args)
-	return prompt, c, err
-}
-
 // command runs a slash command line. Its output and errors go to the
 // transcript: an engine error never ends the UI.
 func (m *model) command(line string) tea.Cmd {
@@ -79,11 +59,7 @@ func (m *model) command(line string) tea.Cmd {
 	case "help":
 		m.cmdHelp()
 	default:
-		// A custom command's line reaches here only when it cannot be
-		// sent (submit).
-		if _, _, err = m.expand(line); err == nil {
-			err = fmt.Errorf("unknown command /%s; /help lists the commands", name)
-		}
+		err = fmt.Errorf("unknown command /%s; /help lists the commands", name)
 	}
 	if err != nil {
 		m.note(errorStyle, "✗ "+err.Error())

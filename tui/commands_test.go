@@ -84,6 +84,28 @@ func TestCustomCommands(t *testing.T) {
 		}
 	})
 
+	// A line is expanded once, when it is submitted: a queued command
+	// sends what it expanded to then, even were the commands to change.
+	t.Run("expanded once, when submitted", func(t *testing.T) {
+		h, eng, _ := commandsHarness(t, files)
+		release := make(chan struct{})
+		eng.submit = func(ctx context.Context, prompt string, onEvent func(loop.Event), onText func(string)) (loop.Outcome, error) {
+			if prompt == "hello" {
+				<-release
+			}
+			return loop.Outcome{Final: "ok"}, nil
+		}
+		h.submit("hello")
+		h.pump("the turn to start", func() bool { return len(eng.recorded()) == 1 })
+		h.submit("/git:log")
+		h.m.cmds, _ = skill.LoadCommands(Builtins(), skill.Location{Dir: filepath.Join(t.TempDir(), "none"), Scope: skill.ScopeProject})
+		close(release)
+		h.pump("the queued command to run", func() bool { return len(eng.recorded()) == 2 && !h.m.running })
+		if got, want := eng.recorded(), []string{"Submit(hello)", "Submit(Summarise the log.)"}; !slices.Equal(got, want) {
+			t.Errorf("engine calls %q, want %q", got, want)
+		}
+	})
+
 	refused := []struct{ name, line, want string }{
 		{"built-in wins", "/tools", "Tools the model sees (3): Bash, Read, Write"},
 		{"! line refused", "/status", "status.md:2: gen does not run `!` commands in slash commands"},

@@ -92,8 +92,8 @@ type model struct {
 	live        []*entry      // the turn's entries not yet printed
 	calls       map[string]*entry
 	streamed    bool // text deltas arrived since the last event
-	// queue holds the prompts submitted while the turn runs, in order.
-	queue []string
+	// queue holds the lines submitted while the turn runs, in order.
+	queue []typed
 
 	// requests are the open dialogs, oldest first; only the first is
 	// shown, and dlg is its state.
@@ -302,31 +302,37 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.input.Reset()
 	m.fitInput()
-	if strings.HasPrefix(text, "/") {
-		if _, c, err := m.expand(text); c == nil || err != nil {
-			return m.command(text)
-		}
+	prompt, c, err := m.cmds.Expand(text)
+	switch {
+	case err != nil:
+		m.print(m.userLine(text))
+		m.note(errorStyle, "✗ "+err.Error())
+		return nil
+	case c == nil && strings.HasPrefix(text, "/"):
+		return m.command(text)
 	}
+	t := typed{text: text, prompt: prompt, cmd: c}
 	if m.running {
 		// It runs when the turn ends, after those queued before it.
-		m.queue = append(m.queue, text)
+		m.queue = append(m.queue, t)
 		return nil
 	}
 	m.hint = ""
 	m.lastCtrlC = time.Time{}
-	return m.startTurn(text)
+	return m.startTurn(t)
 }
 
-// startTurn sends text, a prompt or a custom command's line, which is
-// what the transcript shows.
-func (m *model) startTurn(text string) tea.Cmd {
-	prompt, c, err := m.expand(text)
-	if err != nil {
-		// submit checked it; the commands do not change.
-		m.print(m.userLine(text))
-		m.note(errorStyle, "✗ "+err.Error())
-		return nil
-	}
+// typed is a line as it was submitted: what was typed, which the
+// transcript shows, and the prompt it sends, a custom command's expanded
+// once, when the line was submitted.
+type typed struct {
+	text, prompt string
+	cmd          *skill.Command // the custom command text invokes, or nil
+}
+
+// startTurn sends t.
+func (m *model) startTurn(t typed) tea.Cmd {
+	text, prompt, c := t.text, t.prompt, t.cmd
 	m.turn++
 	id := m.turn
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -380,7 +386,10 @@ func (m *model) finishTurn(err error) tea.Cmd {
 		return nil
 	}
 	if err != nil || m.interrupted {
-		texts := m.queue
+		var texts []string
+		for _, t := range m.queue {
+			texts = append(texts, t.text)
+		}
 		if v := m.input.Value(); strings.TrimSpace(v) != "" {
 			texts = append(texts, v)
 		}
@@ -418,7 +427,7 @@ func (m *model) View() string {
 		return b.String()
 	}
 	for _, q := range m.queue {
-		b.WriteString(clip(m.sty.dim.Render("  queued: "+oneLine(q)), w))
+		b.WriteString(clip(m.sty.dim.Render("  queued: "+oneLine(q.text)), w))
 		b.WriteByte('\n')
 	}
 	if len(m.requests) > 0 {

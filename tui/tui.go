@@ -74,8 +74,9 @@ type Options struct {
 	// Out is where the UI is drawn; nil means os.Stdout. Colours are used
 	// only when it is a terminal that supports them.
 	Out io.Writer
-	// Commands are the custom slash commands; nil means none. Built-in
-	// commands take precedence over them.
+	// Commands are the custom slash commands; nil means none. They must
+	// be loaded with Builtins() reserved (skill.LoadCommands), so that
+	// built-in commands take precedence over them.
 	Commands *skill.Commands
 }
 

@@ -405,7 +405,7 @@ func TestCtrlCInterruptsThenExits(t *testing.T) {
 	// The interrupted turn does not run the queued prompt: it is back in
 	// the prompt.
 	if h.m.input.Value() != "more" || len(h.m.queue) != 0 || !strings.Contains(h.screen(), "back in the prompt") {
-		t.Fatalf("queued prompt after an interruption: input %q, queue %q:\n%s", h.m.input.Value(), h.m.queue, h.screen())
+		t.Fatalf("queued prompt after an interruption: input %q, queue %v:\n%s", h.m.input.Value(), h.m.queue, h.screen())
 	}
 	if got := eng.recorded(); slices.Contains(got, "Submit(more)") {
 		t.Fatalf("the queued prompt ran after the interruption: %v", got)
