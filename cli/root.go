@@ -18,6 +18,7 @@ import (
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/structured"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/transcript"
 	"github.com/gen-run/gen/tui"
@@ -50,6 +51,9 @@ type mainOptions struct {
 	sessionID    string
 	partial      bool
 	fallback     string
+	jsonSchema   string
+	// output is --json-schema's tool, compiled by check.
+	output *structured.Output
 }
 
 func (o *mainOptions) register(cmd *cobra.Command) {
@@ -71,6 +75,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
 	fl.StringVar(&o.fallback, "fallback-model", "", "headless: the model to switch to, for the rest of the run, when the main model's server is overloaded (429 or 5xx after retries)")
+	fl.StringVar(&o.jsonSchema, "json-schema", "", `headless: a JSON Schema (inline JSON, "type": "object") the answer must match; the model gives it through the StructuredOutput tool, and the result carries it as structured_output`)
 	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
 }
 
@@ -91,6 +96,13 @@ func (o *mainOptions) check() (report.Format, error) {
 		}
 	default:
 		return "", usageErr(fmt.Errorf("unknown input format %q (want text or stream-json)", o.inputFormat))
+	}
+	if o.jsonSchema != "" {
+		out, err := structured.New([]byte(o.jsonSchema))
+		if err != nil {
+			return "", usageErr(fmt.Errorf("--json-schema: %w", err))
+		}
+		o.output = out
 	}
 	if o.partial {
 		switch {
@@ -159,6 +171,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if o.fallback != "" && !headless {
 		return usageErr(fmt.Errorf("--fallback-model is for headless runs (-p), as in Claude Code"))
 	}
+	if o.output != nil && !headless {
+		return usageErr(fmt.Errorf("--json-schema is for headless runs (-p), as in Claude Code"))
+	}
 	if headless && !streamIn && prompt == "" {
 		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
 	}
@@ -216,6 +231,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		Model:        model,
 		ModelName:    modelName,
 		MaxTurns:     o.maxTurns,
+		Output:       o.output,
 		System:       o.system,
 		AppendSystem: o.appendSystem,
 		History:      history,
@@ -348,13 +364,19 @@ type headlessRun struct {
 	partial bool
 }
 
-// submit runs one turn of sess, its events printed as they come.
-func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt string) (loop.Outcome, error) {
+// submit runs one turn of sess, its events printed as they come, and
+// returns what the turn's result reports.
+func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt string) report.Run {
 	var onText func(string)
 	if h.partial {
 		onText = h.printer.Partial
 	}
-	return sess.Submit(ctx, prompt, h.printer.Event, onText)
+	out, err := sess.Submit(ctx, prompt, h.printer.Event, onText)
+	rep := report.Run{Outcome: out, Err: err}
+	if h.cfg.Output != nil {
+		rep.Structured, _ = h.cfg.Output.Value()
+	}
+	return rep
 }
 
 func (h *headlessRun) start() (*session.Session, error) {
@@ -380,8 +402,7 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.submit(ctx, sess, prompt)
-	rep := report.Run{Outcome: out, Err: err}
+	rep := h.submit(ctx, sess, prompt)
 	h.printer.Result(&rep)
 	return exitFor(&rep)
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
 )
 
@@ -144,8 +143,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 
 func (h *headlessRun) turn(ctx context.Context, sess *session.Session, prompt string) int {
 	h.printer.StartTurn()
-	out, err := h.submit(ctx, sess, prompt)
-	rep := report.Run{Outcome: out, Err: err}
+	rep := h.submit(ctx, sess, prompt)
 	h.printer.Result(&rep)
 	return rep.ExitCode()
 }

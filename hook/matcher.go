@@ -18,7 +18,8 @@ import (
 // toolNames are the names a tool event's matcher may list: gen's
 // built-in tools (the tools a rule may name, perm.Tools, without MCP,
 // which names rules and no tool), the MCP disclosure tools
-// (package mcp), and perm.ClaudeTools.
+// (package mcp), --json-schema's StructuredOutput (package structured)
+// and perm.ClaudeTools.
 var toolNames = func() []string {
 	var out []string
 	for _, t := range perm.Tools {
@@ -26,7 +27,7 @@ var toolNames = func() []string {
 			out = append(out, t)
 		}
 	}
-	return append(append(out, "ListToolGroups", "LoadToolGroup"), perm.ClaudeTools...)
+	return append(append(out, "ListToolGroups", "LoadToolGroup", "StructuredOutput"), perm.ClaudeTools...)
 }()
 
 // regexMeta are the characters that make a matcher a regular expression

@@ -121,7 +121,8 @@ func ClassOf(tool string) Class {
 	case "Read", "Glob", "Grep", "WebFetch", "WebSearch", "LSP",
 		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
 		"AskUserQuestion", "CronList",
-		"ListToolGroups", "LoadToolGroup": // progressive disclosure of MCP tools
+		"ListToolGroups", "LoadToolGroup", // progressive disclosure of MCP tools
+		"StructuredOutput": // --json-schema's answer (package structured)
 		return Safe
 	case "Edit", "Write", "NotebookEdit":
 		return Edit

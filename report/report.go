@@ -128,6 +128,10 @@ type Run struct {
 	Outcome loop.Outcome
 	// Err is why the run failed (nil on success).
 	Err error
+	// Structured is the answer the model gave through --json-schema's
+	// tool; nil without one. Text output prints it as JSON instead of
+	// the final text.
+	Structured map[string]any
 }
 
 // Denied reports whether any call was denied.
@@ -155,6 +159,13 @@ func (p *Printer) Result(r *Run) {
 		if r.Err != nil {
 			fmt.Fprintln(p.Err, "gen: run failed:", r.Err)
 			return
+		}
+		if r.Structured != nil {
+			b, err := json.Marshal(r.Structured)
+			if err == nil {
+				fmt.Fprintf(p.Out, "%s\n", b)
+				return
+			}
 		}
 		fmt.Fprintln(p.Out, r.Outcome.Final)
 	default:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/structured"
 )
 
 // The json and stream-json formats follow Claude Code's headless output,
@@ -330,6 +331,9 @@ const (
 	SubtypeSuccess        = "success"
 	SubtypeMaxTurns       = "error_max_turns"
 	SubtypeExecutionError = "error_during_execution"
+	// SubtypeNoStructured is a run whose model never answered through
+	// --json-schema's tool (structured.ErrMissing).
+	SubtypeNoStructured = "error_max_structured_output_retries"
 )
 
 // ResultObject is the last line of stream-json and the whole of json:
@@ -347,6 +351,8 @@ type ResultObject struct {
 	SessionID         string       `json:"session_id"`
 	Usage             Usage        `json:"usage"`
 	PermissionDenials []DenialJSON `json:"permission_denials"`
+	// StructuredOutput is the answer given through --json-schema's tool.
+	StructuredOutput map[string]any `json:"structured_output,omitempty"`
 }
 
 // Usage is the token usage in a ResultObject.
@@ -372,6 +378,8 @@ func (r *Run) Subtype() string {
 		return SubtypeSuccess
 	case errors.Is(r.Err, loop.ErrMaxTurns):
 		return SubtypeMaxTurns
+	case errors.Is(r.Err, structured.ErrMissing):
+		return SubtypeNoStructured
 	}
 	return SubtypeExecutionError
 }
@@ -389,6 +397,7 @@ func (r *Run) Object() ResultObject {
 		Result:            r.Outcome.Final,
 		Usage:             Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens},
 		PermissionDenials: []DenialJSON{},
+		StructuredOutput:  r.Structured,
 	}
 	if d := u.PromptTokensDetails; d != nil {
 		o.Usage.CacheReadInputTokens = d.CachedTokens

@@ -21,8 +21,10 @@ import (
 	"github.com/gen-run/gen/memory"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
+	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/skill"
+	"github.com/gen-run/gen/structured"
 	"github.com/gen-run/gen/subagent"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/transcript"
@@ -43,6 +45,11 @@ type Config struct {
 	Live      *settings.Live
 	Model     loop.Model
 	ModelName string
+	// Output, if set, is --json-schema's tool: the main loop has it, and
+	// a turn whose model ends without a valid answer through it is told
+	// to give one (structured.Tries times), then fails with
+	// structured.ErrMissing. Each turn starts without an answer.
+	Output *structured.Output
 	// Approver asks a person about Ask decisions. nil means headless:
 	// Ask becomes Deny and nothing waits on a terminal.
 	Approver gate.Approver
@@ -186,6 +193,41 @@ func New(cfg Config) (*Session, error) {
 		Asker:      cfg.Asker,
 	}
 	return s, nil
+}
+
+// structured gives r, the main loop's runner, the StructuredOutput tool's
+// validation (the user's schema, not the catalog's, and no
+// normalisation: a null in the answer stays) and a check before the run
+// ends that the model answered through it.
+func (s *Session) structured(r *loop.Runner) {
+	out := s.cfg.Output
+	validate, normalize := r.Validate, r.Normalize
+	if normalize == nil {
+		normalize = schema.Normalize
+	}
+	r.Validate = func(name string, in map[string]any) error {
+		if name == structured.Name {
+			return out.Validate(in)
+		}
+		return validate(name, in)
+	}
+	r.Normalize = func(name string, in map[string]any) map[string]any {
+		if name == structured.Name {
+			return in
+		}
+		return normalize(name, in)
+	}
+	stop, nudged := r.BeforeStop, 0
+	r.BeforeStop = func(ctx context.Context, final string, active bool) string {
+		if _, ok := out.Value(); !ok && nudged < structured.Tries {
+			nudged++
+			return structured.Nudge
+		}
+		if stop != nil {
+			return stop(ctx, final, active)
+		}
+		return ""
+	}
 }
 
 // loadHooks returns the runner of the hooks that may run in this session
@@ -413,6 +455,10 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if st := skill.NewTool(s.skills); st.Available() && policy.ShowsSkill(&p, nil) {
 		builtins = append(builtins, st)
 	}
+	if s.cfg.Output != nil {
+		s.cfg.Output.Reset()
+		builtins = append(builtins, s.cfg.Output)
+	}
 	ts := s.cfg.MCP.Tools(&p, nil, builtins, loaded)
 	defer func() {
 		loaded := ts.Loaded()
@@ -433,6 +479,9 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if s.hooks.Has(hook.Stop) {
 		r.BeforeStop = s.hooks.Stop
 	}
+	if s.cfg.Output != nil {
+		s.structured(r)
+	}
 	r.Halt = s.hooks.TakeHalt
 	before := s.history
 	out, msgs, err := r.Continue(ctx, s.history, prompt)
@@ -447,6 +496,12 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if s.cfg.OnTurn != nil {
 		if terr := s.cfg.OnTurn(msgs[len(before):len(msgs):len(msgs)]); terr != nil {
 			s.warn(fmt.Sprintf("saving the transcript: %v", terr))
+		}
+	}
+	if s.cfg.Output != nil && err == nil {
+		// The turn is whole, but its answer is missing.
+		if _, ok := s.cfg.Output.Value(); !ok {
+			err = structured.ErrMissing
 		}
 	}
 	return out, err
