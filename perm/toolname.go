@@ -35,6 +35,51 @@ var ClaudeTools = []string{
 // deny rule naming one stays an error.
 var ErrClaudeTool = errors.New("a Claude Code tool gen does not have, so the rule matches no call")
 
+// A ListKind is what a list of rules does. It decides what becomes of a
+// rule naming one of ClaudeTools, which Claude Code's files name beside
+// gen's tools (ParseListRule).
+type ListKind int
+
+const (
+	// DenyList is rules that forbid or bound what an agent may do:
+	// permissions.deny, --disallowedTools, an agent's deny_tools, and an
+	// agent's allow_tools, outside which it may do nothing. A rule naming
+	// one of ClaudeTools is an error there: whoever wrote it meant to
+	// forbid something, and gen cannot tell what (deny is absolute, so
+	// it fails closed); and allow_tools with its last rule left out would
+	// bound nothing.
+	DenyList ListKind = iota
+	// AllowList is rules that can only widen what an agent may do, ask
+	// about calls, or be shown: permissions.allow and permissions.ask,
+	// --allowedTools, a skill's allowed-tools. One naming ClaudeTools,
+	// with or without a pattern, matches no call gen makes, so leaving it
+	// out changes nothing.
+	AllowList
+	// ToolList is tool names that choose which tools an agent sees:
+	// --tools, an agent's tools, the bare names of its disallowedTools. A
+	// bare name from ClaudeTools shows or hides nothing gen has, and is
+	// left out. Written with a pattern it is a rule (in disallowedTools,
+	// a deny rule), and an error as in a DenyList.
+	ToolList
+)
+
+// ParseListRule parses text, one rule of a list of the given kind, with
+// ParseRule. When the list leaves the rule out (it names one of
+// ClaudeTools, and kind allows it), r is the zero Rule, err is nil and
+// leftOut says why, for the caller to warn with after its own place (a
+// file:line and key, or a flag); otherwise leftOut is "". This is the one
+// place that decides which lists may leave such a rule out.
+func ParseListRule(text string, kind ListKind) (r Rule, leftOut string, err error) {
+	r, err = ParseRule(text)
+	if err == nil || !errors.Is(err, ErrClaudeTool) {
+		return r, "", err
+	}
+	if kind == AllowList || kind == ToolList && !strings.Contains(text, "(") {
+		return Rule{}, fmt.Sprintf("%v; left out", err), nil
+	}
+	return Rule{}, "", err
+}
+
 // checkToolName refuses a rule tool name that names no tool: a misspelt
 // deny rule (bash(rm:*)) would otherwise silently deny nothing.
 func checkToolName(name string) error {
