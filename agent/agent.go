@@ -201,7 +201,9 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		}
 		d.Mode = m
 	case "allow_tools":
-		if d.AllowTools, err = p.doc.Rules(k.Value, v); err != nil {
+		// allow_tools bounds the agent: it is read as strictly as a deny
+		// list, for with its last rule left out it would bound nothing.
+		if d.AllowTools, _, err = p.doc.Rules(k.Value, v, perm.DenyList); err != nil {
 			return err
 		}
 		if len(d.AllowTools) == 0 {
@@ -214,15 +216,13 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// agent, so its bare built-in names hide those tools (Hidden);
 		// its rules with a pattern and MCP names are deny rules, as
 		// deny_tools' are. Both given deny the union.
-		var rs []perm.Rule
-		var left []string
+		kind := perm.DenyList
 		if k.Value == "disallowedTools" {
 			// Its bare names only hide tools: one of Claude Code's that
 			// gen does not have hides nothing, and is left out.
-			rs, left, err = p.doc.ClaudeRules(k.Value, v, false)
-		} else {
-			rs, err = p.doc.Rules(k.Value, v)
+			kind = perm.ToolList
 		}
+		rs, left, err := p.doc.Rules(k.Value, v, kind)
 		if err != nil {
 			return err
 		}
@@ -437,7 +437,7 @@ func permissionKeyMiss(key string) string {
 func (p *parser) visibleTools(k, v *yaml.Node) ([]string, []perm.Rule, error) {
 	// Claude Code's tools gen does not have are left out: listing them
 	// shows nothing more.
-	listed, left, err := p.doc.ClaudeRules(k.Value, v, false)
+	listed, left, err := p.doc.Rules(k.Value, v, perm.ToolList)
 	if err != nil {
 		return nil, nil, err
 	}

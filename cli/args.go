@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -133,11 +132,12 @@ func (f *policyFlags) checkRules() error {
 	for _, fl := range []struct {
 		name   string
 		values []string
-	}{{"--allowedTools", f.allowed}, {"--disallowedTools", f.disallowed}} {
+		kind   perm.ListKind
+	}{{"--allowedTools", f.allowed, perm.AllowList}, {"--disallowedTools", f.disallowed, perm.DenyList}} {
 		for _, r := range splitRuleLists(fl.values) {
-			if _, err := perm.ParseRule(r); err != nil && (fl.name == "--disallowedTools" || !errors.Is(err, perm.ErrClaudeTool)) {
-				// An allow rule naming one of Claude Code's tools gen does
-				// not have is left out with a warning (settings.Load).
+			// A rule the list leaves out is warned about by
+			// settings.Load.
+			if _, _, err := perm.ParseListRule(r, fl.kind); err != nil {
 				return usageErr(fmt.Errorf("%s: %w\n(%s takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", fl.name, err, fl.name))
 			}
 		}

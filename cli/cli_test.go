@@ -214,7 +214,10 @@ func TestToolsFlag(t *testing.T) {
 		{"one tool", []string{"--tools", "Read"}, 0, []string{`Bash(ls) -> ERROR: tool "Bash" is not available; available tools: Read`, "Read(a.txt) -> ALLOWED"}},
 		{"none", []string{"--tools", ""}, 0, []string{`tool "Bash" is not available; available tools: (none)`, `tool "Read" is not available; available tools: (none)`}},
 		{"a list", []string{"--tools", "Bash, Read"}, 0, []string{"Bash(ls) -> ALLOWED", "Read(a.txt) -> ALLOWED"}},
-		{"Claude Code's tool gen lacks", []string{"--tools", "Read,MultiEdit"}, 0, []string{"--tools: MultiEdit is Claude Code's", `tool "Bash" is not available`}},
+		{"Claude Code's tool gen lacks", []string{"--tools", "Read,MultiEdit"}, 0, []string{`--tools: malformed rule "MultiEdit": unknown tool "MultiEdit": a Claude Code tool gen does not have`, `tool "Bash" is not available`}},
+		// Task is Claude Code's old name for Agent, as in rules and an
+		// agent's tools.
+		{"Claude Code's name for Agent", []string{"--tools", "Read,Task"}, 0, []string{`tool "Bash" is not available; available tools: Read, Agent`}},
 		{"unknown tool", []string{"--tools", "Bogus"}, ExitUsage, []string{`--tools: unknown built-in tool "Bogus"`}},
 		{"default with others", []string{"--tools", "default,Bash"}, ExitUsage, []string{`"default" means every built-in tool`}},
 	} {

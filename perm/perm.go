@@ -153,7 +153,7 @@ func (r Rule) String() string {
 type RuleError struct {
 	Rule string
 	Msg  string
-	err  error // what Msg says, when it came as an error (ErrClaudeTool)
+	err  error // what Msg says, when it came as an error (errClaudeTool)
 }
 
 func (e *RuleError) Error() string { return fmt.Sprintf("malformed rule %q: %s", e.Rule, e.Msg) }

@@ -98,18 +98,18 @@ func TestParseRule(t *testing.T) {
 }
 
 // A rule naming one of Claude Code's tools that gen does not have is
-// still an error, but one callers can tell (ErrClaudeTool) and leave out
-// of an allow list; a misspelt gen tool is not such a rule.
+// still an error, but one ParseListRule can tell (errClaudeTool) and
+// leave out of an allow list; a misspelt gen tool is not such a rule.
 func TestParseRuleClaudeTool(t *testing.T) {
 	for _, in := range []string{"MultiEdit", "TodoWrite", "LS", "MultiEdit(./src/**)"} {
 		_, err := ParseRule(in)
-		if err == nil || !errors.Is(err, ErrClaudeTool) {
-			t.Errorf("ParseRule(%q) error = %v, want one wrapping ErrClaudeTool", in, err)
+		if err == nil || !errors.Is(err, errClaudeTool) {
+			t.Errorf("ParseRule(%q) error = %v, want one wrapping errClaudeTool", in, err)
 		}
 	}
 	for _, in := range []string{"Bassh", "multiedit", "Bash("} {
-		if _, err := ParseRule(in); err == nil || errors.Is(err, ErrClaudeTool) {
-			t.Errorf("ParseRule(%q) error = %v, want an error that is not ErrClaudeTool", in, err)
+		if _, err := ParseRule(in); err == nil || errors.Is(err, errClaudeTool) {
+			t.Errorf("ParseRule(%q) error = %v, want an error that is not errClaudeTool", in, err)
 		}
 	}
 }

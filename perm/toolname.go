@@ -28,12 +28,10 @@ var ClaudeTools = []string{
 	"SendMessage", "TeamCreate", "TeamDelete", "PowerShell", "Monitor", "Artifact",
 }
 
-// ErrClaudeTool is wrapped by ParseRule's error for a rule naming one of
-// ClaudeTools. Such a rule matches no call gen makes. Where it could
-// only narrow what an agent sees or widen what it may do (an allow rule,
-// Claude Code's tools list), callers may leave it out with a warning; a
-// deny rule naming one stays an error.
-var ErrClaudeTool = errors.New("a Claude Code tool gen does not have, so the rule matches no call")
+// errClaudeTool is wrapped by ParseRule's error for a rule naming one of
+// ClaudeTools. Such a rule matches no call gen makes; ParseListRule
+// decides where it may be left out.
+var errClaudeTool = errors.New("a Claude Code tool gen does not have, so the rule matches no call")
 
 // A ListKind is what a list of rules does. It decides what becomes of a
 // rule naming one of ClaudeTools, which Claude Code's files name beside
@@ -71,7 +69,7 @@ const (
 // place that decides which lists may leave such a rule out.
 func ParseListRule(text string, kind ListKind) (r Rule, leftOut string, err error) {
 	r, err = ParseRule(text)
-	if err == nil || !errors.Is(err, ErrClaudeTool) {
+	if err == nil || !errors.Is(err, errClaudeTool) {
 		return r, "", err
 	}
 	if kind == AllowList || kind == ToolList && !strings.Contains(text, "(") {
@@ -87,7 +85,7 @@ func checkToolName(name string) error {
 		return nil
 	}
 	if slices.Contains(ClaudeTools, name) {
-		return fmt.Errorf("unknown tool %q: %w", name, ErrClaudeTool)
+		return fmt.Errorf("unknown tool %q: %w", name, errClaudeTool)
 	}
 	if near := nearestTool(name); near != "" {
 		return fmt.Errorf("unknown tool %q: did you mean %s?", name, near)

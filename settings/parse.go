@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -299,9 +298,10 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 		}
 	}
 	lists := []struct {
-		key string
-		dst *[]perm.Entry
-	}{{"allow", &f.Allow}, {"ask", &f.Ask}, {"deny", &f.Deny}}
+		key  string
+		dst  *[]perm.Entry
+		kind perm.ListKind
+	}{{"allow", &f.Allow, perm.AllowList}, {"ask", &f.Ask, perm.AllowList}, {"deny", &f.Deny, perm.DenyList}}
 	for _, l := range lists {
 		v, ok := fields[l.key]
 		if !ok {
@@ -315,16 +315,17 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			f.allowLine, _ = lineCol(p.data, strs[0].Off)
 		}
 		for _, s := range strs {
-			r, err := perm.ParseRule(s.Str)
-			if err != nil && l.key != "deny" && errors.Is(err, perm.ErrClaudeTool) {
-				// Claude Code's "allow": ["Edit", "MultiEdit"]: the rule
-				// could only allow or ask about calls gen never makes.
-				line, _ := lineCol(p.data, s.Off)
-				p.warn = append(p.warn, fmt.Sprintf("%s:%d: permissions.%s: %v; left out", p.path, line, l.key, err))
-				continue
-			}
+			// Claude Code's "allow": ["Edit", "MultiEdit"]: a rule that
+			// could only allow or ask about calls gen never makes is
+			// left out.
+			r, left, err := perm.ParseListRule(s.Str, l.kind)
 			if err != nil {
 				return nil, nil, p.wrapAt(s.Off, err)
+			}
+			if left != "" {
+				line, _ := lineCol(p.data, s.Off)
+				p.warn = append(p.warn, fmt.Sprintf("%s:%d: permissions.%s: %s", p.path, line, l.key, left))
+				continue
 			}
 			*l.dst = append(*l.dst, perm.Entry{Rule: r, Source: scope, Origin: path})
 		}

@@ -459,18 +459,19 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		rules []string
 		list  *[]perm.Entry
 		kind  string
+		as    perm.ListKind
 	}{
-		{"--disallowedTools", opts.Disallowed, &s.Deny, "deny"},
-		{"--allowedTools", opts.Allowed, &s.Allow, "allow"},
+		{"--disallowedTools", opts.Disallowed, &s.Deny, "deny", perm.DenyList},
+		{"--allowedTools", opts.Allowed, &s.Allow, "allow", perm.AllowList},
 	} {
 		for _, text := range flag.rules {
-			r, err := perm.ParseRule(text)
-			if err != nil && flag.kind == "allow" && errors.Is(err, perm.ErrClaudeTool) {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v; left out", flag.name, err))
-				continue
-			}
+			r, left, err := perm.ParseListRule(text, flag.as)
 			if err != nil {
 				return fmt.Errorf("%s: %w", flag.name, err)
+			}
+			if left != "" {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s", flag.name, left))
+				continue
 			}
 			if flag.kind == "allow" && s.ManagedRulesOnly {
 				dropped++
@@ -748,22 +749,28 @@ func appendUnique(list []string, items ...string) []string {
 // toolsHidden returns the built-in tools a --tools list leaves out, as
 // Claude Code reads it: tool names; "default" alone for all of them;
 // nothing (or "") for none. A name gen does not know is an
-// error; one of Claude Code's tools gen lacks is left out with a warning.
+// error; one of Claude Code's tools gen lacks is left out with a warning,
+// and Task, its old name for Agent, is Agent (perm.ParseListRule).
 // MCP tools are not built-in: --tools leaves them as they are.
 func toolsHidden(lists []string) (hidden, warnings []string, err error) {
 	listed := map[string]bool{}
 	all := false
 	for _, t := range lists {
-		switch {
-		case t == "":
-		case t == "default":
+		if t == "" {
+			continue
+		}
+		if t == "default" {
 			all = true
-		case slices.Contains(perm.ClaudeTools, t):
-			warnings = append(warnings, fmt.Sprintf("--tools: %s is Claude Code's; gen has no such tool; left out", t))
-		case t == "MCP" || !slices.Contains(perm.Tools, t):
+			continue
+		}
+		r, left, err := perm.ParseListRule(t, perm.ToolList)
+		switch {
+		case left != "":
+			warnings = append(warnings, "--tools: "+left)
+		case err != nil || r.HasPattern || r.Tool == "MCP" || !slices.Contains(perm.Tools, r.Tool):
 			return nil, nil, fmt.Errorf("--tools: unknown built-in tool %q (want names such as Bash, Read, Edit, or \"default\" for all)", t)
 		default:
-			listed[t] = true
+			listed[r.Tool] = true
 		}
 	}
 	if all {

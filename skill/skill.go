@@ -149,7 +149,7 @@ func (m *Meta) field(doc *frontmatter.Doc, k, v *yaml.Node) (ok bool, err error)
 		// They are only shown, never enforced: Claude Code's tools gen
 		// does not have are left out.
 		var left []string
-		m.AllowedTools, left, err = doc.ClaudeRules(k.Value, v, true)
+		m.AllowedTools, left, err = doc.Rules(k.Value, v, perm.AllowList)
 		m.Warnings = append(m.Warnings, left...)
 	case "model":
 		m.Model, err = doc.Text(k.Value, v)

@@ -220,29 +220,13 @@ func (d *Doc) Text(key string, v *yaml.Node) (string, error) {
 }
 
 // Rules parses a YAML list of rule strings, or one string of
-// comma-separated rules (SplitRules). Each must parse with perm.ParseRule;
-// an error names the line of the bad rule. No rules is nil.
-func (d *Doc) Rules(key string, v *yaml.Node) ([]perm.Rule, error) {
-	rules, _, err := d.rules(key, v, nil)
-	return rules, err
-}
-
-// ClaudeRules is Rules for a list of Claude Code's that can only restrict
-// what the model sees or, unenforced, tell it what it needs (an agent's
-// tools, the bare names of its disallowedTools, a skill's allowed-tools):
-// Claude Code's own files name its tools beside gen's (Read, Edit,
-// MultiEdit, TodoWrite), and one gen does not have (perm.ErrClaudeTool) is left
-// out with a warning naming file:line, since it matches no call gen
-// makes. With patterns set, rules with a pattern naming one are left out
-// too; otherwise they stay errors, as a deny rule's would.
-func (d *Doc) ClaudeRules(key string, v *yaml.Node, patterns bool) ([]perm.Rule, []string, error) {
-	return d.rules(key, v, func(text string) bool { return patterns || !strings.Contains(text, "(") })
-}
-
-// rules parses as Rules does. A rule naming one of Claude Code's tools
-// that gen does not have is left out, with a warning, when skip (if not
-// nil) says so of its text.
-func (d *Doc) rules(key string, v *yaml.Node, skip func(text string) bool) ([]perm.Rule, []string, error) {
+// comma-separated rules (SplitRules), for a list of the given kind. Each
+// must parse with perm.ParseListRule; an error names the line of the bad
+// rule. Claude Code's own files name its tools beside gen's (Read, Edit,
+// MultiEdit, TodoWrite): one gen does not have, where kind lets the list
+// leave it out, is left out with a warning naming file:line. No rules is
+// nil.
+func (d *Doc) Rules(key string, v *yaml.Node, kind perm.ListKind) ([]perm.Rule, []string, error) {
 	type item struct {
 		text string
 		node *yaml.Node
@@ -269,13 +253,13 @@ func (d *Doc) rules(key string, v *yaml.Node, skip func(text string) bool) ([]pe
 	rules := make([]perm.Rule, 0, len(items))
 	var warnings []string
 	for _, it := range items {
-		r, err := perm.ParseRule(it.text)
-		if err != nil && skip != nil && errors.Is(err, perm.ErrClaudeTool) && skip(it.text) {
-			warnings = append(warnings, fmt.Sprintf("%s:%d: %s: %v; left out", d.Path, d.Line(it.node), key, err))
-			continue
-		}
+		r, left, err := perm.ParseListRule(it.text, kind)
 		if err != nil {
 			return nil, nil, &Error{Path: d.Path, Line: d.Line(it.node), Err: err}
+		}
+		if left != "" {
+			warnings = append(warnings, fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line(it.node), key, left))
+			continue
 		}
 		rules = append(rules, r)
 	}
