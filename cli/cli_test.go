@@ -240,22 +240,36 @@ func TestToolsFlag(t *testing.T) {
 	}
 }
 
-// --settings loads one more settings scope from a file (relative to
-// --cwd) or inline JSON, as Claude Code's does; one that cannot be read or
-// parsed is a usage error naming it, never a run without its rules.
+// --settings loads one more settings scope from a file or inline JSON, as
+// Claude Code's does; one that cannot be read or parsed is a usage error
+// naming the flag and the file, never a run without its rules. A relative
+// name is taken from the directory gen was started in, not from --cwd
+// (readJSONFlag): the project holds a ci.json too, which must not be read.
 func TestSettingsFlag(t *testing.T) {
 	dir := project(t)
-	if err := os.WriteFile(filepath.Join(dir, "ci.json"), []byte(`{"permissions": {"deny": ["Bash(ls:*)"]}}`), 0o644); err != nil {
-		t.Fatal(err)
+	shell := t.TempDir()
+	for path, c := range map[string]string{
+		filepath.Join(shell, "ci.json"): `{"permissions": {"deny": ["Bash(ls:*)"]}}`,
+		filepath.Join(dir, "ci.json"):   `{"permissions": {"allow": ["Bash(touch:*)"]}}`,
+		filepath.Join(dir, "only.json"): `{}`,
+	} {
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	t.Chdir(shell)
 	for _, tc := range []struct {
 		settings, call string
 		code           int
 		want           string
 	}{
 		{"ci.json", "Bash(ls -la)", 0, "deny (step 1): tool Bash is blocked by deny rule Bash(ls:*) (cli)"},
+		{"ci.json", "Bash(touch x)", 0, "ask (step 7)"},
+		{filepath.Join(dir, "ci.json"), "Bash(touch x)", 0, "allow (step 6): allowed by rule Bash(touch:*) (cli)"},
 		{`{"permissions": {"allow": ["Bash(touch:*)"]}}`, "Bash(touch x)", 0, "allow (step 6): allowed by rule Bash(touch:*) (cli)"},
-		{"missing.json", "Read(a.txt)", ExitUsage, "--settings: "},
+		{"only.json", "Read(a.txt)", ExitUsage, "--settings " + filepath.Join(shell, "only.json") + ": no such file or directory (a relative name is taken from the directory gen was started in)"},
+		{filepath.Join(dir, "missing.json"), "Read(a.txt)", ExitUsage, "--settings " + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
+		{dir, "Read(a.txt)", ExitUsage, "--settings " + dir + ": not a regular file but a directory"},
 		{`{"permissions": {"deny": ["Bogus"]}}`, "Read(a.txt)", ExitUsage, `--settings:1: malformed rule "Bogus"`},
 	} {
 		code, out, errs := run("permissions", "check", "--cwd", dir, "--settings", tc.settings, tc.call)

@@ -131,38 +131,24 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 	return merged, skipped, nil
 }
 
-// check refuses a --mcp-config value that is neither a JSON string nor an
-// existing file before anything waits for a prompt: as --mcp-config is
-// variadic, such a value is most often the prompt it took.
+// check refuses a --mcp-config value that is neither a JSON string nor a
+// file that can be read before anything waits for a prompt: as
+// --mcp-config is variadic, such a value is most often the prompt it
+// took.
 func (f *mcpFlags) check() error {
 	for _, v := range f.configs {
-		if isInlineMCP(v) {
-			continue
-		}
-		if _, err := os.Stat(v); err != nil {
-			return usageErr(fmt.Errorf("--mcp-config: %w\n(--mcp-config takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", err))
+		if _, _, err := readJSONFlag("--mcp-config", v); err != nil {
+			return usageErr(fmt.Errorf("%w\n(--mcp-config takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", err))
 		}
 	}
 	return nil
 }
 
-// isInlineMCP reports whether a --mcp-config value is a JSON string
-// rather than a file name.
-func isInlineMCP(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), "{") }
-
-// parseMCPFlag reads one --mcp-config value: a JSON string when it starts
-// with '{', else a file.
+// parseMCPFlag reads one --mcp-config value (readJSONFlag).
 func parseMCPFlag(v string) (map[string]mcp.Server, error) {
-	if isInlineMCP(v) {
-		return mcp.ParseConfig("--mcp-config", []byte(v), perm.SourceCLI)
-	}
-	path, err := filepath.Abs(v)
+	data, path, err := readJSONFlag("--mcp-config", v)
 	if err != nil {
-		return nil, fmt.Errorf("--mcp-config %s: %w", v, err)
-	}
-	data, err := textfile.Read(path, textfile.Max)
-	if err != nil {
-		return nil, fmt.Errorf("--mcp-config: %w", err)
+		return nil, err
 	}
 	return mcp.ParseConfig(path, data, perm.SourceCLI)
 }

@@ -297,6 +297,35 @@ func TestMCPProjectTrustAndList(t *testing.T) {
 	}
 }
 
+// A relative --mcp-config file is taken from the directory gen was
+// started in, not from --cwd (readJSONFlag): the project's file of the
+// same name would start its servers without the project's trust. One
+// that is not there is a usage error naming the flag and the file, before
+// a run waits for a prompt.
+func TestMCPConfigRelative(t *testing.T) {
+	dir := project(t)
+	shell := t.TempDir()
+	// Servers whose command does not exist: listed, never started.
+	mcpConfig(t, shell, "cfg.json", map[string]string{"fromshell": `{"command": "/nonexistent/fromshell"}`})
+	mcpConfig(t, dir, "cfg.json", map[string]string{"fromproject": `{"command": "/nonexistent/fromproject"}`})
+	mcpConfig(t, dir, "only.json", map[string]string{"onlyproject": `{"command": "/nonexistent/onlyproject"}`})
+	t.Chdir(shell)
+	code, out, errs := gen(t, "mcp", "list", "--cwd", dir, "--strict-mcp-config", "--mcp-config", "cfg.json")
+	if code != 0 || !strings.Contains(out, "fromshell") || strings.Contains(out, "fromproject") {
+		t.Errorf("mcp list --cwd %s --mcp-config cfg.json: exit %d\n%s%s\nwant the servers of %s only", dir, code, out, errs, filepath.Join(shell, "cfg.json"))
+	}
+	want := "--mcp-config " + filepath.Join(shell, "only.json") + ": no such file or directory (a relative name is taken from the directory gen was started in)"
+	for _, args := range [][]string{
+		{"mcp", "list", "--cwd", dir, "--mcp-config", "only.json"},
+		{"-p", "--cwd", dir, "--model", "offline", "--mcp-config", "only.json", "--", "Read: a.txt"},
+	} {
+		code, _, errs := gen(t, args...)
+		if code != ExitUsage || !strings.Contains(errs, want) {
+			t.Errorf("gen %q: exit %d, stderr %s\nwant exit %d with %q", args, code, errs, ExitUsage, want)
+		}
+	}
+}
+
 // A .mcp.json that is a dangling link is an error naming it, not "no
 // project servers", as a settings file that is one is.
 func TestMCPDanglingConfig(t *testing.T) {

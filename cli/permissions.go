@@ -21,7 +21,6 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/gen-run/gen/agent"
-	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
@@ -125,7 +124,7 @@ func (f *policyFlags) options() (settings.Options, error) {
 			return settings.Options{}, usageErr(fmt.Errorf("--managed-settings: %w", err))
 		}
 	}
-	flagData, flagPath, err := f.flagSettings(cwd)
+	flagData, flagPath, err := f.flagSettings()
 	if err != nil {
 		return settings.Options{}, usageErr(err)
 	}
@@ -150,25 +149,13 @@ func (f *policyFlags) options() (settings.Options, error) {
 	}, nil
 }
 
-// flagSettings reads --settings: inline JSON (an object, as Claude Code
-// takes it), or a file relative to cwd, read now and only now. A file
+// flagSettings reads --settings (readJSONFlag), now and only now. A file
 // that cannot be read is an error: its deny rules must not vanish.
-func (f *policyFlags) flagSettings(cwd string) (data []byte, path string, err error) {
-	v := f.settings
-	switch {
-	case v == "":
+func (f *policyFlags) flagSettings() (data []byte, path string, err error) {
+	if f.settings == "" {
 		return nil, "", nil
-	case strings.HasPrefix(strings.TrimSpace(v), "{"):
-		return []byte(v), "--settings", nil
 	}
-	if !filepath.IsAbs(v) {
-		v = filepath.Join(cwd, v)
-	}
-	data, err = textfile.Read(v, textfile.Max)
-	if err != nil {
-		return nil, "", fmt.Errorf("--settings: %w", err)
-	}
-	return data, v, nil
+	return readJSONFlag("--settings", f.settings)
 }
 
 type checkOptions struct {

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/gen-run/gen/internal/textfile"
+)
+
+// readJSONFlag reads the value v of flag, one that takes, as Claude
+// Code's --settings and --mcp-config do, either a JSON object written
+// inline or the name of a file holding one. A value starting with "{"
+// (after white space) is the JSON; any other is a file, read now. path
+// names where data came from, for the errors of whoever parses it: the
+// file's absolute path, or flag for inline JSON. An error names the flag
+// and the file.
+//
+// A relative file name is taken from the directory gen was started in,
+// not from --cwd. That is what Claude Code does (it has no --cwd: a
+// command line moved from claude to gen must read the same files), what
+// a shell user completing the name with Tab expects, and what keeps
+// "--cwd ~/clone --settings ci.json" from loading the clone's ci.json at
+// the trust of the user's own flags: a --settings file's allow rules
+// count even in an untrusted project, and a --mcp-config file's servers
+// start without the project's trust. An error for a missing relative
+// file says so, for the user who meant the file under --cwd.
+func readJSONFlag(flag, v string) (data []byte, path string, err error) {
+	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+		return []byte(v), flag, nil
+	}
+	if v == "" {
+		return nil, "", fmt.Errorf("%s: empty value: give a file or a JSON object", flag)
+	}
+	path, err = filepath.Abs(v)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s %s: %w", flag, v, err)
+	}
+	data, err = textfile.Read(path, textfile.Max)
+	if err != nil {
+		// The path is named once, in front, and the same way whatever
+		// failed (a missing file, a directory, one too large).
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(v) {
+			return nil, "", fmt.Errorf("%s %s: %w (a relative name is taken from the directory gen was started in)", flag, path, err)
+		}
+		return nil, "", fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return data, path, nil
+}
