@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/cost"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/chat"
 	"github.com/gen-run/gen/report"
@@ -52,6 +53,7 @@ type mainOptions struct {
 	partial      bool
 	fallback     string
 	jsonSchema   string
+	budget       float64
 	// output is --json-schema's tool, compiled by check.
 	output *structured.Output
 }
@@ -75,6 +77,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
 	fl.StringVar(&o.fallback, "fallback-model", "", "headless: the model to switch to, for the rest of the run, when the main model's server is overloaded (429 or 5xx after retries)")
+	fl.Float64Var(&o.budget, "max-budget-usd", 0, "headless: stop starting model turns once the run has spent this many US dollars (prices from the api.pricing setting)")
 	fl.StringVar(&o.jsonSchema, "json-schema", "", `headless: a JSON Schema (inline JSON, "type": "object") the answer must match; the model gives it through the StructuredOutput tool, and the result carries it as structured_output`)
 	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
 }
@@ -96,6 +99,9 @@ func (o *mainOptions) check() (report.Format, error) {
 		}
 	default:
 		return "", usageErr(fmt.Errorf("unknown input format %q (want text or stream-json)", o.inputFormat))
+	}
+	if !(o.budget >= 0) {
+		return "", usageErr(fmt.Errorf("--max-budget-usd must be a number of dollars, not negative"))
 	}
 	if o.jsonSchema != "" {
 		out, err := structured.New([]byte(o.jsonSchema))
@@ -171,6 +177,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if o.fallback != "" && !headless {
 		return usageErr(fmt.Errorf("--fallback-model is for headless runs (-p), as in Claude Code"))
 	}
+	if o.budget > 0 && !headless {
+		return usageErr(fmt.Errorf("--max-budget-usd is for headless runs (-p), as in Claude Code"))
+	}
 	if o.output != nil && !headless {
 		return usageErr(fmt.Errorf("--json-schema is for headless runs (-p), as in Claude Code"))
 	}
@@ -211,8 +220,12 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
+	meter, model, err := o.meter(model, modelName, set.API)
+	if err != nil {
+		return err
+	}
 	if o.fallback != "" {
-		if model, err = o.withFallback(model, modelName, set.API, s.Err); err != nil {
+		if model, err = o.withFallback(model, modelName, set.API, meter, s.Err); err != nil {
 			return err
 		}
 	}
@@ -247,6 +260,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			servers: servers.initServers(),
 			printer: &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose},
 			partial: o.partial,
+			meter:   meter,
 		}
 		if streamIn {
 			// The commands are read once, as the session starts (as in
@@ -278,7 +292,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 // model --fallback-model names when main's server is overloaded
 // (chat.Fallback), with a warning to errw. Both must be models of the
 // configured endpoint: the offline model is no stand-in for one.
-func (o *mainOptions) withFallback(main loop.Model, mainName string, api settings.API, errw io.Writer) (loop.Model, error) {
+func (o *mainOptions) withFallback(main loop.Model, mainName string, api settings.API, meter *cost.Meter, errw io.Writer) (loop.Model, error) {
 	if o.fallback == "offline" || mainName == "offline" {
 		return nil, usageErr(fmt.Errorf("--fallback-model %s: both models must be served by the configured endpoint, not the offline model", o.fallback))
 	}
@@ -289,9 +303,46 @@ func (o *mainOptions) withFallback(main loop.Model, mainName string, api setting
 	if err != nil {
 		return nil, err
 	}
+	if meter != nil {
+		price, ok := priceOf(api, o.fallback)
+		if !ok {
+			// Turns of an unpriced model would pass the budget uncounted.
+			return nil, usageErr(fmt.Errorf("--fallback-model %s: no price for it in the api.pricing setting, and the run is priced", o.fallback))
+		}
+		fb = meter.Model(fb, price)
+	}
 	return &chat.Fallback{Primary: main, Secondary: fb, OnSwitch: func(err error) {
 		fmt.Fprintf(errw, "gen: warning: %s is overloaded (%v); using the fallback model %s for the rest of the run\n", mainName, err, o.fallback)
 	}}, nil
+}
+
+// meter returns the run's cost meter and main, named name, priced by it,
+// when the api.pricing setting prices the model; else nil and main
+// unchanged. --max-budget-usd needs the price: without one a budget could
+// not be kept.
+func (o *mainOptions) meter(main loop.Model, name string, api settings.API) (*cost.Meter, loop.Model, error) {
+	price, ok := priceOf(api, name)
+	if name == "offline" && o.budget == 0 {
+		ok = false // nothing to count or report
+	}
+	if !ok {
+		if o.budget > 0 {
+			return nil, nil, usageErr(fmt.Errorf("--max-budget-usd: no price for the model %s: add it to the api.pricing setting, e.g. \"api\": {\"pricing\": {%q: {\"input\": 3, \"output\": 15}}} (dollars per million tokens)", name, name))
+		}
+		return nil, main, nil
+	}
+	m := &cost.Meter{Max: o.budget}
+	return m, m.Model(main, price), nil
+}
+
+// priceOf returns the price of the model name: api.pricing's, or nothing
+// for the offline model, which runs here.
+func priceOf(api settings.API, name string) (cost.Price, bool) {
+	if name == "offline" {
+		return cost.Price{}, true
+	}
+	p, ok := api.Pricing[name]
+	return p, ok
 }
 
 // sessionRef names a run's session and its transcript file.
@@ -362,6 +413,8 @@ type headlessRun struct {
 	expand func(prompt string) (string, error)
 	// partial is --include-partial-messages.
 	partial bool
+	// meter prices the run's turns; nil when its model has no price.
+	meter *cost.Meter
 }
 
 // submit runs one turn of sess, its events printed as they come, and
@@ -375,6 +428,10 @@ func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt 
 	rep := report.Run{Outcome: out, Err: err}
 	if h.cfg.Output != nil {
 		rep.Structured, _ = h.cfg.Output.Value()
+	}
+	if h.meter != nil {
+		spent := h.meter.Spent()
+		rep.CostUSD = &spent
 	}
 	return rep
 }

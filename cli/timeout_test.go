@@ -232,3 +232,70 @@ func TestFallbackModel(t *testing.T) {
 		}
 	}
 }
+
+// --max-budget-usd and the result's total_cost_usd, priced by api.pricing:
+// the turn that crosses the budget finishes, the next does not start.
+func TestBudget(t *testing.T) {
+	dir := project(t)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var turns atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Role string `json:"role"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		turns.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		// Each turn: 1,000 tokens in and out, $0.002 at $1 per million.
+		const usage = `"usage":{"prompt_tokens":1000,"completion_tokens":1000,"total_tokens":2000}`
+		if req.Messages[len(req.Messages)-1].Role != "tool" {
+			io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a.txt\"}"}}]},"finish_reason":"tool_calls"}],`+usage+`}`)
+			return
+		}
+		io.WriteString(w, `{"id":"y","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"read it"},"finish_reason":"stop"}],`+usage+`}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "m")
+	local := filepath.Join(dir, ".gen", "settings.local.json")
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"-p", "--no-stream", "--trust", "--output-format", "json", "--cwd", dir}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("--max-budget-usd", "1", "read a.txt")
+	if code != ExitUsage || !strings.Contains(errs, `--max-budget-usd: no price for the model m`) {
+		t.Fatalf("no price: exit %d, stderr %q; want a usage error", code, errs)
+	}
+	if code, out, _ = run("read a.txt"); code != ExitOK || strings.Contains(out, "total_cost_usd") {
+		t.Fatalf("no price, no budget: exit %d, %s; want a result without total_cost_usd", code, out)
+	}
+	if err := os.WriteFile(local, []byte(`{"api": {"pricing": {"m": {"input": 1, "output": 1}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run("read a.txt")
+	if code != ExitOK || !strings.Contains(out, `"total_cost_usd":0.004`) {
+		t.Fatalf("priced: exit %d, %s; want total_cost_usd 0.004", code, out)
+	}
+	turns.Store(0)
+	code, out, _ = run("--max-budget-usd", "0.001", "read a.txt")
+	if code != ExitFailed || !strings.Contains(out, `"subtype":"error_max_budget_usd"`) || !strings.Contains(out, `"total_cost_usd":0.002`) {
+		t.Fatalf("budget: exit %d, %s; want error_max_budget_usd after one turn", code, out)
+	}
+	if n := turns.Load(); n != 1 {
+		t.Errorf("%d turns reached the server, want 1", n)
+	}
+	for _, args := range [][]string{{"--max-budget-usd", "-1", "x"}, {"--max-budget-usd", "NaN", "x"}} {
+		if code, _, errs := run(args...); code != ExitUsage || !strings.Contains(errs, "not negative") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}

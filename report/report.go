@@ -132,6 +132,9 @@ type Run struct {
 	// tool; nil without one. Text output prints it as JSON instead of
 	// the final text.
 	Structured map[string]any
+	// CostUSD is what the run's model turns cost so far (package cost);
+	// nil when its model has no price.
+	CostUSD *float64
 }
 
 // Denied reports whether any call was denied.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gen-run/gen/cost"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/structured"
@@ -334,11 +335,14 @@ const (
 	// SubtypeNoStructured is a run whose model never answered through
 	// --json-schema's tool (structured.ErrMissing).
 	SubtypeNoStructured = "error_max_structured_output_retries"
+	// SubtypeBudget is a run stopped by --max-budget-usd (cost.ErrBudget).
+	SubtypeBudget = "error_max_budget_usd"
 )
 
 // ResultObject is the last line of stream-json and the whole of json:
 // Claude Code's result message. Usage counts the tokens of the whole run,
-// delegated work included; gen does not price them (no total_cost_usd).
+// delegated work included; TotalCostUSD prices them where the
+// api.pricing setting gives the model a price (package cost).
 // PermissionDenials carry gen's reason besides Claude Code's fields.
 type ResultObject struct {
 	Type              string       `json:"type"`
@@ -351,6 +355,9 @@ type ResultObject struct {
 	SessionID         string       `json:"session_id"`
 	Usage             Usage        `json:"usage"`
 	PermissionDenials []DenialJSON `json:"permission_denials"`
+	// TotalCostUSD is what the run's model turns cost, from the
+	// api.pricing setting; left out when the model has no price.
+	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
 	// StructuredOutput is the answer given through --json-schema's tool.
 	StructuredOutput map[string]any `json:"structured_output,omitempty"`
 }
@@ -380,6 +387,8 @@ func (r *Run) Subtype() string {
 		return SubtypeMaxTurns
 	case errors.Is(r.Err, structured.ErrMissing):
 		return SubtypeNoStructured
+	case errors.Is(r.Err, cost.ErrBudget):
+		return SubtypeBudget
 	}
 	return SubtypeExecutionError
 }
@@ -398,6 +407,7 @@ func (r *Run) Object() ResultObject {
 		Usage:             Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens},
 		PermissionDenials: []DenialJSON{},
 		StructuredOutput:  r.Structured,
+		TotalCostUSD:      r.CostUSD,
 	}
 	if d := u.PromptTokensDetails; d != nil {
 		o.Usage.CacheReadInputTokens = d.CachedTokens

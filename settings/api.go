@@ -1,8 +1,12 @@
 package settings
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"time"
+
+	"github.com/gen-run/gen/cost"
 )
 
 // API is the "api" object of a settings file: how gen talks to the model
@@ -20,10 +24,20 @@ type API struct {
 	// server-sent events (--no-stream and GEN_NO_STREAM=1 do the same).
 	// nil when unset.
 	Stream *bool
+	// Pricing is api.pricing: what each model's tokens cost, by model
+	// name, for the result's total_cost_usd and --max-budget-usd. Merged
+	// model by model, the highest-precedence file's price winning; an
+	// untrusted project's prices are ignored (a price of 0 would lift the
+	// user's budget).
+	Pricing map[string]cost.Price
 }
 
 // apiKeys are the keys known inside "api".
-var apiKeys = []string{"timeout", "streamIdleTimeout", "stream"}
+var apiKeys = []string{"timeout", "streamIdleTimeout", "stream", "pricing"}
+
+// priceKeys are the keys of one model's api.pricing entry, in US dollars
+// per million tokens.
+var priceKeys = []string{"input", "output", "cachedInput"}
 
 // api parses the "api" object v into f.API. Unknown keys and malformed
 // values are errors (file:line): a timeout that silently did not apply
@@ -38,7 +52,7 @@ func (p *parser) api(f *File, v *value) error {
 	}
 	for _, m := range v.Members {
 		if !slices.Contains(apiKeys, m.Key) {
-			return p.errAt(m.Off, "unknown key %q in api (want timeout, streamIdleTimeout or stream)", m.Key)
+			return p.errAt(m.Off, "unknown key %q in api (want timeout, streamIdleTimeout, stream or pricing)", m.Key)
 		}
 	}
 	for _, d := range []struct {
@@ -62,7 +76,80 @@ func (p *parser) api(f *File, v *value) error {
 		b := fv.Boolean
 		f.API.Stream = &b
 	}
+	if fv, ok := fields["pricing"]; ok {
+		prices, err := p.pricing(fv)
+		if err != nil {
+			return err
+		}
+		f.API.Pricing = prices
+	}
 	return nil
+}
+
+// pricing parses api.pricing: {"MODEL": {"input": 3, "output": 15,
+// "cachedInput": 0.3}}, input and output required, every price a number
+// of dollars per million tokens, not negative.
+func (p *parser) pricing(v *value) (map[string]cost.Price, error) {
+	if v.Kind != kindObject {
+		return nil, p.errAt(v.Off, "api.pricing must be an object of prices by model name")
+	}
+	if _, err := p.unique(v, "api.pricing."); err != nil {
+		return nil, err
+	}
+	out := make(map[string]cost.Price, len(v.Members))
+	for _, m := range v.Members {
+		where := "api.pricing." + m.Key
+		if m.Key == "" {
+			return nil, p.errAt(m.Off, "api.pricing: empty model name")
+		}
+		if m.Val.Kind != kindObject {
+			return nil, p.errAt(m.Val.Off, "%s must be an object such as {\"input\": 3, \"output\": 15} (dollars per million tokens)", where)
+		}
+		fields, err := p.unique(m.Val, where+".")
+		if err != nil {
+			return nil, err
+		}
+		num := func(key string) (float64, bool, error) {
+			fv, ok := fields[key]
+			if !ok {
+				return 0, false, nil
+			}
+			n, err := strconv.ParseFloat(fv.Str, 64)
+			if fv.Kind != kindNumber || err != nil || n < 0 || math.IsInf(n, 0) {
+				return 0, false, p.errAt(fv.Off, "%s.%s must be a number of dollars per million tokens, not negative", where, key)
+			}
+			return n, true, nil
+		}
+		for _, k := range m.Val.Members {
+			if !slices.Contains(priceKeys, k.Key) {
+				return nil, p.errAt(k.Off, "unknown key %q in %s (want input, output or cachedInput)", k.Key, where)
+			}
+		}
+		var pr cost.Price
+		for _, k := range []struct {
+			key string
+			dst *float64
+		}{{"input", &pr.Input}, {"output", &pr.Output}} {
+			n, ok, err := num(k.key)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				// A missing price read as 0 would make the model free.
+				return nil, p.errAt(m.Off, "%s needs %q", where, k.key)
+			}
+			*k.dst = n
+		}
+		c, has, err := num("cachedInput")
+		if err != nil {
+			return nil, err
+		}
+		if has {
+			pr.CachedInput = &c
+		}
+		out[m.Key] = pr
+	}
+	return out, nil
 }
 
 // mergeAPI sets s.API from the files, each key from the highest-precedence
@@ -85,6 +172,16 @@ func (s *Settings) mergeAPI() {
 		}
 		if a.Stream != nil {
 			s.API.Stream = a.Stream
+		}
+		if len(a.Pricing) > 0 && s.untrusted(*f) {
+			s.Warnings = append(s.Warnings, s.Refusal("api pricing", f.Path))
+			continue
+		}
+		for model, pr := range a.Pricing {
+			if s.API.Pricing == nil {
+				s.API.Pricing = make(map[string]cost.Price)
+			}
+			s.API.Pricing[model] = pr
 		}
 	}
 }
