@@ -46,6 +46,9 @@ type Result struct {
 	Usage             report.Usage `json:"usage"`
 	SessionID         string       `json:"session_id"`
 	PermissionDenials []Denial     `json:"permission_denials"`
+	// TotalCostUSD is what the task's model turns cost (package cost);
+	// left out when its model has no price.
+	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
 }
 
 // Status is how a finished task is counted: "ok", "denied" or "failed".

@@ -125,6 +125,10 @@ type recorder struct {
 	// reasons; the rest are counted in otherReasons.
 	reasons      map[string]int
 	otherReasons int
+	// cost sums the tasks' total_cost_usd; unpriced counts the recorded
+	// tasks without one, which make the sum no total.
+	cost     float64
+	unpriced int
 }
 
 // maxReasons bounds the distinct denial reasons a summary tracks.
@@ -150,6 +154,11 @@ func (rc *recorder) add(r *Result) error {
 		rc.failed++
 		rc.unrecorded++
 		return rc.err
+	}
+	if r.TotalCostUSD != nil {
+		rc.cost += *r.TotalCostUSD
+	} else {
+		rc.unpriced++
 	}
 	switch r.Status() {
 	case "ok":

@@ -40,6 +40,9 @@ type Summary struct {
 	// ExitCode is the batch's: ExitFailed when any task failed or did not
 	// start, else ExitDenied when any had a denial, else ExitOK.
 	ExitCode int `json:"exit_code"`
+	// TotalCostUSD is what the recorded tasks' model turns cost, when
+	// every one of them was priced (Result.TotalCostUSD).
+	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
 }
 
 // ReasonCount is how many denials gave one reason.
@@ -59,6 +62,10 @@ func (rc *recorder) summary(notStarted int, total time.Duration) Summary {
 		Interrupted: rc.interrupted, Unrecorded: rc.unrecorded, NotStarted: notStarted,
 		TotalMS:    total.Milliseconds(),
 		TopDenials: []ReasonCount{},
+	}
+	if rc.unpriced == 0 && rc.ok+rc.denied+rc.failed-rc.unrecorded > 0 {
+		c := rc.cost
+		s.TotalCostUSD = &c
 	}
 	d := slices.Clone(rc.durations)
 	slices.Sort(d)
@@ -108,7 +115,11 @@ func (s *Summary) WriteText(w io.Writer) {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "; %d skipped as done (--resume)", s.Skipped)
 	}
-	fmt.Fprintf(w, "\ngen batch: total %s, task p50 %s, p95 %s\n", secs(s.TotalMS), secs(s.P50MS), secs(s.P95MS))
+	fmt.Fprintf(w, "\ngen batch: total %s, task p50 %s, p95 %s", secs(s.TotalMS), secs(s.P50MS), secs(s.P95MS))
+	if s.TotalCostUSD != nil {
+		fmt.Fprintf(w, ", cost $%.4f", *s.TotalCostUSD)
+	}
+	fmt.Fprintln(w)
 	if len(s.TopDenials) > 0 {
 		fmt.Fprintln(w, "gen batch: top denial reasons:")
 		for _, r := range s.TopDenials {

@@ -45,6 +45,7 @@ type runOptions struct {
 	noStream     bool
 	verbose      bool
 	appendSystem string
+	budget       float64
 }
 
 // newAgentRunCmd returns `gen agent run`. runF, if not nil, replaces
@@ -77,6 +78,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the agent's prompt")
+	fl.Float64Var(&o.budget, "max-budget-usd", 0, budgetHelp)
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("prompt")
 	return cmd
@@ -89,6 +91,9 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	}
 	if o.maxTurns < 0 {
 		return usageErr(fmt.Errorf("--max-turns must not be negative"))
+	}
+	if err := checkBudget(o.budget); err != nil {
+		return err
 	}
 	live, set, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)
 	if err != nil {
@@ -109,6 +114,10 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	model, modelName, err := pickModel(name, flagged, set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
+	}
+	meter, model, err := meterFor(o.budget, nil, model, modelName, set.API)
+	if err != nil {
+		return usageErr(err)
 	}
 	if o.appendSystem != "" {
 		d := *def
@@ -144,6 +153,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 		Agent:      def.Name,
 	})
 	rep := subagent.Run(cmd.Context(), cfg, prompt)
+	rep.CostUSD = meter.SpentIfPriced()
 	p.Result(&rep.Run)
 	return exitFor(&rep.Run)
 }
@@ -198,6 +208,9 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *se
 	}
 	return live, set, def, nil
 }
+
+// budgetHelp describes --max-budget-usd.
+const budgetHelp = "stop starting model turns once the run has spent this many US dollars (prices from the api.pricing setting)"
 
 // noStreamHelp describes --no-stream.
 const noStreamHelp = "ask the model server for whole answers instead of a stream (for servers that cannot stream tool calls; also api.stream: false, GEN_NO_STREAM=1)"

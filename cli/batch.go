@@ -17,6 +17,7 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/batch"
+	"github.com/gen-run/gen/cost"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
@@ -42,6 +43,7 @@ type batchOptions struct {
 	model      string
 	trust      bool
 	noStream   bool
+	budget     float64
 	mcpFlags
 
 	streams Streams
@@ -87,6 +89,7 @@ none failed, 1 some failed (or did not start), 2 usage errors.`,
 	fl.StringVar(&o.model, "model", "", "model for tasks that name none (default: the agent's), or offline")
 	fl.BoolVar(&o.trust, "trust", false, "trust the tasks' projects for this run only (see gen trust)")
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
+	fl.Float64Var(&o.budget, "max-budget-usd", 0, "the whole batch's budget: once its tasks have spent this many US dollars, no task starts another model turn (prices from the api.pricing setting; a task whose model has none fails)")
 	o.mcpFlags.register(cmd, true)
 	return cmd
 }
@@ -97,6 +100,9 @@ func runAgentBatch(ctx context.Context, o *batchOptions) error {
 	s := o.streams
 	if o.concurrency < 1 {
 		return usageErr(fmt.Errorf("--concurrency must be at least 1"))
+	}
+	if err := checkBudget(o.budget); err != nil {
+		return err
 	}
 	shard, err := batch.ParseShard(o.shard, o.getenv)
 	if err != nil {
@@ -284,12 +290,21 @@ type taskRunner struct {
 	settings batch.Cache[*settings.Live]
 	extras   batch.Cache[hooksAndSkills] // by cwd, as settings
 	catalogs batch.Cache[*agent.Catalog]
-	models   batch.Cache[loop.Model]
+	models   batch.Cache[namedModel]
 	warned   batch.Cache[struct{}]
+	// meter is the batch's: every task's spending counts towards it, and
+	// --max-budget-usd is its budget.
+	meter *cost.Meter
+}
+
+// namedModel is a model client and the name it was made for.
+type namedModel struct {
+	model loop.Model
+	name  string
 }
 
 func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
-	r := &taskRunner{model: o.model, noStream: o.noStream, errw: errw}
+	r := &taskRunner{model: o.model, noStream: o.noStream, errw: errw, meter: &cost.Meter{Max: o.budget}}
 	if o.mode != "" {
 		m, err := perm.ParseMode(o.mode)
 		if err != nil {
@@ -363,12 +378,18 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	name := cmp.Or(t.Model, r.model, def.Model)
 	// The api settings configure the client, so they are part of its key.
 	key := fmt.Sprintf("%s\x00%+v", name, set.API)
-	model, err := r.models.Get(key, func() (loop.Model, error) {
+	client, err := r.models.Get(key, func() (namedModel, error) {
 		// A model named by the task or --model must have an endpoint;
 		// one named only by the agent file may fall back to offline.
-		m, _, err := pickModel(name, t.Model != "" || r.model != "", set.API, r.noStream, r.errw)
-		return m, err
+		m, name, err := pickModel(name, t.Model != "" || r.model != "", set.API, r.noStream, r.errw)
+		return namedModel{m, name}, err
 	})
+	if err != nil {
+		return failed(err)
+	}
+	// Each task has a meter of its own for its result's cost, under the
+	// batch's.
+	taskMeter, model, err := meterFor(0, r.meter, client.model, client.name, set.API)
 	if err != nil {
 		return failed(err)
 	}
@@ -395,6 +416,7 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 		Usage:             obj.Usage,
 		SessionID:         sid,
 		PermissionDenials: obj.PermissionDenials,
+		TotalCostUSD:      taskMeter.SpentIfPriced(),
 	}
 	if rep.Err != nil {
 		res.Error = rep.Err.Error()

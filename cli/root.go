@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
 	fl.StringVar(&o.fallback, "fallback-model", "", "headless: the model to switch to, for the rest of the run, when the main model's server is overloaded (429 or 5xx after retries)")
-	fl.Float64Var(&o.budget, "max-budget-usd", 0, "headless: stop starting model turns once the run has spent this many US dollars (prices from the api.pricing setting)")
+	fl.Float64Var(&o.budget, "max-budget-usd", 0, "headless: "+budgetHelp)
 	fl.StringVar(&o.jsonSchema, "json-schema", "", `headless: a JSON Schema (inline JSON, "type": "object") the answer must match; the model gives it through the StructuredOutput tool, and the result carries it as structured_output`)
 	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
 }
@@ -100,8 +101,8 @@ func (o *mainOptions) check() (report.Format, error) {
 	default:
 		return "", usageErr(fmt.Errorf("unknown input format %q (want text or stream-json)", o.inputFormat))
 	}
-	if !(o.budget >= 0) {
-		return "", usageErr(fmt.Errorf("--max-budget-usd must be a number of dollars, not negative"))
+	if err := checkBudget(o.budget); err != nil {
+		return "", err
 	}
 	if o.jsonSchema != "" {
 		out, err := structured.New([]byte(o.jsonSchema))
@@ -220,9 +221,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
-	meter, model, err := o.meter(model, modelName, set.API)
+	meter, model, err := meterFor(o.budget, nil, model, modelName, set.API)
 	if err != nil {
-		return err
+		return usageErr(err)
 	}
 	if o.fallback != "" {
 		if model, err = o.withFallback(model, modelName, set.API, meter, s.Err); err != nil {
@@ -316,23 +317,32 @@ func (o *mainOptions) withFallback(main loop.Model, mainName string, api setting
 	}}, nil
 }
 
-// meter returns the run's cost meter and main, named name, priced by it,
-// when the api.pricing setting prices the model; else nil and main
-// unchanged. --max-budget-usd needs the price: without one a budget could
-// not be kept.
-func (o *mainOptions) meter(main loop.Model, name string, api settings.API) (*cost.Meter, loop.Model, error) {
+// meterFor returns a run's cost meter, with budget (0 for none) and
+// parent (nil for none), and main, named name, priced by it, when the
+// api.pricing setting prices the model; else nil and main unchanged.
+// A budget needs the price: without one it could not be kept.
+func meterFor(budget float64, parent *cost.Meter, main loop.Model, name string, api settings.API) (*cost.Meter, loop.Model, error) {
 	price, ok := priceOf(api, name)
-	if name == "offline" && o.budget == 0 {
+	budgeted := budget > 0 || parent.Budgeted()
+	if name == "offline" && !budgeted {
 		ok = false // nothing to count or report
 	}
 	if !ok {
-		if o.budget > 0 {
-			return nil, nil, usageErr(fmt.Errorf("--max-budget-usd: no price for the model %s: add it to the api.pricing setting, e.g. \"api\": {\"pricing\": {%q: {\"input\": 3, \"output\": 15}}} (dollars per million tokens)", name, name))
+		if budgeted {
+			return nil, nil, fmt.Errorf("--max-budget-usd: no price for the model %s: add it to the api.pricing setting, e.g. \"api\": {\"pricing\": {%q: {\"input\": 3, \"output\": 15}}} (dollars per million tokens)", name, name)
 		}
 		return nil, main, nil
 	}
-	m := &cost.Meter{Max: o.budget}
+	m := &cost.Meter{Max: budget, Parent: parent}
 	return m, m.Model(main, price), nil
+}
+
+// checkBudget checks a --max-budget-usd value.
+func checkBudget(budget float64) error {
+	if !(budget >= 0) || math.IsInf(budget, 0) {
+		return usageErr(fmt.Errorf("--max-budget-usd must be a number of dollars, not negative"))
+	}
+	return nil
 }
 
 // priceOf returns the price of the model name: api.pricing's, or nothing
@@ -429,10 +439,7 @@ func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt 
 	if h.cfg.Output != nil {
 		rep.Structured, _ = h.cfg.Output.Value()
 	}
-	if h.meter != nil {
-		spent := h.meter.Spent()
-		rep.CostUSD = &spent
-	}
+	rep.CostUSD = h.meter.SpentIfPriced()
 	return rep
 }
 

@@ -240,28 +240,7 @@ func TestBudget(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var turns atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role string `json:"role"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		turns.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		// Each turn: 1,000 tokens in and out, $0.002 at $1 per million.
-		const usage = `"usage":{"prompt_tokens":1000,"completion_tokens":1000,"total_tokens":2000}`
-		if req.Messages[len(req.Messages)-1].Role != "tool" {
-			io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a.txt\"}"}}]},"finish_reason":"tool_calls"}],`+usage+`}`)
-			return
-		}
-		io.WriteString(w, `{"id":"y","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"read it"},"finish_reason":"stop"}],`+usage+`}`)
-	}))
-	defer srv.Close()
+	srv, turns := pricedServer(t)
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "test")
 	t.Setenv("GEN_MODEL", "m")
@@ -297,5 +276,79 @@ func TestBudget(t *testing.T) {
 		if code, _, errs := run(args...); code != ExitUsage || !strings.Contains(errs, "not negative") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
 		}
+	}
+}
+
+// pricedServer answers a conversation's first turn with a Read of a.txt
+// and its next with text, each turn reporting 1,000 tokens in and 1,000
+// out ($0.002 at $1 per million); it counts the turns.
+func pricedServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	turns := new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Role string `json:"role"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		turns.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		const usage = `"usage":{"prompt_tokens":1000,"completion_tokens":1000,"total_tokens":2000}`
+		if req.Messages[len(req.Messages)-1].Role != "tool" {
+			io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a.txt\"}"}}]},"finish_reason":"tool_calls"}],`+usage+`}`)
+			return
+		}
+		io.WriteString(w, `{"id":"y","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"read it"},"finish_reason":"stop"}],`+usage+`}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, turns
+}
+
+// gen agent run and gen agent batch take --max-budget-usd too: a batch's
+// is one budget for all its tasks, and its summary adds up their costs.
+func TestBudgetAgentRunAndBatch(t *testing.T) {
+	dir := project(t)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, turns := pricedServer(t)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("GEN_MODEL", "m")
+	if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.local.json"), []byte(`{"api": {"pricing": {"m": {"input": 1, "output": 1}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("agent", "run", "--trust", "--no-stream", "--cwd", dir, "--type", "Explore", "--output-format", "json", "--max-budget-usd", "0.001", "--prompt", "read a.txt")
+	if code != ExitFailed || !strings.Contains(out, `"subtype":"error_max_budget_usd"`) || !strings.Contains(out, `"total_cost_usd":0.002`) {
+		t.Fatalf("agent run: exit %d, %s %s; want error_max_budget_usd after one turn", code, out, errs)
+	}
+	// Two tasks, one at a time: the first spends $0.004 of $0.005, the
+	// second's first turn crosses the budget and its next never starts.
+	tasks := writeTasks(t, dir, task("a", "Explore", "read a.txt"), task("b", "Explore", "read a.txt"))
+	summary := filepath.Join(t.TempDir(), "summary.json")
+	turns.Store(0)
+	code, out, errs = run("agent", "batch", "--trust", "--no-stream", "--concurrency", "1", "--max-budget-usd", "0.005", "--summary", summary, tasks)
+	if code != ExitFailed || turns.Load() != 3 {
+		t.Fatalf("batch: exit %d, %d turns, stdout %s stderr %s; want exit 1 after 3 turns", code, turns.Load(), out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"total_cost_usd":0.004`) || !strings.Contains(lines[1], "reached its budget") || !strings.Contains(lines[1], `"total_cost_usd":0.002`) {
+		t.Errorf("results:\n%s\nwant a's $0.004, then b stopped by the budget after $0.002", out)
+	}
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"total_cost_usd": 0.006`) || !strings.Contains(errs, "cost $0.0060") {
+		t.Errorf("summary %s, stderr %s; want a total of $0.006", b, errs)
 	}
 }

@@ -46,9 +46,54 @@ var ErrBudget = errors.New("the run reached its budget (--max-budget-usd)")
 type Meter struct {
 	// Max is the budget in US dollars; 0 means none.
 	Max float64
+	// Parent, if set, is a meter this one's spending counts towards as
+	// well, whose budget bounds this one's turns too: a batch's, for one
+	// task's.
+	Parent *Meter
 
 	mu    sync.Mutex
 	spent float64
+}
+
+// SpentIfPriced returns what m's turns cost, for a result's
+// total_cost_usd; nil for a nil m (a run whose model has no price).
+func (m *Meter) SpentIfPriced() *float64 {
+	if m == nil {
+		return nil
+	}
+	s := m.Spent()
+	return &s
+}
+
+// Budgeted reports whether m or a meter above it has a budget. A nil m
+// has none.
+func (m *Meter) Budgeted() bool {
+	for ; m != nil; m = m.Parent {
+		if m.Max > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// over returns the first meter on the way up from m whose budget is
+// spent, with what it spent; nil if none.
+func (m *Meter) over() (*Meter, float64) {
+	for ; m != nil; m = m.Parent {
+		if spent := m.Spent(); m.Max > 0 && spent >= m.Max {
+			return m, spent
+		}
+	}
+	return nil, 0
+}
+
+// add counts c on m and every meter above it.
+func (m *Meter) add(c float64) {
+	for ; m != nil; m = m.Parent {
+		m.mu.Lock()
+		m.spent += c
+		m.mu.Unlock()
+	}
 }
 
 // Spent returns what the turns cost so far.
@@ -74,19 +119,13 @@ type priced struct {
 }
 
 func (p *priced) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
-	m := p.meter
-	m.mu.Lock()
-	spent := m.spent
-	m.mu.Unlock()
-	if m.Max > 0 && spent >= m.Max {
+	if m, spent := p.meter.over(); m != nil {
 		return loop.Response{}, fmt.Errorf("%w: spent $%.4f of $%.4f", ErrBudget, spent, m.Max)
 	}
 	resp, err := p.inner.Complete(ctx, req)
 	// A failed turn reports no usage, and costs nothing here.
 	if c := p.price.Of(resp.Usage); c > 0 {
-		m.mu.Lock()
-		m.spent += c
-		m.mu.Unlock()
+		p.meter.add(c)
 	}
 	return resp, err
 }

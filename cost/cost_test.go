@@ -72,3 +72,31 @@ func TestMeterBudget(t *testing.T) {
 		}
 	}
 }
+
+// A task's meter counts towards its batch's, and the batch's budget
+// bounds every task's turns; a task's own cost is its own.
+func TestMeterParent(t *testing.T) {
+	batch := &Meter{Max: 0.15}
+	t1, t2 := &Meter{Parent: batch}, &Meter{Parent: batch}
+	if !t1.Budgeted() || (&Meter{}).Budgeted() || (*Meter)(nil).Budgeted() {
+		t.Fatal("Budgeted does not look up the chain")
+	}
+	a := &turns{usage: openai.Usage{PromptTokens: 100_000}} // $0.10 a turn
+	m1, m2 := t1.Model(a, Price{Input: 1}), t2.Model(a, Price{Input: 1})
+	ctx := context.Background()
+	if _, err := m1.Complete(ctx, loop.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.Complete(ctx, loop.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m1.Complete(ctx, loop.Request{}); !errors.Is(err, ErrBudget) {
+		t.Fatalf("after $%.2f of the batch's $0.15: %v, want ErrBudget", batch.Spent(), err)
+	}
+	if *t1.SpentIfPriced() != 0.1 || *t2.SpentIfPriced() != 0.1 || math.Abs(batch.Spent()-0.2) > 1e-9 {
+		t.Errorf("spent: task 1 %v, task 2 %v, batch %v", t1.Spent(), t2.Spent(), batch.Spent())
+	}
+	if (*Meter)(nil).SpentIfPriced() != nil {
+		t.Error("a nil meter reports a cost")
+	}
+}
