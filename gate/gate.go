@@ -371,7 +371,7 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string) stri
 	}
 	pol := g.Policy()
 	in := g.input(req, &pol)
-	in.ToolResponse = output
+	in.ToolResponse = toolResponse(req.Tool, in.ToolInput, output)
 	o := g.Hooks.Run(ctx, hook.PostToolUse, in)
 	var notes []string
 	if o.Block {
@@ -379,6 +379,39 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string) stri
 	}
 	notes = append(notes, o.Context...)
 	return strings.Join(notes, "\n")
+}
+
+// toolResponse is a call's tool_response as PostToolUse hooks are told
+// it. For the tools whose response Claude Code's hooks read fields of, it
+// is an object with those fields, so that a hook written for Claude Code
+// (jq -r '.tool_response.filePath // .tool_input.file_path') works:
+// Write, Edit and NotebookEdit give filePath (absolute, from in, the
+// input hooks see) and success, and what the edit was; Bash gives stdout,
+// which holds the command's stdout and stderr as gen gives the model
+// both, interleaved, with the exit status line (stderr is empty). Every
+// object also has output, the text the model was given. Other tools'
+// response is that text.
+func toolResponse(tool string, in map[string]any, output string) any {
+	switch tool {
+	case "Write", "Edit", "NotebookEdit":
+		r := map[string]any{"success": true, "output": output}
+		if tool == "NotebookEdit" {
+			r["filePath"] = in["notebook_path"]
+		} else {
+			r["filePath"] = in["file_path"]
+		}
+		switch tool {
+		case "Write":
+			r["content"] = in["content"]
+		case "Edit":
+			r["oldString"], r["newString"] = in["old_string"], in["new_string"]
+			r["replaceAll"] = in["replace_all"] == true
+		}
+		return r
+	case "Bash":
+		return map[string]any{"stdout": output, "stderr": "", "interrupted": false, "isImage": false, "output": output}
+	}
+	return output
 }
 
 // input is what hooks are told of a call under pol. A file tool's path

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -402,7 +403,8 @@ echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"c
 	if err := json.Unmarshal([]byte(e.read("post.json")), &in); err != nil {
 		t.Fatal(err)
 	}
-	if in["hook_event_name"] != "PostToolUse" || in["tool_response"] != "ran: echo safe" || in["tool_use_id"] != "toolu_9" {
+	resp, _ := in["tool_response"].(map[string]any)
+	if in["hook_event_name"] != "PostToolUse" || resp["stdout"] != "ran: echo safe" || resp["output"] != "ran: echo safe" || in["tool_use_id"] != "toolu_9" {
 		t.Errorf("PostToolUse input %v", in)
 	}
 	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "echo safe" {
@@ -460,5 +462,31 @@ func TestAnswererUpdatedInput(t *testing.T) {
 	}
 	if res := g2.Check(context.Background(), bash("curl https://y.org")); res.Decision != perm.Allow || res.Step != 4 || len(b.asked) != 1 {
 		t.Errorf("the answer's session rule: %v step %d, asked %v", res.Decision, res.Step, b.asked)
+	}
+}
+
+// A PostToolUse hook is told a file tool's response as Claude Code's are:
+// an object with the absolute filePath.
+func TestToolResponse(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		in   map[string]any
+		want map[string]any
+	}{
+		{"Edit", map[string]any{"file_path": "/w/a.go", "old_string": "x", "new_string": "y"},
+			map[string]any{"filePath": "/w/a.go", "success": true, "oldString": "x", "newString": "y", "replaceAll": false, "output": "out"}},
+		{"Write", map[string]any{"file_path": "/w/b", "content": "hi"},
+			map[string]any{"filePath": "/w/b", "success": true, "content": "hi", "output": "out"}},
+		{"NotebookEdit", map[string]any{"notebook_path": "/w/n.ipynb", "new_source": "x"},
+			map[string]any{"filePath": "/w/n.ipynb", "success": true, "output": "out"}},
+		{"Bash", map[string]any{"command": "ls"},
+			map[string]any{"stdout": "out", "stderr": "", "interrupted": false, "isImage": false, "output": "out"}},
+	} {
+		if got := toolResponse(tc.tool, tc.in, "out"); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.tool, got, tc.want)
+		}
+	}
+	if got := toolResponse("Grep", map[string]any{"pattern": "x"}, "out"); got != "out" {
+		t.Errorf("Grep: %v, want the text", got)
 	}
 }
