@@ -29,6 +29,7 @@ import (
 
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // MaxFile is the largest memory file read: everything in it is sent with
@@ -137,7 +138,7 @@ func inside(p, dir string) error {
 	if err != nil {
 		return fmt.Errorf("memory: %s: %w", dir, err)
 	}
-	if rel, err := filepath.Rel(base, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !workspace.Within(real, base) {
 		return fmt.Errorf("memory: %s is a link to %s, outside %s: memory files must live in the tree they describe", p, real, dir)
 	}
 	return nil
