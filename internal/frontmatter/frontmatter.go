@@ -1,7 +1,9 @@
 // Package frontmatter reads markdown files that start with a YAML
 // frontmatter block (agent definitions, skills) and keeps the file line of
-// every value, so errors can name file:line. It sits on
-// github.com/adrg/frontmatter and yaml.v3 nodes.
+// every value, so errors can name file:line. Fields given as JSON
+// instead (an agent on the command line) are read into the same nodes
+// (DecodeJSON, Keyed), for the same parsers; their errors name the key.
+// It sits on github.com/adrg/frontmatter, yaml.v3 nodes and jsonpos.
 package frontmatter
 
 import (
@@ -19,14 +21,29 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
-// Error is a problem at a line of a file.
+// Error is a problem at a line of a file, or at a key of a keyed Doc.
 type Error struct {
 	Path string
+	// Line is 0 where no line is known, as in a keyed Doc.
 	Line int
-	Err  error
+	// Key is, in a keyed Doc, the key path of the value the problem is
+	// at (tools[1], hooks.Stop[0].hooks[0].timeout); "" otherwise.
+	Key string
+	Err error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+func (e *Error) Error() string { return e.where() + ": " + e.Err.Error() }
+
+// where is the position Error names: path: key, path:line or path.
+func (e *Error) where() string {
+	switch {
+	case e.Key != "":
+		return e.Path + ": " + e.Key
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return e.Path
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 
@@ -47,6 +64,10 @@ type Doc struct {
 	Body string
 	// BodyLine is the file line of Body's first line.
 	BodyLine int
+	// Keyed is set for a Doc that was read from JSON rather than from
+	// the lines of a file (Keyed): its errors and warnings name a value
+	// by its key path (Error.Key), where a file's name its line.
+	Keyed bool
 }
 
 var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
@@ -82,27 +103,48 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 	default:
 		m = &root
 	}
+	if err := d.setFields(m); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Keyed returns the Doc whose fields are the members of m, a JSON object
+// that DecodeJSON read: it has no body, and its errors and warnings name
+// path and a key path (Doc.Keyed). Its keys are checked as a file's are.
+func Keyed(path string, m *yaml.Node) (*Doc, error) {
+	d := &Doc{Path: path, Keyed: true}
+	if err := d.setFields(m); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// setFields makes the keys and values of the mapping m d's fields.
+func (d *Doc) setFields(m *yaml.Node) error {
 	if m.Kind != yaml.MappingNode {
-		return nil, d.Errorf(m, "frontmatter must be a mapping of keys to values")
+		return d.Errorf(m, "frontmatter must be a mapping of keys to values")
 	}
 	seen := make(map[string]int)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := Resolve(m.Content[i]), Resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, d.Errorf(k, "keys must be plain names")
+			return d.Errorf(k, "keys must be plain names")
 		}
 		if k.ShortTag() == "!!merge" {
 			// The keys a merge brings in would not be read as keys of
 			// their own: a merged deny_tools would silently vanish.
-			return nil, d.Errorf(k, "YAML merge keys (<<) are not supported: write the keys out")
+			return d.Errorf(k, "YAML merge keys (<<) are not supported: write the keys out")
 		}
 		if line, dup := seen[k.Value]; dup {
-			return nil, d.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
+			// A keyed Doc's come from JSON that DecodeJSON read, which
+			// refuses a repeated name: only a file's are found here.
+			return d.Errorf(k, "duplicate key %q (first at line %d)", k.Value, line)
 		}
 		seen[k.Value] = d.Line(k)
 		d.Fields = append(d.Fields, Field{k, v})
 	}
-	return d, nil
+	return nil
 }
 
 // ParseOptional is Parse for files whose frontmatter block may be left
@@ -178,15 +220,94 @@ func (d *Doc) yamlError(err error) error {
 // Line is the file line of n.
 func (d *Doc) Line(n *yaml.Node) int { return n.Line + d.Open }
 
-// Errorf returns an error at the line of n.
+// Errorf returns an error at n: at its line, or in a keyed Doc at its
+// key path.
 func (d *Doc) Errorf(n *yaml.Node, format string, args ...any) error {
-	return &Error{Path: d.Path, Line: d.Line(n), Err: fmt.Errorf(format, args...)}
+	return d.errorAt(n, fmt.Errorf(format, args...))
+}
+
+// KeyErrorf is Errorf for a problem that a parser of the value n (such
+// as hook.ParseAgent) found at key, a key path it names from n down
+// (hooks.Stop[0].hooks[0].timeout): a file's error names n's line and
+// then key; a keyed Doc's names key alone, which says as much.
+func (d *Doc) KeyErrorf(n *yaml.Node, key, format string, args ...any) error {
+	if d.Keyed {
+		return &Error{Path: d.Path, Key: key, Err: fmt.Errorf(format, args...)}
+	}
+	return d.Errorf(n, "%s: %w", key, fmt.Errorf(format, args...))
+}
+
+// Pos names where n is, as an error at n names it (path:line, or path:
+// key in a keyed Doc), for a warning to start with.
+func (d *Doc) Pos(n *yaml.Node) string { return d.errorAt(n, nil).where() }
+
+// KeyPos is Pos for a warning that starts with the key path below n it
+// is about (hook.IgnoredNote's hooks.SubagentStart: ...), as KeyErrorf's
+// errors do: n's line in a file; in a keyed Doc the path alone.
+func (d *Doc) KeyPos(n *yaml.Node) string {
+	if d.Keyed {
+		return d.Path
+	}
+	return d.Pos(n)
+}
+
+func (d *Doc) errorAt(n *yaml.Node, err error) *Error {
+	if d.Keyed {
+		return &Error{Path: d.Path, Key: d.keyOf(n), Err: err}
+	}
+	return &Error{Path: d.Path, Line: d.Line(n), Err: err}
+}
+
+// keyOf returns the key path of n among d's fields: a field's key, then
+// ".member" for a mapping's value and "[i]" for a list's element
+// (hooks.Stop[0].matcher), the way JSON parsers name a value; "" when n
+// is not in d.
+func (d *Doc) keyOf(n *yaml.Node) string {
+	for _, f := range d.Fields {
+		if f.Key == n {
+			return f.Key.Value
+		}
+		if p, ok := keyPath(f.Value, n, f.Key.Value); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// keyPath returns the key path of n within v, whose own is at.
+func keyPath(v, n *yaml.Node, at string) (string, bool) {
+	if v == n {
+		return at, true
+	}
+	switch v.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k := v.Content[i]
+			if k == n {
+				return at + "." + k.Value, true
+			}
+			if p, ok := keyPath(v.Content[i+1], n, at+"."+k.Value); ok {
+				return p, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, el := range v.Content {
+			if p, ok := keyPath(el, n, fmt.Sprintf("%s[%d]", at, i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Missing returns the error for a required key the block lacks: it names
-// the opening delimiter.
+// the opening delimiter, or in a keyed Doc no position.
 func (d *Doc) Missing(key string) error {
-	return &Error{Path: d.Path, Line: max(d.Open, 1), Err: fmt.Errorf("missing required field %q", key)}
+	err := fmt.Errorf("missing required field %q", key)
+	if d.Keyed {
+		return &Error{Path: d.Path, Err: err}
+	}
+	return &Error{Path: d.Path, Line: max(d.Open, 1), Err: err}
 }
 
 // Has reports whether the frontmatter sets key.
@@ -255,10 +376,10 @@ func (d *Doc) Rules(key string, v *yaml.Node, kind perm.ListKind) ([]perm.Rule, 
 	for _, it := range items {
 		r, left, err := perm.ParseListRule(it.text, kind)
 		if err != nil {
-			return nil, nil, &Error{Path: d.Path, Line: d.Line(it.node), Err: err}
+			return nil, nil, d.errorAt(it.node, err)
 		}
 		if left != "" {
-			warnings = append(warnings, fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line(it.node), key, left))
+			warnings = append(warnings, fmt.Sprintf("%s: %s: %s", d.Pos(it.node), key, left))
 			continue
 		}
 		rules = append(rules, r)
