@@ -28,6 +28,11 @@
 // YAML rejects and Claude Code accepts, is read as plain text with a
 // warning; no other value is recovered that way.
 //
+// ParseJSON reads the same fields, with the same checks, given as JSON on
+// the command line (Claude Code's --agents), with prompt for the body;
+// its errors name the flag, the agent and the key where a file's name
+// the line. Such agents take precedence over every file (Discover).
+//
 // project_memory: true gives the agent the project memory (package
 // memory) after its prompt; without it a subagent sees only its own prompt.
 // model names a model, an alias that settings map (ModelAliases), or
@@ -82,9 +87,10 @@ type Definition struct {
 	// Prompt is the body of the file. For mode explore it ends with a
 	// paragraph telling the agent it is read-only.
 	Prompt string
-	// Path is the file the definition came from; "" for built-ins.
+	// Path is the file the definition came from, or for one given on
+	// the command line "--agents NAME" (ParseJSON); "" for built-ins.
 	Path string
-	// Source is "project", "user" or "builtin"; Parse leaves it "".
+	// Source is "project", "user", "cli" or "builtin"; Parse leaves it "".
 	Source string
 	// Warnings are problems that did not stop parsing, such as unknown keys.
 	Warnings []string
@@ -95,9 +101,13 @@ const (
 	SourceProject = "project"
 	SourceUser    = "user"
 	SourceBuiltin = "builtin"
+	// SourceCLI is an agent given on the command line (--agents,
+	// ParseJSON): the user's own, as a user file is.
+	SourceCLI = "cli"
 )
 
-// Error is a problem at a line of an agent file.
+// Error is a problem at a line of an agent file, or at a key of an agent
+// given as JSON (ParseJSON).
 type Error = frontmatter.Error
 
 // exploreNotice ends the prompt of every explore-mode agent. The gate
@@ -112,6 +122,14 @@ const exploreNotice = "You are running in explore mode, which is read-only: you 
 // Agent(name) permission rules, so parentheses, commas and spaces are out.
 var validName = lazyre.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
+// checkName returns an error for a name no agent may have.
+func checkName(name string) error {
+	if !validName().MatchString(name) {
+		return fmt.Errorf("invalid name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", name)
+	}
+	return nil
+}
+
 // Parse parses the agent file at path, whose content is data. Line numbers
 // in errors and warnings are lines of the file.
 func Parse(path string, data []byte) (*Definition, error) {
@@ -121,32 +139,113 @@ func Parse(path string, data []byte) (*Definition, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{doc: doc, warnings: recovered}
 	d := &Definition{Mode: perm.ModeDefault}
-	for _, f := range doc.Fields {
-		if err := p.field(d, f.Key, f.Value); err != nil {
+	p := &parser{doc: doc, warnings: recovered}
+	if err := p.define(d, "name", "description"); err != nil {
+		return nil, err
+	}
+	d.setPrompt(doc.Body, fmt.Sprintf("%s:%d: empty body: the agent has no system prompt", path, doc.Open))
+	return d, nil
+}
+
+// ParseJSON parses agents given as JSON on the command line (the value
+// of flag, Claude Code's --agents): an object that maps each agent's name
+// to an object of the fields an agent file's frontmatter takes, gen's and
+// Claude Code's, plus prompt, which is the file's body. The fields are
+// read by the parser a file's are, with every check a file's get; prompt
+// and description are required, and a name field must repeat the agent's
+// own. Errors and warnings name flag, the agent and the key
+// (--agents reviewer: tools[1]: ...). The definitions, in the order
+// given, have Source SourceCLI and Path "flag NAME".
+func ParseJSON(flag string, data []byte) ([]*Definition, error) {
+	root, err := frontmatter.DecodeJSON(flag, data)
+	if err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s must be a JSON object that maps agent names to definitions", flag)
+	}
+	var defs []*Definition
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		name, v := root.Content[i].Value, root.Content[i+1]
+		if err := checkName(name); err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		d, err := parseEntry(flag+" "+name, name, v)
+		if err != nil {
 			return nil, err
 		}
+		defs = append(defs, d)
 	}
-	for _, req := range []string{"name", "description"} {
-		if !doc.Has(req) {
-			return nil, doc.Missing(req)
+	return defs, nil
+}
+
+// parseEntry parses the definition v of the agent name, given on the
+// command line; where names it in errors.
+func parseEntry(where, name string, v *yaml.Node) (*Definition, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s must be a JSON object of the agent's fields (description, prompt, tools, ...)", where)
+	}
+	doc, err := frontmatter.Keyed(where, v)
+	if err != nil {
+		return nil, err
+	}
+	// prompt is the body, not a field of the frontmatter, where it would
+	// be an unknown key.
+	i := slices.IndexFunc(doc.Fields, func(f frontmatter.Field) bool { return f.Key.Value == "prompt" })
+	if i < 0 {
+		return nil, doc.Missing("prompt")
+	}
+	if pv := doc.Fields[i].Value; pv.Kind != yaml.ScalarNode || pv.ShortTag() != "!!str" {
+		return nil, doc.Errorf(pv, "prompt must be a string")
+	}
+	prompt := strings.TrimSpace(doc.Fields[i].Value.Value)
+	doc.Fields = slices.Delete(doc.Fields, i, i+1)
+	// The name is the entry's key; a name field (read by field) must
+	// repeat it.
+	d := &Definition{Name: name, Mode: perm.ModeDefault, Source: SourceCLI}
+	p := &parser{doc: doc}
+	if err := p.define(d, "description"); err != nil {
+		return nil, err
+	}
+	d.setPrompt(prompt, where+": prompt is empty: the agent has no system prompt")
+	return d, nil
+}
+
+// define sets d from the fields of p.doc, each read by field, and checks
+// that p.doc has the keys required and that the fields agree with each
+// other. d.Name is the name the agent is known by already, if it has one.
+// It sets the warnings and the path, not the prompt (setPrompt).
+func (p *parser) define(d *Definition, required ...string) error {
+	for _, f := range p.doc.Fields {
+		if err := p.field(d, f.Key, f.Value); err != nil {
+			return err
+		}
+	}
+	for _, req := range required {
+		if !p.doc.Has(req) {
+			return p.doc.Missing(req)
 		}
 	}
 	if ms := d.Hooks.Unmatched(hook.SubagentStop, d.Name); len(ms) > 0 {
 		// They run only while this agent runs, so they would never run.
-		return nil, p.doc.Errorf(p.hooksKey, "hooks.SubagentStop matcher %q does not match the agent's name %q: the hook would never run", ms[0], d.Name)
+		return p.doc.Errorf(p.hooksKey, "hooks.SubagentStop matcher %q does not match the agent's name %q: the hook would never run", ms[0], d.Name)
 	}
 	d.Warnings = p.warnings
-	d.Path = path
-	d.Prompt = doc.Body
+	d.Path = p.doc.Path
+	return nil
+}
+
+// setPrompt makes body d's prompt; an empty one adds the warning empty.
+// An explore agent's prompt ends with the notice that it is read-only.
+func (d *Definition) setPrompt(body, empty string) {
+	d.Prompt = body
 	if d.Prompt == "" {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s:%d: empty body: the agent has no system prompt", path, doc.Open))
+		d.Warnings = append(d.Warnings, empty)
 	}
 	if d.Mode == perm.ModeExplore {
 		d.Prompt = withExploreNotice(d.Prompt)
 	}
-	return d, nil
 }
 
 func withExploreNotice(prompt string) string {
@@ -172,12 +271,18 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 	var err error
 	switch k.Value {
 	case "name":
-		if d.Name, err = p.doc.Text(k.Value, v); err != nil {
+		name, err := p.doc.Text(k.Value, v)
+		if err != nil {
 			return err
 		}
-		if !validName().MatchString(d.Name) {
-			return p.doc.Errorf(v, "invalid name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", d.Name)
+		if err := checkName(name); err != nil {
+			return p.doc.Errorf(v, "%w", err)
 		}
+		if d.Name != "" && name != d.Name {
+			// Given on the command line, the agent is named by its key.
+			return p.doc.Errorf(v, "name %q is not the agent's name %q", name, d.Name)
+		}
+		d.Name = name
 	case "description":
 		d.Description, err = p.doc.Text(k.Value, v)
 	case "model":
@@ -271,7 +376,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 	case "memory":
 		// Claude Code's persistent agent memory (user, project, local) is
 		// another feature than project memory; say so rather than guess.
-		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md", p.doc.Path, p.doc.Line(k)))
+		p.warnings = append(p.warnings, p.doc.Pos(k)+": memory (Claude Code's persistent agent memory) is not supported and is ignored; project_memory: true gives the agent AGENTS.md")
 	case "hooks":
 		// Claude Code's hooks scoped to the agent: they run, besides the
 		// session's, while the agent runs (package trust says when).
@@ -281,7 +386,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		p.hooksKey = k
 	default:
 		if slices.Contains(claudeUnused, k.Value) {
-			p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: %s (a Claude Code key) is not supported by gen and is ignored", p.doc.Path, p.doc.Line(k), k.Value))
+			p.warnings = append(p.warnings, fmt.Sprintf("%s: %s (a Claude Code key) is not supported by gen and is ignored", p.doc.Pos(k), k.Value))
 			break
 		}
 		// Any other key refuses the agent: one that looks like a
@@ -311,13 +416,13 @@ func (p *parser) hooks(k, v *yaml.Node) (hook.Config, error) {
 	c, err := hook.ParseAgent(p.doc.Path, raw)
 	var pe *hook.ParseError
 	if errors.As(err, &pe) {
-		return hook.Config{}, p.doc.Errorf(keyNode(k, v, pe.Key), "%s: %s", pe.Key, pe.Msg)
+		return hook.Config{}, p.doc.KeyErrorf(keyNode(k, v, pe.Key), pe.Key, "%s", pe.Msg)
 	}
 	if err != nil {
 		return hook.Config{}, p.doc.Errorf(k, "%v", err)
 	}
 	for _, ev := range c.Ignored() {
-		p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: %s", p.doc.Path, p.doc.Line(keyNode(k, v, "hooks."+ev)), hook.IgnoredNote(ev)))
+		p.warnings = append(p.warnings, p.doc.KeyPos(keyNode(k, v, "hooks."+ev))+": "+hook.IgnoredNote(ev))
 	}
 	if c.Empty() && len(c.Ignored()) == 0 {
 		// hooks: {} or groups without hooks: more likely a hook lost
@@ -452,7 +557,7 @@ func (p *parser) visibleTools(k, v *yaml.Node) ([]string, []perm.Rule, error) {
 			// Claude Code's Agent(type, ...) limits which agents a
 			// main-thread agent may start; an agent of gen's is always a
 			// subagent, which starts none.
-			p.warnings = append(p.warnings, fmt.Sprintf("%s:%d: tools lists %s, but a gen agent runs as a subagent and delegates to none; taken as Agent", p.doc.Path, p.doc.Line(v), r))
+			p.warnings = append(p.warnings, fmt.Sprintf("%s: tools lists %s, but a gen agent runs as a subagent and delegates to none; taken as Agent", p.doc.Pos(v), r))
 			r = perm.Rule{Tool: "Agent"}
 		}
 		if r.HasPattern {

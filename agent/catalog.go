@@ -125,12 +125,16 @@ func Builtins() []*Definition {
 	}
 }
 
-// scope is one directory of agent files.
+// scope is one directory of agent files, or the agents given on the
+// command line (defs).
 type scope struct {
 	fsys   fs.FS
 	source string
 	// name turns an FS path into the path errors show.
 	name func(string) string
+	// defs, if set, are the scope's agents, parsed already (ParseJSON);
+	// fsys is then nil.
+	defs []*Definition
 }
 
 // Load reads the agent files (**/*.md) of the project and user scopes; each
@@ -139,8 +143,8 @@ type scope struct {
 // the same name. Errors name files as .gen/agents/... and ~/.gen/agents/...
 func Load(project, user fs.FS) (*Catalog, error) {
 	return load(
-		scope{project, SourceProject, func(p string) string { return path.Join(".gen/agents", p) }},
-		scope{user, SourceUser, func(p string) string { return path.Join("~/.gen/agents", p) }},
+		scope{fsys: project, source: SourceProject, name: func(p string) string { return path.Join(".gen/agents", p) }},
+		scope{fsys: user, source: SourceUser, name: func(p string) string { return path.Join("~/.gen/agents", p) }},
 	), nil
 }
 
@@ -152,7 +156,11 @@ func Load(project, user fs.FS) (*Catalog, error) {
 // Errors name the real file paths; the error returned is only for a
 // directory that cannot be read at all, while broken files are reported by
 // Catalog.Errors.
-func Discover(cwd, home string) (*Catalog, error) {
+//
+// flag are the agents given on the command line for this run
+// (--agents, ParseJSON): they take precedence over every file, and a
+// file of the same name, loaded or broken, is not used.
+func Discover(cwd, home string, flag ...*Definition) (*Catalog, error) {
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
@@ -161,7 +169,7 @@ func Discover(cwd, home string) (*Catalog, error) {
 		home = h
 	}
 	root := workspace.ProjectRoot(cwd)
-	var scopes []scope
+	scopes := []scope{{source: SourceCLI, defs: flag}}
 	for _, lvl := range []struct{ base, source string }{{root, SourceProject}, {home, SourceUser}} {
 		if lvl.source == SourceProject && root == home {
 			// The project root is the home directory: its agents are the
@@ -174,7 +182,7 @@ func Discover(cwd, home string) (*Catalog, error) {
 			if err != nil {
 				return nil, err
 			}
-			scopes = append(scopes, scope{fsys, lvl.source, func(p string) string { return filepath.Join(abs, filepath.FromSlash(p)) }})
+			scopes = append(scopes, scope{fsys: fsys, source: lvl.source, name: func(p string) string { return filepath.Join(abs, filepath.FromSlash(p)) }})
 		}
 	}
 	return load(scopes...), nil
@@ -266,7 +274,8 @@ func guessName(p string, data []byte) string {
 // order, so the outcome is the same as reading them one by one.
 func loadScope(sc scope) ([]*Definition, []*FileError) {
 	if sc.fsys == nil {
-		return nil, nil
+		// ParseJSON has checked them: one name each, Source set.
+		return sc.defs, nil
 	}
 	// files holds one slot per file, in walk order; a walk error is a
 	// slot that is already done.
