@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
@@ -79,6 +80,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the agent's prompt")
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, budgetHelp)
+	o.agents.register(fl)
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("prompt")
 	return cmd
@@ -195,7 +197,7 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+	cat, err := f.agents.discover(set)
 	if err != nil {
 		return nil, nil, nil, usageErr(err)
 	}
@@ -268,7 +270,7 @@ func newAgentListCmd(s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+			cat, err := f.agents.discover(set)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -302,6 +304,7 @@ func newAgentListCmd(s Streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "working directory")
+	f.agents.register(cmd.Flags())
 	return cmd
 }
 
@@ -367,5 +370,63 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "working directory")
 	cmd.Flags().BoolVar(&f.trust, "trust", false, trustHelp)
+	f.agents.register(cmd.Flags())
 	return cmd
 }
+
+// agentsFlag is --agents, Claude Code's agents for one run: a JSON object
+// of agent names to definitions (agent.ParseJSON), which take precedence
+// over agent files of the same name. Claude Code takes the JSON inline;
+// gen also takes a file holding it, as for --settings (readJSONFlag).
+type agentsFlag struct {
+	// values are the values given, to refuse a second one rather than
+	// drop the first's agents.
+	values []string
+	// parsed is set once parse has read them, into defs.
+	parsed bool
+	defs   []*agent.Definition
+}
+
+func (f *agentsFlag) register(fl *pflag.FlagSet) {
+	fl.Var(f, "agents", `agents for this run only, as a JSON object or a file holding one: {"NAME": {"description": "...", "prompt": "...", "tools": ["Read"], ...}} (an agent file's frontmatter keys, and its body as prompt); they replace agent files of the same name`)
+}
+
+// parse reads the agents of the flag, once: a file is read only then.
+// Problems are usage errors.
+func (f *agentsFlag) parse() error {
+	switch {
+	case len(f.values) == 0 || f.parsed:
+		return nil
+	case len(f.values) > 1:
+		return usageErr(fmt.Errorf("--agents is given %d times: give every agent in one JSON object", len(f.values)))
+	}
+	data, path, err := readJSONFlag("--agents", f.values[0])
+	if err != nil {
+		return usageErr(err)
+	}
+	if path != "--agents" {
+		// Errors name the flag, then the file.
+		path = "--agents " + path
+	}
+	defs, err := agent.ParseJSON(path, data)
+	if err != nil {
+		return usageErr(err)
+	}
+	f.defs, f.parsed = defs, true
+	return nil
+}
+
+// discover loads the agents of set's workspace, with those of the flag
+// above them (agent.Discover); parse must have run.
+func (f *agentsFlag) discover(set *settings.Settings) (*agent.Catalog, error) {
+	return agent.Discover(set.Workspace.Cwd, set.Workspace.Home, f.defs...)
+}
+
+// The pflag.Value methods. String is the value for help's default,
+// which is none.
+func (f *agentsFlag) String() string { return "" }
+func (f *agentsFlag) Set(v string) error {
+	f.values = append(f.values, v)
+	return nil
+}
+func (f *agentsFlag) Type() string { return "json" }

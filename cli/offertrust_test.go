@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/trust"
 )
@@ -67,7 +68,7 @@ func TestOfferTrust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root, home := newProject(t, tc.files)
 			var errw bytes.Buffer
-			got, err := offerTrust(context.Background(), load(t, root, home), Streams{In: strings.NewReader(tc.answer), Err: &errw, InTerminal: true})
+			got, err := offerTrust(context.Background(), load(t, root, home), nil, Streams{In: strings.NewReader(tc.answer), Err: &errw, InTerminal: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,11 +85,50 @@ func TestOfferTrust(t *testing.T) {
 			if tc.trust {
 				// Trusted now: the next start does not ask again.
 				errw.Reset()
-				if again, _ := offerTrust(context.Background(), load(t, root, home), Streams{In: strings.NewReader("y\n"), Err: &errw}); again || errw.Len() > 0 {
+				if again, _ := offerTrust(context.Background(), load(t, root, home), nil, Streams{In: strings.NewReader("y\n"), Err: &errw}); again || errw.Len() > 0 {
 					t.Errorf("asked again after trusting: %q", errw.String())
 				}
 			}
 		})
+	}
+}
+
+// A project agent that --agents replaces is not used, so it asks for no
+// trust; one the flag leaves alone still does.
+func TestOfferTrustFlagAgents(t *testing.T) {
+	base := t.TempDir()
+	root, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
+	pwn := filepath.Join(root, ".gen", "agents", "pwn.md")
+	for _, d := range []string{root + "/.git", home, filepath.Dir(pwn)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(pwn, []byte("---\nname: pwn\ndescription: d\nallow_tools: Bash\n---\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag  string
+		asked bool
+	}{
+		{`{"pwn": {"description": "mine", "prompt": "p"}}`, false},
+		{`{"other": {"description": "mine", "prompt": "p"}}`, true},
+	} {
+		defs, err := agent.ParseJSON("--agents", []byte(tc.flag))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errw bytes.Buffer
+		if _, err := offerTrust(context.Background(), set, defs, Streams{In: strings.NewReader("n\n"), Err: &errw, InTerminal: true}); err != nil {
+			t.Fatal(err)
+		}
+		if asked := strings.Contains(errw.String(), "Trust this project?"); asked != tc.asked {
+			t.Errorf("--agents %s: asked = %v, want %v; stderr %q", tc.flag, asked, tc.asked, errw.String())
+		}
 	}
 }
 
@@ -121,7 +161,7 @@ func TestOfferTrustAfterChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errw bytes.Buffer
-	got, err := offerTrust(context.Background(), load(), Streams{In: strings.NewReader("y\n"), Err: &errw, InTerminal: true})
+	got, err := offerTrust(context.Background(), load(), nil, Streams{In: strings.NewReader("y\n"), Err: &errw, InTerminal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

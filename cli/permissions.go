@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/semaphore"
 
-	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/schema"
@@ -47,6 +46,8 @@ type policyFlags struct {
 	settings string
 	// sources is --setting-sources; nil when it was not given.
 	sources []string
+	// agents is --agents, where the command takes it.
+	agents agentsFlag
 }
 
 // trustHelp is the usage of --trust wherever a command loads settings.
@@ -64,6 +65,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.sources, "setting-sources", nil, `the settings scopes to load in full, comma-separated: user, project, local ("" for none); managed settings and --settings always load, and a scope left out still brings its deny and ask rules`)
 	stringsVar(fl, &f.tools, "tools", nil, `the built-in tools the run has, comma- or space-separated, e.g. 'Bash,Read,Edit'; "" for none, "default" for all (the others are denied and not shown; MCP tools stay)`)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
+	f.agents.register(fl)
 }
 
 // load resolves the working directory and loads every settings scope.
@@ -131,6 +133,9 @@ func (f *policyFlags) options() (settings.Options, error) {
 	sources, err := settings.ParseSources(f.sources)
 	if err != nil {
 		return settings.Options{}, usageErr(fmt.Errorf("--setting-sources: %w", err))
+	}
+	if err := f.agents.parse(); err != nil {
+		return settings.Options{}, err
 	}
 	return settings.Options{
 		FlagSettings:     flagData,
@@ -236,7 +241,7 @@ func runCheck(ctx context.Context, o *checkOptions, args []string, s Streams) er
 	c := policy.Check{ModeFlag: o.mode != "", Headless: o.headless}
 	// The agents the main loop may delegate to: the files their hooks
 	// run are code to it too.
-	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+	cat, err := o.agents.discover(set)
 	if err != nil {
 		return usageErr(err)
 	}

@@ -131,6 +131,9 @@ func (o *mainOptions) check() (report.Format, error) {
 	if err := o.mcpFlags.check(); err != nil {
 		return "", err
 	}
+	if err := o.agents.parse(); err != nil {
+		return "", err
+	}
 	if o.resume != "" && o.cont {
 		return "", usageErr(fmt.Errorf("--resume and --continue exclude each other"))
 	}
@@ -202,7 +205,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		return usageErr(err)
 	}
 	if !headless {
-		trusted, err := offerTrust(cmd.Context(), set, s)
+		trusted, err := offerTrust(cmd.Context(), set, o.agents.defs, s)
 		if err != nil {
 			return &exitError{ExitFailed, err}
 		}
@@ -252,6 +255,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		SearchURL:    tool.SearchEndpointFromEnv(),
 		OnWarning:    func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
 		MCP:          servers.MCP,
+		Agents:       o.agents.defs,
 	}
 	sid.record(&cfg)
 	if headless {

@@ -55,7 +55,7 @@ it and run gen trust again. For one headless run, pass --trust instead.`,
 // the person trusted it (settings.Settings.TrustStale). It reports whether
 // the person trusted it (recorded in the user settings, which the caller
 // then reloads). Headless runs never ask: they use --trust or `gen trust`.
-func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, error) {
+func offerTrust(ctx context.Context, set *settings.Settings, flagAgents []*agent.Definition, s Streams) (bool, error) {
 	if set.Trusted {
 		return false, nil
 	}
@@ -64,9 +64,9 @@ func offerTrust(ctx context.Context, set *settings.Settings, s Streams) (bool, e
 		mcpJSON = ""
 	}
 	// Agents that do not load are reported where they are used; here
-	// they ask for nothing.
+	// they ask for nothing, nor does a project's that --agents replaces.
 	var agents []*agent.Definition
-	if cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home); err == nil {
+	if cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home, flagAgents...); err == nil {
 		agents = cat.All()
 	}
 	files := trust.Pending(set, mcpJSON, agents)

@@ -84,6 +84,9 @@ type Config struct {
 	// headless session (no Approver) its permission-prompt delegate; nil
 	// means neither.
 	MCP *subagent.MCP
+	// Agents are the agents given for this session only (--agents,
+	// agent.ParseJSON), above the agent files (agent.Discover).
+	Agents []*agent.Definition
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -139,7 +142,7 @@ func New(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home, cfg.Agents...)
 	if err != nil {
 		return nil, err
 	}
