@@ -330,6 +330,13 @@ type batchLine struct {
 	Call  string         `json:"call"`
 }
 
+// unmarshalBatchLine decodes a --batch line into a zero *bl, strictly
+// (parseBatchLine).
+func unmarshalBatchLine(line []byte, bl *batchLine) error {
+	*bl = batchLine{}
+	return jsonv2.Unmarshal(line, bl, jsonv2.RejectUnknownMembers(true))
+}
+
 // runBatch evaluates every line of file ("-" for s.In) in one process,
 // on GOMAXPROCS workers (see checkBatch).
 func runBatch(ctx context.Context, file string, pol *perm.Policy, s Streams) error {
@@ -645,11 +652,14 @@ func workerResolver(workers int) *perm.Resolver {
 
 // parseBatchLine decodes one --batch input line. It is strict JSON
 // (encoding/json/v2): unknown or duplicate names, names in another case
-// and invalid UTF-8 are errors, not guesses.
+// and invalid UTF-8 are errors, not guesses. Plain lines take a shortcut
+// that decodes them as jsonv2 would (decodePlainBatchLine).
 func parseBatchLine(line []byte) (perm.Request, error) {
-	var bl batchLine
-	if err := jsonv2.Unmarshal(line, &bl, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return perm.Request{}, err
+	bl, ok := decodePlainBatchLine(line)
+	if !ok {
+		if err := unmarshalBatchLine(line, &bl); err != nil {
+			return perm.Request{}, err
+		}
 	}
 	switch {
 	case bl.Call != "" && bl.Tool == "" && bl.Input == nil:
