@@ -139,10 +139,11 @@ func (d *plainDecoder) string() (string, bool) {
 }
 
 // escaped finishes string from its first backslash, at d.i; the string's
-// text began at start.
+// text began at start. It decodes into a buffer on the stack while the
+// text fits, so that the string it returns is its one allocation.
 func (d *plainDecoder) escaped(start int) (string, bool) {
-	out := make([]byte, 0, len(d.b)-start)
-	out = append(out, d.b[start:d.i]...)
+	var buf [512]byte
+	out := append(buf[:0], d.b[start:d.i]...)
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
@@ -213,7 +214,7 @@ func (d *plainDecoder) stringObject() (map[string]any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[string(k)] = v
+		m[inputName(k)] = v
 		if d.byte('}') {
 			return m, true
 		}
@@ -240,4 +241,22 @@ func hex4(b []byte) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// inputNames are the input names most calls use, which inputName
+// returns without a copy of its own.
+var inputNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"command", "description", "timeout", "file_path", "notebook_path", "pattern", "path", "url", "content", "old_string", "new_string"} {
+		m[n] = n
+	}
+	return m
+}()
+
+// inputName returns the name k as a string.
+func inputName(k []byte) string {
+	if n, ok := inputNames[string(k)]; ok {
+		return n
+	}
+	return string(k)
 }

@@ -72,6 +72,9 @@ var plainEdgeLines = append([]string{
 	`"tool"`,
 	``,
 	` `,
+	// Longer than escaped's buffer on the stack.
+	`{"tool":"Bash","input":{"command":"` + strings.Repeat(`a\n\u00e9`, 200) + `"}}`,
+	`{"tool":"Bash","input":{"command":"` + strings.Repeat(`a\n\u00e9`, 200) + `\ud800"}}`,
 }, badLines...)
 
 // plainCorpusLines are the lines of the --batch inputs the benchmarks

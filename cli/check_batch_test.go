@@ -172,6 +172,31 @@ func TestBatchMatchesSequential(t *testing.T) {
 	}
 }
 
+// A chunk whose lines outgrow the array it keeps them in moves on to a
+// larger one: every line keeps its own text (batchChunk.keep).
+func TestBatchChunkOutgrowsItsLines(t *testing.T) {
+	pol := checkPolicy(t)
+	var b strings.Builder
+	for i := range 3 * batchChunkLines {
+		// Distinct lines of about 1 KiB, some Deny, some not: a chunk's
+		// lines fill its first array several times over.
+		fmt.Fprintf(&b, `{"tool":"Bash","input":{"command":"echo %d %s"}}`+"\n", i, strings.Repeat("y", 1000))
+		if i%3 == 0 {
+			fmt.Fprintf(&b, `{"tool":"Bash","input":{"command":"rm -rf %s/%d"}}`+"\n", strings.Repeat("z", 900), i)
+		}
+	}
+	in := []byte(b.String())
+	want := runWith(func(s Streams) error { return sequentialBatch(bytes.NewReader(in), "calls", pol, s) })
+	for _, workers := range []int{1, 2} {
+		got := runWith(func(s Streams) error {
+			return checkBatch(context.Background(), bytes.NewReader(in), "calls", workers, pol, s)
+		})
+		if got != want {
+			t.Errorf("%d workers: output differs from the sequential batch", workers)
+		}
+	}
+}
+
 // With an in-flight bound smaller than a chunk's lines (and some lines
 // longer than it), the batch neither hangs nor changes its answers: the
 // reader hands over what it holds before it waits for room.

@@ -369,11 +369,29 @@ type batchJob struct {
 // handing over lines one by one cost a goroutine wake-up each, about a
 // sixth of a batch's CPU.
 type batchChunk struct {
-	jobs   []batchJob
+	jobs []batchJob
+	// in holds the jobs' lines, one after the other: a copy each would
+	// be an allocation per line. A line that does not fit moves it to a
+	// larger array; the lines before stay where they are.
+	in     []byte
 	out    []byte        // the answer lines, one after the other
 	weight int64         // the sum of the jobs' weights
 	done   chan struct{} // closed when every job is answered
 }
+
+// keep returns a copy of line in c.in. The arrays it makes are at most
+// twice the lines they hold, or the size of a chunk.
+func (c *batchChunk) keep(line []byte) []byte {
+	if cap(c.in)-len(c.in) < len(line) {
+		c.in = make([]byte, 0, max(len(line), min(2*cap(c.in), batchChunkBytes), batchChunkInBytes))
+	}
+	start := len(c.in)
+	c.in = append(c.in, line...)
+	return c.in[start:len(c.in):len(c.in)]
+}
+
+// batchChunkInBytes is the room a chunk first makes for its lines.
+const batchChunkInBytes = 16 << 10
 
 // batchInflightBytes bounds the input lines checkBatch holds at once, in
 // bytes, whatever their number and length (a line may be 16 MiB).
@@ -460,7 +478,7 @@ func checkBatch(ctx context.Context, r io.Reader, file string, workers int, pol 
 			if pending == nil {
 				pending = &batchChunk{jobs: make([]batchJob, 0, batchChunkLines), done: make(chan struct{})}
 			}
-			pending.jobs = append(pending.jobs, batchJob{n: n, line: bytes.Clone(line), weight: w})
+			pending.jobs = append(pending.jobs, batchJob{n: n, line: pending.keep(line), weight: w})
 			pending.weight += w
 			if len(pending.jobs) == batchChunkLines || pending.weight >= batchChunkBytes {
 				if handOver() != nil {
