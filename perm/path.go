@@ -203,9 +203,9 @@ type pathPattern struct {
 	// all ASCII (byte for byte an upper-case form of abs), else "".
 	orig string
 	// foldLit is abs in lower case when abs is an ASCII literal absolute
-	// path (not a basename or directory-only pattern): broad matching
-	// of an ASCII clean path is then one comparison ignoring case
-	// (foldLiteral).
+	// path, or such a path followed by "/**" (not a basename or
+	// directory-only pattern): broad matching of an ASCII clean path is
+	// then one comparison ignoring case (foldLiteral, foldLiteralOf).
 	foldLit string
 }
 
@@ -257,10 +257,31 @@ func compileAnchored(ws Workspace, pat string) pathPattern {
 		}
 		pp.folded = &f
 	}
-	if pp.literal && !pp.base && !pp.dirOnly && len(pp.abs) > 0 && pp.abs[0] == '/' && isASCII(pp.abs) && clean(pp.abs) == pp.abs {
-		pp.foldLit = strings.ToLower(pp.abs)
+	if lit, ok := foldLiteralOf(&pp); ok {
+		pp.foldLit = strings.ToLower(lit)
 	}
 	return pp
+}
+
+// foldLiteralOf returns the ASCII clean absolute path that broad matching
+// of pp amounts to (foldLiteral): pp itself when it is such a literal,
+// or the literal before a final "/**", which broad matching finds in a
+// path just as it finds that literal (starMatch: the literal, or
+// anything under it). Basename and directory-only patterns match
+// otherwise.
+func foldLiteralOf(pp *pathPattern) (string, bool) {
+	var lit string
+	switch {
+	case pp.base || pp.dirOnly:
+		return "", false
+	case pp.literal:
+		lit = pp.abs
+	case pp.star && pp.globstar:
+		lit = pp.starAbs
+	default:
+		return "", false
+	}
+	return lit, len(lit) > 0 && lit[0] == '/' && isASCII(lit) && clean(lit) == lit
 }
 
 // compileAbs compiles a clean absolute (or basename) pattern.

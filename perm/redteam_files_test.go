@@ -106,7 +106,10 @@ func TestFoldMatch(t *testing.T) {
 	patterns := []string{"/p/secrets/**", "/p/Secrets/**", "/p/.env", "/p/.ENV", "*.pem", "*.PEM", "/p/Sé/x", "/p/sé/**",
 		"/p/İ/**", "/p/a*/k", "/p/dir/", "/P/**",
 		"/p/a-long-directory-name/Sé/.env", "/p/a-long-directory-name/é/**", "/p/a-long-directory-name-é/x",
-		"/p/A-Long-Directory-Name/Secrets/**", "/p/A-Long-Directory-Name/Secrets/.env"}
+		"/p/A-Long-Directory-Name/Secrets/**", "/p/A-Long-Directory-Name/Secrets/.env",
+		// Literals before a final "/**" at the edges: the root, a
+		// directory-only pattern, dots, upper case only, a star before it.
+		"/**", "/p/**/", "/p/secrets/**/", "/p/.Env/**", "/p/A.B-C_D/**", "/P/SECRETS/**", "/p/*/**", "/p/s*/**"}
 	paths := []string{"/p/secrets/k", "/p/SECRETS/k", "/P/secrets", "/p/secret", "/p/.env", "/p/.Env", "/p/x.PEM",
 		"/p/x.pem", "/p/SÉ/x", "/p/sé/x", "/p/Sé/x", "/p/i̇/k", "/p/İ/k", "/p/AB/k", "/p/dir", "/p/DIR/f", "/p", "/P", "/",
 		"/q/secrets/k", "/p/secrets", "/p/Secrets", "/p/.ENV/x", "/p/.envx", "/p/./.ENV", "/p/./.ENV/x", "/p/x/../.Env", "/p/.Env/..",
@@ -115,7 +118,8 @@ func TestFoldMatch(t *testing.T) {
 		"/p/a-long-directory-name/É/k", "/p/a-long-directory-name-É/x", "/p/a-long-directory-name-é/X",
 		"/p/A-Long-Directory-Name/Secrets/k", "/p/a-long-directory-name/secrets/k", "/p/A-LONG-DIRECTORY-NAME/SECRETS/.ENV",
 		"/p/A-Long-Directory-Name/Other/k", "/p/A-Long-Directory-Name/Secrets/.Env", "/p/A-Long-Directory-Name/Secrets",
-		"/p/A-Long-Directory-Name/SecretX/k", "/p/A-Long-Directory-Name/SecretX"}
+		"/p/A-Long-Directory-Name/SecretX/k", "/p/A-Long-Directory-Name/SecretX",
+		"/p/a.b-c_d", "/p/A.B-C_D/x", "/p/a.b-c_dx", "/p/.ENV/k/l", "/p/secrets/", "/p/secrets/./k", "/p/secrets/../k"}
 	naive := func(pp pathPattern, tg target) bool {
 		for _, p := range tg.forms() {
 			if pp.match(p, true) {
