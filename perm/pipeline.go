@@ -200,6 +200,10 @@ func stepDeny(c *call, rs *ruleSet) (Result, bool) {
 					forms = append(slices.Clip(forms), "\n"+pt.cmd.Stdin)
 				}
 			}
+			if !rs.deny.mayMention(forms) {
+				words[i] = nil // no word to split: none names a rule's program
+				continue
+			}
 			words[i], c.mentions.block, c.mentions.lists = appendMentionWords(forms, c.mentions.block, c.mentions.lists)
 			if !rs.deny.linear() {
 				cands = append(cands, rs.deny.mentioned(words[i])...)

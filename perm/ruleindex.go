@@ -72,12 +72,53 @@ type ruleList struct {
 	// progs are the Bash rules with a program, by program, for the
 	// mention check of deny rules (mentionMatch).
 	progs map[string][]int32
+	// mentionProgs are the distinct programs of the Bash rules with a
+	// pattern, while there are at most maxMentionProgs of them; manyProgs
+	// is set when there are more. A command part none of whose forms
+	// holds one of them as text mentions none (mayMention).
+	mentionProgs []string
+	manyProgs    bool
 	// pathProgs are the programs Bash rules name by a path (/bin/rm),
 	// by the name PATH finds them under (rm): a command that runs rm
 	// is judged as /bin/rm too (pathProgramForms).
 	pathProgs map[string][]string
 	// reads are the Read rules.
 	reads []int32
+}
+
+// maxMentionProgs bounds the programs mayMention looks for one by one.
+const maxMentionProgs = 8
+
+// addMentionProg notes prog, a Bash rule's program, among mentionProgs.
+func (l *ruleList) addMentionProg(prog string) {
+	if prog == "" || l.manyProgs || slices.Contains(l.mentionProgs, prog) {
+		return
+	}
+	if len(l.mentionProgs) == maxMentionProgs {
+		l.manyProgs, l.mentionProgs = true, nil
+		return
+	}
+	l.mentionProgs = append(l.mentionProgs, prog)
+}
+
+// mayMention reports whether a command part with these forms may mention
+// the program of one of l's Bash rules (mentionMatch, mentioned): a word
+// names a program only if the program's name is part of its text (as
+// itself, its basename or a versioned name), and every word of a form is
+// text of the form. False is sure; true is when there are too many
+// programs to look for.
+func (l *ruleList) mayMention(forms []string) bool {
+	if l.manyProgs {
+		return true
+	}
+	for _, f := range forms {
+		for _, p := range l.mentionProgs {
+			if strings.Contains(f, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pathIndex indexes path rules by a path segment every path they match
@@ -289,6 +330,7 @@ func compileList(ws Workspace, es []Entry, r []Rule, indexed bool) *ruleList {
 			if r.HasPattern {
 				cr.bash = compileBash(r.Pattern)
 				cr.prog, _ = ruleProgram(r.Pattern)
+				l.addMentionProg(cr.prog)
 				if strings.Contains(cr.prog, "/") {
 					if l.pathProgs == nil {
 						l.pathProgs = make(map[string][]string)

@@ -3,10 +3,13 @@ package perm
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gen-run/gen/internal/callcorpus"
+	"github.com/gen-run/gen/perm/bash"
 )
 
 // linearRules compiles p without indexes: every rule is tried for every
@@ -137,4 +140,81 @@ func TestEvaluateShared(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestMayMention checks mayMention's shortcut of the mention check: for
+// every Bash rule of the differential corpus's and more, alone in a list
+// and all in one, and every form of generated commands (with names by
+// path, versioned and in here-documents), a part it says mentions no
+// program is one mentionMatch and mentioned find nothing in.
+func TestMayMention(t *testing.T) {
+	deny, ask, allow := callcorpus.Rules()
+	pats := []string{"Bash(rm -rf *)", "Bash(curl:*)", "Bash(python3 -c *)", "Bash(/bin/rm:*)", "Bash(git push:*)", "Bash(* --force)", "Bash(node:*)"}
+	for _, r := range slices.Concat(deny, ask, allow) {
+		if strings.HasPrefix(r, "Bash(") {
+			pats = append(pats, r)
+		}
+	}
+	var lists [][]Entry
+	for _, p := range pats {
+		r, err := ParseRule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists = append(lists, []Entry{{Rule: r}})
+	}
+	var all []Entry
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	lists = append(lists, all[:7], all)
+	var formsOf [][]string
+	cmds := []string{"python3.11 -c 'print(1)'", "/usr/bin/rm -rf /", "sudo /bin/curl x", "cat <<'EOF'\nrm -rf /\nEOF", "x=$(curl y)", "npx rimraf build"}
+	for _, c := range callcorpus.Bash(5, 1000) {
+		cmds = append(cmds, c.Input["command"].(string))
+	}
+	for _, src := range cmds {
+		s, err := bash.Parse(src)
+		if err != nil {
+			continue
+		}
+		for _, cmd := range s.Commands {
+			forms := cmd.DenyForms()
+			if cmd.Stdin != "" {
+				forms = append(forms, "\n"+cmd.Stdin)
+			}
+			formsOf = append(formsOf, forms)
+		}
+	}
+	wordsOf := make([][][]string, len(formsOf))
+	for i, forms := range formsOf {
+		wordsOf[i], _, _ = appendMentionWords(forms, nil, nil)
+	}
+	sure, found := 0, 0
+	for _, es := range lists {
+		l := compileList(Workspace{Cwd: "/w", Root: "/w", Home: "/h"}, es, nil, true)
+		for k, forms := range formsOf {
+			words := wordsOf[k]
+			if l.mayMention(forms) {
+				for i := range l.rules {
+					if _, w := mentionMatch(&l.rules[i], words); w != "" {
+						found++
+					}
+				}
+				continue
+			}
+			sure++
+			for i := range l.rules {
+				if certain, w := mentionMatch(&l.rules[i], words); certain || w != "" {
+					t.Errorf("%s: mayMention says no program, but %s mentions %s", es[i].Rule, forms, w)
+				}
+			}
+			if c := l.mentioned(words); len(c) > 0 && !l.linear() {
+				t.Errorf("mayMention says no program, but the index finds rules %v in %s", c, forms)
+			}
+		}
+	}
+	if sure == 0 || found == 0 {
+		t.Fatalf("%d parts shortcut, %d mentions found: the test checks nothing", sure, found)
+	}
 }
