@@ -105,15 +105,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	name, flagged := o.model, o.model != ""
-	if !flagged {
-		// No model, or inherit, is the configured default model.
-		var warn string
-		if name, warn = def.ResolveModel(set.ModelAliases, ""); warn != "" {
-			fmt.Fprintln(s.Err, "gen: warning:", warn)
-		}
-	}
-	model, modelName, err := pickModel(name, flagged, set.API, o.noStream, s.Err)
+	model, modelName, err := pickModel(modelFor(o.model, def, set, s.Err), o.model != "", set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
 	}
@@ -209,6 +201,22 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *se
 		fmt.Fprintln(errw, "gen: warning:", w)
 	}
 	return live, set, def, nil
+}
+
+// modelFor returns the name of the model a run uses: flag, the --model
+// flag, when given; else the model agent d names, resolved with set's
+// modelAliases (agent.Definition.ResolveModel, its warning to errw), for
+// a run of d on its own or the main loop run as d; "" (the configured
+// default model) for no model, inherit, or no agent.
+func modelFor(flag string, d *agent.Definition, set *settings.Settings, errw io.Writer) string {
+	if flag != "" || d == nil {
+		return flag
+	}
+	name, warn := d.ResolveModel(set.ModelAliases, "")
+	if warn != "" {
+		fmt.Fprintln(errw, "gen: warning:", warn)
+	}
+	return name
 }
 
 // budgetHelp describes --max-budget-usd.

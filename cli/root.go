@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/cost"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/chat"
@@ -55,6 +56,8 @@ type mainOptions struct {
 	fallback     string
 	jsonSchema   string
 	budget       float64
+	// agent is --agent: the agent the main loop runs as.
+	agent string
 	// output is --json-schema's tool, compiled by check.
 	output *structured.Output
 }
@@ -71,7 +74,8 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 	fl.StringVar(&o.inputFormat, "input-format", inputText, "headless input: text, or stream-json (user messages as JSON lines on stdin; needs --output-format stream-json)")
 	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
-	fl.StringVar(&o.system, "system-prompt", "", "replace the main loop's system prompt")
+	fl.StringVar(&o.system, "system-prompt", "", "replace the main loop's system prompt (with --agent, the agent's prompt)")
+	fl.StringVar(&o.agent, "agent", "", "run the main loop as this agent (see gen agent list): its prompt is the system prompt, its tool rules and hooks apply, its mode caps the session's, and its model is used without --model")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the system prompt")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
@@ -220,7 +224,11 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			return usageErr(err)
 		}
 	}
-	model, modelName, err := pickModel(o.model, true, set.API, o.noStream, s.Err)
+	def, err := o.mainAgent(set)
+	if err != nil {
+		return err
+	}
+	model, modelName, err := pickModel(modelFor(o.model, def, set, s.Err), o.model != "", set.API, o.noStream, s.Err)
 	if err != nil {
 		return err
 	}
@@ -256,6 +264,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		OnWarning:    func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
 		MCP:          servers.MCP,
 		Agents:       o.agents.defs,
+		Agent:        def,
 	}
 	sid.record(&cfg)
 	if headless {
@@ -291,6 +300,24 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		return &exitError{ExitFailed, err}
 	}
 	return nil
+}
+
+// mainAgent returns the agent the main loop runs as (--agent), looked
+// up among the agents of set's workspace and --agents; nil without one.
+// An unknown name, or one whose file did not load, is a usage error.
+func (o *mainOptions) mainAgent(set *settings.Settings) (*agent.Definition, error) {
+	if o.agent == "" {
+		return nil, nil
+	}
+	cat, err := o.agents.discover(set)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	def, err := cat.Lookup(o.agent)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--agent: %w", err))
+	}
+	return def, nil
 }
 
 // withFallback returns main, the model named mainName, switching to the
@@ -452,7 +479,7 @@ func (h *headlessRun) start() (*session.Session, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	h.printer.Init(report.Init{
+	ev := report.Init{
 		SessionID:  h.sid.ID,
 		Cwd:        h.sid.Cwd,
 		Model:      h.cfg.ModelName,
@@ -460,7 +487,11 @@ func (h *headlessRun) start() (*session.Session, error) {
 		Tools:      sess.Tools(),
 		MCPServers: h.servers,
 		Agent:      "main",
-	})
+	}
+	if h.cfg.Agent != nil {
+		ev.Agent = h.cfg.Agent.Name
+	}
+	h.printer.Init(ev)
 	return sess, nil
 }
 

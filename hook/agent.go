@@ -25,8 +25,9 @@ type Agent struct {
 	// Cwd is the working directory the hooks run in and are told.
 	Cwd string
 	// AgentID and AgentType name a subagent; both empty for the main
-	// loop. A subagent's stop event is SubagentStop, matched against
-	// AgentType.
+	// loop, which has an AgentType only when it runs as an agent
+	// (--agent: Claude Code tells its hooks agent_type then too). A
+	// subagent's stop event is SubagentStop, matched against AgentType.
 	AgentID, AgentType string
 	// Warn receives the warnings and system messages of every event; nil
 	// drops them.
@@ -87,9 +88,9 @@ func (a *Agent) TakeHalt() string {
 }
 
 // StopEvent is the event a's run ends with: SubagentStop for a subagent,
-// Stop for the main loop.
+// Stop for the main loop (also when it runs as an agent).
 func (a *Agent) StopEvent() Event {
-	if a != nil && a.AgentType != "" {
+	if a != nil && a.AgentID != "" {
 		return SubagentStop
 	}
 	return Stop
@@ -151,6 +152,27 @@ func ParseAgent(origin string, raw json.RawMessage) (Config, error) {
 		delete(c.groups, Stop)
 	}
 	return c, nil
+}
+
+// AsMain returns c, the hooks of the agent called name (ParseAgent), as
+// they run when that agent is the main loop (--agent), whose run ends
+// with Stop rather than SubagentStop: the stop hooks that would run at its
+// end as a subagent (its Stop hooks, and its SubagentStop hooks whose
+// matcher names it) are Stop hooks. The others are as they were.
+func (c Config) AsMain(name string) Config {
+	out := Merge(c)
+	var stops []Group
+	for _, g := range out.groups[SubagentStop] {
+		if g.Matches(name) {
+			g.Matcher, g.names, g.re = "", nil, nil
+			stops = append(stops, g)
+		}
+	}
+	delete(out.groups, SubagentStop)
+	if len(stops) > 0 {
+		out.groups[Stop] = append(stops, out.groups[Stop]...)
+	}
+	return out
 }
 
 // Unmatched returns, in configuration order, the matchers of ev's groups

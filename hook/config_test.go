@@ -281,6 +281,37 @@ func TestParseAgent(t *testing.T) {
 	}
 }
 
+// TestAsMain: the hooks of an agent run as the main loop (--agent) end
+// its run at Stop: the stop hooks that would run at its end as a
+// subagent (its Stop hooks, and its SubagentStop hooks whose matcher
+// names it) become Stop hooks, one naming another agent is dropped, and
+// its other hooks are as they were. The receiver is not changed.
+func TestAsMain(t *testing.T) {
+	c, err := ParseAgent("a.md", []byte(`{
+		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "check.sh"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+		"SubagentStop": [{"matcher": "reviewer", "hooks": [{"type": "command", "command": "mine.sh"}]},
+			{"matcher": "other", "hooks": [{"type": "command", "command": "other.sh"}]}]
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.AsMain("reviewer")
+	var got []string
+	for _, h := range m.Matching(Stop, "") {
+		got = append(got, h.Command)
+	}
+	if want := []string{"stop.sh", "mine.sh"}; !slices.Equal(got, want) || m.Has(SubagentStop) {
+		t.Errorf("Stop hooks %q (SubagentStop left: %v), want %q", got, m.Has(SubagentStop), want)
+	}
+	if hs := m.Matching(PreToolUse, "Bash"); len(hs) != 1 || hs[0].Command != "check.sh" {
+		t.Errorf("PreToolUse(Bash) = %+v", hs)
+	}
+	if c.Has(Stop) || len(c.Matching(SubagentStop, "reviewer")) != 2 {
+		t.Error("AsMain modified its receiver")
+	}
+}
+
 // TestRunnerWith: a runner With an agent's hooks runs the session's and
 // the agent's, each command once, the session's first; the agent's are
 // asked for at each event.

@@ -31,14 +31,61 @@ type Runtime struct {
 	// their hooks run are code (perm.Policy.Code) for the main loop too,
 	// which could change one before it delegates.
 	Agents []*agent.Definition
+	// Agent, if set, is the agent the main loop runs as (--agent): its
+	// rules apply to the main loop as they would to it run as a
+	// subagent (Main).
+	Agent *agent.Definition
 }
 
 // Main returns the main loop's policy: every settings scope and CLI flag,
 // with the runtime state rt, and the sandbox settings in force (confine).
 // The slices are copies: changing the policy changes neither s nor rt.
+//
+// When the main loop runs as an agent (rt.Agent), the agent's rules apply
+// to it as they would to the agent run on its own (Subagent): its
+// allow_tools constrain every call (and allow, where Subagent lets them),
+// its deny_tools deny, the tools it does not have are hidden, and the mode
+// is capped at the agent's (MainMode). The main loop stays the main loop
+// otherwise: settings allow rules and session grants still allow within
+// that constraint, and an Ask still goes to the person.
 func Main(s *settings.Settings, rt Runtime) perm.Policy {
+	p, _ := mainPolicy(s, rt)
+	compile(&p)
+	return p
+}
+
+// MainWarnings returns what Main(s, rt) leaves out of rt.Agent's
+// definition or adjusts (the agent's mode, allow_tools that only
+// restrict, hooks that may not run), as Subagent warns about them: for a
+// session to say once, when it starts.
+func MainWarnings(s *settings.Settings, rt Runtime) []string {
+	_, warns := mainPolicy(s, rt)
+	return warns
+}
+
+// MainMode returns the mode the main loop runs in under s with runtime
+// state rt: rt.Mode, or when the main loop runs as an agent, rt.Mode
+// capped at the agent's mode and then as the agent's own mode would be
+// (agentMode: at default for a project's agent in a project that is not
+// trusted, and for a mode the settings disable), with warnings that say
+// why the latter. So the person may choose any mode up to the agent's,
+// and never one above it.
+func MainMode(s *settings.Settings, rt Runtime) (perm.Mode, []string) {
+	if rt.Agent == nil {
+		return rt.Mode, nil
+	}
+	// An agent without a mode runs in default mode, which caps too.
+	return agentMode(s, rt.Agent, perm.CapMode(rt.Mode, cmp.Or(rt.Agent.Mode, perm.ModeDefault)))
+}
+
+// mainPolicy is Main's policy, not compiled, and its warnings.
+func mainPolicy(s *settings.Settings, rt Runtime) (perm.Policy, []string) {
 	ws := s.Workspace
 	ws.Dirs = append(slices.Clone(ws.Dirs), rt.Dirs...)
+	agents := rt.Agents
+	if rt.Agent != nil {
+		agents = append(slices.Clone(agents), rt.Agent)
+	}
 	p := perm.Policy{
 		Mode:      rt.Mode,
 		Deny:      slices.Clone(s.Deny),
@@ -47,11 +94,15 @@ func Main(s *settings.Settings, rt Runtime) perm.Policy {
 		Session:   slices.Clone(rt.Grants),
 		Hidden:    slices.Clone(s.Hidden),
 		Workspace: ws,
-		Code:      code(s, rt.Agents...),
+		Code:      code(s, agents...),
 	}
 	confine(&p, s)
-	compile(&p)
-	return p
+	var warns []string
+	if rt.Agent != nil {
+		p.Mode, warns = MainMode(s, rt)
+		warns = append(warns, agentRules(&p, s, rt.Agent)...)
+	}
+	return p, warns
 }
 
 // code returns the files the hooks that may run under s name
@@ -136,6 +187,22 @@ type Parent struct {
 	Dirs []string
 }
 
+// MainParent returns what the main loop, under s with runtime state rt,
+// passes down to a subagent it delegates to: its mode (MainMode), the
+// directories it added, and when it runs as an agent that agent's
+// deny_tools, which deny its subagents' calls too. The tools that agent
+// does not have and its allow_tools bind only its own calls: as in
+// Claude Code, a main-thread agent's tools name what it may delegate to
+// (Agent), not what its subagents may do.
+func MainParent(s *settings.Settings, rt Runtime) Parent {
+	mode, _ := MainMode(s, rt)
+	p := Parent{Mode: mode, Dirs: slices.Clone(rt.Dirs)}
+	if rt.Agent != nil {
+		p.Deny = agentDeny(rt.Agent)
+	}
+	return p
+}
+
 // Subagent returns the permission policy of agent d under settings s,
 // delegated from parent (nil for a run of its own, `gen agent run`):
 //   - the agent's mode, capped at the parent's (an acceptEdits agent
@@ -157,52 +224,72 @@ type Parent struct {
 // warnings says what was adjusted.
 func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm.Policy, warnings []string) {
 	p = perm.Policy{
-		Mode:      d.Mode,
 		Workspace: s.Workspace,
 		NoPrompt:  true,
 		Code:      code(s, d),
 	}
 	confine(&p, s)
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
+	mode := d.Mode
 	if parent != nil {
 		// A parent without a mode runs in default mode, which caps too.
-		p.Mode = perm.CapMode(p.Mode, cmp.Or(parent.Mode, perm.ModeDefault))
+		mode = perm.CapMode(mode, cmp.Or(parent.Mode, perm.ModeDefault))
 		p.Workspace.Dirs = append(p.Workspace.Dirs, parent.Dirs...)
 	}
-	if d.Source == agent.SourceProject && p.Mode.Rank() > perm.ModeDefault.Rank() && !s.Trusted {
-		// The cloned repository's own agent file, like its defaultMode.
-		warnings = append(warnings, s.Refusal(fmt.Sprintf("agent mode %q", p.Mode), d.Path)+"; using default mode")
-		p.Mode = perm.ModeDefault
-	}
-	if p.Mode == perm.ModeAuto && s.DisableAuto {
-		p.Mode = perm.ModeDefault
-		warnings = append(warnings, fmt.Sprintf("agent %s: auto mode is disabled by disableAutoMode; using default mode", d.Name))
-	}
-	if p.Mode == perm.ModeBypass && s.DisableBypass {
-		p.Mode = perm.ModeDefault
-		warnings = append(warnings, fmt.Sprintf("agent %s: bypassPermissions is disabled by managed settings; using default mode", d.Name))
-	}
+	p.Mode, warnings = agentMode(s, d, mode)
 	p.Deny = append(p.Deny, s.Deny...)
 	if parent != nil {
 		p.Deny = append(p.Deny, parent.Deny...)
 	}
-	origin := d.Path
-	if origin == "" {
-		origin = "builtin agent " + d.Name
+	p.Ask = append(p.Ask, s.Ask...)
+	warnings = append(warnings, agentRules(&p, s, d)...)
+	compile(&p)
+	return p, warnings
+}
+
+// agentMode returns the mode agent d runs in under s when what runs it
+// chose m for it (d's own mode, capped by whatever runs it): m, except
+// that a project's agent in a project that is not trusted asks at least
+// as often as default mode, and auto and bypassPermissions fall back to
+// default where the settings disable them. warnings says what was
+// adjusted.
+func agentMode(s *settings.Settings, d *agent.Definition, m perm.Mode) (perm.Mode, []string) {
+	var warnings []string
+	if d.Source == agent.SourceProject && m.Rank() > perm.ModeDefault.Rank() && !s.Trusted {
+		// The cloned repository's own agent file, like its defaultMode.
+		warnings = append(warnings, s.Refusal(fmt.Sprintf("agent mode %q", m), d.Path)+"; using default mode")
+		m = perm.ModeDefault
 	}
-	for _, r := range d.DenyTools {
-		p.Deny = append(p.Deny, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
+	if m == perm.ModeAuto && s.DisableAuto {
+		m = perm.ModeDefault
+		warnings = append(warnings, fmt.Sprintf("agent %s: auto mode is disabled by disableAutoMode; using default mode", d.Name))
 	}
-	p.Hidden = slices.Clone(d.Hidden)
+	if m == perm.ModeBypass && s.DisableBypass {
+		m = perm.ModeDefault
+		warnings = append(warnings, fmt.Sprintf("agent %s: bypassPermissions is disabled by managed settings; using default mode", d.Name))
+	}
+	return m, warnings
+}
+
+// agentRules adds agent d's own rules to p, built under s: its deny_tools
+// after p's deny rules; the tools it does not have, and those the settings
+// leave out (--tools), as Hidden; its allow_tools as p's constraint and,
+// after p's allow rules, as allow rules, unless they may only restrict
+// (allowManagedPermissionRulesOnly, or a project's agent in a project that
+// is not trusted). warnings says what of d does not apply, its hooks
+// included (trust.AgentHooks).
+func agentRules(p *perm.Policy, s *settings.Settings, d *agent.Definition) (warnings []string) {
+	p.Deny = append(p.Deny, agentDeny(d)...)
+	hidden := slices.Clone(d.Hidden)
 	for _, t := range s.Hidden {
-		if !slices.Contains(p.Hidden, t) {
-			p.Hidden = append(p.Hidden, t) // --tools: no agent has them
+		if !slices.Contains(hidden, t) {
+			hidden = append(hidden, t) // --tools: no agent has them
 		}
 	}
+	p.Hidden = hidden
 	if _, w := trust.AgentHooks(s, d); w != "" {
 		warnings = append(warnings, w)
 	}
-	p.Ask = append(p.Ask, s.Ask...)
 	p.Constraint = append(p.Constraint, d.AllowTools...)
 	restrictOnly := ""
 	switch {
@@ -216,15 +303,29 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm
 		restrictOnly = s.Refusal("agent allow_tools", d.Path) + "; they only restrict"
 	}
 	if restrictOnly != "" {
-		warnings = append(warnings, restrictOnly)
-		compile(&p)
-		return p, warnings
+		return append(warnings, restrictOnly)
 	}
 	for _, r := range d.AllowTools {
-		p.Allow = append(p.Allow, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin})
+		p.Allow = append(p.Allow, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin(d)})
 	}
-	compile(&p)
-	return p, warnings
+	return warnings
+}
+
+// agentDeny returns d's deny_tools as deny rules.
+func agentDeny(d *agent.Definition) []perm.Entry {
+	var out []perm.Entry
+	for _, r := range d.DenyTools {
+		out = append(out, perm.Entry{Rule: r, Source: perm.SourceAgent, Origin: origin(d)})
+	}
+	return out
+}
+
+// origin names where d's rules come from.
+func origin(d *agent.Definition) string {
+	if d.Path == "" {
+		return "builtin agent " + d.Name
+	}
+	return d.Path
 }
 
 // Check describes the policy `gen permissions check` evaluates a call

@@ -10,7 +10,9 @@ import (
 
 // Visible returns the built-in tools a run under p shows the model, in
 // catalog order. d is the subagent's definition, and p then its policy
-// (Subagent), whose Hidden holds d's; nil for the main loop.
+// (Subagent), whose Hidden holds d's; nil for the main loop, whose policy
+// (Main) holds the constraint, deny rules and hidden tools of the agent
+// it may run as.
 func Visible(p *perm.Policy, d *agent.Definition) []string {
 	if d != nil {
 		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: p.Hidden, subagent: true})
@@ -21,12 +23,13 @@ func Visible(p *perm.Policy, d *agent.Definition) []string {
 			bare = append(bare, e.Rule)
 		}
 	}
-	return visible(filter{mode: p.Mode, denyTools: bare, hidden: p.Hidden})
+	return visible(filter{mode: p.Mode, allowTools: p.Constraint, denyTools: bare, hidden: p.Hidden})
 }
 
 // ShowsMCP returns whether a run under p shows the model the MCP tool
 // called name (mcp__SERVER__TOOL). d is the subagent's definition; nil for
-// the main loop. MCP tools are not safe tools, so:
+// the main loop (whose p.Constraint is the allow_tools of the agent it
+// runs as, if any). MCP tools are not safe tools, so:
 //   - a subagent, an explore-mode run and any agent with a non-empty
 //     allow_tools see a tool only if allow_tools names it (the exact name,
 //     mcp__SERVER, or MCP(glob));
@@ -35,7 +38,7 @@ func Visible(p *perm.Policy, d *agent.Definition) []string {
 // Like Visible, this only spares the model calls that cannot succeed; the
 // gate still decides every call of a shown tool.
 func ShowsMCP(p *perm.Policy, d *agent.Definition) func(name string) bool {
-	f := filter{mode: p.Mode}
+	f := filter{mode: p.Mode, allowTools: p.Constraint}
 	if d != nil {
 		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
 	}
@@ -116,12 +119,12 @@ func (f filter) shows(name string) bool {
 
 // ShowsSkill reports whether a run under p shows the model the Skill tool
 // (when there are skills to load). d is the subagent's definition; nil for
-// the main loop. The Skill tool is not a safe tool, so it follows the same
+// the main loop (as for ShowsMCP). The Skill tool is not a safe tool, so it follows the same
 // rules as the built-in tools in Visible: a subagent sees it only if its
 // allow_tools name Skill (Skill or Skill(pattern)), and a bare Skill deny
 // rule hides it. The gate still decides every call (Skill(name) rules).
 func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
-	f := filter{mode: p.Mode, hidden: p.Hidden}
+	f := filter{mode: p.Mode, allowTools: p.Constraint, hidden: p.Hidden}
 	if d != nil {
 		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
 	}

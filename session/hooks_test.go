@@ -68,6 +68,28 @@ func (w *warnings) joined() string {
 	return strings.Join(w.list, "\n")
 }
 
+// readEvents returns the hook inputs the scripts appended to log, one
+// JSON object a line.
+func readEvents(t *testing.T, log string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []map[string]any
+	for line := range strings.Lines(string(data)) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		events = append(events, ev)
+	}
+	return events
+}
+
 // recorder is a model that records every request and answers with a fixed
 // final text.
 type recorder struct {
@@ -133,18 +155,7 @@ echo '{"decision": "block", "reason": "run the tests first"}'`)
 		t.Errorf("a blocked prompt reached the model or the history")
 	}
 
-	var events []map[string]any
-	data, _ := os.ReadFile(log)
-	for line := range strings.Lines(string(data)) {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		events = append(events, ev)
-	}
+	events := readEvents(t, log)
 	var names []string
 	sid := events[0]["session_id"]
 	for _, ev := range events {

@@ -87,6 +87,14 @@ type Config struct {
 	// Agents are the agents given for this session only (--agents,
 	// agent.ParseJSON), above the agent files (agent.Discover).
 	Agents []*agent.Definition
+	// Agent, if set, is the agent the main loop runs as (--agent). Its
+	// prompt is the system prompt unless System is set; its rules apply
+	// to every call (policy.Main) and cap the mode (policy.MainMode),
+	// which starts as the agent's unless the settings' mode came from the
+	// --permission-mode flag; its own hooks run besides the session's
+	// for the main loop's events, not for its subagents'
+	// (trust.LiveAgentHooks).
+	Agent *agent.Definition
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -116,8 +124,11 @@ type Session struct {
 	gate    *gate.Gate
 	box     tool.Toolbox
 	hooks   *hook.Agent
-	skills  *skill.Set
-	started bool // SessionStart hooks ran
+	// sessionHooks runs the settings' hooks, without the main loop's
+	// agent's own: what its subagents run besides theirs.
+	sessionHooks *hook.Runner
+	skills       *skill.Set
+	started      bool // SessionStart hooks ran
 
 	ask sync.Mutex // one dialog at a time
 }
@@ -146,9 +157,13 @@ func New(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, live: live, set: set, mode: set.Mode, catalog: cat, tasks: &tool.TaskList{}}
+	mode, agentWarns, err := startMode(set, cfg.Agent)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, live: live, set: set, mode: mode, catalog: cat, tasks: &tool.TaskList{}}
 	s.policy = policy.Live(live, s.build)
-	for _, w := range append(set.Warnings, cat.Warnings()...) {
+	for _, w := range slices.Concat(set.Warnings, cat.Warnings(), agentWarns) {
 		s.warn(w)
 	}
 	for _, e := range cat.Errors() {
@@ -157,6 +172,9 @@ func New(cfg Config) (*Session, error) {
 		s.warn(e.Error())
 	}
 	sys := cfg.System
+	if sys == "" && cfg.Agent != nil {
+		sys = cfg.Agent.Prompt
+	}
 	if sys == "" {
 		sys = DefaultSystem
 	}
@@ -173,12 +191,12 @@ func New(cfg Config) (*Session, error) {
 	s.env = tool.NewEnv(set.Workspace)
 	// Bash takes the sandbox settings from the policy in force; what the
 	// project may not widen is said once, here.
-	_, warns := policy.Sandbox(set)
-	for _, w := range warns {
+	_, sbWarns := policy.Sandbox(set)
+	for _, w := range sbWarns {
 		s.warn(w)
 	}
 	s.env.Warn = s.warn
-	s.hooks = s.loadHooks()
+	s.hooks, s.sessionHooks = s.loadHooks()
 	s.skills = s.loadSkills(&read)
 	if cfg.Approver != nil {
 		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
@@ -233,16 +251,30 @@ func (s *Session) structured(r *loop.Runner) {
 	}
 }
 
-// loadHooks returns the runner of the hooks that may run in this session
-// as its settings are at each event (trust.LiveHooks).
-func (s *Session) loadHooks() *hook.Agent {
-	return &hook.Agent{
-		Runner:         trust.LiveHooks(s.live, s.set, s.warn),
+// loadHooks returns the hooks of the main loop and the runner of the
+// settings' hooks that may run in this session as its settings are at
+// each event (trust.LiveHooks). When the main loop runs as an agent its
+// hooks are the settings' and, while they may run, the agent's own
+// (trust.LiveAgentHooks), whose stop hooks run when the main loop stops
+// (hook.Config.AsMain); its subagents run only the settings' besides
+// their own.
+func (s *Session) loadHooks() (*hook.Agent, *hook.Runner) {
+	settingsHooks := trust.LiveHooks(s.live, s.set, s.warn)
+	a := &hook.Agent{
+		Runner:         settingsHooks,
 		SessionID:      s.cfg.SessionID,
 		TranscriptPath: s.cfg.TranscriptPath,
 		Cwd:            s.set.Workspace.Cwd,
 		Warn:           s.warn,
 	}
+	if d := s.cfg.Agent; d != nil {
+		a.AgentType = d.Name
+		if !d.Hooks.Empty() {
+			own := trust.LiveAgentHooks(s.live, s.set, d)
+			a.Runner = settingsHooks.With(func() hook.Config { return own().AsMain(d.Name) }, s.set.Workspace.Root)
+		}
+	}
+	return a, settingsHooks
 }
 
 // loadSkills discovers the skills of the project, the user and the
@@ -283,7 +315,38 @@ func (s *Session) build(set *settings.Settings) perm.Policy {
 	if !set.ModeAllowed(s.mode) {
 		s.mode = perm.ModeDefault
 	}
-	return policy.Main(s.set, policy.Runtime{Mode: s.mode, Grants: s.session, Dirs: s.dirs, Agents: s.catalog.All()})
+	// Under an agent, within its cap as the settings are now (a project
+	// that is no longer trusted caps its agent again).
+	s.mode, _ = policy.MainMode(set, policy.Runtime{Mode: s.mode, Agent: s.cfg.Agent})
+	return policy.Main(s.set, s.runtime())
+}
+
+// runtime returns the main loop's runtime state for package policy; s.mu
+// must be held, or s not yet shared.
+func (s *Session) runtime() policy.Runtime {
+	return policy.Runtime{Mode: s.mode, Grants: s.session, Dirs: s.dirs, Agents: s.catalog.All(), Agent: s.cfg.Agent}
+}
+
+// startMode returns the mode a session under set starts in: the
+// settings' mode or, when the main loop runs as agent d, d's mode as
+// policy.MainMode caps it, unless the --permission-mode flag chose the
+// mode, which must then be one d allows. warnings says what of d does not
+// apply (policy.MainWarnings), to be said once.
+func startMode(set *settings.Settings, d *agent.Definition) (m perm.Mode, warnings []string, err error) {
+	if d == nil {
+		return set.Mode, nil, nil
+	}
+	rt := policy.Runtime{Mode: d.Mode, Agent: d}
+	flagged := set.ModeSource == perm.SourceCLI
+	if flagged {
+		rt.Mode = set.Mode
+	}
+	m, why := policy.MainMode(set, rt)
+	if flagged && m != set.Mode {
+		msg := fmt.Sprintf("permission mode flag: %s is above what agent %s allows: it runs in %s mode at most", set.Mode, d.Name, m)
+		return "", nil, errors.New(strings.Join(append([]string{msg}, why...), "; "))
+	}
+	return m, policy.MainWarnings(set, rt), nil
 }
 
 // Check decides one call as the main loop's gate does (it implements
@@ -300,8 +363,9 @@ func (s *Session) Mode() perm.Mode {
 	return s.mode
 }
 
-// SetMode switches to m. Modes managed settings disable, and explore (a
-// subagent mode), are refused.
+// SetMode switches to m. Modes managed settings disable, explore (a
+// subagent mode), and modes above the agent's the main loop runs as
+// (policy.MainMode), are refused.
 func (s *Session) SetMode(m perm.Mode) error {
 	if _, err := perm.ParseMode(string(m)); err != nil {
 		return err
@@ -311,12 +375,16 @@ func (s *Session) SetMode(m perm.Mode) error {
 	if !s.set.ModeAllowed(m) {
 		return fmt.Errorf("mode %s is not available here", m)
 	}
+	if capped, _ := policy.MainMode(s.set, policy.Runtime{Mode: m, Agent: s.cfg.Agent}); capped != m {
+		return fmt.Errorf("mode %s is above what agent %s allows: it runs in %s mode at most", m, s.cfg.Agent.Name, capped)
+	}
 	s.mode = m
 	return nil
 }
 
-// CycleMode moves to the next main-loop mode that settings allow and
-// returns it.
+// CycleMode moves to the next main-loop mode that settings and the agent
+// the main loop runs as allow (SetMode), and returns it; under an agent
+// that allows none (explore), the mode stays.
 func (s *Session) CycleMode() perm.Mode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -328,7 +396,8 @@ func (s *Session) CycleMode() perm.Mode {
 		}
 	}
 	for i := 1; i <= len(modes); i++ {
-		if m := modes[(at+i)%len(modes)]; s.set.ModeAllowed(m) {
+		m := modes[(at+i)%len(modes)]
+		if capped, _ := policy.MainMode(s.set, policy.Runtime{Mode: m, Agent: s.cfg.Agent}); s.set.ModeAllowed(m) && capped == m {
 			s.mode = m
 			break
 		}
@@ -407,11 +476,11 @@ func (s *Session) origin() subagent.Origin {
 		Settings:  s.set,
 		Live:      s.live,
 		Agents:    s.catalog,
-		Parent:    policy.Parent{Mode: s.mode, Dirs: slices.Clone(s.dirs)},
+		Parent:    policy.MainParent(s.set, s.runtime()),
 		Skills:    s.skills,
 		OnWarning: s.warn,
 	}
-	o.Hooks, o.SessionID, o.TranscriptPath = s.hooks.Runner, s.hooks.SessionID, s.hooks.TranscriptPath
+	o.Hooks, o.SessionID, o.TranscriptPath = s.sessionHooks, s.hooks.SessionID, s.hooks.TranscriptPath
 	return o
 }
 
