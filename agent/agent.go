@@ -76,6 +76,11 @@ type Definition struct {
 	// and only theirs: hiding Read does not deny a Bash command that
 	// reads a file, as a bare Read in deny_tools does.
 	Hidden []string
+	// Delegates are the agent types Claude Code's tools: names in
+	// Agent(type, ...): run as the main loop (--agent), the agent may
+	// start only these (package policy denies the others). nil when tools
+	// lists Agent bare, or lists no Agent(...) at all.
+	Delegates []string
 	// Model is the model as the file names it ("" when not set); see
 	// ResolveModel.
 	Model string
@@ -349,7 +354,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// allow rule: every built-in tool it does not list is hidden.
 		var rs []perm.Rule
 		var hidden []string
-		if hidden, rs, err = p.visibleTools(k, v); err != nil {
+		if hidden, rs, d.Delegates, err = p.visibleTools(k, v); err != nil {
 			return err
 		}
 		for _, t := range hidden {
@@ -538,45 +543,56 @@ func permissionKeyMiss(key string) string {
 // visibleTools reads Claude Code's tools list (bare tool names): the
 // built-in tools it does not list are hidden, and MCP tools, when it
 // lists none, are denied (MCP(mcp__*), a rule that covers only their own
-// calls).
-func (p *parser) visibleTools(k, v *yaml.Node) ([]string, []perm.Rule, error) {
+// calls). delegates are the agent types its Agent(type, ...) entries
+// name (Definition.Delegates).
+func (p *parser) visibleTools(k, v *yaml.Node) (hidden []string, deny []perm.Rule, delegates []string, err error) {
 	// Claude Code's tools gen does not have are left out: listing them
 	// shows nothing more.
 	listed, left, err := p.doc.Rules(k.Value, v, perm.ToolList)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p.warnings = append(p.warnings, left...)
 	if len(listed) == 0 && len(left) == 0 {
-		return nil, nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
+		return nil, nil, nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
 	}
 	names := map[string]bool{}
-	mcp := false
+	mcp, anyAgent := false, false
 	for _, r := range listed {
+		if r.Tool == "Agent" && !r.HasPattern {
+			anyAgent = true
+		}
 		if r.HasPattern && r.Tool == "Agent" {
 			// Claude Code's Agent(type, ...) limits which agents a
-			// main-thread agent may start; an agent of gen's is always a
-			// subagent, which starts none.
-			p.warnings = append(p.warnings, fmt.Sprintf("%s: tools lists %s, but a gen agent runs as a subagent and delegates to none; taken as Agent", p.doc.Pos(v), r))
+			// main-thread agent (--agent) may start. A subagent starts
+			// none, whatever it lists.
+			for name := range strings.SplitSeq(r.Pattern, ",") {
+				name = strings.TrimSpace(name)
+				if err := checkName(name); err != nil {
+					return nil, nil, nil, p.doc.Errorf(v, "tools lists %s: %w", r, err)
+				}
+				delegates = append(delegates, name)
+			}
 			r = perm.Rule{Tool: "Agent"}
 		}
 		if r.HasPattern {
-			return nil, nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
+			return nil, nil, nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
 		}
 		names[r.Tool] = true
 		mcp = mcp || strings.HasPrefix(r.Tool, "mcp__")
 	}
-	var hidden []string
 	for _, t := range perm.Tools {
 		if !names[t] && builtin(t) {
 			hidden = append(hidden, t)
 		}
 	}
-	var deny []perm.Rule
 	if !mcp && !names["MCP"] {
 		deny = append(deny, perm.Rule{Tool: "MCP", Pattern: "mcp__*", HasPattern: true})
 	}
-	return hidden, deny, nil
+	if anyAgent {
+		delegates = nil // a bare Agent starts any agent
+	}
+	return hidden, deny, delegates, nil
 }
 
 // builtin reports whether t names a built-in tool (MCP names rules

@@ -1048,8 +1048,8 @@ func TestParseClaudeTools(t *testing.T) {
 }
 
 // Claude Code's Task is its old name for Agent, and Agent(type, ...) in
-// tools limits which agents a main-thread agent starts: an agent file
-// listing them loads; gen's agents start none, which a warning says.
+// tools limits which agents a main-thread agent (--agent) starts
+// (Delegates); a bare Agent or Task starts any.
 func TestParseClaudeAgentTool(t *testing.T) {
 	d, err := Parse("a.md", []byte("---\nname: a\ndescription: d\ntools: Read, Agent(Explore), Task\ndisallowedTools: Task(general-purpose)\n---\nbody"))
 	if err != nil {
@@ -1061,8 +1061,24 @@ func TestParseClaudeAgentTool(t *testing.T) {
 	if !slices.ContainsFunc(d.DenyTools, func(r perm.Rule) bool { return r.String() == "Agent(general-purpose)" }) {
 		t.Errorf("deny_tools %v, want Task(general-purpose) read as Agent(general-purpose)", d.DenyTools)
 	}
-	want := []string{"a.md:4: tools lists Agent(Explore), but a gen agent runs as a subagent and delegates to none; taken as Agent"}
-	if !slices.Equal(d.Warnings, want) {
-		t.Errorf("warnings\n got %q\nwant %q", d.Warnings, want)
+	if d.Delegates != nil || len(d.Warnings) > 0 {
+		t.Errorf("delegates %q, warnings %q: a bare Task starts any agent", d.Delegates, d.Warnings)
+	}
+	for front, want := range map[string][]string{
+		"tools: Read, Agent(worker, researcher)\n": {"worker", "researcher"},
+		"tools: [Read, \"Task(worker)\"]\n":        {"worker"},
+		"tools: Read\n":                            nil,
+	} {
+		d, err := Parse("a.md", []byte("---\nname: a\ndescription: d\n"+front+"---\nbody"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(d.Delegates, want) || slices.Contains(d.Hidden, "Agent") != (want == nil) {
+			t.Errorf("%q: delegates %q, hidden %q; want delegates %q", front, d.Delegates, d.Hidden, want)
+		}
+	}
+	_, err = Parse("a.md", []byte("---\nname: a\ndescription: d\ntools: Agent(worker, no good)\n---\nbody"))
+	if want := `a.md:4: tools lists Agent(worker, no good): invalid name "no good"`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want %s...", err, want)
 	}
 }

@@ -373,6 +373,9 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 				// Their own calls are denied; not what Bash reads or writes.
 				fmt.Fprintf(w, "not its tools (tools, disallowedTools): %s\n", strings.Join(pol.Hidden, ", "))
 			}
+			if len(def.Delegates) > 0 {
+				fmt.Fprintf(w, "starts, as the main loop (--agent): %s\n", strings.Join(def.Delegates, ", "))
+			}
 			return nil
 		},
 	}

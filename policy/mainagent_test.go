@@ -241,3 +241,31 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// TestMainAsAgentDelegates: Claude Code's tools: Agent(worker) lets the
+// main loop run as the agent start the worker only; a bare Agent, any.
+func TestMainAsAgentDelegates(t *testing.T) {
+	s := load(t, nil)
+	agents := []*agent.Definition{{Name: "worker"}, {Name: "worker2"}, {Name: "Explore"}}
+	start := func(p *perm.Policy, typ string) perm.Result {
+		return perm.Evaluate(perm.Request{Tool: "Agent", Input: map[string]any{"subagent_type": typ, "prompt": "x"}}, p)
+	}
+	d := parseAgent(t, "tools: Read, Agent(worker)\n")
+	p := Main(s, Runtime{Mode: perm.ModeDefault, Agents: append(agents, d), Agent: d})
+	if r := start(&p, "worker"); r.Decision != perm.Ask {
+		t.Errorf("Agent(worker) = %v (%s), want it left to the person", r.Decision, r.Reason)
+	}
+	for _, typ := range []string{"worker2", "Explore", "a"} {
+		if r := start(&p, typ); r.Decision != perm.Deny || r.Rule != "Agent("+typ+")" {
+			t.Errorf("Agent(%s) = %v (%s, rule %q), want denied", typ, r.Decision, r.Reason, r.Rule)
+		}
+	}
+	if !slices.Contains(Visible(&p, nil), "Agent") {
+		t.Error("the Agent tool is hidden")
+	}
+	any := parseAgent(t, "tools: Read, Agent\n")
+	p = Main(s, Runtime{Mode: perm.ModeDefault, Agents: agents, Agent: any})
+	if r := start(&p, "Explore"); r.Decision != perm.Ask {
+		t.Errorf("a bare Agent: Agent(Explore) = %v (%s)", r.Decision, r.Reason)
+	}
+}

@@ -45,7 +45,8 @@ type Runtime struct {
 // to it as they would to the agent run on its own (Subagent): its
 // allow_tools constrain every call (and allow, where Subagent lets them),
 // its deny_tools deny, the tools it does not have are hidden, and the mode
-// is capped at the agent's (MainMode). The main loop stays the main loop
+// is capped at the agent's (MainMode). Claude Code's Agent(type, ...) in
+// its tools limits the agents of rt.Agents it may start (undelegated). The main loop stays the main loop
 // otherwise: settings allow rules and session grants still allow within
 // that constraint, and an Ask still goes to the person.
 func Main(s *settings.Settings, rt Runtime) perm.Policy {
@@ -101,8 +102,27 @@ func mainPolicy(s *settings.Settings, rt Runtime) (perm.Policy, []string) {
 	if rt.Agent != nil {
 		p.Mode, warns = MainMode(s, rt)
 		warns = append(warns, agentRules(&p, s, rt.Agent)...)
+		p.Deny = append(p.Deny, undelegated(rt.Agent, rt.Agents)...)
 	}
 	return p, warns
+}
+
+// undelegated returns deny rules for the agents among agents (those the
+// main loop may delegate to) that d, run as the main loop, may not start:
+// those its tools' Agent(type, ...) does not name (Delegates). There is
+// no rule for "every agent but these", so each other agent gets one: the
+// Agent tool starts only agents of the same catalog.
+func undelegated(d *agent.Definition, agents []*agent.Definition) []perm.Entry {
+	if d.Delegates == nil {
+		return nil
+	}
+	var out []perm.Entry
+	for _, a := range agents {
+		if !slices.Contains(d.Delegates, a.Name) {
+			out = append(out, perm.Entry{Rule: perm.Rule{Tool: "Agent", Pattern: a.Name, HasPattern: true}, Source: perm.SourceAgent, Origin: origin(d)})
+		}
+	}
+	return out
 }
 
 // code returns the files the hooks that may run under s name
