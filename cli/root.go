@@ -75,7 +75,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.inputFormat, "input-format", inputText, "headless input: text, or stream-json (user messages as JSON lines on stdin; needs --output-format stream-json)")
 	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
 	fl.StringVar(&o.system, "system-prompt", "", "replace the main loop's system prompt (with --agent, the agent's prompt)")
-	fl.StringVar(&o.agent, "agent", "", "run the main loop as this agent (see gen agent list): its prompt is the system prompt, its tool rules and hooks apply, its mode caps the session's, and its model is used without --model")
+	fl.StringVar(&o.agent, "agent", "", "run the main loop as this agent (see gen agent list; without the flag, the agent settings key's): its prompt is the system prompt, its tool rules and hooks apply, its mode caps the session's, and its model is used without --model")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the system prompt")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
@@ -302,20 +302,26 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	return nil
 }
 
-// mainAgent returns the agent the main loop runs as (--agent), looked
-// up among the agents of set's workspace and --agents; nil without one.
-// An unknown name, or one whose file did not load, is a usage error.
+// mainAgent returns the agent the main loop runs as: --agent's, else the
+// settings' (their agent key, settings.Settings.Agent), looked up among
+// the agents of set's workspace and --agents; nil without one. An unknown
+// name, or one whose file did not load, is a usage error naming the flag
+// or the settings file.
 func (o *mainOptions) mainAgent(set *settings.Settings) (*agent.Definition, error) {
-	if o.agent == "" {
+	name, from := o.agent, "--agent"
+	if name == "" {
+		name, from = set.Agent, set.AgentAt+": agent"
+	}
+	if name == "" {
 		return nil, nil
 	}
 	cat, err := o.agents.discover(set)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	def, err := cat.Lookup(o.agent)
+	def, err := cat.Lookup(name)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("--agent: %w", err))
+		return nil, usageErr(fmt.Errorf("%s: %w", from, err))
 	}
 	return def, nil
 }

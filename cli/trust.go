@@ -21,9 +21,10 @@ func newTrustCmd(s Streams) *cobra.Command {
 		Long: `Trust the project containing DIR (default: the current directory).
 
 A project's hooks, MCP servers and sandbox opt-out run code before any tool
-call is checked, and its allow rules, a widening mode and additional
-directories widen what runs without asking, so gen ignores them (with a
-warning) until you trust the project. Deny and ask rules apply without
+call is checked, and its allow rules, a widening mode, additional
+directories and the agent its settings choose for the main loop widen what
+runs without asking, so gen ignores them (with a warning) until you trust
+the project. Deny and ask rules apply without
 trust. Trust is recorded in ~/.gen/settings.json under "trustedProjects",
 with a digest of each of the project's configuration files (.gen/ and
 .claude/ settings, .mcp.json, agents and skills): when one changes (a git

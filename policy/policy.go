@@ -46,9 +46,10 @@ type Runtime struct {
 // allow_tools constrain every call (and allow, where Subagent lets them),
 // its deny_tools deny, the tools it does not have are hidden, and the mode
 // is capped at the agent's (MainMode). Claude Code's Agent(type, ...) in
-// its tools limits the agents of rt.Agents it may start (undelegated). The main loop stays the main loop
-// otherwise: settings allow rules and session grants still allow within
-// that constraint, and an Ask still goes to the person.
+// its tools limits the agents of rt.Agents it may start (undelegated).
+// The main loop stays the main loop otherwise: settings allow rules and
+// session grants still allow within that constraint, and an Ask still
+// goes to the person.
 func Main(s *settings.Settings, rt Runtime) perm.Policy {
 	p, _ := mainPolicy(s, rt)
 	compile(&p)

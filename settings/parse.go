@@ -157,13 +157,14 @@ const (
 	managedMCPKey   = "allowManagedMcpServersOnly"
 	disableAutoKey  = "disableAutoMode"
 	aliasesKey      = "modelAliases"
+	agentKey        = "agent"
 )
 
 // topLevelKeys are the top-level keys gen reads, for the warning about
 // any other key.
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
-	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
+	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey, agentKey,
 }
 
 // claudeMCPKeys are Claude Code's other top-level MCP keys. gen does not
@@ -241,6 +242,13 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			if err := p.aliases(f, m.Val); err != nil {
 				return nil, nil, err
 			}
+			continue
+		case agentKey:
+			if m.Val.Kind != kindString || strings.TrimSpace(m.Val.Str) == "" {
+				return nil, nil, p.errAt(m.Val.Off, "%s must be the name of an agent, like \"code-reviewer\"", agentKey)
+			}
+			f.Agent = m.Val.Str
+			f.agentLine, _ = lineCol(data, m.Val.Off)
 			continue
 		case mcpAllowKey:
 			if f.MCPAllow, err = p.mcpRules(m.Key, m.Val); err != nil {

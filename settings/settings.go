@@ -160,6 +160,9 @@ type File struct {
 	// ModelAliases is the top-level modelAliases object: model names by
 	// alias (sonnet, opus, haiku or any other), for agent definitions.
 	ModelAliases map[string]string
+	// Agent is the top-level agent key, Claude Code's: the agent the main
+	// loop runs as; "" when the file has none.
+	Agent string
 	// TrustedProjects are the projects the file trusts (top-level
 	// trustedProjects; user and managed scopes only), roots absolute and
 	// clean.
@@ -186,6 +189,7 @@ type File struct {
 
 	modeLine  int // line of defaultMode, for warnings
 	allowLine int // line of the first allow rule, for warnings
+	agentLine int // line of agent, for warnings and errors
 }
 
 // Settings is the merged result of every scope.
@@ -223,6 +227,13 @@ type Settings struct {
 	// ModelAliases maps model aliases to model names, each alias from the
 	// highest-precedence file that maps it (agent.Definition.ResolveModel).
 	ModelAliases map[string]string
+	// Agent is the agent the main loop runs as unless --agent names one
+	// (Claude Code's agent key), from the highest-precedence file that
+	// names one, and AgentAt that file and line; "" for none. A file of a
+	// project that is not trusted may not choose it (a user's agent may
+	// allow what the project's settings could not), and is ignored with a
+	// warning.
+	Agent, AgentAt string
 	// ManagedRulesOnly is set when any scope sets
 	// allowManagedPermissionRulesOnly; Allow then holds managed rules only.
 	ManagedRulesOnly bool
@@ -410,6 +421,7 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 	s.Trusted = opts.Trust || s.judgeTrust()
 	s.mergeHooks()
 	s.mergeMCPRules()
+	s.resolveAgent()
 	if err := s.resolveMode(opts.Mode); err != nil {
 		return err
 	}
@@ -527,6 +539,29 @@ func (s *Settings) mergeHooks() {
 	s.Hooks = hook.Merge(cs...)
 }
 
+// resolveAgent sets s.Agent and s.AgentAt from the files, as resolveMode
+// sets the mode from them: the first that names an agent and may choose
+// it wins, and its twin of the same scope naming another is said.
+func (s *Settings) resolveAgent() {
+	for i, f := range s.Files {
+		if f.Agent == "" {
+			continue
+		}
+		at := fmt.Sprintf("%s:%d", f.Path, f.agentLine)
+		if s.untrusted(f) {
+			s.Warnings = append(s.Warnings, s.Refusal(fmt.Sprintf("agent %q", f.Agent), at))
+			continue
+		}
+		for _, g := range s.Files[i+1:] {
+			if g.Scope == f.Scope && g.Agent != "" && g.Agent != f.Agent {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: agent %q is overridden by %q in %s", g.Path, g.agentLine, g.Agent, f.Agent, f.Path))
+			}
+		}
+		s.Agent, s.AgentAt = f.Agent, at
+		return
+	}
+}
+
 // resolveMode sets s.Mode and s.ModeSource from the flag, then the files.
 func (s *Settings) resolveMode(flag string) error {
 	if flag == "plan" {
@@ -616,12 +651,13 @@ func (f *File) Project() bool {
 
 // Widens reports whether f asks for what needs the project's trust in
 // the permission settings: allow rules, a default mode that runs calls
-// without asking (above default: acceptEdits, auto, bypassPermissions) or
+// without asking (above default: acceptEdits, auto, bypassPermissions),
 // additional directories, which the gate counts as workspace and the
-// kernel sandbox lets commands write. Load ignores these in an untrusted
-// project's files; its deny and ask rules, which only narrow, apply.
+// kernel sandbox lets commands write, or the agent the main loop runs as.
+// Load ignores these in an untrusted project's files; its deny and ask
+// rules, which only narrow, apply.
 func (f *File) Widens() bool {
-	return len(f.Allow) > 0 || f.DefaultMode.Rank() > perm.ModeDefault.Rank() || len(f.AdditionalDirectories) > 0
+	return len(f.Allow) > 0 || f.DefaultMode.Rank() > perm.ModeDefault.Rank() || len(f.AdditionalDirectories) > 0 || f.Agent != ""
 }
 
 // untrusted reports whether f is a file of a project that is not trusted.

@@ -43,7 +43,7 @@ const digestPrefix = "sha256:"
 
 // TrustCovers names what a project's trust lets apply, for the warnings
 // and help that explain trust.
-const TrustCovers = "its hooks, MCP servers, sandbox opt-outs, allow rules, widening mode and additional directories"
+const TrustCovers = "its hooks, MCP servers, sandbox opt-outs, allow rules, widening mode, additional directories and choice of agent"
 
 // maxTrustFiles bounds the files ProjectFiles records: a configuration
 // directory with more is an error, so trust cannot be recorded, rather
