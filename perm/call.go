@@ -99,8 +99,13 @@ type call struct {
 		lists [][]string
 		block []string
 	}
-	// pathScratch is targetIn's scratch, reused from path to path.
-	pathScratch []byte
+	// tdir is the directory whose targets targetIn looked up last, with
+	// the Resolver's set of them and the Resolver's generation then.
+	tdir struct {
+		dir string
+		set *dirTargets
+		gen int
+	}
 	// block is where small target slices are carved from (targetSlice),
 	// mentionBlock small mention slices (mentionSlice).
 	block        []target
@@ -217,7 +222,7 @@ func (c *call) release() {
 		return
 	}
 	c.shells.reset()
-	parts, shells, block, cand, scratch, bases, pscratch := c.parts, c.shells.far, c.block, c.cand, c.readScratch, c.bases, c.pathScratch
+	parts, shells, block, cand, scratch, bases := c.parts, c.shells.far, c.block, c.cand, c.readScratch, c.bases
 	// parts and the mention words are only appended to, once per call,
 	// and targets and mentions are written only within what carve cut
 	// from their blocks (their lengths): past their lengths they are
@@ -242,7 +247,7 @@ func (c *call) release() {
 	clear(ms.parts)
 	clear(ms.lists)
 	clear(ms.block)
-	*c = call{parts: parts[:0], shells: smallMemo[shellAnswer]{far: shells}, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0], pathScratch: pscratch[:0]}
+	*c = call{parts: parts[:0], shells: smallMemo[shellAnswer]{far: shells}, block: block[:0], cand: cand[:0], readScratch: scratch[:0], bases: bases[:0]}
 	c.mentions.parts, c.mentions.lists, c.mentions.block = ms.parts[:0], ms.lists[:0], ms.block[:0]
 	c.mentionBlock, c.formBlock, c.decided = mb[:0], fb[:0], dec[:0]
 	calls.Put(c)
@@ -933,21 +938,169 @@ func targetVal(t target) fsVal { return fsVal{s: t.abs, real: t.real, facts: t.f
 func valTarget(v fsVal) target { return target{abs: v.s, real: v.real, facts: v.facts} }
 
 // targetIn is target(dir + "/" + p) for an absolute dir, without making
-// that string when the Resolver knows the answer.
+// that string when the Resolver knows the answer: it looks p up among
+// the targets it holds in dir (targetsIn), a set the call keeps at hand
+// while the Resolver has not rotated (its commands' paths are mostly in
+// one directory).
 func (c *call) targetIn(dir, p string) target {
-	if c.resolver == nil || dir == "" || dir[0] != '/' || len(dir)+1+len(p) > maxCachedPath {
+	r := c.resolver
+	if r == nil || dir == "" || dir[0] != '/' || len(dir)+1+len(p) > maxCachedPath {
 		return c.target(dir + "/" + p)
 	}
-	c.pathScratch = append(append(append(c.pathScratch[:0], dir...), '/'), p...)
-	if v, ok := c.resolver.getBytes(opTarget, c.pathScratch); ok {
+	d := c.tdir.set
+	if d == nil || c.tdir.gen != r.gen || c.tdir.dir != dir {
+		d = r.targetsIn(dir)
+		c.tdir.dir, c.tdir.set, c.tdir.gen = dir, d, r.gen
+	}
+	if v, ok := d.kids[p]; ok {
 		return valTarget(v)
 	}
-	// The Resolver was asked already: resolve and keep the answer
-	// without asking it again (target).
-	p = string(c.pathScratch)
-	v := targetVal(c.resolveTarget(p))
-	c.resolver.put(fsKey{opTarget, p}, v)
+	v, ok := fsVal{}, false
+	if o := r.told[dir]; o != nil {
+		v, ok = o.kids[p]
+	}
+	if !ok {
+		// Neither generation has it: resolve it, from what d keeps of
+		// dir where p is a path of plain names (resolveIn).
+		if relPath(p) {
+			v = targetVal(c.resolveIn(d, dir, p))
+		} else {
+			v = targetVal(c.resolveTarget(dir + "/" + p))
+		}
+		if r.gen != c.tdir.gen {
+			// Resolving it rotated the Resolver: d is old now.
+			d = r.targetsIn(dir)
+			c.tdir.dir, c.tdir.set, c.tdir.gen = dir, d, r.gen
+		}
+	}
+	r.putTarget(d, dir, p, v)
 	return valTarget(v)
+}
+
+// plainName reports whether p is one element naming an entry of a
+// directory: not empty, ".", ".." nor holding a separator.
+func plainName(p string) bool {
+	return p != "" && p != "." && p != ".." && strings.IndexByte(p, '/') < 0
+}
+
+// relPath reports whether p is a relative path of plain names joined by
+// single separators: joined to a clean directory, a clean path.
+func relPath(p string) bool {
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return plainName(p)
+		}
+		if !plainName(p[:i]) {
+			return false
+		}
+		p = p[i+1:]
+	}
+}
+
+// resolveIn is resolveTarget(dir + "/" + p) for a relPath p in the
+// absolute dir, whose targets d holds: what resolvePaths works out of
+// the directory holding p's last element (its real path, whether it may
+// hold files) is worked out from what d keeps of dir, learnt at the
+// first path resolved in it, an element at a time (walk), so that a
+// path costs the lookups of its own elements alone. A dir that is not
+// clean (a ".." after a link leads where the link does) is resolved
+// whole.
+func (c *call) resolveIn(d *dirTargets, dir, p string) target {
+	if !d.known {
+		d.known, d.clean = true, clean(dir) == dir
+		if d.clean {
+			// The real path may be a slice of dir, which may be one of
+			// a command: the set keeps a copy of its own, counted
+			// against the Resolver's bound (a rotation leaves d in
+			// told, which targetIn sees).
+			real := c.realPath(dir)
+			d.holds = c.holdsFiles(real)
+			if r := c.resolver; r.bytes+len(real) > r.maxBytes {
+				r.rotate()
+			}
+			d.real = strings.Clone(real)
+			c.resolver.bytes += len(real)
+			d.facts, d.realFacts = dirFactsOf(dir), dirFactsOf(d.real)
+		}
+	}
+	if !d.clean {
+		return c.resolveTarget(dir + "/" + p)
+	}
+	var t target
+	switch {
+	case dir == "/":
+		t.abs = "/" + p
+	default:
+		t.abs = dir + "/" + p
+	}
+	// rdir is the real path of the directory holding p's last element,
+	// whose path is pdir, and holds whether it may hold files.
+	name, pdir, rdir, holds := p, dir, d.real, d.holds
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		name, pdir = p[i+1:], t.abs[:len(t.abs)-len(p)+i]
+		rdir, holds = c.walk(t.abs, len(t.abs)-len(p), rdir, holds)
+	}
+	t.real = realIn(t.abs, pdir, rdir, name)
+	if holds {
+		if _, link := c.link(t.real); link {
+			t.real = c.realPath(t.real)
+			t.facts = factsOf(t)
+			return t
+		}
+	}
+	f, ok := nameFacts(d.facts, d.realFacts, t.real != t.abs, p)
+	if !ok {
+		f = factsOf(t)
+	}
+	t.facts = f
+	return t
+}
+
+// realIn returns the real path of p, the entry name of the directory
+// dir whose real path is real, before p itself is looked up: p while no
+// link is on the way.
+func realIn(p, dir, real, name string) string {
+	switch {
+	case real == dir:
+		return p
+	case real == "/":
+		return "/" + name
+	}
+	return real + "/" + name
+}
+
+// walk returns the real path of the directory holding the last element
+// of the clean absolute path abs, and whether it may hold files
+// (holdsFiles), given those of abs[:at-1] (real, holds) and that abs[at:]
+// is a relPath. Each element's real path is its parent's joined with it
+// unless it is a link there, as FollowLinks finds it (whose walk has
+// reached the parent's real path when it asks about the element), and
+// only then is it resolved whole: the links it followed on its way
+// count against the kernel's bound. Under what holds no files, nothing is
+// a link and nothing holds files.
+func (c *call) walk(abs string, at int, real string, holds bool) (string, bool) {
+	for {
+		j := strings.IndexByte(abs[at:], '/')
+		if j < 0 {
+			return real, holds
+		}
+		end := at + j
+		parent := abs[:at-1]
+		if parent == "" {
+			parent = "/"
+		}
+		next := realIn(abs[:end], parent, real, abs[at:end])
+		if holds {
+			if v := c.lstat(next); v.ok {
+				next = c.realPath(abs[:end])
+				holds = c.holdsFiles(next)
+			} else {
+				holds = v.exists && v.dir
+			}
+		}
+		real, at = next, end+1
+	}
 }
 
 // resolveTarget is target without a Resolver's whole resolutions. The

@@ -53,6 +53,58 @@ func factsOf(t target) facts {
 	return f
 }
 
+// dirFacts is what factsOf needs to know of a directory to work out the
+// facts of a path naming an entry of it from the entry's name alone
+// (nameFacts): whether that is sure (fast), and whether the directory
+// is in a system directory.
+type dirFacts struct{ fast, system bool }
+
+// dirFactsOf returns the dirFacts of the directory d. They are sure for
+// an ASCII clean d that holds no segment starting with "." (it is in no
+// sensitive directory), is not /dev (whose null, tty and the like are no
+// sensitive paths) and holds no system directory (which d/name may be).
+func dirFactsOf(d string) dirFacts {
+	if !asciiClean(d) || d == "/dev" || strings.Contains(d, "/.") {
+		return dirFacts{}
+	}
+	f := dirFacts{fast: true}
+	for _, sd := range systemDirs {
+		if filepath.Dir(sd) == d {
+			return dirFacts{}
+		}
+		f.system = f.system || cleanWithin(d, sd)
+	}
+	return f
+}
+
+// nameFacts returns factsOf for the paths d/name and, if real is set,
+// r/name, where d's dirFacts are df and r's rf, and true; or false
+// where it is not sure (a dirFacts is not fast, or name is not a plain
+// ASCII name outside the dot files). Such a path is ASCII clean; it is
+// in a sensitive directory only if its directory is (sensitivePath's
+// directories all start with "."), in a system directory only if its
+// directory is (no system directory is d/name), and a sensitive file
+// only by its name.
+func nameFacts(df, rf dirFacts, real bool, name string) (facts, bool) {
+	if !df.fast || real && !rf.fast || !plainName(name) || name[0] == '.' || !isASCII(name) {
+		return 0, false
+	}
+	f := factsKnown | factPlain
+	if df.system || real && rf.system || sensitiveFileSet()[lowerASCII(name)] {
+		f |= factSensitive
+	}
+	return f, true
+}
+
+// lowerASCII is strings.ToLower for an ASCII s, with no copy when s has
+// no upper-case letter.
+func lowerASCII(s string) string {
+	if !hasUpper(s) {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
 // isPlain reports whether every form of t is asciiClean.
 func (t target) isPlain() bool {
 	if t.facts&factsKnown != 0 {

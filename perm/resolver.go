@@ -53,6 +53,29 @@ type Resolver struct {
 	// faster than structs); a hit in old moves the entry to cur. When
 	// cur is full it becomes old and the previous old is forgotten.
 	cur, old [numOps]map[string]fsVal
+	// tcur and told are cur and old for the targets of paths relative to
+	// a directory (targetIn), by directory: a path is found with one
+	// lookup of its short name in its directory's map, not of the whole
+	// path in a map of every path. gen counts the rotations, so that a
+	// call knows when a directory it holds is no longer in tcur.
+	tcur, told map[string]*dirTargets
+	gen        int
+}
+
+// dirTargets holds the targets of the names (or relative paths) a
+// Resolver has resolved in one directory, each keyed by the name.
+type dirTargets struct {
+	kids map[string]fsVal
+	// What resolving a path of plain names in the directory (resolveIn)
+	// needs of the directory, worked out at the first: whether it is
+	// known, and whether the directory is a clean path (such paths are
+	// resolved from it only then); its real path, and whether that may
+	// hold files (holdsFiles).
+	known, clean, holds bool
+	real                string
+	// facts and realFacts are the dirFacts of the directory and its
+	// real path (nameFacts).
+	facts, realFacts dirFacts
 }
 
 // DefaultResolverEntries is the Resolver size NewResolver uses for 0:
@@ -95,6 +118,8 @@ func (r *Resolver) rotate() {
 	for op := range r.cur {
 		r.cur[op] = make(map[string]fsVal)
 	}
+	r.told, r.tcur = r.tcur, make(map[string]*dirTargets)
+	r.gen++
 	r.n, r.bytes = 0, 0
 }
 
@@ -122,11 +147,14 @@ func (r *Resolver) Len() int {
 	for _, m := range r.old {
 		n += len(m)
 	}
+	for _, d := range r.told {
+		n += 1 + len(d.kids)
+	}
 	return n
 }
 
-// get returns the answer to k, if r has one. get, getBytes and put are
-// called during Evaluate, which holds r.mu.
+// get returns the answer to k, if r has one. get, put, targetsIn and
+// putTarget are called during Evaluate, which holds r.mu.
 func (r *Resolver) get(k fsKey) (fsVal, bool) {
 	if v, ok := r.cur[k.op][k.path]; ok {
 		return v, true
@@ -139,17 +167,49 @@ func (r *Resolver) get(k fsKey) (fsVal, bool) {
 	return v, ok
 }
 
-// getBytes is get for a path held in bytes; it makes a string of it only
-// to move an entry from old to cur.
-func (r *Resolver) getBytes(op fsOp, path []byte) (fsVal, bool) {
-	if v, ok := r.cur[op][string(path)]; ok {
-		return v, true
+// dirTargetsOverhead is what a dirTargets takes besides its text, counted
+// against the Resolver's bound on bytes: its map takes a group of eight
+// slots at its first name, whatever the names' length.
+const dirTargetsOverhead = 640
+
+// targetsIn returns the targets tcur holds of paths in dir, adding an
+// empty set (an entry of its own) if it holds none. dir is copied: it
+// may be a slice of a command.
+func (r *Resolver) targetsIn(dir string) *dirTargets {
+	if d := r.tcur[dir]; d != nil {
+		return d
 	}
-	v, ok := r.old[op][string(path)]
-	if ok {
-		r.putLocked(fsKey{op, string(path)}, v)
+	size := len(dir) + dirTargetsOverhead
+	if r.n >= r.max || r.bytes+size > r.maxBytes {
+		r.rotate()
 	}
-	return v, ok
+	// The map starts as large as the directory's last generation's:
+	// most of its names are asked again.
+	hint := 0
+	if o := r.told[dir]; o != nil {
+		hint = len(o.kids)
+	}
+	d := &dirTargets{kids: make(map[string]fsVal, hint)}
+	r.tcur[strings.Clone(dir)] = d
+	r.n++
+	r.bytes += size
+	return d
+}
+
+// putTarget keeps v as the target of name in dir, whose set in tcur is
+// d. What it keeps of their text is its own copy
+// (put).
+func (r *Resolver) putTarget(d *dirTargets, dir, name string, v fsVal) {
+	size := len(name) + len(v.s) + len(v.real)
+	if r.n >= r.max || r.bytes+size > r.maxBytes {
+		r.rotate()
+		d = r.targetsIn(dir)
+	}
+	name, v.s, v.real = own(name, v.s, v.real)
+	n := len(d.kids)
+	d.kids[name] = v
+	r.n += len(d.kids) - n
+	r.bytes += size
 }
 
 // put keeps v as the answer to k. What it keeps of their text is its

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,22 @@ func TestResolverBounded(t *testing.T) {
 		res.Evaluate(fileReq("Read", fmt.Sprintf("d%d/f%d", i, i)), p)
 		if n := res.Len(); n > 100 {
 			t.Fatalf("after %d calls the Resolver holds %d entries, bound 100", i+1, n)
+		}
+	}
+	// The targets of paths in directories (targetIn), new directories
+	// and names, plain and not, long and short.
+	res = NewResolver(100)
+	long := strings.Repeat("x", 3000)
+	for i := range 4000 {
+		c := &call{resolver: res, ws: f.ws().Deferred()}
+		dir := fmt.Sprintf("%s/d%d", f.root, i%300)
+		if i%7 == 0 {
+			dir += "/" + long
+		}
+		c.targetIn(dir, fmt.Sprintf("f%d", i))
+		c.targetIn(f.root, fmt.Sprintf("src/f%d", i))
+		if n := res.Len(); n > 100 || res.bytes > res.maxBytes {
+			t.Fatalf("after %d paths in directories the Resolver holds %d entries (bound 100), %d bytes a generation (bound %d)", i+1, n, res.bytes, res.maxBytes)
 		}
 	}
 }
@@ -218,9 +235,17 @@ func TestResolverOwnsText(t *testing.T) {
 	f := newFixture(t)
 	p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
 	res := NewResolver(0)
-	for _, cmd := range []string{"echo $(cat /etc/hosts)", "cat /etc/passwd src", "echo $(ls /usr/bin/*)", `python3 -c "open('/etc/x')"`} {
+	for _, cmd := range []string{"echo $(cat /etc/hosts)", "cat /etc/passwd src", "echo $(ls /usr/bin/*)", `python3 -c "open('/etc/x')"`,
+		"/usr/lib a", "/usr/lib/x b", "/usr c/d"} {
 		src := cmd + " " + strings.Repeat("x", 1<<16)
-		res.Evaluate(Request{Tool: "Bash", Input: map[string]any{"command": src}}, p)
+		if dir, rest, ok := strings.Cut(cmd, " "); ok && dir[0] == '/' {
+			// A directory and a name targetIn is given may be slices
+			// of a command too.
+			c := &call{resolver: res, ws: f.ws().Deferred()}
+			c.targetIn(src[:len(dir)], src[len(dir)+1:len(dir)+1+len(rest)])
+		} else {
+			res.Evaluate(Request{Tool: "Bash", Input: map[string]any{"command": src}}, p)
+		}
 		start := uintptr(unsafe.Pointer(unsafe.StringData(src)))
 		inside := func(s string) bool {
 			at := uintptr(unsafe.Pointer(unsafe.StringData(s)))
@@ -231,6 +256,18 @@ func TestResolverOwnsText(t *testing.T) {
 				for k, v := range m {
 					if inside(k) || inside(v.s) || inside(v.real) {
 						t.Errorf("%s: the answer to question %d about %q is kept in the command's memory", cmd, op, k)
+					}
+				}
+			}
+		}
+		for _, gen := range []map[string]*dirTargets{res.tcur, res.told} {
+			for dir, d := range gen {
+				if inside(dir) || inside(d.real) {
+					t.Errorf("%s: the directory %q or its real path %q is kept in the command's memory", cmd, dir, d.real)
+				}
+				for k, v := range d.kids {
+					if inside(k) || inside(v.s) || inside(v.real) {
+						t.Errorf("%s: the target of %q in %q is kept in the command's memory", cmd, k, dir)
 					}
 				}
 			}
@@ -315,5 +352,116 @@ func TestTargetFacts(t *testing.T) {
 		if t1.abs != tc.abs || t1.real != tc.real || t1.facts&factsKnown == 0 || t1.isPlain() != tc.plain || t1.isSensitive() != tc.sensitive {
 			t.Errorf("a Resolver's answer for %+v = %+v, want the same paths and facts (plain %v, sensitive %v)", t0, t1, tc.plain, tc.sensitive)
 		}
+	}
+}
+
+// TestTargetInMatchesTarget checks a Resolver's targetIn, which resolves
+// a plain name from what it keeps of the name's directory (resolveIn),
+// against target without a Resolver, over a tree of links (to a
+// directory, to "..", to a file, chains, a loop, dangling ones), files,
+// missing and unclean directories and "/": each path asked twice (found
+// the second time) and in both orders, from Resolvers large and small
+// (a small one rotates while it resolves).
+func TestTargetInMatchesTarget(t *testing.T) {
+	root := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(root+"/a/b/c", 0o755))
+	must(os.WriteFile(root+"/a/b/f", []byte("x"), 0o644))
+	must(os.WriteFile(root+"/a/.env", []byte("x"), 0o644))
+	for link, dest := range map[string]string{
+		"/l": "a", "/a/up": "..", "/a/b/abs": root + "/a", "/c1": "c2", "/c2": "a/b", "/loop": "loop",
+		"/dangling": "nowhere", "/a/b/fl": "f", "/a/b/c/back": "../../up/l/b", "/a/secret": "../a/.env",
+		"/a/Mixed": "b",
+	} {
+		must(os.Symlink(dest, root+link))
+	}
+	// l0 -> l1 -> ... -> l44 -> a: past the kernel's 40 links.
+	for i := range 45 {
+		dest := fmt.Sprintf("l%d", i+1)
+		if i == 44 {
+			dest = "a"
+		}
+		must(os.Symlink(dest, fmt.Sprintf("%s/l%d", root, i)))
+	}
+	var dirs []string
+	for _, d := range []string{"", "/a", "/a/b", "/a/b/c", "/l", "/l/b", "/a/up", "/a/up/l", "/a/b/abs", "/c1",
+		"/c1/c", "/c1/c/back", "/loop", "/dangling", "/nothing", "/nothing/x", "/a/b/f", "/a/b/fl", "/a/./b",
+		"/a/b/../b", "/l/..", "/a/up/..", "/A", "/a/mixed", "/a/Mixed", "/l0", "/l39", "/l2/b"} {
+		dirs = append(dirs, root+d)
+	}
+	dirs = append(dirs, "/", "/etc", "/dev", "/var", "/usr/lib")
+	names := []string{"b", "c", "f", "fl", "up", "abs", "back", "l", "loop", "dangling", "nothing", ".env", "secret",
+		"Mixed", "mixed", "MIXED", "é", "a..b", "..", ".", "", "x/..", "b/c", "up/l", "passwd", "null", ".git", "HEAD",
+		"b/c/back", "b/c/back/c", "up/l/b", "up/up/up/a", "l/b/f", "l/b/fl/x", "c1/c/back/c", "dangling/x", "loop/x/y",
+		"nothing/x/y", "b/f/x", "b/fl/x", "b/abs/b/c", "a/b/abs/up/l", "l0/b", "l0/b/c", "l3/b/c/back", "a/.env",
+		"a/secret", "a/Mixed/c", "ssh/x", "spool/cron/x", "b//c", "b/./c", "b/../c", "b/", "/b", "é/x", "b/é"}
+	type q struct{ dir, name string }
+	var qs []q
+	for _, d := range dirs {
+		for _, n := range names {
+			qs = append(qs, q{d, n})
+		}
+	}
+	backward := slices.Clone(qs)
+	slices.Reverse(backward)
+	ws := Workspace{Cwd: root, Root: root, Home: root + "/a"}
+	for _, entries := range []int{0, 8} {
+		for _, order := range [][]q{qs, backward} {
+			c := &call{resolver: NewResolver(entries), ws: ws.Deferred()}
+			for _, q := range order {
+				want := (&call{ws: ws.Fresh(nil)}).target(q.dir + "/" + q.name)
+				want.facts = factsOf(want)
+				for range 2 {
+					if got := c.targetIn(q.dir, q.name); got != want {
+						t.Errorf("Resolver of %d entries: targetIn(%s, %q) = %+v, target says %+v", entries, q.dir, q.name, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNameFacts checks nameFacts, where it is sure, against factsOf
+// over directories in, above and beside the system ones, /dev, dotted and
+// unclean ones and "/", and names plain, dotted, upper-case and not.
+func TestNameFacts(t *testing.T) {
+	dirs := []string{"/", "/w", "/w/src", "/etc", "/etc/ssh", "/dev", "/dev/shm", "/var", "/var/spool", "/var/spool/cron",
+		"/usr/local/bin", "/usr2", "/home/u", "/home/u/.ssh", "/home/u/.config", "/w/.git/hooks", "/w/.GIT", "/w/./a",
+		"/w/a/", "w/a", "/w/é", "/proc/1", "/lib64x", "/w/x.env", "/w/.envdir"}
+	names := []string{"a", "x.go", "cron", "spool", "etc", "ETC", "passwd", "null", "tty", "authorized_keys", "Authorized_Keys",
+		"JENKINSFILE", "mise.toml", "sitecustomize.py", ".env", ".env.local", ".git", ".bashrc", "é", "a/b", "", ".", "..",
+		"usr", "lib64", "env.", "bunfig.toml"}
+	sure := 0
+	for _, d := range dirs {
+		for _, r := range append([]string{""}, dirs...) {
+			for _, name := range names {
+				f, ok := nameFacts(dirFactsOf(d), dirFactsOf(r), r != "", name)
+				if !ok {
+					continue
+				}
+				sure++
+				tg := target{abs: d + "/" + name, real: d + "/" + name}
+				if d == "/" {
+					tg.abs, tg.real = "/"+name, "/"+name
+				}
+				if r != "" {
+					tg.real = r + "/" + name
+					if r == "/" {
+						tg.real = "/" + name
+					}
+				}
+				if want := factsOf(tg); f != want {
+					t.Errorf("nameFacts(%s, %s, %q) = %b, factsOf(%+v) = %b", d, r, name, f, tg, want)
+				}
+			}
+		}
+	}
+	if sure < 1000 {
+		t.Errorf("nameFacts was sure of %d paths only: the test does not test it", sure)
 	}
 }
