@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gen-run/gen/agent"
+	"github.com/gen-run/gen/cost"
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/chat"
@@ -105,13 +106,9 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	model, modelName, err := pickModel(modelFor(o.model, def, set, s.Err), o.model != "", set.API, o.noStream, s.Err)
+	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.budget, s.Err)
 	if err != nil {
 		return err
-	}
-	meter, model, err := meterFor(o.budget, nil, model, modelName, set.API)
-	if err != nil {
-		return usageErr(err)
 	}
 	if o.appendSystem != "" {
 		d := *def
@@ -217,6 +214,22 @@ func modelFor(flag string, d *agent.Definition, set *settings.Settings, errw io.
 		fmt.Fprintln(errw, "gen: warning:", warn)
 	}
 	return name
+}
+
+// runModel returns the model of a run of def (nil for the main loop
+// without --agent) as flag (--model), def and set name it (modelFor,
+// pickModel), priced by the run's meter with budget (meterFor; nil when
+// the model has no price and there is no budget).
+func runModel(flag string, def *agent.Definition, set *settings.Settings, noStream bool, budget float64, errw io.Writer) (loop.Model, string, *cost.Meter, error) {
+	model, name, err := pickModel(modelFor(flag, def, set, errw), flag != "", set.API, noStream, errw)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	meter, model, err := meterFor(budget, nil, model, name, set.API)
+	if err != nil {
+		return nil, "", nil, usageErr(err)
+	}
+	return model, name, meter, nil
 }
 
 // budgetHelp describes --max-budget-usd.

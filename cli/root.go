@@ -228,13 +228,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
-	model, modelName, err := pickModel(modelFor(o.model, def, set, s.Err), o.model != "", set.API, o.noStream, s.Err)
+	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.budget, s.Err)
 	if err != nil {
 		return err
-	}
-	meter, model, err := meterFor(o.budget, nil, model, modelName, set.API)
-	if err != nil {
-		return usageErr(err)
 	}
 	if o.fallback != "" {
 		if model, err = o.withFallback(model, modelName, set.API, meter, s.Err); err != nil {
