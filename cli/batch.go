@@ -44,6 +44,7 @@ type batchOptions struct {
 	trust      bool
 	noStream   bool
 	budget     float64
+	agents     agentsFlag
 	mcpFlags
 
 	streams Streams
@@ -90,6 +91,7 @@ none failed, 1 some failed (or did not start), 2 usage errors.`,
 	fl.BoolVar(&o.trust, "trust", false, "trust the tasks' projects for this run only (see gen trust)")
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, "the whole batch's budget: once its tasks have spent this many US dollars, no task starts another model turn (prices from the api.pricing setting; a task whose model has none fails)")
+	o.agents.register(fl)
 	o.mcpFlags.register(cmd, true)
 	return cmd
 }
@@ -102,6 +104,9 @@ func runAgentBatch(ctx context.Context, o *batchOptions) error {
 		return usageErr(fmt.Errorf("--concurrency must be at least 1"))
 	}
 	if err := checkBudget(o.budget); err != nil {
+		return err
+	}
+	if err := o.agents.parse(); err != nil {
 		return err
 	}
 	shard, err := batch.ParseShard(o.shard, o.getenv)
@@ -295,6 +300,8 @@ type taskRunner struct {
 	// meter is the batch's: every task's spending counts towards it, and
 	// --max-budget-usd is its budget.
 	meter *cost.Meter
+	// agents are --agents' definitions, above every task's agent files.
+	agents *agentsFlag
 }
 
 // namedModel is a model client and the name it was made for.
@@ -304,7 +311,7 @@ type namedModel struct {
 }
 
 func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
-	r := &taskRunner{model: o.model, noStream: o.noStream, errw: errw, meter: &cost.Meter{Max: o.budget}}
+	r := &taskRunner{model: o.model, noStream: o.noStream, errw: errw, meter: &cost.Meter{Max: o.budget}, agents: &o.agents}
 	if o.mode != "" {
 		m, err := perm.ParseMode(o.mode)
 		if err != nil {
@@ -354,7 +361,7 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	}
 	root := set.Workspace.Root
 	cat, err := r.catalogs.Get(root, func() (*agent.Catalog, error) {
-		cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home)
+		cat, err := r.agents.discover(set)
 		if err == nil {
 			for _, w := range cat.Warnings() {
 				r.warn(w)

@@ -503,3 +503,28 @@ func TestBatchSettingsLive(t *testing.T) {
 		t.Errorf("%d settings entries for one cwd", r.settings.Len())
 	}
 }
+
+// --agents defines agents for every task of a batch, above the agent
+// files of each task's project; a malformed value stops the batch before
+// any task runs.
+func TestBatchAgentsFlag(t *testing.T) {
+	dir := project(t)
+	tasks := writeTasks(t, dir, task("r", "reader", "Read: a.txt"), task("b", "reader", "Run bash: touch made"))
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"agent", "batch"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("--agents", `{"reader": {"description": "reads", "prompt": "Read what you are asked to.", "tools": ["Read"], "permissionMode": "acceptEdits"}}`, tasks)
+	res := parseResults(t, []byte(out))
+	if code == ExitUsage || res["r"].ExitCode != batch.ExitOK || !strings.Contains(res["r"].Result, "Read(a.txt) -> ALLOWED") {
+		t.Fatalf("exit %d, results %+v, stderr %s; want task r to read a.txt as the flag's agent", code, res, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); err == nil || strings.Contains(res["b"].Result, "ALLOWED") {
+		t.Errorf("task b ran Bash, which the flag's agent does not have: %+v", res["b"])
+	}
+	code, out, errs = run("--agents", `{"reader": {"prompt": "x"}}`, tasks)
+	if code != ExitUsage || out != "" || !strings.Contains(errs, "--agents") {
+		t.Errorf("a malformed --agents: exit %d, stdout %q, stderr %q; want a usage error before any task", code, out, errs)
+	}
+}
