@@ -63,7 +63,7 @@ func (rc *recorder) summary(notStarted int, total time.Duration) Summary {
 		TotalMS:    total.Milliseconds(),
 		TopDenials: []ReasonCount{},
 	}
-	if rc.unpriced == 0 && rc.ok+rc.denied+rc.failed-rc.unrecorded > 0 {
+	if rc.unpriced == 0 && len(rc.durations) > 0 { // a duration per recorded task
 		c := rc.cost
 		s.TotalCostUSD = &c
 	}

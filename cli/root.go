@@ -338,7 +338,7 @@ func (o *mainOptions) withFallback(main loop.Model, mainName string, api setting
 		return nil, err
 	}
 	if meter != nil {
-		price, ok := priceOf(api, o.fallback)
+		price, ok := api.Pricing[o.fallback]
 		if !ok {
 			// Turns of an unpriced model would pass the budget uncounted.
 			return nil, usageErr(fmt.Errorf("--fallback-model %s: no price for it in the api.pricing setting, and the run is priced", o.fallback))
@@ -355,10 +355,13 @@ func (o *mainOptions) withFallback(main loop.Model, mainName string, api setting
 // api.pricing setting prices the model; else nil and main unchanged.
 // A budget needs the price: without one it could not be kept.
 func meterFor(budget float64, parent *cost.Meter, main loop.Model, name string, api settings.API) (*cost.Meter, loop.Model, error) {
-	price, ok := priceOf(api, name)
+	price, ok := api.Pricing[name]
 	budgeted := budget > 0 || parent.Budgeted()
-	if name == "offline" && !budgeted {
-		ok = false // nothing to count or report
+	if name == "offline" {
+		if !budgeted {
+			return nil, main, nil // nothing to count or report
+		}
+		price, ok = cost.Price{}, true // it runs here, for nothing
 	}
 	if !ok {
 		if budgeted {
@@ -376,16 +379,6 @@ func checkBudget(budget float64) error {
 		return usageErr(fmt.Errorf("--max-budget-usd must be a number of dollars, not negative"))
 	}
 	return nil
-}
-
-// priceOf returns the price of the model name: api.pricing's, or nothing
-// for the offline model, which runs here.
-func priceOf(api settings.API, name string) (cost.Price, bool) {
-	if name == "offline" {
-		return cost.Price{}, true
-	}
-	p, ok := api.Pricing[name]
-	return p, ok
 }
 
 // sessionRef names a run's session and its transcript file.

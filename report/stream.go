@@ -182,7 +182,7 @@ func (p *Printer) streamEvent(e loop.Event) {
 	assistant := func(block any) {
 		p.mu.Lock()
 		p.msgs++
-		id := fmt.Sprintf("msg_%d", p.msgs)
+		id := msgID(p.msgs)
 		p.mu.Unlock()
 		p.line(messageEvent{
 			Type:            "assistant",
@@ -222,6 +222,9 @@ func (p *Printer) streamEvent(e loop.Event) {
 		})
 	}
 }
+
+// msgID is the ID of the run's n-th assistant message.
+func msgID(n int) string { return fmt.Sprintf("msg_%d", n) }
 
 // streamEventLine is a stream_event line (--include-partial-messages):
 // one of the events a streaming model sends, in the shapes Claude Code
@@ -292,7 +295,10 @@ func (p *Printer) Partial(delta string) {
 	session, model := p.session, p.model
 	opening := !p.streaming
 	p.streaming = true
-	id := fmt.Sprintf("msg_%d", p.msgs+1)
+	var id string
+	if opening {
+		id = msgID(p.msgs + 1)
+	}
 	p.mu.Unlock()
 	if opening {
 		p.line(streamEventLine{Type: "stream_event", SessionID: session,

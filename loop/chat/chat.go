@@ -645,8 +645,8 @@ func limitText(n int64) string {
 
 // retryable reports whether err may pass if the request is sent again.
 func retryable(err error) bool {
-	if _, ok := errors.AsType[*StatusError](err); ok {
-		return Overloaded(err)
+	if se, ok := errors.AsType[*StatusError](err); ok {
+		return se.overloaded()
 	}
 	if errors.Is(err, ErrTooLarge) {
 		return false

@@ -42,5 +42,10 @@ func (f *Fallback) Complete(ctx context.Context, req loop.Request) (loop.Respons
 // or 5xx status, which comes before any of the answer.
 func Overloaded(err error) bool {
 	se, ok := errors.AsType[*StatusError](err)
-	return ok && (se.Code == http.StatusTooManyRequests || se.Code >= 500)
+	return ok && se.overloaded()
+}
+
+// overloaded reports whether e is a refusal for load (429 or 5xx).
+func (e *StatusError) overloaded() bool {
+	return e.Code == http.StatusTooManyRequests || e.Code >= 500
 }
