@@ -168,6 +168,19 @@ func TestMayMention(t *testing.T) {
 		all = append(all, l...)
 	}
 	lists = append(lists, all[:7], all)
+	// An indexed list (more than smallList rules) with few enough
+	// programs for mayMention to look for them: the index's own answer
+	// must agree too.
+	var few []Entry
+	for _, p := range []string{"Bash(git push:*)", "Bash(git reset --hard:*)", "Bash(git clean:*)", "Bash(npm publish:*)", "Bash(npm install:*)",
+		"Bash(go run:*)", "Bash(go generate:*)", "Bash(make install:*)", "Bash(make deploy:*)", "Bash(rm -rf *)", "Bash(rm -f *)", "Bash(curl:*)"} {
+		r, err := ParseRule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		few = append(few, Entry{Rule: r})
+	}
+	lists = append(lists, few)
 	var formsOf [][]string
 	cmds := []string{"python3.11 -c 'print(1)'", "/usr/bin/rm -rf /", "sudo /bin/curl x", "cat <<'EOF'\nrm -rf /\nEOF", "x=$(curl y)", "npx rimraf build"}
 	for _, c := range callcorpus.Bash(5, 1000) {
@@ -190,7 +203,7 @@ func TestMayMention(t *testing.T) {
 	for i, forms := range formsOf {
 		wordsOf[i], _, _ = appendMentionWords(forms, nil, nil)
 	}
-	sure, found := 0, 0
+	sure, found, indexed := 0, 0, 0
 	for _, es := range lists {
 		l := compileList(Workspace{Cwd: "/w", Root: "/w", Home: "/h"}, es, nil, true)
 		for k, forms := range formsOf {
@@ -209,12 +222,15 @@ func TestMayMention(t *testing.T) {
 					t.Errorf("%s: mayMention says no program, but %s mentions %s", es[i].Rule, forms, w)
 				}
 			}
-			if c := l.mentioned(words); len(c) > 0 && !l.linear() {
-				t.Errorf("mayMention says no program, but the index finds rules %v in %s", c, forms)
+			if !l.linear() {
+				indexed++
+				if c := l.mentioned(words); len(c) > 0 {
+					t.Errorf("mayMention says no program, but the index finds rules %v in %s", c, forms)
+				}
 			}
 		}
 	}
-	if sure == 0 || found == 0 {
-		t.Fatalf("%d parts shortcut, %d mentions found: the test checks nothing", sure, found)
+	if sure == 0 || found == 0 || indexed == 0 {
+		t.Fatalf("%d parts shortcut (%d against an index), %d mentions found: the test checks nothing", sure, indexed, found)
 	}
 }
