@@ -207,14 +207,15 @@ func (d *plainDecoder) stringObject() (map[string]any, bool) {
 		if !ok || !d.byte(':') {
 			return nil, false
 		}
-		if _, dup := m[string(k)]; dup {
+		name := inputName(k)
+		if _, dup := m[name]; dup {
 			return nil, false
 		}
 		v, ok := d.string()
 		if !ok {
 			return nil, false
 		}
-		m[inputName(k)] = v
+		m[name] = v
 		if d.byte('}') {
 			return m, true
 		}

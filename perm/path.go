@@ -333,7 +333,7 @@ func foldLiteralOf(pp *pathPattern) (string, bool) {
 	default:
 		return "", false
 	}
-	return lit, len(lit) > 0 && lit[0] == '/' && isASCII(lit) && clean(lit) == lit
+	return lit, asciiClean(lit)
 }
 
 // compileAbs compiles a clean absolute (or basename) pattern.
