@@ -270,8 +270,11 @@ func (s *Session) loadHooks() (*hook.Agent, *hook.Runner) {
 	if d := s.cfg.Agent; d != nil {
 		a.AgentType = d.Name
 		if !d.Hooks.Empty() {
-			own := trust.LiveAgentHooks(s.live, s.set, d)
-			a.Runner = settingsHooks.With(func() hook.Config { return own().AsMain(d.Name) }, s.set.Workspace.Root)
+			// Its stop hooks are Stop hooks here: converted once, not at
+			// every event.
+			m := *d
+			m.Hooks = d.Hooks.AsMain(d.Name)
+			a.Runner = settingsHooks.With(trust.LiveAgentHooks(s.live, s.set, &m), s.set.Workspace.Root)
 		}
 	}
 	return a, settingsHooks
