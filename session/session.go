@@ -318,10 +318,14 @@ func (s *Session) build(set *settings.Settings) perm.Policy {
 	if !set.ModeAllowed(s.mode) {
 		s.mode = perm.ModeDefault
 	}
-	// Under an agent, within its cap as the settings are now (a project
-	// that is no longer trusted caps its agent again).
-	s.mode, _ = policy.MainMode(set, policy.Runtime{Mode: s.mode, Agent: s.cfg.Agent})
-	return policy.Main(s.set, s.runtime())
+	p := policy.Main(s.set, s.runtime())
+	if s.cfg.Agent != nil {
+		// Under an agent, the mode Main capped (policy.MainMode) as the
+		// settings are now: a project no longer trusted caps its agent
+		// again, and the session keeps to it.
+		s.mode = p.Mode
+	}
+	return p
 }
 
 // runtime returns the main loop's runtime state for package policy; s.mu
