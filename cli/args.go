@@ -15,7 +15,7 @@ import (
 // the next flag or "--", as Claude Code's (commander.js) do: the rule
 // lists, each value of which is a comma- or space-separated list of rules
 // (splitRuleList), and --mcp-config, each value of which is one file or
-// one JSON string (parseMCPFlag).
+// one JSON string (mcpFlags.readConfigs).
 var variadicFlags = map[string]bool{
 	"--allowedTools": true, "--allowed-tools": true,
 	"--disallowedTools": true, "--disallowed-tools": true,

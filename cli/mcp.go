@@ -39,6 +39,15 @@ type mcpFlags struct {
 	strict bool
 	// promptTool is --permission-prompt-tool (headless runs only).
 	promptTool string
+	// read are the configs' contents and paths (readJSONFlag), once
+	// read: a file is read once, and what check saw is what runs.
+	read []jsonValue
+}
+
+// jsonValue is what readJSONFlag read for one flag value.
+type jsonValue struct {
+	data []byte
+	path string
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command, delegate bool) {
@@ -90,8 +99,12 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 			sets = append(sets, s)
 		}
 	}
-	for _, c := range f.configs {
-		s, err := parseMCPFlag(c)
+	read, err := f.readConfigs()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range read {
+		s, err := mcp.ParseConfig(c.path, c.data, perm.SourceCLI)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -136,21 +149,28 @@ func mcpServers(set *settings.Settings, f *mcpFlags, warn func(string)) (servers
 // --mcp-config is variadic, such a value is most often the prompt it
 // took.
 func (f *mcpFlags) check() error {
-	for _, v := range f.configs {
-		if _, _, err := readJSONFlag("--mcp-config", v); err != nil {
-			return usageErr(fmt.Errorf("%w\n(--mcp-config takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", err))
-		}
+	if _, err := f.readConfigs(); err != nil {
+		return usageErr(fmt.Errorf("%w\n(--mcp-config takes every argument up to the next flag, as in Claude Code: put the prompt before it, or end the list with --)", err))
 	}
 	return nil
 }
 
-// parseMCPFlag reads one --mcp-config value (readJSONFlag).
-func parseMCPFlag(v string) (map[string]mcp.Server, error) {
-	data, path, err := readJSONFlag("--mcp-config", v)
-	if err != nil {
-		return nil, err
+// readConfigs reads the --mcp-config values (readJSONFlag), the first
+// time it is asked.
+func (f *mcpFlags) readConfigs() ([]jsonValue, error) {
+	if f.read != nil || len(f.configs) == 0 {
+		return f.read, nil
 	}
-	return mcp.ParseConfig(path, data, perm.SourceCLI)
+	read := make([]jsonValue, 0, len(f.configs))
+	for _, v := range f.configs {
+		data, path, err := readJSONFlag("--mcp-config", v)
+		if err != nil {
+			return nil, err
+		}
+		read = append(read, jsonValue{data, path})
+	}
+	f.read = read
+	return read, nil
 }
 
 // mcpOptions are the manager options: timeouts from MCP_TIMEOUT and

@@ -16,6 +16,7 @@ import (
 	"github.com/gen-run/gen/internal/mcptest"
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop/offline"
+	"github.com/gen-run/gen/settings"
 )
 
 // mcpConfig writes {"mcpServers": entries} to dir/name and returns its
@@ -771,5 +772,31 @@ func TestDelegateNeverAskedOutsideAllowTools(t *testing.T) {
 	}
 	if calls := ap.Calls(); len(calls) != 0 {
 		t.Errorf("the delegate was asked: %+v", calls)
+	}
+}
+
+// A --mcp-config file is read once, when the flags are checked: the
+// servers that start are the ones checked, whoever writes the file later.
+func TestMCPConfigReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(file, []byte(`{"mcpServers": {"first": {"command": "true"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &mcpFlags{configs: []string{file}, strict: true}
+	if err := f.check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(`{"mcpServers": {"second": {"command": "true"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := &settings.Settings{Trusted: true}
+	set.Workspace.Root = dir
+	servers, _, err := mcpServers(set, f, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := servers["first"]; !ok || len(servers) != 1 {
+		t.Errorf("servers = %v, want the checked file's first", servers)
 	}
 }
