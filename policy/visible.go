@@ -14,16 +14,7 @@ import (
 // (Main) holds the constraint, deny rules and hidden tools of the agent
 // it may run as.
 func Visible(p *perm.Policy, d *agent.Definition) []string {
-	if d != nil {
-		return visible(filter{mode: p.Mode, allowTools: d.AllowTools, denyTools: d.DenyTools, hidden: p.Hidden, subagent: true})
-	}
-	var bare []perm.Rule
-	for _, e := range p.Deny {
-		if !e.Rule.HasPattern {
-			bare = append(bare, e.Rule)
-		}
-	}
-	return visible(filter{mode: p.Mode, allowTools: p.Constraint, denyTools: bare, hidden: p.Hidden})
+	return visible(newFilter(p, d))
 }
 
 // ShowsMCP returns whether a run under p shows the model the MCP tool
@@ -38,15 +29,7 @@ func Visible(p *perm.Policy, d *agent.Definition) []string {
 // Like Visible, this only spares the model calls that cannot succeed; the
 // gate still decides every call of a shown tool.
 func ShowsMCP(p *perm.Policy, d *agent.Definition) func(name string) bool {
-	f := filter{mode: p.Mode, allowTools: p.Constraint}
-	if d != nil {
-		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
-	}
-	for _, e := range p.Deny {
-		if !e.Rule.HasPattern || e.Rule.Tool == "MCP" {
-			f.denyTools = append(f.denyTools, e.Rule)
-		}
-	}
+	f := newFilter(p, d)
 	return func(name string) bool {
 		named := slices.ContainsFunc(f.allowTools, func(r perm.Rule) bool { return r.NamesTool(name) })
 		if (f.subagent || f.mode == perm.ModeExplore || len(f.allowTools) > 0) && !named {
@@ -61,13 +44,35 @@ func ShowsMCP(p *perm.Policy, d *agent.Definition) func(name string) bool {
 // filter is what decides which tools a run shows the model.
 type filter struct {
 	mode perm.Mode
-	// allowTools and denyTools are the agent's allow_tools and
-	// deny_tools (for the main loop: its bare deny rules).
+	// allowTools are the subagent's allow_tools (for the main loop: the
+	// constraint of the agent it runs as). denyTools are the subagent's
+	// deny_tools and the policy's bare and MCP(glob) deny rules.
 	allowTools, denyTools []perm.Rule
 	// hidden are the tools the agent does not have (agent.Definition).
 	hidden []string
 	// subagent is set when nobody can be asked, so Ask means Deny.
 	subagent bool
+}
+
+// newFilter returns the filter of a run under p. d is the subagent's
+// definition, whose allow_tools and deny_tools then decide; nil for the
+// main loop, whose p.Constraint holds the allow_tools of the agent it runs
+// as. Either way the policy's bare deny rules and MCP(glob) deny rules
+// (from every settings scope, the flags and the agent) hide what they
+// name: the gate would deny every call of such a tool, in the main loop
+// and in a subagent alike.
+func newFilter(p *perm.Policy, d *agent.Definition) filter {
+	f := filter{mode: p.Mode, allowTools: p.Constraint, hidden: p.Hidden}
+	if d != nil {
+		f.allowTools, f.subagent = d.AllowTools, true
+		f.denyTools = slices.Clip(d.DenyTools)
+	}
+	for _, e := range p.Deny {
+		if !e.Rule.HasPattern || e.Rule.Tool == "MCP" {
+			f.denyTools = append(f.denyTools, e.Rule)
+		}
+	}
+	return f
 }
 
 // visible returns the built-in tools f shows the model, in catalog order.
@@ -124,16 +129,7 @@ func (f filter) shows(name string) bool {
 // allow_tools name Skill (Skill or Skill(pattern)), and a bare Skill deny
 // rule hides it. The gate still decides every call (Skill(name) rules).
 func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
-	f := filter{mode: p.Mode, allowTools: p.Constraint, hidden: p.Hidden}
-	if d != nil {
-		f.allowTools, f.denyTools, f.subagent = d.AllowTools, d.DenyTools, true
-	}
-	for _, e := range p.Deny {
-		if !e.Rule.HasPattern {
-			f.denyTools = append(f.denyTools, e.Rule)
-		}
-	}
-	return f.shows("Skill")
+	return newFilter(p, d).shows("Skill")
 }
 
 // namedBy reports whether one of rules names tool. An Edit rule names every

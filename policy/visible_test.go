@@ -113,3 +113,36 @@ func TestShowsSkill(t *testing.T) {
 		}
 	}
 }
+
+// A bare deny rule in a subagent's policy (from a settings scope, a flag or
+// the parent agent) hides the tool from the subagent, as it does in the
+// main loop, for built-in, Skill and MCP tools alike; a patterned one
+// leaves it shown for the gate to decide call by call.
+func TestSubagentSeesPolicyDenies(t *testing.T) {
+	deny := func(ss ...string) *perm.Policy {
+		p := &perm.Policy{Mode: perm.ModeBypass}
+		for _, r := range rules(t, ss...) {
+			p.Deny = append(p.Deny, perm.Entry{Rule: r})
+		}
+		return p
+	}
+	// Spare capacity: filtering must not write the policy's rules into
+	// the definition's slice, which concurrent subagents share.
+	denyTools := make([]perm.Rule, 1, 4)
+	denyTools[0] = rules(t, "WebSearch")[0]
+	d := &agent.Definition{Name: "a", AllowTools: rules(t, "Read", "Grep", "WebFetch", "WebSearch", "Skill", "MCP(mcp__gh__*)"), DenyTools: denyTools}
+	p := deny("WebFetch", "Grep(*.secret)", "Skill", "MCP(mcp__gh__delete*)")
+	if got, want := Visible(p, d), []string{"Read", "Grep"}; !slices.Equal(got, want) {
+		t.Errorf("Visible = %v, want %v", got, want)
+	}
+	if ShowsSkill(p, d) {
+		t.Error("a bare Skill deny rule in the policy should hide Skill from a subagent")
+	}
+	shows := ShowsMCP(p, d)
+	if !shows("mcp__gh__issues") || shows("mcp__gh__delete_repo") {
+		t.Errorf("ShowsMCP: issues %v (want true), delete_repo %v (want false)", shows("mcp__gh__issues"), shows("mcp__gh__delete_repo"))
+	}
+	if full := d.DenyTools[:cap(d.DenyTools)]; full[1].Tool != "" {
+		t.Errorf("the definition's deny_tools backing array was written: %v", full)
+	}
+}
