@@ -552,13 +552,24 @@ func (s *Settings) resolveAgent() {
 			s.Warnings = append(s.Warnings, s.Refusal(fmt.Sprintf("agent %q", f.Agent), at))
 			continue
 		}
-		for _, g := range s.Files[i+1:] {
-			if g.Scope == f.Scope && g.Agent != "" && g.Agent != f.Agent {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: agent %q is overridden by %q in %s", g.Path, g.agentLine, g.Agent, f.Agent, f.Path))
-			}
-		}
+		s.sayTwins(i, "agent", func(g *File) (string, int) { return g.Agent, g.agentLine })
 		s.Agent, s.AgentAt = f.Agent, at
 		return
+	}
+}
+
+// sayTwins warns of each later file of s.Files[i]'s scope that sets key
+// (read by get, with its line) to another value. A .gen file and its
+// .claude twin of the same scope: the first (gen's) wins, and the
+// disagreement is said.
+func (s *Settings) sayTwins(i int, key string, get func(*File) (string, int)) {
+	f := &s.Files[i]
+	won, _ := get(f)
+	for j := i + 1; j < len(s.Files); j++ {
+		g := &s.Files[j]
+		if v, line := get(g); g.Scope == f.Scope && v != "" && v != won {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: %s %q is overridden by %q in %s", g.Path, line, key, v, won, f.Path))
+		}
 	}
 }
 
@@ -601,13 +612,7 @@ func (s *Settings) resolveMode(flag string) error {
 			s.Warnings = append(s.Warnings, s.Refusal(fmt.Sprintf("defaultMode %q", f.DefaultMode), fmt.Sprintf("%s:%d", f.Path, f.modeLine)))
 			continue
 		}
-		for _, g := range s.Files[i+1:] {
-			// A .gen file and its .claude twin of the same scope: the
-			// first (gen's) wins, and the disagreement is said.
-			if g.Scope == f.Scope && g.DefaultMode != "" && g.DefaultMode != f.DefaultMode {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: defaultMode %q is overridden by %q in %s", g.Path, g.modeLine, g.DefaultMode, f.DefaultMode, f.Path))
-			}
-		}
+		s.sayTwins(i, "defaultMode", func(g *File) (string, int) { return string(g.DefaultMode), g.modeLine })
 		s.Mode, s.ModeSource = f.DefaultMode, f.Scope
 		return nil
 	}
