@@ -27,44 +27,52 @@ var commands = []struct{ usage, help string }{
 	{"/exit", "leave gen (or press Ctrl+C twice)"},
 }
 
-// builtins are the names of the built-in slash commands: a custom command
-// may not take one (see Builtins).
-var builtins = []string{"permissions", "add-dir", "allow-pattern", "mode", "agents", "tools", "help", "exit", "quit"}
+// handlers run the built-in slash commands, by name. Their names are the
+// ones a custom command may not take (Builtins); TestCommandsAreListed
+// checks that /help lists each of them (quit is exit's alias).
+var handlers = []handler{
+	{"permissions", func(m *model, args string) (tea.Cmd, error) { return nil, m.cmdPermissions(args) }},
+	{"add-dir", func(m *model, args string) (tea.Cmd, error) { return nil, m.cmdAddDir(args) }},
+	{"allow-pattern", func(m *model, args string) (tea.Cmd, error) { return nil, m.cmdAllowPattern(args) }},
+	{"mode", func(m *model, args string) (tea.Cmd, error) { return nil, m.cmdMode(args) }},
+	{"agents", func(m *model, _ string) (tea.Cmd, error) { return nil, m.cmdAgents() }},
+	{"tools", func(m *model, _ string) (tea.Cmd, error) { return nil, m.cmdTools() }},
+	{"help", func(m *model, _ string) (tea.Cmd, error) { m.cmdHelp(); return nil, nil }},
+	{"exit", func(m *model, _ string) (tea.Cmd, error) { return m.quit(), nil }},
+	{"quit", func(m *model, _ string) (tea.Cmd, error) { return m.quit(), nil }},
+}
+
+// handler runs the slash command called name.
+type handler struct {
+	name string
+	run  func(m *model, args string) (tea.Cmd, error)
+}
 
 // Builtins returns the names of the UI's own slash commands, which custom
 // commands (package skill) may not shadow.
-func Builtins() []string { return slices.Clone(builtins) }
+func Builtins() []string {
+	names := make([]string, len(handlers))
+	for i, h := range handlers {
+		names[i] = h.name
+	}
+	return names
+}
 
 // command runs a slash command line. Its output and errors go to the
 // transcript: an engine error never ends the UI.
 func (m *model) command(line string) tea.Cmd {
 	m.print(m.userLine(line))
 	name, args := cutWord(strings.TrimPrefix(line, "/"))
-	var err error
-	switch name {
-	case "exit", "quit":
-		return m.quit()
-	case "permissions":
-		err = m.cmdPermissions(args)
-	case "add-dir":
-		err = m.cmdAddDir(args)
-	case "allow-pattern":
-		err = m.cmdAllowPattern(args)
-	case "mode":
-		err = m.cmdMode(args)
-	case "agents":
-		err = m.cmdAgents()
-	case "tools":
-		err = m.cmdTools()
-	case "help":
-		m.cmdHelp()
-	default:
-		err = fmt.Errorf("unknown command /%s; /help lists the commands", name)
+	i := slices.IndexFunc(handlers, func(h handler) bool { return h.name == name })
+	if i < 0 {
+		m.note(errorStyle, fmt.Sprintf("✗ unknown command /%s; /help lists the commands", name))
+		return nil
 	}
+	cmd, err := handlers[i].run(m, args)
 	if err != nil {
 		m.note(errorStyle, "✗ "+err.Error())
 	}
-	return nil
+	return cmd
 }
 
 // cutWord splits s into its first word and the trimmed rest.

@@ -156,3 +156,24 @@ func TestBuiltinsAreHandled(t *testing.T) {
 		}
 	}
 }
+
+// /help lists every built-in command, and lists none that is not one.
+func TestCommandsAreListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, c := range commands {
+		if c.usage != "" {
+			name, _ := cutWord(strings.TrimPrefix(c.usage, "/"))
+			listed[name] = true
+		}
+	}
+	for _, name := range Builtins() {
+		if !listed[name] && name != "quit" {
+			t.Errorf("/%s is a built-in that /help does not list", name)
+		}
+	}
+	for name := range listed {
+		if !slices.Contains(Builtins(), name) {
+			t.Errorf("/help lists /%s, which is not a built-in", name)
+		}
+	}
+}
