@@ -68,7 +68,7 @@ func TestOfferTrust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root, home := newProject(t, tc.files)
 			var errw bytes.Buffer
-			got, err := offerTrust(context.Background(), load(t, root, home), nil, Streams{In: strings.NewReader(tc.answer), Err: &errw, InTerminal: true})
+			got, err := offerTrust(context.Background(), load(t, root, home), &agentsFlag{}, Streams{In: strings.NewReader(tc.answer), Err: &errw, InTerminal: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestOfferTrust(t *testing.T) {
 			if tc.trust {
 				// Trusted now: the next start does not ask again.
 				errw.Reset()
-				if again, _ := offerTrust(context.Background(), load(t, root, home), nil, Streams{In: strings.NewReader("y\n"), Err: &errw}); again || errw.Len() > 0 {
+				if again, _ := offerTrust(context.Background(), load(t, root, home), &agentsFlag{}, Streams{In: strings.NewReader("y\n"), Err: &errw}); again || errw.Len() > 0 {
 					t.Errorf("asked again after trusting: %q", errw.String())
 				}
 			}
@@ -123,7 +123,7 @@ func TestOfferTrustFlagAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		var errw bytes.Buffer
-		if _, err := offerTrust(context.Background(), set, defs, Streams{In: strings.NewReader("n\n"), Err: &errw, InTerminal: true}); err != nil {
+		if _, err := offerTrust(context.Background(), set, &agentsFlag{defs: defs}, Streams{In: strings.NewReader("n\n"), Err: &errw, InTerminal: true}); err != nil {
 			t.Fatal(err)
 		}
 		if asked := strings.Contains(errw.String(), "Trust this project?"); asked != tc.asked {
@@ -161,7 +161,7 @@ func TestOfferTrustAfterChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errw bytes.Buffer
-	got, err := offerTrust(context.Background(), load(), nil, Streams{In: strings.NewReader("y\n"), Err: &errw, InTerminal: true})
+	got, err := offerTrust(context.Background(), load(), &agentsFlag{}, Streams{In: strings.NewReader("y\n"), Err: &errw, InTerminal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

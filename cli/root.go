@@ -209,7 +209,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		return usageErr(err)
 	}
 	if !headless {
-		trusted, err := offerTrust(cmd.Context(), set, o.agents.defs, s)
+		trusted, err := offerTrust(cmd.Context(), set, &o.agents, s)
 		if err != nil {
 			return &exitError{ExitFailed, err}
 		}

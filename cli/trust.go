@@ -56,7 +56,7 @@ it and run gen trust again. For one headless run, pass --trust instead.`,
 // the person trusted it (settings.Settings.TrustStale). It reports whether
 // the person trusted it (recorded in the user settings, which the caller
 // then reloads). Headless runs never ask: they use --trust or `gen trust`.
-func offerTrust(ctx context.Context, set *settings.Settings, flagAgents []*agent.Definition, s Streams) (bool, error) {
+func offerTrust(ctx context.Context, set *settings.Settings, agents *agentsFlag, s Streams) (bool, error) {
 	if set.Trusted {
 		return false, nil
 	}
@@ -66,11 +66,11 @@ func offerTrust(ctx context.Context, set *settings.Settings, flagAgents []*agent
 	}
 	// Agents that do not load are reported where they are used; here
 	// they ask for nothing, nor does a project's that --agents replaces.
-	var agents []*agent.Definition
-	if cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home, flagAgents...); err == nil {
-		agents = cat.All()
+	var defs []*agent.Definition
+	if cat, err := agents.discover(set); err == nil {
+		defs = cat.All()
 	}
-	files := trust.Pending(set, mcpJSON, agents)
+	files := trust.Pending(set, mcpJSON, defs)
 	if len(files) == 0 && !set.TrustStale {
 		return false, nil
 	}
