@@ -330,17 +330,19 @@ func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
 		}
 	}
 	// --add-dir names directories relative to where gen was started, not
-	// to each task's cwd.
-	dirs := make([]string, len(o.addDirs))
-	for i, d := range o.addDirs {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, fmt.Errorf("--add-dir %s: %w", d, err)
+	// to each task's cwd; one that is not there fails the batch before
+	// any task starts, not every task.
+	dirs, err := startDirs(o.addDirs)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range dirs {
+		if strings.HasPrefix(d, "~") {
+			continue // under the home directory: each task's settings check it
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("--add-dir %s: not an existing directory", d)
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--add-dir %s: not an existing directory", o.addDirs[i])
 		}
-		dirs[i] = abs
 	}
 	if len(o.allowed) > 0 {
 		r.warn("--allowedTools: a subagent's allow_tools decide what it may do; settings and CLI allow rules do not reach it (gen agent show NAME)")

@@ -137,13 +137,17 @@ func (f *policyFlags) options() (settings.Options, error) {
 	if err := f.agents.parse(); err != nil {
 		return settings.Options{}, err
 	}
+	dirs, err := startDirs(f.addDirs)
+	if err != nil {
+		return settings.Options{}, usageErr(err)
+	}
 	return settings.Options{
 		FlagSettings:     flagData,
 		FlagSettingsPath: flagPath,
 		Cwd:              cwd,
 		ManagedPath:      f.managed,
 		Mode:             f.mode,
-		AddDirs:          f.addDirs,
+		AddDirs:          dirs,
 		Allowed:          splitRuleLists(f.allowed),
 		Disallowed:       splitRuleLists(f.disallowed),
 		Trust:            f.trust,
@@ -689,4 +693,25 @@ func parseBatchLine(line []byte) (perm.Request, error) {
 		return normalise(perm.Request{Tool: bl.Tool, Input: bl.Input})
 	}
 	return perm.Request{}, fmt.Errorf(`want {"tool":...,"input":{...}} or {"call":"Tool(...)"}`)
+}
+
+// startDirs returns the --add-dir values with each relative name made
+// absolute from the directory gen was started in, as readJSONFlag takes
+// file names and for the same reasons: a command line means what it
+// means in the shell it was typed in, whatever --cwd says. "~" and "~/…"
+// stay, for settings to put under the home directory.
+func startDirs(dirs []string) ([]string, error) {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = d
+		if d == "~" || strings.HasPrefix(d, "~/") || filepath.IsAbs(d) {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir %s: %w", d, err)
+		}
+		out[i] = abs
+	}
+	return out, nil
 }
