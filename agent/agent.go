@@ -129,7 +129,7 @@ var validName = lazyre.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // checkName returns an error for a name no agent may have.
 func checkName(name string) error {
-	if !validName().MatchString(name) {
+	if !validName.Get().MatchString(name) {
 		return fmt.Errorf("invalid name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", name)
 	}
 	return nil
@@ -447,7 +447,7 @@ var hookKeyStep = lazyre.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
 // for.
 func keyNode(k, v *yaml.Node, key string) *yaml.Node {
 	at := k
-	for _, st := range hookKeyStep().FindAllStringSubmatch(strings.TrimPrefix(key, "hooks"), -1) {
+	for _, st := range hookKeyStep.Get().FindAllStringSubmatch(strings.TrimPrefix(key, "hooks"), -1) {
 		v = frontmatter.Resolve(v)
 		switch {
 		case st[1] != "" && v.Kind == yaml.MappingNode:

@@ -261,7 +261,7 @@ func load(scopes ...scope) *Catalog {
 var nameLine = lazyre.MustCompile(`(?m)^name:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)["']?[ \t]*\r?$`)
 
 func guessName(p string, data []byte) string {
-	if m := nameLine().FindSubmatch(data); m != nil {
+	if m := nameLine.Get().FindSubmatch(data); m != nil {
 		return string(m[1])
 	}
 	return strings.TrimSuffix(path.Base(p), ".md")

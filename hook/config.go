@@ -138,7 +138,7 @@ func (g *Group) compile() error {
 	m := g.Matcher
 	switch {
 	case m == "" || m == "*":
-	case plainMatcher().MatchString(m):
+	case plainMatcher.Get().MatchString(m):
 		for n := range strings.SplitSeq(m, "|") {
 			if n != "" {
 				g.names = append(g.names, n)

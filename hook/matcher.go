@@ -50,7 +50,7 @@ func checkToolMatcher(m string) error {
 	}
 	alts := strings.Split(m, "|")
 	for _, a := range alts {
-		if sub := ruleLike().FindStringSubmatch(a); sub != nil && slices.Contains(toolNames, sub[1]) {
+		if sub := ruleLike.Get().FindStringSubmatch(a); sub != nil && slices.Contains(toolNames, sub[1]) {
 			return fmt.Errorf("%q is a permission rule, not a tool name: match %q and read the call's tool_input in the hook", a, sub[1])
 		}
 	}

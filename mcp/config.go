@@ -293,8 +293,8 @@ var envRef = lazyre.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 // are hard to trace back.
 func (p *parser) expand(s string) (string, error) {
 	var missing []string
-	out := envRef().ReplaceAllStringFunc(s, func(ref string) string {
-		m := envRef().FindStringSubmatch(ref)
+	out := envRef.Get().ReplaceAllStringFunc(s, func(ref string) string {
+		m := envRef.Get().FindStringSubmatch(ref)
 		v, ok := p.lookup(m[1])
 		if ok && (v != "" || m[2] == "") {
 			return v

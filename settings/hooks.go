@@ -62,7 +62,7 @@ var keyStep = lazyre.MustCompile(`\.?([^.\[\]]+)|\[(\d+)\]`)
 // key, so the line is the line a person looks for.
 func keyOffset(v *value, key string) int {
 	off := v.Off
-	steps := keyStep().FindAllStringSubmatch(strings.TrimPrefix(key, hooksKey), -1)
+	steps := keyStep.Get().FindAllStringSubmatch(strings.TrimPrefix(key, hooksKey), -1)
 	for _, st := range steps {
 		switch {
 		case st[1] != "" && v.Kind == kindObject:

@@ -63,7 +63,7 @@ func ParseCommand(path, name string, data []byte) (*Command, error) {
 		first, _, _ := strings.Cut(c.Body, "\n")
 		c.Description = cut(strings.TrimSpace(first), maxDescription)
 	}
-	if loc := bangCommand().FindStringIndex(c.Body); loc != nil {
+	if loc := bangCommand.Get().FindStringIndex(c.Body); loc != nil {
 		c.Bang = doc.BodyLine + strings.Count(c.Body[:loc[0]], "\n")
 	}
 	if c.Body == "" {
@@ -132,7 +132,7 @@ func (c *Command) Expand(args string) (string, error) {
 	var werr error
 	split := false
 	found := false
-	prompt := placeholder().ReplaceAllStringFunc(c.Body, func(p string) string {
+	prompt := placeholder.Get().ReplaceAllStringFunc(c.Body, func(p string) string {
 		found = true
 		if p == "$ARGUMENTS" {
 			return args
@@ -336,7 +336,7 @@ func loadCommandDir(r *reader, loc Location) []found[*Command] {
 			path := filepath.Join(dir, e.Name())
 			base := strings.TrimSuffix(e.Name(), ".md")
 			f := found[*Command]{path: path}
-			if base != e.Name() && validSegment().MatchString(base) {
+			if base != e.Name() && validSegment.Get().MatchString(base) {
 				f.name = prefix + base
 			}
 			fi, err := stat(path, e)
@@ -345,7 +345,7 @@ func loadCommandDir(r *reader, loc Location) []found[*Command] {
 				f.err = err
 			case fi == nil, !fi.IsDir() && base == e.Name():
 				continue // gone, or not a markdown file
-			case !validSegment().MatchString(base):
+			case !validSegment.Get().MatchString(base):
 				f.err = fmt.Errorf("skill: %s is not a command: its name %q cannot be typed after a slash (use letters, digits, '-', '_' and '.')", path, base)
 			case fi.IsDir() && depth >= maxCommandDepth:
 				f.err = fmt.Errorf("skill: %s: commands are looked for at most %d directories deep", path, maxCommandDepth)

@@ -94,7 +94,7 @@ func Parse(path, dirName string, data []byte) (*Skill, error) {
 	// As in Claude Code, name defaults to the directory's name and
 	// description to the first paragraph of the instructions.
 	if !doc.Has("name") {
-		if len(dirName) > maxName || !validName().MatchString(dirName) {
+		if len(dirName) > maxName || !validName.Get().MatchString(dirName) {
 			return nil, &frontmatter.Error{Path: path, Line: max(doc.Open, 1), Err: fmt.Errorf("no name, and the skill's directory %q is not a valid one: set name, or rename the directory to at most %d lower-case letters, digits and single hyphens", dirName, maxName)}
 		}
 		s.Name = dirName
@@ -123,7 +123,7 @@ func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
 		if s.Name, err = doc.Text(k.Value, v); err != nil {
 			return err
 		}
-		if len(s.Name) > maxName || !validName().MatchString(s.Name) {
+		if len(s.Name) > maxName || !validName.Get().MatchString(s.Name) {
 			return doc.Errorf(v, "invalid name %q: use at most %d lower-case letters, digits and single hyphens", s.Name, maxName)
 		}
 	case "hooks":

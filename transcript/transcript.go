@@ -48,7 +48,7 @@ func NewID() string {
 // CheckID reports whether id is a session ID (a lower-case UUID). Only
 // such IDs become file names, so --resume cannot name a path.
 func CheckID(id string) error {
-	if !idPattern().MatchString(id) {
+	if !idPattern.Get().MatchString(id) {
 		return fmt.Errorf("session ID %q is not a UUID (such as %s)", id, "0b5c3b52-7a43-4c44-9f7e-2d1f5d8f6a10")
 	}
 	return nil

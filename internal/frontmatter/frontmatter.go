@@ -208,7 +208,7 @@ func errMissing(what string) error {
 }
 
 func (d *Doc) yamlError(err error) error {
-	if m := yamlLineError().FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineError.Get().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{Path: d.Path, Line: n + d.Open, Err: errors.New(m[2])}
 	}

@@ -340,7 +340,7 @@ func chmodLabel(args []Word) string {
 			continue
 		}
 		v := a.Value
-		if strings.HasPrefix(v, "--") || strings.HasPrefix(v, "-") && !symbolicModeRe().MatchString(v) {
+		if strings.HasPrefix(v, "--") || strings.HasPrefix(v, "-") && !symbolicModeRe.Get().MatchString(v) {
 			continue // an option such as -R or --reference=f
 		}
 		if worldWritable(v) {
@@ -356,11 +356,11 @@ func worldWritable(mode string) bool {
 		return len(strings.TrimLeft(mode, "0")) <= 4 && n&0o002 != 0 // 00777 is 777
 	}
 	for _, clause := range strings.Split(mode, ",") {
-		m := symbolicModeRe().FindStringSubmatch(clause)
+		m := symbolicModeRe.Get().FindStringSubmatch(clause)
 		if m == nil || !strings.ContainsAny(m[1], "ao") {
 			continue
 		}
-		for _, op := range modeOpRe().FindAllString(m[2], -1) {
+		for _, op := range modeOpRe.Get().FindAllString(m[2], -1) {
 			if op[0] != '-' && strings.ContainsAny(op[1:], "wug") {
 				return true
 			}

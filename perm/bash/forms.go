@@ -36,7 +36,7 @@ var inputWords = Word{Raw: "$INPUT"}
 
 var durationRe = lazyre.MustCompile(`^[0-9]+(\.[0-9]+)?[smhd]?$`)
 
-func isDuration(w Word) bool { return w.Static && durationRe().MatchString(w.Value) }
+func isDuration(w Word) bool { return w.Static && durationRe.Get().MatchString(w.Value) }
 
 func anyOperand(Word) bool { return true }
 
@@ -595,7 +595,7 @@ func harmless(a Assign) bool {
 	}
 	switch {
 	case harmlessVars[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
-		return plainValueRe().MatchString(a.Value)
+		return plainValueRe.Get().MatchString(a.Value)
 	}
 	return false
 }

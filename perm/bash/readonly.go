@@ -332,7 +332,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 	i := 0
 	for ; i < len(words); i++ {
 		v := words[i].Value
-		if v != "-P" && !findOptRe().MatchString(v) {
+		if v != "-P" && !findOptRe.Get().MatchString(v) {
 			break
 		}
 	}
@@ -352,7 +352,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 		w := &words[i]
 		v := w.Value
 		e, ok := findSafe[v]
-		if findNewerRe().MatchString(v) {
+		if findNewerRe.Get().MatchString(v) {
 			e, ok = findSafe["-newer"]
 			e.file = v[len(v)-1] != 't'
 		}
@@ -437,7 +437,7 @@ func jqReadOnly(words []Word) (Reads, bool) {
 	if len(operands) == 0 {
 		return Reads{Reason: Because("jq: no filter")}, false
 	}
-	if f := operands[0]; jqUnsafeFilter().MatchString(f.Value) || f.Glob {
+	if f := operands[0]; jqUnsafeFilter.Get().MatchString(f.Value) || f.Glob {
 		return Reads{Reason: Because("jq: filter %s reads modules or the environment", quoteString(f.Value))}, false
 	}
 	for i, w := range operands[1:] {

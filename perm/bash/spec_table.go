@@ -329,9 +329,9 @@ func lazySpec(s *progSpec) func() *progSpec {
 	return sync.OnceValue(func() *progSpec {
 		switch s.name {
 		case "head":
-			s.obsolete = headNumRe()
+			s.obsolete = headNumRe.Get()
 		case "tail":
-			s.obsolete = tailNumRe()
+			s.obsolete = tailNumRe.Get()
 		}
 		s.compile()
 		return s
