@@ -30,7 +30,7 @@ func assignsIn(vs [][]Word, fn func(Assign)) {
 		if len(v) < 2 || !v[0].Static {
 			continue
 		}
-		if prog := path.Base(v[0].Value); !declarers[prog] && !broadWrappers[prog].assigns {
+		if prog := path.Base(v[0].Value); !declarers.Get()[prog] && !broadWrappers.Get()[prog].assigns {
 			continue
 		}
 		for _, w := range v[1:] {

@@ -2,6 +2,8 @@ package bash
 
 import (
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // awkSpec holds the options every awk (gawk, mawk, the one true awk,
@@ -151,20 +153,28 @@ var (
 	// awkKeywords are the keywords every awk knows alike (gawk's switch,
 	// case, default, BEGINFILE, ENDFILE and nextfile, and func, are
 	// variables in some awks: a "/" after them is read two ways).
-	awkKeywords = setOf("BEGIN END function if else while for do break continue next exit return delete in print printf")
+	awkKeywords = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return setOf("BEGIN END function if else while for do break continue next exit return delete in print printf")
+	}}
 	// awkPure are the built-in functions that compute a value and touch
 	// nothing outside the program.
-	awkPure = setOf("length substr index split sub gsub match sprintf tolower toupper int sqrt exp log sin cos atan2 rand srand")
+	awkPure = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return setOf("length substr index split sub gsub match sprintf tolower toupper int sqrt exp log sin cos atan2 rand srand")
+	}}
 	// awkVars are the special variables that only describe or shape the
 	// records and fields.
-	awkVars = setOf("NR NF FNR FS OFS RS ORS SUBSEP RSTART RLENGTH FILENAME")
+	awkVars = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return setOf("NR NF FNR FS OFS RS ORS SUBSEP RSTART RLENGTH FILENAME")
+	}}
 	// awkReserved are the other keywords and built-in functions of gawk,
 	// mawk, the one true awk and busybox's awk: getline, system, close
 	// and fflush reach outside the program, and the rest are not
 	// verified. A name here is never taken for a user's variable.
-	awkReserved = setOf("getline system close fflush func nextfile switch case default " +
-		"and or xor compl lshift rshift strftime systime mktime gensub patsplit asort asorti isarray typeof " +
-		"strtonum bindtextdomain dcgettext dcngettext mkbool")
+	awkReserved = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return setOf("getline system close fflush func nextfile switch case default " +
+			"and or xor compl lshift rshift strftime systime mktime gensub patsplit asort asorti isarray typeof " +
+			"strtonum bindtextdomain dcgettext dcngettext mkbool")
+	}}
 )
 
 func setOf(words string) map[string]bool {
@@ -179,9 +189,9 @@ func setOf(words string) map[string]bool {
 // (a reserved name or a special variable not in awkVars), or "".
 func awkVariable(name string) string {
 	switch {
-	case awkVars[name]:
+	case awkVars.Get()[name]:
 		return ""
-	case awkKeywords[name] || awkPure[name] || awkReserved[name]:
+	case awkKeywords.Get()[name] || awkPure.Get()[name] || awkReserved.Get()[name]:
 		return "the built-in " + name
 	case strings.ToLower(name) != name && strings.ToUpper(name) == name:
 		return "the special variable " + name
@@ -234,7 +244,7 @@ func awkProgram(src string) string {
 			case "/", "/=":
 				// A function's name before "/" (length /x/) leaves it
 				// to each awk whether a regular expression follows.
-				if p := toks[i-1]; p.kind == awkName && (awkPure[p.text] || funcs[p.text]) {
+				if p := toks[i-1]; p.kind == awkName && (awkPure.Get()[p.text] || funcs[p.text]) {
 					return "has a \"/\" after " + p.text + " that awks read differently"
 				}
 			}
@@ -247,7 +257,7 @@ func awkProgram(src string) string {
 // a call of one of the program's functions (funcs), or a variable.
 func awkNameUse(toks []awkTok, i int, funcs map[string]bool) string {
 	name := toks[i].text
-	if awkKeywords[name] || awkPure[name] || funcs[name] {
+	if awkKeywords.Get()[name] || awkPure.Get()[name] || funcs[name] {
 		return ""
 	}
 	if why := awkVariable(name); why != "" {
@@ -271,7 +281,7 @@ func awkFunctions(toks []awkTok) (map[string]bool, string) {
 			return nil, "has a function without a name"
 		}
 		name := toks[i+1].text
-		if awkKeywords[name] {
+		if awkKeywords.Get()[name] {
 			return nil, "defines a function named " + name
 		}
 		if why := awkVariable(name); why != "" {
@@ -410,7 +420,7 @@ func regexNext(toks []awkTok) bool {
 	t := toks[len(toks)-1]
 	switch t.kind {
 	case awkName:
-		return awkKeywords[t.text]
+		return awkKeywords.Get()[t.text]
 	case awkNumber, awkString, awkRegex:
 		return false
 	case awkOp:

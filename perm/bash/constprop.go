@@ -253,7 +253,7 @@ func (c *collector) propagate() {
 		st.depth, st.subst, st.outerScope = p.depth, p.subst, p.outerScope
 		var done stringSet // what nestedShells parsed for cmd
 		for _, a := range cmd.Assigns {
-			if codeVars[a.Name] && a.Static {
+			if codeVars.Get()[a.Name] && a.Static {
 				done.add(a.Value)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // dataWriters are programs that write the files their input names: a
@@ -12,36 +14,38 @@ import (
 // ("patch", "archive") when the words may make it write them, "" when
 // they certainly do not (a listing, a check, output to stdout only). A
 // word that is not static may be any option: the program may write.
-var dataWriters = map[string]func(args []Word) string{
-	"tar":        tarWrites,
-	"gtar":       tarWrites,
-	"bsdtar":     tarWrites,
-	"unzip":      unzipWrites,
-	"cpio":       cpioWrites,
-	"bsdcpio":    cpioWrites,
-	"patch":      patchWrites,
-	"gpatch":     patchWrites,
-	"git":        gitDataWrites,
-	"7z":         commandLetter("archive", "xe"),
-	"7za":        commandLetter("archive", "xe"),
-	"7zr":        commandLetter("archive", "xe"),
-	"7zz":        commandLetter("archive", "xe"),
-	"unrar":      commandLetter("archive", "xe"),
-	"lha":        commandLetter("archive", "xe"),
-	"lhasa":      commandLetter("archive", "xe"),
-	"ar":         arWrites,
-	"jar":        jarWrites,
-	"pax":        paxWrites,
-	"dpkg-deb":   dpkgWrites,
-	"dpkg":       dpkgWrites,
-	"unar":       always("archive"),
-	"uudecode":   always("encoded file"),
-	"cabextract": cabWrites,
-	"gzip":       gzipWrites(&gzipSpec, false),
-	"pigz":       gzipWrites(&pigzSpec, false),
-	"gunzip":     gzipWrites(&gzipSpec, true),
-	"unpigz":     gzipWrites(&pigzSpec, true),
-}
+var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() map[string]func(args []Word) string {
+	return map[string]func(args []Word) string{
+		"tar":        tarWrites,
+		"gtar":       tarWrites,
+		"bsdtar":     tarWrites,
+		"unzip":      unzipWrites,
+		"cpio":       cpioWrites,
+		"bsdcpio":    cpioWrites,
+		"patch":      patchWrites,
+		"gpatch":     patchWrites,
+		"git":        gitDataWrites,
+		"7z":         commandLetter("archive", "xe"),
+		"7za":        commandLetter("archive", "xe"),
+		"7zr":        commandLetter("archive", "xe"),
+		"7zz":        commandLetter("archive", "xe"),
+		"unrar":      commandLetter("archive", "xe"),
+		"lha":        commandLetter("archive", "xe"),
+		"lhasa":      commandLetter("archive", "xe"),
+		"ar":         arWrites,
+		"jar":        jarWrites,
+		"pax":        paxWrites,
+		"dpkg-deb":   dpkgWrites,
+		"dpkg":       dpkgWrites,
+		"unar":       always("archive"),
+		"uudecode":   always("encoded file"),
+		"cabextract": cabWrites,
+		"gzip":       gzipWrites(&gzipSpec, false),
+		"pigz":       gzipWrites(&pigzSpec, false),
+		"gunzip":     gzipWrites(&gzipSpec, true),
+		"unpigz":     gzipWrites(&pigzSpec, true),
+	}
+}}
 
 // DataWrites reports, for a command that writes files whose paths are
 // named in data it reads (git apply, patch, tar x, unzip, cpio -i, git
@@ -53,7 +57,7 @@ func (c *Command) DataWrites() string {
 			continue
 		}
 		prog := path.Base(v[0].Value)
-		f, ok := dataWriters[prog]
+		f, ok := dataWriters.Get()[prog]
 		if !ok && isPython(prog) {
 			f, ok = pythonWrites, true
 		}

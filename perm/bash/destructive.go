@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 )
 
@@ -51,7 +52,7 @@ func destructive(words []Word) string {
 		}
 	case prog == "systemctl":
 		for _, a := range args {
-			if a.Static && systemctlPersist[a.Value] {
+			if a.Static && systemctlPersist.Get()[a.Value] {
 				return "systemctl " + a.Value
 			}
 		}
@@ -63,7 +64,7 @@ func destructive(words []Word) string {
 		}
 	case prog == "mkfs" || strings.HasPrefix(prog, "mkfs.") || prog == "mke2fs":
 		return "mkfs"
-	case diskTools[prog]:
+	case diskTools.Get()[prog]:
 		return prog
 	case prog == "find":
 		if hasWord(args, "-delete") {
@@ -76,7 +77,7 @@ func destructive(words []Word) string {
 	case prog == "xargs":
 		// The arguments come from standard input, so they may hold
 		// options: an rm behind xargs may be recursive.
-		if inner, ok := unwrap(words, broadWrappers, true); ok && len(inner) > 0 &&
+		if inner, ok := unwrap(words, broadWrappers.Get(), true); ok && len(inner) > 0 &&
 			inner[0].Static && path.Base(inner[0].Value) == "rm" {
 			return labelRmDynamic
 		}
@@ -86,10 +87,12 @@ func destructive(words []Word) string {
 
 const labelRmDynamic = "rm (dynamic arguments)"
 
-var diskTools = map[string]bool{
-	"fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true,
-	"parted": true, "wipefs": true, "shred": true,
-}
+var diskTools = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"fdisk": true, "sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true,
+		"parted": true, "wipefs": true, "shred": true,
+	}
+}}
 
 func hasWord(words []Word, v string) bool {
 	for _, w := range words {
@@ -371,10 +374,12 @@ func worldWritable(mode string) bool {
 
 // systemctlPersist are systemctl verbs that make a unit start on its own
 // later (or stop one ever starting).
-var systemctlPersist = map[string]bool{
-	"enable": true, "reenable": true, "link": true, "preset": true, "preset-all": true,
-	"mask": true, "add-wants": true, "add-requires": true, "set-default": true, "edit": true,
-}
+var systemctlPersist = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"enable": true, "reenable": true, "link": true, "preset": true, "preset-all": true,
+		"mask": true, "add-wants": true, "add-requires": true, "set-default": true, "edit": true,
+	}
+}}
 
 // modeOption returns the value of mkdir's or install's -m/--mode option
 // ("-m 777", "-m777", "--mode=777", "--mode 777"; the last one counts).

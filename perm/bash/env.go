@@ -5,38 +5,44 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // codeVarNames are environment variables whose value a program runs as
 // code or loads code from: shells (BASH_ENV, ENV, PS4, PROMPT_COMMAND),
 // the dynamic linker (LD_*), pagers and editors, git, and interpreters.
-var codeVarNames = map[string]bool{
-	"LESSOPEN": true, "LESSCLOSE": true, "LESSKEYIN": true, "LESSKEY": true, "LESSKEY_CONTENT": true,
-	"PAGER": true, "MANPAGER": true, "GIT_PAGER": true, "SYSTEMD_PAGER": true,
-	"GIT_EXTERNAL_DIFF": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_ASKPASS": true,
-	"SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
-	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true,
-	"GIT_CONFIG": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
-	"GIT_CONFIG_SYSTEM": true, "GIT_ATTR_SOURCE": true,
-	"BASH_ENV": true, "ENV": true, "PS4": true, "PS0": true, "PS1": true, "PROMPT_COMMAND": true,
-	"SHELLOPTS": true, "BASHOPTS": true, "BASH_LOADABLES_PATH": true, "EXECIGNORE": true,
-	"PYTHONSTARTUP": true, "PYTHONPATH": true, "PYTHONHOME": true, "PYTHONINSPECT": true,
-	"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "PERL5DB": true, "RUBYOPT": true, "RUBYLIB": true,
-	"NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true,
-	"EDITOR": true, "VISUAL": true, "BROWSER": true, "TERMINFO": true, "PATH": true, "IFS": true,
-	"GCONV_PATH": true, "LOCPATH": true, "HOSTALIASES": true, "RESOLV_HOST_CONF": true, "MALLOC_CHECK_": true,
-}
+var codeVarNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"LESSOPEN": true, "LESSCLOSE": true, "LESSKEYIN": true, "LESSKEY": true, "LESSKEY_CONTENT": true,
+		"PAGER": true, "MANPAGER": true, "GIT_PAGER": true, "SYSTEMD_PAGER": true,
+		"GIT_EXTERNAL_DIFF": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_ASKPASS": true,
+		"SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
+		"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true,
+		"GIT_CONFIG": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_GLOBAL": true,
+		"GIT_CONFIG_SYSTEM": true, "GIT_ATTR_SOURCE": true,
+		"BASH_ENV": true, "ENV": true, "PS4": true, "PS0": true, "PS1": true, "PROMPT_COMMAND": true,
+		"SHELLOPTS": true, "BASHOPTS": true, "BASH_LOADABLES_PATH": true, "EXECIGNORE": true,
+		"PYTHONSTARTUP": true, "PYTHONPATH": true, "PYTHONHOME": true, "PYTHONINSPECT": true,
+		"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "PERL5DB": true, "RUBYOPT": true, "RUBYLIB": true,
+		"NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true,
+		"EDITOR": true, "VISUAL": true, "BROWSER": true, "TERMINFO": true, "PATH": true, "IFS": true,
+		"GCONV_PATH": true, "LOCPATH": true, "HOSTALIASES": true, "RESOLV_HOST_CONF": true, "MALLOC_CHECK_": true,
+	}
+}}
 
 // CodeVar reports whether an environment variable carries code: a
 // program runs its value, or loads a program or library it names
 // (LD_PRELOAD, BASH_FUNC_f%%, GIT_CONFIG_KEY_0, PAGER, ...).
 func CodeVar(name string) bool {
-	return codeVarNames[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "BASH_FUNC_") ||
+	return codeVarNames.Get()[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "BASH_FUNC_") ||
 		strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "DYLD_")
 }
 
 // declarers are builtins whose NAME=value arguments set variables.
-var declarers = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+var declarers = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+}}
 
 // CodeAssigns returns the code-carrying variables (CodeVar) the command
 // sets (Command.assignments): in an assignment before it, as an argument

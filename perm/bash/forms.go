@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 )
 
@@ -44,91 +45,95 @@ func anyOperand(Word) bool { return true }
 // that change how, not what, the command runs. Their options are strict
 // (an unknown option keeps the wrapper in place) and exclude any that
 // writes a file (time -o).
-var narrowWrappers = map[string]wrapper{
-	"timeout": {
-		opts:    optSpec{flags: "v", args: "sk", long: []string{"foreground", "preserve-status", "verbose"}, longArgs: []string{"kill-after", "signal"}, strict: true},
-		operand: isDuration,
-	},
-	"time":   {opts: optSpec{flags: "pvq", args: "f", long: []string{"portability", "verbose", "quiet"}, longArgs: []string{"format"}, strict: true}},
-	"nice":   {opts: optSpec{flags: "0123456789", args: "n", longArgs: []string{"adjustment"}, strict: true}},
-	"nohup":  {opts: optSpec{strict: true}},
-	"stdbuf": {opts: optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}, strict: true}},
-}
+var narrowWrappers = lazy.Value[map[string]wrapper]{New: func() map[string]wrapper {
+	return map[string]wrapper{
+		"timeout": {
+			opts:    optSpec{flags: "v", args: "sk", long: []string{"foreground", "preserve-status", "verbose"}, longArgs: []string{"kill-after", "signal"}, strict: true},
+			operand: isDuration,
+		},
+		"time":   {opts: optSpec{flags: "pvq", args: "f", long: []string{"portability", "verbose", "quiet"}, longArgs: []string{"format"}, strict: true}},
+		"nice":   {opts: optSpec{flags: "0123456789", args: "n", longArgs: []string{"adjustment"}, strict: true}},
+		"nohup":  {opts: optSpec{strict: true}},
+		"stdbuf": {opts: optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}, strict: true}},
+	}
+}}
 
 // broadWrappers are stripped for DenyForms, Destructive and shell-string
 // detection: everything that runs a command line, with every option known
 // to take an argument (unknown options are taken to be flags).
-var broadWrappers = map[string]wrapper{
-	"timeout": {
-		opts:    optSpec{args: "sk", longArgs: []string{"kill-after", "signal"}},
-		operand: anyOperand,
-	},
-	"time":   {opts: optSpec{args: "fo", longArgs: []string{"format", "output"}}},
-	"nice":   {opts: optSpec{args: "n", longArgs: []string{"adjustment"}}},
-	"nohup":  {},
-	"stdbuf": {opts: optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}}},
-	"sudo": {
-		opts:    optSpec{args: "CDgpRrTUtu", longArgs: []string{"chdir", "chroot", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"}},
-		assigns: true,
-	},
-	"doas":    {opts: optSpec{args: "uC"}},
-	"env":     {opts: optSpec{args: "uCS", longArgs: []string{"unset", "chdir", "split-string"}}, assigns: true},
-	"command": {opts: optSpec{}, notWrapper: []string{"-v", "-V"}},
-	"builtin": {},
-	"exec":    {opts: optSpec{args: "a"}},
-	"ionice":  {opts: optSpec{args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}}},
-	"setsid":  {},
-	"busybox": {},
-	"toybox":  {},
-	"xargs": {opts: optSpec{
-		args:     "adEILnPs",
-		longArgs: []string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"},
-	}, appends: true},
-	"watch": {opts: optSpec{args: "nq", longArgs: []string{"interval", "equexit"}}},
-	// Privilege, scheduling, namespace and tracing wrappers: each runs the
-	// command line after its options (and, for some, one operand).
-	"pkexec":           {opts: optSpec{longArgs: []string{"user"}}},
-	"runuser":          {opts: optSpec{args: "ugG", longArgs: []string{"user", "group", "supp-group"}}},
-	"chrt":             {opts: optSpec{args: "T", longArgs: []string{"sched-runtime", "sched-deadline", "sched-period"}}, operand: anyOperand},
-	"taskset":          {opts: optSpec{}, operand: anyOperand},
-	"flock":            {opts: optSpec{args: "wEc", longArgs: []string{"timeout", "conflict-exit-code", "command"}}, operand: anyOperand},
-	"chroot":           {opts: optSpec{longArgs: []string{"userspec", "groups"}}, operand: anyOperand},
-	"nsenter":          {opts: optSpec{args: "tSGrw", longArgs: []string{"target", "setuid", "setgid", "root", "wd"}}},
-	"unshare":          {opts: optSpec{args: "S", longArgs: []string{"setuid", "setgid", "propagation", "map-user", "map-group"}}},
-	"strace":           {opts: optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"output", "attach", "user", "trace", "signal"}}},
-	"ltrace":           {opts: optSpec{args: "aAeEnopsuDlL", longArgs: []string{"output", "library"}}},
-	"unbuffer":         {},
-	"chronic":          {},
-	"ifne":             {},
-	"caffeinate":       {opts: optSpec{args: "tw"}},
-	"catchsegv":        {},
-	"systemd-run":      {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
-	"parallel":         {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}, appends: true},
-	"setarch":          {operand: anyOperand, flagsAfter: true},
-	"linux32":          {flagsAfter: true},
-	"linux64":          {flagsAfter: true},
-	"prlimit":          {opts: optSpec{args: "p", longArgs: []string{"pid", "output"}}},
-	"fakeroot":         {opts: optSpec{args: "lsi", longArgs: []string{"lib", "faked"}}},
-	"fakechroot":       {opts: optSpec{args: "lcedsb", longArgs: []string{"lib", "config-dir", "environment", "use-system-libs", "bindir"}}},
-	"sg":               {operand: anyOperand},
-	"setpriv":          {opts: optSpec{longArgs: []string{"groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile", "reuid", "regid", "ruid", "rgid", "euid", "egid", "pdeathsig"}}},
-	"numactl":          {opts: optSpec{args: "iNmCpP", longArgs: []string{"interleave", "cpunodebind", "membind", "physcpubind", "preferred"}}},
-	"firejail":         {},
-	"torsocks":         {opts: optSpec{args: "uPpa", longArgs: []string{"user", "pass", "port", "address"}}},
-	"proxychains":      {opts: optSpec{args: "f"}},
-	"proxychains4":     {opts: optSpec{args: "f"}},
-	"chpst":            {opts: optSpec{args: "ugUeo/nlLmdvpfcr"}},
-	"cgexec":           {opts: optSpec{args: "g"}},
-	"eatmydata":        {},
-	"nocache":          {},
-	"faketime":         {opts: optSpec{args: "m"}, operand: anyOperand},
-	"valgrind":         {},
-	"rlwrap":           {},
-	"xvfb-run":         {opts: optSpec{args: "nslfepw", longArgs: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}},
-	"dbus-run-session": {},
-	"ssh-agent":        {opts: optSpec{args: "aEPt"}},
-	"ld.so":            {opts: optSpec{longArgs: []string{"library-path", "preload", "argv0", "audit", "inhibit-rpath", "glibc-hwcaps-prepend", "glibc-hwcaps-mask"}}},
-}
+var broadWrappers = lazy.Value[map[string]wrapper]{New: func() map[string]wrapper {
+	return map[string]wrapper{
+		"timeout": {
+			opts:    optSpec{args: "sk", longArgs: []string{"kill-after", "signal"}},
+			operand: anyOperand,
+		},
+		"time":   {opts: optSpec{args: "fo", longArgs: []string{"format", "output"}}},
+		"nice":   {opts: optSpec{args: "n", longArgs: []string{"adjustment"}}},
+		"nohup":  {},
+		"stdbuf": {opts: optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}}},
+		"sudo": {
+			opts:    optSpec{args: "CDgpRrTUtu", longArgs: []string{"chdir", "chroot", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"}},
+			assigns: true,
+		},
+		"doas":    {opts: optSpec{args: "uC"}},
+		"env":     {opts: optSpec{args: "uCS", longArgs: []string{"unset", "chdir", "split-string"}}, assigns: true},
+		"command": {opts: optSpec{}, notWrapper: []string{"-v", "-V"}},
+		"builtin": {},
+		"exec":    {opts: optSpec{args: "a"}},
+		"ionice":  {opts: optSpec{args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}}},
+		"setsid":  {},
+		"busybox": {},
+		"toybox":  {},
+		"xargs": {opts: optSpec{
+			args:     "adEILnPs",
+			longArgs: []string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"},
+		}, appends: true},
+		"watch": {opts: optSpec{args: "nq", longArgs: []string{"interval", "equexit"}}},
+		// Privilege, scheduling, namespace and tracing wrappers: each runs the
+		// command line after its options (and, for some, one operand).
+		"pkexec":           {opts: optSpec{longArgs: []string{"user"}}},
+		"runuser":          {opts: optSpec{args: "ugG", longArgs: []string{"user", "group", "supp-group"}}},
+		"chrt":             {opts: optSpec{args: "T", longArgs: []string{"sched-runtime", "sched-deadline", "sched-period"}}, operand: anyOperand},
+		"taskset":          {opts: optSpec{}, operand: anyOperand},
+		"flock":            {opts: optSpec{args: "wEc", longArgs: []string{"timeout", "conflict-exit-code", "command"}}, operand: anyOperand},
+		"chroot":           {opts: optSpec{longArgs: []string{"userspec", "groups"}}, operand: anyOperand},
+		"nsenter":          {opts: optSpec{args: "tSGrw", longArgs: []string{"target", "setuid", "setgid", "root", "wd"}}},
+		"unshare":          {opts: optSpec{args: "S", longArgs: []string{"setuid", "setgid", "propagation", "map-user", "map-group"}}},
+		"strace":           {opts: optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"output", "attach", "user", "trace", "signal"}}},
+		"ltrace":           {opts: optSpec{args: "aAeEnopsuDlL", longArgs: []string{"output", "library"}}},
+		"unbuffer":         {},
+		"chronic":          {},
+		"ifne":             {},
+		"caffeinate":       {opts: optSpec{args: "tw"}},
+		"catchsegv":        {},
+		"systemd-run":      {opts: optSpec{args: "pEMu", longArgs: []string{"property", "setenv", "machine", "unit", "uid", "gid", "working-directory", "description", "slice"}}},
+		"parallel":         {opts: optSpec{args: "jSaI", longArgs: []string{"jobs", "sshlogin", "arg-file", "delimiter"}}, appends: true},
+		"setarch":          {operand: anyOperand, flagsAfter: true},
+		"linux32":          {flagsAfter: true},
+		"linux64":          {flagsAfter: true},
+		"prlimit":          {opts: optSpec{args: "p", longArgs: []string{"pid", "output"}}},
+		"fakeroot":         {opts: optSpec{args: "lsi", longArgs: []string{"lib", "faked"}}},
+		"fakechroot":       {opts: optSpec{args: "lcedsb", longArgs: []string{"lib", "config-dir", "environment", "use-system-libs", "bindir"}}},
+		"sg":               {operand: anyOperand},
+		"setpriv":          {opts: optSpec{longArgs: []string{"groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile", "reuid", "regid", "ruid", "rgid", "euid", "egid", "pdeathsig"}}},
+		"numactl":          {opts: optSpec{args: "iNmCpP", longArgs: []string{"interleave", "cpunodebind", "membind", "physcpubind", "preferred"}}},
+		"firejail":         {},
+		"torsocks":         {opts: optSpec{args: "uPpa", longArgs: []string{"user", "pass", "port", "address"}}},
+		"proxychains":      {opts: optSpec{args: "f"}},
+		"proxychains4":     {opts: optSpec{args: "f"}},
+		"chpst":            {opts: optSpec{args: "ugUeo/nlLmdvpfcr"}},
+		"cgexec":           {opts: optSpec{args: "g"}},
+		"eatmydata":        {},
+		"nocache":          {},
+		"faketime":         {opts: optSpec{args: "m"}, operand: anyOperand},
+		"valgrind":         {},
+		"rlwrap":           {},
+		"xvfb-run":         {opts: optSpec{args: "nslfepw", longArgs: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}},
+		"dbus-run-session": {},
+		"ssh-agent":        {opts: optSpec{args: "aEPt"}},
+		"ld.so":            {opts: optSpec{longArgs: []string{"library-path", "preload", "argv0", "audit", "inhibit-rpath", "glibc-hwcaps-prepend", "glibc-hwcaps-mask"}}},
+	}
+}}
 
 // wrapperFor returns the broad wrapper a program name (a basename) is:
 // its entry, or the dynamic loader's for ld-linux*.so* and ld*.so*.
@@ -266,9 +271,9 @@ func readings(words []Word) [][]Word {
 		return nil
 	}
 	var out [][]Word
-	if inner, ok := unwrap(words, broadWrappers, true); ok {
+	if inner, ok := unwrap(words, broadWrappers.Get(), true); ok {
 		out = append(out, inner)
-		if words[0].Static && broadWrappers[path.Base(words[0].Value)].appends {
+		if words[0].Static && broadWrappers.Get()[path.Base(words[0].Value)].appends {
 			out = append(out, append(slices.Clip(inner), inputWords))
 		}
 		if len(inner) > 1 && !inner[0].Static {
@@ -311,7 +316,7 @@ func mayHaveReadings(words []Word) bool {
 	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") {
 		return true
 	}
-	_, ok := broadWrappers[v]
+	_, ok := broadWrappers.Get()[v]
 	return ok
 }
 
@@ -358,7 +363,7 @@ func findExec(words []Word) [][]Word {
 	}
 	var out [][]Word
 	for i := 1; i < len(words); i++ {
-		if words[i].Static && !findActions[words[i].Value] {
+		if words[i].Static && !findActions.Get()[words[i].Value] {
 			continue
 		}
 		j := i + 1
@@ -371,7 +376,9 @@ func findExec(words []Word) [][]Word {
 	return out
 }
 
-var findActions = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+var findActions = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+}}
 
 // gitGlobals are git's options that come before the subcommand.
 var gitGlobals = optSpec{
@@ -582,10 +589,12 @@ func joinAs(words []Word, text func(*Word) string, base string, baseText func(*W
 // is a plain token (no path: a locale or terminal name with a "/" loads
 // files from that path). Every other assignment keeps a command from being
 // read-only: the list is an allowlist.
-var harmlessVars = map[string]bool{
-	"LANG": true, "LANGUAGE": true, "TZ": true, "NO_COLOR": true, "TERM": true,
-	"COLUMNS": true, "LINES": true, "FORCE_COLOR": true, "CLICOLOR": true,
-}
+var harmlessVars = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"LANG": true, "LANGUAGE": true, "TZ": true, "NO_COLOR": true, "TERM": true,
+		"COLUMNS": true, "LINES": true, "FORCE_COLOR": true, "CLICOLOR": true,
+	}
+}}
 
 var plainValueRe = lazyre.MustCompile(`^[A-Za-z0-9_.,:@+-]*$`)
 
@@ -594,7 +603,7 @@ func harmless(a Assign) bool {
 		return false
 	}
 	switch {
-	case harmlessVars[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
+	case harmlessVars.Get()[a.Name] || strings.HasPrefix(a.Name, "LC_") && validName(a.Name):
 		return plainValueRe.Get().MatchString(a.Value)
 	}
 	return false
@@ -602,7 +611,9 @@ func harmless(a Assign) bool {
 
 // privileged are programs that run their arguments as another user; no
 // allow rule may cover them.
-var privileged = map[string]bool{"sudo": true, "doas": true, "su": true, "sudoedit": true, "pkexec": true, "run0": true, "runuser": true}
+var privileged = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"sudo": true, "doas": true, "su": true, "sudoedit": true, "pkexec": true, "run0": true, "runuser": true}
+}}
 
 // narrow returns the command's words with harmless leading assignments and
 // the narrow wrappers stripped, for AllowForm and ReadOnly. It returns
@@ -625,7 +636,7 @@ func (c *Command) narrowWords() ([]Word, bool) {
 	}
 	words := c.Words
 	for {
-		inner, ok := unwrap(words, narrowWrappers, false)
+		inner, ok := unwrap(words, narrowWrappers.Get(), false)
 		if !ok {
 			return words, len(words) > 0
 		}
@@ -652,7 +663,7 @@ func (c *Command) AllowForm() (string, bool) {
 			return "", false
 		}
 	}
-	if name := words[0].Value; privileged[path.Base(name)] || words[0].Glob || name == "" || len(c.CodeAssigns()) > 0 {
+	if name := words[0].Value; privileged.Get()[path.Base(name)] || words[0].Glob || name == "" || len(c.CodeAssigns()) > 0 {
 		return "", false
 	}
 	return joinLike(words, quote, c.joinRaw(words)), true

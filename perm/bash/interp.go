@@ -3,6 +3,8 @@ package bash
 import (
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // CodeSource says where an interpreter takes its program from.
@@ -109,10 +111,12 @@ var nodeArgs = interpreter{
 
 // interpreters are the interpreters whose options the gate reads, by
 // name; any other has noOptions.
-var interpreters = map[string]*interpreter{
-	"python": &pythonArgs, "python2": &pythonArgs, "python3": &pythonArgs, "pypy": &pythonArgs, "pypy3": &pythonArgs,
-	"perl": &perlArgs, "ruby": &rubyArgs, "node": &nodeArgs, "nodejs": &nodeArgs,
-}
+var interpreters = lazy.Value[map[string]*interpreter]{New: func() map[string]*interpreter {
+	return map[string]*interpreter{
+		"python": &pythonArgs, "python2": &pythonArgs, "python3": &pythonArgs, "pypy": &pythonArgs, "pypy3": &pythonArgs,
+		"perl": &perlArgs, "ruby": &rubyArgs, "node": &nodeArgs, "nodejs": &nodeArgs,
+	}
+}}
 
 // noOptions is the grammar of an interpreter whose options the gate does
 // not know: every option is unknown.
@@ -121,7 +125,7 @@ var noOptions = interpreter{opts: optSpec{strict: true, exact: true}}
 // CodeOptions returns the options of the interpreter name (a base name)
 // whose argument is its program, if the gate knows its options.
 func CodeOptions(name string) []string {
-	if in := interpreters[name]; in != nil {
+	if in := interpreters.Get()[name]; in != nil {
 		return in.code
 	}
 	return nil
@@ -146,7 +150,7 @@ func InterpreterArgs(name string, args []string) (CodeSource, string) {
 // An interpreter it knows no options of (deno, php) has only its
 // operands read: any option may take the next word.
 func InterpreterWords(name string, words []Word) (CodeSource, string) {
-	in := interpreters[name]
+	in := interpreters.Get()[name]
 	if in == nil {
 		in = &noOptions
 	}

@@ -122,7 +122,7 @@ func TestInterpreterArgsAgainstPrograms(t *testing.T) {
 				t.Fatalf("%s did not run code from stdin: %.200q", o.name, out)
 			}
 			checked := 0
-			for _, args := range interpreterProbes(interpreters[o.name]) {
+			for _, args := range interpreterProbes(interpreters.Get()[o.name]) {
 				src, _ := InterpreterArgs(o.name, args)
 				if src != CodeFile {
 					continue // stdin, inline or unknown: the gate asks

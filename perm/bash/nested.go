@@ -3,6 +3,8 @@ package bash
 import (
 	"path"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // nestedShells parses the shell code cmd runs from strings (in any of its
@@ -12,7 +14,7 @@ import (
 func (c *collector) nestedShells(cmd *Command, st *walkState) {
 	var done stringSet // code already parsed: readings often share it
 	for _, a := range cmd.Assigns {
-		if !codeVars[a.Name] {
+		if !codeVars.Get()[a.Name] {
 			continue
 		}
 		if !a.Static {
@@ -81,7 +83,7 @@ func stdinShell(words []Word) bool {
 		return false
 	}
 	args := words[1:]
-	if !shells[name] { // source or .
+	if !shells.Get()[name] { // source or .
 		if len(args) > 0 && args[0].Static && args[0].Value == "--" {
 			args = args[1:]
 		}
@@ -105,7 +107,7 @@ func codeReader(words []Word) (string, bool) {
 		return "", false
 	}
 	name := path.Base(words[0].Value)
-	return name, name == "source" || name == "." || shells[name]
+	return name, name == "source" || name == "." || shells.Get()[name]
 }
 
 func (c *collector) shell(code string, st *walkState) {
@@ -133,51 +135,59 @@ func (c *collector) shell(code string, st *walkState) {
 }
 
 // shells are the programs whose -c option runs a string as shell code.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
-	"mksh": true, "ash": true, "yash": true, "posh": true, "rbash": true,
-	// Not bash syntax, but a string that does not parse as bash is
-	// reported as unparseable, which is the safe reading.
-	"fish": true, "csh": true, "tcsh": true,
-}
+var shells = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+		"mksh": true, "ash": true, "yash": true, "posh": true, "rbash": true,
+		// Not bash syntax, but a string that does not parse as bash is
+		// reported as unparseable, which is the safe reading.
+		"fish": true, "csh": true, "tcsh": true,
+	}
+}}
 
 // Shell reports whether the program name (a base name) is a shell, one
 // whose -c option runs a string as shell code.
-func Shell(name string) bool { return shells[name] }
+func Shell(name string) bool { return shells.Get()[name] }
 
 // codeVars are environment variables whose value a program runs as a
 // shell command.
-var codeVars = map[string]bool{
-	"GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true, "MANPAGER": true,
-	"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "EDITOR": true, "VISUAL": true,
-	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "PROMPT_COMMAND": true,
-}
+var codeVars = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true, "MANPAGER": true,
+		"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "EDITOR": true, "VISUAL": true,
+		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "PROMPT_COMMAND": true,
+	}
+}}
 
 // gitCodeKeys are git configuration keys whose value git runs as a shell
 // command (alias.NAME runs one when its value starts with "!").
-var gitCodeKeys = map[string]bool{
-	"core.pager": true, "core.editor": true, "core.sshcommand": true, "core.fsmonitor": true,
-	"core.askpass": true, "core.hookspath": true, "sequence.editor": true, "diff.external": true,
-	"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
-}
+var gitCodeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"core.pager": true, "core.editor": true, "core.sshcommand": true, "core.fsmonitor": true,
+		"core.askpass": true, "core.hookspath": true, "sequence.editor": true, "diff.external": true,
+		"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
+	}
+}}
 
 // gitCodeOptions are, by subcommand, the options whose value git runs as
 // a shell command (clone's -u is its --upload-pack; fetch's is not, and
 // grep's -O takes its pager only joined to it).
-var gitCodeOptions = map[string][]string{
-	"rebase":        {"-x", "--exec"},
-	"difftool":      {"-x", "--extcmd", "--tool-cmd"},
-	"mergetool":     {"--tool-cmd"},
-	"clone":         {"-u", "--upload-pack"},
-	"fetch":         {"--upload-pack"},
-	"pull":          {"--upload-pack"},
-	"ls-remote":     {"--upload-pack"},
-	"push":          {"--receive-pack", "--exec"},
-	"archive":       {"--exec"},
-	"send-email":    {"--sendmail-cmd", "--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd"},
-	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
-	"grep":          {"-O", "--open-files-in-pager"},
-}
+var gitCodeOptions = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		"rebase":        {"-x", "--exec"},
+		"difftool":      {"-x", "--extcmd", "--tool-cmd"},
+		"mergetool":     {"--tool-cmd"},
+		"clone":         {"-u", "--upload-pack"},
+		"fetch":         {"--upload-pack"},
+		"pull":          {"--upload-pack"},
+		"ls-remote":     {"--upload-pack"},
+		"push":          {"--receive-pack", "--exec"},
+		"archive":       {"--exec"},
+		"send-email":    {"--sendmail-cmd", "--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd"},
+		"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
+		"grep":          {"-O", "--open-files-in-pager"},
+	}
+}}
 
 // gitCodeOption reads the argument a against names, options whose value
 // is code: the value joined to it (-xCMD, -ixCMD, --exec=CMD), or next if
@@ -225,7 +235,7 @@ func shellCode(words []Word) (code []string, ok bool) {
 	}
 	args := words[1:]
 	switch name := path.Base(words[0].Value); {
-	case shells[name]:
+	case shells.Get()[name]:
 		return single(dashC(name, args))
 	case name == "eval":
 		if len(args) > 0 && args[0].Static && args[0].Value == "--" {
@@ -252,7 +262,7 @@ func shellCode(words []Word) (code []string, ok bool) {
 	case name == "git":
 		return gitCode(args)
 	case name == "watch":
-		wr := broadWrappers["watch"]
+		wr := broadWrappers.Get()["watch"]
 		parsed, rest, _ := wr.opts.parse(args)
 		for _, a := range parsed {
 			if a.opt == "-x" || a.opt == "--exec" {
@@ -336,12 +346,14 @@ const (
 )
 
 // bashLongFlags are bash's long options that take no value.
-var bashLongFlags = map[string]bool{
-	"--debug": true, "--debugger": true, "--dump-po-strings": true, "--dump-strings": true,
-	"--help": true, "--login": true, "--noediting": true, "--noprofile": true, "--norc": true,
-	"--posix": true, "--pretty-print": true, "--protected": true, "--restricted": true,
-	"--verbose": true, "--version": true, "--wordexp": true,
-}
+var bashLongFlags = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"--debug": true, "--debugger": true, "--dump-po-strings": true, "--dump-strings": true,
+		"--help": true, "--login": true, "--noediting": true, "--noprofile": true, "--norc": true,
+		"--posix": true, "--pretty-print": true, "--protected": true, "--restricted": true,
+		"--verbose": true, "--version": true, "--wordexp": true,
+	}
+}}
 
 func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
 	r := shellArgs{code: -1, dynamic: -1, unsureAt: -1}
@@ -381,7 +393,7 @@ func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
 		case v == "--rcfile" || v == "--init-file":
 			i++
 		case strings.HasPrefix(v, "--"):
-			if !bashLongFlags[v] || flags == "" {
+			if !bashLongFlags.Get()[v] || flags == "" {
 				unsure(i, v)
 			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
@@ -518,7 +530,7 @@ func gitCode(args []Word) (code []string, ok bool) {
 		switch {
 		case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
 			code = append(code, val[1:])
-		case gitCodeKeys[key] || strings.HasPrefix(key, "pager.") || strings.HasSuffix(key, ".textconv") ||
+		case gitCodeKeys.Get()[key] || strings.HasPrefix(key, "pager.") || strings.HasSuffix(key, ".textconv") ||
 			strings.HasSuffix(key, ".cmd") || strings.HasSuffix(key, ".command") || strings.HasPrefix(key, "filter."):
 			code = append(code, val)
 		}
@@ -528,7 +540,7 @@ func gitCode(args []Word) (code []string, ok bool) {
 		return code, ok
 	}
 	opts := sub[1:]
-	if names := gitCodeOptions[sub[0].Value]; names != nil {
+	if names := gitCodeOptions.Get()[sub[0].Value]; names != nil {
 		for i := 0; i < len(opts); i++ {
 			w := opts[i]
 			if !w.Static {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // OptionNames maps every spelling of a program's options to one: a short
@@ -40,54 +42,56 @@ type OptionNames struct {
 // each forces an update as -f does (only with a safety check), so a rule
 // denying forced pushes denies them too; a rule naming either also
 // matches -f. A "+ref" operand counts as -f (OptionNames.plus).
-var synonyms = map[string]string{
-	"rm": "-f,--force -i -I --interactive[=WHEN] -r,-R,--recursive -d,--dir -v,--verbose --one-file-system " +
-		"--no-preserve-root --preserve-root[=all]",
-	"cp": "-a,--archive -b,--backup[=CONTROL] -d -f,--force -i,--interactive -H -l,--link -L,--dereference " +
-		"-n,--no-clobber -P,--no-dereference -p --preserve[=LIST] --no-preserve=LIST --parents -r,-R,--recursive " +
-		"--reflink[=WHEN] --remove-destination --sparse=WHEN --strip-trailing-slashes -s,--symbolic-link " +
-		"-S,--suffix=SUFFIX -t,--target-directory=DIR -T,--no-target-directory -u,--update[=WHEN] -v,--verbose " +
-		"-x,--one-file-system -Z,--context[=CTX] --attributes-only --debug",
-	"mv": "-b,--backup[=CONTROL] -f,--force -i,--interactive -n,--no-clobber -S,--suffix=SUFFIX " +
-		"-t,--target-directory=DIR -T,--no-target-directory -u,--update[=WHEN] -v,--verbose -Z,--context " +
-		"--strip-trailing-slashes --exchange --no-copy --debug",
-	"chmod": "-R,--recursive -c,--changes -f,--silent,--quiet -v,--verbose --no-preserve-root --preserve-root " +
-		"--reference=RFILE",
-	"chown": chownNames,
-	"chgrp": chgrpNames,
-	"grep":  "-r,-R,--recursive,--dereference-recursive",
-	"sed":   "-i,--in-place[=SUFFIX] -f,--file=FILE --follow-symlinks",
-	"find":  "",
-	"xargs": "-a,--arg-file=FILE -P,--max-procs=N -p,--interactive -o,--open-tty --process-slot-var=NAME --show-limits",
+var synonyms = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"rm": "-f,--force -i -I --interactive[=WHEN] -r,-R,--recursive -d,--dir -v,--verbose --one-file-system " +
+			"--no-preserve-root --preserve-root[=all]",
+		"cp": "-a,--archive -b,--backup[=CONTROL] -d -f,--force -i,--interactive -H -l,--link -L,--dereference " +
+			"-n,--no-clobber -P,--no-dereference -p --preserve[=LIST] --no-preserve=LIST --parents -r,-R,--recursive " +
+			"--reflink[=WHEN] --remove-destination --sparse=WHEN --strip-trailing-slashes -s,--symbolic-link " +
+			"-S,--suffix=SUFFIX -t,--target-directory=DIR -T,--no-target-directory -u,--update[=WHEN] -v,--verbose " +
+			"-x,--one-file-system -Z,--context[=CTX] --attributes-only --debug",
+		"mv": "-b,--backup[=CONTROL] -f,--force -i,--interactive -n,--no-clobber -S,--suffix=SUFFIX " +
+			"-t,--target-directory=DIR -T,--no-target-directory -u,--update[=WHEN] -v,--verbose -Z,--context " +
+			"--strip-trailing-slashes --exchange --no-copy --debug",
+		"chmod": "-R,--recursive -c,--changes -f,--silent,--quiet -v,--verbose --no-preserve-root --preserve-root " +
+			"--reference=RFILE",
+		"chown": chownNames,
+		"chgrp": chgrpNames,
+		"grep":  "-r,-R,--recursive,--dereference-recursive",
+		"sed":   "-i,--in-place[=SUFFIX] -f,--file=FILE --follow-symlinks",
+		"find":  "",
+		"xargs": "-a,--arg-file=FILE -P,--max-procs=N -p,--interactive -o,--open-tty --process-slot-var=NAME --show-limits",
 
-	"git push": "-f,--force,--force-if-includes,--force-with-lease[=REF] -d,--delete -n,--dry-run --mirror --all " +
-		"--tags --prune --follow-tags --atomic -o,--push-option=OPT --no-verify -u,--set-upstream -q,--quiet " +
-		"-v,--verbose --receive-pack=PACK --exec=PACK --repo=REPO --recurse-submodules=MODE --signed[=WHEN] " +
-		"--porcelain --thin --progress -4,--ipv4 -6,--ipv6",
-	"git clean": "-f,--force -d -x -X -n,--dry-run -q,--quiet -i,--interactive -e,--exclude=PATTERN",
-	"git reset": "--hard --soft --mixed --merge --keep -q,--quiet -p,--patch -N,--intent-to-add --recurse-submodules[=MODE] " +
-		"--no-refresh --pathspec-from-file=FILE --pathspec-file-nul",
-	"git checkout": "-f,--force -b=BRANCH -B=BRANCH -l -q,--quiet -m,--merge -p,--patch -2,--ours -3,--theirs " +
-		"-t,--track[=MODE] -d,--detach --orphan=BRANCH --overwrite-ignore --conflict=STYLE --recurse-submodules[=MODE] " +
-		"--progress --guess --overlay --ignore-other-worktrees --ignore-skip-worktree-bits --pathspec-from-file=FILE " +
-		"--pathspec-file-nul",
-	"git switch": "-f,--force,--discard-changes -c,--create=BRANCH -C,--force-create=BRANCH -d,--detach -m,--merge " +
-		"-t,--track[=MODE] -q,--quiet --conflict=STYLE --orphan=BRANCH --recurse-submodules[=MODE] --progress --guess " +
-		"--overwrite-ignore --ignore-other-worktrees",
-	"git branch": "-d,--delete -D -f,--force -m,--move -M -c,--copy -C -u,--set-upstream-to=UPSTREAM -t,--track[=MODE] " +
-		"--unset-upstream --create-reflog --edit-description --recurse-submodules",
-	"git rm": "-r -f,--force -n,--dry-run -q,--quiet --cached --ignore-unmatch --sparse --pathspec-from-file=FILE " +
-		"--pathspec-file-nul",
-	"git add": "-f,--force -A,--all,--no-ignore-removal -u,--update -n,--dry-run -v,--verbose -p,--patch -N,--intent-to-add " +
-		"-i,--interactive -e,--edit --renormalize --ignore-removal --refresh --ignore-errors --ignore-missing --sparse " +
-		"--chmod=MODE --pathspec-from-file=FILE --pathspec-file-nul",
-	"git commit": "-q,--quiet -v,--verbose -F,--file=FILE --author=AUTHOR --date=DATE -m,--message=MSG " +
-		"-c,--reedit-message=COMMIT -C,--reuse-message=COMMIT --fixup=COMMIT --squash=COMMIT --reset-author " +
-		"--trailer=TRAILER -s,--signoff -t,--template=FILE -e,--edit --cleanup=MODE --status -S,--gpg-sign[=KEYID] " +
-		"-a,--all -i,--include --interactive -p,--patch -o,--only -n,--no-verify --dry-run --short --branch " +
-		"--ahead-behind --porcelain --long -z,--null --amend --no-post-rewrite -u,--untracked-files[=MODE] " +
-		"--pathspec-from-file=FILE --pathspec-file-nul",
-}
+		"git push": "-f,--force,--force-if-includes,--force-with-lease[=REF] -d,--delete -n,--dry-run --mirror --all " +
+			"--tags --prune --follow-tags --atomic -o,--push-option=OPT --no-verify -u,--set-upstream -q,--quiet " +
+			"-v,--verbose --receive-pack=PACK --exec=PACK --repo=REPO --recurse-submodules=MODE --signed[=WHEN] " +
+			"--porcelain --thin --progress -4,--ipv4 -6,--ipv6",
+		"git clean": "-f,--force -d -x -X -n,--dry-run -q,--quiet -i,--interactive -e,--exclude=PATTERN",
+		"git reset": "--hard --soft --mixed --merge --keep -q,--quiet -p,--patch -N,--intent-to-add --recurse-submodules[=MODE] " +
+			"--no-refresh --pathspec-from-file=FILE --pathspec-file-nul",
+		"git checkout": "-f,--force -b=BRANCH -B=BRANCH -l -q,--quiet -m,--merge -p,--patch -2,--ours -3,--theirs " +
+			"-t,--track[=MODE] -d,--detach --orphan=BRANCH --overwrite-ignore --conflict=STYLE --recurse-submodules[=MODE] " +
+			"--progress --guess --overlay --ignore-other-worktrees --ignore-skip-worktree-bits --pathspec-from-file=FILE " +
+			"--pathspec-file-nul",
+		"git switch": "-f,--force,--discard-changes -c,--create=BRANCH -C,--force-create=BRANCH -d,--detach -m,--merge " +
+			"-t,--track[=MODE] -q,--quiet --conflict=STYLE --orphan=BRANCH --recurse-submodules[=MODE] --progress --guess " +
+			"--overwrite-ignore --ignore-other-worktrees",
+		"git branch": "-d,--delete -D -f,--force -m,--move -M -c,--copy -C -u,--set-upstream-to=UPSTREAM -t,--track[=MODE] " +
+			"--unset-upstream --create-reflog --edit-description --recurse-submodules",
+		"git rm": "-r -f,--force -n,--dry-run -q,--quiet --cached --ignore-unmatch --sparse --pathspec-from-file=FILE " +
+			"--pathspec-file-nul",
+		"git add": "-f,--force -A,--all,--no-ignore-removal -u,--update -n,--dry-run -v,--verbose -p,--patch -N,--intent-to-add " +
+			"-i,--interactive -e,--edit --renormalize --ignore-removal --refresh --ignore-errors --ignore-missing --sparse " +
+			"--chmod=MODE --pathspec-from-file=FILE --pathspec-file-nul",
+		"git commit": "-q,--quiet -v,--verbose -F,--file=FILE --author=AUTHOR --date=DATE -m,--message=MSG " +
+			"-c,--reedit-message=COMMIT -C,--reuse-message=COMMIT --fixup=COMMIT --squash=COMMIT --reset-author " +
+			"--trailer=TRAILER -s,--signoff -t,--template=FILE -e,--edit --cleanup=MODE --status -S,--gpg-sign[=KEYID] " +
+			"-a,--all -i,--include --interactive -p,--patch -o,--only -n,--no-verify --dry-run --short --branch " +
+			"--ahead-behind --porcelain --long -z,--null --amend --no-post-rewrite -u,--untracked-files[=MODE] " +
+			"--pathspec-from-file=FILE --pathspec-file-nul",
+	}
+}}
 
 // chgrpNames are chgrp's options; chown has them and --from.
 const (
@@ -106,7 +110,7 @@ var optionNames sync.Map
 // SUB", or nil if neither synonyms nor a spec lists its options.
 func buildOptionNames(key string) *OptionNames {
 	o := &OptionNames{canon: map[string]string{}, arg: map[string]argMode{}, singleDash: key == "find"}
-	opts, listed := synonyms[key]
+	opts, listed := synonyms.Get()[key]
 	if listed {
 		s := &progSpec{name: key, opts: opts}
 		s.compile()
@@ -115,13 +119,13 @@ func buildOptionNames(key string) *OptionNames {
 	var spec func() *progSpec
 	switch sub, git := strings.CutPrefix(key, "git "); {
 	case key == "sed":
-		spec = sedSpec
+		spec = sedSpec.Get
 	case key == "xargs":
-		spec = xargsSpec
+		spec = xargsSpec.Get
 	case git:
-		spec = gitSpecs()[sub]
+		spec = gitSpecs.Get()[sub]
 	default:
-		spec = specs()[key]
+		spec = specs.Get()[key]
 	}
 	if spec != nil {
 		o.addDefs(spec().defs)

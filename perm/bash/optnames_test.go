@@ -11,13 +11,13 @@ import (
 // from the table and from the read-only specs.
 func TestOptionNames(t *testing.T) {
 	keys := []string{"sed", "xargs"}
-	for key := range synonyms {
+	for key := range synonyms.Get() {
 		keys = append(keys, key)
 	}
-	for key := range specs() {
+	for key := range specs.Get() {
 		keys = append(keys, key)
 	}
-	for sub := range gitSpecs() {
+	for sub := range gitSpecs.Get() {
 		keys = append(keys, "git "+sub)
 	}
 	for _, key := range keys {
@@ -160,10 +160,10 @@ func TestGetoptLong(t *testing.T) {
 	if _, _, ok := ws.lookupLong("ver"); ok {
 		t.Error("optSpec.lookupLong(ver) resolved an ambiguous name")
 	}
-	if d, full := specs()["ls"]().lookupLong("--reco"); d != nil || full != "" {
+	if d, full := specs.Get()["ls"]().lookupLong("--reco"); d != nil || full != "" {
 		t.Errorf("ls: --reco resolved to %q", full)
 	}
-	if d, full := specs()["ls"]().lookupLong("--almost"); d == nil || full != "--almost-all" {
+	if d, full := specs.Get()["ls"]().lookupLong("--almost"); d == nil || full != "--almost-all" {
 		t.Errorf("ls: --almost resolved to %q", full)
 	}
 }

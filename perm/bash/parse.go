@@ -23,6 +23,8 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // maxDepth bounds how deeply shell code inside strings (bash -c, eval, ...)
@@ -1116,7 +1118,7 @@ func (st *walkState) arithRoot(n syntax.Node) bool {
 	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
 		return true
 	case *syntax.BinaryTest:
-		return arithTestOps[n.Op]
+		return arithTestOps.Get()[n.Op]
 	case *syntax.UnaryTest:
 		return n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar
 	}
@@ -1244,7 +1246,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
 		c.arithmetic(n, st)
 	case *syntax.BinaryTest:
-		if arithTestOps[n.Op] {
+		if arithTestOps.Get()[n.Op] {
 			c.arithmetic(n, st)
 		}
 	case *syntax.UnaryTest:
@@ -1474,10 +1476,12 @@ func endless(w *syntax.WhileClause) bool {
 
 // arithTestOps are the [[ ]] operators whose operands bash evaluates as
 // arithmetic.
-var arithTestOps = map[syntax.BinTestOperator]bool{
-	syntax.TsEql: true, syntax.TsNeq: true, syntax.TsLss: true, syntax.TsLeq: true,
-	syntax.TsGtr: true, syntax.TsGeq: true,
-}
+var arithTestOps = lazy.Value[map[syntax.BinTestOperator]bool]{New: func() map[syntax.BinTestOperator]bool {
+	return map[syntax.BinTestOperator]bool{
+		syntax.TsEql: true, syntax.TsNeq: true, syntax.TsLss: true, syntax.TsLeq: true,
+		syntax.TsGtr: true, syntax.TsGeq: true,
+	}
+}}
 
 // arithmetic checks an arithmetic or subscript context: an expansion in it
 // may hold text bash evaluates again (x='a[$(id)]'; (( x )) runs id), so a

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 )
 
@@ -52,10 +53,10 @@ func (c *Command) Reads() (Reads, bool) {
 	if words[0].Glob {
 		return Reads{Reason: Because("program name %s is a glob pattern", words[0].Raw)}, false
 	}
-	if fn, found := readOnlyFuncs[prog]; found {
+	if fn, found := readOnlyFuncs.Get()[prog]; found {
 		return fn(args)
 	}
-	if s, found := specs()[prog]; found {
+	if s, found := specs.Get()[prog]; found {
 		return s().eval(args)
 	}
 	if prog == "xargs" {
@@ -78,7 +79,7 @@ func (c *Command) XargsSafe() bool {
 	if !ok || len(words) < 2 || !words[0].Static || words[0].Value != "xargs" {
 		return false
 	}
-	p, _ := xargsSpec().parseUntilOperand(words[1:])
+	p, _ := xargsSpec.Get().parseUntilOperand(words[1:])
 	if p == nil || len(p.operands) == 0 {
 		return false
 	}
@@ -89,7 +90,7 @@ func (c *Command) XargsSafe() bool {
 	}
 	inner := &Command{Words: words[len(words)-len(p.operands):]}
 	prog := inner.Words[0].Value
-	s, found := specs()[prog]
+	s, found := specs.Get()[prog]
 	if !found || !s().anyArgs || !s().countsOnly || !inner.Words[0].Static {
 		return false
 	}
@@ -100,10 +101,12 @@ func (c *Command) XargsSafe() bool {
 // xargsSpec stops at the first operand: the command xargs runs. -a reads
 // the arguments from a file, -I and -i put them anywhere, -p asks on the
 // terminal and -P runs in parallel; only the ones below are accepted.
-var xargsSpec = lazySpec(&progSpec{
-	name: "xargs",
-	opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L=N --max-lines[=N] -l[=N] -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
-})
+var xargsSpec = lazy.Value[*progSpec]{New: func() *progSpec {
+	return compiledSpec(&progSpec{
+		name: "xargs",
+		opts: "-0,--null -d,--delimiter=DELIM -E=EOF -e,--eof[=EOF] -L=N --max-lines[=N] -l[=N] -n,--max-args=N -r,--no-run-if-empty -s,--max-chars=N -x,--exit -t,--verbose -I=R -i,--replace[=R]",
+	})
+}}
 
 func (s *progSpec) parseUntilOperand(words []Word) (*parsedCmd, Why) {
 	for i, w := range words {
@@ -134,10 +137,8 @@ func ptrs(ws []Word) []*Word {
 }
 
 // readOnlyFuncs are the programs whose arguments need more than a spec.
-var readOnlyFuncs map[string]func([]Word) (Reads, bool)
-
-func init() {
-	readOnlyFuncs = map[string]func([]Word) (Reads, bool){
+var readOnlyFuncs = lazy.Value[map[string]func([]Word) (Reads, bool)]{New: func() map[string]func([]Word) (Reads, bool) {
+	return map[string]func([]Word) (Reads, bool){
 		"find":    findReadOnly,
 		"sed":     sedReadOnly,
 		"jq":      jqReadOnly,
@@ -155,7 +156,7 @@ func init() {
 		"test":    testReadOnly,
 		"[":       bracketReadOnly,
 	}
-}
+}}
 
 // textOnly: echo, true, false and ":" print or ignore their words.
 func textOnly(words []Word) (Reads, bool) {
@@ -246,19 +247,23 @@ func cdReadOnly(words []Word) (Reads, bool) {
 }
 
 // testUnaryFile are test's unary operators whose operand is a file.
-var testUnaryFile = map[string]bool{
-	"-a": true, "-b": true, "-c": true, "-d": true, "-e": true, "-f": true, "-g": true, "-h": true,
-	"-k": true, "-p": true, "-r": true, "-s": true, "-u": true, "-w": true, "-x": true, "-G": true,
-	"-L": true, "-N": true, "-O": true, "-S": true,
-}
+var testUnaryFile = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"-a": true, "-b": true, "-c": true, "-d": true, "-e": true, "-f": true, "-g": true, "-h": true,
+		"-k": true, "-p": true, "-r": true, "-s": true, "-u": true, "-w": true, "-x": true, "-G": true,
+		"-L": true, "-N": true, "-O": true, "-S": true,
+	}
+}}
 
 // testOther are test's other operators: -t FD, -z/-n STRING, -o OPTNAME,
 // binary and logical operators. -v is left out: it evaluates a subscript.
-var testOther = map[string]bool{
-	"-t": true, "-z": true, "-n": true, "-o": true, "=": true, "==": true, "!=": true, "<": true, ">": true,
-	"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true, "-nt": true, "-ot": true,
-	"-ef": true, "!": true, "(": true, ")": true,
-}
+var testOther = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"-t": true, "-z": true, "-n": true, "-o": true, "=": true, "==": true, "!=": true, "<": true, ">": true,
+		"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true, "-nt": true, "-ot": true,
+		"-ef": true, "!": true, "(": true, ")": true,
+	}
+}}
 
 // testReadOnly: the test builtin only inspects; a word after a unary file
 // operator is a path, and -nt, -ot and -ef compare two files.
@@ -276,7 +281,7 @@ func testReadOnly(words []Word) (Reads, bool) {
 			return Reads{Reason: Because("test: word %s holds a subscript", words[i].Raw)}, false
 		}
 		switch {
-		case testUnaryFile[v] && i+1 < len(words):
+		case testUnaryFile.Get()[v] && i+1 < len(words):
 			i++
 			r.Paths = append(r.Paths, readPath(words[i].Value, &words[i]))
 		case (v == "-nt" || v == "-ot" || v == "-ef") && i > 0 && i+1 < len(words):
@@ -300,24 +305,30 @@ func bracketReadOnly(words []Word) (Reads, bool) {
 // a file. Left out: -L and -follow (follow links out of the tree),
 // -files0-from (a list of further paths), -exec, -execdir, -ok, -okdir,
 // -delete, -fprint, -fprint0, -fprintf and -fls.
-var findSafe = map[string]struct {
+var findSafe = lazy.Value[map[string]findArgs]{New: func() map[string]findArgs {
+	return map[string]findArgs{
+		"-daystart": {}, "-nowarn": {}, "-warn": {}, "-regextype": {n: 1},
+		"-depth": {}, "-d": {}, "-maxdepth": {n: 1}, "-mindepth": {n: 1}, "-mount": {}, "-noleaf": {}, "-xdev": {},
+		"-ignore_readdir_race": {}, "-noignore_readdir_race": {},
+		"-amin": {n: 1}, "-anewer": {n: 1, file: true}, "-atime": {n: 1}, "-cmin": {n: 1}, "-cnewer": {n: 1, file: true},
+		"-context": {n: 1}, "-ctime": {n: 1}, "-empty": {}, "-false": {}, "-fstype": {n: 1}, "-gid": {n: 1},
+		"-group": {n: 1}, "-ilname": {n: 1}, "-iname": {n: 1}, "-inum": {n: 1}, "-ipath": {n: 1},
+		"-iwholename": {n: 1}, "-iregex": {n: 1}, "-links": {n: 1}, "-lname": {n: 1}, "-mmin": {n: 1},
+		"-mtime": {n: 1}, "-name": {n: 1}, "-newer": {n: 1, file: true}, "-nouser": {}, "-nogroup": {},
+		"-path": {n: 1}, "-perm": {n: 1}, "-regex": {n: 1}, "-readable": {}, "-writable": {}, "-executable": {},
+		"-wholename": {n: 1}, "-size": {n: 1}, "-true": {}, "-type": {n: 1}, "-uid": {n: 1}, "-used": {n: 1},
+		"-user": {n: 1}, "-xtype": {n: 1}, "-samefile": {n: 1, file: true},
+		"-print": {}, "-print0": {}, "-printf": {n: 1}, "-ls": {}, "-prune": {}, "-quit": {},
+		"(": {}, ")": {}, "!": {}, "-not": {}, "-a": {}, "-and": {}, "-o": {}, "-or": {}, ",": {},
+		"--help": {}, "--version": {},
+	}
+}}
+
+// findArgs is how many arguments a find primary takes and whether the
+// first is a file.
+type findArgs struct {
 	n    int
 	file bool
-}{
-	"-daystart": {}, "-nowarn": {}, "-warn": {}, "-regextype": {n: 1},
-	"-depth": {}, "-d": {}, "-maxdepth": {n: 1}, "-mindepth": {n: 1}, "-mount": {}, "-noleaf": {}, "-xdev": {},
-	"-ignore_readdir_race": {}, "-noignore_readdir_race": {},
-	"-amin": {n: 1}, "-anewer": {n: 1, file: true}, "-atime": {n: 1}, "-cmin": {n: 1}, "-cnewer": {n: 1, file: true},
-	"-context": {n: 1}, "-ctime": {n: 1}, "-empty": {}, "-false": {}, "-fstype": {n: 1}, "-gid": {n: 1},
-	"-group": {n: 1}, "-ilname": {n: 1}, "-iname": {n: 1}, "-inum": {n: 1}, "-ipath": {n: 1},
-	"-iwholename": {n: 1}, "-iregex": {n: 1}, "-links": {n: 1}, "-lname": {n: 1}, "-mmin": {n: 1},
-	"-mtime": {n: 1}, "-name": {n: 1}, "-newer": {n: 1, file: true}, "-nouser": {}, "-nogroup": {},
-	"-path": {n: 1}, "-perm": {n: 1}, "-regex": {n: 1}, "-readable": {}, "-writable": {}, "-executable": {},
-	"-wholename": {n: 1}, "-size": {n: 1}, "-true": {}, "-type": {n: 1}, "-uid": {n: 1}, "-used": {n: 1},
-	"-user": {n: 1}, "-xtype": {n: 1}, "-samefile": {n: 1, file: true},
-	"-print": {}, "-print0": {}, "-printf": {n: 1}, "-ls": {}, "-prune": {}, "-quit": {},
-	"(": {}, ")": {}, "!": {}, "-not": {}, "-a": {}, "-and": {}, "-o": {}, "-or": {}, ",": {},
-	"--help": {}, "--version": {},
 }
 
 var findOptRe = lazyre.MustCompile(`^-O[0-3]$`)
@@ -351,9 +362,9 @@ func findReadOnly(words []Word) (Reads, bool) {
 	for ; i < len(words); i++ {
 		w := &words[i]
 		v := w.Value
-		e, ok := findSafe[v]
+		e, ok := findSafe.Get()[v]
 		if findNewerRe.Get().MatchString(v) {
-			e, ok = findSafe["-newer"]
+			e, ok = findSafe.Get()["-newer"]
 			e.file = v[len(v)-1] != 't'
 		}
 		if !ok {
@@ -379,12 +390,14 @@ func findReadOnly(words []Word) (Reads, bool) {
 // jqSpec are jq 1.6's options that neither read modules (-L), read the
 // filter from a file (-f, --from-file) nor run tests (--run-tests).
 // jq parses its options itself: short ones cluster, long ones are exact.
-var jqFlags = map[string]bool{
-	"--slurp": true, "--raw-output": true, "--join-output": true, "--ascii-output": true,
-	"--compact-output": true, "--null-input": true, "--exit-status": true, "--color-output": true,
-	"--monochrome-output": true, "--sort-keys": true, "--raw-input": true, "--tab": true, "--seq": true,
-	"--stream": true, "--unbuffered": true, "--help": true, "--version": true,
-}
+var jqFlags = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"--slurp": true, "--raw-output": true, "--join-output": true, "--ascii-output": true,
+		"--compact-output": true, "--null-input": true, "--exit-status": true, "--color-output": true,
+		"--monochrome-output": true, "--sort-keys": true, "--raw-input": true, "--tab": true, "--seq": true,
+		"--stream": true, "--unbuffered": true, "--help": true, "--version": true,
+	}
+}}
 
 // jqUnsafeFilter matches filters that read files (import, include,
 // modulemeta) or print the environment (env, $ENV). jq's lexer lets white
@@ -423,7 +436,7 @@ func jqReadOnly(words []Word) (Reads, bool) {
 		case v == "--":
 			operands = append(operands, ptrs(words[i+1:])...)
 			i = len(words)
-		case jqFlags[v]:
+		case jqFlags.Get()[v]:
 		case strings.HasPrefix(v, "--"):
 			return Reads{Reason: Because("jq: option %s is not in its read-only spec", v)}, false
 		case strings.HasPrefix(v, "-") && len(v) > 1:
@@ -453,13 +466,15 @@ func jqReadOnly(words []Word) (Reads, bool) {
 
 // nonReaders are the programs and builtins verified to open no file an
 // argument names (test and cd only look one up).
-var nonReaders = map[string]bool{
-	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true, "[[": true,
-	"cd": true, "pushd": true, "popd": true, "exit": true, "return": true, "shift": true, "break": true,
-	"continue": true, "sleep": true, "wait": true, "seq": true, "expr": true, "basename": true, "dirname": true,
-	"export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "unset": true, "set": true,
-	"read": true, "let": true, "kill": true,
-}
+var nonReaders = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true, "[[": true,
+		"cd": true, "pushd": true, "popd": true, "exit": true, "return": true, "shift": true, "break": true,
+		"continue": true, "sleep": true, "wait": true, "seq": true, "expr": true, "basename": true, "dirname": true,
+		"export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "unset": true, "set": true,
+		"read": true, "let": true, "kill": true,
+	}
+}}
 
 // UncheckedOperand reports whether, in any reading of the command, a word
 // after the program is known only as the script runs and the program is
@@ -474,7 +489,7 @@ func (c *Command) UncheckedOperand() bool {
 		if len(v) > 0 && v[0].Static && !v[0].Glob {
 			prog = path.Base(v[0].Value)
 		}
-		if nonReaders[prog] {
+		if nonReaders.Get()[prog] {
 			continue
 		}
 		for _, w := range v[min(1, len(v)):] {

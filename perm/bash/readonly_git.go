@@ -2,7 +2,8 @@ package bash
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // gitGlobalSpec are git 2.39's global options that neither change its
@@ -13,11 +14,13 @@ import (
 // file of the repository git would otherwise find) configures the
 // programs git runs (diff.*.textconv for git log -p), and GitStart would
 // not look at it. git takes no abbreviations here.
-var gitGlobalSpec = lazySpec(&progSpec{
-	name: "git",
-	opts: "-C=FILE --git-dir=FILE --work-tree=FILE -P,--no-pager --no-replace-objects --no-optional-locks " +
-		"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --version --help",
-})
+var gitGlobalSpec = lazy.Value[*progSpec]{New: func() *progSpec {
+	return compiledSpec(&progSpec{
+		name: "git",
+		opts: "-C=FILE --git-dir=FILE --work-tree=FILE -P,--no-pager --no-replace-objects --no-optional-locks " +
+			"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-advice --version --help",
+	})
+}}
 
 // gitDiffOpts are the diff options of log, show and diff in git 2.39 that
 // only select and format: --output, --ext-diff and --textconv are left out
@@ -59,7 +62,7 @@ const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until
 // gitSpecs are the git subcommands that only read, each with the options
 // verified against git 2.39 (TestGitSpecsKnown runs each option). Each is
 // compiled on its first use (lazySpec).
-var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
+var gitSpecs = lazy.Value[map[string]func() *progSpec]{New: func() map[string]func() *progSpec {
 	list := []*progSpec{
 		{name: "status", opts: "-s,--short -b,--branch --show-stash --porcelain[=VERSION] --long -v,--verbose " +
 			"-u,--untracked-files[=(no|normal|all)] --ignored[=(traditional|no|matching)] --ignore-submodules[=WHEN] -z " +
@@ -111,7 +114,7 @@ var gitSpecs = sync.OnceValue(func() map[string]func() *progSpec {
 		m[sub] = lazySpec(s)
 	}
 	return m
-})
+}}
 
 // listing allows operands only with -l/--list.
 func listing(p *parsedCmd) bool { return len(p.operands) == 0 || p.has("-l", "--list") }
@@ -137,7 +140,7 @@ func gitReadOnly(words []Word) (Reads, bool) {
 	if rest < 0 || rest >= len(words) {
 		return Reads{Reason: Because("git: global options outside its read-only spec")}, false
 	}
-	g, reason := gitGlobalSpec().parse(words[:rest])
+	g, reason := gitGlobalSpec.Get().parse(words[:rest])
 	if g == nil {
 		return Reads{Reason: reason}, false
 	}
@@ -154,7 +157,7 @@ func gitReadOnly(words []Word) (Reads, bool) {
 			return Reads{Reason: Because("git config get: no name")}, false
 		}
 	}
-	s, found := gitSpecs()[sub]
+	s, found := gitSpecs.Get()[sub]
 	if !found {
 		return Reads{Reason: Because("git %s has no read-only spec", quoteString(sub))}, false
 	}

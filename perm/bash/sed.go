@@ -2,24 +2,28 @@ package bash
 
 import (
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // sedSpec holds GNU sed 4.9's options that neither edit in place, read a
 // script file nor follow links: -i/--in-place, -f/--file and
 // --follow-symlinks are left out.
-var sedSpec = lazySpec(&progSpec{
-	name: "sed",
-	opts: "-n,--quiet,--silent --debug -e,--expression=SCRIPT -l,--line-length=N --posix -E,-r,--regexp-extended " +
-		"-s,--separate --sandbox -u,--unbuffered -z,--null-data" + gnuStd,
-	operands:    operandPattern,
-	patternOpts: []string{"-e"},
-})
+var sedSpec = lazy.Value[*progSpec]{New: func() *progSpec {
+	return compiledSpec(&progSpec{
+		name: "sed",
+		opts: "-n,--quiet,--silent --debug -e,--expression=SCRIPT -l,--line-length=N --posix -E,-r,--regexp-extended " +
+			"-s,--separate --sandbox -u,--unbuffered -z,--null-data" + gnuStd,
+		operands:    operandPattern,
+		patternOpts: []string{"-e"},
+	})
+}}
 
 // sedReadOnly accepts sed with a script made only of commands of the
 // verified subset sedPrintOnly knows, and no option that edits in place
 // or reads a script file.
 func sedReadOnly(words []Word) (Reads, bool) {
-	p, reason := sedSpec().parse(words)
+	p, reason := sedSpec.Get().parse(words)
 	if p == nil {
 		return Reads{Reason: reason}, false
 	}

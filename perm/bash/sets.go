@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // Which variables a script may set. Bash reads some of the shell's own
@@ -69,12 +71,14 @@ func (c *Command) DirAlternatives() [][]Word {
 }
 
 // dirRunners are the builtins that run a builtin themselves.
-var dirRunners = map[string]wrapper{"builtin": broadWrappers["builtin"], "command": broadWrappers["command"]}
+var dirRunners = lazy.Value[map[string]wrapper]{New: func() map[string]wrapper {
+	return map[string]wrapper{"builtin": broadWrappers.Get()["builtin"], "command": broadWrappers.Get()["command"]}
+}}
 
 // dirChange is DirChange of the command line words.
 func dirChange(words []Word) (prog string, args []Word, ok bool) {
 	for {
-		inner, ok := unwrap(words, dirRunners, false)
+		inner, ok := unwrap(words, dirRunners.Get(), false)
 		if !ok {
 			break
 		}
@@ -205,11 +209,13 @@ func (c *collector) noteSetAny(outside bool) {
 }
 
 // setters are builtins that set the variables their arguments name.
-var setters = map[string]bool{
-	"unset": true, "read": true, "export": true, "declare": true,
-	"local": true, "typeset": true, "readonly": true, "printf": true,
-	"mapfile": true, "readarray": true, "getopts": true, "wait": true,
-}
+var setters = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"unset": true, "read": true, "export": true, "declare": true,
+		"local": true, "typeset": true, "readonly": true, "printf": true,
+		"mapfile": true, "readarray": true, "getopts": true, "wait": true,
+	}
+}}
 
 // noteSetArgs records the variables the command line v may set: v is a
 // reading of a command (Command.variants), its program prog (a basename)
@@ -218,7 +224,7 @@ var setters = map[string]bool{
 // other question about what a command assigns; the rest here.
 func (c *collector) noteSetArgs(prog string, v []Word) {
 	args := v[1:]
-	assigns := declarers[prog] || broadWrappers[prog].assigns
+	assigns := declarers.Get()[prog] || broadWrappers.Get()[prog].assigns
 	if assigns {
 		assignsIn([][]Word{v}, c.noteAssign)
 	}
@@ -231,7 +237,7 @@ func (c *collector) noteSetArgs(prog string, v []Word) {
 		if len(args) > 1 {
 			c.noteSetWord(args[1])
 		}
-	case setters[prog]:
+	case setters.Get()[prog]:
 		nameref := prog == "declare" || prog == "typeset" || prog == "local"
 		for _, a := range args {
 			if a.Static && (strings.HasPrefix(a.Value, "-") || strings.HasPrefix(a.Value, "+")) {

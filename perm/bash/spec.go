@@ -277,7 +277,7 @@ func (s *progSpec) lookupExact(name string) *optDef {
 // (getoptLong), unless the program takes no abbreviations (exactLong).
 // An ambiguous or unknown name is nil.
 func (s *progSpec) lookupLong(name string) (*optDef, string) {
-	if d := s.lookupExact(name); d != nil || exactLong()[s.name] {
+	if d := s.lookupExact(name); d != nil || exactLong.Get()[s.name] {
 		return d, name
 	}
 	full, d, _ := getoptLong(name, func(yield func(string, *optDef) bool) {
@@ -348,7 +348,7 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, Why) {
 			o := parsedOpt{def: d, name: name}
 			if d.arg != argNone {
 				switch {
-				case j+1 < len(v) && separateValue[s.name]:
+				case j+1 < len(v) && separateValue.Get()[s.name]:
 					return nil, Because("%s: option %s must be the last in %s", s.name, name, v)
 				case j+1 < len(v):
 					o.val, o.hasVal = v[j+1:], true

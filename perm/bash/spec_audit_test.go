@@ -179,19 +179,19 @@ func auditedPrograms() []auditedProgram {
 		return auditedProgram{spec: spec, argv: argv, version: []string{v}, msgs: msgs}
 	}
 	var out []auditedProgram
-	for name, spec := range specs() {
+	for name, spec := range specs.Get() {
 		if name == "egrep" || name == "fgrep" {
 			continue // grep's spec; they refuse grep's -E, -F, -G and -P as conflicting
 		}
 		out = append(out, program(spec, name))
 	}
-	out = append(out, program(sedSpec, "sed"), program(xargsSpec, "xargs"), program(gitGlobalSpec, "git"))
-	for sub, spec := range gitSpecs() {
+	out = append(out, program(sedSpec.Get, "sed"), program(xargsSpec.Get, "xargs"), program(gitGlobalSpec.Get, "git"))
+	for sub, spec := range gitSpecs.Get() {
 		if sub != "rev-parse" { // it reads its options in order, with its own rules
 			out = append(out, program(spec, "git", sub))
 		}
 	}
-	for key, opts := range synonyms {
+	for key, opts := range synonyms.Get() {
 		if opts == "" {
 			continue
 		}
@@ -358,7 +358,7 @@ func TestFindArity(t *testing.T) {
 	if out, _ := runAudit(t, dir, []string{"find", "--version"}); !strings.Contains(out, "(GNU findutils) 4.9") {
 		t.Skipf("find is not the version findSafe was checked against: %.60q", out)
 	}
-	for name, a := range findSafe {
+	for name, a := range findSafe.Get() {
 		switch name {
 		case "(", ")", "!", "-not", "-a", "-and", "-o", "-or", ",", "--help", "--version":
 			continue // operators, and the options that end the parse
@@ -395,7 +395,7 @@ func TestSpecAbbreviations(t *testing.T) {
 	chosen := regexp.MustCompile(`option '(--[^']+)' (doesn't allow|requires) an argument`)
 	for _, p := range auditedPrograms() {
 		key := strings.Join(p.argv, " ")
-		if p.argv[0] == "git" || p.argv[0] == "tree" || exactLong()[key] {
+		if p.argv[0] == "git" || p.argv[0] == "tree" || exactLong.Get()[key] {
 			continue // they take no abbreviations
 		}
 		t.Run(p.name(), func(t *testing.T) {

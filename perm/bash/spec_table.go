@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 )
 
@@ -266,17 +267,19 @@ var gnuSpecs = []*progSpec{
 // exactLong lists the programs that take no abbreviations of long
 // options, or whose full option list the spec does not hold: tree, less,
 // git's global options and every git subcommand of gitSpecs.
-var exactLong = sync.OnceValue(func() map[string]bool {
+var exactLong = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	m := map[string]bool{"tree": true, "less": true, "git": true}
-	for sub := range gitSpecs() {
+	for sub := range gitSpecs.Get() {
 		m["git "+sub] = true
 	}
 	return m
-})
+}}
 
 // separateValue lists the programs whose short options with a value take
 // it from the next word only (tree: "-L2" is not "-L 2").
-var separateValue = map[string]bool{"tree": true}
+var separateValue = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"tree": true}
+}}
 
 // noPlusOperand rejects less's "+cmd" operands: they run pager commands,
 // which can include shell escapes.
@@ -302,7 +305,7 @@ var sumSpec = func(name string) *progSpec {
 // specs are the read-only programs with a spec, by name. The table is
 // built on first use, and each spec compiled on its own first use
 // (lazySpec): a command pays only for the programs it names.
-var specs = sync.OnceValue(func() map[string]func() *progSpec {
+var specs = lazy.Value[map[string]func() *progSpec]{New: func() map[string]func() *progSpec {
 	m := map[string]func() *progSpec{}
 	for _, s := range gnuSpecs {
 		m[s.name] = lazySpec(s)
@@ -320,20 +323,23 @@ var specs = sync.OnceValue(func() map[string]func() *progSpec {
 		})
 	}
 	return m
-})
+}}
 
 // lazySpec returns a function that compiles s on its first call and
-// returns it; it is safe for concurrent use. head's and tail's obsolete
-// -NUM patterns are compiled with them.
+// returns it; it is safe for concurrent use.
 func lazySpec(s *progSpec) func() *progSpec {
-	return sync.OnceValue(func() *progSpec {
-		switch s.name {
-		case "head":
-			s.obsolete = headNumRe.Get()
-		case "tail":
-			s.obsolete = tailNumRe.Get()
-		}
-		s.compile()
-		return s
-	})
+	return sync.OnceValue(func() *progSpec { return compiledSpec(s) })
+}
+
+// compiledSpec compiles s and returns it. head's and tail's obsolete -NUM
+// patterns are compiled with them.
+func compiledSpec(s *progSpec) *progSpec {
+	switch s.name {
+	case "head":
+		s.obsolete = headNumRe.Get()
+	case "tail":
+		s.obsolete = tailNumRe.Get()
+	}
+	s.compile()
+	return s
 }

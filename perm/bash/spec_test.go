@@ -10,10 +10,10 @@ import (
 // and checks the examples each carries.
 func TestSpecExamples(t *testing.T) {
 	all := map[string]*progSpec{}
-	for n, s := range specs() {
+	for n, s := range specs.Get() {
 		all[n] = s()
 	}
-	for n, s := range gitSpecs() {
+	for n, s := range gitSpecs.Get() {
 		all["git "+n] = s()
 	}
 	for name, s := range all {

@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // The Suspicious labels. They are stable: the engine and people read them.
@@ -172,12 +174,14 @@ func readsEnviron(text string, exact bool) bool {
 
 // zshPrivileged are zsh builtins (most from zsh modules) that give raw
 // file, socket or pseudo-terminal access past any command-name check.
-var zshPrivileged = map[string]bool{
-	"zmodload": true, "zsocket": true, "ztcp": true, "zpty": true,
-	"zf_rm": true, "zf_mv": true, "zf_ln": true, "zf_chmod": true,
-	"zf_chown": true, "zf_mkdir": true, "zf_rmdir": true,
-	"sysopen": true, "syswrite": true, "sysread": true,
-}
+var zshPrivileged = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"zmodload": true, "zsocket": true, "ztcp": true, "zpty": true,
+		"zf_rm": true, "zf_mv": true, "zf_ln": true, "zf_chmod": true,
+		"zf_chown": true, "zf_mkdir": true, "zf_rmdir": true,
+		"sysopen": true, "syswrite": true, "sysread": true,
+	}
+}}
 
 // command checks one simple command: its leading assignments and every
 // reading of it.
@@ -234,10 +238,10 @@ func (c *collector) checkReadings(vs [][]Word) {
 		case prog == "shopt" && hasWord(args, "expand_aliases"):
 			c.suspect(labelAliases)
 		}
-		if zshPrivileged[prog] {
+		if zshPrivileged.Get()[prog] {
 			c.suspect(labelZshPrivilege + prog)
 		}
-		if setters[prog] || broadWrappers[prog].assigns {
+		if setters.Get()[prog] || broadWrappers.Get()[prog].assigns {
 			c.noteSetArgs(prog, v)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // Unmodelled returns the first program, in any broad reading of the
@@ -48,7 +50,7 @@ func (s *Script) Unmodelled(c *Command, modelled func(name string) bool) (prog, 
 			words = wrapperOwn(v) // the command it runs is a reading too
 		case xargsSafe && len(v) > 1 && v[len(v)-1].Raw == inputWords.Raw:
 			continue // what xargs adds: XargsSafe verified the program
-		case modelled(name) || verifiedReadOnly(v) || dataUnless[name] != nil && !dataUnless[name](v[1:]):
+		case modelled(name) || verifiedReadOnly(v) || dataUnless.Get()[name] != nil && !dataUnless.Get()[name](v[1:]):
 			continue
 		default:
 			// The name too: one no plain word spells (env -S 'r""m',
@@ -93,7 +95,7 @@ func (s *Script) unplainExport(c *Command) (Assign, bool) {
 			continue
 		}
 		prog := path.Base(v[0].Value)
-		if prog == "export" || broadWrappers[prog].assigns || declarers[prog] && (s.allExport() || exportsFlag(v[1:])) {
+		if prog == "export" || broadWrappers.Get()[prog].assigns || declarers.Get()[prog] && (s.allExport() || exportsFlag(v[1:])) {
 			assignsIn([][]Word{v}, check)
 		}
 	}
@@ -162,7 +164,7 @@ func systemProgram(p string) bool {
 
 // isWrapper reports whether the program name is a broad wrapper.
 func isWrapper(name string) bool {
-	_, ok := wrapperFor(broadWrappers, name)
+	_, ok := wrapperFor(broadWrappers.Get(), name)
 	return ok
 }
 
@@ -172,7 +174,7 @@ func isWrapper(name string) bool {
 // of its own. All of them when it runs none, or one its own words make
 // (env -S 'cmd args').
 func wrapperOwn(v []Word) []Word {
-	inner, ok := unwrap(v, broadWrappers, true)
+	inner, ok := unwrap(v, broadWrappers.Get(), true)
 	if !ok || len(inner) == 0 || len(inner) >= len(v) || !sameWords(inner, v[len(v)-len(inner):]) {
 		return v[1:]
 	}
@@ -188,11 +190,11 @@ func verifiedReadOnly(v []Word) bool {
 		}
 	}
 	prog, args := v[0].Value, v[1:]
-	if fn, ok := readOnlyFuncs[prog]; ok {
+	if fn, ok := readOnlyFuncs.Get()[prog]; ok {
 		_, ok := fn(args)
 		return ok
 	}
-	if s, ok := specs()[prog]; ok {
+	if s, ok := specs.Get()[prog]; ok {
 		_, ok := s().eval(args)
 		return ok
 	}
@@ -229,43 +231,47 @@ func plainWord(s string) bool {
 // interpreters are the caller's to add: it reads their code (perm's
 // opaque check).
 func Models(name string) bool {
-	return shells[name] || builtins[name] || audited[name] || name == "find"
+	return shells.Get()[name] || builtins.Get()[name] || audited.Get()[name] || name == "find"
 }
 
 // audited are the programs whose every option was checked for one that
 // runs a program: writers (install's --strip-program and wget's
 // --use-askpass do: they are left out, as are the dataWriters, whose
 // archivers take compressors and commands: tar -I, cpio --rsh-command).
-var audited = map[string]bool{
-	"cp": true, "mv": true, "ln": true, "tee": true, "rm": true, "rmdir": true, "unlink": true, "shred": true,
-	"touch": true, "truncate": true, "mkdir": true, "chmod": true, "chown": true, "chgrp": true, "dd": true,
-	"curl": true, "git": true,
-	// Programs that run nothing, whatever their arguments: no option of
-	// theirs, documented or not, names a program or code (sort's
-	// --compress-program, less's +!, diff3's --diff-program keep sort,
-	// less and diff3 out), so that the words xargs gives them
-	// (find ... | xargs grep -l x) are data.
-	"seq": true, "sleep": true, "basename": true, "dirname": true, "expr": true,
-	"grep": true, "egrep": true, "fgrep": true, "cat": true, "head": true, "tail": true, "wc": true, "ls": true,
-	"cut": true, "uniq": true, "nl": true, "tr": true, "tac": true, "rev": true, "paste": true, "join": true,
-	"comm": true, "cmp": true, "diff": true, "fold": true, "expand": true, "od": true, "base64": true,
-	"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "realpath": true, "readlink": true,
-	"stat": true, "du": true, "date": true, "jq": true, "pwd": true, "whoami": true, "id": true, "uname": true,
-	"file": true, "tree": true, "gofmt": true,
-}
+var audited = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"cp": true, "mv": true, "ln": true, "tee": true, "rm": true, "rmdir": true, "unlink": true, "shred": true,
+		"touch": true, "truncate": true, "mkdir": true, "chmod": true, "chown": true, "chgrp": true, "dd": true,
+		"curl": true, "git": true,
+		// Programs that run nothing, whatever their arguments: no option of
+		// theirs, documented or not, names a program or code (sort's
+		// --compress-program, less's +!, diff3's --diff-program keep sort,
+		// less and diff3 out), so that the words xargs gives them
+		// (find ... | xargs grep -l x) are data.
+		"seq": true, "sleep": true, "basename": true, "dirname": true, "expr": true,
+		"grep": true, "egrep": true, "fgrep": true, "cat": true, "head": true, "tail": true, "wc": true, "ls": true,
+		"cut": true, "uniq": true, "nl": true, "tr": true, "tac": true, "rev": true, "paste": true, "join": true,
+		"comm": true, "cmp": true, "diff": true, "fold": true, "expand": true, "od": true, "base64": true,
+		"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "realpath": true, "readlink": true,
+		"stat": true, "du": true, "date": true, "jq": true, "pwd": true, "whoami": true, "id": true, "uname": true,
+		"file": true, "tree": true, "gofmt": true,
+	}
+}}
 
 // dataUnless are programs that run nothing but through the options their
 // function finds in a reading's words: their words are data otherwise.
 // A word not static may be any option.
-var dataUnless = map[string]func(args []Word) bool{
-	// ripgrep runs --pre's program on each file (its parser takes no
-	// abbreviation; --pre-glob only narrows --pre); -z runs the
-	// decompressors PATH finds.
-	"rg": anyWord(func(v string) bool { return longName(v) == "--pre" }),
-	// GNU sort runs --compress-program's, which getopt takes abbreviated
-	// down to --co (--c is ambiguous with --check).
-	"sort": anyWord(func(v string) bool { return abbrev(longName(v), "--compress-program", len("--co")) }),
-}
+var dataUnless = lazy.Value[map[string]func(args []Word) bool]{New: func() map[string]func(args []Word) bool {
+	return map[string]func(args []Word) bool{
+		// ripgrep runs --pre's program on each file (its parser takes no
+		// abbreviation; --pre-glob only narrows --pre); -z runs the
+		// decompressors PATH finds.
+		"rg": anyWord(func(v string) bool { return longName(v) == "--pre" }),
+		// GNU sort runs --compress-program's, which getopt takes abbreviated
+		// down to --co (--c is ambiguous with --check).
+		"sort": anyWord(func(v string) bool { return abbrev(longName(v), "--compress-program", len("--co")) }),
+	}
+}}
 
 // anyWord returns a dataUnless function: true if a word is not static or
 // its value is one code says runs code.
@@ -285,13 +291,15 @@ func anyWord(code func(v string) bool) func(args []Word) bool {
 // ones that set variables are followed (declare, export, read), and the
 // rest run nothing. mapfile (-C), let, fc, bind and complete are left
 // out: each may evaluate a string as code.
-var builtins = map[string]bool{
-	":": true, ".": true, "[": true, "[[": true, "alias": true, "bg": true, "break": true, "builtin": true, "caller": true,
-	"cd": true, "command": true, "continue": true, "declare": true, "dirs": true, "disown": true, "echo": true,
-	"eval": true, "exec": true, "exit": true, "export": true, "false": true, "fg": true, "getopts": true, "hash": true,
-	"help": true, "history": true, "jobs": true, "kill": true, "local": true, "logout": true, "popd": true,
-	"printf": true, "pushd": true, "pwd": true, "read": true, "readonly": true, "return": true, "set": true,
-	"shift": true, "shopt": true, "source": true, "suspend": true, "test": true, "times": true, "trap": true,
-	"true": true, "type": true, "typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true,
-	"wait": true,
-}
+var builtins = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		":": true, ".": true, "[": true, "[[": true, "alias": true, "bg": true, "break": true, "builtin": true, "caller": true,
+		"cd": true, "command": true, "continue": true, "declare": true, "dirs": true, "disown": true, "echo": true,
+		"eval": true, "exec": true, "exit": true, "export": true, "false": true, "fg": true, "getopts": true, "hash": true,
+		"help": true, "history": true, "jobs": true, "kill": true, "local": true, "logout": true, "popd": true,
+		"printf": true, "pushd": true, "pwd": true, "read": true, "readonly": true, "return": true, "set": true,
+		"shift": true, "shopt": true, "source": true, "suspend": true, "test": true, "times": true, "trap": true,
+		"true": true, "type": true, "typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true,
+		"wait": true,
+	}
+}}

@@ -8,6 +8,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // Word is one shell word as the permission engine sees it.
@@ -450,7 +452,7 @@ func decodeANSIC(s string) string {
 		}
 		i++
 		c := s[i]
-		if r, ok := simpleEscapes[c]; ok {
+		if r, ok := simpleEscapes.Get()[c]; ok {
 			b.WriteByte(r)
 			continue
 		}
@@ -508,10 +510,12 @@ func decodeANSIC(s string) string {
 	return b.String()
 }
 
-var simpleEscapes = map[byte]byte{
-	'a': '\a', 'b': '\b', 'e': 0x1b, 'E': 0x1b, 'f': '\f', 'n': '\n',
-	'r': '\r', 't': '\t', 'v': '\v', '\\': '\\', '\'': '\'', '"': '"', '?': '?',
-}
+var simpleEscapes = lazy.Value[map[byte]byte]{New: func() map[byte]byte {
+	return map[byte]byte{
+		'a': '\a', 'b': '\b', 'e': 0x1b, 'E': 0x1b, 'f': '\f', 'n': '\n',
+		'r': '\r', 't': '\t', 'v': '\v', '\\': '\\', '\'': '\'', '"': '"', '?': '?',
+	}
+}}
 
 // digits parses up to max leading digits of s in base and returns the value
 // and how many bytes it used.

@@ -4,46 +4,50 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // writers are programs that write, delete or link the files their operands
 // name, with the options of theirs that take an argument.
-var writers = map[string]optSpec{
-	// cp, mv, install and ln name every long option (coreutils 9), so
-	// that an abbreviation resolves as the program resolves it; an
-	// option with an optional value (--backup[=CONTROL], --context[=CTX])
-	// takes none from the next word.
-	"cp": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix", "no-preserve", "sparse"},
-		long: []string{"archive", "attributes-only", "backup", "context", "copy-contents", "debug", "dereference", "force",
-			"help", "interactive", "keep-directory-symlink", "link", "no-clobber", "no-dereference", "no-target-directory",
-			"one-file-system", "parents", "preserve", "recursive", "reflink", "remove-destination", "strip-trailing-slashes",
-			"symbolic-link", "update", "verbose", "version"}},
-	"mv": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix"},
-		long: []string{"backup", "context", "debug", "exchange", "force", "help", "interactive", "no-clobber", "no-copy",
-			"no-target-directory", "strip-trailing-slashes", "update", "verbose", "version"}},
-	"install": {args: "gmoSt", permute: true, longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"},
-		long: []string{"backup", "compare", "context", "debug", "directory", "help", "no-target-directory", "preserve-context",
-			"preserve-timestamps", "strip", "verbose", "version"}},
-	"ln": {args: "St", permute: true, longArgs: []string{"suffix", "target-directory"},
-		long: []string{"backup", "directory", "force", "help", "interactive", "logical", "no-dereference", "no-target-directory",
-			"physical", "relative", "symbolic", "verbose", "version"}},
-	"tee":      {permute: true},
-	"rm":       {permute: true},
-	"rmdir":    {permute: true},
-	"unlink":   {permute: true},
-	"shred":    {args: "nsu", longArgs: []string{"iterations", "size", "remove", "random-source"}, permute: true},
-	"touch":    {args: "dtr", longArgs: []string{"date", "reference"}, permute: true},
-	"truncate": {args: "sr", longArgs: []string{"size", "reference"}, permute: true},
-	"mkdir":    {args: "m", longArgs: []string{"mode"}, long: []string{"context", "parents", "verbose", "help", "version"}, permute: true},
-	"chmod":    {longArgs: []string{"reference"}, permute: true},
-	"chown":    {longArgs: []string{"reference", "from"}, permute: true},
-	"chgrp":    {longArgs: []string{"reference"}, permute: true},
-	"sed":      {args: "eflE", longArgs: []string{"expression", "file", "line-length"}, permute: true},
-	"curl":     {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
-	"wget":     {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
-	"dd":       {permute: true},
-	"git":      {permute: true},
-}
+var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
+	return map[string]optSpec{
+		// cp, mv, install and ln name every long option (coreutils 9), so
+		// that an abbreviation resolves as the program resolves it; an
+		// option with an optional value (--backup[=CONTROL], --context[=CTX])
+		// takes none from the next word.
+		"cp": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix", "no-preserve", "sparse"},
+			long: []string{"archive", "attributes-only", "backup", "context", "copy-contents", "debug", "dereference", "force",
+				"help", "interactive", "keep-directory-symlink", "link", "no-clobber", "no-dereference", "no-target-directory",
+				"one-file-system", "parents", "preserve", "recursive", "reflink", "remove-destination", "strip-trailing-slashes",
+				"symbolic-link", "update", "verbose", "version"}},
+		"mv": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix"},
+			long: []string{"backup", "context", "debug", "exchange", "force", "help", "interactive", "no-clobber", "no-copy",
+				"no-target-directory", "strip-trailing-slashes", "update", "verbose", "version"}},
+		"install": {args: "gmoSt", permute: true, longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"},
+			long: []string{"backup", "compare", "context", "debug", "directory", "help", "no-target-directory", "preserve-context",
+				"preserve-timestamps", "strip", "verbose", "version"}},
+		"ln": {args: "St", permute: true, longArgs: []string{"suffix", "target-directory"},
+			long: []string{"backup", "directory", "force", "help", "interactive", "logical", "no-dereference", "no-target-directory",
+				"physical", "relative", "symbolic", "verbose", "version"}},
+		"tee":      {permute: true},
+		"rm":       {permute: true},
+		"rmdir":    {permute: true},
+		"unlink":   {permute: true},
+		"shred":    {args: "nsu", longArgs: []string{"iterations", "size", "remove", "random-source"}, permute: true},
+		"touch":    {args: "dtr", longArgs: []string{"date", "reference"}, permute: true},
+		"truncate": {args: "sr", longArgs: []string{"size", "reference"}, permute: true},
+		"mkdir":    {args: "m", longArgs: []string{"mode"}, long: []string{"context", "parents", "verbose", "help", "version"}, permute: true},
+		"chmod":    {longArgs: []string{"reference"}, permute: true},
+		"chown":    {longArgs: []string{"reference", "from"}, permute: true},
+		"chgrp":    {longArgs: []string{"reference"}, permute: true},
+		"sed":      {args: "eflE", longArgs: []string{"expression", "file", "line-length"}, permute: true},
+		"curl":     {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
+		"wget":     {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
+		"dd":       {permute: true},
+		"git":      {permute: true},
+	}
+}}
 
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
@@ -56,7 +60,7 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			continue
 		}
 		prog := path.Base(v[0].Value)
-		spec, ok := writers[prog]
+		spec, ok := writers.Get()[prog]
 		if !ok {
 			continue
 		}
@@ -100,7 +104,7 @@ func (c *Command) LinkTargets() []string {
 		if len(v) == 0 || !v[0].Static || path.Base(v[0].Value) != "ln" {
 			continue
 		}
-		spec := writers["ln"]
+		spec := writers.Get()["ln"]
 		args, err := writerArgs(&spec, v)
 		if err != nil {
 			continue // a word that is not static: unsure, and asked as such
@@ -320,7 +324,7 @@ func (c *Command) Placements() []Placement {
 		default:
 			continue
 		}
-		spec := writers[prog]
+		spec := writers.Get()[prog]
 		args, err := writerArgs(&spec, v)
 		if err != nil {
 			continue
