@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // gitSafeKeys are repository configuration keys (section.key, lower case,
@@ -18,25 +20,27 @@ import (
 // (core.pager, diff.*.textconv, filter.*, include.path, alias.*, ...) makes
 // no git command read-only: only the keys git writes itself on init and
 // clone, and common settings that only select behaviour, are listed.
-var gitSafeKeys = map[string]bool{
-	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true, "core.logallrefupdates": true,
-	"core.ignorecase": true, "core.precomposeunicode": true, "core.symlinks": true, "core.autocrlf": true,
-	"core.eol": true, "core.safecrlf": true, "core.quotepath": true, "core.abbrev": true, "core.compression": true,
-	"core.commentchar": true, "core.checkstat": true, "core.trustctime": true, "core.untrackedcache": true,
-	"core.preloadindex": true, "core.multipackindex": true, "core.commitgraph": true, "core.sparsecheckout": true,
-	"core.sparsecheckoutcone": true, "core.splitindex": true,
-	"remote.url": true, "remote.fetch": true, "remote.pushurl": true, "remote.push": true, "remote.tagopt": true,
-	"remote.prune": true, "remote.mirror": true, "remote.promisor": true, "remote.partialclonefilter": true,
-	"branch.remote": true, "branch.merge": true, "branch.rebase": true, "branch.pushremote": true,
-	"branch.description": true, "user.name": true, "user.email": true, "pull.rebase": true, "pull.ff": true,
-	"push.default": true, "push.autosetupremote": true, "fetch.prune": true, "init.defaultbranch": true,
-	"merge.conflictstyle": true, "diff.renames": true, "diff.algorithm": true, "diff.colormoved": true,
-	"diff.mnemonicprefix": true, "diff.noprefix": true, "color.ui": true, "column.ui": true, "log.date": true,
-	"log.decorate": true, "status.showuntrackedfiles": true, "status.short": true, "status.branch": true,
-	"submodule.url": true, "submodule.active": true, "lfs.repositoryformatversion": true,
-	"extensions.objectformat": true, "extensions.worktreeconfig": true, "extensions.partialclone": true,
-	"gc.auto": true, "rerere.enabled": true, "i18n.commitencoding": true, "protocol.version": true,
-}
+var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true, "core.logallrefupdates": true,
+		"core.ignorecase": true, "core.precomposeunicode": true, "core.symlinks": true, "core.autocrlf": true,
+		"core.eol": true, "core.safecrlf": true, "core.quotepath": true, "core.abbrev": true, "core.compression": true,
+		"core.commentchar": true, "core.checkstat": true, "core.trustctime": true, "core.untrackedcache": true,
+		"core.preloadindex": true, "core.multipackindex": true, "core.commitgraph": true, "core.sparsecheckout": true,
+		"core.sparsecheckoutcone": true, "core.splitindex": true,
+		"remote.url": true, "remote.fetch": true, "remote.pushurl": true, "remote.push": true, "remote.tagopt": true,
+		"remote.prune": true, "remote.mirror": true, "remote.promisor": true, "remote.partialclonefilter": true,
+		"branch.remote": true, "branch.merge": true, "branch.rebase": true, "branch.pushremote": true,
+		"branch.description": true, "user.name": true, "user.email": true, "pull.rebase": true, "pull.ff": true,
+		"push.default": true, "push.autosetupremote": true, "fetch.prune": true, "init.defaultbranch": true,
+		"merge.conflictstyle": true, "diff.renames": true, "diff.algorithm": true, "diff.colormoved": true,
+		"diff.mnemonicprefix": true, "diff.noprefix": true, "color.ui": true, "column.ui": true, "log.date": true,
+		"log.decorate": true, "status.showuntrackedfiles": true, "status.short": true, "status.branch": true,
+		"submodule.url": true, "submodule.active": true, "lfs.repositoryformatversion": true,
+		"extensions.objectformat": true, "extensions.worktreeconfig": true, "extensions.partialclone": true,
+		"gc.auto": true, "rerere.enabled": true, "i18n.commitencoding": true, "protocol.version": true,
+	}
+}}
 
 // gitRepoCode returns why a repository git may use, started in dir (or
 // the one gitDir names), could make a read-only git command run a program
@@ -296,7 +300,7 @@ func unsafeGitKey(b []byte) string {
 		}
 		key, _, _ := strings.Cut(line, "=")
 		key = strings.ToLower(strings.TrimSpace(key))
-		if !gitSafeKeys[section+"."+key] {
+		if !gitSafeKeys.Get()[section+"."+key] {
 			return section + "." + key
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/perm/bash"
 )
 
@@ -339,7 +340,9 @@ func exists(p string) bool {
 
 // statOnly are programs whose operands are only looked up, never read or
 // written: a sensitive directory named to them is not touched.
-var statOnly = map[string]bool{"cd": true, "pushd": true, "popd": true, "test": true, "[": true, "[[": true}
+var statOnly = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"cd": true, "pushd": true, "popd": true, "test": true, "[": true, "[[": true}
+}}
 
 // onlyReads reports whether a command part is verified to only read its
 // arguments (a read-only command whose option spec is complete, or a
@@ -350,7 +353,7 @@ func (pt *part) onlyReads() bool {
 		return true
 	}
 	name, ok := pt.cmd.Name()
-	return ok && statOnly[name]
+	return ok && statOnly.Get()[name]
 }
 
 // sensitiveMention returns the first strong mention of a command that is a

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/workspace"
 )
@@ -15,32 +16,40 @@ var (
 	shells = bash.Shell
 	// interpreters and the options that pass them code inline (those
 	// whose options bash.InterpreterArgs reads: as it lists them).
-	interpreters = map[string][]string{
-		"python": bash.CodeOptions("python"), "python2": bash.CodeOptions("python2"), "python3": bash.CodeOptions("python3"),
-		"pypy": bash.CodeOptions("pypy"), "pypy3": bash.CodeOptions("pypy3"), "perl": bash.CodeOptions("perl"),
-		"ruby": bash.CodeOptions("ruby"), "node": bash.CodeOptions("node"), "nodejs": bash.CodeOptions("nodejs"),
-		"deno": {"eval"}, "bun": {"-e", "--eval"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"}, "Rscript": {"-e"},
-		"osascript": {"-e"}, "awk": nil, "gawk": nil, "mawk": nil, "nawk": nil, "original-awk": nil, "tclsh": nil, "jshell": nil,
-		"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
-		"julia": {"-e", "--eval", "-E", "--print"}, "R": {"-e"}, "emacs": {"--eval", "-eval"},
-		"gdb": {"-ex", "--eval-command", "-iex", "--init-eval-command"}, "vim": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"},
-		// SQL and dot-commands (.shell and .system run commands, .output
-		// and .once a pipe): -cmd's string, -init's file, the operands
-		// after the database (codeOperands) and stdin are code.
-		"sqlite3": {"-cmd", "--cmd", "-init", "--init"}, "sqlite": {"-cmd", "--cmd", "-init", "--init"},
-		"ed": nil, "ex": {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "view": {"-c", "--cmd"},
-	}
+	interpreters = lazy.Value[map[string][]string]{New: func() map[string][]string {
+		return map[string][]string{
+			"python": bash.CodeOptions("python"), "python2": bash.CodeOptions("python2"), "python3": bash.CodeOptions("python3"),
+			"pypy": bash.CodeOptions("pypy"), "pypy3": bash.CodeOptions("pypy3"), "perl": bash.CodeOptions("perl"),
+			"ruby": bash.CodeOptions("ruby"), "node": bash.CodeOptions("node"), "nodejs": bash.CodeOptions("nodejs"),
+			"deno": {"eval"}, "bun": {"-e", "--eval"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"}, "Rscript": {"-e"},
+			"osascript": {"-e"}, "awk": nil, "gawk": nil, "mawk": nil, "nawk": nil, "original-awk": nil, "tclsh": nil, "jshell": nil,
+			"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
+			"julia": {"-e", "--eval", "-E", "--print"}, "R": {"-e"}, "emacs": {"--eval", "-eval"},
+			"gdb": {"-ex", "--eval-command", "-iex", "--init-eval-command"}, "vim": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"},
+			// SQL and dot-commands (.shell and .system run commands, .output
+			// and .once a pipe): -cmd's string, -init's file, the operands
+			// after the database (codeOperands) and stdin are code.
+			"sqlite3": {"-cmd", "--cmd", "-init", "--init"}, "sqlite": {"-cmd", "--cmd", "-init", "--init"},
+			"ed": nil, "ex": {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "view": {"-c", "--cmd"},
+		}
+	}}
 	// stdinCommands are the interpreters (editors) that read commands
 	// from stdin whatever files their operands name: ed's and ex's !
 	// runs a shell command.
-	stdinCommands = map[string]bool{"ed": true, "ex": true, "vi": true, "view": true, "vim": true, "nvim": true}
+	stdinCommands = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"ed": true, "ex": true, "vi": true, "view": true, "vim": true, "nvim": true}
+	}}
 	// codeOperands are the interpreters whose operands are code, not a
 	// script file's name, after the first n (sqlite3's database): one
 	// there is code given inline, none is code read from stdin.
-	codeOperands = map[string]int{"sqlite3": 1, "sqlite": 1}
+	codeOperands = lazy.Value[map[string]int]{New: func() map[string]int {
+		return map[string]int{"sqlite3": 1, "sqlite": 1}
+	}}
 	// awks are the interpreters whose first operand is their program
 	// unless -f names a file: operands after it are data.
-	awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "original-awk": true}
+	awks = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "original-awk": true}
+	}}
 )
 
 // opaque reports whether a command, in any of its normalised forms, runs
@@ -76,7 +85,7 @@ func opaque(forms []string, special func(arg string) bool, args func(tail string
 func opaqueOne(f string, special func(arg string) bool, args func(tail string) [][]bash.Word) string {
 	prog, tail, _ := strings.Cut(f, " ")
 	name := progName(filepath.Base(prog))
-	if awks[name] {
+	if awks.Get()[name] {
 		readings := args(tail)
 		if readings == nil {
 			return name + " arguments the gate cannot read"
@@ -226,7 +235,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		}
 		return ""
 	}
-	if prog == "source" || prog == "." || shells(prog) || isInterpreter(prog) && !awks[prog] {
+	if prog == "source" || prog == "." || shells(prog) || isInterpreter(prog) && !awks.Get()[prog] {
 		// A program read from a pipe or a process substitution (awk's
 		// operands are its data; its -f is read below).
 		for _, a := range args {
@@ -254,8 +263,8 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		}
 		return ""
 	}
-	inline, ok := interpreters[prog]
-	if !ok || awks[prog] {
+	inline, ok := interpreters.Get()[prog]
+	if !ok || awks.Get()[prog] {
 		return "" // an awk's words are read by opaqueOne
 	}
 	for _, a := range args {
@@ -265,7 +274,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 			}
 		}
 	}
-	if n, ok := codeOperands[prog]; ok {
+	if n, ok := codeOperands.Get()[prog]; ok {
 		operands := 0
 		for _, a := range args {
 			if a == "-" || !strings.HasPrefix(a, "-") {
@@ -277,7 +286,7 @@ func opaqueForm(fields []string, special func(arg string) bool) string {
 		}
 		return prog + " reading code from stdin"
 	}
-	if stdinCommands[prog] {
+	if stdinCommands.Get()[prog] {
 		return prog + " reading commands from stdin"
 	}
 	src, w := bash.InterpreterArgs(prog, args)
@@ -346,7 +355,7 @@ func progName(base string) string {
 // isInterpreter reports whether prog runs code it is given: one of
 // interpreters, with or without an inline option (awk has none).
 func isInterpreter(prog string) bool {
-	_, ok := interpreters[prog]
+	_, ok := interpreters.Get()[prog]
 	return ok
 }
 

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -90,7 +90,7 @@ func nameFacts(df, rf dirFacts, real bool, name string) (facts, bool) {
 		return 0, false
 	}
 	f := factsKnown | factPlain
-	if df.system || real && rf.system || sensitiveFileSet()[lowerASCII(name)] {
+	if df.system || real && rf.system || sensitiveFileSet.Get()[lowerASCII(name)] {
 		f |= factSensitive
 	}
 	return f, true
@@ -782,20 +782,20 @@ func sensitivePath(p string) string {
 		}
 	}
 	base := strings.ToLower(filepath.Base(p))
-	if sensitiveFileSet()[base] || strings.HasPrefix(base, ".env.") {
+	if sensitiveFileSet.Get()[base] || strings.HasPrefix(base, ".env.") {
 		return base
 	}
 	return ""
 }
 
 // sensitiveFileSet is the set of sensitiveFiles, made on first use.
-var sensitiveFileSet = sync.OnceValue(func() map[string]bool {
+var sensitiveFileSet = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	m := make(map[string]bool, len(sensitiveFiles))
 	for _, f := range sensitiveFiles {
 		m[f] = true
 	}
 	return m
-})
+}}
 
 // cleanWithin is workspace.Within for clean absolute paths: p is dir or
 // inside it.

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // recursion describes a command that reads whole directory trees.
@@ -28,7 +30,7 @@ func recursionOf(allow string, deny []string) recursion {
 		if i >= 0 {
 			form = deny[i]
 		}
-		if !recursiveProgs[filepath.Base(firstField(form))] {
+		if !recursiveProgs.Get()[filepath.Base(firstField(form))] {
 			continue // recursionOfForm would find nothing
 		}
 		var buf [32]string // most forms have fewer fields: no allocation
@@ -42,10 +44,12 @@ func recursionOf(allow string, deny []string) recursion {
 }
 
 // recursiveProgs are the programs recursionOfForm knows.
-var recursiveProgs = map[string]bool{
-	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "find": true, "diff": true,
-	"cp": true, "zip": true, "rsync": true, "scp": true, "tar": true, "git": true,
-}
+var recursiveProgs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "find": true, "diff": true,
+		"cp": true, "zip": true, "rsync": true, "scp": true, "tar": true, "git": true,
+	}
+}}
 
 // firstField is strings.Fields(s)[0], or "" when s has no field, without
 // splitting the rest. strings.FieldsSeq looks ASCII bytes up in a table,
