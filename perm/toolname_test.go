@@ -31,7 +31,7 @@ func TestRuleToolNames(t *testing.T) {
 		}
 	}
 	// Every tool the model can call can be named in a rule.
-	for _, name := range schema.Names {
+	for _, name := range schema.Names() {
 		if _, err := perm.ParseRule(name); err != nil {
 			t.Errorf("built-in tool %s cannot be named in a rule: %v", name, err)
 		}

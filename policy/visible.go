@@ -95,7 +95,7 @@ func newFilter(p *perm.Policy, d *agent.Definition) filter {
 //     only refuses some calls, so the tool stays), and so does hidden.
 func visible(f filter) []string {
 	var out []string
-	for _, name := range schema.Names {
+	for _, name := range schema.Names() {
 		if f.shows(name) {
 			out = append(out, name)
 		}

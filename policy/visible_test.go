@@ -23,10 +23,10 @@ func rules(t *testing.T, ss ...string) []perm.Rule {
 }
 
 func TestVisible(t *testing.T) {
-	all := schema.Names
+	all := schema.Names()
 	without := func(drop ...string) []string {
 		var out []string
-		for _, n := range schema.Names {
+		for _, n := range schema.Names() {
 			if !slices.Contains(drop, n) {
 				out = append(out, n)
 			}

@@ -18,7 +18,7 @@ const maxAgentDescription = 400
 // a model can pick subagent_type without guessing. With no types it is the
 // static description.
 func AgentDescription(types []AgentType) string {
-	desc := byName["Agent"].desc
+	desc := byName.Get()["Agent"].desc
 	if len(types) == 0 {
 		return desc
 	}

@@ -11,6 +11,8 @@ package schema
 
 import (
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // Schema describes one tool for the model.
@@ -23,35 +25,39 @@ type Schema struct {
 }
 
 // Names lists every built-in tool in catalog order. Callers must not modify
-// it.
-var Names = func() []string {
-	names := make([]string, len(catalog))
-	for i, t := range catalog {
+// the slice.
+func Names() []string { return names.Get() }
+
+var names = lazy.Value[[]string]{New: func() []string {
+	cat := catalog.Get()
+	names := make([]string, len(cat))
+	for i, t := range cat {
 		names[i] = t.name
 	}
 	return names
-}()
+}}
 
 // byName indexes catalog and the tools offered only when they apply.
-var byName = func() map[string]*toolDef {
-	m := make(map[string]*toolDef, len(catalog)+1)
-	for _, t := range append(catalog[:len(catalog):len(catalog)], skill) {
+var byName = lazy.Value[map[string]*toolDef]{New: func() map[string]*toolDef {
+	cat := catalog.Get()
+	m := make(map[string]*toolDef, len(cat)+1)
+	for _, t := range append(cat[:len(cat):len(cat)], skill.Get()) {
 		m[t.name] = t
 	}
 	return m
-}()
+}}
 
 // Known reports whether name is a built-in tool, the tools Get, Normalize
 // and Validate know, without building its schema.
 func Known(name string) bool {
-	_, ok := byName[name]
+	_, ok := byName.Get()[name]
 	return ok
 }
 
 // Get returns the schema of the named built-in tool. MCP tools and other
 // unknown names report false.
 func Get(name string) (Schema, bool) {
-	t, ok := byName[name]
+	t, ok := byName.Get()[name]
 	if !ok {
 		return Schema{}, false
 	}

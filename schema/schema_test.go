@@ -21,8 +21,8 @@ func args(t *testing.T, s string) map[string]any {
 func TestNamesCatalogOrder(t *testing.T) {
 	want := []string{"Read", "Glob", "Grep", "Write", "Edit", "Bash", "WebFetch", "WebSearch",
 		"NotebookEdit", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Agent"}
-	if !slices.Equal(Names, want) {
-		t.Fatalf("Names = %v, want %v", Names, want)
+	if !slices.Equal(Names(), want) {
+		t.Fatalf("Names = %v, want %v", Names(), want)
 	}
 }
 
@@ -33,7 +33,7 @@ func TestSkillOutsideCatalog(t *testing.T) {
 	if !ok || !reflect.DeepEqual(s.Parameters["required"], []string{"skill"}) {
 		t.Fatalf("Get(Skill) = %+v, %v", s, ok)
 	}
-	if slices.Contains(Names, "Skill") {
+	if slices.Contains(Names(), "Skill") {
 		t.Error("Skill is in the default catalog")
 	}
 	if err := Validate("Skill", map[string]any{"args": "x"}); err == nil {
@@ -43,7 +43,7 @@ func TestSkillOutsideCatalog(t *testing.T) {
 
 // Known answers exactly as Get does, for the catalog, Skill and others.
 func TestKnown(t *testing.T) {
-	for _, name := range append(slices.Clone(Names), "Skill", "mcp__github__get_issue", "read", "", "Bash ") {
+	for _, name := range append(slices.Clone(Names()), "Skill", "mcp__github__get_issue", "read", "", "Bash ") {
 		_, ok := Get(name)
 		if Known(name) != ok {
 			t.Errorf("Known(%q) = %v, Get says %v", name, !ok, ok)
@@ -76,8 +76,8 @@ func TestGetParameters(t *testing.T) {
 		{"AskUserQuestion", []string{"questions"}, []string{"questions"}},
 		{"Agent", []string{"subagent_type", "prompt", "description"}, []string{"subagent_type", "prompt", "description"}},
 	}
-	if len(tests) != len(Names) {
-		t.Fatalf("test covers %d tools, catalog has %d", len(tests), len(Names))
+	if len(tests) != len(Names()) {
+		t.Fatalf("test covers %d tools, catalog has %d", len(tests), len(Names()))
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -361,7 +361,7 @@ func TestValidate(t *testing.T) {
 		}
 	})
 	t.Run("every catalog tool rejects unknown keys", func(t *testing.T) {
-		for _, n := range Names {
+		for _, n := range Names() {
 			err := Validate(n, map[string]any{"bogus_key": true})
 			if err == nil || !strings.Contains(err.Error(), n+`: unknown argument "bogus_key"`) {
 				t.Errorf("%s: Validate with unknown key = %v", n, err)

@@ -56,7 +56,7 @@ func NormalizeOwned(name string, in map[string]any) map[string]any {
 			delete(in, k)
 		}
 	}
-	t, ok := byName[name]
+	t, ok := byName.Get()[name]
 	if !ok {
 		return in
 	}
@@ -90,7 +90,7 @@ func NormalizeOwned(name string, in map[string]any) map[string]any {
 // `Edit: missing required argument "old_string"`. A nil map is an empty
 // argument object. Unknown tools are an error.
 func Validate(name string, in map[string]any) error {
-	t, ok := byName[name]
+	t, ok := byName.Get()[name]
 	if !ok {
 		return fmt.Errorf("unknown tool %q", name)
 	}
