@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -16,21 +17,25 @@ import (
 // lists, each value of which is a comma- or space-separated list of rules
 // (splitRuleList), and --mcp-config, each value of which is one file or
 // one JSON string (mcpFlags.readConfigs).
-var variadicFlags = map[string]bool{
-	"--allowedTools": true, "--allowed-tools": true,
-	"--disallowedTools": true, "--disallowed-tools": true,
-	"--mcp-config": true,
-}
+var variadicFlags = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"--allowedTools": true, "--allowed-tools": true,
+		"--disallowedTools": true, "--disallowed-tools": true,
+		"--mcp-config": true,
+	}
+}}
 
 // flagAliases are the kebab-case spellings Claude Code also accepts.
-var flagAliases = map[string]string{
-	"allowed-tools":    "allowedTools",
-	"disallowed-tools": "disallowedTools",
-}
+var flagAliases = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"allowed-tools":    "allowedTools",
+		"disallowed-tools": "disallowedTools",
+	}
+}}
 
 // normalizeFlag maps the aliases to the flags they stand for.
 func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-	if to, ok := flagAliases[name]; ok {
+	if to, ok := flagAliases.Get()[name]; ok {
 		return pflag.NormalizedName(to)
 	}
 	return pflag.NormalizedName(name)
@@ -51,7 +56,7 @@ func expandVariadic(args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		if !variadicFlags[a] {
+		if !variadicFlags.Get()[a] {
 			out = append(out, a)
 			continue
 		}

@@ -244,20 +244,33 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// inputNames are the input names most calls use, which inputName
-// returns without a copy of its own.
-var inputNames = func() map[string]string {
-	m := map[string]string{}
-	for _, n := range []string{"command", "description", "timeout", "file_path", "notebook_path", "pattern", "path", "url", "content", "old_string", "new_string"} {
-		m[n] = n
-	}
-	return m
-}()
-
-// inputName returns the name k as a string.
+// inputName returns the name k as a string. The input names most calls
+// use are returned as constants, without a copy of their own; a switch
+// rather than a map, so that nothing is built at package init.
 func inputName(k []byte) string {
-	if n, ok := inputNames[string(k)]; ok {
-		return n
+	switch string(k) {
+	case "command":
+		return "command"
+	case "description":
+		return "description"
+	case "timeout":
+		return "timeout"
+	case "file_path":
+		return "file_path"
+	case "notebook_path":
+		return "notebook_path"
+	case "pattern":
+		return "pattern"
+	case "path":
+		return "path"
+	case "url":
+		return "url"
+	case "content":
+		return "content"
+	case "old_string":
+		return "old_string"
+	case "new_string":
+		return "new_string"
 	}
 	return string(k)
 }

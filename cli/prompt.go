@@ -18,7 +18,15 @@ const MaxStdinPrompt = 16 << 20
 var stdinGrace = 3 * time.Second
 
 // errPromptTooLong reports a prompt on stdin over MaxStdinPrompt.
-var errPromptTooLong = fmt.Errorf("the prompt on stdin is over the %d MiB limit", MaxStdinPrompt>>20)
+var errPromptTooLong error = promptTooLong{}
+
+// promptTooLong is errPromptTooLong's type: its message is formatted when
+// it is printed, not at package init.
+type promptTooLong struct{}
+
+func (promptTooLong) Error() string {
+	return fmt.Sprintf("the prompt on stdin is over the %d MiB limit", MaxStdinPrompt>>20)
+}
 
 // errNoStdin reports that nothing arrived on stdin within the grace time.
 var errNoStdin = errors.New("nothing on stdin")
