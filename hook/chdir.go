@@ -174,7 +174,7 @@ func chdirTarget(w shell.Word, dir, own, projectDir, home string) []string {
 // "$(git rev-parse --show-toplevel)"), as tailFiles reads it: it is
 // relative to what the expansion gives.
 func literalTail(raw string) (string, bool) {
-	raw = unquote.Replace(raw)
+	raw = unquote.Get().Replace(raw)
 	i := strings.LastIndexAny(raw, "$})`")
 	if i < 0 {
 		return "", false

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gen-run/gen/internal/lazy"
 	shell "github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/workspace"
 )
@@ -162,7 +163,9 @@ func shellScript(f string) (string, bool) {
 }
 
 // unquote drops the quotes of a word's text, as tailFiles reads it.
-var unquote = strings.NewReplacer(`"`, "", "'", "")
+var unquote = lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
+	return strings.NewReplacer(`"`, "", "'", "")
+}}
 
 // tailFiles appends to out the files that the literal tails of s's
 // words that are not static name from dir: "$DIR/lib.sh" and
@@ -173,7 +176,7 @@ func tailFiles(out []string, s *shell.Script, dir string) []string {
 			if w.Static || len(out) >= maxFiles {
 				continue
 			}
-			raw := unquote.Replace(w.Raw)
+			raw := unquote.Get().Replace(w.Raw)
 			i := strings.LastIndexAny(raw, "$})`")
 			if i < 0 {
 				continue

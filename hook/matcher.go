@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/internal/editdist"
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
@@ -20,7 +21,7 @@ import (
 // which names rules and no tool), the MCP disclosure tools
 // (package mcp), --json-schema's StructuredOutput (package structured)
 // and perm.ClaudeTools.
-var toolNames = func() []string {
+var toolNames = lazy.Value[[]string]{New: func() []string {
 	var out []string
 	for _, t := range perm.Tools {
 		if t != "MCP" {
@@ -28,7 +29,7 @@ var toolNames = func() []string {
 		}
 	}
 	return append(append(out, "ListToolGroups", "LoadToolGroup", "StructuredOutput"), perm.ClaudeTools...)
-}()
+}}
 
 // regexMeta are the characters that make a matcher a regular expression
 // rather than a list of names ("|" separates names in both).
@@ -50,7 +51,7 @@ func checkToolMatcher(m string) error {
 	}
 	alts := strings.Split(m, "|")
 	for _, a := range alts {
-		if sub := ruleLike.Get().FindStringSubmatch(a); sub != nil && slices.Contains(toolNames, sub[1]) {
+		if sub := ruleLike.Get().FindStringSubmatch(a); sub != nil && slices.Contains(toolNames.Get(), sub[1]) {
 			return fmt.Errorf("%q is a permission rule, not a tool name: match %q and read the call's tool_input in the hook", a, sub[1])
 		}
 	}
@@ -61,7 +62,7 @@ func checkToolMatcher(m string) error {
 		switch {
 		case a == "":
 			return fmt.Errorf("%q has an empty name between bars: it matches no tool", m)
-		case slices.Contains(toolNames, a):
+		case slices.Contains(toolNames.Get(), a):
 		case strings.HasPrefix(a, "mcp__"):
 			server, tool, ok := strings.Cut(a[len("mcp__"):], "__")
 			if !ok || server == "" || tool == "" {
@@ -85,7 +86,7 @@ func checkToolMatcher(m string) error {
 func nearestToolName(name string) string {
 	l := strings.ToLower(strings.TrimSpace(name))
 	best, bestD := "", 3
-	for _, t := range toolNames {
+	for _, t := range toolNames.Get() {
 		if d := editdist.Distance(l, strings.ToLower(t)); d < bestD {
 			best, bestD = t, d
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/internal/jsonpos"
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
@@ -164,11 +165,13 @@ func (p *parser) unique(v *jsonpos.Value, prefix string) (map[string]*jsonpos.Va
 }
 
 // serverKeys lists the keys each transport takes.
-var serverKeys = map[Transport][]string{
-	Stdio: {"type", "command", "args", "env"},
-	HTTP:  {"type", "url", "headers"},
-	SSE:   {"type", "url", "headers"},
-}
+var serverKeys = lazy.Value[map[Transport][]string]{New: func() map[Transport][]string {
+	return map[Transport][]string{
+		Stdio: {"type", "command", "args", "env"},
+		HTTP:  {"type", "url", "headers"},
+		SSE:   {"type", "url", "headers"},
+	}
+}}
 
 func (p *parser) server(name string, v *jsonpos.Value) (Server, error) {
 	s := Server{Name: name}
@@ -197,8 +200,8 @@ func (p *parser) server(name string, v *jsonpos.Value) (Server, error) {
 		return s, p.errAt(v.Off, "%s has a url but no type: add \"type\": \"http\"", where)
 	}
 	for _, m := range v.Members {
-		if !slices.Contains(serverKeys[s.Transport], m.Key) {
-			return s, p.errAt(m.Off, "unknown key %q in %s (a %s server takes %s)", m.Key, where, s.Transport, strings.Join(serverKeys[s.Transport], ", "))
+		if !slices.Contains(serverKeys.Get()[s.Transport], m.Key) {
+			return s, p.errAt(m.Off, "unknown key %q in %s (a %s server takes %s)", m.Key, where, s.Transport, strings.Join(serverKeys.Get()[s.Transport], ", "))
 		}
 	}
 	str := func(key string, required bool) (string, error) {

@@ -38,11 +38,14 @@ const MaxFile = 128 << 10
 
 // ProjectFiles and UserFiles are where memory is looked for, relative to
 // the project root and the home directory, in order; the first that exists
-// is used.
+// is used. The names are constants (sep, not filepath.Join), so the
+// slices are laid out in the binary rather than built at package init.
 var (
-	ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")}
-	UserFiles    = []string{filepath.Join(".gen", "AGENTS.md"), filepath.Join(".claude", "CLAUDE.md")}
+	ProjectFiles = []string{"AGENTS.md", "CLAUDE.md", ".claude" + sep + "CLAUDE.md"}
+	UserFiles    = []string{".gen" + sep + "AGENTS.md", ".claude" + sep + "CLAUDE.md"}
 )
+
+const sep = string(filepath.Separator)
 
 // SystemPrompt returns the text to append to a system prompt: the
 // environment of rules.Workspace at now, then the user's memory and the

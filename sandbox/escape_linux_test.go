@@ -262,7 +262,7 @@ func TestUnixSocketsOutside(t *testing.T) {
 // every set of denials (jumps in range, labels present), not only the
 // arch the tests run on.
 func TestFilterAssembles(t *testing.T) {
-	for arch, arches := range socketArches {
+	for arch, arches := range socketArches.Get() {
 		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true}} {
 			if _, err := socketFilter(arches, d); err != nil {
 				t.Errorf("%s %+v: %v", arch, d, err)
@@ -284,7 +284,7 @@ func TestFilterAssembles(t *testing.T) {
 // TestNativeSysnums checks the native ABI's numbers in socketArches, kept
 // by hand for every architecture, against x/sys's for this one.
 func TestNativeSysnums(t *testing.T) {
-	arches, ok := socketArches[runtime.GOARCH]
+	arches, ok := socketArches.Get()[runtime.GOARCH]
 	if !ok {
 		t.Skipf("no seccomp filter for %s", runtime.GOARCH)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // socketArch is one system call ABI the filter understands.
@@ -28,28 +30,30 @@ type socketArch struct {
 // A process can make system calls through any ABI its CPU runs, so the
 // compat one is filtered too; any other arch is refused outright. The
 // numbers are those of golang.org/x/sys/unix's zsysnum_linux_*.go.
-var socketArches = map[string][]socketArch{
-	"amd64": {
-		{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true,
-			// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
-			// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
-			// fchmodat2 setxattrat removexattrat truncate
-			metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
-		{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, metadata: metadata32x86},
-	},
-	"arm64": {
-		{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425,
-			// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
-			// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
-			metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
-		{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425,
-			// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
-			// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
-			// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
-			// truncate truncate64
-			metadata: []uint32{92, 193, 15, 16, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 269, 325, 326, 333, 348, 412, 452, 463, 466}},
-	},
-}
+var socketArches = lazy.Value[map[string][]socketArch]{New: func() map[string][]socketArch {
+	return map[string][]socketArch{
+		"amd64": {
+			{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true,
+				// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
+				// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
+				// fchmodat2 setxattrat removexattrat truncate
+				metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
+			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, metadata: metadata32x86},
+		},
+		"arm64": {
+			{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425,
+				// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
+				// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
+				metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
+			{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425,
+				// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
+				// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
+				// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
+				// truncate truncate64
+				metadata: []uint32{92, 193, 15, 16, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 269, 325, 326, 333, 348, 412, 452, 463, 466}},
+		},
+	}
+}}
 
 // metadata32x86 are i386's metadata calls: chmod lchown utime fchmod fchown
 // chown lchown32 fchown32 chown32 setxattr lsetxattr fsetxattr removexattr
@@ -151,7 +155,7 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 // process. The filter survives execve, and no_new_privs (which Landlock
 // has already set) keeps a set-user-ID program from shedding it.
 func restrictSyscalls(d denials) error {
-	arches, ok := socketArches[runtime.GOARCH]
+	arches, ok := socketArches.Get()[runtime.GOARCH]
 	if !ok {
 		return fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
 	}

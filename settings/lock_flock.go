@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // lockTimeout bounds how long a writer waits for the others: a stuck
@@ -20,7 +22,9 @@ const lockTimeout = 30 * time.Second
 // inProcess admits one writer of this process at a time to the flock, so
 // the goroutines of one process queue on a channel (in order) instead of
 // all contending for the kernel lock with the writers of other processes.
-var inProcess = make(chan struct{}, 1)
+var inProcess = lazy.Value[chan struct{}]{New: func() chan struct{} {
+	return make(chan struct{}, 1)
+}}
 
 // lockDir takes an exclusive flock on the directory dir itself, and
 // returns the function that releases it. Locking the directory, not the
@@ -44,7 +48,7 @@ func lockDirs(dirs ...string) (unlock func(), err error) {
 	timer := time.NewTimer(lockTimeout)
 	defer timer.Stop()
 	select {
-	case inProcess <- struct{}{}:
+	case inProcess.Get() <- struct{}{}:
 	case <-timer.C:
 		return nil, fmt.Errorf("locking %s: another writer in this process held the lock for %v", dirs[0], lockTimeout)
 	}
@@ -54,7 +58,7 @@ func lockDirs(dirs ...string) (unlock func(), err error) {
 			unix.Flock(int(held[i].Fd()), unix.LOCK_UN)
 			held[i].Close()
 		}
-		<-inProcess
+		<-inProcess.Get()
 	}
 	for _, dir := range dirs {
 		d, err := os.Open(dir)

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/reap"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/perm/bash"
@@ -350,7 +351,7 @@ func commandEnv(marker string, ws perm.Workspace) (env, dropped []string) {
 	base, dropped := bash.CommandEnv(os.Environ(), ws.Contains)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if hiddenEnv[k] {
+		if hiddenEnv.Get()[k] {
 			continue
 		}
 		env = append(env, kv)
@@ -374,8 +375,10 @@ func gitOverrides() []string {
 }
 
 // hiddenEnv are the variables commandEnv removes.
-var hiddenEnv = map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true, "GIT_CONFIG_COUNT": true,
-	"GIT_OPTIONAL_LOCKS": true}
+var hiddenEnv = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "GEN_SEARCH_URL": true, markerVar: true, "GIT_CONFIG_COUNT": true,
+		"GIT_OPTIONAL_LOCKS": true}
+}}
 
 // markerVar marks the environment of every process a Bash call starts.
 const markerVar = "GEN_BASH_CALL"

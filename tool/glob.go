@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -20,14 +21,16 @@ const maxGlobResults = 1000
 // skipDirs are directory names that searches never descend into: version
 // control metadata, dependencies and caches, which are large and almost
 // never what a search is after. .gen/cache is skipped as well (see skipped).
-var skipDirs = map[string]bool{
-	".git":         true,
-	".hg":          true,
-	".svn":         true,
-	"node_modules": true,
-	"__pycache__":  true,
-	".venv":        true,
-}
+var skipDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		".git":         true,
+		".hg":          true,
+		".svn":         true,
+		"node_modules": true,
+		"__pycache__":  true,
+		".venv":        true,
+	}
+}}
 
 // skipped reports whether the slash-separated path p, relative to a search
 // directory whose own name is base, lies in a skipped directory. isDir says
@@ -52,7 +55,7 @@ func skipped(base, p string, isDir bool) bool {
 // skipDir reports whether a directory called name inside one called parent
 // is skipped.
 func skipDir(name, parent string) bool {
-	return skipDirs[name] || (name == "cache" && parent == ".gen")
+	return skipDirs.Get()[name] || (name == "cache" && parent == ".gen")
 }
 
 // prunedFS hides skipped directories from directory listings, so that a

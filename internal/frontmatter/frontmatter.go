@@ -17,6 +17,7 @@ import (
 	"github.com/adrg/frontmatter"
 	"gopkg.in/yaml.v3"
 
+	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
@@ -70,9 +71,11 @@ type Doc struct {
 	Keyed bool
 }
 
-var yamlFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
-	return yaml.Unmarshal(data, v.(*yaml.Node))
-})
+var yamlFormat = lazy.Value[*frontmatter.Format]{New: func() *frontmatter.Format {
+	return frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
+		return yaml.Unmarshal(data, v.(*yaml.Node))
+	})
+}}
 
 // yamlLineError matches yaml.v3 errors that carry a line number.
 var yamlLineError = lazyre.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -88,7 +91,7 @@ func Parse(path string, data []byte, what string) (*Doc, error) {
 	}
 	d := &Doc{Path: path, Open: open}
 	var root yaml.Node
-	body, err := frontmatter.MustParse(bytes.NewReader(data), &root, yamlFormat)
+	body, err := frontmatter.MustParse(bytes.NewReader(data), &root, yamlFormat.Get())
 	if err != nil {
 		return nil, d.yamlError(err)
 	}
