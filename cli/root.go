@@ -286,8 +286,8 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	// /help lists it.
 	cmds, _ := discoverCommands(set)
 	ui := tui.New(tui.Options{In: s.In, Out: s.Out, Commands: cmds})
-	cfg.Approver, cfg.Asker = ui, ui
-	cfg.OnWarning = nil // the TUI owns the screen
+	// The TUI owns the screen: warnings are shown in its transcript.
+	cfg.Approver, cfg.Asker, cfg.OnWarning = ui, ui, ui.Warn
 	sess, err := session.New(cfg)
 	if err != nil {
 		return usageErr(err)

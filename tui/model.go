@@ -73,8 +73,11 @@ type model struct {
 	sty   styles
 	send  func(tea.Msg) // delivers a message from another goroutine
 	print func(string)  // prints finished lines above the UI, in order
-	now   func() time.Time
-	guard time.Duration // dialogGuard
+	// warnings returns the warnings to show (UI.takeWarnings); nil
+	// when there are none to take.
+	warnings func() []string
+	now      func() time.Time
+	guard    time.Duration // dialogGuard
 
 	width  int
 	height int
@@ -184,6 +187,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.turn == m.turn && m.running {
 			m.text(msg.delta)
 		}
+		return m, nil
+	case warnedMsg:
+		m.showWarnings()
 		return m, nil
 	case turnDoneMsg:
 		if msg.turn == m.turn {
@@ -406,6 +412,19 @@ func (m *model) finishTurn(err error) tea.Cmd {
 
 // note shows a line that is not part of the model's answer: below the
 // running turn, or printed right away.
+// warnedMsg says that UI.Warn has warnings to show.
+type warnedMsg struct{}
+
+// showWarnings notes the warnings not yet shown, in the order given.
+func (m *model) showWarnings() {
+	if m.warnings == nil {
+		return
+	}
+	for _, w := range m.warnings() {
+		m.note(warnStyle, "warning: "+w)
+	}
+}
+
 func (m *model) note(st entryStyle, text string) {
 	m.live = append(m.live, &entry{kind: noteEntry, style: st, text: text})
 	if !m.running {

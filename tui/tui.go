@@ -95,6 +95,8 @@ type UI struct {
 	prog   *tea.Program  // the running program; nil outside Run
 	done   chan struct{} // closed when the running program has ended
 	nextID uint64
+	// warnings are those Warn was given that the screen has not shown.
+	warnings []string
 }
 
 // Compile-time checks that UI is what the session needs.
@@ -140,7 +142,9 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	m := newModel(ctx, e, u.sty)
 	m.guard, m.cmds = u.guard, u.cmds
 	m.print = pr.add
+	m.warnings = u.takeWarnings
 	m.replay()
+	m.showWarnings() // those of the session's start
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out))
 	m.send = p.Send
 
@@ -185,6 +189,32 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 		return ctx.Err()
 	}
 	return fmt.Errorf("tui: %w", err)
+}
+
+// Warn shows warning w (of the settings, agent files, hooks, skills...)
+// in the transcript: at once while Run runs, else when it starts. It may
+// be called from any goroutine, and never waits for the screen.
+func (u *UI) Warn(w string) {
+	u.mu.Lock()
+	u.warnings = append(u.warnings, w)
+	p := u.prog
+	u.mu.Unlock()
+	if p != nil {
+		// Send waits for the program to take the message, which must
+		// not hold up a hook or a turn, nor Update itself if a command
+		// warns; it returns when the program ends, too.
+		go p.Send(warnedMsg{})
+	}
+}
+
+// takeWarnings returns the warnings not yet shown, oldest first, and
+// forgets them.
+func (u *UI) takeWarnings() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	w := u.warnings
+	u.warnings = nil
+	return w
 }
 
 // Approve implements gate.Approver: it shows the approval dialog and

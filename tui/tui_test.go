@@ -1019,12 +1019,15 @@ func (l *lockedBuffer) String() string {
 // runUI runs a UI on eng with keys written to a pipe, and returns a
 // function that types, one that waits for output, and the channel Run's
 // error arrives on.
-func runUI(t *testing.T, ctx context.Context, eng Engine) (ui *UI, typ func(string), waitOut func(string), done <-chan error) {
+func runUI(t *testing.T, ctx context.Context, eng Engine, before ...func(*UI)) (ui *UI, typ func(string), waitOut func(string), done <-chan error) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	out := &lockedBuffer{}
 	ui = New(Options{In: pr, Out: out})
 	ui.guard = 0 // keys are typed as soon as a dialog shows
+	for _, f := range before {
+		f(ui)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- ui.Run(ctx, eng) }()
 	t.Cleanup(func() { pw.Close() })
@@ -1245,5 +1248,36 @@ func TestApprovalSandbox(t *testing.T) {
 		if v := h.m.View(); !strings.Contains(v, tc.want) {
 			t.Errorf("view lacks %q:\n%s", tc.want, v)
 		}
+	}
+}
+
+// Warnings reach the transcript: those given before Run (the session's
+// start) when it starts, and those given while it runs, from a turn or
+// between turns, in order.
+func TestRunShowsWarnings(t *testing.T) {
+	eng := newFakeEngine()
+	var ui *UI
+	eng.submit = func(ctx context.Context, p string, onEvent func(loop.Event), onText func(string)) (loop.Outcome, error) {
+		ui.Warn("hook PreToolUse: timed out")
+		onText("turn done")
+		return loop.Outcome{}, nil
+	}
+	ui, typ, waitOut, done := runUI(t, context.Background(), eng, func(u *UI) {
+		u.Warn("settings.local.json:1: ignoring project allow rules")
+		u.Warn("agent x.md: unknown key")
+	})
+	waitOut("warning: agent x.md: unknown key")
+	typ("go\r")
+	waitOut("turn done")
+	waitOut("warning: hook PreToolUse: timed out")
+	ui.Warn("settings changed")
+	waitOut("warning: settings changed")
+	typ("/exit\r")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	out := ui.out.(*lockedBuffer).String()
+	if i, j := strings.Index(out, "ignoring project allow rules"), strings.Index(out, "unknown key"); i < 0 || j < i {
+		t.Errorf("the start's warnings are not shown in order:\n%s", out)
 	}
 }
