@@ -234,6 +234,73 @@ func TestSessions(t *testing.T) {
 	}
 }
 
+// --fork-session goes on from a session's conversation in a new session,
+// as in Claude Code: the old transcript stays as it was, and the fork's
+// holds the whole conversation, so that resuming it goes on from all of
+// it.
+func TestForkSession(t *testing.T) {
+	dir := project(t) // HOME is dir
+	root := workspace.ProjectRoot(dir, dir)
+	result := func(args ...string) map[string]any {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir, "--output-format", "json"}, args...)...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitOK {
+			t.Fatalf("%q: exit %d, %v: %s %s", args, code, err, out, errs)
+		}
+		return res
+	}
+	load := func(id string) []openai.ChatCompletionMessage {
+		t.Helper()
+		msgs, err := transcript.Load(transcript.Path(dir, root, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msgs
+	}
+	id, _ := result("Read: a.txt")["session_id"].(string)
+	fork, _ := result("--resume", id, "--fork-session", "Run bash: git status")["session_id"].(string)
+	if fork == id || transcript.CheckID(fork) != nil {
+		t.Fatalf("fork session_id %v; want a new ID, not %v", fork, id)
+	}
+	if n := len(load(id)); n != 4 {
+		t.Errorf("the forked session has %d messages, want its 4", n)
+	}
+	msgs := load(fork)
+	if len(msgs) != 8 || msgs[0].Content != "Read: a.txt" || msgs[4].Content != "Run bash: git status" {
+		t.Fatalf("fork transcript: %d messages (%v); want the 4 forked, then its own 4", len(msgs), msgs)
+	}
+	result("--resume", fork, "Read: a.txt")
+	if n := len(load(fork)); n != 12 {
+		t.Errorf("the fork resumed: %d messages, want 12", n)
+	}
+	// --continue forks the newest session (the fork), under the ID
+	// --session-id gives.
+	named := transcript.NewID()
+	if got := result("--continue", "--fork-session", "--session-id", named, "Read: a.txt")["session_id"]; got != named {
+		t.Errorf("--fork-session --session-id %s gave session %v", named, got)
+	}
+	if n := len(load(named)); n != 16 {
+		t.Errorf("named fork: %d messages, want 16", n)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fork-session"}, "give one of them"},
+		{[]string{"--resume", id, "--fork-session", "--session-id", named}, "has a session with this ID already"},
+		{[]string{"--resume", id, "--session-id", transcript.NewID()}, "unless with --fork-session"},
+	} {
+		code, _, errs := run(append([]string{"-p", "--cwd", dir}, append(tc.args, "x")...)...)
+		if code != ExitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, %q; want a usage error saying %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if n := len(load(named)); n != 16 {
+		t.Errorf("a refused fork wrote to the session it named: %d messages", n)
+	}
+}
+
 // Piped stdin and a prompt argument are combined, argument first; a stdin
 // that stays silent is given up on after the grace time.
 func TestPromptWithStdin(t *testing.T) {

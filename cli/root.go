@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -52,6 +54,7 @@ type mainOptions struct {
 	resume       string
 	cont         bool
 	sessionID    string
+	fork         bool
 	partial      bool
 	fallback     string
 	jsonSchema   string
@@ -81,6 +84,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
+	fl.BoolVar(&o.fork, "fork-session", false, "with --resume or --continue: go on from that session's conversation in a new session (a new ID, or --session-id's), leaving the old one as it was")
 	fl.StringVar(&o.fallback, "fallback-model", "", "headless: the model to switch to, for the rest of the run, when the main model's server is overloaded (429 or 5xx after retries)")
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, "headless: "+budgetHelp)
 	fl.StringVar(&o.jsonSchema, "json-schema", "", `headless: a JSON Schema (inline JSON, "type": "object") the answer must match; the model gives it through the StructuredOutput tool, and the result carries it as structured_output`)
@@ -146,9 +150,12 @@ func (o *mainOptions) check() (report.Format, error) {
 			return "", usageErr(fmt.Errorf("--resume: %w", err))
 		}
 	}
+	if o.fork && o.resume == "" && !o.cont {
+		return "", usageErr(fmt.Errorf("--fork-session forks the session --resume or --continue names: give one of them"))
+	}
 	if o.sessionID != "" {
-		if o.resume != "" || o.cont {
-			return "", usageErr(fmt.Errorf("--session-id starts a new session: it excludes --resume and --continue"))
+		if (o.resume != "" || o.cont) && !o.fork {
+			return "", usageErr(fmt.Errorf("--session-id starts a new session: it excludes --resume and --continue (unless with --fork-session, for the fork's ID)"))
 		}
 		if err := transcript.CheckID(o.sessionID); err != nil {
 			return "", usageErr(fmt.Errorf("--session-id: %w", err))
@@ -386,13 +393,30 @@ type sessionRef struct {
 	ID   string
 	Path string
 	Cwd  string
+	// forked is the conversation a fork (--fork-session) goes on from,
+	// which its transcript does not hold yet.
+	forked []openai.ChatCompletionMessage
 }
 
 // record names the session in cfg and makes it append every turn to the
-// session's transcript.
+// session's transcript. A fork's first turn writes the conversation it
+// forked first, in the same write: the fork is then a session of its
+// own that --resume continues whole, and a fork that never ran a turn
+// leaves no transcript behind.
 func (r sessionRef) record(cfg *session.Config) {
 	cfg.SessionID, cfg.TranscriptPath = r.ID, r.Path
+	var mu sync.Mutex
+	forked := r.forked
 	cfg.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if forked != nil {
+			if err := transcript.Append(r.Path, r.ID, r.Cwd, slices.Concat(forked, msgs)); err != nil {
+				return err
+			}
+			forked = nil
+			return nil
+		}
 		return transcript.Append(r.Path, r.ID, r.Cwd, msgs)
 	}
 }
@@ -416,16 +440,11 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 			return sessionRef{}, nil, usageErr(fmt.Errorf("--continue: %w", err))
 		}
 	}
-	ref := sessionRef{ID: id, Cwd: opts.Cwd}
 	if id == "" {
-		ref.ID = cmp.Or(o.sessionID, transcript.NewID())
-		ref.Path = transcript.Path(home, project, ref.ID)
-		if _, err := os.Lstat(ref.Path); err == nil {
-			// Two runs must not write one transcript.
-			return sessionRef{}, nil, usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", ref.ID, ref.Path))
-		}
-		return ref, nil, nil
+		ref, err := o.newSession(home, project, opts.Cwd)
+		return ref, nil, err
 	}
+	ref := sessionRef{ID: id, Cwd: opts.Cwd}
 	ref.Path = transcript.Path(home, project, id)
 	history, err := transcript.Load(ref.Path)
 	if err != nil {
@@ -434,7 +453,27 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 	if in, err := transcript.In(ref.Path, project); err != nil || !in {
 		return sessionRef{}, nil, usageErr(fmt.Errorf("--resume %s: the session was not held in %s", id, project))
 	}
+	if o.fork {
+		fork, err := o.newSession(home, project, opts.Cwd)
+		if err != nil {
+			return sessionRef{}, nil, err
+		}
+		fork.forked = slices.Clip(history)
+		return fork, history, nil
+	}
 	return ref, history, nil
+}
+
+// newSession returns a new session of project: --session-id's, or one
+// with a new ID.
+func (o *mainOptions) newSession(home, project, cwd string) (sessionRef, error) {
+	ref := sessionRef{ID: cmp.Or(o.sessionID, transcript.NewID()), Cwd: cwd}
+	ref.Path = transcript.Path(home, project, ref.ID)
+	if _, err := os.Lstat(ref.Path); err == nil {
+		// Two runs must not write one transcript.
+		return sessionRef{}, usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", ref.ID, ref.Path))
+	}
+	return ref, nil
 }
 
 // headlessRun is one headless run of the main loop.
