@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gen-run/gen/internal/textfile"
 )
@@ -34,6 +35,14 @@ func readJSONFlag(flag, v string) (data []byte, path string, err error) {
 	if v == "" {
 		return nil, "", fmt.Errorf("%s: empty value: give a file or a JSON object", flag)
 	}
+	return readFlagFile(flag, v)
+}
+
+// readFlagFile reads the file named by the value v of flag, a relative
+// name taken from the directory gen was started in (see readJSONFlag),
+// as a configuration file is read (textfile.Read). path is the file's
+// absolute path. An error names the flag and the file.
+func readFlagFile(flag, v string) (data []byte, path string, err error) {
 	path, err = filepath.Abs(v)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %w", flag, v, err)
@@ -51,4 +60,28 @@ func readJSONFlag(flag, v string) (data []byte, path string, err error) {
 		return nil, "", fmt.Errorf("%s %s: %w", flag, path, err)
 	}
 	return data, path, nil
+}
+
+// promptFlag returns the text of a prompt flag pair: text, the value of
+// the flag itself, or the file named by fileFlag's value file
+// (--system-prompt and --system-prompt-file, say), which exclude each
+// other. The file must hold UTF-8 text, and some: an empty one would
+// quietly stand for no flag at all.
+func promptFlag(textFlag, text, fileFlag, file string) (string, error) {
+	if file == "" {
+		return text, nil
+	}
+	if text != "" {
+		return "", fmt.Errorf("%s and %s exclude each other", textFlag, fileFlag)
+	}
+	data, path, err := readFlagFile(fileFlag, file)
+	switch {
+	case err != nil:
+		return "", err
+	case !utf8.Valid(data):
+		return "", fmt.Errorf("%s %s: not UTF-8 text", fileFlag, path)
+	case strings.TrimSpace(string(data)) == "":
+		return "", fmt.Errorf("%s %s: the file is empty", fileFlag, path)
+	}
+	return string(data), nil
 }

@@ -50,15 +50,19 @@ type mainOptions struct {
 	verbose      bool
 	system       string
 	appendSystem string
-	skipPerms    bool
-	resume       string
-	cont         bool
-	sessionID    string
-	fork         bool
-	partial      bool
-	fallback     string
-	jsonSchema   string
-	budget       float64
+	// systemFile and appendSystemFile are --system-prompt-file and
+	// --append-system-prompt-file, read into system and appendSystem by
+	// check.
+	systemFile, appendSystemFile string
+	skipPerms                    bool
+	resume                       string
+	cont                         bool
+	sessionID                    string
+	fork                         bool
+	partial                      bool
+	fallback                     string
+	jsonSchema                   string
+	budget                       float64
 	// agent is --agent: the agent the main loop runs as.
 	agent string
 	// output is --json-schema's tool, compiled by check.
@@ -80,6 +84,8 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.system, "system-prompt", "", "replace the main loop's system prompt (with --agent, the agent's prompt)")
 	fl.StringVar(&o.agent, "agent", "", "run the main loop as this agent (see gen agent list; without the flag, the agent settings key's): its prompt is the system prompt, its tool rules and hooks apply, its mode caps the session's, and its model is used without --model")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the system prompt")
+	fl.StringVar(&o.systemFile, "system-prompt-file", "", "--system-prompt, read from this file (a relative name from the directory gen was started in)")
+	fl.StringVar(&o.appendSystemFile, "append-system-prompt-file", "", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
@@ -141,6 +147,12 @@ func (o *mainOptions) check() (report.Format, error) {
 	}
 	if err := o.agents.parse(); err != nil {
 		return "", err
+	}
+	if o.system, err = promptFlag("--system-prompt", o.system, "--system-prompt-file", o.systemFile); err != nil {
+		return "", usageErr(err)
+	}
+	if o.appendSystem, err = promptFlag("--append-system-prompt", o.appendSystem, "--append-system-prompt-file", o.appendSystemFile); err != nil {
+		return "", usageErr(err)
 	}
 	if o.resume != "" && o.cont {
 		return "", usageErr(fmt.Errorf("--resume and --continue exclude each other"))
