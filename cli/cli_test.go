@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -369,5 +370,47 @@ func TestStreamInputReadsCommandsOnce(t *testing.T) {
 	inW.Close()
 	if code := <-done; code != ExitOK {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// --replay-user-messages prints each user message back as it was read
+// (its uuid kept), with the session and isReplay, before the turn that
+// answers it.
+func TestReplayUserMessages(t *testing.T) {
+	dir := project(t)
+	in := `{"type":"user","uuid":"u-1","message":{"role":"user","content":"Read: a.txt"}}` + "\n" +
+		`{"type":"user","uuid":"u-2","message":{"role":"user","content":[{"type":"text","text":"Run bash: git status"}]}}` + "\n"
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--replay-user-messages"},
+		Streams{In: strings.NewReader(in), Out: &out, Err: &errb})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var seq []string
+	var session string
+	for line := range strings.Lines(out.String()) {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch {
+		case ev["type"] == "system":
+			session, _ = ev["session_id"].(string)
+		case ev["isReplay"] == true:
+			if ev["session_id"] != session || session == "" || ev["parent_tool_use_id"] != nil || !strings.Contains(line, `"message":{"content":`) {
+				t.Errorf("replayed %s; want the message as read, in session %q", line, session)
+			}
+			id, _ := ev["uuid"].(string)
+			seq = append(seq, id)
+		case ev["type"] == "result":
+			seq = append(seq, "result")
+		}
+	}
+	if want := []string{"u-1", "result", "u-2", "result"}; !slices.Equal(seq, want) {
+		t.Errorf("replays and results in the order %q, want %q\n%s", seq, want, out.String())
+	}
+	code, _, errs := run("-p", "--cwd", dir, "--replay-user-messages", "x")
+	if code != ExitUsage || !strings.Contains(errs, "--replay-user-messages needs --input-format stream-json") {
+		t.Errorf("without stream-json input: exit %d, %q", code, errs)
 	}
 }

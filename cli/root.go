@@ -60,6 +60,7 @@ type mainOptions struct {
 	sessionID                    string
 	fork                         bool
 	partial                      bool
+	replay                       bool
 	fallback                     string
 	jsonSchema                   string
 	budget                       float64
@@ -95,6 +96,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, "headless: "+budgetHelp)
 	fl.StringVar(&o.jsonSchema, "json-schema", "", `headless: a JSON Schema (inline JSON, "type": "object") the answer must match; the model gives it through the StructuredOutput tool, and the result carries it as structured_output`)
 	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
+	fl.BoolVar(&o.replay, "replay-user-messages", false, "stream-json input and output: print each user message read from stdin back on stdout (with isReplay), before the turn that answers it")
 }
 
 // check validates the flags on their own, before anything is read.
@@ -124,6 +126,9 @@ func (o *mainOptions) check() (report.Format, error) {
 			return "", usageErr(fmt.Errorf("--json-schema: %w", err))
 		}
 		o.output = out
+	}
+	if o.replay && o.inputFormat != inputStreamJSON {
+		return "", usageErr(fmt.Errorf("--replay-user-messages needs --input-format stream-json and --output-format stream-json"))
 	}
 	if o.partial {
 		switch {
@@ -289,6 +294,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			servers: servers.initServers(),
 			printer: &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose},
 			partial: o.partial,
+			replay:  o.replay,
 			meter:   meter,
 		}
 		if streamIn {
@@ -500,6 +506,8 @@ type headlessRun struct {
 	expand func(prompt string) (string, error)
 	// partial is --include-partial-messages.
 	partial bool
+	// replay is --replay-user-messages.
+	replay bool
 	// meter prices the run's turns; nil when its model has no price.
 	meter *cost.Meter
 }

@@ -74,6 +74,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 	type line struct {
 		n    int
 		text string
+		raw  map[string]any // the message as read, for --replay-user-messages
 		err  error
 	}
 	lines := make(chan line)
@@ -99,6 +100,10 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 			default:
 				text, perr := parseInputLine(b)
 				l = line{n: n, text: text, err: perr}
+				if perr == nil && h.replay {
+					// parseInputLine read it as an object.
+					json.Unmarshal(b, &l.raw)
+				}
 			}
 			select {
 			case lines <- l:
@@ -129,6 +134,9 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 		}
 		if l.err != nil {
 			return usageErr(fmt.Errorf("stdin:%d: %w", l.n, l.err))
+		}
+		if h.replay {
+			h.printer.Replay(l.raw)
 		}
 		code = worse(code, h.turn(ctx, sess, l.text))
 		if ctx.Err() != nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/gen-run/gen/cost"
@@ -221,6 +222,23 @@ func (p *Printer) streamEvent(e loop.Event) {
 			SessionID:       session,
 		})
 	}
+}
+
+// Replay prints msg, a user message of --input-format stream-json as
+// it was read, back on stdout (Claude Code's --replay-user-messages), so
+// that a client sees which of its messages the next turn answers: its
+// fields as sent (a uuid included), with the session_id and a null
+// parent_tool_use_id, and isReplay true. stream-json only.
+func (p *Printer) Replay(msg map[string]any) {
+	if p.Format != StreamJSON {
+		return
+	}
+	p.mu.Lock()
+	session := p.session
+	p.mu.Unlock()
+	out := maps.Clone(msg)
+	out["session_id"], out["parent_tool_use_id"], out["isReplay"] = session, nil, true
+	p.line(out)
 }
 
 // msgID is the ID of the run's n-th assistant message.
