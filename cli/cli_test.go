@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop/offline"
@@ -412,5 +414,64 @@ func TestReplayUserMessages(t *testing.T) {
 	code, _, errs := run("-p", "--cwd", dir, "--replay-user-messages", "x")
 	if code != ExitUsage || !strings.Contains(errs, "--replay-user-messages needs --input-format stream-json") {
 		t.Errorf("without stream-json input: exit %d, %q", code, errs)
+	}
+}
+
+// --allow-dangerously-skip-permissions opens bypassPermissions to /mode
+// in the interactive loop; without it /mode refuses it.
+func TestAllowBypassFlag(t *testing.T) {
+	dir := project(t)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "could not switch to bypassPermissions mode"},
+		{[]string{"--allow-dangerously-skip-permissions"}, "Permission mode: bypassPermissions"},
+	} {
+		out := &screen{}
+		in, keys := io.Pipe()
+		done := make(chan int, 1)
+		go func() {
+			done <- Run(context.Background(), append([]string{"--cwd", dir}, tc.flags...), Streams{In: in, Out: out, Err: io.Discard, InTerminal: true})
+		}()
+		// Each key line once the screen has answered the one before.
+		keys.Write([]byte("/mode bypassPermissions\r"))
+		out.wait(t, "/mode bypassPermissions")
+		keys.Write([]byte("/mode\r"))
+		out.wait(t, "Shift+Tab cycles")
+		keys.Write([]byte("/exit\r"))
+		if code := <-done; code != ExitOK || !strings.Contains(out.String(), tc.want) ||
+			tc.flags == nil && strings.Contains(out.String(), "Permission mode: bypassPermissions") {
+			t.Errorf("%q: exit %d; want the screen to say %q\n%s", tc.flags, code, tc.want, out.String())
+		}
+		keys.Close()
+	}
+}
+
+// screen is what the interactive loop draws, safe to read while it runs.
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// wait returns once the screen shows text; a UI that never shows it
+// fails the test when the test binary's own timeout ends it.
+func (s *screen) wait(t *testing.T, text string) {
+	t.Helper()
+	for !strings.Contains(s.String(), text) {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -55,6 +55,7 @@ type mainOptions struct {
 	// check.
 	systemFile, appendSystemFile string
 	skipPerms                    bool
+	allowBypass                  bool
 	resume                       string
 	cont                         bool
 	sessionID                    string
@@ -88,6 +89,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.systemFile, "system-prompt-file", "", "--system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.StringVar(&o.appendSystemFile, "append-system-prompt-file", "", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
+	fl.BoolVar(&o.allowBypass, "allow-dangerously-skip-permissions", false, "let the person switch to bypassPermissions during the session (Shift+Tab, /mode), which is otherwise open only to a session started in it; managed settings may still disable it")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
 	fl.StringVar(&o.sessionID, "session-id", "", "start a new session with this ID (a UUID no session of this project has)")
@@ -285,6 +287,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		MCP:          servers.MCP,
 		Agents:       o.agents.defs,
 		Agent:        def,
+		AllowBypass:  o.allowBypass,
 	}
 	sid.record(&cfg)
 	if headless {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,5 +268,43 @@ func TestAgentDelegatesInMainLoop(t *testing.T) {
 	}
 	if len(out.Denials) != 1 || out.Denials[0].ToolInput["command"] != "echo secret" || !strings.Contains(out.Denials[0].Reason, "[subagent runner] tool Bash is blocked by deny_tools") {
 		t.Errorf("denials %+v: want the subagent's echo secret denied by the main loop's agent's deny_tools, and its echo ok allowed", out.Denials)
+	}
+}
+
+// bypassPermissions is open to a session only when it starts in it or
+// the person opened it (--allow-dangerously-skip-permissions), as in
+// Claude Code: neither SetMode nor cycling reaches it otherwise.
+func TestBypassNeedsOptIn(t *testing.T) {
+	root, home := project(t, nil)
+	cycled := func(s *Session) map[perm.Mode]bool {
+		seen := map[perm.Mode]bool{}
+		for range 2 * len(perm.MainLoopModes) {
+			seen[s.CycleMode()] = true
+		}
+		return seen
+	}
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	if err := s.SetMode(perm.ModeBypass); err == nil || !strings.Contains(err.Error(), "--allow-dangerously-skip-permissions") {
+		t.Errorf("SetMode(bypassPermissions) = %v, want refused naming the flag", err)
+	}
+	if seen := cycled(s); seen[perm.ModeBypass] || !seen[perm.ModeDontAsk] || !seen[perm.ModeAuto] {
+		t.Errorf("cycled through %v: want every mode but bypassPermissions", seen)
+	}
+	if s.Policy().Mode == perm.ModeBypass {
+		t.Error("the policy runs in bypassPermissions")
+	}
+
+	s = newSession(t, root, home, offline.New(), nil, func(c *Config) { c.AllowBypass = true })
+	if s.Mode() != perm.ModeDefault || !cycled(s)[perm.ModeBypass] {
+		t.Errorf("opened: starts in %s; want default, and bypassPermissions in the cycle", s.Mode())
+	}
+	if err := s.SetMode(perm.ModeBypass); err != nil || s.Policy().Mode != perm.ModeBypass {
+		t.Errorf("opened: SetMode(bypassPermissions) = %v, policy in %s", err, s.Policy().Mode)
+	}
+
+	// Started in it: the person may leave it and come back.
+	s = newSession(t, root, home, offline.New(), nil, func(c *Config) { c.Settings.Mode = "bypassPermissions" })
+	if err := errors.Join(s.SetMode(perm.ModeDefault), s.SetMode(perm.ModeBypass)); err != nil || s.Mode() != perm.ModeBypass {
+		t.Errorf("started in bypassPermissions: %v, mode %s", err, s.Mode())
 	}
 }

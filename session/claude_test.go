@@ -24,13 +24,16 @@ func TestMemoryAndAgentTypes(t *testing.T) {
 	})
 	srv := testmodel.New(t, offline.New())
 	s, err := New(Config{
-		Settings: settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "none.json")},
-		Model:    srv.Model(false),
+		Settings:    settings.Options{Cwd: root, Home: home, ManagedPath: filepath.Join(home, "none.json")},
+		Model:       srv.Model(false),
+		AllowBypass: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetMode("bypassPermissions")
+	if err := s.SetMode("bypassPermissions"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Submit(context.Background(), "Delegate remembers: Read: AGENTS.md\nDelegate forgets: Read: AGENTS.md", nil, nil); err != nil {
 		t.Fatal(err)
 	}

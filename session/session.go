@@ -95,6 +95,12 @@ type Config struct {
 	// for the main loop's events, not for its subagents'
 	// (trust.LiveAgentHooks).
 	Agent *agent.Definition
+	// AllowBypass is --allow-dangerously-skip-permissions: the person may
+	// switch to bypassPermissions during the session (SetMode,
+	// CycleMode), which is otherwise open only to a session that started
+	// in it, as in Claude Code: a slip of Shift+Tab must not turn the
+	// permission prompts off.
+	AllowBypass bool
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -109,9 +115,12 @@ type Session struct {
 	live   *settings.Live
 	policy func() perm.Policy // the policy in force now (policy.Live)
 
-	mu      sync.Mutex         // guards the fields below
-	set     *settings.Settings // as last loaded successfully
-	mode    perm.Mode
+	mu   sync.Mutex         // guards the fields below
+	set  *settings.Settings // as last loaded successfully
+	mode perm.Mode
+	// bypass says bypassPermissions may be switched to (Config.AllowBypass,
+	// or the session started in it).
+	bypass  bool
 	session []perm.Rule // session runtime permissions (step 4)
 	dirs    []string    // /add-dir
 	catalog *agent.Catalog
@@ -161,7 +170,7 @@ func New(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, live: live, set: set, mode: mode, catalog: cat, tasks: &tool.TaskList{}}
+	s := &Session{cfg: cfg, live: live, set: set, mode: mode, bypass: cfg.AllowBypass || mode == perm.ModeBypass, catalog: cat, tasks: &tool.TaskList{}}
 	s.policy = policy.Live(live, s.build)
 	for _, w := range slices.Concat(set.Warnings, cat.Warnings(), agentWarns) {
 		s.warn(w)
@@ -379,18 +388,32 @@ func (s *Session) SetMode(m perm.Mode) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.open(m); err != nil {
+		return err
+	}
+	s.mode = m
+	return nil
+}
+
+// open says why the session may not switch to mode m, if it may not:
+// the settings disable m, m is above the agent the main loop runs as,
+// or m is bypassPermissions and the session was not opened to it
+// (Config.AllowBypass). s.mu is held.
+func (s *Session) open(m perm.Mode) error {
 	if !s.set.ModeAllowed(m) {
 		return fmt.Errorf("mode %s is not available here", m)
 	}
 	if capped, _ := policy.MainMode(s.set, policy.Runtime{Mode: m, Agent: s.cfg.Agent}); capped != m {
 		return fmt.Errorf("mode %s is above what agent %s allows: it runs in %s mode at most", m, s.cfg.Agent.Name, capped)
 	}
-	s.mode = m
+	if m == perm.ModeBypass && !s.bypass {
+		return fmt.Errorf("mode %s is not open to this session: start gen in it, or with --allow-dangerously-skip-permissions", m)
+	}
 	return nil
 }
 
-// CycleMode moves to the next main-loop mode that settings and the agent
-// the main loop runs as allow (SetMode), and returns it; under an agent
+// CycleMode moves to the next main-loop mode the session may switch to
+// (SetMode), and returns it; under an agent
 // that allows none (explore), the mode stays.
 func (s *Session) CycleMode() perm.Mode {
 	s.mu.Lock()
@@ -404,7 +427,7 @@ func (s *Session) CycleMode() perm.Mode {
 	}
 	for i := 1; i <= len(modes); i++ {
 		m := modes[(at+i)%len(modes)]
-		if capped, _ := policy.MainMode(s.set, policy.Runtime{Mode: m, Agent: s.cfg.Agent}); s.set.ModeAllowed(m) && capped == m {
+		if s.open(m) == nil {
 			s.mode = m
 			break
 		}
