@@ -293,6 +293,9 @@ func TestBypassNeedsOptIn(t *testing.T) {
 	if s.Policy().Mode == perm.ModeBypass {
 		t.Error("the policy runs in bypassPermissions")
 	}
+	if got, want := s.Modes(), []perm.Mode{perm.ModeDefault, perm.ModeAcceptEdits, perm.ModeDontAsk, perm.ModeAuto}; !slices.Equal(got, want) {
+		t.Errorf("Modes = %v, want %v", got, want)
+	}
 
 	s = newSession(t, root, home, offline.New(), nil, func(c *Config) { c.AllowBypass = true })
 	if s.Mode() != perm.ModeDefault || !cycled(s)[perm.ModeBypass] {
@@ -300,6 +303,9 @@ func TestBypassNeedsOptIn(t *testing.T) {
 	}
 	if err := s.SetMode(perm.ModeBypass); err != nil || s.Policy().Mode != perm.ModeBypass {
 		t.Errorf("opened: SetMode(bypassPermissions) = %v, policy in %s", err, s.Policy().Mode)
+	}
+	if got := s.Modes(); !slices.Equal(got, perm.MainLoopModes) {
+		t.Errorf("opened: Modes = %v, want every main-loop mode", got)
 	}
 
 	// Started in it: the person may leave it and come back.

@@ -395,6 +395,20 @@ func (s *Session) SetMode(m perm.Mode) error {
 	return nil
 }
 
+// Modes returns the main-loop modes the session may switch to now
+// (SetMode), in cycle order.
+func (s *Session) Modes() []perm.Mode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []perm.Mode
+	for _, m := range perm.MainLoopModes {
+		if s.open(m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // open says why the session may not switch to mode m, if it may not:
 // the settings disable m, m is above the agent the main loop runs as,
 // or m is bypassPermissions and the session was not opened to it

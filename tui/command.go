@@ -219,8 +219,9 @@ func (m *model) cmdAllowPattern(rule string) error {
 }
 
 func (m *model) cmdMode(name string) error {
-	modes := make([]string, len(perm.MainLoopModes))
-	for i, md := range perm.MainLoopModes {
+	open := m.eng.Modes()
+	modes := make([]string, len(open))
+	for i, md := range open {
 		modes[i] = string(md)
 	}
 	if name == "" {

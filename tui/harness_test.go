@@ -83,6 +83,8 @@ func (f *fakeEngine) CycleMode() perm.Mode {
 	return f.mode
 }
 
+func (f *fakeEngine) Modes() []perm.Mode { return perm.MainLoopModes }
+
 func (f *fakeEngine) SetMode(m perm.Mode) error {
 	f.record("SetMode(%s)", m)
 	if f.err != nil {

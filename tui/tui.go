@@ -47,10 +47,13 @@ type Engine interface {
 	// goroutines, but not concurrently with themselves.
 	Submit(ctx context.Context, prompt string, onEvent func(loop.Event), onText func(delta string)) (loop.Outcome, error)
 	Mode() perm.Mode
-	// CycleMode switches to the next main-loop mode, skipping modes that
-	// managed settings disable, and returns it.
+	// CycleMode switches to the next main-loop mode, skipping modes the
+	// session may not switch to (Modes), and returns it.
 	CycleMode() perm.Mode
 	SetMode(m perm.Mode) error
+	// Modes returns the main-loop modes the session may switch to now,
+	// in cycle order.
+	Modes() []perm.Mode
 	ModelName() string
 	AddDir(path string) error
 	// AllowPattern adds a session allow rule (/allow-pattern).
