@@ -23,6 +23,7 @@ import (
 	"github.com/gen-run/gen/report"
 	"github.com/gen-run/gen/session"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/skill"
 	"github.com/gen-run/gen/structured"
 	"github.com/gen-run/gen/tool"
 	"github.com/gen-run/gen/transcript"
@@ -56,6 +57,7 @@ type mainOptions struct {
 	systemFile, appendSystemFile string
 	skipPerms                    bool
 	allowBypass                  bool
+	noSlash                      bool
 	resume                       string
 	cont                         bool
 	sessionID                    string
@@ -89,6 +91,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.systemFile, "system-prompt-file", "", "--system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.StringVar(&o.appendSystemFile, "append-system-prompt-file", "", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
+	fl.BoolVar(&o.noSlash, "disable-slash-commands", false, "load no custom slash commands (.claude/commands, .gen/commands) and no skills: a prompt is sent as typed, and the model has no Skill tool")
 	fl.BoolVar(&o.allowBypass, "allow-dangerously-skip-permissions", false, "let the person switch to bypassPermissions during the session (Shift+Tab, /mode), which is otherwise open only to a session started in it; managed settings may still disable it")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
 	fl.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session in this project")
@@ -245,7 +248,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			}
 		}
 	}
-	if headless && !streamIn {
+	if headless && !streamIn && !o.noSlash {
 		if prompt, err = commandPrompt(set, prompt, s.Err); err != nil {
 			return usageErr(err)
 		}
@@ -288,6 +291,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		Agents:       o.agents.defs,
 		Agent:        def,
 		AllowBypass:  o.allowBypass,
+		NoSkills:     o.noSlash,
 	}
 	sid.record(&cfg)
 	if headless {
@@ -304,15 +308,21 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			// The commands are read once, as the session starts (as in
 			// Claude Code); each message that invokes one is expanded
 			// against them.
-			cmds, _ := discoverCommands(set)
-			h.expand = func(p string) (string, error) { return expandCommand(cmds, p, s.Err) }
+			h.expand = func(p string) (string, error) { return p, nil }
+			if !o.noSlash {
+				cmds, _ := discoverCommands(set)
+				h.expand = func(p string) (string, error) { return expandCommand(cmds, p, s.Err) }
+			}
 			return h.stream(cmd.Context(), s)
 		}
 		return h.once(cmd.Context(), prompt)
 	}
 	// A broken command file is an error when its command is invoked, and
 	// /help lists it.
-	cmds, _ := discoverCommands(set)
+	var cmds *skill.Commands
+	if !o.noSlash {
+		cmds, _ = discoverCommands(set)
+	}
 	ui := tui.New(tui.Options{In: s.In, Out: s.Out, Commands: cmds})
 	// The TUI owns the screen: warnings are shown in its transcript.
 	cfg.Approver, cfg.Asker, cfg.OnWarning = ui, ui, ui.Warn

@@ -101,6 +101,9 @@ type Config struct {
 	// in it, as in Claude Code: a slip of Shift+Tab must not turn the
 	// permission prompts off.
 	AllowBypass bool
+	// NoSkills is --disable-slash-commands: the session loads no skills,
+	// so the model has no Skill tool, and its subagents none either.
+	NoSkills bool
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -206,7 +209,10 @@ func New(cfg Config) (*Session, error) {
 	}
 	s.env.Warn = s.warn
 	s.hooks, s.sessionHooks = s.loadHooks()
-	s.skills = s.loadSkills(&read)
+	s.skills = &skill.Set{}
+	if !cfg.NoSkills {
+		s.skills = s.loadSkills(&read)
+	}
 	if cfg.Approver != nil {
 		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
 	} else {
