@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/perm/bash"
 )
 
 // maxDeniedPaths bounds each list DeniedPaths returns: the sandbox makes
@@ -174,11 +176,6 @@ func (sp searched) mayName(name string) bool {
 	return ok || err != nil
 }
 
-// programDirs are the directories DeniedPrograms looks in besides those of
-// the PATH it is given: where a command may find a program by an absolute
-// path it writes out (/usr/bin/curl) or through a PATH it sets itself.
-var programDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
-
 // DeniedPrograms returns the executable files of the programs p's Bash
 // deny rules deny whatever their arguments (Bash(curl:*), Bash(curl *)),
 // symlinks resolved, for the kernel sandbox to hide behind the gate: code
@@ -206,7 +203,10 @@ func (p *Policy) DeniedPrograms(path string) []string {
 		return nil
 	}
 	var dirs []string
-	for _, d := range append(filepath.SplitList(path), programDirs...) {
+	// Besides PATH's directories, the system's (bash.SystemDirs): where a
+	// command may find a program by an absolute path it writes out
+	// (/usr/bin/curl) or through a PATH it sets itself.
+	for _, d := range append(filepath.SplitList(path), bash.SystemDirs()...) {
 		if filepath.IsAbs(d) && !slices.Contains(dirs, filepath.Clean(d)) {
 			dirs = append(dirs, filepath.Clean(d))
 		}

@@ -151,15 +151,18 @@ func setsAllExport(c *Command) bool {
 	return false
 }
 
+// systemDirs are the directories of programs only the system writes,
+// where a program's file name is its own.
+var systemDirs = [...]string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// SystemDirs returns the directories of programs only the system writes
+// (/usr/bin, /bin, ...), where a program's file name is its own.
+func SystemDirs() []string { return slices.Clone(systemDirs[:]) }
+
 // systemProgram reports whether p, a program word with a "/", names a
-// file in a directory only the system writes, where the name is the
-// program's own: /usr/bin/git is git, ./git may be anything.
+// file in one of systemDirs: /usr/bin/git is git, ./git may be anything.
 func systemProgram(p string) bool {
-	switch path.Dir(p) {
-	case "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin":
-		return !strings.Contains(p, "/../")
-	}
-	return false
+	return slices.Contains(systemDirs[:], path.Dir(p)) && !strings.Contains(p, "/../")
 }
 
 // isWrapper reports whether the program name is a broad wrapper.
