@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,7 +206,7 @@ func TestSessions(t *testing.T) {
 	root := workspace.ProjectRoot(dir, dir)
 	twin := filepath.Dir(root) + "-" + filepath.Base(root)
 	theirs := transcript.NewID()
-	if err := transcript.Append(transcript.Path(dir, twin, theirs), theirs, twin, []openai.ChatCompletionMessage{{Role: "user", Content: "theirs"}}); err != nil {
+	if err := transcript.Append(transcript.Path(dir, twin, theirs), transcript.Meta{SessionID: theirs, Cwd: twin}, []openai.ChatCompletionMessage{{Role: "user", Content: "theirs"}}); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = run("-p", "--cwd", dir, "--resume", theirs, "x")
@@ -298,6 +300,59 @@ func TestForkSession(t *testing.T) {
 	}
 	if n := len(load(named)); n != 16 {
 		t.Errorf("a refused fork wrote to the session it named: %d messages", n)
+	}
+}
+
+// A session run as an agent (--agent) is resumed as that agent: its rules
+// keep applying, as Claude Code users expect and as a restricted agent
+// needs (resuming must not give the model more than it had). --agent
+// chooses another; an agent that is gone is a usage error, never a
+// resumed session without its rules.
+func TestResumeKeepsAgent(t *testing.T) {
+	dir := project(t) // HOME is dir
+	agentFile := filepath.Join(dir, ".gen", "agents", "nostatus.md")
+	if err := os.WriteFile(agentFile, []byte("---\nname: nostatus\ndescription: d\ndeny_tools: Bash(git status)\n---\nLook only.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result := func(args ...string) (int, map[string]any, string) {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir, "--output-format", "json"}, args...)...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%q: exit %d, %v: %s %s", args, code, err, out, errs)
+		}
+		return code, res, fmt.Sprint(res["result"])
+	}
+	code, first, text := result("--agent", "nostatus", "Run bash: git status")
+	if code != ExitDenied || !strings.Contains(text, "deny_tools") {
+		t.Fatalf("as the agent: exit %d, %q", code, text)
+	}
+	id, _ := first["session_id"].(string)
+	for _, args := range [][]string{{"--resume", id}, {"--continue"}, {"--resume", id, "--fork-session"}} {
+		code, _, text := result(append(args, "Run bash: git status")...)
+		if code != ExitDenied || !strings.Contains(text, "blocked by deny_tools") {
+			t.Errorf("%q: exit %d, %q; want the agent's deny_tools to apply", args, code, text)
+		}
+	}
+	code, _, text = result("--resume", id, "--agent", "test-perm", "Read: a.txt")
+	if code != ExitOK || !strings.Contains(text, "Read(a.txt) -> ALLOWED") {
+		t.Errorf("--agent test-perm on resume: exit %d, %q", code, text)
+	}
+	// The last entry's agent counts: the session now runs as test-perm.
+	if msgs, agent, err := transcript.LoadAgent(transcript.Path(dir, workspace.ProjectRoot(dir, dir), id)); err != nil || agent != "test-perm" || len(msgs) == 0 {
+		t.Errorf("recorded agent %q, %v", agent, err)
+	}
+	if err := os.Remove(filepath.Join(dir, ".gen", "agents", "test-perm.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run("-p", "--cwd", dir, "--resume", id, "Read: a.txt")
+	if code != ExitUsage || !strings.Contains(errs, `the resumed session ran as agent "test-perm"`) {
+		t.Errorf("resumed agent gone: exit %d, %q; want a usage error naming it", code, errs)
+	}
+	// A session without an agent resumes without one.
+	_, plain, _ := result("Read: a.txt")
+	if code, _, text := result("--resume", plain["session_id"].(string), "Run bash: git status"); code == ExitDenied {
+		t.Errorf("a session without an agent resumed with rules: exit %d, %q", code, text)
 	}
 }
 

@@ -253,9 +253,17 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			return usageErr(err)
 		}
 	}
-	def, err := o.mainAgent(set)
+	sid, history, err := o.sessionFor(setOpts)
 	if err != nil {
 		return err
+	}
+	def, err := o.mainAgent(set, sid.Agent)
+	if err != nil {
+		return err
+	}
+	sid.Agent = ""
+	if def != nil {
+		sid.Agent = def.Name
 	}
 	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.budget, s.Err)
 	if err != nil {
@@ -265,10 +273,6 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		if model, err = o.withFallback(model, modelName, set.API, meter, s.Err); err != nil {
 			return err
 		}
-	}
-	sid, history, err := o.sessionFor(setOpts)
-	if err != nil {
-		return err
 	}
 	servers, err := startMCP(cmd.Context(), live, set, &o.mcpFlags, headless, s.Err)
 	if err != nil {
@@ -336,13 +340,19 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	return nil
 }
 
-// mainAgent returns the agent the main loop runs as: --agent's, else the
-// settings' (their agent key, settings.Settings.Agent), looked up among
-// the agents of set's workspace and --agents; nil without one. An unknown
-// name, or one whose file did not load, is a usage error naming the flag
-// or the settings file.
-func (o *mainOptions) mainAgent(set *settings.Settings) (*agent.Definition, error) {
+// mainAgent returns the agent the main loop runs as: --agent's, else
+// resumed's, the agent the session --resume or --continue names ran as,
+// else the settings' (their agent key, settings.Settings.Agent), looked
+// up among the agents of set's workspace and --agents; nil without one.
+// A resumed session keeps its agent's rules, as it keeps its
+// conversation: resuming must not give the model more than it had. An
+// unknown name, or one whose file did not load, is a usage error naming
+// the flag, the session or the settings file.
+func (o *mainOptions) mainAgent(set *settings.Settings, resumed string) (*agent.Definition, error) {
 	name, from := o.agent, "--agent"
+	if name == "" && resumed != "" {
+		name, from = resumed, fmt.Sprintf("the resumed session ran as agent %q (give --agent to run as another)", resumed)
+	}
 	if name == "" {
 		name, from = set.Agent, set.AgentAt+": agent"
 	}
@@ -424,6 +434,9 @@ type sessionRef struct {
 	ID   string
 	Path string
 	Cwd  string
+	// Agent is the agent the main loop runs as, which every entry
+	// records; sessionFor sets it to the one the resumed session ran as.
+	Agent string
 	// forked is the conversation a fork (--fork-session) goes on from,
 	// which its transcript does not hold yet.
 	forked []openai.ChatCompletionMessage
@@ -438,23 +451,25 @@ func (r sessionRef) record(cfg *session.Config) {
 	cfg.SessionID, cfg.TranscriptPath = r.ID, r.Path
 	var mu sync.Mutex
 	forked := r.forked
+	meta := transcript.Meta{SessionID: r.ID, Cwd: r.Cwd, Agent: r.Agent}
 	cfg.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if forked != nil {
-			if err := transcript.Append(r.Path, r.ID, r.Cwd, slices.Concat(forked, msgs)); err != nil {
+			if err := transcript.Append(r.Path, meta, slices.Concat(forked, msgs)); err != nil {
 				return err
 			}
 			forked = nil
 			return nil
 		}
-		return transcript.Append(r.Path, r.ID, r.Cwd, msgs)
+		return transcript.Append(r.Path, meta, msgs)
 	}
 }
 
 // sessionFor returns the session of this run: a new one, or the one
-// --resume or --continue names, with its conversation so far. The
-// project is the workspace's project root, as settings find it.
+// --resume or --continue names, with its conversation so far and the
+// agent it ran as (sessionRef.Agent), or a fork of it (--fork-session).
+// The project is the workspace's project root, as settings find it.
 func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.ChatCompletionMessage, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -477,10 +492,11 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 	}
 	ref := sessionRef{ID: id, Cwd: opts.Cwd}
 	ref.Path = transcript.Path(home, project, id)
-	history, err := transcript.Load(ref.Path)
+	history, agent, err := transcript.LoadAgent(ref.Path)
 	if err != nil {
 		return sessionRef{}, nil, usageErr(err)
 	}
+	ref.Agent = agent
 	if in, err := transcript.In(ref.Path, project); err != nil || !in {
 		return sessionRef{}, nil, usageErr(fmt.Errorf("--resume %s: the session was not held in %s", id, project))
 	}
@@ -489,7 +505,7 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 		if err != nil {
 			return sessionRef{}, nil, err
 		}
-		fork.forked = slices.Clip(history)
+		fork.forked, fork.Agent = slices.Clip(history), agent
 		return fork, history, nil
 	}
 	return ref, history, nil

@@ -76,11 +76,19 @@ func Path(home, project, id string) string {
 // (type, sessionId, cwd, timestamp, message).
 type Entry struct {
 	// Type is the message's role: user, assistant or tool.
-	Type      string                       `json:"type"`
-	SessionID string                       `json:"sessionId"`
-	Cwd       string                       `json:"cwd,omitempty"`
+	Type      string `json:"type"`
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd,omitempty"`
+	// Agent is the agent the main loop ran as (--agent), which a
+	// resumed session runs as again (LoadAgent).
+	Agent     string                       `json:"agent,omitempty"`
 	Timestamp time.Time                    `json:"timestamp"`
 	Message   openai.ChatCompletionMessage `json:"message"`
+}
+
+// Meta is what each entry Append writes records besides its message.
+type Meta struct {
+	SessionID, Cwd, Agent string
 }
 
 // Append adds msgs to the transcript at path, creating it (and its
@@ -92,14 +100,14 @@ type Entry struct {
 // torn last line; the next Append ends it first, so that the new lines
 // stay lines of their own and the session can still be loaded (Load
 // skips a torn line).
-func Append(path, sessionID, cwd string, msgs []openai.ChatCompletionMessage) error {
+func Append(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	var buf []byte
 	now := time.Now().UTC()
 	for _, m := range msgs {
-		b, err := json.Marshal(Entry{Type: m.Role, SessionID: sessionID, Cwd: cwd, Timestamp: now, Message: m})
+		b, err := json.Marshal(Entry{Type: m.Role, SessionID: meta.SessionID, Cwd: meta.Cwd, Agent: meta.Agent, Timestamp: now, Message: m})
 		if err != nil {
 			return fmt.Errorf("transcript %s: %w", path, err)
 		}
@@ -138,37 +146,44 @@ func torn(f *os.File) bool {
 	return err == nil && last[0] != '\n'
 }
 
-// Load reads the conversation of the transcript at path. A line that is
-// not a transcript entry is an error naming path and line, except a torn
-// one, which is skipped (nextEntry). System messages are not part of a
-// transcript and are skipped, so the caller supplies the system prompt of
-// the resumed run.
+// Load reads the conversation of the transcript at path (LoadAgent).
 func Load(path string) ([]openai.ChatCompletionMessage, error) {
+	msgs, _, err := LoadAgent(path)
+	return msgs, err
+}
+
+// LoadAgent reads the conversation of the transcript at path, and the
+// agent its main loop ran as: the one its last entry records, "" for
+// none. A line that is not a transcript entry is an error naming path
+// and line, except a torn one, which is skipped (nextEntry). System
+// messages are not part of a transcript and are skipped, so the caller
+// supplies the system prompt of the resumed run.
+func LoadAgent(path string) (msgs []openai.ChatCompletionMessage, agent string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no session transcript %s", path)
+			return nil, "", fmt.Errorf("no session transcript %s", path)
 		}
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
-	var msgs []openai.ChatCompletionMessage
 	n := 0
 	for {
 		e, err := nextEntry(r, path, &n)
 		if errors.Is(err, io.EOF) {
-			return msgs, nil
+			return msgs, agent, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
+		agent = e.Agent
 		switch e.Message.Role {
 		case openai.ChatMessageRoleUser, openai.ChatMessageRoleAssistant, openai.ChatMessageRoleTool:
 			msgs = append(msgs, e.Message)
 		case openai.ChatMessageRoleSystem:
 		default:
-			return nil, fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
+			return nil, "", fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
 		}
 	}
 }

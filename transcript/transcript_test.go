@@ -58,10 +58,10 @@ func TestAppendLoadRoundTrip(t *testing.T) {
 		{Role: "tool", ToolCallID: "call_1", Content: "hello"},
 		{Role: "assistant", Content: "done"},
 	}
-	if err := Append(path, id, "/p", turn1); err != nil {
+	if err := Append(path, Meta{SessionID: id, Cwd: "/p"}, turn1); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(path, id, "/p", []openai.ChatCompletionMessage{{Role: "user", Content: "again"}}); err != nil {
+	if err := Append(path, Meta{SessionID: id, Cwd: "/p"}, []openai.ChatCompletionMessage{{Role: "user", Content: "again"}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Load(path)
@@ -87,7 +87,7 @@ func TestAppendConcurrent(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			msg := openai.ChatCompletionMessage{Role: "user", Content: strings.Repeat(string(rune('a'+i)), 10000)}
-			if err := Append(path, "x", "", []openai.ChatCompletionMessage{msg, msg}); err != nil {
+			if err := Append(path, Meta{SessionID: "x"}, []openai.ChatCompletionMessage{msg, msg}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -113,7 +113,7 @@ func TestAppendAfterTornWrite(t *testing.T) {
 		}
 		want := []string{"after"}
 		if !first {
-			if err := Append(path, "x", "/p", msg("before")); err != nil {
+			if err := Append(path, Meta{SessionID: "x", Cwd: "/p"}, msg("before")); err != nil {
 				t.Fatal(err)
 			}
 			want = []string{"before", "after"}
@@ -128,7 +128,7 @@ func TestAppendAfterTornWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		if err := Append(path, "x", "/p", msg("after")); err != nil {
+		if err := Append(path, Meta{SessionID: "x", Cwd: "/p"}, msg("after")); err != nil {
 			t.Fatal(err)
 		}
 		got, err := Load(path)
@@ -191,7 +191,7 @@ func TestLatest(t *testing.T) {
 	}
 	old, recent := NewID(), NewID()
 	for _, id := range []string{old, recent} {
-		if err := Append(Path(home, "/p", id), id, "", []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}); err != nil {
+		if err := Append(Path(home, "/p", id), Meta{SessionID: id}, []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -220,10 +220,10 @@ func TestProjectsSharingADirectory(t *testing.T) {
 	}
 	mine, theirs := NewID(), NewID()
 	msg := []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}
-	if err := Append(Path(home, "/a/b-c", mine), mine, "/a/b-c/sub", msg); err != nil {
+	if err := Append(Path(home, "/a/b-c", mine), Meta{SessionID: mine, Cwd: "/a/b-c/sub"}, msg); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(Path(home, "/a/b/c", theirs), theirs, "/a/b/c", msg); err != nil {
+	if err := Append(Path(home, "/a/b/c", theirs), Meta{SessionID: theirs, Cwd: "/a/b/c"}, msg); err != nil {
 		t.Fatal(err)
 	}
 	past := time.Now().Add(-time.Hour)
