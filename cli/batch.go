@@ -337,6 +337,9 @@ func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
 		return nil, err
 	}
 	for i, d := range dirs {
+		if d == "" {
+			return nil, fmt.Errorf("--add-dir: empty directory name")
+		}
 		if strings.HasPrefix(d, "~") {
 			continue // under the home directory: each task's settings check it
 		}

@@ -699,12 +699,14 @@ func parseBatchLine(line []byte) (perm.Request, error) {
 // absolute from the directory gen was started in, as readJSONFlag takes
 // file names and for the same reasons: a command line means what it
 // means in the shell it was typed in, whatever --cwd says. "~" and "~/…"
-// stay, for settings to put under the home directory.
+// stay, for settings to put under the home directory, and so does "",
+// for settings to refuse: made absolute, an unset variable
+// (--add-dir "$EXTRA") would add the start directory to the workspace.
 func startDirs(dirs []string) ([]string, error) {
 	out := make([]string, len(dirs))
 	for i, d := range dirs {
 		out[i] = d
-		if d == "~" || strings.HasPrefix(d, "~/") || filepath.IsAbs(d) {
+		if d == "" || d == "~" || strings.HasPrefix(d, "~/") || filepath.IsAbs(d) {
 			continue
 		}
 		abs, err := filepath.Abs(d)
