@@ -410,8 +410,6 @@ func (m *model) finishTurn(err error) tea.Cmd {
 	return m.startTurn(next)
 }
 
-// note shows a line that is not part of the model's answer: below the
-// running turn, or printed right away.
 // warnedMsg says that UI.Warn has warnings to show.
 type warnedMsg struct{}
 
@@ -425,6 +423,8 @@ func (m *model) showWarnings() {
 	}
 }
 
+// note shows a line that is not part of the model's answer: below the
+// running turn, or printed right away.
 func (m *model) note(st entryStyle, text string) {
 	m.live = append(m.live, &entry{kind: noteEntry, style: st, text: text})
 	if !m.running {

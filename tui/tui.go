@@ -147,7 +147,6 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	m.print = pr.add
 	m.warnings = u.takeWarnings
 	m.replay()
-	m.showWarnings() // those of the session's start
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out))
 	m.send = p.Send
 
@@ -159,6 +158,10 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	done := make(chan struct{})
 	u.prog, u.done = p, done
 	u.mu.Unlock()
+	// Those given before Run (the session's start), taken once u.prog
+	// is set: a Warn from now on sends for itself. The model is still
+	// this goroutine's alone until p.Run.
+	m.showWarnings()
 
 	pctx, stop := context.WithCancel(ctx)
 	printed := make(chan struct{})
@@ -184,6 +187,11 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 		}
 	}
 	pr.flush(u.out)
+	// Warnings given as the program ended (a transcript that could not
+	// be saved at exit) are printed below it rather than lost.
+	for _, w := range u.takeWarnings() {
+		fmt.Fprintln(u.out, u.sty.warn.Render("warning: "+w))
+	}
 
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):

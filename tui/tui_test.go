@@ -1281,3 +1281,37 @@ func TestRunShowsWarnings(t *testing.T) {
 		t.Errorf("the start's warnings are not shown in order:\n%s", out)
 	}
 }
+
+// A warning given as the UI ends (a turn interrupted at exit that warns
+// as it stops) is printed below it, not lost.
+func TestRunPrintsWarningsAtExit(t *testing.T) {
+	eng := newFakeEngine()
+	var ui *UI
+	started := make(chan struct{})
+	eng.submit = func(ctx context.Context, p string, onEvent func(loop.Event), onText func(string)) (loop.Outcome, error) {
+		close(started)
+		<-ctx.Done()
+		// Warn once the program has ended, as Run waits for the turn.
+		for {
+			ui.mu.Lock()
+			ended := ui.prog == nil
+			ui.mu.Unlock()
+			if ended {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		ui.Warn("the transcript could not be saved")
+		return loop.Outcome{}, ctx.Err()
+	}
+	ui, typ, _, done := runUI(t, context.Background(), eng)
+	typ("go\r")
+	<-started
+	typ("\x03\x03") // Ctrl+C twice: interrupt, then exit
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if out := ui.out.(*lockedBuffer).String(); !strings.Contains(out, "warning: the transcript could not be saved") {
+		t.Errorf("the warning given at exit is not shown:\n%s", out)
+	}
+}
