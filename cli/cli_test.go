@@ -379,7 +379,7 @@ func TestStreamInputReadsCommandsOnce(t *testing.T) {
 // answers it.
 func TestReplayUserMessages(t *testing.T) {
 	dir := project(t)
-	in := `{"type":"user","uuid":"u-1","message":{"role":"user","content":"Read: a.txt"}}` + "\n" +
+	in := `{"type":"user","uuid":"u-1","n":12345678901234567890,"message":{"role":"user","content":"Read: a.txt"}}` + "\n" +
 		`{"type":"user","uuid":"u-2","message":{"role":"user","content":[{"type":"text","text":"Run bash: git status"}]}}` + "\n"
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"-p", "--cwd", dir, "--input-format", "stream-json", "--output-format", "stream-json", "--replay-user-messages"},
@@ -398,7 +398,8 @@ func TestReplayUserMessages(t *testing.T) {
 		case ev["type"] == "system":
 			session, _ = ev["session_id"].(string)
 		case ev["isReplay"] == true:
-			if ev["session_id"] != session || session == "" || ev["parent_tool_use_id"] != nil || !strings.Contains(line, `"message":{"content":`) {
+			if ev["session_id"] != session || session == "" || ev["parent_tool_use_id"] != nil || !strings.Contains(line, `"message":{"role":"user","content":`) ||
+				ev["uuid"] == "u-1" && !strings.Contains(line, `"n":12345678901234567890`) {
 				t.Errorf("replayed %s; want the message as read, in session %q", line, session)
 			}
 			id, _ := ev["uuid"].(string)
@@ -437,11 +438,15 @@ func TestAllowBypassFlag(t *testing.T) {
 		keys.Write([]byte("/mode bypassPermissions\r"))
 		out.wait(t, "/mode bypassPermissions")
 		keys.Write([]byte("/mode\r"))
-		out.wait(t, "(modes:")
+		out.wait(t, "Shift+Tab")
 		keys.Write([]byte("/exit\r"))
-		if code := <-done; code != ExitOK || !strings.Contains(out.String(), tc.want) ||
-			tc.flags == nil && strings.Contains(out.String(), "Permission mode: bypassPermissions") {
-			t.Errorf("%q: exit %d; want the screen to say %q\n%s", tc.flags, code, tc.want, out.String())
+		// /mode lists the modes the session may switch to; the screen
+		// wraps lines, so words are compared.
+		words := strings.Join(strings.Fields(out.String()), " ")
+		listed := strings.Contains(words, "dontAsk, bypassPermissions, auto; Shift+Tab")
+		if code := <-done; code != ExitOK || !strings.Contains(out.String(), tc.want) || listed != (tc.flags != nil) ||
+			tc.flags == nil && (strings.Contains(out.String(), "Permission mode: bypassPermissions") || !strings.Contains(words, "dontAsk, auto; Shift+Tab")) {
+			t.Errorf("%q: exit %d; want the screen to say %q, and list bypassPermissions only when opened\n%s", tc.flags, code, tc.want, out.String())
 		}
 		keys.Close()
 	}

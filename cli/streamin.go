@@ -74,7 +74,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 	type line struct {
 		n    int
 		text string
-		raw  map[string]any // the message as read, for --replay-user-messages
+		raw  map[string]json.RawMessage // the message as read, for --replay-user-messages
 		err  error
 	}
 	lines := make(chan line)
@@ -99,11 +99,10 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 				l = line{n: n, err: err}
 			default:
 				text, perr := parseInputLine(b)
-				l = line{n: n, text: text, err: perr}
 				if perr == nil && h.replay {
-					// parseInputLine read it as an object.
-					json.Unmarshal(b, &l.raw)
+					perr = json.Unmarshal(b, &l.raw)
 				}
+				l.n, l.text, l.err = n, text, perr
 			}
 			select {
 			case lines <- l:

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -227,17 +228,18 @@ func (p *Printer) streamEvent(e loop.Event) {
 // Replay prints msg, a user message of --input-format stream-json as
 // it was read, back on stdout (Claude Code's --replay-user-messages), so
 // that a client sees which of its messages the next turn answers: its
-// fields as sent (a uuid included), with the session_id and a null
-// parent_tool_use_id, and isReplay true. stream-json only.
-func (p *Printer) Replay(msg map[string]any) {
+// fields with their values as sent (a uuid included; the keys sorted),
+// with the session_id, a null parent_tool_use_id and isReplay true.
+// stream-json only.
+func (p *Printer) Replay(msg map[string]json.RawMessage) {
 	if p.Format != StreamJSON {
 		return
 	}
 	p.mu.Lock()
-	session := p.session
+	session, _ := json.Marshal(p.session)
 	p.mu.Unlock()
 	out := maps.Clone(msg)
-	out["session_id"], out["parent_tool_use_id"], out["isReplay"] = session, nil, true
+	out["session_id"], out["parent_tool_use_id"], out["isReplay"] = session, json.RawMessage("null"), json.RawMessage("true")
 	p.line(out)
 }
 
