@@ -303,6 +303,46 @@ func TestForkSession(t *testing.T) {
 	}
 }
 
+// A fork's transcript holds the conversation it forked from its start:
+// a hook reading transcript_path in the fork's first turn finds it, and
+// a fork whose first prompt a hook blocked can still be resumed.
+func TestForkTranscriptFromTheStart(t *testing.T) {
+	dir := project(t) // HOME is dir: these are the user's own hooks
+	counted := filepath.Join(t.TempDir(), "lines")
+	hook := `p=$(sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p'); wc -l < "$p" > ` + counted + `; grep -q block "$p" && exit 2; exit 0`
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.json"), settings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sessionOf := func(args ...string) (int, string) {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir, "--output-format", "json"}, args...)...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%q: exit %d, %v: %s %s", args, code, err, out, errs)
+		}
+		id, _ := res["session_id"].(string)
+		return code, id
+	}
+	_, id := sessionOf("Read: a.txt") // 4 lines, no "block" in them
+	if _, fork := sessionOf("--resume", id, "--fork-session", "Read: a.txt"); fork == id {
+		t.Fatal("the fork kept the session's ID")
+	}
+	if b, err := os.ReadFile(counted); err != nil || strings.TrimSpace(string(b)) != "4" {
+		t.Errorf("the fork's first turn saw a transcript of %q lines (%v), want the 4 forked", b, err)
+	}
+	// A session whose conversation holds "block": the hook blocks the
+	// fork's first prompt, and the fork is still a session of its own.
+	_, blocking := sessionOf("Read: block.txt")
+	code, fork := sessionOf("--resume", blocking, "--fork-session", "Read: a.txt")
+	if code == ExitOK || fork == blocking {
+		t.Fatalf("blocked fork: exit %d, session %s", code, fork)
+	}
+	if msgs, err := transcript.Load(transcript.Path(dir, workspace.ProjectRoot(dir, dir), fork)); err != nil || len(msgs) != 4 {
+		t.Errorf("the blocked fork's transcript: %d messages, %v; want the 4 forked", len(msgs), err)
+	}
+}
+
 // A session run as an agent (--agent) is resumed as that agent: its rules
 // keep applying, as Claude Code users expect and as a restricted agent
 // needs (resuming must not give the model more than it had). --agent

@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -297,6 +296,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		AllowBypass:  o.allowBypass,
 		NoSkills:     o.noSlash,
 	}
+	if err := sid.start(); err != nil {
+		return err
+	}
 	sid.record(&cfg)
 	if headless {
 		h := &headlessRun{
@@ -437,31 +439,43 @@ type sessionRef struct {
 	// Agent is the agent the main loop runs as, which every entry
 	// records; sessionFor sets it to the one the resumed session ran as.
 	Agent string
-	// forked is the conversation a fork (--fork-session) goes on from,
-	// which its transcript does not hold yet.
+	// create is set for a session that start must create: one whose ID
+	// was given (--session-id) or a fork (--fork-session), whose
+	// transcript then starts with forked, the conversation it goes on
+	// from.
+	create bool
 	forked []openai.ChatCompletionMessage
 }
 
+// start creates the transcript of a session that must be new (create),
+// holding the conversation a fork goes on from: from its first turn on,
+// hooks find the whole conversation at transcript_path, and a run
+// stopped before any turn still leaves a session --resume can name. Of
+// two runs that would start the same session, the second is refused.
+func (r sessionRef) start() error {
+	if !r.create {
+		return nil
+	}
+	err := transcript.Create(r.Path, r.meta(), r.forked)
+	if errors.Is(err, fs.ErrExist) {
+		return usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", r.ID, r.Path))
+	}
+	if err != nil {
+		return &exitError{ExitFailed, err}
+	}
+	return nil
+}
+
+func (r sessionRef) meta() transcript.Meta {
+	return transcript.Meta{SessionID: r.ID, Cwd: r.Cwd, Agent: r.Agent}
+}
+
 // record names the session in cfg and makes it append every turn to the
-// session's transcript. A fork's first turn writes the conversation it
-// forked first, in the same write: the fork is then a session of its
-// own that --resume continues whole, and a fork that never ran a turn
-// leaves no transcript behind.
+// session's transcript.
 func (r sessionRef) record(cfg *session.Config) {
 	cfg.SessionID, cfg.TranscriptPath = r.ID, r.Path
-	var mu sync.Mutex
-	forked := r.forked
-	meta := transcript.Meta{SessionID: r.ID, Cwd: r.Cwd, Agent: r.Agent}
+	meta := r.meta()
 	cfg.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if forked != nil {
-			if err := transcript.Append(r.Path, meta, slices.Concat(forked, msgs)); err != nil {
-				return err
-			}
-			forked = nil
-			return nil
-		}
 		return transcript.Append(r.Path, meta, msgs)
 	}
 }
@@ -487,8 +501,7 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 		}
 	}
 	if id == "" {
-		ref, err := o.newSession(home, project, opts.Cwd)
-		return ref, nil, err
+		return o.newSession(home, project, opts.Cwd), nil, nil
 	}
 	ref := sessionRef{ID: id, Cwd: opts.Cwd}
 	ref.Path = transcript.Path(home, project, id)
@@ -501,26 +514,19 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 		return sessionRef{}, nil, usageErr(fmt.Errorf("--resume %s: the session was not held in %s", id, project))
 	}
 	if o.fork {
-		fork, err := o.newSession(home, project, opts.Cwd)
-		if err != nil {
-			return sessionRef{}, nil, err
-		}
-		fork.forked, fork.Agent = slices.Clip(history), agent
+		fork := o.newSession(home, project, opts.Cwd)
+		fork.create, fork.forked, fork.Agent = true, history, agent
 		return fork, history, nil
 	}
 	return ref, history, nil
 }
 
-// newSession returns a new session of project: --session-id's, or one
-// with a new ID.
-func (o *mainOptions) newSession(home, project, cwd string) (sessionRef, error) {
-	ref := sessionRef{ID: cmp.Or(o.sessionID, transcript.NewID()), Cwd: cwd}
+// newSession returns a new session of project: --session-id's, which
+// start creates, or one with a new ID.
+func (o *mainOptions) newSession(home, project, cwd string) sessionRef {
+	ref := sessionRef{ID: cmp.Or(o.sessionID, transcript.NewID()), Cwd: cwd, create: o.sessionID != ""}
 	ref.Path = transcript.Path(home, project, ref.ID)
-	if _, err := os.Lstat(ref.Path); err == nil {
-		// Two runs must not write one transcript.
-		return sessionRef{}, usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", ref.ID, ref.Path))
-	}
-	return ref, nil
+	return ref
 }
 
 // headlessRun is one headless run of the main loop.

@@ -146,6 +146,25 @@ func torn(f *os.File) bool {
 	return err == nil && last[0] != '\n'
 }
 
+// Create makes the transcript at path, which must not exist yet, with
+// msgs (none or more) in it: the start of a session whose ID was given
+// (--session-id) or that goes on from another's conversation (a fork).
+// Of two runs that would start one session, only one succeeds; the
+// other's error satisfies errors.Is(err, fs.ErrExist).
+func Create(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return Append(path, meta, msgs)
+}
+
 // Load reads the conversation of the transcript at path (LoadAgent).
 func Load(path string) ([]openai.ChatCompletionMessage, error) {
 	msgs, _, err := LoadAgent(path)

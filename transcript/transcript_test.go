@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,5 +246,29 @@ func TestProjectsSharingADirectory(t *testing.T) {
 		if got, err := In(Path(home, tc.project, tc.id), tc.project); err != nil && tc.want || got != tc.want {
 			t.Errorf("In(%s, %s) = %v, %v; want %v", tc.id, tc.project, got, err, tc.want)
 		}
+	}
+}
+
+// Create makes a new transcript once: a second Create of the same path
+// fails with fs.ErrExist and leaves the first's lines alone.
+func TestCreateOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p", NewID()+".jsonl")
+	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}}
+	if err := Create(path, Meta{SessionID: "x", Agent: "rev"}, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := Create(path, Meta{SessionID: "x"}, msgs); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("second Create = %v, want fs.ErrExist", err)
+	}
+	got, agent, err := LoadAgent(path)
+	if err != nil || len(got) != 2 || agent != "rev" {
+		t.Errorf("LoadAgent = %d messages, agent %q, %v", len(got), agent, err)
+	}
+	empty := filepath.Join(t.TempDir(), NewID()+".jsonl")
+	if err := Create(empty, Meta{SessionID: "y"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Load(empty); err != nil || len(got) != 0 {
+		t.Errorf("an empty new session: %d messages, %v", len(got), err)
 	}
 }
