@@ -88,6 +88,8 @@ func TestPromptFileFlags(t *testing.T) {
 		{[]string{"--system-prompt-file", write("empty.md", " \n")}, "the file is empty"},
 		{[]string{"--append-system-prompt-file", write("bin", "\xff\xfe")}, "not UTF-8 text"},
 		{[]string{"--append-system-prompt-file", files}, "not a regular file"},
+		{[]string{"--system-prompt-file", ""}, "--system-prompt-file: empty value"},
+		{[]string{"--settings", ""}, "--settings: empty value"},
 	} {
 		code, _, errs := run(append(append([]string{"-p", "--cwd", dir}, tc.args...), "hello")...)
 		if code != ExitUsage || !strings.Contains(errs, tc.want) {
