@@ -328,8 +328,8 @@ func TestForkTranscriptFromTheStart(t *testing.T) {
 	if _, fork := sessionOf("--resume", id, "--fork-session", "Read: a.txt"); fork == id {
 		t.Fatal("the fork kept the session's ID")
 	}
-	if b, err := os.ReadFile(counted); err != nil || strings.TrimSpace(string(b)) != "4" {
-		t.Errorf("the fork's first turn saw a transcript of %q lines (%v), want the 4 forked", b, err)
+	if b, err := os.ReadFile(counted); err != nil || strings.TrimSpace(string(b)) != "5" {
+		t.Errorf("the fork's first turn saw a transcript of %q lines (%v), want its session line and the 4 forked", b, err)
 	}
 	// A session whose conversation holds "block": the hook blocks the
 	// fork's first prompt, and the fork is still a session of its own.
@@ -379,20 +379,87 @@ func TestResumeKeepsAgent(t *testing.T) {
 		t.Errorf("--agent test-perm on resume: exit %d, %q", code, text)
 	}
 	// The last entry's agent counts: the session now runs as test-perm.
-	if msgs, agent, err := transcript.LoadAgent(transcript.Path(dir, workspace.ProjectRoot(dir, dir), id)); err != nil || agent != "test-perm" || len(msgs) == 0 {
-		t.Errorf("recorded agent %q, %v", agent, err)
+	if msgs, agent, err := transcript.LoadAgent(transcript.Path(dir, workspace.ProjectRoot(dir, dir), id)); err != nil || agent.Name != "test-perm" || len(msgs) == 0 {
+		t.Errorf("recorded agent %+v, %v", agent, err)
 	}
 	if err := os.Remove(filepath.Join(dir, ".gen", "agents", "test-perm.md")); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := run("-p", "--cwd", dir, "--resume", id, "Read: a.txt")
-	if code != ExitUsage || !strings.Contains(errs, `the resumed session ran as agent "test-perm"`) {
+	if code != ExitUsage || !strings.Contains(errs, "session "+id+` ran as agent "test-perm"`) {
 		t.Errorf("resumed agent gone: exit %d, %q; want a usage error naming it", code, errs)
 	}
 	// A session without an agent resumes without one.
 	_, plain, _ := result("Read: a.txt")
 	if code, _, text := result("--resume", plain["session_id"].(string), "Run bash: git status"); code == ExitDenied {
 		t.Errorf("a session without an agent resumed with rules: exit %d, %q", code, text)
+	}
+}
+
+// A resumed session runs as its agent or not at all: a session that
+// never finished a turn still has it; an agent given by --agents is not
+// replaced by a file of the same name; one the settings chose needs the
+// settings to choose it still.
+func TestResumedAgentIsTheSame(t *testing.T) {
+	dir := project(t) // HOME is dir
+	write := func(rel, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".gen/agents/nostatus.md", "---\nname: nostatus\ndescription: d\ndeny_tools: Bash(git status)\n---\nLook only.\n")
+	settings := func(agent string) {
+		t.Helper()
+		v := map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "grep -q BLOCKME && exit 2; exit 0"}}}}}}
+		if agent != "" {
+			v["agent"] = agent
+		}
+		b, _ := json.Marshal(v)
+		write(".gen/settings.json", string(b))
+	}
+	settings("")
+	gen := func(args ...string) (int, string) {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir}, args...)...)
+		return code, out + errs
+	}
+
+	// A session whose only prompt was blocked: no turn ended.
+	id := transcript.NewID()
+	if code, out := gen("--agent", "nostatus", "--session-id", id, "BLOCKME"); code == ExitOK {
+		t.Fatalf("the blocked prompt ran: %s", out)
+	}
+	if code, out := gen("--resume", id, "Run bash: git status"); code != ExitDenied || !strings.Contains(out, "blocked by deny_tools") {
+		t.Errorf("a session that never finished a turn resumed without its agent: exit %d, %s", code, out)
+	}
+
+	// --agents' agent, resumed without --agents, is not the file's.
+	write(".gen/agents/ro.md", "---\nname: ro\ndescription: d\n---\nAnything.\n")
+	code, out := gen("--output-format", "json", "--agents", `{"ro": {"description": "d", "prompt": "p", "deny_tools": "Bash(git status)"}}`, "--agent", "ro", "Run bash: git status")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')+1]), &res); err != nil || code != ExitDenied {
+		t.Fatalf("--agents ro: exit %d, %v: %s", code, err, out)
+	}
+	cliSession, _ := res["session_id"].(string)
+	if code, out := gen("--resume", cliSession, "Run bash: git status"); code != ExitUsage || !strings.Contains(out, "give its --agents again") {
+		t.Errorf("--agents agent resumed without it: exit %d, %s; want a usage error", code, out)
+	}
+
+	// Chosen by the settings: resumed while they still choose it, refused
+	// once they do not.
+	settings("nostatus")
+	code, out = gen("--output-format", "json", "Run bash: git status")
+	if err := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')+1]), &res); err != nil || code != ExitDenied {
+		t.Fatalf("settings' agent: exit %d, %v: %s", code, err, out)
+	}
+	chosen, _ := res["session_id"].(string)
+	if code, out := gen("--resume", chosen, "Run bash: git status"); code != ExitDenied {
+		t.Errorf("resumed while the settings choose the agent: exit %d, %s", code, out)
+	}
+	settings("")
+	if code, out := gen("--resume", chosen, "Run bash: git status"); code != ExitUsage || !strings.Contains(out, "whose settings now choose no agent") {
+		t.Errorf("resumed after the settings stopped choosing the agent: exit %d, %s; want a usage error", code, out)
 	}
 }
 

@@ -256,13 +256,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
-	def, err := o.mainAgent(set, sid.Agent)
+	def, err := o.mainAgent(set, &sid)
 	if err != nil {
 		return err
-	}
-	sid.Agent = ""
-	if def != nil {
-		sid.Agent = def.Name
 	}
 	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.budget, s.Err)
 	if err != nil {
@@ -342,23 +338,42 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	return nil
 }
 
-// mainAgent returns the agent the main loop runs as: --agent's, else
-// resumed's, the agent the session --resume or --continue names ran as,
-// else the settings' (their agent key, settings.Settings.Agent), looked
-// up among the agents of set's workspace and --agents; nil without one.
+// mainAgent returns the agent the main loop runs as, and records it in
+// sid (sessionRef.Agent): --agent's; else, for a resumed session, the one
+// it ran as; else the settings' (their agent key, settings.Settings.Agent),
+// looked up among the agents of set's workspace and --agents; nil
+// without one. A usage error names the flag, the session or the
+// settings file when the name is unknown or its file did not load.
+//
 // A resumed session keeps its agent's rules, as it keeps its
-// conversation: resuming must not give the model more than it had. An
-// unknown name, or one whose file did not load, is a usage error naming
-// the flag, the session or the settings file.
-func (o *mainOptions) mainAgent(set *settings.Settings, resumed string) (*agent.Definition, error) {
-	name, from := o.agent, "--agent"
-	if name == "" && resumed != "" {
-		name, from = resumed, fmt.Sprintf("the resumed session ran as agent %q (give --agent to run as another)", resumed)
+// conversation: resuming must not give the model more than it had. So
+// it is refused, never run without them, when its agent is gone, when
+// the agent of that name now comes from elsewhere (the --agents one of
+// the session is not given again, and a file of that name would stand
+// in), or when the settings that chose it no longer do (their project is
+// no longer trusted, or they choose another): their choice was only
+// ever theirs to make while they made it.
+func (o *mainOptions) mainAgent(set *settings.Settings, sid *sessionRef) (*agent.Definition, error) {
+	resumed := sid.Agent
+	name, by := o.agent, "--agent"
+	from := "--agent"
+	switch {
+	case name != "":
+	case resumed.Name != "":
+		name, by = resumed.Name, resumed.By
+		from = fmt.Sprintf("session %s ran as agent %q (give --agent to run as another)", sid.ID, name)
+		if resumed.By != "" && resumed.By != "--agent" && set.Agent != name {
+			now := "no agent"
+			if set.Agent != "" {
+				now = fmt.Sprintf("agent %q (%s)", set.Agent, set.AgentAt)
+			}
+			return nil, usageErr(fmt.Errorf("%s, chosen by %s, whose settings now choose %s: give --agent to resume as an agent", from, resumed.By, now))
+		}
+	default:
+		name, by, from = set.Agent, set.AgentAt, set.AgentAt+": agent"
 	}
 	if name == "" {
-		name, from = set.Agent, set.AgentAt+": agent"
-	}
-	if name == "" {
+		sid.Agent = transcript.Agent{}
 		return nil, nil
 	}
 	cat, err := o.agents.discover(set)
@@ -369,6 +384,14 @@ func (o *mainOptions) mainAgent(set *settings.Settings, resumed string) (*agent.
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("%s: %w", from, err))
 	}
+	if o.agent == "" && resumed.Source != "" && def.Source != resumed.Source {
+		hint := ""
+		if resumed.Source == agent.SourceCLI {
+			hint = "; give its --agents again"
+		}
+		return nil, usageErr(fmt.Errorf("%s, a %s agent; the agent of that name now is a %s one (%s)%s", from, resumed.Source, def.Source, def.Path, hint))
+	}
+	sid.Agent = transcript.Agent{Name: def.Name, Source: def.Source, By: by}
 	return def, nil
 }
 
@@ -437,8 +460,9 @@ type sessionRef struct {
 	Path string
 	Cwd  string
 	// Agent is the agent the main loop runs as, which every entry
-	// records; sessionFor sets it to the one the resumed session ran as.
-	Agent string
+	// records: sessionFor sets it to the one the resumed session ran as,
+	// mainAgent to the one this run runs as.
+	Agent transcript.Agent
 	// create is set for a session that start must create: one whose ID
 	// was given (--session-id) or a fork (--fork-session), whose
 	// transcript then starts with forked, the conversation it goes on
@@ -458,7 +482,7 @@ func (r sessionRef) start() error {
 	}
 	err := transcript.Create(r.Path, r.meta(), r.forked)
 	if errors.Is(err, fs.ErrExist) {
-		return usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", r.ID, r.Path))
+		return r.taken()
 	}
 	if err != nil {
 		return &exitError{ExitFailed, err}
@@ -501,7 +525,8 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 		}
 	}
 	if id == "" {
-		return o.newSession(home, project, opts.Cwd), nil, nil
+		ref, err := o.newSession(home, project, opts.Cwd)
+		return ref, nil, err
 	}
 	ref := sessionRef{ID: id, Cwd: opts.Cwd}
 	ref.Path = transcript.Path(home, project, id)
@@ -514,7 +539,10 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 		return sessionRef{}, nil, usageErr(fmt.Errorf("--resume %s: the session was not held in %s", id, project))
 	}
 	if o.fork {
-		fork := o.newSession(home, project, opts.Cwd)
+		fork, err := o.newSession(home, project, opts.Cwd)
+		if err != nil {
+			return sessionRef{}, nil, err
+		}
 		fork.create, fork.forked, fork.Agent = true, history, agent
 		return fork, history, nil
 	}
@@ -522,11 +550,21 @@ func (o *mainOptions) sessionFor(opts settings.Options) (sessionRef, []openai.Ch
 }
 
 // newSession returns a new session of project: --session-id's, which
-// start creates, or one with a new ID.
-func (o *mainOptions) newSession(home, project, cwd string) sessionRef {
+// start creates, or one with a new ID. One the project has already is
+// refused here, before anything starts; start's exclusive create is what
+// keeps two runs racing for one ID from both writing it.
+func (o *mainOptions) newSession(home, project, cwd string) (sessionRef, error) {
 	ref := sessionRef{ID: cmp.Or(o.sessionID, transcript.NewID()), Cwd: cwd, create: o.sessionID != ""}
 	ref.Path = transcript.Path(home, project, ref.ID)
-	return ref
+	if _, err := os.Lstat(ref.Path); err == nil {
+		return sessionRef{}, ref.taken()
+	}
+	return ref, nil
+}
+
+// taken is the error for a new session whose ID the project has already.
+func (r sessionRef) taken() error {
+	return usageErr(fmt.Errorf("--session-id %s: the project has a session with this ID already (%s); resume it with --resume", r.ID, r.Path))
 }
 
 // headlessRun is one headless run of the main loop.

@@ -75,20 +75,48 @@ func Path(home, project, id string) string {
 // Its shape follows Claude Code's transcript lines where they agree
 // (type, sessionId, cwd, timestamp, message).
 type Entry struct {
-	// Type is the message's role: user, assistant or tool.
+	// Type is the message's role (user, assistant or tool), or
+	// "session" for the line Create starts a transcript with, which has
+	// no message.
 	Type      string `json:"type"`
 	SessionID string `json:"sessionId"`
 	Cwd       string `json:"cwd,omitempty"`
-	// Agent is the agent the main loop ran as (--agent), which a
-	// resumed session runs as again (LoadAgent).
-	Agent     string                       `json:"agent,omitempty"`
-	Timestamp time.Time                    `json:"timestamp"`
-	Message   openai.ChatCompletionMessage `json:"message"`
+	// Agent, AgentSource and AgentBy are the Agent record's fields.
+	Agent       string                        `json:"agent,omitempty"`
+	AgentSource string                        `json:"agentSource,omitempty"`
+	AgentBy     string                        `json:"agentBy,omitempty"`
+	Timestamp   time.Time                     `json:"timestamp"`
+	Message     *openai.ChatCompletionMessage `json:"message,omitempty"`
+}
+
+// Agent is what a transcript records of the agent its main loop ran as
+// (--agent, or the settings' agent key), for a resumed session to run
+// as again.
+type Agent struct {
+	// Name is the agent's name; "" for none.
+	Name string
+	// Source is where its definition came from (agent.Definition.Source:
+	// project, user, cli or builtin).
+	Source string
+	// By is what chose it: "--agent", or the settings file (and line)
+	// whose agent key did.
+	By string
 }
 
 // Meta is what each entry Append writes records besides its message.
 type Meta struct {
-	SessionID, Cwd, Agent string
+	SessionID, Cwd string
+	Agent          Agent
+}
+
+// entry returns the entry of msg (nil: the "session" line) under meta.
+func (meta Meta) entry(msg *openai.ChatCompletionMessage, now time.Time) Entry {
+	e := Entry{Type: "session", SessionID: meta.SessionID, Cwd: meta.Cwd, Timestamp: now, Message: msg,
+		Agent: meta.Agent.Name, AgentSource: meta.Agent.Source, AgentBy: meta.Agent.By}
+	if msg != nil {
+		e.Type = msg.Role
+	}
+	return e
 }
 
 // Append adds msgs to the transcript at path, creating it (and its
@@ -106,8 +134,8 @@ func Append(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
 	}
 	var buf []byte
 	now := time.Now().UTC()
-	for _, m := range msgs {
-		b, err := json.Marshal(Entry{Type: m.Role, SessionID: meta.SessionID, Cwd: meta.Cwd, Agent: meta.Agent, Timestamp: now, Message: m})
+	for i := range msgs {
+		b, err := json.Marshal(meta.entry(&msgs[i], now))
 		if err != nil {
 			return fmt.Errorf("transcript %s: %w", path, err)
 		}
@@ -151,6 +179,9 @@ func torn(f *os.File) bool {
 // (--session-id) or that goes on from another's conversation (a fork).
 // Of two runs that would start one session, only one succeeds; the
 // other's error satisfies errors.Is(err, fs.ErrExist).
+//
+// Its first line is a "session" entry with no message: it records the
+// session's cwd (In) and agent (LoadAgent) even if no turn ever ends.
 func Create(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("transcript: %w", err)
@@ -159,7 +190,14 @@ func Create(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
 	if err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}
-	if err := f.Close(); err != nil {
+	b, err := json.Marshal(meta.entry(nil, time.Now().UTC()))
+	if err == nil {
+		_, err = f.Write(append(b, '\n'))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("transcript %s: %w", path, err)
 	}
 	return Append(path, meta, msgs)
@@ -172,18 +210,19 @@ func Load(path string) ([]openai.ChatCompletionMessage, error) {
 }
 
 // LoadAgent reads the conversation of the transcript at path, and the
-// agent its main loop ran as: the one its last entry records, "" for
-// none. A line that is not a transcript entry is an error naming path
+// agent its main loop ran as: the one the last entry that names one
+// records (an entry written by a gen that recorded none does not undo
+// it). A line that is not a transcript entry is an error naming path
 // and line, except a torn one, which is skipped (nextEntry). System
 // messages are not part of a transcript and are skipped, so the caller
 // supplies the system prompt of the resumed run.
-func LoadAgent(path string) (msgs []openai.ChatCompletionMessage, agent string, err error) {
+func LoadAgent(path string) (msgs []openai.ChatCompletionMessage, agent Agent, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", fmt.Errorf("no session transcript %s", path)
+			return nil, Agent{}, fmt.Errorf("no session transcript %s", path)
 		}
-		return nil, "", err
+		return nil, Agent{}, err
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
@@ -194,15 +233,23 @@ func LoadAgent(path string) (msgs []openai.ChatCompletionMessage, agent string, 
 			return msgs, agent, nil
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, Agent{}, err
 		}
-		agent = e.Agent
+		if e.Agent != "" {
+			agent = Agent{Name: e.Agent, Source: e.AgentSource, By: e.AgentBy}
+		}
+		if e.Type == "session" && e.Message == nil {
+			continue
+		}
+		if e.Message == nil {
+			return nil, Agent{}, fmt.Errorf("%s:%d: an entry of type %q without a message", path, n, e.Type)
+		}
 		switch e.Message.Role {
 		case openai.ChatMessageRoleUser, openai.ChatMessageRoleAssistant, openai.ChatMessageRoleTool:
-			msgs = append(msgs, e.Message)
+			msgs = append(msgs, *e.Message)
 		case openai.ChatMessageRoleSystem:
 		default:
-			return nil, "", fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
+			return nil, Agent{}, fmt.Errorf("%s:%d: message role %q", path, n, e.Message.Role)
 		}
 	}
 }

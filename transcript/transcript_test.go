@@ -250,25 +250,49 @@ func TestProjectsSharingADirectory(t *testing.T) {
 }
 
 // Create makes a new transcript once: a second Create of the same path
-// fails with fs.ErrExist and leaves the first's lines alone.
+// fails with fs.ErrExist and leaves the first's lines alone. Its first
+// line records the cwd and the agent, so a session that never ran a turn
+// still resumes as its agent, in its project only.
 func TestCreateOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p", NewID()+".jsonl")
+	rev := Agent{Name: "rev", Source: "user", By: "--agent"}
 	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}}
-	if err := Create(path, Meta{SessionID: "x", Agent: "rev"}, msgs); err != nil {
+	if err := Create(path, Meta{SessionID: "x", Cwd: "/p", Agent: rev}, msgs); err != nil {
 		t.Fatal(err)
 	}
 	if err := Create(path, Meta{SessionID: "x"}, msgs); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("second Create = %v, want fs.ErrExist", err)
 	}
 	got, agent, err := LoadAgent(path)
-	if err != nil || len(got) != 2 || agent != "rev" {
-		t.Errorf("LoadAgent = %d messages, agent %q, %v", len(got), agent, err)
+	if err != nil || len(got) != 2 || agent != rev {
+		t.Errorf("LoadAgent = %d messages, agent %+v, %v", len(got), agent, err)
 	}
 	empty := filepath.Join(t.TempDir(), NewID()+".jsonl")
-	if err := Create(empty, Meta{SessionID: "y"}, nil); err != nil {
+	if err := Create(empty, Meta{SessionID: "y", Cwd: "/a/b/c", Agent: rev}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Load(empty); err != nil || len(got) != 0 {
-		t.Errorf("an empty new session: %d messages, %v", len(got), err)
+	if got, agent, err := LoadAgent(empty); err != nil || len(got) != 0 || agent != rev {
+		t.Errorf("a new session without a turn: %d messages, agent %+v, %v; want none and its agent", len(got), agent, err)
+	}
+	if mine, _ := In(empty, "/a/b/c"); !mine {
+		t.Error("a new session without a turn is not its project's")
+	}
+	if theirs, _ := In(empty, "/a/b-c"); theirs {
+		t.Error("a new session without a turn is taken as another project's")
+	}
+	// A later entry that records no agent (an older gen's) does not undo
+	// the agent; one that names another does.
+	if err := Append(empty, Meta{SessionID: "y"}, msgs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, agent, _ := LoadAgent(empty); agent != rev {
+		t.Errorf("after an entry without an agent: %+v, want %+v", agent, rev)
+	}
+	other := Agent{Name: "other", Source: "project", By: "--agent"}
+	if err := Append(empty, Meta{SessionID: "y", Agent: other}, msgs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, agent, _ := LoadAgent(empty); agent != other {
+		t.Errorf("after an entry naming another agent: %+v, want %+v", agent, other)
 	}
 }
