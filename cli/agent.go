@@ -49,6 +49,7 @@ type runOptions struct {
 	appendSystem string
 	// appendSystemFile is --append-system-prompt-file.
 	appendSystemFile fileFlag
+	debug            debugFlag
 	budget           float64
 }
 
@@ -84,6 +85,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the agent's prompt")
 	fl.Var(&o.appendSystemFile, "append-system-prompt-file", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, budgetHelp)
+	o.debug.register(fl)
 	o.agents.register(fl)
 	_ = cmd.MarkFlagRequired("type")
 	_ = cmd.MarkFlagRequired("prompt")
@@ -132,7 +134,9 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	// runs applies to its next call.
 	sid := transcript.NewID()
 	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn, SessionID: sid}
-	loadHooksAndSkills(live, set, warn).apply(&cfg)
+	hs := loadHooksAndSkills(live, set, warn)
+	hs.hooks.Debug = o.debug.hooks(s.Err, s.Err)
+	hs.apply(&cfg)
 	pol, warns := policy.Subagent(set, def, nil)
 	_, sbWarns := policy.Sandbox(set)
 	for _, w := range append(warns, sbWarns...) {

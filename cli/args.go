@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -33,6 +34,10 @@ var flagAliases = lazy.Value[map[string]string]{New: func() map[string]string {
 	}
 }}
 
+// debugFilter is what a --debug filter looks like: categories, each
+// perhaps negated, separated by commas.
+var debugFilter = lazyre.MustCompile(`^!?[a-z]+(,\s*!?[a-z]+)*$`)
+
 // normalizeFlag maps the aliases to the flags they stand for.
 func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 	if to, ok := flagAliases.Get()[name]; ok {
@@ -55,6 +60,13 @@ func expandVariadic(args []string) []string {
 		a := args[i]
 		if a == "--" {
 			return append(out, args[i:]...)
+		}
+		if a == "--debug" && i+1 < len(args) && debugFilter.Get().MatchString(args[i+1]) {
+			// Claude Code's --debug takes an optional filter
+			// ("hooks", "api,!file") from the next argument.
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
 		}
 		if !variadicFlags.Get()[a] {
 			out = append(out, a)

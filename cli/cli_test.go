@@ -482,3 +482,13 @@ func (s *screen) wait(t *testing.T, text string) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// --debug writes to stderr, which the interactive loop draws on.
+func TestDebugIsHeadless(t *testing.T) {
+	dir := project(t)
+	var errb bytes.Buffer
+	code := Run(context.Background(), []string{"--cwd", dir, "--debug"}, Streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, InTerminal: true})
+	if code != ExitUsage || !strings.Contains(errb.String(), "--debug writes to stderr") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -57,6 +57,7 @@ type mainOptions struct {
 	skipPerms                    bool
 	allowBypass                  bool
 	noSlash                      bool
+	debug                        debugFlag
 	resume                       string
 	cont                         bool
 	sessionID                    string
@@ -90,6 +91,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.Var(&o.systemFile, "system-prompt-file", "--system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.Var(&o.appendSystemFile, "append-system-prompt-file", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
+	o.debug.register(fl)
 	fl.BoolVar(&o.noSlash, "disable-slash-commands", false, "load no custom slash commands (.claude/commands, .gen/commands) and no skills: a prompt is sent as typed, and the model has no Skill tool")
 	fl.BoolVar(&o.allowBypass, "allow-dangerously-skip-permissions", false, "let the person switch to bypassPermissions during the session (Shift+Tab, /mode), which is otherwise open only to a session started in it; managed settings may still disable it")
 	fl.StringVarP(&o.resume, "resume", "r", "", "continue the session with this ID (see the session_id of a json result)")
@@ -199,6 +201,8 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	streamIn := o.inputFormat == inputStreamJSON
 	prompt := strings.Join(args, " ")
 	switch {
+	case o.debug.set && !headless:
+		return usageErr(fmt.Errorf("--debug writes to stderr, which the interactive loop draws on: use it with -p"))
 	case streamIn && (!headless || s.InTerminal):
 		return usageErr(fmt.Errorf("--input-format stream-json reads the messages from a pipe: add -p and pipe them in"))
 	case streamIn && prompt != "":
@@ -291,6 +295,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		Agent:        def,
 		AllowBypass:  o.allowBypass,
 		NoSkills:     o.noSlash,
+		DebugHooks:   o.debug.hooks(s.Err, s.Err),
 	}
 	if err := sid.start(); err != nil {
 		return err

@@ -118,6 +118,9 @@ type answer struct {
 	context      []string
 	system       string
 	warnings     []string
+	// status is how the hook ended ("exit 0", "timed out", ...), and out
+	// and errOut the start of its stdout and stderr, for Runner.Debug.
+	status, out, errOut string
 }
 
 func (a *answer) warnf(format string, args ...any) {

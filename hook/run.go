@@ -40,6 +40,10 @@ type Runner struct {
 	// Env is the hooks' environment before those two variables; nil means
 	// gen's own (os.Environ).
 	Env []string
+	// Debug, when set, is told what each event ran (--debug hooks): the
+	// hooks that matched, and for each how it ended, how long it took and
+	// the start of its output.
+	Debug func(string)
 }
 
 // Run runs the hooks configured for event whose matcher matches input (the
@@ -59,7 +63,11 @@ type Runner struct {
 // reason. Any other status, a timeout or a cancellation is reported in
 // Outcome.Warnings and decides nothing.
 func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
-	hs := r.config().Matching(event, input.subject(event))
+	subject := input.subject(event)
+	hs := r.config().Matching(event, subject)
+	if r.Debug != nil && r.Has(event) {
+		r.Debug(fmt.Sprintf("%s (%q): %d matching hooks", event, subject, len(hs)))
+	}
 	if len(hs) == 0 {
 		return Outcome{Event: event}
 	}
@@ -76,13 +84,28 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	}
 	as := make([]answer, len(hs))
 	var wg sync.WaitGroup
+	took := make([]time.Duration, len(hs))
 	for i, h := range hs {
 		wg.Go(func() {
 			as[i] = answer{h: h}
+			start := time.Now()
 			runOne(ctx, &as[i], event, input.Cwd, env, stdin)
+			took[i] = time.Since(start)
 		})
 	}
 	wg.Wait()
+	if r.Debug != nil {
+		for i, a := range as {
+			line := fmt.Sprintf("%s (%q): hook %s (%s): %s after %v", event, subject, a.h.Origin, a.h.Command, a.status, took[i].Round(time.Millisecond))
+			if a.out != "" {
+				line += "; stdout: " + a.out
+			}
+			if a.errOut != "" {
+				line += "; stderr: " + a.errOut
+			}
+			r.Debug(line)
+		}
+	}
 	return combine(event, as)
 }
 
@@ -97,7 +120,7 @@ func (r *Runner) Has(ev Event) bool { return r.config().Has(ev) }
 func (r *Runner) With(extra func() Config, projectDir string) *Runner {
 	out := &Runner{ProjectDir: projectDir}
 	if r != nil {
-		out.ProjectDir, out.Env = r.ProjectDir, r.Env
+		out.ProjectDir, out.Env, out.Debug = r.ProjectDir, r.Env, r.Debug
 	}
 	out.Current = func() Config {
 		var base Config
@@ -123,6 +146,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	a.status = "not run"
 	if err := ctx.Err(); err != nil {
 		a.warnf("not run: %v", err)
 		return
@@ -207,8 +231,10 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 		killGroup()
 		<-waited
 		if ctx.Err() != nil {
+			a.status = "cancelled"
 			a.warnf("cancelled (%v); it decides nothing", ctx.Err())
 		} else {
+			a.status = "timed out"
 			a.warnf("timed out after %v and was killed; it decides nothing", timeout)
 		}
 		return
@@ -228,7 +254,14 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 		}
 	}
 
+	a.out, a.errOut = debugText(stdout.buf), debugText([]byte(stderr.String()))
 	var exitErr *exec.ExitError
+	a.status = "exit 0"
+	if errors.As(werr, &exitErr) {
+		a.status = fmt.Sprintf("exit %d", exitErr.ExitCode())
+	} else if werr != nil {
+		a.status = "failed: " + werr.Error()
+	}
 	switch {
 	case werr == nil:
 		if stdout.over {
@@ -243,6 +276,19 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	default:
 		a.warnf("failed: %v%s", werr, detail(stderr.String()))
 	}
+}
+
+// debugText is the start of a hook's output for Runner.Debug, on one
+// line.
+func debugText(b []byte) string {
+	const max = 300
+	s := strings.Join(strings.Fields(string(b)), " ")
+	for i := range s { // at a rune's start
+		if i >= max {
+			return s[:i] + "…"
+		}
+	}
+	return s
 }
 
 func detail(stderr string) string {

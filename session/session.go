@@ -104,6 +104,9 @@ type Config struct {
 	// NoSkills is --disable-slash-commands: the session loads no skills,
 	// so the model has no Skill tool, and its subagents none either.
 	NoSkills bool
+	// DebugHooks, when set, is told what each hook event ran (--debug
+	// hooks; hook.Runner.Debug), the subagents' included.
+	DebugHooks func(string)
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -275,6 +278,7 @@ func (s *Session) structured(r *loop.Runner) {
 // their own.
 func (s *Session) loadHooks() (*hook.Agent, *hook.Runner) {
 	settingsHooks := trust.LiveHooks(s.live, s.set, s.warn)
+	settingsHooks.Debug = s.cfg.DebugHooks
 	a := &hook.Agent{
 		Runner:         settingsHooks,
 		SessionID:      s.cfg.SessionID,
