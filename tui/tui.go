@@ -147,7 +147,7 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	m.print = pr.add
 	m.warnings = u.takeWarnings
 	m.replay()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(u.in), tea.WithOutput(u.out), tea.WithFilter(pr.filter))
 	m.send = p.Send
 
 	u.mu.Lock()
@@ -167,7 +167,7 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
-		pr.run(pctx, p)
+		pr.run(pctx, p.Send)
 	}()
 	_, err := p.Run()
 	stop()
@@ -321,6 +321,10 @@ type printer struct {
 	mu    sync.Mutex
 	queue []string
 	wake  chan struct{}
+	// sent is what run has sent the program and the program's event
+	// loop has not yet received (filter): a program that ends before it
+	// does drops it, so flush writes it.
+	sent []string
 }
 
 func newPrinter() *printer { return &printer{wake: make(chan struct{}, 1)} }
@@ -344,8 +348,13 @@ func (p *printer) take() []string {
 	return q
 }
 
-// run prints queued lines above the program until ctx ends.
-func (p *printer) run(ctx context.Context, prog *tea.Program) {
+// printMsg asks the program to print what run sent; filter turns it
+// into Bubble Tea's own print message as the event loop receives it.
+type printMsg struct{}
+
+// run hands queued lines to the program, through send (Program.Send),
+// until ctx ends.
+func (p *printer) run(ctx context.Context, send func(tea.Msg)) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -353,14 +362,41 @@ func (p *printer) run(ctx context.Context, prog *tea.Program) {
 		case <-p.wake:
 		}
 		if q := p.take(); len(q) > 0 {
-			prog.Send(tea.Println(strings.Join(q, "\n"))())
+			p.mu.Lock()
+			p.sent = append(p.sent, q...)
+			p.mu.Unlock()
+			send(printMsg{})
 		}
 	}
 }
 
-// flush writes what the program did not get to print.
+// filter is the program's message filter (tea.WithFilter), which its
+// event loop calls on each message it receives: a printMsg becomes the
+// print of every line sent so far, which the renderer then holds and
+// writes even if the program ends next. Lines it never received stay in
+// sent for flush.
+func (p *printer) filter(_ tea.Model, msg tea.Msg) tea.Msg {
+	if _, ok := msg.(printMsg); !ok {
+		return msg
+	}
+	p.mu.Lock()
+	lines := p.sent
+	p.sent = nil
+	p.mu.Unlock()
+	if len(lines) == 0 {
+		return nil
+	}
+	return tea.Println(strings.Join(lines, "\n"))()
+}
+
+// flush writes what the program did not get to print: the lines it was
+// sent but never received, then those never sent.
 func (p *printer) flush(w io.Writer) {
-	for _, s := range p.take() {
+	p.mu.Lock()
+	lines := append(p.sent, p.queue...)
+	p.sent, p.queue = nil, nil
+	p.mu.Unlock()
+	for _, s := range lines {
 		fmt.Fprintln(w, s)
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -1313,5 +1314,53 @@ func TestRunPrintsWarningsAtExit(t *testing.T) {
 	}
 	if out := ui.out.(*lockedBuffer).String(); !strings.Contains(out, "warning: the transcript could not be saved") {
 		t.Errorf("the warning given at exit is not shown:\n%s", out)
+	}
+}
+
+// Lines the printer hands a program that ends before its event loop
+// receives them are written by flush, in order; lines the event loop
+// received (through the filter) are the renderer's and are not written
+// twice.
+func TestPrinterKeepsUndeliveredLines(t *testing.T) {
+	run := func(p *printer, send func(tea.Msg)) (stop func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); p.run(ctx, send) }()
+		return func() { cancel(); <-done }
+	}
+	// Never received: the program ended.
+	p := newPrinter()
+	handed := make(chan struct{}, 4)
+	stop := run(p, func(tea.Msg) { handed <- struct{}{} })
+	p.add("one")
+	<-handed
+	p.add("two\nthree")
+	<-handed
+	stop()
+	p.add("four")
+	var b bytes.Buffer
+	p.flush(&b)
+	if got, want := b.String(), "one\ntwo\nthree\nfour\n"; got != want {
+		t.Errorf("flush wrote %q, want %q", got, want)
+	}
+
+	// Received: the filter turns the message into a print of the lines.
+	p = newPrinter()
+	got := make(chan tea.Msg, 4)
+	stop = run(p, func(m tea.Msg) { got <- p.filter(nil, m) })
+	p.add("five")
+	if m := <-got; m == nil {
+		t.Error("the filter dropped the lines it was sent")
+	} else if _, still := m.(printMsg); still {
+		t.Error("the filter passed printMsg on instead of printing")
+	}
+	stop()
+	b.Reset()
+	p.flush(&b)
+	if b.Len() != 0 {
+		t.Errorf("flush wrote received lines again: %q", b.String())
+	}
+	if m := p.filter(nil, tea.KeyMsg{}); m == nil {
+		t.Error("the filter dropped another message")
 	}
 }
