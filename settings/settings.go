@@ -183,10 +183,6 @@ type File struct {
 	// Hooks are the file's "hooks", each tagged with Scope.
 	Hooks hook.Config
 
-	// LeftOut is set for a file of a scope --setting-sources leaves out:
-	// only its restrictions are kept (restrictions).
-	LeftOut bool
-
 	modeLine  int // line of defaultMode, for warnings
 	allowLine int // line of the first allow rule, for warnings
 	agentLine int // line of agent, for warnings and errors
@@ -633,7 +629,6 @@ func (f *File) restrictions() File {
 	return File{
 		Scope:            f.Scope,
 		Path:             f.Path,
-		LeftOut:          true,
 		Ask:              f.Ask,
 		Deny:             f.Deny,
 		DisableBypass:    f.DisableBypass,
