@@ -114,7 +114,8 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.budget, s.Err)
+	o.debug.warn(s.Err)
+	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.debug.logger("api", s.Err), o.budget, s.Err)
 	if err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	sid := transcript.NewID()
 	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn, SessionID: sid}
 	hs := loadHooksAndSkills(live, set, warn)
-	hs.hooks.Debug = o.debug.hooks(s.Err, s.Err)
+	hs.hooks.Debug = o.debug.logger("hooks", s.Err)
 	hs.apply(&cfg)
 	pol, warns := policy.Subagent(set, def, nil)
 	_, sbWarns := policy.Sandbox(set)
@@ -230,8 +231,8 @@ func modelFor(flag string, d *agent.Definition, set *settings.Settings, errw io.
 // without --agent) as flag (--model), def and set name it (modelFor,
 // pickModel), priced by the run's meter with budget (meterFor; nil when
 // the model has no price and there is no budget).
-func runModel(flag string, def *agent.Definition, set *settings.Settings, noStream bool, budget float64, errw io.Writer) (loop.Model, string, *cost.Meter, error) {
-	model, name, err := pickModel(modelFor(flag, def, set, errw), flag != "", set.API, noStream, errw)
+func runModel(flag string, def *agent.Definition, set *settings.Settings, noStream bool, debug func(string), budget float64, errw io.Writer) (loop.Model, string, *cost.Meter, error) {
+	model, name, err := pickModel(modelFor(flag, def, set, errw), flag != "", set.API, noStream, debug, errw)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -255,8 +256,9 @@ const noStreamHelp = "ask the model server for whole answers instead of a stream
 // (which wins). A model named by a flag (flagged) needs an endpoint:
 // --model X without one is a usage error, never a silent run on the
 // offline model. A model an agent definition names falls back to the
-// offline model like no model at all.
-func pickModel(name string, flagged bool, api settings.API, noStream bool, errw io.Writer) (loop.Model, string, error) {
+// offline model like no model at all. debug, when set, is told of each
+// request to the endpoint (chat.Config.Debug).
+func pickModel(name string, flagged bool, api settings.API, noStream bool, debug func(string), errw io.Writer) (loop.Model, string, error) {
 	if name != "offline" {
 		cfg, ok := chat.FromEnv(name)
 		if !ok && flagged && name != "" {
@@ -273,7 +275,7 @@ func pickModel(name string, flagged bool, api settings.API, noStream bool, errw 
 			if noStream {
 				cfg.Stream = false
 			}
-			cfg.Timeout, cfg.IdleTimeout = api.Timeout, api.StreamIdleTimeout
+			cfg.Timeout, cfg.IdleTimeout, cfg.Debug = api.Timeout, api.StreamIdleTimeout, debug
 			if err := cfg.ApplyEnv(os.Getenv); err != nil {
 				return nil, "", usageErr(err)
 			}

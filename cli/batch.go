@@ -393,7 +393,7 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	client, err := r.models.Get(key, func() (namedModel, error) {
 		// A model named by the task or --model must have an endpoint;
 		// one named only by the agent file may fall back to offline.
-		m, name, err := pickModel(name, t.Model != "" || r.model != "", set.API, r.noStream, r.errw)
+		m, name, err := pickModel(name, t.Model != "" || r.model != "", set.API, r.noStream, nil, r.errw)
 		return namedModel{m, name}, err
 	})
 	if err != nil {

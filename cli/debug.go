@@ -11,16 +11,19 @@ import (
 )
 
 // debugCategories are the categories --debug can show in gen.
-var debugCategories = []string{"hooks"}
+var debugCategories = []string{"api", "hooks"}
 
 // debugFlag is --debug [FILTER], Claude Code's flag: debug output on
 // stderr for the categories FILTER names ("hooks", "api,hooks", "!file";
-// all of them without one). gen has one category, hooks; a filter naming
-// others is a warning, not an error, so that a Claude Code command line
-// still runs.
+// all of them without one). gen has two categories, api and hooks; a
+// filter naming others is a warning, not an error, so that a Claude Code
+// command line still runs.
 type debugFlag struct {
 	filter string
 	set    bool
+	// mu keeps lines whole, shared by the loggers of every category:
+	// parallel subagents log at once. logger makes it, at set-up.
+	mu *sync.Mutex
 }
 
 func (f *debugFlag) String() string { return f.filter }
@@ -31,20 +34,15 @@ func (f *debugFlag) Set(v string) error {
 func (f *debugFlag) Type() string { return "filter" }
 
 func (f *debugFlag) register(fl *pflag.FlagSet) {
-	fl.Var(f, "debug", `headless: debug output on stderr, for the categories of an optional filter (Claude Code's, e.g. "hooks" or "api,hooks"; gen has hooks): each hook that runs, how it ended, how long it took and the start of its output`)
+	fl.Var(f, "debug", `headless: debug output on stderr, for the categories of an optional filter (Claude Code's, e.g. "hooks" or "api,hooks"; gen has api and hooks): each model request's attempts, and each hook that runs, how it ended, how long it took and the start of its output`)
 	fl.Lookup("debug").NoOptDefVal = "all"
 }
 
-// hooks returns what takes the hooks' debug lines, writing them to w;
-// nil when the filter leaves hooks out or the flag was not given.
-// Categories gen does not have are said on errw.
-func (f *debugFlag) hooks(w, errw io.Writer) func(string) {
-	if !f.set {
-		return nil
-	}
-	// As Claude Code reads a filter: the categories it names, or all but
-	// those it negates when it names none.
-	var named, negated, unknown []string
+// parse reads the filter as Claude Code does: the categories it names,
+// or all but those it negates when it names none. unknown are the
+// categories it names that gen lacks.
+func (f *debugFlag) parse() (show map[string]bool, unknown []string) {
+	var named, negated []string
 	for c := range strings.SplitSeq(f.filter, ",") {
 		c = strings.TrimSpace(c)
 		name, not := strings.CutPrefix(c, "!")
@@ -55,24 +53,44 @@ func (f *debugFlag) hooks(w, errw io.Writer) func(string) {
 			negated = append(negated, name)
 		default:
 			named = append(named, name)
-		}
-		if c != "all" && !not && !slices.Contains(debugCategories, name) {
-			unknown = append(unknown, c)
+			if !slices.Contains(debugCategories, name) {
+				unknown = append(unknown, name)
+			}
 		}
 	}
-	show := slices.Contains(named, "hooks") || len(named) == 0
-	show = show && !slices.Contains(negated, "hooks")
-	if len(unknown) > 0 {
+	show = map[string]bool{}
+	for _, c := range debugCategories {
+		show[c] = (len(named) == 0 || slices.Contains(named, c)) && !slices.Contains(negated, c)
+	}
+	return show, unknown
+}
+
+// warn says on errw which categories the filter names that gen lacks.
+func (f *debugFlag) warn(errw io.Writer) {
+	if !f.set {
+		return
+	}
+	if _, unknown := f.parse(); len(unknown) > 0 {
 		fmt.Fprintf(errw, "gen: warning: --debug: gen has no debug output for %s (it has: %s)\n", strings.Join(unknown, ", "), strings.Join(debugCategories, ", "))
 	}
-	if !show {
+}
+
+// logger returns what takes category's debug lines, writing them to w;
+// nil when the flag was not given or its filter leaves category out.
+func (f *debugFlag) logger(category string, w io.Writer) func(string) {
+	if !f.set {
 		return nil
 	}
-	// Parallel subagents' hooks log at once: one line at a time.
-	var mu sync.Mutex
+	if show, _ := f.parse(); !show[category] {
+		return nil
+	}
+	if f.mu == nil {
+		f.mu = new(sync.Mutex)
+	}
+	mu, prefix := f.mu, "[debug] "+category+":"
 	return func(line string) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(w, "[debug] hooks:", line)
+		fmt.Fprintln(w, prefix, line)
 	}
 }

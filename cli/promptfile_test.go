@@ -100,3 +100,16 @@ func TestPromptFileFlags(t *testing.T) {
 		t.Errorf("a refused flag still reached the model (%d requests)", n)
 	}
 }
+
+// --debug api says how each request to the model endpoint went.
+func TestDebugAPI(t *testing.T) {
+	dir := project(t)
+	systemServer(t)
+	code, _, errs := run("-p", "--no-stream", "--cwd", dir, "--debug", "api", "hello")
+	if code != ExitOK || !strings.Contains(errs, `[debug] api: POST http://127.0.0.1:`) || !strings.Contains(errs, `/v1/chat/completions, model "test-model", attempt 1: ok after`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := run("-p", "--no-stream", "--cwd", dir, "--debug", "hooks", "hello"); code != ExitOK || strings.Contains(errs, "[debug] api") {
+		t.Errorf("--debug hooks: exit %d, stderr %q; want no api lines", code, errs)
+	}
+}

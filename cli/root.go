@@ -264,7 +264,8 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err != nil {
 		return err
 	}
-	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.budget, s.Err)
+	o.debug.warn(s.Err)
+	model, modelName, meter, err := runModel(o.model, def, set, o.noStream, o.debug.logger("api", s.Err), o.budget, s.Err)
 	if err != nil {
 		return err
 	}
@@ -295,7 +296,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		Agent:        def,
 		AllowBypass:  o.allowBypass,
 		NoSkills:     o.noSlash,
-		DebugHooks:   o.debug.hooks(s.Err, s.Err),
+		DebugHooks:   o.debug.logger("hooks", s.Err),
 	}
 	if err := sid.start(); err != nil {
 		return err
@@ -411,7 +412,7 @@ func (o *mainOptions) withFallback(main loop.Model, mainName string, api setting
 	if o.fallback == mainName {
 		return nil, usageErr(fmt.Errorf("--fallback-model %s is the main model", o.fallback))
 	}
-	fb, _, err := pickModel(o.fallback, true, api, o.noStream, errw)
+	fb, _, err := pickModel(o.fallback, true, api, o.noStream, o.debug.logger("api", errw), errw)
 	if err != nil {
 		return nil, err
 	}

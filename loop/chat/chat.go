@@ -77,6 +77,9 @@ type Config struct {
 	// MaxToolArgs bounds the arguments of one tool call. 0 means
 	// DefaultMaxToolArgs.
 	MaxToolArgs int64
+	// Debug, when set, is told of each attempt (--debug api): how it
+	// ended, how long it took, and the wait before the next.
+	Debug func(string)
 }
 
 // Defaults and bounds. They are documented in the README.
@@ -232,7 +235,17 @@ func (m *Model) Complete(ctx context.Context, req loop.Request) (loop.Response, 
 	}
 	start := time.Now()
 	for try := 0; ; try++ {
+		began := time.Now()
 		resp, streamed, err := m.attempt(ctx, body, req.OnText)
+		if m.cfg.Debug != nil {
+			took := time.Since(began).Round(time.Millisecond)
+			if err == nil {
+				m.cfg.Debug(fmt.Sprintf("POST %s, model %q, attempt %d: ok after %v (%d prompt and %d completion tokens, %d tool calls)",
+					m.url, m.cfg.Model, try+1, took, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, len(resp.Message.ToolCalls)))
+			} else {
+				m.cfg.Debug(fmt.Sprintf("POST %s, model %q, attempt %d: %v after %v", m.url, m.cfg.Model, try+1, err, took))
+			}
+		}
 		if err == nil {
 			return resp, nil
 		}
