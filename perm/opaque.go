@@ -322,7 +322,7 @@ func inlineOption(a, o string) bool {
 	case strings.HasPrefix(o, "--"):
 		return strings.HasPrefix(a, o+"=")
 	}
-	return len(o) == 2 && o[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(o[1]))
+	return len(o) == 2 && o[0] == '-' && bash.ClusterHas(a, o[1])
 }
 
 // opaqueProg reports whether opaque looks at a form run by prog.

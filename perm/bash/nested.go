@@ -201,7 +201,7 @@ func gitCodeOption(a string, names []string) (val string, attached, next bool) {
 			// A short option may close a run of flags (-ix CMD) or
 			// take the rest of it (-ixCMD), as git's parser reads it.
 			k := -1
-			if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+			if ShortCluster(a) {
 				k = strings.IndexByte(a[1:], o[1]) + 1
 			}
 			switch {
@@ -484,14 +484,14 @@ func commandOption(args []Word) *Word {
 		v := a.Value
 		var code string
 		switch {
-		case v == "--command" || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.HasSuffix(v, "c"):
+		case v == "--command" || ShortCluster(v) && strings.HasSuffix(v, "c"):
 			if i+1 < len(args) {
 				return &args[i+1]
 			}
 			return nil
 		case strings.HasPrefix(v, "--command="):
 			code = strings.TrimPrefix(v, "--command=")
-		case len(v) > 2 && v[0] == '-' && v[1] != '-' && strings.Contains(v, "c"):
+		case len(v) > 2 && ClusterHas(v, 'c'):
 			_, code, _ = strings.Cut(v, "c")
 		default:
 			continue

@@ -203,7 +203,7 @@ func (c *collector) arithArgs(prog string, args []Word) {
 			continue
 		}
 		switch {
-		case (prog == "declare" || prog == "typeset" || prog == "local") && len(a.Value) > 1 && a.Value[0] == '-' && a.Value[1] != '-' && strings.ContainsRune(a.Value, 'i'),
+		case (prog == "declare" || prog == "typeset" || prog == "local") && ClusterHas(a.Value, 'i'),
 			(prog == "test" || prog == "[") && a.Value == "-v":
 			c.script.arithAny = true
 			return

@@ -114,7 +114,7 @@ func exportsFlag(args []Word) bool {
 			}
 			continue
 		}
-		if v := w.Value; len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v, 'x') > 0 {
+		if ClusterHas(w.Value, 'x') {
 			return true
 		}
 	}
@@ -143,7 +143,7 @@ func setsAllExport(c *Command) bool {
 			continue
 		}
 		for _, w := range v[1:] {
-			if !w.Static || w.Value == "allexport" || len(w.Value) > 1 && w.Value[0] == '-' && w.Value[1] != '-' && strings.IndexByte(w.Value, 'a') > 0 {
+			if !w.Static || w.Value == "allexport" || ClusterHas(w.Value, 'a') {
 				return true
 			}
 		}
