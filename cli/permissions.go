@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -169,11 +170,12 @@ func (f *policyFlags) flagSettings() (data []byte, path string, err error) {
 
 type checkOptions struct {
 	policyFlags
-	agent    string
-	headless bool
-	input    string
-	json     bool
-	batch    string
+	agent     string
+	mainAgent string
+	headless  bool
+	input     string
+	json      bool
+	batch     string
 }
 
 // newPermissionsCmd returns `gen permissions`. runF, if not nil, replaces
@@ -208,6 +210,7 @@ CALL is the tool name and the JSON object gives its full arguments.`,
 	o.register(check, "mode")
 	fl := check.Flags()
 	fl.StringVar(&o.agent, "agent", "", "evaluate as this subagent")
+	fl.StringVar(&o.mainAgent, "main-agent", "", "evaluate as the main loop running as this agent (gen --agent NAME)")
 	fl.BoolVar(&o.headless, "headless", false, "evaluate as a headless run (Ask becomes Deny)")
 	fl.StringVar(&o.input, "input", "", "the call's full arguments as a JSON object")
 	fl.BoolVar(&o.json, "json", false, "print the result as one JSON object")
@@ -250,12 +253,19 @@ func runCheck(ctx context.Context, o *checkOptions, args []string, s Streams) er
 		return usageErr(err)
 	}
 	c.Agents = cat.All()
-	if o.agent != "" {
-		def, err := cat.Lookup(o.agent)
+	if o.agent != "" && o.mainAgent != "" {
+		return usageErr(fmt.Errorf("--agent (a subagent) and --main-agent (the main loop as an agent) exclude each other"))
+	}
+	if name := cmp.Or(o.agent, o.mainAgent); name != "" {
+		def, err := cat.Lookup(name)
 		if err != nil {
 			return usageErr(fmt.Errorf("%w (see gen agent list)", err))
 		}
-		c.Agent = def
+		if o.agent != "" {
+			c.Agent = def
+		} else {
+			c.MainAgent = def
+		}
 	}
 	pol, warns := policy.ForCheck(set, c)
 	for _, w := range warns {

@@ -354,6 +354,11 @@ func origin(d *agent.Definition) string {
 type Check struct {
 	// Agent, if set, evaluates as this subagent (run on its own).
 	Agent *agent.Definition
+	// MainAgent, if set, evaluates as the main loop running as this
+	// agent (gen --agent), in its mode as a session starts in it: the
+	// agent's capped (MainMode), or with ModeFlag the settings' mode,
+	// which must then be one the agent allows.
+	MainAgent *agent.Definition
 	// ModeFlag is set when the mode flag was given: it replaces the
 	// agent's mode (the settings' mode, which the flag set, applies).
 	ModeFlag bool
@@ -366,8 +371,19 @@ type Check struct {
 // ForCheck returns the policy c describes under settings s, and warnings
 // about what was adjusted.
 func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
-	p := Main(s, Runtime{Mode: s.Mode, Agents: c.Agents})
+	rt := Runtime{Mode: s.Mode, Agents: c.Agents}
 	var warns []string
+	if d := c.MainAgent; d != nil {
+		rt.Agent = d
+		if !c.ModeFlag {
+			rt.Mode = d.Mode
+		}
+		if m, _ := MainMode(s, rt); c.ModeFlag && m != s.Mode {
+			warns = append(warns, fmt.Sprintf("--mode %s is above what agent %s allows: a session would refuse it; evaluating in %s mode", s.Mode, d.Name, m))
+		}
+		warns = append(warns, MainWarnings(s, rt)...)
+	}
+	p := Main(s, rt)
 	if c.Agent != nil {
 		p, warns = Subagent(s, c.Agent, nil)
 		if c.ModeFlag {
