@@ -34,9 +34,11 @@ var flagAliases = lazy.Value[map[string]string]{New: func() map[string]string {
 	}
 }}
 
-// debugFilter is what a --debug filter looks like: categories, each
-// perhaps negated, separated by commas.
-var debugFilter = lazyre.MustCompile(`^!?[a-z]+(,\s*!?[a-z]+)*$`)
+// debugFilter is what a --debug filter looks like: category names
+// (a letter or digit, then letters, digits, "_" and "-", as Claude
+// Code's "1p"), each perhaps negated, separated by commas. A flag
+// ("--type") is never one.
+var debugFilter = lazyre.MustCompile(`^\s*!?[A-Za-z0-9][A-Za-z0-9_-]*(\s*,\s*!?[A-Za-z0-9][A-Za-z0-9_-]*)*\s*$`)
 
 // normalizeFlag maps the aliases to the flags they stand for.
 func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {

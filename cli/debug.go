@@ -38,29 +38,41 @@ func (f *debugFlag) register(fl *pflag.FlagSet) {
 	fl.Lookup("debug").NoOptDefVal = "all"
 }
 
-// parse reads the filter as Claude Code does: the categories it names,
-// or all but those it negates when it names none. unknown are the
-// categories it names that gen lacks.
+// parse reads the filter as Claude Code does: names are compared
+// without case and empty ones dropped; no names means every category;
+// only names, those; only negated names, every category but those; a mix
+// of both, every category. unknown are the names (not negated) gen
+// lacks.
 func (f *debugFlag) parse() (show map[string]bool, unknown []string) {
 	var named, negated []string
-	for c := range strings.SplitSeq(f.filter, ",") {
+	for c := range strings.SplitSeq(strings.ToLower(f.filter), ",") {
 		c = strings.TrimSpace(c)
 		name, not := strings.CutPrefix(c, "!")
 		switch {
+		case name == "":
+			continue
 		case c == "all":
 			named = append(named, debugCategories...)
+			continue
 		case not:
 			negated = append(negated, name)
 		default:
 			named = append(named, name)
-			if !slices.Contains(debugCategories, name) {
-				unknown = append(unknown, name)
-			}
+		}
+		if !slices.Contains(debugCategories, name) && !not {
+			unknown = append(unknown, name)
 		}
 	}
 	show = map[string]bool{}
 	for _, c := range debugCategories {
-		show[c] = (len(named) == 0 || slices.Contains(named, c)) && !slices.Contains(negated, c)
+		switch {
+		case len(named) > 0 && len(negated) > 0, len(named) == 0 && len(negated) == 0:
+			show[c] = true
+		case len(named) > 0:
+			show[c] = slices.Contains(named, c)
+		default:
+			show[c] = !slices.Contains(negated, c)
+		}
 	}
 	return show, unknown
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/gen-run/gen/internal/reap"
 )
@@ -96,7 +97,7 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	wg.Wait()
 	if r.Debug != nil {
 		for i, a := range as {
-			line := fmt.Sprintf("%s (%q): hook %s (%s): %s after %v", event, subject, a.h.Origin, a.h.Command, a.status, took[i].Round(time.Millisecond))
+			line := fmt.Sprintf("%s (%q): hook %s (%s): %s after %v", event, subject, a.h.Origin, debugText([]byte(a.h.Command)), a.status, took[i].Round(time.Millisecond))
 			if a.out != "" {
 				line += "; stdout: " + a.out
 			}
@@ -259,6 +260,9 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	a.status = "exit 0"
 	if errors.As(werr, &exitErr) {
 		a.status = fmt.Sprintf("exit %d", exitErr.ExitCode())
+		if exitErr.ExitCode() < 0 {
+			a.status = exitErr.String() // "signal: killed"
+		}
 	} else if werr != nil {
 		a.status = "failed: " + werr.Error()
 	}
@@ -278,11 +282,18 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	}
 }
 
-// debugText is the start of a hook's output for Runner.Debug, on one
-// line.
+// debugText is the start of a hook's output (or its command) for
+// Runner.Debug, on one line, without control characters: a terminal
+// escape in a hook's output must not reach the terminal through it.
 func debugText(b []byte) string {
 	const max = 300
-	s := strings.Join(strings.Fields(string(b)), " ")
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(string(b), "\uFFFD"))
+	s = strings.Join(strings.Fields(s), " ")
 	for i := range s { // at a rune's start
 		if i >= max {
 			return s[:i] + "…"

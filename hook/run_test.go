@@ -565,3 +565,26 @@ func TestAgentHalt(t *testing.T) {
 		t.Errorf("nil TakeHalt = %q", got)
 	}
 }
+
+// Runner.Debug hears each event's matching hooks and how each ended, on
+// one line each, with no control characters from the hook's output.
+func TestRunnerDebug(t *testing.T) {
+	raw := `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "printf '\\033[31mRED\\033[0m\\nmore' >&2; exit 2"}]}]}`
+	var lines []string
+	r := &Runner{Config: mustParse(t, "s.json", raw), Debug: func(s string) { lines = append(lines, s) }}
+	run(t, r, PreToolUse, toolInput())
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `PreToolUse ("Bash"): 1 matching hooks`) ||
+		!strings.Contains(lines[1], ": exit 2 after ") || !strings.Contains(lines[1], "; stderr: [31mRED [0m more") {
+		t.Fatalf("debug lines %q", lines)
+	}
+	for _, l := range lines {
+		if strings.ContainsFunc(l, func(r rune) bool { return r < ' ' }) {
+			t.Errorf("a control character in %q", l)
+		}
+	}
+	lines = nil
+	run(t, r, PostToolUse, toolInput())
+	if len(lines) != 0 {
+		t.Errorf("an event with no hooks configured logged %q", lines)
+	}
+}

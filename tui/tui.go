@@ -373,8 +373,10 @@ func (p *printer) run(ctx context.Context, send func(tea.Msg)) {
 // filter is the program's message filter (tea.WithFilter), which its
 // event loop calls on each message it receives: a printMsg becomes the
 // print of every line sent so far, which the renderer then holds and
-// writes even if the program ends next. Lines it never received stay in
-// sent for flush.
+// writes as it stops, even if the program quits next. Lines it never
+// received stay in sent for flush. (A program killed by its context's
+// end stops its renderer without that last write: the lines of its last
+// frame may then be lost.)
 func (p *printer) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	if _, ok := msg.(printMsg); !ok {
 		return msg

@@ -26,6 +26,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -78,7 +79,7 @@ type Config struct {
 	// DefaultMaxToolArgs.
 	MaxToolArgs int64
 	// Debug, when set, is told of each attempt (--debug api): how it
-	// ended, how long it took, and the wait before the next.
+	// ended and how long it took.
 	Debug func(string)
 }
 
@@ -160,6 +161,8 @@ type Model struct {
 	cfg    Config
 	client *http.Client
 	url    string
+	// shown is url as messages name it: a password in it is hidden.
+	shown string
 }
 
 var _ loop.Model = (*Model)(nil)
@@ -194,7 +197,12 @@ func New(cfg Config) *Model {
 	if cfg.MaxToolArgs <= 0 {
 		cfg.MaxToolArgs = DefaultMaxToolArgs
 	}
-	return &Model{cfg: cfg, client: cfg.HTTPClient, url: base + "/chat/completions"}
+	m := &Model{cfg: cfg, client: cfg.HTTPClient, url: base + "/chat/completions"}
+	m.shown = m.url
+	if u, err := url.Parse(m.url); err == nil {
+		m.shown = u.Redacted()
+	}
+	return m
 }
 
 // Backoff is the default wait before retry number try: 500ms·2^try, at
@@ -241,22 +249,22 @@ func (m *Model) Complete(ctx context.Context, req loop.Request) (loop.Response, 
 			took := time.Since(began).Round(time.Millisecond)
 			if err == nil {
 				m.cfg.Debug(fmt.Sprintf("POST %s, model %q, attempt %d: ok after %v (%d prompt and %d completion tokens, %d tool calls)",
-					m.url, m.cfg.Model, try+1, took, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, len(resp.Message.ToolCalls)))
+					m.shown, m.cfg.Model, try+1, took, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, len(resp.Message.ToolCalls)))
 			} else {
-				m.cfg.Debug(fmt.Sprintf("POST %s, model %q, attempt %d: %v after %v", m.url, m.cfg.Model, try+1, err, took))
+				m.cfg.Debug(fmt.Sprintf("POST %s, model %q, attempt %d: %v after %v", m.shown, m.cfg.Model, try+1, err, took))
 			}
 		}
 		if err == nil {
 			return resp, nil
 		}
 		if cerr := ctx.Err(); cerr != nil {
-			return loop.Response{}, fmt.Errorf("chat: %s: %w", m.url, cerr)
+			return loop.Response{}, fmt.Errorf("chat: %s: %w", m.shown, cerr)
 		}
 		fail := func(note string) (loop.Response, error) {
 			if try > 0 {
 				note = fmt.Sprintf(" (after %d tries%s)", try+1, note)
 			}
-			return loop.Response{}, fmt.Errorf("chat: POST %s, model %q%s: %w", m.url, m.cfg.Model, note, err)
+			return loop.Response{}, fmt.Errorf("chat: POST %s, model %q%s: %w", m.shown, m.cfg.Model, note, err)
 		}
 		if streamed || !retryable(err) || try+1 >= m.cfg.MaxTries {
 			return fail("")
@@ -271,7 +279,7 @@ func (m *Model) Complete(ctx context.Context, req loop.Request) (loop.Response, 
 		}
 		wait = min(wait, left)
 		if werr := m.cfg.Wait(ctx, wait); werr != nil {
-			return loop.Response{}, fmt.Errorf("chat: %s: waiting to retry after %v: %w", m.url, err, werr)
+			return loop.Response{}, fmt.Errorf("chat: %s: waiting to retry after %v: %w", m.shown, err, werr)
 		}
 	}
 }

@@ -453,3 +453,27 @@ func TestStalledServer(t *testing.T) {
 		}
 	})
 }
+
+// A password in the endpoint's URL is not repeated in errors or debug
+// lines; the request still carries it.
+func TestURLPasswordHidden(t *testing.T) {
+	var gotUser string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotUser, _, _ = r.BasicAuth()
+		http.Error(w, "no", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	var debug []string
+	m := chat.New(chat.Config{BaseURL: strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1) + "/v1", Model: "m",
+		Debug: func(s string) { debug = append(debug, s) }})
+	_, err := m.Complete(context.Background(), loop.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "user:xxxxx@") {
+		t.Errorf("error %v: want the URL with its password hidden", err)
+	}
+	if len(debug) == 0 || strings.Contains(strings.Join(debug, "\n"), "s3cret") {
+		t.Errorf("debug lines %q: want some, without the password", debug)
+	}
+	if gotUser != "user" {
+		t.Errorf("the request's user is %q, want the URL's", gotUser)
+	}
+}

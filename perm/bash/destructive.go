@@ -262,7 +262,7 @@ func hasLong(args []Word, full string, min int) bool {
 func hasShort(args []Word, c byte, stopAt string) bool {
 	found := false
 	for _, a := range args {
-		if a.Static && ShortCluster(a.Value) {
+		if a.Static && optCluster(a.Value) {
 			shortCluster(a.Value, stopAt, func(x byte) { found = found || x == c })
 		}
 	}
@@ -400,7 +400,7 @@ func modeOption(args []Word) (string, bool) {
 		case strings.HasPrefix(v, "--") && abbrev(longName(v), "--mode", 3):
 			_, mode, _ = strings.Cut(v, "=")
 			found = true
-		case ShortCluster(v):
+		case optCluster(v):
 			if j := strings.IndexByte(v, 'm'); j > 0 && j+1 < len(v) {
 				mode, found = v[j+1:], true
 			} else if j == len(v)-1 && i+1 < len(args) && args[i+1].Static {

@@ -201,7 +201,7 @@ func gitCodeOption(a string, names []string) (val string, attached, next bool) {
 			// A short option may close a run of flags (-ix CMD) or
 			// take the rest of it (-ixCMD), as git's parser reads it.
 			k := -1
-			if ShortCluster(a) {
+			if optCluster(a) {
 				k = strings.IndexByte(a[1:], o[1]) + 1
 			}
 			switch {
@@ -484,7 +484,7 @@ func commandOption(args []Word) *Word {
 		v := a.Value
 		var code string
 		switch {
-		case v == "--command" || ShortCluster(v) && strings.HasSuffix(v, "c"):
+		case v == "--command" || optCluster(v) && strings.HasSuffix(v, "c"):
 			if i+1 < len(args) {
 				return &args[i+1]
 			}

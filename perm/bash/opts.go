@@ -264,12 +264,12 @@ func longName(v string) string {
 	return name
 }
 
-// ShortCluster reports whether v is a cluster of short options: "-" and
+// optCluster reports whether v is a cluster of short options: "-" and
 // at least one more character, not "--" ("-la", "-x", "-n5").
-func ShortCluster(v string) bool { return len(v) > 1 && v[0] == '-' && v[1] != '-' }
+func optCluster(v string) bool { return len(v) > 1 && v[0] == '-' && v[1] != '-' }
 
 // ClusterHas reports whether v is a cluster of short options that holds
 // c ("-xe" holds x and e).
 func ClusterHas(v string, c byte) bool {
-	return ShortCluster(v) && strings.IndexByte(v[1:], c) >= 0
+	return optCluster(v) && strings.IndexByte(v[1:], c) >= 0
 }
