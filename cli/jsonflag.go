@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gen-run/gen/internal/textfile"
 )
 
@@ -77,6 +79,19 @@ func (f *fileFlag) Set(v string) error {
 	return nil
 }
 func (f *fileFlag) Type() string { return "string" }
+
+// noEmpty refuses the flags of cmd among names that were given an empty
+// value (--resume "$ID" with ID unset): each would otherwise act as if
+// it had not been given at all, a what-if on the real managed settings or
+// a new session where one was to be resumed.
+func noEmpty(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return usageErr(fmt.Errorf("--%s: empty value", name))
+		}
+	}
+	return nil
+}
 
 // promptFlag returns the text of a prompt flag pair: text, the value of
 // the flag textFlag itself, or the text of the file the flag

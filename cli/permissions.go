@@ -204,6 +204,9 @@ CALL is the tool name and the JSON object gives its full arguments.`,
 			if runF != nil {
 				return runF(o, args)
 			}
+			if err := noEmpty(cmd, "managed-settings", "cwd", "agent", "main-agent", "input"); err != nil {
+				return err
+			}
 			return runCheck(cmd.Context(), o, args, s)
 		},
 	}

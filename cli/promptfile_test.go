@@ -113,3 +113,28 @@ func TestDebugAPI(t *testing.T) {
 		t.Errorf("--debug hooks: exit %d, stderr %q; want no api lines", code, errs)
 	}
 }
+
+// A flag given an empty value ("$ID" unset) is a usage error naming it,
+// never the same as no flag: a new session where one was to be resumed,
+// or a what-if against the real managed settings.
+func TestEmptyFlagValues(t *testing.T) {
+	dir := project(t)
+	for _, args := range [][]string{
+		{"-p", "--cwd", dir, "--resume=", "hi"},
+		{"-p", "--cwd", dir, "--session-id=", "hi"},
+		{"-p", "--cwd", dir, "--agent=", "hi"},
+		{"-p", "--cwd=", "hi"},
+		{"permissions", "check", "--cwd", dir, "--managed-settings=", "Read(a.txt)"},
+		{"permissions", "check", "--cwd", dir, "--main-agent=", "Read(a.txt)"},
+	} {
+		var name string
+		for _, a := range args {
+			if strings.HasSuffix(a, "=") {
+				name = strings.TrimSuffix(a, "=")
+			}
+		}
+		if code, _, errs := run(args...); code != ExitUsage || !strings.Contains(errs, name+": empty value") {
+			t.Errorf("%q: exit %d, %q; want a usage error naming %s", args, code, errs, name)
+		}
+	}
+}

@@ -193,6 +193,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if err := checkPositional(cmd.Root(), o.print, args); err != nil {
 		return err
 	}
+	if err := noEmpty(cmd, "resume", "session-id", "cwd", "model", "agent", "fallback-model"); err != nil {
+		return err
+	}
 	format, err := o.check()
 	if err != nil {
 		return err
