@@ -48,7 +48,7 @@ type runOptions struct {
 	verbose      bool
 	appendSystem string
 	// appendSystemFile is --append-system-prompt-file.
-	appendSystemFile fileFlag
+	appendSystemFile string
 	debug            debugFlag
 	budget           float64
 }
@@ -83,7 +83,7 @@ func newAgentRunCmd(s Streams, runF func(*runOptions) error) *cobra.Command {
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
 	fl.BoolVar(&o.verbose, "verbose", false, "text output: also log the model's text between tool calls to stderr")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the agent's prompt")
-	fl.Var(&o.appendSystemFile, "append-system-prompt-file", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
+	fl.StringVar(&o.appendSystemFile, "append-system-prompt-file", "", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, budgetHelp)
 	o.debug.register(fl)
 	o.agents.register(fl)
@@ -103,7 +103,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if err := checkBudget(o.budget); err != nil {
 		return err
 	}
-	if o.appendSystem, err = promptFlag("--append-system-prompt", o.appendSystem, "--append-system-prompt-file", &o.appendSystemFile); err != nil {
+	if o.appendSystem, err = promptFlag("--append-system-prompt", o.appendSystem, "--append-system-prompt-file", o.appendSystemFile); err != nil {
 		return usageErr(err)
 	}
 	live, set, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)

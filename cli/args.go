@@ -215,3 +215,25 @@ func groupRun(cmd *cobra.Command) {
 		return usageErr(fmt.Errorf("%s\n\nRun '%s --help' for the commands", msg, cmd.CommandPath()))
 	}
 }
+
+// nonEmptyFlags are the flags whose empty value ("$ID" unset) would
+// otherwise act as if the flag had not been given: a new session where
+// one was to be resumed, no --settings scope, a what-if against the real
+// managed settings. Given empty, on any command, they are usage errors
+// (noEmpty). Flags whose empty value means something (--tools "",
+// --setting-sources "") are not among them.
+var nonEmptyFlags = []string{
+	"resume", "session-id", "cwd", "model", "agent", "main-agent", "fallback-model",
+	"managed-settings", "input", "settings", "system-prompt-file", "append-system-prompt-file",
+}
+
+// noEmpty refuses the nonEmptyFlags cmd was given with an empty value.
+// It is the root's PersistentPreRunE, so it checks every command.
+func noEmpty(cmd *cobra.Command, _ []string) error {
+	for _, name := range nonEmptyFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return usageErr(fmt.Errorf("--%s: empty value", name))
+		}
+	}
+	return nil
+}

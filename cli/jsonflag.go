@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
-
 	"github.com/gen-run/gen/internal/textfile"
 )
 
@@ -64,58 +62,26 @@ func readFlagFile(flag, v string) (data []byte, path string, err error) {
 	return data, path, nil
 }
 
-// fileFlag is the value of a flag that names a file (or holds JSON):
-// given, even as "", it is set, so that an empty value (an unset
-// variable, --settings "$CI_SETTINGS") is an error rather than the same
-// as no flag at all.
-type fileFlag struct {
-	value string
-	set   bool
-}
-
-func (f *fileFlag) String() string { return f.value }
-func (f *fileFlag) Set(v string) error {
-	f.value, f.set = v, true
-	return nil
-}
-func (f *fileFlag) Type() string { return "string" }
-
-// noEmpty refuses the flags of cmd among names that were given an empty
-// value (--resume "$ID" with ID unset): each would otherwise act as if
-// it had not been given at all, a what-if on the real managed settings or
-// a new session where one was to be resumed.
-func noEmpty(cmd *cobra.Command, names ...string) error {
-	for _, name := range names {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
-			return usageErr(fmt.Errorf("--%s: empty value", name))
-		}
-	}
-	return nil
-}
-
 // promptFlag returns the text of a prompt flag pair: text, the value of
-// the flag textFlag itself, or the text of the file the flag
-// fileFlagName names (--system-prompt and --system-prompt-file, say),
-// which exclude each other. The file must hold UTF-8 text, and some: an
-// empty one, like an empty name, would quietly stand for no flag at all.
-func promptFlag(textFlag, text, fileFlagName string, fileValue *fileFlag) (string, error) {
-	file := fileValue.value
+// the flag textFlag itself, or the text of file, which the flag fileFlag
+// names (--system-prompt and --system-prompt-file, say); the two exclude
+// each other. The file must hold UTF-8 text, and some: an empty one
+// would quietly stand for no flag at all.
+func promptFlag(textFlag, text, fileFlag, file string) (string, error) {
 	switch {
-	case !fileValue.set:
+	case file == "": // not given: an empty value is refused (noEmpty)
 		return text, nil
-	case file == "":
-		return "", fmt.Errorf("%s: empty value: give a file", fileFlagName)
 	case text != "":
-		return "", fmt.Errorf("%s and %s exclude each other", textFlag, fileFlagName)
+		return "", fmt.Errorf("%s and %s exclude each other", textFlag, fileFlag)
 	}
-	data, path, err := readFlagFile(fileFlagName, file)
+	data, path, err := readFlagFile(fileFlag, file)
 	switch {
 	case err != nil:
 		return "", err
 	case !utf8.Valid(data):
-		return "", fmt.Errorf("%s %s: not UTF-8 text", fileFlagName, path)
+		return "", fmt.Errorf("%s %s: not UTF-8 text", fileFlag, path)
 	case strings.TrimSpace(string(data)) == "":
-		return "", fmt.Errorf("%s %s: the file is empty", fileFlagName, path)
+		return "", fmt.Errorf("%s %s: the file is empty", fileFlag, path)
 	}
 	return string(data), nil
 }

@@ -169,6 +169,8 @@ with --  (gen -p --allowedTools Read Edit -- "fix the test").`,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE:          func(cmd *cobra.Command, args []string) error { return runMain(cmd, o, args, s) },
+		// Every command: a flag that must not be empty is not.
+		PersistentPreRunE: noEmpty,
 	}
 	o.register(root)
 	root.SetVersionTemplate(versionTemplate)

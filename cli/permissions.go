@@ -44,7 +44,7 @@ type policyFlags struct {
 	// tools is --tools; nil when it was not given.
 	tools []string
 	// settings is --settings: a settings file, or JSON.
-	settings fileFlag
+	settings string
 	// sources is --setting-sources; nil when it was not given.
 	sources []string
 	// agents is --agents, where the command takes it.
@@ -62,7 +62,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, trustHelp)
-	fl.Var(&f.settings, "settings", "a settings file, or a JSON object, to load as one more settings scope, above local settings and below managed ones (read once: not followed)")
+	fl.StringVar(&f.settings, "settings", "", "a settings file, or a JSON object, to load as one more settings scope, above local settings and below managed ones (read once: not followed)")
 	stringsVar(fl, &f.sources, "setting-sources", nil, `the settings scopes to load in full, comma-separated: user, project, local ("" for none); managed settings and --settings always load, and a scope left out still brings its deny and ask rules`)
 	stringsVar(fl, &f.tools, "tools", nil, `the built-in tools the run has, comma- or space-separated, e.g. 'Bash,Read,Edit'; "" for none, "default" for all (the others are denied and not shown; MCP tools stay)`)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
@@ -162,10 +162,10 @@ func (f *policyFlags) options() (settings.Options, error) {
 // flagSettings reads --settings (readJSONFlag), now and only now. A file
 // that cannot be read is an error: its deny rules must not vanish.
 func (f *policyFlags) flagSettings() (data []byte, path string, err error) {
-	if !f.settings.set {
-		return nil, "", nil
+	if f.settings == "" {
+		return nil, "", nil // not given: an empty value is refused (noEmpty)
 	}
-	return readJSONFlag("--settings", f.settings.value)
+	return readJSONFlag("--settings", f.settings)
 }
 
 type checkOptions struct {
@@ -203,9 +203,6 @@ CALL is the tool name and the JSON object gives its full arguments.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(o, args)
-			}
-			if err := noEmpty(cmd, "managed-settings", "cwd", "agent", "main-agent", "input"); err != nil {
-				return err
 			}
 			return runCheck(cmd.Context(), o, args, s)
 		},

@@ -126,6 +126,8 @@ func TestEmptyFlagValues(t *testing.T) {
 		{"-p", "--cwd=", "hi"},
 		{"permissions", "check", "--cwd", dir, "--managed-settings=", "Read(a.txt)"},
 		{"permissions", "check", "--cwd", dir, "--main-agent=", "Read(a.txt)"},
+		{"agent", "run", "--type", "test-perm", "--prompt", "x", "--cwd="},
+		{"skills", "list", "--cwd="},
 	} {
 		var name string
 		for _, a := range args {

@@ -53,7 +53,7 @@ type mainOptions struct {
 	// systemFile and appendSystemFile are --system-prompt-file and
 	// --append-system-prompt-file, read into system and appendSystem by
 	// check.
-	systemFile, appendSystemFile fileFlag
+	systemFile, appendSystemFile string
 	skipPerms                    bool
 	allowBypass                  bool
 	noSlash                      bool
@@ -88,8 +88,8 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.StringVar(&o.system, "system-prompt", "", "replace the main loop's system prompt (with --agent, the agent's prompt)")
 	fl.StringVar(&o.agent, "agent", "", "run the main loop as this agent (see gen agent list; without the flag, the agent settings key's): its prompt is the system prompt, its tool rules and hooks apply, its mode caps the session's, and its model is used without --model")
 	fl.StringVar(&o.appendSystem, "append-system-prompt", "", "add text to the end of the system prompt")
-	fl.Var(&o.systemFile, "system-prompt-file", "--system-prompt, read from this file (a relative name from the directory gen was started in)")
-	fl.Var(&o.appendSystemFile, "append-system-prompt-file", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
+	fl.StringVar(&o.systemFile, "system-prompt-file", "", "--system-prompt, read from this file (a relative name from the directory gen was started in)")
+	fl.StringVar(&o.appendSystemFile, "append-system-prompt-file", "", "--append-system-prompt, read from this file (a relative name from the directory gen was started in)")
 	fl.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "same as --permission-mode bypassPermissions (refused where managed settings disable it)")
 	o.debug.register(fl)
 	fl.BoolVar(&o.noSlash, "disable-slash-commands", false, "load no custom slash commands (.claude/commands, .gen/commands) and no skills: a prompt is sent as typed, and the model has no Skill tool")
@@ -159,10 +159,10 @@ func (o *mainOptions) check() (report.Format, error) {
 	if err := o.agents.parse(); err != nil {
 		return "", err
 	}
-	if o.system, err = promptFlag("--system-prompt", o.system, "--system-prompt-file", &o.systemFile); err != nil {
+	if o.system, err = promptFlag("--system-prompt", o.system, "--system-prompt-file", o.systemFile); err != nil {
 		return "", usageErr(err)
 	}
-	if o.appendSystem, err = promptFlag("--append-system-prompt", o.appendSystem, "--append-system-prompt-file", &o.appendSystemFile); err != nil {
+	if o.appendSystem, err = promptFlag("--append-system-prompt", o.appendSystem, "--append-system-prompt-file", o.appendSystemFile); err != nil {
 		return "", usageErr(err)
 	}
 	if o.resume != "" && o.cont {
@@ -191,9 +191,6 @@ func (o *mainOptions) check() (report.Format, error) {
 // waits on a terminal: without a terminal on stdin there is no TUI.
 func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error {
 	if err := checkPositional(cmd.Root(), o.print, args); err != nil {
-		return err
-	}
-	if err := noEmpty(cmd, "resume", "session-id", "cwd", "model", "agent", "fallback-model"); err != nil {
 		return err
 	}
 	format, err := o.check()
