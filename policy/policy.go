@@ -371,24 +371,32 @@ type Check struct {
 // ForCheck returns the policy c describes under settings s, and warnings
 // about what was adjusted.
 func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
-	rt := Runtime{Mode: s.Mode, Agents: c.Agents}
-	var warns []string
-	if d := c.MainAgent; d != nil {
-		rt.Agent = d
-		if !c.ModeFlag {
-			rt.Mode = d.Mode
-		}
-		if m, _ := MainMode(s, rt); c.ModeFlag && m != s.Mode {
-			warns = append(warns, fmt.Sprintf("--mode %s is above what agent %s allows: a session would refuse it; evaluating in %s mode", s.Mode, d.Name, m))
-		}
-		warns = append(warns, MainWarnings(s, rt)...)
-	}
-	p := Main(s, rt)
-	if c.Agent != nil {
+	var (
+		p     perm.Policy
+		warns []string
+	)
+	switch d := c.MainAgent; {
+	case c.Agent != nil:
 		p, warns = Subagent(s, c.Agent, nil)
 		if c.ModeFlag {
 			p.Mode = s.Mode
 		}
+	case d != nil:
+		rt := Runtime{Mode: d.Mode, Agents: c.Agents, Agent: d}
+		if c.ModeFlag {
+			rt.Mode = s.Mode
+		}
+		// Main, with the warnings it leaves out (MainWarnings), from one
+		// build.
+		var mainWarns []string
+		p, mainWarns = mainPolicy(s, rt)
+		compile(&p)
+		if c.ModeFlag && p.Mode != s.Mode {
+			warns = append(warns, fmt.Sprintf("--mode %s is above what agent %s allows: a session would refuse it; evaluating in %s mode", s.Mode, d.Name, p.Mode))
+		}
+		warns = append(warns, mainWarns...)
+	default:
+		p = Main(s, Runtime{Mode: s.Mode, Agents: c.Agents})
 	}
 	if c.Headless {
 		p.NoPrompt = true
