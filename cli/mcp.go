@@ -329,7 +329,13 @@ func newMCPCmd(s Streams) *cobra.Command {
 			defer m.Close()
 			sts := m.Start(cmd.Context(), servers)
 			for _, srv := range skipped {
-				sts = append(sts, mcp.Status{Name: srv.Name, Source: srv.Source, Path: srv.Path, Transport: srv.Transport, State: "untrusted"})
+				// Skipped by the settings' lists (the warning says
+				// which), or else for the project's trust.
+				state := mcp.State("untrusted")
+				if mcpRefused(set, srv.Name, srv) != "" {
+					state = "refused"
+				}
+				sts = append(sts, mcp.Status{Name: srv.Name, Source: srv.Source, Path: srv.Path, Transport: srv.Transport, State: state})
 			}
 			if len(sts) == 0 {
 				fmt.Fprintln(s.Out, "No MCP servers configured.")
@@ -370,16 +376,29 @@ func newMCPCmd(s Streams) *cobra.Command {
 	return cmd
 }
 
-// mcpRefused says why the settings' deniedMcpServers, allowedMcpServers or
-// allowManagedMcpServersOnly keep srv (configured as name) from starting;
-// "" when they do not. A deny entry wins over everything; with an allow list
-// in force a server must match one of its entries; with
-// allowManagedMcpServersOnly and no managed allow list only managed
+// mcpRefused says why the settings' deniedMcpServers, allowedMcpServers,
+// allowManagedMcpServersOnly or approvals of .mcp.json servers keep srv
+// (configured as name) from starting; "" when they do not. A deny entry
+// wins over everything; a server of the project's .mcp.json must not be
+// in disabledMcpjsonServers and, where enabledMcpjsonServers lists
+// servers (and enableAllProjectMcpServers is not set), must be in it;
+// with an allow list in force a server must match one of its entries;
+// with allowManagedMcpServersOnly and no managed allow list only managed
 // servers start.
 func mcpRefused(set *settings.Settings, name string, srv mcp.Server) string {
 	for _, r := range set.MCP.Deny {
 		if mcpRuleMatches(r, name, srv) {
 			return "denied by deniedMcpServers in " + r.Origin
+		}
+	}
+	if mcpJSON(set, srv) {
+		for _, r := range set.MCP.JSONOff {
+			if mcpRuleMatches(r, name, srv) {
+				return "disabled by disabledMcpjsonServers in " + r.Origin
+			}
+		}
+		if on := set.MCP.JSONOn; on != nil && !slices.ContainsFunc(on, func(r settings.MCPServerRule) bool { return mcpRuleMatches(r, name, srv) }) {
+			return "not in enabledMcpjsonServers"
 		}
 	}
 	if set.MCP.Allow != nil {
@@ -439,6 +458,13 @@ func mcpRefusedNow(live *settings.Live, srv mcp.Server) error {
 		return errors.New(why)
 	}
 	return nil
+}
+
+// mcpJSON reports whether srv is configured in the project's .mcp.json,
+// the file Claude Code's approvals (enabledMcpjsonServers,
+// disabledMcpjsonServers) are about.
+func mcpJSON(set *settings.Settings, srv mcp.Server) bool {
+	return srv.Source == perm.SourceProject && srv.Path == filepath.Join(set.Workspace.Root, ".mcp.json")
 }
 
 // mcpRuleMatches reports whether r names srv: by its name, by its exact

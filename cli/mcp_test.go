@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -798,5 +799,79 @@ func TestMCPConfigReadOnce(t *testing.T) {
 	}
 	if _, ok := servers["first"]; !ok || len(servers) != 1 {
 		t.Errorf("servers = %v, want the checked file's first", servers)
+	}
+}
+
+// Claude Code's approvals of .mcp.json servers narrow what the project's
+// trust starts: disabledMcpjsonServers never starts a server, and where
+// enabledMcpjsonServers lists servers only those start, unless
+// enableAllProjectMcpServers is set. They are about .mcp.json only: a
+// user's server of a listed name starts.
+func TestMCPJSONApprovals(t *testing.T) {
+	dir := project(t)
+	ok := mcptest.StdioEntry("ok")
+	mcpConfig(t, dir, ".mcp.json", map[string]string{"a": ok, "b": ok, "c": ok})
+	user := filepath.Join(dir, ".gen", "settings.json") // HOME is dir: this is the user file
+	write := func(path, json string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local := filepath.Join(dir, ".claude", "settings.local.json")
+	write(local, `{"enabledMcpjsonServers": ["a", "b"], "disabledMcpjsonServers": ["b", "d"]}`)
+	write(user, `{"mcpServers": {"d": `+ok+`}}`)
+	mcpJSON := filepath.Join(dir, ".mcp.json")
+	list := func() string {
+		t.Helper()
+		code, out, errs := gen(t, "mcp", "list", "--cwd", dir, "--trust")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		return out + errs
+	}
+	started := func(out, name string) bool {
+		return strings.Contains(out, "mcp__"+name+"__echo")
+	}
+	out := list()
+	for _, want := range []string{
+		mcpJSON + `: ignoring MCP server "b": disabled by disabledMcpjsonServers in ` + local,
+		mcpJSON + `: ignoring MCP server "c": not in enabledMcpjsonServers`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if !started(out, "a") || started(out, "b") || started(out, "c") || !started(out, "d") {
+		t.Errorf("want a and d started, not b or c:\n%s", out)
+	}
+	// gen mcp list says they were refused, not that the project is
+	// untrusted.
+	if n := regexp.MustCompile(`(?m)^[bc] +project .* refused +-$`).FindAllString(out, -1); len(n) != 2 || strings.Contains(out, "untrusted") {
+		t.Errorf("want b and c listed as refused, %q:\n%s", n, out)
+	}
+
+	write(user, `{"mcpServers": {"d": `+ok+`}, "enableAllProjectMcpServers": true}`)
+	out = list()
+	if !started(out, "a") || started(out, "b") || !started(out, "c") || !started(out, "d") {
+		t.Errorf("enableAllProjectMcpServers: want a, c and d started, not b:\n%s", out)
+	}
+
+	// They only narrow the project's trust: an untrusted project's
+	// servers stay off, whatever its files approve.
+	write(filepath.Join(dir, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["c"]}`)
+	code, out, errs := gen(t, "mcp", "list", "--cwd", dir)
+	if code != 0 || started(out, "a") || started(out, "c") || !strings.Contains(out+errs, "untrusted") {
+		t.Errorf("untrusted: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	// A bad list is an error naming the file and line.
+	write(local, "{\n\"disabledMcpjsonServers\": [\"b\", 3]}")
+	code, _, errs = gen(t, "mcp", "list", "--cwd", dir, "--trust")
+	if code != 2 || !strings.Contains(errs, local+":2:") || !strings.Contains(errs, "disabledMcpjsonServers[1] must be the non-empty name of a server in .mcp.json") {
+		t.Errorf("bad list: exit %d, %s", code, errs)
 	}
 }

@@ -7,10 +7,14 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
-// Claude Code's lists of the MCP servers that may start.
+// Claude Code's lists of the MCP servers that may start, and its
+// approvals of the servers of a project's .mcp.json.
 const (
-	mcpAllowKey = "allowedMcpServers"
-	mcpDenyKey  = "deniedMcpServers"
+	mcpAllowKey     = "allowedMcpServers"
+	mcpDenyKey      = "deniedMcpServers"
+	mcpjsonOnKey    = "enabledMcpjsonServers"
+	mcpjsonOffKey   = "disabledMcpjsonServers"
+	mcpjsonAllOnKey = "enableAllProjectMcpServers"
 )
 
 // MCPServerRule is one entry of allowedMcpServers or deniedMcpServers, in
@@ -28,8 +32,16 @@ type MCPServerRule struct {
 // MCPRules are the merged allow and deny lists. Deny entries from every
 // scope apply. Allow is nil when no scope sets allowedMcpServers (no
 // restriction); an empty, non-nil Allow allows no server.
+//
+// JSONOn and JSONOff are Claude Code's approvals of the servers of the
+// project's .mcp.json (enabledMcpjsonServers, disabledMcpjsonServers), as
+// rules by name. They only narrow what the project's trust lets start: a
+// server JSONOff names never starts, and while JSONOn is not nil only the
+// servers it names do. JSONOn is nil when no scope lists servers or one
+// sets enableAllProjectMcpServers.
 type MCPRules struct {
-	Allow, Deny []MCPServerRule
+	Allow, Deny     []MCPServerRule
+	JSONOn, JSONOff []MCPServerRule
 }
 
 // mcpRules parses allowedMcpServers or deniedMcpServers. Anything that is
@@ -76,8 +88,28 @@ func (p *parser) mcpRules(key string, v *value) ([]MCPServerRule, error) {
 	return out, nil
 }
 
+// mcpjsonNames parses enabledMcpjsonServers or disabledMcpjsonServers, a
+// list of server names, as rules by name.
+func (p *parser) mcpjsonNames(key string, v *value) ([]MCPServerRule, error) {
+	if v.Kind != kindArray {
+		return nil, p.errAt(v.Off, "%s must be a list of the names of servers in .mcp.json", key)
+	}
+	out := make([]MCPServerRule, 0, len(v.Elems))
+	for i, el := range v.Elems {
+		if el.Kind != kindString || strings.TrimSpace(el.Str) == "" {
+			return nil, p.errAt(el.Off, "%s[%d] must be the non-empty name of a server in .mcp.json", key, i)
+		}
+		out = append(out, MCPServerRule{Name: el.Str, Origin: p.path})
+	}
+	return out, nil
+}
+
 // mergeMCPRules sets s.MCP from s.Files: every deny list; the allow lists
-// of every scope, or only managed ones under allowManagedMcpServersOnly.
+// of every scope, or only managed ones under allowManagedMcpServersOnly;
+// every disabledMcpjsonServers list; and the enabledMcpjsonServers lists
+// of every scope unless one sets enableAllProjectMcpServers. (The last
+// two matter only in a trusted project, whose files all count: the
+// servers they approve need its trust.)
 //
 // An untrusted project's allow list may only narrow. Alone it applies (only
 // the servers it names start); beside a list from a scope the user trusts
@@ -85,8 +117,14 @@ func (p *parser) mcpRules(key string, v *value) ([]MCPServerRule, error) {
 // the user's or administrator's list keeps out. Set s.Trusted first.
 func (s *Settings) mergeMCPRules() {
 	var untrusted []File
+	allOn := false
 	for _, f := range s.Files {
 		s.MCP.Deny = append(s.MCP.Deny, f.MCPDeny...)
+		s.MCP.JSONOff = append(s.MCP.JSONOff, f.MCPJSONOff...)
+		if f.MCPJSONOn != nil {
+			s.MCP.JSONOn = append(orEmpty(s.MCP.JSONOn), f.MCPJSONOn...)
+		}
+		allOn = allOn || f.MCPJSONAllOn
 		if f.MCPAllow == nil || s.ManagedMCPOnly && f.Scope != perm.SourceManaged {
 			continue
 		}
@@ -95,6 +133,9 @@ func (s *Settings) mergeMCPRules() {
 			continue
 		}
 		s.MCP.Allow = append(orEmpty(s.MCP.Allow), f.MCPAllow...)
+	}
+	if allOn {
+		s.MCP.JSONOn = nil
 	}
 	widens := s.MCP.Allow != nil
 	for _, f := range untrusted {

@@ -95,3 +95,69 @@ func TestMCPAllowUntrustedProject(t *testing.T) {
 		t.Errorf("trusted: allow = %v, want [corp shell]; warnings %q", got, s.Warnings)
 	}
 }
+
+// Claude Code's approvals of .mcp.json servers parse strictly and merge:
+// every disabledMcpjsonServers list; the enabledMcpjsonServers lists
+// joined, unless a file sets enableAllProjectMcpServers; a file that
+// --setting-sources drops keeps its lists (they narrow), not
+// enableAllProjectMcpServers.
+func TestMCPJSONApprovalLists(t *testing.T) {
+	const path = "/proj/.claude/settings.local.json"
+	for _, tc := range []struct{ json, err string }{
+		{`{"enabledMcpjsonServers": "a"}`, "enabledMcpjsonServers must be a list of the names of servers in .mcp.json"},
+		{`{"disabledMcpjsonServers": [""]}`, "disabledMcpjsonServers[0] must be the non-empty name of a server in .mcp.json"},
+		{`{"disabledMcpjsonServers": [{"serverName": "a"}]}`, "disabledMcpjsonServers[0] must be the non-empty name"},
+		{`{"enableAllProjectMcpServers": "yes"}`, "enableAllProjectMcpServers must be true or false"},
+	} {
+		_, _, err := parseFile(perm.SourceLocal, path, []byte(tc.json), "/", "/home/u")
+		if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), path+":1:") {
+			t.Errorf("%s: error %v, want %q at %s:1", tc.json, err, tc.err, path)
+		}
+	}
+	parse := func(scope perm.Source, json string) File {
+		f, _, err := parseFile(scope, "/x/"+string(scope)+".json", []byte(json), "/", "/home/u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *f
+	}
+	names := func(rs []MCPServerRule) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Name+"@"+r.Origin)
+		}
+		return out
+	}
+	user := parse(perm.SourceUser, `{"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["x"]}`)
+	local := parse(perm.SourceLocal, `{"enabledMcpjsonServers": ["b"], "disabledMcpjsonServers": ["y"]}`)
+	all := parse(perm.SourceProject, `{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": []}`)
+	none := parse(perm.SourceProject, `{"enableAllProjectMcpServers": false}`)
+
+	s := &Settings{Files: []File{local, user, none}, Trusted: true}
+	s.mergeMCPRules()
+	if on, off := names(s.MCP.JSONOn), names(s.MCP.JSONOff); !slices.Equal(on, []string{"b@/x/local.json", "a@/x/user.json"}) || !slices.Equal(off, []string{"y@/x/local.json", "x@/x/user.json"}) {
+		t.Errorf("joined: on %v, off %v", on, off)
+	}
+	s = &Settings{Files: []File{local, all, user}, Trusted: true}
+	if s.mergeMCPRules(); s.MCP.JSONOn != nil || len(s.MCP.JSONOff) != 2 {
+		t.Errorf("enableAllProjectMcpServers: on %v, off %v; want no enabled list, both disabled", names(s.MCP.JSONOn), names(s.MCP.JSONOff))
+	}
+	s = &Settings{Files: []File{parse(perm.SourceUser, `{"enabledMcpjsonServers": []}`)}, Trusted: true}
+	if s.mergeMCPRules(); s.MCP.JSONOn == nil || len(s.MCP.JSONOn) != 0 {
+		t.Error("an empty enabledMcpjsonServers must approve no server, not every one")
+	}
+	s = &Settings{Files: []File{user}, Trusted: true}
+	if s.mergeMCPRules(); s.MCP.JSONOn == nil {
+		t.Error("no enabled list")
+	}
+	s = &Settings{Files: []File{{}}}
+	if s.mergeMCPRules(); s.MCP.JSONOn != nil {
+		t.Error("no enabledMcpjsonServers must mean no narrowing")
+	}
+
+	dropped := func(f File) File { return f.restrictions() }
+	s = &Settings{Files: []File{dropped(local), dropped(all)}, Trusted: true}
+	if s.mergeMCPRules(); !slices.Equal(names(s.MCP.JSONOn), []string{"b@/x/local.json"}) || len(s.MCP.JSONOff) != 1 {
+		t.Errorf("dropped files: on %v, off %v; want local's lists kept and enableAllProjectMcpServers dropped", names(s.MCP.JSONOn), names(s.MCP.JSONOff))
+	}
+}

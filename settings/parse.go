@@ -164,15 +164,8 @@ const (
 // any other key.
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
-	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey, agentKey,
-}
-
-// claudeMCPKeys are Claude Code's other top-level MCP keys. gen does not
-// read them (they are warned about like any unknown key), but they are not
-// misspellings of mcpServers.
-var claudeMCPKeys = []string{
-	"enableAllProjectMcpServers",
-	"enabledMcpjsonServers", "disabledMcpjsonServers",
+	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
+	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey,
 }
 
 // parseFile parses the settings file at path. Relative
@@ -260,6 +253,21 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 				return nil, nil, err
 			}
 			continue
+		case mcpjsonOnKey:
+			if f.MCPJSONOn, err = p.mcpjsonNames(m.Key, m.Val); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case mcpjsonOffKey:
+			if f.MCPJSONOff, err = p.mcpjsonNames(m.Key, m.Val); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case mcpjsonAllOnKey:
+			if err := p.flag(m.Val, m.Key, &f.MCPJSONAllOn, false); err != nil {
+				return nil, nil, err
+			}
+			continue
 		}
 		line, _ := lineCol(data, m.Off)
 		if slices.Contains(permissionKeys, m.Key) {
@@ -267,7 +275,7 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			// would silently do nothing.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.Key)}
 		}
-		if near, ok := nearMiss(m.Key, "permissions", mcpKey); ok && !slices.Contains(claudeMCPKeys, m.Key) {
+		if near, ok := nearMiss(m.Key, "permissions", mcpKey); ok {
 			// A misspelt permissions object would silently mean no rules.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.Key, near)}
 		}

@@ -157,6 +157,12 @@ type File struct {
 	// MCPAllow and MCPDeny are the top-level allowedMcpServers and
 	// deniedMcpServers; MCPAllow is nil when the file has none.
 	MCPAllow, MCPDeny []MCPServerRule
+	// MCPJSONOn and MCPJSONOff are the top-level enabledMcpjsonServers
+	// (nil when the file has none) and disabledMcpjsonServers, and
+	// MCPJSONAllOn enableAllProjectMcpServers: Claude Code's approvals of
+	// the project's .mcp.json servers (MCPRules).
+	MCPJSONOn, MCPJSONOff []MCPServerRule
+	MCPJSONAllOn          bool
 	// ModelAliases is the top-level modelAliases object: model names by
 	// alias (sonnet, opus, haiku or any other), for agent definitions.
 	ModelAliases map[string]string
@@ -218,7 +224,8 @@ type Settings struct {
 	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
 	// only MCP servers configured in managed settings may start.
 	ManagedMCPOnly bool
-	// MCP are the merged allowedMcpServers and deniedMcpServers.
+	// MCP are the merged allowedMcpServers and deniedMcpServers, and the
+	// approvals of .mcp.json servers.
 	MCP MCPRules
 	// ModelAliases maps model aliases to model names, each alias from the
 	// highest-precedence file that maps it (agent.Definition.ResolveModel).
@@ -619,7 +626,8 @@ func (s *Settings) resolveMode(flag string) error {
 // restrictions is f as a scope --setting-sources leaves out. What it
 // forbids or narrows still applies: its deny and ask rules, the switches
 // that disable modes or keep rules, hooks and MCP servers to managed
-// settings, its allowed and denied MCP servers, and what narrows the
+// settings, its allowed and denied MCP servers, its approvals of
+// .mcp.json servers but enableAllProjectMcpServers, and what narrows the
 // sandbox; so does its record of trusted projects, the user's answer to
 // a question, not a setting. What it grants or configures does not: allow
 // rules, defaultMode, additional directories, hooks, MCP servers, the API,
@@ -638,6 +646,8 @@ func (f *File) restrictions() File {
 		ManagedMCPOnly:   f.ManagedMCPOnly,
 		MCPAllow:         f.MCPAllow,
 		MCPDeny:          f.MCPDeny,
+		MCPJSONOn:        f.MCPJSONOn,
+		MCPJSONOff:       f.MCPJSONOff,
 		TrustedProjects:  f.TrustedProjects,
 		Sandbox:          f.Sandbox.Tightening(),
 	}
