@@ -5,16 +5,20 @@
 //
 // The project memory is the first of AGENTS.md, CLAUDE.md and
 // .claude/CLAUDE.md at the project root; the user's is the first of
-// ~/.gen/AGENTS.md and ~/.claude/CLAUDE.md. Each is read whole, as plain
-// text (no imports), and must be a regular file of at most MaxFile bytes
-// that resolves inside the project root (or the home directory): a memory
-// file that is a link to ~/.ssh/id_rsa would otherwise hand a secret to
-// the model without any Read passing the gate. For the same reason a
-// memory file is read only where the Read tool could read it under the
-// settings' deny and ask rules (policy.Memory builds that policy): an
-// AGENTS.md a repository links to its .env must not hand the model what
-// the user's Read(./.env) denies. Problems are errors naming the file. It
-// sits on perm (the workspace, the rules) and internal/textfile.
+// ~/.gen/AGENTS.md and ~/.claude/CLAUDE.md. Each is read whole and must be
+// a regular file of at most MaxFile bytes that resolves inside the project
+// root (or the home directory): a memory file that is a link to
+// ~/.ssh/id_rsa would otherwise hand a secret to the model without any
+// Read passing the gate. For the same reason a memory file is read only
+// where the Read tool could read it under the settings' deny and ask rules
+// (policy.Memory builds that policy): an AGENTS.md a repository links to
+// its .env must not hand the model what the user's Read(./.env) denies.
+// Problems are errors naming the file.
+//
+// A memory file imports other files as Claude Code's do, with @path
+// (imports.go); an import is held to stricter rules, since its name comes
+// from the file's text. It sits on perm (the workspace, the rules) and
+// internal/textfile.
 package memory
 
 import (
@@ -49,10 +53,12 @@ const sep = string(filepath.Separator)
 
 // SystemPrompt returns the text to append to a system prompt: the
 // environment of rules.Workspace at now, then the user's memory and the
-// project memory when they exist. The workspace's Cwd, Root and Home must
-// be absolute. A memory file is read only when rules allow a Read of it
-// (its links followed); otherwise the error names the file and the rule.
-func SystemPrompt(rules *perm.Policy, now time.Time) (string, error) {
+// project memory when they exist, each followed by the files it imports.
+// The workspace's Cwd, Root and Home must be absolute. A memory file is
+// read only when rules allow a Read of it (its links followed); otherwise
+// the error names the file and the rule. An import that may not be read
+// is left out, and a warning says why.
+func SystemPrompt(rules *perm.Policy, now time.Time) (prompt string, warnings []string, err error) {
 	ws := rules.Workspace
 	var b strings.Builder
 	b.WriteString("# Environment\n")
@@ -76,7 +82,7 @@ func SystemPrompt(rules *perm.Policy, now time.Time) (string, error) {
 		}
 		path, text, err := first(m.dir, m.names, rules)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if path == "" || path == read {
 			// None, or the project root is home and its
@@ -85,8 +91,14 @@ func SystemPrompt(rules *perm.Policy, now time.Time) (string, error) {
 		}
 		read = path
 		fmt.Fprintf(&b, "\n# %s (%s)\n%s\n", m.title, path, text)
+		im := importer{rules: rules, tree: m.dir}
+		im.follow(path, text, 1)
+		for _, f := range im.files {
+			fmt.Fprintf(&b, "\n# %s: imported by %s (%s)\n%s\n", m.title, f.by, f.path, f.text)
+		}
+		warnings = append(warnings, im.warnings...)
 	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return strings.TrimRight(b.String(), "\n"), warnings, nil
 }
 
 // first reads the first of names under dir that exists, if rules allow

@@ -100,7 +100,7 @@ func TestSystemPrompt(t *testing.T) {
 			for p, c := range tt.files {
 				write(t, filepath.Join(base, p), c)
 			}
-			got, err := SystemPrompt(readAll(ws), day)
+			got, _, err := SystemPrompt(readAll(ws), day)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestSystemPrompt(t *testing.T) {
 
 func TestSystemPromptNoGit(t *testing.T) {
 	dir := t.TempDir()
-	got, err := SystemPrompt(readAll(perm.Workspace{Cwd: dir, Root: dir, Home: filepath.Join(dir, "nohome")}), day)
+	got, _, err := SystemPrompt(readAll(perm.Workspace{Cwd: dir, Root: dir, Home: filepath.Join(dir, "nohome")}), day)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		ws := tree(t)
 		p := filepath.Join(ws.Root, "AGENTS.md")
 		write(t, p, strings.Repeat("x", MaxFile+1))
-		_, err := SystemPrompt(readAll(ws), day)
+		_, _, err := SystemPrompt(readAll(ws), day)
 		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "limit") {
 			t.Fatalf("error = %v, want one naming %s and the limit", err, p)
 		}
@@ -150,7 +150,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Mkdir(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		_, err := SystemPrompt(readAll(ws), day)
+		_, _, err := SystemPrompt(readAll(ws), day)
 		if err == nil || !strings.Contains(err.Error(), p) {
 			t.Fatalf("error = %v, want one naming %s", err, p)
 		}
@@ -163,7 +163,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(secret, p); err != nil {
 			t.Fatal(err)
 		}
-		got, err := SystemPrompt(readAll(ws), day)
+		got, _, err := SystemPrompt(readAll(ws), day)
 		if err == nil || !strings.Contains(err.Error(), p+" is a link to") || strings.Contains(got, "PRIVATE") {
 			t.Fatalf("error = %v, prompt %q; want the link refused", err, got)
 		}
@@ -174,7 +174,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(filepath.Join(ws.Root, "gone.md"), p); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := SystemPrompt(readAll(ws), day); err == nil || !strings.Contains(err.Error(), p) {
+		if _, _, err := SystemPrompt(readAll(ws), day); err == nil || !strings.Contains(err.Error(), p) {
 			t.Fatalf("error = %v, want one naming %s", err, p)
 		}
 	})
@@ -187,19 +187,19 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(".env", p); err != nil {
 			t.Fatal(err)
 		}
-		got, err := SystemPrompt(readAll(ws, "Read(/"+filepath.Join(ws.Root, ".env")+")"), day)
+		got, _, err := SystemPrompt(readAll(ws, "Read(/"+filepath.Join(ws.Root, ".env")+")"), day)
 		if err == nil || !strings.Contains(err.Error(), p+" is not read into the prompt") || !strings.Contains(err.Error(), "deny rule") || strings.Contains(got, "hunter2") {
 			t.Fatalf("error = %v, prompt %q; want the file refused, naming the rule", err, got)
 		}
 		// The same file with no rule against it is read.
-		if got, err := SystemPrompt(readAll(ws), day); err != nil || !strings.Contains(got, "hunter2") {
+		if got, _, err := SystemPrompt(readAll(ws), day); err != nil || !strings.Contains(got, "hunter2") {
 			t.Fatalf("without a deny rule: prompt %q, error %v", got, err)
 		}
 	})
 	t.Run("a memory file itself denied", func(t *testing.T) {
 		ws := tree(t)
 		write(t, filepath.Join(ws.Home, ".gen", "AGENTS.md"), "private notes")
-		got, err := SystemPrompt(readAll(ws, "Read(~/.gen/**)"), day)
+		got, _, err := SystemPrompt(readAll(ws, "Read(~/.gen/**)"), day)
 		if err == nil || strings.Contains(got, "private notes") {
 			t.Fatalf("error = %v, prompt %q; want the user memory refused", err, got)
 		}
@@ -210,7 +210,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		pol := readAll(ws)
 		ask, _ := perm.ParseRule("Read")
 		pol.Ask = append(pol.Ask, perm.Entry{Rule: ask, Source: perm.SourceUser})
-		if got, err := SystemPrompt(pol, day); err != nil || !strings.Contains(got, "Project rules.") {
+		if got, _, err := SystemPrompt(pol, day); err != nil || !strings.Contains(got, "Project rules.") {
 			t.Fatalf("a bare Read ask rule: prompt %q, error %v; want the memory file read", got, err)
 		}
 		write(t, filepath.Join(ws.Root, "notes.md"), "hunter2")
@@ -221,7 +221,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink("notes.md", p); err != nil {
 			t.Fatal(err)
 		}
-		got, err := SystemPrompt(pol, day)
+		got, _, err := SystemPrompt(pol, day)
 		if err == nil || !strings.Contains(err.Error(), p+" is not read into the prompt") || strings.Contains(got, "hunter2") {
 			t.Fatalf("AGENTS.md linked to a file an ask rule covers: error %v, prompt %q; want refused", err, got)
 		}
@@ -232,7 +232,7 @@ func TestSystemPromptErrors(t *testing.T) {
 		if err := os.Symlink(filepath.Join("docs", "agents.md"), filepath.Join(ws.Root, "AGENTS.md")); err != nil {
 			t.Fatal(err)
 		}
-		got, err := SystemPrompt(readAll(ws), day)
+		got, _, err := SystemPrompt(readAll(ws), day)
 		if err != nil || !strings.Contains(got, "Linked rules.") {
 			t.Fatalf("prompt %q, error %v", got, err)
 		}
@@ -242,7 +242,7 @@ func TestSystemPromptErrors(t *testing.T) {
 func TestProjectRootAtHomeReadsClaudeMemoryOnce(t *testing.T) {
 	home := t.TempDir()
 	write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "once only")
-	got, err := SystemPrompt(readAll(perm.Workspace{Cwd: home, Root: home, Home: home}), day)
+	got, _, err := SystemPrompt(readAll(perm.Workspace{Cwd: home, Root: home, Home: home}), day)
 	if err != nil {
 		t.Fatal(err)
 	}

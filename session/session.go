@@ -194,9 +194,12 @@ func New(cfg Config) (*Session, error) {
 		sys = DefaultSystem
 	}
 	read := policy.Memory(set, set.Workspace)
-	env, err := memory.SystemPrompt(&read, time.Now())
+	env, warns, err := memory.SystemPrompt(&read, time.Now())
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warns {
+		s.warn(w)
 	}
 	sys += "\n\n" + env
 	if cfg.AppendSystem != "" {

@@ -59,7 +59,7 @@ type Config struct {
 	// Skills are the session's skills; nil offers no Skill tool.
 	Skills *skill.Set
 	// OnWarning receives warnings (the hooks', running without a
-	// sandbox); may be nil.
+	// sandbox, imports the memory leaves out); may be nil.
 	OnWarning func(string)
 }
 
@@ -142,10 +142,15 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	if def.Memory {
 		// Only a definition that asks for it sees the project memory.
 		read := policy.Memory(set, pol.Workspace)
-		env, err := memory.SystemPrompt(&read, time.Now())
+		env, warns, err := memory.SystemPrompt(&read, time.Now())
 		if err != nil {
 			rep.Err = err
 			return rep
+		}
+		for _, w := range warns {
+			if cfg.OnWarning != nil {
+				cfg.OnWarning(w)
+			}
 		}
 		sys += "\n\n" + env
 	}
