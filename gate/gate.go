@@ -362,16 +362,16 @@ func (g *Gate) denied(ctx context.Context, req perm.Request, pol *perm.Policy, r
 }
 
 // Review runs the PostToolUse hooks for a call that ran and returned
-// output. It returns what the model must be told besides the output (a
-// hook's block reason and additional context), "" when nothing. It
-// implements tool.Reviewer.
-func (g *Gate) Review(ctx context.Context, req perm.Request, output string) string {
+// output and, for tools that have one, a structured response. It returns
+// what the model must be told besides the output (a hook's block reason
+// and additional context), "" when nothing. It implements tool.Reviewer.
+func (g *Gate) Review(ctx context.Context, req perm.Request, output string, response any) string {
 	if !g.Hooks.Has(hook.PostToolUse) {
 		return ""
 	}
 	pol := g.Policy()
 	in := g.input(req, &pol)
-	in.ToolResponse = toolResponse(req.Tool, in.ToolInput, output)
+	in.ToolResponse = toolResponse(req.Tool, in.ToolInput, output, response)
 	o := g.Hooks.Run(ctx, hook.PostToolUse, in)
 	var notes []string
 	if o.Block {
@@ -384,14 +384,17 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string) stri
 // toolResponse is a call's tool_response as PostToolUse hooks are told
 // it. For the tools whose response Claude Code's hooks read fields of, it
 // is an object with those fields, so that a hook written for Claude Code
-// (jq -r '.tool_response.filePath // .tool_input.file_path') works:
-// Write, Edit and NotebookEdit give filePath (absolute, from in, the
-// input hooks see) and success, and what the edit was; Bash gives stdout,
-// which holds the command's stdout and stderr as gen gives the model
-// both, interleaved, with the exit status line (stderr is empty). Every
-// object also has output, the text the model was given. Other tools'
-// response is that text.
-func toolResponse(tool string, in map[string]any, output string) any {
+// (jq -r '.tool_response.filePath // .tool_input.file_path') works: the
+// tool's structured response as it is (tool.Responder: Bash, Read, Glob
+// and Grep, whose shapes are the tool package's *Response types), and for
+// Write, Edit and NotebookEdit filePath (absolute, from in, the input
+// hooks see), success and what the edit was. Every object also has
+// output, the text the model was given. Other tools' response is that
+// text.
+func toolResponse(tool string, in map[string]any, output string, response any) any {
+	if response != nil {
+		return response
+	}
 	switch tool {
 	case "Write", "Edit", "NotebookEdit":
 		r := map[string]any{"success": true, "output": output}
@@ -408,8 +411,6 @@ func toolResponse(tool string, in map[string]any, output string) any {
 			r["replaceAll"] = in["replace_all"] == true
 		}
 		return r
-	case "Bash":
-		return map[string]any{"stdout": output, "stderr": "", "interrupted": false, "isImage": false, "output": output}
 	}
 	return output
 }

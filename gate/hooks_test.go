@@ -403,8 +403,8 @@ echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"c
 	if err := json.Unmarshal([]byte(e.read("post.json")), &in); err != nil {
 		t.Fatal(err)
 	}
-	resp, _ := in["tool_response"].(map[string]any)
-	if in["hook_event_name"] != "PostToolUse" || resp["stdout"] != "ran: echo safe" || resp["output"] != "ran: echo safe" || in["tool_use_id"] != "toolu_9" {
+	// echoTool has no structured response: the hook is told its text.
+	if in["hook_event_name"] != "PostToolUse" || in["tool_response"] != "ran: echo safe" || in["tool_use_id"] != "toolu_9" {
 		t.Errorf("PostToolUse input %v", in)
 	}
 	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "echo safe" {
@@ -466,7 +466,8 @@ func TestAnswererUpdatedInput(t *testing.T) {
 }
 
 // A PostToolUse hook is told a file tool's response as Claude Code's are:
-// an object with the absolute filePath.
+// an object with the absolute filePath. A tool's structured response is
+// the tool_response as it is; a tool without one is told its text.
 func TestToolResponse(t *testing.T) {
 	for _, tc := range []struct {
 		tool string
@@ -479,14 +480,18 @@ func TestToolResponse(t *testing.T) {
 			map[string]any{"filePath": "/w/b", "success": true, "content": "hi", "output": "out"}},
 		{"NotebookEdit", map[string]any{"notebook_path": "/w/n.ipynb", "new_source": "x"},
 			map[string]any{"filePath": "/w/n.ipynb", "success": true, "output": "out"}},
-		{"Bash", map[string]any{"command": "ls"},
-			map[string]any{"stdout": "out", "stderr": "", "interrupted": false, "isImage": false, "output": "out"}},
 	} {
-		if got := toolResponse(tc.tool, tc.in, "out"); !reflect.DeepEqual(got, tc.want) {
+		if got := toolResponse(tc.tool, tc.in, "out", nil); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.tool, got, tc.want)
 		}
 	}
-	if got := toolResponse("Grep", map[string]any{"pattern": "x"}, "out"); got != "out" {
-		t.Errorf("Grep: %v, want the text", got)
+	resp := tool.BashResponse{Stdout: "x", Output: "x\nexit code: 0\n"}
+	if got := toolResponse("Bash", map[string]any{"command": "echo x"}, "x\nexit code: 0\n", resp); got != resp {
+		t.Errorf("Bash: %v, want the tool's response", got)
+	}
+	for _, name := range []string{"Bash", "Grep", "WebFetch"} {
+		if got := toolResponse(name, map[string]any{"pattern": "x"}, "out", nil); got != "out" {
+			t.Errorf("%s without a response: %v, want the text", name, got)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gen-run/gen/internal/lazy"
@@ -39,40 +40,47 @@ type bashTool struct{ env *Env }
 
 func (bashTool) Name() string { return "Bash" }
 
-// Run runs the command with bash -c in the working directory, with stdin
-// from /dev/null and in a new session, so it has no controlling terminal:
-// a program that opens /dev/tty to prompt fails at once instead of stopping
-// the run. The session leader's process group holds the command and all it
-// starts; the whole group is killed with SIGKILL on timeout, on
-// cancellation, and when the command finishes, so nothing it started in
-// the background outlives the call; descendants that left the group are
-// found by an environment marker and, on Linux, in the process tree (see
-// endCommand). A non-zero exit is a result, not an error.
+// Run is RunResponse without the response.
 func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
+	text, _, err := t.RunResponse(ctx, call)
+	return text, err
+}
+
+// RunResponse runs the command with bash -c in the working directory, with
+// stdin from /dev/null and in a new session, so it has no controlling
+// terminal: a program that opens /dev/tty to prompt fails at once instead
+// of stopping the run. The session leader's process group holds the
+// command and all it starts; the whole group is killed with SIGKILL on
+// timeout, on cancellation, and when the command finishes, so nothing it
+// started in the background outlives the call; descendants that left the
+// group are found by an environment marker and, on Linux, in the process
+// tree (see endCommand). A non-zero exit is a result, not an error. The
+// response is a BashResponse.
+func (t bashTool) RunResponse(ctx context.Context, call Call) (string, any, error) {
 	in := call.Input
 	const name = "Bash"
 	command, err := requiredString(name, in, "command")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if strings.TrimSpace(command) == "" {
-		return "", fmt.Errorf("%s: empty command", name)
+		return "", nil, fmt.Errorf("%s: empty command", name)
 	}
 	timeout := defaultBashTimeout
 	if ms, ok, err := intArg(name, in, "timeout"); err != nil {
-		return "", err
+		return "", nil, err
 	} else if ok {
 		if ms < 1 || ms > maxBashTimeout.Milliseconds() {
-			return "", fmt.Errorf("%s: timeout must be between 1 and %d milliseconds (10 minutes), got %d", name, maxBashTimeout.Milliseconds(), ms)
+			return "", nil, fmt.Errorf("%s: timeout must be between 1 and %d milliseconds (10 minutes), got %d", name, maxBashTimeout.Milliseconds(), ms)
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
 	cwd := t.env.Workspace.Cwd
 	if !filepath.IsAbs(cwd) {
-		return "", fmt.Errorf("%s: working directory %q is not an absolute path", name, cwd)
+		return "", nil, fmt.Errorf("%s: working directory %q is not an absolute path", name, cwd)
 	}
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
 
 	shell, err := exec.LookPath("bash")
@@ -80,30 +88,30 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 		// Windows has no bash unless Git for Windows, MSYS2 or WSL put
 		// one on PATH; the sandbox helper would only find out after it
 		// has started.
-		return "", fmt.Errorf("Bash unavailable: no bash found on PATH: %w", err)
+		return "", nil, fmt.Errorf("Bash unavailable: no bash found on PATH: %w", err)
 	}
 	if t.env.Workspace.Contains(shell) {
 		// gen starts bash through its own PATH (commands then get
 		// commandEnv's); a repository's own bash must not run.
-		return "", fmt.Errorf("Bash unavailable: the first bash on PATH, %s, is in the workspace", shell)
+		return "", nil, fmt.Errorf("Bash unavailable: the first bash on PATH, %s, is in the workspace", shell)
 	}
 	marker := newMarker()
 	env, droppedPath := commandEnv(marker, t.env.Workspace)
 	spec, err := t.spec(call.Decision.Sandbox, cwd, env)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
 	absent := absentConfig(t.env.Workspace.Root, cwd)
 	// The command's own context is not ctx: Run kills the whole process
 	// group itself, on cancellation and timeout alike.
 	cmd, err := sandbox.Command(context.Background(), spec, command, env)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer cmd.Cleanup()
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer pr.Close()
 	// Stdin stays nil: the child reads /dev/null. One pipe for stdout and
@@ -116,7 +124,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	err = startCommand(cmd)
 	pw.Close()
 	if err != nil {
-		return "", fmt.Errorf("%s: starting bash: %w", name, err)
+		return "", nil, fmt.Errorf("%s: starting bash: %w", name, err)
 	}
 	pgid := cmd.Process.Pid
 	killGroup := func() { killGroup(pgid) }
@@ -159,7 +167,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	}
 
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("%s: cancelled: %w", name, ctx.Err())
+		return "", nil, fmt.Errorf("%s: cancelled: %w", name, ctx.Err())
 	}
 	var status string
 	var exitErr *exec.ExitError
@@ -167,7 +175,7 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	code := 0
 	switch {
 	case errors.As(waitErr, &setupErr):
-		return "", fmt.Errorf("%s: the sandbox refused to run the command: %w", name, setupErr)
+		return "", nil, fmt.Errorf("%s: the sandbox refused to run the command: %w", name, setupErr)
 	case timedOut:
 		status = fmt.Sprintf("killed after timeout %v", timeout)
 	case waitErr == nil:
@@ -180,8 +188,9 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 			status = fmt.Sprintf("exit code: %d", code)
 		}
 	default:
-		return "", fmt.Errorf("%s: %w", name, waitErr)
+		return "", nil, fmt.Errorf("%s: %w", name, waitErr)
 	}
+	resp := BashResponse{Stdout: strings.TrimRightFunc(out.String(), unicode.IsSpace), Interrupted: timedOut}
 	text := out.String()
 	switch {
 	case text == "":
@@ -205,7 +214,8 @@ func (t bashTool) Run(ctx context.Context, call Call) (string, error) {
 	if h := sandbox.Hint(cmd.Spec, text, code); h != "" {
 		text += h + " A call with " + perm.UnsandboxedKey + ": true runs without the sandbox, and only once the user approves it.\n"
 	}
-	return text, nil
+	resp.Output = text
+	return text, resp, nil
 }
 
 // configNames are the project files and directories gen reads settings,

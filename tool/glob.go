@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -86,55 +87,64 @@ type globTool struct{ env *Env }
 
 func (globTool) Name() string { return "Glob" }
 
-// Run lists the regular files matching a doublestar pattern, sorted. The
-// static leading part of the pattern picks the directory the walk starts
-// in; the walk goes through that directory's os.Root and does not follow
-// symbolic links to directories, so it cannot loop or leave the root.
+// Run is RunResponse without the response.
 func (t globTool) Run(ctx context.Context, call Call) (string, error) {
+	text, _, err := t.RunResponse(ctx, call)
+	return text, err
+}
+
+// RunResponse lists the regular files matching a doublestar pattern,
+// sorted. The static leading part of the pattern picks the directory the
+// walk starts in; the walk goes through that directory's os.Root and does
+// not follow symbolic links to directories, so it cannot loop or leave the
+// root. The response is a GlobResponse.
+func (t globTool) RunResponse(ctx context.Context, call Call) (string, any, error) {
 	in := call.Input
 	const name = "Glob"
 	env := t.env
 	pattern, err := requiredString(name, in, "pattern")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if pattern == "" {
-		return "", fmt.Errorf("%s: empty pattern", name)
+		return "", nil, fmt.Errorf("%s: empty pattern", name)
 	}
 	base, ok, err := stringArg(name, in, "path")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !ok || base == "" {
 		base = env.Workspace.Cwd
 	}
 	baseAbs, err := env.abs(name, base)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !doublestar.ValidatePattern(filepath.ToSlash(pattern)) {
-		return "", fmt.Errorf("%s: invalid pattern %q (unbalanced [ ] or { }, or a trailing \\)", name, pattern)
+		return "", nil, fmt.Errorf("%s: invalid pattern %q (unbalanced [ ] or { }, or a trailing \\)", name, pattern)
 	}
 	// The walk starts where the gate judged it would (workspace.GlobStart).
 	staticDir, pat := workspace.GlobStart(pattern, baseAbs)
 	dirAbs, err := env.abs(name, staticDir)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	root, rel, err := env.openRoot(name, dirAbs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer root.Close()
 	fsys := root.FS()
 	if rel != "." {
 		if fsys, err = fs.Sub(fsys, filepath.ToSlash(rel)); err != nil {
-			return "", fmt.Errorf("%s: %s: %w", name, env.display(dirAbs), err)
+			return "", nil, fmt.Errorf("%s: %s: %w", name, env.display(dirAbs), err)
 		}
 	}
 
 	dirName := filepath.Base(dirAbs)
-	var found []string
+	began := time.Now()
+	type match struct{ shown, abs string }
+	var found []match
 	err = doublestar.GlobWalk(prunedFS{fsys, dirName}, pat, func(p string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -162,28 +172,33 @@ func (t globTool) Run(ctx context.Context, call Call) (string, error) {
 		if env.CanRead != nil && !env.CanRead("Glob", abs) {
 			return nil
 		}
-		found = append(found, env.display(abs))
+		found = append(found, match{env.display(abs), abs})
 		return nil
 	}, doublestar.WithNoFollow())
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("%s: %w", name, ctx.Err())
+			return "", nil, fmt.Errorf("%s: %w", name, ctx.Err())
 		}
-		return "", fmt.Errorf("%s: %s: %w", name, pattern, err)
+		return "", nil, fmt.Errorf("%s: %s: %w", name, pattern, err)
 	}
+	resp := GlobResponse{Filenames: []string{}, DurationMs: time.Since(began).Milliseconds()}
 	if len(found) == 0 {
-		return "no files matched\n", nil
+		resp.Output = "no files matched\n"
+		return resp.Output, resp, nil
 	}
-	slices.Sort(found)
+	slices.SortFunc(found, func(a, b match) int { return strings.Compare(a.shown, b.shown) })
 	var b strings.Builder
 	for _, f := range found[:min(len(found), maxGlobResults)] {
-		b.WriteString(f)
+		b.WriteString(f.shown)
 		b.WriteByte('\n')
+		resp.Filenames = append(resp.Filenames, f.abs)
 	}
 	if len(found) > maxGlobResults {
 		fmt.Fprintf(&b, "(truncated: %d more)\n", len(found)-maxGlobResults)
+		resp.Truncated = true
 	}
-	return b.String(), nil
+	resp.NumFiles, resp.Output = len(resp.Filenames), b.String()
+	return resp.Output, resp, nil
 }
 
 // matchGlob reports whether the slash-separated path p matches the

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,20 +33,26 @@ func (grepTool) Name() string { return "Grep" }
 // errEnough stops the walk once the result cap is exceeded.
 var errEnough = errors.New("enough matches")
 
-// Run searches file contents with an RE2 regexp, walking from path (a file
-// or directory) through its os.Root in lexical order, so output is
-// deterministic.
+// Run is RunResponse without the response.
 func (t grepTool) Run(ctx context.Context, call Call) (string, error) {
+	text, _, err := t.RunResponse(ctx, call)
+	return text, err
+}
+
+// RunResponse searches file contents with an RE2 regexp, walking from path
+// (a file or directory) through its os.Root in lexical order, so output is
+// deterministic. The response is a GrepResponse.
+func (t grepTool) RunResponse(ctx context.Context, call Call) (string, any, error) {
 	in := call.Input
 	const name = "Grep"
 	env := t.env
 	pattern, err := requiredString(name, in, "pattern")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	ci, err := boolArg(name, in, "case_insensitive")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	expr := pattern
 	if ci {
@@ -55,63 +60,69 @@ func (t grepTool) Run(ctx context.Context, call Call) (string, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return "", fmt.Errorf("%s: invalid regexp (Go RE2 syntax): %w", name, err)
+		return "", nil, fmt.Errorf("%s: invalid regexp (Go RE2 syntax): %w", name, err)
 	}
 	glob, _, err := stringArg(name, in, "glob")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	glob = filepath.ToSlash(glob)
 	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return "", fmt.Errorf("%s: invalid glob %q (unbalanced [ ] or { }, or a trailing \\)", name, glob)
+		return "", nil, fmt.Errorf("%s: invalid glob %q (unbalanced [ ] or { }, or a trailing \\)", name, glob)
 	}
 	limit, ok, err := intArg(name, in, "max_results")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !ok {
 		limit = defaultGrepResults
 	} else if limit < 1 || limit > maxGrepResults {
-		return "", fmt.Errorf("%s: max_results must be between 1 and %d, got %d", name, maxGrepResults, limit)
+		return "", nil, fmt.Errorf("%s: max_results must be between 1 and %d, got %d", name, maxGrepResults, limit)
 	}
 	start, ok, err := stringArg(name, in, "path")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !ok || start == "" {
 		start = env.Workspace.Cwd
 	}
 	startAbs, err := env.abs(name, start)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	root, rel, err := env.openRoot(name, startAbs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer root.Close()
 	fi, err := root.Stat(rel)
 	if err != nil {
-		return "", env.describe(name, startAbs, err)
+		return "", nil, env.describe(name, startAbs, err)
 	}
 
-	s := &search{env: env, root: root, re: re, glob: glob, limit: int(limit)}
+	s := &search{env: env, root: root, re: re, glob: glob, limit: int(limit), files: []string{}}
 	if !fi.IsDir() {
 		// A file named explicitly is searched even if ignore rules or
 		// the glob would have skipped it in a walk.
 		if err := s.file(ctx, rel, startAbs); err != nil && !errors.Is(err, errEnough) {
-			return "", err
+			return "", nil, err
 		}
 	} else {
 		err := s.walk(ctx, rel, startAbs)
 		if err != nil && !errors.Is(err, errEnough) {
 			if ctx.Err() != nil {
-				return "", fmt.Errorf("%s: %w", name, ctx.Err())
+				return "", nil, fmt.Errorf("%s: %w", name, ctx.Err())
 			}
-			return "", fmt.Errorf("%s: %s: %w", name, env.display(startAbs), err)
+			return "", nil, fmt.Errorf("%s: %s: %w", name, env.display(startAbs), err)
 		}
 	}
-	return s.result(), nil
+	text := s.result()
+	resp := GrepResponse{Mode: "content", Filenames: s.files, NumFiles: len(s.files),
+		Content: strings.Join(s.lines, "\n"), NumLines: len(s.lines), Output: text}
+	if s.truncated {
+		resp.AppliedLimit = s.limit
+	}
+	return text, resp, nil
 }
 
 // search is one Grep run's state.
@@ -122,8 +133,10 @@ type search struct {
 	glob  string
 	limit int
 
-	out       bytes.Buffer
-	matches   int
+	// lines are the matching lines, "path:line:text", and files the
+	// files they are in, in the order found.
+	lines     []string
+	files     []string
 	truncated bool
 	longLines int // lines cut to maxGrepLine
 }
@@ -214,12 +227,14 @@ func (s *search) file(ctx context.Context, rel, abs string) error {
 			s.longLines++
 		}
 		if s.re.Match(line) {
-			if s.matches == s.limit {
+			if len(s.lines) == s.limit {
 				s.truncated = true
 				return errEnough
 			}
-			s.matches++
-			fmt.Fprintf(&s.out, "%s:%d:%s\n", shown, n, truncateLine(string(line)))
+			if len(s.files) == 0 || s.files[len(s.files)-1] != shown {
+				s.files = append(s.files, shown)
+			}
+			s.lines = append(s.lines, fmt.Sprintf("%s:%d:%s", shown, n, truncateLine(string(line))))
 		}
 		if err != nil {
 			return nil
@@ -227,21 +242,27 @@ func (s *search) file(ctx context.Context, rel, abs string) error {
 	}
 }
 
+// result is the text the model is given: the matching lines and notes.
 func (s *search) result() string {
-	if s.matches == 0 {
-		s.out.WriteString("no matches\n")
+	var out strings.Builder
+	for _, l := range s.lines {
+		out.WriteString(l)
+		out.WriteByte('\n')
+	}
+	if len(s.lines) == 0 {
+		out.WriteString("no matches\n")
 	}
 	if s.truncated {
-		fmt.Fprintf(&s.out, "(truncated after %d matches: narrow the pattern, path or glob, or raise max_results)\n", s.matches)
+		fmt.Fprintf(&out, "(truncated after %d matches: narrow the pattern, path or glob, or raise max_results)\n", len(s.lines))
 	}
 	switch s.longLines {
 	case 0:
 	case 1:
-		fmt.Fprintf(&s.out, "(1 line longer than %d MiB was searched only in its first %d MiB)\n", maxGrepLine>>20, maxGrepLine>>20)
+		fmt.Fprintf(&out, "(1 line longer than %d MiB was searched only in its first %d MiB)\n", maxGrepLine>>20, maxGrepLine>>20)
 	default:
-		fmt.Fprintf(&s.out, "(%d lines longer than %d MiB were searched only in their first %d MiB)\n", s.longLines, maxGrepLine>>20, maxGrepLine>>20)
+		fmt.Fprintf(&out, "(%d lines longer than %d MiB were searched only in their first %d MiB)\n", s.longLines, maxGrepLine>>20, maxGrepLine>>20)
 	}
-	return s.out.String()
+	return out.String()
 }
 
 // ignore is the subset of a .gitignore that Grep honours: the file at the

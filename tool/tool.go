@@ -88,6 +88,15 @@ type Reporter interface {
 	RunReport(ctx context.Context, call Call) (string, Report, error)
 }
 
+// Responder is implemented by tools whose calls have a structured result
+// besides their text (Bash, Read, Glob and Grep, see response.go): the
+// tool_response PostToolUse hooks are given, in Claude Code's shape. A Set
+// calls RunResponse instead of Run for them and hands the response to its
+// Reviewer; the response is nil when err is not nil.
+type Responder interface {
+	RunResponse(ctx context.Context, call Call) (string, any, error)
+}
+
 // Gate decides one call. Implementations resolve Ask themselves (by asking
 // a person, or by coercing it to Deny), so the Decision they return is
 // Allow or Deny; a Set runs a tool only on Allow. A Gate must be safe for
@@ -106,10 +115,12 @@ type Decider interface {
 }
 
 // Reviewer is implemented by gates that look at what a call returned
-// (PostToolUse hooks). Review is called after a call ran without error;
-// what it returns, if not empty, is added to the output the model sees.
+// (PostToolUse hooks). Review is called after a call ran without error,
+// with the output the tool returned and its structured response
+// (Responder), nil for a tool that has none; what it returns, if not
+// empty, is added to the output the model sees.
 type Reviewer interface {
-	Review(ctx context.Context, req perm.Request, output string) string
+	Review(ctx context.Context, req perm.Request, output string, response any) string
 }
 
 // ErrDenied is what every permission denial matches with errors.Is: the
@@ -211,13 +222,17 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 		return out
 	}
 	call := Call{ID: id, Input: req.Input, Decision: Decision{Result: res}}
-	if r, ok := t.(Reporter); ok {
+	var response any
+	switch r := t.(type) {
+	case Reporter:
 		out.Output, out.Report, out.Err = r.RunReport(ctx, call)
-	} else {
+	case Responder:
+		out.Output, response, out.Err = r.RunResponse(ctx, call)
+	default:
 		out.Output, out.Err = t.Run(ctx, call)
 	}
 	if rv, ok := s.gate.(Reviewer); ok && out.Err == nil {
-		if note := rv.Review(ctx, req, out.Output); note != "" {
+		if note := rv.Review(ctx, req, out.Output, response); note != "" {
 			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
 		}
 	}
