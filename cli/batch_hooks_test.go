@@ -273,3 +273,43 @@ func TestAgentRunHookSession(t *testing.T) {
 		t.Errorf("hook inputs %v; want session %q", ins, obj.SessionID)
 	}
 }
+
+// gen -p runs SessionStart and, after the result, SessionEnd hooks with
+// reason "other", each told the run's session; SubagentStart runs for a
+// subagent it delegates to, matched against its type.
+func TestHeadlessSessionHooks(t *testing.T) {
+	dir, home := hooksProject(t, nil)
+	testtree.Write(t, home, map[string]string{
+		"hooks/rec.sh": "cat > \"$(mktemp \"$HOME/ev.XXXXXX\")\"\n",
+		".gen/settings.json": `{"hooks": {
+  "SessionStart": [{"hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]}],
+  "SubagentStart": [{"matcher": "general-purpose", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]},
+                    {"matcher": "Explore", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]}],
+  "SessionEnd": [{"matcher": "other", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]},
+                 {"matcher": "clear", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]}]}}`,
+	})
+	code, out, errs := run("-p", "--cwd", dir, "--model", "offline", "--output-format", "json", "--allowedTools", "Agent", "--", "Delegate general-purpose: Read: a.txt")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.SessionID == "" {
+		t.Fatalf("result %q: %v", out, err)
+	}
+	got := map[string]map[string]any{}
+	for _, in := range hookInputs(t, home, "ev") {
+		ev, _ := in["hook_event_name"].(string)
+		if got[ev] != nil {
+			t.Errorf("%s ran twice", ev)
+		}
+		got[ev] = in
+		if in["session_id"] != res.SessionID || in["cwd"] != dir {
+			t.Errorf("%s input %v, want session %s in %s", ev, in, res.SessionID, dir)
+		}
+	}
+	if len(got) != 3 || got["SessionEnd"]["reason"] != "other" || got["SubagentStart"]["agent_type"] != "general-purpose" || got["SubagentStart"]["agent_id"] == "" || got["SessionStart"] == nil {
+		t.Errorf("hook inputs %v", got)
+	}
+}

@@ -636,6 +636,7 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	}
 	rep := h.submit(ctx, sess, prompt)
 	h.printer.Result(&rep)
+	sess.End(ctx, "other")
 	return exitFor(&rep)
 }
 

@@ -71,6 +71,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 	if err != nil {
 		return err
 	}
+	defer sess.End(ctx, "other")
 	type line struct {
 		n    int
 		text string

@@ -123,14 +123,15 @@ func (c Config) Empty() bool {
 // come while the agent runs. Stop is Claude Code's name in agent
 // frontmatter for the agent's end, which for gen's agents (subagents) is
 // SubagentStop.
-var agentEvents = []Event{PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
+var agentEvents = []Event{SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
 
 // ParseAgent parses the hooks of an agent definition (Claude Code's
 // hooks: in agent frontmatter, converted to JSON), origin naming the
 // file, as Parse does. Stop hooks run as SubagentStop hooks, with their
-// matchers ignored as under Stop; SessionStart and UserPromptSubmit,
-// which never come while an agent runs, are errors, as a hook that would
-// silently never run.
+// matchers ignored as under Stop; SessionStart, UserPromptSubmit and
+// SessionEnd, which never come while an agent runs, are errors, as a hook
+// that would silently never run. (SubagentStart hooks run at the agent's
+// own start as a subagent.)
 func ParseAgent(origin string, raw json.RawMessage) (Config, error) {
 	c, err := Parse(origin, raw)
 	if err != nil {

@@ -49,22 +49,28 @@ const (
 	SubagentStop Event = "SubagentStop"
 	// SessionStart runs when a session starts.
 	SessionStart Event = "SessionStart"
+	// SubagentStart runs when a subagent starts, before its model is
+	// first asked; its hooks' additionalContext goes into the
+	// subagent's system prompt. It cannot block.
+	SubagentStart Event = "SubagentStart"
+	// SessionEnd runs when a session whose SessionStart hooks ran ends.
+	// It only reports: its hooks decide nothing.
+	SessionEnd Event = "SessionEnd"
 )
 
 // Events lists every event, in lifecycle order.
-var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
+var Events = []Event{SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop, SessionEnd}
 
 // claudeEvents are Claude Code's hook events that gen has no twin for and
 // whose hooks could decide nothing gen does: they concern what gen does
 // not have (context compaction, agent teams, worktrees, MCP elicitation, a
-// setup run) or only report (Notification, SessionEnd, SubagentStart,
-// PostToolUseFailure, InstructionsLoaded). Parse accepts their hooks and
+// setup run) or only report (Notification, PostToolUseFailure,
+// InstructionsLoaded). Parse accepts their hooks and
 // never runs them (Config.Ignored lists them for a warning), so that the
 // settings of a Claude Code user load; any other unknown name stays an
 // error.
 var claudeEvents = []string{
-	"Notification", "PreCompact", "PostCompact", "SessionEnd", "SubagentStart",
-	"PostToolUseFailure", "Setup", "TeammateIdle", "InstructionsLoaded",
+	"Notification", "PreCompact", "PostCompact", "PostToolUseFailure", "Setup", "TeammateIdle", "InstructionsLoaded",
 	"WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
 }
 
@@ -155,7 +161,7 @@ func (g *Group) compile() error {
 }
 
 // Matches reports whether the group applies to subject (a tool name, a
-// SessionStart source, a subagent type). An empty matcher or "*" matches
+// SessionStart source, a subagent type, a SessionEnd reason). An empty matcher or "*" matches
 // everything; a matcher of only letters, digits, "_" and "|" is a list of
 // exact names; anything else is a regular expression that must match
 // somewhere in subject ("mcp__github__.*", "Notebook.*").
@@ -295,7 +301,8 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 		}
 		if ev.toolEvent() {
 			// A tool event matches tool names; other events match a
-			// SessionStart source or a subagent type.
+			// SessionStart source, a subagent type or a SessionEnd
+			// reason.
 			if err := checkToolMatcher(g.Matcher); err != nil {
 				return nil, p.errorf(gk+".matcher", "%v", err)
 			}

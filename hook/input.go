@@ -28,7 +28,10 @@ type Input struct {
 	// PermissionSuggestions are the rules a person would be offered to
 	// "always allow", for PermissionRequest.
 	PermissionSuggestions []PermissionUpdate
-	// Reason is why the call was denied, for PermissionDenied.
+	// Reason is why the call was denied, for PermissionDenied, and why
+	// the session ended, for SessionEnd (Claude Code's reasons:
+	// prompt_input_exit when the person leaves the prompt, other
+	// otherwise).
 	Reason string
 
 	// Prompt is the submitted prompt, for UserPromptSubmit.
@@ -55,8 +58,10 @@ func (in *Input) subject(ev Event) string {
 		return in.ToolName
 	case ev == SessionStart:
 		return in.Source
-	case ev == SubagentStop:
+	case ev == SubagentStop || ev == SubagentStart:
 		return in.AgentType
+	case ev == SessionEnd:
+		return in.Reason
 	}
 	return ""
 }
@@ -93,7 +98,7 @@ func (in *Input) encode(ev Event) ([]byte, error) {
 		if len(in.PermissionSuggestions) > 0 {
 			m["permission_suggestions"] = in.PermissionSuggestions
 		}
-	case PermissionDenied:
+	case PermissionDenied, SessionEnd:
 		m["reason"] = in.Reason
 	case UserPromptSubmit:
 		m["prompt"] = in.Prompt

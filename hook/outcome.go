@@ -169,7 +169,8 @@ func (a *answer) exitTwo(ev Event, stderr string) {
 	case PostToolUse, UserPromptSubmit, Stop, SubagentStop:
 		a.block, a.reason = true, reason
 	default:
-		// PermissionDenied and SessionStart cannot be blocked.
+		// PermissionDenied, SessionStart, SubagentStart and
+		// SessionEnd cannot be blocked.
 		a.warnf("exit status 2 cannot block %s: %s", ev, reason)
 	}
 }

@@ -49,7 +49,8 @@ type Runner struct {
 
 // Run runs the hooks configured for event whose matcher matches input (the
 // tool name for tool events, the source for SessionStart, the agent type
-// for SubagentStop), and combines their answers.
+// for SubagentStart and SubagentStop, the reason for SessionEnd), and
+// combines their answers.
 //
 // Matching hooks run in parallel, as in Claude Code, each with bash -c in
 // input.Cwd (when set), with the event as JSON on stdin. Each runs in a

@@ -120,8 +120,9 @@ echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalCo
 if [ -e `+scripts+`/stopped ]; then exit 0; fi
 touch `+scripts+`/stopped
 echo '{"decision": "block", "reason": "run the tests first"}'`)
+	end := writeScript(t, scripts, "end.sh", rec)
 	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{
-		"SessionStart": start, "UserPromptSubmit": prompt, "Stop": stop,
+		"SessionStart": start, "UserPromptSubmit": prompt, "Stop": stop, "SessionEnd": end,
 	}))
 	m := &recorder{}
 	tpath := filepath.Join(home, "transcript.jsonl")
@@ -155,6 +156,13 @@ echo '{"decision": "block", "reason": "run the tests first"}'`)
 		t.Errorf("a blocked prompt reached the model or the history")
 	}
 
+	// The session ends once, and its SessionEnd hooks run even though
+	// the context is cancelled (the person pressed Ctrl+C to leave).
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.End(cancelled, "prompt_input_exit")
+	s.End(context.Background(), "other")
+
 	events := readEvents(t, log)
 	var names []string
 	sid := events[0]["session_id"]
@@ -164,8 +172,19 @@ echo '{"decision": "block", "reason": "run the tests first"}'`)
 			t.Errorf("event %v: session_id, transcript_path and cwd must be the session's", ev)
 		}
 	}
-	if got, want := strings.Join(names, ","), "SessionStart,UserPromptSubmit,Stop,Stop,UserPromptSubmit"; got != want {
+	if got, want := strings.Join(names, ","), "SessionStart,UserPromptSubmit,Stop,Stop,UserPromptSubmit,SessionEnd"; got != want {
 		t.Errorf("events %s, want %s", got, want)
+	}
+	if r := events[len(events)-1]["reason"]; r != "prompt_input_exit" {
+		t.Errorf("SessionEnd reason %v, want prompt_input_exit", r)
+	}
+
+	// A session that never started (no turn) ends without SessionEnd
+	// hooks: they come in pairs with SessionStart.
+	idle := newSession(t, root, home, m, nil, nil)
+	idle.End(context.Background(), "other")
+	if n := len(readEvents(t, log)); n != len(events) {
+		t.Errorf("an idle session's End ran hooks: %d events, want %d", n, len(events))
 	}
 	if events[2]["stop_hook_active"] != false || events[3]["stop_hook_active"] != true {
 		t.Errorf("stop_hook_active: %v then %v", events[2]["stop_hook_active"], events[3]["stop_hook_active"])

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -143,7 +144,8 @@ type Session struct {
 	// agent's own: what its subagents run besides theirs.
 	sessionHooks *hook.Runner
 	skills       *skill.Set
-	started      bool // SessionStart hooks ran
+	started      atomic.Bool // SessionStart hooks ran
+	ended        atomic.Bool // End ran
 
 	ask sync.Mutex // one dialog at a time
 }
@@ -541,6 +543,20 @@ func (s *Session) origin() subagent.Origin {
 	return o
 }
 
+// End ends the session: when its SessionStart hooks ran (a turn was
+// submitted), its SessionEnd hooks run, told reason (prompt_input_exit
+// when the person left the prompt, other otherwise), once however often
+// End is called. They run to their own timeouts even when ctx is
+// cancelled (the person pressed Ctrl+C to leave): what a session-end hook
+// records must not be lost to the way out. They decide nothing; what
+// they print for the user goes to the warnings.
+func (s *Session) End(ctx context.Context, reason string) {
+	if !s.started.Load() || s.ended.Swap(true) {
+		return
+	}
+	s.hooks.Run(context.WithoutCancel(ctx), hook.SessionEnd, hook.Input{Reason: reason})
+}
+
 // Submit runs one user turn. It blocks until the turn ends; cancelling ctx
 // interrupts it (and every subagent it started). onEvent and onText may be
 // nil; they are called from other goroutines too (parallel subagents).
@@ -548,8 +564,8 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	s.turn.Lock()
 	defer s.turn.Unlock()
 
-	if !s.started {
-		s.started = true
+	if !s.started.Load() {
+		s.started.Store(true)
 		o := s.hooks.Run(ctx, hook.SessionStart, hook.Input{Source: "startup", Model: s.cfg.ModelName})
 		if len(o.Context) > 0 {
 			s.history[0].Content += "\n\n" + strings.Join(o.Context, "\n")

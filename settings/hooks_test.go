@@ -109,7 +109,7 @@ func TestHooksErrors(t *testing.T) {
   "hooks": {
     "PreTool": []
   }
-}`, `{project}:3: hooks.PreTool: unknown hook event (want one of SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop)`},
+}`, `{project}:3: hooks.PreTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop, SessionEnd)`},
 		{"bad timeout", `{"hooks": {"PreToolUse": [
   {"matcher": "Bash", "hooks": [
     {"type": "command", "command": "x.sh"},

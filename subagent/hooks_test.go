@@ -12,6 +12,7 @@ import (
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/testtree"
+	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
@@ -33,17 +34,25 @@ func hookRunner(t *testing.T, events map[hook.Event]string) *hook.Runner {
 	return &hook.Runner{Config: cfg.WithSource(perm.SourceUser)}
 }
 
-// A subagent's tool calls and its end run the session's hooks, with its
-// agent type; SubagentStop can keep it going.
+// A subagent's start, its tool calls and its end run the session's hooks,
+// with its agent type; SubagentStart adds to its system prompt;
+// SubagentStop can keep it going.
 func TestSubagentHooks(t *testing.T) {
 	set, def, dir := setup(t)
 	log := filepath.Join(t.TempDir(), "events.jsonl")
 	rec := "cat >> " + log + "; echo >> " + log
 	stop := rec + "\nif grep -q '\"stop_hook_active\":true' " + log + "; then exit 0; fi\necho 'check once more' >&2; exit 2"
-	r := hookRunner(t, map[hook.Event]string{hook.PreToolUse: rec, hook.SubagentStop: stop, hook.Stop: rec})
-	rep := Run(context.Background(), Config{Def: def, Settings: set, Model: offline.New(), Hooks: r, SessionID: "s-42", TranscriptPath: "/t/s-42.jsonl"}, "Read: a.txt")
+	start := rec + "\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"SubagentStart\", \"additionalContext\": \"The build is broken.\"}}'"
+	r := hookRunner(t, map[hook.Event]string{hook.SubagentStart: start, hook.PreToolUse: rec, hook.SubagentStop: stop, hook.Stop: rec})
+	m := &firstSystem{Model: offline.New()}
+	rep := Run(context.Background(), Config{Def: def, Settings: set, Model: m, Hooks: r, SessionID: "s-42", TranscriptPath: "/t/s-42.jsonl"}, "Read: a.txt")
 	if rep.Err != nil {
 		t.Fatal(rep.Err)
+	}
+	// SubagentStart's additionalContext is in the system prompt from the
+	// first request on.
+	if !strings.HasSuffix(m.system, "\n\nThe build is broken.") {
+		t.Errorf("first system prompt %q, want the SubagentStart context at its end", m.system)
 	}
 	data, err := os.ReadFile(log)
 	if err != nil {
@@ -63,9 +72,22 @@ func TestSubagentHooks(t *testing.T) {
 			t.Errorf("event %v", ev)
 		}
 	}
-	if want := []string{"PreToolUse", "SubagentStop", "SubagentStop"}; !slices.Equal(names, want) {
+	if want := []string{"SubagentStart", "PreToolUse", "SubagentStop", "SubagentStop"}; !slices.Equal(names, want) {
 		t.Errorf("events %v, want %v", names, want)
 	}
+}
+
+// firstSystem is Model, keeping the system prompt of the first request.
+type firstSystem struct {
+	loop.Model
+	system string
+}
+
+func (f *firstSystem) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	if f.system == "" && len(req.Messages) > 0 {
+		f.system = req.Messages[0].Content
+	}
+	return f.Model.Complete(ctx, req)
 }
 
 // A subagent sees the Skill tool only if its allow_tools name Skill.

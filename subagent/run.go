@@ -8,6 +8,7 @@ package subagent
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gen-run/gen/agent"
@@ -153,6 +154,11 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 			}
 		}
 		sys += "\n\n" + env
+	}
+	// SubagentStart hooks run before the model is first asked; what
+	// they add (additionalContext) goes into the system prompt.
+	if o := g.Hooks.Run(ctx, hook.SubagentStart, hook.Input{}); len(o.Context) > 0 {
+		sys += "\n\n" + strings.Join(o.Context, "\n")
 	}
 	rep.Outcome, rep.Err = r.Run(ctx, sys, prompt)
 	return rep

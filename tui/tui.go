@@ -69,6 +69,12 @@ type Engine interface {
 	Tools() []string
 }
 
+// ender is an Engine whose session ends when the UI does (SessionEnd
+// hooks), told why: prompt_input_exit when the person left the prompt.
+type ender interface {
+	End(ctx context.Context, reason string)
+}
+
 // Options configure a UI.
 type Options struct {
 	// In is where key presses are read from; nil means os.Stdin. When it
@@ -187,8 +193,16 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 		}
 	}
 	pr.flush(u.out)
+	if en, ok := e.(ender); ok {
+		reason := "prompt_input_exit"
+		if err != nil && !errors.Is(err, tea.ErrInterrupted) {
+			reason = "other"
+		}
+		en.End(ctx, reason)
+	}
 	// Warnings given as the program ended (a transcript that could not
-	// be saved at exit) are printed below it rather than lost.
+	// be saved at exit, what SessionEnd hooks said) are printed below it
+	// rather than lost.
 	for _, w := range u.takeWarnings() {
 		fmt.Fprintln(u.out, u.sty.warn.Render("warning: "+w))
 	}

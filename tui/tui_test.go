@@ -1364,3 +1364,43 @@ func TestPrinterKeepsUndeliveredLines(t *testing.T) {
 		t.Error("the filter dropped another message")
 	}
 }
+
+// endingEngine is a fakeEngine whose session ends with the UI (ender),
+// warning as a SessionEnd hook's message would.
+type endingEngine struct {
+	*fakeEngine
+	warn  func(string)
+	ended chan string
+}
+
+func (e *endingEngine) End(_ context.Context, reason string) {
+	e.warn("SessionEnd hook: saved the notes")
+	e.ended <- reason
+}
+
+// When the person leaves the prompt the session ends, told so, and what
+// its end says is printed below the transcript.
+func TestRunEndsSession(t *testing.T) {
+	eng := &endingEngine{fakeEngine: newFakeEngine(), ended: make(chan string, 1)}
+	ui, typ, waitOut, done := runUI(t, context.Background(), eng)
+	eng.warn = ui.Warn
+	waitOut("default mode")
+	typ("/exit\r")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Run did not end after /exit")
+	}
+	select {
+	case r := <-eng.ended:
+		if r != "prompt_input_exit" {
+			t.Errorf("End(%q), want prompt_input_exit", r)
+		}
+	default:
+		t.Fatal("Run ended without ending the session")
+	}
+	waitOut("warning: SessionEnd hook: saved the notes")
+}
