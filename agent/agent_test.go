@@ -187,7 +187,7 @@ Be brief.
 		{
 			name:    "an unknown hook event is an error at its line",
 			file:    "---\nname: a\ndescription: d\nhooks:\n  PreToolUse: []\n  BeforeTool: []\n---\nbody",
-			wantErr: `a.md:6: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop, SessionEnd)`,
+			wantErr: `a.md:6: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, Notification, PermissionDenied, PostToolUse, PostToolUseFailure, SubagentStop, Stop, SessionEnd)`,
 		},
 		{
 			name:    "a SessionStart hook of an agent is an error",
@@ -595,7 +595,7 @@ func TestParseHooksClaudeEvents(t *testing.T) {
 name: a
 description: d
 hooks:
-  Notification:
+  PreCompact:
     - hooks:
         - {type: command, command: ./scripts/notify.sh}
 ---
@@ -606,7 +606,7 @@ body`))
 	if !d.Hooks.Empty() {
 		t.Errorf("hooks %+v, want none that run", d.Hooks)
 	}
-	want := []string{"a.md:5: hooks.Notification: gen has no Notification event (a Claude Code one); its hooks never run"}
+	want := []string{"a.md:5: hooks.PreCompact: gen has no PreCompact event (a Claude Code one); its hooks never run"}
 	if !slices.Equal(d.Warnings, want) {
 		t.Errorf("warnings\n got %q\nwant %q", d.Warnings, want)
 	}

@@ -161,14 +161,14 @@ func TestParseJSONErrors(t *testing.T) {
 // TestParseJSONWarnings: what a file is warned about, --agents is too,
 // at the agent and key.
 func TestParseJSONWarnings(t *testing.T) {
-	defs, err := ParseJSON("--agents", []byte(`{"r": {"description": "d", "prompt": " ", "effort": "high", "tools": ["Read", "TodoWrite"], "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "x"}]}]}}}`))
+	defs, err := ParseJSON("--agents", []byte(`{"r": {"description": "d", "prompt": " ", "effort": "high", "tools": ["Read", "TodoWrite"], "hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "x"}]}]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		"--agents r: effort: effort (a Claude Code key) is not supported by gen and is ignored",
 		`--agents r: tools[1]: tools: malformed rule "TodoWrite": unknown tool "TodoWrite": a Claude Code tool gen does not have, so the rule matches no call; left out`,
-		"--agents r: hooks.Notification: gen has no Notification event (a Claude Code one); its hooks never run",
+		"--agents r: hooks.PreCompact: gen has no PreCompact event (a Claude Code one); its hooks never run",
 		"--agents r: prompt is empty: the agent has no system prompt",
 	}
 	if !slices.Equal(defs[0].Warnings, want) {

@@ -7,7 +7,8 @@
 // Ask into Deny, so a hook or a permission-prompt delegate can approve a
 // headless call on the user's behalf. A final Deny runs the
 // PermissionDenied hooks; PostToolUse runs after the tool (Review, called
-// by tool.Set.Call). It sits on perm, hook (running hooks) and schema
+// by tool.Set.Call), PostToolUseFailure after one that failed
+// (ReviewFailure). It sits on perm, hook (running hooks) and schema
 // (checking inputs a hook or an Asker substituted).
 package gate
 
@@ -372,13 +373,31 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string, resp
 	pol := g.Policy()
 	in := g.input(req, &pol)
 	in.ToolResponse = toolResponse(req.Tool, in.ToolInput, output, response)
-	o := g.Hooks.Run(ctx, hook.PostToolUse, in)
-	var notes []string
-	if o.Block {
-		notes = append(notes, "PostToolUse hook: "+o.Reason)
+	return notes(g.Hooks.Run(ctx, hook.PostToolUse, in))
+}
+
+// ReviewFailure runs the PostToolUseFailure hooks for a call that was
+// allowed and failed with err. It returns what the model must be told
+// besides the error (a hook's block reason and additional context), ""
+// when nothing. It implements tool.FailureReviewer.
+func (g *Gate) ReviewFailure(ctx context.Context, req perm.Request, err error) string {
+	if !g.Hooks.Has(hook.PostToolUseFailure) {
+		return ""
 	}
-	notes = append(notes, o.Context...)
-	return strings.Join(notes, "\n")
+	pol := g.Policy()
+	in := g.input(req, &pol)
+	in.Error = err.Error()
+	return notes(g.Hooks.Run(ctx, hook.PostToolUseFailure, in))
+}
+
+// notes is what the model is told of the outcome o of the hooks that
+// looked at a call's result: a block's reason and additional context.
+func notes(o hook.Outcome) string {
+	var ns []string
+	if o.Block {
+		ns = append(ns, string(o.Event)+" hook: "+o.Reason)
+	}
+	return strings.Join(append(ns, o.Context...), "\n")
 }
 
 // toolResponse is a call's tool_response as PostToolUse hooks are told

@@ -123,7 +123,7 @@ func (c Config) Empty() bool {
 // come while the agent runs. Stop is Claude Code's name in agent
 // frontmatter for the agent's end, which for gen's agents (subagents) is
 // SubagentStop.
-var agentEvents = []Event{SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop}
+var agentEvents = []Event{SubagentStart, PreToolUse, PermissionRequest, Notification, PermissionDenied, PostToolUse, PostToolUseFailure, SubagentStop, Stop}
 
 // ParseAgent parses the hooks of an agent definition (Claude Code's
 // hooks: in agent frontmatter, converted to JSON), origin naming the
@@ -131,7 +131,8 @@ var agentEvents = []Event{SubagentStart, PreToolUse, PermissionRequest, Permissi
 // matchers ignored as under Stop; SessionStart, UserPromptSubmit and
 // SessionEnd, which never come while an agent runs, are errors, as a hook
 // that would silently never run. (SubagentStart hooks run at the agent's
-// own start as a subagent.)
+// own start as a subagent; Notification hooks when it is the main loop,
+// the one that opens dialogs.)
 func ParseAgent(origin string, raw json.RawMessage) (Config, error) {
 	c, err := Parse(origin, raw)
 	if err != nil {

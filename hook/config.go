@@ -40,6 +40,13 @@ const (
 	PermissionDenied Event = "PermissionDenied"
 	// PostToolUse runs after a tool has run.
 	PostToolUse Event = "PostToolUse"
+	// PostToolUseFailure runs after a tool the gate allowed failed; what
+	// its hooks add is told to the model with the error.
+	PostToolUseFailure Event = "PostToolUseFailure"
+	// Notification runs when gen wants the person's attention: a
+	// permission dialog opens (notification_type permission_prompt). It
+	// only reports, and runs beside the dialog, not before it.
+	Notification Event = "Notification"
 	// UserPromptSubmit runs when a prompt is submitted, before the model
 	// sees it.
 	UserPromptSubmit Event = "UserPromptSubmit"
@@ -59,18 +66,17 @@ const (
 )
 
 // Events lists every event, in lifecycle order.
-var Events = []Event{SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop, SessionEnd}
+var Events = []Event{SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, Notification, PermissionDenied, PostToolUse, PostToolUseFailure, SubagentStop, Stop, SessionEnd}
 
 // claudeEvents are Claude Code's hook events that gen has no twin for and
 // whose hooks could decide nothing gen does: they concern what gen does
 // not have (context compaction, agent teams, worktrees, MCP elicitation, a
-// setup run) or only report (Notification, PostToolUseFailure,
-// InstructionsLoaded). Parse accepts their hooks and
+// setup run) or only report (InstructionsLoaded). Parse accepts their hooks and
 // never runs them (Config.Ignored lists them for a warning), so that the
 // settings of a Claude Code user load; any other unknown name stays an
 // error.
 var claudeEvents = []string{
-	"Notification", "PreCompact", "PostCompact", "PostToolUseFailure", "Setup", "TeammateIdle", "InstructionsLoaded",
+	"PreCompact", "PostCompact", "Setup", "TeammateIdle", "InstructionsLoaded",
 	"WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
 }
 
@@ -84,7 +90,7 @@ var claudeGates = []string{"ConfigChange", "TaskCompleted"}
 // tested against the tool name).
 func (e Event) toolEvent() bool {
 	switch e {
-	case PreToolUse, PermissionRequest, PermissionDenied, PostToolUse:
+	case PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure:
 		return true
 	}
 	return false

@@ -49,15 +49,15 @@ func TestParse(t *testing.T) {
 }
 
 // Claude Code's events that gen has no twin for and whose hooks decide
-// nothing gen does load, and never run: a user's Notification hook must
+// nothing gen does load, and never run: a user's PreCompact hook must
 // not make the whole settings file unusable.
 func TestParseClaudeEvents(t *testing.T) {
 	c := mustParse(t, "f.json", `{
 		"PostCompact": [{"hooks": [{"type": "http", "url": "http://x"}]}],
-		"Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send hi"}]}],
+		"PreCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send hi"}]}],
 		"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh"}]}]
 	}`)
-	if got, want := c.Ignored(), []string{"Notification", "PostCompact"}; !slices.Equal(got, want) {
+	if got, want := c.Ignored(), []string{"PostCompact", "PreCompact"}; !slices.Equal(got, want) {
 		t.Errorf("Ignored() = %q, want %q", got, want)
 	}
 	if got := c.Matching(PreToolUse, "Bash"); len(got) != 1 || got[0].Command != "a.sh" {
@@ -79,7 +79,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"not an object", `[1]`, `f.json: hooks: must be an object mapping event names to lists of matcher groups`},
 		{"unknown event", `{"PreToolUse": [], "BeforeTool": []}`,
-			`f.json: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop, SessionEnd)`},
+			`f.json: hooks.BeforeTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, Notification, PermissionDenied, PostToolUse, PostToolUseFailure, SubagentStop, Stop, SessionEnd)`},
 		{"a Claude Code event whose hooks could refuse", `{"ConfigChange": [{"hooks": [{"type": "command", "command": "exit 2"}]}]}`,
 			`f.json: hooks.ConfigChange: gen has no ConfigChange event (a Claude Code one), and a hook there could refuse what gen would do without asking it; remove the hook`},
 		{"event not a list", `{"Stop": {"hooks": []}}`, `f.json: hooks.Stop: must be a list of matcher groups`},

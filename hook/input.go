@@ -19,12 +19,14 @@ type Input struct {
 	AgentID, AgentType string
 
 	// Tool events (PreToolUse, PermissionRequest, PermissionDenied,
-	// PostToolUse).
+	// PostToolUse, PostToolUseFailure).
 	ToolName  string
 	ToolInput map[string]any
 	ToolUseID string
 	// ToolResponse is the tool's result, for PostToolUse.
 	ToolResponse any
+	// Error is what the tool failed with, for PostToolUseFailure.
+	Error string
 	// PermissionSuggestions are the rules a person would be offered to
 	// "always allow", for PermissionRequest.
 	PermissionSuggestions []PermissionUpdate
@@ -36,6 +38,10 @@ type Input struct {
 
 	// Prompt is the submitted prompt, for UserPromptSubmit.
 	Prompt string
+
+	// Message and NotificationType are what a Notification is about
+	// ("gen needs your permission to use Bash", permission_prompt).
+	Message, NotificationType string
 
 	// StopHookActive is set, for Stop and SubagentStop, when the agent is
 	// already continuing because a stop hook blocked it: a hook that
@@ -62,6 +68,8 @@ func (in *Input) subject(ev Event) string {
 		return in.AgentType
 	case ev == SessionEnd:
 		return in.Reason
+	case ev == Notification:
+		return in.NotificationType
 	}
 	return ""
 }
@@ -94,6 +102,14 @@ func (in *Input) encode(ev Event) ([]byte, error) {
 	switch ev {
 	case PostToolUse:
 		m["tool_response"] = in.ToolResponse
+	case PostToolUseFailure:
+		m["error"] = in.Error
+		// gen runs no hooks for a call the person interrupted: the
+		// run is being torn down.
+		m["is_interrupt"] = false
+	case Notification:
+		m["message"] = in.Message
+		m["notification_type"] = in.NotificationType
 	case PermissionRequest:
 		if len(in.PermissionSuggestions) > 0 {
 			m["permission_suggestions"] = in.PermissionSuggestions

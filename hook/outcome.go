@@ -81,7 +81,7 @@ type Outcome struct {
 	Interrupt bool
 
 	// Block: a hook blocked the event (decision "block" or exit status 2):
-	// PostToolUse tells the model Reason; UserPromptSubmit drops the prompt
+	// PostToolUse and PostToolUseFailure tell the model Reason; UserPromptSubmit drops the prompt
 	// and shows Reason to the user; Stop and SubagentStop keep the agent
 	// going with Reason as its next instruction.
 	Block bool
@@ -166,11 +166,11 @@ func (a *answer) exitTwo(ev Event, stderr string) {
 	switch ev {
 	case PreToolUse, PermissionRequest:
 		a.verdict, a.reason = Deny, reason
-	case PostToolUse, UserPromptSubmit, Stop, SubagentStop:
+	case PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop:
 		a.block, a.reason = true, reason
 	default:
-		// PermissionDenied, SessionStart, SubagentStart and
-		// SessionEnd cannot be blocked.
+		// PermissionDenied, SessionStart, SubagentStart, SessionEnd
+		// and Notification cannot be blocked.
 		a.warnf("exit status 2 cannot block %s: %s", ev, reason)
 	}
 }
@@ -213,7 +213,7 @@ func (a *answer) stdout(ev Event, out []byte) {
 		a.permissionRequest(hs)
 	case PermissionDenied:
 		a.retry = hs != nil && hs.Retry
-	case PostToolUse, UserPromptSubmit, Stop, SubagentStop:
+	case PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop:
 		switch w.Decision {
 		case "":
 		case "block":

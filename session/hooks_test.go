@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
@@ -343,5 +345,59 @@ func TestSubagentHooksGetTranscriptPath(t *testing.T) {
 	}
 	if sub == 0 {
 		t.Errorf("no PreToolUse event of the Explore subagent in %s", data)
+	}
+}
+
+// A permission dialog runs the Notification hooks beside it, told
+// permission_prompt; a tool that fails runs the PostToolUseFailure hooks,
+// whose additionalContext the model is told with the error.
+func TestNotificationAndFailureHooks(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	note := filepath.Join(scripts, "notification.json")
+	fail := filepath.Join(scripts, "failure.json")
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{
+		"Notification":       writeScript(t, scripts, "notify.sh", "cat > "+note+".tmp && mv "+note+".tmp "+note),
+		"PostToolUseFailure": writeScript(t, scripts, "fail.sh", "cat > "+fail+"\necho '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUseFailure\", \"additionalContext\": \"Files live under src/.\"}}'"),
+	}))
+	// The person answers once the notification went out: the hook runs
+	// beside the dialog, not before it, so the dialog waits for it here.
+	a := &approver{answer: func(gate.Approval) gate.Reply {
+		for i := 0; i < 3000; i++ {
+			if _, err := os.Stat(note); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return gate.Reply{Choice: gate.No}
+	}}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	if _, err := s.Submit(context.Background(), "Run bash: touch x\nRead: missing.txt", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var n, f map[string]any
+	for path, v := range map[string]*map[string]any{note: &n, fail: &f} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n["hook_event_name"] != "Notification" || n["notification_type"] != "permission_prompt" || n["message"] != "gen needs your permission to use Bash" {
+		t.Errorf("Notification input %v", n)
+	}
+	if f["hook_event_name"] != "PostToolUseFailure" || f["tool_name"] != "Read" || !strings.Contains(fmt.Sprint(f["error"]), "missing.txt") || f["is_interrupt"] != false {
+		t.Errorf("PostToolUseFailure input %v", f)
+	}
+	var told string
+	for _, m := range s.History() {
+		if m.Role == "tool" && strings.Contains(m.Content, "missing.txt") {
+			told = m.Content
+		}
+	}
+	if !strings.HasSuffix(told, "\n\nFiles live under src/.") {
+		t.Errorf("the model was told %q, want the error and the hook's context", told)
 	}
 }

@@ -82,13 +82,13 @@ func TestManagedHooksOnly(t *testing.T) {
 	}
 }
 
-// A Claude Code settings file with a Notification hook loads: the hook is
+// A Claude Code settings file with a PreCompact hook loads: the hook is
 // warned about at its line and never runs, and the file's other hooks do.
 func TestHooksClaudeEventsWarned(t *testing.T) {
 	l := newLayout(t)
 	writeFile(t, l.project, `{"hooks": {
   "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh"}]}],
-  "Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send hi"}]}]
+  "PreCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send hi"}]}]
 }}`)
 	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
 	if err != nil {
@@ -97,7 +97,7 @@ func TestHooksClaudeEventsWarned(t *testing.T) {
 	if got := hookCommands(s.Hooks, hook.PreToolUse, "Bash"); !slices.Equal(got, []string{"project:a.sh"}) {
 		t.Errorf("PreToolUse hooks = %q, want a.sh", got)
 	}
-	want := []string{l.project + `:3: hooks.Notification: gen has no Notification event (a Claude Code one); its hooks never run`}
+	want := []string{l.project + `:3: hooks.PreCompact: gen has no PreCompact event (a Claude Code one); its hooks never run`}
 	if !slices.Equal(s.Warnings, want) {
 		t.Errorf("warnings\n got %q\nwant %q", s.Warnings, want)
 	}
@@ -109,7 +109,7 @@ func TestHooksErrors(t *testing.T) {
   "hooks": {
     "PreTool": []
   }
-}`, `{project}:3: hooks.PreTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, PermissionDenied, PostToolUse, SubagentStop, Stop, SessionEnd)`},
+}`, `{project}:3: hooks.PreTool: unknown hook event (want one of SessionStart, UserPromptSubmit, SubagentStart, PreToolUse, PermissionRequest, Notification, PermissionDenied, PostToolUse, PostToolUseFailure, SubagentStop, Stop, SessionEnd)`},
 		{"bad timeout", `{"hooks": {"PreToolUse": [
   {"matcher": "Bash", "hooks": [
     {"type": "command", "command": "x.sh"},

@@ -123,6 +123,15 @@ type Reviewer interface {
 	Review(ctx context.Context, req perm.Request, output string, response any) string
 }
 
+// FailureReviewer is implemented by gates that look at a call that failed
+// (PostToolUseFailure hooks). ReviewFailure is called after an allowed
+// call returned an error other than a denial, unless ctx is done (the run
+// is being torn down); what it returns, if not empty, is added to the
+// error the model sees.
+type FailureReviewer interface {
+	ReviewFailure(ctx context.Context, req perm.Request, err error) string
+}
+
 // ErrDenied is what every permission denial matches with errors.Is: the
 // gate refused the call, or something the call tried after it was allowed
 // (a WebFetch redirect).
@@ -236,8 +245,23 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
 		}
 	}
+	if fr, ok := s.gate.(FailureReviewer); ok && out.Err != nil && !errors.Is(out.Err, ErrDenied) && ctx.Err() == nil {
+		if note := fr.ReviewFailure(ctx, req, out.Err); note != "" {
+			out.Err = &reviewedError{err: out.Err, note: note}
+		}
+	}
 	return out
 }
+
+// reviewedError is a call's error with what PostToolUseFailure hooks
+// said of it, which the model is told after it.
+type reviewedError struct {
+	err  error
+	note string
+}
+
+func (e *reviewedError) Error() string { return e.err.Error() + "\n\n" + e.note }
+func (e *reviewedError) Unwrap() error { return e.err }
 
 // Select returns the tools of all whose names are in visible, in visible's
 // order: the one place a run's tool list is narrowed to what its policy
