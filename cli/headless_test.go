@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -520,5 +522,69 @@ func TestStreamInputNeedsPipe(t *testing.T) {
 		Streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, InTerminal: true})
 	if code != ExitUsage || !strings.Contains(errb.String(), "from a pipe") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// --no-session-persistence saves nothing of the session, as in Claude
+// Code: no transcript of a new session, a fork or a --session-id one, and
+// nothing added to one --resume or --continue reads (the model still gets
+// its conversation); hooks are told an empty transcript_path.
+func TestNoSessionPersistence(t *testing.T) {
+	dir := project(t) // HOME is dir
+	root := workspace.ProjectRoot(dir, dir)
+	tdir := transcript.ProjectDir(dir, root)
+	files := func() []string {
+		t.Helper()
+		es, err := os.ReadDir(tdir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	hookLog := filepath.Join(t.TempDir(), "start.json")
+	if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.json"), []byte(`{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > `+hookLog+`"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result := func(args ...string) map[string]any {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir, "--trust", "--output-format", "json"}, args...)...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitOK {
+			t.Fatalf("%q: exit %d, %v: %s %s", args, code, err, out, errs)
+		}
+		return res
+	}
+	id, _ := result("--no-session-persistence", "Read: a.txt")["session_id"].(string)
+	if transcript.CheckID(id) != nil || len(files()) != 0 {
+		t.Fatalf("session %q, transcripts %q; want an ID and no file", id, files())
+	}
+	var start map[string]any
+	if data, err := os.ReadFile(hookLog); err != nil || json.Unmarshal(data, &start) != nil || start["transcript_path"] != "" || start["session_id"] != id {
+		t.Errorf("SessionStart input %s (%v); want session %s and an empty transcript_path", data, err, id)
+	}
+	result("--no-session-persistence", "--session-id", transcript.NewID(), "Read: a.txt")
+	if len(files()) != 0 {
+		t.Errorf("--session-id saved %q", files())
+	}
+
+	// A saved session is read, and left as it was.
+	saved, _ := result("Read: a.txt")["session_id"].(string)
+	path := transcript.Path(dir, root, saved)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--resume", saved}, {"--continue"}, {"--resume", saved, "--fork-session"}} {
+		res := result(append(args, "--no-session-persistence", "Run bash: git status")...)
+		if res["num_turns"] == nil {
+			t.Errorf("%q: result %v", args, res)
+		}
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) || len(files()) != 1 {
+		t.Errorf("the session read was changed, or another saved: %q", files())
 	}
 }

@@ -64,6 +64,7 @@ type mainOptions struct {
 	fork                         bool
 	partial                      bool
 	replay                       bool
+	noPersist                    bool
 	fallback                     string
 	jsonSchema                   string
 	budget                       float64
@@ -102,6 +103,7 @@ func (o *mainOptions) register(cmd *cobra.Command) {
 	fl.Float64Var(&o.budget, "max-budget-usd", 0, "headless: "+budgetHelp)
 	fl.StringVar(&o.jsonSchema, "json-schema", "", `headless: a JSON Schema (inline JSON, "type": "object") the answer must match; the model gives it through the StructuredOutput tool, and the result carries it as structured_output`)
 	fl.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print the main loop's text as the model streams it, as stream_event lines")
+	fl.BoolVar(&o.noPersist, "no-session-persistence", false, "headless: save nothing of the session (no transcript to --resume; hooks get an empty transcript_path); --resume and --continue still read the session they name, and add nothing to it")
 	fl.BoolVar(&o.replay, "replay-user-messages", false, "stream-json input and output: print each user message read from stdin back on stdout (with isReplay), before the turn that answers it")
 }
 
@@ -223,6 +225,9 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if o.output != nil && !headless {
 		return usageErr(fmt.Errorf("--json-schema is for headless runs (-p), as in Claude Code"))
 	}
+	if o.noPersist && !headless {
+		return usageErr(fmt.Errorf("--no-session-persistence is for headless runs (-p), as in Claude Code"))
+	}
 	if headless && !streamIn && prompt == "" {
 		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
 	}
@@ -298,10 +303,14 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		NoSkills:     o.noSlash,
 		DebugHooks:   o.debug.logger("hooks", s.Err),
 	}
-	if err := sid.start(); err != nil {
-		return err
+	if o.noPersist {
+		cfg.SessionID = sid.ID
+	} else {
+		if err := sid.start(); err != nil {
+			return err
+		}
+		sid.record(&cfg)
 	}
-	sid.record(&cfg)
 	if headless {
 		h := &headlessRun{
 			cfg:     cfg,
