@@ -44,8 +44,9 @@ const (
 	// its hooks add is told to the model with the error.
 	PostToolUseFailure Event = "PostToolUseFailure"
 	// Notification runs when gen wants the person's attention: a
-	// permission dialog opens (notification_type permission_prompt). It
-	// only reports, and runs beside the dialog, not before it.
+	// permission dialog opens (notification_type permission_prompt), or
+	// the prompt has waited idle after a turn (idle_prompt). It only
+	// reports, and runs beside what awaits the person.
 	Notification Event = "Notification"
 	// UserPromptSubmit runs when a prompt is submitted, before the model
 	// sees it.

@@ -35,7 +35,7 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		CanPersist: !s.managedOnly(),
 	}
 	a.NoRule, a.StillAsks = cover(req, res, &pol, a.Rules)
-	s.notify(ctx, "gen needs your permission to use "+req.Tool, "permission_prompt")
+	s.Notify(ctx, "gen needs your permission to use "+req.Tool, "permission_prompt")
 	ans, err := s.cfg.Approver.Approve(ctx, a)
 	if err != nil {
 		return deny(res, "approval interrupted: "+err.Error())
@@ -152,11 +152,11 @@ func (s *Session) always(rules []string) (trusted bool, err error) {
 	return s.set.Trusted, nil
 }
 
-// notify runs the Notification hooks (a desktop notification, a sound)
-// about msg of kind typ beside what needs the person: they only report,
-// and the dialog must not wait for them. They end with ctx (the turn) or
-// at their own timeouts.
-func (s *Session) notify(ctx context.Context, msg, typ string) {
+// Notify runs the Notification hooks (a desktop notification, a sound)
+// about msg of kind typ (permission_prompt, idle_prompt) beside what
+// awaits the person, and returns at once: they only report, and nothing
+// waits for them. They end with ctx or at their own timeouts.
+func (s *Session) Notify(ctx context.Context, msg, typ string) {
 	if !s.hooks.Has(hook.Notification) {
 		return
 	}

@@ -62,6 +62,9 @@ type (
 	hintDoneMsg struct{ at time.Time }
 	// guardDoneMsg redraws a dialog once its guard may have passed.
 	guardDoneMsg struct{}
+	// idleMsg says the prompt has waited idle long after the turn that
+	// scheduled it; seq tells whether anything happened since.
+	idleMsg struct{ seq int }
 )
 
 // model is the Bubble Tea model. It is only touched by the program's
@@ -78,6 +81,10 @@ type model struct {
 	warnings func() []string
 	now      func() time.Time
 	guard    time.Duration // dialogGuard
+	idle     time.Duration // idleNotice; 0 for none
+	// idleSeq counts what ends the prompt's idle wait (a key, a turn):
+	// an idleMsg of an earlier count is stale.
+	idleSeq int
 
 	width  int
 	height int
@@ -169,7 +176,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize()
 		return m, nil
 	case tea.KeyMsg:
+		m.idleSeq++
 		return m, m.key(msg)
+	case idleMsg:
+		m.idleNow(msg.seq)
+		return m, nil
 	case spinner.TickMsg:
 		if !m.running {
 			return m, nil // let the spinner stop
@@ -389,7 +400,7 @@ func (m *model) finishTurn(err error) tea.Cmd {
 		m.hint = "Press Ctrl+C again to exit"
 	}
 	if len(m.queue) == 0 {
-		return nil
+		return m.waitIdle()
 	}
 	if err != nil || m.interrupted {
 		var texts []string
@@ -403,11 +414,34 @@ func (m *model) finishTurn(err error) tea.Cmd {
 		m.input.SetValue(strings.Join(texts, "\n"))
 		m.fitInput()
 		m.note(dimStyle, "The queued prompts were not sent: they are back in the prompt.")
-		return nil
+		return m.waitIdle()
 	}
 	next := m.queue[0]
 	m.queue = m.queue[1:]
 	return m.startTurn(next)
+}
+
+// waitIdle starts the prompt's idle wait after a turn: unless a key or
+// another turn comes first, the engine is told, after m.idle, that the
+// person is awaited.
+func (m *model) waitIdle() tea.Cmd {
+	m.idleSeq++
+	if m.idle <= 0 {
+		return nil
+	}
+	seq := m.idleSeq
+	return tea.Tick(m.idle, func(time.Time) tea.Msg { return idleMsg{seq} })
+}
+
+// idleNow tells the engine that the prompt has waited idle, if nothing
+// happened since the wait seq began and nothing else awaits the person
+// (a dialog, which told for itself).
+func (m *model) idleNow(seq int) {
+	n, ok := m.eng.(notifier)
+	if !ok || seq != m.idleSeq || m.running || len(m.requests) > 0 || m.quitting {
+		return
+	}
+	n.Notify(m.ctx, "gen is waiting for your input", "idle_prompt")
 }
 
 // warnedMsg says that UI.Warn has warnings to show.

@@ -69,6 +69,17 @@ type Engine interface {
 	Tools() []string
 }
 
+// notifier is an Engine that tells of what awaits the person
+// (Notification hooks): the prompt idle after a turn (idle_prompt).
+// Notify returns at once.
+type notifier interface {
+	Notify(ctx context.Context, message, typ string)
+}
+
+// idleNotice is how long the prompt waits for the person after a turn
+// before the engine is told (notifier), as in Claude Code.
+const idleNotice = 60 * time.Second
+
 // ender is an Engine whose session ends when the UI does (SessionEnd
 // hooks), told why: prompt_input_exit when the person left the prompt.
 type ender interface {
@@ -99,6 +110,9 @@ type UI struct {
 	// guard is how long a dialog ignores keys after it opens (dialogGuard;
 	// tests of the real program set 0).
 	guard time.Duration
+	// idle is how long the prompt waits after a turn before the engine
+	// is told the person is awaited (idleNotice; tests set less).
+	idle time.Duration
 
 	mu     sync.Mutex
 	prog   *tea.Program  // the running program; nil outside Run
@@ -116,7 +130,7 @@ var (
 
 // New returns a UI reading opts.In and drawing on opts.Out.
 func New(opts Options) *UI {
-	u := &UI{in: opts.In, out: opts.Out, cmds: opts.Commands, guard: dialogGuard}
+	u := &UI{in: opts.In, out: opts.Out, cmds: opts.Commands, guard: dialogGuard, idle: idleNotice}
 	if u.in == nil {
 		u.in = os.Stdin
 	}
@@ -149,7 +163,7 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	}
 	pr := newPrinter()
 	m := newModel(ctx, e, u.sty)
-	m.guard, m.cmds = u.guard, u.cmds
+	m.guard, m.cmds, m.idle = u.guard, u.cmds, u.idle
 	m.print = pr.add
 	m.warnings = u.takeWarnings
 	m.replay()

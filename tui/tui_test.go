@@ -1404,3 +1404,42 @@ func TestRunEndsSession(t *testing.T) {
 	}
 	waitOut("warning: SessionEnd hook: saved the notes")
 }
+
+// notifyingEngine is a fakeEngine that is told when the person is awaited
+// (notifier).
+type notifyingEngine struct {
+	*fakeEngine
+	told chan string
+}
+
+func (e *notifyingEngine) Notify(_ context.Context, message, typ string) {
+	e.told <- typ + ": " + message
+}
+
+// Once a turn has ended and the prompt has waited idle, the engine is
+// told, once (Claude Code's idle_prompt notification).
+func TestIdlePromptNotifies(t *testing.T) {
+	eng := &notifyingEngine{fakeEngine: newFakeEngine(), told: make(chan string, 4)}
+	_, typ, waitOut, done := runUI(t, context.Background(), eng, func(u *UI) { u.idle = time.Millisecond })
+	waitOut("default mode")
+	select {
+	case got := <-eng.told:
+		t.Fatalf("told %q before any turn", got)
+	default:
+	}
+	typ("go\r")
+	waitOut("done")
+	select {
+	case got := <-eng.told:
+		if got != "idle_prompt: gen is waiting for your input" {
+			t.Errorf("told %q", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("not told that the prompt waits")
+	}
+	typ("/exit\r")
+	<-done
+	if n := len(eng.told); n != 0 {
+		t.Errorf("told %d more times", n)
+	}
+}
