@@ -588,3 +588,28 @@ func TestNoSessionPersistence(t *testing.T) {
 		t.Errorf("the session read was changed, or another saved: %q", files())
 	}
 }
+
+// Headless plan mode reads and plans; the plan is refused, since nobody
+// can approve it (a PermissionRequest hook or --permission-prompt-tool
+// could), and nothing that changes anything runs.
+func TestHeadlessPlanMode(t *testing.T) {
+	dir := project(t)
+	code, out, errs := run("-p", "--cwd", dir, "--permission-mode", "plan", "--allowedTools", "Write", "--",
+		"Read: a.txt\nWrite b.txt: x\nCall ExitPlanMode: {\"plan\": \"1. write b.txt\"}")
+	for _, want := range []string{
+		"Read(a.txt) -> ALLOWED",
+		"Write(b.txt) -> DENIED: plan mode",
+		"ExitPlanMode",
+		"DENIED: the plan needs the person's approval",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, out, errs)
+		}
+	}
+	if code != ExitDenied {
+		t.Errorf("exit %d, want %d", code, ExitDenied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
+		t.Error("b.txt was written in plan mode")
+	}
+}

@@ -57,7 +57,7 @@ const trustHelp = "trust this project for this run only: " + settings.TrustCover
 func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.cwd, "cwd", "", "working directory (default: the current directory)")
-	fl.StringVar(&f.mode, modeName, "", "permission mode: default, acceptEdits, dontAsk, bypassPermissions, auto (Claude Code's plan runs as default, with a warning)")
+	fl.StringVar(&f.mode, modeName, "", "permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions, auto")
 	stringsVar(fl, &f.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
 	stringsVar(fl, &f.allowed, "allowedTools", nil, "allow rules for this session, comma- or space-separated, e.g. 'Read,Bash(npm test)' (repeatable; alias --allowed-tools)")
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")

@@ -32,6 +32,10 @@ type Approval struct {
 	// StillAsks, when not "", says which part of the call would still
 	// ask with Rules saved: the rules (at most 5) do not cover it all.
 	StillAsks string
+	// Plan, when not "", is the plan an ExitPlanMode call presents: the
+	// dialog asks to approve it, Yes leaving plan mode for default and
+	// YesSession for acceptEdits; Always is not offered.
+	Plan string
 }
 
 // Choice is a person's answer to an Approval.

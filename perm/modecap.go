@@ -1,13 +1,13 @@
 package perm
 
-// Rank orders modes by how much they allow without asking: explore (which
-// denies what others ask about), then default and dontAsk (and the empty
+// Rank orders modes by how much they allow without asking: explore and
+// plan (which deny what others ask about), then default and dontAsk (and the empty
 // mode, which is default), then acceptEdits and auto, then
 // bypassPermissions. It is the one ranking that caps modes (CapMode, a
 // subagent under its parent) and says what a mode allows unasked.
 func (m Mode) Rank() int {
 	switch m {
-	case ModeExplore:
+	case ModeExplore, ModePlan:
 		return 0
 	case ModeDefault, ModeDontAsk, "":
 		return 1
@@ -20,7 +20,17 @@ func (m Mode) Rank() int {
 // CapMode returns m, or limit when limit allows less without asking: a
 // limit can narrow a mode, never widen it. An empty limit is no limit
 // (callers for whom an empty mode means default pass ModeDefault).
+//
+// A plan limit caps as explore: plan is the main loop's, whose way out
+// (ExitPlanMode) is the person's; under it a subagent only reads. For the
+// same reason explore caps plan: plan may be left, explore may not.
 func CapMode(m, limit Mode) Mode {
+	if limit == ModePlan {
+		limit = ModeExplore
+	}
+	if m == ModePlan && limit == ModeExplore {
+		return limit
+	}
 	if limit != "" && limit.Rank() < m.Rank() {
 		return limit
 	}

@@ -50,7 +50,8 @@ func (d Decision) stricter(o Decision) bool { return d > o }
 // Mode is a permission mode: what happens when no rule matches.
 type Mode string
 
-// The modes. Explore is only meaningful for subagents.
+// The modes. Explore is only meaningful for subagents, plan only for the
+// main loop.
 const (
 	ModeDefault     Mode = "default"
 	ModeAcceptEdits Mode = "acceptEdits"
@@ -58,10 +59,15 @@ const (
 	ModeBypass      Mode = "bypassPermissions"
 	ModeAuto        Mode = "auto"
 	ModeExplore     Mode = "explore"
+	// ModePlan is Claude Code's plan mode: the main loop only reads and
+	// plans, and nothing that changes anything runs, whatever a rule or a
+	// grant allows, until the person approves the plan the model
+	// presents with ExitPlanMode (which leaves the mode).
+	ModePlan Mode = "plan"
 )
 
 // MainLoopModes are the modes a person can cycle through, in Shift+Tab order.
-var MainLoopModes = []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass, ModeAuto}
+var MainLoopModes = []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass, ModeAuto}
 
 // ParseMode returns the mode named s. The empty string is ModeDefault.
 // Unknown names are an error: a mode is never guessed.
@@ -69,10 +75,10 @@ func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case "":
 		return ModeDefault, nil
-	case ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypass, ModeAuto, ModeExplore:
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass, ModeAuto, ModeExplore:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown permission mode %q (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)", s)
+	return "", fmt.Errorf("unknown permission mode %q (want one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto, explore)", s)
 }
 
 // Source says where a rule or decision came from.

@@ -90,6 +90,11 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	c.code = p.Code
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {
+		if r.Decision == Ask && p.Mode == ModePlan && c.changes() {
+			// Nothing that changes anything runs before the plan is
+			// approved, even with a person's say-so.
+			r.Decision, r.Reason = Deny, planReason+" ("+r.Reason+")"
+		}
 		r = stepCoerce(r, p)
 		if r.Decision != Ask {
 			return r
@@ -538,6 +543,11 @@ func ownedWrite(c *call, pt *part, decided []Result) (Result, bool) {
 }
 
 func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
+	if p.Mode == ModePlan && c.partChanges(pt) {
+		// No grant, rule or person allows a change before the plan is
+		// approved.
+		return Result{Decision: Deny, Step: 7, Reason: planReason, Source: SourceMode}
+	}
 	// Step 4.
 	if cr := rs.session.first(c, pt, matchAllow); cr != nil {
 		return Result{Decision: Allow, Step: 4, Reason: "allowed for this session", Rule: cr.Rule.String(), Source: SourceSession}
@@ -559,6 +569,41 @@ func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
 	return modeDefault(c, pt, p.Mode)
 }
 
+// planReason is why plan mode refuses a change.
+const planReason = "plan mode: nothing that changes anything runs until the person approves the plan (ExitPlanMode)"
+
+// changes reports whether a part of c may change something (partChanges).
+func (c *call) changes() bool {
+	for i := range c.parts {
+		if c.partChanges(&c.parts[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// partChanges reports whether pt may change something: a write, a
+// command not verified read-only, or a tool that is neither safe (read,
+// search, ask) nor one plan mode needs: Agent (a subagent under plan mode
+// only reads: CapMode), Skill (instructions to read) and ExitPlanMode.
+// An MCP tool may do anything, so it changes.
+func (c *call) partChanges(pt *part) bool {
+	switch pt.kind {
+	case kindWrite:
+		return true
+	case kindCommand:
+		c.classify(pt)
+		return !pt.readOnly && !pt.xargs
+	case kindRead:
+		return false
+	}
+	switch pt.tool {
+	case "Agent", "Skill", "ExitPlanMode":
+		return false
+	}
+	return ClassOf(pt.tool) != Safe
+}
+
 func modeDefault(c *call, pt *part, m Mode) Result {
 	res := func(d Decision, reason string) Result {
 		return Result{Decision: d, Step: 7, Reason: reason, Source: SourceMode}
@@ -577,7 +622,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		if pt.xargs && c.xargsOK {
 			return Result{Decision: Allow, Step: 7, Reason: "xargs into a read-only command (no Bash or Read deny rules)", Source: SourceBuiltin, readOnly: true}
 		}
-		if m == ModeExplore || m == ModeDontAsk || m == ModeBypass {
+		if m == ModeExplore || m == ModePlan || m == ModeDontAsk || m == ModeBypass {
 			break
 		}
 		why := pt.notRO.String()
@@ -620,6 +665,13 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		r := res(Allow, "safe tool")
 		r.PublicOnly = pt.tool == "WebFetch"
 		return r
+	case pt.tool == "ExitPlanMode" && m == ModePlan:
+		return res(Ask, "the plan needs the person's approval")
+	case pt.tool == "ExitPlanMode":
+		return res(Deny, "ExitPlanMode: the session is not in plan mode")
+	case m == ModePlan:
+		// Agent and Skill, which change nothing (partChanges).
+		return res(Ask, fmt.Sprintf("%s requires approval in plan mode", c.req.Tool))
 	case m == ModeExplore:
 		return res(Deny, "explore mode is read-only")
 	case m == ModeDontAsk:

@@ -145,7 +145,7 @@ func TestBashMatch(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for _, m := range []string{"default", "acceptEdits", "dontAsk", "bypassPermissions", "auto", "explore"} {
+	for _, m := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto", "explore"} {
 		if got, err := ParseMode(m); err != nil || string(got) != m {
 			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
 		}
@@ -153,7 +153,7 @@ func TestParseMode(t *testing.T) {
 	if got, err := ParseMode(""); err != nil || got != ModeDefault {
 		t.Errorf("ParseMode(\"\") = %q, %v", got, err)
 	}
-	for _, m := range []string{"edit", "Default", "bypass", "plan"} {
+	for _, m := range []string{"edit", "Default", "bypass", "Plan"} {
 		if _, err := ParseMode(m); err == nil {
 			t.Errorf("ParseMode(%q) succeeded", m)
 		}

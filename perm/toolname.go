@@ -15,7 +15,7 @@ import (
 var Tools = []string{
 	"Read", "Glob", "Grep", "Write", "Edit", "NotebookEdit", "Bash", "WebFetch", "WebSearch",
 	"TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Agent", "Skill",
-	"LSP", "CronList", "MCP",
+	"LSP", "CronList", "MCP", "ExitPlanMode",
 }
 
 // ClaudeTools are Claude Code's tool names that gen has no tool for. Task
@@ -23,7 +23,7 @@ var Tools = []string{
 // has, and reads as Agent (ParseRule; hook matchers).
 var ClaudeTools = []string{
 	"MultiEdit", "LS", "NotebookRead", "TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash",
-	"ExitPlanMode", "EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
+	"EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
 	"ListMcpResourcesTool", "ReadMcpResourceTool", "TaskOutput", "TaskStop", "CronCreate", "CronDelete",
 	"SendMessage", "TeamCreate", "TeamDelete", "PowerShell", "Monitor", "Artifact",
 }

@@ -152,6 +152,9 @@ func TestSubagentCappedByParent(t *testing.T) {
 		{perm.ModeExplore, perm.ModeBypass, perm.ModeExplore},
 		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDefault},
 		{perm.ModeAuto, perm.ModeAcceptEdits, perm.ModeAuto},
+		// Under a main loop in plan mode a subagent only reads.
+		{perm.ModeAcceptEdits, perm.ModePlan, perm.ModeExplore},
+		{perm.ModeDefault, perm.ModePlan, perm.ModeExplore},
 	}
 	for _, tt := range tests {
 		d := &agent.Definition{Name: "x", Mode: tt.child}

@@ -132,6 +132,14 @@ func ShowsSkill(p *perm.Policy, d *agent.Definition) bool {
 	return newFilter(p, d).shows("Skill")
 }
 
+// ShowsExitPlan reports whether the main loop under p shows the model the
+// ExitPlanMode tool: in plan mode, unless the agent it runs as lacks the
+// tool or a bare deny rule names it (as for the built-in tools in
+// Visible). Subagents never see it: plan mode is the main loop's.
+func ShowsExitPlan(p *perm.Policy) bool {
+	return p.Mode == perm.ModePlan && newFilter(p, nil).shows("ExitPlanMode")
+}
+
 // namedBy reports whether one of rules names tool. An Edit rule names every
 // file-editing tool. With bareOnly, rules with a pattern do not count.
 func namedBy(rules []perm.Rule, tool string, bareOnly bool) bool {

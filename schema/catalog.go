@@ -325,6 +325,22 @@ var catalog = lazy.Value[[]*toolDef]{New: func() []*toolDef {
 	}
 }}
 
+// exitPlan is the ExitPlanMode tool. It is not in catalog: only the main
+// loop in plan mode offers it (package session), so Names and Visible
+// leave it out while Get, Normalize and Validate know it.
+var exitPlan = lazy.Value[*toolDef]{New: func() *toolDef {
+	return &toolDef{
+		name: "ExitPlanMode",
+		desc: "Present your plan to the user for approval and, if they approve, leave plan mode. " +
+			"In plan mode you may only read and search; call this when the plan is complete: what you will change, where, and how you will check it. " +
+			"If the user rejects the plan, keep planning with their feedback.",
+		params: object(
+			&param{name: "plan", typ: tString, required: true, nonEmpty: true,
+				desc: "The plan, in Markdown, as the user will read it."},
+		),
+	}
+}}
+
 // skill is the Skill tool. It is not in catalog: a run offers it only when
 // skills exist, with a description that lists them (package skill builds
 // it from Desc), so Names and Visible leave it out while Get, Normalize

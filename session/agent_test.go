@@ -293,7 +293,7 @@ func TestBypassNeedsOptIn(t *testing.T) {
 	if s.Policy().Mode == perm.ModeBypass {
 		t.Error("the policy runs in bypassPermissions")
 	}
-	if got, want := s.Modes(), []perm.Mode{perm.ModeDefault, perm.ModeAcceptEdits, perm.ModeDontAsk, perm.ModeAuto}; !slices.Equal(got, want) {
+	if got, want := s.Modes(), []perm.Mode{perm.ModeDefault, perm.ModeAcceptEdits, perm.ModePlan, perm.ModeDontAsk, perm.ModeAuto}; !slices.Equal(got, want) {
 		t.Errorf("Modes = %v, want %v", got, want)
 	}
 

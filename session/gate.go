@@ -35,10 +35,17 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		CanPersist: !s.managedOnly(),
 	}
 	a.NoRule, a.StillAsks = cover(req, res, &pol, a.Rules)
+	if req.Tool == "ExitPlanMode" {
+		a.Plan, _ = req.Input["plan"].(string)
+		a.Rules, a.NoRule = nil, "the plan is approved each time"
+	}
 	s.Notify(ctx, "gen needs your permission to use "+req.Tool, "permission_prompt")
 	ans, err := s.cfg.Approver.Approve(ctx, a)
 	if err != nil {
 		return deny(res, "approval interrupted: "+err.Error())
+	}
+	if a.Plan != "" {
+		return s.answerPlan(res, ans.Choice)
 	}
 	switch ans.Choice {
 	case gate.Yes:
@@ -161,4 +168,25 @@ func (s *Session) Notify(ctx context.Context, msg, typ string) {
 		return
 	}
 	go s.hooks.Run(ctx, hook.Notification, hook.Input{Message: msg, NotificationType: typ})
+}
+
+// answerPlan turns the person's answer to a plan (ExitPlanMode's dialog)
+// into the call's decision: Yes approves it and leaves plan mode for
+// default, YesSession for acceptEdits (edits without asking), where the
+// session may switch to it; anything else keeps the session planning.
+func (s *Session) answerPlan(res perm.Result, c gate.Choice) perm.Result {
+	to := perm.ModeDefault
+	if c == gate.YesSession {
+		to = perm.ModeAcceptEdits
+	}
+	if c != gate.Yes && c != gate.YesSession {
+		return deny(res, "the user did not approve the plan: keep planning, and ask them what to change")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.open(to); err != nil {
+		return deny(res, "the plan cannot be carried out in "+string(to)+" mode: "+err.Error())
+	}
+	s.planExit = to
+	return allow(res, "the user approved the plan; the session leaves plan mode for "+string(to)+" mode")
 }

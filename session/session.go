@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -125,6 +126,9 @@ type Session struct {
 	mu   sync.Mutex         // guards the fields below
 	set  *settings.Settings // as last loaded successfully
 	mode perm.Mode
+	// planExit is the mode the person chose when they approved the plan
+	// (ExitPlanMode's dialog), which leavePlan switches to.
+	planExit perm.Mode
 	// bypass says bypassPermissions may be switched to (Config.AllowBypass,
 	// or the session started in it).
 	bypass  bool
@@ -441,6 +445,29 @@ func (s *Session) open(m perm.Mode) error {
 	return nil
 }
 
+// planReminder is added to a prompt submitted in plan mode.
+const planReminder = "(Plan mode is on: you may read and search, and nothing that changes anything will run. " +
+	"When your plan is ready, present it with the ExitPlanMode tool; the user approves it or asks you to keep planning.)"
+
+// leavePlan leaves plan mode for the mode the person chose when they
+// approved the plan (default unless they chose otherwise), and returns
+// it; an error when the session is not in plan mode. It is the
+// ExitPlanMode tool's, which runs only once its call was approved.
+func (s *Session) leavePlan() (perm.Mode, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mode != perm.ModePlan {
+		return "", fmt.Errorf("the session is in %s mode, not plan mode", s.mode)
+	}
+	m := cmp.Or(s.planExit, perm.ModeDefault)
+	s.planExit = ""
+	if err := s.open(m); err != nil {
+		return "", err
+	}
+	s.mode = m
+	return m, nil
+}
+
 // CycleMode moves to the next main-loop mode the session may switch to
 // (SetMode), and returns it; under an agent
 // that allows none (explore), the mode stays.
@@ -603,6 +630,10 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if s.cfg.Output != nil {
 		s.cfg.Output.Reset()
 		builtins = append(builtins, s.cfg.Output)
+	}
+	if policy.ShowsExitPlan(&p) {
+		builtins = append(builtins, tool.ExitPlan{Leave: s.leavePlan})
+		prompt += "\n\n" + planReminder
 	}
 	ts := s.cfg.MCP.Tools(&p, nil, builtins, loaded)
 	defer func() {

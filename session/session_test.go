@@ -386,7 +386,7 @@ func TestModesAndCommands(t *testing.T) {
 	for range 5 {
 		seen = append(seen, s.CycleMode())
 	}
-	if want := []perm.Mode{"acceptEdits", "dontAsk", "auto", "default", "acceptEdits"}; !slices.Equal(seen, want) {
+	if want := []perm.Mode{"acceptEdits", "plan", "dontAsk", "auto", "default"}; !slices.Equal(seen, want) {
 		t.Errorf("Shift+Tab cycle = %v, want %v (bypass skipped)", seen, want)
 	}
 	if err := s.SetMode(perm.ModeBypass); err == nil {

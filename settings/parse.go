@@ -459,15 +459,6 @@ func (p *parser) mode(f *File, v *value) error {
 	if v.Kind != kindString {
 		return p.errAt(v.Off, "permissions.defaultMode must be a string")
 	}
-	if v.Str == "plan" {
-		// Claude Code's plan mode has no main-loop twin in gen (explore is
-		// for subagents). default, which asks before every change, is the
-		// closest mode that is not more permissive.
-		line, _ := lineCol(p.data, v.Off)
-		p.warn = append(p.warn, fmt.Sprintf("%s:%d: defaultMode \"plan\" is Claude Code's; gen starts in \"default\", which asks before any change", p.path, line))
-		f.DefaultMode, f.modeLine = perm.ModeDefault, line
-		return nil
-	}
 	m, err := perm.ParseMode(v.Str)
 	if err != nil || v.Str == "" {
 		// ParseMode reads "" as default; in a file it is more likely a

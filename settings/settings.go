@@ -17,7 +17,7 @@
 // Claude Code's files are read like their .gen twins, at the same scope and
 // by the same rules, with Claude Code's value forms ("disable" for
 // disableBypassPermissionsMode and disableAutoMode, allowManagedHooksOnly and
-// allowManagedPermissionRulesOnly at the top level, defaultMode "plan"). Where
+// allowManagedPermissionRulesOnly at the top level). Where
 // two files of one scope disagree on a single value, the .gen file wins.
 //
 // and the --permission-mode, --add-dir, --allowedTools and --disallowedTools
@@ -578,11 +578,6 @@ func (s *Settings) sayTwins(i int, key string, get func(*File) (string, int)) {
 
 // resolveMode sets s.Mode and s.ModeSource from the flag, then the files.
 func (s *Settings) resolveMode(flag string) error {
-	if flag == "plan" {
-		// Claude Code's plan mode, as defaultMode "plan" is read.
-		s.Warnings = append(s.Warnings, `permission mode flag: "plan" is Claude Code's; gen runs in "default", which asks before any change (and denies it headless)`)
-		flag = string(perm.ModeDefault)
-	}
 	if flag != "" {
 		m, err := perm.ParseMode(flag)
 		if err != nil {

@@ -220,14 +220,13 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "flag mode unknown",
 			opts:    Options{Mode: "yolo"},
-			wantErr: `permission mode flag: unknown permission mode "yolo" (want one of default, acceptEdits, dontAsk, bypassPermissions, auto, explore)`,
+			wantErr: `permission mode flag: unknown permission mode "yolo" (want one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto, explore)`,
 		},
 		{
-			name:       "flag mode plan is Claude Code's",
+			name:       "flag mode plan",
 			opts:       Options{Mode: "plan"},
-			mode:       perm.ModeDefault,
+			mode:       perm.ModePlan,
 			modeSource: perm.SourceCLI,
-			warnings:   []string{`permission mode flag: "plan" is Claude Code's; gen runs in "default", which asks before any change (and denies it headless)`},
 		},
 		{
 			name:    "flag mode explore is subagent-only",
@@ -632,17 +631,17 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "unknown mode",
 			local:   "{\"permissions\": {\n  \"defaultMode\": \"edit\"\n}}",
-			wantErr: `{local}:2: unknown mode "edit" in permissions.defaultMode (want one of default, acceptEdits, dontAsk, bypassPermissions, auto)`,
+			wantErr: `{local}:2: unknown mode "edit" in permissions.defaultMode (want one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto)`,
 		},
 		{
 			name:    "empty mode is refused, not read as default",
 			user:    `{"permissions": {"defaultMode": ""}}`,
-			wantErr: `{user}:1: unknown mode "" in permissions.defaultMode (want one of default, acceptEdits, dontAsk, bypassPermissions, auto)`,
+			wantErr: `{user}:1: unknown mode "" in permissions.defaultMode (want one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto)`,
 		},
 		{
 			name:    "explore as defaultMode is subagent-only",
 			project: `{"permissions": {"defaultMode": "explore"}}`,
-			wantErr: `{project}:1: permissions.defaultMode "explore" is only for subagents (want one of default, acceptEdits, dontAsk, bypassPermissions, auto)`,
+			wantErr: `{project}:1: permissions.defaultMode "explore" is only for subagents (want one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto)`,
 		},
 		{
 			name:    "malformed allow rule names the line of its string",

@@ -338,7 +338,10 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 		line("   " + m.sty.dim.Render("Sandbox: "+string(a.Result.Sandbox)))
 	}
 	if a.Preview != "" {
-		b.WriteString(m.previewView(a.Preview, w))
+		b.WriteString(m.previewView(a.Preview, w, true))
+	}
+	if a.Plan != "" {
+		b.WriteString(m.previewView(a.Plan, w, false))
 	}
 
 	if d.editing {
@@ -357,7 +360,6 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 	}
 
 	line("")
-	line(" Do you want to allow this call?")
 	class := a.Class
 	if class == "" {
 		class = a.Request.Tool
@@ -367,6 +369,17 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 		"Yes, allow all " + sanitize(class) + " this session",
 		"Always allow…",
 		"No",
+	}
+	if a.Plan != "" {
+		line(" Do you approve this plan?")
+		labels = []string{
+			"Yes, and ask before each edit (default mode)",
+			"Yes, and make the edits without asking (acceptEdits mode)",
+			"Always allow…",
+			"No, keep planning",
+		}
+	} else {
+		line(" Do you want to allow this call?")
 	}
 	for i, l := range labels {
 		text := fmt.Sprintf("%d. %s", i+1, l)
@@ -390,8 +403,11 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 		line(" " + m.sty.deny.Render(d.err))
 	}
 	help := " ↑/↓ and Enter, or 1-4 · Esc = No"
-	if a.Preview != "" {
+	switch {
+	case a.Preview != "":
 		help += " · PgUp/PgDn scroll the diff"
+	case a.Plan != "":
+		help += " · PgUp/PgDn scroll the plan"
 	}
 	b.WriteString(clip(m.sty.dim.Render(help), w))
 	return b.String()
@@ -406,9 +422,9 @@ func (m *model) stillAsks(b *strings.Builder, a *gate.Approval, w int) {
 	}
 }
 
-// previewView draws the window of the diff the person scrolled to, with
-// added lines green and removed lines red.
-func (m *model) previewView(preview string, w int) string {
+// previewView draws the window of the diff (or, not diff, the plan) the
+// person scrolled to, a diff's added lines green and removed lines red.
+func (m *model) previewView(preview string, w int, diff bool) string {
 	lines := strings.Split(sanitize(strings.TrimRight(preview, "\n")), "\n")
 	h := m.previewHeight()
 	d := &m.dlg
@@ -420,6 +436,7 @@ func (m *model) previewView(preview string, w int) string {
 	for _, l := range lines[d.scroll:end] {
 		l = clip(l, w-3)
 		switch {
+		case !diff:
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
 			l = m.sty.bold.Render(l)
 		case strings.HasPrefix(l, "+"):

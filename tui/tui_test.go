@@ -584,7 +584,7 @@ func TestSlashCommands(t *testing.T) {
 		{
 			name: "mode shows the mode",
 			line: "/mode",
-			want: []string{"Permission mode: default (modes: default, acceptEdits, dontAsk, bypassPermissions, auto"},
+			want: []string{"Permission mode: default (modes: default, acceptEdits, plan, dontAsk, bypassPermissions, auto"},
 		},
 		{
 			name:      "mode sets the mode",
@@ -1441,5 +1441,40 @@ func TestIdlePromptNotifies(t *testing.T) {
 	<-done
 	if n := len(eng.told); n != 0 {
 		t.Errorf("told %d more times", n)
+	}
+}
+
+// An ExitPlanMode approval shows the plan as written (a Markdown list is
+// not a diff) and asks to approve it: 1 leaves plan mode for default, 2
+// for acceptEdits; Always is not offered.
+func TestPlanApproval(t *testing.T) {
+	plan := "- read the tests\n- fix the parser\n+ nothing else"
+	a := &gate.Approval{
+		Request:    perm.Request{Tool: "ExitPlanMode", Input: map[string]any{"plan": plan}},
+		Result:     perm.Result{Decision: perm.Ask, Reason: "the plan needs the person's approval"},
+		Plan:       plan,
+		NoRule:     "the plan is approved each time",
+		CanPersist: true,
+	}
+	h := newHarness(t, newFakeEngine())
+	h.m.sty = colourStyles()
+	r := &request{id: 1, approval: a}
+	h.open(r)
+	v := h.m.View()
+	for _, s := range []string{"Do you approve this plan?", "- fix the parser", "1. Yes, and ask before each edit (default mode)", "2. Yes, and make the edits without asking (acceptEdits mode)", "4. No, keep planning", "PgUp/PgDn scroll the plan"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("view lacks %q:\n%s", s, v)
+		}
+	}
+	if strings.Contains(v, "\x1b[31m- fix") || strings.Contains(v, "\x1b[32m+ nothing") {
+		t.Errorf("the plan is coloured as a diff:\n%q", v)
+	}
+	h.keys("3")
+	if _, ok := replied(r); ok {
+		t.Fatal("Always was chosen for a plan")
+	}
+	h.keys("2")
+	if rep, ok := replied(r); !ok || rep.answer.Choice != gate.YesSession {
+		t.Errorf("2 answered %+v, %v; want YesSession (acceptEdits)", rep, ok)
 	}
 }

@@ -1,0 +1,61 @@
+package perm
+
+import (
+	"strings"
+	"testing"
+)
+
+// Plan mode reads and plans: read-only calls run as in default mode, and
+// nothing that changes anything runs, whatever an allow rule, a session
+// grant or a bypass-immune question would otherwise let through, until
+// the plan is approved (ExitPlanMode, which asks). Deny rules still deny.
+func TestPlanMode(t *testing.T) {
+	f := newFixture(t)
+	p := &Policy{Mode: ModePlan, Workspace: f.ws(), Deny: entries(SourceUser, "Read(./secrets/**)"),
+		Allow: entries(SourceUser, "Bash(npm test)", "Edit", "Bash(git status)", "Read(//"+strings.TrimPrefix(f.outside, "/")+"/**)", "mcp__db")}
+	p.Session = rules("Write")
+	for _, tc := range []struct {
+		tool string
+		in   map[string]any
+		want Decision
+		step int
+		why  string
+	}{
+		{"Read", map[string]any{"file_path": "src/a.go"}, Allow, 7, "safe tool"},
+		{"Read", map[string]any{"file_path": f.outside + "/data"}, Allow, 6, "allowed by rule"},
+		{"Read", map[string]any{"file_path": "secrets/k"}, Deny, 1, "deny rule"},
+		{"Grep", map[string]any{"pattern": "x"}, Allow, 7, "safe tool"},
+		{"Bash", map[string]any{"command": "ls -la && cat src/a.go"}, Allow, 7, "read-only command"},
+		{"Bash", map[string]any{"command": "git status"}, Allow, 6, "allowed by rule"},
+		{"Bash", map[string]any{"command": "npm test"}, Deny, 7, "plan mode"},
+		{"Bash", map[string]any{"command": "touch x"}, Deny, 7, "plan mode"},
+		{"Bash", map[string]any{"command": "echo hi > out.txt"}, Deny, 7, "plan mode"},
+		{"Bash", map[string]any{"command": "rm -rf src"}, Deny, 2, "plan mode"},
+		{"Edit", map[string]any{"file_path": "src/a.go", "old_string": "x", "new_string": "y"}, Deny, 7, "plan mode"},
+		{"Write", map[string]any{"file_path": "src/b.go", "content": "y"}, Deny, 7, "plan mode"},
+		{"Write", map[string]any{"file_path": ".git/hooks/pre-commit", "content": "y"}, Deny, 2, "plan mode"},
+		{"mcp__db__query", map[string]any{}, Deny, 7, "plan mode"},
+		{"Agent", map[string]any{"subagent_type": "Explore", "prompt": "p", "description": "d"}, Ask, 7, "plan mode"},
+		{"ExitPlanMode", map[string]any{"plan": "1. do it"}, Ask, 7, "approval"},
+	} {
+		r := Evaluate(Request{Tool: tc.tool, Input: tc.in}, p)
+		if r.Decision != tc.want || r.Step != tc.step || !strings.Contains(r.Reason, tc.why) {
+			t.Errorf("%s %v: %s step %d (%s); want %s step %d, reason with %q", tc.tool, tc.in, r.Decision, r.Step, r.Reason, tc.want, tc.step, tc.why)
+		}
+	}
+	// Outside plan mode ExitPlanMode has nothing to leave; a subagent
+	// under a plan-mode main loop only reads (explore).
+	p.Mode = ModeDefault
+	if r := Evaluate(Request{Tool: "ExitPlanMode", Input: map[string]any{"plan": "x"}}, p); r.Decision != Deny {
+		t.Errorf("ExitPlanMode in default mode: %s (%s)", r.Decision, r.Reason)
+	}
+	if m := CapMode(ModeAcceptEdits, ModePlan); m != ModeExplore {
+		t.Errorf("CapMode(acceptEdits, plan) = %s, want explore", m)
+	}
+	if m := CapMode(ModePlan, ModeExplore); m != ModeExplore {
+		t.Errorf("CapMode(plan, explore) = %s, want explore: plan may be left, explore may not", m)
+	}
+	if m := CapMode(ModePlan, ModeDefault); m != ModePlan {
+		t.Errorf("CapMode(plan, default) = %s, want plan", m)
+	}
+}

@@ -1,0 +1,95 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/loop/offline"
+	"github.com/gen-run/gen/perm"
+)
+
+// Plan mode, as in Claude Code: the model reads and plans, nothing that
+// changes anything runs (an allow rule does not help), and ExitPlanMode
+// shows the person the plan; approving it leaves plan mode for the mode
+// they chose, in the same turn. Rejecting it keeps the session planning.
+func TestPlanModeSession(t *testing.T) {
+	root, home := project(t, map[string]string{"a.txt": "a\n", ".gen/settings.json": `{"permissions": {"defaultMode": "plan", "allow": ["Bash(touch *)"]}}`})
+	var plans []string
+	choice := gate.YesSession
+	a := &approver{answer: func(ap gate.Approval) gate.Reply {
+		if ap.Request.Tool != "ExitPlanMode" {
+			t.Errorf("asked about %s %v", ap.Request.Tool, ap.Request.Input)
+			return gate.Reply{Choice: gate.No}
+		}
+		plans = append(plans, ap.Plan)
+		return gate.Reply{Choice: choice}
+	}}
+	s := newSession(t, root, home, offline.New(), a, trusted)
+	if s.Mode() != perm.ModePlan {
+		t.Fatalf("mode %s, want plan from defaultMode", s.Mode())
+	}
+	ctx := context.Background()
+
+	// Rejected: the session keeps planning.
+	choice = gate.No
+	out, err := s.Submit(ctx, "Call ExitPlanMode: {\"plan\": \"1. do nothing\"}", nil, nil)
+	if err != nil || !strings.Contains(out.Final, "ExitPlanMode") || !strings.Contains(out.Final, "DENIED: the user did not approve the plan") || s.Mode() != perm.ModePlan {
+		t.Fatalf("rejected plan: %v, mode %s:\n%s", err, s.Mode(), out.Final)
+	}
+
+	choice = gate.YesSession
+	out, err = s.Submit(ctx, strings.Join([]string{
+		"Read: a.txt",
+		"Run bash: touch before",
+		"Write notes.txt: planned",
+		"Call ExitPlanMode: {\"plan\": \"1. touch after\\n2. write notes.txt\"}",
+		"Run bash: touch after",
+		"Write notes.txt: done",
+	}, "\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Read(a.txt) -> ALLOWED",
+		"Bash(touch before) -> DENIED: plan mode: nothing that changes anything runs until the person approves the plan",
+		"Write(notes.txt) -> DENIED: plan mode",
+		"ExitPlanMode",
+		"Bash(touch after) -> ALLOWED",
+		"Write(notes.txt) -> ALLOWED",
+	}
+	lines := strings.Split(out.Final, "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("final answer:\n%s", out.Final)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d = %q, want %q", i, lines[i], w)
+		}
+	}
+	if !strings.Contains(lines[3], "ALLOWED") {
+		t.Errorf("ExitPlanMode: %q", lines[3])
+	}
+	if s.Mode() != perm.ModeAcceptEdits {
+		t.Errorf("mode %s after the plan was approved for acceptEdits", s.Mode())
+	}
+	if _, err := os.Stat(filepath.Join(root, "before")); err == nil {
+		t.Error("touch before ran in plan mode")
+	}
+	for _, f := range []string{"after", "notes.txt"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("%s was not made after the plan's approval: %v", f, err)
+		}
+	}
+	if len(plans) != 2 || plans[1] != "1. touch after\n2. write notes.txt" {
+		t.Errorf("the person was shown %q", plans)
+	}
+	// Out of plan mode, ExitPlanMode is not offered.
+	out, _ = s.Submit(ctx, "Call ExitPlanMode: {\"plan\": \"again\"}", nil, nil)
+	if strings.Contains(out.Final, "-> ALLOWED") || len(plans) != 2 {
+		t.Errorf("ExitPlanMode outside plan mode: %s", out.Final)
+	}
+}
