@@ -50,9 +50,13 @@ type importer struct {
 	tree string
 	// files are the files imported, each once, in the order their
 	// imports are met (depth first).
-	files    []imported
-	seen     map[string]bool // real paths imported, and the memory file's
-	size     int
+	files []imported
+	seen  map[string]bool // real paths imported, and the memory file's
+	size  int
+	// warned are the paths (cleaned, links not followed) a warning was
+	// given for: a file that names one refused file thousands of times
+	// gets one warning, not a screenful.
+	warned   map[string]bool
 	warnings []string
 }
 
@@ -83,20 +87,22 @@ func (im *importer) follow(path, text string, hop int) {
 			continue
 		}
 		if hop > maxImportHops {
-			im.warn(at, ref.path, fmt.Sprintf("imports are followed %d hops from the memory file", maxImportHops))
+			im.warn(p, at, ref.path, fmt.Sprintf("imports are followed %d hops from the memory file", maxImportHops))
 			continue
 		}
 		if why := im.refusal(p); why != "" {
-			im.warn(at, ref.path, why)
+			im.warn(p, at, ref.path, why)
 			continue
 		}
-		data, err := textfile.Read(p, MaxFile)
+		// Read the file the checks resolved p to: p's links are not
+		// followed a second time, to where they might lead by now.
+		data, err := textfile.Read(real, MaxFile)
 		if err != nil {
-			im.warn(at, ref.path, err.Error())
+			im.warn(p, at, ref.path, err.Error())
 			continue
 		}
 		if im.size+len(data) > maxImported {
-			im.warn(at, ref.path, fmt.Sprintf("a memory file's imports may add at most %d bytes", maxImported))
+			im.warn(p, at, ref.path, fmt.Sprintf("a memory file's imports may add at most %d bytes", maxImported))
 			continue
 		}
 		im.seen[real] = true
@@ -119,7 +125,16 @@ func (im *importer) refusal(p string) string {
 	return ""
 }
 
-func (im *importer) warn(at, ref, why string) {
+// warn says why the import ref at "file:line" at, of the file p, is left
+// out, unless a warning about p was given already.
+func (im *importer) warn(p, at, ref, why string) {
+	if im.warned[p] {
+		return
+	}
+	if im.warned == nil {
+		im.warned = map[string]bool{}
+	}
+	im.warned[p] = true
 	im.warnings = append(im.warnings, fmt.Sprintf("memory: %s: @%s is not imported: %s", at, ref, why))
 }
 

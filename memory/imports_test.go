@@ -143,3 +143,19 @@ func at(s []string, i int) string {
 	}
 	return ""
 }
+
+// A refused file named many times (each mention costs a cloned repository
+// a few bytes) is warned about once, at its first mention.
+func TestImportRefusedOnce(t *testing.T) {
+	ws := tree(t)
+	write(t, filepath.Join(ws.Root, ".env"), "API_KEY=hunter2")
+	write(t, filepath.Join(ws.Root, "AGENTS.md"), "@.env\n"+strings.Repeat("@.env @./.env ", 1000))
+	got, warns, err := SystemPrompt(readAll(ws, "Read(/"+filepath.Join(ws.Root, ".env")+")"), day)
+	if err != nil || strings.Contains(got, "hunter2") {
+		t.Fatalf("error %v, prompt:\n%s", err, got)
+	}
+	want := "memory: " + filepath.Join(ws.Root, "AGENTS.md") + ":1: @.env is not imported: a Read of it is deny: "
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], want) {
+		t.Errorf("%d warnings, want one starting %q: %.300q", len(warns), want, warns)
+	}
+}
