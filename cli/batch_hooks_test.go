@@ -285,7 +285,7 @@ func TestHeadlessSessionHooks(t *testing.T) {
   "SessionStart": [{"hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]}],
   "SubagentStart": [{"matcher": "general-purpose", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]},
                     {"matcher": "Explore", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]}],
-  "SessionEnd": [{"matcher": "other", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]},
+  "SessionEnd": [{"matcher": "other", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh", "timeout": 30}]},
                  {"matcher": "clear", "hooks": [{"type": "command", "command": "bash ~/hooks/rec.sh"}]}]}}`,
 	})
 	code, out, errs := run("-p", "--cwd", dir, "--model", "offline", "--output-format", "json", "--allowedTools", "Agent", "--", "Delegate general-purpose: Read: a.txt")

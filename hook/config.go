@@ -104,6 +104,24 @@ const DefaultTimeout = 60 * time.Second
 // must never wait without a bound a person would call reasonable.
 const maxTimeout = 24 * time.Hour
 
+// SessionEnd hooks run as gen exits, while the person waits for their
+// shell: as in Claude Code, they share one budget, endBudget, raised to
+// the longest timeout one of them sets, up to maxEndBudget. A hook that
+// sets none gets the budget, not DefaultTimeout.
+const (
+	endBudget    = 1500 * time.Millisecond
+	maxEndBudget = time.Minute
+)
+
+// sessionEndBudget is how long the SessionEnd hooks hs may run, together.
+func sessionEndBudget(hs []Handler) time.Duration {
+	b := endBudget
+	for _, h := range hs {
+		b = max(b, min(h.Timeout, maxEndBudget))
+	}
+	return b
+}
+
 // Handler is one hook command.
 type Handler struct {
 	// Command is run with bash -c.

@@ -55,8 +55,9 @@ type Runner struct {
 // Matching hooks run in parallel, as in Claude Code, each with bash -c in
 // input.Cwd (when set), with the event as JSON on stdin. Each runs in a
 // process group of its own that is killed when the hook exits, when its
-// timeout (the configured one, else DefaultTimeout) expires, or when ctx is
-// cancelled, so nothing a hook starts outlives it and Run never waits
+// timeout (the configured one, else DefaultTimeout) expires, when the
+// SessionEnd hooks' shared budget is spent (sessionEndBudget), or when ctx
+// is cancelled, so nothing a hook starts outlives it and Run never waits
 // without a bound. The answers are combined in configuration order, so
 // the Outcome does not depend on which hook finished first.
 //
@@ -72,6 +73,12 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	}
 	if len(hs) == 0 {
 		return Outcome{Event: event}
+	}
+	if event == SessionEnd {
+		b := sessionEndBudget(hs)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, b, fmt.Errorf("SessionEnd hooks run for at most %v together", b))
+		defer cancel()
 	}
 	stdin, err := input.encode(event)
 	if err != nil {
@@ -234,7 +241,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 		<-waited
 		if ctx.Err() != nil {
 			a.status = "cancelled"
-			a.warnf("cancelled (%v); it decides nothing", ctx.Err())
+			a.warnf("cancelled (%v); it decides nothing", context.Cause(ctx))
 		} else {
 			a.status = "timed out"
 			a.warnf("timed out after %v and was killed; it decides nothing", timeout)

@@ -588,3 +588,39 @@ func TestRunnerDebug(t *testing.T) {
 		t.Errorf("an event with no hooks configured logged %q", lines)
 	}
 }
+
+// SessionEnd hooks share one budget, as in Claude Code: 1.5 s, raised to
+// the longest timeout one of them sets, up to a minute.
+func TestSessionEndBudget(t *testing.T) {
+	for _, tc := range []struct {
+		timeouts []time.Duration
+		want     time.Duration
+	}{
+		{nil, 1500 * time.Millisecond},
+		{[]time.Duration{0}, 1500 * time.Millisecond},
+		{[]time.Duration{time.Second}, 1500 * time.Millisecond},
+		{[]time.Duration{0, 5 * time.Second, 2 * time.Second}, 5 * time.Second},
+		{[]time.Duration{time.Hour}, time.Minute},
+	} {
+		var hs []Handler
+		for _, d := range tc.timeouts {
+			hs = append(hs, Handler{Timeout: d})
+		}
+		if got := sessionEndBudget(hs); got != tc.want {
+			t.Errorf("timeouts %v: budget %v, want %v", tc.timeouts, got, tc.want)
+		}
+	}
+
+	// A SessionEnd hook that sets no timeout is killed, with what it
+	// started, when the budget is spent, not after DefaultTimeout.
+	r, dir := newRunner(t, SessionEnd, hookSpec{body: `sleep 300 & echo "$$ $!" > "$GEN_PROJECT_DIR/pids"; sleep 300`})
+	o := run(t, r, SessionEnd, Input{Reason: "other"})
+	if len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "cancelled (SessionEnd hooks run for at most 1.5s together)") {
+		t.Fatalf("warnings %q, want the budget's", o.Warnings)
+	}
+	for _, pid := range pids(t, filepath.Join(dir, "pids")) {
+		if !gone(pid) {
+			t.Errorf("process %d of the SessionEnd hook is still running", pid)
+		}
+	}
+}

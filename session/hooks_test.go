@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,12 +21,13 @@ import (
 )
 
 // hookSettings is a settings file whose hooks run the scripts named per
-// event (matcher "*").
+// event (matcher "*"), each with a timeout of 30 s: SessionEnd's budget
+// follows it, where 1.5 s would be tight on a loaded machine.
 func hookSettings(t *testing.T, events map[string]string) string {
 	t.Helper()
 	m := map[string]any{}
 	for ev, cmd := range events {
-		m[ev] = []any{map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": cmd}}}}
+		m[ev] = []any{map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30}}}}
 	}
 	b, err := json.Marshal(map[string]any{"hooks": m})
 	if err != nil {
@@ -399,5 +401,35 @@ func TestNotificationAndFailureHooks(t *testing.T) {
 	}
 	if !strings.HasSuffix(told, "\n\nFiles live under src/.") {
 		t.Errorf("the model was told %q, want the error and the hook's context", told)
+	}
+}
+
+// A session ended after Ctrl+C (its context cancelled) still runs its
+// SessionEnd hooks, but for at most endAfterInterrupt, whatever their
+// budget, so that they end before gen does.
+func TestSessionEndAfterInterrupt(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	started := filepath.Join(scripts, "started")
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), `{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "timeout": 50, "command": `+
+		strconv.Quote(writeScript(t, scripts, "end.sh", "touch "+started+"; sleep 300"))+`}]}]}}`)
+	var mu sync.Mutex
+	var warns []string
+	s := newSession(t, root, home, offline.New(), nil, func(c *Config) {
+		c.OnWarning = func(w string) { mu.Lock(); warns = append(warns, w); mu.Unlock() }
+	})
+	if _, err := s.Submit(context.Background(), "hello", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.End(ctx, "other")
+	if _, err := os.Stat(started); err != nil {
+		t.Fatalf("the SessionEnd hook did not run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warns) != 1 || !strings.Contains(warns[0], "cancelled (context deadline exceeded)") {
+		t.Errorf("warnings %q, want the hook cut at endAfterInterrupt, before its 50 s budget", warns)
 	}
 }

@@ -573,16 +573,30 @@ func (s *Session) origin() subagent.Origin {
 // End ends the session: when its SessionStart hooks ran (a turn was
 // submitted), its SessionEnd hooks run, told reason (prompt_input_exit
 // when the person left the prompt, other otherwise), once however often
-// End is called. They run to their own timeouts even when ctx is
-// cancelled (the person pressed Ctrl+C to leave): what a session-end hook
-// records must not be lost to the way out. They decide nothing; what
-// they print for the user goes to the warnings.
+// End is called. They run for their budget (1.5 s, or the longest
+// timeout one of them sets, up to a minute, as in Claude Code) even when
+// ctx is cancelled (the person pressed Ctrl+C to leave): what a
+// session-end hook records must not be lost to the way out. After Ctrl+C
+// they get at most endAfterInterrupt, so that they end before gen does.
+// They decide nothing; what they print for the user goes to the warnings.
 func (s *Session) End(ctx context.Context, reason string) {
 	if !s.started.Load() || s.ended.Swap(true) {
 		return
 	}
-	s.hooks.Run(context.WithoutCancel(ctx), hook.SessionEnd, hook.Input{Reason: reason})
+	endCtx := context.WithoutCancel(ctx)
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		endCtx, cancel = context.WithTimeout(endCtx, endAfterInterrupt)
+		defer cancel()
+	}
+	s.hooks.Run(endCtx, hook.SessionEnd, hook.Input{Reason: reason})
 }
+
+// endAfterInterrupt bounds the SessionEnd hooks of a run that was
+// interrupted: well inside the 10 s gen goes on after SIGINT or SIGTERM
+// (cli's shutdownGrace), so that the hooks are killed with what they
+// started rather than left running when gen exits.
+const endAfterInterrupt = 5 * time.Second
 
 // Submit runs one user turn. It blocks until the turn ends; cancelling ctx
 // interrupts it (and every subagent it started). onEvent and onText may be
