@@ -8,8 +8,8 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
-// allowedMcpServers and deniedMcpServers parse strictly (an administrator's
-// list is never skipped) and merge: every deny list, and the allow lists of
+// allowedMcpServers and deniedMcpServers, and the approvals of .mcp.json
+// servers, parse strictly (an administrator's list is never skipped) and merge: every deny list, and the allow lists of
 // every scope or, under allowManagedMcpServersOnly, of managed settings.
 func TestMCPServerRules(t *testing.T) {
 	const path = "/etc/gen/managed-settings.json"
@@ -19,19 +19,17 @@ func TestMCPServerRules(t *testing.T) {
 		{`{"allowedMcpServers": [{"name": "x"}]}`, `allowedMcpServers[0]: unknown key "name"`},
 		{`{"allowedMcpServers": [{"serverCommand": "npx x"}]}`, "allowedMcpServers[0].serverCommand must be a non-empty list of strings"},
 		{`{"allowedMcpServers": [{"serverName": ""}]}`, "allowedMcpServers[0].serverName must be a non-empty string"},
+		{`{"enabledMcpjsonServers": "a"}`, "enabledMcpjsonServers must be a list of the names of servers in .mcp.json"},
+		{`{"disabledMcpjsonServers": [""]}`, "disabledMcpjsonServers[0] must be the non-empty name of a server in .mcp.json"},
+		{`{"disabledMcpjsonServers": [{"serverName": "a"}]}`, "disabledMcpjsonServers[0] must be the non-empty name"},
+		{`{"enableAllProjectMcpServers": "yes"}`, "enableAllProjectMcpServers must be true or false"},
 	} {
 		_, _, err := parseFile(perm.SourceManaged, path, []byte(tc.json), "/", "/home/u")
 		if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), path+":1:") {
 			t.Errorf("%s: error %v, want %q at %s:1", tc.json, err, tc.err, path)
 		}
 	}
-	parse := func(scope perm.Source, json string) File {
-		f, _, err := parseFile(scope, "/x/"+string(scope)+".json", []byte(json), "/", "/home/u")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return *f
-	}
+	parse := func(scope perm.Source, json string) File { return parseScope(t, scope, json) }
 	managed := parse(perm.SourceManaged, `{"allowedMcpServers": [{"serverName": "corp"}], "deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`)
 	user := parse(perm.SourceUser, `{"allowedMcpServers": [{"serverCommand": ["my-mcp", "--stdio"]}], "deniedMcpServers": [{"serverName": "old"}]}`)
 	s := &Settings{Files: []File{managed, user}}
@@ -96,31 +94,23 @@ func TestMCPAllowUntrustedProject(t *testing.T) {
 	}
 }
 
-// Claude Code's approvals of .mcp.json servers parse strictly and merge:
-// every disabledMcpjsonServers list; the enabledMcpjsonServers lists
-// joined, unless a file sets enableAllProjectMcpServers; a file that
-// --setting-sources drops keeps its lists (they narrow), not
-// enableAllProjectMcpServers.
+// parseScope parses json as the settings file of scope, /x/SCOPE.json.
+func parseScope(t *testing.T, scope perm.Source, json string) File {
+	t.Helper()
+	f, _, err := parseFile(scope, "/x/"+string(scope)+".json", []byte(json), "/", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *f
+}
+
+// Claude Code's approvals of .mcp.json servers (parsed strictly:
+// TestMCPServerRules) merge: every disabledMcpjsonServers list; the
+// enabledMcpjsonServers lists joined, unless a file sets
+// enableAllProjectMcpServers; a file that --setting-sources drops keeps
+// its lists (they narrow), not enableAllProjectMcpServers.
 func TestMCPJSONApprovalLists(t *testing.T) {
-	const path = "/proj/.claude/settings.local.json"
-	for _, tc := range []struct{ json, err string }{
-		{`{"enabledMcpjsonServers": "a"}`, "enabledMcpjsonServers must be a list of the names of servers in .mcp.json"},
-		{`{"disabledMcpjsonServers": [""]}`, "disabledMcpjsonServers[0] must be the non-empty name of a server in .mcp.json"},
-		{`{"disabledMcpjsonServers": [{"serverName": "a"}]}`, "disabledMcpjsonServers[0] must be the non-empty name"},
-		{`{"enableAllProjectMcpServers": "yes"}`, "enableAllProjectMcpServers must be true or false"},
-	} {
-		_, _, err := parseFile(perm.SourceLocal, path, []byte(tc.json), "/", "/home/u")
-		if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), path+":1:") {
-			t.Errorf("%s: error %v, want %q at %s:1", tc.json, err, tc.err, path)
-		}
-	}
-	parse := func(scope perm.Source, json string) File {
-		f, _, err := parseFile(scope, "/x/"+string(scope)+".json", []byte(json), "/", "/home/u")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return *f
-	}
+	parse := func(scope perm.Source, json string) File { return parseScope(t, scope, json) }
 	names := func(rs []MCPServerRule) []string {
 		var out []string
 		for _, r := range rs {
