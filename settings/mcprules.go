@@ -107,9 +107,7 @@ func (p *parser) mcpjsonNames(key string, v *value) ([]MCPServerRule, error) {
 // mergeMCPRules sets s.MCP from s.Files: every deny list; the allow lists
 // of every scope, or only managed ones under allowManagedMcpServersOnly;
 // every disabledMcpjsonServers list; and the enabledMcpjsonServers lists
-// of every scope unless one sets enableAllProjectMcpServers. (The last
-// two matter only in a trusted project, whose files all count: the
-// servers they approve need its trust.)
+// (mergeMCPJSONOn).
 //
 // An untrusted project's allow list may only narrow. Alone it applies (only
 // the servers it names start); beside a list from a scope the user trusts
@@ -117,14 +115,9 @@ func (p *parser) mcpjsonNames(key string, v *value) ([]MCPServerRule, error) {
 // the user's or administrator's list keeps out. Set s.Trusted first.
 func (s *Settings) mergeMCPRules() {
 	var untrusted []File
-	allOn := false
 	for _, f := range s.Files {
 		s.MCP.Deny = append(s.MCP.Deny, f.MCPDeny...)
 		s.MCP.JSONOff = append(s.MCP.JSONOff, f.MCPJSONOff...)
-		if f.MCPJSONOn != nil {
-			s.MCP.JSONOn = append(orEmpty(s.MCP.JSONOn), f.MCPJSONOn...)
-		}
-		allOn = allOn || f.MCPJSONAllOn
 		if f.MCPAllow == nil || s.ManagedMCPOnly && f.Scope != perm.SourceManaged {
 			continue
 		}
@@ -134,9 +127,7 @@ func (s *Settings) mergeMCPRules() {
 		}
 		s.MCP.Allow = append(orEmpty(s.MCP.Allow), f.MCPAllow...)
 	}
-	if allOn {
-		s.MCP.JSONOn = nil
-	}
+	s.mergeMCPJSONOn()
 	widens := s.MCP.Allow != nil
 	for _, f := range untrusted {
 		if widens {
@@ -144,6 +135,49 @@ func (s *Settings) mergeMCPRules() {
 			continue
 		}
 		s.MCP.Allow = append(orEmpty(s.MCP.Allow), f.MCPAllow...)
+	}
+}
+
+// mergeMCPJSONOn sets s.MCP.JSONOn from the files' enabledMcpjsonServers
+// and enableAllProjectMcpServers. Those of the user's and managed
+// settings join; a project's (shared or local) only narrow what the
+// project's servers may be, as its allowedMcpServers do: they apply where
+// no user or managed file has a list, and beside one they are ignored
+// with a warning, since joining a project's list to the user's, or
+// letting its enableAllProjectMcpServers clear it, would start servers
+// the user's list keeps out.
+func (s *Settings) mergeMCPJSONOn() {
+	var mine, project []MCPServerRule // nil: no list
+	var allMine, allProject bool
+	var projectFiles []string
+	for _, f := range s.Files {
+		if f.Project() {
+			if f.MCPJSONOn != nil {
+				project = append(orEmpty(project), f.MCPJSONOn...)
+			}
+			allProject = allProject || f.MCPJSONAllOn
+			if f.MCPJSONOn != nil || f.MCPJSONAllOn {
+				projectFiles = append(projectFiles, f.Path)
+			}
+			continue
+		}
+		if f.MCPJSONOn != nil {
+			mine = append(orEmpty(mine), f.MCPJSONOn...)
+		}
+		allMine = allMine || f.MCPJSONAllOn
+	}
+	switch {
+	case allMine:
+		s.MCP.JSONOn = nil
+	case mine != nil:
+		s.MCP.JSONOn = mine
+		for _, p := range projectFiles {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring the project's %s and %s: the %s in your (or managed) settings applies alone", p, mcpjsonOnKey, mcpjsonAllOnKey, mcpjsonOnKey))
+		}
+	case allProject:
+		s.MCP.JSONOn = nil
+	default:
+		s.MCP.JSONOn = project
 	}
 }
 

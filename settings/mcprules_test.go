@@ -106,9 +106,10 @@ func parseScope(t *testing.T, scope perm.Source, json string) File {
 
 // Claude Code's approvals of .mcp.json servers (parsed strictly:
 // TestMCPServerRules) merge: every disabledMcpjsonServers list; the
-// enabledMcpjsonServers lists joined, unless a file sets
-// enableAllProjectMcpServers; a file that --setting-sources drops keeps
-// its lists (they narrow), not enableAllProjectMcpServers.
+// enabledMcpjsonServers lists of the user's and managed settings joined,
+// which a project's list or enableAllProjectMcpServers cannot widen; a
+// file that --setting-sources drops keeps its lists (they narrow), not
+// enableAllProjectMcpServers.
 func TestMCPJSONApprovalLists(t *testing.T) {
 	parse := func(scope perm.Source, json string) File { return parseScope(t, scope, json) }
 	names := func(rs []MCPServerRule) []string {
@@ -119,18 +120,34 @@ func TestMCPJSONApprovalLists(t *testing.T) {
 		return out
 	}
 	user := parse(perm.SourceUser, `{"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["x"]}`)
+	managed := parse(perm.SourceManaged, `{"enabledMcpjsonServers": ["m"]}`)
 	local := parse(perm.SourceLocal, `{"enabledMcpjsonServers": ["b"], "disabledMcpjsonServers": ["y"]}`)
 	all := parse(perm.SourceProject, `{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": []}`)
+	userAll := parse(perm.SourceUser, `{"enableAllProjectMcpServers": true}`)
 	none := parse(perm.SourceProject, `{"enableAllProjectMcpServers": false}`)
 
-	s := &Settings{Files: []File{local, user, none}, Trusted: true}
-	s.mergeMCPRules()
-	if on, off := names(s.MCP.JSONOn), names(s.MCP.JSONOff); !slices.Equal(on, []string{"b@/x/local.json", "a@/x/user.json"}) || !slices.Equal(off, []string{"y@/x/local.json", "x@/x/user.json"}) {
-		t.Errorf("joined: on %v, off %v", on, off)
+	for _, tc := range []struct {
+		name  string
+		files []File
+		on    []string // nil: no narrowing
+		warns int
+	}{
+		{"the user's and managed lists join", []File{managed, user, none}, []string{"m@/x/managed.json", "a@/x/user.json"}, 0},
+		{"a project's list alone applies", []File{local, none}, []string{"b@/x/local.json"}, 0},
+		{"beside the user's, a project's list does not widen it", []File{local, user}, []string{"a@/x/user.json"}, 1},
+		{"nor does a project's enableAllProjectMcpServers", []File{all, user}, []string{"a@/x/user.json"}, 1},
+		{"a project's enableAllProjectMcpServers clears its own", []File{local, all}, nil, 0},
+		{"the user's enableAllProjectMcpServers clears every list", []File{local, userAll, user}, nil, 0},
+	} {
+		s := &Settings{Files: tc.files, Trusted: true}
+		s.mergeMCPRules()
+		if got := names(s.MCP.JSONOn); !slices.Equal(got, tc.on) || (s.MCP.JSONOn == nil) != (tc.on == nil) || len(s.Warnings) != tc.warns {
+			t.Errorf("%s: on %v (nil %v), warnings %q; want %v and %d warnings", tc.name, got, s.MCP.JSONOn == nil, s.Warnings, tc.on, tc.warns)
+		}
 	}
-	s = &Settings{Files: []File{local, all, user}, Trusted: true}
-	if s.mergeMCPRules(); s.MCP.JSONOn != nil || len(s.MCP.JSONOff) != 2 {
-		t.Errorf("enableAllProjectMcpServers: on %v, off %v; want no enabled list, both disabled", names(s.MCP.JSONOn), names(s.MCP.JSONOff))
+	s := &Settings{Files: []File{local, user, all}, Trusted: true}
+	if s.mergeMCPRules(); !slices.Equal(names(s.MCP.JSONOff), []string{"y@/x/local.json", "x@/x/user.json"}) {
+		t.Errorf("every disabled list applies: off %v", names(s.MCP.JSONOff))
 	}
 	s = &Settings{Files: []File{parse(perm.SourceUser, `{"enabledMcpjsonServers": []}`)}, Trusted: true}
 	if s.mergeMCPRules(); s.MCP.JSONOn == nil || len(s.MCP.JSONOn) != 0 {
