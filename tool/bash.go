@@ -190,7 +190,7 @@ func (t bashTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 	default:
 		return "", nil, fmt.Errorf("%s: %w", name, waitErr)
 	}
-	resp := BashResponse{Stdout: strings.TrimRightFunc(out.String(), unicode.IsSpace), Interrupted: timedOut}
+	resp := BashResponse{Stdout: strings.TrimRightFunc(out.String(), unicode.IsSpace), Interrupted: timedOut, failed: waitErr != nil && !timedOut}
 	text := out.String()
 	switch {
 	case text == "":

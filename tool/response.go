@@ -27,6 +27,20 @@ type BashResponse struct {
 	// IsImage is always false: gen gives the model text only.
 	IsImage bool   `json:"isImage"`
 	Output  string `json:"output"`
+	// failed is set when the command exited non-zero or a signal killed
+	// it; not when the call's timeout did (Interrupted), which Claude
+	// Code reports through PostToolUse too.
+	failed bool
+}
+
+// Failure is the command's output with its exit status when it failed
+// (failed), "" otherwise: as in Claude Code, a failed command runs the
+// PostToolUseFailure hooks, told this as its error, not PostToolUse.
+func (r BashResponse) Failure() string {
+	if !r.failed {
+		return ""
+	}
+	return r.Output
 }
 
 // ReadResponse is a Read call's tool_response. gen's Read returns text

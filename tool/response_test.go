@@ -237,3 +237,51 @@ func TestPostToolUseGetsResponses(t *testing.T) {
 		}
 	}
 }
+
+// As in Claude Code, a command that exits non-zero runs the
+// PostToolUseFailure hooks, told its output and exit status as the
+// error, and not PostToolUse; what they add follows the output the model
+// is given. One that exits 0 runs PostToolUse only.
+func TestFailedCommandReviewedAsFailure(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	env, dir := testEnv(t)
+	hooks := t.TempDir()
+	dump := filepath.Join(hooks, "dump.sh")
+	// The hook keeps its input and, as a failure's, adds context.
+	must(t, os.WriteFile(dump, []byte("#!/bin/bash\nin=$(cat)\nprintf '%s\\n' \"$in\" >> \""+hooks+"/in.jsonl\"\n"+
+		"case $in in *PostToolUseFailure*) echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUseFailure\", \"additionalContext\": \"Run make first.\"}}';; esac\n"), 0o755))
+	cfg, err := hook.Parse("test settings", fmt.Appendf(nil,
+		`{"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}], "PostToolUseFailure": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}]}`, dump, dump))
+	must(t, err)
+	pol := perm.Policy{Mode: perm.ModeBypass, Workspace: env.Workspace}
+	policy := func() perm.Policy { return pol }
+	g := &gate.Gate{Policy: policy, Hooks: &hook.Agent{Runner: &hook.Runner{Config: cfg.WithSource(perm.SourceUser)}, SessionID: "s", Cwd: dir}}
+	set, err := NewSet(g, Toolbox{Env: env, Policy: policy}.Tools())
+	must(t, err)
+	failed := set.Call(context.Background(), "Bash", "id", map[string]any{"command": "echo boom >&2; exit 3"}, nil)
+	ok := set.Call(context.Background(), "Bash", "id", map[string]any{"command": "echo fine"}, nil)
+	if failed.Err != nil || ok.Err != nil {
+		t.Fatalf("errors %v, %v", failed.Err, ok.Err)
+	}
+	if !strings.Contains(failed.Output, "boom\nexit code: 3\n") || !strings.HasSuffix(failed.Output, "\n\nRun make first.") {
+		t.Errorf("the model is told %q, want the output, then the hook's context", failed.Output)
+	}
+	if strings.Contains(ok.Output, "Run make first.") {
+		t.Errorf("a command that exited 0 was reviewed as a failure: %q", ok.Output)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(hooks, "in.jsonl"))), "\n")
+	var events []string
+	for _, l := range lines {
+		var in map[string]any
+		must(t, json.Unmarshal([]byte(l), &in))
+		events = append(events, fmt.Sprint(in["hook_event_name"]))
+		if in["hook_event_name"] == "PostToolUseFailure" && in["error"] != "boom\nexit code: 3\n" {
+			t.Errorf("PostToolUseFailure error %q", in["error"])
+		}
+	}
+	if want := []string{"PostToolUseFailure", "PostToolUse"}; !reflect.DeepEqual(events, want) {
+		t.Errorf("events %v, want %v", events, want)
+	}
+}

@@ -125,9 +125,10 @@ type Reviewer interface {
 
 // FailureReviewer is implemented by gates that look at a call that failed
 // (PostToolUseFailure hooks). ReviewFailure is called after an allowed
-// call returned an error other than a denial, unless ctx is done (the run
-// is being torn down); what it returns, if not empty, is added to the
-// error the model sees.
+// call returned an error other than a denial, or a response that says it
+// failed (a command's non-zero exit; Reviewer is not called then), unless
+// ctx is done (the run is being torn down); what it returns, if not
+// empty, is added to the error or the output the model sees.
 type FailureReviewer interface {
 	ReviewFailure(ctx context.Context, req perm.Request, err error) string
 }
@@ -240,17 +241,38 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 	default:
 		out.Output, out.Err = t.Run(ctx, call)
 	}
-	if rv, ok := s.gate.(Reviewer); ok && out.Err == nil {
+	// A call that ran but failed (a command's non-zero exit: failure)
+	// is reviewed as a failure, as Claude Code reviews it, though the
+	// model is told its output as of any call.
+	failed := ""
+	if f, ok := response.(failure); ok && out.Err == nil {
+		failed = f.Failure()
+	}
+	if rv, ok := s.gate.(Reviewer); ok && out.Err == nil && failed == "" {
 		if note := rv.Review(ctx, req, out.Output, response); note != "" {
 			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
 		}
 	}
-	if fr, ok := s.gate.(FailureReviewer); ok && out.Err != nil && !errors.Is(out.Err, ErrDenied) && ctx.Err() == nil {
+	fr, ok := s.gate.(FailureReviewer)
+	switch {
+	case !ok || ctx.Err() != nil:
+	case failed != "":
+		if note := fr.ReviewFailure(ctx, req, errors.New(failed)); note != "" {
+			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
+		}
+	case out.Err != nil && !errors.Is(out.Err, ErrDenied):
 		if note := fr.ReviewFailure(ctx, req, out.Err); note != "" {
 			out.Err = &reviewedError{err: out.Err, note: note}
 		}
 	}
 	return out
+}
+
+// failure is a tool's structured response (Responder) that may say the
+// call failed though it returned output: Failure is what it failed with
+// (a command's output and exit status), "" when it did not.
+type failure interface {
+	Failure() string
 }
 
 // reviewedError is a call's error with what PostToolUseFailure hooks
