@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gen-run/gen/internal/mcptest"
+	"github.com/gen-run/gen/internal/proctest"
 	"github.com/gen-run/gen/internal/testmodel"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/settings"
@@ -196,22 +196,6 @@ func TestMCPRuleForms(t *testing.T) {
 	}
 }
 
-// alive reports whether pid is a live process (a zombie counts as gone).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
 // A server that never answers initialize is reported on stderr and in the
 // init event, naming it, and the run goes on without it; a server that
 // crashes mid-call fails that call only; servers are stopped and reaped
@@ -250,7 +234,7 @@ func TestMCPRobustness(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pid result %q", got[0])
 	}
-	if alive(pid) {
+	if proctest.Alive(pid) {
 		t.Errorf("server process %d outlived the run", pid)
 	}
 }

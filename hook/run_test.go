@@ -10,9 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gen-run/gen/internal/proctest"
 )
 
 // hookSpec is one hook for newRunner: a bash script body and its options.
@@ -385,27 +386,13 @@ func TestOtherEvents(t *testing.T) {
 // is delivered asynchronously, so a process may outlive kill(2) briefly.
 func gone(pid int) bool {
 	deadline := time.Now().Add(30 * time.Second)
-	for alive(pid) {
+	for proctest.Alive(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
-}
-
-// alive reports whether process pid exists and is not a zombie.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 func pids(t *testing.T, path string) []int {

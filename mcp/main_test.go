@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -163,23 +162,6 @@ func guard[T any](t *testing.T, what string, f func() T) T {
 		t.Fatalf("%s: still waiting after 60 s", what)
 		panic("unreachable")
 	}
-}
-
-// alive reports whether pid is a live process (a zombie counts as gone).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
 }
 
 // start starts servers on a fresh manager closed at the end of the test.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gen-run/gen/internal/proctest"
 	"github.com/gen-run/gen/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -332,7 +333,7 @@ func TestCloseReaps(t *testing.T) {
 	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond}, stdioServer("local", "ok"))
 	pids := spawned(t, m, "mcp__local__spawn")
 	for _, pid := range pids {
-		if !alive(pid) {
+		if !proctest.Alive(pid) {
 			t.Fatalf("pid %d not running before Close", pid)
 		}
 	}
@@ -376,7 +377,7 @@ func reaped(t *testing.T, pids []int, what string) {
 	t.Helper()
 	for _, pid := range pids {
 		gone := guard(t, "reaping", func() bool {
-			for alive(pid) {
+			for proctest.Alive(pid) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			return true

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gen-run/gen/internal/proctest"
 	"github.com/gen-run/gen/internal/reap"
 )
 
@@ -58,7 +59,7 @@ func TestCloseKillsEscaped(t *testing.T) {
 	if err := guard(t, "Close", m.Close); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if alive(pid) {
+	if proctest.Alive(pid) {
 		t.Errorf("the server's escaped process %d still runs after Close", pid)
 	}
 }

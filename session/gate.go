@@ -162,12 +162,26 @@ func (s *Session) always(rules []string) (trusted bool, err error) {
 // Notify runs the Notification hooks (a desktop notification, a sound)
 // about msg of kind typ (permission_prompt, idle_prompt) beside what
 // awaits the person, and returns at once: they only report, and nothing
-// waits for them. They end with ctx or at their own timeouts.
+// waits for them. They end with ctx, at their own timeouts, or when the
+// session ends (End), whichever comes first.
 func (s *Session) Notify(ctx context.Context, msg, typ string) {
 	if !s.hooks.Has(hook.Notification) {
 		return
 	}
-	go s.hooks.Run(ctx, hook.Notification, hook.Input{Message: msg, NotificationType: typ})
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	if s.notifyCtx.Err() != nil {
+		return // the session has ended
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.notifyCtx, cancel)
+	s.notifying.Add(1)
+	go func() {
+		defer s.notifying.Done()
+		defer cancel()
+		defer stop()
+		s.hooks.Run(ctx, hook.Notification, hook.Input{Message: msg, NotificationType: typ})
+	}()
 }
 
 // answerPlan turns the person's answer to a plan (ExitPlanMode's dialog)

@@ -10,10 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/internal/proctest"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
@@ -431,5 +433,41 @@ func TestSessionEndAfterInterrupt(t *testing.T) {
 	defer mu.Unlock()
 	if len(warns) != 1 || !strings.Contains(warns[0], "cancelled (context deadline exceeded)") {
 		t.Errorf("warnings %q, want the hook cut at endAfterInterrupt, before its 50 s budget", warns)
+	}
+}
+
+// A Notification hook still running when the session ends is stopped
+// with it: End waits for it, and nothing it started outlives the session.
+func TestNotificationStopsWithSession(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	pidFile := filepath.Join(scripts, "pid")
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{
+		"Notification": writeScript(t, scripts, "notify.sh", "sleep 300 &\necho $! > "+pidFile+".tmp && mv "+pidFile+".tmp "+pidFile+"\nwait"),
+	}))
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	s.Notify(context.Background(), "gen is waiting for your input", "idle_prompt")
+	var pid int
+	for i := 0; i < 3000 && pid == 0; i++ {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			fmt.Sscan(string(data), &pid)
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if pid == 0 {
+		t.Fatal("the Notification hook did not start")
+	}
+	s.End(context.Background(), "other")
+	if proctest.Alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the hook's sleep %d outlived the session", pid)
+	}
+	// Once the session has ended, Notify runs nothing.
+	os.Remove(pidFile)
+	s.Notify(context.Background(), "again", "idle_prompt")
+	s.End(context.Background(), "other")
+	if _, err := os.Stat(pidFile); err == nil {
+		t.Error("a Notification hook ran after the session ended")
 	}
 }

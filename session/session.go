@@ -150,6 +150,13 @@ type Session struct {
 	skills       *skill.Set
 	started      atomic.Bool // SessionStart hooks ran
 	ended        atomic.Bool // End ran
+	// notifying counts the Notification hooks running beside the
+	// session (Notify), which End stops (unnotify) and waits for, so
+	// that none outlives it.
+	notifying sync.WaitGroup
+	notifyMu  sync.Mutex // orders Notify's Add before End's Wait
+	unnotify  context.CancelFunc
+	notifyCtx context.Context
 
 	ask sync.Mutex // one dialog at a time
 }
@@ -183,6 +190,7 @@ func New(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, live: live, set: set, mode: mode, bypass: cfg.AllowBypass || mode == perm.ModeBypass, catalog: cat, tasks: &tool.TaskList{}}
+	s.notifyCtx, s.unnotify = context.WithCancel(context.Background())
 	s.policy = policy.Live(live, s.build)
 	for _, w := range slices.Concat(set.Warnings, cat.Warnings(), agentWarns) {
 		s.warn(w)
@@ -570,7 +578,9 @@ func (s *Session) origin() subagent.Origin {
 	return o
 }
 
-// End ends the session: when its SessionStart hooks ran (a turn was
+// End ends the session: the Notification hooks still running are
+// stopped and waited for (stopping kills their process groups, so the
+// wait is short); when its SessionStart hooks ran (a turn was
 // submitted), its SessionEnd hooks run, told reason (prompt_input_exit
 // when the person left the prompt, other otherwise), once however often
 // End is called. They run for their budget (1.5 s, or the longest
@@ -580,6 +590,10 @@ func (s *Session) origin() subagent.Origin {
 // they get at most endAfterInterrupt, so that they end before gen does.
 // They decide nothing; what they print for the user goes to the warnings.
 func (s *Session) End(ctx context.Context, reason string) {
+	s.notifyMu.Lock()
+	s.unnotify()
+	s.notifyMu.Unlock()
+	s.notifying.Wait()
 	if !s.started.Load() || s.ended.Swap(true) {
 		return
 	}
