@@ -21,17 +21,16 @@ func (m Mode) Rank() int {
 // limit can narrow a mode, never widen it. An empty limit is no limit
 // (callers for whom an empty mode means default pass ModeDefault).
 //
-// A plan limit caps as explore: plan is the main loop's, whose way out
-// (ExitPlanMode) is the person's; under it a subagent only reads. For the
-// same reason explore caps plan: plan may be left, explore may not.
+// A plan limit caps at plan, whatever m is: under a main loop in plan
+// mode nothing changes anything, and a subagent's own allow rules
+// (allow_tools) must not change that, as they would in explore. Only the
+// main loop leaves plan mode (ExitPlanMode, the person's). Explore caps
+// plan: plan may be left, explore may not.
 func CapMode(m, limit Mode) Mode {
-	if limit == ModePlan {
-		limit = ModeExplore
-	}
-	if m == ModePlan && limit == ModeExplore {
+	switch {
+	case limit == ModePlan, m == ModePlan && limit == ModeExplore:
 		return limit
-	}
-	if limit != "" && limit.Rank() < m.Rank() {
+	case limit != "" && limit.Rank() < m.Rank():
 		return limit
 	}
 	return m

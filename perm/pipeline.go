@@ -24,7 +24,8 @@ import (
 //     then an agent's allow_tools constraint → Deny
 //  3. bypassPermissions mode → Allow
 //  4. session runtime permissions → Allow
-//  5. ask rules → Ask
+//  5. ask rules → Ask (and plan mode's ExitPlanMode, which asks whatever
+//     a grant or an allow rule says)
 //  6. allow rules → Allow
 //  7. the mode's default (read-only commands and safe tools inside the
 //     workspace → Allow)
@@ -543,10 +544,19 @@ func ownedWrite(c *call, pt *part, decided []Result) (Result, bool) {
 }
 
 func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
-	if p.Mode == ModePlan && c.partChanges(pt) {
-		// No grant, rule or person allows a change before the plan is
-		// approved.
-		return Result{Decision: Deny, Step: 7, Reason: planReason, Source: SourceMode}
+	if p.Mode == ModePlan {
+		switch {
+		case c.partChanges(pt):
+			// No grant, rule or person allows a change before the plan
+			// is approved.
+			return Result{Decision: Deny, Step: 7, Reason: planReason, Source: SourceMode}
+		case pt.tool == "ExitPlanMode":
+			// The plan is the person's to approve, each time: no grant
+			// or allow rule approves it, and, as an ask rule's question
+			// (step 5), no PreToolUse hook. A PermissionRequest hook or
+			// a permission-prompt tool answers for the person.
+			return Result{Decision: Ask, Step: 5, Reason: "the plan needs the person's approval", Source: SourceMode}
+		}
 	}
 	// Step 4.
 	if cr := rs.session.first(c, pt, matchAllow); cr != nil {
@@ -572,8 +582,14 @@ func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
 // planReason is why plan mode refuses a change.
 const planReason = "plan mode: nothing that changes anything runs until the person approves the plan (ExitPlanMode)"
 
-// changes reports whether a part of c may change something (partChanges).
+// changes reports whether c may change something: a call the gate could
+// not analyse (c.invalid: a command it cannot parse may be one bash runs,
+// as `echo $((touch x) )`) may do anything; otherwise a part may
+// (partChanges).
 func (c *call) changes() bool {
+	if c.invalid != "" {
+		return true
+	}
 	for i := range c.parts {
 		if c.partChanges(&c.parts[i]) {
 			return true
@@ -585,7 +601,7 @@ func (c *call) changes() bool {
 // partChanges reports whether pt may change something: a write, a
 // command not verified read-only, or a tool that is neither safe (read,
 // search, ask) nor one plan mode needs: Agent (a subagent under plan mode
-// only reads: CapMode), Skill (instructions to read) and ExitPlanMode.
+// plans too: CapMode), Skill (instructions to read) and ExitPlanMode.
 // An MCP tool may do anything, so it changes.
 func (c *call) partChanges(pt *part) bool {
 	switch pt.kind {
@@ -665,9 +681,8 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		r := res(Allow, "safe tool")
 		r.PublicOnly = pt.tool == "WebFetch"
 		return r
-	case pt.tool == "ExitPlanMode" && m == ModePlan:
-		return res(Ask, "the plan needs the person's approval")
 	case pt.tool == "ExitPlanMode":
+		// In plan mode decidePart asks before any rule is looked at.
 		return res(Deny, "ExitPlanMode: the session is not in plan mode")
 	case m == ModePlan:
 		// Agent and Skill, which change nothing (partChanges).

@@ -152,9 +152,11 @@ func TestSubagentCappedByParent(t *testing.T) {
 		{perm.ModeExplore, perm.ModeBypass, perm.ModeExplore},
 		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDefault},
 		{perm.ModeAuto, perm.ModeAcceptEdits, perm.ModeAuto},
-		// Under a main loop in plan mode a subagent only reads.
-		{perm.ModeAcceptEdits, perm.ModePlan, perm.ModeExplore},
-		{perm.ModeDefault, perm.ModePlan, perm.ModeExplore},
+		// Under a main loop in plan mode a subagent plans too: its
+		// allow_tools change nothing, as they would in explore.
+		{perm.ModeAcceptEdits, perm.ModePlan, perm.ModePlan},
+		{perm.ModeDefault, perm.ModePlan, perm.ModePlan},
+		{perm.ModeExplore, perm.ModePlan, perm.ModePlan},
 	}
 	for _, tt := range tests {
 		d := &agent.Definition{Name: "x", Mode: tt.child}

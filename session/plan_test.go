@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,5 +92,80 @@ func TestPlanModeSession(t *testing.T) {
 	out, _ = s.Submit(ctx, "Call ExitPlanMode: {\"plan\": \"again\"}", nil, nil)
 	if strings.Contains(out.Final, "-> ALLOWED") || len(plans) != 2 {
 		t.Errorf("ExitPlanMode outside plan mode: %s", out.Final)
+	}
+}
+
+// What no allow rule, grant, hook or approval gets past in plan mode: a
+// subagent does not change anything through its own allow_tools (it
+// plans too); a command the gate cannot parse is denied, not asked about
+// (bash runs `echo $((touch x) )`); and the plan is the person's to
+// approve even with an allow rule for ExitPlanMode and a PreToolUse hook
+// that allows every call.
+func TestPlanModeHolds(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "plan", "allow": ["Agent", "ExitPlanMode"]}}`})
+	userAgent(t, root, home, "writer", "allow_tools: Write, Bash\n", "Write what you are told.")
+	allowAll := writeScript(t, t.TempDir(), "allow.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PreToolUse": allowAll}))
+	var asked []string
+	a := &approver{answer: func(ap gate.Approval) gate.Reply {
+		asked = append(asked, ap.Request.Tool)
+		if ap.Request.Tool == "ExitPlanMode" {
+			return gate.Reply{Choice: gate.No}
+		}
+		return gate.Reply{Choice: gate.Yes}
+	}}
+	s := newSession(t, root, home, offline.New(), a, trusted)
+	out, err := s.Submit(context.Background(), strings.Join([]string{
+		"Delegate writer: Write sub.txt: x",
+		"Run bash: echo $((touch made) )",
+		"Call ExitPlanMode: {\"plan\": \"1. write\"}",
+	}, "\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Bash(echo $((touch made) )) -> DENIED: plan mode",
+		"ExitPlanMode() -> DENIED: the user did not approve the plan",
+	} {
+		if !strings.Contains(out.Final, want) {
+			t.Errorf("final answer lacks %q:\n%s", want, out.Final)
+		}
+	}
+	if len(out.Denials) != 3 || !strings.Contains(out.Denials[0].Reason, "[subagent writer] plan mode") {
+		t.Errorf("denials %+v: want the subagent's Write, the command and the plan", out.Denials)
+	}
+	if !slices.Equal(asked, []string{"ExitPlanMode"}) || s.Mode() != perm.ModePlan {
+		t.Errorf("asked about %v, mode %s: want only the plan asked about, and plan mode kept", asked, s.Mode())
+	}
+	for _, f := range []string{"sub.txt", "made"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			t.Errorf("%s was made in plan mode", f)
+		}
+	}
+}
+
+// Calls in one assistant message run in order: a Write before
+// ExitPlanMode is decided in plan mode (denied), one after it in the mode
+// the person chose when they approved the plan, as in Claude Code.
+func TestPlanModeOneMessage(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "plan"}}`})
+	m := scripted{calls: []rtCall{
+		{"Write", `{"file_path": "before.txt", "content": "x"}`},
+		{"ExitPlanMode", `{"plan": "1. write after.txt"}`},
+		{"Write", `{"file_path": "after.txt", "content": "x"}`},
+	}}
+	a := &approver{answer: func(ap gate.Approval) gate.Reply { return gate.Reply{Choice: gate.YesSession} }}
+	s := newSession(t, root, home, m, a, trusted)
+	if _, err := s.Submit(context.Background(), "go", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if a.count() != 1 || s.Mode() != perm.ModeAcceptEdits {
+		t.Errorf("asked %d times, mode %s: want the plan asked about once, and acceptEdits", a.count(), s.Mode())
+	}
+	if _, err := os.Stat(filepath.Join(root, "before.txt")); err == nil {
+		t.Error("before.txt was written in plan mode")
+	}
+	if _, err := os.Stat(filepath.Join(root, "after.txt")); err != nil {
+		t.Errorf("after.txt, after the approval in acceptEdits: %v", err)
 	}
 }
