@@ -590,11 +590,11 @@ func TestNoSessionPersistence(t *testing.T) {
 }
 
 // Headless plan mode reads and plans; the plan is refused, since nobody
-// can approve it (a PermissionRequest hook or --permission-prompt-tool
-// could), and nothing that changes anything runs.
+// can approve it (an allow rule does not; a PermissionRequest hook or
+// --permission-prompt-tool could), and nothing that changes anything runs.
 func TestHeadlessPlanMode(t *testing.T) {
 	dir := project(t)
-	code, out, errs := run("-p", "--cwd", dir, "--permission-mode", "plan", "--allowedTools", "Write", "--",
+	code, out, errs := run("-p", "--cwd", dir, "--permission-mode", "plan", "--allowedTools", "Write,ExitPlanMode", "--",
 		"Read: a.txt\nWrite b.txt: x\nCall ExitPlanMode: {\"plan\": \"1. write b.txt\"}")
 	for _, want := range []string{
 		"Read(a.txt) -> ALLOWED",
