@@ -169,3 +169,18 @@ func TestPlanModeOneMessage(t *testing.T) {
 		t.Errorf("after.txt, after the approval in acceptEdits: %v", err)
 	}
 }
+
+// A PermissionRequest hook answers for the person, in the dialog's
+// session as headless: its allow approves the plan without a dialog, and
+// the session leaves plan mode for default.
+func TestPlanApprovedByHook(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "plan"}}`})
+	approve := writeScript(t, t.TempDir(), "approve.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PermissionRequest": approve}))
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
+	s := newSession(t, root, home, offline.New(), a, trusted)
+	out, err := s.Submit(context.Background(), "Call ExitPlanMode: {\"plan\": \"1. write\"}", nil, nil)
+	if err != nil || !strings.Contains(out.Final, "ExitPlanMode() -> ALLOWED") || a.count() != 0 || s.Mode() != perm.ModeDefault {
+		t.Errorf("final %q, err %v, %d dialogs, mode %s: want the hook's approval, and default mode", out.Final, err, a.count(), s.Mode())
+	}
+}
