@@ -184,3 +184,28 @@ func TestPlanApprovedByHook(t *testing.T) {
 		t.Errorf("final %q, err %v, %d dialogs, mode %s: want the hook's approval, and default mode", out.Final, err, a.count(), s.Mode())
 	}
 }
+
+// The mode the person chose when they approved a plan is for that
+// ExitPlanMode call only: when the call finds the session out of plan
+// mode (switched meanwhile), a later plan approved by a hook still leaves
+// for default, not for what the person once chose.
+func TestPlanExitChoiceIsPerCall(t *testing.T) {
+	root, home := project(t, nil)
+	s := newSession(t, root, home, offline.New(), nil, func(c *Config) { c.Settings.Mode = "plan" })
+	res := s.answerPlan(perm.Result{Decision: perm.Ask}, gate.YesSession)
+	if res.Decision != perm.Allow {
+		t.Fatalf("answerPlan: %v (%s)", res.Decision, res.Reason)
+	}
+	if err := s.SetMode(perm.ModeDefault); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.leavePlan(); err == nil {
+		t.Fatal("leavePlan out of plan mode succeeded")
+	}
+	if err := s.SetMode(perm.ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.leavePlan(); err != nil || m != perm.ModeDefault {
+		t.Errorf("leavePlan = %s, %v; want default", m, err)
+	}
+}

@@ -464,11 +464,13 @@ const planReminder = "(Plan mode is on: you may read and search, and nothing tha
 func (s *Session) leavePlan() (perm.Mode, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The person's choice is for the call it approved, even when that
+	// call fails: a later plan a hook approves leaves for default.
+	m := cmp.Or(s.planExit, perm.ModeDefault)
+	s.planExit = ""
 	if s.mode != perm.ModePlan {
 		return "", fmt.Errorf("the session is in %s mode, not plan mode", s.mode)
 	}
-	m := cmp.Or(s.planExit, perm.ModeDefault)
-	s.planExit = ""
 	if err := s.open(m); err != nil {
 		return "", err
 	}

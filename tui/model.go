@@ -190,6 +190,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case eventMsg:
 		if msg.turn == m.turn && m.running {
+			// The session may have changed its mode itself: an approved
+			// plan (ExitPlanMode) leaves plan mode during the turn.
+			m.mode = m.eng.Mode()
 			m.event(msg.ev)
 			m.flush(false)
 		}

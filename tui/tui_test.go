@@ -1478,3 +1478,34 @@ func TestPlanApproval(t *testing.T) {
 		t.Errorf("2 answered %+v, %v; want YesSession (acceptEdits)", rep, ok)
 	}
 }
+
+// The status line follows a mode the session changes during a turn (an
+// approved plan leaves plan mode), not only the person's Shift+Tab.
+func TestStatusFollowsModeDuringTurn(t *testing.T) {
+	eng := newFakeEngine()
+	eng.mode = perm.ModePlan
+	release := make(chan struct{})
+	eng.submit = func(ctx context.Context, _ string, onEvent func(loop.Event), _ func(string)) (loop.Outcome, error) {
+		eng.mu.Lock()
+		eng.mode = perm.ModeAcceptEdits
+		eng.mu.Unlock()
+		onEvent(loop.Event{Kind: loop.EventToolCall, CallID: "c1", Tool: "ExitPlanMode", Input: map[string]any{"plan": "p"}})
+		select {
+		case <-ctx.Done():
+			return loop.Outcome{}, ctx.Err()
+		case <-release:
+			return loop.Outcome{}, nil
+		}
+	}
+	h := newHarness(t, eng)
+	if !strings.Contains(h.m.View(), "plan mode") {
+		t.Fatalf("status line before the turn:\n%s", h.m.View())
+	}
+	h.submit("plan it")
+	h.pump("the call to show", func() bool { return strings.Contains(h.m.View(), "ExitPlanMode") })
+	if v := h.m.View(); !strings.Contains(v, "acceptEdits mode") {
+		t.Errorf("status line during the turn, after the session left plan mode:\n%s", v)
+	}
+	close(release)
+	h.waitIdle()
+}
