@@ -471,3 +471,30 @@ func TestNotificationStopsWithSession(t *testing.T) {
 		t.Error("a Notification hook ran after the session ended")
 	}
 }
+
+// Start runs the SessionStart hooks as the session opens, once: the first
+// turn does not run them again, and their context is in its system
+// prompt.
+func TestStartRunsSessionStart(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	log := filepath.Join(scripts, "events.jsonl")
+	start := writeScript(t, scripts, "start.sh", "cat >> "+log+"; echo >> "+log+"\necho 'Branch: main'")
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"SessionStart": start}))
+	m := &recorder{}
+	s := newSession(t, root, home, m, nil, nil)
+	s.Start(context.Background())
+	if n := len(readEvents(t, log)); n != 1 {
+		t.Fatalf("%d SessionStart runs after Start, want 1", n)
+	}
+	s.Start(context.Background())
+	if _, err := s.Submit(context.Background(), "hello", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readEvents(t, log)); n != 1 {
+		t.Errorf("%d SessionStart runs after a second Start and a turn, want 1", n)
+	}
+	if sys := m.reqs[0].Messages[0].Content; !strings.HasSuffix(sys, "\n\nBranch: main") {
+		t.Errorf("system prompt %q, want the hook's context at its end", sys)
+	}
+}

@@ -582,8 +582,8 @@ func (s *Session) origin() subagent.Origin {
 
 // End ends the session: the Notification hooks still running are
 // stopped and waited for (stopping kills their process groups, so the
-// wait is short); when its SessionStart hooks ran (a turn was
-// submitted), its SessionEnd hooks run, told reason (prompt_input_exit
+// wait is short); when its SessionStart hooks ran (Start, or
+// a turn), its SessionEnd hooks run, told reason (prompt_input_exit
 // when the person left the prompt, other otherwise), once however often
 // End is called. They run for their budget (1.5 s, or the longest
 // timeout one of them sets, up to a minute, as in Claude Code) even when
@@ -614,6 +614,29 @@ func (s *Session) End(ctx context.Context, reason string) {
 // started rather than left running when gen exits.
 const endAfterInterrupt = 5 * time.Second
 
+// Start runs the session's SessionStart hooks (source startup), as
+// Claude Code runs them when it starts, rather than at the first prompt:
+// the interactive loop calls it as it opens, and a hook's context is in
+// the system prompt from the first turn on. It waits for a turn under way
+// and does nothing once they ran; Submit runs them if Start did not.
+func (s *Session) Start(ctx context.Context) {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	s.start(ctx)
+}
+
+// start runs the SessionStart hooks once. s.turn is held.
+func (s *Session) start(ctx context.Context) {
+	if s.started.Load() {
+		return
+	}
+	s.started.Store(true)
+	o := s.hooks.Run(ctx, hook.SessionStart, hook.Input{Source: "startup", Model: s.cfg.ModelName})
+	if len(o.Context) > 0 {
+		s.history[0].Content += "\n\n" + strings.Join(o.Context, "\n")
+	}
+}
+
 // Submit runs one user turn. It blocks until the turn ends; cancelling ctx
 // interrupts it (and every subagent it started). onEvent and onText may be
 // nil; they are called from other goroutines too (parallel subagents).
@@ -621,13 +644,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	s.turn.Lock()
 	defer s.turn.Unlock()
 
-	if !s.started.Load() {
-		s.started.Store(true)
-		o := s.hooks.Run(ctx, hook.SessionStart, hook.Input{Source: "startup", Model: s.cfg.ModelName})
-		if len(o.Context) > 0 {
-			s.history[0].Content += "\n\n" + strings.Join(o.Context, "\n")
-		}
-	}
+	s.start(ctx)
 	if o := s.hooks.Run(ctx, hook.UserPromptSubmit, hook.Input{Prompt: prompt}); o.Block || o.Stop {
 		reason := o.Reason
 		if !o.Block {

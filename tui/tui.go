@@ -80,6 +80,13 @@ type notifier interface {
 // before the engine is told (notifier), as in Claude Code.
 const idleNotice = 60 * time.Second
 
+// starter is an Engine whose session starts when the UI opens
+// (SessionStart hooks). Start may take as long as its hooks, so the UI
+// calls it beside the program; a turn submitted meanwhile waits for it.
+type starter interface {
+	Start(ctx context.Context)
+}
+
 // ender is an Engine whose session ends when the UI does (SessionEnd
 // hooks), told why: prompt_input_exit when the person left the prompt.
 type ender interface {
@@ -183,6 +190,17 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 	// this goroutine's alone until p.Run.
 	m.showWarnings()
 
+	started := make(chan struct{})
+	startCtx, stopStart := context.WithCancel(ctx)
+	defer stopStart()
+	if st, ok := e.(starter); ok {
+		go func() {
+			defer close(started)
+			st.Start(startCtx)
+		}()
+	} else {
+		close(started)
+	}
 	pctx, stop := context.WithCancel(ctx)
 	printed := make(chan struct{})
 	go func() {
@@ -207,6 +225,10 @@ func (u *UI) Run(ctx context.Context, e Engine) error {
 		}
 	}
 	pr.flush(u.out)
+	// SessionStart hooks still running as the person leaves are
+	// stopped: the wait ends as their process groups are killed.
+	stopStart()
+	<-started
 	if en, ok := e.(ender); ok {
 		reason := "prompt_input_exit"
 		if err != nil && !errors.Is(err, tea.ErrInterrupted) {

@@ -1509,3 +1509,30 @@ func TestStatusFollowsModeDuringTurn(t *testing.T) {
 	close(release)
 	h.waitIdle()
 }
+
+// startingEngine is a fakeEngine whose session starts when the UI opens
+// (starter).
+type startingEngine struct {
+	*fakeEngine
+	started chan struct{}
+}
+
+func (e *startingEngine) Start(context.Context) { close(e.started) }
+
+// The session starts as the UI opens, before any prompt, as Claude Code
+// runs SessionStart hooks at startup.
+func TestRunStartsSession(t *testing.T) {
+	eng := &startingEngine{fakeEngine: newFakeEngine(), started: make(chan struct{})}
+	_, typ, waitOut, done := runUI(t, context.Background(), eng)
+	waitOut("default mode")
+	select {
+	case <-eng.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session was not started as the UI opened")
+	}
+	if calls := eng.recorded(); len(calls) != 0 {
+		t.Errorf("the engine was asked %q before any prompt", calls)
+	}
+	typ("/exit\r")
+	<-done
+}
