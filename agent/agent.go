@@ -293,7 +293,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 	case "model":
 		d.Model, err = p.doc.Text(k.Value, v)
 	case "mode", "permissionMode":
-		// permissionMode is Claude Code's key; its plan mode is explore.
+		// permissionMode is Claude Code's key.
 		if p.modeKey != "" {
 			return p.doc.Errorf(k, "%s repeats the permission mode already set by %s", k.Value, p.modeKey)
 		}
@@ -302,7 +302,9 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 			return p.doc.Errorf(v, "%s must be a string", k.Value)
 		}
 		val := v.Value
-		if k.Value == "permissionMode" && val == "plan" {
+		if val == string(perm.ModePlan) {
+			// Plan mode is the main loop's, left with the person's
+			// approval; an agent that only plans is an explore agent.
 			val = string(perm.ModeExplore)
 		}
 		m, perr := perm.ParseMode(val)
@@ -614,7 +616,7 @@ func (d *Definition) hide(t string) {
 func SplitRules(s string) []string { return frontmatter.SplitRules(s) }
 
 func modeList() string {
-	return "default, acceptEdits, explore, dontAsk, bypassPermissions, auto"
+	return "default, acceptEdits, explore (or plan, read as explore), dontAsk, bypassPermissions, auto"
 }
 
 // claudeAliases are Claude Code's model aliases. An agent naming one runs on

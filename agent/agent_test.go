@@ -33,7 +33,7 @@ func rules(t *testing.T, texts ...string) []perm.Rule {
 	return out
 }
 
-const modes = "default, acceptEdits, explore, dontAsk, bypassPermissions, auto"
+const modes = "default, acceptEdits, explore (or plan, read as explore), dontAsk, bypassPermissions, auto"
 
 const knownKeys = "name, description, mode, allow_tools, deny_tools, model, max_turns, project_memory, and Claude Code's tools, disallowedTools, permissionMode, maxTurns, color, hooks, memory, skills, mcpServers, background, effort, isolation, initialPrompt"
 
@@ -1080,5 +1080,19 @@ func TestParseClaudeAgentTool(t *testing.T) {
 	_, err = Parse("a.md", []byte("---\nname: a\ndescription: d\ntools: Agent(worker, no good)\n---\nbody"))
 	if want := `a.md:4: tools lists Agent(worker, no good): invalid name "no good"`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want %s...", err, want)
+	}
+}
+
+// An agent's mode plan, under either key, is explore: plan mode is the
+// main loop's, left with the person's approval.
+func TestPlanModeAgentIsExplore(t *testing.T) {
+	for _, key := range []string{"mode", "permissionMode"} {
+		d, err := Parse("a.md", []byte("---\nname: a\ndescription: d\n"+key+": plan\n---\nbody"))
+		if err != nil {
+			t.Fatalf("%s: plan: %v", key, err)
+		}
+		if d.Mode != perm.ModeExplore {
+			t.Errorf("%s: plan: mode %s, want explore", key, d.Mode)
+		}
 	}
 }

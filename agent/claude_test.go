@@ -146,7 +146,7 @@ func TestClaudeCodeAgentFiles(t *testing.T) {
 		errs = append(errs, e.Error())
 	}
 	wantErrs := []string{
-		file("deployer.md") + `:4: unknown mode "yolo" (want one of default, acceptEdits, explore, dontAsk, bypassPermissions, auto)`,
+		file("deployer.md") + `:4: unknown mode "yolo" (want one of default, acceptEdits, explore (or plan, read as explore), dontAsk, bypassPermissions, auto)`,
 		file("security-auditor.md") + `:4: tools lists tool names, not Bash(git log:*): use allow_tools for rules with patterns`,
 	}
 	if !reflect.DeepEqual(errs, wantErrs) {

@@ -83,7 +83,7 @@ none failed, 1 some failed (or did not start), 2 usage errors.`,
 	fl.BoolVar(&o.failFast, "fail-fast", false, "start no task after the first failed one")
 	fl.StringVarP(&o.output, "output", "o", "", "result file (default: standard output)")
 	fl.StringVar(&o.summary, "summary", "", "also write the summary as JSON to this file")
-	fl.StringVar(&o.mode, "permission-mode", "", "cap every task's mode: default, acceptEdits, dontAsk, bypassPermissions, auto, explore (narrows, never widens)")
+	fl.StringVar(&o.mode, "permission-mode", "", "cap every task's mode: default, acceptEdits, plan, dontAsk, bypassPermissions, auto, explore (narrows, never widens)")
 	stringsVar(fl, &o.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
 	stringsVar(fl, &o.allowed, "allowedTools", nil, "allow rule, CLI scope (repeatable); a subagent's allow_tools still decide what it may do")
 	stringsVar(fl, &o.disallowed, "disallowedTools", nil, "deny rule for every task, e.g. 'Bash(rm:*)' (repeatable)")

@@ -53,13 +53,16 @@ func evaluateWith(req Request, p *Policy, res *Resolver) Result {
 // sandboxProfile is the one place a Bash call's sandbox profile is
 // decided: none where the policy has no sandbox or an approved
 // dangerouslyDisableSandbox call; read-only for a call allowed only
-// because every part of it is verified read-only (step 7); otherwise
-// workspace-write (a rule, a mode, a session grant or an approval).
+// because every part of it is verified read-only (step 7), and for every
+// call in plan mode; otherwise workspace-write (a rule, a mode, a
+// session grant or an approval).
 func sandboxProfile(c *call, r Result, p *Policy) sandbox.Profile {
 	switch {
 	case p.NoSandbox || c.unsandboxed:
 		return sandbox.None
-	case r.Decision == Allow && r.readOnly:
+	case r.Decision == Allow && r.readOnly, p.Mode == ModePlan:
+		// In plan mode nothing changes: what a rule or a grant allows
+		// there only reads too, and the kernel holds it to that.
 		return sandbox.ReadOnly
 	}
 	return sandbox.WorkspaceWrite

@@ -3,6 +3,8 @@ package perm
 import (
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/sandbox"
 )
 
 // Plan mode reads and plans: read-only calls run as in default mode, and
@@ -46,6 +48,11 @@ func TestPlanMode(t *testing.T) {
 		if r.Decision != tc.want || r.Step != tc.step || !strings.Contains(r.Reason, tc.why) {
 			t.Errorf("%s %v: %s step %d (%s); want %s step %d, reason with %q", tc.tool, tc.in, r.Decision, r.Step, r.Reason, tc.want, tc.step, tc.why)
 		}
+	}
+	// What plan mode runs only reads, and the kernel holds it to that:
+	// a command a rule allows runs in the read-only sandbox too.
+	if r := Evaluate(Request{Tool: "Bash", Input: map[string]any{"command": "git status"}}, p); r.Decision != Allow || r.Sandbox != sandbox.ReadOnly {
+		t.Errorf("git status in plan mode: %s, sandbox %q; want allowed, read-only", r.Decision, r.Sandbox)
 	}
 	// Outside plan mode ExitPlanMode has nothing to leave; a subagent
 	// under a plan-mode main loop plans too, whatever its own mode.

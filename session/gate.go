@@ -44,7 +44,7 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 	if err != nil {
 		return deny(res, "approval interrupted: "+err.Error())
 	}
-	if a.Plan != "" {
+	if req.Tool == "ExitPlanMode" {
 		return s.answerPlan(res, ans.Choice)
 	}
 	switch ans.Choice {
