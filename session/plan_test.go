@@ -33,6 +33,9 @@ func TestPlanModeSession(t *testing.T) {
 	if s.Mode() != perm.ModePlan {
 		t.Fatalf("mode %s, want plan from defaultMode", s.Mode())
 	}
+	if tools := s.Tools(); !slices.Contains(tools, "ExitPlanMode") {
+		t.Errorf("plan mode's tools %v lack ExitPlanMode", tools)
+	}
 	ctx := context.Background()
 
 	// Rejected: the session keeps planning.
@@ -89,6 +92,9 @@ func TestPlanModeSession(t *testing.T) {
 		t.Errorf("the person was shown %q", plans)
 	}
 	// Out of plan mode, ExitPlanMode is not offered.
+	if tools := s.Tools(); slices.Contains(tools, "ExitPlanMode") {
+		t.Errorf("acceptEdits mode's tools %v have ExitPlanMode", tools)
+	}
 	out, _ = s.Submit(ctx, "Call ExitPlanMode: {\"plan\": \"again\"}", nil, nil)
 	if strings.Contains(out.Final, "-> ALLOWED") || len(plans) != 2 {
 		t.Errorf("ExitPlanMode outside plan mode: %s", out.Final)

@@ -561,7 +561,28 @@ func (s *Session) Agents() []*agent.Definition {
 // disclosure, when there are many).
 func (s *Session) Tools() []string {
 	p := s.Policy()
-	return s.cfg.MCP.Names(&p, nil, policy.Visible(&p, nil))
+	names := policy.Visible(&p, nil)
+	for _, t := range s.offered(&p) {
+		names = append(names, t.Name())
+	}
+	return s.cfg.MCP.Names(&p, nil, names)
+}
+
+// offered returns the built-in tools outside the catalog (policy.Visible)
+// that a turn under p offers: Skill when there are skills to load,
+// StructuredOutput under --json-schema, ExitPlanMode in plan mode.
+func (s *Session) offered(p *perm.Policy) []tool.Tool {
+	var out []tool.Tool
+	if st := skill.NewTool(s.skills); st.Available() && policy.ShowsSkill(p, nil) {
+		out = append(out, st)
+	}
+	if s.cfg.Output != nil {
+		out = append(out, s.cfg.Output)
+	}
+	if policy.ShowsExitPlan(p) {
+		out = append(out, tool.ExitPlan{Leave: s.leavePlan})
+	}
+	return out
 }
 
 // origin is what a subagent the Agent tool starts inherits now.
@@ -670,16 +691,11 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	s.mu.Lock()
 	loaded := s.loaded
 	s.mu.Unlock()
-	builtins := tool.Select(all, policy.Visible(&p, nil))
-	if st := skill.NewTool(s.skills); st.Available() && policy.ShowsSkill(&p, nil) {
-		builtins = append(builtins, st)
-	}
+	builtins := append(tool.Select(all, policy.Visible(&p, nil)), s.offered(&p)...)
 	if s.cfg.Output != nil {
 		s.cfg.Output.Reset()
-		builtins = append(builtins, s.cfg.Output)
 	}
 	if policy.ShowsExitPlan(&p) {
-		builtins = append(builtins, tool.ExitPlan{Leave: s.leavePlan})
 		prompt += "\n\n" + planReminder
 	}
 	ts := s.cfg.MCP.Tools(&p, nil, builtins, loaded)
