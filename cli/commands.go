@@ -28,8 +28,8 @@ func newCommandsCmd(s Streams) *cobra.Command {
 NAME.md is /NAME and a/b.md is /a:b. A command shadowed by one of the same
 name with higher precedence, or by a built-in command, is a warning; a
 broken file is an error naming file and line, and the other commands are
-still listed. A command with a ! shell line is listed as refused: gen
-never runs it.`,
+still listed. A command with a ! shell command says so: it runs as a Bash
+call the permission gate decides, when the command is invoked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			set, err := f.load(s.Err)
@@ -42,7 +42,7 @@ never runs it.`,
 			for _, c := range cmds.All() {
 				desc := c.Description
 				if c.Bang > 0 {
-					desc += fmt.Sprintf(" (refused: a ! shell line at line %d)", c.Bang)
+					desc += fmt.Sprintf(" (runs a ! command through the gate, line %d)", c.Bang)
 				}
 				fmt.Fprintf(tw, "/%s\t%s\t%s\t%s\t%s\n", c.Name, c.Scope, orNone(c.ArgumentHint), desc, c.Path)
 			}
@@ -75,28 +75,34 @@ func orNone(s string) string {
 // a name means the same in gen and in gen -p.
 func discoverCommands(set *settings.Settings) (*skill.Commands, error) {
 	ws := set.Workspace
-	return skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins(), promptReadable(set))
+	cmds, err := skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins(), promptReadable(set))
+	if cmds != nil {
+		cmds.Trusted = set.Trusted
+	}
+	return cmds, err
 }
 
-// commandPrompt returns the prompt a headless run of one prompt sends
-// (expandCommand): the commands of set are discovered only when prompt
-// starts with a slash.
+// commandPrompt returns the prompt gen agent run sends (expandCommand):
+// the commands of set are discovered only when prompt starts with a
+// slash. A command's ! commands do not run there: nobody could be asked
+// about them, and the run has no session to run them in.
 func commandPrompt(set *settings.Settings, prompt string, w io.Writer) (string, error) {
 	if !strings.HasPrefix(prompt, "/") {
 		return prompt, nil
 	}
 	cmds, _ := discoverCommands(set)
-	return expandCommand(cmds, prompt, w)
+	return expandCommand(cmds, prompt, w, nil)
 }
 
 // expandCommand returns the prompt a headless run sends for prompt
 // (skill.Commands.Expand): when it invokes one of cmds (/NAME ARGS), the
 // command's expansion, after the command's warnings on w. Any other
 // prompt, an unknown /name included, is sent as it is, as in Claude Code.
-// A command that cannot be sent (a broken file, a ! line) is an error
-// naming file and line.
-func expandCommand(cmds *skill.Commands, prompt string, w io.Writer) (string, error) {
-	expanded, c, err := cmds.Expand(prompt)
+// A command that cannot be sent (a broken file, a ! command the gate
+// refuses or that fails) is an error naming file and line. shell runs
+// its ! commands.
+func expandCommand(cmds *skill.Commands, prompt string, w io.Writer, shell skill.Shell) (string, error) {
+	expanded, c, err := cmds.Expand(prompt, shell)
 	switch {
 	case err != nil:
 		return "", err

@@ -256,11 +256,6 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			}
 		}
 	}
-	if headless && !streamIn && !o.noSlash {
-		if prompt, err = commandPrompt(set, prompt, s.Err); err != nil {
-			return usageErr(err)
-		}
-	}
 	sid, history, err := o.sessionFor(setOpts)
 	if err != nil {
 		return err
@@ -321,15 +316,16 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 			replay:  o.replay,
 			meter:   meter,
 		}
-		if streamIn {
-			// The commands are read once, as the session starts (as in
-			// Claude Code); each message that invokes one is expanded
-			// against them.
-			h.expand = func(p string) (string, error) { return p, nil }
-			if !o.noSlash {
-				cmds, _ := discoverCommands(set)
-				h.expand = func(p string) (string, error) { return expandCommand(cmds, p, s.Err) }
+		// The commands are read once, as the session starts (as in
+		// Claude Code); each prompt that invokes one is expanded against
+		// them, its ! commands run as the session's Bash calls.
+		if !o.noSlash && (streamIn || strings.HasPrefix(prompt, "/")) {
+			cmds, _ := discoverCommands(set)
+			h.expand = func(ctx context.Context, sess *session.Session, p string) (string, error) {
+				return expandCommand(cmds, p, s.Err, func(c string) (string, error) { return sess.Shell(ctx, c) })
 			}
+		}
+		if streamIn {
 			return h.stream(cmd.Context(), s)
 		}
 		return h.once(cmd.Context(), prompt)
@@ -589,9 +585,10 @@ type headlessRun struct {
 	// servers are the MCP servers for the init event.
 	servers []report.MCPServer
 	printer *report.Printer
-	// expand turns a prompt of stream-json input that invokes a custom
-	// slash command into the command's prompt (expandCommand).
-	expand func(prompt string) (string, error)
+	// expand turns a prompt that invokes a custom slash command into the
+	// command's prompt (expandCommand), running its ! commands in sess;
+	// nil expands nothing.
+	expand func(ctx context.Context, sess *session.Session, prompt string) (string, error)
 	// partial is --include-partial-messages.
 	partial bool
 	// replay is --replay-user-messages.
@@ -643,10 +640,21 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	if err != nil {
 		return err
 	}
+	if prompt, err = h.expandIn(ctx, sess, prompt); err != nil {
+		return usageErr(err)
+	}
 	rep := h.submit(ctx, sess, prompt)
 	h.printer.Result(&rep)
 	sess.End(ctx, "other")
 	return exitFor(&rep)
+}
+
+// expandIn is h.expand, or prompt as it is when nothing expands.
+func (h *headlessRun) expandIn(ctx context.Context, sess *session.Session, prompt string) (string, error) {
+	if h.expand == nil {
+		return prompt, nil
+	}
+	return h.expand(ctx, sess, prompt)
 }
 
 // promptWithStdin reads stdin (not a terminal) and combines it with the

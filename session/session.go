@@ -568,6 +568,20 @@ func (s *Session) Tools() []string {
 	return s.cfg.MCP.Names(&p, nil, names)
 }
 
+// Shell runs command as a Bash call of the person's (a custom slash
+// command's ! command): the permission gate decides it as it decides the
+// model's calls (hooks, rules, the mode, the sandbox), asking the person
+// where there is one to ask. It returns what the model would be told of
+// it; a refusal, or a command that could not run, is an error.
+func (s *Session) Shell(ctx context.Context, command string) (string, error) {
+	set, err := tool.NewSet(s.gate, tool.Select(s.box.Tools(), []string{"Bash"}))
+	if err != nil {
+		return "", err
+	}
+	r := set.Call(ctx, "Bash", "", map[string]any{"command": command}, nil)
+	return r.Output, r.Err
+}
+
 // offered returns the built-in tools outside the catalog (policy.Visible)
 // that a turn under p offers: Skill when there are skills to load,
 // StructuredOutput under --json-schema, ExitPlanMode in plan mode.

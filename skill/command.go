@@ -19,10 +19,10 @@ import (
 // a markdown file whose body is a prompt, with optional frontmatter. The
 // file NAME.md is the command /NAME; a/b.md is /a:b.
 //
-// A command is only text a person sends as their prompt: its allowed-tools
-// are not granted (a warning says so), its `!` lines are never run (Expand
-// refuses the command), and its @path references stay as they are, for the
-// model to read through the gate.
+// A command is text a person sends as their prompt: its allowed-tools are
+// not granted (a warning says so), its `!` commands run only as Bash
+// calls the permission gate decides (Expand's shell), and its @path
+// references stay as they are, for the model to read through the gate.
 type Command struct {
 	// Name is what follows the slash: "review", "frontend:component".
 	Name string
@@ -39,7 +39,7 @@ type Command struct {
 var commandInformational = []string{"name"}
 
 // bangCommand is Claude Code's syntax for a shell command run while the
-// prompt is built, before the model or the permission gate sees anything.
+// prompt is built, whose output takes its place.
 var bangCommand = lazyre.MustCompile("!`[^`]+`")
 
 // ParseCommand parses the command file at path, whose content is data;
@@ -113,6 +113,11 @@ func argumentHint(doc *frontmatter.Doc, v *yaml.Node) (string, error) {
 // placeholder is what Expand replaces: $ARGUMENTS and $1, $2, ...
 var placeholder = lazyre.MustCompile(`\$(ARGUMENTS|[1-9][0-9]*)`)
 
+// Shell runs a command's `!` command and returns its output. Callers
+// give one that makes it a Bash call the permission gate decides, as the
+// model's would be (session.Session.Shell).
+type Shell func(command string) (string, error)
+
 // Expand returns the prompt the command sends for args, the text typed
 // after its name: $ARGUMENTS becomes args, $1, $2, ... its words, split as
 // a shell would (quotes keep spaces together; a missing one is empty).
@@ -120,19 +125,42 @@ var placeholder = lazyre.MustCompile(`\$(ARGUMENTS|[1-9][0-9]*)`)
 // blank line as "ARGUMENTS: args", as Claude Code does. Arguments are
 // substituted once: a "$1" they contain stays as it is.
 //
-// A command with a `!` shell line is refused: gen does not run it, and
-// sending the prompt without the command's output would be a different
-// prompt from the one its author wrote.
-func (c *Command) Expand(args string) (string, error) {
-	if c.Bang > 0 {
-		return "", &frontmatter.Error{Path: c.Path, Line: c.Bang, Err: fmt.Errorf("gen does not run `!` commands in slash commands; they would run outside the permission gate. Remove the line, or ask the model to run the command, which the gate then decides (/%s is not sent)", c.Name)}
+// Each `!` command of the body (!`git status`) is replaced by its output,
+// as in Claude Code: shell runs it, in the body's order, as its file
+// writes it (arguments are not put into it, and the text of arguments or
+// of an output is never run). A command that fails or is refused stops
+// the expansion with an error naming it: the prompt without that output
+// would be a different prompt from the one its author wrote. With a nil
+// shell (nothing can run it here), a command with a `!` command is an
+// error.
+func (c *Command) Expand(args string, shell Shell) (string, error) {
+	if c.Bang > 0 && shell == nil {
+		return "", &frontmatter.Error{Path: c.Path, Line: c.Bang, Err: fmt.Errorf("its `!` commands cannot run here (/%s is not sent)", c.Name)}
 	}
+	// The body is text, then a `!` command, then text...: outputs take
+	// the commands' places after the text has its arguments.
+	texts, outputs := []string{}, []string{}
+	rest := c.Body
+	for _, loc := range bangCommand.Get().FindAllStringIndex(c.Body, -1) {
+		off := len(c.Body) - len(rest)
+		cmd := c.Body[loc[0]+2 : loc[1]-1]
+		out, err := shell(cmd)
+		if err != nil {
+			// Bang is the line of the first; this one is below it.
+			line := c.Bang + strings.Count(c.Body[bangOffset(c.Body):loc[0]], "\n")
+			return "", &frontmatter.Error{Path: c.Path, Line: line, Err: fmt.Errorf("!`%s`: %w (/%s is not sent)", cmd, err, c.Name)}
+		}
+		texts = append(texts, rest[:loc[0]-off])
+		outputs = append(outputs, strings.TrimRight(out, "\n"))
+		rest = c.Body[loc[1]:]
+	}
+	texts = append(texts, rest)
 	args = strings.TrimSpace(args)
 	var words []string
 	var werr error
 	split := false
 	found := false
-	prompt := placeholder.Get().ReplaceAllStringFunc(c.Body, func(p string) string {
+	substitute := func(p string) string {
 		found = true
 		if p == "$ARGUMENTS" {
 			return args
@@ -146,7 +174,15 @@ func (c *Command) Expand(args string) (string, error) {
 			return ""
 		}
 		return words[n-1]
-	})
+	}
+	var b strings.Builder
+	for i, t := range texts {
+		b.WriteString(placeholder.Get().ReplaceAllStringFunc(t, substitute))
+		if i < len(outputs) {
+			b.WriteString(outputs[i])
+		}
+	}
+	prompt := b.String()
 	if werr != nil {
 		return "", fmt.Errorf("/%s: %w", c.Name, werr)
 	}
@@ -157,6 +193,15 @@ func (c *Command) Expand(args string) (string, error) {
 		return "", fmt.Errorf("/%s: %s has an empty body and no arguments were given: there is no prompt to send", c.Name, c.Path)
 	}
 	return prompt, nil
+}
+
+// bangOffset is the offset in body of its first `!` command, the one
+// Command.Bang gives the line of.
+func bangOffset(body string) int {
+	if loc := bangCommand.Get().FindStringIndex(body); loc != nil {
+		return loc[0]
+	}
+	return 0
 }
 
 // withArguments appends non-empty args to a body that has no placeholder
@@ -218,6 +263,21 @@ func splitArgs(s string) ([]string, error) {
 // commands must not be modified either. A nil *Commands has none.
 type Commands struct {
 	catalog[*Command]
+	// Trusted says the project (and the additional directories) may run
+	// the ! commands of its commands: they are code from the repository,
+	// as its hooks are, and need its trust (CanShell). The user's own
+	// commands need none.
+	Trusted bool
+}
+
+// CanShell says why c's ! commands may not run, nil when they may: a
+// command of the project's (or an additional directory's) runs them only
+// in a trusted project.
+func (cs *Commands) CanShell(c *Command) error {
+	if c.Bang == 0 || c.Scope == ScopeUser || cs != nil && cs.Trusted {
+		return nil
+	}
+	return &frontmatter.Error{Path: c.Path, Line: c.Bang, Err: fmt.Errorf("the project is not trusted, so its commands' ! commands do not run (trust it with gen trust, or --trust for one run; /%s is not sent)", c.Name)}
 }
 
 // All returns every command that can be invoked, sorted by name.
@@ -264,9 +324,9 @@ func (cs *Commands) Find(line string) (*Command, string, error) {
 // command's expansion (Command.Expand) and the command; else line itself
 // and a nil command (a prompt that does not start with a slash, an unknown
 // name, a built-in's). A command that cannot be sent (its file is broken
-// or refused, it has a ! line, its arguments do not split) is an error
-// naming it.
-func (cs *Commands) Expand(line string) (prompt string, c *Command, err error) {
+// or refused, a ! command fails or there is no shell to run it, its
+// arguments do not split) is an error naming it.
+func (cs *Commands) Expand(line string, shell Shell) (prompt string, c *Command, err error) {
 	c, args, err := cs.Find(line)
 	switch {
 	case err != nil:
@@ -274,7 +334,12 @@ func (cs *Commands) Expand(line string) (prompt string, c *Command, err error) {
 	case c == nil:
 		return line, nil, nil
 	}
-	if prompt, err = c.Expand(args); err != nil {
+	if shell != nil {
+		if err := cs.CanShell(c); err != nil {
+			return "", nil, err
+		}
+	}
+	if prompt, err = c.Expand(args, shell); err != nil {
 		return "", nil, err
 	}
 	return prompt, c, nil
@@ -286,7 +351,7 @@ func (cs *Commands) Expand(line string) (prompt string, c *Command, err error) {
 func DiscoverCommands(cwd, home string, builtin []string, readable func(path string) error) (*Commands, error) {
 	locs, err := CommandLocations(cwd, home)
 	if err != nil {
-		return &Commands{catalog[*Command]{errs: []error{err}}}, err
+		return &Commands{catalog: catalog[*Command]{errs: []error{err}}}, err
 	}
 	for i := range locs {
 		locs[i].Readable = readable
@@ -306,7 +371,7 @@ var commands = kind{plural: "commands", label: func(name string) string { return
 // every command it could read, and an error joining one error per broken
 // file, each naming file:line. The Commands is never nil.
 func LoadCommands(builtin []string, locs ...Location) (*Commands, error) {
-	cs := &Commands{*load(commands, builtin, locs, loadCommandDir)}
+	cs := &Commands{catalog: *load(commands, builtin, locs, loadCommandDir)}
 	return cs, errors.Join(cs.errs...)
 }
 

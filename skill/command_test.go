@@ -158,7 +158,7 @@ func TestExpand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Command{Name: "c", Meta: Meta{Body: tt.body, Path: "c.md"}}
-			got, err := c.Expand(tt.args)
+			got, err := c.Expand(tt.args, nil)
 			if err != nil || got != tt.want {
 				t.Errorf("Expand(%q) = %q, %v; want %q", tt.args, got, err, tt.want)
 			}
@@ -166,41 +166,65 @@ func TestExpand(t *testing.T) {
 	}
 
 	c := &Command{Name: "c", Meta: Meta{Body: "Fix $1", Path: "c.md"}}
-	if _, err := c.Expand(`don't`); err == nil || err.Error() != `/c: the arguments have an unclosed ' quote: close it, or escape the ' with a backslash` {
+	if _, err := c.Expand(`don't`, nil); err == nil || err.Error() != `/c: the arguments have an unclosed ' quote: close it, or escape the ' with a backslash` {
 		t.Errorf("unclosed quote: %v", err)
 	}
 	// Without a positional placeholder the arguments are not split.
 	c.Body = "Fix $ARGUMENTS"
-	if got, err := c.Expand(`don't`); err != nil || got != "Fix don't" {
+	if got, err := c.Expand(`don't`, nil); err != nil || got != "Fix don't" {
 		t.Errorf("apostrophe: %q, %v", got, err)
 	}
 	c.Body = ""
-	if _, err := c.Expand(""); err == nil {
+	if _, err := c.Expand("", nil); err == nil {
 		t.Error("an empty prompt was accepted")
 	}
 }
 
-// A ! line would run a shell before the gate sees anything: gen refuses
-// the command, naming the file and the line, and runs nothing.
-func TestExpandRefusesBang(t *testing.T) {
-	c, err := ParseCommand("/p/.claude/commands/status.md", "status", []byte("---\ndescription: Status\n---\n\nSummarise the state:\n\n- Status: !`git status`\n"))
+// A command's `!` commands run through shell (the permission gate's Bash
+// call), as its file writes them, in order; each output takes its
+// command's place, and the arguments fill the text around them. A
+// refused one stops the expansion with an error naming its line; with no
+// shell, none runs. Arguments and outputs are text: a `!` command in
+// them never runs.
+func TestExpandBang(t *testing.T) {
+	c, err := ParseCommand("/p/.claude/commands/status.md", "status", []byte("---\ndescription: Status\n---\n\nSummarise the state of $1:\n\n- Status: !`git status`\n- Log: !`git log -1`\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Bang != 7 {
 		t.Errorf("bang line %d, want 7", c.Bang)
 	}
-	got, err := c.Expand("")
-	want := "/p/.claude/commands/status.md:7: gen does not run `!` commands in slash commands; they would run outside the permission gate. Remove the line, or ask the model to run the command, which the gate then decides (/status is not sent)"
-	if got != "" || err == nil || err.Error() != want {
-		t.Errorf("Expand = %q, %v; want the error %q", got, err, want)
+	var ran []string
+	shell := func(cmd string) (string, error) {
+		ran = append(ran, cmd)
+		if cmd == "git log -1" {
+			return "", errors.New("permission denied: no")
+		}
+		return "clean $1 !`rm -rf /`\n", nil
 	}
-	// In the frontmatter it is text; and arguments are text whatever they hold.
+	_, err = c.Expand("main", shell)
+	want := "/p/.claude/commands/status.md:8: !`git log -1`: permission denied: no (/status is not sent)"
+	if err == nil || err.Error() != want || !slices.Equal(ran, []string{"git status", "git log -1"}) {
+		t.Errorf("Expand = %v, ran %q; want the error %q", err, ran, want)
+	}
+	ran = nil
+	ok := func(cmd string) (string, error) { ran = append(ran, cmd); return "clean $1 !`rm -rf /`\n", nil }
+	got, err := c.Expand("'$1 !`x`'", ok)
+	if want := "Summarise the state of $1 !`x`:\n\n- Status: clean $1 !`rm -rf /`\n- Log: clean $1 !`rm -rf /`"; err != nil || got != want {
+		t.Errorf("Expand = %q, %v; want %q", got, err, want)
+	}
+	if !slices.Equal(ran, []string{"git status", "git log -1"}) {
+		t.Errorf("ran %q", ran)
+	}
+	if _, err := c.Expand("", nil); err == nil || err.Error() != "/p/.claude/commands/status.md:7: its `!` commands cannot run here (/status is not sent)" {
+		t.Errorf("no shell: %v", err)
+	}
+	// In the frontmatter it is text.
 	c, err = ParseCommand("x.md", "x", []byte("---\ndescription: run !`ls`\n---\nSay $ARGUMENTS\n"))
 	if err != nil || c.Bang != 0 {
 		t.Fatalf("frontmatter: %+v, %v", c, err)
 	}
-	if got, err := c.Expand("!`rm -rf /`"); err != nil || got != "Say !`rm -rf /`" {
+	if got, err := c.Expand("!`rm -rf /`", nil); err != nil || got != "Say !`rm -rf /`" {
 		t.Errorf("arguments: %q, %v", got, err)
 	}
 }
@@ -224,11 +248,11 @@ func TestCommandsExpand(t *testing.T) {
 		{line: "/nope x", prompt: "/nope x"},
 		{line: "/tools", prompt: "/tools"},
 		{line: "/usr/bin/ls is slow", prompt: "/usr/bin/ls is slow"},
-		{line: "/status", err: filepath.Join(dir, "status.md") + ":2: gen does not run `!` commands"},
+		{line: "/status", err: filepath.Join(dir, "status.md") + ":2: its `!` commands cannot run here"},
 		{line: "/broken", err: "command /broken is not offered: " + filepath.Join(dir, "broken.md") + ":3: "},
 		{line: "/review 'a", err: "/review: the arguments have an unclosed ' quote"},
 	} {
-		prompt, c, err := cs.Expand(tt.line)
+		prompt, c, err := cs.Expand(tt.line, nil)
 		name := ""
 		if c != nil {
 			name = c.Name
@@ -244,7 +268,38 @@ func TestCommandsExpand(t *testing.T) {
 		}
 	}
 	var none *Commands
-	if prompt, c, err := none.Expand("/review x"); prompt != "/review x" || c != nil || err != nil {
+	if prompt, c, err := none.Expand("/review x", nil); prompt != "/review x" || c != nil || err != nil {
 		t.Errorf("nil Commands: %q, %v, %v; want the line as it is", prompt, c, err)
+	}
+}
+
+// A project's ! commands are code from the repository: they run only in
+// a trusted project; the user's own always may.
+func TestCanShell(t *testing.T) {
+	project := &Command{Name: "p", Bang: 3, Meta: Meta{Path: "/p/.claude/commands/p.md", Scope: ScopeProject}}
+	user := &Command{Name: "u", Bang: 1, Meta: Meta{Path: "/h/.claude/commands/u.md", Scope: ScopeUser}}
+	plain := &Command{Name: "x", Meta: Meta{Scope: ScopeProject}}
+	cs := &Commands{}
+	if err := cs.CanShell(project); err == nil || !strings.HasPrefix(err.Error(), "/p/.claude/commands/p.md:3: the project is not trusted") {
+		t.Errorf("untrusted project: %v", err)
+	}
+	if cs.CanShell(user) != nil || cs.CanShell(plain) != nil {
+		t.Error("a user's command, or one with no ! command, was refused")
+	}
+	cs.Trusted = true
+	if err := cs.CanShell(project); err != nil {
+		t.Errorf("trusted project: %v", err)
+	}
+	// Commands.Expand refuses it before running anything.
+	dir := t.TempDir()
+	testtree.Write(t, dir, map[string]string{"status.md": "State:\n!`git status`\n"})
+	loaded, _ := LoadCommands(nil, Location{Dir: dir, Scope: ScopeProject})
+	ran := false
+	if _, _, err := loaded.Expand("/status", func(string) (string, error) { ran = true; return "", nil }); err == nil || ran {
+		t.Errorf("Expand ran an untrusted project's ! command: %v, ran %v", err, ran)
+	}
+	loaded.Trusted = true
+	if _, _, err := loaded.Expand("/status", func(string) (string, error) { ran = true; return "ok", nil }); err != nil || !ran {
+		t.Errorf("trusted: %v, ran %v", err, ran)
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,7 +109,7 @@ func TestCustomCommands(t *testing.T) {
 
 	refused := []struct{ name, line, want string }{
 		{"built-in wins", "/tools", "Tools the model sees (3): Bash, Read, Write"},
-		{"! line refused", "/status", "status.md:2: gen does not run `!` commands in slash commands"},
+		{"! command with no shell", "/status", "status.md:2: its `!` commands cannot run here"},
 		{"broken file", "/broken", "✗ command /broken is not offered: "},
 		{"unknown", "/nope", "✗ unknown command /nope; /help lists the commands"},
 		{"bad quoting", "/fix-issue don't", "✗ /fix-issue: the arguments have an unclosed ' quote"},
@@ -175,5 +176,57 @@ func TestCommandsAreListed(t *testing.T) {
 		if !slices.Contains(Builtins(), name) {
 			t.Errorf("/help lists /%s, which is not a built-in", name)
 		}
+	}
+}
+
+// shellEngine is a fakeEngine that runs a command's ! commands (sheller):
+// "git status" prints, anything else is refused as the gate would.
+type shellEngine struct {
+	*fakeEngine
+}
+
+func (e shellEngine) Shell(_ context.Context, command string) (string, error) {
+	e.record("Shell(%s)", command)
+	if command == "git status" {
+		return "On branch main\nexit code: 0\n", nil
+	}
+	return "", errors.New("permission denied: DENIED: not read-only")
+}
+
+// A custom command's ! commands run as the turn starts, through the
+// engine (the permission gate's Bash calls): their output is in the
+// prompt; a refused one ends the turn with its error, and nothing is
+// sent.
+func TestCustomCommandShell(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "commands")
+	testtree.Write(t, dir, map[string]string{
+		"status.md": "State of $1:\n!`git status`\n",
+		"push.md":   "Pushed:\n!`git push`\n",
+	})
+	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
+	eng := shellEngine{newFakeEngine()}
+	h := newHarness(t, eng.fakeEngine)
+	h.m.eng, h.m.cmds = eng, cmds
+	h.update(tea.WindowSizeMsg{Width: 1000, Height: 40}) // no message is wrapped
+	// A project's ! commands are code from the repository: they need
+	// its trust.
+	h.submit("/status main")
+	h.waitIdle()
+	if got := eng.recorded(); len(got) != 0 || !strings.Contains(h.screen(), "status.md:2: the project is not trusted") {
+		t.Fatalf("untrusted: engine calls %q\n%s", got, h.screen())
+	}
+	cmds.Trusted = true
+	h.submit("/status main")
+	h.waitIdle()
+	if got, want := eng.recorded(), []string{"Shell(git status)", "Submit(State of main:\nOn branch main\nexit code: 0)"}; !slices.Equal(got, want) {
+		t.Errorf("engine calls %q, want %q", got, want)
+	}
+	h.submit("/push")
+	h.waitIdle()
+	if got := eng.recorded(); len(got) != 3 || got[2] != "Shell(git push)" {
+		t.Errorf("engine calls %q: want git push tried and nothing sent", got)
+	}
+	if screen := h.screen(); !strings.Contains(screen, "push.md:2: !`git push`: permission") || !strings.Contains(screen, "(/push is not sent)") {
+		t.Errorf("screen lacks the refusal:\n%s", screen)
 	}
 }

@@ -322,7 +322,20 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.input.Reset()
 	m.fitInput()
-	prompt, c, err := m.cmds.Expand(text)
+	var prompt string
+	c, args, err := m.cmds.Find(text)
+	if err == nil && c != nil && c.Bang > 0 {
+		if _, ok := m.eng.(sheller); ok {
+			if err := m.cmds.CanShell(c); err != nil {
+				m.print(m.userLine(text))
+				m.note(errorStyle, "✗ "+err.Error())
+				return nil
+			}
+			// Its ! commands run in the turn, where the gate may ask.
+			return m.send2(typed{text: text, cmd: c, args: args})
+		}
+	}
+	prompt, c, err = m.cmds.Expand(text, nil)
 	switch {
 	case err != nil:
 		m.print(m.userLine(text))
@@ -331,7 +344,11 @@ func (m *model) submit() tea.Cmd {
 	case c == nil && strings.HasPrefix(text, "/"):
 		return m.command(text)
 	}
-	t := typed{text: text, prompt: prompt, cmd: c}
+	return m.send2(typed{text: text, prompt: prompt, cmd: c})
+}
+
+// send2 starts t's turn, or queues it behind the running one.
+func (m *model) send2(t typed) tea.Cmd {
 	if m.running {
 		// It runs when the turn ends, after those queued before it.
 		m.queue = append(m.queue, t)
@@ -344,10 +361,18 @@ func (m *model) submit() tea.Cmd {
 
 // typed is a line as it was submitted: what was typed, which the
 // transcript shows, and the prompt it sends, a custom command's expanded
-// once, when the line was submitted.
+// once, when the line was submitted; or, for a command with ! commands,
+// which run as the turn starts, the command and its arguments.
 type typed struct {
 	text, prompt string
 	cmd          *skill.Command // the custom command text invokes, or nil
+	args         string         // cmd's arguments, when prompt is still to be made
+}
+
+// sheller is an Engine that runs a custom command's ! commands as Bash
+// calls its permission gate decides (session.Session.Shell).
+type sheller interface {
+	Shell(ctx context.Context, command string) (string, error)
 }
 
 // startTurn sends t.
@@ -375,6 +400,13 @@ func (m *model) startTurn(t typed) tea.Cmd {
 				msg = turnDoneMsg{turn: id, err: fmt.Errorf("internal error: %v", r)}
 			}
 		}()
+		if prompt == "" && c != nil && c.Bang > 0 {
+			sh := eng.(sheller)
+			var err error
+			if prompt, err = c.Expand(t.args, func(cmd string) (string, error) { return sh.Shell(ctx, cmd) }); err != nil {
+				return turnDoneMsg{turn: id, err: err}
+			}
+		}
 		out, err := eng.Submit(ctx, prompt,
 			func(ev loop.Event) { send(eventMsg{id, ev}) },
 			func(d string) { send(textMsg{id, d}) })
