@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/skill"
@@ -228,5 +229,69 @@ func TestCustomCommandShell(t *testing.T) {
 	}
 	if screen := h.screen(); !strings.Contains(screen, "push.md:2: !`git push`: permission") || !strings.Contains(screen, "(/push is not sent)") {
 		t.Errorf("screen lacks the refusal:\n%s", screen)
+	}
+}
+
+// askingShell is an Engine whose ! commands the gate asks the person
+// about, as session.Session.Shell does for a call no rule covers: each
+// opens the approval dialog from the turn's goroutine.
+type askingShell struct {
+	*fakeEngine
+	ui *UI
+}
+
+func (e *askingShell) Shell(ctx context.Context, command string) (string, error) {
+	e.record("Shell(%s)", command)
+	a, err := e.ui.Approve(ctx, *bashApproval(command))
+	if err != nil {
+		return "", err
+	}
+	if a.Choice == gate.No {
+		return "", errors.New("DENIED: denied by the user")
+	}
+	return "pushed", nil
+}
+
+// In the real UI a ! command's Ask opens the approval dialog while the
+// turn expands the command, and the answer decides it: No stops the
+// command, nothing sent; Yes puts its output in the prompt. Neither
+// leaves the UI waiting on itself.
+func TestCustomCommandShellAsks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "commands")
+	testtree.Write(t, dir, map[string]string{
+		"push.md":   "Pushed:\n!`git push`\n",
+		"deploy.md": "Deployed:\n!`make deploy`\n",
+	})
+	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
+	cmds.Trusted = true
+	eng := &askingShell{fakeEngine: newFakeEngine()}
+	sent := make(chan string, 1)
+	eng.submit = func(_ context.Context, p string, _ func(loop.Event), onText func(string)) (loop.Outcome, error) {
+		sent <- p
+		onText("answered")
+		return loop.Outcome{}, nil
+	}
+	ui, typ, waitOut, done := runUI(t, context.Background(), eng, func(u *UI) { u.cmds = cmds })
+	eng.ui = ui
+	waitOut("default mode")
+	typ("/push\r")
+	waitOut("Permission needed")
+	typ("4")
+	waitOut("(/push is not sent)")
+	if got := eng.recorded(); !slices.Equal(got, []string{"Shell(git push)"}) {
+		t.Fatalf("engine calls %q: want git push asked about and nothing sent", got)
+	}
+	// The transcript keeps the first dialog: the second is known by its
+	// command.
+	typ("/deploy\r")
+	waitOut("make deploy")
+	typ("1")
+	if p := <-sent; p != "Deployed:\npushed" {
+		t.Errorf("sent %q, want the command's output in the prompt", p)
+	}
+	waitOut("answered")
+	typ("/exit\r")
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v, want nil after /exit", err)
 	}
 }
