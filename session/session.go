@@ -571,15 +571,36 @@ func (s *Session) Tools() []string {
 // Shell runs command as a Bash call of the person's (a custom slash
 // command's ! command): the permission gate decides it as it decides the
 // model's calls (hooks, rules, the mode, the sandbox), asking the person
-// where there is one to ask. It returns what the model would be told of
-// it; a refusal, or a command that could not run, is an error.
+// where there is one to ask. It returns the command's output (stdout and
+// stderr as it wrote them, without gen's status line or notes). A
+// refusal, a command that could not run, one that exited non-zero and
+// one its timeout stopped are errors, as in Claude Code. It waits for a
+// turn under way, and runs in the workspace of the settings now, as a
+// turn does.
 func (s *Session) Shell(ctx context.Context, command string) (string, error) {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	if p := s.Policy(); p.Failed == "" {
+		s.env.Workspace = p.Workspace
+	}
 	set, err := tool.NewSet(s.gate, tool.Select(s.box.Tools(), []string{"Bash"}))
 	if err != nil {
 		return "", err
 	}
 	r := set.Call(ctx, "Bash", "", map[string]any{"command": command}, nil)
-	return r.Output, r.Err
+	if r.Err != nil {
+		return "", r.Err
+	}
+	resp, ok := r.Response.(tool.BashResponse)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("the Bash tool gave no output to use")
+	case resp.Failure() != "":
+		return "", fmt.Errorf("it failed: %s", strings.TrimSpace(resp.Failure()))
+	case resp.Interrupted:
+		return "", fmt.Errorf("its timeout stopped it")
+	}
+	return resp.Stdout, nil
 }
 
 // offered returns the built-in tools outside the catalog (policy.Visible)

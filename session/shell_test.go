@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gen-run/gen/gate"
@@ -47,5 +48,19 @@ func TestShellIsGated(t *testing.T) {
 				t.Errorf("made %v, want %v", made, tc.made)
 			}
 		})
+	}
+}
+
+// Shell gives the command's output, as the command wrote it, without
+// gen's status line: that is what takes the ! command's place. A command
+// that exits non-zero is an error, so the prompt is not sent.
+func TestShellOutput(t *testing.T) {
+	root, home := project(t, map[string]string{"notes.txt": "one\ntwo\n"})
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	if out, err := s.Shell(context.Background(), "cat notes.txt"); err != nil || out != "one\ntwo" {
+		t.Errorf("Shell(cat) = %q, %v; want the file's lines", out, err)
+	}
+	if out, err := s.Shell(context.Background(), "grep three notes.txt"); err == nil || !strings.Contains(err.Error(), "exit code: 1") {
+		t.Errorf("Shell(grep no match) = %q, %v; want an error naming the exit code", out, err)
 	}
 }

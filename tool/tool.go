@@ -201,6 +201,9 @@ type Result struct {
 	Input  map[string]any
 	Output string
 	Report Report
+	// Response is the tool's structured response (Responder), nil for a
+	// tool without one.
+	Response any
 	// Err is the tool's error, or a *DeniedError when the gate refused.
 	Err error
 }
@@ -238,6 +241,7 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 		out.Output, out.Report, out.Err = r.RunReport(ctx, call)
 	case Responder:
 		out.Output, response, out.Err = r.RunResponse(ctx, call)
+		out.Response = response
 	default:
 		out.Output, out.Err = t.Run(ctx, call)
 	}

@@ -189,7 +189,7 @@ type shellEngine struct {
 func (e shellEngine) Shell(_ context.Context, command string) (string, error) {
 	e.record("Shell(%s)", command)
 	if command == "git status" {
-		return "On branch main\nexit code: 0\n", nil
+		return "On branch main", nil
 	}
 	return "", errors.New("permission denied: DENIED: not read-only")
 }
@@ -219,7 +219,7 @@ func TestCustomCommandShell(t *testing.T) {
 	cmds.Trusted = true
 	h.submit("/status main")
 	h.waitIdle()
-	if got, want := eng.recorded(), []string{"Shell(git status)", "Submit(State of main:\nOn branch main\nexit code: 0)"}; !slices.Equal(got, want) {
+	if got, want := eng.recorded(), []string{"Shell(git status)", "Submit(State of main:\nOn branch main)"}; !slices.Equal(got, want) {
 		t.Errorf("engine calls %q, want %q", got, want)
 	}
 	h.submit("/push")
