@@ -641,7 +641,7 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		if pt.xargs && c.xargsOK {
 			return Result{Decision: Allow, Step: 7, Reason: "xargs into a read-only command (no Bash or Read deny rules)", Source: SourceBuiltin, readOnly: true}
 		}
-		if m == ModeExplore || m == ModePlan || m == ModeDontAsk || m == ModeBypass {
+		if m == ModeExplore || m == ModeDontAsk || m == ModeBypass {
 			break
 		}
 		why := pt.notRO.String()

@@ -30,6 +30,8 @@ func TestPlanMode(t *testing.T) {
 		{"Read", map[string]any{"file_path": "secrets/k"}, Deny, 1, "deny rule"},
 		{"Grep", map[string]any{"pattern": "x"}, Allow, 7, "safe tool"},
 		{"Bash", map[string]any{"command": "ls -la && cat src/a.go"}, Allow, 7, "read-only command"},
+		// A read outside the workspace asks, saying why, as in default mode.
+		{"Bash", map[string]any{"command": "cat " + f.outside + "/data"}, Ask, 7, "Bash requires approval in plan mode (not read-only: reads outside the workspace: " + f.outside + "/data)"},
 		{"Bash", map[string]any{"command": "git status"}, Allow, 6, "allowed by rule"},
 		{"Bash", map[string]any{"command": "npm test"}, Deny, 7, "plan mode"},
 		{"Bash", map[string]any{"command": "touch x"}, Deny, 7, "plan mode"},
