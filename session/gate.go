@@ -30,14 +30,16 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		Result:     res,
 		Specifier:  perm.Specifier(req.Tool, req.Input),
 		Preview:    Preview(pol.Workspace, req),
-		Rules:      perm.Suggest(req, &pol),
 		Class:      classOf(req.Tool),
 		CanPersist: !s.managedOnly(),
 	}
-	a.NoRule, a.StillAsks = cover(req, res, &pol, a.Rules)
 	if req.Tool == "ExitPlanMode" {
+		// No rule is offered for a plan: it is approved each time.
 		a.Plan, _ = req.Input["plan"].(string)
-		a.Rules, a.NoRule = nil, "the plan is approved each time"
+		a.NoRule = "the plan is approved each time"
+	} else {
+		a.Rules = perm.Suggest(req, &pol)
+		a.NoRule, a.StillAsks = cover(req, res, &pol, a.Rules)
 	}
 	s.Notify(ctx, "gen needs your permission to use "+req.Tool, "permission_prompt")
 	ans, err := s.cfg.Approver.Approve(ctx, a)
