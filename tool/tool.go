@@ -235,13 +235,11 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 		return out
 	}
 	call := Call{ID: id, Input: req.Input, Decision: Decision{Result: res}}
-	var response any
 	switch r := t.(type) {
 	case Reporter:
 		out.Output, out.Report, out.Err = r.RunReport(ctx, call)
 	case Responder:
-		out.Output, response, out.Err = r.RunResponse(ctx, call)
-		out.Response = response
+		out.Output, out.Response, out.Err = r.RunResponse(ctx, call)
 	default:
 		out.Output, out.Err = t.Run(ctx, call)
 	}
@@ -249,25 +247,30 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 	// is reviewed as a failure, as Claude Code reviews it, though the
 	// model is told its output as of any call.
 	failed := ""
-	if f, ok := response.(failure); ok && out.Err == nil {
+	if f, ok := out.Response.(failure); ok && out.Err == nil {
 		failed = f.Failure()
 	}
-	if rv, ok := s.gate.(Reviewer); ok && out.Err == nil && failed == "" {
-		if note := rv.Review(ctx, req, out.Output, response); note != "" {
-			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
+	fr, reviewFailure := s.gate.(FailureReviewer)
+	reviewFailure = reviewFailure && ctx.Err() == nil
+	var note string
+	switch {
+	case out.Err != nil:
+		if reviewFailure && !errors.Is(out.Err, ErrDenied) {
+			if n := fr.ReviewFailure(ctx, req, out.Err); n != "" {
+				out.Err = &reviewedError{err: out.Err, note: n}
+			}
+		}
+	case failed != "":
+		if reviewFailure {
+			note = fr.ReviewFailure(ctx, req, errors.New(failed))
+		}
+	default:
+		if rv, ok := s.gate.(Reviewer); ok {
+			note = rv.Review(ctx, req, out.Output, out.Response)
 		}
 	}
-	fr, ok := s.gate.(FailureReviewer)
-	switch {
-	case !ok || ctx.Err() != nil:
-	case failed != "":
-		if note := fr.ReviewFailure(ctx, req, errors.New(failed)); note != "" {
-			out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
-		}
-	case out.Err != nil && !errors.Is(out.Err, ErrDenied):
-		if note := fr.ReviewFailure(ctx, req, out.Err); note != "" {
-			out.Err = &reviewedError{err: out.Err, note: note}
-		}
+	if note != "" {
+		out.Output = strings.TrimRight(out.Output, "\n") + "\n\n" + note
 	}
 	return out
 }
