@@ -139,22 +139,22 @@ func (c *Command) Expand(args string, shell Shell) (string, error) {
 	}
 	// The body is text, then a `!` command, then text...: outputs take
 	// the commands' places after the text has its arguments.
-	texts, outputs := []string{}, []string{}
-	rest := c.Body
-	for _, loc := range bangCommand.Get().FindAllStringIndex(c.Body, -1) {
-		off := len(c.Body) - len(rest)
+	var texts, outputs []string
+	prev := 0
+	locs := bangCommand.Get().FindAllStringIndex(c.Body, -1)
+	for _, loc := range locs {
 		cmd := c.Body[loc[0]+2 : loc[1]-1]
 		out, err := shell(cmd)
 		if err != nil {
 			// Bang is the line of the first; this one is below it.
-			line := c.Bang + strings.Count(c.Body[bangOffset(c.Body):loc[0]], "\n")
+			line := c.Bang + strings.Count(c.Body[locs[0][0]:loc[0]], "\n")
 			return "", &frontmatter.Error{Path: c.Path, Line: line, Err: fmt.Errorf("!`%s`: %w (/%s is not sent)", cmd, err, c.Name)}
 		}
-		texts = append(texts, rest[:loc[0]-off])
+		texts = append(texts, c.Body[prev:loc[0]])
 		outputs = append(outputs, strings.TrimRight(out, "\n"))
-		rest = c.Body[loc[1]:]
+		prev = loc[1]
 	}
-	texts = append(texts, rest)
+	texts = append(texts, c.Body[prev:])
 	args = strings.TrimSpace(args)
 	var words []string
 	var werr error
@@ -193,15 +193,6 @@ func (c *Command) Expand(args string, shell Shell) (string, error) {
 		return "", fmt.Errorf("/%s: %s has an empty body and no arguments were given: there is no prompt to send", c.Name, c.Path)
 	}
 	return prompt, nil
-}
-
-// bangOffset is the offset in body of its first `!` command, the one
-// Command.Bang gives the line of.
-func bangOffset(body string) int {
-	if loc := bangCommand.Get().FindStringIndex(body); loc != nil {
-		return loc[0]
-	}
-	return 0
 }
 
 // withArguments appends non-empty args to a body that has no placeholder
