@@ -332,7 +332,7 @@ func (m *model) submit() tea.Cmd {
 				return nil
 			}
 			// Its ! commands run in the turn, where the gate may ask.
-			return m.send2(typed{text: text, cmd: c, args: args})
+			return m.sendTyped(typed{text: text, cmd: c, args: args})
 		}
 	}
 	prompt, c, err = m.cmds.Expand(text, nil)
@@ -344,11 +344,11 @@ func (m *model) submit() tea.Cmd {
 	case c == nil && strings.HasPrefix(text, "/"):
 		return m.command(text)
 	}
-	return m.send2(typed{text: text, prompt: prompt, cmd: c})
+	return m.sendTyped(typed{text: text, prompt: prompt, cmd: c})
 }
 
-// send2 starts t's turn, or queues it behind the running one.
-func (m *model) send2(t typed) tea.Cmd {
+// sendTyped starts t's turn, or queues it behind the running one.
+func (m *model) sendTyped(t typed) tea.Cmd {
 	if m.running {
 		// It runs when the turn ends, after those queued before it.
 		m.queue = append(m.queue, t)
