@@ -320,10 +320,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		// Claude Code); each prompt that invokes one is expanded against
 		// them, its ! commands run as the session's Bash calls.
 		if !o.noSlash && (streamIn || strings.HasPrefix(prompt, "/")) {
-			cmds, _ := discoverCommands(set)
-			h.expand = func(ctx context.Context, sess *session.Session, p string) (string, error) {
-				return expandCommand(cmds, p, s.Err, func(c string) (string, error) { return sess.Shell(ctx, c) })
-			}
+			h.cmds, _ = discoverCommands(set)
 		}
 		if streamIn {
 			return h.stream(cmd.Context(), s)
@@ -585,10 +582,9 @@ type headlessRun struct {
 	// servers are the MCP servers for the init event.
 	servers []report.MCPServer
 	printer *report.Printer
-	// expand turns a prompt that invokes a custom slash command into the
-	// command's prompt (expandCommand), running its ! commands in sess;
-	// nil expands nothing.
-	expand func(ctx context.Context, sess *session.Session, prompt string) (string, error)
+	// cmds are the custom slash commands a prompt may invoke (expand);
+	// nil for none.
+	cmds *skill.Commands
 	// partial is --include-partial-messages.
 	partial bool
 	// replay is --replay-user-messages.
@@ -640,7 +636,7 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	if err != nil {
 		return err
 	}
-	if prompt, err = h.expandIn(ctx, sess, prompt); err != nil {
+	if prompt, err = h.expand(ctx, sess, prompt); err != nil {
 		return usageErr(err)
 	}
 	rep := h.submit(ctx, sess, prompt)
@@ -649,12 +645,14 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	return exitFor(&rep)
 }
 
-// expandIn is h.expand, or prompt as it is when nothing expands.
-func (h *headlessRun) expandIn(ctx context.Context, sess *session.Session, prompt string) (string, error) {
-	if h.expand == nil {
+// expand returns the prompt that invoking one of h.cmds sends
+// (expandCommand), its ! commands run in sess; prompt as it is when there
+// are no commands.
+func (h *headlessRun) expand(ctx context.Context, sess *session.Session, prompt string) (string, error) {
+	if h.cmds == nil {
 		return prompt, nil
 	}
-	return h.expand(ctx, sess, prompt)
+	return expandCommand(h.cmds, prompt, h.printer.Err, func(c string) (string, error) { return sess.Shell(ctx, c) })
 }
 
 // promptWithStdin reads stdin (not a terminal) and combines it with the

@@ -130,7 +130,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 			break
 		}
 		if l.err == nil {
-			l.text, l.err = h.expandIn(ctx, sess, l.text)
+			l.text, l.err = h.expand(ctx, sess, l.text)
 		}
 		if l.err != nil {
 			return usageErr(fmt.Errorf("stdin:%d: %w", l.n, l.err))
