@@ -580,9 +580,7 @@ func (s *Session) Tools() []string {
 func (s *Session) Shell(ctx context.Context, command string) (string, error) {
 	s.turn.Lock()
 	defer s.turn.Unlock()
-	if p := s.Policy(); p.Failed == "" {
-		s.env.Workspace = p.Workspace
-	}
+	s.follow()
 	set, err := tool.NewSet(s.gate, tool.Select(s.box.Tools(), []string{"Bash"}))
 	if err != nil {
 		return "", err
@@ -601,6 +599,17 @@ func (s *Session) Shell(ctx context.Context, command string) (string, error) {
 		return "", fmt.Errorf("its timeout stopped it")
 	}
 	return resp.Stdout, nil
+}
+
+// follow returns the policy in force now, and has the tools work in its
+// workspace (the settings' additional directories may have changed),
+// unless the settings could not be loaded. s.turn is held.
+func (s *Session) follow() perm.Policy {
+	p := s.Policy()
+	if p.Failed == "" {
+		s.env.Workspace = p.Workspace
+	}
+	return p
 }
 
 // offered returns the built-in tools outside the catalog (policy.Visible)
@@ -711,10 +720,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		prompt += "\n\n" + strings.Join(o.Context, "\n")
 	}
 
-	p := s.Policy()
-	if p.Failed == "" {
-		s.env.Workspace = p.Workspace
-	}
+	p := s.follow()
 	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
 		Origin:     s.origin,
 		Model:      s.cfg.Model,
