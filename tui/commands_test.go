@@ -20,15 +20,23 @@ import (
 // a project's .claude/commands.
 func commandsHarness(t *testing.T, files map[string]string) (*harness, *fakeEngine, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), ".claude", "commands")
-	testtree.Write(t, dir, files)
-	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
+	cmds, dir := projectCommands(t, files)
 	eng := newFakeEngine()
 	h := newHarness(t, eng)
 	h.m.cmds = cmds
 	// Wide enough that no file name is wrapped.
 	h.update(tea.WindowSizeMsg{Width: 1000, Height: 40})
 	return h, eng, dir
+}
+
+// projectCommands loads files as a project's .claude/commands, and
+// returns them and their directory.
+func projectCommands(t *testing.T, files map[string]string) (*skill.Commands, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".claude", "commands")
+	testtree.Write(t, dir, files)
+	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
+	return cmds, dir
 }
 
 func TestCustomCommands(t *testing.T) {
@@ -199,12 +207,10 @@ func (e shellEngine) Shell(_ context.Context, command string) (string, error) {
 // prompt; a refused one ends the turn with its error, and nothing is
 // sent.
 func TestCustomCommandShell(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), ".claude", "commands")
-	testtree.Write(t, dir, map[string]string{
+	cmds, _ := projectCommands(t, map[string]string{
 		"status.md": "State of $1:\n!`git status`\n",
 		"push.md":   "Pushed:\n!`git push`\n",
 	})
-	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
 	eng := shellEngine{newFakeEngine()}
 	h := newHarness(t, eng.fakeEngine)
 	h.m.eng, h.m.cmds = eng, cmds
@@ -257,12 +263,10 @@ func (e *askingShell) Shell(ctx context.Context, command string) (string, error)
 // command, nothing sent; Yes puts its output in the prompt. Neither
 // leaves the UI waiting on itself.
 func TestCustomCommandShellAsks(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), ".claude", "commands")
-	testtree.Write(t, dir, map[string]string{
+	cmds, _ := projectCommands(t, map[string]string{
 		"push.md":   "Pushed:\n!`git push`\n",
 		"deploy.md": "Deployed:\n!`make deploy`\n",
 	})
-	cmds, _ := skill.LoadCommands(Builtins(), skill.Location{Dir: dir, Scope: skill.ScopeProject})
 	cmds.Trusted = true
 	eng := &askingShell{fakeEngine: newFakeEngine()}
 	sent := make(chan string, 1)
