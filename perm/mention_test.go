@@ -167,7 +167,7 @@ func TestRecursiveReaders(t *testing.T) {
 		{"find", secrets(ModeBypass), bashReq("find . -type f"), Ask, 2, "recursive read"},
 		{"find elsewhere is fine", secrets(ModeBypass), bashReq("find src -type f"), Allow, 3, ""},
 		{"grep -r elsewhere is fine", secrets(ModeDefault), bashReq("grep -r KEY src"), Allow, 7, ""},
-		{"git diff", secrets(ModeBypass), bashReq("git diff"), Ask, 2, "prints tracked file contents of the repository " + f.root},
+		{"git diff", secrets(ModeBypass), bashReq("git diff"), Ask, 2, "may print tracked file contents of the repository " + f.root},
 		{"git log -p", secrets(ModeBypass), bashReq("git log -p"), Ask, 2, "tracked"},
 		{"git show", secrets(ModeBypass), bashReq("git show HEAD"), Ask, 2, "tracked"},
 		{"git grep", secrets(ModeBypass), bashReq("git grep KEY"), Ask, 2, "tracked"},
@@ -176,7 +176,33 @@ func TestRecursiveReaders(t *testing.T) {
 		{"git -C", secrets(ModeBypass), bashReq("git -C . show HEAD"), Ask, 2, "tracked"},
 		{"git log without patches", secrets(ModeBypass), bashReq("git log --oneline"), Allow, 3, ""},
 		{"git diff --name-only prints names", secrets(ModeDefault), bashReq("git diff --name-only"), Allow, 7, ""},
-		{"git show --stat prints counts", secrets(ModeDefault), bashReq("git show --stat HEAD"), Allow, 7, ""},
+		// git show prints a blob it is given whatever its options (git
+		// show -s HASH), so no git show is verified to print only counts.
+		{"git show --stat may name a blob", secrets(ModeDefault), bashReq("git show --stat HEAD"), Ask, 2, "tracked"},
+		{"git show -s of a blob's hash", secrets(ModeDefault), bashReq("git show -s eba9e34"), Ask, 2, "tracked"},
+		// Read-only commands whose options print contents: the staged
+		// diff, a blob by its hash, patches implied by other options.
+		{"git status -v", secrets(ModeDefault), bashReq("git status -v"), Ask, 2, "tracked"},
+		{"git status -sv", secrets(ModeDefault), bashReq("git status -sv"), Ask, 2, "tracked"},
+		{"git config --blob HASH", secrets(ModeDefault), bashReq("git config --blob=eba9e34 -l"), Ask, 2, "tracked"},
+		{"git log --cc", secrets(ModeDefault), bashReq("git log --stat --cc"), Ask, 2, "tracked"},
+		{"git log -U", secrets(ModeDefault), bashReq("git log --name-only -U1"), Ask, 2, "tracked"},
+		{"git diff --stat --word-diff", secrets(ModeDefault), bashReq("git diff --stat --word-diff HEAD~1"), Ask, 2, "tracked"},
+		// Subcommands and aliases not verified to print no contents.
+		{"git fast-export", secrets(ModeBypass), bashReq("git fast-export --all"), Ask, 2, "tracked"},
+		{"git diff-tree -p", secrets(ModeBypass), bashReq("git diff-tree -p HEAD"), Ask, 2, "tracked"},
+		{"git alias", secrets(ModeBypass), bashReq("git lg"), Ask, 2, "tracked"},
+		{"git push ships the contents", secrets(ModeBypass), bashReq("git push origin main"), Ask, 2, "tracked"},
+		{"git commit -v", secrets(ModeBypass), bashReq("git commit -v -m x"), Ask, 2, "tracked"},
+		{"git add -p", secrets(ModeBypass), bashReq("git add -p"), Ask, 2, "tracked"},
+		// What is verified to print names and counts still runs.
+		{"git commit", secrets(ModeBypass), bashReq("git commit -am 'fix it'"), Allow, 3, ""},
+		{"git add", secrets(ModeBypass), bashReq("git add -A ."), Allow, 3, ""},
+		{"git checkout -b", secrets(ModeBypass), bashReq("git checkout -b feat"), Allow, 3, ""},
+		{"git --no-pager log", secrets(ModeBypass), bashReq("git --no-pager log --oneline -n 5"), Allow, 3, ""},
+		{"git log --stat", secrets(ModeDefault), bashReq("git log --stat --format=%h"), Allow, 7, ""},
+		{"git status -s", secrets(ModeDefault), bashReq("git status -sb"), Allow, 7, ""},
+		{"git config --local", secrets(ModeDefault), bashReq("git config --local -l"), Allow, 7, ""},
 		{"git show --stat -p prints contents", secrets(ModeBypass), bashReq("git show --stat -p HEAD"), Ask, 2, "tracked"},
 		{"git diff without Read deny", mode(ModeDefault), bashReq("git diff"), Allow, 7, ""},
 		{"git status", secrets(ModeDefault), bashReq("git status"), Allow, 7, ""},

@@ -373,7 +373,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			if r, root := coveredTree(c, pt, rs.deny); r != "" {
 				what := "recursive read of %s, which holds paths Read deny rule %s covers"
 				if !pt.recursion.recursive {
-					what = "prints tracked file contents of the repository %s, which holds paths Read deny rule %s covers"
+					what = "may print tracked file contents of the repository %s, which holds paths Read deny rule %s covers"
 				}
 				return ask(fmt.Sprintf(what, root, r), r)
 			}
@@ -427,7 +427,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 // coveredTree returns the first Read deny rule that could match a file
 // inside a tree a recursive reader reads (grep -r KEY . or tar czf x.tgz .
 // with Read(./secrets/**)), or inside the repository of a git command that
-// prints tracked contents (git show, git log -p), with the tree's root;
+// may print tracked contents (git show, git log -p), with the tree's root;
 // "" if none.
 func coveredTree(c *call, pt *part, deny *ruleList) (rule, root string) {
 	if !deny.hasRead || !pt.recursion.recursive && !pt.recursion.tracked {

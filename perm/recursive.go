@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/perm/bash"
 )
 
 // recursion describes a command that reads whole directory trees.
@@ -123,44 +124,17 @@ func recursionOfForm(f []string) recursion {
 	return r
 }
 
-// gitRecursion classifies a git command line (global options removed by
-// the deny forms): git diff --no-index reads trees; the subcommands that
-// print tracked contents read every tracked file.
+// gitRecursion classifies a git command line, the words after git (a
+// deny form may have removed its global options): git diff --no-index
+// reads trees; any command not
+// verified to print no file's contents (bash.GitQuiet: git show, git log
+// -p, git status -v, git config --blob HASH, git fast-export, an alias)
+// may print every tracked file.
 func gitRecursion(args []string) recursion {
-	if len(args) == 0 {
-		return recursion{}
+	return recursion{
+		tracked:   !bash.GitQuiet(args),
+		recursive: len(args) > 0 && args[0] == "diff" && slices.Contains(args[1:], "--no-index"),
 	}
-	sub, rest := args[0], args[1:]
-	var r recursion
-	// Summaries print names and counts, not contents, unless a patch is
-	// asked for as well.
-	patch := slices.ContainsFunc(rest, func(a string) bool {
-		return a == "-p" || a == "-u" || a == "--patch" || strings.HasPrefix(a, "--patch-with")
-	})
-	summary := !patch && slices.ContainsFunc(rest, func(a string) bool {
-		switch a {
-		case "--name-only", "--name-status", "--stat", "--numstat", "--shortstat", "--summary", "--quiet", "--no-patch", "-s":
-			return true
-		}
-		return strings.HasPrefix(a, "--stat=") || strings.HasPrefix(a, "--dirstat")
-	})
-	switch sub {
-	case "diff":
-		r.tracked = !summary
-		r.recursive = slices.Contains(rest, "--no-index")
-	case "show":
-		r.tracked = !summary
-	case "grep", "cat-file", "archive", "blame", "annotate", "format-patch", "range-diff", "difftool":
-		r.tracked = true
-	case "log", "whatchanged", "reflog":
-		r.tracked = slices.ContainsFunc(rest, func(a string) bool {
-			return a == "-p" || a == "-u" || a == "--patch" || strings.HasPrefix(a, "-L") || a == "--full-diff" ||
-				strings.HasPrefix(a, "--patch-with") || strings.HasPrefix(a, "-G") || strings.HasPrefix(a, "-S")
-		})
-	case "stash":
-		r.tracked = len(rest) > 0 && rest[0] == "show"
-	}
-	return r
 }
 
 // treeRoots are the directories a recursive command reads: the paths it

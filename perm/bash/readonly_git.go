@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/internal/lazy"
@@ -107,6 +108,12 @@ var gitSpecs = lazy.Value[map[string]func() *progSpec]{New: func() map[string]fu
 			"--show-scope --name-only -z,--null --bool --int --bool-or-int --path --expiry-date --type=TYPE " +
 			"--no-includes --default=VALUE"},
 	}
+	return gitSubSpecs(list)
+}}
+
+// gitSubSpecs returns specs of git subcommands by subcommand, each named
+// "git SUB" and compiled on its first use.
+func gitSubSpecs(list []*progSpec) map[string]func() *progSpec {
 	m := map[string]func() *progSpec{}
 	for _, s := range list {
 		sub := s.name
@@ -114,7 +121,7 @@ var gitSpecs = lazy.Value[map[string]func() *progSpec]{New: func() map[string]fu
 		m[sub] = lazySpec(s)
 	}
 	return m
-}}
+}
 
 // listing allows operands only with -l/--list.
 func listing(p *parsedCmd) bool { return len(p.operands) == 0 || p.has("-l", "--list") }
@@ -228,4 +235,154 @@ func (c *Command) GitStart() (chdirs []string, gitDir string, isGit bool) {
 // (perm: a key outside a verified list makes git not read-only).
 var GitOverrides = [][2]string{
 	{"core.fsmonitor", "false"},
+}
+
+// gitQuiet lists, for each read-only git subcommand of gitSpecs, the
+// options of its spec verified (against git 2.39) to print no file's
+// contents. It is an allowlist: an option left out, a subcommand left out
+// (show prints a blob it is given whatever its options, blame prints the
+// file it annotates) or a word the spec does not parse makes GitQuiet
+// false. Left out on purpose: status -v (prints the staged diff), config
+// --blob (prints a blob named by its hash), branch and tag --format
+// (%(raw) prints the object a ref names), and every option of log and
+// diff that prints a patch or lines of one (-U, --word-diff, --cc, -m,
+// --check, -L, --submodule) or searches contents (-S, -G).
+var gitQuiet = lazy.Value[map[string]map[string]bool]{New: func() map[string]map[string]bool {
+	set := func(names string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range strings.Fields(names) {
+			m[n] = true
+		}
+		return m
+	}
+	// Options of log and diff that print names, modes, hashes and counts,
+	// or only choose which changes and how they are named.
+	const diffSummary = "-s --raw --stat --stat-width --stat-name-width --stat-graph-width --stat-count " +
+		"--compact-summary --numstat --shortstat -X --cumulative --dirstat-by-file --summary -z --name-only " +
+		"--name-status --quiet "
+	const diffSelect = "--color --no-color --no-renames --rename-empty --no-rename-empty --abbrev -B -M -C " +
+		"--find-copies-harder -D -l --diff-filter -O --skip-to --rotate-to -R --relative --no-relative " +
+		"--exit-code --no-ext-diff --no-textconv --ignore-submodules -b -w --ignore-blank-lines " +
+		"--ignore-cr-at-eol --ignore-space-at-eol "
+	const revs = "-n --skip --since --after --until --before --author --committer --grep-reflog --grep " +
+		"--all-match --invert-grep -i --basic-regexp -E -F -P --remove-empty --merges --no-merges " +
+		"--min-parents --max-parents --no-min-parents --no-max-parents --first-parent " +
+		"--exclude-first-parent-only --not --all --branches --tags --remotes --glob --exclude --reflog " +
+		"--alternate-refs --single-worktree --ignore-missing --bisect --stdin --cherry-mark --cherry-pick " +
+		"--left-only --right-only --cherry --walk-reflogs --merge --boundary --simplify-by-decoration " +
+		"--full-history --dense --sparse --simplify-merges --ancestry-path --show-pulls --date-order " +
+		"--author-date-order --topo-order --reverse --no-walk --do-walk --pretty --format --abbrev-commit " +
+		"--no-abbrev-commit --oneline --encoding --expand-tabs --no-expand-tabs --notes --no-notes " +
+		"--show-notes --standard-notes --no-standard-notes --relative-date --date --parents --children " +
+		"--left-right --graph --show-linear-break --decorate --no-decorate --decorate-refs " +
+		"--decorate-refs-exclude --clear-decorations --source --mailmap --no-mailmap --log-size --follow " +
+		"--no-follow -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 "
+	m := map[string]map[string]bool{
+		"status": set("-s -b --show-stash --porcelain --long -u --ignored --ignore-submodules -z --column " +
+			"--no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames"),
+		"log":  set(revs + diffSummary + diffSelect),
+		"diff": set(diffSummary + diffSelect + "--cached --staged --merge-base --no-index -1 -2 -3 -0"),
+		"config": set("--get --get-all --get-regexp --get-urlmatch -l --global --system --local --worktree " +
+			"-f --show-origin --show-scope --name-only -z --bool --int --bool-or-int --path --expiry-date " +
+			"--type --no-includes --default"),
+		"branch": set("-a -r -v -l -q --show-current -i --color --no-color --column --no-column --abbrev " +
+			"--no-abbrev --sort --contains --no-contains --merged --no-merged --points-at"),
+		"tag": set("-l -n --sort --contains --no-contains --merged --no-merged --points-at --column " +
+			"--no-column --color -i"),
+	}
+	// These print names, hashes and modes whatever their options; so do
+	// the subcommands of gitQuietSpecs with the options they list.
+	for _, sub := range []string{"ls-files", "ls-tree", "rev-parse", "describe", "merge-base", "show-ref", "remote"} {
+		m[sub] = nil
+	}
+	for sub := range gitQuietSpecs.Get() {
+		m[sub] = nil
+	}
+	return m
+}}
+
+// gitQuietSpecs are git subcommands that change the repository or the
+// work tree, each with the options verified (against git 2.39's -h and
+// manual) to print no file's contents: they print names, counts and
+// hashes. They are not read-only; GitQuiet alone reads them, so that a
+// Read deny rule does not make every commit ask. Left out: add and
+// checkout -p/-i/-e and commit -p/--interactive (print hunks), commit
+// -v/--dry-run/--status (put or print the diff), options that run a
+// program (fetch --upload-pack, commit -S) or read a list of paths
+// (--pathspec-from-file), and git push (sends the contents elsewhere).
+var gitQuietSpecs = lazy.Value[map[string]func() *progSpec]{New: func() map[string]func() *progSpec {
+	list := []*progSpec{
+		{name: "add", opts: "-n,--dry-run -v,--verbose -f,--force -u,--update -N,--intent-to-add -A,--all " +
+			"--no-all --ignore-removal --ignore-errors --sparse"},
+		{name: "commit", opts: "-q,--quiet -m,--message=MSG -a,--all --amend --no-edit -s,--signoff " +
+			"-n,--no-verify --allow-empty --allow-empty-message --author=AUTHOR --date=DATE -C,--reuse-message=COMMIT " +
+			"--fixup=COMMIT --squash=COMMIT --reset-author --trailer=TRAILER --cleanup=MODE -o,--only -i,--include " +
+			"-F,--file=FILE"},
+		{name: "fetch", operands: operandText, opts: "-v,--verbose -q,--quiet --all -p,--prune -t,--tags " +
+			"--no-tags --depth=N --unshallow"},
+		{name: "pull", operands: operandText, opts: "-v,--verbose -q,--quiet -r,--rebase --no-rebase --ff " +
+			"--no-ff --ff-only --stat --no-stat --autostash --no-autostash"},
+		{name: "checkout", opts: "-b=BRANCH -B=BRANCH -q,--quiet -f,--force -d,--detach -t,--track --no-track"},
+		{name: "switch", operands: operandText, opts: "-c,--create=BRANCH -C,--force-create=BRANCH -q,--quiet " +
+			"-f,--force,--discard-changes -d,--detach -t,--track --no-track"},
+	}
+	return gitSubSpecs(list)
+}}
+
+// gitDiffSummary are the options that keep git diff from printing its
+// patch (it prints one by default).
+var gitDiffSummary = []string{"-s", "--no-patch", "--raw", "--stat", "--compact-summary", "--numstat",
+	"--shortstat", "-X", "--dirstat", "--cumulative", "--dirstat-by-file", "--summary", "--name-only",
+	"--name-status", "--quiet"}
+
+// GitQuiet reports whether a git command line, the words after git, is
+// verified to print no file's contents: its global options are in the
+// read-only spec (gitGlobalSpec: no -c), its subcommand has a spec that
+// parses every word after it and each option it is given is one gitQuiet
+// lists (git diff also needs one that keeps it from printing its patch).
+// Anything else (another subcommand, an alias, a word a spec does not
+// parse, an expansion) may print the contents of tracked files, which
+// Read deny rules must then keep from being printed. A caller gives
+// every form of the command (quotes kept, and removed with the values
+// split at white space): one that is not quiet is enough.
+func GitQuiet(args []string) bool {
+	words := make([]Word, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "$`") {
+			return false // a value known only as the script runs
+		}
+		words[i] = Word{Raw: a, Value: a, Static: true}
+	}
+	rest := gitRest(words)
+	switch {
+	case rest == 0 && len(words) == 0:
+		return true // git alone prints its usage
+	case rest < 0 || rest >= len(words):
+		return false
+	}
+	if g, _ := gitGlobalSpec.Get().parse(words[:rest]); g == nil {
+		return false
+	}
+	sub, words := args[rest], words[rest+1:]
+	quiet, listed := gitQuiet.Get()[sub]
+	spec, found := gitSpecs.Get()[sub]
+	if !found {
+		spec, found = gitQuietSpecs.Get()[sub]
+	}
+	if !listed || !found {
+		return false
+	}
+	p, _ := spec().parse(words)
+	if p == nil {
+		return false
+	}
+	for _, o := range p.opts {
+		if quiet == nil {
+			continue // every option of the spec
+		}
+		if !slices.ContainsFunc(o.def.names, func(n string) bool { return quiet[n] }) {
+			return false
+		}
+	}
+	return sub != "diff" || p.has(gitDiffSummary...)
 }

@@ -266,10 +266,14 @@ var gnuSpecs = []*progSpec{
 
 // exactLong lists the programs that take no abbreviations of long
 // options, or whose full option list the spec does not hold: tree, less,
-// git's global options and every git subcommand of gitSpecs.
+// git's global options and every git subcommand of gitSpecs and
+// gitQuietSpecs.
 var exactLong = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	m := map[string]bool{"tree": true, "less": true, "git": true}
 	for sub := range gitSpecs.Get() {
+		m["git "+sub] = true
+	}
+	for sub := range gitQuietSpecs.Get() {
 		m["git "+sub] = true
 	}
 	return m
