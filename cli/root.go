@@ -594,8 +594,23 @@ type headlessRun struct {
 }
 
 // submit runs one turn of sess, its events printed as they come, and
-// returns what the turn's result reports.
-func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt string) report.Run {
+// returns what the turn's result reports. stopped is what expand
+// returned for prompt: nil, or the ! command (a *skill.ShellError) that
+// stopped the expansion of the command prompt invoked. Then nothing is
+// sent, and the turn failed with it, as a turn whose model call failed
+// does (a client still gets the turn's result, an error during
+// execution); one the gate refused is among its denials, as a refused
+// call of the model's would be.
+func (h *headlessRun) submit(ctx context.Context, sess *session.Session, prompt string, stopped error) report.Run {
+	if stopped != nil {
+		rep := report.Run{Err: stopped, CostUSD: h.meter.SpentIfPriced()}
+		var shell *skill.ShellError
+		var denied *tool.DeniedError
+		if errors.As(stopped, &shell) && errors.As(shell.Err, &denied) {
+			rep.Outcome.Denials = []loop.Denial{{ToolName: "Bash", ToolInput: map[string]any{"command": shell.Command}, Reason: denied.Result.Reason}}
+		}
+		return rep
+	}
 	var onText func(string)
 	if h.partial {
 		onText = h.printer.Partial
@@ -636,10 +651,11 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 	if err != nil {
 		return err
 	}
-	if prompt, err = h.expand(ctx, sess, prompt); err != nil {
+	prompt, err = h.expand(ctx, sess, prompt)
+	if invalid(err) {
 		return usageErr(err)
 	}
-	rep := h.submit(ctx, sess, prompt)
+	rep := h.submit(ctx, sess, prompt, err)
 	h.printer.Result(&rep)
 	sess.End(ctx, "other")
 	return exitFor(&rep)
@@ -647,12 +663,25 @@ func (h *headlessRun) once(ctx context.Context, prompt string) error {
 
 // expand returns the prompt that invoking one of h.cmds sends
 // (expandCommand), its ! commands run in sess; prompt as it is when there
-// are no commands.
+// are no commands. Its error is either one of invoking the command
+// (invalid) or the ! command that stopped the expansion, which the
+// turn reports (submit).
 func (h *headlessRun) expand(ctx context.Context, sess *session.Session, prompt string) (string, error) {
 	if h.cmds == nil {
 		return prompt, nil
 	}
 	return expandCommand(h.cmds, prompt, h.printer.Err, func(c string) (string, error) { return sess.Shell(ctx, c) })
+}
+
+// invalid reports whether err, from expand, says the prompt invokes a
+// command that cannot be sent as invoked (its file is broken or refused,
+// the project may not run its ! commands, the arguments do not split): a
+// usage error. A ! command that ran, or that the gate refused, and
+// stopped the expansion (skill.ShellError) is not: that is the outcome
+// of the turn.
+func invalid(err error) bool {
+	var shell *skill.ShellError
+	return err != nil && !errors.As(err, &shell)
 }
 
 // promptWithStdin reads stdin (not a terminal) and combines it with the

@@ -129,8 +129,12 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 		if !ok {
 			break
 		}
+		var stopped error
 		if l.err == nil {
-			l.text, l.err = h.expand(ctx, sess, l.text)
+			l.text, stopped = h.expand(ctx, sess, l.text)
+			if invalid(stopped) {
+				l.err, stopped = stopped, nil
+			}
 		}
 		if l.err != nil {
 			return usageErr(fmt.Errorf("stdin:%d: %w", l.n, l.err))
@@ -138,7 +142,7 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 		if h.replay {
 			h.printer.Replay(l.raw)
 		}
-		code = worse(code, h.turn(ctx, sess, l.text))
+		code = worse(code, h.turn(ctx, sess, l.text, stopped))
 		if ctx.Err() != nil {
 			break
 		}
@@ -149,9 +153,10 @@ func (h *headlessRun) stream(ctx context.Context, s Streams) error {
 	return nil
 }
 
-func (h *headlessRun) turn(ctx context.Context, sess *session.Session, prompt string) int {
+// turn runs one turn (submit) and prints its result.
+func (h *headlessRun) turn(ctx context.Context, sess *session.Session, prompt string, stopped error) int {
 	h.printer.StartTurn()
-	rep := h.submit(ctx, sess, prompt)
+	rep := h.submit(ctx, sess, prompt, stopped)
 	h.printer.Result(&rep)
 	return rep.ExitCode()
 }

@@ -118,6 +118,20 @@ var placeholder = lazyre.MustCompile(`\$(ARGUMENTS|[1-9][0-9]*)`)
 // model's would be (session.Session.Shell).
 type Shell func(command string) (string, error)
 
+// ShellError is a `!` command that stopped an expansion: the gate
+// refused it (Err is then a permission denial), or it could not run or
+// failed. Unlike the other errors of Expand, it is not one of the command
+// as written or invoked but of running it, which callers report as the
+// outcome of the turn the prompt was for.
+type ShellError struct {
+	// Command is the ! command as the file writes it.
+	Command string
+	Err     error
+}
+
+func (e *ShellError) Error() string { return fmt.Sprintf("!`%s`: %v", e.Command, e.Err) }
+func (e *ShellError) Unwrap() error { return e.Err }
+
 // Expand returns the prompt the command sends for args, the text typed
 // after its name: $ARGUMENTS becomes args, $1, $2, ... its words, split as
 // a shell would (quotes keep spaces together; a missing one is empty).
@@ -129,8 +143,9 @@ type Shell func(command string) (string, error)
 // as in Claude Code: shell runs it, in the body's order, as its file
 // writes it (arguments are not put into it, and the text of arguments or
 // of an output is never run). A command that fails or is refused stops
-// the expansion with an error naming it: the prompt without that output
-// would be a different prompt from the one its author wrote. With a nil
+// the expansion with an error naming it (a *ShellError, wrapped with the
+// file and line): the prompt without that output would be a different
+// prompt from the one its author wrote. With a nil
 // shell (nothing can run it here), a command with a `!` command is an
 // error.
 func (c *Command) Expand(args string, shell Shell) (string, error) {
@@ -148,7 +163,7 @@ func (c *Command) Expand(args string, shell Shell) (string, error) {
 		if err != nil {
 			// Bang is the line of the first; this one is below it.
 			line := c.Bang + strings.Count(c.Body[locs[0][0]:loc[0]], "\n")
-			return "", &frontmatter.Error{Path: c.Path, Line: line, Err: fmt.Errorf("!`%s`: %w (/%s is not sent)", cmd, err, c.Name)}
+			return "", &frontmatter.Error{Path: c.Path, Line: line, Err: fmt.Errorf("%w (/%s is not sent)", &ShellError{Command: cmd, Err: err}, c.Name)}
 		}
 		texts = append(texts, c.Body[prev:loc[0]])
 		outputs = append(outputs, strings.TrimRight(out, "\n"))
