@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/batch"
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/testtree"
 	"github.com/gen-run/gen/trust"
 )
@@ -311,5 +312,27 @@ func TestHeadlessSessionHooks(t *testing.T) {
 	}
 	if len(got) != 3 || got["SessionEnd"]["reason"] != "other" || got["SubagentStart"]["agent_type"] != "general-purpose" || got["SubagentStart"]["agent_id"] == "" || got["SessionStart"] == nil {
 		t.Errorf("hook inputs %v", got)
+	}
+}
+
+// CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS sets the SessionEnd hooks'
+// budget of gen -p, as of Claude Code; a value gen cannot take as one is
+// a usage error naming it, before anything runs.
+func TestSessionEndBudgetEnv(t *testing.T) {
+	dir, home := hooksProject(t, nil)
+	testtree.Write(t, home, map[string]string{
+		".gen/settings.json": `{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "sleep 300", "timeout": 30}]}]}}`,
+	})
+	t.Setenv(hook.EndBudgetEnv, "200")
+	code, out, errs := run("-p", "--cwd", dir, "--model", "offline", "Read: a.txt")
+	if code != ExitOK || !strings.Contains(errs, "SessionEnd hooks run for at most 200ms together") {
+		t.Errorf("exit %d\n%s\n%s\nwant the SessionEnd hook stopped at the budget the variable sets", code, out, errs)
+	}
+	for _, v := range []string{"1.5", "0", "120000"} {
+		t.Setenv(hook.EndBudgetEnv, v)
+		code, out, errs := run("-p", "--cwd", dir, "--model", "offline", "Read: a.txt")
+		if code != ExitUsage || out != "" || !strings.Contains(errs, "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=\""+v+"\": must be a whole number of milliseconds") {
+			t.Errorf("%s=%s: exit %d, stdout %q, stderr %q; want a usage error naming it", hook.EndBudgetEnv, v, code, out, errs)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/cost"
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/chat"
 	"github.com/gen-run/gen/report"
@@ -231,6 +232,10 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 	if headless && !streamIn && prompt == "" {
 		return usageErr(fmt.Errorf("no prompt: give it as an argument or on stdin"))
 	}
+	endBudget, err := hook.EndBudgetFromEnv(os.LookupEnv)
+	if err != nil {
+		return usageErr(err)
+	}
 	// Settings are loaded once, here, and followed by the session, which
 	// reports warnings.
 	setOpts, err := o.options()
@@ -297,6 +302,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		AllowBypass:  o.allowBypass,
 		NoSkills:     o.noSlash,
 		DebugHooks:   o.debug.logger("hooks", s.Err),
+		EndBudget:    endBudget,
 	}
 	if o.noPersist {
 		cfg.SessionID = sid.ID

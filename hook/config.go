@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,8 +107,9 @@ const maxTimeout = 24 * time.Hour
 
 // SessionEnd hooks run as gen exits, while the person waits for their
 // shell: as in Claude Code, they share one budget, endBudget, raised to
-// the longest timeout one of them sets, up to maxEndBudget. A hook that
-// sets none gets the budget, not DefaultTimeout.
+// the longest timeout one of them sets, up to maxEndBudget, unless
+// EndBudgetEnv sets it (up to maxEndBudget too). A hook that sets no
+// timeout gets the budget, not DefaultTimeout.
 const (
 	endBudget    = 1500 * time.Millisecond
 	maxEndBudget = time.Minute
@@ -120,6 +122,28 @@ func sessionEndBudget(hs []Handler) time.Duration {
 		b = max(b, min(h.Timeout, maxEndBudget))
 	}
 	return b
+}
+
+// EndBudgetEnv is the variable that sets the SessionEnd hooks' budget
+// explicitly, in milliseconds, as it does in Claude Code.
+const EndBudgetEnv = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
+
+// EndBudgetFromEnv returns the SessionEnd hooks' budget EndBudgetEnv sets
+// (Runner.EndBudget), reading it with lookup (os.LookupEnv outside
+// tests); 0 when it is unset or empty. A value that is not a whole
+// number of milliseconds from 1 to maxEndBudget is an error naming the
+// variable: gen waits for these hooks as it exits, and must not be told
+// to wait without a bound, nor to wait a different time than was meant.
+func EndBudgetFromEnv(lookup func(string) (string, bool)) (time.Duration, error) {
+	v, ok := lookup(EndBudgetEnv)
+	if !ok || strings.TrimSpace(v) == "" {
+		return 0, nil
+	}
+	ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || ms < 1 || ms > maxEndBudget.Milliseconds() {
+		return 0, fmt.Errorf("%s=%q: must be a whole number of milliseconds from 1 to %d (a minute)", EndBudgetEnv, v, maxEndBudget.Milliseconds())
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // Handler is one hook command.

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,10 @@ type Runner struct {
 	// hooks that matched, and for each how it ended, how long it took and
 	// the start of its output.
 	Debug func(string)
+	// EndBudget, when set, is the SessionEnd hooks' shared budget,
+	// whatever timeouts they set: CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS
+	// (EndBudgetFromEnv). Zero means sessionEndBudget's.
+	EndBudget time.Duration
 }
 
 // Run runs the hooks configured for event whose matcher matches input (the
@@ -56,9 +61,9 @@ type Runner struct {
 // input.Cwd (when set), with the event as JSON on stdin. Each runs in a
 // process group of its own that is killed when the hook exits, when its
 // timeout (the configured one, else DefaultTimeout) expires, when the
-// SessionEnd hooks' shared budget is spent (sessionEndBudget), or when ctx
-// is cancelled, so nothing a hook starts outlives it and Run never waits
-// without a bound. The answers are combined in configuration order, so
+// SessionEnd hooks' shared budget is spent (EndBudget, else
+// sessionEndBudget), or when ctx is cancelled, so nothing a hook starts
+// outlives it and Run never waits without a bound. The answers are combined in configuration order, so
 // the Outcome does not depend on which hook finished first.
 //
 // Exit status 0: stdout may be JSON with decisions (see Outcome). Exit
@@ -75,7 +80,7 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 		return Outcome{Event: event}
 	}
 	if event == SessionEnd {
-		b := sessionEndBudget(hs)
+		b := cmp.Or(r.EndBudget, sessionEndBudget(hs))
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, b, fmt.Errorf("SessionEnd hooks run for at most %v together", b))
 		defer cancel()
@@ -129,7 +134,7 @@ func (r *Runner) Has(ev Event) bool { return r.config().Has(ev) }
 func (r *Runner) With(extra func() Config, projectDir string) *Runner {
 	out := &Runner{ProjectDir: projectDir}
 	if r != nil {
-		out.ProjectDir, out.Env, out.Debug = r.ProjectDir, r.Env, r.Debug
+		out.ProjectDir, out.Env, out.Debug, out.EndBudget = r.ProjectDir, r.Env, r.Debug, r.EndBudget
 	}
 	out.Current = func() Config {
 		var base Config

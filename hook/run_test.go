@@ -611,3 +611,54 @@ func TestSessionEndBudget(t *testing.T) {
 		}
 	}
 }
+
+// CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS sets the SessionEnd budget
+// explicitly, as in Claude Code: a whole number of milliseconds, at most
+// a minute. Anything else is an error naming the variable, never a
+// budget gen would have to guess.
+func TestEndBudgetFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		set   bool
+		want  time.Duration
+		err   bool
+	}{
+		{set: false, want: 0},
+		{value: "", set: true, want: 0},
+		{value: "5000", set: true, want: 5 * time.Second},
+		{value: " 1 ", set: true, want: time.Millisecond},
+		{value: "60000", set: true, want: time.Minute},
+		{value: "60001", set: true, err: true},
+		{value: "0", set: true, err: true},
+		{value: "-5", set: true, err: true},
+		{value: "1.5", set: true, err: true},
+		{value: "5s", set: true, err: true},
+		{value: "99999999999999999999", set: true, err: true},
+	} {
+		got, err := EndBudgetFromEnv(func(name string) (string, bool) {
+			if name != EndBudgetEnv {
+				t.Errorf("looked up %s", name)
+			}
+			return tc.value, tc.set
+		})
+		switch {
+		case tc.err && (err == nil || err.Error() != fmt.Sprintf("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=%q: must be a whole number of milliseconds from 1 to 60000 (a minute)", tc.value)):
+			t.Errorf("%q: %v, %v; want the error naming the variable", tc.value, got, err)
+		case !tc.err && (err != nil || got != tc.want):
+			t.Errorf("%q: %v, %v; want %v", tc.value, got, err, tc.want)
+		}
+	}
+
+	// The budget it sets holds whatever timeouts the hooks set: this
+	// hook's 50 s would raise the budget to 50 s otherwise.
+	r, _ := newRunner(t, SessionEnd, hookSpec{body: "sleep 300", timeout: 50})
+	r.EndBudget = 100 * time.Millisecond
+	o := run(t, r, SessionEnd, Input{Reason: "other"})
+	if len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "cancelled (SessionEnd hooks run for at most 100ms together)") {
+		t.Fatalf("warnings %q, want the budget EndBudget sets", o.Warnings)
+	}
+	// A runner With an agent's hooks keeps it.
+	if w := r.With(func() Config { return Config{} }, ""); w.EndBudget != r.EndBudget {
+		t.Errorf("With: EndBudget %v, want %v", w.EndBudget, r.EndBudget)
+	}
+}

@@ -109,6 +109,9 @@ type Config struct {
 	// DebugHooks, when set, is told what each hook event ran (--debug
 	// hooks; hook.Runner.Debug), the subagents' included.
 	DebugHooks func(string)
+	// EndBudget, when set, is the SessionEnd hooks' shared budget
+	// (hook.Runner.EndBudget; CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS).
+	EndBudget time.Duration
 }
 
 // ErrPromptBlocked is returned by Submit when a UserPromptSubmit hook
@@ -295,7 +298,7 @@ func (s *Session) structured(r *loop.Runner) {
 // their own.
 func (s *Session) loadHooks() (*hook.Agent, *hook.Runner) {
 	settingsHooks := trust.LiveHooks(s.live, s.set, s.warn)
-	settingsHooks.Debug = s.cfg.DebugHooks
+	settingsHooks.Debug, settingsHooks.EndBudget = s.cfg.DebugHooks, s.cfg.EndBudget
 	a := &hook.Agent{
 		Runner:         settingsHooks,
 		SessionID:      s.cfg.SessionID,
@@ -651,11 +654,12 @@ func (s *Session) origin() subagent.Origin {
 // a turn), its SessionEnd hooks run, told reason (prompt_input_exit
 // when the person left the prompt, other otherwise), once however often
 // End is called. They run for their budget (1.5 s, or the longest
-// timeout one of them sets, up to a minute, as in Claude Code) even when
-// ctx is cancelled (the person pressed Ctrl+C to leave): what a
-// session-end hook records must not be lost to the way out. After Ctrl+C
-// they get at most endAfterInterrupt, so that they end before gen does.
-// They decide nothing; what they print for the user goes to the warnings.
+// timeout one of them sets, up to a minute, as in Claude Code; or
+// Config.EndBudget) even when ctx is cancelled (the person pressed
+// Ctrl+C to leave): what a session-end hook records must not be lost to
+// the way out. After Ctrl+C they get at most endAfterInterrupt, so that
+// they end before gen does. They decide nothing; what they print for the
+// user goes to the warnings.
 func (s *Session) End(ctx context.Context, reason string) {
 	s.notifyMu.Lock()
 	s.unnotify()
