@@ -377,16 +377,17 @@ func (g *Gate) Review(ctx context.Context, req perm.Request, output string, resp
 }
 
 // ReviewFailure runs the PostToolUseFailure hooks for a call that was
-// allowed and failed with err. It returns what the model must be told
+// allowed and failed with err, told is_interrupt when the person
+// interrupted it (interrupt). It returns what the model must be told
 // besides the error (a hook's block reason and additional context), ""
 // when nothing. It implements tool.FailureReviewer.
-func (g *Gate) ReviewFailure(ctx context.Context, req perm.Request, err error) string {
+func (g *Gate) ReviewFailure(ctx context.Context, req perm.Request, err error, interrupt bool) string {
 	if !g.Hooks.Has(hook.PostToolUseFailure) {
 		return ""
 	}
 	pol := g.Policy()
 	in := g.input(req, &pol)
-	in.Error = err.Error()
+	in.Error, in.IsInterrupt = err.Error(), interrupt
 	return notes(g.Hooks.Run(ctx, hook.PostToolUseFailure, in))
 }
 

@@ -25,8 +25,11 @@ type Input struct {
 	ToolUseID string
 	// ToolResponse is the tool's result, for PostToolUse.
 	ToolResponse any
-	// Error is what the tool failed with, for PostToolUseFailure.
-	Error string
+	// Error is what the tool failed with, for PostToolUseFailure, and
+	// IsInterrupt says the person interrupted the call (Claude Code's
+	// is_interrupt).
+	Error       string
+	IsInterrupt bool
 	// PermissionSuggestions are the rules a person would be offered to
 	// "always allow", for PermissionRequest.
 	PermissionSuggestions []PermissionUpdate
@@ -104,9 +107,7 @@ func (in *Input) encode(ev Event) ([]byte, error) {
 		m["tool_response"] = in.ToolResponse
 	case PostToolUseFailure:
 		m["error"] = in.Error
-		// gen runs no hooks for a call the person interrupted: the
-		// run is being torn down.
-		m["is_interrupt"] = false
+		m["is_interrupt"] = in.IsInterrupt
 	case Notification:
 		m["message"] = in.Message
 		m["notification_type"] = in.NotificationType

@@ -406,6 +406,48 @@ func TestNotificationAndFailureHooks(t *testing.T) {
 	}
 }
 
+// A call the person interrupts (the turn's context cancelled while it
+// runs: Esc, Ctrl+C, SIGINT) runs the PostToolUseFailure hooks told
+// is_interrupt, as in Claude Code, though the turn's context is done.
+func TestInterruptedCallRunsFailureHooks(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	fail := filepath.Join(scripts, "failure.json")
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{
+		"PostToolUseFailure": writeScript(t, scripts, "fail.sh", "cat > "+fail+".tmp && mv "+fail+".tmp "+fail),
+	}))
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.Yes} }}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := filepath.Join(root, "started")
+	go func() {
+		// Interrupt once the command runs.
+		for i := 0; i < 3000; i++ {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := s.Submit(ctx, "Run bash: touch started && sleep 300", nil, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the interrupted turn: %v", err)
+	}
+	data, err := os.ReadFile(fail)
+	if err != nil {
+		t.Fatalf("the PostToolUseFailure hook did not run: %v", err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := f["tool_input"].(map[string]any)
+	if f["hook_event_name"] != "PostToolUseFailure" || f["tool_name"] != "Bash" || in["command"] != "touch started && sleep 300" || f["is_interrupt"] != true || !strings.Contains(fmt.Sprint(f["error"]), "cancel") {
+		t.Errorf("PostToolUseFailure input %v", f)
+	}
+}
+
 // A session ended after Ctrl+C (its context cancelled) still runs its
 // SessionEnd hooks, but for at most endAfterInterrupt, whatever their
 // budget, so that they end before gen does.

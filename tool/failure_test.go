@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gen-run/gen/perm"
 )
@@ -21,7 +22,7 @@ func (g *failureGate) Check(_ context.Context, req perm.Request) perm.Result {
 	return perm.Result{Decision: perm.Allow}
 }
 
-func (g *failureGate) ReviewFailure(_ context.Context, req perm.Request, err error) string {
+func (g *failureGate) ReviewFailure(_ context.Context, req perm.Request, err error, _ bool) string {
 	g.reviewed = append(g.reviewed, req.Tool)
 	return "Files live under src/."
 }
@@ -66,5 +67,60 @@ func TestFailureReview(t *testing.T) {
 	}
 	if len(g.reviewed) != 1 || g.reviewed[0] != "Read" {
 		t.Errorf("reviewed %q, want the failed Read only", g.reviewed)
+	}
+}
+
+// blocking runs until its call's context is cancelled, after it says it
+// started.
+type blocking struct{ started chan struct{} }
+
+func (blocking) Name() string { return "Block" }
+func (b blocking) Run(ctx context.Context, _ Call) (string, error) {
+	close(b.started)
+	<-ctx.Done()
+	return "", fmt.Errorf("Block: cancelled: %w", ctx.Err())
+}
+
+// interruptGate allows every call and records how it is asked to review
+// a failure.
+type interruptGate struct {
+	interrupt, live bool
+	deadline        time.Duration
+	calls           int
+}
+
+func (g *interruptGate) Check(context.Context, perm.Request) perm.Result {
+	return perm.Result{Decision: perm.Allow}
+}
+
+func (g *interruptGate) ReviewFailure(ctx context.Context, _ perm.Request, _ error, interrupt bool) string {
+	g.calls++
+	g.interrupt, g.live = interrupt, ctx.Err() == nil
+	if d, ok := ctx.Deadline(); ok {
+		g.deadline = time.Until(d)
+	}
+	return "noted"
+}
+
+// A call interrupted while it runs is reviewed as a failure, told so, in
+// a context of its own that is live and bounded (the call's is done).
+func TestInterruptedCallReviewed(t *testing.T) {
+	g := &interruptGate{}
+	b := blocking{started: make(chan struct{})}
+	set, err := NewSet(g, []Tool{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-b.started
+		cancel()
+	}()
+	res := set.Call(ctx, "Block", "1", map[string]any{}, nil)
+	if g.calls != 1 || !g.interrupt || !g.live || g.deadline <= 0 || g.deadline > interruptReview {
+		t.Errorf("reviewed %d times: interrupt %v, live %v, deadline in %v; want once, interrupted, in a live context ending within %v", g.calls, g.interrupt, g.live, g.deadline, interruptReview)
+	}
+	if res.Err == nil || !strings.HasSuffix(res.Err.Error(), "\n\nnoted") || !errors.Is(res.Err, context.Canceled) {
+		t.Errorf("error %v; want the cancellation and the review", res.Err)
 	}
 }

@@ -126,12 +126,24 @@ type Reviewer interface {
 // FailureReviewer is implemented by gates that look at a call that failed
 // (PostToolUseFailure hooks). ReviewFailure is called after an allowed
 // call returned an error other than a denial, or a response that says it
-// failed (a command's non-zero exit; Reviewer is not called then), unless
-// ctx is done (the run is being torn down); what it returns, if not
-// empty, is added to the error or the output the model sees.
+// failed (a command's non-zero exit; Reviewer is not called then); what
+// it returns, if not empty, is added to the error or the output the model
+// sees. interrupt is set for a call whose context was cancelled while it
+// ran (the person interrupted it: Esc or Ctrl+C, SIGINT or SIGTERM), as
+// Claude Code's is_interrupt: ctx is then one of its own, bounded by
+// interruptReview, since the call's is done. A call whose context was
+// done before it ran is not reviewed: nothing was interrupted, the run
+// is being torn down.
 type FailureReviewer interface {
-	ReviewFailure(ctx context.Context, req perm.Request, err error) string
+	ReviewFailure(ctx context.Context, req perm.Request, err error, interrupt bool) string
 }
+
+// interruptReview bounds the review of an interrupted call
+// (FailureReviewer): the person who interrupted it is waiting, and gen
+// ends 10 s after SIGINT or SIGTERM (cli's shutdownGrace), which must
+// leave room for an Agent call's own review after its subagent's call's,
+// and for the SessionEnd hooks after both (at most 5 s then).
+const interruptReview = 2 * time.Second
 
 // ErrDenied is what every permission denial matches with errors.Is: the
 // gate refused the call, or something the call tried after it was allowed
@@ -235,6 +247,7 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 		return out
 	}
 	call := Call{ID: id, Input: req.Input, Decision: Decision{Result: res}}
+	live := ctx.Err() == nil
 	switch r := t.(type) {
 	case Reporter:
 		out.Output, out.Report, out.Err = r.RunReport(ctx, call)
@@ -251,18 +264,27 @@ func (s *Set) Call(ctx context.Context, name, id string, input map[string]any, d
 		failed = f.Failure()
 	}
 	fr, reviewFailure := s.gate.(FailureReviewer)
-	reviewFailure = reviewFailure && ctx.Err() == nil
+	// A call that failed because it was interrupted is reviewed in a
+	// context of its own, which the interruption has not ended.
+	interrupted := live && ctx.Err() != nil && out.Err != nil
+	rctx := ctx
+	if interrupted {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), interruptReview)
+		defer cancel()
+	}
+	reviewFailure = reviewFailure && rctx.Err() == nil
 	var note string
 	switch {
 	case out.Err != nil:
 		if reviewFailure && !errors.Is(out.Err, ErrDenied) {
-			if n := fr.ReviewFailure(ctx, req, out.Err); n != "" {
+			if n := fr.ReviewFailure(rctx, req, out.Err, interrupted); n != "" {
 				out.Err = &reviewedError{err: out.Err, note: n}
 			}
 		}
 	case failed != "":
 		if reviewFailure {
-			note = fr.ReviewFailure(ctx, req, errors.New(failed))
+			note = fr.ReviewFailure(ctx, req, errors.New(failed), false)
 		}
 	default:
 		if rv, ok := s.gate.(Reviewer); ok {
