@@ -305,9 +305,73 @@ func TestForkSession(t *testing.T) {
 	}
 }
 
+// A session --session-id or --fork-session started that got no turn (its
+// run failed before its prompt was sent) is not kept, as in Claude Code:
+// it would be the newest session --continue picks, and its ID could not
+// be named again. One that got a turn keeps it, a failed one included.
+func TestUnusedSessionDiscarded(t *testing.T) {
+	dir := project(t) // HOME is dir
+	root := workspace.ProjectRoot(dir, dir)
+	if err := os.MkdirAll(filepath.Join(dir, ".claude", "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "commands", "touch.md"), []byte("!`touch x`\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result := func(wantCode int, args ...string) string {
+		t.Helper()
+		code, out, errs := run(append([]string{"-p", "--cwd", dir, "--trust", "--output-format", "json"}, args...)...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != wantCode {
+			t.Fatalf("%q: exit %d (want %d), %v: %s %s", args, code, wantCode, err, out, errs)
+		}
+		id, _ := res["session_id"].(string)
+		return id
+	}
+	exists := func(id string) bool {
+		_, err := os.Lstat(transcript.Path(dir, root, id))
+		return err == nil
+	}
+	id := result(ExitOK, "Read: a.txt")
+
+	// The ! command is refused: the prompt is never sent.
+	named := transcript.NewID()
+	if got := result(ExitFailed, "--session-id", named, "/touch"); got != named || exists(named) {
+		t.Errorf("--session-id run that got no turn: session %s, transcript left: %v", got, exists(named))
+	}
+	if got := result(ExitOK, "--continue", "Read: a.txt"); got != id {
+		t.Errorf("--continue took session %s, want %s, the last one with a turn", got, id)
+	}
+	if got := result(ExitOK, "--session-id", named, "Read: a.txt"); got != named || !exists(named) {
+		t.Errorf("--session-id %s again: session %s, transcript %v", named, got, exists(named))
+	}
+	before, err := transcript.Load(transcript.Path(dir, root, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fork := result(ExitFailed, "--resume", id, "--fork-session", "/touch"); fork == id || exists(fork) {
+		t.Errorf("a fork that got no turn: session %s, transcript left: %v", fork, exists(fork))
+	}
+	if after, err := transcript.Load(transcript.Path(dir, root, id)); err != nil || len(after) != len(before) {
+		t.Errorf("the forked session: %d messages, %v; want its %d", len(after), err, len(before))
+	}
+
+	// A first turn that failed (--max-turns) is a turn: it is kept.
+	failed := transcript.NewID()
+	result(ExitFailed, "--session-id", failed, "--max-turns", "1", "Run bash: git status")
+	if msgs, err := transcript.Load(transcript.Path(dir, root, failed)); err != nil || len(msgs) == 0 || msgs[0].Content != "Run bash: git status" {
+		t.Errorf("a session whose first turn failed: %d messages, %v; want its turn", len(msgs), err)
+	}
+	fork := result(ExitFailed, "--resume", id, "--fork-session", "--max-turns", "1", "Run bash: git status")
+	if msgs, err := transcript.Load(transcript.Path(dir, root, fork)); err != nil || len(msgs) <= len(before) {
+		t.Errorf("a fork whose first turn failed: %d messages, %v; want the %d forked and its turn", len(msgs), err, len(before))
+	}
+}
+
 // A fork's transcript holds the conversation it forked from its start:
-// a hook reading transcript_path in the fork's first turn finds it, and
-// a fork whose first prompt a hook blocked can still be resumed.
+// a hook reading transcript_path in the fork's first turn finds it. A
+// fork whose first prompt a hook blocked got no turn, and leaves no
+// session behind: the conversation stays in the session it forked.
 func TestForkTranscriptFromTheStart(t *testing.T) {
 	dir := project(t) // HOME is dir: these are the user's own hooks
 	counted := filepath.Join(t.TempDir(), "lines")
@@ -334,14 +398,18 @@ func TestForkTranscriptFromTheStart(t *testing.T) {
 		t.Errorf("the fork's first turn saw a transcript of %q lines (%v), want its session line and the 4 forked", b, err)
 	}
 	// A session whose conversation holds "block": the hook blocks the
-	// fork's first prompt, and the fork is still a session of its own.
+	// fork's first prompt.
 	_, blocking := sessionOf("Read: block.txt")
 	code, fork := sessionOf("--resume", blocking, "--fork-session", "Read: a.txt")
 	if code == ExitOK || fork == blocking {
 		t.Fatalf("blocked fork: exit %d, session %s", code, fork)
 	}
-	if msgs, err := transcript.Load(transcript.Path(dir, workspace.ProjectRoot(dir, dir), fork)); err != nil || len(msgs) != 4 {
-		t.Errorf("the blocked fork's transcript: %d messages, %v; want the 4 forked", len(msgs), err)
+	root := workspace.ProjectRoot(dir, dir)
+	if _, err := os.Lstat(transcript.Path(dir, root, fork)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the blocked fork left its transcript: %v", err)
+	}
+	if msgs, err := transcript.Load(transcript.Path(dir, root, blocking)); err != nil || len(msgs) != 4 {
+		t.Errorf("the forked session's transcript: %d messages, %v; want its 4", len(msgs), err)
 	}
 }
 
@@ -427,10 +495,21 @@ func TestResumedAgentIsTheSame(t *testing.T) {
 		return code, out + errs
 	}
 
-	// A session whose only prompt was blocked: no turn ended.
+	// A session whose run was killed before its first turn ended has
+	// only the line that names it, as start wrote it.
+	code, out := gen("--output-format", "json", "--agent", "nostatus", "Run bash: git status")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')+1]), &res); err != nil || code != ExitDenied {
+		t.Fatalf("as the agent: exit %d, %v: %s", code, err, out)
+	}
+	root := workspace.ProjectRoot(dir, dir)
+	_, ran, err := transcript.LoadAgent(transcript.Path(dir, root, res["session_id"].(string)))
+	if err != nil || ran.Name != "nostatus" {
+		t.Fatalf("the session's agent: %+v, %v", ran, err)
+	}
 	id := transcript.NewID()
-	if code, out := gen("--agent", "nostatus", "--session-id", id, "BLOCKME"); code == ExitOK {
-		t.Fatalf("the blocked prompt ran: %s", out)
+	if _, err := transcript.Create(transcript.Path(dir, root, id), transcript.Meta{SessionID: id, Cwd: dir, Agent: ran}, nil); err != nil {
+		t.Fatal(err)
 	}
 	if code, out := gen("--resume", id, "Run bash: git status"); code != ExitDenied || !strings.Contains(out, "blocked by deny_tools") {
 		t.Errorf("a session that never finished a turn resumed without its agent: exit %d, %s", code, out)
@@ -438,8 +517,7 @@ func TestResumedAgentIsTheSame(t *testing.T) {
 
 	// --agents' agent, resumed without --agents, is not the file's.
 	write(".gen/agents/ro.md", "---\nname: ro\ndescription: d\n---\nAnything.\n")
-	code, out := gen("--output-format", "json", "--agents", `{"ro": {"description": "d", "prompt": "p", "deny_tools": "Bash(git status)"}}`, "--agent", "ro", "Run bash: git status")
-	var res map[string]any
+	code, out = gen("--output-format", "json", "--agents", `{"ro": {"description": "d", "prompt": "p", "deny_tools": "Bash(git status)"}}`, "--agent", "ro", "Run bash: git status")
 	if err := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')+1]), &res); err != nil || code != ExitDenied {
 		t.Fatalf("--agents ro: exit %d, %v: %s", code, err, out)
 	}

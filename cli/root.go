@@ -310,6 +310,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		if err := sid.start(); err != nil {
 			return err
 		}
+		defer sid.discardUnused(s.Err)
 		sid.record(&cfg)
 	}
 	if headless {
@@ -483,25 +484,46 @@ type sessionRef struct {
 	// from.
 	create bool
 	forked []openai.ChatCompletionMessage
+	// created is the size of the transcript start created, for
+	// discardUnused; 0 when it created none.
+	created int64
 }
 
 // start creates the transcript of a session that must be new (create),
 // holding the conversation a fork goes on from: from its first turn on,
-// hooks find the whole conversation at transcript_path, and a run
-// stopped before any turn still leaves a session --resume can name. Of
-// two runs that would start the same session, the second is refused.
-func (r sessionRef) start() error {
+// hooks find the whole conversation at transcript_path. Of two runs that
+// would start the same session, the second is refused.
+func (r *sessionRef) start() error {
 	if !r.create {
 		return nil
 	}
-	err := transcript.Create(r.Path, r.meta(), r.forked)
+	size, err := transcript.Create(r.Path, r.meta(), r.forked)
 	if errors.Is(err, fs.ErrExist) {
 		return r.taken()
 	}
 	if err != nil {
 		return &exitError{ExitFailed, err}
 	}
+	r.created = size
 	return nil
+}
+
+// discardUnused removes the transcript start created if the session got
+// no turn (transcript.Discard): the run failed or was stopped before its
+// first prompt was sent, a hook blocked that prompt, or the person left
+// the TUI without one. As in Claude Code, such a session is not kept: an
+// empty one (--session-id) would become the newest session --continue
+// picks over the last real one, and keep a retry from naming its ID; a
+// fork's would be a copy of the conversation it forked, which stays
+// where it was. A session that got a turn, a failed one included, keeps
+// everything. A failure to remove it is a warning on errw.
+func (r *sessionRef) discardUnused(errw io.Writer) {
+	if r.created == 0 {
+		return
+	}
+	if _, err := transcript.Discard(r.Path, r.created); err != nil {
+		fmt.Fprintln(errw, "gen: warning: removing the transcript of a session that got no turn:", err)
+	}
 }
 
 func (r sessionRef) meta() transcript.Meta {

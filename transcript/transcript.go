@@ -182,13 +182,14 @@ func torn(f *os.File) bool {
 //
 // Its first line is a "session" entry with no message: it records the
 // session's cwd (In) and agent (LoadAgent) even if no turn ever ends.
-func Create(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
+// Create returns the size of what it wrote, for Discard.
+func Create(path string, meta Meta, msgs []openai.ChatCompletionMessage) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("transcript: %w", err)
+		return 0, fmt.Errorf("transcript: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("transcript: %w", err)
+		return 0, fmt.Errorf("transcript: %w", err)
 	}
 	b, err := json.Marshal(meta.entry(nil, time.Now().UTC()))
 	if err == nil {
@@ -197,10 +198,39 @@ func Create(path string, meta Meta, msgs []openai.ChatCompletionMessage) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("transcript %s: %w", path, err)
+	if err == nil {
+		err = Append(path, meta, msgs)
 	}
-	return Append(path, meta, msgs)
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = os.Stat(path)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return fi.Size(), nil
+}
+
+// Discard removes the transcript at path that Create made, size bytes
+// long, when it still is: nothing was added to it since, so the session
+// it started never got a turn, and it would only stand in the way (the
+// newest session --continue picks, an ID --session-id may not name
+// again). It reports whether it removed the file; one that grew is kept,
+// whatever it holds. (A writer that appends between the size check and
+// the removal, another run resuming the session in that instant, would
+// lose its lines; nothing else writes to a session that has no turn.)
+func Discard(path string, size int64) (bool, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false, fmt.Errorf("transcript: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() != size {
+		return false, nil
+	}
+	if err := os.Remove(path); err != nil {
+		return false, fmt.Errorf("transcript: %w", err)
+	}
+	return true, nil
 }
 
 // Load reads the conversation of the transcript at path (LoadAgent).

@@ -257,10 +257,10 @@ func TestCreateOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p", NewID()+".jsonl")
 	rev := Agent{Name: "rev", Source: "user", By: "--agent"}
 	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}}
-	if err := Create(path, Meta{SessionID: "x", Cwd: "/p", Agent: rev}, msgs); err != nil {
+	if _, err := Create(path, Meta{SessionID: "x", Cwd: "/p", Agent: rev}, msgs); err != nil {
 		t.Fatal(err)
 	}
-	if err := Create(path, Meta{SessionID: "x"}, msgs); !errors.Is(err, fs.ErrExist) {
+	if _, err := Create(path, Meta{SessionID: "x"}, msgs); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("second Create = %v, want fs.ErrExist", err)
 	}
 	got, agent, err := LoadAgent(path)
@@ -268,7 +268,7 @@ func TestCreateOnce(t *testing.T) {
 		t.Errorf("LoadAgent = %d messages, agent %+v, %v", len(got), agent, err)
 	}
 	empty := filepath.Join(t.TempDir(), NewID()+".jsonl")
-	if err := Create(empty, Meta{SessionID: "y", Cwd: "/a/b/c", Agent: rev}, nil); err != nil {
+	if _, err := Create(empty, Meta{SessionID: "y", Cwd: "/a/b/c", Agent: rev}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, agent, err := LoadAgent(empty); err != nil || len(got) != 0 || agent != rev {
@@ -294,5 +294,42 @@ func TestCreateOnce(t *testing.T) {
 	}
 	if _, agent, _ := LoadAgent(empty); agent != other {
 		t.Errorf("after an entry naming another agent: %+v, want %+v", agent, other)
+	}
+}
+
+// Discard removes a transcript Create made only while it is as Create
+// left it: a session that never got a turn. One a turn was added to is
+// kept.
+func TestDiscard(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}}
+	for _, forked := range [][]openai.ChatCompletionMessage{nil, msgs} {
+		path := filepath.Join(t.TempDir(), NewID()+".jsonl")
+		size, err := Create(path, Meta{SessionID: "x", Cwd: "/p"}, forked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != size {
+			t.Fatalf("Create returned size %d, the file is %v (%v)", size, fi, err)
+		}
+		kept := filepath.Join(t.TempDir(), NewID()+".jsonl")
+		keptSize, err := Create(kept, Meta{SessionID: "y", Cwd: "/p"}, forked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Append(kept, Meta{SessionID: "y"}, msgs[:1]); err != nil {
+			t.Fatal(err)
+		}
+		if gone, err := Discard(path, size); !gone || err != nil {
+			t.Errorf("%d forked: Discard of an untouched transcript = %v, %v", len(forked), gone, err)
+		}
+		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%d forked: the untouched transcript is still there: %v", len(forked), err)
+		}
+		if gone, err := Discard(kept, keptSize); gone || err != nil {
+			t.Errorf("%d forked: Discard of a transcript with a turn = %v, %v; want it kept", len(forked), gone, err)
+		}
+		if got, err := Load(kept); err != nil || len(got) != len(forked)+1 {
+			t.Errorf("%d forked: the kept transcript holds %d messages, %v", len(forked), len(got), err)
+		}
 	}
 }
