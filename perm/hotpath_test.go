@@ -90,13 +90,13 @@ func sensitivePathRef(p string) string {
 			return d + "/"
 		}
 	}
-	lower := strings.ToLower(filepath.ToSlash(p))
+	lower := foldCase(filepath.ToSlash(p))
 	for _, d := range sensitiveDirs {
 		if hasSegments(lower, d) {
 			return d + "/"
 		}
 	}
-	base := strings.ToLower(filepath.Base(p))
+	base := foldCase(filepath.Base(p))
 	for _, f := range sensitiveFiles {
 		if base == f || (f == ".env" && strings.HasPrefix(base, ".env.")) {
 			return base

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -96,13 +97,36 @@ func nameFacts(df, rf dirFacts, real bool, name string) (facts, bool) {
 	return f, true
 }
 
-// lowerASCII is strings.ToLower for an ASCII s, with no copy when s has
-// no upper-case letter.
+// lowerASCII is foldCase, with no copy when s is ASCII and has no
+// upper-case letter.
 func lowerASCII(s string) string {
-	if !hasUpper(s) {
+	if isASCII(s) && !hasUpper(s) {
 		return s
 	}
-	return strings.ToLower(s)
+	return foldCase(s)
+}
+
+// foldCase is s as a case-insensitive file system may take it, the form
+// broad matching compares besides s itself: each letter replaced by one
+// of its case orbit (unicode.SimpleFold), its first, upper-cased, then
+// lower-cased. strings.ToLower leaves ſ (long s) and ı (dotless i) as
+// they are, yet NTFS, whose upcase table makes them S and I, and a
+// casefold ext4 directory, which folds ſ to s, open secrets/key for
+// ſecrets/key; here ſ is s, ı is i, the Kelvin sign is k and ς is σ.
+func foldCase(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	return strings.Map(foldRune, s)
+}
+
+// foldRune is foldCase for one rune.
+func foldRune(r rune) rune {
+	first := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		first = min(first, f)
+	}
+	return unicode.ToLower(unicode.ToUpper(first))
 }
 
 // isPlain reports whether every form of t is asciiClean.
@@ -301,7 +325,7 @@ func anchorOf(ws *Workspace, pat string) (dir *string, name string) {
 func compileAnchored(ws Workspace, pat string) pathPattern {
 	ap, base := absPattern(ws, pat)
 	pp := compileAbs(cleanPattern(ap), base)
-	if lower := strings.ToLower(pp.abs); lower != pp.abs {
+	if lower := foldCase(pp.abs); lower != pp.abs {
 		f := compileAbs(lower, base)
 		f.dirOnly = pp.dirOnly
 		if isASCII(pp.abs) {
@@ -599,10 +623,10 @@ type foldCache struct {
 
 func (fc *foldCache) get(t target) target {
 	if !fc.done {
-		fc.t.abs = strings.ToLower(t.abs)
+		fc.t.abs = foldCase(t.abs)
 		fc.t.real = fc.t.abs
 		if t.real != t.abs {
-			fc.t.real = strings.ToLower(t.real)
+			fc.t.real = foldCase(t.real)
 		}
 		fc.done = true
 	}
@@ -774,14 +798,14 @@ func sensitivePath(p string) string {
 	// sensitive directory starts with ".": a path without a segment that
 	// does is in none of them, and need not be lower-cased.
 	if p = filepath.ToSlash(p); strings.Contains(p, "/.") {
-		lower := strings.ToLower(p)
+		lower := foldCase(p)
 		for _, d := range sensitiveDirs {
 			if hasSegments(lower, d) {
 				return d + "/"
 			}
 		}
 	}
-	base := strings.ToLower(filepath.Base(p))
+	base := foldCase(filepath.Base(p))
 	if sensitiveFileSet.Get()[base] || strings.HasPrefix(base, ".env.") {
 		return base
 	}

@@ -47,6 +47,8 @@ func TestRedTeamFiles(t *testing.T) {
 		{"indexed: linked cwd real path", all(linked, indexed("Read(./secrets/**)")), fileReq("Read", f.root+"/secrets/k"), Deny, 1},
 		{"indexed: linked cwd, anchor only", all(linked, indexed("Read(./*)")), fileReq("Read", f.root+"/x.pem"), Deny, 1},
 		{"indexed: upper path", indexed("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Deny, 1},
+		{"indexed: long s path", indexed("Read(./secrets/**)"), fileReq("Read", "\u017fecrets/k"), Deny, 1},
+		{"indexed: long s bash", indexed("Read(./secrets/**)"), bashReq("cat \u017fecrets/k"), Deny, 1},
 		{"indexed: upper basename", indexed("Read(*.pem)"), fileReq("Read", "X.PEM"), Deny, 1},
 		{"indexed: trailing slash", indexed("Read(./secrets/)"), fileReq("Read", "secrets/k"), Deny, 1},
 
@@ -85,6 +87,13 @@ func TestRedTeamFiles(t *testing.T) {
 		{"case: grep dir", deny("Read(./secrets/**)"), grep("Secrets"), Deny, 1},
 		{"case: bash cat", deny("Read(./secrets/**)"), bashReq("cat SECRETS/k"), Deny, 1},
 		{"case: ask", ask("Read(./secrets/**)"), fileReq("Read", "SECRETS/k"), Ask, 5},
+		// Letters strings.ToLower leaves alone that such a file system
+		// folds: ſ (long s) is s, ı (dotless i) is i.
+		{"case: long s read", deny("Read(./secrets/**)"), fileReq("Read", "\u017fecrets/k"), Deny, 1},
+		{"case: long s bash cat", deny("Read(./secrets/**)"), bashReq("cat \u017fecrets/k"), Deny, 1},
+		{"case: long s upper rule", all(deny("Read(./.SSH/**)"), mode(ModeBypass)), bashReq("cat .\u017f\u017fh/k"), Deny, 1},
+		{"case: dotless i sensitive", mode(ModeAcceptEdits), fileReq("Write", ".g\u0131t/config"), Ask, 2},
+		{"case: long s sensitive bash", mode(ModeAcceptEdits), bashReq("echo x > .v\u017fcode/settings.json"), Ask, 2},
 		// An allow rule keeps to the case it was written in.
 		{"case: allow stays narrow", allow("Edit(./src/**)"), fileReq("Edit", "SRC/a.go"), Ask, 7},
 
@@ -96,6 +105,19 @@ func TestRedTeamFiles(t *testing.T) {
 		{"nul in glob pattern", nil, Request{Tool: "Glob", Input: map[string]any{"pattern": "src/*\x00"}}, Ask, 2},
 	}
 	runRed(t, f, cases)
+}
+
+// TestFoldCase: foldCase gives every letter of a case orbit one form,
+// those strings.ToLower leaves as they are too.
+func TestFoldCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"/P/SECRETS": "/p/secrets", "\u017fecret\u017f": "secrets", "\u0131": "i", "\u0130": "i", "\u212a": "k",
+		"\u03c2\u03a3": "\u03c3\u03c3", "S\u00c9": "s\u00e9", "\u00df": "\u00df", "/p/a.b": "/p/a.b",
+	} {
+		if got := foldCase(in); got != want {
+			t.Errorf("foldCase(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // TestFoldMatch checks broad targetMatchFold, given the lower-cased
@@ -119,7 +141,8 @@ func TestFoldMatch(t *testing.T) {
 		"/p/A-Long-Directory-Name/Secrets/k", "/p/a-long-directory-name/secrets/k", "/p/A-LONG-DIRECTORY-NAME/SECRETS/.ENV",
 		"/p/A-Long-Directory-Name/Other/k", "/p/A-Long-Directory-Name/Secrets/.Env", "/p/A-Long-Directory-Name/Secrets",
 		"/p/A-Long-Directory-Name/SecretX/k", "/p/A-Long-Directory-Name/SecretX",
-		"/p/a.b-c_d", "/p/A.B-C_D/x", "/p/a.b-c_dx", "/p/.ENV/k/l", "/p/secrets/", "/p/secrets/./k", "/p/secrets/../k"}
+		"/p/a.b-c_d", "/p/A.B-C_D/x", "/p/a.b-c_dx", "/p/.ENV/k/l", "/p/secrets/", "/p/secrets/./k", "/p/secrets/../k",
+		"/p/\u017fecrets/k", "/p/.\u0131/x", "/p/\u212a", "/p/a-long-directory-name/\u017fecrets/k"}
 	naive := func(pp pathPattern, tg target) bool {
 		for _, p := range tg.forms() {
 			if pp.match(p, true) {
@@ -131,7 +154,7 @@ func TestFoldMatch(t *testing.T) {
 			fp = *pp.folded
 		}
 		for _, p := range tg.forms() {
-			lp := strings.ToLower(p)
+			lp := foldCase(p)
 			if (lp != p || pp.folded != nil) && fp.match(lp, true) {
 				return true
 			}

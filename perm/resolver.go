@@ -428,9 +428,8 @@ func (c *call) listed(p string) (fsVal, bool) {
 	case entryLink:
 		return fsVal{}, false
 	}
-	lower := name
-	if hasUpper(name) {
-		lower = strings.ToLower(name)
+	lower := foldCase(name)
+	if lower != name {
 		if _, ok := l.kinds[lower]; ok {
 			return fsVal{}, false
 		}
@@ -475,11 +474,11 @@ func listDir(dir string) fsVal {
 		}
 		l.kinds[name] = k
 		l.size += len(name) + listedOverhead
-		if hasUpper(name) {
+		if folded := foldCase(name); folded != name {
 			if l.folded == nil {
 				l.folded = make(map[string]struct{})
 			}
-			l.folded[strings.ToLower(name)] = struct{}{}
+			l.folded[folded] = struct{}{}
 			l.size += len(name) + listedOverhead
 		}
 	}

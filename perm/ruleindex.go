@@ -495,13 +495,13 @@ func (cr *crule) pathKey() (string, bool) {
 	// rules match lower-cased paths too (foldMatch).
 	pp := cr.path
 	if pp.base {
-		return strings.ToLower(pp.abs), pp.literal
+		return foldCase(pp.abs), pp.literal
 	}
 	key := pp.segKey()
 	if pp.alias != nil && pp.alias.segKey() != key {
 		return "", false // the alias may match paths without key
 	}
-	return strings.ToLower(key), key != ""
+	return foldCase(key), key != ""
 }
 
 // segKey is pathKey's segment for an anchored pattern.
@@ -526,7 +526,7 @@ func (x *pathIndex) addSegs(buf []int32, p string) []int32 {
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg != "" {
-			buf = append(buf, x.bySeg[strings.ToLower(seg)]...)
+			buf = append(buf, x.bySeg[foldCase(seg)]...)
 		}
 	}
 	return buf
