@@ -156,6 +156,16 @@ func TestRecursiveReaders(t *testing.T) {
 	cases := []evalCase{
 		{"grep -r", secrets(ModeDefault), bashReq("grep -r KEY ."), Ask, 2, "recursive read of " + f.root},
 		{"grep -r default cwd", secrets(ModeBypass), bashReq("grep -r KEY"), Ask, 2, "Read deny rule Read(./secrets/**)"},
+		// grep and diff take abbreviations of their long options: only
+		// a command line their spec reads whole is known not to recurse.
+		{"grep --deref", secrets(ModeBypass), bashReq("grep --deref KEY ."), Ask, 2, "recursive read of " + f.root},
+		{"grep --dir=recurse", secrets(ModeBypass), bashReq("grep --dir=recurse KEY ."), Ask, 2, "recursive read"},
+		{"grep --direc recurse", secrets(ModeBypass), bashReq("grep --direc recurse KEY ."), Ask, 2, "recursive read"},
+		{"grep -R", secrets(ModeBypass), bashReq("grep -R KEY ."), Ask, 2, "recursive read"},
+		{"grep with an option outside its spec", secrets(ModeBypass), bashReq("grep --recur --nope KEY ."), Ask, 2, "recursive read"},
+		{"diff --rec", secrets(ModeBypass), bashReq("diff --rec . /tmp"), Ask, 2, "recursive read"},
+		{"grep of a file is fine", secrets(ModeBypass), bashReq("grep -n --color=auto KEY src/a.go"), Allow, 3, ""},
+		{"diff of files is fine", secrets(ModeBypass), bashReq("diff -u src/a.go /tmp/x.go"), Allow, 3, ""},
 		{"diff -r", secrets(ModeBypass), bashReq("diff -r . /tmp"), Ask, 2, "recursive read"},
 		{"git diff --no-index", secrets(ModeBypass), bashReq("git diff --no-index . ../other"), Ask, 2, ""},
 		{"tar c", secrets(ModeBypass), bashReq("tar czf /tmp/x.tgz ."), Ask, 2, "recursive read of " + f.root},

@@ -81,18 +81,11 @@ func recursionOfForm(f []string) recursion {
 	args := f[1:]
 	switch filepath.Base(f[0]) {
 	case "grep", "egrep", "fgrep":
-		for i, a := range args {
-			switch {
-			case a == "--recursive" || a == "--directories=recurse" || (a == "-d" && i+1 < len(args) && args[i+1] == "recurse"):
-				r.recursive = true
-			case a == "--dereference-recursive":
-				r.recursive, r.follows = true, true
-			case short(a, "rR"):
-				r.recursive = true
-				r.follows = r.follows || strings.Contains(a, "R")
-			}
-		}
-		r.cwd = r.recursive
+		// Recursive unless grep's spec reads every word and none
+		// recurses: getopt_long takes --deref for
+		// --dereference-recursive and --dir=recurse for -d recurse.
+		trees, sure := bash.ReadsTrees(filepath.Base(f[0]), args)
+		r.recursive, r.follows, r.cwd = trees, trees && !sure, trees
 	case "rg", "ag", "ack":
 		r.recursive, r.cwd = true, true
 		for _, a := range args {
@@ -104,7 +97,7 @@ func recursionOfForm(f []string) recursion {
 		r.recursive, r.cwd = true, true
 		r.follows = slices.Contains(args, "-L") || slices.Contains(args, "-follow")
 	case "diff":
-		r.recursive = slices.Contains(args, "--recursive") || slices.ContainsFunc(args, func(a string) bool { return short(a, "r") })
+		r.recursive, _ = bash.ReadsTrees("diff", args) // --rec is --recursive
 	case "cp":
 		r.recursive = slices.ContainsFunc(args, func(a string) bool {
 			return a == "--recursive" || a == "--archive" || short(a, "rRa")

@@ -500,3 +500,33 @@ func (c *Command) UncheckedOperand() bool {
 	}
 	return false
 }
+
+// ReadsTrees reports whether a command line of prog, a program with a
+// read-only spec (grep, diff), given as the words after the program
+// (a deny form's fields), may read whole directory trees, and whether
+// that is sure: only a command line the spec parses whole, with no
+// option that recurses (@r, however abbreviated), is known not to.
+// Anything else (grep -R, --dereference-recursive, -d recurse, an option
+// outside the spec, an expansion) may, following links too.
+func ReadsTrees(prog string, args []string) (trees, sure bool) {
+	s, found := specs.Get()[prog]
+	if !found {
+		return true, false
+	}
+	words := make([]Word, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "$`") {
+			return true, false // a value known only as the script runs
+		}
+		words[i] = Word{Raw: a, Value: a, Static: true}
+	}
+	p, _ := s().parse(words)
+	if p == nil {
+		return true, false
+	}
+	trees = s().recursive
+	for _, o := range p.opts {
+		trees = trees || o.def.recursive
+	}
+	return trees, true
+}
