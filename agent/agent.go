@@ -584,10 +584,10 @@ func (p *parser) visibleTools(k, v *yaml.Node) (hidden []string, deny []perm.Rul
 		mcp = mcp || strings.HasPrefix(r.Tool, "mcp__")
 	}
 	for _, t := range perm.Tools {
-		// ExitPlanMode is the person's approval of a plan, the way out
-		// of plan mode, not something the agent does: a tools list does
-		// not hide it.
-		if !names[t] && builtin(t) && t != "ExitPlanMode" {
+		// The mode switches are the person's (ExitPlanMode approves a
+		// plan, the way out of plan mode), not something the agent does:
+		// a tools list does not hide them.
+		if !names[t] && builtin(t) && !slices.Contains(perm.ModeTools, t) {
 			hidden = append(hidden, t)
 		}
 	}

@@ -58,7 +58,7 @@ func deniedTools(d *agent.Definition) []string {
 func hidden(keep ...string) []string {
 	var out []string
 	for _, t := range perm.Tools {
-		if t != "MCP" && t != "ExitPlanMode" && !slices.Contains(keep, t) {
+		if t != "MCP" && !slices.Contains(perm.ModeTools, t) && !slices.Contains(keep, t) {
 			out = append(out, t)
 		}
 	}

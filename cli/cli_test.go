@@ -240,6 +240,15 @@ func TestToolsFlag(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "deny (step 1): tool Bash is not one of the agent's tools") {
 		t.Errorf("exit %d: %s", code, out)
 	}
+	// The mode switches are no capability, so --tools leaves them, even
+	// "" (none): a run in plan mode can present its plan, which is the
+	// person's to approve (headless, nobody is asked, so it is denied).
+	for _, tools := range []string{"Read", ""} {
+		_, out, errs := run("-p", "--cwd", dir, "--permission-mode", "plan", "--tools", tools, `Call ExitPlanMode: {"plan": "1. read"}`)
+		if !strings.Contains(out, "ExitPlanMode() -> DENIED: the plan needs the person's approval") {
+			t.Errorf("--tools %q in plan mode: ExitPlanMode not offered:\n%s%s", tools, out, errs)
+		}
+	}
 }
 
 // --settings loads one more settings scope from a file or inline JSON, as

@@ -7,7 +7,7 @@ import "github.com/gen-run/gen/perm"
 // rules", as in Claude Code).
 const (
 	stepImmune  = 2 // bypass-immune checks
-	stepAskRule = 5 // ask rules, and plan mode's ExitPlanMode (the person's)
+	stepAskRule = 5 // ask rules, and the mode switches (perm.ModeTools: the person's)
 )
 
 // ApplyPreToolUse combines the PreToolUse outcome o with r, the gate's

@@ -24,8 +24,10 @@ import (
 //     then an agent's allow_tools constraint → Deny
 //  3. bypassPermissions mode → Allow
 //  4. session runtime permissions → Allow
-//  5. ask rules → Ask (and plan mode's ExitPlanMode, which asks whatever
-//     a grant or an allow rule says)
+//  5. ask rules → Ask (and the mode switches, ExitPlanMode in plan mode
+//     and EnterPlanMode outside it, which ask before step 3: whatever
+//     bypassPermissions, a grant or an allow rule says, the mode is the
+//     person's)
 //  6. allow rules → Allow
 //  7. the mode's default (read-only commands and safe tools inside the
 //     workspace → Allow)
@@ -115,6 +117,9 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	}
 	if r, ok := stepConstraint(c, rs); ok {
 		return r
+	}
+	if r, ok := stepModeSwitch(c, p); ok {
+		return stepCoerce(r, p)
 	}
 	if p.Mode == ModeBypass {
 		if r, ok := stepUnmodelled(c, rs); ok {
@@ -547,19 +552,10 @@ func ownedWrite(c *call, pt *part, decided []Result) (Result, bool) {
 }
 
 func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
-	if p.Mode == ModePlan {
-		switch {
-		case c.partChanges(pt):
-			// No grant, rule or person allows a change before the plan
-			// is approved.
-			return Result{Decision: Deny, Step: 7, Reason: planReason, Source: SourceMode}
-		case pt.tool == "ExitPlanMode":
-			// The plan is the person's to approve, each time: no grant
-			// or allow rule approves it, and, as an ask rule's question
-			// (step 5), no PreToolUse hook. A PermissionRequest hook or
-			// a permission-prompt tool answers for the person.
-			return Result{Decision: Ask, Step: 5, Reason: "the plan needs the person's approval", Source: SourceMode}
-		}
+	if p.Mode == ModePlan && c.partChanges(pt) {
+		// No grant, rule or person allows a change before the plan is
+		// approved.
+		return Result{Decision: Deny, Step: 7, Reason: planReason, Source: SourceMode}
 	}
 	// Step 4.
 	if cr := rs.session.first(c, pt, matchAllow); cr != nil {
@@ -580,6 +576,29 @@ func decidePart(c *call, pt *part, p *Policy, rs *ruleSet) Result {
 	}
 	// Step 7.
 	return modeDefault(c, pt, p.Mode)
+}
+
+// stepModeSwitch decides the calls of the tools that switch the mode
+// (ModeTools), after deny rules and an agent's constraint and before
+// anything that allows: the mode is the person's, so each switch is
+// theirs to approve, each time. No bypassPermissions mode, grant or
+// allow rule approves it, and, as an ask rule's question (step 5), no
+// PreToolUse hook; a PermissionRequest hook or a permission-prompt tool
+// answers for the person, and where nobody can be asked (a subagent,
+// headless) it is denied. A switch to where the session is already is
+// denied: ExitPlanMode outside plan mode, EnterPlanMode in it.
+func stepModeSwitch(c *call, p *Policy) (Result, bool) {
+	switch {
+	case c.req.Tool == "ExitPlanMode" && p.Mode == ModePlan:
+		return Result{Decision: Ask, Step: 5, Reason: "the plan needs the person's approval", Source: SourceMode}, true
+	case c.req.Tool == "ExitPlanMode":
+		return Result{Decision: Deny, Step: 7, Reason: "ExitPlanMode: the session is not in plan mode", Source: SourceMode}, true
+	case c.req.Tool == "EnterPlanMode" && p.Mode == ModePlan:
+		return Result{Decision: Deny, Step: 7, Reason: "EnterPlanMode: the session is in plan mode already", Source: SourceMode}, true
+	case c.req.Tool == "EnterPlanMode":
+		return Result{Decision: Ask, Step: 5, Reason: "switching to plan mode needs the person's approval", Source: SourceMode}, true
+	}
+	return Result{}, false
 }
 
 // planReason is why plan mode refuses a change.
@@ -604,7 +623,8 @@ func (c *call) changes() bool {
 // partChanges reports whether pt may change something: a write, a
 // command not verified read-only, or a tool that is neither safe (read,
 // search, ask) nor one plan mode needs: Agent (a subagent under plan mode
-// plans too: CapMode), Skill (instructions to read) and ExitPlanMode.
+// plans too: CapMode), Skill (instructions to read) and the mode
+// switches (ModeTools, decided by stepModeSwitch).
 // An MCP tool may do anything, so it changes.
 func (c *call) partChanges(pt *part) bool {
 	switch pt.kind {
@@ -617,7 +637,7 @@ func (c *call) partChanges(pt *part) bool {
 		return false
 	}
 	switch pt.tool {
-	case "Agent", "Skill", "ExitPlanMode":
+	case "Agent", "Skill", "ExitPlanMode", "EnterPlanMode":
 		return false
 	}
 	return ClassOf(pt.tool) != Safe
@@ -684,9 +704,6 @@ func modeDefault(c *call, pt *part, m Mode) Result {
 		r := res(Allow, "safe tool")
 		r.PublicOnly = pt.tool == "WebFetch"
 		return r
-	case pt.tool == "ExitPlanMode":
-		// In plan mode decidePart asks before any rule is looked at.
-		return res(Deny, "ExitPlanMode: the session is not in plan mode")
 	case m == ModePlan:
 		// Agent and Skill, which change nothing (partChanges).
 		return res(Ask, fmt.Sprintf("%s requires approval in plan mode", c.req.Tool))

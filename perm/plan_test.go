@@ -73,3 +73,49 @@ func TestPlanMode(t *testing.T) {
 		t.Errorf("CapMode(plan, default) = %s, want plan", m)
 	}
 }
+
+// The mode switches (ModeTools) are the person's, each time: in every
+// mode someone may be asked about them they ask, whatever
+// bypassPermissions, an allow rule or a session grant says; where nobody
+// can be asked they are denied, and so is a switch to where the session
+// is already. A deny rule denies them as any tool.
+func TestModeSwitch(t *testing.T) {
+	f := newFixture(t)
+	enter := Request{Tool: "EnterPlanMode", Input: map[string]any{}}
+	exit := Request{Tool: "ExitPlanMode", Input: map[string]any{"plan": "1. do it"}}
+	granted := func(m Mode) *Policy {
+		p := &Policy{Mode: m, Workspace: f.ws(), Allow: entries(SourceUser, "EnterPlanMode", "ExitPlanMode")}
+		p.Session = rules("EnterPlanMode", "ExitPlanMode")
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		p    *Policy
+		want Decision
+		step int
+		why  string
+	}{
+		{"enter default", enter, granted(ModeDefault), Ask, 5, "switching to plan mode needs the person's approval"},
+		{"enter acceptEdits", enter, granted(ModeAcceptEdits), Ask, 5, "person's approval"},
+		{"enter auto", enter, granted(ModeAuto), Ask, 5, "person's approval"},
+		{"enter bypassPermissions", enter, granted(ModeBypass), Ask, 5, "person's approval"},
+		{"enter dontAsk", enter, granted(ModeDontAsk), Deny, 8, "person's approval"},
+		{"enter with nobody to ask", enter, &Policy{Mode: ModeDefault, Workspace: f.ws(), NoPrompt: true}, Deny, 8, "person's approval"},
+		{"enter in plan mode", enter, granted(ModePlan), Deny, 7, "in plan mode already"},
+		{"enter denied", enter, &Policy{Mode: ModeDefault, Workspace: f.ws(), Deny: entries(SourceUser, "EnterPlanMode")}, Deny, 1, "EnterPlanMode"},
+		{"exit in plan mode", exit, granted(ModePlan), Ask, 5, "the plan needs the person's approval"},
+		{"exit bypassPermissions", exit, granted(ModeBypass), Deny, 7, "not in plan mode"},
+		{"exit default", exit, granted(ModeDefault), Deny, 7, "not in plan mode"},
+	} {
+		r := Evaluate(tc.req, tc.p)
+		if r.Decision != tc.want || r.Step != tc.step || !strings.Contains(r.Reason, tc.why) {
+			t.Errorf("%s: %s step %d (%s); want %s step %d, reason with %q", tc.name, r.Decision, r.Step, r.Reason, tc.want, tc.step, tc.why)
+		}
+	}
+	for _, list := range []ListKind{DenyList, AllowList, ToolList} {
+		if r, left, err := ParseListRule("EnterPlanMode", list); err != nil || left != "" || r.Tool != "EnterPlanMode" {
+			t.Errorf("EnterPlanMode in list %d: %v %q %v, want gen's tool", list, r, left, err)
+		}
+	}
+}

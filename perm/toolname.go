@@ -15,15 +15,24 @@ import (
 var Tools = []string{
 	"Read", "Glob", "Grep", "Write", "Edit", "NotebookEdit", "Bash", "WebFetch", "WebSearch",
 	"TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "AskUserQuestion", "Agent", "Skill",
-	"LSP", "CronList", "MCP", "ExitPlanMode",
+	"LSP", "CronList", "MCP", "ExitPlanMode", "EnterPlanMode",
 }
+
+// ModeTools are the tools that switch the main loop's permission mode,
+// each time with the person's approval (Evaluate asks whatever a mode, a
+// grant or an allow rule says): EnterPlanMode proposes plan mode,
+// ExitPlanMode presents the plan that leaves it. They give the model no
+// capability, so a list of the tools an agent has (ToolList: --tools, an
+// agent's tools) neither needs to name them nor hides them; a deny rule
+// still does.
+var ModeTools = []string{"EnterPlanMode", "ExitPlanMode"}
 
 // ClaudeTools are Claude Code's tool names that gen has no tool for. Task
 // is not among them: it is Claude Code's old name for Agent, which gen
 // has, and reads as Agent (ParseRule; hook matchers).
 var ClaudeTools = []string{
 	"MultiEdit", "LS", "NotebookRead", "TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash",
-	"EnterPlanMode", "EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
+	"EnterWorktree", "ExitWorktree", "SlashCommand", "ToolSearch",
 	"ListMcpResourcesTool", "ReadMcpResourceTool", "TaskOutput", "TaskStop", "CronCreate", "CronDelete",
 	"SendMessage", "TeamCreate", "TeamDelete", "PowerShell", "Monitor", "Artifact",
 }

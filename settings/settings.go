@@ -792,7 +792,9 @@ func appendUnique(list []string, items ...string) []string {
 // nothing (or "") for none. A name gen does not know is an
 // error; one of Claude Code's tools gen lacks is left out with a warning,
 // and Task, its old name for Agent, is Agent (perm.ParseListRule).
-// MCP tools are not built-in: --tools leaves them as they are.
+// MCP tools are not built-in: --tools leaves them as they are; nor are
+// the mode switches capabilities (perm.ModeTools): it leaves them too, so
+// a run in plan mode can still present its plan.
 func toolsHidden(lists []string) (hidden, warnings []string, err error) {
 	listed := map[string]bool{}
 	all := false
@@ -821,7 +823,7 @@ func toolsHidden(lists []string) (hidden, warnings []string, err error) {
 		return nil, warnings, nil
 	}
 	for _, t := range perm.Tools {
-		if t != "MCP" && !listed[t] {
+		if t != "MCP" && !listed[t] && !slices.Contains(perm.ModeTools, t) {
 			hidden = append(hidden, t)
 		}
 	}
