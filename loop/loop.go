@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,6 +82,13 @@ type Runner struct {
 	// set when the run is already going on that way. The run goes on at
 	// most maxContinuations times, then ends anyway.
 	BeforeStop func(ctx context.Context, final string, active bool) (reason string)
+	// Reminder, if set, is what the model is told with the prompt of a
+	// run in every request of it, added to the prompt's message, but
+	// which is not part of the conversation the run returns: the state
+	// of the session the model must know for this turn (plan mode),
+	// which a transcript must not keep as the person's words. The next
+	// run of a conversation carries only its own.
+	Reminder string
 	// Halt, if set, is asked after each round of tool calls whether a
 	// hook answered "continue": false (or a PermissionRequest hook
 	// "interrupt": true) during it; a non-empty reason ends the run there
@@ -136,7 +144,7 @@ func (r *Runner) Continue(ctx context.Context, history []openai.ChatCompletionMe
 	if err != nil {
 		return out, msgs, err
 	}
-	s.out = &out
+	s.out, s.prompt = &out, len(history)
 	s.emit(Event{Kind: EventInit, Tools: s.set.Names()})
 
 	msgs, err = s.loop(ctx, msgs)
@@ -163,6 +171,8 @@ type run struct {
 	streak  int
 	// continued counts the times BeforeStop kept the run going.
 	continued int
+	// prompt is the index of the run's prompt in its messages.
+	prompt int
 }
 
 func (r *Runner) start() (*run, error) {
@@ -216,9 +226,7 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 		}
 		asked := time.Now()
 		resp, err := s.r.Model.Complete(ctx, Request{
-			// Clipped, so that a model appending to it cannot write
-			// into our backing array.
-			Messages: msgs[:len(msgs):len(msgs)],
+			Messages: s.request(msgs),
 			Tools:    schemas,
 			OnText:   s.r.OnText,
 		})
@@ -279,6 +287,18 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 			return msgs, nil
 		}
 	}
+}
+
+// request returns the messages of a request: msgs, clipped, so that a
+// model appending to them cannot write into our backing array, and with
+// the Reminder added to the prompt in a copy of them.
+func (s *run) request(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	if s.r.Reminder == "" {
+		return msgs[:len(msgs):len(msgs)]
+	}
+	out := slices.Clone(msgs)
+	out[s.prompt].Content += "\n\n" + s.r.Reminder
+	return out
 }
 
 // beforeStop asks BeforeStop whether the run may end with final, and

@@ -233,6 +233,41 @@ func TestConversation(t *testing.T) {
 	}
 }
 
+// A Reminder reaches the model with the prompt in every request of the
+// run, and is not part of the conversation Continue returns: the next
+// run's requests hold the earlier prompt as it was written.
+func TestReminder(t *testing.T) {
+	m := turns(
+		calling(tc("c1", "Bash", `{"command":"ls"}`)),
+		final("done"),
+		final("again"),
+	)
+	r := runner(m, &fakeGate{}, echoTools("Bash")...)
+	r.Reminder = "REMINDER"
+	history := []openai.ChatCompletionMessage{{Role: "system", Content: "SYSTEM"}}
+	_, msgs, err := r.Continue(context.Background(), history, "PROMPT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, req := range m.requests() {
+		if got := req.Messages[1].Content; got != "PROMPT\n\nREMINDER" {
+			t.Errorf("request %d: prompt %q, want it with the reminder", i+1, got)
+		}
+	}
+	if len(msgs) != 5 || msgs[1].Content != "PROMPT" {
+		t.Fatalf("conversation %+v, want the prompt as written", msgs)
+	}
+	r.Reminder = ""
+	if _, _, err := r.Continue(context.Background(), msgs, "NEXT"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.requests()
+	last := reqs[len(reqs)-1].Messages
+	if last[1].Content != "PROMPT" || last[len(last)-1].Content != "NEXT" {
+		t.Errorf("next run's request %+v, want both prompts as written", last)
+	}
+}
+
 // TestArguments covers what happens to the arguments of one call before
 // the tool runs.
 func TestArguments(t *testing.T) {
