@@ -36,6 +36,25 @@ type Approval struct {
 	// dialog asks to approve it, Yes leaving plan mode for default and
 	// YesSession for acceptEdits; Always is not offered.
 	Plan string
+	// PlanPrompts, for a plan, are what the model says carrying it out
+	// will run (ExitPlanMode's allowedPrompts, Claude Code's prompt-based
+	// permissions such as Bash "run tests"), shown with the plan so the
+	// person knows what to expect. Approving the plan grants nothing from
+	// them: they describe commands and name none, so every call is
+	// decided by the rules, and asked about, as any other.
+	PlanPrompts []PlanPrompt
+	// EnterPlan is set for an EnterPlanMode call, the model proposing
+	// plan mode: the dialog asks about the switch, Yes switching to plan
+	// mode (as Shift+Tab would) and No staying in the mode. Neither
+	// YesSession nor Always is offered: the mode is the person's, each
+	// time.
+	EnterPlan bool
+}
+
+// PlanPrompt is one of the allowedPrompts of a plan: the tool, and what
+// the model says its calls will do.
+type PlanPrompt struct {
+	Tool, Prompt string
 }
 
 // Choice is a person's answer to an Approval.

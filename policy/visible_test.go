@@ -114,6 +114,40 @@ func TestShowsSkill(t *testing.T) {
 	}
 }
 
+// The main loop shows each mode switch where its call can be asked
+// about: ExitPlanMode in plan mode, EnterPlanMode outside it but for
+// dontAsk (which denies what it would ask). A bare deny rule, an agent
+// without the tool and an agent's allow_tools that do not name it hide
+// them as any tool; an agent's tools list does not (agent.Definition
+// leaves them out of Hidden).
+func TestShowsModeSwitch(t *testing.T) {
+	deny := func(s string) []perm.Entry { return []perm.Entry{{Rule: rules(t, s)[0]}} }
+	tests := []struct {
+		name        string
+		p           *perm.Policy
+		enter, exit bool
+	}{
+		{"default", &perm.Policy{Mode: perm.ModeDefault}, true, false},
+		{"acceptEdits", &perm.Policy{Mode: perm.ModeAcceptEdits}, true, false},
+		{"bypassPermissions", &perm.Policy{Mode: perm.ModeBypass}, true, false},
+		{"dontAsk", &perm.Policy{Mode: perm.ModeDontAsk}, false, false},
+		{"plan", &perm.Policy{Mode: perm.ModePlan}, false, true},
+		{"EnterPlanMode denied", &perm.Policy{Mode: perm.ModeDefault, Deny: deny("EnterPlanMode")}, false, false},
+		{"ExitPlanMode denied", &perm.Policy{Mode: perm.ModePlan, Deny: deny("ExitPlanMode")}, false, false},
+		{"hidden", &perm.Policy{Mode: perm.ModeDefault, Hidden: []string{"EnterPlanMode"}}, false, false},
+		{"allow_tools without it", &perm.Policy{Mode: perm.ModeDefault, Constraint: rules(t, "Read")}, false, false},
+		{"allow_tools naming it", &perm.Policy{Mode: perm.ModeDefault, Constraint: rules(t, "Read", "EnterPlanMode")}, true, false},
+	}
+	for _, tt := range tests {
+		if got := ShowsEnterPlan(tt.p); got != tt.enter {
+			t.Errorf("%s: ShowsEnterPlan = %v, want %v", tt.name, got, tt.enter)
+		}
+		if got := ShowsExitPlan(tt.p); got != tt.exit {
+			t.Errorf("%s: ShowsExitPlan = %v, want %v", tt.name, got, tt.exit)
+		}
+	}
+}
+
 // A bare deny rule in a subagent's policy (from a settings scope, a flag or
 // the parent agent) hides the tool from the subagent, as it does in the
 // main loop, for built-in, Skill and MCP tools alike; a patterned one

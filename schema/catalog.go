@@ -327,7 +327,9 @@ var catalog = lazy.Value[[]*toolDef]{New: func() []*toolDef {
 
 // exitPlan is the ExitPlanMode tool. It is not in catalog: only the main
 // loop in plan mode offers it (package session), so Names and Visible
-// leave it out while Get, Normalize and Validate know it.
+// leave it out while Get, Normalize and Validate know it. Its input is
+// Claude Code's: the plan, and the allowedPrompts models trained on
+// Claude Code send with it.
 var exitPlan = lazy.Value[*toolDef]{New: func() *toolDef {
 	return &toolDef{
 		name: "ExitPlanMode",
@@ -337,7 +339,32 @@ var exitPlan = lazy.Value[*toolDef]{New: func() *toolDef {
 		params: object(
 			&param{name: "plan", typ: tString, required: true, nonEmpty: true,
 				desc: "The plan, in Markdown, as the user will read it."},
+			// Claude Code's prompt-based permissions: gen shows them to
+			// the person with the plan and grants nothing from them
+			// (package session).
+			&param{name: "allowedPrompts", typ: tArray,
+				desc: "Optional: the commands the plan will need to run, each described by what it does (\"run tests\", \"install dependencies\"). " +
+					"They are shown to the user with the plan; they allow nothing: every command is still checked, and asked about, as usual.",
+				items: object(
+					&param{name: "tool", typ: tString, required: true, enum: []string{"Bash"},
+						desc: "The tool the commands run in."},
+					&param{name: "prompt", typ: tString, required: true, nonEmpty: true,
+						desc: "What the commands do, in a few words."},
+				)},
 		),
+	}
+}}
+
+// enterPlan is the EnterPlanMode tool. It is not in catalog: only an
+// interactive main loop offers it, outside plan mode (package session).
+var enterPlan = lazy.Value[*toolDef]{New: func() *toolDef {
+	return &toolDef{
+		name: "EnterPlanMode",
+		desc: "Ask the user to switch the session to plan mode before a non-trivial change: " +
+			"several reasonable approaches, unclear requirements, or a change across many files. " +
+			"In plan mode you only read and search, then present a plan with ExitPlanMode for the user to approve. " +
+			"Skip it for simple, clear tasks. The user may decline: then go on in the current mode.",
+		params: object(),
 	}
 }}
 

@@ -40,8 +40,8 @@ var names = lazy.Value[[]string]{New: func() []string {
 // byName indexes catalog and the tools offered only when they apply.
 var byName = lazy.Value[map[string]*toolDef]{New: func() map[string]*toolDef {
 	cat := catalog.Get()
-	m := make(map[string]*toolDef, len(cat)+2)
-	for _, t := range append(cat[:len(cat):len(cat)], skill.Get(), exitPlan.Get()) {
+	m := make(map[string]*toolDef, len(cat)+3)
+	for _, t := range append(cat[:len(cat):len(cat)], skill.Get(), exitPlan.Get(), enterPlan.Get()) {
 		m[t.name] = t
 	}
 	return m

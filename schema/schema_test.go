@@ -381,3 +381,44 @@ func BenchmarkNormalizeValidate(b *testing.B) {
 		}
 	}
 }
+
+// The mode switches take Claude Code's input: EnterPlanMode none, and
+// ExitPlanMode its plan with the optional allowedPrompts models trained
+// on Claude Code send, each of them a Bash tool and a description, held
+// as strictly as any argument: anything else is an error naming it.
+func TestModeSwitchInput(t *testing.T) {
+	for _, name := range []string{"EnterPlanMode", "ExitPlanMode"} {
+		if !Known(name) || slices.Contains(Names(), name) {
+			t.Errorf("%s: known %v, in the catalog %v; want known, and offered only by a session", name, Known(name), slices.Contains(Names(), name))
+		}
+	}
+	for _, tc := range []struct {
+		tool, in string
+		want     string // the error; "" for none
+	}{
+		{"EnterPlanMode", `{}`, ""},
+		{"EnterPlanMode", `{"plan": "x"}`, `EnterPlanMode: unknown argument "plan"`},
+		{"ExitPlanMode", `{"plan": "1. x"}`, ""},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": []}`, ""},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": [{"tool": "Bash", "prompt": "run tests"}, {"tool": "Bash", "prompt": "install dependencies"}]}`, ""},
+		// Claude Code 2.1 reads the plan from a file; gen has none.
+		{"ExitPlanMode", `{"allowedPrompts": [{"tool": "Bash", "prompt": "run tests"}]}`, `ExitPlanMode: missing required argument "plan"`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": [{"tool": "Bash"}]}`, `ExitPlanMode: missing required argument "allowedPrompts[0].prompt"`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": [{"tool": "Bash", "prompt": "run tests", "command": "go test ./..."}]}`, `ExitPlanMode: unknown argument "allowedPrompts[0].command"`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": [{"tool": "Edit", "prompt": "edit files"}]}`, `ExitPlanMode: argument "allowedPrompts[0].tool" must be one of Bash, got "Edit"`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": [{"tool": "Bash", "prompt": 3}]}`, `ExitPlanMode: argument "allowedPrompts[0].prompt" must be a string`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": [{"tool": "Bash", "prompt": ""}]}`, `ExitPlanMode: argument "allowedPrompts[0].prompt" must not be empty`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": ["run tests"]}`, `ExitPlanMode: argument "allowedPrompts[0]" must be an object`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowedPrompts": {"tool": "Bash", "prompt": "run tests"}}`, `ExitPlanMode: argument "allowedPrompts" must be an array`},
+		{"ExitPlanMode", `{"plan": "1. x", "allowed_prompts": []}`, `ExitPlanMode: unknown argument "allowed_prompts"`},
+	} {
+		err := Validate(tc.tool, args(t, tc.in))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("Validate(%s, %s) = %q, want %q", tc.tool, tc.in, got, tc.want)
+		}
+	}
+}

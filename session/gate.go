@@ -8,6 +8,7 @@ import (
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/schema"
 )
 
 // Ask implements gate.Asker for a session with an Approver: the main
@@ -33,11 +34,17 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 		Class:      classOf(req.Tool),
 		CanPersist: !s.managedOnly(),
 	}
-	if req.Tool == "ExitPlanMode" {
-		// No rule is offered for a plan: it is approved each time.
-		a.Plan, _ = req.Input["plan"].(string)
+	// No rule is offered for a mode switch: it is approved each time.
+	switch req.Tool {
+	case "ExitPlanMode":
+		if err := presentPlan(&a, req.Input); err != nil {
+			return deny(res, "the plan cannot be shown: "+err.Error())
+		}
 		a.NoRule = "the plan is approved each time"
-	} else {
+	case "EnterPlanMode":
+		a.EnterPlan = true
+		a.NoRule = "the mode is switched each time"
+	default:
 		a.Rules = perm.Suggest(req, &pol)
 		a.NoRule, a.StillAsks = cover(req, res, &pol, a.Rules)
 	}
@@ -46,8 +53,14 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 	if err != nil {
 		return deny(res, "approval interrupted: "+err.Error())
 	}
-	if req.Tool == "ExitPlanMode" {
+	switch req.Tool {
+	case "ExitPlanMode":
 		return s.answerPlan(res, ans.Choice)
+	case "EnterPlanMode":
+		if ans.Choice != gate.Yes {
+			return deny(res, "the user chose to stay in "+string(s.Mode())+" mode: go on without plan mode")
+		}
+		return allow(res, "the user agreed to switch to plan mode")
 	}
 	switch ans.Choice {
 	case gate.Yes:
@@ -184,6 +197,26 @@ func (s *Session) Notify(ctx context.Context, msg, typ string) {
 		defer stop()
 		s.hooks.Run(ctx, hook.Notification, hook.Input{Message: msg, NotificationType: typ})
 	}()
+}
+
+// presentPlan fills in a's plan and what the model says carrying it out
+// will run (its allowedPrompts) from in, an ExitPlanMode call's input,
+// which is held to the tool's schema first: the loop and, for a hook's
+// updatedInput, the gate validated it, and the person must be shown only
+// what was. The prompts grant nothing (gate.Approval.PlanPrompts).
+func presentPlan(a *gate.Approval, in map[string]any) error {
+	if err := schema.Validate("ExitPlanMode", in); err != nil {
+		return err
+	}
+	a.Plan, _ = in["plan"].(string)
+	list, _ := in["allowedPrompts"].([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		tool, _ := m["tool"].(string)
+		prompt, _ := m["prompt"].(string)
+		a.PlanPrompts = append(a.PlanPrompts, gate.PlanPrompt{Tool: tool, Prompt: prompt})
+	}
+	return nil
 }
 
 // answerPlan turns the person's answer to a plan (ExitPlanMode's dialog)

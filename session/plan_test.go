@@ -6,11 +6,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/gen-run/gen/gate"
+	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/transcript"
 )
 
 // Plan mode, as in Claude Code: the model reads and plans, nothing that
@@ -213,5 +218,176 @@ func TestPlanExitChoiceIsPerCall(t *testing.T) {
 	}
 	if m, err := s.leavePlan(); err != nil || m != perm.ModeDefault {
 		t.Errorf("leavePlan = %s, %v; want default", m, err)
+	}
+}
+
+// toolsSeen is a model that records the tools each request shows, and
+// answers as m.
+type toolsSeen struct {
+	m    loop.Model
+	mu   sync.Mutex
+	seen [][]string
+}
+
+func (t *toolsSeen) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	var names []string
+	for _, s := range req.Tools {
+		names = append(names, s.Function.Name)
+	}
+	t.mu.Lock()
+	t.seen = append(t.seen, names)
+	t.mu.Unlock()
+	return t.m.Complete(ctx, req)
+}
+
+// EnterPlanMode, as in Claude Code: in an interactive session the model
+// may propose plan mode, and the person decides; Yes switches the session
+// to plan mode during the turn, as Shift+Tab would, so what follows in
+// the same turn is planning (the model is shown ExitPlanMode from then
+// on, in place of EnterPlanMode), and No keeps the mode. A tools list
+// (--tools) hides neither mode switch. The plan's allowedPrompts
+// (Claude Code's) reach the dialog, and approve nothing.
+func TestEnterPlanMode(t *testing.T) {
+	root, home := project(t, nil)
+	var enter bool
+	a := &approver{answer: func(ap gate.Approval) gate.Reply {
+		switch {
+		case ap.Request.Tool == "EnterPlanMode" && ap.EnterPlan && ap.NoRule != "":
+			if enter {
+				return gate.Reply{Choice: gate.Yes}
+			}
+			return gate.Reply{Choice: gate.No}
+		case ap.Request.Tool == "ExitPlanMode":
+			return gate.Reply{Choice: gate.No}
+		}
+		t.Errorf("asked about %s %+v", ap.Request.Tool, ap)
+		return gate.Reply{Choice: gate.No}
+	}}
+	m := &toolsSeen{m: offline.New()}
+	s := newSession(t, root, home, m, a, func(c *Config) {
+		c.Settings.Tools, c.Settings.LimitTools = []string{"Read", "Bash"}, true
+	})
+	if tools := s.Tools(); !slices.Contains(tools, "EnterPlanMode") || slices.Contains(tools, "ExitPlanMode") {
+		t.Errorf("default mode's tools %v: want EnterPlanMode and not ExitPlanMode", tools)
+	}
+	ctx := context.Background()
+
+	// Declined: the mode stays.
+	out, err := s.Submit(ctx, "Call EnterPlanMode: {}", nil, nil)
+	if err != nil || !strings.Contains(out.Final, "EnterPlanMode() -> DENIED: the user chose to stay in default mode") || s.Mode() != perm.ModeDefault {
+		t.Fatalf("declined: %v, mode %s:\n%s", err, s.Mode(), out.Final)
+	}
+
+	enter = true
+	m.seen = nil
+	out, err = s.Submit(ctx, strings.Join([]string{
+		"Call EnterPlanMode: {}",
+		"Run bash: touch x",
+		`Call ExitPlanMode: {"plan": "1. touch x", "allowedPrompts": [{"tool": "Bash", "prompt": "create files"}]}`,
+		"Run bash: touch y",
+	}, "\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"EnterPlanMode() -> ALLOWED",
+		"Bash(touch x) -> DENIED: plan mode",
+		"ExitPlanMode() -> DENIED: the user did not approve the plan",
+		"Bash(touch y) -> DENIED: plan mode",
+	} {
+		if !strings.Contains(out.Final, want) {
+			t.Errorf("final answer lacks %q:\n%s", want, out.Final)
+		}
+	}
+	if s.Mode() != perm.ModePlan {
+		t.Errorf("mode %s, want plan", s.Mode())
+	}
+	for _, f := range []string{"x", "y"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			t.Errorf("%s was made in plan mode", f)
+		}
+	}
+	plan := a.got[len(a.got)-1]
+	if want := []gate.PlanPrompt{{Tool: "Bash", Prompt: "create files"}}; !slices.Equal(plan.PlanPrompts, want) || plan.Plan != "1. touch x" {
+		t.Errorf("the plan's dialog had %q and %+v, want the plan and %+v", plan.Plan, plan.PlanPrompts, want)
+	}
+	// The offline model makes one call a model turn.
+	for i, seen := range m.seen {
+		if slices.Contains(seen, "EnterPlanMode") != (i == 0) || slices.Contains(seen, "ExitPlanMode") != (i > 0) {
+			t.Errorf("tools shown at each model turn: %v; want EnterPlanMode, then ExitPlanMode once in plan mode", m.seen)
+			break
+		}
+	}
+	if tools := s.Tools(); slices.Contains(tools, "EnterPlanMode") || !slices.Contains(tools, "ExitPlanMode") {
+		t.Errorf("plan mode's tools %v: want ExitPlanMode and not EnterPlanMode", tools)
+	}
+}
+
+// Where nobody answers (headless) EnterPlanMode is not offered: plan
+// mode could be entered there but never approved out of, as in Claude
+// Code's headless trap. Called anyway, it does not run.
+func TestEnterPlanModeHeadless(t *testing.T) {
+	root, home := project(t, nil)
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	if tools := s.Tools(); slices.Contains(tools, "EnterPlanMode") {
+		t.Errorf("headless tools %v have EnterPlanMode", tools)
+	}
+	out, err := s.Submit(context.Background(), "Call EnterPlanMode: {}", nil, nil)
+	if err != nil || !strings.Contains(out.Final, `tool "EnterPlanMode" is not available`) || s.Mode() != perm.ModeDefault {
+		t.Errorf("headless EnterPlanMode: %v, mode %s:\n%s", err, s.Mode(), out.Final)
+	}
+}
+
+// The plan-mode reminder reaches the model with each prompt submitted in
+// plan mode, but it is not the person's words: the transcript does not
+// keep it, so a resumed session neither shows it as typed nor sends it
+// again with the earlier prompt.
+func TestPlanReminderNotSaved(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "plan"}}`})
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	record := func(c *Config) {
+		trusted(c)
+		c.TranscriptPath = path
+		c.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
+			return transcript.Append(path, transcript.Meta{SessionID: "s"}, msgs)
+		}
+	}
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
+	first := &recorder{}
+	s := newSession(t, root, home, first, a, record)
+	if _, err := s.Submit(context.Background(), "plan the change", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := first.reqs[0].Messages; msgs[len(msgs)-1].Content != "plan the change\n\n"+planReminder {
+		t.Errorf("the model was sent %q, want the prompt and the reminder", msgs[len(msgs)-1].Content)
+	}
+	saved, err := transcript.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range saved {
+		if strings.Contains(m.Content, planReminder) {
+			t.Errorf("the transcript keeps the reminder: %s %q", m.Role, m.Content)
+		}
+	}
+
+	second := &recorder{}
+	resumed := newSession(t, root, home, second, a, func(c *Config) { record(c); c.History = saved })
+	for _, m := range resumed.History() {
+		if strings.Contains(m.Content, planReminder) {
+			t.Errorf("the resumed session shows the reminder: %s %q", m.Role, m.Content)
+		}
+	}
+	if _, err := resumed.Submit(context.Background(), "go on", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, m := range second.reqs[0].Messages {
+		if m.Role == openai.ChatMessageRoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if want := []string{"plan the change", "go on\n\n" + planReminder}; !slices.Equal(users, want) {
+		t.Errorf("the resumed session sent the prompts %q, want %q", users, want)
 	}
 }

@@ -456,7 +456,9 @@ func (s *Session) open(m perm.Mode) error {
 	return nil
 }
 
-// planReminder is added to a prompt submitted in plan mode.
+// planReminder is what the model is told with a prompt submitted in plan
+// mode (loop.Runner.Reminder): not the person's words, so the transcript
+// does not keep it.
 const planReminder = "(Plan mode is on: you may read and search, and nothing that changes anything will run. " +
 	"When your plan is ready, present it with the ExitPlanMode tool; the user approves it or asks you to keep planning.)"
 
@@ -566,7 +568,9 @@ func (s *Session) Tools() []string {
 	p := s.Policy()
 	names := policy.Visible(&p, nil)
 	for _, t := range s.offered(&p) {
-		names = append(names, t.Name())
+		if s.shown(&p, t.Name()) {
+			names = append(names, t.Name())
+		}
 	}
 	return s.cfg.MCP.Names(&p, nil, names)
 }
@@ -616,8 +620,13 @@ func (s *Session) follow() perm.Policy {
 }
 
 // offered returns the built-in tools outside the catalog (policy.Visible)
-// that a turn under p offers: Skill when there are skills to load,
-// StructuredOutput under --json-schema, ExitPlanMode in plan mode.
+// that a turn under p may call: Skill when there are skills to load,
+// StructuredOutput under --json-schema, and the mode switches. In plan
+// mode that is ExitPlanMode; in a session with a person to ask that may
+// switch to plan mode, EnterPlanMode, and ExitPlanMode beside it, for
+// the plan of a turn the person let into plan mode. Of the mode switches
+// the model is shown at each model turn only the one for the mode the
+// session is in then (shown).
 func (s *Session) offered(p *perm.Policy) []tool.Tool {
 	var out []tool.Tool
 	if st := skill.NewTool(s.skills); st.Available() && policy.ShowsSkill(p, nil) {
@@ -626,10 +635,47 @@ func (s *Session) offered(p *perm.Policy) []tool.Tool {
 	if s.cfg.Output != nil {
 		out = append(out, s.cfg.Output)
 	}
-	if policy.ShowsExitPlan(p) {
+	enter, exit := s.shown(p, "EnterPlanMode"), s.shown(p, "ExitPlanMode")
+	if enter || exit {
 		out = append(out, tool.ExitPlan{Leave: s.leavePlan})
 	}
+	if enter {
+		out = append(out, tool.EnterPlan{Enter: func() error { return s.SetMode(perm.ModePlan) }})
+	}
 	return out
+}
+
+// shown reports whether the model is shown the tool called name under
+// p: a mode switch only where its call can be asked about (ExitPlanMode
+// in plan mode, policy.ShowsExitPlan; EnterPlanMode outside it,
+// policy.ShowsEnterPlan, where a person answers (Config.Approver: a
+// headless run could enter plan mode but never be let out of it) and the
+// session may switch to plan mode), every other tool.
+func (s *Session) shown(p *perm.Policy, name string) bool {
+	switch name {
+	case "ExitPlanMode":
+		return policy.ShowsExitPlan(p)
+	case "EnterPlanMode":
+		if s.cfg.Approver == nil || !policy.ShowsEnterPlan(p) {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.open(perm.ModePlan) == nil
+	}
+	return true
+}
+
+// turnSchemas returns the schemas of ts the model is shown at a model
+// turn: those of the mode switches that apply to the mode the session is
+// in then (shown), which an approved switch changes during a turn.
+func (s *Session) turnSchemas(ts subagent.Tools) func() []openai.Tool {
+	return func() []openai.Tool {
+		p := s.Policy()
+		return slices.DeleteFunc(slices.Clone(ts.Schemas()), func(t openai.Tool) bool {
+			return t.Function != nil && !s.shown(&p, t.Function.Name)
+		})
+	}
 }
 
 // origin is what a subagent the Agent tool starts inherits now.
@@ -740,9 +786,6 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if s.cfg.Output != nil {
 		s.cfg.Output.Reset()
 	}
-	if policy.ShowsExitPlan(&p) {
-		prompt += "\n\n" + planReminder
-	}
 	ts := s.cfg.MCP.Tools(&p, nil, builtins, loaded)
 	defer func() {
 		loaded := ts.Loaded()
@@ -754,11 +797,14 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		Model:       s.cfg.Model,
 		Tools:       ts.List,
 		Gate:        s.gate,
-		TurnSchemas: ts.Schemas,
+		TurnSchemas: s.turnSchemas(ts),
 		Validate:    ts.Validate,
 		MaxTurns:    s.cfg.MaxTurns,
 		OnEvent:     onEvent,
 		OnText:      onText,
+	}
+	if policy.ShowsExitPlan(&p) {
+		r.Reminder = planReminder
 	}
 	if s.hooks.Has(hook.Stop) {
 		r.BeforeStop = s.hooks.Stop
