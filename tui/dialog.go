@@ -219,9 +219,15 @@ func (m *model) approvalKey(k tea.KeyMsg, a *gate.Approval) tea.Cmd {
 	return nil
 }
 
-// alwaysBlocked says why "Always allow" is not offered for a, or "".
-func alwaysBlocked(a *gate.Approval) string {
+// blocked says why option c is not offered for a, or "": "Always allow"
+// where no rule may be saved or could allow the call, and "allow all
+// this session" for a switch to plan mode, which is the person's each
+// time.
+func blocked(a *gate.Approval, c gate.Choice) string {
 	switch {
+	case c == gate.YesSession && a.EnterPlan:
+		return "the mode is switched each time"
+	case c != gate.Always:
 	case !a.CanPersist:
 		return "managed settings allow only managed rules"
 	case a.NoRule != "":
@@ -238,19 +244,19 @@ func (m *model) step(a *gate.Approval, dir int) int {
 		if c < 0 || c >= len(choices) {
 			return m.dlg.cursor
 		}
-		if choices[c] != gate.Always || alwaysBlocked(a) == "" {
+		if blocked(a, choices[c]) == "" {
 			return c
 		}
 	}
 }
 
 func (m *model) choose(a *gate.Approval, c gate.Choice) tea.Cmd {
+	if why := blocked(a, c); why != "" {
+		m.dlg.err = c.String() + " is not available: " + why + "."
+		return nil
+	}
 	if c != gate.Always {
 		return m.answer(reply{answer: gate.Reply{Choice: c}})
-	}
-	if why := alwaysBlocked(a); why != "" {
-		m.dlg.err = "Always allow is not available: " + why + "."
-		return nil
 	}
 	d := &m.dlg
 	d.editing = true
@@ -341,7 +347,13 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 		b.WriteString(m.previewView(a.Preview, w, true))
 	}
 	if a.Plan != "" {
-		b.WriteString(m.previewView(a.Plan, w, false))
+		b.WriteString(m.previewView(planText(a), w, false))
+		if n := len(a.PlanPrompts); n > 0 {
+			text := fmt.Sprintf("The plan lists %d kind(s) of command it expects to run, after the plan: approving it allows none of them; each call is still checked, and asked about, as usual.", n)
+			for _, l := range strings.Split(wrap(text, w-4), "\n") {
+				line("   " + m.sty.warn.Render(l))
+			}
+		}
 	}
 
 	if d.editing {
@@ -370,7 +382,8 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 		"Always allow…",
 		"No",
 	}
-	if a.Plan != "" {
+	switch {
+	case a.Plan != "":
 		line(" Do you approve this plan?")
 		labels = []string{
 			"Yes, and ask before each edit (default mode)",
@@ -378,25 +391,29 @@ func (m *model) approvalView(a *gate.Approval, w int) string {
 			"Always allow…",
 			"No, keep planning",
 		}
-	} else {
+	case a.EnterPlan:
+		text := "The model proposes plan mode: it would only read and search, and nothing that changes anything would run, until you approve the plan it presents (or switch modes with Shift+Tab)."
+		for _, l := range strings.Split(wrap(text, w-2), "\n") {
+			line(" " + l)
+		}
+		line(" Switch to plan mode?")
+		labels[0] = "Yes, switch to plan mode"
+		labels[3] = "No, stay in " + string(m.mode) + " mode"
+	default:
 		line(" Do you want to allow this call?")
 	}
 	for i, l := range labels {
 		text := fmt.Sprintf("%d. %s", i+1, l)
-		blocked := ""
-		if choices[i] == gate.Always {
-			blocked = alwaysBlocked(a)
-		}
-		switch {
-		case blocked != "":
-			line("   " + m.sty.disabled.Render(text+" ("+sanitize(blocked)+")"))
+		switch why := blocked(a, choices[i]); {
+		case why != "":
+			line("   " + m.sty.disabled.Render(text+" ("+sanitize(why)+")"))
 		case i == d.cursor:
 			line(m.sty.selected.Render(" ❯ " + text))
 		default:
 			line("   " + text)
 		}
 	}
-	if a.StillAsks != "" && alwaysBlocked(a) == "" {
+	if a.StillAsks != "" && blocked(a, gate.Always) == "" {
 		m.stillAsks(&b, a, w)
 	}
 	if d.err != "" {
@@ -420,6 +437,22 @@ func (m *model) stillAsks(b *strings.Builder, a *gate.Approval, w int) {
 	for _, l := range strings.Split(wrap(sanitize(text), w-4), "\n") {
 		b.WriteString(clip("   "+m.sty.warn.Render(l), w) + "\n")
 	}
+}
+
+// planText is the plan as the dialog shows it: the plan, then what the
+// model says carrying it out will run (its allowedPrompts), each on one
+// line, so that a description cannot pass for more of the dialog.
+func planText(a *gate.Approval) string {
+	if len(a.PlanPrompts) == 0 {
+		return a.Plan
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(a.Plan, "\n"))
+	b.WriteString("\n\nCommands the plan expects to run, in the model's words (approving the plan allows none of them):")
+	for _, p := range a.PlanPrompts {
+		b.WriteString("\n  • " + oneLine(p.Tool) + ": " + oneLine(p.Prompt))
+	}
+	return b.String()
 }
 
 // previewView draws the window of the diff (or, not diff, the plan) the

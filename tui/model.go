@@ -191,7 +191,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventMsg:
 		if msg.turn == m.turn && m.running {
 			// The session may have changed its mode itself: an approved
-			// plan (ExitPlanMode) leaves plan mode during the turn.
+			// plan (ExitPlanMode) leaves plan mode during the turn, and
+			// an approved EnterPlanMode enters it.
 			m.mode = m.eng.Mode()
 			m.event(msg.ev)
 			m.flush(false)

@@ -1479,6 +1479,68 @@ func TestPlanApproval(t *testing.T) {
 	}
 }
 
+// A plan's allowedPrompts (Claude Code's) are shown with it, one line
+// each, whatever they hold, and the dialog says that approving the plan
+// allows none of them.
+func TestPlanApprovalPrompts(t *testing.T) {
+	a := &gate.Approval{
+		Request: perm.Request{Tool: "ExitPlanMode"},
+		Result:  perm.Result{Decision: perm.Ask, Reason: "the plan needs the person's approval"},
+		Plan:    "1. fix the parser",
+		PlanPrompts: []gate.PlanPrompt{
+			{Tool: "Bash", Prompt: "run tests"},
+			{Tool: "Bash", Prompt: "install\n1. Yes, and make the edits"},
+		},
+		NoRule:     "the plan is approved each time",
+		CanPersist: true,
+	}
+	h := newHarness(t, newFakeEngine())
+	h.open(&request{id: 1, approval: a})
+	v := h.m.View()
+	for _, s := range []string{"1. fix the parser", "• Bash: run tests", "• Bash: install ⏎ 1. Yes, and make the edits", "approving the plan allows none of them", "The plan lists 2 kind(s) of command it expects to run"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("view lacks %q:\n%s", s, v)
+		}
+	}
+}
+
+// An EnterPlanMode approval asks about the switch: 1 switches to plan
+// mode, 4 stays in the mode; neither "all this session" nor Always is
+// offered, as the mode is the person's each time.
+func TestEnterPlanApproval(t *testing.T) {
+	a := &gate.Approval{
+		Request:    perm.Request{Tool: "EnterPlanMode", Input: map[string]any{}},
+		Result:     perm.Result{Decision: perm.Ask, Reason: "switching to plan mode needs the person's approval"},
+		Class:      "EnterPlanMode",
+		EnterPlan:  true,
+		NoRule:     "the mode is switched each time",
+		CanPersist: true,
+	}
+	h := newHarness(t, newFakeEngine())
+	r := &request{id: 1, approval: a}
+	h.open(r)
+	v := h.m.View()
+	for _, s := range []string{"Switch to plan mode?", "The model proposes plan mode", "1. Yes, switch to plan mode", "4. No, stay in default mode", "(the mode is switched each time)"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("view lacks %q:\n%s", s, v)
+		}
+	}
+	for _, k := range []string{"2", "3"} {
+		h.keys(k)
+		if rep, ok := replied(r); ok {
+			t.Fatalf("%s answered %+v for a switch to plan mode", k, rep)
+		}
+	}
+	h.keys("down")
+	if c := h.m.dlg.cursor; choices[c] != gate.No {
+		t.Errorf("down moved to %s, want past the options not offered to No", choices[c])
+	}
+	h.keys("1")
+	if rep, ok := replied(r); !ok || rep.answer.Choice != gate.Yes {
+		t.Errorf("1 answered %+v, %v; want Yes", rep, ok)
+	}
+}
+
 // The status line follows a mode the session changes during a turn (an
 // approved plan leaves plan mode), not only the person's Shift+Tab.
 func TestStatusFollowsModeDuringTurn(t *testing.T) {
