@@ -68,7 +68,7 @@ func TestAskDelegate(t *testing.T) {
 	ap.mu.Lock()
 	ap.stop = stop
 	ap.mu.Unlock()
-	m, _ := start(t, Options{CallTimeout: 500 * time.Millisecond}, srv)
+	m, _ := start(t, Options{CallTimeout: 2 * time.Second}, srv)
 	req := DelegateRequest{ToolName: "Bash", Input: map[string]any{"command": "npm test"}, ToolUseID: "call_1", Agent: "builder"}
 	ask := func(tool string) (DelegateAnswer, error) {
 		return guard(t, "AskDelegate", func() delegated {
@@ -136,7 +136,7 @@ func TestAskDelegate(t *testing.T) {
 	ap.mu.Lock()
 	ap.hang = true
 	ap.mu.Unlock()
-	if _, err := ask("mcp__perm__approve"); err == nil || !strings.Contains(err.Error(), "no answer within 500ms") {
+	if _, err := ask("mcp__perm__approve"); err == nil || !strings.Contains(err.Error(), "no answer within 2s") {
 		t.Errorf("hanging tool: %v", err)
 	}
 	ap.set(`{"behavior":"allow"}`)
