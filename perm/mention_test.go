@@ -171,6 +171,13 @@ func TestRecursiveReaders(t *testing.T) {
 		{"tar c", secrets(ModeBypass), bashReq("tar czf /tmp/x.tgz ."), Ask, 2, "recursive read of " + f.root},
 		{"tar c naming the denied tree is Deny", secrets(ModeBypass), bashReq("tar cf out.tar src secrets"), Deny, 1, "names secrets"},
 		{"tar c old style", secrets(ModeBypass), bashReq("tar cf out.tar ."), Ask, 2, "recursive read"},
+		// Abbreviated long options, as getopt_long (tar, cp) and zip read
+		// them.
+		{"tar --creat", secrets(ModeBypass), bashReq("tar --creat -f /tmp/o.tar ."), Ask, 2, "recursive read of " + f.root},
+		{"tar --app", secrets(ModeBypass), bashReq("tar --app -f o.tar ."), Ask, 2, "recursive read"},
+		{"zip --recurse-path", secrets(ModeBypass), bashReq("zip --recurse-path o.zip ."), Ask, 2, "recursive read"},
+		{"cp --arc", secrets(ModeBypass), bashReq("cp --arc . /tmp/copy"), Ask, 2, "recursive read"},
+		{"tar t is fine", secrets(ModeBypass), bashReq("tar -tf o.tar"), Allow, 3, ""},
 		{"zip -r", secrets(ModeBypass), bashReq("zip -r out.zip ."), Ask, 2, "recursive read"},
 		{"rsync", secrets(ModeBypass), bashReq("rsync -a . host:backup"), Ask, 2, "recursive read"},
 		{"cp -r", secrets(ModeBypass), bashReq("cp -r . /tmp/copy"), Ask, 2, "recursive read"},

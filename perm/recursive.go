@@ -98,18 +98,24 @@ func recursionOfForm(f []string) recursion {
 		r.follows = slices.Contains(args, "-L") || slices.Contains(args, "-follow")
 	case "diff":
 		r.recursive, _ = bash.ReadsTrees("diff", args) // --rec is --recursive
+	// Long options are read as getopt_long reads them (cp, tar) or as
+	// zip does: any prefix may stand for the option (cp --rec, tar
+	// --creat, zip --recurse-pa).
 	case "cp":
 		r.recursive = slices.ContainsFunc(args, func(a string) bool {
-			return a == "--recursive" || a == "--archive" || short(a, "rRa")
+			return bash.LongAbbrev(a, "--recursive") || bash.LongAbbrev(a, "--archive") || short(a, "rRa")
 		})
 	case "zip":
-		r.recursive = slices.ContainsFunc(args, func(a string) bool { return a == "--recurse-paths" || short(a, "rR") })
+		r.recursive = slices.ContainsFunc(args, func(a string) bool {
+			return bash.LongAbbrev(a, "--recurse-paths") || bash.LongAbbrev(a, "--recurse-patterns") || short(a, "rR")
+		})
 	case "rsync", "scp":
 		r.recursive = true
 	case "tar":
 		// tar c, tar -czf, tar --create: creating an archive reads trees.
 		r.recursive = slices.ContainsFunc(args, func(a string) bool {
-			return a == "--create" || a == "--append" || a == "--update" || short(a, "cru")
+			return bash.LongAbbrev(a, "--create") || bash.LongAbbrev(a, "--append") || bash.LongAbbrev(a, "--update") ||
+				short(a, "cru")
 		}) || len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.ContainsAny(args[0], "cru")
 	case "git":
 		r = gitRecursion(args)

@@ -258,6 +258,14 @@ func abbrev(given, full string, min int) bool {
 	return given == full || len(given) >= min && strings.HasPrefix(full, given)
 }
 
+// LongAbbrev reports whether the word v is a long option (with or
+// without "=value") getopt_long may take for full: full itself, or any
+// prefix of it after "--", ambiguous ones included (--rec for
+// --recursive, --creat for --create).
+func LongAbbrev(v, full string) bool {
+	return strings.HasPrefix(v, "--") && abbrev(longName(v), full, len("--x"))
+}
+
 // longName returns the "--name" part of a long option word.
 func longName(v string) string {
 	name, _, _ := strings.Cut(v, "=")
