@@ -178,6 +178,14 @@ func TestRecursiveReaders(t *testing.T) {
 		{"zip --recurse-path", secrets(ModeBypass), bashReq("zip --recurse-path o.zip ."), Ask, 2, "recursive read"},
 		{"cp --arc", secrets(ModeBypass), bashReq("cp --arc . /tmp/copy"), Ask, 2, "recursive read"},
 		{"tar t is fine", secrets(ModeBypass), bashReq("tar -tf o.tar"), Allow, 3, ""},
+		// A file of names is read as the command runs: it may name a
+		// Read-denied file, as what xargs adds may.
+		{"sort --files0-from", secrets(ModeBypass), bashReq("sort --files0-from=list"), Ask, 2, "cannot be checked against Read deny rules"},
+		{"sort --files0", secrets(ModeBypass), bashReq("sort --files0 list"), Ask, 2, "cannot be checked"},
+		{"tar -T", secrets(ModeBypass), bashReq("tar -cf - -T list"), Ask, 2, "cannot be checked"},
+		{"tar cTf", secrets(ModeBypass), bashReq("tar cTf list out.tar"), Ask, 2, "cannot be checked"},
+		{"tar --files-f", secrets(ModeBypass), bashReq("tar -cf - --files-f list"), Ask, 2, "cannot be checked"},
+		{"sort of a file is fine", secrets(ModeBypass), bashReq("sort -u src/a.go"), Allow, 3, ""},
 		{"zip -r", secrets(ModeBypass), bashReq("zip -r out.zip ."), Ask, 2, "recursive read"},
 		{"rsync", secrets(ModeBypass), bashReq("rsync -a . host:backup"), Ask, 2, "recursive read"},
 		{"cp -r", secrets(ModeBypass), bashReq("cp -r . /tmp/copy"), Ask, 2, "recursive read"},

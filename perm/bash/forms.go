@@ -283,6 +283,9 @@ func readings(words []Word) [][]Word {
 		}
 	}
 	out = append(out, findExec(words)...)
+	if l, ok := listReading(words); ok {
+		out = append(out, l)
+	}
 	if b, ok := braceExpanded(words); ok {
 		out = append(out, b)
 	}
@@ -313,11 +316,43 @@ func mayHaveReadings(words []Word) bool {
 		return false
 	}
 	v := words[0].Value
-	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") {
+	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") || listReader(v) {
 		return true
 	}
 	_, ok := broadWrappers.Get()[v]
 	return ok
+}
+
+// listReader reports whether name is a program listReading knows.
+func listReader(name string) bool {
+	switch name {
+	case "sort", "wc", "du", "tar":
+		return true
+	}
+	return false
+}
+
+// listReading returns the reading of words, a command of a listReader,
+// that has the operands the program reads from a file of names after its
+// words (inputWords): sort, wc and du --files0-from FILE, tar -T FILE and
+// --files-from FILE (any prefix of the long options, as getopt_long
+// reads them). Like what xargs adds, they are known only as the command
+// runs and may name any file: sort --files0-from=l prints a Read-denied
+// .env that l names.
+func listReading(words []Word) ([]Word, bool) {
+	list := false
+	switch path.Base(words[0].Value) {
+	case "sort", "wc", "du":
+		list = slices.ContainsFunc(words[1:], func(w Word) bool { return LongAbbrev(w.Value, "--files0-from") })
+	case "tar":
+		list = slices.ContainsFunc(words[1:], func(w Word) bool {
+			return LongAbbrev(w.Value, "--files-from") || ClusterHas(w.Value, 'T')
+		}) || len(words) > 1 && !strings.HasPrefix(words[1].Value, "-") && strings.Contains(words[1].Value, "T")
+	}
+	if !list || words[len(words)-1].Raw == inputWords.Raw {
+		return nil, false // no reading, or this is it
+	}
+	return append(slices.Clip(words), inputWords), true
 }
 
 // braceExpanded returns words with every brace expansion the bash package
