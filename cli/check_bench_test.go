@@ -24,6 +24,7 @@ import (
 
 	"github.com/gen-run/gen/internal/callcorpus"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
 )
@@ -35,7 +36,8 @@ import (
 //
 // reports BenchmarkBatch over BenchmarkFloor, interleaved; BenchmarkFloor,
 // BenchmarkBatch and BenchmarkBatchOneWorker alone add CPU, GC and
-// allocation figures.
+// allocation figures; BenchmarkFrontOverFloor splits the one-worker time
+// into what is spent before any decision and after.
 
 const benchCalls = 20000
 
@@ -183,6 +185,60 @@ func BenchmarkBatchOneWorker(b *testing.B) {
 		defer raiseGCPercent()()
 		return checkBatch(context.Background(), s.In, "-", 1, pol, s)
 	})
+}
+
+// BenchmarkFrontOverFloor sets, on one worker each and interleaved, the
+// floor, gen's front end alone (each line decoded as --batch decodes it
+// and its command parsed and walked by bash.Parse, which the engine
+// decides from; no decision) and the whole one-worker batch. Its ratios
+// show how much of the batch's cost is there before any rule is
+// consulted: with both cores, --batch is the one-worker time over the
+// parallel gain (BenchmarkBatch set beside BenchmarkBatchOneWorker).
+func BenchmarkFrontOverFloor(b *testing.B) {
+	in := benchInput(b)
+	pol := checkPolicy(b)
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	defer raiseGCPercent()()
+	var floor, front, batch time.Duration
+	for b.Loop() {
+		start := time.Now()
+		floorPass(b, p, in)
+		floor += time.Since(start)
+		start = time.Now()
+		frontPass(b, in)
+		front += time.Since(start)
+		start = time.Now()
+		if err := checkBatch(context.Background(), bytes.NewReader(in), "-", 1, pol, Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+			b.Fatal(err)
+		}
+		batch += time.Since(start)
+	}
+	n := float64(b.N * benchCalls)
+	b.ReportMetric(float64(floor.Nanoseconds())/n, "floor-ns/call")
+	b.ReportMetric(float64(front.Nanoseconds())/n, "front-ns/call")
+	b.ReportMetric(float64(batch.Nanoseconds())/n, "batch1-ns/call")
+	b.ReportMetric(float64(front)/float64(floor), "front-ratio")
+	b.ReportMetric(float64(batch)/float64(floor), "batch1-ratio")
+}
+
+// frontPass is one pass of BenchmarkFrontOverFloor's front end over the
+// lines of in.
+func frontPass(b *testing.B, in []byte) {
+	sc := bufio.NewScanner(bytes.NewReader(in))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	cmds := 0
+	for sc.Scan() {
+		req, err := parseBatchLine(sc.Bytes())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s, err := bash.Parse(req.Input["command"].(string)); err == nil {
+			cmds += len(s.Commands)
+		}
+	}
+	if cmds == 0 {
+		b.Fatal("nothing parsed")
+	}
 }
 
 func benchBatch(b *testing.B, run func(Streams, *perm.Policy) error) {
