@@ -143,12 +143,15 @@ func ShowsExitPlan(p *perm.Policy) bool {
 // ShowsEnterPlan reports whether the main loop under p may show the
 // model the EnterPlanMode tool: outside plan mode, in a mode that asks
 // the person (not dontAsk, where its call would be denied), unless the
-// agent it runs as lacks the tool or a bare deny rule names it. Only an
-// interactive session offers it, where a person answers (package
-// session): headless, plan mode could be entered but never approved out
-// of. Subagents never see it: the mode is the main loop's.
+// agent it runs as lacks the tool or a bare deny rule names it, or the
+// same hides ExitPlanMode: plan mode entered that way would have no way
+// out but Shift+Tab. Only an interactive session offers it, where a
+// person answers (package session): headless, plan mode could be
+// entered but never approved out of. Subagents never see it: the mode
+// is the main loop's.
 func ShowsEnterPlan(p *perm.Policy) bool {
-	return p.Mode != perm.ModePlan && p.Mode != perm.ModeDontAsk && newFilter(p, nil).shows("EnterPlanMode")
+	f := newFilter(p, nil)
+	return p.Mode != perm.ModePlan && p.Mode != perm.ModeDontAsk && f.shows("EnterPlanMode") && f.shows("ExitPlanMode")
 }
 
 // namedBy reports whether one of rules names tool. An Edit rule names every

@@ -116,7 +116,8 @@ func TestShowsSkill(t *testing.T) {
 
 // The main loop shows each mode switch where its call can be asked
 // about: ExitPlanMode in plan mode, EnterPlanMode outside it but for
-// dontAsk (which denies what it would ask). A bare deny rule, an agent
+// dontAsk (which denies what it would ask), and only with ExitPlanMode,
+// its way out. A bare deny rule, an agent
 // without the tool and an agent's allow_tools that do not name it hide
 // them as any tool; an agent's tools list does not (agent.Definition
 // leaves them out of Hidden).
@@ -136,7 +137,11 @@ func TestShowsModeSwitch(t *testing.T) {
 		{"ExitPlanMode denied", &perm.Policy{Mode: perm.ModePlan, Deny: deny("ExitPlanMode")}, false, false},
 		{"hidden", &perm.Policy{Mode: perm.ModeDefault, Hidden: []string{"EnterPlanMode"}}, false, false},
 		{"allow_tools without it", &perm.Policy{Mode: perm.ModeDefault, Constraint: rules(t, "Read")}, false, false},
-		{"allow_tools naming it", &perm.Policy{Mode: perm.ModeDefault, Constraint: rules(t, "Read", "EnterPlanMode")}, true, false},
+		{"allow_tools naming only it", &perm.Policy{Mode: perm.ModeDefault, Constraint: rules(t, "Read", "EnterPlanMode")}, false, false},
+		{"allow_tools naming both", &perm.Policy{Mode: perm.ModeDefault, Constraint: rules(t, "Read", "EnterPlanMode", "ExitPlanMode")}, true, false},
+		// Plan mode entered with no ExitPlanMode would be left only by
+		// Shift+Tab: a way in is offered only with the way out.
+		{"ExitPlanMode denied outside plan mode", &perm.Policy{Mode: perm.ModeDefault, Deny: deny("ExitPlanMode")}, false, false},
 	}
 	for _, tt := range tests {
 		if got := ShowsEnterPlan(tt.p); got != tt.enter {
