@@ -365,6 +365,18 @@ func TestGateSoundness(t *testing.T) {
 		{"data writer: git -C", denyGithub, bashReq("git -C src apply ../x.patch"), Ask, 2, "patch"},
 		{"data writer: git apply --check --apply", denyGithub, bashReq("git apply --check --apply x.patch"), Ask, 2, "patch"},
 		{"data writer: under an allow rule", allow("Bash(tar:*)"), bashReq("tar xf a.tar"), Ask, 2, "archive"},
+		// git init and clone copy a template's files into the git
+		// directory (git init in a repository installs its hooks), and
+		// clone -c writes the new repository's configuration.
+		{"data writer: git init --template", denyGithub, bashReq("git init --template=tpl"), Ask, 2, "template"},
+		{"data writer: git init --templ", denyGithub, bashReq("git init -q --templ tpl"), Ask, 2, "template"},
+		{"data writer: git -c init.templateDir", denyGithub, bashReq("git -c init.TemplateDir=tpl init"), Ask, 2, "git init writes"},
+		{"data writer: git --config-env init.templateDir", denyGithub, bashReq("git --config-env=init.templatedir=T init"), Ask, 2, "template"},
+		{"data writer: git clone --template", denyGithub, bashReq("git clone --template=tpl . sub"), Ask, 2, "template"},
+		{"data writer: git clone -c", denyGithub, bashReq("git clone -c core.hooksPath=h . sub"), Ask, 2, "template"},
+		{"data writer: git init under an allow rule", allow("Bash(git init:*)"), bashReq("git init --template=tpl"), Ask, 2, "template"},
+		{"ok: git init", denyGithub, bashReq("git init -b main sub"), Allow, 3, ""},
+		{"ok: git clone", denyGithub, bashReq("git clone -q https://example.com/r.git sub"), Allow, 3, ""},
 		{"ok: git apply --check", denyGithub, bashReq("git apply --check x.patch"), Allow, 3, ""},
 		{"ok: git apply --stat", denyGithub, bashReq("git apply --stat x.patch"), Allow, 3, ""},
 		{"ok: git apply --numstat", denyGithub, bashReq("git apply --numstat x.patch"), Allow, 3, ""},

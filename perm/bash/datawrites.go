@@ -68,8 +68,8 @@ func (c *Command) DataWrites() string {
 		if what == "" {
 			continue
 		}
-		if prog == "git" && len(v) > 1 {
-			prog += " " + v[1].Value
+		if sub := 1 + gitRest(v[1:]); prog == "git" && sub < len(v) {
+			prog += " " + v[sub].Value
 		}
 		return prog + " writes the paths the " + what + " names, which the gate cannot see"
 	}
@@ -362,11 +362,25 @@ var gitApplySpec = optSpec{
 // mailbox's patches, unless it only shows the current one (git am
 // --show-current-patch and nothing else).
 func gitDataWrites(args []Word) string {
-	if len(args) == 0 || !args[0].Static {
+	sub := gitRest(args)
+	if sub < 0 || sub >= len(args) || !args[sub].Static {
 		return ""
 	}
-	rest := args[1:]
-	switch args[0].Value {
+	rest := args[sub+1:]
+	switch args[sub].Value {
+	case "init", "clone":
+		// git copies a template's files into the git directory it makes
+		// or initialises again (the hooks it runs: git init
+		// --template=tpl in a repository installs tpl/hooks/pre-commit),
+		// and clone writes what -c sets into the new repository's
+		// configuration (core.hooksPath, core.fsmonitor).
+		if gitTemplateGlobal(args[:sub]) || slices.ContainsFunc(rest, func(w Word) bool {
+			return !w.Static || LongAbbrev(w.Value, "--template") ||
+				args[sub].Value == "clone" && (LongAbbrev(w.Value, "--config") || ClusterHas(w.Value, 'c'))
+		}) {
+			return "template (or -c setting)"
+		}
+		return ""
 	case "apply":
 		parsed, ok := sureArgs(gitApplySpec, rest)
 		if ok && hasOpt(parsed, "--check", "--stat", "--numstat", "--summary") && !hasOpt(parsed, "--apply") {
@@ -380,6 +394,35 @@ func gitDataWrites(args []Word) string {
 		return "patch"
 	}
 	return ""
+}
+
+// gitTemplateGlobal reports whether git's global options may set
+// init.templateDir (-c, --config-env), the template git init and clone
+// copy into the git directory.
+func gitTemplateGlobal(globals []Word) bool {
+	for i, w := range globals {
+		v := w.Value
+		switch {
+		case !w.Static:
+			return true
+		case v == "-c" || v == "--config-env":
+			if i+1 < len(globals) && (!globals[i+1].Static || templateKey(globals[i+1].Value)) {
+				return true
+			}
+		case strings.HasPrefix(v, "--config-env="):
+			if templateKey(strings.TrimPrefix(v, "--config-env=")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// templateKey reports whether a -c or --config-env setting names
+// init.templateDir (git's keys are case-insensitive).
+func templateKey(setting string) bool {
+	key, _, _ := strings.Cut(setting, "=")
+	return strings.EqualFold(key, "init.templatedir")
 }
 
 // commandLetter is a program whose first operand is a command (7z x,
