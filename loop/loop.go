@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -89,6 +88,12 @@ type Runner struct {
 	// which a transcript must not keep as the person's words. The next
 	// run of a conversation carries only its own.
 	Reminder string
+	// Context, if set, is what a hook added to the prompt of a run
+	// (UserPromptSubmit's additionalContext). As in Claude Code it is
+	// part of the conversation, so the model sees it in this run and the
+	// later ones, but as a message of its own after the prompt's
+	// (Prompt), not as the person's words.
+	Context string
 	// Halt, if set, is asked after each round of tool calls whether a
 	// hook answered "continue": false (or a PermissionRequest hook
 	// "interrupt": true) during it; a non-empty reason ends the run there
@@ -139,7 +144,7 @@ func (r *Runner) Run(ctx context.Context, system, prompt string) (Outcome, error
 // not modified.
 func (r *Runner) Continue(ctx context.Context, history []openai.ChatCompletionMessage, prompt string) (Outcome, []openai.ChatCompletionMessage, error) {
 	var out Outcome
-	msgs := append(history[:len(history):len(history)], openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
+	msgs := append(history[:len(history):len(history)], Prompt(prompt, r.Context)...)
 	s, err := r.start()
 	if err != nil {
 		return out, msgs, err
@@ -154,6 +159,24 @@ func (r *Runner) Continue(ctx context.Context, history []openai.ChatCompletionMe
 	}
 	s.emit(final)
 	return out, msgs, err
+}
+
+// ContextName names a user message that holds what a hook added to the
+// prompt before it (Runner.Context): part of the conversation, but not
+// the person's words. Each request joins it to the prompt's message
+// (run.request), so a model never sees the name, nor two user messages
+// in a row.
+const ContextName = "hook_context"
+
+// Prompt returns the messages a run adds to a conversation for prompt:
+// the person's words, then, if context is not empty, what a hook added
+// to them (ContextName).
+func Prompt(prompt, context string) []openai.ChatCompletionMessage {
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: prompt}}
+	if context != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Name: ContextName, Content: context})
+	}
+	return msgs
 }
 
 // run is the state of one Run.
@@ -289,15 +312,26 @@ func (s *run) loop(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]
 	}
 }
 
-// request returns the messages of a request: msgs, clipped, so that a
-// model appending to them cannot write into our backing array, and with
-// the Reminder added to the prompt in a copy of them.
+// request returns the messages of a request: a copy of msgs, so that a
+// model appending to them or changing them cannot touch the
+// conversation, in which what a hook added to a prompt (ContextName) is
+// joined to the prompt's message, and the Reminder added to this run's.
 func (s *run) request(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	if s.r.Reminder == "" {
-		return msgs[:len(msgs):len(msgs)]
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	prompt := -1
+	for i, m := range msgs {
+		if n := len(out); n > 0 && m.Name == ContextName && m.Role == openai.ChatMessageRoleUser && out[n-1].Role == openai.ChatMessageRoleUser {
+			out[n-1].Content += "\n\n" + m.Content
+			continue
+		}
+		if i == s.prompt {
+			prompt = len(out)
+		}
+		out = append(out, m)
 	}
-	out := slices.Clone(msgs)
-	out[s.prompt].Content += "\n\n" + s.r.Reminder
+	if s.r.Reminder != "" && prompt >= 0 {
+		out[prompt].Content += "\n\n" + s.r.Reminder
+	}
 	return out
 }
 

@@ -268,6 +268,49 @@ func TestReminder(t *testing.T) {
 	}
 }
 
+// What a hook added to a prompt (Context) is part of the conversation,
+// as a message of its own after the prompt's: the model sees it joined
+// to the prompt in every request, of this run and the next, never as a
+// named message nor as a second user message in a row, and a Reminder
+// comes after it.
+func TestContext(t *testing.T) {
+	m := turns(
+		calling(tc("c1", "Bash", `{"command":"ls"}`)),
+		final("done"),
+		final("again"),
+	)
+	r := runner(m, &fakeGate{}, echoTools("Bash")...)
+	r.Context, r.Reminder = "CONTEXT", "REMINDER"
+	history := []openai.ChatCompletionMessage{{Role: "system", Content: "SYSTEM"}}
+	_, msgs, err := r.Continue(context.Background(), history, "PROMPT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 6 || msgs[1].Content != "PROMPT" || msgs[1].Name != "" ||
+		msgs[2].Role != openai.ChatMessageRoleUser || msgs[2].Name != loop.ContextName || msgs[2].Content != "CONTEXT" {
+		t.Fatalf("conversation %+v, want the prompt as written, then the context as a message of its own", msgs)
+	}
+	for i, req := range m.requests() {
+		if got := req.Messages[1].Content; got != "PROMPT\n\nCONTEXT\n\nREMINDER" {
+			t.Errorf("request %d: prompt %q, want it with the context, then the reminder", i+1, got)
+		}
+	}
+	r.Context, r.Reminder = "", ""
+	if _, _, err := r.Continue(context.Background(), msgs, "NEXT"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.requests()
+	last := reqs[len(reqs)-1].Messages
+	if len(last) != 6 || last[1].Content != "PROMPT\n\nCONTEXT" || last[5].Content != "NEXT" {
+		t.Errorf("next run's request %+v, want the earlier prompt with its context, and the new one", last)
+	}
+	for _, msg := range last {
+		if msg.Name != "" {
+			t.Errorf("a request holds the named message %+v", msg)
+		}
+	}
+}
+
 // TestArguments covers what happens to the arguments of one call before
 // the tool runs.
 func TestArguments(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,12 +15,15 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/internal/proctest"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/transcript"
 )
 
 // hookSettings is a settings file whose hooks run the scripts named per
@@ -194,6 +198,81 @@ echo '{"decision": "block", "reason": "run the tests first"}'`)
 	}
 	if events[2]["stop_hook_active"] != false || events[3]["stop_hook_active"] != true {
 		t.Errorf("stop_hook_active: %v then %v", events[2]["stop_hook_active"], events[3]["stop_hook_active"])
+	}
+}
+
+// What a UserPromptSubmit hook adds reaches the model with the prompt,
+// in that turn and the later ones, as in Claude Code, but it is not the
+// person's words: the transcript keeps the prompt as typed and the
+// context apart (a message named loop.ContextName), and a resumed
+// session sends both as they were.
+func TestPromptContextKeptApart(t *testing.T) {
+	root, home := project(t, nil)
+	scripts := t.TempDir()
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{
+		"UserPromptSubmit": writeScript(t, scripts, "prompt.sh", `cat > /dev/null
+echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "Today is a holiday."}}'`),
+	}))
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	record := func(c *Config) {
+		c.TranscriptPath = path
+		c.OnTurn = func(msgs []openai.ChatCompletionMessage) error {
+			return transcript.Append(path, transcript.Meta{SessionID: "s"}, msgs)
+		}
+	}
+	m := &recorder{}
+	s := newSession(t, root, home, m, nil, record)
+	for _, p := range []string{"hello", "again"} {
+		if _, err := s.Submit(context.Background(), p, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The second turn's request holds both prompts, each with its
+	// context, and no named message.
+	var users []string
+	for _, msg := range m.reqs[len(m.reqs)-1].Messages {
+		if msg.Name != "" {
+			t.Errorf("the model was sent the named message %+v", msg)
+		}
+		if msg.Role == openai.ChatMessageRoleUser {
+			users = append(users, msg.Content)
+		}
+	}
+	if want := []string{"hello\n\nToday is a holiday.", "again\n\nToday is a holiday."}; !slices.Equal(users, want) {
+		t.Errorf("the second turn sent the prompts %q, want %q", users, want)
+	}
+	saved, err := transcript.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prompts, contexts []string
+	for _, msg := range saved {
+		switch {
+		case msg.Role != openai.ChatMessageRoleUser:
+		case msg.Name == loop.ContextName:
+			contexts = append(contexts, msg.Content)
+		default:
+			prompts = append(prompts, msg.Content)
+		}
+	}
+	if !slices.Equal(prompts, []string{"hello", "again"}) || !slices.Equal(contexts, []string{"Today is a holiday.", "Today is a holiday."}) {
+		t.Errorf("the transcript keeps the prompts %q and the contexts %q; want the prompts as typed, the contexts apart", prompts, contexts)
+	}
+
+	// Resumed, the model is sent the earlier prompts with their context.
+	resumed := &recorder{}
+	r := newSession(t, root, home, resumed, nil, func(c *Config) { record(c); c.History = saved })
+	if _, err := r.Submit(context.Background(), "go on", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	users = nil
+	for _, msg := range resumed.reqs[0].Messages {
+		if msg.Role == openai.ChatMessageRoleUser {
+			users = append(users, msg.Content)
+		}
+	}
+	if want := []string{"hello\n\nToday is a holiday.", "again\n\nToday is a holiday.", "go on\n\nToday is a holiday."}; !slices.Equal(users, want) {
+		t.Errorf("the resumed session sent the prompts %q, want %q", users, want)
 	}
 }
 

@@ -760,15 +760,18 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	defer s.turn.Unlock()
 
 	s.start(ctx)
-	if o := s.hooks.Run(ctx, hook.UserPromptSubmit, hook.Input{Prompt: prompt}); o.Block || o.Stop {
+	o := s.hooks.Run(ctx, hook.UserPromptSubmit, hook.Input{Prompt: prompt})
+	if o.Block || o.Stop {
 		reason := o.Reason
 		if !o.Block {
 			reason = o.StopReason
 		}
 		return loop.Outcome{}, fmt.Errorf("%w: %s", ErrPromptBlocked, reason)
-	} else if len(o.Context) > 0 {
-		prompt += "\n\n" + strings.Join(o.Context, "\n")
 	}
+	// What the hooks add reaches the model with the prompt, in this turn
+	// and the later ones, but is not the person's words: the transcript
+	// keeps it apart (loop.Runner.Context).
+	hookContext := strings.Join(o.Context, "\n")
 
 	p := s.follow()
 	all := append(s.box.Tools(), subagent.NewTool(subagent.ToolConfig{
@@ -802,6 +805,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 		MaxTurns:    s.cfg.MaxTurns,
 		OnEvent:     onEvent,
 		OnText:      onText,
+		Context:     hookContext,
 	}
 	if policy.ShowsExitPlan(&p) {
 		r.Reminder = planReminder
@@ -818,8 +822,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if err != nil {
 		// Keep the conversation well formed for the next turn: an
 		// interrupted turn may end in tool calls without results.
-		msgs = append(before[:len(before):len(before)],
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt},
+		msgs = append(append(before[:len(before):len(before)], loop.Prompt(prompt, hookContext)...),
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "(this turn ended early: " + err.Error() + ")"})
 	}
 	s.history = msgs

@@ -560,7 +560,8 @@ type Resumed interface {
 }
 
 // replay prints a resumed conversation, so that the person sees what the
-// model sees: their prompts, the answers and, dimmed, each tool call.
+// model sees: their prompts, the answers and, dimmed, each tool call and
+// what a hook added to a prompt (not their words).
 func (m *model) replay() {
 	r, ok := m.eng.(Resumed)
 	if !ok {
@@ -573,6 +574,10 @@ func (m *model) replay() {
 	for _, msg := range msgs {
 		switch msg.Role {
 		case openai.ChatMessageRoleUser:
+			if msg.Name == loop.ContextName {
+				m.print(m.sty.dim.Render("  ⎿ a hook added: " + truncate(oneLine(msg.Content), 80)))
+				continue
+			}
 			m.print(m.userLine(msg.Content))
 		case openai.ChatMessageRoleAssistant:
 			if msg.Content != "" {

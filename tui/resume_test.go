@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/gen-run/gen/loop"
 )
 
 // resumedEngine is an engine that continues an earlier conversation.
@@ -20,6 +22,7 @@ func (r resumedEngine) History() []openai.ChatCompletionMessage { return r.histo
 func TestReplayResumed(t *testing.T) {
 	eng := resumedEngine{newFakeEngine(), []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: "list the files"},
+		{Role: openai.ChatMessageRoleUser, Name: loop.ContextName, Content: "Today is a holiday."},
 		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c1", Function: openai.FunctionCall{Name: "Bash", Arguments: `{"command":"ls"}`}}}},
 		{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "a.txt\nb.txt"},
 		{Role: openai.ChatMessageRoleAssistant, Content: "There are two files."},
@@ -29,10 +32,14 @@ func TestReplayResumed(t *testing.T) {
 	m.print = func(s string) { printed = append(printed, s) }
 	m.replay()
 	got := strings.Join(printed, "\n")
-	for _, want := range []string{"> list the files", `● Bash {"command":"ls"}`, "There are two files.", "(resumed: 4 earlier messages)"} {
+	for _, want := range []string{"> list the files", "⎿ a hook added: Today is a holiday.", `● Bash {"command":"ls"}`, "There are two files.", "(resumed: 5 earlier messages)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("replay lacks %q:\n%s", want, got)
 		}
+	}
+	// What a hook added to a prompt is not shown as the person's words.
+	if strings.Contains(got, "> Today") {
+		t.Errorf("a hook's context replayed as a prompt:\n%s", got)
 	}
 	if strings.Contains(got, "a.txt") {
 		t.Errorf("tool output replayed:\n%s", got)
