@@ -12,7 +12,7 @@ import (
 // 1 and 3): every example with the decision and the reason it must give.
 func TestGateSoundness(t *testing.T) {
 	f := newFixture(t)
-	for p, body := range map[string]string{
+	writeTree(t, f.root, map[string]string{
 		"README.md":           "hi\n",
 		"X":                   "",
 		"hostile/.git/config": "[core]\n\tpager = touch pwned\n",
@@ -84,15 +84,7 @@ func TestGateSoundness(t *testing.T) {
 		"stage/.bashrc":                  "x\n",
 		".github/workflows/ci.yml":       "on: push\n",
 		"docs/guide.md":                  "g\n",
-	} {
-		full := filepath.Join(f.root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	for _, d := range []string{"bare/objects", "bare/refs", "both/objects", "both/refs", "both/.git/objects", "both/.git/refs",
 		"gt/objects", "gt/refs", "gb/objects", "gb/refs", "gb/w/.git", "gs/evil /objects", "gs/evil /refs", "gs/evil/objects",
 		"gs/evil/refs", "gc/common /objects", "gc/common /refs", "gc/common/objects", "gc/common/refs",
@@ -133,6 +125,14 @@ func TestGateSoundness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The user's git configuration, with aliases of its own and in the
+	// files it includes (one of which includes it again).
+	writeTree(t, f.home, map[string]string{
+		".gitconfig":         "[alias]\n\thp = push\n\thx = !touch pwned\n[include]\n\tpath = ~/.gitaliases\n[includeIf \"gitdir:~/\"]\n\tpath = more.cfg\n",
+		".gitaliases":        "[alias]\n\thq = push --force\n",
+		"more.cfg":           "[alias]\n\thr = push\n[include]\n\tpath = .gitconfig\n",
+		".config/git/config": "[alias]\n\ths = push\n",
+	})
 	bypass := mode(ModeBypass)
 	inSrc := func(p *Policy) { p.Workspace.Cwd = filepath.Join(f.root, "src") }
 	denyRm := all(deny("Bash(rm:*)"), bypass)
@@ -462,6 +462,14 @@ func TestGateSoundness(t *testing.T) {
 		{"GIT_COMMON_DIR chooses the config git reads aliases from", all(deny("Bash(git push:*)"), bypass), bashReq("GIT_COMMON_DIR=gw/main git p origin"), Ask, 2, "GIT_COMMON_DIR"},
 		{"worktree alias from the main repository's config", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gw/wt p origin"), Deny, 1, "git alias"},
 		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
+		// The user's aliases (~/.gitconfig, ~/.config/git/config and the
+		// files they include) are git's too.
+		{"user alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hp origin"), Deny, 1, "git alias"},
+		{"user alias in an included file", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hq"), Deny, 1, "git alias"},
+		{"user alias in an includeIf file", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hr"), Deny, 1, "git alias"},
+		{"user alias in the XDG file", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hs"), Deny, 1, "git alias"},
+		{"user shell alias", bypass, bashReq("git -C clean2 hx"), Ask, 2, "shell code: hx = !touch pwned"},
+		{"ok: user aliases leave other commands alone", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 status"), Allow, 3, ""},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
 
 		// A program word that names a file by path is judged as the
@@ -664,5 +672,20 @@ func runEval(t *testing.T, f fixture, cases []evalCase) {
 					tc.req.Input["command"], got.Decision, got.Step, got.Reason, got.Rule, tc.want, tc.step, tc.reason)
 			}
 		})
+	}
+}
+
+// writeTree writes each file of files (path relative to dir → body),
+// making the directories on its way.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

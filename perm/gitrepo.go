@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -122,10 +123,28 @@ func (c *call) gitAliases(gitDir string) (aliases map[string]string, unread stri
 	if why != "" {
 		return nil, why
 	}
-	for _, f := range files {
+	// git reads the system's and the user's configuration first: an
+	// alias there (p = push, x = !rm -rf ...) is one too.
+	files = append(c.userGitConfigs(), files...)
+	seen := map[string]bool{}
+	for i := 0; i < len(files); i++ {
+		f := files[i]
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
 		cfg := c.gitConfig(f)
 		if cfg.unread && unread == "" {
 			unread = f
+		}
+		// The files it includes (include.path, and includeIf's whatever
+		// the condition) are read after it, so that their aliases win,
+		// as they do over the lines before the include.
+		if len(cfg.includes) > 0 {
+			if len(seen) > maxGitIncludes {
+				return aliases, f
+			}
+			files = slices.Insert(files, i+1, c.includedConfigs(f, cfg.includes)...)
 		}
 		switch {
 		case len(cfg.aliases) == 0:
@@ -209,6 +228,40 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 	return forms, shell
 }
 
+// maxGitIncludes bounds the configuration files an alias lookup reads
+// through includes: past it the aliases are not known.
+const maxGitIncludes = 32
+
+// userGitConfigs are the configuration files git reads before a
+// repository's: the system's and the user's (~/.gitconfig, and
+// ~/.config/git/config, which $XDG_CONFIG_HOME may move).
+func (c *call) userGitConfigs() []string {
+	files := []string{"/etc/gitconfig"}
+	if home := c.ws.Home; home != "" {
+		files = append(files, filepath.Join(home, ".config/git/config"), filepath.Join(home, ".gitconfig"))
+	}
+	if xdg := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
+		files = append(files, filepath.Join(xdg, "git/config"))
+	}
+	return files
+}
+
+// includedConfigs returns the files the configuration file f includes
+// (their paths as written: relative to f's directory, or under ~/).
+func (c *call) includedConfigs(f string, includes []string) []string {
+	out := make([]string, 0, len(includes))
+	for _, p := range includes {
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			p = filepath.Join(c.ws.Home, p[2:])
+		case !filepath.IsAbs(p):
+			p = filepath.Join(filepath.Dir(f), p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // gitConfig is what the gate needs of one git configuration file.
 type gitConfig struct {
 	// unsafe is the first key not in gitSafeKeys, a line the gate cannot
@@ -216,6 +269,9 @@ type gitConfig struct {
 	unsafe string
 	// aliases are the file's [alias] entries (nil if none).
 	aliases map[string]string
+	// includes are the paths of its include.path and includeIf.*.path
+	// entries, as written.
+	includes []string
 	// unread is set when git would read the file but the gate did not
 	// read it whole (too large, not a regular file).
 	unread bool
@@ -250,13 +306,14 @@ func readGitConfig(f string) gitConfig {
 		// read without end, or past the limit, has aliases unknown.
 		return gitConfig{unsafe: "unreadable config", unread: errors.Is(err, errUnbounded)}
 	}
-	return gitConfig{unsafe: unsafeGitKey(b), aliases: parseAliases(b)}
+	aliases, includes := parseAliases(b)
+	return gitConfig{unsafe: unsafeGitKey(b), aliases: aliases, includes: includes}
 }
 
-// parseAliases returns the [alias] entries of a git configuration file:
-// name (lower case) → value.
-func parseAliases(b []byte) map[string]string {
-	var out map[string]string
+// parseAliases returns the [alias] entries of a git configuration file,
+// name (lower case) → value, and the paths its [include] and
+// [includeIf "..."] sections name.
+func parseAliases(b []byte) (out map[string]string, includes []string) {
 	section := ""
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
@@ -265,14 +322,22 @@ func parseAliases(b []byte) map[string]string {
 			section = strings.ToLower(name)
 			continue
 		}
-		if k, v, ok := strings.Cut(line, "="); ok && section == "alias" {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)
+		switch {
+		case section == "alias":
 			if out == nil {
 				out = map[string]string{}
 			}
-			out[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
+			out[k] = v
+		case (section == "include" || section == "includeif") && k == "path" && v != "":
+			includes = append(includes, v)
 		}
 	}
-	return out
+	return out, includes
 }
 
 // unsafeGitKey returns the first key in the git configuration b that is

@@ -345,9 +345,10 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				return ask("command name is not static, so deny and ask rules cannot be checked", "")
 			}
 			if _, shell := c.repoAliasForms(pt); shell != "" {
-				// A "!" alias in a repository's configuration is code
-				// nobody reviewed: bypass-immune, like obfuscation.
-				return ask("git alias from the repository configuration runs shell code: "+shell, "")
+				// A "!" alias in git's configuration (the repository's,
+				// the user's or the system's) is code deny rules cannot
+				// see: bypass-immune, like obfuscation.
+				return ask("git alias from git's configuration runs shell code: "+shell, "")
 			}
 			if o := c.opaque(pt, unseen); o != "" {
 				return ask("command runs code deny and ask rules cannot see", o)
