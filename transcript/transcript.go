@@ -368,7 +368,10 @@ func In(path, project string) (bool, error) {
 }
 
 // Latest returns the ID of the most recently written transcript of
-// project (one In it), or ErrNone.
+// project (one In it) that holds a message, or ErrNone. One that holds
+// none is a session that never got a turn, left behind by a run killed
+// before the end that would have discarded it (Discard): there is
+// nothing to continue in it, and it must not hide the last real session.
 func Latest(home, project string) (string, error) {
 	dir := ProjectDir(home, project)
 	ents, err := os.ReadDir(dir)
@@ -400,9 +403,32 @@ func Latest(home, project string) (string, error) {
 		return strings.Compare(b.id, a.id)
 	})
 	for _, c := range cs {
-		if in, err := In(filepath.Join(dir, c.id+".jsonl"), project); err == nil && in {
+		path := filepath.Join(dir, c.id+".jsonl")
+		if in, err := In(path, project); err == nil && in && !empty(path) {
 			return c.id, nil
 		}
 	}
 	return "", ErrNone
+}
+
+// empty reports whether the transcript at path holds no message: only
+// the line Create starts it with, or nothing. One that cannot be read,
+// or holds a line that is not an entry, is not: loading it reports why.
+func empty(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	n := 0
+	for {
+		e, err := nextEntry(r, path, &n)
+		switch {
+		case errors.Is(err, io.EOF):
+			return true
+		case err != nil || e.Message != nil:
+			return false
+		}
+	}
 }

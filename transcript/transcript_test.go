@@ -208,6 +208,23 @@ func TestLatest(t *testing.T) {
 	if got, err := Latest(home, "/p"); err != nil || got != recent {
 		t.Errorf("Latest = %s, %v; want %s", got, err, recent)
 	}
+	// A newer session that got no turn (its run was killed before it
+	// could be discarded) holds nothing to continue: it does not hide
+	// the last real one. One whose line is broken is taken, for loading
+	// it to say why.
+	unused := NewID()
+	if _, err := Create(Path(home, "/p", unused), Meta{SessionID: unused, Cwd: "/p"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Latest(home, "/p"); err != nil || got != recent {
+		t.Errorf("Latest with a newer session that got no turn = %s, %v; want %s", got, err, recent)
+	}
+	if err := os.WriteFile(Path(home, "/p", unused), []byte("{\"type\":\"session\"}\nnot json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Latest(home, "/p"); err != nil || got != unused {
+		t.Errorf("Latest with a newer broken transcript = %s, %v; want %s", got, err, unused)
+	}
 	if _, err := Latest(home, "/other"); err != ErrNone {
 		t.Errorf("other project: %v", err)
 	}
