@@ -469,6 +469,12 @@ func TestGateSoundness(t *testing.T) {
 		{"user alias in an includeIf file", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hr"), Deny, 1, "git alias"},
 		{"user alias in the XDG file", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hs"), Deny, 1, "git alias"},
 		{"user shell alias", bypass, bashReq("git -C clean2 hx"), Ask, 2, "shell code: hx = !touch pwned"},
+		// Configuration the gate cannot read: an included file may define
+		// the alias, --config-env takes a variable's value.
+		{"-c include.path", all(deny("Bash(git push:*)"), bypass), bashReq("git -c include.path=/tmp/a.cfg zz"), Ask, 2, "its aliases are not known"},
+		{"-c includeIf path", all(deny("Bash(git push:*)"), bypass), bashReq("git -c IncludeIf.onbranch:main.Path=/tmp/a.cfg zz"), Ask, 2, "not known"},
+		{"--config-env alias", all(deny("Bash(git push:*)"), bypass), bashReq("git --config-env=alias.zz=V zz"), Ask, 2, "not known"},
+		{"ok: -c of a plain key", all(deny("Bash(git push:*)"), bypass), bashReq("git -c user.name=x -C clean2 status"), Allow, 3, ""},
 		{"ok: user aliases leave other commands alone", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 status"), Allow, 3, ""},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
 

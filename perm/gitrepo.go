@@ -203,6 +203,9 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 	if !isGit {
 		return nil, ""
 	}
+	if o := pt.cmd.GitConfigUnseen(); o != "" {
+		shell = "its aliases are not known: " + o + " sets configuration the gate cannot read"
+	}
 	for _, b := range c.bases {
 		repos, why := c.gitReposFor(c.gitStart(b, dirs, gitDir))
 		if why != "" && shell == "" {

@@ -736,6 +736,36 @@ func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
 	return append(out, words[sub+1:]...), true
 }
 
+// GitConfigUnseen returns a global option of a git command, in any
+// reading, that sets configuration the gate cannot read: an include
+// (-c include.path=FILE, -c includeIf.COND.path=FILE), whose file may
+// define aliases (zz = push) and the programs git runs, or --config-env,
+// whose value is an environment variable's; "" if none. The command's
+// aliases are then not known.
+func (c *Command) GitConfigUnseen() string {
+	for _, v := range c.variants() {
+		if len(v) < 2 || !v[0].Static || path.Base(v[0].Value) != "git" {
+			continue
+		}
+		parsed, _, _ := gitGlobals.parse(v[1:])
+		for _, a := range parsed {
+			switch {
+			case a.opt == "--config-env":
+				return "--config-env " + a.val
+			case a.opt != "-c":
+			case a.word != nil && !a.word.Static:
+				return "-c " + a.word.Raw
+			default:
+				key, _, _ := strings.Cut(strings.ToLower(a.val), "=")
+				if key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path") {
+					return "-c " + a.val
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // WithGitAliases returns the command's deny forms with git aliases from
 // a repository's configuration expanded (alias name → value), for the
 // caller that has read that configuration.
