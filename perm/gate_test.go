@@ -128,7 +128,7 @@ func TestGateSoundness(t *testing.T) {
 	// The user's git configuration, with aliases of its own and in the
 	// files it includes (one of which includes it again).
 	writeTree(t, f.home, map[string]string{
-		".gitconfig":         "[alias]\n\thp = push\n\thx = !touch pwned\n[include]\n\tpath = ~/.gitaliases\n[includeIf \"gitdir:~/\"]\n\tpath = more.cfg\n",
+		".gitconfig":         "[alias]\n\thp = push\n\thx = !touch pwned\n\tc1 = c2 -q\n\tc2 = push\n\td1 = d2\n\td2 = !touch pwned\n\tl1 = l2\n\tl2 = l1\n[include]\n\tpath = ~/.gitaliases\n[includeIf \"gitdir:~/\"]\n\tpath = more.cfg\n",
 		".gitaliases":        "[alias]\n\thq = push --force\n",
 		"more.cfg":           "[alias]\n\thr = push\n[include]\n\tpath = .gitconfig\n",
 		".config/git/config": "[alias]\n\ths = push\n",
@@ -475,6 +475,11 @@ func TestGateSoundness(t *testing.T) {
 		{"-c includeIf path", all(deny("Bash(git push:*)"), bypass), bashReq("git -c IncludeIf.onbranch:main.Path=/tmp/a.cfg zz"), Ask, 2, "not known"},
 		{"--config-env alias", all(deny("Bash(git push:*)"), bypass), bashReq("git --config-env=alias.zz=V zz"), Ask, 2, "not known"},
 		{"ok: -c of a plain key", all(deny("Bash(git push:*)"), bypass), bashReq("git -c user.name=x -C clean2 status"), Allow, 3, ""},
+		// An alias naming another is expanded as git expands it.
+		{"alias chain to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 c1"), Deny, 1, "git alias"},
+		{"alias name in another case", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 HP"), Deny, 1, "git alias"},
+		{"alias chain to a shell alias", bypass, bashReq("git -C clean2 d1"), Ask, 2, "shell code: d1 = !touch pwned"},
+		{"ok: an alias loop", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 l1"), Allow, 3, ""},
 		{"ok: user aliases leave other commands alone", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 status"), Allow, 3, ""},
 		{"git -c alias to reset --hard", bypass, bashReq("git -c alias.r='reset --hard' r"), Ask, 2, "destructive"},
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/perm/bash"
 )
 
 // gitSafeKeys are repository configuration keys (section.key, lower case,
@@ -220,7 +221,7 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 				continue
 			}
 			for _, w := range pt.cmd.Words[1:] {
-				if v, ok := aliases[w.Value]; ok && strings.HasPrefix(v, "!") {
+				if v, ok := bash.GitAliasShell(aliases, w.Value); ok {
 					shell = w.Value + " = " + v
 				}
 			}

@@ -712,28 +712,54 @@ func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
 	if len(words) < 2 || !words[0].Static || path.Base(words[0].Value) != "git" {
 		return nil, false
 	}
-	parsed, rest, _ := gitGlobals.parse(words[1:])
-	sub := 1 + rest
-	if sub >= len(words) || !words[sub].Static {
-		return nil, false
-	}
-	name := words[sub].Value
-	value, found := aliases[name]
-	for _, a := range parsed {
-		if a.opt != "-c" || a.word == nil || !a.word.Static {
-			continue
+	// git expands an alias whose value names another alias too (a1 =
+	// a2, a2 = push is git push), up to a loop, which it refuses.
+	expanded := false
+	for seen := map[string]bool{}; ; {
+		parsed, rest, _ := gitGlobals.parse(words[1:])
+		sub := 1 + rest
+		if sub >= len(words) || !words[sub].Static {
+			return words, expanded
 		}
-		k, v, _ := strings.Cut(a.val, "=")
-		if strings.EqualFold(k, "alias."+name) {
-			value, found = v, true
+		name := words[sub].Value
+		value, found := aliases[strings.ToLower(name)] // keys ignore case
+		for _, a := range parsed {
+			if a.opt != "-c" || a.word == nil || !a.word.Static {
+				continue
+			}
+			k, v, _ := strings.Cut(a.val, "=")
+			if strings.EqualFold(k, "alias."+name) {
+				value, found = v, true
+			}
 		}
+		if !found || strings.HasPrefix(value, "!") || seen[name] {
+			return words, expanded
+		}
+		seen[name] = true
+		out := append([]Word{}, words[:sub]...)
+		out = append(out, splitWords(value)...)
+		words, expanded = append(out, words[sub+1:]...), true
 	}
-	if !found || strings.HasPrefix(value, "!") {
-		return nil, false
+}
+
+// GitAliasShell returns the "!" value an alias of aliases that name
+// stands for leads to, through the aliases its value names (a1 = a2,
+// a2 = !rm x), and whether there is one.
+func GitAliasShell(aliases map[string]string, name string) (string, bool) {
+	name = strings.ToLower(name) // git's keys ignore case
+	for seen := map[string]bool{}; !seen[name]; {
+		seen[name] = true
+		v, ok := aliases[name]
+		if !ok {
+			return "", false
+		}
+		if strings.HasPrefix(v, "!") {
+			return v, true
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		name = strings.ToLower(first)
 	}
-	out := append([]Word{}, words[:sub]...)
-	out = append(out, splitWords(value)...)
-	return append(out, words[sub+1:]...), true
+	return "", false
 }
 
 // GitConfigUnseen returns a global option of a git command, in any
