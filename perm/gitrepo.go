@@ -126,7 +126,8 @@ func (c *call) gitAliases(gitDir string) (aliases map[string]string, unread stri
 	}
 	// git reads the system's and the user's configuration first: an
 	// alias there (p = push, x = !rm -rf ...) is one too.
-	files = append(c.userGitConfigs(), files...)
+	user, unread := c.userGitConfigs()
+	files = append(user, files...)
 	seen := map[string]bool{}
 	for i := 0; i < len(files); i++ {
 		f := files[i]
@@ -239,15 +240,37 @@ const maxGitIncludes = 32
 // userGitConfigs are the configuration files git reads before a
 // repository's: the system's and the user's (~/.gitconfig, and
 // ~/.config/git/config, which $XDG_CONFIG_HOME may move).
-func (c *call) userGitConfigs() []string {
-	files := []string{"/etc/gitconfig"}
+//
+// Commands inherit gen's environment, so git's variables there count
+// too: GIT_CONFIG_SYSTEM and GIT_CONFIG_GLOBAL name the files git reads
+// instead of the default ones, which are still read (more aliases only
+// broaden deny and ask rules); GIT_CONFIG_COUNT and GIT_CONFIG_PARAMETERS
+// carry configuration of their own, and a relative file name is taken
+// from a directory the gate does not follow: unread then says why the
+// aliases are not known.
+func (c *call) userGitConfigs() (files []string, unread string) {
+	files = []string{"/etc/gitconfig"}
 	if home := c.ws.Home; home != "" {
 		files = append(files, filepath.Join(home, ".config/git/config"), filepath.Join(home, ".gitconfig"))
 	}
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
 		files = append(files, filepath.Join(xdg, "git/config"))
 	}
-	return files
+	for _, v := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
+		switch f := os.Getenv(v); {
+		case f == "" || f == os.DevNull: // git reads nothing for /dev/null
+		case filepath.IsAbs(f):
+			files = append(files, f)
+		case unread == "":
+			unread = "the file gen's environment names in " + v + " (" + f + ")"
+		}
+	}
+	for _, v := range []string{"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"} {
+		if os.Getenv(v) != "" && unread == "" {
+			unread = "the configuration gen's environment carries in " + v
+		}
+	}
+	return files, unread
 }
 
 // includedConfigs returns the files the configuration file f includes
