@@ -2,11 +2,11 @@ package settings
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -28,7 +28,7 @@ func (s *Settings) MCPFiles() []string {
 		}
 	}
 	if s.Trusted {
-		if data, err := os.ReadFile(filepath.Join(ws.Root, ".mcp.json")); err == nil {
+		if data, err := textfile.Read(filepath.Join(ws.Root, ".mcp.json"), textfile.Max); err == nil {
 			out = serverFiles(out, data, ws.Cwd, ws.Home)
 		}
 	}

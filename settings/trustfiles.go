@@ -140,7 +140,10 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 		if isHome && userOwned(rel) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		// Read as the loaders read it: fileDigest records a link to
+		// /dev/zero or a FIFO by its type, and reading one here would
+		// exhaust the memory or hang the start of every run.
+		data, err := textfile.Read(filepath.Join(root, filepath.FromSlash(rel)), textfile.Max)
 		if err != nil {
 			continue // fileDigest reported what matters
 		}
