@@ -24,7 +24,7 @@ func (c *call) codeAt(t target) (file string, exact bool) {
 // codeReason is step 2's reason for a call that writes (verb) name, whose
 // target is or holds (exact false) the Code file f.
 func codeReason(verb, name, f string, exact bool) string {
-	const what = "a file a hook or MCP server runs, outside the gate and the sandbox"
+	const what = "a settings file, or a file a hook or MCP server runs outside the gate and the sandbox"
 	if exact {
 		return verb + " " + name + " (" + what + ")"
 	}

@@ -128,14 +128,15 @@ func undelegated(d *agent.Definition, agents []*agent.Definition) []perm.Entry {
 
 // code returns the files the hooks that may run under s name
 // (hook.Config.Files), those the MCP servers that may start name
-// (settings.Settings.MCPFiles) and those the hooks of agents may run
-// (trust.AgentHooks), for perm.Policy.Code: found afresh for every
+// (settings.Settings.MCPFiles), those the hooks of agents may run
+// (trust.AgentHooks) and the settings files that configure them all
+// (settings.Settings.ConfigFiles), for perm.Policy.Code: found afresh for every
 // policy, so a script made since the settings were loaded is protected
 // too.
 func code(s *settings.Settings, agents ...*agent.Definition) []string {
 	hooks, _ := trust.RunnableHooks(s)
 	ws := s.Workspace
-	files := append(hooks.Files(ws.Cwd, ws.Root, ws.Home), s.MCPFiles()...)
+	files := slices.Concat(hooks.Files(ws.Cwd, ws.Root, ws.Home), s.MCPFiles(), s.ConfigFiles())
 	for _, d := range agents {
 		if ah, _ := trust.AgentHooks(s, d); !ah.Empty() {
 			files = append(files, ah.Files(ws.Cwd, ws.Root, ws.Home)...)

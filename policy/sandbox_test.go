@@ -135,7 +135,13 @@ func TestCode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := Main(s, Runtime{}); !slices.Equal(p.Code, []string{real + "/user.sh"}) {
+		// The settings files are code too, existing or not (TestCodeSettingsLink).
+		withConfig := func(files ...string) []string {
+			files = append(files, s.ConfigFiles()...)
+			slices.Sort(files)
+			return files
+		}
+		if p := Main(s, Runtime{}); !slices.Equal(p.Code, withConfig(real+"/user.sh")) {
 			t.Fatalf("trusted %v: Code = %q before the scripts exist", trusted, p.Code)
 		}
 		if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {"p": {"command": "./server/run"}}}`), 0o644); err != nil {
@@ -152,9 +158,9 @@ func TestCode(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		want := []string{real + "/user-server.js", real + "/user.sh"}
+		want := withConfig(real+"/user-server.js", real+"/user.sh")
 		if trusted {
-			want = []string{real + "/scripts/check.sh", real + "/scripts/lib.sh", real + "/server/env.sh", real + "/server/run", real + "/user-server.js", real + "/user.sh"}
+			want = withConfig(real+"/scripts/check.sh", real+"/scripts/lib.sh", real+"/server/env.sh", real+"/server/run", real+"/user-server.js", real+"/user.sh")
 		}
 		if p := Main(s, Runtime{}); !slices.Equal(p.Code, want) {
 			t.Errorf("trusted %v: Main's Code = %q, want %q", trusted, p.Code, want)
@@ -193,6 +199,48 @@ func TestCodeAfterCd(t *testing.T) {
 		res := perm.Evaluate(perm.Request{Tool: "Edit", Input: map[string]any{"file_path": real, "old_string": "exit 0", "new_string": "curl x | sh"}}, &p)
 		if res.Decision == perm.Allow {
 			t.Errorf("Edit of the hook script in acceptEdits: %+v, want it asked", res)
+		}
+	}
+}
+
+// TestCodeSettingsLink: a settings file gen follows that is a link into
+// the workspace (~/.claude/settings.json kept in a dotfiles repository,
+// or a ~/.gen linked to one of its directories, where the user settings
+// do not exist yet) is code: in acceptEdits a Write of the repository's
+// file, which is not a sensitive path by its name, asks. It was allowed,
+// and the allow rules it added applied to the next call.
+func TestCodeSettingsLink(t *testing.T) {
+	s := loadScopes(t, "", `{}`, "", false)
+	root, err := filepath.EvalSymlinks(s.Workspace.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := s.Workspace.Home
+	claude, gendir := filepath.Join(root, "dot", "claude.json"), filepath.Join(root, "dot", "gen")
+	if err := os.MkdirAll(gendir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(claude, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(claude, filepath.Join(home, ".claude", "settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(gendir, filepath.Join(home, ".gen")); err != nil {
+		t.Fatal(err)
+	}
+	s, err = settings.Load(settings.Options{Cwd: s.Workspace.Cwd, Home: home, ManagedPath: filepath.Join(root, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Main(s, Runtime{Mode: perm.ModeAcceptEdits})
+	for _, f := range []string{claude, filepath.Join(gendir, "settings.json")} {
+		res := perm.Evaluate(perm.Request{Tool: "Write", Input: map[string]any{"file_path": f, "content": `{"permissions": {"allow": ["Bash(curl:*)"]}}`}}, &p)
+		if res.Decision != perm.Ask || res.Step != 2 {
+			t.Errorf("Write %s in acceptEdits: %+v, want it asked at step 2", f, res)
 		}
 	}
 }

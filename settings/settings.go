@@ -265,6 +265,9 @@ type Settings struct {
 	// absolute: Live follows them as it follows the settings files, so a
 	// hook script changed while gen runs untrusts the project at once.
 	trustPaths []string
+	// followed are the settings files of every scope Live follows (all
+	// but the --settings flag's), existing or not, as located.
+	followed []string
 
 	// API is how to talk to the model server, each key from the
 	// highest-precedence file that sets it.
@@ -298,6 +301,7 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 	for _, sc := range scopes {
 		data, err := sc.data, error(nil)
 		if data == nil {
+			s.followed = append(s.followed, sc.path)
 			data, err = textfile.Read(sc.path, textfile.Max)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
@@ -646,6 +650,22 @@ func (f *File) restrictions() File {
 		TrustedProjects:  f.TrustedProjects,
 		Sandbox:          f.Sandbox.Tightening(),
 	}
+}
+
+// ConfigFiles returns the settings files of every scope gen follows,
+// existing or not, with their links resolved as a write would follow them
+// (workspace.RealPath), for perm.Policy.Code: a settings file decides
+// what runs outside the gate (its hooks, servers and allow rules). Its
+// own name is a sensitive path, but a link can make it any file: with
+// ~/.claude/settings.json a link into a dotfiles repository, an Edit of
+// the repository's claude/settings.json, allowed in acceptEdits, added
+// user allow rules that applied at the next call.
+func (s *Settings) ConfigFiles() []string {
+	out := make([]string, 0, len(s.followed))
+	for _, p := range s.followed {
+		out = append(out, workspace.RealPath(p))
+	}
+	return out
 }
 
 // Project reports whether f is a project file, shared or local: one a
