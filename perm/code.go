@@ -2,15 +2,16 @@ package perm
 
 import "path/filepath"
 
-// codeAt returns the Code file t is, or holds as a directory inside the
-// workspace on the way to it (renaming or replacing the directory
-// replaces the file), and whether t is the file itself; "" if none. The
-// workspace's own directories do not count as on the way: most commands
-// that write name one.
+// codeAt returns the Code file t is or lies in (a Code directory covers
+// what it holds), or holds as a directory inside the workspace on the way
+// to it (renaming or replacing the directory replaces the file), and
+// whether t is the file itself or inside it; "" if none. The workspace's
+// own directories do not count as on the way: most commands that write
+// name one.
 func (c *call) codeAt(t target) (file string, exact bool) {
 	for _, f := range c.code {
 		for _, p := range t.forms() {
-			if p == f {
+			if cleanWithin(p, f) {
 				return f, true
 			}
 			if p != "/" && cleanWithin(f, p) && c.ws.Contains(filepath.Dir(p)) {
@@ -24,7 +25,7 @@ func (c *call) codeAt(t target) (file string, exact bool) {
 // codeReason is step 2's reason for a call that writes (verb) name, whose
 // target is or holds (exact false) the Code file f.
 func codeReason(verb, name, f string, exact bool) string {
-	const what = "a settings file, or a file a hook or MCP server runs outside the gate and the sandbox"
+	const what = "a file that configures gen, or a file a hook or MCP server runs outside the gate and the sandbox"
 	if exact {
 		return verb + " " + name + " (" + what + ")"
 	}

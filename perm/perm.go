@@ -325,8 +325,9 @@ type Policy struct {
 	Sandbox sandbox.Settings
 	// Code are files, clean and with symbolic links resolved, that run
 	// outside the gate and the sandbox: the scripts and programs hook
-	// commands and MCP servers name, and the settings files that
-	// configure them and the rules (package policy fills it). Changing
+	// commands and MCP servers name, and the settings files and
+	// configuration directories that configure them and the rules (a
+	// directory covers what it holds; package policy fills it). Changing
 	// one changes what runs unchecked, so a call that writes one, or a
 	// directory between it and the workspace, is asked in every mode
 	// (step 2), and the sandbox keeps each read-only (DeniedPaths).

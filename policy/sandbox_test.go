@@ -203,12 +203,14 @@ func TestCodeAfterCd(t *testing.T) {
 	}
 }
 
-// TestCodeSettingsLink: a settings file gen follows that is a link into
-// the workspace (~/.claude/settings.json kept in a dotfiles repository,
-// or a ~/.gen linked to one of its directories, where the user settings
-// do not exist yet) is code: in acceptEdits a Write of the repository's
-// file, which is not a sensitive path by its name, asks. It was allowed,
-// and the allow rules it added applied to the next call.
+// TestCodeSettingsLink: a settings file gen follows, or a configuration
+// directory or what gen reads in it, that is a link into the workspace
+// (~/.claude/settings.json or ~/.claude/agents kept in a dotfiles
+// repository, or a ~/.gen linked to one of its directories, where the
+// user settings do not exist yet) is code: in acceptEdits a Write of the
+// repository's file, which is not a sensitive path by its name, asks. It
+// was allowed: the allow rules it added applied to the next call, and an
+// agent written there ran its hooks outside the gate when it ran.
 func TestCodeSettingsLink(t *testing.T) {
 	s := loadScopes(t, "", `{}`, "", false)
 	root, err := filepath.EvalSymlinks(s.Workspace.Root)
@@ -232,12 +234,19 @@ func TestCodeSettingsLink(t *testing.T) {
 	if err := os.Symlink(gendir, filepath.Join(home, ".gen")); err != nil {
 		t.Fatal(err)
 	}
+	agents := filepath.Join(root, "dot", "agents")
+	if err := os.Mkdir(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(agents, filepath.Join(home, ".claude", "agents")); err != nil {
+		t.Fatal(err)
+	}
 	s, err = settings.Load(settings.Options{Cwd: s.Workspace.Cwd, Home: home, ManagedPath: filepath.Join(root, "none.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := Main(s, Runtime{Mode: perm.ModeAcceptEdits})
-	for _, f := range []string{claude, filepath.Join(gendir, "settings.json")} {
+	for _, f := range []string{claude, filepath.Join(gendir, "settings.json"), filepath.Join(gendir, "agents", "a.md"), filepath.Join(agents, "a.md")} {
 		res := perm.Evaluate(perm.Request{Tool: "Write", Input: map[string]any{"file_path": f, "content": `{"permissions": {"allow": ["Bash(curl:*)"]}}`}}, &p)
 		if res.Decision != perm.Ask || res.Step != 2 {
 			t.Errorf("Write %s in acceptEdits: %+v, want it asked at step 2", f, res)

@@ -265,9 +265,9 @@ type Settings struct {
 	// absolute: Live follows them as it follows the settings files, so a
 	// hook script changed while gen runs untrusts the project at once.
 	trustPaths []string
-	// followed are the settings files of every scope Live follows (all
-	// but the --settings flag's), existing or not, as located.
-	followed []string
+	// config is what ConfigFiles returns, found when the files were
+	// loaded.
+	config []string
 
 	// API is how to talk to the model server, each key from the
 	// highest-precedence file that sets it.
@@ -298,10 +298,11 @@ func Load(opts Options) (*Settings, error) {
 func loadAt(opts Options, loc location) (*Settings, error) {
 	cwd, home, root, scopes := loc.cwd, loc.home, loc.root, loc.scopes
 	s := &Settings{Workspace: perm.Workspace{Cwd: cwd, Root: root, Home: home}}
+	var followed []string // the files of every scope Live follows
 	for _, sc := range scopes {
 		data, err := sc.data, error(nil)
 		if data == nil {
-			s.followed = append(s.followed, sc.path)
+			followed = append(followed, sc.path)
 			data, err = textfile.Read(sc.path, textfile.Max)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
@@ -331,6 +332,7 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 		return nil, err
 	}
 	s.mergeAPI()
+	s.config = configFiles(followed, home, root)
 	return s, nil
 }
 
@@ -652,21 +654,60 @@ func (f *File) restrictions() File {
 	}
 }
 
-// ConfigFiles returns the settings files of every scope gen follows,
-// existing or not, with their links resolved as a write would follow them
-// (workspace.RealPath), for perm.Policy.Code: a settings file decides
-// what runs outside the gate (its hooks, servers and allow rules). Its
-// own name is a sensitive path, but a link can make it any file: with
-// ~/.claude/settings.json a link into a dotfiles repository, an Edit of
-// the repository's claude/settings.json, allowed in acceptEdits, added
-// user allow rules that applied at the next call.
-func (s *Settings) ConfigFiles() []string {
-	out := make([]string, 0, len(s.followed))
-	for _, p := range s.followed {
-		out = append(out, workspace.RealPath(p))
+// ConfigFiles returns, for perm.Policy.Code, the settings files of every
+// scope gen follows, existing or not, and the user's and the project's
+// configuration directories (.gen and .claude) with what in them gen
+// reads (configEntries: agents, whose hooks run outside the gate, skills,
+// commands, memory), with their links resolved as a write would follow
+// them (workspace.RealPath), as they were when the settings were loaded.
+// Their own names are sensitive paths, but a link can make them any file:
+// with ~/.claude/settings.json or ~/.claude/agents a link into a dotfiles
+// repository, an acceptEdits Write of the repository's file added user
+// allow rules that applied at the next call, or a user agent whose hooks
+// ran outside the gate when it ran.
+func (s *Settings) ConfigFiles() []string { return s.config }
+
+// configFiles finds ConfigFiles: followed are the settings files Live
+// follows, as located.
+func configFiles(followed []string, home, root string) []string {
+	// A directory's links are resolved once (an Lstat a component),
+	// then each entry in it costs one Lstat unless it is a link.
+	dirs := make(map[string]string)
+	real := func(p string) string {
+		dir, ok := dirs[filepath.Dir(p)]
+		if !ok {
+			dir = workspace.RealPath(filepath.Dir(p))
+			dirs[filepath.Dir(p)] = dir
+		}
+		p = filepath.Join(dir, filepath.Base(p))
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return workspace.RealPath(p)
+		}
+		return p
+	}
+	out := make([]string, 0, len(followed)+4*(1+len(configEntries)))
+	for _, p := range followed {
+		out = append(out, real(p))
+	}
+	for _, dir := range []string{home, root} {
+		for _, name := range []string{".gen", ".claude"} {
+			conf := filepath.Join(dir, name)
+			out = append(out, real(conf))
+			if _, err := os.Lstat(conf); err != nil {
+				continue // what is made in it has a sensitive name
+			}
+			for _, entry := range configEntries {
+				out = append(out, real(filepath.Join(conf, entry)))
+			}
+		}
 	}
 	return out
 }
+
+// configEntries are what a configuration directory holds that gen reads
+// (ConfigFiles), each of which a dotfiles manager such as GNU stow may
+// make a link of its own into a repository.
+var configEntries = []string{"agents", "skills", "commands", "AGENTS.md", "CLAUDE.md"}
 
 // Project reports whether f is a project file, shared or local: one a
 // cloned repository can supply.
