@@ -15,6 +15,7 @@ import (
 const (
 	hooksKey        = "hooks"
 	managedHooksKey = "allowManagedHooksOnly"
+	noHooksKey      = "disableAllHooks"
 )
 
 // hooks parses the file's "hooks" object (package hook) and tags every

@@ -82,6 +82,45 @@ func TestManagedHooksOnly(t *testing.T) {
 	}
 }
 
+// Claude Code's disableAllHooks turns hooks off: every one where managed
+// settings set it, all but managed ones where the user's do, and in a
+// project only once it is trusted (a repository must not turn off the
+// user's guard hooks). It was an unknown key, and every hook ran.
+func TestDisableAllHooks(t *testing.T) {
+	stop := func(cmd string) string {
+		return `"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}`
+	}
+	for _, c := range []struct {
+		name                   string
+		managed, user, project string
+		trusted                bool
+		want                   []string
+	}{
+		{"managed", `{"disableAllHooks": true, ` + stop("audit.sh") + `}`, `{` + stop("mine.sh") + `}`, `{}`, false, nil},
+		{"user", `{` + stop("audit.sh") + `}`, `{"disableAllHooks": true, ` + stop("mine.sh") + `}`, `{` + stop("proj.sh") + `}`, true, []string{"managed:audit.sh"}},
+		{"untrusted project", `{` + stop("audit.sh") + `}`, `{` + stop("mine.sh") + `}`, `{"disableAllHooks": true}`, false, []string{"managed:audit.sh", "user:mine.sh"}},
+		{"trusted project", `{` + stop("audit.sh") + `}`, `{` + stop("mine.sh") + `}`, `{"disableAllHooks": true}`, true, []string{"managed:audit.sh"}},
+		{"false", `{` + stop("audit.sh") + `}`, `{"disableAllHooks": false, ` + stop("mine.sh") + `}`, `{}`, false, []string{"managed:audit.sh", "user:mine.sh"}},
+	} {
+		l := newLayout(t)
+		writeFile(t, l.managed, c.managed)
+		writeFile(t, l.user, c.user)
+		writeFile(t, l.project, c.project)
+		s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Trust: c.trusted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hookCommands(s.Hooks, hook.Stop, ""); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Stop hooks %q, want %q", c.name, got, c.want)
+		}
+	}
+	l := newLayout(t)
+	writeFile(t, l.user, "{\n\"disableAllHooks\": \"yes\"}")
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed}); err == nil || err.Error() != l.user+":2: disableAllHooks must be true or false" {
+		t.Errorf("a malformed disableAllHooks: %v", err)
+	}
+}
+
 // A Claude Code settings file with a PreCompact hook loads: the hook is
 // warned about at its line and never runs, and the file's other hooks do.
 func TestHooksClaudeEventsWarned(t *testing.T) {

@@ -164,7 +164,7 @@ const (
 // any other key.
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
-	managedRulesKey, managedHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
+	managedRulesKey, managedHooksKey, noHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
 	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey,
 }
 
@@ -218,6 +218,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			continue
 		case managedHooksKey:
 			if err := p.managedHooksOnly(f, m); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case noHooksKey:
+			if err := p.flag(m.Val, m.Key, &f.NoHooks, false); err != nil {
 				return nil, nil, err
 			}
 			continue

@@ -152,6 +152,8 @@ type File struct {
 	ManagedRulesOnly bool
 	// ManagedHooksOnly is the top-level allowManagedHooksOnly.
 	ManagedHooksOnly bool
+	// NoHooks is Claude Code's top-level disableAllHooks.
+	NoHooks bool
 	// ManagedMCPOnly is the top-level allowManagedMcpServersOnly.
 	ManagedMCPOnly bool
 	// MCPAllow and MCPDeny are the top-level allowedMcpServers and
@@ -218,8 +220,9 @@ type Settings struct {
 	// then unavailable, like bypassPermissions under DisableBypass.
 	DisableAuto bool
 	// ManagedHooksOnly is set when managed settings set
-	// allowManagedHooksOnly (elsewhere it is ignored with a warning):
-	// only hooks from managed settings may run.
+	// allowManagedHooksOnly (elsewhere it is ignored with a warning), or
+	// a file disableAllHooks (mergeHooks): only hooks from managed
+	// settings may run, and under a managed disableAllHooks none.
 	ManagedHooksOnly bool
 	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
 	// only MCP servers configured in managed settings may start.
@@ -527,19 +530,31 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 	return nil
 }
 
-// mergeHooks sets s.Hooks and s.ManagedHooksOnly from s.Files.
+// mergeHooks sets s.Hooks and s.ManagedHooksOnly from s.Files. Claude
+// Code's disableAllHooks turns off every hook, agents' included, where
+// managed settings set it, and all but managed hooks elsewhere (as in
+// Claude Code, a user cannot turn the policy's off), once a project that
+// sets it is trusted: a repository could otherwise turn off the guard a
+// user's PreToolUse hook is. Read as an unknown key, it left every hook
+// running.
 func (s *Settings) mergeHooks() {
-	by := ""
+	by, none := "", false
 	for _, f := range s.Files {
-		if f.ManagedHooksOnly {
-			s.ManagedHooksOnly, by = true, f.Path
+		switch {
+		case f.NoHooks && s.untrusted(f):
+			s.Warnings = append(s.Warnings, s.Refusal(noHooksKey, f.Path))
+		case f.NoHooks:
+			s.ManagedHooksOnly, by = true, fmt.Sprintf("%s is set in %s", noHooksKey, f.Path)
+			none = none || f.Scope == perm.SourceManaged
+		case f.ManagedHooksOnly && by == "":
+			s.ManagedHooksOnly, by = true, fmt.Sprintf("%s is set in %s", managedHooksKey, f.Path)
 		}
 	}
 	var cs []hook.Config
 	for _, f := range s.Files {
-		if s.ManagedHooksOnly && f.Scope != perm.SourceManaged {
+		if none || s.ManagedHooksOnly && f.Scope != perm.SourceManaged {
 			if !f.Hooks.Empty() {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring hooks: allowManagedHooksOnly is set in %s", f.Path, by))
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring hooks: %s", f.Path, by))
 			}
 			continue
 		}
