@@ -168,6 +168,17 @@ var topLevelKeys = []string{
 	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey,
 }
 
+// forbiddingKeys are the top-level keys whose value may forbid or narrow
+// (rules, guard hooks, the sandbox, the switches that keep rules, hooks
+// and servers to managed settings, the lists of servers): an unknown key
+// that misspells one (nearMiss) is an error, as ignoring it would allow
+// what the file meant to forbid. Other unknown keys, most of them Claude
+// Code's, are a warning.
+var forbiddingKeys = []string{
+	"permissions", mcpKey, hooksKey, sandboxKey, managedRulesKey, managedHooksKey, noHooksKey,
+	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey,
+}
+
 // parseFile parses the settings file at path. Relative
 // additionalDirectories resolve against base.
 func parseFile(scope perm.Source, path string, data []byte, base, home string) (*File, []string, error) {
@@ -280,8 +291,9 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			// would silently do nothing.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("%q belongs inside \"permissions\"", m.Key)}
 		}
-		if near, ok := nearMiss(m.Key, "permissions", mcpKey); ok {
-			// A misspelt permissions object would silently mean no rules.
+		if near, ok := nearMiss(m.Key, forbiddingKeys...); ok {
+			// A misspelt permissions object would silently mean no
+			// rules, a misspelt deniedMcpServers no denied server.
 			return nil, nil, &Error{Path: path, Line: line, Err: fmt.Errorf("unknown key %q: did you mean %q?", m.Key, near)}
 		}
 		p.warn = append(p.warn, fmt.Sprintf("%s:%d: unknown top-level key %q (gen reads only %s; ignored)", path, line, m.Key, quoteList(topLevelKeys)))
@@ -488,19 +500,23 @@ func mainLoopModeList() string {
 
 // nearMiss reports the key of want that key most likely misspells: the
 // same key in another case ("Deny"), one within two edits, or one it
-// contains ("deny_rules"), case-insensitively. A key equal to one of want
-// is no miss.
+// contains ("deny_rules"), case-insensitively; of several, the fewest
+// edits away ("disableallhooks" is disableAllHooks, not hooks). A key
+// equal to one of want is no miss.
 func nearMiss(key string, want ...string) (string, bool) {
 	if slices.Contains(want, key) {
 		return "", false
 	}
 	k := strings.ToLower(key)
+	best, bestDist := "", -1
 	for _, w := range want {
-		if lw := strings.ToLower(w); k == lw || strings.Contains(k, lw) || editdist.Distance(k, lw) <= 2 {
-			return w, true
+		lw := strings.ToLower(w)
+		d := editdist.Distance(k, lw)
+		if (k == lw || strings.Contains(k, lw) || d <= 2) && (bestDist < 0 || d < bestDist) {
+			best, bestDist = w, d
 		}
 	}
-	return "", false
+	return best, bestDist >= 0
 }
 
 // quoteList is keys quoted and joined with ", ".

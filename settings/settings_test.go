@@ -527,6 +527,29 @@ func TestLoad(t *testing.T) {
 			user:    `{"mcpservers": {}}`,
 			wantErr: `{user}:1: unknown key "mcpservers": did you mean "mcpServers"?`,
 		},
+		// A misspelt key that forbids (forbiddingKeys) is an error: read
+		// with a warning, the servers it denied started, the hooks it
+		// guarded with or turned off ran as before, its sandbox was none.
+		{
+			name:    "a misspelt deniedMcpServers is an error",
+			managed: `{"deniedMcpServer": [{"serverName": "x"}]}`,
+			wantErr: `{managed}:1: unknown key "deniedMcpServer": did you mean "deniedMcpServers"?`,
+		},
+		{
+			name:    "a misspelt hooks is an error",
+			user:    `{"Hooks": {}}`,
+			wantErr: `{user}:1: unknown key "Hooks": did you mean "hooks"?`,
+		},
+		{
+			name:    "a misspelt disableAllHooks is an error",
+			managed: `{"disableallhooks": true}`,
+			wantErr: `{managed}:1: unknown key "disableallhooks": did you mean "disableAllHooks"?`,
+		},
+		{
+			name:    "a misspelt sandbox is an error",
+			project: `{"sandbx": {"required": true}}`,
+			wantErr: `{project}:1: unknown key "sandbx": did you mean "sandbox"?`,
+		},
 		{
 			name:       "a file without permissions is present but adds nothing",
 			user:       `{}`,
