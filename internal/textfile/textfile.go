@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // Max is the largest configuration file gen reads.
@@ -33,7 +34,12 @@ func ReadFS(fsys fs.FS, name string, max int64) ([]byte, error) {
 	return readMax(f, max)
 }
 
-// Read reads the file at path under the same rules as ReadFS.
+// Read reads the file at path under the same rules as ReadFS. The file
+// is checked before it is opened, so that a device is not opened at all,
+// and again once open: a regular file swapped for a FIFO between the two
+// would block a plain open until a writer came, so it is opened
+// non-blocking (which changes nothing for a regular file) and the file
+// opened is the one checked.
 func Read(path string, max int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -42,11 +48,24 @@ func Read(path string, max int64) ([]byte, error) {
 	if err := check(fi, max); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	return readOpen(path, max)
+}
+
+// readOpen opens path without blocking, checks the file it opened and
+// reads it (Read).
+func readOpen(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := check(fi, max); err != nil {
+		return nil, err
+	}
 	return readMax(f, max)
 }
 

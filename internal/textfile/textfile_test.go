@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 func TestRead(t *testing.T) {
@@ -56,5 +57,28 @@ func TestRead(t *testing.T) {
 	}
 	if _, err := ReadFS(fsys, "d", 10); err == nil {
 		t.Error("ReadFS of a directory succeeded")
+	}
+}
+
+// A file that turns into a FIFO after Read checked it is refused once
+// open, not waited on: readOpen is what Read does past its first check.
+func TestReadOpenFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := readOpen(fifo, 1024)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file but a named pipe") {
+			t.Errorf("readOpen(FIFO) = %v, want a named pipe refused", err)
+		}
+	case <-time.After(time.Minute):
+		// No writer ever comes: a blocking open never returns.
+		t.Fatal("readOpen(FIFO) blocked in open")
 	}
 }
