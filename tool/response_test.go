@@ -16,6 +16,21 @@ import (
 	"github.com/gen-run/gen/perm"
 )
 
+// hookedSet returns env's built-in tools as a Set whose gate, in bypass
+// mode, runs the user hooks that settings (a settings file's "hooks")
+// configure, for a session "s" in dir.
+func hookedSet(t *testing.T, env *Env, dir, settings string) *Set {
+	t.Helper()
+	cfg, err := hook.Parse("test settings", []byte(settings))
+	must(t, err)
+	pol := perm.Policy{Mode: perm.ModeBypass, Workspace: env.Workspace}
+	policy := func() perm.Policy { return pol }
+	g := &gate.Gate{Policy: policy, Hooks: &hook.Agent{Runner: &hook.Runner{Config: cfg.WithSource(perm.SourceUser)}, SessionID: "s", Cwd: dir}}
+	set, err := NewSet(g, Toolbox{Env: env, Policy: policy}.Tools())
+	must(t, err)
+	return set
+}
+
 // respond runs the built-in tool name from env's file tools as a Set
 // does, and returns its text and its response encoded as hooks get it.
 func respond(t *testing.T, env *Env, name string, in map[string]any) (string, map[string]any) {
@@ -183,14 +198,8 @@ func TestPostToolUseGetsResponses(t *testing.T) {
 	hooks := t.TempDir()
 	dump := filepath.Join(hooks, "dump.sh")
 	must(t, os.WriteFile(dump, []byte("#!/bin/bash\ncat >> \""+hooks+"/post.jsonl\"; echo >> \""+hooks+"/post.jsonl\"\n"), 0o755))
-	cfg, err := hook.Parse("test settings", fmt.Appendf(nil,
+	set := hookedSet(t, env, dir, fmt.Sprintf(
 		`{"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": %q}]}]}`, dump))
-	must(t, err)
-	pol := perm.Policy{Mode: perm.ModeBypass, Workspace: env.Workspace}
-	policy := func() perm.Policy { return pol }
-	g := &gate.Gate{Policy: policy, Hooks: &hook.Agent{Runner: &hook.Runner{Config: cfg.WithSource(perm.SourceUser)}, SessionID: "s", Cwd: dir}}
-	set, err := NewSet(g, Toolbox{Env: env, Policy: policy}.Tools())
-	must(t, err)
 	calls := []struct {
 		tool string
 		in   map[string]any
@@ -252,14 +261,8 @@ func TestFailedCommandReviewedAsFailure(t *testing.T) {
 	// The hook keeps its input and, as a failure's, adds context.
 	must(t, os.WriteFile(dump, []byte("#!/bin/bash\nin=$(cat)\nprintf '%s\\n' \"$in\" >> \""+hooks+"/in.jsonl\"\n"+
 		"case $in in *PostToolUseFailure*) echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUseFailure\", \"additionalContext\": \"Run make first.\"}}';; esac\n"), 0o755))
-	cfg, err := hook.Parse("test settings", fmt.Appendf(nil,
+	set := hookedSet(t, env, dir, fmt.Sprintf(
 		`{"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}], "PostToolUseFailure": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}]}`, dump, dump))
-	must(t, err)
-	pol := perm.Policy{Mode: perm.ModeBypass, Workspace: env.Workspace}
-	policy := func() perm.Policy { return pol }
-	g := &gate.Gate{Policy: policy, Hooks: &hook.Agent{Runner: &hook.Runner{Config: cfg.WithSource(perm.SourceUser)}, SessionID: "s", Cwd: dir}}
-	set, err := NewSet(g, Toolbox{Env: env, Policy: policy}.Tools())
-	must(t, err)
 	failed := set.Call(context.Background(), "Bash", "id", map[string]any{"command": "echo boom >&2; exit 3"}, nil)
 	ok := set.Call(context.Background(), "Bash", "id", map[string]any{"command": "echo fine"}, nil)
 	if failed.Err != nil || ok.Err != nil {
