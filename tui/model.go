@@ -323,7 +323,6 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.input.Reset()
 	m.fitInput()
-	var prompt string
 	c, args, err := m.cmds.Find(text)
 	if err == nil && c != nil && c.Bang > 0 {
 		if _, ok := m.eng.(sheller); ok {
@@ -336,7 +335,11 @@ func (m *model) submit() tea.Cmd {
 			return m.sendTyped(typed{text: text, cmd: c, args: args})
 		}
 	}
-	prompt, c, err = m.cmds.Expand(text, nil)
+	// Any other line is sent as it is, a command's expanded now.
+	prompt := text
+	if err == nil && c != nil {
+		prompt, err = c.Expand(args, nil)
+	}
 	switch {
 	case err != nil:
 		m.print(m.userLine(text))
