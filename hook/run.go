@@ -63,8 +63,9 @@ type Runner struct {
 // timeout (the configured one, else DefaultTimeout) expires, when the
 // SessionEnd hooks' shared budget is spent (EndBudget, else
 // sessionEndBudget), or when ctx is cancelled, so nothing a hook starts
-// outlives it and Run never waits without a bound. The answers are combined in configuration order, so
-// the Outcome does not depend on which hook finished first.
+// outlives it and Run never waits without a bound. The answers are
+// combined in configuration order, so the Outcome does not depend on
+// which hook finished first.
 //
 // Exit status 0: stdout may be JSON with decisions (see Outcome). Exit
 // status 2: the event is blocked (a tool call denied) with stderr as the
