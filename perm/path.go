@@ -91,19 +91,10 @@ func nameFacts(df, rf dirFacts, real bool, name string) (facts, bool) {
 		return 0, false
 	}
 	f := factsKnown | factPlain
-	if df.system || real && rf.system || sensitiveFileSet.Get()[lowerASCII(name)] {
+	if df.system || real && rf.system || sensitiveFileSet.Get()[foldCase(name)] {
 		f |= factSensitive
 	}
 	return f, true
-}
-
-// lowerASCII is foldCase, with no copy when s is ASCII and has no
-// upper-case letter.
-func lowerASCII(s string) string {
-	if isASCII(s) && !hasUpper(s) {
-		return s
-	}
-	return foldCase(s)
 }
 
 // foldCase is s as a case-insensitive file system may take it, the form
@@ -113,6 +104,8 @@ func lowerASCII(s string) string {
 // they are, yet NTFS, whose upcase table makes them S and I, and a
 // casefold ext4 directory, which folds ſ to s, open secrets/key for
 // ſecrets/key; here ſ is s, ı is i, the Kelvin sign is k and ς is σ.
+// An s already folded is returned as it is, with no copy (strings.ToLower
+// and strings.Map copy only when a letter changes).
 func foldCase(s string) string {
 	if isASCII(s) {
 		return strings.ToLower(s)

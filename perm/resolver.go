@@ -485,16 +485,6 @@ func listDir(dir string) fsVal {
 	return fsVal{names: l}
 }
 
-// hasUpper reports whether s holds an ASCII upper-case letter.
-func hasUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return true
-		}
-	}
-	return false
-}
-
 func osReadlink(p string) (string, bool) {
 	dest, err := os.Readlink(p)
 	return dest, err == nil
