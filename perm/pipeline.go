@@ -436,14 +436,18 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 // may print tracked contents (git show, git log -p), with the tree's root;
 // "" if none.
 func coveredTree(c *call, pt *part, deny *ruleList) (rule, root string) {
-	if !deny.hasRead || !pt.recursion.recursive && !pt.recursion.tracked {
+	if !deny.hasRead {
+		return "", ""
+	}
+	tracked := pt.tracked()
+	if !pt.recursion.recursive && !tracked {
 		return "", ""
 	}
 	var roots []target
 	if pt.recursion.recursive {
 		roots = c.treeRoots(pt)
 	}
-	if pt.recursion.tracked {
+	if tracked {
 		roots = append(roots, c.repoRoots(pt)...)
 	}
 	for _, j := range deny.reads {

@@ -16,9 +16,11 @@ type recursion struct {
 	// cwd: with no directory operand the command reads the current
 	// directory (grep -r, rg, find).
 	cwd bool
-	// tracked: the command prints the contents of files tracked by git
-	// (git diff, git log -p, git show, git grep, git cat-file, git archive).
-	tracked bool
+	// git: the command is git, which may print the contents of the files
+	// it tracks (git diff, git log -p, git show); whether it may
+	// (part.tracked) is asked only where a Read deny rule needs the
+	// answer, since finding it parses the command line again.
+	git bool
 }
 
 // recursionOf inspects a command's normalised forms (static words): its
@@ -39,7 +41,7 @@ func recursionOf(allow string, deny []string) recursion {
 		out.recursive = out.recursive || r.recursive
 		out.follows = out.follows || r.follows
 		out.cwd = out.cwd || r.cwd
-		out.tracked = out.tracked || r.tracked
+		out.git = out.git || r.git
 	}
 	return out
 }
@@ -125,15 +127,32 @@ func recursionOfForm(f []string) recursion {
 
 // gitRecursion classifies a git command line, the words after git (a
 // deny form may have removed its global options): git diff --no-index
-// reads trees; any command not
-// verified to print no file's contents (bash.GitQuiet: git show, git log
-// -p, git status -v, git config --blob HASH, git fast-export, an alias)
-// may print every tracked file.
+// reads trees.
 func gitRecursion(args []string) recursion {
 	return recursion{
-		tracked:   !bash.GitQuiet(args),
+		git:       true,
 		recursive: len(args) > 0 && args[0] == "diff" && slices.Contains(args[1:], "--no-index"),
 	}
+}
+
+// tracked reports whether the git command pt may print every tracked
+// file: a form of it, the words after git, is not verified to print no
+// file's contents (bash.GitQuiet: git show, git log -p, git status -v,
+// git config --blob HASH, git fast-export, an alias).
+func (pt *part) tracked() bool {
+	if !pt.recursion.git {
+		return false
+	}
+	for i := -1; i < pt.ownForms; i++ {
+		form := pt.allowForm
+		if i >= 0 {
+			form = pt.denyForms[i]
+		}
+		if f := strings.Fields(form); len(f) > 0 && filepath.Base(f[0]) == "git" && !bash.GitQuiet(f[1:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // treeRoots are the directories a recursive command reads: the paths it
