@@ -254,6 +254,55 @@ func TestCodeSettingsLink(t *testing.T) {
 	}
 }
 
+// TestCodeConfigFileLinks: an agent, skill or command that is a link of
+// its own in a configuration directory that is not (GNU stow links one
+// file at a time into a directory that exists) is code where the link
+// leads: in acceptEdits a Write of the dotfiles repository's agent file
+// was allowed, and the hooks written into it ran outside the gate when
+// the agent ran. Links in subdirectories and links to directories count;
+// a link that loops ends the walk; the repository's other files are not
+// code.
+func TestCodeConfigFileLinks(t *testing.T) {
+	s := loadScopes(t, "", `{}`, "", false)
+	root, err := filepath.EvalSymlinks(s.Workspace.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := s.Workspace.Home
+	dot := filepath.Join(root, "dot")
+	for _, d := range []string{filepath.Join(dot, "skill"), filepath.Join(home, ".claude", "agents"), filepath.Join(home, ".claude", "skills"), filepath.Join(home, ".gen", "commands", "git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{
+		filepath.Join(home, ".claude", "agents", "reviewer.md"):   filepath.Join(dot, "reviewer.md"),
+		filepath.Join(home, ".claude", "skills", "deploy"):        filepath.Join(dot, "skill"),
+		filepath.Join(home, ".gen", "commands", "git", "ship.md"): filepath.Join(dot, "ship.md"),
+		filepath.Join(home, ".gen", "commands", "git", "loop"):    filepath.Join(home, ".gen", "commands"),
+	} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err = settings.Load(settings.Options{Cwd: s.Workspace.Cwd, Home: home, ManagedPath: filepath.Join(root, "none.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Main(s, Runtime{Mode: perm.ModeAcceptEdits})
+	for f, want := range map[string]perm.Decision{
+		filepath.Join(dot, "reviewer.md"):       perm.Ask,
+		filepath.Join(dot, "skill", "SKILL.md"): perm.Ask,
+		filepath.Join(dot, "ship.md"):           perm.Ask,
+		filepath.Join(dot, "notes.md"):          perm.Allow,
+	} {
+		res := perm.Evaluate(perm.Request{Tool: "Write", Input: map[string]any{"file_path": f, "content": "---\nname: reviewer\n---\n"}}, &p)
+		if res.Decision != want || (want == perm.Ask && res.Step != 2) {
+			t.Errorf("Write %s in acceptEdits: %+v, want %s", f, res, want)
+		}
+	}
+}
+
 // TestCodeOfAgentHooks: the files an agent's own hooks run are code to
 // that agent's policy and to the main loop's, which may delegate to it
 // (Runtime.Agents), when those hooks may run: a project agent's only in

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -52,5 +53,25 @@ func TestProjectFilesFollowServers(t *testing.T) {
 		if d := files[rel]; d == "" || d == Absent {
 			t.Errorf("%s: digest %q; files %q", rel, d, files)
 		}
+	}
+}
+
+// TestConfigLinksBudget: configLinks reads at most its budget of entries
+// and says when it ran out, so a configuration directory holding a large
+// tree costs bounded work at every start, and the warning says what is
+// not protected; with budget to spare it finds every link.
+func TestConfigLinksBudget(t *testing.T) {
+	base := testtree.Dir(t)
+	testtree.Write(t, base, map[string]string{"agents/a.md": "", "agents/b.md": "", "agents/sub/c.md": "", "dot/d.md": ""})
+	if err := os.Symlink(filepath.Join(base, "dot", "d.md"), filepath.Join(base, "agents", "sub", "d.md")); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "agents")
+	got, left := configLinks(nil, dir, 100)
+	if want := []string{filepath.Join(base, "dot", "d.md")}; !slices.Equal(got, want) || left != 100-5 {
+		t.Errorf("configLinks(budget 100) = %q, %d left; want %q, 95 left", got, left, want)
+	}
+	if _, left := configLinks(nil, dir, 3); left >= 0 {
+		t.Errorf("configLinks(budget 3) left %d, want it spent (below zero)", left)
 	}
 }

@@ -335,7 +335,11 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 		return nil, err
 	}
 	s.mergeAPI()
-	s.config = configFiles(followed, home, root)
+	var warn string
+	s.config, warn = configFiles(followed, home, root)
+	if warn != "" {
+		s.Warnings = append(s.Warnings, warn)
+	}
 	return s, nil
 }
 
@@ -683,8 +687,9 @@ func (f *File) restrictions() File {
 func (s *Settings) ConfigFiles() []string { return s.config }
 
 // configFiles finds ConfigFiles: followed are the settings files Live
-// follows, as located.
-func configFiles(followed []string, home, root string) []string {
+// follows, as located. A warning says where links were no longer looked
+// for (configLinks).
+func configFiles(followed []string, home, root string) ([]string, string) {
 	// A directory's links are resolved once (an Lstat a component),
 	// then each entry in it costs one Lstat unless it is a link.
 	dirs := make(map[string]string)
@@ -701,6 +706,7 @@ func configFiles(followed []string, home, root string) []string {
 		return p
 	}
 	out := make([]string, 0, len(followed)+4*(1+len(configEntries)))
+	budget := maxConfigEntries
 	for _, p := range followed {
 		out = append(out, real(p))
 	}
@@ -712,12 +718,69 @@ func configFiles(followed []string, home, root string) []string {
 				continue // what is made in it has a sensitive name
 			}
 			for _, entry := range configEntries {
-				out = append(out, real(filepath.Join(conf, entry)))
+				p := real(filepath.Join(conf, entry))
+				out = append(out, p)
+				if entry != "AGENTS.md" && entry != "CLAUDE.md" {
+					out, budget = configLinks(out, p, budget)
+				}
 			}
 		}
 	}
-	return out
+	if budget < 0 {
+		return out, fmt.Sprintf("stopped looking for symbolic links in the agents, skills and commands directories of %s and %s after %d entries: a file linked from beyond them is not protected as code", home, root, maxConfigEntries)
+	}
+	return out, ""
 }
+
+// maxConfigEntries bounds the directory entries configLinks reads, at
+// every start of gen, in all the configuration directories together.
+const maxConfigEntries = 20000
+
+// configLinks appends to out the resolved link of every symbolic link
+// below dir (an agents, skills or commands directory, links resolved),
+// down to configDepth directories, following links to directories, with
+// what is left of budget, the entries it may still read (below zero when
+// it ran out). The loaders follow such links to the agent, skill and
+// command files they read: with ~/.claude/agents/x.md a link into a
+// dotfiles repository, kept one file at a time as GNU stow does when the
+// directory exists, the repository's claude/agents/x.md is a user agent
+// whose hooks run outside the gate.
+func configLinks(out []string, dir string, budget int) ([]string, int) {
+	seen := make(map[string]bool)
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if budget < 0 || depth > configDepth || seen[dir] {
+			return
+		}
+		seen[dir] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return // none, or not a directory: the loaders report it
+		}
+		for _, e := range entries {
+			if budget--; budget < 0 {
+				return
+			}
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				walk(p, depth+1)
+			case e.Type()&fs.ModeSymlink != 0:
+				p = workspace.RealPath(p)
+				out = append(out, p)
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					walk(p, depth+1)
+				}
+			}
+		}
+	}
+	walk(dir, 0)
+	return out, budget
+}
+
+// configDepth is how many directories deep configLinks looks below a
+// configuration directory, as deep as the loaders look for commands.
+const configDepth = 8
 
 // configEntries are what a configuration directory holds that gen reads
 // (ConfigFiles), each of which a dotfiles manager such as GNU stow may
