@@ -207,7 +207,7 @@ func dirFS(dir string) (fs.FS, error) {
 	case !fi.IsDir():
 		return nil, fmt.Errorf("agent: %s is not a directory", dir)
 	}
-	return os.DirFS(dir), nil
+	return textfile.DirFS(dir), nil
 }
 
 // load builds a catalog from the scopes, given highest precedence first,
@@ -270,7 +270,7 @@ func guessName(p string, data []byte) string {
 // loadScope parses every agent file of one scope. Two files with the same
 // name in one scope are both errors: neither can be said to win. The files
 // are read and parsed in parallel (sc.fsys must be safe for concurrent
-// use, as os.DirFS and fstest.MapFS are); the results are taken in walk
+// use, as textfile.DirFS and fstest.MapFS are); the results are taken in walk
 // order, so the outcome is the same as reading them one by one.
 func loadScope(sc scope) ([]*Definition, []*FileError) {
 	if sc.fsys == nil {

@@ -172,7 +172,7 @@ func (r *reader) read(loc Location, path string) ([]byte, error) {
 		data, err = textfile.Read(path, textfile.Max)
 	} else {
 		rel, _ := filepath.Rel(rt.real, real) // Within checked it
-		data, err = textfile.ReadFS(rt.fsys.FS(), filepath.ToSlash(rel), textfile.Max)
+		data, err = textfile.ReadRoot(rt.fsys, rel, textfile.Max)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("skill: reading %s: %w", path, err)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -16,8 +17,10 @@ import (
 const Max = 1 << 20
 
 // ReadFS reads name from fsys. It must be a regular file (after following
-// links) of at most max bytes. A missing file's error satisfies
-// errors.Is(err, fs.ErrNotExist).
+// links) of at most max bytes, both before it is opened and once open. A
+// missing file's error satisfies errors.Is(err, fs.ErrNotExist). An fsys
+// whose Open blocks on a FIFO (os.DirFS) can still hang on one swapped in
+// between: gen's own trees are a DirFS or an os.Root (ReadRoot).
 func ReadFS(fsys fs.FS, name string, max int64) ([]byte, error) {
 	fi, err := fs.Stat(fsys, name)
 	if err != nil {
@@ -30,8 +33,24 @@ func ReadFS(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return readMax(f, max)
+	return readChecked(f, max)
+}
+
+// ReadRoot reads name from the tree r under ReadFS's rules, opening it
+// without blocking as Read does.
+func ReadRoot(r *os.Root, name string, max int64) ([]byte, error) {
+	fi, err := r.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(fi, max); err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return readChecked(f, max)
 }
 
 // Read reads the file at path under the same rules as ReadFS. The file
@@ -58,6 +77,11 @@ func readOpen(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readChecked(f, max)
+}
+
+// readChecked checks the file f that was opened, reads it and closes it.
+func readChecked(f fs.File, max int64) ([]byte, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
@@ -67,6 +91,67 @@ func readOpen(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	return readMax(f, max)
+}
+
+// DirFS is os.DirFS(dir) but for its Open, which opens without blocking
+// (Read), so that a file swapped for a FIFO after ReadFS checked it is
+// refused once open instead of waited on. Like os.DirFS it follows links
+// out of dir.
+type DirFS string
+
+// Open opens name, a slash-separated path below the directory.
+func (d DirFS) Open(name string) (fs.File, error) {
+	p, err := d.join("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, rename(err, name)
+	}
+	return f, nil
+}
+
+// Stat returns the FileInfo of name, links followed.
+func (d DirFS) Stat(name string) (fs.FileInfo, error) {
+	p, err := d.join("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, rename(err, name)
+	}
+	return fi, nil
+}
+
+// ReadDir lists the directory name.
+func (d DirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := d.join("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil, rename(err, name)
+	}
+	return entries, nil
+}
+
+func (d DirFS) join(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return filepath.Join(string(d), filepath.FromSlash(name)), nil
+}
+
+// rename makes a path error name the path below the directory, as
+// os.DirFS's do.
+func rename(err error, name string) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		pe.Path = name
+	}
+	return err
 }
 
 func check(fi fs.FileInfo, max int64) error {

@@ -82,3 +82,74 @@ func TestReadOpenFIFO(t *testing.T) {
 		t.Fatal("readOpen(FIFO) blocked in open")
 	}
 }
+
+// swapped is an FS whose Stat says a.md is a regular file and whose Open
+// gives a named pipe: the file swapped between ReadFS's check and open.
+type swapped struct{ fstest.MapFS }
+
+func (s swapped) Stat(name string) (fs.FileInfo, error) {
+	return fstest.MapFS{name: {Data: []byte("x")}}.Stat(name)
+}
+
+// ReadFS checks the file it opened, and gen's trees (DirFS, ReadRoot)
+// open a FIFO without blocking, so one swapped in after the first check
+// is refused, not waited on.
+func TestReadFSOpenFIFO(t *testing.T) {
+	fsys := swapped{fstest.MapFS{"a.md": {Mode: fs.ModeNamedPipe}}}
+	if _, err := ReadFS(fsys, "a.md", 1024); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("ReadFS of a file swapped for a FIFO = %v, want a named pipe refused", err)
+	}
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	done := make(chan error, 2)
+	go func() {
+		f, err := DirFS(dir).Open("fifo")
+		if err == nil {
+			_, err = readChecked(f, 1024)
+		}
+		done <- err
+	}()
+	go func() {
+		f, err := root.OpenFile("fifo", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			_, err = readChecked(f, 1024)
+		}
+		done <- err
+	}()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file but a named pipe") {
+				t.Errorf("opening a FIFO = %v, want a named pipe refused", err)
+			}
+		case <-time.After(time.Minute):
+			// No writer ever comes: a blocking open never returns.
+			t.Fatal("opening a FIFO blocked")
+		}
+	}
+	if _, err := DirFS(dir).Open("../x"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("DirFS.Open(../x) = %v, want fs.ErrInvalid", err)
+	}
+	if _, err := ReadRoot(root, "fifo", 1024); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("ReadRoot(FIFO) = %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadRoot(root, "a.md", 1024); err != nil || string(data) != "x" {
+		t.Errorf("ReadRoot(a.md) = %q, %v", data, err)
+	}
+	if data, err := ReadFS(DirFS(dir), "a.md", 1024); err != nil || string(data) != "x" {
+		t.Errorf("ReadFS(DirFS, a.md) = %q, %v", data, err)
+	}
+	if err := fstest.TestFS(DirFS(dir), "a.md"); err != nil && !strings.Contains(err.Error(), "fifo") {
+		t.Errorf("DirFS is not a well-behaved fs.FS: %v", err)
+	}
+}
