@@ -448,7 +448,7 @@ func planText(a *gate.Approval) string {
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(a.Plan, "\n"))
-	b.WriteString("\n\nCommands the plan expects to run, in the model's words (approving the plan allows none of them):")
+	b.WriteString("\n\nCommands the plan expects to run, in the model's words:")
 	for _, p := range a.PlanPrompts {
 		b.WriteString("\n  • " + oneLine(p.Tool) + ": " + oneLine(p.Prompt))
 	}
