@@ -501,6 +501,20 @@ func (c *Command) UncheckedOperand() bool {
 	return false
 }
 
+// formWords makes the fields of a deny form words a spec can parse, or
+// reports false when one holds a value known only as the script runs
+// ($ or `).
+func formWords(args []string) ([]Word, bool) {
+	words := make([]Word, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "$`") {
+			return nil, false
+		}
+		words[i] = Word{Raw: a, Value: a, Static: true}
+	}
+	return words, true
+}
+
 // ReadsTrees reports whether a command line of prog, a program with a
 // read-only spec (grep, diff), given as the words after the program
 // (a deny form's fields), may read whole directory trees, and whether
@@ -513,12 +527,9 @@ func ReadsTrees(prog string, args []string) (trees, sure bool) {
 	if !found {
 		return true, false
 	}
-	words := make([]Word, len(args))
-	for i, a := range args {
-		if strings.ContainsAny(a, "$`") {
-			return true, false // a value known only as the script runs
-		}
-		words[i] = Word{Raw: a, Value: a, Static: true}
+	words, ok := formWords(args)
+	if !ok {
+		return true, false
 	}
 	p, _ := s().parse(words)
 	if p == nil {

@@ -346,12 +346,9 @@ var gitDiffSummary = []string{"-s", "--no-patch", "--raw", "--stat", "--compact-
 // every form of the command (quotes kept, and removed with the values
 // split at white space): one that is not quiet is enough.
 func GitQuiet(args []string) bool {
-	words := make([]Word, len(args))
-	for i, a := range args {
-		if strings.ContainsAny(a, "$`") {
-			return false // a value known only as the script runs
-		}
-		words[i] = Word{Raw: a, Value: a, Static: true}
+	words, ok := formWords(args)
+	if !ok {
+		return false
 	}
 	rest := gitRest(words)
 	switch {
