@@ -43,7 +43,7 @@ const digestPrefix = "sha256:"
 
 // TrustCovers names what a project's trust lets apply, for the warnings
 // and help that explain trust.
-const TrustCovers = "its hooks, MCP servers, sandbox opt-outs, allow rules, widening mode, additional directories and choice of agent"
+const TrustCovers = "its hooks, MCP servers, commands' ! commands, sandbox opt-outs, allow rules, widening mode, additional directories and choice of agent"
 
 // maxTrustFiles bounds the files ProjectFiles records: a configuration
 // directory with more is an error, so trust cannot be recorded, rather
@@ -52,15 +52,18 @@ const maxTrustFiles = 4096
 
 // trustFiles are the project files a trust covers, relative to the root:
 // the project settings and .mcp.json. trustDirs are the directories whose
-// every file it covers: the project agents (agent.Discover) and skills
-// (skill.Locations).
+// every file it covers: the project agents (agent.Discover), skills
+// (skill.Locations) and commands, whose ! commands run only in a trusted
+// project (skill.Commands.CanShell): a command a `git pull` adds needs
+// the project trusted again. A trust recorded before commands were
+// covered still holds where the project has none (ChangedFiles).
 var (
 	trustFiles = []string{
 		".gen/settings.json", ".gen/settings.local.json",
 		".claude/settings.json", ".claude/settings.local.json",
 		".mcp.json",
 	}
-	trustDirs = []string{".gen/agents", ".claude/agents", ".gen/skills", ".claude/skills"}
+	trustDirs = []string{".gen/agents", ".claude/agents", ".gen/skills", ".claude/skills", ".gen/commands", ".claude/commands"}
 )
 
 // userOwned reports whether the project file or directory rel is the
