@@ -222,7 +222,15 @@ func webHost(raw string) (string, bool) {
 	if err != nil || u.Host == "" {
 		return "", false
 	}
-	h := u.Hostname()
+	return canonicalHost(u.Hostname())
+}
+
+// canonicalHost returns host h as the gate compares hosts: the address an
+// IP literal reaches, in canonical form, or the ASCII name the HTTP client
+// connects to, lower-cased and without a trailing dot. ok is false for a
+// host that is neither. A WebFetch rule's domain must be written in this
+// form (Rule.check): it is compared with it as written.
+func canonicalHost(h string) (string, bool) {
 	if a, ok := numericHost(h); ok {
 		// 127.1, 0x7f000001 and ::ffff:127.0.0.1 are 127.0.0.1.
 		return a, true

@@ -237,8 +237,18 @@ func (r Rule) check() error {
 		if !ok || host == "" || strings.ContainsAny(host, "/ :@") {
 			return fmt.Errorf("WebFetch patterns are domain:HOST or domain:*.HOST")
 		}
-		if strings.Contains(strings.TrimPrefix(host, "*."), "*") {
+		domain := strings.TrimPrefix(host, "*.")
+		if strings.Contains(domain, "*") {
 			return fmt.Errorf("WebFetch allows a wildcard only as a leading *.")
+		}
+		// The domain is compared as written with the host a URL reaches,
+		// which is canonical (webHost): a deny rule for bücher.de or
+		// 127.1 would match no fetch at all.
+		switch c, ok := canonicalHost(domain); {
+		case !ok:
+			return fmt.Errorf("%q is not a host name or IP address a URL can reach", domain)
+		case c != strings.TrimSuffix(strings.ToLower(domain), "."):
+			return fmt.Errorf("a fetch of %s reaches the host %s, and the rule is compared with that: write domain:%s%s", domain, c, strings.TrimSuffix(host, domain), c)
 		}
 	case "MCP":
 		if !strings.HasPrefix(r.Pattern, "mcp__") {

@@ -39,6 +39,16 @@ func TestParseRule(t *testing.T) {
 		{in: "Ba sh(x)", wantErr: `malformed rule "Ba sh(x)": invalid character ' ' in tool name`},
 		{in: "WebFetch(github.com)", wantErr: `malformed rule "WebFetch(github.com)": WebFetch patterns are domain:HOST or domain:*.HOST`},
 		{in: "WebFetch(domain:a*.com)", wantErr: `malformed rule "WebFetch(domain:a*.com)": WebFetch allows a wildcard only as a leading *.`},
+		// A domain is compared as written with the canonical host a URL
+		// reaches (webHost): in another form it would match no fetch, and
+		// a deny rule would fail open.
+		{in: "WebFetch(domain:bücher.de)", wantErr: `malformed rule "WebFetch(domain:bücher.de)": a fetch of bücher.de reaches the host xn--bcher-kva.de, and the rule is compared with that: write domain:xn--bcher-kva.de`},
+		{in: "WebFetch(domain:*.ｅｘａｍｐｌｅ.com)", wantErr: `malformed rule "WebFetch(domain:*.ｅｘａｍｐｌｅ.com)": a fetch of ｅｘａｍｐｌｅ.com reaches the host example.com, and the rule is compared with that: write domain:*.example.com`},
+		{in: "WebFetch(domain:0x7f.1)", wantErr: `malformed rule "WebFetch(domain:0x7f.1)": a fetch of 0x7f.1 reaches the host 127.0.0.1, and the rule is compared with that: write domain:127.0.0.1`},
+		{in: "WebFetch(domain:2130706433)", wantErr: `malformed rule "WebFetch(domain:2130706433)": a fetch of 2130706433 reaches the host 127.0.0.1, and the rule is compared with that: write domain:127.0.0.1`},
+		{in: "WebFetch(domain:exa_mple.com)", wantErr: `malformed rule "WebFetch(domain:exa_mple.com)": "exa_mple.com" is not a host name or IP address a URL can reach`},
+		{in: "WebFetch(domain:xn--bcher-kva.de)", want: Rule{Tool: "WebFetch", Pattern: "domain:xn--bcher-kva.de", HasPattern: true}},
+		{in: "WebFetch(domain:Example.COM.)", want: Rule{Tool: "WebFetch", Pattern: "domain:Example.COM.", HasPattern: true}},
 		{in: "MCP", wantErr: `malformed rule "MCP": MCP needs a pattern such as MCP(mcp__server__*)`},
 		{in: "MCP(github)", wantErr: `malformed rule "MCP(github)": MCP patterns name tools mcp__server__tool`},
 		{in: "Read(src/[)", wantErr: `malformed rule "Read(src/[)": invalid path pattern "src/["`},
