@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gen-run/gen/gate"
@@ -68,8 +69,11 @@ func (d *Delegate) Tool() string { return d.tool }
 //
 // The added rules never outrank anything: allow rules are plain allow
 // rules (below every deny and ask rule, and inside an agent's allow_tools
-// constraint), ask and deny rules add to the policy's.
-func (d *Delegate) For(agent string, base func() perm.Policy) (policy func() perm.Policy, asker gate.Asker) {
+// constraint), ask and deny rules add to the policy's. Under managedOnly
+// (allowManagedPermissionRulesOnly) no allow rule is added, as the gate
+// adds none of a hook's (gate.Gate.ManagedRulesOnly): the tool still
+// answers each call, but no rule of its own allows the next ones.
+func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) (policy func() perm.Policy, asker gate.Asker) {
 	policy = func() perm.Policy {
 		p := base()
 		p.NoPrompt = false
@@ -97,7 +101,7 @@ func (d *Delegate) For(agent string, base func() perm.Policy) (policy func() per
 		r.base, r.merged, r.n = p, &m, n
 		return m
 	}
-	return policy, &asking{d: d, agent: agent, policy: policy}
+	return policy, &asking{d: d, agent: agent, policy: policy, managedOnly: managedOnly}
 }
 
 // add records the session rules of an allow answer for agent.
@@ -137,6 +141,8 @@ type asking struct {
 	d      *Delegate
 	agent  string
 	policy func() perm.Policy
+	// managedOnly refuses the allow rules of answers (For).
+	managedOnly bool
 }
 
 // Ask implements gate.Asker. The gate calls it only for an Ask, so the
@@ -173,7 +179,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 	if !ans.Allow {
 		return a.deny(res, fmt.Sprintf("denied by the permission-prompt tool %s: %s", a.d.tool, ans.Message))
 	}
-	a.d.add(a.agent, ans.Updates)
+	a.d.add(a.agent, a.allowed(ans.Updates))
 	pol := a.policy()
 	if ans.UpdatedInput == nil {
 		r := perm.Evaluate(req, &pol)
@@ -199,6 +205,28 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		return a.deny(r, "the permission-prompt tool rewrote the call twice and it still needs approval")
 	}
 	return a.ask(ctx, next, r, true)
+}
+
+// allowed returns the updates of an answer that may be added: all of
+// them, or under managedOnly those that do not allow, with a warning
+// naming the rules left out.
+func (a *asking) allowed(ups []PermissionUpdate) []PermissionUpdate {
+	if !a.managedOnly {
+		return ups
+	}
+	var kept []PermissionUpdate
+	var refused []string
+	for _, u := range ups {
+		if u.Behavior == "allow" {
+			refused = append(refused, u.Rules...)
+			continue
+		}
+		kept = append(kept, u)
+	}
+	if len(refused) > 0 && a.d.warn != nil {
+		a.d.warn(fmt.Sprintf("%s: managed settings allow only managed permission rules (allowManagedPermissionRulesOnly); not adding %s", a.d.tool, strings.Join(refused, ", ")))
+	}
+	return kept
 }
 
 func (a *asking) deny(res perm.Result, reason string) perm.Result {

@@ -15,6 +15,14 @@ import (
 // gate factory for agents, and the approver.
 func delegateGate(t *testing.T, answer func(mcptest.Request) string, base perm.Policy) (func(agent string) *gate.Gate, *mcptest.Approver) {
 	t.Helper()
+	gateFor, ap, _ := delegateGates(t, answer, base, false)
+	return gateFor, ap
+}
+
+// delegateGates is delegateGate with the delegate's managedOnly (For),
+// which also returns the warnings the delegate gave.
+func delegateGates(t *testing.T, answer func(mcptest.Request) string, base perm.Policy, managedOnly bool) (func(agent string) *gate.Gate, *mcptest.Approver, *[]string) {
+	t.Helper()
 	ap := &mcptest.Approver{Answer: answer}
 	srv := Server{Name: "perm", Transport: HTTP, URL: mcptest.Serve(t, ap.Server())}
 	m, st := start(t, Options{}, srv)
@@ -27,9 +35,9 @@ func delegateGate(t *testing.T, answer func(mcptest.Request) string, base perm.P
 		t.Fatal(err)
 	}
 	return func(agent string) *gate.Gate {
-		pol, ask := d.For(agent, func() perm.Policy { return base })
-		return &gate.Gate{Policy: pol, Asker: ask}
-	}, ap
+		pol, ask := d.For(agent, func() perm.Policy { return base }, managedOnly)
+		return &gate.Gate{Policy: pol, Asker: ask, ManagedRulesOnly: managedOnly}
+	}, ap, &warnings
 }
 
 func bash(cmd string) perm.Request {
@@ -199,13 +207,38 @@ func TestDelegateSessionRulesPerAgent(t *testing.T) {
 	}
 }
 
+// Under allowManagedPermissionRulesOnly the tool's "always allow" adds no
+// allow rule, as a person's or a hook's does not: it is asked again about
+// the next call, which it still answers; its deny rules are added.
+func TestDelegateManagedRulesOnly(t *testing.T) {
+	gateFor, ap, warnings := delegateGates(t, func(r mcptest.Request) string {
+		return `{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch:*"}],"behavior":"allow","destination":"session"},
+			{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"mkdir:*"}],"behavior":"deny","destination":"session"}]}`
+	}, basePolicy(t), true)
+	g := gateFor("a")
+	for i, cmd := range []string{"touch 1", "touch 2"} {
+		if r := check(t, g, bash(cmd)); r.Decision != perm.Allow || r.Step == 6 {
+			t.Errorf("%s: %+v", cmd, r)
+		}
+		if n := len(ap.Calls()); n != i+1 {
+			t.Errorf("after %s the delegate was asked %d times, want %d: its allow rule applied", cmd, n, i+1)
+		}
+	}
+	if r := check(t, g, bash("mkdir d")); r.Decision != perm.Deny {
+		t.Errorf("the deny rule was not added: %+v", r)
+	}
+	if len(*warnings) == 0 || !strings.Contains((*warnings)[0], "(allowManagedPermissionRulesOnly); not adding Bash(touch:*)") {
+		t.Errorf("warnings: %q", *warnings)
+	}
+}
+
 // The policy an agent's view returns after an answer added rules is
 // compiled and made once, until another rule is added or the base
 // changes.
 func TestDelegatePolicyMergedOnce(t *testing.T) {
 	d := &Delegate{tool: "mcp__perm__approve", rules: make(map[string]*sessionRules)}
 	base := basePolicy(t, "Bash(rm:*)")
-	pol, _ := d.For("a", func() perm.Policy { return base })
+	pol, _ := d.For("a", func() perm.Policy { return base }, false)
 	d.add("a", []PermissionUpdate{{Behavior: "allow", Rules: []string{"Bash(npm test)"}, Destination: "session"}})
 	first, again := pol(), pol()
 	if !first.Compiled() || len(first.Allow) != 1 || len(first.Deny) != 1 {

@@ -237,11 +237,11 @@ func New(cfg Config) (*Session, error) {
 		s.skills = s.loadSkills(&read)
 	}
 	if cfg.Approver != nil {
-		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
+		s.gate = &gate.Gate{Policy: s.Policy, Asker: s, ManagedRulesOnly: set.ManagedRulesOnly}
 	} else {
-		s.gate = cfg.MCP.Gate("", s.Policy)
+		s.gate = cfg.MCP.Gate("", s.Policy, set.ManagedRulesOnly)
 	}
-	s.gate.Hooks, s.gate.ManagedRulesOnly = s.hooks, set.ManagedRulesOnly
+	s.gate.Hooks = s.hooks
 	s.box = tool.Toolbox{
 		Env:        s.env,
 		Policy:     s.gate.Policy,

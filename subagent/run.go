@@ -96,10 +96,9 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 			return p
 		})
 	}
-	g := cfg.MCP.Gate(def.Name, base)
+	g := cfg.MCP.Gate(def.Name, base, set.ManagedRulesOnly)
 	env := tool.NewEnv(pol.Workspace)
 	env.Warn = cfg.OnWarning
-	g.ManagedRulesOnly = set.ManagedRulesOnly
 	if hooks := agentHooks(cfg, set); hooks != nil {
 		sid := cfg.SessionID
 		if sid == "" {
