@@ -84,10 +84,6 @@ func MainMode(s *settings.Settings, rt Runtime) (perm.Mode, []string) {
 func mainPolicy(s *settings.Settings, rt Runtime) (perm.Policy, []string) {
 	ws := s.Workspace
 	ws.Dirs = append(slices.Clone(ws.Dirs), rt.Dirs...)
-	agents := rt.Agents
-	if rt.Agent != nil {
-		agents = append(slices.Clone(agents), rt.Agent)
-	}
 	p := perm.Policy{
 		Mode:      rt.Mode,
 		Deny:      slices.Clone(s.Deny),
@@ -96,7 +92,7 @@ func mainPolicy(s *settings.Settings, rt Runtime) (perm.Policy, []string) {
 		Session:   slices.Clone(rt.Grants),
 		Hidden:    slices.Clone(s.Hidden),
 		Workspace: ws,
-		Code:      code(s, agents...),
+		Code:      code(s, rt.agents()...),
 	}
 	confine(&p, s)
 	var warns []string
@@ -106,6 +102,15 @@ func mainPolicy(s *settings.Settings, rt Runtime) (perm.Policy, []string) {
 		p.Deny = append(p.Deny, undelegated(rt.Agent, rt.Agents)...)
 	}
 	return p, warns
+}
+
+// agents returns the agents whose hooks may run while the main loop
+// does: those it may delegate to, and the one it runs as.
+func (rt Runtime) agents() []*agent.Definition {
+	if rt.Agent == nil {
+		return slices.Clone(rt.Agents)
+	}
+	return append(slices.Clone(rt.Agents), rt.Agent)
 }
 
 // undelegated returns deny rules for the agents among agents (those the
@@ -207,18 +212,24 @@ type Parent struct {
 	Deny []perm.Entry
 	// Dirs are directories the parent added (/add-dir).
 	Dirs []string
+	// Agents are the agents whose hooks may run while the parent does:
+	// the files those hooks run are code (perm.Policy.Code) for the child
+	// as for the parent, for the child could change one before the
+	// parent delegates to that agent or its own hooks run.
+	Agents []*agent.Definition
 }
 
 // MainParent returns what the main loop, under s with runtime state rt,
 // passes down to a subagent it delegates to: its mode (MainMode), the
-// directories it added, and when it runs as an agent that agent's
-// deny_tools, which deny its subagents' calls too. The tools that agent
+// directories it added, the agents whose hooks' files are its code, and
+// when it runs as an agent that agent's deny_tools, which deny its
+// subagents' calls too. The tools that agent
 // does not have and its allow_tools bind only its own calls: as in
 // Claude Code, a main-thread agent's tools name what it may delegate to
 // (Agent), not what its subagents may do.
 func MainParent(s *settings.Settings, rt Runtime) Parent {
 	mode, _ := MainMode(s, rt)
-	p := Parent{Mode: mode, Dirs: slices.Clone(rt.Dirs)}
+	p := Parent{Mode: mode, Dirs: slices.Clone(rt.Dirs), Agents: rt.agents()}
 	if rt.Agent != nil {
 		p.Deny = agentDeny(rt.Agent)
 	}
@@ -241,14 +252,19 @@ func MainParent(s *settings.Settings, rt Runtime) Parent {
 //     no settings allow rule reaches a subagent; a project agent's
 //     allow_tools in an untrusted project only constrain;
 //   - NoPrompt: nobody can be asked, so Ask becomes Deny;
-//   - Code: also the files the agent's own hooks run (trust.AgentHooks).
+//   - Code: also the files the agent's own hooks run (trust.AgentHooks),
+//     and those of the parent's agents (Parent.Agents).
 //
 // warnings says what was adjusted.
 func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm.Policy, warnings []string) {
+	agents := []*agent.Definition{d}
+	if parent != nil {
+		agents = append(agents, parent.Agents...)
+	}
 	p = perm.Policy{
 		Workspace: s.Workspace,
 		NoPrompt:  true,
-		Code:      code(s, d),
+		Code:      code(s, agents...),
 	}
 	confine(&p, s)
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)

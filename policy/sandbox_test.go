@@ -343,3 +343,41 @@ func TestCodeOfAgentHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentCodeOfParentAgents: the files the hooks of the agents the
+// main loop may start run are code to the subagents it starts too
+// (Parent.Agents), as they are to the main loop: a user agent's
+// PreToolUse hook running a script in the repository, an acceptEdits
+// subagent delegated from an acceptEdits main loop rewrote the script
+// unasked (cp under its allow_tools), and the hook ran it when the main
+// loop delegated to that agent next.
+func TestSubagentCodeOfParentAgents(t *testing.T) {
+	s := loadScopes(t, "", "", "", false)
+	root, err := filepath.EvalSymlinks(s.Workspace.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(root, "guard.sh")
+	if err := os.WriteFile(script, []byte("exit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	guarded, err := agent.Parse(filepath.Join(s.Workspace.Home, ".gen/agents/guarded.md"), []byte("---\nname: guarded\ndescription: d\nhooks:\n  PreToolUse:\n    - hooks: [{type: command, command: sh ./guard.sh}]\n---\nx\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer := &agent.Definition{Name: "writer", Mode: perm.ModeAcceptEdits, Source: agent.SourceUser}
+	rt := Runtime{Mode: perm.ModeAcceptEdits, Agents: []*agent.Definition{guarded, writer}}
+	parent := MainParent(s, rt)
+	sub, _ := Subagent(s, writer, &parent)
+	write := perm.Request{Tool: "Write", Input: map[string]any{"file_path": script, "content": "evil"}}
+	for name, p := range map[string]perm.Policy{"main loop": Main(s, rt), "subagent": sub} {
+		if !slices.Contains(p.Code, script) {
+			t.Errorf("%s: Code %q lacks %s", name, p.Code, script)
+		}
+		// The main loop asks (step 2); the subagent, who can ask
+		// nobody, denies.
+		if r := perm.Evaluate(write, &p); r.Decision == perm.Allow || r.Rule != script {
+			t.Errorf("%s: a Write of the hook's script: %+v", name, r)
+		}
+	}
+}
