@@ -85,8 +85,8 @@ none failed, 1 some failed (or did not start), 2 usage errors.`,
 	fl.StringVar(&o.summary, "summary", "", "also write the summary as JSON to this file")
 	fl.StringVar(&o.mode, "permission-mode", "", "cap every task's mode: default, acceptEdits, plan, dontAsk, bypassPermissions, auto, explore (narrows, never widens)")
 	stringsVar(fl, &o.addDirs, "add-dir", nil, "additional directory file tools may access (repeatable)")
-	stringsVar(fl, &o.allowed, "allowedTools", nil, "allow rule, CLI scope (repeatable); a subagent's allow_tools still decide what it may do")
-	stringsVar(fl, &o.disallowed, "disallowedTools", nil, "deny rule for every task, e.g. 'Bash(rm:*)' (repeatable)")
+	stringsVar(fl, &o.allowed, "allowedTools", nil, "allow rules, CLI scope, comma- or space-separated (repeatable); a subagent's allow_tools still decide what it may do")
+	stringsVar(fl, &o.disallowed, "disallowedTools", nil, "deny rules for every task, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable)")
 	fl.StringVar(&o.model, "model", "", "model for tasks that name none (default: the agent's), or offline")
 	fl.BoolVar(&o.trust, "trust", false, "trust the tasks' projects for this run only (see gen trust)")
 	fl.BoolVar(&o.noStream, "no-stream", false, noStreamHelp)
@@ -319,10 +319,13 @@ func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
 		}
 		r.mode = m
 	}
+	// Each value is a list of rules, as for gen -p (splitRuleList): read
+	// as one rule, "Read(./secrets/**),Read(./.env)" denied nothing.
+	allowed, disallowed := splitRuleLists(o.allowed), splitRuleLists(o.disallowed)
 	for _, list := range []struct {
 		flag  string
 		rules []string
-	}{{"--allowedTools", o.allowed}, {"--disallowedTools", o.disallowed}} {
+	}{{"--allowedTools", allowed}, {"--disallowedTools", disallowed}} {
 		for _, rule := range list.rules {
 			if _, err := perm.ParseRule(rule); err != nil {
 				return nil, fmt.Errorf("%s %q: %w", list.flag, rule, err)
@@ -350,7 +353,7 @@ func newTaskRunner(o *batchOptions, errw io.Writer) (*taskRunner, error) {
 	if len(o.allowed) > 0 {
 		r.warn("--allowedTools: a subagent's allow_tools decide what it may do; settings and CLI allow rules do not reach it (gen agent show NAME)")
 	}
-	r.opts = settings.Options{AddDirs: dirs, Allowed: o.allowed, Disallowed: o.disallowed, Trust: o.trust}
+	r.opts = settings.Options{AddDirs: dirs, Allowed: allowed, Disallowed: disallowed, Trust: o.trust}
 	return r, nil
 }
 

@@ -257,6 +257,7 @@ func TestBatchPolicyFlags(t *testing.T) {
 		{"task and flag: the narrower wins", []string{task("w", "general-purpose", touch, "permission_mode", `"acceptEdits"`)}, []string{"--permission-mode", "dontAsk"}, 3, "dontAsk mode: not pre-allowed"},
 		{"--disallowedTools hides a tool", []string{task("w", "test-perm", "Read: a.txt")}, []string{"--disallowedTools", "Read"}, 0, `tool "Read" is not available`},
 		{"--disallowedTools denies", []string{task("w", "test-perm", "Read: a.txt")}, []string{"--disallowedTools", "Read(a.txt)"}, 3, "Read(a.txt) -> DENIED"},
+		{"--disallowedTools takes a list", []string{task("w", "test-perm", "Read: a.txt")}, []string{"--disallowedTools", "Read(b.txt),Read(a.txt)"}, 3, "Read(a.txt) -> DENIED"},
 		{"outside the workspace is denied", []string{task("w", "general-purpose", "Read: "+filepath.Join(outside, "o.txt"))}, nil, 3, "DENIED"},
 		{"--add-dir adds a directory", []string{task("w", "general-purpose", "Read: "+filepath.Join(outside, "o.txt"))}, []string{"--add-dir", outside}, 0, "ALLOWED"},
 		{"--model offline", []string{task("w", "test-perm", "Read: a.txt")}, []string{"--model", "offline"}, 0, "ALLOWED"},
