@@ -216,11 +216,39 @@ func ParseRule(s string) (Rule, error) {
 	if hasPat && strings.TrimSpace(pat) == "" {
 		return bad("empty pattern: write the bare tool name to match every call")
 	}
+	if !balanced(pat) {
+		// A ")" that closes the rule's "(" early is two rules written as
+		// one, their separator lost ("Read(./.env) Read(./secrets/**)"):
+		// the pattern would match no call, and a deny rule fail open.
+		return bad("unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)")
+	}
 	r := Rule{Tool: name, Pattern: pat, HasPattern: hasPat}
 	if err := r.check(); err != nil {
 		return bad(err.Error())
 	}
 	return r, nil
+}
+
+// balanced reports whether every ")" in s closes a "(" before it and
+// every "(" is closed. An escaped parenthesis (after a backslash, as a
+// path pattern escapes and as a command line writes one) counts for
+// neither: that is how a rule names a file or a command with one alone.
+func balanced(s string) bool {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return false
+			}
+			depth--
+		}
+	}
+	return depth == 0
 }
 
 // check validates the pattern against what the tool's matcher accepts.

@@ -39,6 +39,12 @@ func TestParseRule(t *testing.T) {
 		{in: "Ba sh(x)", wantErr: `malformed rule "Ba sh(x)": invalid character ' ' in tool name`},
 		{in: "WebFetch(github.com)", wantErr: `malformed rule "WebFetch(github.com)": WebFetch patterns are domain:HOST or domain:*.HOST`},
 		{in: "WebFetch(domain:a*.com)", wantErr: `malformed rule "WebFetch(domain:a*.com)": WebFetch allows a wildcard only as a leading *.`},
+		// Two rules written as one match no call: a deny would fail open.
+		{in: "Read(./.env) Read(./secrets/**)", wantErr: `malformed rule "Read(./.env) Read(./secrets/**)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
+		{in: "Bash(rm -rf *), Bash(curl *)", wantErr: `malformed rule "Bash(rm -rf *), Bash(curl *)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
+		{in: "Bash(echo (a)", wantErr: `malformed rule "Bash(echo (a)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
+		{in: "Read(./a (1).txt)", want: Rule{Tool: "Read", Pattern: "./a (1).txt", HasPattern: true}},
+		{in: `Read(./a\).txt)`, want: Rule{Tool: "Read", Pattern: `./a\).txt`, HasPattern: true}},
 		// A domain is compared as written with the canonical host a URL
 		// reaches (webHost): in another form it would match no fetch, and
 		// a deny rule would fail open.
