@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,27 +64,12 @@ const (
 // against the including file's directory. A file it cannot read or make
 // out adds nothing: git then fails, and the hint names the file.
 func gitIncludes(out []string, file, home string, depth int) []string {
-	data, err := os.ReadFile(file)
-	if err != nil || depth >= maxIncludeDepth || len(data) > 1<<20 {
+	if depth >= maxIncludeDepth {
 		return out
 	}
-	section := ""
-	for line := range strings.Lines(string(data)) {
-		line = strings.TrimSpace(line)
-		if rest, ok := strings.CutPrefix(line, "["); ok {
-			name, _, _ := strings.Cut(rest, "]")
-			name, _, _ = strings.Cut(name, " ")
-			name, _, _ = strings.Cut(name, "\"")
-			section = strings.ToLower(strings.TrimSpace(name))
-			continue
-		}
-		key, val, ok := strings.Cut(line, "=")
-		if !ok || (section != "include" && section != "includeif") || !strings.EqualFold(strings.TrimSpace(key), "path") {
-			continue
-		}
-		p := strings.Trim(strings.TrimSpace(val), "\"")
+	for name, p := range gitEntries(file) {
 		switch {
-		case p == "":
+		case name != "include.path" && name != "includeif.path", p == "":
 			continue
 		case strings.HasPrefix(p, "~/"):
 			p = filepath.Join(home, p[2:])
@@ -96,6 +82,55 @@ func gitIncludes(out []string, file, home string, depth int) []string {
 		out = gitIncludes(append(out, p), p, home, depth+1)
 	}
 	return out
+}
+
+// gitEntries yields the entries of the git configuration file as git
+// reads them well enough for gen's purposes: the name as section.key,
+// lower-cased and without the section's subsection (includeif.path for
+// [includeIf "gitdir:~/oss/"] path), and the value (gitValue). A file it
+// cannot read, or one over 1 MiB, yields nothing.
+func gitEntries(file string) iter.Seq2[string, string] {
+	return func(yield func(name, val string) bool) {
+		data, err := os.ReadFile(file)
+		if err != nil || len(data) > 1<<20 {
+			return
+		}
+		section := ""
+		for line := range strings.Lines(string(data)) {
+			line = strings.TrimSpace(line)
+			if rest, ok := strings.CutPrefix(line, "["); ok {
+				// An entry may follow the header on its line.
+				name, after, _ := strings.Cut(rest, "]")
+				name, _, _ = strings.Cut(name, " ")
+				name, _, _ = strings.Cut(name, "\"")
+				section = strings.ToLower(strings.TrimSpace(name))
+				line = strings.TrimSpace(after)
+			}
+			key, val, ok := strings.Cut(line, "=")
+			if !ok {
+				continue
+			}
+			name := section + "." + strings.ToLower(strings.TrimSpace(key))
+			if !yield(name, gitValue(val)) {
+				return
+			}
+		}
+	}
+}
+
+// gitValue is a git configuration value as written after the "=": the
+// text of its leading quotes if it starts with one, else what comes
+// before a comment ("#" or ";"), trimmed of spaces.
+func gitValue(v string) string {
+	v = strings.TrimSpace(v)
+	if q, ok := strings.CutPrefix(v, "\""); ok {
+		v, _, _ = strings.Cut(q, "\"")
+		return v
+	}
+	if i := strings.IndexAny(v, "#;"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
 }
 
 // readConfinement returns what a read-only command may read under roots

@@ -8,9 +8,10 @@
 // runs and cannot be lifted by it:
 //
 //   - a private mount namespace, inside a new user namespace, in which the
-//     read-only carve-outs (.git, .gen, .claude, and the paths of Edit
-//     deny rules) are bind-mounted read-only, and the paths of Read deny
-//     rules are covered by an empty directory or file; the directories
+//     read-only carve-outs (.git and the git hooks, .gen, .claude,
+//     .mcp.json, and the paths of Edit deny rules) are bind-mounted
+//     read-only, and the paths of Read deny rules are covered by an
+//     empty directory or file; the directories
 //     between a writable root and those paths are mount points too, so
 //     that they cannot be renamed away with what they hold (Spec.pins);
 //   - Landlock (best-effort ABI): writes only where the profile allows;
@@ -63,10 +64,11 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown sandbox profile %q (want %q, %q or %q)", s, ReadOnly, WorkspaceWrite, None)
 }
 
-// protectedNames are the directories that stay read-only inside every
-// writable root: a command allowed to write the workspace must not be able
-// to plant git hooks or change gen's (or Claude Code's) settings.
-var protectedNames = []string{".git", ".gen", ".claude"}
+// protectedNames are the directories and files that stay read-only inside
+// every writable root: a command allowed to write the workspace must not
+// be able to plant git hooks or change gen's (or Claude Code's) settings
+// or the project's MCP servers (.mcp.json), which run outside the sandbox.
+var protectedNames = []string{".git", ".gen", ".claude", ".mcp.json"}
 
 // Spec is the confinement of one command. It is what the helper receives;
 // every path in it is absolute and clean.
@@ -112,7 +114,8 @@ type Roots struct {
 	// for home's .config) and GitConfig GIT_CONFIG_GLOBAL ("" for
 	// ~/.gitconfig), as the command's environment has them. With Home
 	// set, ReadOnly confines reads away from the home directories
-	// (readConfinement).
+	// (readConfinement); WorkspaceWrite reads the global git
+	// configuration for the hooks it keeps read-only (gitHooks).
 	Home, ConfigHome, GitConfig string
 	// Reads are the absolute paths a read-only command may read even
 	// inside a home directory: the PATH entries it runs programs from and
@@ -122,11 +125,12 @@ type Roots struct {
 
 // NewSpec computes the Spec of profile p for roots. For WorkspaceWrite the
 // writable roots are the workspace, the additional directories and the
-// allowWrite paths, and the carve-outs are .git, .gen and .claude in each
-// of them, plus the directories a .git file's "gitdir:" line leads to (a
-// worktree's git directory and its common directory), and roots.Protected,
-// where those lie inside a writable root. Both ReadOnly and WorkspaceWrite
-// hide roots.Hidden. network is forced false for ReadOnly.
+// allowWrite paths, and the carve-outs are protectedNames in each of
+// them, plus the directories a .git file's "gitdir:" line leads to (a
+// worktree's git directory and its common directory) and the hooks git
+// runs (gitHooks), and roots.Protected, where those lie inside a writable
+// root. Both ReadOnly and WorkspaceWrite hide roots.Hidden. network is
+// forced false for ReadOnly.
 func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 	if _, err := ParseProfile(string(p)); err != nil {
 		return Spec{}, err
@@ -188,13 +192,14 @@ func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 		}
 	}
 	protect := func(p string) {
-		if s.writable(p) && !slices.Contains(s.ReadOnly, p) {
+		// One inside a carve-out made before it needs no mount of its own.
+		if s.writable(p) && !s.protected(p) {
 			s.ReadOnly = append(s.ReadOnly, p)
 		}
 	}
 	for _, root := range s.Writable {
 		for _, name := range protectedNames {
-			for _, p := range carveOuts(filepath.Join(root, name)) {
+			for _, p := range carveOuts(filepath.Join(root, name), roots) {
 				protect(p)
 			}
 		}
@@ -209,26 +214,106 @@ func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 
 // carveOuts returns the existing, symlink-resolved paths that protecting
 // path means: path itself and, when it is a file with a "gitdir:" line,
-// the git directory it names and that directory's common directory.
-func carveOuts(path string) []string {
+// the git directory it names and that directory's common directory; for a
+// .git, also the hooks git runs from it (gitHooks).
+func carveOuts(path string, roots Roots) []string {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil
 	}
 	out := []string{real}
+	if filepath.Base(path) != ".git" {
+		return out
+	}
 	fi, err := os.Stat(real)
-	if err != nil || !fi.Mode().IsRegular() || filepath.Base(path) != ".git" {
+	if err != nil {
 		return out
 	}
-	gitdir := pointer(real, "gitdir:")
-	if gitdir == "" {
-		return out
-	}
-	if g, err := filepath.EvalSymlinks(gitdir); err == nil {
+	gitdir, common := real, real
+	if fi.Mode().IsRegular() {
+		g := pointer(real, "gitdir:")
+		if g == "" {
+			return out
+		}
+		if g, err = filepath.EvalSymlinks(g); err != nil {
+			return out
+		}
 		out = append(out, g)
-		if common := pointer(filepath.Join(g, "commondir"), ""); common != "" {
-			if c, err := filepath.EvalSymlinks(common); err == nil {
+		gitdir, common = g, g
+		if c := pointer(filepath.Join(g, "commondir"), ""); c != "" {
+			if c, err := filepath.EvalSymlinks(c); err == nil {
 				out = append(out, c)
+				common = c
+			}
+		}
+	}
+	return append(out, gitHooks(filepath.Dir(path), gitdir, common, roots)...)
+}
+
+// maxHookEntries bounds the entries of a hooks directory gitHooks looks at.
+const maxHookEntries = 256
+
+// gitHooks returns the existing, symlink-resolved hooks of the repository
+// whose work tree is worktree (git directory gitdir, common directory
+// common): the hooks directory, common's "hooks" and every core.hooksPath
+// a configuration file git may read names (the repository's, its
+// worktree's, the global and the system one, with what they include; each
+// value counts, not only the one git would pick), relative ones against
+// the work tree as git takes them; and the files the links in those
+// directories lead to. A hook runs outside the sandbox at the user's next
+// git command, so where a link or core.hooksPath puts one in a writable
+// root (a ".husky" directory, "ln -s ../../scripts/pre-commit
+// .git/hooks"), it stays read-only like .git itself.
+func gitHooks(worktree, gitdir, common string, roots Roots) []string {
+	xdg, global := roots.ConfigHome, roots.GitConfig
+	var files []string
+	for _, f := range []string{filepath.Join(common, "config"), filepath.Join(gitdir, "config.worktree"), "/etc/gitconfig"} {
+		files = gitIncludes(append(files, f), f, roots.Home, 0)
+	}
+	if roots.Home != "" {
+		if xdg == "" || !filepath.IsAbs(xdg) {
+			xdg = filepath.Join(roots.Home, ".config")
+		}
+		if global == "" || !filepath.IsAbs(global) {
+			global = filepath.Join(roots.Home, ".gitconfig")
+		}
+		for _, f := range []string{global, filepath.Join(xdg, "git", "config")} {
+			files = gitIncludes(append(files, f), f, roots.Home, 0)
+		}
+	}
+	dirs := []string{filepath.Join(common, "hooks")}
+	for _, f := range files {
+		for name, p := range gitEntries(f) {
+			switch {
+			case name != "core.hookspath", p == "":
+				continue
+			case strings.HasPrefix(p, "~/") && roots.Home != "":
+				p = filepath.Join(roots.Home, p[2:])
+			case !filepath.IsAbs(p):
+				p = filepath.Join(worktree, p)
+			}
+			dirs = append(dirs, p)
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		out = append(out, real)
+		f, err := os.Open(real)
+		if err != nil {
+			continue
+		}
+		entries, _ := f.ReadDir(maxHookEntries)
+		f.Close()
+		for _, e := range entries {
+			if e.Type()&os.ModeSymlink == 0 {
+				continue
+			}
+			if t, err := filepath.EvalSymlinks(filepath.Join(real, e.Name())); err == nil {
+				out = append(out, t)
 			}
 		}
 	}

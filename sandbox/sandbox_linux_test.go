@@ -209,11 +209,17 @@ func TestReadOnly(t *testing.T) {
 func TestCarveOuts(t *testing.T) {
 	requireMounts(t)
 	ws, extra := testtree.Dir(t), testtree.Dir(t)
-	for _, d := range []string{".git/hooks", ".gen", ".claude"} {
+	for _, d := range []string{".git/hooks", ".gen", ".claude", "scripts", ".husky"} {
 		os.MkdirAll(filepath.Join(ws, d), 0o755)
 	}
+	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte("{}"), 0o644)
+	// Hooks git runs from the workspace: a link in .git/hooks and a
+	// core.hooksPath (husky's).
+	os.WriteFile(filepath.Join(ws, "scripts", "pre-commit"), []byte("echo hook\n"), 0o755)
+	os.Symlink("../../scripts/pre-commit", filepath.Join(ws, ".git", "hooks", "pre-commit"))
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\thooksPath = .husky\n"), 0o644)
 	spec := mustSpec(t, WorkspaceWrite, Roots{Cwd: ws, Workspace: ws, Additional: []string{extra}}, true)
-	for _, want := range []string{".git", ".gen", ".claude"} {
+	for _, want := range []string{".git", ".gen", ".claude", ".mcp.json", "scripts/pre-commit", ".husky"} {
 		if !spec.protected(filepath.Join(ws, want)) {
 			t.Errorf("%s is not a carve-out: %v", want, spec.ReadOnly)
 		}
@@ -228,6 +234,11 @@ func TestCarveOuts(t *testing.T) {
 		"mount -o remount,rw .git",
 		"umount .git && touch .git/x",
 		"unshare -rm sh -c 'umount " + filepath.Join(ws, ".git") + " && touch " + filepath.Join(ws, ".git/x") + "'",
+		"echo '{\"mcpServers\":{}}' > .mcp.json",
+		"rm .mcp.json",
+		"echo evil >> scripts/pre-commit",
+		"mv scripts s2",
+		"touch .husky/pre-push",
 	} {
 		out, err := run(t, spec, cmd)
 		if err == nil {
@@ -237,9 +248,14 @@ func TestCarveOuts(t *testing.T) {
 			t.Errorf("%q: no hint for %q", cmd, out)
 		}
 	}
-	for _, p := range []string{".git/hooks/pre-commit", ".git/hooks/post-checkout", ".gen/settings.json", ".claude/agents", "moved", ".git/x"} {
+	for _, p := range []string{".git/hooks/post-checkout", ".gen/settings.json", ".claude/agents", "moved", ".git/x", "s2", ".husky/pre-push"} {
 		if exists(filepath.Join(ws, p)) {
 			t.Errorf("%s was created", p)
+		}
+	}
+	for p, want := range map[string]string{".mcp.json": "{}", "scripts/pre-commit": "echo hook\n"} {
+		if got, err := os.ReadFile(filepath.Join(ws, p)); err != nil || string(got) != want {
+			t.Errorf("%s changed: %q, %v", p, got, err)
 		}
 	}
 	if !exists(filepath.Join(ws, ".git/hooks")) {
@@ -261,7 +277,7 @@ func TestCarveOuts(t *testing.T) {
 		t.Errorf("write from a cwd inside .git succeeded:\n%s", out)
 	}
 	// The rest of the workspace stays writable, the additional directory too.
-	if out, err := run(t, spec, "touch ok && touch "+filepath.Join(extra, "ok")); err != nil {
+	if out, err := run(t, spec, "touch ok scripts/other && touch "+filepath.Join(extra, "ok")); err != nil {
 		t.Fatalf("write next to the carve-outs failed: %v\n%s", err, out)
 	}
 	// Outside the sandbox nothing changed: the mounts were private.

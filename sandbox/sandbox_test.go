@@ -78,6 +78,68 @@ func TestNewSpec(t *testing.T) {
 	}
 }
 
+// TestGitHooks: the hooks git runs for a repository in a writable root
+// are carve-outs wherever they are: the targets of the links in its
+// hooks directory, and every core.hooksPath of the repository's
+// configuration, what it includes and the global configuration (relative
+// ones against the work tree); .mcp.json is one too. What lies outside
+// the writable roots needs no carve-out.
+func TestGitHooks(t *testing.T) {
+	ws, home := testtree.Dir(t), testtree.Dir(t)
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ws+"/scripts/pre-commit", "echo hook\n")
+	write(ws+"/scripts/other", "")
+	write(ws+"/.husky/pre-push", "")
+	write(ws+"/.hooks-inc/post-merge", "")
+	write(ws+"/.githooks/post-checkout", "")
+	write(ws+"/.mcp.json", "{}")
+	write(ws+"/.git/config", "[core]\n\tbare = false\n\tHooksPath = .husky # husky\n[include]\n\tpath = more.inc\n")
+	write(ws+"/.git/more.inc", "[core] hooksPath = \".hooks-inc\"\n")
+	write(home+"/.gitconfig", "[core]\n\thooksPath = .githooks\n[alias]\n\thooksPath = scripts\n")
+	if err := os.MkdirAll(ws+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../scripts/pre-commit", ws+"/.git/hooks/pre-commit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home+"/outside", ws+"/.git/hooks/post-commit"); err != nil {
+		t.Fatal(err)
+	}
+	write(home+"/outside", "")
+
+	s, err := NewSpec(WorkspaceWrite, Roots{Cwd: ws, Workspace: ws, Home: home}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".git", ".mcp.json", "scripts/pre-commit", ".husky", ".hooks-inc", ".githooks"} {
+		if !s.protected(filepath.Join(ws, want)) {
+			t.Errorf("%s is not a carve-out: %v", want, s.ReadOnly)
+		}
+	}
+	for _, p := range []string{ws + "/scripts/other", ws + "/scripts", home + "/outside"} {
+		if s.protected(p) || slices.Contains(s.ReadOnly, p) {
+			t.Errorf("%s is a carve-out: %v", p, s.ReadOnly)
+		}
+	}
+	// GIT_CONFIG_GLOBAL replaces ~/.gitconfig.
+	write(home+"/dotfiles/gitconfig", "")
+	s, err = NewSpec(WorkspaceWrite, Roots{Cwd: ws, Workspace: ws, Home: home, GitConfig: home + "/dotfiles/gitconfig"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.protected(ws + "/.githooks") {
+		t.Errorf("~/.gitconfig read despite GIT_CONFIG_GLOBAL: %v", s.ReadOnly)
+	}
+}
+
 // TestPins: the directories between a writable root and a covered path
 // in it are pinned, outermost first, once each; nothing outside the
 // writable roots or the roots themselves.

@@ -277,10 +277,9 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 	if root == "" {
 		root = cwd
 	}
-	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: c.Settings.Filesystem.AllowWrite, Home: ws.Home}
+	roots := sandbox.Roots{Cwd: cwd, Workspace: root, AllowWrite: c.Settings.Filesystem.AllowWrite, Home: ws.Home,
+		ConfigHome: lookupEnv(env, "XDG_CONFIG_HOME"), GitConfig: lookupEnv(env, "GIT_CONFIG_GLOBAL")}
 	if p == sandbox.ReadOnly {
-		roots.ConfigHome = lookupEnv(env, "XDG_CONFIG_HOME")
-		roots.GitConfig = lookupEnv(env, "GIT_CONFIG_GLOBAL")
 		roots.Reads = append(filepath.SplitList(lookupEnv(env, "PATH")), c.Settings.Filesystem.AllowRead...)
 	}
 	if p != sandbox.None {
