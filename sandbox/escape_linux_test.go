@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +22,33 @@ import (
 const (
 	metaProbeArg = "metaprobe" // metaprobe FILE: change FILE's metadata
 	unixProbeArg = "unixprobe" // unixprobe SOCKET: connect to SOCKET
+	ipcProbeArg  = "ipcprobe"  // ipcprobe KEY: find, then make, KEY's shared memory
 )
+
+// ipcProbe looks up the System V shared memory segment of key, then
+// makes one of that key if there was none.
+func ipcProbe(key string) int {
+	k, err := strconv.Atoi(key)
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	_, err = unix.SysvShmGet(k, 0, 0)
+	fmt.Printf("find=%s\n", errText(err))
+	if err != nil {
+		_, err = unix.SysvShmGet(k, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o600)
+		fmt.Printf("make=%s\n", errText(err))
+	}
+	return 0
+}
+
+// errText is "ok" for no error, else the error's text.
+func errText(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}
 
 // metaProbe tries every way to change path's mode, owner, times and
 // extended attributes, by path and through a read-only descriptor.
@@ -295,5 +322,39 @@ func TestNativeSysnums(t *testing.T) {
 	got, want := slices.Sorted(slices.Values(a.metadata)), slices.Sorted(slices.Values(nativeMetadata))
 	if !slices.Equal(got, want) {
 		t.Errorf("metadata calls %v; x/sys names %v", got, want)
+	}
+}
+
+// TestPrivateIPC: System V IPC, which Landlock does not restrict, is the
+// command's own under both profiles: a read-only command neither reaches
+// another process's shared memory (to write to it) nor leaves a segment
+// behind.
+func TestPrivateIPC(t *testing.T) {
+	requireMounts(t)
+	ws := testtree.Dir(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := 0x67656e00 | os.Getpid()&0xff
+	id, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|0o600)
+	if err != nil {
+		t.Skipf("no System V shared memory here: %v", err)
+	}
+	defer unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+	made := key + 1
+	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+		out, err := run(t, mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, false), fmt.Sprintf("%s %s %d", exe, ipcProbeArg, key))
+		if err != nil || !strings.Contains(out, "find=no such file or directory") {
+			t.Errorf("%s: the command reached the segment outside: %v\n%s", p, err, out)
+		}
+		out, err = run(t, mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, false), fmt.Sprintf("%s %s %d", exe, ipcProbeArg, made))
+		if err != nil || !strings.Contains(out, "make=ok") {
+			t.Errorf("%s: want the command to make a segment of its own: %v\n%s", p, err, out)
+		}
+		if id, err := unix.SysvShmGet(made, 0, 0); err == nil {
+			unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+			t.Errorf("%s: the segment the command made outlived it", p)
+		}
 	}
 }

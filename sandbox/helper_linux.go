@@ -68,7 +68,7 @@ func HelperMain(args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if len(spec.ReadOnly) > 0 || len(spec.Hidden) > 0 {
+	if spec.namespaces() {
 		if err := privateMounts(); err != nil {
 			return fail("%v", err)
 		}
@@ -80,6 +80,13 @@ func HelperMain(args []string) int {
 		}
 		if err := hide(spec.Hidden); err != nil {
 			return fail("hiding denied paths: %v", err)
+		}
+	}
+	if spec.PrivateIPC {
+		// privateMounts made sure this is a user namespace of the
+		// helper's own, whose CAP_SYS_ADMIN this needs.
+		if err := unix.Unshare(unix.CLONE_NEWIPC); err != nil {
+			return fail("unshare IPC namespace: %v", err)
 		}
 	}
 	// Re-enter the working directory through the new mounts: the one

@@ -22,8 +22,8 @@ const probeTimeout = 30 * time.Second
 // kernel has no Landlock or the helper cannot be found, and why says so.
 // ok with a non-empty why means a partial sandbox: Landlock works but the
 // carve-out mounts do not (no unprivileged user namespaces), so .git, .gen
-// and .claude inside writable roots are writable; Command then leaves
-// them out. The probe runs once per Runner.
+// and .claude inside writable roots are writable, and commands share the
+// IPC namespace; Command then leaves the carve-outs out. The probe runs once per Runner.
 func (r *Runner) Available() (ok bool, why string) {
 	r.probe.Do(r.check)
 	return r.ok, r.why
@@ -50,7 +50,7 @@ func (r *Runner) check() {
 		partial = append(partial, gaps)
 	}
 	if err := r.probeMounts(); err != nil {
-		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of deny rules hidden", err))
+		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of deny rules hidden, nor System V IPC and POSIX message queues kept from commands", err))
 	} else {
 		r.userns = true
 	}
@@ -96,7 +96,7 @@ func (r *Runner) probeMounts() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	spec := Spec{Profile: WorkspaceWrite, Cwd: dir, Writable: []string{dir}, ReadOnly: []string{ro}, Network: true}
+	spec := Spec{Profile: WorkspaceWrite, Cwd: dir, Writable: []string{dir}, ReadOnly: []string{ro}, Network: true, PrivateIPC: true}
 	c, err := r.command(ctx, spec, "exit 0", os.Environ())
 	if err != nil {
 		return err
@@ -110,8 +110,9 @@ func (r *Runner) probeMounts() error {
 // WorkspaceWrite a per-run temporary directory is created, made writable
 // and named by TMPDIR; Cleanup removes it. Profile None runs bash
 // directly. For other profiles Command fails with ErrUnavailable where
-// Available is false; where carve-out mounts are unavailable it leaves
-// spec.ReadOnly out (Available's why says so).
+// Available is false. Where user namespaces are available it sets
+// spec.PrivateIPC; where they are not (no carve-out mounts) it leaves
+// spec.ReadOnly and spec.Hidden out (Available's why says so).
 func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []string) (*Cmd, error) {
 	if err := spec.validate(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -131,6 +132,7 @@ func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []s
 	if !r.userns {
 		spec.ReadOnly, spec.Hidden = nil, nil
 	}
+	spec.PrivateIPC = r.userns
 	return r.command(ctx, spec, command, env)
 }
 
@@ -174,7 +176,7 @@ func (r *Runner) command(ctx context.Context, spec Spec, command string, env []s
 	c := exec.CommandContext(ctx, r.helperOK, HelperArg, command)
 	c.Dir, c.Env = spec.Cwd, env
 	c.ExtraFiles = []*os.File{specFile, pw} // fds specFD and statusFD
-	inSession(c, len(spec.ReadOnly) > 0 || len(spec.Hidden) > 0)
+	inSession(c, spec.namespaces())
 	out.Cmd, out.Spec = c, spec
 	return out, nil
 }

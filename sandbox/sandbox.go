@@ -23,6 +23,7 @@
 //     Landlock does not restrict (chmod, chown, utimes, xattrs, truncate by
 //     path) and, below Landlock ABI 9, unix sockets (connect(2) to a
 //     daemon's socket is not restricted there);
+//   - an IPC namespace of its own (Spec.PrivateIPC);
 //   - no capability (root's neither) and no descriptor but 0, 1 and 2.
 //
 // Other platforms have no sandbox: Available reports why, and only profile
@@ -92,6 +93,20 @@ type Spec struct {
 	Readable []string `json:"readable,omitempty"`
 	// Network allows sockets other than AF_UNIX. Always false for ReadOnly.
 	Network bool `json:"network"`
+	// PrivateIPC gives the command an IPC namespace of its own: System V
+	// message queues, semaphores and shared memory and POSIX message
+	// queues, which Landlock does not restrict, are then only the
+	// command's, so that it can neither write to another process's nor
+	// leave one behind. Command sets it where user namespaces are
+	// available.
+	PrivateIPC bool `json:"privateIPC,omitempty"`
+}
+
+// namespaces reports whether the helper needs new user and mount
+// namespaces for s: for carve-outs, hidden paths or a private IPC
+// namespace.
+func (s Spec) namespaces() bool {
+	return len(s.ReadOnly) > 0 || len(s.Hidden) > 0 || s.PrivateIPC
 }
 
 // Roots are the inputs NewSpec derives a Spec from.

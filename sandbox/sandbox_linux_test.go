@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 			os.Exit(metaProbe(os.Args[2]))
 		case unixProbeArg:
 			os.Exit(unixProbe(os.Args[2]))
+		case ipcProbeArg:
+			os.Exit(ipcProbe(os.Args[2]))
 		}
 	}
 	os.Exit(m.Run())
