@@ -106,7 +106,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	if o.appendSystem, err = promptFlag("--append-system-prompt", o.appendSystem, "--append-system-prompt-file", o.appendSystemFile); err != nil {
 		return usageErr(err)
 	}
-	live, set, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)
+	live, set, cat, def, err := loadAgent(&o.policyFlags, o.typ, s.Err)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	// The run follows the settings files: a deny rule added while it
 	// runs applies to its next call.
 	sid := transcript.NewID()
-	cfg := subagent.Config{Def: def, Settings: set, Live: live, Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn, SessionID: sid}
+	cfg := subagent.Config{Def: def, Settings: set, Live: live, Agents: cat.All(), Model: model, MaxTurns: o.maxTurns, OnEvent: p.Event, MCP: servers.MCP, OnWarning: warn, SessionID: sid}
 	hs := loadHooksAndSkills(live, set, warn)
 	hs.hooks.Debug = o.debug.logger("hooks", s.Err)
 	hs.apply(&cfg)
@@ -191,24 +191,24 @@ func exitFor(r *report.Run) error {
 }
 
 // loadAgent loads settings, to be followed while a run lasts, and the
-// named agent definition.
-func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *settings.Settings, *agent.Definition, error) {
+// named agent definition, with the catalog it was found in.
+func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *settings.Settings, *agent.Catalog, *agent.Definition, error) {
 	live, set, err := f.watch(errw)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	cat, err := f.agents.discover(set)
 	if err != nil {
-		return nil, nil, nil, usageErr(err)
+		return nil, nil, nil, nil, usageErr(err)
 	}
 	def, err := cat.Lookup(name)
 	if err != nil {
-		return nil, nil, nil, usageErr(err)
+		return nil, nil, nil, nil, usageErr(err)
 	}
 	for _, w := range def.Warnings {
 		fmt.Fprintln(errw, "gen: warning:", w)
 	}
-	return live, set, def, nil
+	return live, set, cat, def, nil
 }
 
 // modelFor returns the name of the model a run uses: flag, the --model
@@ -348,7 +348,7 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 		Short: "Show an agent's resolved policy: mode, visible tools, allow and deny rules",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, set, def, err := loadAgent(f, args[0], s.Err)
+			_, set, _, def, err := loadAgent(f, args[0], s.Err)
 			if err != nil {
 				return err
 			}

@@ -413,7 +413,7 @@ func (r *taskRunner) exec(ctx context.Context, t batch.Task) batch.Result {
 	// The session ID is the task's: its hooks are told the one its result
 	// line carries.
 	sid := transcript.NewID()
-	cfg := subagent.Config{Def: &d, Settings: set, Live: live, Model: model, MaxTurns: t.MaxTurns, MCP: r.mcp.Fresh(), OnWarning: r.warn, SessionID: sid}
+	cfg := subagent.Config{Def: &d, Settings: set, Live: live, Agents: cat.All(), Model: model, MaxTurns: t.MaxTurns, MCP: r.mcp.Fresh(), OnWarning: r.warn, SessionID: sid}
 	extras, _ := r.extras.Get(t.Cwd, func() (hooksAndSkills, error) {
 		return loadHooksAndSkills(live, set, r.warn), nil
 	})

@@ -530,3 +530,40 @@ func TestBatchAgentsFlag(t *testing.T) {
 		t.Errorf("a malformed --agents: exit %d, stdout %q, stderr %q; want a usage error before any task", code, out, errs)
 	}
 }
+
+// TestOtherAgentsHookScripts: a script the hook of a user agent runs,
+// in the repository, is code to every agent of the run, however it runs
+// (policy.Subagent's others): an acceptEdits agent whose allow_tools
+// allow cp rewrote it unasked, delegated (the main loop itself was
+// asked), on its own or as a batch task, and the hook ran the new script
+// outside the gate when the other agent ran next.
+func TestOtherAgentsHookScripts(t *testing.T) {
+	dir := project(t)
+	for p, c := range map[string]string{
+		".gen/agents/guarded.md": "---\nname: guarded\ndescription: d\nhooks:\n  PreToolUse:\n    - hooks: [{type: command, command: sh ./guard.sh}]\n---\nx\n",
+		".gen/agents/writer.md":  "---\nname: writer\ndescription: d\nmode: acceptEdits\nallow_tools: [\"Bash(cp:*)\", Edit]\n---\nx\n",
+		"evil.sh":                "echo evil\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	guard := filepath.Join(dir, "guard.sh")
+	cp := "Run bash: cp evil.sh guard.sh"
+	t.Chdir(dir)
+	for name, args := range map[string][]string{
+		"delegated": {"-p", "--model", "offline", "--permission-mode", "acceptEdits", "--allowedTools", "Agent(writer)", "--", "Delegate writer: " + cp},
+		"agent run": {"agent", "run", "--model", "offline", "--type", "writer", "--prompt", cp},
+		"batch":     {"agent", "batch", "--model", "offline", writeTasks(t, dir, task("w", "writer", cp))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(guard, []byte("exit 0\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := run(args...)
+			if data, _ := os.ReadFile(guard); string(data) != "exit 0\n" || !strings.Contains(out+errs, "mentions guard.sh") {
+				t.Errorf("exit %d, guard.sh %q\n%s\n%s", code, data, out, errs)
+			}
+		})
+	}
+}

@@ -212,24 +212,18 @@ type Parent struct {
 	Deny []perm.Entry
 	// Dirs are directories the parent added (/add-dir).
 	Dirs []string
-	// Agents are the agents whose hooks may run while the parent does:
-	// the files those hooks run are code (perm.Policy.Code) for the child
-	// as for the parent, for the child could change one before the
-	// parent delegates to that agent or its own hooks run.
-	Agents []*agent.Definition
 }
 
 // MainParent returns what the main loop, under s with runtime state rt,
 // passes down to a subagent it delegates to: its mode (MainMode), the
-// directories it added, the agents whose hooks' files are its code, and
-// when it runs as an agent that agent's deny_tools, which deny its
-// subagents' calls too. The tools that agent
+// directories it added, and when it runs as an agent that agent's
+// deny_tools, which deny its subagents' calls too. The tools that agent
 // does not have and its allow_tools bind only its own calls: as in
 // Claude Code, a main-thread agent's tools name what it may delegate to
 // (Agent), not what its subagents may do.
 func MainParent(s *settings.Settings, rt Runtime) Parent {
 	mode, _ := MainMode(s, rt)
-	p := Parent{Mode: mode, Dirs: slices.Clone(rt.Dirs), Agents: rt.agents()}
+	p := Parent{Mode: mode, Dirs: slices.Clone(rt.Dirs)}
 	if rt.Agent != nil {
 		p.Deny = agentDeny(rt.Agent)
 	}
@@ -237,7 +231,9 @@ func MainParent(s *settings.Settings, rt Runtime) Parent {
 }
 
 // Subagent returns the permission policy of agent d under settings s,
-// delegated from parent (nil for a run of its own, `gen agent run`):
+// delegated from parent (nil for a run of its own, `gen agent run`),
+// beside others, the other agents whose hooks may run in the same run
+// (the catalog d was found in):
 //   - the agent's mode, capped at the parent's (an acceptEdits agent
 //     delegated from default mode runs in default mode), and at default
 //     for a project's agent in a project that is not trusted; bypassPermissions
@@ -252,19 +248,17 @@ func MainParent(s *settings.Settings, rt Runtime) Parent {
 //     no settings allow rule reaches a subagent; a project agent's
 //     allow_tools in an untrusted project only constrain;
 //   - NoPrompt: nobody can be asked, so Ask becomes Deny;
-//   - Code: also the files the agent's own hooks run (trust.AgentHooks),
-//     and those of the parent's agents (Parent.Agents).
+//   - Code: also the files the hooks of d and of others run
+//     (trust.AgentHooks), as the main loop's (Runtime.Agents): d could
+//     change one before that agent runs (delegated next, or a later
+//     task of a batch), and its hooks run outside the gate.
 //
 // warnings says what was adjusted.
-func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent) (p perm.Policy, warnings []string) {
-	agents := []*agent.Definition{d}
-	if parent != nil {
-		agents = append(agents, parent.Agents...)
-	}
+func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent, others ...*agent.Definition) (p perm.Policy, warnings []string) {
 	p = perm.Policy{
 		Workspace: s.Workspace,
 		NoPrompt:  true,
-		Code:      code(s, agents...),
+		Code:      code(s, append([]*agent.Definition{d}, others...)...),
 	}
 	confine(&p, s)
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)
@@ -381,7 +375,8 @@ type Check struct {
 	ModeFlag bool
 	// Headless evaluates as a headless run: Ask becomes Deny.
 	Headless bool
-	// Agents are the agents the main loop may delegate to (Runtime).
+	// Agents are the agents the main loop may delegate to (Runtime), and
+	// those beside Agent (Subagent's others).
 	Agents []*agent.Definition
 }
 
@@ -394,7 +389,7 @@ func ForCheck(s *settings.Settings, c Check) (perm.Policy, []string) {
 	)
 	switch d := c.MainAgent; {
 	case c.Agent != nil:
-		p, warns = Subagent(s, c.Agent, nil)
+		p, warns = Subagent(s, c.Agent, nil, c.Agents...)
 		if c.ModeFlag {
 			p.Mode = s.Mode
 		}

@@ -344,14 +344,14 @@ func TestCodeOfAgentHooks(t *testing.T) {
 	}
 }
 
-// TestSubagentCodeOfParentAgents: the files the hooks of the agents the
-// main loop may start run are code to the subagents it starts too
-// (Parent.Agents), as they are to the main loop: a user agent's
-// PreToolUse hook running a script in the repository, an acceptEdits
-// subagent delegated from an acceptEdits main loop rewrote the script
-// unasked (cp under its allow_tools), and the hook ran it when the main
-// loop delegated to that agent next.
-func TestSubagentCodeOfParentAgents(t *testing.T) {
+// TestSubagentCodeOfOtherAgents: the files the hooks of the other agents
+// of a run run are code to a subagent too (Subagent's others), as they
+// are to the main loop: a user agent's PreToolUse hook running a script
+// in the repository, an acceptEdits subagent (delegated from an
+// acceptEdits main loop, or a batch task) rewrote the script unasked (cp
+// under its allow_tools), and the hook ran it when the main loop
+// delegated to that agent next, or the batch's next task ran it.
+func TestSubagentCodeOfOtherAgents(t *testing.T) {
 	s := loadScopes(t, "", "", "", false)
 	root, err := filepath.EvalSymlinks(s.Workspace.Root)
 	if err != nil {
@@ -366,11 +366,13 @@ func TestSubagentCodeOfParentAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	writer := &agent.Definition{Name: "writer", Mode: perm.ModeAcceptEdits, Source: agent.SourceUser}
-	rt := Runtime{Mode: perm.ModeAcceptEdits, Agents: []*agent.Definition{guarded, writer}}
+	agents := []*agent.Definition{guarded, writer}
+	rt := Runtime{Mode: perm.ModeAcceptEdits, Agents: agents}
 	parent := MainParent(s, rt)
-	sub, _ := Subagent(s, writer, &parent)
+	delegated, _ := Subagent(s, writer, &parent, agents...)
+	alone, _ := Subagent(s, writer, nil, agents...)
 	write := perm.Request{Tool: "Write", Input: map[string]any{"file_path": script, "content": "evil"}}
-	for name, p := range map[string]perm.Policy{"main loop": Main(s, rt), "subagent": sub} {
+	for name, p := range map[string]perm.Policy{"main loop": Main(s, rt), "delegated": delegated, "alone": alone} {
 		if !slices.Contains(p.Code, script) {
 			t.Errorf("%s: Code %q lacks %s", name, p.Code, script)
 		}

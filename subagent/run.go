@@ -37,6 +37,10 @@ type Config struct {
 	Live *settings.Live
 	// Parent, if set, is the delegating main loop.
 	Parent *policy.Parent
+	// Agents are the other agents of the run (the catalog Def was found
+	// in): the files their hooks run are code to this one too
+	// (policy.Subagent's others).
+	Agents []*agent.Definition
 	Model  loop.Model
 	// MaxTurns overrides the definition's max_turns when positive.
 	MaxTurns int
@@ -84,7 +88,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 		}
 		set = s
 	}
-	pol, warns := policy.Subagent(set, def, cfg.Parent)
+	pol, warns := policy.Subagent(set, def, cfg.Parent, cfg.Agents...)
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
 	// The run follows the settings files when it has them live: a deny
@@ -92,7 +96,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	base := func() perm.Policy { return pol }
 	if cfg.Live != nil {
 		base = policy.Live(cfg.Live, func(s *settings.Settings) perm.Policy {
-			p, _ := policy.Subagent(s, def, cfg.Parent)
+			p, _ := policy.Subagent(s, def, cfg.Parent, cfg.Agents...)
 			return p
 		})
 	}

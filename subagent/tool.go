@@ -108,6 +108,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		Settings:       o.Settings,
 		Live:           o.Live,
 		Parent:         &parent,
+		Agents:         o.Agents.All(),
 		Model:          t.cfg.Model,
 		HTTPClient:     t.cfg.HTTPClient,
 		SearchURL:      t.cfg.SearchURL,
