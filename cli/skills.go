@@ -78,6 +78,7 @@ func loadSkills(set *settings.Settings, warn func(string)) *skill.Set {
 // promptReadable is the check a skill's or a command's file passes before
 // its text may reach the model (memory.Readable): the Read rules of set.
 func promptReadable(set *settings.Settings) func(path string) error {
-	read := policy.Memory(set, set.Workspace)
+	main := policy.Main(set, policy.Runtime{})
+	read := policy.Memory(&main)
 	return memory.Readable(&read)
 }

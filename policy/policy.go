@@ -180,20 +180,25 @@ func compile(p *perm.Policy) {
 }
 
 // Memory returns the policy memory files are read under (package memory)
-// in workspace ws: the settings' deny and ask rules (every scope and the
-// CLI), every other Read allowed. A memory file goes into the prompt
-// without a tool call, so the rules that keep a file from the Read tool
-// must keep it from the prompt too, whatever links lead to it; nobody can
-// be asked, so an ask rule refuses a file a memory file links to (package
-// memory says which refusals count).
-func Memory(s *settings.Settings, ws perm.Workspace) perm.Policy {
+// for an agent under policy a (Main's or Subagent's): a's deny and ask
+// rules (every settings scope and the CLI, and an agent's deny_tools and
+// its parent's), every other Read allowed, in a's workspace. A memory
+// file goes into the prompt without a tool call, so the rules that keep
+// a file from the agent's Read tool must keep it from its prompt too,
+// whatever links lead to it: with only the settings' rules, an agent
+// whose deny_tools denied Read(./secret.md) had the file in its prompt
+// through an @secret.md import. Nobody can be asked, so an ask rule
+// refuses a file a memory file links to (package memory says which
+// refusals count).
+func Memory(a *perm.Policy) perm.Policy {
 	p := perm.Policy{
 		Mode:      perm.ModeDefault,
-		Deny:      slices.Clone(s.Deny),
-		Ask:       slices.Clone(s.Ask),
+		Deny:      slices.Clone(a.Deny),
+		Ask:       slices.Clone(a.Ask),
 		Allow:     []perm.Entry{{Rule: anyRead, Source: perm.SourceBuiltin, Origin: "project and user memory"}},
-		Workspace: ws,
+		Workspace: a.Workspace,
 		NoPrompt:  true,
+		Failed:    a.Failed,
 	}
 	compile(&p)
 	return p

@@ -77,6 +77,24 @@ func TestAgentSystemPrompt(t *testing.T) {
 	}
 }
 
+// The main loop run as an agent whose deny_tools deny Read(./secret.md)
+// does not have the file in its project memory either: AGENTS.md's
+// @secret.md import put it into the prompt.
+func TestAgentDenyToolsInMemory(t *testing.T) {
+	root, home := project(t, nil)
+	writeAt(t, filepath.Join(root, "AGENTS.md"), "Notes.\n@secret.md\n")
+	writeAt(t, filepath.Join(root, "secret.md"), "TOPSECRET\n")
+	d := userAgent(t, root, home, "guarded", "deny_tools: [\"Read(./secret.md)\"]\n", "x")
+	m := &recorder{}
+	newSession(t, root, home, m, nil, func(c *Config) { c.Agent = d }).Submit(context.Background(), "hello", nil, nil)
+	if len(m.reqs) == 0 {
+		t.Fatal("the model was not called")
+	}
+	if sys := m.reqs[0].Messages[0].Content; !strings.Contains(sys, "Notes.") || strings.Contains(sys, "TOPSECRET") {
+		t.Errorf("system prompt %q", sys)
+	}
+}
+
 // The main loop run as an agent with tools: [Read] has Read and nothing
 // else: the model is offered only Read, the gate denies Bash, and the
 // init event's tools say so (Tools).

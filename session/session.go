@@ -210,7 +210,9 @@ func New(cfg Config) (*Session, error) {
 	if sys == "" {
 		sys = DefaultSystem
 	}
-	read := policy.Memory(set, set.Workspace)
+	// The main loop's rules as it starts, its agent's included.
+	start := policy.Main(set, policy.Runtime{Agent: cfg.Agent})
+	read := policy.Memory(&start)
 	env, warns, err := memory.SystemPrompt(&read, time.Now())
 	if err != nil {
 		return nil, err

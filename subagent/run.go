@@ -145,7 +145,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	sys := def.Prompt
 	if def.Memory {
 		// Only a definition that asks for it sees the project memory.
-		read := policy.Memory(set, pol.Workspace)
+		read := policy.Memory(&pol)
 		env, warns, err := memory.SystemPrompt(&read, time.Now())
 		if err != nil {
 			rep.Err = err

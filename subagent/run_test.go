@@ -13,6 +13,7 @@ import (
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/policy"
 	"github.com/gen-run/gen/settings"
 )
 
@@ -173,5 +174,41 @@ func TestRunFollowsSettings(t *testing.T) {
 				t.Fatalf("final = %q, want the second Read denied with %q", final, tc.want)
 			}
 		})
+	}
+}
+
+// An agent's deny_tools keep a file from its project memory as from its
+// Read tool: AGENTS.md importing @secret.md put the file into the prompt
+// of an agent whose deny_tools denied Read(./secret.md), and so did a
+// deny rule of the main loop's agent (its parent's).
+func TestMemoryUnderAgentDeny(t *testing.T) {
+	for _, viaParent := range []bool{false, true} {
+		set, _, dir := setup(t)
+		for name, body := range map[string]string{"AGENTS.md": "Notes.\n@secret.md\n", "secret.md": "TOPSECRET\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		front, parent := "deny_tools: [\"Read(./secret.md)\"]\n", (*policy.Parent)(nil)
+		if viaParent {
+			r, err := perm.ParseRule("Read(./secret.md)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			front, parent = "", &policy.Parent{Mode: perm.ModeDefault, Deny: []perm.Entry{{Rule: r, Source: perm.SourceAgent}}}
+		}
+		def, err := agent.Parse(".gen/agents/m.md", []byte("---\nname: m\ndescription: d\nproject_memory: true\n"+front+"---\nx\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := testmodel.New(t, offline.New())
+		rep := Run(context.Background(), Config{Def: def, Settings: set, Parent: parent, Model: srv.Model(false)}, "hi")
+		if rep.Err != nil {
+			t.Fatal(rep.Err)
+		}
+		sys := srv.Requests()[0].Messages[0].Content
+		if !strings.Contains(sys, "Notes.") || strings.Contains(sys, "TOPSECRET") {
+			t.Errorf("via parent %v: system prompt %q", viaParent, sys)
+		}
 	}
 }
