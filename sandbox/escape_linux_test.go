@@ -23,7 +23,21 @@ const (
 	metaProbeArg = "metaprobe" // metaprobe FILE: change FILE's metadata
 	unixProbeArg = "unixprobe" // unixprobe SOCKET: connect to SOCKET
 	ipcProbeArg  = "ipcprobe"  // ipcprobe KEY: find, then make, KEY's shared memory
+	keyProbeArg  = "keyprobe"  // keyprobe DESC: read the user key DESC
 )
+
+// keyProbe looks for the user key desc in the session keyring, the keys
+// it possesses, and reads it.
+func keyProbe(desc string) int {
+	id, err := unix.KeyctlSearch(unix.KEY_SPEC_SESSION_KEYRING, "user", desc, 0)
+	fmt.Printf("find=%s\n", errText(err))
+	if err == nil {
+		buf := make([]byte, 64)
+		n, err := unix.KeyctlBuffer(unix.KEYCTL_READ, id, buf, 0)
+		fmt.Printf("read=%s %q\n", errText(err), buf[:max(n, 0)])
+	}
+	return 0
+}
 
 // ipcProbe looks up the System V shared memory segment of key, then
 // makes one of that key if there was none.
@@ -355,6 +369,41 @@ func TestPrivateIPC(t *testing.T) {
 		if id, err := unix.SysvShmGet(made, 0, 0); err == nil {
 			unix.SysvShmCtl(id, unix.IPC_RMID, nil)
 			t.Errorf("%s: the segment the command made outlived it", p)
+		}
+	}
+}
+
+// TestSessionKeyring: the keys of the session keyring gen runs with (a
+// login's) are not the command's, under either profile, although
+// Landlock does not restrict keyctl(2).
+func TestSessionKeyring(t *testing.T) {
+	requireSandbox(t)
+	ws := testtree.Dir(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A session keyring of this thread's own, as pam_keyinit gives a
+	// login, holding a key. Go starts processes from the calling thread,
+	// so the commands inherit it; the thread is not unlocked, so it ends
+	// with the test, and its keyring with it.
+	runtime.LockOSThread()
+	if _, err := unix.KeyctlJoinSessionKeyring("gen-test-" + strconv.Itoa(os.Getpid())); err != nil {
+		t.Skipf("no keyrings here: %v", err)
+	}
+	desc := "gen-test-secret"
+	if _, err := unix.AddKey("user", desc, []byte("TOPSECRET"), unix.KEY_SPEC_SESSION_KEYRING); err != nil {
+		t.Fatalf("adding a key: %v", err)
+	}
+	probe := exe + " " + keyProbeArg + " " + desc
+	// The probe reads the key outside the sandbox.
+	if out, err := run(t, mustSpec(t, None, Roots{Cwd: ws, Workspace: ws}, false), probe); err != nil || !strings.Contains(out, "TOPSECRET") {
+		t.Fatalf("the probe did not read the key without a sandbox: %v\n%s", err, out)
+	}
+	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+		out, err := run(t, mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, false), probe)
+		if err != nil || !strings.Contains(out, "find=") || strings.Contains(out, "TOPSECRET") {
+			t.Errorf("%s: the command read the session's key: %v\n%s", p, err, out)
 		}
 	}
 }

@@ -102,6 +102,9 @@ func HelperMain(args []string) int {
 			return fail("seccomp: %v", err)
 		}
 	}
+	if err := newSessionKeyring(); err != nil {
+		return fail("session keyring: %v", err)
+	}
 	// No capability survives into the command: not those gen's Command
 	// lent the helper for the mounts, nor root's (CAP_MKNOD would let a
 	// workspace-write command make a disk's device node in the workspace
@@ -118,6 +121,34 @@ func HelperMain(args []string) int {
 	}
 	err = syscall.Exec(bash, []string{"bash", "-c", args[0]}, os.Environ())
 	return fail("exec %s: %v", bash, err)
+}
+
+// newSessionKeyring gives this thread, and so the command, a new, empty,
+// anonymous session keyring in place of the one it inherited. The kernel
+// keyrings are out of Landlock's reach, and a process may read the
+// payload of every key it possesses: those of its session keyring (a
+// login's, which pam_keyinit makes, holding Kerberos tickets or tokens),
+// and, through the default one, of the user keyring. With a keyring of
+// its own the command possesses none of them. Where keyctl(2) is not
+// there, or refused whatever it is asked (a container's seccomp profile),
+// neither is it for the command, and nothing is done.
+func newSessionKeyring() error {
+	// NULL, not "": a name would join the keyring of that name, which
+	// another command may have made.
+	_, _, errno := unix.RawSyscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0)
+	if errno == unix.EPERM {
+		// Refused the new keyring: the command must be refused the
+		// inherited one too.
+		ring := unix.KEY_SPEC_SESSION_KEYRING
+		_, _, errno = unix.RawSyscall(unix.SYS_KEYCTL, unix.KEYCTL_GET_KEYRING_ID, uintptr(ring), 0)
+		if errno == 0 {
+			return errors.New("keyctl refused a new session keyring but reaches the inherited one")
+		}
+	}
+	if errno == 0 || errno == unix.ENOSYS || errno == unix.EPERM {
+		return nil
+	}
+	return errno
 }
 
 // closeOnExec marks fd close-on-exec and returns it as a file, or nil if

@@ -23,7 +23,8 @@
 //     Landlock does not restrict (chmod, chown, utimes, xattrs, truncate by
 //     path) and, below Landlock ABI 9, unix sockets (connect(2) to a
 //     daemon's socket is not restricted there);
-//   - an IPC namespace of its own (Spec.PrivateIPC);
+//   - an IPC namespace of its own (Spec.PrivateIPC), and a session
+//     keyring of its own (newSessionKeyring);
 //   - no capability (root's neither) and no descriptor but 0, 1 and 2.
 //
 // Other platforms have no sandbox: Available reports why, and only profile

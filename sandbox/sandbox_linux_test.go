@@ -42,6 +42,8 @@ func TestMain(m *testing.M) {
 			os.Exit(unixProbe(os.Args[2]))
 		case ipcProbeArg:
 			os.Exit(ipcProbe(os.Args[2]))
+		case keyProbeArg:
+			os.Exit(keyProbe(os.Args[2]))
 		}
 	}
 	os.Exit(m.Run())
