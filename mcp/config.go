@@ -51,26 +51,9 @@ type Server struct {
 	Headers map[string]string
 }
 
-// ValidName reports whether name may name a server. Server names become
-// part of tool names (mcp__SERVER__TOOL) and of rules, so they are limited
-// to ASCII letters, digits, '_' and '-', and may not contain "__" nor start
-// or end with '_': then the first "__" after "mcp__" always ends the server
-// name, and the rule mcp__a cannot cover a tool of server a_.
-func ValidName(name string) bool {
-	if name == "" || strings.Contains(name, "__") || name[0] == '_' || name[len(name)-1] == '_' {
-		return false
-	}
-	for _, r := range name {
-		if !nameChar(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func nameChar(r rune) bool {
-	return r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
-}
+// ValidName reports whether name may name a server (perm.ValidMCPServer:
+// the names rules can name).
+func ValidName(name string) bool { return perm.ValidMCPServer(name) }
 
 // ParseConfig parses an MCP configuration file in Claude Code's shape,
 // {"mcpServers": {NAME: {...}}}, as found in .mcp.json and in the files

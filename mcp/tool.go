@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
 	"github.com/gen-run/gen/tool"
 )
@@ -39,7 +40,7 @@ type Tool struct {
 // than an ASCII letter, digit, '_' or '-' replaced by '_'.
 func ToolName(server, tool string) string {
 	return "mcp__" + server + "__" + strings.Map(func(r rune) rune {
-		if nameChar(r) {
+		if perm.MCPNameChar(r) {
 			return r
 		}
 		return '_'

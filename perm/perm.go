@@ -216,7 +216,7 @@ func ParseRule(s string) (Rule, error) {
 	if hasPat && strings.TrimSpace(pat) == "" {
 		return bad("empty pattern: write the bare tool name to match every call")
 	}
-	if !balanced(pat) {
+	if !balanced(pat, name == "Bash") {
 		// A ")" that closes the rule's "(" early is two rules written as
 		// one, their separator lost ("Read(./.env) Read(./secrets/**)"):
 		// the pattern would match no call, and a deny rule fail open.
@@ -230,25 +230,36 @@ func ParseRule(s string) (Rule, error) {
 }
 
 // balanced reports whether every ")" in s closes a "(" before it and
-// every "(" is closed. An escaped parenthesis (after a backslash, as a
-// path pattern escapes and as a command line writes one) counts for
-// neither: that is how a rule names a file or a command with one alone.
-func balanced(s string) bool {
+// every "(" is closed. A parenthesis escaped (after a backslash, as a
+// path pattern escapes one and a command line may) or, in a command line
+// (shell), quoted (Bash(grep -E "(a|b" *)) counts for neither: that is
+// how a rule names a file or a command with one alone. A command line's
+// quote left open is unbalanced too.
+func balanced(s string, shell bool) bool {
 	depth := 0
+	var quote byte
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
+		switch c := s[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case shell && (c == '\'' || c == '"'):
+			quote = c
+		case c == '\\':
 			i++
-		case '(':
+		case c == '(':
 			depth++
-		case ')':
+		case c == ')':
 			if depth == 0 {
 				return false
 			}
 			depth--
 		}
 	}
-	return depth == 0
+	return depth == 0 && quote == 0
 }
 
 // check validates the pattern against what the tool's matcher accepts.
@@ -281,6 +292,13 @@ func (r Rule) check() error {
 	case "MCP":
 		if !strings.HasPrefix(r.Pattern, "mcp__") {
 			return fmt.Errorf("MCP patterns name tools mcp__server__tool")
+		}
+		// The pattern matches the name the model sees, in which a
+		// server's tool get.file is mcp__s__get_file: one naming get.file
+		// would match no call.
+		if i := strings.IndexFunc(r.Pattern, func(c rune) bool { return !MCPNameChar(c) && !strings.ContainsRune(`*?[]^\`, c) }); i >= 0 {
+			c, _ := utf8.DecodeRuneInString(r.Pattern[i:])
+			return fmt.Errorf("no MCP tool's name has %q: the model sees a tool's name with only letters, digits, '_' and '-' (a server's tool get.file is mcp__SERVER__get_file)", c)
 		}
 	case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
 		if user, ok := strings.CutPrefix(r.Pattern, "~"); ok && user != "" && user[0] != '/' {

@@ -39,12 +39,24 @@ func TestParseRule(t *testing.T) {
 		{in: "Ba sh(x)", wantErr: `malformed rule "Ba sh(x)": invalid character ' ' in tool name`},
 		{in: "WebFetch(github.com)", wantErr: `malformed rule "WebFetch(github.com)": WebFetch patterns are domain:HOST or domain:*.HOST`},
 		{in: "WebFetch(domain:a*.com)", wantErr: `malformed rule "WebFetch(domain:a*.com)": WebFetch allows a wildcard only as a leading *.`},
+		// MCP rules the tools' names can never match: the model sees a
+		// server's tool get.file as mcp__s__get_file, and no server's
+		// name starts or ends with '_'.
+		{in: "MCP(mcp__s__get.file)", wantErr: `malformed rule "MCP(mcp__s__get.file)": no MCP tool's name has '.': the model sees a tool's name with only letters, digits, '_' and '-' (a server's tool get.file is mcp__SERVER__get_file)`},
+		{in: "MCP(mcp__s__[a-z]*_?)", want: Rule{Tool: "MCP", Pattern: "mcp__s__[a-z]*_?", HasPattern: true}},
+		{in: "mcp___s", wantErr: `malformed rule "mcp___s": "mcp___s" names no MCP server: a server's name is letters, digits, '_' and '-', without "__" or a leading or trailing '_'`},
+		{in: "mcp__s___x", want: Rule{Tool: "mcp__s___x"}},
+		{in: "mcp__s__", wantErr: `malformed rule "mcp__s__": "mcp__s__" names no MCP tool: write mcp__s for every tool of the server`},
 		// Two rules written as one match no call: a deny would fail open.
 		{in: "Read(./.env) Read(./secrets/**)", wantErr: `malformed rule "Read(./.env) Read(./secrets/**)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
 		{in: "Bash(rm -rf *), Bash(curl *)", wantErr: `malformed rule "Bash(rm -rf *), Bash(curl *)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
 		{in: "Bash(echo (a)", wantErr: `malformed rule "Bash(echo (a)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
 		{in: "Read(./a (1).txt)", want: Rule{Tool: "Read", Pattern: "./a (1).txt", HasPattern: true}},
 		{in: `Read(./a\).txt)`, want: Rule{Tool: "Read", Pattern: `./a\).txt`, HasPattern: true}},
+		{in: `Bash(grep -E "(a|b" *)`, want: Rule{Tool: "Bash", Pattern: `grep -E "(a|b" *`, HasPattern: true}},
+		{in: `Bash(echo ')' "\")")`, want: Rule{Tool: "Bash", Pattern: `echo ')' "\")"`, HasPattern: true}},
+		{in: `Read(./don't (1).txt)`, want: Rule{Tool: "Read", Pattern: `./don't (1).txt`, HasPattern: true}},
+		{in: `Bash(echo 'a) Bash(rm *)`, wantErr: `malformed rule "Bash(echo 'a) Bash(rm *)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
 		// A domain is compared as written with the canonical host a URL
 		// reaches (webHost): in another form it would match no fetch, and
 		// a deny rule would fail open.

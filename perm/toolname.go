@@ -90,8 +90,11 @@ func ParseListRule(text string, kind ListKind) (r Rule, leftOut string, err erro
 // checkToolName refuses a rule tool name that names no tool: a misspelt
 // deny rule (bash(rm:*)) would otherwise silently deny nothing.
 func checkToolName(name string) error {
-	if slices.Contains(Tools, name) || strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
+	if slices.Contains(Tools, name) {
 		return nil
+	}
+	if strings.HasPrefix(name, "mcp__") && len(name) > len("mcp__") {
+		return checkMCPName(name)
 	}
 	if slices.Contains(ClaudeTools, name) {
 		return fmt.Errorf("unknown tool %q: %w", name, errClaudeTool)
@@ -100,6 +103,44 @@ func checkToolName(name string) error {
 		return fmt.Errorf("unknown tool %q: did you mean %s?", name, near)
 	}
 	return fmt.Errorf("unknown tool %q (want a built-in tool such as Bash, Read or Edit, mcp__server__tool, MCP(...), Agent(...) or Skill(...))", name)
+}
+
+// checkMCPName refuses a rule name mcp__SERVER or mcp__SERVER__TOOL that
+// no MCP tool can have: a server no server may be called, or no tool.
+func checkMCPName(name string) error {
+	server, tool, hasTool := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
+	switch {
+	case !ValidMCPServer(server):
+		return fmt.Errorf("%q names no MCP server: a server's name is letters, digits, '_' and '-', without \"__\" or a leading or trailing '_'", name)
+	case hasTool && tool == "":
+		return fmt.Errorf("%q names no MCP tool: write mcp__%s for every tool of the server", name, server)
+	}
+	return nil
+}
+
+// MCPNameChar reports whether r may be part of an MCP server's name, and
+// of an MCP tool's name as the model sees it (mcp__SERVER__TOOL, the
+// server's other characters replaced by '_'): an ASCII letter or digit,
+// '_' or '-'.
+func MCPNameChar(r rune) bool {
+	return r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+}
+
+// ValidMCPServer reports whether name may name an MCP server. Server
+// names become part of tool names (mcp__SERVER__TOOL) and of rules, so
+// they are limited to MCPNameChar, and may not contain "__" nor start or
+// end with '_': then the first "__" after "mcp__" always ends the server
+// name, and the rule mcp__a cannot cover a tool of server a_.
+func ValidMCPServer(name string) bool {
+	if name == "" || strings.Contains(name, "__") || name[0] == '_' || name[len(name)-1] == '_' {
+		return false
+	}
+	for _, r := range name {
+		if !MCPNameChar(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // nearestTool returns the built-in tool name that name most likely
