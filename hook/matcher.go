@@ -68,6 +68,11 @@ func checkToolMatcher(m string) error {
 			if !ok || server == "" || tool == "" {
 				return fmt.Errorf("%q names no tool (MCP tools are mcp__server__tool): did you mean %q?", a, "mcp__"+strings.TrimSuffix(server, "_")+"__.*")
 			}
+			// A tool's name as the model sees it, which the matcher is
+			// compared with, has the server's other characters as '_'.
+			if !perm.ValidMCPServer(server) || strings.IndexFunc(tool, func(r rune) bool { return !perm.MCPNameChar(r) }) >= 0 {
+				return fmt.Errorf("%q names no tool: MCP tools are mcp__server__tool with only letters, digits, '_' and '-' (a server's tool get file is mcp__server__get_file)", a)
+			}
 		case a == "Task":
 			// Claude Code's old name for Agent names it (Group.Matches).
 		default:
