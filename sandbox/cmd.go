@@ -143,6 +143,7 @@ type Runner struct {
 	probe    sync.Once
 	ok       bool   // Landlock usable
 	userns   bool   // carve-out mounts usable
+	ipc      bool   // private IPC namespaces usable
 	why      string // what is missing
 	helperOK string // resolved helper path
 }

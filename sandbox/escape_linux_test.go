@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -370,6 +371,41 @@ func TestPrivateIPC(t *testing.T) {
 			unix.SysvShmCtl(id, unix.IPC_RMID, nil)
 			t.Errorf("%s: the segment the command made outlived it", p)
 		}
+	}
+}
+
+// noIPCVar, set in the environment of the test binary as a helper, makes
+// it fail to unshare the IPC namespace, as on a kernel without them.
+const noIPCVar = "GEN_SANDBOX_TEST_NO_IPC"
+
+// TestNoIPCNamespace: where IPC namespaces are unavailable the sandbox
+// says so, and keeps its carve-outs.
+func TestNoIPCNamespace(t *testing.T) {
+	requireMounts(t)
+	t.Setenv(noIPCVar, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Helper: exe}
+	ok, why := r.Available()
+	if !ok || !strings.Contains(why, "no private IPC namespace") || strings.Contains(why, "no private mount namespace") {
+		t.Fatalf("Available() = %v, %q", ok, why)
+	}
+	ws := testtree.Dir(t)
+	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
+	spec := mustSpec(t, WorkspaceWrite, Roots{Cwd: ws, Workspace: ws}, false)
+	c, err := r.Command(t.Context(), spec, "touch .git/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Cleanup()
+	if err := c.Run(); err == nil || exists(filepath.Join(ws, ".git", "x")) {
+		t.Errorf("the carve-out was written: %v", err)
+	}
+	var setup *SetupError
+	if errors.As(err, &setup) {
+		t.Errorf("the command was not run: %v", err)
 	}
 }
 

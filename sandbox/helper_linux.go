@@ -85,7 +85,7 @@ func HelperMain(args []string) int {
 	if spec.PrivateIPC {
 		// privateMounts made sure this is a user namespace of the
 		// helper's own, whose CAP_SYS_ADMIN this needs.
-		if err := unix.Unshare(unix.CLONE_NEWIPC); err != nil {
+		if err := unshareIPC(); err != nil {
 			return fail("unshare IPC namespace: %v", err)
 		}
 	}
@@ -150,6 +150,10 @@ func newSessionKeyring() error {
 	}
 	return errno
 }
+
+// unshareIPC gives this thread a new IPC namespace; a variable, so that
+// the tests can stand for a kernel without IPC namespaces.
+var unshareIPC = func() error { return unix.Unshare(unix.CLONE_NEWIPC) }
 
 // closeOnExec marks fd close-on-exec and returns it as a file, or nil if
 // fd is not open.

@@ -22,8 +22,9 @@ const probeTimeout = 30 * time.Second
 // kernel has no Landlock or the helper cannot be found, and why says so.
 // ok with a non-empty why means a partial sandbox: Landlock works but the
 // carve-out mounts do not (no unprivileged user namespaces), so .git, .gen
-// and .claude inside writable roots are writable, and commands share the
-// IPC namespace; Command then leaves the carve-outs out. The probe runs once per Runner.
+// and .claude inside writable roots are writable; Command then leaves
+// them out. Without IPC namespaces, commands share System V IPC and POSIX
+// message queues. The probe runs once per Runner.
 func (r *Runner) Available() (ok bool, why string) {
 	r.probe.Do(r.check)
 	return r.ok, r.why
@@ -49,10 +50,14 @@ func (r *Runner) check() {
 	if gaps := abiGaps(landlockABI()); gaps != "" {
 		partial = append(partial, gaps)
 	}
-	if err := r.probeMounts(); err != nil {
-		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of deny rules hidden, nor System V IPC and POSIX message queues kept from commands", err))
-	} else {
+	// A kernel without IPC namespaces still has the carve-outs.
+	if err := r.probeMounts(true); err == nil {
+		r.userns, r.ipc = true, true
+	} else if err2 := r.probeMounts(false); err2 == nil {
 		r.userns = true
+		partial = append(partial, fmt.Sprintf("no private IPC namespace (%v), so commands share System V IPC and POSIX message queues with other processes", err))
+	} else {
+		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of deny rules hidden, and commands share System V IPC and POSIX message queues with other processes", err2))
 	}
 	if len(partial) > 0 {
 		r.why = "partial sandbox: " + strings.Join(partial, "; ")
@@ -80,8 +85,9 @@ func abiGaps(abi int) string {
 	return fmt.Sprintf("Landlock ABI %d of this kernel does not restrict %s", abi, strings.Join(gaps, ", "))
 }
 
-// probeMounts runs the helper once with a carve-out mount.
-func (r *Runner) probeMounts() error {
+// probeMounts runs the helper once with a carve-out mount and, with ipc,
+// a private IPC namespace.
+func (r *Runner) probeMounts(ipc bool) error {
 	dir, err := os.MkdirTemp("", "gen-sandbox-probe-")
 	if err != nil {
 		return err
@@ -96,7 +102,7 @@ func (r *Runner) probeMounts() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	spec := Spec{Profile: WorkspaceWrite, Cwd: dir, Writable: []string{dir}, ReadOnly: []string{ro}, Network: true, PrivateIPC: true}
+	spec := Spec{Profile: WorkspaceWrite, Cwd: dir, Writable: []string{dir}, ReadOnly: []string{ro}, Network: true, PrivateIPC: ipc}
 	c, err := r.command(ctx, spec, "exit 0", os.Environ())
 	if err != nil {
 		return err
@@ -110,9 +116,9 @@ func (r *Runner) probeMounts() error {
 // WorkspaceWrite a per-run temporary directory is created, made writable
 // and named by TMPDIR; Cleanup removes it. Profile None runs bash
 // directly. For other profiles Command fails with ErrUnavailable where
-// Available is false. Where user namespaces are available it sets
-// spec.PrivateIPC; where they are not (no carve-out mounts) it leaves
-// spec.ReadOnly and spec.Hidden out (Available's why says so).
+// Available is false. Where IPC namespaces are available it sets
+// spec.PrivateIPC; where user namespaces are not (no carve-out mounts) it
+// leaves spec.ReadOnly and spec.Hidden out (Available's why says so).
 func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []string) (*Cmd, error) {
 	if err := spec.validate(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -132,7 +138,7 @@ func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []s
 	if !r.userns {
 		spec.ReadOnly, spec.Hidden = nil, nil
 	}
-	spec.PrivateIPC = r.userns
+	spec.PrivateIPC = r.ipc
 	return r.command(ctx, spec, command, env)
 }
 
