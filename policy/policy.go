@@ -9,11 +9,14 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/settings"
 	"github.com/gen-run/gen/trust"
 )
@@ -134,14 +137,15 @@ func undelegated(d *agent.Definition, agents []*agent.Definition) []perm.Entry {
 // code returns the files the hooks that may run under s name
 // (hook.Config.Files), those the MCP servers that may start name
 // (settings.Settings.MCPFiles), those the hooks of agents may run
-// (trust.AgentHooks) and the settings files that configure them all
-// (settings.Settings.ConfigFiles), for perm.Policy.Code: found afresh for every
+// (trust.AgentHooks), the settings files that configure them all
+// (settings.Settings.ConfigFiles) and the git hooks of the workspace's
+// repositories (gitHooks), for perm.Policy.Code: found afresh for every
 // policy, so a script made since the settings were loaded is protected
 // too.
 func code(s *settings.Settings, agents ...*agent.Definition) []string {
 	hooks, _ := trust.RunnableHooks(s)
 	ws := s.Workspace
-	files := slices.Concat(hooks.Files(ws.Cwd, ws.Root, ws.Home), s.MCPFiles(), s.ConfigFiles())
+	files := slices.Concat(hooks.Files(ws.Cwd, ws.Root, ws.Home), s.MCPFiles(), s.ConfigFiles(), gitHooks(ws))
 	for _, d := range agents {
 		if ah, _ := trust.AgentHooks(s, d); !ah.Empty() {
 			files = append(files, ah.Files(ws.Cwd, ws.Root, ws.Home)...)
@@ -149,6 +153,23 @@ func code(s *settings.Settings, agents ...*agent.Definition) []string {
 	}
 	slices.Sort(files)
 	return slices.Compact(files)
+}
+
+// gitHooks returns the git hooks of the repositories at the workspace's
+// directories (sandbox.GitHooks), as gen's environment names the global
+// git configuration: where a link or core.hooksPath puts a hook in the
+// workspace (.husky/pre-commit, .git/hooks/pre-commit a link to
+// tools/pre-commit.sh), an Edit of it, allowed in acceptEdits, ran at the
+// user's next git command outside the gate and the sandbox.
+func gitHooks(ws perm.Workspace) []string {
+	roots := sandbox.Roots{Home: ws.Home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), GitConfig: os.Getenv("GIT_CONFIG_GLOBAL")}
+	var out []string
+	for _, dir := range slices.Concat([]string{ws.Root, ws.Cwd}, ws.Dirs) {
+		if dir != "" {
+			out = append(out, sandbox.GitHooks(filepath.Join(dir, ".git"), roots)...)
+		}
+	}
+	return out
 }
 
 // recent are the policies compile compiled last. A policy rebuilt from

@@ -228,6 +228,14 @@ func NewSpec(p Profile, roots Roots, network bool) (Spec, error) {
 	return s, nil
 }
 
+// GitHooks returns what keeping the .git at dotgit read-only protects
+// (carveOuts): it, the git directory a .git file leads to and the hooks
+// git runs from the repository, wherever links and core.hooksPath put
+// them. perm.Policy.Code holds them too: the Write and Edit tools, which
+// no sandbox confines, must not change a hook the user's next git command
+// runs.
+func GitHooks(dotgit string, roots Roots) []string { return carveOuts(dotgit, roots) }
+
 // carveOuts returns the existing, symlink-resolved paths that protecting
 // path means: path itself and, when it is a file with a "gitdir:" line,
 // the git directory it names and that directory's common directory; for a
