@@ -13,7 +13,9 @@
 package gate
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -209,7 +211,8 @@ func (g *Gate) Check(ctx context.Context, req perm.Request) perm.Result {
 //     checks stand.
 //  2. perm.Evaluate, without step 8.
 //  3. On Ask: PermissionRequest hooks (hook.ApplyPermissionRequest), then
-//     the Asker for what they left open.
+//     the Asker for what they left open. A call either rewrote is held
+//     to the PreToolUse hooks again (rewritten).
 //  4. Step 8: what is still Ask becomes Deny.
 //  5. On Deny: PermissionDenied hooks.
 func (g *Gate) Decide(ctx context.Context, req perm.Request) (perm.Result, map[string]any) {
@@ -233,12 +236,20 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 	}
 	res := hook.ApplyPreToolUse(pre, perm.Evaluate(req, &pol))
 	if res.Decision == perm.Ask {
+		judged := req.Input // what the PreToolUse hooks saw
 		res, req = g.settle(ctx, req, res, &pol)
 		if res.Input != nil {
 			// An Asker that evaluated a rewritten call itself (the
 			// permission-prompt delegate) hands back the input its
-			// decision is about.
+			// decision is about, which nothing has held to the tool's
+			// schema yet.
 			req.Input = res.Input
+			if in, err := g.prepare(req.Tool, req.Input); err != nil || !reflect.DeepEqual(in, req.Input) {
+				res = invalid("the permission-prompt tool", cmp.Or(err, errors.New("it is not in the tool's own form (an alias, or a null)")))
+			}
+		}
+		if res.Decision == perm.Allow && !sameMap(req.Input, judged) {
+			res = g.rewritten(ctx, req, &pol, res)
 		}
 	}
 	res = perm.Unattended(res)
@@ -246,6 +257,29 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 		res = g.denied(ctx, req, &pol, res)
 	}
 	return res, req.Input, !sameMap(req.Input, orig)
+}
+
+// rewritten holds res, an Allow of req, a call whose input the approver
+// or a PermissionRequest hook changed, to the PreToolUse hooks: a
+// changed call is a new call, and a hook that guards what runs (a
+// managed one that refuses rm) must not be talked around by whoever
+// rewrites a call it let through into one it refuses. Their deny (or
+// stop) denies. Their ask is answered by the approval that made the
+// call, which was for this input. A hook that changes the input once
+// more denies: nobody approved what it would run.
+func (g *Gate) rewritten(ctx context.Context, req perm.Request, pol *perm.Policy, res perm.Result) perm.Result {
+	if !g.Hooks.Has(hook.PreToolUse) {
+		return res
+	}
+	o := g.Hooks.Run(ctx, hook.PreToolUse, g.input(req, pol))
+	if r := hook.ApplyPreToolUse(o, res); r.Decision == perm.Deny {
+		return r
+	}
+	if o.UpdatedInput != nil {
+		return perm.Result{Decision: perm.Deny, Step: 0, Rule: "PreToolUse hook", Source: perm.SourceHook,
+			Reason: "a PreToolUse hook changed the input of a call its approver had changed: nobody approved what it would run"}
+	}
+	return res
 }
 
 // settle answers the Ask res for req: the PermissionRequest hooks first,

@@ -495,3 +495,60 @@ func TestToolResponse(t *testing.T) {
 		}
 	}
 }
+
+// A call the Asker or a PermissionRequest hook rewrote is a new call for
+// the PreToolUse hooks too: a guard hook that refuses rm is not talked
+// around by an approver that turns an allowed touch into rm. The
+// permission-prompt delegate's input (an Asker's Result.Input) is also
+// held to the tool's schema.
+func TestRewriteHeldToPreToolUse(t *testing.T) {
+	e := newHookEnv(t)
+	guard := e.script("guard.sh", `in=$(cat)
+case "$in" in
+*'"rm '*) echo "no rm here" >&2; exit 2 ;;
+*'"echo twice'*) echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo thrice"}}}' ;;
+esac`)
+	// delegate answers as mcp's permission-prompt delegate does: an
+	// Allow of the rewritten call, with its input.
+	delegate := func(in map[string]any) Asker {
+		return askerFunc(func(_ perm.Request, r perm.Result) perm.Result {
+			r.Decision, r.Input = perm.Allow, in
+			return r
+		})
+	}
+	for _, tt := range []struct {
+		name   string
+		asker  Asker
+		events map[hook.Event]string
+		want   perm.Decision
+		reason string // in the reason
+		ran    string // the command that runs, for an Allow
+	}{
+		{name: "the delegate rewrites into rm", asker: delegate(map[string]any{"command": "rm -f a.txt"}),
+			want: perm.Deny, reason: "denied by a PreToolUse hook: no rm here"},
+		{name: "a PermissionRequest hook rewrites into rm",
+			events: map[hook.Event]string{hook.PermissionRequest: e.script("req.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "rm -f a.txt"}}}}'`)},
+			want:   perm.Deny, reason: "denied by a PreToolUse hook: no rm here"},
+		{name: "the hook changes a rewritten call again", asker: delegate(map[string]any{"command": "echo twice"}),
+			want: perm.Deny, reason: "nobody approved what it would run"},
+		{name: "the delegate's input does not fit the tool", asker: delegate(map[string]any{"command": "echo hi", "bogus": 1.0}),
+			want: perm.Deny, reason: `unknown argument "bogus"`},
+		{name: "the delegate's input uses an alias", asker: delegate(map[string]any{"cmd": "echo hi"}),
+			want: perm.Deny, reason: "not valid"},
+		{name: "a rewrite the hook lets through runs", asker: delegate(map[string]any{"command": "echo fine"}),
+			want: perm.Allow, ran: "echo fine"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			events := map[hook.Event]string{hook.PreToolUse: guard}
+			maps.Copy(events, tt.events)
+			g := &Gate{Policy: e.policy(nil), Asker: tt.asker, Hooks: e.hooks(events, 0)}
+			res, in := g.Decide(context.Background(), bash("touch a.out"))
+			if res.Decision != tt.want || !strings.Contains(res.Reason, tt.reason) {
+				t.Errorf("got %v: %s; want %v (%s)", res.Decision, res.Reason, tt.want, tt.reason)
+			}
+			if tt.want == perm.Allow && in["command"] != tt.ran {
+				t.Errorf("runs %v, want %q", in, tt.ran)
+			}
+		})
+	}
+}
