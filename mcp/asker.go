@@ -158,10 +158,16 @@ type asking struct {
 // denied: a tool that keeps rewriting never loops.
 func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
 	// An answer to another call meanwhile may have added a rule that
-	// decides this one.
-	pol := a.policy()
-	if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
-		return r
+	// decides this one. An Ask a hook raised (a PreToolUse hook's ask
+	// of a call the policy allows) is not the policy's: evaluated again
+	// without the hook it would be the Allow the hook wanted asked about,
+	// so only the tool answers it, as only the person does at a terminal
+	// (session.Session.Ask).
+	if res.Source != perm.SourceHook {
+		pol := a.policy()
+		if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
+			return r
+		}
 	}
 	return a.ask(ctx, req, res, false)
 }

@@ -259,3 +259,18 @@ func TestDelegatePolicyMergedOnce(t *testing.T) {
 		t.Errorf("curl under the added deny rule: %+v", r)
 	}
 }
+
+// An Ask a PreToolUse hook raised about a call the policy allows goes to
+// the tool, which decides it: evaluated again without the hook, it was an
+// Allow nobody was asked about.
+func TestDelegateAnswersHookAsk(t *testing.T) {
+	gateFor, ap := delegateGate(t, func(mcptest.Request) string {
+		return `{"behavior":"deny","message":"not now"}`
+	}, basePolicy(t))
+	g := gateFor("")
+	hookAsk := perm.Result{Decision: perm.Ask, Reason: "a PreToolUse hook asks for approval", Rule: "PreToolUse hook", Source: perm.SourceHook}
+	r := g.Asker.Ask(context.Background(), bash("ls"), hookAsk)
+	if r.Decision != perm.Deny || !strings.Contains(r.Reason, "not now") || len(ap.Calls()) != 1 {
+		t.Errorf("got %v (%s), the tool asked %d times; want its deny", r.Decision, r.Reason, len(ap.Calls()))
+	}
+}
