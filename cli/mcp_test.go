@@ -859,3 +859,55 @@ func TestMCPJSONApprovals(t *testing.T) {
 		t.Errorf("bad list: exit %d, %s", code, errs)
 	}
 }
+
+// The permission-prompt tool answers within the PreToolUse hooks, not
+// around them: its rewrite of an allowed touch into rm goes through the
+// user's hook that refuses rm, and a hook's ask about a Read goes to the
+// tool (which denies it), not to a policy that would allow it.
+func TestDelegateHeldToPreToolUseHeadless(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(r mcptest.Request) string {
+		if r.Input["command"] == "touch a.out" {
+			return `{"behavior":"allow","updatedInput":{"command":"rm a.txt"}}`
+		}
+		if r.ToolName == "Read" {
+			return `{"behavior":"deny","message":"no reading now"}`
+		}
+		return `{"behavior":"allow"}`
+	})
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	guard := filepath.Join(home, "guard.sh")
+	script := `#!/bin/sh
+in=$(cat)
+case "$in" in
+*'"rm '*) echo "no rm here" >&2; exit 2 ;;
+*'"Read"'*) echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}' ;;
+esac
+`
+	settings := `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "` + guard + `"}]}]}}`
+	if err := os.WriteFile(guard, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".gen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gen", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-prompt-tool", "mcp__perm__approve", "Run bash: touch a.out\nRead: a.txt")
+	got := results(events(t, out))
+	if code != 3 || len(got) != 2 {
+		t.Fatalf("exit %d, %q\n%s", code, got, errs)
+	}
+	if !strings.Contains(got[0], "denied by a PreToolUse hook: no rm here") || !exists(dir, "a.txt") {
+		t.Errorf("rewrite to rm: %q; a.txt there: %v", got[0], exists(dir, "a.txt"))
+	}
+	if !strings.Contains(got[1], "no reading now") {
+		t.Errorf("the hook's ask about Read: %q", got[1])
+	}
+	// The touch, the rm it became (a new call, which asks), the Read.
+	if n := len(ap.Calls()); n != 3 {
+		t.Errorf("the tool was asked %d times, want 3", n)
+	}
+}
