@@ -911,3 +911,43 @@ esac
 		t.Errorf("the tool was asked %d times, want 3", n)
 	}
 }
+
+// A deny with "interrupt": true stops the agent after the round of calls
+// it came in, as a hook's interrupt does: the model gets no further turn
+// to try something else.
+func TestDelegateInterruptStops(t *testing.T) {
+	dir, cfg, _ := delegateProject(t, func(mcptest.Request) string {
+		return `{"behavior":"deny","message":"stop everything","interrupt":true}`
+	})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "json", "--mcp-config", cfg,
+		"--permission-prompt-tool", "mcp__perm__approve", "Run bash: touch a.out")
+	var res struct {
+		NumTurns int `json:"num_turns"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, errs)
+	}
+	if res.NumTurns != 1 || exists(dir, "a.out") || !strings.Contains(errs, "mcp__perm__approve stopped the agent: stop everything") {
+		t.Errorf("exit %d, %d turns, a.out made: %v\n%s\n%s", code, res.NumTurns, exists(dir, "a.out"), out, errs)
+	}
+}
+
+// A subagent's delegate interrupt stops that subagent: it gets no turn
+// after the denied call, so it has no answer to give.
+func TestDelegateInterruptStopsSubagent(t *testing.T) {
+	dir, cfg, _ := delegateProject(t, func(r mcptest.Request) string {
+		if r.ToolName == "Agent" {
+			return `{"behavior":"allow"}`
+		}
+		return `{"behavior":"deny","message":"stop everything","interrupt":true}`
+	})
+	writeAgent(t, dir, "alpha", "mode: default\n")
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-prompt-tool", "mcp__perm__approve", "Delegate alpha: Run bash: touch a1")
+	// The subagent's denied call, then the Agent call's result: an
+	// empty answer, and the denial.
+	got := results(events(t, out))
+	if len(got) != 2 || !strings.HasPrefix(got[1], "Agent -> \n") || strings.Contains(got[1], "RESULT: Bash") || exists(dir, "a1") {
+		t.Errorf("exit %d, %q\n%s", code, got, errs)
+	}
+}

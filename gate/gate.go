@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
@@ -45,6 +46,15 @@ type Asker interface {
 // Asker implements it, the gate calls Answer instead of Ask.
 type Answerer interface {
 	Answer(ctx context.Context, req perm.Request, ask perm.Result) Answer
+}
+
+// Stopper is an Asker whose answer may also stop the agent: the
+// permission-prompt tool's deny with "interrupt": true. When the Asker
+// implements it, the gate calls AskStop instead of Ask, and a stop it
+// gives ends the agent after the round of calls this one is in
+// (TakeHalt), as a hook's interrupt does.
+type Stopper interface {
+	AskStop(ctx context.Context, req perm.Request, ask perm.Result) (res perm.Result, stop string)
 }
 
 // Answer is an Answerer's answer.
@@ -98,6 +108,20 @@ type Gate struct {
 	// merged is the policy policy last built from Policy's result and the
 	// added rules, compiled; nil until then.
 	merged *merged
+	// halt is the first stop the Asker asked for since TakeHalt.
+	halt atomic.Pointer[string]
+}
+
+// TakeHalt returns why the agent must stop since it was last asked: a
+// hook's stop or interrupt (hook.Agent.TakeHalt), or the Asker's
+// (Stopper); "" when none asked. It forgets both. It is the agent's
+// loop.Runner.Halt.
+func (g *Gate) TakeHalt() string {
+	why := g.Hooks.TakeHalt()
+	if p := g.halt.Swap(nil); p != nil && why == "" {
+		why = *p
+	}
+	return why
 }
 
 // merged is a policy with the rules added to a gate, compiled once: the
@@ -322,6 +346,13 @@ func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, po
 	}
 	if g.Asker == nil {
 		return res, req
+	}
+	if st, ok := g.Asker.(Stopper); ok {
+		r, stop := st.AskStop(ctx, req, res)
+		if stop != "" {
+			g.halt.CompareAndSwap(nil, &stop)
+		}
+		return r, req
 	}
 	a, ok := g.Asker.(Answerer)
 	if !ok {

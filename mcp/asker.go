@@ -145,9 +145,16 @@ type asking struct {
 	managedOnly bool
 }
 
-// Ask implements gate.Asker. The gate calls it only for an Ask, so the
-// tool is never consulted about a call the policy denies. Any failure of
-// the tool (an error, a timeout, a malformed answer) denies.
+// Ask implements gate.Asker (AskStop, without the stop).
+func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
+	r, _ := a.AskStop(ctx, req, res)
+	return r
+}
+
+// AskStop implements gate.Stopper. The gate calls it only for an Ask, so
+// the tool is never consulted about a call the policy denies. Any failure
+// of the tool (an error, a timeout, a malformed answer) denies. A deny
+// with "interrupt": true also stops the agent: stop says why.
 //
 // An allow answer is not the end of it: the session rules it carries are
 // added first, then the call (rewritten, when the answer has
@@ -156,7 +163,7 @@ type asking struct {
 // is what the tool just approved. An Ask of a rewritten call goes to the
 // tool once more, and if that answer leads to Ask again, the call is
 // denied: a tool that keeps rewriting never loops.
-func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
+func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result) (perm.Result, string) {
 	// An answer to another call meanwhile may have added a rule that
 	// decides this one. An Ask a hook raised (a PreToolUse hook's ask
 	// of a call the policy allows) is not the policy's: evaluated again
@@ -166,16 +173,16 @@ func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) per
 	if res.Source != perm.SourceHook {
 		pol := a.policy()
 		if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
-			return r
+			return r, ""
 		}
 	}
 	return a.ask(ctx, req, res, false)
 }
 
-func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, again bool) perm.Result {
+func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, again bool) (perm.Result, string) {
 	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: req.Input, ToolUseID: req.ID, Agent: a.agent})
 	if err != nil {
-		return a.deny(res, err.Error())
+		return a.deny(res, err.Error()), ""
 	}
 	for _, ig := range ans.Ignored {
 		if a.d.warn != nil {
@@ -183,7 +190,15 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		}
 	}
 	if !ans.Allow {
-		return a.deny(res, fmt.Sprintf("denied by the permission-prompt tool %s: %s", a.d.tool, ans.Message))
+		reason := fmt.Sprintf("denied by the permission-prompt tool %s: %s", a.d.tool, ans.Message)
+		stop := ""
+		if ans.Interrupt {
+			stop = fmt.Sprintf("the permission-prompt tool %s stopped the agent: %s", a.d.tool, ans.Message)
+			if a.d.warn != nil {
+				a.d.warn(stop)
+			}
+		}
+		return a.deny(res, reason), stop
 	}
 	a.d.add(a.agent, a.allowed(ans.Updates))
 	pol := a.policy()
@@ -195,20 +210,20 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		if again && r.Decision == perm.Allow {
 			r.Input = req.Input // the rewritten call the tool approved
 		}
-		return r
+		return r, ""
 	}
 	next := perm.Request{Tool: req.Tool, Input: ans.UpdatedInput, ID: req.ID}
 	r := perm.Evaluate(next, &pol)
 	switch r.Decision {
 	case perm.Allow:
 		r.Input = next.Input
-		return r
+		return r, ""
 	case perm.Deny:
 		r.Reason = "the permission-prompt tool rewrote the call, and the rewritten call is denied: " + r.Reason
-		return r
+		return r, ""
 	}
 	if again {
-		return a.deny(r, "the permission-prompt tool rewrote the call twice and it still needs approval")
+		return a.deny(r, "the permission-prompt tool rewrote the call twice and it still needs approval"), ""
 	}
 	return a.ask(ctx, next, r, true)
 }
@@ -240,4 +255,7 @@ func (a *asking) deny(res perm.Result, reason string) perm.Result {
 	return res
 }
 
-var _ gate.Asker = (*asking)(nil)
+var (
+	_ gate.Asker   = (*asking)(nil)
+	_ gate.Stopper = (*asking)(nil)
+)

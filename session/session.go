@@ -818,7 +818,7 @@ func (s *Session) Submit(ctx context.Context, prompt string, onEvent func(loop.E
 	if s.cfg.Output != nil {
 		s.structured(r)
 	}
-	r.Halt = s.hooks.TakeHalt
+	r.Halt = s.gate.TakeHalt
 	before := s.history
 	out, msgs, err := r.Continue(ctx, s.history, prompt)
 	if err != nil {

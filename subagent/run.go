@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	if g.Hooks.Has(hook.SubagentStop) {
 		r.BeforeStop = g.Hooks.Stop
 	}
-	r.Halt = g.Hooks.TakeHalt
+	r.Halt = g.TakeHalt
 	sys := def.Prompt
 	if def.Memory {
 		// Only a definition that asks for it sees the project memory.
