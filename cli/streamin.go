@@ -9,13 +9,19 @@ import (
 	"io"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/gen-run/gen/session"
 )
 
 // inputMessage is one line of --input-format stream-json: Claude Code's
 // user message, {"type":"user","message":{"role":"user","content":...}}
 // where content is a string or a list of text blocks. Other fields
-// (session_id, parent_tool_use_id) are accepted and ignored.
+// (session_id, parent_tool_use_id) are accepted and ignored. Names are
+// matched exactly and may not repeat in any object (jsonv2's defaults):
+// with encoding/json, "Content" after "content", or a second "message",
+// was the prompt, while a filter in front of gen that reads the line as
+// most JSON parsers do saw the first.
 type inputMessage struct {
 	Type    string `json:"type"`
 	Message struct {
@@ -27,14 +33,14 @@ type inputMessage struct {
 // parseInputLine returns the prompt of one stream-json input line.
 func parseInputLine(line []byte) (string, error) {
 	var m inputMessage
-	if err := json.Unmarshal(line, &m); err != nil {
+	if err := jsonv2.Unmarshal(line, &m); err != nil {
 		return "", err
 	}
 	if m.Type != "user" || m.Message.Role != "user" {
 		return "", fmt.Errorf(`want a user message, {"type":"user","message":{"role":"user","content":"..."}}; got type %q, role %q`, m.Type, m.Message.Role)
 	}
 	var text string
-	if err := json.Unmarshal(m.Message.Content, &text); err == nil {
+	if err := jsonv2.Unmarshal(m.Message.Content, &text); err == nil {
 		if strings.TrimSpace(text) == "" {
 			return "", errors.New("empty message content")
 		}
@@ -44,7 +50,7 @@ func parseInputLine(line []byte) (string, error) {
 		Type string  `json:"type"`
 		Text *string `json:"text"`
 	}
-	if err := json.Unmarshal(m.Message.Content, &blocks); err != nil {
+	if err := jsonv2.Unmarshal(m.Message.Content, &blocks); err != nil {
 		return "", errors.New("message content must be a string or a list of text blocks")
 	}
 	var parts []string
