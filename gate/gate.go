@@ -506,18 +506,21 @@ func toolResponse(tool string, in map[string]any, output string, response any) a
 // file_path ("src/a.go", "~/x") as the path the tool opens. The call's
 // own input is not changed.
 func (g *Gate) input(req perm.Request, pol *perm.Policy) hook.Input {
+	return hook.Input{PermissionMode: string(pol.Mode), ToolName: req.Tool, ToolInput: AbsPaths(req, pol.Workspace), ToolUseID: req.ID}
+}
+
+// AbsPaths returns the input of req as whoever judges a call outside gen
+// is told it (hooks, the permission-prompt tool): for a file tool (Read,
+// Edit, Write, NotebookEdit, Glob, Grep), with its file_path,
+// notebook_path and path made absolute from the workspace's cwd (and "~"
+// from its home), a copy if any was relative; else req.Input itself.
+func AbsPaths(req perm.Request, ws perm.Workspace) map[string]any {
 	in := req.Input
 	switch req.Tool {
 	case "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep":
-		in = absPaths(in, pol.Workspace)
+	default:
+		return in
 	}
-	return hook.Input{PermissionMode: string(pol.Mode), ToolName: req.Tool, ToolInput: in, ToolUseID: req.ID}
-}
-
-// absPaths returns a file tool's input in with its file_path,
-// notebook_path and path made absolute from the workspace's cwd (and
-// "~" from its home): a copy if any was relative, else in itself.
-func absPaths(in map[string]any, ws perm.Workspace) map[string]any {
 	var out map[string]any
 	for _, k := range []string{"file_path", "notebook_path", "path"} {
 		p, ok := in[k].(string)

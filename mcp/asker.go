@@ -180,7 +180,13 @@ func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result)
 }
 
 func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, again bool) (perm.Result, string) {
-	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: req.Input, ToolUseID: req.ID, Agent: a.agent})
+	// The tool is told a file tool's paths as hooks are, absolute: one
+	// that judges paths as Claude Code gives them (its file tools take
+	// absolute paths only) must not read ../home/.bashrc or ~/.bashrc as
+	// a path of the project's.
+	pol := a.policy()
+	in := gate.AbsPaths(req, pol.Workspace)
+	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: in, ToolUseID: req.ID, Agent: a.agent})
 	if err != nil {
 		return a.deny(res, err.Error()), ""
 	}
@@ -201,7 +207,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		return a.deny(res, reason), stop
 	}
 	a.d.add(a.agent, a.allowed(ans.Updates))
-	pol := a.policy()
+	pol = a.policy()
 	if ans.UpdatedInput == nil {
 		r := perm.Evaluate(req, &pol)
 		if r.Decision == perm.Ask {

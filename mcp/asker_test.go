@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -272,5 +273,22 @@ func TestDelegateAnswersHookAsk(t *testing.T) {
 	r := g.Asker.Ask(context.Background(), bash("ls"), hookAsk)
 	if r.Decision != perm.Deny || !strings.Contains(r.Reason, "not now") || len(ap.Calls()) != 1 {
 		t.Errorf("got %v (%s), the tool asked %d times; want its deny", r.Decision, r.Reason, len(ap.Calls()))
+	}
+}
+
+// The tool is told a file tool's paths absolute, as hooks are: a relative
+// path leaving the project is not left for it to resolve.
+func TestDelegateToldAbsolutePaths(t *testing.T) {
+	base := basePolicy(t)
+	gateFor, ap := delegateGate(t, func(mcptest.Request) string { return `{"behavior":"deny"}` }, base)
+	req := perm.Request{Tool: "Write", Input: map[string]any{"file_path": "../elsewhere/.bashrc", "content": "x"}, ID: "call_1"}
+	check(t, gateFor(""), req)
+	calls := ap.Calls()
+	want := filepath.Join(filepath.Dir(base.Workspace.Cwd), "elsewhere", ".bashrc")
+	if len(calls) != 1 || calls[0].Input["file_path"] != want {
+		t.Fatalf("the tool was asked %+v; want file_path %s", calls, want)
+	}
+	if req.Input["file_path"] != "../elsewhere/.bashrc" {
+		t.Errorf("the call's own input changed: %v", req.Input)
 	}
 }
