@@ -564,7 +564,9 @@ type Resumed interface {
 
 // replay prints a resumed conversation, so that the person sees what the
 // model sees: their prompts, the answers and, dimmed, each tool call and
-// what a hook added to a prompt (not their words).
+// what a hook added to a prompt (not their words). Each is sanitized as
+// the live transcript's entries are: a transcript holds what a model
+// wrote, which a file it read may have steered into terminal escapes.
 func (m *model) replay() {
 	r, ok := m.eng.(Resumed)
 	if !ok {
@@ -581,13 +583,13 @@ func (m *model) replay() {
 				m.print(m.sty.dim.Render("  ⎿ a hook added: " + truncate(oneLine(msg.Content), 80)))
 				continue
 			}
-			m.print(m.userLine(msg.Content))
+			m.print(m.userLine(sanitize(msg.Content)))
 		case openai.ChatMessageRoleAssistant:
 			if msg.Content != "" {
-				m.print(msg.Content)
+				m.print(sanitize(msg.Content))
 			}
 			for _, c := range msg.ToolCalls {
-				m.print(m.sty.dim.Render("● " + c.Function.Name + " " + truncate(c.Function.Arguments, 80)))
+				m.print(m.sty.dim.Render("● " + sanitize(c.Function.Name) + " " + truncate(oneLine(c.Function.Arguments), 80)))
 			}
 		}
 	}

@@ -52,3 +52,28 @@ func TestReplayResumed(t *testing.T) {
 		t.Errorf("fresh session printed %q", printed)
 	}
 }
+
+// A resumed conversation is shown sanitized, as the live transcript is:
+// an escape the model wrote (a file it read may have asked for one) must
+// not reach the terminal, which it could clear, retitle or write the
+// clipboard of.
+func TestReplaySanitized(t *testing.T) {
+	const esc = "\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J"
+	eng := resumedEngine{newFakeEngine(), []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "look" + esc},
+		{Role: openai.ChatMessageRoleAssistant, Content: "done" + esc, ToolCalls: []openai.ToolCall{{ID: "c1", Function: openai.FunctionCall{Name: "Bash" + esc, Arguments: `{"command":"` + esc + `"}`}}}},
+	}}
+	var printed []string
+	m := newModel(t.Context(), eng, newStyles(nil))
+	m.print = func(s string) { printed = append(printed, s) }
+	m.replay()
+	got := strings.Join(printed, "\n")
+	if strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("replay printed a control character:\n%q", got)
+	}
+	for _, want := range []string{`done\u{1b}]52;c;`, `look\u{1b}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("replay lacks %q:\n%q", want, got)
+		}
+	}
+}
