@@ -12,6 +12,7 @@ import (
 
 	"github.com/gen-run/gen/internal/atomicfile"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/workspace"
 )
 
 // AddRule appends rule to permissions.<list> ("allow", "ask" or "deny") in
@@ -20,8 +21,9 @@ import (
 //
 // Every other key, and the order of keys, is kept. The write is atomic
 // (a temporary file in the same directory is synced and renamed over path)
-// and the whole read-modify-write holds an exclusive lock on path's
-// directory (no lock file is created), so concurrent writers in this and
+// and the whole read-modify-write holds an exclusive lock on the
+// directory of the file path names, a link followed (no lock file is
+// created), so concurrent writers in this and
 // other processes do not lose each other's rules.
 // A file that is not a valid settings object is left alone and reported.
 func AddRule(path, list, rule string) error {
@@ -223,22 +225,33 @@ func (k KeepTrust) refresh(data []byte, rel, before, after string) ([]byte, bool
 }
 
 // modify runs change on the contents of the file at path (nil if it does
-// not exist) under an exclusive lock on path's directory, and writes what
+// not exist) under an exclusive lock on the directory of the file it
+// names (a link followed), and writes what
 // it returns atomically. change reports false when there is nothing to
 // write. With keep, the user settings' directory is locked too (after
 // path's) and the trust of keep.Root is kept current (KeepTrust).
 func modify(path string, create bool, keep *KeepTrust, change func([]byte) ([]byte, bool, error)) error {
+	if err := writable(path); err != nil {
+		return err
+	}
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("settings: %w", err)
 		}
 	}
+	// The lock is on the directory of the file written, a link's target:
+	// writers reaching one file through links in different directories
+	// (a dotfiles file linked from two homes, one local settings file
+	// linked from several worktrees) must exclude each other too.
 	rel := ""
-	dirs := []string{filepath.Dir(path)}
+	dirs := []string{filepath.Dir(resolved(path))}
 	if keep != nil {
 		if rel = keep.rel(path); rel != "" {
+			if err := writable(keep.User); err != nil {
+				return err
+			}
 			if _, err := os.Stat(filepath.Dir(keep.User)); err == nil {
-				dirs = append(dirs, filepath.Dir(keep.User))
+				dirs = append(dirs, filepath.Dir(resolved(keep.User)))
 			} else {
 				rel = "" // no user settings, so no trust to keep
 			}
@@ -276,6 +289,16 @@ func modify(path string, create bool, keep *KeepTrust, change func([]byte) ([]by
 		return err
 	}
 	return writeAtomic(resolved(keep.User), newUser, userMode)
+}
+
+// writable refuses a settings file that is a symbolic link to nothing
+// (Load refuses it too): writing would replace the link with a file of
+// its own, and the dotfiles it pointed into would never see the change.
+func writable(path string) error {
+	if link := workspace.DanglingLink(path); link != "" {
+		return fmt.Errorf("settings %s: %s is a symbolic link to a file that does not exist; nothing was written", path, link)
+	}
+	return nil
 }
 
 // resolved is path with a symbolic link at it followed: gen writes

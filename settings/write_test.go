@@ -409,3 +409,35 @@ func TestAddRuleSweepsDeadWritersTemp(t *testing.T) {
 		t.Fatalf("the dead writer's temporary file is still there: %v", err)
 	}
 }
+
+// TestAddRuleRefusesDanglingLink: a settings file that is a link to a
+// missing file (a dotfiles link whose target is not there yet) was
+// replaced by a regular file, so the link was gone and the dotfiles never
+// saw the rule. Load refuses such a file; so does a write, naming it,
+// and leaves the link as it was.
+func TestAddRuleRefusesDanglingLink(t *testing.T) {
+	for name, write := range map[string]func(link string) error{
+		"AddRule":           func(link string) error { return AddRule(link, "allow", "Read") },
+		"AddTrustedProject": func(link string) error { return AddTrustedProject(link, "/p", map[string]string{}) },
+	} {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "dotfiles", "settings.json")
+		link := filepath.Join(dir, ".gen", "settings.json")
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		err := write(link)
+		if err == nil || !strings.Contains(err.Error(), link+" is a symbolic link to a file that does not exist") {
+			t.Errorf("%s: %v, want an error naming the link", name, err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: the link was replaced (%v)", name, err)
+		}
+		if _, err := os.Stat(target); err == nil {
+			t.Errorf("%s: the target was created", name)
+		}
+	}
+}
