@@ -26,9 +26,17 @@ import (
 // failure. Write returns the new file's information, taken after the
 // rename (which changes its ctime on most file systems).
 //
+// A file at name that nobody may write (no write permission bit) is
+// refused and left as it is: the rename would replace it whatever its
+// mode, where writing it in place would fail, and someone made it
+// read-only so that it would not change.
+//
 // Before writing, Write removes the temporary files that writers which are
 // no longer running left in dir (see Sweep).
 func Write(dir *os.Root, name string, data []byte, mode fs.FileMode, check func(*os.File) error) (fs.FileInfo, error) {
+	if fi, err := dir.Lstat(name); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
+		return nil, fmt.Errorf("%s is read-only (mode %04o); nothing was written: %w", name, fi.Mode().Perm(), fs.ErrPermission)
+	}
 	Sweep(dir)
 	var (
 		f   *os.File

@@ -2,6 +2,8 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,5 +167,38 @@ func TestDeadTempNameIsSwept(t *testing.T) {
 	Sweep(root)
 	if got := temps(t, dir); len(got) != 0 {
 		t.Fatalf("kept %q", got)
+	}
+}
+
+// TestWriteRefusesReadOnly: the rename replaced a file someone had made
+// read-only (chmod a-w), which writing in place would not have; it is
+// refused, named, and left as it was.
+func TestWriteRefusesReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	p := filepath.Join(dir, "a.json")
+	if err := os.WriteFile(p, []byte("old"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Write(root, "a.json", []byte("new"), 0o444, nil)
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "a.json is read-only") {
+		t.Fatalf("Write over a read-only file: %v, want an error naming it", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("the read-only file now holds %q", b)
+	}
+	if got := temps(t, dir); len(got) != 0 {
+		t.Errorf("left behind: %q", got)
+	}
+	// Any write bit lets it be replaced, keeping the mode given.
+	if err := os.Chmod(p, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(root, "a.json", []byte("new"), 0o640, nil); err != nil {
+		t.Fatal(err)
 	}
 }
