@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/gen-run/gen/internal/atomicfile"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
 )
@@ -312,15 +313,17 @@ func resolved(path string) string {
 
 // readLocked reads the file at path (through a link) for modify, with the
 // mode to write it back with. A missing file is nil data, or, without
-// create, nil data and no error for the caller to stop at.
+// create, nil data and no error for the caller to stop at. It reads as
+// Load does (textfile.Read): a FIFO or a link to a device is an error, not
+// a wait that holds the lock forever or a read that never ends.
 func readLocked(path string, create bool) ([]byte, fs.FileMode, error) {
-	data, err := os.ReadFile(resolved(path))
+	data, err := textfile.Read(resolved(path), textfile.Max)
 	mode := fs.FileMode(0o644)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, mode, nil
 	case err != nil:
-		return nil, mode, fmt.Errorf("settings: %w", err)
+		return nil, mode, fmt.Errorf("settings %s: %w", path, err)
 	}
 	if data == nil {
 		data = []byte{} // an empty file exists: not nil
