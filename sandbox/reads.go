@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // A command the gate allowed because it only reads was checked to read
@@ -88,11 +90,13 @@ func gitIncludes(out []string, file, home string, depth int) []string {
 // reads them well enough for gen's purposes: the name as section.key,
 // lower-cased and without the section's subsection (includeif.path for
 // [includeIf "gitdir:~/oss/"] path), and the value (gitValue). A file it
-// cannot read, or one over 1 MiB, yields nothing.
+// cannot read, one over 1 MiB, or one that is not a regular file (a named
+// pipe would be waited on forever, a link to /dev/zero read without end:
+// textfile.Read) yields nothing.
 func gitEntries(file string) iter.Seq2[string, string] {
 	return func(yield func(name, val string) bool) {
-		data, err := os.ReadFile(file)
-		if err != nil || len(data) > 1<<20 {
+		data, err := textfile.Read(file, 1<<20)
+		if err != nil {
 			return
 		}
 		section := ""

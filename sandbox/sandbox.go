@@ -39,6 +39,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // Profile names what a sandboxed command may write.
@@ -326,7 +329,11 @@ func gitHooks(worktree, gitdir, common string, roots Roots) []string {
 			continue
 		}
 		out = append(out, real)
-		f, err := os.Open(real)
+		// Opened without blocking: a named pipe where a hooks directory
+		// is looked for (a hooks entry in a git directory that a .git file
+		// in a writable root leads to) would otherwise stop gen for good,
+		// waiting for a writer; reading it as a directory then fails.
+		f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue
 		}
@@ -346,9 +353,13 @@ func gitHooks(worktree, gitdir, common string, roots Roots) []string {
 
 // pointer reads the small file at path and returns the path on its first
 // line after prefix, resolved against the file's directory; "" if none.
+// It must be a regular file (textfile.Read): a command in a writable root
+// can write a .git file whose git directory's commondir is a named pipe,
+// and reading that waited for a writer forever, at every later policy
+// gen built.
 func pointer(path, prefix string) string {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) > 4096 {
+	data, err := textfile.Read(path, 4096)
+	if err != nil {
 		return ""
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
