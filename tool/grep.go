@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 const (
@@ -151,7 +153,7 @@ func (s *search) walk(ctx context.Context, rel, dirAbs string) error {
 			return err
 		}
 	}
-	ign := loadIgnore(fsys)
+	ign := loadIgnore(s.root, filepath.Join(rel, ".gitignore"))
 	dirName := filepath.Base(dirAbs)
 	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -277,11 +279,14 @@ type ignoreRule struct {
 	anchored bool
 }
 
-// loadIgnore reads .gitignore from the top of fsys. A missing or unreadable
-// file means no rules. Negated (!) lines are dropped: honouring them needs
-// git's full precedence rules, and without them Grep only searches less.
-func loadIgnore(fsys fs.FS) ignore {
-	data, err := fs.ReadFile(fsys, ".gitignore")
+// loadIgnore reads the .gitignore at name in root. A missing or unreadable
+// file means no rules, and so does one that is not a regular file
+// (textfile.ReadRoot): a named pipe there, which any command could make,
+// was waited on forever, and Grep never returned. Negated (!) lines are
+// dropped: honouring them needs git's full precedence rules, and without
+// them Grep only searches less.
+func loadIgnore(root *os.Root, name string) ignore {
+	data, err := textfile.ReadRoot(root, name, textfile.Max)
 	if err != nil {
 		return nil
 	}

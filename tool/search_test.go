@@ -285,6 +285,22 @@ func TestGrep(t *testing.T) {
 			t.Fatalf("grep through a link leaving the workspace: err = %v", err)
 		}
 	})
+	// A named pipe as .gitignore (any command can make one) was waited on
+	// for a writer forever, at the walk root and in a path searched.
+	t.Run("a FIFO .gitignore means no rules", func(t *testing.T) {
+		env, dir := testEnv(t)
+		files(t, dir, map[string]string{"a.txt": "hello", "sub/b.txt": "hello"})
+		must(t, syscall.Mkfifo(filepath.Join(dir, ".gitignore"), 0o644))
+		must(t, syscall.Mkfifo(filepath.Join(dir, "sub", ".gitignore"), 0o644))
+		got, err := call(t, env, "Grep", map[string]any{"pattern": "hello"})
+		if want := "a.txt:1:hello\nsub/b.txt:1:hello\n"; err != nil || got != want {
+			t.Fatalf("got %q, %v; want %q", got, err, want)
+		}
+		got, err = call(t, env, "Grep", map[string]any{"pattern": "hello", "path": "sub"})
+		if want := "sub/b.txt:1:hello\n"; err != nil || got != want {
+			t.Fatalf("in sub: got %q, %v; want %q", got, err, want)
+		}
+	})
 	t.Run("outside Cwd prints absolute paths", func(t *testing.T) {
 		env, _ := testEnv(t)
 		other, _ := filepath.EvalSymlinks(t.TempDir())
