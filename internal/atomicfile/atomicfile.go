@@ -92,14 +92,33 @@ func Write(dir *os.Root, name string, data []byte, mode fs.FileMode, check func(
 }
 
 // WriteFile is Write for a path: it opens the directory of path and
-// replaces the file named by its last element there.
+// replaces the file named by its last element there. A symbolic link at
+// path is written through, not replaced (the rename would put a file of
+// its own in the link's place, and the dotfiles or shared file it led to
+// would never see the write): the file it leads to is replaced, and a
+// link to nothing is an error. An existing file keeps its permission
+// bits; mode is a new file's.
 func WriteFile(path string, data []byte, mode fs.FileMode) error {
-	dir, err := os.OpenRoot(filepath.Dir(path))
+	target, err := filepath.EvalSymlinks(path)
+	switch {
+	case err == nil:
+		if fi, err := os.Stat(target); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("writing %s: it is a symbolic link to a file that does not exist", path)
+		}
+		target = path
+	default:
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	dir, err := os.OpenRoot(filepath.Dir(target))
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer dir.Close()
-	if _, err := Write(dir, filepath.Base(path), data, mode, nil); err != nil {
+	if _, err := Write(dir, filepath.Base(target), data, mode, nil); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -202,3 +202,54 @@ func TestWriteRefusesReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteFileThroughLink: WriteFile (batch's --summary and --resume,
+// settings) replaced a symbolic link at the path with a file of its own,
+// and gave an existing 0600 file the new file's 0644. The link now stays
+// and its target is written, with its mode; a link to nothing is an
+// error that leaves it as it was.
+func TestWriteFileThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "summary.json")
+	if err := os.Mkdir(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "summary.json")
+	if err := os.Symlink("dotfiles/summary.json", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced (%v)", err)
+	}
+	fi, err := os.Stat(target)
+	if b, _ := os.ReadFile(target); err != nil || string(b) != "new" || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("target holds %q with mode %v (%v), want \"new\" with 0600", b, fi.Mode().Perm(), err)
+	}
+
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink("nowhere/x.json", dangling); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteFile(dangling, []byte("new"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), dangling+": it is a symbolic link to a file that does not exist") {
+		t.Fatalf("WriteFile through a dangling link: %v", err)
+	}
+	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the dangling link was replaced (%v)", err)
+	}
+
+	// A new file gets the mode given.
+	fresh := filepath.Join(dir, "fresh.json")
+	if err := WriteFile(fresh, []byte("x"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("new file: %v, %v", fi.Mode(), err)
+	}
+}
