@@ -62,7 +62,9 @@ func lockDirs(dirs ...string) (unlock func(), err error) {
 		<-inProcess.Get()
 	}
 	for _, dir := range dirs {
-		d, err := os.Open(dir)
+		// O_DIRECTORY: a named pipe where the directory should be is
+		// refused at once, not waited on for a writer with the lock held.
+		d, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
 		if err != nil {
 			release()
 			return nil, err

@@ -37,3 +37,17 @@ func TestAddRuleRefusesFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveRuleFIFODirectory: RemoveRule of a file whose directory is
+// a named pipe (a command made .gen one) opened it to lock it and waited
+// for a writer forever; it is an error now.
+func TestRemoveRuleFIFODirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".gen")
+	if err := unix.Mkfifo(dir, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := RemoveRule(filepath.Join(dir, "settings.local.json"), "allow", "Read")
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("RemoveRule under a named pipe: %v, want an error naming it", err)
+	}
+}
