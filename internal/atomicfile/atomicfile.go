@@ -29,19 +29,25 @@ import (
 // A file at name that nobody may write (no write permission bit) is
 // refused and left as it is: the rename would replace it whatever its
 // mode, where writing it in place would fail, and someone made it
-// read-only so that it would not change.
+// read-only so that it would not change. The file that replaces an
+// existing one gets its owner and group where this process may give them
+// (keepOwner): a gen run with sudo must not leave the user a settings
+// file of root's that the user's own gen cannot read.
 //
 // Before writing, Write removes the temporary files that writers which are
 // no longer running left in dir (see Sweep).
 func Write(dir *os.Root, name string, data []byte, mode fs.FileMode, check func(*os.File) error) (fs.FileInfo, error) {
-	if fi, err := dir.Lstat(name); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
-		return nil, fmt.Errorf("%s is read-only (mode %04o); nothing was written: %w", name, fi.Mode().Perm(), fs.ErrPermission)
+	old, err := dir.Lstat(name)
+	if err != nil || !old.Mode().IsRegular() {
+		old = nil
+	}
+	if old != nil && old.Mode().Perm()&0o222 == 0 {
+		return nil, fmt.Errorf("%s is read-only (mode %04o); nothing was written: %w", name, old.Mode().Perm(), fs.ErrPermission)
 	}
 	Sweep(dir)
 	var (
 		f   *os.File
 		tmp string
-		err error
 	)
 	for range 10 {
 		tmp = tempName(name)
@@ -62,6 +68,9 @@ func Write(dir *os.Root, name string, data []byte, mode fs.FileMode, check func(
 		if err := check(f); err != nil {
 			return fail(err)
 		}
+	}
+	if old != nil {
+		keepOwner(f, old)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)

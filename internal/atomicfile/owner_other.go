@@ -1,0 +1,11 @@
+//go:build !unix
+
+package atomicfile
+
+import (
+	"io/fs"
+	"os"
+)
+
+// keepOwner does nothing here: there are no owners to give.
+func keepOwner(*os.File, fs.FileInfo) {}
