@@ -478,6 +478,12 @@ func indented(top []field) ([]byte, error) {
 // writeAtomic replaces path with data so that readers see the old or the
 // new file, never a part of one, even after a crash (atomicfile.Write).
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	// Load reads no settings file over textfile.Max: a write that made one
+	// (trust records of many projects piling up) would leave every later
+	// gen unable to start.
+	if len(data) > textfile.Max {
+		return fmt.Errorf("settings %s: the new content would be %d bytes, over the %d-byte limit of a settings file; nothing was written", path, len(data), textfile.Max)
+	}
 	if err := atomicfile.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/internal/atomicfile/atomicfiletest"
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // helperEnv, when set in the environment of the test binary, makes it add
@@ -439,5 +440,25 @@ func TestAddRuleRefusesDanglingLink(t *testing.T) {
 		if _, err := os.Stat(target); err == nil {
 			t.Errorf("%s: the target was created", name)
 		}
+	}
+}
+
+// TestWriteKeepsUnderLoadLimit: trust records piling up (a CI job that
+// trusts each fresh checkout) grew ~/.gen/settings.json past the size
+// Load reads, and from then on every gen refused to start. A write whose
+// result Load would refuse is refused instead, and the file stays.
+func TestWriteKeepsUnderLoadLimit(t *testing.T) {
+	l := newLayout(t)
+	old := fmt.Sprintf(`{"pad": %q}`, strings.Repeat("x", textfile.Max-20))
+	writeFile(t, l.user, old)
+	err := AddTrustedProject(l.user, l.root, map[string]string{"GEN.md": "sha256:00"})
+	if err == nil || !strings.Contains(err.Error(), l.user) || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("AddTrustedProject over the limit: %v, want an error naming the file", err)
+	}
+	if data, _ := os.ReadFile(l.user); string(data) != old {
+		t.Error("the file changed")
+	}
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed}); err != nil {
+		t.Errorf("the settings no longer load: %v", err)
 	}
 }
