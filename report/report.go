@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gen-run/gen/internal/termsafe"
 	"github.com/gen-run/gen/loop"
 	"github.com/gen-run/gen/perm"
 )
@@ -76,6 +77,9 @@ func (p *Printer) Event(e loop.Event) {
 
 // CallLine renders a tool result event as one log line:
 // "[agent] Tool(spec) -> allowed" / "-> DENIED: reason" / "-> ERROR: msg".
+// The line goes to stderr, often a terminal, and holds what the model
+// chose (the call's input) and what the tool said: it is escaped
+// (termsafe.Line), so that no escape in them reaches the terminal.
 func CallLine(e loop.Event) string {
 	var b strings.Builder
 	if e.Parent != "" || e.Agent != "" {
@@ -94,7 +98,7 @@ func CallLine(e loop.Event) string {
 	default:
 		b.WriteString(" -> ALLOWED")
 	}
-	return b.String()
+	return termsafe.Line(b.String())
 }
 
 // Short renders a call as Tool(specifier), shortened for logs.

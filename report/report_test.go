@@ -165,3 +165,14 @@ func TestPartialClosedByResult(t *testing.T) {
 		t.Errorf("json format printed %q for a partial", out.String())
 	}
 }
+
+// The log line of a call is escaped: the model's input and the tool's
+// answer reach stderr, often a terminal, as text, never as the escapes
+// they may hold (a title, the clipboard through OSC 52).
+func TestCallLineEscaped(t *testing.T) {
+	const esc = "\x1b]52;c;ZWNobw==\x07"
+	line := CallLine(loop.Event{Kind: loop.EventToolResult, Tool: "Read", Input: map[string]any{"file_path": "x" + esc}, IsError: true, Output: "ERROR: no " + esc})
+	if strings.ContainsAny(line, "\x1b\x07") || !strings.Contains(line, `Read(x\u{1b}]52;c;ZWNobw==\u{7}) -> ERROR: no \u{1b}`) {
+		t.Errorf("CallLine = %q", line)
+	}
+}

@@ -3,10 +3,11 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gen-run/gen/internal/termsafe"
 )
 
 // styles are the colours of the UI. They are made from the renderer of the
@@ -96,7 +97,7 @@ func sanitize(s string) string {
 			b.WriteRune(r)
 		case r == '\t':
 			b.WriteString("    ")
-		case hidden(r):
+		case termsafe.Hidden(r):
 			fmt.Fprintf(&b, `\u{%x}`, r)
 		default:
 			b.WriteRune(r)
@@ -107,22 +108,9 @@ func sanitize(s string) string {
 
 func needsSanitizing(s string) bool {
 	for _, r := range s {
-		if r == '\t' || (r != '\n' && hidden(r)) {
+		if r == '\t' || (r != '\n' && termsafe.Hidden(r)) {
 			return true
 		}
-	}
-	return false
-}
-
-// hidden reports whether r would not show as itself: C0 and C1 controls,
-// DEL, zero-width characters, bidirectional overrides and invalid UTF-8.
-func hidden(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
-		r >= 0x2060 && r <= 0x2069, r == 0xfeff, r == utf8.RuneError:
-		return true
 	}
 	return false
 }
