@@ -52,12 +52,14 @@ type Streams struct {
 // Main runs gen with the process's arguments and streams and returns the
 // exit code.
 func Main() int {
-	// SIGTERM (CI timeouts, docker stop) cancels like Ctrl+C, so running
-	// commands are killed instead of orphaned.
+	// SIGTERM (CI timeouts, docker stop) and SIGHUP (the terminal or the
+	// ssh connection went away) cancel like Ctrl+C, so running commands
+	// are killed instead of orphaned: they run in sessions of their own,
+	// which no hangup reaches.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	// Without Notify, a write to stdout or stderr whose reader went away
 	// (`gen -p ... | head`) would end gen at once, leaving what its run
 	// started running.

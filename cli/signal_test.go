@@ -226,3 +226,45 @@ func TestBatchStdinInterrupted(t *testing.T) {
 		t.Fatal("gen agent batch still waits for tasks after its context ended")
 	}
 }
+
+// SIGHUP (a closed terminal, a dropped ssh connection) stops the run as
+// SIGTERM does. It used to end gen at once, by the signal's default
+// action, and the command the run had started, in a session of its own
+// that no hangup reaches, went on running without it.
+func TestSIGHUPStopsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the gen binary")
+	}
+	bin := buildGen(t)
+	dir := project(t)
+	cmd := exec.Command(bin, "-p", "--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--", "Run bash: echo $$ > blk.pid && exec sleep 600")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "OPENAI_BASE_URL=", "OPENAI_API_KEY=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	sleepPid := 0
+	waitFor(t, "the command's pid", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "blk.pid"))
+		sleepPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return bytes.HasSuffix(b, []byte("\n")) && sleepPid > 0
+	})
+	defer syscall.Kill(sleepPid, syscall.SIGKILL)
+	cmd.Process.Signal(syscall.SIGHUP)
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(60 * time.Second): // a hang guard, not a budget
+		t.Fatal("gen still runs after SIGHUP")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitFailed {
+		t.Errorf("exit %v, want code %d (the run cancelled); stderr %s", err, ExitFailed, stderr.String())
+	}
+	waitFor(t, "the command to be gone", func() bool { return processGone(sleepPid) })
+}
