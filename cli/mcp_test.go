@@ -951,3 +951,21 @@ func TestDelegateInterruptStopsSubagent(t *testing.T) {
 		t.Errorf("exit %d, %q\n%s", code, got, errs)
 	}
 }
+
+// The permission-prompt tool is gen's, not the model's: it is not among
+// the run's tools, and the model's call of it is refused without the
+// tool being called, while the server's other tools stay.
+func TestDelegateNotTheModels(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-prompt-tool", "mcp__perm__approve",
+		`Call mcp__perm__approve: {"tool_name": "Bash", "input": {"command": "touch a.out"}}`)
+	evs := events(t, out)
+	tools, _ := evs[0]["tools"].([]any)
+	if slices.Contains(tools, any("mcp__perm__approve")) || !slices.Contains(tools, any("mcp__srv__echo")) {
+		t.Errorf("the run's tools: %v", tools)
+	}
+	if n := len(ap.Calls()); n != 0 {
+		t.Errorf("the model's call reached the permission-prompt tool (%d calls); exit %d\n%s\n%s", n, code, out, errs)
+	}
+}

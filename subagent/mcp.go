@@ -165,7 +165,16 @@ func (c *MCP) tools(pol *perm.Policy, d *agent.Definition, n int, loaded []strin
 	if c == nil || c.Manager == nil {
 		return nil, nil
 	}
-	visible := mcp.Visible(c.Manager.Tools(), policy.ShowsMCP(pol, d))
+	shows := policy.ShowsMCP(pol, d)
+	if c.Delegate != nil {
+		// The permission-prompt tool answers for the person, to gen
+		// alone: called by the model, it would be asked about calls
+		// never made, and a tool that remembers its answers (or a
+		// person behind it) could be taught what to allow.
+		approver, policyShows := c.Delegate.Tool(), shows
+		shows = func(name string) bool { return name != approver && policyShows(name) }
+	}
+	visible := mcp.Visible(c.Manager.Tools(), shows)
 	if len(visible) == 0 {
 		return nil, nil
 	}
