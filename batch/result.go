@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/gen-run/gen/internal/atomicfile"
 	"github.com/gen-run/gen/report"
@@ -74,7 +76,7 @@ func (r *Result) Status() string {
 // interrupted tasks are dropped, by replacing the file atomically with the
 // lines that are kept; the dropped tasks run again.
 func Resume(path string) (map[string]bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := readResults(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]bool{}, nil
 	}
@@ -119,4 +121,25 @@ func Resume(path string) (map[string]bool, error) {
 		}
 	}
 	return done, nil
+}
+
+// readResults reads the result file at path, which must be a regular
+// file: --output /dev/stdout into a pipe, or a named pipe, was read for
+// the results it held until the pipe's end, which never came (gen holds
+// its write end), and one on a terminal read the keyboard. It is opened
+// without blocking, so that what is checked is what is read.
+func readResults(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file, so it holds no results to resume from", path)
+	}
+	return io.ReadAll(f)
 }
