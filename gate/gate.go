@@ -259,6 +259,11 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 		}
 	}
 	res := hook.ApplyPreToolUse(pre, perm.Evaluate(req, &pol))
+	if pol.Mode == perm.ModeDontAsk {
+		// Nobody is asked in dontAsk, about what a PreToolUse hook asks
+		// either (perm.Evaluate has already denied its own asks).
+		res = perm.Unattended(res)
+	}
 	if res.Decision == perm.Ask {
 		judged := req.Input // what the PreToolUse hooks saw
 		res, req = g.settle(ctx, req, res, &pol)

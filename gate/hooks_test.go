@@ -552,3 +552,23 @@ esac`)
 		})
 	}
 }
+
+// In dontAsk nobody is asked, also about what a PreToolUse hook asks:
+// the call is denied at step 8 and neither PermissionRequest hooks nor
+// the Asker (a person at the terminal, the permission-prompt tool) hear
+// of it. The Asker allowed it.
+func TestHookAskInDontAsk(t *testing.T) {
+	e := newHookEnv(t)
+	ask := e.script("ask.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'`)
+	asked := 0
+	g := &Gate{Policy: e.policy(func(p *perm.Policy) { p.Mode = perm.ModeDontAsk }),
+		Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: ask, hook.PermissionRequest: e.script("req.sh", "touch req.ran; "+reqAllow)}, 0),
+		Asker: askerFunc(func(_ perm.Request, r perm.Result) perm.Result { asked++; r.Decision = perm.Allow; return r })}
+	got := g.Check(context.Background(), bash("ls"))
+	if got.Decision != perm.Deny || got.Step != 8 || asked != 0 {
+		t.Errorf("got %v (step %d): %s, asked %d times; want Deny at step 8, nobody asked", got.Decision, got.Step, got.Reason, asked)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "req.ran")); err == nil {
+		t.Error("the PermissionRequest hook ran in dontAsk")
+	}
+}
