@@ -1,11 +1,13 @@
 package session
 
 import (
-	"os"
+	"errors"
+	"io/fs"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 )
 
@@ -22,15 +24,13 @@ func Preview(ws perm.Workspace, req perm.Request) string {
 	}
 	abs := ws.Abs(path)
 	var before string
-	if fi, err := os.Stat(abs); err == nil {
-		if fi.Size() > maxPreview || !fi.Mode().IsRegular() {
-			return ""
-		}
-		b, err := os.ReadFile(abs)
-		if err != nil {
-			return ""
-		}
+	// A file that is not there is created; one that is not a regular
+	// file, or too large, is not shown (a FIFO is not waited on).
+	switch b, err := textfile.Read(abs, maxPreview); {
+	case err == nil:
 		before = string(b)
+	case !errors.Is(err, fs.ErrNotExist):
+		return ""
 	}
 	var after string
 	switch req.Tool {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -216,6 +217,19 @@ func TestPreview(t *testing.T) {
 	}
 	if p := Preview(ws, perm.Request{Tool: "Edit", Input: map[string]any{"file_path": "a.txt", "old_string": "absent", "new_string": "x"}}); p != "" {
 		t.Errorf("preview of an edit that cannot apply = %q", p)
+	}
+	// A file that is not a regular file is not shown (nor waited on, a
+	// FIFO), nor is one too large to show.
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.txt"), make([]byte, maxPreview+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"fifo", "big.txt"} {
+		if p := Preview(ws, perm.Request{Tool: "Write", Input: map[string]any{"file_path": f, "content": "x\n"}}); p != "" {
+			t.Errorf("preview of a Write of %s = %q", f, p)
+		}
 	}
 	// The dialog receives it.
 	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}

@@ -25,6 +25,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/gen-run/gen/internal/lazyre"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -247,7 +248,7 @@ func Load(path string) ([]openai.ChatCompletionMessage, error) {
 // messages are not part of a transcript and are skipped, so the caller
 // supplies the system prompt of the resumed run.
 func LoadAgent(path string) (msgs []openai.ChatCompletionMessage, agent Agent, err error) {
-	f, err := os.Open(path)
+	f, err := textfile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, Agent{}, fmt.Errorf("no session transcript %s", path)
@@ -351,7 +352,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // transcript whose first entry records no cwd, or that has none, is taken
 // as project's. Blank and torn lines are skipped, as Load skips them.
 func In(path, project string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := textfile.Open(path)
 	if err != nil {
 		return false, err
 	}
@@ -415,7 +416,7 @@ func Latest(home, project string) (string, error) {
 // the line Create starts it with, or nothing. One that cannot be read,
 // or holds a line that is not an entry, is not: loading it reports why.
 func empty(path string) bool {
-	f, err := os.Open(path)
+	f, err := textfile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -347,6 +348,43 @@ func TestDiscard(t *testing.T) {
 		}
 		if got, err := Load(kept); err != nil || len(got) != len(forked)+1 {
 			t.Errorf("%d forked: the kept transcript holds %d messages, %v", len(forked), len(got), err)
+		}
+	}
+}
+
+// A transcript that is a named pipe (made where transcripts live by a
+// command the sandbox did not confine, or by mistake) is an error naming
+// it for --resume and --continue, never a wait for a writer that does not
+// come.
+func TestTranscriptFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 3)
+	go func() {
+		_, _, err := LoadAgent(path)
+		done <- err
+	}()
+	go func() {
+		_, err := In(path, "/")
+		done <- err
+	}()
+	go func() {
+		if empty(path) {
+			done <- errors.New("a FIFO is an empty transcript")
+		}
+		done <- errors.New("not a regular file but a named pipe")
+	}()
+	for range 3 {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file but a named pipe") {
+				t.Errorf("reading a FIFO transcript: %v, want it refused", err)
+			}
+		case <-time.After(time.Minute):
+			// No writer ever comes: a blocking open never returns.
+			t.Fatal("reading a FIFO transcript blocked")
 		}
 	}
 }

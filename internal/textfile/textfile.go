@@ -80,6 +80,26 @@ func readOpen(path string, max int64) ([]byte, error) {
 	return readChecked(f, max)
 }
 
+// Open opens the regular file at path for reading, of any size, as Read
+// opens one: without blocking, so that a FIFO (or a device) put in its
+// place is refused instead of waited on. For a file read as a stream
+// (a transcript), where Read's size bound does not apply.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file but %s", path, kind(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // readChecked checks the file f that was opened, reads it and closes it.
 func readChecked(f fs.File, max int64) ([]byte, error) {
 	defer f.Close()
