@@ -234,11 +234,22 @@ func ParseRule(s string) (Rule, error) {
 // path pattern escapes one and a command line may) or, in a command line
 // (shell), quoted (Bash(grep -E "(a|b" *)) counts for neither: that is
 // how a rule names a file or a command with one alone. A command line's
-// quote left open is unbalanced too.
+// quote left open quotes nothing and counts as a plain character: a
+// prefix rule may end inside one (Bash(git commit -m "feat:*), Bash(echo
+// it's:*)), and the parentheses after it count (Bash(echo 'a) Bash(rm *)
+// is still two rules).
 func balanced(s string, shell bool) bool {
-	depth := 0
+	depth, opened, openDepth := 0, 0, 0
 	var quote byte
-	for i := 0; i < len(s); i++ {
+	for i := 0; ; i++ {
+		if i >= len(s) { // past it after a trailing backslash
+			if quote == 0 {
+				return depth == 0
+			}
+			// Scan again from just after the quote never closed.
+			quote, i, depth = 0, opened, openDepth
+			continue
+		}
 		switch c := s[i]; {
 		case quote != 0:
 			if c == quote {
@@ -247,7 +258,7 @@ func balanced(s string, shell bool) bool {
 				i++
 			}
 		case shell && (c == '\'' || c == '"'):
-			quote = c
+			quote, opened, openDepth = c, i, depth
 		case c == '\\':
 			i++
 		case c == '(':
@@ -259,7 +270,6 @@ func balanced(s string, shell bool) bool {
 			depth--
 		}
 	}
-	return depth == 0 && quote == 0
 }
 
 // check validates the pattern against what the tool's matcher accepts.

@@ -56,6 +56,12 @@ func TestParseRule(t *testing.T) {
 		{in: `Bash(grep -E "(a|b" *)`, want: Rule{Tool: "Bash", Pattern: `grep -E "(a|b" *`, HasPattern: true}},
 		{in: `Bash(echo ')' "\")")`, want: Rule{Tool: "Bash", Pattern: `echo ')' "\")"`, HasPattern: true}},
 		{in: `Read(./don't (1).txt)`, want: Rule{Tool: "Read", Pattern: `./don't (1).txt`, HasPattern: true}},
+		// A quote never closed hides no parenthesis and breaks no rule:
+		// a prefix rule may end inside one.
+		{in: `Bash(git commit -m "feat:*)`, want: Rule{Tool: "Bash", Pattern: `git commit -m "feat:*`, HasPattern: true}},
+		{in: `Bash(echo it's:*)`, want: Rule{Tool: "Bash", Pattern: `echo it's:*`, HasPattern: true}},
+		{in: `Bash(echo "a) Read(./.env)`, wantErr: `malformed rule "Bash(echo \"a) Read(./.env)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
+		{in: `Bash(echo "a\)`, want: Rule{Tool: "Bash", Pattern: `echo "a\`, HasPattern: true}},
 		{in: `Bash(echo 'a) Bash(rm *)`, wantErr: `malformed rule "Bash(echo 'a) Bash(rm *)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
 		// A domain is compared as written with the canonical host a URL
 		// reaches (webHost): in another form it would match no fetch, and
