@@ -8,9 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/gen-run/gen/internal/atomicfile"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/report"
 )
 
@@ -124,22 +124,14 @@ func Resume(path string) (map[string]bool, error) {
 }
 
 // readResults reads the result file at path, which must be a regular
-// file: --output /dev/stdout into a pipe, or a named pipe, was read for
-// the results it held until the pipe's end, which never came (gen holds
-// its write end), and one on a terminal read the keyboard. It is opened
-// without blocking, so that what is checked is what is read.
+// file (textfile.Open): --output /dev/stdout into a pipe, or a named pipe,
+// was read for the results it held until the pipe's end, which never came
+// (gen holds its write end), and one on a terminal read the keyboard.
 func readResults(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := textfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file, so it holds no results to resume from", path)
-	}
 	return io.ReadAll(f)
 }

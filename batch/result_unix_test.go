@@ -16,7 +16,7 @@ import (
 // into a pipe, or --output a named pipe, read the "file" for its results
 // until the pipe's end, which never came: the batch never started. A
 // result file that is not a regular file holds nothing to resume from,
-// and saying so is an error naming it.
+// and saying so is an error naming it and what it is.
 func TestResumeNotRegular(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "out.fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -34,7 +34,7 @@ func TestResumeNotRegular(t *testing.T) {
 	}
 	for _, p := range paths {
 		_, err := Resume(p)
-		if err == nil || !strings.Contains(err.Error(), p+" is not a regular file") {
+		if err == nil || !strings.Contains(err.Error(), p+": not a regular file but ") {
 			t.Errorf("Resume(%s): %v, want an error naming it", p, err)
 		}
 	}
