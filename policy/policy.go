@@ -163,8 +163,12 @@ func code(s *settings.Settings, agents ...*agent.Definition) []string {
 // user's next git command outside the gate and the sandbox.
 func gitHooks(ws perm.Workspace) []string {
 	roots := sandbox.Roots{Home: ws.Home, ConfigHome: os.Getenv("XDG_CONFIG_HOME"), GitConfig: os.Getenv("GIT_CONFIG_GLOBAL")}
+	// Live builds a policy for every call: a directory named twice (the
+	// cwd is most often the root) is read once.
+	dirs := slices.Concat([]string{ws.Root, ws.Cwd}, ws.Dirs)
+	slices.Sort(dirs)
 	var out []string
-	for _, dir := range slices.Concat([]string{ws.Root, ws.Cwd}, ws.Dirs) {
+	for _, dir := range slices.Compact(dirs) {
 		if dir != "" {
 			out = append(out, sandbox.GitHooks(filepath.Join(dir, ".git"), roots)...)
 		}
