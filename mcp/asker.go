@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -208,7 +210,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 	}
 	a.d.add(a.agent, a.allowed(ans.Updates))
 	pol = a.policy()
-	if ans.UpdatedInput == nil {
+	if ans.UpdatedInput == nil || unchanged(ans.UpdatedInput, in, req.Input) {
 		r := perm.Evaluate(req, &pol)
 		if r.Decision == perm.Ask {
 			r.Decision, r.Reason, r.Rule, r.Source = perm.Allow, "approved by the permission-prompt tool "+a.d.tool, a.d.tool, perm.SourceDelegate
@@ -265,3 +267,23 @@ var (
 	_ gate.Asker   = (*asking)(nil)
 	_ gate.Stopper = (*asking)(nil)
 )
+
+// unchanged reports whether updated, a tool's updatedInput, is the input
+// it was told (told, a file tool's paths absolute) or the call's own: an
+// approval that echoes the call, as Claude Code's permission-prompt tools
+// answer allow, is of that call, not a rewrite. Taken as one, it was
+// evaluated again, asked about once more, and denied as a second rewrite
+// that still asks, so no echoed approval of a call that asks ever ran.
+// The maps are compared as JSON, as the tool saw and wrote them.
+func unchanged(updated map[string]any, told ...map[string]any) bool {
+	u, err := json.Marshal(updated)
+	if err != nil {
+		return false
+	}
+	for _, t := range told {
+		if b, err := json.Marshal(t); err == nil && bytes.Equal(u, b) {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -273,6 +274,31 @@ func TestDelegateAnswersHookAsk(t *testing.T) {
 	r := g.Asker.Ask(context.Background(), bash("ls"), hookAsk)
 	if r.Decision != perm.Deny || !strings.Contains(r.Reason, "not now") || len(ap.Calls()) != 1 {
 		t.Errorf("got %v (%s), the tool asked %d times; want its deny", r.Decision, r.Reason, len(ap.Calls()))
+	}
+}
+
+// An allow whose updatedInput is the input the tool was told (Claude
+// Code's tools answer allow so) approves the call: it was taken as a
+// rewrite, evaluated again, asked about once more and denied as a second
+// rewrite that still asks. A file tool's echo carries the absolute path
+// the tool was told; the call runs as the model made it.
+func TestDelegateEchoApproves(t *testing.T) {
+	echo := func(r mcptest.Request) string {
+		b, err := json.Marshal(map[string]any{"behavior": "allow", "updatedInput": r.Input})
+		if err != nil {
+			t.Error(err)
+		}
+		return string(b)
+	}
+	for _, req := range []perm.Request{
+		{Tool: "Write", Input: map[string]any{"file_path": "a.txt", "content": "x"}, ID: "call_1"},
+		bash("touch b"),
+	} {
+		gateFor, ap := delegateGate(t, echo, basePolicy(t))
+		r := check(t, gateFor(""), req)
+		if r.Decision != perm.Allow || r.Input != nil || len(ap.Calls()) != 1 {
+			t.Errorf("%s: %v (%s), input %v, the tool asked %d times; want the call allowed as made, asked once", req.Tool, r.Decision, r.Reason, r.Input, len(ap.Calls()))
+		}
 	}
 }
 
