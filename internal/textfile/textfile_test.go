@@ -149,7 +149,19 @@ func TestReadFSOpenFIFO(t *testing.T) {
 	if data, err := ReadFS(DirFS(dir), "a.md", 1024); err != nil || string(data) != "x" {
 		t.Errorf("ReadFS(DirFS, a.md) = %q, %v", data, err)
 	}
-	if err := fstest.TestFS(DirFS(dir), "a.md"); err != nil && !strings.Contains(err.Error(), "fifo") {
+	// fstest.TestFS in a tree without the FIFO, which it cannot seek and
+	// which would fail it whatever DirFS does.
+	tree := t.TempDir()
+	for name, data := range map[string]string{"a.md": "x", "sub/b.md": "y"} {
+		p := filepath.Join(tree, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fstest.TestFS(DirFS(tree), "a.md", "sub/b.md"); err != nil {
 		t.Errorf("DirFS is not a well-behaved fs.FS: %v", err)
 	}
 }
