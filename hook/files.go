@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/internal/textfile"
 	shell "github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/workspace"
 )
@@ -133,16 +133,13 @@ func distinct(dirs ...string) []string {
 // than maxScriptBytes: a "#!" line naming a shell (shell.Shell, directly
 // or through env), or none and a name ending in .sh or .bash.
 func shellScript(f string) (string, bool) {
-	// Non-blocking, so that a file replaced by a FIFO since it was found
-	// cannot hang the open; the open file must be a regular one.
-	file, err := os.OpenFile(f, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Opened without blocking and checked once open (textfile.Open), so
+	// that a file replaced by a FIFO since it was found cannot hang it.
+	file, err := textfile.Open(f)
 	if err != nil {
 		return "", false
 	}
 	defer file.Close()
-	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", false
-	}
 	data, err := io.ReadAll(io.LimitReader(file, maxScriptBytes+1))
 	if err != nil || len(data) > maxScriptBytes {
 		return "", false
