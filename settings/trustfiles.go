@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/gen-run/gen/agent"
 	"github.com/gen-run/gen/hook"
@@ -279,16 +278,13 @@ func fileDigest(p string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return digest([]byte("special file " + fi.Mode().Type().String())), nil
 	}
-	// Non-blocking, so that a file replaced by a FIFO since the Stat
-	// cannot hang the open; the open file is checked again.
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Opened without blocking and checked once open (textfile.Open), so
+	// that a file replaced by a FIFO since the Stat cannot hang it.
+	f, err := textfile.Open(p)
 	if err != nil {
 		return "", fmt.Errorf("settings: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("settings: %s changed while it was read", p)
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("settings: %w", err)
