@@ -373,6 +373,7 @@ func TestTranscriptFIFO(t *testing.T) {
 	go func() {
 		if empty(path) {
 			done <- errors.New("a FIFO is an empty transcript")
+			return
 		}
 		done <- errors.New("not a regular file but a named pipe")
 	}()
