@@ -108,6 +108,12 @@ func Write(dir *os.Root, name string, data []byte, mode fs.FileMode, check func(
 // link to nothing is an error. An existing file keeps its permission
 // bits; mode is a new file's.
 func WriteFile(path string, data []byte, mode fs.FileMode) error {
+	// What is there, links followed, must be a file to replace: a pipe
+	// or a terminal (--summary /dev/stdout) is not one, and renaming
+	// over a device would replace the device.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("writing %s: it is not a regular file (mode %s), which a write replaces", path, fi.Mode().Type())
+	}
 	target, err := filepath.EvalSymlinks(path)
 	switch {
 	case err == nil:

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -242,6 +243,24 @@ func TestWriteFileThroughLink(t *testing.T) {
 	}
 	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("the dangling link was replaced (%v)", err)
+	}
+
+	// A pipe, reached through a link as /dev/stdout reaches one, is not
+	// a file to replace: it stays, and the error says what it is.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	if err := os.Symlink("fifo", out); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteFile(out, []byte("new"), 0o644)
+	if err == nil || !strings.Contains(err.Error(), out+": it is not a regular file") {
+		t.Fatalf("WriteFile through a link to a FIFO: %v", err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced (%v)", err)
 	}
 
 	// A new file gets the mode given.
