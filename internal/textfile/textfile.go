@@ -46,6 +46,12 @@ func ReadRoot(r *os.Root, name string, max int64) ([]byte, error) {
 	if err := check(fi, max); err != nil {
 		return nil, err
 	}
+	return rootOpen(r, name, max)
+}
+
+// rootOpen opens name in r without blocking, checks the file it opened
+// and reads it (ReadRoot), as readOpen does for Read.
+func rootOpen(r *os.Root, name string, max int64) ([]byte, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -143,19 +149,6 @@ func (d DirFS) Stat(name string) (fs.FileInfo, error) {
 		return nil, rename(err, name)
 	}
 	return fi, nil
-}
-
-// ReadDir lists the directory name.
-func (d DirFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	p, err := d.join("readdir", name)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := os.ReadDir(p)
-	if err != nil {
-		return nil, rename(err, name)
-	}
-	return entries, nil
 }
 
 func (d DirFS) join(op, name string) (string, error) {
