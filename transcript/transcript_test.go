@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -361,27 +362,34 @@ func TestTranscriptFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 3)
+	// Each check reports what is wrong, "" when the FIFO was refused.
+	refused := func(what string, err error) string {
+		if err == nil || !strings.Contains(err.Error(), "not a regular file but a named pipe") {
+			return fmt.Sprintf("%s: %v, want the named pipe refused", what, err)
+		}
+		return ""
+	}
+	done := make(chan string, 3)
 	go func() {
 		_, _, err := LoadAgent(path)
-		done <- err
+		done <- refused("LoadAgent", err)
 	}()
 	go func() {
 		_, err := In(path, "/")
-		done <- err
+		done <- refused("In", err)
 	}()
 	go func() {
 		if empty(path) {
-			done <- errors.New("a FIFO is an empty transcript")
+			done <- "empty: a FIFO counts as an empty transcript"
 			return
 		}
-		done <- errors.New("not a regular file but a named pipe")
+		done <- ""
 	}()
 	for range 3 {
 		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), "not a regular file but a named pipe") {
-				t.Errorf("reading a FIFO transcript: %v, want it refused", err)
+		case problem := <-done:
+			if problem != "" {
+				t.Error(problem)
 			}
 		case <-time.After(time.Minute):
 			// No writer ever comes: a blocking open never returns.
