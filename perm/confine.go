@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm/bash"
 )
 
@@ -118,7 +119,7 @@ func walkWorkspace(ws Workspace, visit func(path string, dir bool) bool) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := textfile.ReadDir(dir)
 		if err != nil {
 			continue
 		}

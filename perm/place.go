@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm/bash"
 	"github.com/gen-run/gen/workspace"
 )
@@ -508,7 +509,7 @@ func (c *call) tree(dir string) treeAnswer {
 	var a treeAnswer
 	var walk func(rel string) bool
 	walk = func(rel string) bool {
-		ents, err := os.ReadDir(filepath.Join(dir, rel))
+		ents, err := textfile.ReadDir(filepath.Join(dir, rel))
 		if err != nil {
 			a.why = "the command copies or moves " + filepath.Join(dir, rel) + ", which cannot be listed: what lands cannot be checked"
 			return false

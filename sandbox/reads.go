@@ -217,7 +217,7 @@ func outermost(ps []string) []string {
 // and descends into those that hold one without being it. Symbolic links
 // are left out: what they lead to is covered, or not, where it is.
 func coverBut(out *[]string, dir string, private []string) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := textfile.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("sandbox: listing %s to confine reads: %w", dir, err)
 	}

@@ -753,7 +753,7 @@ func configLinks(out []string, dir string, budget int) ([]string, int) {
 			return
 		}
 		seen[dir] = true
-		entries, err := os.ReadDir(dir)
+		entries, err := textfile.ReadDir(dir)
 		if err != nil {
 			return // none, or not a directory: the loaders report it
 		}

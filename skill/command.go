@@ -13,6 +13,7 @@ import (
 
 	"github.com/gen-run/gen/internal/frontmatter"
 	"github.com/gen-run/gen/internal/lazyre"
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // Command is a custom slash command, Claude Code's .claude/commands/*.md:
@@ -421,7 +422,7 @@ func loadCommandDir(r *reader, loc Location) []found[*Command] {
 			case fi.IsDir() && depth >= maxCommandDepth:
 				f.err = fmt.Errorf("skill: %s: commands are looked for at most %d directories deep", path, maxCommandDepth)
 			case fi.IsDir():
-				sub, err := os.ReadDir(path)
+				sub, err := textfile.ReadDir(path)
 				if err != nil {
 					out = append(out, found[*Command]{path: path, err: fmt.Errorf("skill: %w", err)})
 					continue

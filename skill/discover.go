@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -173,7 +174,7 @@ func loadDir(r *reader, loc Location) []found[*Skill] {
 // a symbolic link to nothing: that is an error, not "none here", since
 // the user's files of the same names would stand in for the project's.
 func readDir(dir string) (abs string, entries []os.DirEntry, err error) {
-	entries, err = os.ReadDir(dir)
+	entries, err = textfile.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if link := workspace.DanglingLink(dir); link != "" {

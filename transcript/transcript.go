@@ -375,7 +375,7 @@ func In(path, project string) (bool, error) {
 // nothing to continue in it, and it must not hide the last real session.
 func Latest(home, project string) (string, error) {
 	dir := ProjectDir(home, project)
-	ents, err := os.ReadDir(dir)
+	ents, err := textfile.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", ErrNone
 	}

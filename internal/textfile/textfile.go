@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -104,6 +106,21 @@ func Open(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// ReadDir is os.ReadDir (the entries sorted by name) but opens dir
+// without blocking: a named pipe put where a directory was, by a command
+// between a listing and the next, is an error, not a wait for a writer
+// that never comes.
+func ReadDir(dir string) ([]os.DirEntry, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
 
 // readChecked checks the file f that was opened, reads it and closes it.

@@ -162,3 +162,44 @@ func TestReadFSOpenFIFO(t *testing.T) {
 		t.Errorf("DirFS is not a well-behaved fs.FS: %v", err)
 	}
 }
+
+// ReadDir lists a directory as os.ReadDir does, sorted, and refuses a
+// named pipe in a directory's place at once instead of waiting for a
+// writer.
+func TestReadDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"b", "a", "c"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if err != nil || strings.Join(names, " ") != "a b c" {
+		t.Errorf("ReadDir = %q, %v", names, err)
+	}
+	if _, err := ReadDir(filepath.Join(dir, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadDir of a missing directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadDir(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("ReadDir listed a named pipe")
+		}
+	case <-time.After(time.Minute):
+		// No writer ever comes: a blocking open never returns.
+		t.Fatal("ReadDir of a named pipe blocked")
+	}
+}
