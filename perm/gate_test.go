@@ -21,6 +21,9 @@ func TestGateSoundness(t *testing.T) {
 		"clean/.git/config":   "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = https://x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
 		"inc/.git/config":     "[include]\n\tpath = ../x.cfg\n",
 		"alias/.git/config":   "[alias]\n\tst = status\n\tp = push\n\tx = !rm -rf ~\n",
+		// Aliases as git reads them, not as they look: after the
+		// header on its line, quoted in part, continued, escaped.
+		"galias/.git/config": "[alias] hl = !touch pwned\n[alias]\n\tqp = \"pu\"sh\n\tcp = pu\\\nsh\n\tep = \"!touch\\tpwned\"\n",
 		// A clean repository whose tracked files lay out a bare one.
 		"both/.git/HEAD":   "ref: refs/heads/main\n",
 		"both/.git/config": "[core]\n\trepositoryformatversion = 0\n",
@@ -462,6 +465,10 @@ func TestGateSoundness(t *testing.T) {
 		{"GIT_COMMON_DIR chooses the config git reads aliases from", all(deny("Bash(git push:*)"), bypass), bashReq("GIT_COMMON_DIR=gw/main git p origin"), Ask, 2, "GIT_COMMON_DIR"},
 		{"worktree alias from the main repository's config", all(deny("Bash(git push:*)"), bypass), bashReq("git -C gw/wt p origin"), Deny, 1, "git alias"},
 		{"repository shell alias", bypass, bashReq("git -C alias x"), Ask, 2, "shell code: x = !rm -rf ~"},
+		{"shell alias after its header on the line", bypass, bashReq("git -C galias hl"), Ask, 2, "shell code: hl = !touch pwned"},
+		{"alias quoted in part", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias qp origin"), Deny, 1, "git alias"},
+		{"alias continued on the next line", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias cp origin"), Deny, 1, "git alias"},
+		{"shell alias with an escape", bypass, bashReq("git -C galias ep"), Ask, 2, "shell code: ep = !touch\tpwned"},
 		// The user's aliases (~/.gitconfig, ~/.config/git/config and the
 		// files they include) are git's too.
 		{"user alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hp origin"), Deny, 1, "git alias"},

@@ -1,8 +1,6 @@
 package perm
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"maps"
 	"os"
@@ -12,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gen-run/gen/internal/gitconfig"
 	"github.com/gen-run/gen/internal/lazy"
 	"github.com/gen-run/gen/perm/bash"
 )
@@ -333,73 +332,35 @@ func readGitConfig(f string) gitConfig {
 		// read without end, or past the limit, has aliases unknown.
 		return gitConfig{unsafe: "unreadable config", unread: errors.Is(err, errUnbounded)}
 	}
-	aliases, includes := parseAliases(b)
-	return gitConfig{unsafe: unsafeGitKey(b), aliases: aliases, includes: includes}
+	return parseGitConfig(b)
 }
 
-// parseAliases returns the [alias] entries of a git configuration file,
-// name (lower case) → value, and the paths its [include] and
-// [includeIf "..."] sections name.
-func parseAliases(b []byte) (out map[string]string, includes []string) {
-	section := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			name, _, _ := strings.Cut(strings.Trim(line, "[]"), " ")
-			section = strings.ToLower(name)
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		k, v = strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)
+// parseGitConfig is what the gate needs of the configuration text b, read
+// as git reads it (package gitconfig): its [alias] entries, name (lower
+// case) → value, the paths its [include] and [includeIf "..."] sections
+// name, and its first key not in gitSafeKeys. A line git refuses is
+// unsafe; the entries before it still count.
+func parseGitConfig(b []byte) gitConfig {
+	es, err := gitconfig.Parse(b)
+	var cfg gitConfig
+	for _, e := range es {
 		switch {
-		case section == "alias":
-			if out == nil {
-				out = map[string]string{}
+		case e.Section == "alias" && e.Subsection == "":
+			if cfg.aliases == nil {
+				cfg.aliases = map[string]string{}
 			}
-			out[k] = v
-		case (section == "include" || section == "includeif") && k == "path" && v != "":
-			includes = append(includes, v)
+			cfg.aliases[e.Key] = e.Value
+		case (e.Section == "include" || e.Section == "includeif") && e.Key == "path" && e.Value != "":
+			cfg.includes = append(cfg.includes, e.Value)
+		}
+		if k := e.Section + "." + e.Key; cfg.unsafe == "" && !gitSafeKeys.Get()[k] {
+			cfg.unsafe = k
 		}
 	}
-	return out, includes
-}
-
-// unsafeGitKey returns the first key in the git configuration b that is
-// not in gitSafeKeys (or a line it cannot read), or "".
-func unsafeGitKey(b []byte) string {
-	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return "malformed section " + line
-			}
-			name, _, _ := strings.Cut(line[1:end], " ")
-			name, _, _ = strings.Cut(name, ".") // [section.sub] is the old subsection form
-			section = strings.ToLower(name)
-			line = strings.TrimSpace(line[end+1:])
-			if line == "" {
-				continue
-			}
-		}
-		key, _, _ := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if !gitSafeKeys.Get()[section+"."+key] {
-			return section + "." + key
-		}
+	if err != nil && cfg.unsafe == "" {
+		cfg.unsafe = err.Error()
 	}
-	if sc.Err() != nil {
-		return "unreadable config"
-	}
-	return ""
+	return cfg
 }
 
 // gitConfigs caches parsed configuration files across calls (and across

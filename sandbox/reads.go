@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gen-run/gen/internal/gitconfig"
 	"github.com/gen-run/gen/internal/textfile"
 )
 
@@ -87,9 +88,9 @@ func gitIncludes(out []string, file, home string, depth int) []string {
 }
 
 // gitEntries yields the entries of the git configuration file as git
-// reads them well enough for gen's purposes: the name as section.key,
-// lower-cased and without the section's subsection (includeif.path for
-// [includeIf "gitdir:~/oss/"] path), and the value (gitValue). A file it
+// reads them (package gitconfig): the name as section.key, without the
+// section's subsection (includeif.path for [includeIf "gitdir:~/oss/"]
+// path), and the value; those before a line git refuses. A file it
 // cannot read, one over 1 MiB, or one that is not a regular file (a named
 // pipe would be waited on forever, a link to /dev/zero read without end:
 // textfile.Read) yields nothing.
@@ -99,42 +100,13 @@ func gitEntries(file string) iter.Seq2[string, string] {
 		if err != nil {
 			return
 		}
-		section := ""
-		for line := range strings.Lines(string(data)) {
-			line = strings.TrimSpace(line)
-			if rest, ok := strings.CutPrefix(line, "["); ok {
-				// An entry may follow the header on its line.
-				name, after, _ := strings.Cut(rest, "]")
-				name, _, _ = strings.Cut(name, " ")
-				name, _, _ = strings.Cut(name, "\"")
-				section = strings.ToLower(strings.TrimSpace(name))
-				line = strings.TrimSpace(after)
-			}
-			key, val, ok := strings.Cut(line, "=")
-			if !ok {
-				continue
-			}
-			name := section + "." + strings.ToLower(strings.TrimSpace(key))
-			if !yield(name, gitValue(val)) {
+		es, _ := gitconfig.Parse(data)
+		for _, e := range es {
+			if !yield(e.Section+"."+e.Key, e.Value) {
 				return
 			}
 		}
 	}
-}
-
-// gitValue is a git configuration value as written after the "=": the
-// text of its leading quotes if it starts with one, else what comes
-// before a comment ("#" or ";"), trimmed of spaces.
-func gitValue(v string) string {
-	v = strings.TrimSpace(v)
-	if q, ok := strings.CutPrefix(v, "\""); ok {
-		v, _, _ = strings.Cut(q, "\"")
-		return v
-	}
-	if i := strings.IndexAny(v, "#;"); i >= 0 {
-		v = v[:i]
-	}
-	return strings.TrimSpace(v)
 }
 
 // readConfinement returns what a read-only command may read under roots

@@ -102,7 +102,8 @@ func TestGitHooks(t *testing.T) {
 	write(ws+"/.githooks/post-checkout", "")
 	write(ws+"/.mcp.json", "{}")
 	write(ws+"/.git/config", "[core]\n\tbare = false\n\tHooksPath = .husky # husky\n[include]\n\tpath = more.inc\n")
-	write(ws+"/.git/more.inc", "[core] hooksPath = \".hooks-inc\"\n")
+	write(ws+"/.git/more.inc", "[core] hooksPath = \".hooks-inc\"\n[core]\n\thooksPath = .hooks\\\n-cont\n")
+	write(ws+"/.hooks-cont/pre-commit", "")
 	write(home+"/.gitconfig", "[core]\n\thooksPath = .githooks\n[alias]\n\thooksPath = scripts\n")
 	if err := os.MkdirAll(ws+"/.git/hooks", 0o755); err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestGitHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{".git", ".mcp.json", "scripts/pre-commit", ".husky", ".hooks-inc", ".githooks"} {
+	for _, want := range []string{".git", ".mcp.json", "scripts/pre-commit", ".husky", ".hooks-inc", ".hooks-cont", ".githooks"} {
 		if !s.protected(filepath.Join(ws, want)) {
 			t.Errorf("%s is not a carve-out: %v", want, s.ReadOnly)
 		}
