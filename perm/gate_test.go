@@ -23,7 +23,7 @@ func TestGateSoundness(t *testing.T) {
 		"alias/.git/config":   "[alias]\n\tst = status\n\tp = push\n\tx = !rm -rf ~\n",
 		// Aliases as git reads them, not as they look: after the
 		// header on its line, quoted in part, continued, escaped.
-		"galias/.git/config": "[alias] hl = !touch pwned\n[alias]\n\tqp = \"pu\"sh\n\tcp = pu\\\nsh\n\tep = \"!touch\\tpwned\"\n",
+		"galias/.git/config": "[alias] hl = !touch pwned\n[alias]\n\tqp = \"pu\"sh\n\tcp = pu\\\nsh\n\tep = \"!touch\\tpwned\"\n\tsq = 'pu'sh\n\tbs = pu\\\\sh\n\tch = 'hl' x\n\ttb = \"hl\\tx\"\n",
 		// A clean repository whose tracked files lay out a bare one.
 		"both/.git/HEAD":   "ref: refs/heads/main\n",
 		"both/.git/config": "[core]\n\trepositoryformatversion = 0\n",
@@ -469,6 +469,11 @@ func TestGateSoundness(t *testing.T) {
 		{"alias quoted in part", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias qp origin"), Deny, 1, "git alias"},
 		{"alias continued on the next line", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias cp origin"), Deny, 1, "git alias"},
 		{"shell alias with an escape", bypass, bashReq("git -C galias ep"), Ask, 2, "shell code: ep = !touch\tpwned"},
+		// Its value is split into words as git splits it.
+		{"alias single-quoted in part", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias sq origin"), Deny, 1, "git alias"},
+		{"alias with a backslash", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias bs origin"), Deny, 1, "git alias"},
+		{"alias to a quoted shell alias", bypass, bashReq("git -C galias ch"), Ask, 2, "shell code: ch = !touch pwned"},
+		{"alias to a shell alias before a tab", bypass, bashReq("git -C galias tb"), Ask, 2, "shell code: tb = !touch pwned"},
 		// The user's aliases (~/.gitconfig, ~/.config/git/config and the
 		// files they include) are git's too.
 		{"user alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hp origin"), Deny, 1, "git alias"},

@@ -736,10 +736,53 @@ func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
 			return words, expanded
 		}
 		seen[name] = true
+		vw, ok := gitAliasWords(value)
+		if !ok {
+			return words, expanded // git refuses it: nothing runs
+		}
 		out := append([]Word{}, words[:sub]...)
-		out = append(out, splitWords(value)...)
+		for _, w := range vw {
+			out = append(out, Word{Raw: w, Value: w, Static: true})
+		}
 		words, expanded = append(out, words[sub+1:]...), true
 	}
+}
+
+// gitAliasWords splits the value of an alias into the words git runs
+// (its split_cmdline): at blanks outside quotes, with single quotes
+// keeping what they hold and a backslash elsewhere escaping the next
+// character. ok is false for a value git refuses (an unclosed quote, a
+// backslash at the end). The empty words a leading or trailing blank
+// makes are left out.
+func gitAliasWords(s string) (words []string, ok bool) {
+	var w strings.Builder
+	var quote byte
+	end := func() {
+		if w.Len() > 0 {
+			words = append(words, w.String())
+			w.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			end()
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case c == quote:
+			quote = 0
+		case c == '\\' && quote != '\'':
+			if i++; i == len(s) {
+				return nil, false
+			}
+			w.WriteByte(s[i])
+		default:
+			w.WriteByte(c)
+		}
+	}
+	end()
+	return words, quote == 0
 }
 
 // GitAliasShell returns the "!" value an alias of aliases that name
@@ -756,8 +799,11 @@ func GitAliasShell(aliases map[string]string, name string) (string, bool) {
 		if strings.HasPrefix(v, "!") {
 			return v, true
 		}
-		first, _, _ := strings.Cut(strings.TrimSpace(v), " ")
-		name = strings.ToLower(first)
+		vw, ok := gitAliasWords(v)
+		if !ok || len(vw) == 0 {
+			return "", false // git refuses it: nothing runs
+		}
+		name = strings.ToLower(vw[0])
 	}
 	return "", false
 }
