@@ -474,6 +474,8 @@ func TestGateSoundness(t *testing.T) {
 		{"alias with a backslash", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias bs origin"), Deny, 1, "git alias"},
 		{"alias to a quoted shell alias", bypass, bashReq("git -C galias ch"), Ask, 2, "shell code: ch = !touch pwned"},
 		{"alias to a shell alias before a tab", bypass, bashReq("git -C galias tb"), Ask, 2, "shell code: tb = !touch pwned"},
+		{"-c alias to a shell alias", bypass, bashReq("git -C galias -c alias.z=hl z"), Ask, 2, "shell code: hl = !touch pwned"},
+		{"-c alias to an alias to a shell alias", bypass, bashReq("git -C galias -c alias.z=ch z"), Ask, 2, "shell code: hl = !touch pwned"},
 		// The user's aliases (~/.gitconfig, ~/.config/git/config and the
 		// files they include) are git's too.
 		{"user alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -C clean2 hp origin"), Deny, 1, "git alias"},

@@ -225,6 +225,9 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 					shell = w.Value + " = " + v
 				}
 			}
+			if s, ok := pt.cmd.GitShellAlias(aliases); ok && shell == "" {
+				shell = s // through an alias the command gives (-c alias.z=x)
+			}
 			forms = append(forms, pt.cmd.WithGitAliases(aliases)...)
 		}
 	}

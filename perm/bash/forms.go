@@ -709,36 +709,48 @@ func (c *Command) AllowForm() (string, bool) {
 // in aliases (from the repository's configuration). Shell aliases ("!")
 // are parsed as shell code instead (gitCode).
 func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
+	w, expanded, _ := gitExpand(words, aliases)
+	return w, expanded
+}
+
+// gitExpand is gitAliased, and also returns "NAME = VALUE" where the
+// expansion ends at a shell alias of aliases (not one given with -c,
+// whose code the command shows): code from the configuration that git
+// runs.
+func gitExpand(words []Word, aliases map[string]string) (_ []Word, expanded bool, shell string) {
 	if len(words) < 2 || !words[0].Static || path.Base(words[0].Value) != "git" {
-		return nil, false
+		return nil, false, ""
 	}
 	// git expands an alias whose value names another alias too (a1 =
 	// a2, a2 = push is git push), up to a loop, which it refuses.
-	expanded := false
 	for seen := map[string]bool{}; ; {
 		parsed, rest, _ := gitGlobals.parse(words[1:])
 		sub := 1 + rest
 		if sub >= len(words) || !words[sub].Static {
-			return words, expanded
+			return words, expanded, ""
 		}
 		name := words[sub].Value
 		value, found := aliases[strings.ToLower(name)] // keys ignore case
+		given := false
 		for _, a := range parsed {
 			if a.opt != "-c" || a.word == nil || !a.word.Static {
 				continue
 			}
 			k, v, _ := strings.Cut(a.val, "=")
 			if strings.EqualFold(k, "alias."+name) {
-				value, found = v, true
+				value, found, given = v, true, true
 			}
 		}
-		if !found || strings.HasPrefix(value, "!") || seen[name] {
-			return words, expanded
+		switch {
+		case found && strings.HasPrefix(value, "!") && !given && !seen[name]:
+			return words, expanded, name + " = " + value
+		case !found || strings.HasPrefix(value, "!") || seen[name]:
+			return words, expanded, ""
 		}
 		seen[name] = true
 		vw, ok := gitAliasWords(value)
 		if !ok {
-			return words, expanded // git refuses it: nothing runs
+			return words, expanded, "" // git refuses it: nothing runs
 		}
 		out := append([]Word{}, words[:sub]...)
 		for _, w := range vw {
@@ -746,6 +758,19 @@ func gitAliased(words []Word, aliases map[string]string) ([]Word, bool) {
 		}
 		words, expanded = append(out, words[sub+1:]...), true
 	}
+}
+
+// GitShellAlias returns "NAME = VALUE" for a shell alias of aliases (a
+// repository's configuration) that the command, in any reading, runs:
+// named as its subcommand, or reached through aliases, its own
+// (-c alias.NAME=...) or the configuration's.
+func (c *Command) GitShellAlias(aliases map[string]string) (string, bool) {
+	for _, v := range c.variants() {
+		if _, _, shell := gitExpand(v, aliases); shell != "" {
+			return shell, true
+		}
+	}
+	return "", false
 }
 
 // gitAliasWords splits the value of an alias into the words git runs
