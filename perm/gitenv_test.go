@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,43 @@ func TestGitEnvironmentConfig(t *testing.T) {
 					tc.env, tc.val, tc.cmd, got.Decision, got.Step, got.Reason, tc.want, tc.step, tc.reason)
 			}
 		})
+	}
+}
+
+// TestGitIncludeUserHome: an include path under a user's home directory
+// (~USER/...) is followed as git follows it, and one under a user the gate
+// cannot look up leaves the aliases unknown.
+func TestGitIncludeUserHome(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" || !filepath.IsAbs(u.HomeDir) {
+		t.Skip("no current user's home")
+	}
+	f := newFixture(t)
+	writeTree(t, f.outside, map[string]string{"more.cfg": "[alias]\n\tzp = push\n"})
+	rel, err := filepath.Rel(u.HomeDir, filepath.Join(f.outside, "more.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		include string
+		want    Decision
+		step    int
+		reason  string
+	}{
+		{"~" + u.Username + "/" + filepath.ToSlash(rel), Deny, 1, "git alias"},
+		{"~no-such-user-of-gen/x.cfg", Ask, 2, "~no-such-user-of-gen/x.cfg"},
+		{"%(prefix)/etc/x.cfg", Ask, 2, "%(prefix)/etc/x.cfg"},
+	} {
+		writeTree(t, f.root, map[string]string{
+			".git/HEAD":   "ref: refs/heads/main\n",
+			".git/config": "[include]\n\tpath = " + tc.include + "\n",
+		})
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		all(deny("Bash(git push:*)"), mode(ModeBypass))(p)
+		got := Evaluate(bashReq("git zp origin"), p)
+		if got.Decision != tc.want || got.Step != tc.step || !strings.Contains(got.Reason, tc.reason) {
+			t.Errorf("include %s: Evaluate(git zp origin) = %v step %d %q; want %v step %d containing %q",
+				tc.include, got.Decision, got.Step, got.Reason, tc.want, tc.step, tc.reason)
+		}
 	}
 }

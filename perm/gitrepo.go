@@ -145,7 +145,11 @@ func (c *call) gitAliases(gitDir string) (aliases map[string]string, unread stri
 			if len(seen) > maxGitIncludes {
 				return aliases, f
 			}
-			files = slices.Insert(files, i+1, c.includedConfigs(f, cfg.includes)...)
+			inc, why := c.includedConfigs(f, cfg.includes)
+			if why != "" && unread == "" {
+				unread = why
+			}
+			files = slices.Insert(files, i+1, inc...)
 		}
 		switch {
 		case len(cfg.aliases) == 0:
@@ -275,20 +279,20 @@ func (c *call) userGitConfigs() (files []string, unread string) {
 	return files, unread
 }
 
-// includedConfigs returns the files the configuration file f includes
-// (their paths as written: relative to f's directory, or under ~/).
-func (c *call) includedConfigs(f string, includes []string) []string {
-	out := make([]string, 0, len(includes))
+// includedConfigs returns the files the configuration file f includes,
+// resolved as git resolves them (gitconfig.IncludePath); unread is the
+// first include the gate cannot resolve (~USER/ of an unknown user), whose
+// aliases are then not known.
+func (c *call) includedConfigs(f string, includes []string) (out []string, unread string) {
+	out = make([]string, 0, len(includes))
 	for _, p := range includes {
-		switch {
-		case strings.HasPrefix(p, "~/"):
-			p = filepath.Join(c.ws.Home, p[2:])
-		case !filepath.IsAbs(p):
-			p = filepath.Join(filepath.Dir(f), p)
+		if q, ok := gitconfig.IncludePath(p, f, c.ws.Home); ok {
+			out = append(out, q)
+		} else if unread == "" {
+			unread = p + " (included by " + f + ")"
 		}
-		out = append(out, p)
 	}
-	return out
+	return out, unread
 }
 
 // gitConfig is what the gate needs of one git configuration file.

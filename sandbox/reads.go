@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gen-run/gen/internal/gitconfig"
 	"github.com/gen-run/gen/internal/textfile"
@@ -71,13 +70,12 @@ func gitIncludes(out []string, file, home string, depth int) []string {
 		return out
 	}
 	for name, p := range gitEntries(file) {
-		switch {
-		case name != "include.path" && name != "includeif.path", p == "":
+		if name != "include.path" && name != "includeif.path" || p == "" {
 			continue
-		case strings.HasPrefix(p, "~/"):
-			p = filepath.Join(home, p[2:])
-		case !filepath.IsAbs(p):
-			p = filepath.Join(filepath.Dir(file), p)
+		}
+		p, ok := gitconfig.IncludePath(p, file, home)
+		if !ok {
+			continue
 		}
 		if len(out) >= maxGitIncludes || slices.Contains(out, p) {
 			continue

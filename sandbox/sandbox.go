@@ -41,6 +41,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gen-run/gen/internal/gitconfig"
 	"github.com/gen-run/gen/internal/textfile"
 )
 
@@ -311,11 +312,13 @@ func gitHooks(worktree, gitdir, common string, roots Roots) []string {
 	dirs := []string{filepath.Join(common, "hooks")}
 	for _, f := range files {
 		for name, p := range gitEntries(f) {
-			switch {
-			case name != "core.hookspath", p == "":
+			if name != "core.hookspath" || p == "" {
 				continue
-			case strings.HasPrefix(p, "~/") && roots.Home != "":
-				p = filepath.Join(roots.Home, p[2:])
+			}
+			p, ok := gitconfig.ExpandPath(p, roots.Home)
+			switch {
+			case !ok:
+				continue
 			case !filepath.IsAbs(p):
 				p = filepath.Join(worktree, p)
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -104,6 +105,17 @@ func TestGitHooks(t *testing.T) {
 	write(ws+"/.git/config", "[core]\n\tbare = false\n\tHooksPath = .husky # husky\n[include]\n\tpath = more.inc\n")
 	write(ws+"/.git/more.inc", "[core] hooksPath = \".hooks-inc\"\n[core]\n\thooksPath = .hooks\\\n-cont\n")
 	write(ws+"/.hooks-cont/pre-commit", "")
+	// ~USER/ is that user's home, as git expands it.
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
+		rel, err := filepath.Rel(u.HomeDir, ws+"/.hooks-user")
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(ws+"/.hooks-user/pre-commit", "")
+		write(ws+"/.git/user.inc", "[core]\n\thooksPath = ~"+u.Username+"/"+rel+"\n")
+		write(ws+"/.git/more.inc", "[include]\n\tpath = ~"+u.Username+"/"+filepath.Join(rel, "../.git/user.inc")+"\n"+
+			"[core] hooksPath = \".hooks-inc\"\n[core]\n\thooksPath = .hooks\\\n-cont\n")
+	}
 	write(home+"/.gitconfig", "[core]\n\thooksPath = .githooks\n[alias]\n\thooksPath = scripts\n")
 	if err := os.MkdirAll(ws+"/.git/hooks", 0o755); err != nil {
 		t.Fatal(err)
@@ -120,7 +132,7 @@ func TestGitHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{".git", ".mcp.json", "scripts/pre-commit", ".husky", ".hooks-inc", ".hooks-cont", ".githooks"} {
+	for _, want := range []string{".git", ".mcp.json", "scripts/pre-commit", ".husky", ".hooks-inc", ".hooks-cont", ".hooks-user", ".githooks"} {
 		if !s.protected(filepath.Join(ws, want)) {
 			t.Errorf("%s is not a carve-out: %v", want, s.ReadOnly)
 		}

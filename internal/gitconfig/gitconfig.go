@@ -14,6 +14,8 @@ package gitconfig
 
 import (
 	"fmt"
+	"os/user"
+	"path/filepath"
 	"strings"
 )
 
@@ -308,4 +310,44 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
+}
+
+// ExpandPath is a path-valued variable's value p as git expands it
+// (interpolate_path): "~" and "~/..." under home, "~USER/..." under that
+// user's home directory. ok is false where gen cannot tell what git makes
+// of it: an unknown user, no home, or git's install prefix (%(prefix)/).
+func ExpandPath(p, home string) (_ string, ok bool) {
+	if strings.HasPrefix(p, "%(prefix)/") {
+		return "", false
+	}
+	name, rest, ok := strings.Cut(strings.TrimPrefix(p, "~"), "/")
+	if !strings.HasPrefix(p, "~") {
+		return p, true
+	}
+	dir := home
+	if name != "" {
+		u, err := user.Lookup(name)
+		if err != nil {
+			return "", false
+		}
+		dir = u.HomeDir
+	}
+	if dir == "" {
+		return "", false
+	}
+	if !ok {
+		return dir, true
+	}
+	return filepath.Join(dir, rest), true
+}
+
+// IncludePath is the file that the value p of an include.path or
+// includeIf.*.path variable in the configuration file from names:
+// ExpandPath's, relative to from's directory unless absolute.
+func IncludePath(p, from, home string) (string, bool) {
+	p, ok := ExpandPath(p, home)
+	if ok && !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(from), p)
+	}
+	return p, ok
 }
