@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gen-run/gen/internal/gitconfig"
 	"github.com/gen-run/gen/workspace"
 )
 
@@ -649,16 +650,12 @@ func (c *call) gitFile(dotgit string) (dir string, ok bool, why string) {
 	if !read {
 		return "", false, "cannot read " + dotgit
 	}
-	p, found := strings.CutPrefix(b, "gitdir: ")
-	if !found {
-		return "", false, ""
-	}
-	p = strings.TrimRight(p, "\r\n")
+	p, ok := gitconfig.GitDir(b)
 	switch {
-	case p == "":
-		return "", false, ""
-	case strings.IndexByte(p, 0) >= 0:
+	case !ok && strings.HasPrefix(b, "gitdir: ") && strings.IndexByte(b, 0) >= 0:
 		return "", false, "a NUL in the path " + dotgit + " names"
+	case !ok:
+		return "", false, ""
 	case !filepath.IsAbs(p):
 		// Joined as written: the kernel resolves a ".." after a link
 		// where it leads, not where the path's text does.
@@ -678,8 +675,8 @@ func (c *call) commonDir(gitDir string) (dir string, ok bool) {
 		return gitDir, true
 	}
 	b, read := c.readSmall(f)
-	b = strings.TrimRight(b, "\r\n")
-	if !read || b == "" || strings.IndexByte(b, 0) >= 0 {
+	b, ok = gitconfig.CommonDir(b)
+	if !read || !ok {
 		return "", false
 	}
 	if !filepath.IsAbs(b) {

@@ -259,7 +259,7 @@ func carveOuts(path string, roots Roots) []string {
 	}
 	gitdir, common := real, real
 	if fi.Mode().IsRegular() {
-		g := pointer(real, "gitdir:")
+		g := pointer(real, gitconfig.GitDir)
 		if g == "" {
 			return out
 		}
@@ -268,7 +268,7 @@ func carveOuts(path string, roots Roots) []string {
 		}
 		out = append(out, g)
 		gitdir, common = g, g
-		if c := pointer(filepath.Join(g, "commondir"), ""); c != "" {
+		if c := pointer(filepath.Join(g, "commondir"), gitconfig.CommonDir); c != "" {
 			if c, err := filepath.EvalSymlinks(c); err == nil {
 				out = append(out, c)
 				common = c
@@ -354,27 +354,27 @@ func gitHooks(worktree, gitdir, common string, roots Roots) []string {
 	return out
 }
 
-// pointer reads the small file at path and returns the path on its first
-// line after prefix, resolved against the file's directory; "" if none.
-// It must be a regular file (textfile.Read): a command in a writable root
-// can write a .git file whose git directory's commondir is a named pipe,
-// and reading that waited for a writer forever, at every later policy
-// gen built.
-func pointer(path, prefix string) string {
+// pointer reads the small file at path and returns the path that name
+// (gitconfig.GitDir or gitconfig.CommonDir) makes of its text, joined to
+// the file's directory as the kernel resolves it; "" if none. It must be
+// a regular file (textfile.Read): a command in a writable root can write
+// a .git file whose git directory's commondir is a named pipe, and
+// reading that waited for a writer forever, at every later policy gen
+// built.
+func pointer(path string, name func(string) (string, bool)) string {
 	data, err := textfile.Read(path, 4096)
 	if err != nil {
 		return ""
 	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	rest, ok := strings.CutPrefix(line, prefix)
-	rest = strings.TrimSpace(rest)
-	if !ok || rest == "" {
+	p, ok := name(string(data))
+	switch {
+	case !ok:
 		return ""
+	case !filepath.IsAbs(p):
+		// Not cleaned: a ".." after a link leads where the link does.
+		p = filepath.Dir(path) + "/" + p
 	}
-	if !filepath.IsAbs(rest) {
-		rest = filepath.Join(filepath.Dir(path), rest)
-	}
-	return filepath.Clean(rest)
+	return p
 }
 
 // pins returns the directories the helper mounts over themselves before

@@ -352,3 +352,31 @@ func TestGitIncludes(t *testing.T) {
 		t.Errorf("gitConfigs with GIT_CONFIG_GLOBAL =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestGitFileReadAsGit: the git directory a .git file names is the one git
+// takes: all that follows "gitdir: " (a second space too) less the line
+// ends, joined to the file's directory without cleaning.
+func TestGitFileReadAsGit(t *testing.T) {
+	ws := testtree.Dir(t)
+	for _, d := range []string{" spaced", "spaced", "real/sub", "real/other", "other"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real/sub", filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	dotgit := filepath.Join(ws, ".git")
+	for _, tc := range []struct{ text, want, not string }{
+		{"gitdir:  spaced\r\n", " spaced", "spaced"},
+		{"gitdir: link/../other\n", "real/other", "other"},
+	} {
+		if err := os.WriteFile(dotgit, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := GitHooks(dotgit, Roots{Cwd: ws, Workspace: ws})
+		if !slices.Contains(got, filepath.Join(ws, tc.want)) || slices.Contains(got, filepath.Join(ws, tc.not)) {
+			t.Errorf("%q: carve-outs %v; want %s, not %s", tc.text, got, tc.want, tc.not)
+		}
+	}
+}
