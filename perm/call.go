@@ -77,8 +77,8 @@ type part struct {
 // call is a request analysed once for all steps.
 type call struct {
 	req Request
-	// code is the Policy's Code.
-	code []string
+	// code is the Policy's Code, indexed.
+	code *codeIndex
 	// cand is scratch space for ruleList.candidates, whose result is
 	// used before the next candidates call.
 	cand   []int32

@@ -1,63 +1,95 @@
 package perm
 
 import (
-	"os"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
-
-	"github.com/gen-run/gen/internal/testtree"
+	"time"
 )
 
-// TestCode: a call that writes a file a hook runs (Policy.Code), or a
-// workspace directory holding one, is asked in every mode, whatever the
-// path it goes through; reading it, and writing anything else, is decided
-// as before. The sandbox keeps the file read-only (DeniedPaths).
-func TestCode(t *testing.T) {
-	base := testtree.Dir(t)
-	root := filepath.Join(base, "proj")
-	hook := filepath.Join(root, "scripts", "hook.sh")
-	testtree.Write(t, root, map[string]string{"scripts/hook.sh": "#!/bin/sh\n", "scripts/other.sh": "#!/bin/sh\n", "src/a.go": "#!/bin/sh\n"})
-	if err := os.Symlink(hook, root+"/link"); err != nil {
-		t.Fatal(err)
+// TestCodeIndexLikeScan: codeAt through the index finds what a scan of
+// Code in order finds — the same file, and whether the path is it or
+// inside it — for Code lists with repeats, nesting and "/", and targets
+// whose two forms differ, lie in Code files, hold them, or are not
+// clean.
+func TestCodeIndexLikeScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 2026))
+	seg := []string{"ws", "a", "b", ".git", "hooks", "x.md"}
+	path := func() string {
+		p := ""
+		for range 1 + r.IntN(4) {
+			p += "/" + seg[r.IntN(len(seg))]
+		}
+		if r.IntN(40) == 0 {
+			return "/"
+		}
+		if r.IntN(30) == 0 {
+			return p + "/../" + seg[r.IntN(len(seg))] // joined raw
+		}
+		return p
 	}
-	for _, mode := range []Mode{ModeAcceptEdits, ModeBypass} {
-		p := &Policy{Mode: mode, Workspace: Workspace{Cwd: root, Root: root, Home: filepath.Join(base, "home")}, Code: []string{hook}}
-		p.Compile()
-		for _, c := range []struct {
-			call string
-			ask  bool
-		}{
-			{"Edit(scripts/hook.sh)", true},
-			{"Write(link)", true},
-			{"Bash(echo x > scripts/hook.sh)", true},
-			{"Bash(echo x >> link)", true},
-			{"Bash(cp /tmp/evil scripts/hook.sh)", true},
-			{"Bash(sed -i s/a/b/ scripts/./hook.sh)", true},
-			{"Bash(mv scripts scripts.old)", true},
-			{"Bash(chmod +w " + hook + ")", true},
-			{"Bash(cd scripts && tee hook.sh < /dev/null)", true},
-			{"Edit(scripts/other.sh)", false},
-			{"Edit(src/a.go)", false},
-			{"Bash(cat scripts/hook.sh)", false},
-			{"Bash(touch src/b.go)", false},
-			{"Bash(mkdir " + root + "/new)", false},
-			{"Read(scripts/hook.sh)", false},
-		} {
-			req, err := ParseCall(c.call)
-			if err != nil {
-				t.Fatal(err)
+	ws := Workspace{Cwd: "/ws", Root: "/ws"}
+	for range 300 {
+		code := make([]string, smallList+1+r.IntN(30))
+		for i := range code {
+			for code[i] = path(); filepath.Clean(code[i]) != code[i]; {
+				code[i] = path()
 			}
-			r := Evaluate(req, p)
-			asked := r.Decision == Ask && r.Step == 2 && strings.Contains(r.Reason, "a file a hook or MCP server runs")
-			if asked != c.ask {
-				t.Errorf("%s: %s: %v step %d (%s), want the hook file asked: %v", mode, c.call, r.Decision, r.Step, r.Reason, c.ask)
+		}
+		x := newCodeIndex(code)
+		if x.at == nil {
+			t.Fatalf("Code of %d clean paths not indexed", len(code))
+		}
+		c := &call{code: x, ws: ws}
+		for range 200 {
+			tg := target{abs: path(), real: path()}
+			if r.IntN(2) == 0 {
+				tg.real = tg.abs
+			}
+			f, exact := c.codeAt(tg)
+			wf, wexact := x.scan(tg.forms(), ws)
+			if f != wf || exact != wexact {
+				t.Fatalf("codeAt(%v) under %q = %q %v; a scan finds %q %v", tg.forms(), code, f, exact, wf, wexact)
 			}
 		}
 	}
-	p := &Policy{Workspace: Workspace{Cwd: root, Root: root}, Code: []string{hook, filepath.Join(root, "gone.sh")}}
-	if _, edit := p.DeniedPaths(); !slices.Equal(edit, []string{hook}) {
-		t.Errorf("DeniedPaths edit = %q, want the hook file", edit)
+}
+
+// codePolicy is tenRules with n Code files: hook scripts of as many
+// agents, as a catalog's agents bring them.
+func codePolicy(f diffFixture, n int) *Policy {
+	p := tenRules(f.ws())
+	for i := range n {
+		p.Code = append(p.Code, filepath.Join(f.home, ".gen", "hooks", fmt.Sprintf("agent%d", i), "guard.sh"))
 	}
+	p.Code = append(p.Code, filepath.Join(f.root, ".gen"), filepath.Join(f.root, ".git", "hooks"))
+	return p
+}
+
+// BenchmarkCodeRatio decides benchRuleCalls under 10 and under 1,000
+// Code files alternately and reports the ratio of their times: what a
+// catalog of agents with hooks costs each call.
+func BenchmarkCodeRatio(b *testing.B) {
+	f := newDiffFixture(b)
+	ten, thousand := codePolicy(f, 10), codePolicy(f, 1000)
+	ten.Compile()
+	thousand.Compile()
+	reqs := benchRuleCalls()
+	pass := func(p *Policy) time.Duration {
+		start := time.Now()
+		for _, req := range reqs {
+			Evaluate(req, p)
+		}
+		return time.Since(start)
+	}
+	var t10, t1000 time.Duration
+	for b.Loop() {
+		t10 += pass(ten)
+		t1000 += pass(thousand)
+	}
+	n := float64(b.N * len(reqs))
+	b.ReportMetric(float64(t10.Nanoseconds())/n, "code10-ns/call")
+	b.ReportMetric(float64(t1000.Nanoseconds())/n, "code1000-ns/call")
+	b.ReportMetric(float64(t1000)/float64(t10), "ratio")
 }

@@ -93,7 +93,7 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if r, ok := stepDeny(c, rs); ok {
 		return stepCoerce(r, p)
 	}
-	c.code = p.Code
+	c.code = rs.codeOf(p.Code)
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {
 		if r.Decision == Ask && p.Mode == ModePlan && c.changes() {
@@ -370,7 +370,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 					return ask(fmt.Sprintf("mentions %s (sensitive path %s)", w, l), l)
 				}
 			}
-			if len(c.code) > 0 {
+			if c.code.len() > 0 {
 				c.classify(pt)
 				if why, f := c.codeMention(pt); why != "" {
 					return ask(why, f)

@@ -20,6 +20,8 @@ type ruleSet struct {
 	session, constraint *ruleList
 	// failed is the first list's failed: every call is then denied.
 	failed string
+	// code is the Policy's Code, indexed (codeOf).
+	code *codeIndex
 }
 
 // smallList is the length up to which a list is scanned whole: an index
@@ -274,6 +276,17 @@ func compileRules(p *Policy, prevs ...*ruleSet) *ruleSet {
 	rs.allow = reuse(func(x *ruleSet) *ruleList { return x.allow }, p.Allow, nil)
 	rs.session = reuse(func(x *ruleSet) *ruleList { return x.session }, nil, p.Session)
 	rs.constraint = reuse(func(x *ruleSet) *ruleList { return x.constraint }, nil, p.Constraint)
+	for _, prev := range prevs {
+		if prev != nil && prev.code != nil && slices.Equal(prev.code.files, p.Code) {
+			x := *prev.code
+			x.files = p.Code
+			rs.code = &x
+			break
+		}
+	}
+	if rs.code == nil {
+		rs.code = newCodeIndex(p.Code)
+	}
 	for _, l := range []*ruleList{rs.deny, rs.ask, rs.allow, rs.session, rs.constraint} {
 		if rs.failed == "" {
 			rs.failed = l.failed
