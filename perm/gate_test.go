@@ -23,7 +23,10 @@ func TestGateSoundness(t *testing.T) {
 		"alias/.git/config":   "[alias]\n\tst = status\n\tp = push\n\tx = !rm -rf ~\n",
 		// Aliases as git reads them, not as they look: after the
 		// header on its line, quoted in part, continued, escaped.
-		"galias/.git/config": "[alias] hl = !touch pwned\n[alias]\n\tqp = \"pu\"sh\n\tcp = pu\\\nsh\n\tep = \"!touch\\tpwned\"\n\tsq = 'pu'sh\n\tbs = pu\\\\sh\n\tch = 'hl' x\n\ttb = \"hl\\tx\"\n",
+		"galias/.git/config": "[alias] hl = !touch pwned\n[alias]\n\tqp = \"pu\"sh\n\tcp = pu\\\nsh\n\tep = \"!touch\\tpwned\"\n\tsq = 'pu'sh\n\tbs = pu\\\\sh\n\tch = 'hl' x\n\ttb = \"hl\\tx\"\n[alias \"Fp\"]\n\tcommand = push\n[alias \"nx\"]\n\tcommand = !touch pwned\n",
+		// git 2.54's [alias "NAME"] meeting an [alias] NAME: which runs
+		// depends on the order, so the aliases are not known.
+		"galias2/.git/config": "[alias \"CF\"]\n\tcommand = push\n[alias]\n\tcf = status\n",
 		// A clean repository whose tracked files lay out a bare one.
 		"both/.git/HEAD":   "ref: refs/heads/main\n",
 		"both/.git/config": "[core]\n\trepositoryformatversion = 0\n",
@@ -474,6 +477,10 @@ func TestGateSoundness(t *testing.T) {
 		{"alias with a backslash", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias bs origin"), Deny, 1, "git alias"},
 		{"alias to a quoted shell alias", bypass, bashReq("git -C galias ch"), Ask, 2, "shell code: ch = !touch pwned"},
 		{"alias to a shell alias before a tab", bypass, bashReq("git -C galias tb"), Ask, 2, "shell code: tb = !touch pwned"},
+		{"named alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -C galias Fp origin"), Deny, 1, "git alias"},
+		{"named shell alias", bypass, bashReq("git -C galias nx"), Ask, 2, "shell code: nx = !touch pwned"},
+		{"named alias meeting another", bypass, bashReq("git -C galias2 CF"), Ask, 2, "alias CF, defined twice"},
+		{"-c named alias to a denied subcommand", all(deny("Bash(git push:*)"), bypass), bashReq("git -c alias.zz.command=push zz origin"), Deny, 1, ""},
 		{"-c alias to a shell alias", bypass, bashReq("git -C galias -c alias.z=hl z"), Ask, 2, "shell code: hl = !touch pwned"},
 		{"-c alias to an alias to a shell alias", bypass, bashReq("git -C galias -c alias.z=ch z"), Ask, 2, "shell code: hl = !touch pwned"},
 		// The user's aliases (~/.gitconfig, ~/.config/git/config and the

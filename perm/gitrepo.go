@@ -128,6 +128,7 @@ func (c *call) gitAliases(gitDir string) (aliases map[string]string, unread stri
 	user, unread := c.userGitConfigs()
 	files = append(user, files...)
 	seen := map[string]bool{}
+	var named map[string]string // [alias "NAME"] command = VALUE
 	for i := 0; i < len(files); i++ {
 		f := files[i]
 		if seen[f] {
@@ -160,6 +161,30 @@ func (c *call) gitAliases(gitDir string) (aliases map[string]string, unread stri
 			maps.Copy(merged, cfg.aliases)
 			aliases = merged
 		}
+		if len(cfg.named) > 0 {
+			if named == nil {
+				named = map[string]string{}
+			}
+			maps.Copy(named, cfg.named)
+		}
+	}
+	if len(named) == 0 {
+		return aliases, unread
+	}
+	// Newer git (2026) also takes [alias "NAME"] command = VALUE, NAME
+	// compared case-sensitively; here, as the others, without case. Two
+	// definitions that meet so with different values make the aliases
+	// unknown: which one git runs depends on their order and case.
+	aliases = maps.Clone(aliases)
+	if aliases == nil {
+		aliases = map[string]string{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		k, v := strings.ToLower(name), named[name]
+		if old, ok := aliases[k]; ok && old != v && unread == "" {
+			unread = "the alias " + name + ", defined twice with different values"
+		}
+		aliases[k] = v
 	}
 	return aliases, unread
 }
@@ -300,8 +325,9 @@ type gitConfig struct {
 	// unsafe is the first key not in gitSafeKeys, a line the gate cannot
 	// read, or "unreadable config"; "" for a missing file.
 	unsafe string
-	// aliases are the file's [alias] entries (nil if none).
-	aliases map[string]string
+	// aliases are the file's [alias] entries (nil if none), and named
+	// its [alias "NAME"] command entries, by NAME as written.
+	aliases, named map[string]string
 	// includes are the paths of its include.path and includeIf.*.path
 	// entries, as written.
 	includes []string
@@ -357,6 +383,11 @@ func parseGitConfig(b []byte) gitConfig {
 				cfg.aliases = map[string]string{}
 			}
 			cfg.aliases[e.Key] = e.Value
+		case e.Section == "alias" && e.Key == "command":
+			if cfg.named == nil {
+				cfg.named = map[string]string{}
+			}
+			cfg.named[e.Subsection] = e.Value
 		case (e.Section == "include" || e.Section == "includeif") && e.Key == "path" && e.Value != "":
 			cfg.includes = append(cfg.includes, e.Value)
 		}

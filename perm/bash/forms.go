@@ -737,7 +737,7 @@ func gitExpand(words []Word, aliases map[string]string) (_ []Word, expanded bool
 				continue
 			}
 			k, v, _ := strings.Cut(a.val, "=")
-			if strings.EqualFold(k, "alias."+name) {
+			if strings.EqualFold(k, "alias."+name) || strings.EqualFold(k, "alias."+name+".command") {
 				value, found, given = v, true, true
 			}
 		}
