@@ -24,7 +24,7 @@ func TestGateSoundness(t *testing.T) {
 		// Aliases as git reads them, not as they look: after the
 		// header on its line, quoted in part, continued, escaped.
 		"galias/.git/config": "[alias] hl = !touch pwned\n[alias]\n\tqp = \"pu\"sh\n\tcp = pu\\\nsh\n\tep = \"!touch\\tpwned\"\n\tsq = 'pu'sh\n\tbs = pu\\\\sh\n\tch = 'hl' x\n\ttb = \"hl\\tx\"\n[alias \"Fp\"]\n\tcommand = push\n[alias \"nx\"]\n\tcommand = !touch pwned\n",
-		// git 2.54's [alias "NAME"] meeting an [alias] NAME: which runs
+		// newer git's [alias "NAME"] meeting an [alias] NAME: which runs
 		// depends on the order, so the aliases are not known.
 		"galias2/.git/config": "[alias \"CF\"]\n\tcommand = push\n[alias]\n\tcf = status\n",
 		// A clean repository whose tracked files lay out a bare one.
