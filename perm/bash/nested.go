@@ -397,6 +397,7 @@ func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
 				unsure(i, v)
 			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			at := i // the cluster's own word: -o moves i on to its name
 			for _, ch := range v[1:] {
 				switch {
 				case ch == 'c':
@@ -406,10 +407,10 @@ func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
 				case ch == 'o' || ch == 'O':
 					i++ // -o option, -O shopt: the name is the next word
 					if flags == "" {
-						unsure(i-1, v)
+						unsure(at, v)
 					}
 				case !strings.ContainsRune(flags, ch):
-					unsure(i, v)
+					unsure(at, v)
 				}
 			}
 		case r.hasC:

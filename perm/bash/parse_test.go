@@ -453,6 +453,11 @@ func TestShellInput(t *testing.T) {
 		{"-T x", "", false},    // -T is bash's functrace: x is the script
 		{"-Z x", "", true},     // not known: x may be its value
 		{"--frob x", "", true}, // not known: x may be its value
+		// An option not known in a cluster that takes a value, the last
+		// word: the cluster itself is where the reading stops.
+		{"+c +O0", "", true},
+		{"-c -oZ", "", true},
+		{"+c -o", "", false},
 	} {
 		var args []Word
 		for _, f := range strings.Fields(tc.args) {
