@@ -36,9 +36,23 @@ func Evaluate(req Request, p *Policy) Result { return evaluateWith(req, p, nil) 
 
 // evaluateWith is Evaluate asking res (nil: nobody) what it knows of the
 // file system.
-func evaluateWith(req Request, p *Policy, res *Resolver) Result {
+func evaluateWith(req Request, p *Policy, res *Resolver) (r Result) {
+	// A call the analysis fails on (a bug: the input is the model's) is
+	// denied, not the end of the run; the panic is the reason, to report.
+	defer func() {
+		if v := recover(); v != nil {
+			if res != nil {
+				res.rotate() // what the failed call left half made is
+				res.rotate() // forgotten
+			}
+			r = Result{Decision: Deny, Step: 1, Reason: fmt.Sprintf("gen failed to analyse this call, so it is denied (please report this bug): %v", v), Source: SourceBuiltin}
+		}
+	}()
+	if failHook != nil {
+		failHook(req)
+	}
 	c := analyseWith(req, p.Workspace, res)
-	r := evaluate(c, p, p.rules())
+	r = evaluate(c, p, p.rules())
 	switch req.Tool {
 	case "Read", "Edit", "Write", "NotebookEdit":
 		if len(c.parts) == 1 && !c.parts[0].dynamic {
@@ -51,6 +65,9 @@ func evaluateWith(req Request, p *Policy, res *Resolver) Result {
 	c.release()
 	return r
 }
+
+// failHook, set by tests only, fails the analysis of a call.
+var failHook func(Request)
 
 // sandboxProfile is the one place a Bash call's sandbox profile is
 // decided: none where the policy has no sandbox or an approved
