@@ -29,7 +29,7 @@ func FuzzAllowIsNarrow(f *testing.F) {
 	p := &Policy{Mode: ModeDefault, Workspace: fx.ws(), Allow: entries(SourceLocal, "Bash(echo *)")}
 	dp := &Policy{Mode: ModeBypass, Workspace: fx.ws(), Deny: entries(SourceProject, "Bash(rm:*)")}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		r := Evaluate(bashReq(cmd), p)
+		r := evalNoFailure(t, bashReq(cmd), p)
 		s, err := bash.Parse(cmd)
 		if r.Decision == Allow {
 			if err != nil {
@@ -52,7 +52,7 @@ func FuzzAllowIsNarrow(f *testing.F) {
 		if err != nil {
 			return
 		}
-		d := Evaluate(bashReq(cmd), dp)
+		d := evalNoFailure(t, bashReq(cmd), dp)
 		for _, c := range s.Commands {
 			for _, form := range c.DenyForms() {
 				if (form == "rm" || strings.HasPrefix(form, "rm ")) && d.Decision != Deny {
@@ -102,7 +102,7 @@ func FuzzReadDenyNeverAllowed(f *testing.F) {
 			Deny:      entries(SourceProject, "Read(./.env)", "Read(./secrets/**)"),
 			Allow:     entries(SourceLocal, "Bash", "Bash(*)"),
 		}
-		if r := Evaluate(bashReq(cmd), p); r.Decision == Allow {
+		if r := evalNoFailure(t, bashReq(cmd), p); r.Decision == Allow {
 			t.Fatalf("%q allowed in %s mode (%s, step %d): it names a Read-denied path", cmd, p.Mode, r.Reason, r.Step)
 		}
 	})
@@ -161,7 +161,7 @@ func FuzzDynamicNameNeverAllowed(f *testing.F) {
 		}
 		for _, m := range modes {
 			p := &Policy{Mode: m, Workspace: fx.ws(), Allow: entries(SourceLocal, "Bash")}
-			if r := Evaluate(bashReq(cmd), p); r.Decision == Allow {
+			if r := evalNoFailure(t, bashReq(cmd), p); r.Decision == Allow {
 				t.Fatalf("%q (program %q) allowed in %s mode: %s", cmd, dynamic, m, r.Reason)
 			}
 		}
@@ -235,4 +235,16 @@ func takesNext(names *bash.OptionNames, words []string) bool {
 		}
 	}
 	return false
+}
+
+// evalNoFailure is Evaluate for the fuzz targets: a call whose analysis
+// failed (denied, as Evaluate recovers) fails the target, so that the
+// fuzzer still finds the crash.
+func evalNoFailure(t *testing.T, req Request, p *Policy) Result {
+	t.Helper()
+	r := Evaluate(req, p)
+	if strings.HasPrefix(r.Reason, analysisFailed) {
+		t.Fatalf("%q: %s", req.Input["command"], r.Reason)
+	}
+	return r
 }

@@ -45,7 +45,7 @@ func evaluateWith(req Request, p *Policy, res *Resolver) (r Result) {
 				res.rotate() // what the failed call left half made is
 				res.rotate() // forgotten
 			}
-			r = Result{Decision: Deny, Step: 1, Reason: fmt.Sprintf("gen failed to analyse this call, so it is denied (please report this bug): %v", v), Source: SourceBuiltin}
+			r = Result{Decision: Deny, Step: 1, Reason: fmt.Sprintf("%s, so it is denied (please report this bug): %v", analysisFailed, v), Source: SourceBuiltin}
 		}
 	}()
 	if failHook != nil {
@@ -65,6 +65,10 @@ func evaluateWith(req Request, p *Policy, res *Resolver) (r Result) {
 	c.release()
 	return r
 }
+
+// analysisFailed starts the reason of a call denied because its analysis
+// failed.
+const analysisFailed = "gen failed to analyse this call"
 
 // failHook, set by tests only, fails the analysis of a call.
 var failHook func(Request)
