@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm/bash"
 )
 
@@ -79,7 +81,108 @@ func (c *call) repoCode(gitDir, root string, depth int) string {
 			return k + " in " + f
 		}
 	}
+	if why := c.hooksCode(gitDir, root); why != "" {
+		return why
+	}
 	return c.submoduleCode(root, gitDir, depth)
+}
+
+// gitReadHooks are the hooks git 2.39 runs only for commands that write
+// (commit, merge, rebase, am, checkout, push, receive, gc --auto,
+// send-email, git-p4) or, for fsmonitor-watchman, only where
+// core.fsmonitor names it (GitOverrides turns that off): none runs for
+// a command of the read-only subset. It is an allowlist: any other file
+// in a hooks directory makes no git command read-only. git status, git
+// diff and git describe --dirty write a refreshed index, and
+// post-index-change runs after every index write; reference-transaction
+// runs for any ref update.
+var gitReadHooks = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	m := map[string]bool{}
+	for _, h := range strings.Fields("applypatch-msg pre-applypatch post-applypatch pre-commit pre-merge-commit " +
+		"prepare-commit-msg commit-msg post-commit pre-rebase post-checkout post-merge pre-push pre-receive " +
+		"update proc-receive post-receive post-update push-to-checkout pre-auto-gc post-rewrite " +
+		"sendemail-validate fsmonitor-watchman p4-changelist p4-prepare-changelist p4-post-changelist p4-pre-submit") {
+		m[h] = true
+	}
+	return m
+}}
+
+// maxHookEntries bounds the entries of a hooks directory hooksCode reads.
+const maxHookEntries = 256
+
+// hooksCode returns why git may run a hook of the repository whose git
+// directory is gitDir (and work tree root, "" if not known) for a
+// read-only command: a file in a hooks directory (gitDir's, its common
+// directory's, or one core.hooksPath in the system's or the user's
+// configuration names) that gitReadHooks does not list and that is not a
+// sample; "" if none. The repository's own core.hooksPath is an unsafe
+// key already.
+func (c *call) hooksCode(gitDir, root string) string {
+	dirs := []string{filepath.Join(gitDir, "hooks")}
+	if common, ok := c.commonDir(gitDir); ok && common != gitDir {
+		dirs = append(dirs, filepath.Join(common, "hooks"))
+	}
+	paths, why := c.userHooksPaths()
+	if why != "" {
+		return why
+	}
+	for _, p := range paths {
+		switch {
+		case strings.HasPrefix(p, "~/") && c.ws.Home != "":
+			p = filepath.Join(c.ws.Home, p[2:])
+		case filepath.IsAbs(p):
+		case root == "":
+			return "core.hooksPath " + p + " is relative to a work tree that is not known"
+		default:
+			p = filepath.Join(root, p)
+		}
+		dirs = append(dirs, p)
+	}
+	for _, d := range dirs {
+		entries, err := textfile.ReadDir(d)
+		switch {
+		case os.IsNotExist(err) || errors.Is(err, syscall.ENOTDIR):
+			continue // git finds no hook there
+		case err != nil:
+			return "cannot read the hooks directory " + d
+		case len(entries) > maxHookEntries:
+			return "the hooks directory " + d + " holds too many entries to check"
+		}
+		for _, e := range entries {
+			if n := e.Name(); !gitReadHooks.Get()[n] && !strings.HasSuffix(n, ".sample") {
+				return "hook " + filepath.Join(d, n) + " may run for a read-only command"
+			}
+		}
+	}
+	return ""
+}
+
+// userHooksPaths returns the core.hooksPath values of the system's and
+// the user's git configuration and the files they include, as written;
+// why says they are not known.
+func (c *call) userHooksPaths() (paths []string, why string) {
+	files, unread := c.userGitConfigs()
+	if unread != "" {
+		return nil, "the hooks git runs are not known: " + unread
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(files); i++ {
+		f := files[i]
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		if len(seen) > maxGitIncludes {
+			return nil, "the hooks git runs are not known: " + f + " includes too many files"
+		}
+		cfg := c.gitConfig(f)
+		if cfg.unread {
+			return nil, "the hooks git runs are not known: " + f + " cannot be read"
+		}
+		files = slices.Insert(files, i+1, c.includedConfigs(f, cfg.includes)...)
+		paths = append(paths, cfg.hooksPaths...)
+	}
+	return paths, ""
 }
 
 // configFiles returns the configuration files git reads in the git
@@ -299,6 +402,8 @@ type gitConfig struct {
 	// includes are the paths of its include.path and includeIf.*.path
 	// entries, as written.
 	includes []string
+	// hooksPaths are its core.hooksPath values, as written.
+	hooksPaths []string
 	// unread is set when git would read the file but the gate did not
 	// read it whole (too large, not a regular file).
 	unread bool
@@ -333,14 +438,14 @@ func readGitConfig(f string) gitConfig {
 		// read without end, or past the limit, has aliases unknown.
 		return gitConfig{unsafe: "unreadable config", unread: errors.Is(err, errUnbounded)}
 	}
-	aliases, includes := parseAliases(b)
-	return gitConfig{unsafe: unsafeGitKey(b), aliases: aliases, includes: includes}
+	aliases, includes, hooks := parseAliases(b)
+	return gitConfig{unsafe: unsafeGitKey(b), aliases: aliases, includes: includes, hooksPaths: hooks}
 }
 
 // parseAliases returns the [alias] entries of a git configuration file,
-// name (lower case) → value, and the paths its [include] and
-// [includeIf "..."] sections name.
-func parseAliases(b []byte) (out map[string]string, includes []string) {
+// name (lower case) → value, the paths its [include] and
+// [includeIf "..."] sections name, and its core.hooksPath values.
+func parseAliases(b []byte) (out map[string]string, includes, hooks []string) {
 	section := ""
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
@@ -362,9 +467,11 @@ func parseAliases(b []byte) (out map[string]string, includes []string) {
 			out[k] = v
 		case (section == "include" || section == "includeif") && k == "path" && v != "":
 			includes = append(includes, v)
+		case section == "core" && k == "hookspath" && v != "":
+			hooks = append(hooks, v)
 		}
 	}
-	return out, includes
+	return out, includes, hooks
 }
 
 // unsafeGitKey returns the first key in the git configuration b that is

@@ -114,3 +114,70 @@ func TestReadOnlySubmoduleConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyGitHooks: git status, git diff and git describe --dirty
+// write a refreshed index, and git runs the post-index-change hook after
+// every index write: a workspace that arrives with .git/hooks/
+// post-index-change (a tarball, a copied tree) made the auto-allowed git
+// status run it (checked by hand with git 2.39). Only hooks verified to
+// run for commands that write leave git read-only.
+func TestReadOnlyGitHooks(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	f := newFixture(t)
+	if err := os.RemoveAll(filepath.Join(f.root, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(git, "init", "-q")
+	cmd.Dir = f.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	hooks := filepath.Join(f.root, ".git", "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\ntouch pwned\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want Decision, cmds ...string) {
+		t.Helper()
+		for _, c := range cmds {
+			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+			if got := Evaluate(bashReq(c), p); (got.Decision == Allow) != (want == Allow) {
+				t.Errorf("%q: %v step %d (%s); want %v", c, got.Decision, got.Step, got.Reason, want)
+			}
+		}
+	}
+	// Hooks that run only for commands that write, and samples, are no
+	// reason to ask.
+	write(filepath.Join(hooks, "pre-commit"))
+	write(filepath.Join(hooks, "post-index-change.sample"))
+	check(Allow, "git status", "git diff", "git log -1")
+
+	write(filepath.Join(hooks, "post-index-change"))
+	check(Ask, "git status", "git diff --stat", "git describe --dirty", "git log -1")
+	if err := os.Remove(filepath.Join(hooks, "post-index-change")); err != nil {
+		t.Fatal(err)
+	}
+	check(Allow, "git status")
+
+	// A relative core.hooksPath in the user's configuration is taken
+	// against the work tree: the workspace's .githooks.
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if err := os.WriteFile(filepath.Join(f.home, ".gitconfig"), []byte("[core]\n\thooksPath = .githooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(Allow, "git status")
+	write(filepath.Join(f.root, ".githooks", "reference-transaction"))
+	check(Ask, "git status")
+}
