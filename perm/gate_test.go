@@ -149,7 +149,10 @@ func TestGateSoundness(t *testing.T) {
 		{"ok: ls glob", nil, bashReq("ls src/*.go"), Allow, 7, ""},
 		{"ok: wc glob", nil, bashReq("wc -l src/*.go"), Allow, 7, ""},
 		{"ok: git branch --contains", nil, bashReq("git branch -a --contains HEAD"), Allow, 7, ""},
-		{"ok: xargs into wc", nil, bashReq("git diff --name-only | xargs wc -l"), Allow, 7, ""},
+		{"ok: xargs into wc", nil, bashReq("git diff --name-only | xargs wc -l --"), Allow, 7, ""},
+		// Was allowed: an input word "--files0-from=/etc/passwd" made wc
+		// print that file's lines as names of files it cannot find.
+		{"xargs into wc without --", nil, bashReq("git diff --name-only | xargs wc -l"), Ask, 7, "xargs"},
 		// What xargs gives a program may name any file: a cloned
 		// repository's file "a /etc/passwd" is two words to it, and a
 		// tracked symbolic link leads anywhere. Only wc, which prints

@@ -181,3 +181,29 @@ func TestReadOnlyGitHooks(t *testing.T) {
 	write(filepath.Join(f.root, ".githooks", "reference-transaction"))
 	check(Ask, "git status")
 }
+
+// TestReadOnlyXargsOptions: xargs appends its input words to wc's, and
+// wc takes one that starts with "-" for an option: a list file in the
+// workspace holding "--files0-from=/etc/passwd" made the auto-allowed
+// `cat list | xargs wc` print /etc/passwd, each line the name of a file
+// wc could not find. After "--" every input word is a file wc counts.
+func TestReadOnlyXargsOptions(t *testing.T) {
+	f := newFixture(t)
+	if err := os.WriteFile(filepath.Join(f.root, "list"), []byte("--files0-from="+filepath.Join(f.outside, "data")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"cat list | xargs wc", Ask},
+		{"cat list | xargs -r wc -l", Ask},
+		{"cat list | xargs wc -l --", Allow},
+		{"cat list | xargs -0 wc --", Allow},
+	} {
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		if got := Evaluate(bashReq(tc.cmd), p); got.Decision != tc.want {
+			t.Errorf("%q: %v step %d (%s); want %v", tc.cmd, got.Decision, got.Step, got.Reason, tc.want)
+		}
+	}
+}
