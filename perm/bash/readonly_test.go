@@ -180,6 +180,15 @@ func TestReadOnly(t *testing.T) {
 		{`git diff --ext-diff`, false, nil},
 		{`git diff --textconv`, false, nil},
 		{`git diff --no-ext-diff`, true, nil},
+		// Was read-only: a signature placeholder makes git run gpg (as
+		// --show-signature does), which writes /tmp/.git_vtag_tmp* and
+		// gpg's home directory.
+		{`git log --format=%G?`, false, nil},
+		{`git log -1 --format='%h %GS'`, false, nil},
+		{`git show --pretty=format:%+GG HEAD`, false, nil},
+		{`git log --pretty=tformat:'% GK'`, false, nil},
+		{`git log --format=%h%n%s`, true, nil},
+		{`git log --pretty=oneline`, true, nil},
 		{`git branch`, true, nil},
 		{`git branch -a -v`, true, nil},
 		{`git branch --list 'feat*'`, true, nil},
