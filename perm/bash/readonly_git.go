@@ -44,7 +44,10 @@ const gitDiffOpts = " -p,-u,--patch -s,--no-patch -U,--unified[=N] --output-indi
 	"--line-prefix=P --ita-invisible-in-index --ita-visible-in-index"
 
 // gitRevOpts are the revision and formatting options of log and show that
-// only select and format. --show-signature (runs gpg) is left out.
+// only select and format. --show-signature (runs gpg) is left out, and so
+// are --remerge-diff and --diff-merges=remerge (r), which write the
+// objects of the merges they redo in a directory they make in
+// .git/objects (tmp_objdir-remerge-diff-*).
 const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until=DATE --before=DATE " +
 	"--author=P --committer=P --grep-reflog=P --grep=P --all-match --invert-grep -i,--regexp-ignore-case " +
 	"--basic-regexp -E,--extended-regexp -F,--fixed-strings -P,--perl-regexp --remove-empty --merges --no-merges " +
@@ -58,7 +61,7 @@ const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until
 	"--standard-notes --no-standard-notes --relative-date --date=FMT --parents --children --left-right " +
 	"--graph --show-linear-break[=B] --decorate[=S] --no-decorate --decorate-refs=P --decorate-refs-exclude=P " +
 	"--clear-decorations --source --mailmap,--use-mailmap --no-mailmap,--no-use-mailmap --log-size " +
-	"--follow --no-follow -L=RANGE -m -c --cc --dd --remerge-diff --diff-merges=FMT --no-diff-merges " +
+	"--follow --no-follow -L=RANGE -m -c --cc --dd --diff-merges=(off|none|on|first-parent|1|separate|m|combined|c|dense-combined|cc) --no-diff-merges " +
 	"--combined-all-paths --full-diff -0 -1 -2 -3 -4 -5 -6 -7 -8 -9"
 
 // gitSpecs are the git subcommands that only read, each with the options

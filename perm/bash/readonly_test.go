@@ -189,6 +189,12 @@ func TestReadOnly(t *testing.T) {
 		{`git log --pretty=tformat:'% GK'`, false, nil},
 		{`git log --format=%h%n%s`, true, nil},
 		{`git log --pretty=oneline`, true, nil},
+		// Was read-only: a remerge diff writes objects in a directory it
+		// makes in .git/objects.
+		{`git log --remerge-diff`, false, nil},
+		{`git show --diff-merges=remerge HEAD`, false, nil},
+		{`git log --diff-merges=r`, false, nil},
+		{`git log --diff-merges=first-parent -p`, true, nil},
 		{`git branch`, true, nil},
 		{`git branch -a -v`, true, nil},
 		{`git branch --list 'feat*'`, true, nil},
