@@ -170,6 +170,10 @@ func TestGateSoundness(t *testing.T) {
 		// Read-only means verified, option by option.
 		{"sed label then e", nil, bashReq(`sed -n ':x e id' README.md`), Ask, 7, "verified read-only subset"},
 		{"sed label then w", nil, bashReq(`sed -n ':x w out' README.md`), Ask, 7, "verified read-only subset"},
+		// Was allowed: less runs the LESSOPEN preprocessor of gen's
+		// environment (lesspipe) on the file; -L turns it off.
+		{"less runs LESSOPEN", nil, bashReq("less README.md"), Ask, 7, "less"},
+		{"ok: less -L", nil, bashReq("less -L README.md"), Allow, 7, ""},
 		{"less -k", nil, bashReq("less -k keys README.md"), Ask, 7, "-k"},
 		{"less --lesskey-src", nil, bashReq("less --lesskey-src=k README.md"), Ask, 7, "--lesskey-src"},
 		{"jq import search", nil, bashReq(`jq 'import "a" as a {search: "/"}; .' README.md`), Ask, 7, "modules"},

@@ -102,7 +102,8 @@ func TestReadOnly(t *testing.T) {
 		{`set`, false, nil},
 		{`export -p`, false, nil},
 		{`declare -p`, false, nil},
-		{`less f`, true, []string{"f"}},
+		{`less f`, false, nil}, // runs LESSOPEN
+		{`less -L f`, true, []string{"f"}},
 		{`less -o log f`, false, nil},
 		{`less +!sh f`, false, nil},
 		{`more f`, false, nil},
