@@ -207,3 +207,36 @@ func TestReadOnlyXargsOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowRuleGitOutput: a Bash allow rule covers a command, not its
+// writes outside the workspace, which are checked as edits. git's output
+// options were read only as "--output=FILE": git diff --output FILE (the
+// next word), git archive -o FILE or --out FILE (parse-options takes
+// abbreviations there) and format-patch -o DIR wrote outside the
+// workspace under Bash(git diff:*), Bash(git archive:*), Bash(git:*).
+func TestAllowRuleGitOutput(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		rule, cmd string
+		want      Decision
+	}{
+		{"Bash(git diff:*)", "git diff --output ../outside/x", Ask},
+		{"Bash(git log:*)", "git log -p --output ../outside/x", Ask},
+		{"Bash(git archive:*)", "git archive -o ../outside/x.tar HEAD", Ask},
+		{"Bash(git archive:*)", "git archive --out ../outside/x.tar HEAD", Ask},
+		{"Bash(git archive:*)", "git archive -vo../outside/x.tar HEAD", Ask},
+		{"Bash(git format-patch:*)", "git format-patch -o ../outside HEAD~1", Ask},
+		{"Bash(git format-patch:*)", "git format-patch --output-directory ../outside HEAD~1", Ask},
+		{"Bash(git:*)", "git -C src diff --output ../../outside/x", Ask},
+		{"Bash(git:*)", "git -C ../outside diff --output=x", Ask},
+		{"Bash(git diff:*)", "git diff --output=../outside/x", Ask},
+		{"Bash(git diff:*)", "git diff --output out.patch", Allow},
+		{"Bash(git archive:*)", "git archive -o x.tar HEAD", Allow},
+	} {
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		allow(tc.rule)(p)
+		if got := Evaluate(bashReq(tc.cmd), p); got.Decision != tc.want {
+			t.Errorf("%s, %q: %v step %d (%s); want %v", tc.rule, tc.cmd, got.Decision, got.Step, got.Reason, tc.want)
+		}
+	}
+}

@@ -177,3 +177,56 @@ func hasGlobal(words []Word, name string) bool {
 	}
 	return false
 }
+
+// gitOutputTargets returns the files a git command line (words, words[0]
+// git) writes through an output option, joined to -C's directory: the
+// diff option --output (log, show, diff, format-patch, ...) and archive's
+// --output, each with its value after "=" or as the next word, and -o
+// FILE of archive and format-patch (format-patch's --output-directory
+// too: it writes its patches in that directory). Every prefix of
+// --output and --output-directory counts, as git archive's parse-options
+// takes abbreviations. Words after "--" are paths. dynamic: the command
+// line cannot be read (a word that is not static).
+func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
+	dir, _, sub, ok := gitDirs(words)
+	if !ok {
+		return nil, dynamicWord(words)
+	}
+	short := words[sub].Value == "archive" || words[sub].Value == "format-patch"
+	args := words[sub+1:]
+	add := func(w Word) {
+		if !w.Static {
+			dynamic = true
+			return
+		}
+		p := under(dir, w.Value)
+		ts = append(ts, Word{Raw: p, Value: p, Static: true, Tilde: w.Tilde && p == w.Value})
+	}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.Static {
+			dynamic = true
+			continue
+		}
+		v := w.Value
+		switch {
+		case v == "--":
+			return ts, dynamic
+		case LongAbbrev(v, "--output") || LongAbbrev(v, "--output-directory"):
+			if _, val, eq := strings.Cut(v, "="); eq {
+				add(Word{Raw: val, Value: val, Static: true})
+			} else if i+1 < len(args) {
+				i++
+				add(args[i])
+			}
+		case short && optCluster(v) && strings.IndexByte(v, 'o') > 0:
+			if val := v[strings.IndexByte(v, 'o')+1:]; val != "" {
+				add(Word{Raw: val, Value: val, Static: true})
+			} else if i+1 < len(args) {
+				i++
+				add(args[i])
+			}
+		}
+	}
+	return ts, dynamic
+}

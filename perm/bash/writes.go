@@ -75,6 +75,9 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			ts, dyn := gitConfigTargets(v)
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
+			ts, dyn = gitOutputTargets(v)
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
 		}
 	}
 	return targets, dynamic

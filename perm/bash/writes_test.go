@@ -92,6 +92,25 @@ func TestWrites(t *testing.T) {
 		{"git config --global a.b", nil},
 		{"git config --blob HEAD:x a.b", nil},
 		{"git status", nil},
+		// Was only the "=" form: --output takes its value as the next
+		// word too, git archive takes abbreviations of it, and archive
+		// and format-patch write to -o's file or directory. ("" is the
+		// current directory, which the writers' table reads for a -o
+		// or --output without "=": stricter than git.)
+		{"git diff --output=o", []string{"o"}},
+		{"git diff --output o", []string{"", "o"}},
+		{"git log -p --output ../o", []string{"", "../o"}},
+		{"git -C sub diff --output o", []string{"", "o", "sub/o"}},
+		{"git -C /abs diff --output=o", []string{"/abs/o", "o"}},
+		{"git archive --out o HEAD", []string{"o"}},
+		{"git archive -o o HEAD", []string{"", "o"}},
+		{"git archive -vo o HEAD", []string{"", "o"}},
+		{"git archive -oo HEAD", []string{"", "o"}},
+		{"git format-patch -o d HEAD~1", []string{"", "d"}},
+		{"git format-patch --output-directory d HEAD~1", []string{"d"}},
+		{"git format-patch --output-dir=d HEAD~1", []string{"d"}},
+		{"git diff -- --output o", nil},
+		{"git log --output-indicator-new=+ -p", nil},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
