@@ -240,3 +240,28 @@ func TestAllowRuleGitOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowRuleSortUniqOutput: sort -o FILE and uniq INPUT OUTPUT write
+// FILE and OUTPUT, which were not write targets: under Bash(sort:*) or
+// Bash(uniq:*) they wrote outside the workspace without asking.
+func TestAllowRuleSortUniqOutput(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		rule, cmd string
+		want      Decision
+	}{
+		{"Bash(sort:*)", "sort -o ../outside/x src/a.go", Ask},
+		{"Bash(sort:*)", "sort src/a.go --out=../outside/x", Ask},
+		{"Bash(sort:*)", "sort -uo../outside/x src/a.go", Ask},
+		{"Bash(uniq:*)", "uniq src/a.go ../outside/x", Ask},
+		{"Bash(sort:*)", "sort -o sorted.txt src/a.go", Allow},
+		{"Bash(sort:*)", "sort -t , -k 2 src/a.go", Allow},
+		{"Bash(uniq:*)", "uniq -c src/a.go", Allow},
+	} {
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		allow(tc.rule)(p)
+		if got := Evaluate(bashReq(tc.cmd), p); got.Decision != tc.want {
+			t.Errorf("%s, %q: %v step %d (%s); want %v", tc.rule, tc.cmd, got.Decision, got.Step, got.Reason, tc.want)
+		}
+	}
+}

@@ -110,6 +110,16 @@ func TestWrites(t *testing.T) {
 		{"git format-patch --output-directory d HEAD~1", []string{"d"}},
 		{"git format-patch --output-dir=d HEAD~1", []string{"d"}},
 		{"git diff -- --output o", nil},
+		// Were no writes: sort -o and uniq's output operand.
+		{"sort -o o f", []string{"o"}},
+		{"sort f -oo", []string{"o"}},
+		{"sort --out=o f", []string{"o"}},
+		{"sort --output o -k 2 f", []string{"o"}},
+		{"sort -k o f", nil},
+		{"sort -t o f", nil},
+		{"uniq i o", []string{"o"}},
+		{"uniq -f 1 i o", []string{"o"}},
+		{"uniq -c i", nil},
 		{"git log --output-indicator-new=+ -p", nil},
 	} {
 		s, err := Parse(tc.src)
