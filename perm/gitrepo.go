@@ -24,6 +24,10 @@ import (
 // (core.pager, diff.*.textconv, filter.*, include.path, alias.*, ...) makes
 // no git command read-only: only the keys git writes itself on init and
 // clone, and common settings that only select behaviour, are listed.
+// remote.*.promisor and extensions.partialClone are left out: in a
+// partial clone git log -p, git show, git diff and git blame fetch the
+// objects they miss from the promisor remote (git fetch, over the
+// network, then index-pack writing a pack in .git/objects).
 var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true, "core.logallrefupdates": true,
@@ -33,7 +37,7 @@ var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
 		"core.preloadindex": true, "core.multipackindex": true, "core.commitgraph": true, "core.sparsecheckout": true,
 		"core.sparsecheckoutcone": true, "core.splitindex": true,
 		"remote.url": true, "remote.fetch": true, "remote.pushurl": true, "remote.push": true, "remote.tagopt": true,
-		"remote.prune": true, "remote.mirror": true, "remote.promisor": true, "remote.partialclonefilter": true,
+		"remote.prune": true, "remote.mirror": true, "remote.partialclonefilter": true,
 		"branch.remote": true, "branch.merge": true, "branch.rebase": true, "branch.pushremote": true,
 		"branch.description": true, "user.name": true, "user.email": true, "pull.rebase": true, "pull.ff": true,
 		"push.default": true, "push.autosetupremote": true, "fetch.prune": true, "init.defaultbranch": true,
@@ -41,7 +45,7 @@ var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
 		"diff.mnemonicprefix": true, "diff.noprefix": true, "color.ui": true, "column.ui": true, "log.date": true,
 		"log.decorate": true, "status.showuntrackedfiles": true, "status.short": true, "status.branch": true,
 		"submodule.url": true, "submodule.active": true, "lfs.repositoryformatversion": true,
-		"extensions.objectformat": true, "extensions.worktreeconfig": true, "extensions.partialclone": true,
+		"extensions.objectformat": true, "extensions.worktreeconfig": true,
 		"gc.auto": true, "rerere.enabled": true, "i18n.commitencoding": true, "protocol.version": true,
 	}
 }}

@@ -265,3 +265,41 @@ func TestAllowRuleSortUniqOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyPartialClone: in a partial clone (a remote with promisor =
+// true, or extensions.partialClone) git log -p, git show and git diff
+// fetch the blobs they miss from that remote: git fetch over the
+// network, and index-pack writing in .git/objects (GIT_TRACE of git
+// 2.39 in a clone made with --filter=blob:none). Such a repository
+// makes no git command read-only.
+func TestReadOnlyPartialClone(t *testing.T) {
+	for _, cfg := range []string{
+		"[remote \"origin\"]\n\turl = https://example.com/x.git\n\tpromisor = true\n\tpartialclonefilter = blob:none\n",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tpartialClone = origin\n[remote \"origin\"]\n\turl = https://example.com/x.git\n",
+	} {
+		f := newFixture(t)
+		if err := os.WriteFile(filepath.Join(f.root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{"objects", "refs"} {
+			if err := os.MkdirAll(filepath.Join(f.root, ".git", d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		plain := "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.com/x.git\n\tpartialclonefilter = blob:none\n"
+		for _, tc := range []struct {
+			config string
+			want   Decision
+		}{{plain, Allow}, {cfg, Ask}} {
+			if err := os.WriteFile(filepath.Join(f.root, ".git", "config"), []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"git log -p", "git show HEAD", "git diff HEAD~1"} {
+				p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+				if got := Evaluate(bashReq(cmd), p); got.Decision != tc.want {
+					t.Errorf("%q with config %q: %v step %d (%s); want %v", cmd, tc.config, got.Decision, got.Step, got.Reason, tc.want)
+				}
+			}
+		}
+	}
+}
