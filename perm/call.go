@@ -439,6 +439,20 @@ func (c *call) analyseBash() {
 		if why := cmd.DataWrites(); why != "" {
 			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
 		}
+		// A git alias writes what its expansion writes (lg = log
+		// --output=FILE, a = apply).
+		for _, a := range c.gitAliasedCommands(cmd) {
+			targets, dynamic := a.Writes()
+			if dynamic {
+				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
+			}
+			for _, w := range targets {
+				c.pathParts(kindWrite, w)
+			}
+			if why := a.DataWrites(); why != "" {
+				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
+			}
+		}
 	}
 	c.writer = 0
 	c.placeWrites(pls, single)

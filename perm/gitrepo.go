@@ -340,6 +340,27 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 	return forms, shell
 }
 
+// gitAliasedCommands returns a git command with its alias expanded: one
+// it sets with -c, and one of the configuration of each repository it
+// may use, from each directory the script may be in. A repository whose
+// aliases cannot be known is repoAliasForms's to ask about.
+func (c *call) gitAliasedCommands(cmd *bash.Command) []*bash.Command {
+	dirs, gitDir, isGit := cmd.GitStart()
+	if !isGit {
+		return nil
+	}
+	out := cmd.GitAliasedCommands(nil)
+	for _, b := range c.bases {
+		repos, _ := c.gitReposFor(c.gitStart(b, dirs, gitDir))
+		for _, r := range repos {
+			if aliases, _ := c.gitAliases(r.gitDir); len(aliases) > 0 {
+				out = append(out, cmd.GitAliasedCommands(aliases)...)
+			}
+		}
+	}
+	return out
+}
+
 // maxGitIncludes bounds the configuration files an alias lookup reads
 // through includes: past it the aliases are not known.
 const maxGitIncludes = 32

@@ -303,3 +303,46 @@ func TestReadOnlyPartialClone(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowRuleGitAliasWrites: an allow rule that covers a git alias
+// covers what git runs for it, but the files that writes are checked as
+// edits. A repository's alias lg = log --output=FILE, cf = config
+// --global ..., a = apply (from its .git/config, which arrives with a
+// cloned or unpacked workspace) wrote outside the workspace, to
+// ~/.gitconfig, or where a patch says under Bash(git:*), since only the
+// command as written was read for writes.
+func TestAllowRuleGitAliasWrites(t *testing.T) {
+	f := newFixture(t)
+	if err := os.WriteFile(filepath.Join(f.root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(f.root, ".git", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := "[alias]\n\tlg = log --output=../outside/x\n\tdf = diff --output ../outside/y\n\tcf = config --global core.pager x\n" +
+		"\ta = apply\n\tl2 = lg\n\tst = status\n\tout = diff --output=out.patch\n"
+	if err := os.WriteFile(filepath.Join(f.root, ".git", "config"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"git lg", Ask},
+		{"git df", Ask},
+		{"git cf", Ask},
+		{"git a x.patch", Ask},
+		{"git l2", Ask},
+		{"git -c alias.x='log --output=../outside/z' x", Ask},
+		{"git st", Allow},
+		{"git out", Allow},
+	} {
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		allow("Bash(git:*)")(p)
+		if got := Evaluate(bashReq(tc.cmd), p); got.Decision != tc.want {
+			t.Errorf("%q: %v step %d (%s); want %v", tc.cmd, got.Decision, got.Step, got.Reason, tc.want)
+		}
+	}
+}
