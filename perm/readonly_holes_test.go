@@ -306,7 +306,8 @@ func TestReadOnlyPartialClone(t *testing.T) {
 
 // TestAllowRuleGitAliasWrites: an allow rule that covers a git alias
 // covers what git runs for it, but the files that writes are checked as
-// edits. A repository's alias lg = log --output=FILE, cf = config
+// edits, and a destructive expansion asks as the command written out
+// does. A repository's alias lg = log --output=FILE, cf = config
 // --global ..., a = apply (from its .git/config, which arrives with a
 // cloned or unpacked workspace) wrote outside the workspace, to
 // ~/.gitconfig, or where a patch says under Bash(git:*), since only the
@@ -322,7 +323,8 @@ func TestAllowRuleGitAliasWrites(t *testing.T) {
 		}
 	}
 	cfg := "[alias]\n\tlg = log --output=../outside/x\n\tdf = diff --output ../outside/y\n\tcf = config --global core.pager x\n" +
-		"\ta = apply\n\tl2 = lg\n\tst = status\n\tout = diff --output=out.patch\n"
+		"\ta = apply\n\tl2 = lg\n\tst = status\n\tout = diff --output=out.patch\n" +
+		"\tcl = clean -fdx\n\trh = reset --hard\n\tm = mv src ../outside/s\n"
 	if err := os.WriteFile(filepath.Join(f.root, ".git", "config"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -338,6 +340,11 @@ func TestAllowRuleGitAliasWrites(t *testing.T) {
 		{"git -c alias.x='log --output=../outside/z' x", Ask},
 		{"git st", Allow},
 		{"git out", Allow},
+		// Destructive, and moving out of the workspace: as git clean
+		// -fdx, git reset --hard and git mv src ../outside/s are.
+		{"git cl", Ask},
+		{"git rh", Ask},
+		{"git m", Ask},
 	} {
 		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
 		allow("Bash(git:*)")(p)
