@@ -353,3 +353,35 @@ func TestAllowRuleGitAliasWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowRuleGitMakes: git init, clone, worktree add, bundle create,
+// checkout-index --prefix and merge-file write where their operands say,
+// which were not write targets: under Bash(git:*) each wrote outside the
+// workspace without asking (the kernel sandbox, where there is one,
+// refuses it later).
+func TestAllowRuleGitMakes(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"git worktree add ../outside/wt", Ask},
+		{"git clone https://example.com/r.git ../outside/c", Ask},
+		{"git init ../outside/i", Ask},
+		{"git init --separate-git-dir=../outside/g", Ask},
+		{"git -C ../outside init", Ask},
+		{"git bundle create ../outside/b HEAD", Ask},
+		{"git checkout-index -a --prefix=../outside/", Ask},
+		{"git merge-file ../outside/data a b", Ask},
+		{"git worktree add wt", Allow},
+		{"git clone https://example.com/r.git", Allow},
+		{"git worktree list", Allow},
+		{"git merge-file src/a.go a b", Allow},
+	} {
+		p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
+		allow("Bash(git:*)")(p)
+		if got := Evaluate(bashReq(tc.cmd), p); got.Decision != tc.want {
+			t.Errorf("%q: %v step %d (%s); want %v", tc.cmd, got.Decision, got.Step, got.Reason, tc.want)
+		}
+	}
+}

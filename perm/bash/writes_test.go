@@ -121,6 +121,20 @@ func TestWrites(t *testing.T) {
 		{"uniq -f 1 i o", []string{"o"}},
 		{"uniq -c i", nil},
 		{"git log --output-indicator-new=+ -p", nil},
+		// Were no writes: what git makes where its operands say.
+		{"git worktree add ../wt", []string{"../wt"}},
+		{"git worktree add -b x ../wt", []string{"../wt", "x"}},
+		{"git worktree list", nil},
+		{"git clone https://h/r ../c", []string{"../c"}},
+		{"git clone ../r", []string{"."}},
+		{"git init ../i", []string{"../i"}},
+		{"git init", []string{"."}},
+		{"git -C ../o init", []string{".", "../o/."}},
+		{"git init --separate-git-dir=../g", []string{".", "../g"}},
+		{"git bundle create ../b HEAD", []string{"../b", "HEAD"}},
+		{"git bundle verify ../b", nil},
+		{"git checkout-index -a --prefix=../o/", []string{"../o/"}},
+		{"git merge-file ../cur base other", []string{"../cur"}},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
