@@ -29,7 +29,11 @@ type part struct {
 	tool string // the tool the call was made to
 
 	// kindCommand
-	cmd       *bash.Command
+	cmd *bash.Command
+	// aliased is cmd with its git alias expanded, once for each
+	// repository it may use (gitAliasedCommands): what git runs, whose
+	// writes and destructiveness count as the command's.
+	aliased   []*bash.Command
 	allowForm string
 	allowOK   bool
 	denyForms []string
@@ -407,14 +411,18 @@ func (c *call) analyseBash() {
 	}
 	c.script = s
 	c.cdBases(s)
+	aliased := make([][]*bash.Command, len(s.Commands))
+	for i, cmd := range s.Commands {
+		aliased[i] = c.gitAliasedCommands(cmd)
+	}
 	// Where cp, mv and ln put what they place, and the links they make,
 	// which every path below is also resolved through.
-	pls := placings(s)
+	pls := placings(s, aliased)
 	single := len(s.Commands) == 1
 	c.makeLinks(pls, single)
 	c.parts = slices.Grow(c.parts[:0], len(s.Commands)+len(s.Redirects)+1)
-	for _, cmd := range s.Commands {
-		p := part{kind: kindCommand, tool: "Bash", cmd: cmd}
+	for i, cmd := range s.Commands {
+		p := part{kind: kindCommand, tool: "Bash", cmd: cmd, aliased: aliased[i]}
 		p.allowForm, p.allowOK = cmd.AllowForm()
 		// A variable the script sets outside a command changes what a
 		// command does, as one set before it does (for PATH in x; do
@@ -438,6 +446,20 @@ func (c *call) analyseBash() {
 		// A patch or an archive names what it writes: not the gate.
 		if why := cmd.DataWrites(); why != "" {
 			c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
+		}
+		// A git alias writes what its expansion writes (lg = log
+		// --output=FILE, a = apply).
+		for _, a := range aliased[i] {
+			targets, dynamic := a.Writes()
+			if dynamic {
+				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true})
+			}
+			for _, w := range targets {
+				c.pathParts(kindWrite, w)
+			}
+			if why := a.DataWrites(); why != "" {
+				c.parts = append(c.parts, part{kind: kindWrite, tool: "Bash", dynamic: true, why: why})
+			}
 		}
 	}
 	c.writer = 0

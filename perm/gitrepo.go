@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gen-run/gen/internal/gitconfig"
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm/bash"
 )
 
@@ -21,6 +23,10 @@ import (
 // (core.pager, diff.*.textconv, filter.*, include.path, alias.*, ...) makes
 // no git command read-only: only the keys git writes itself on init and
 // clone, and common settings that only select behaviour, are listed.
+// remote.*.promisor and extensions.partialClone are left out: in a
+// partial clone git log -p, git show, git diff and git blame fetch the
+// objects they miss from the promisor remote (git fetch, over the
+// network, then index-pack writing a pack in .git/objects).
 var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true, "core.logallrefupdates": true,
@@ -30,7 +36,7 @@ var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
 		"core.preloadindex": true, "core.multipackindex": true, "core.commitgraph": true, "core.sparsecheckout": true,
 		"core.sparsecheckoutcone": true, "core.splitindex": true,
 		"remote.url": true, "remote.fetch": true, "remote.pushurl": true, "remote.push": true, "remote.tagopt": true,
-		"remote.prune": true, "remote.mirror": true, "remote.promisor": true, "remote.partialclonefilter": true,
+		"remote.prune": true, "remote.mirror": true, "remote.partialclonefilter": true,
 		"branch.remote": true, "branch.merge": true, "branch.rebase": true, "branch.pushremote": true,
 		"branch.description": true, "user.name": true, "user.email": true, "pull.rebase": true, "pull.ff": true,
 		"push.default": true, "push.autosetupremote": true, "fetch.prune": true, "init.defaultbranch": true,
@@ -38,7 +44,7 @@ var gitSafeKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
 		"diff.mnemonicprefix": true, "diff.noprefix": true, "color.ui": true, "column.ui": true, "log.date": true,
 		"log.decorate": true, "status.showuntrackedfiles": true, "status.short": true, "status.branch": true,
 		"submodule.url": true, "submodule.active": true, "lfs.repositoryformatversion": true,
-		"extensions.objectformat": true, "extensions.worktreeconfig": true, "extensions.partialclone": true,
+		"extensions.objectformat": true, "extensions.worktreeconfig": true,
 		"gc.auto": true, "rerere.enabled": true, "i18n.commitencoding": true, "protocol.version": true,
 	}
 }}
@@ -78,7 +84,113 @@ func (c *call) repoCode(gitDir, root string, depth int) string {
 			return k + " in " + f
 		}
 	}
+	if why := c.hooksCode(gitDir, root); why != "" {
+		return why
+	}
 	return c.submoduleCode(root, gitDir, depth)
+}
+
+// gitReadHooks are the hooks git 2.39 runs only for commands that write
+// (commit, merge, rebase, am, checkout, push, receive, gc --auto,
+// send-email, git-p4) or, for fsmonitor-watchman, only where
+// core.fsmonitor names it (GitOverrides turns that off): none runs for
+// a command of the read-only subset. It is an allowlist: any other file
+// in a hooks directory makes no git command read-only. git status, git
+// diff and git describe --dirty write a refreshed index, and
+// post-index-change runs after every index write; reference-transaction
+// runs for any ref update.
+var gitReadHooks = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	m := map[string]bool{}
+	for _, h := range strings.Fields("applypatch-msg pre-applypatch post-applypatch pre-commit pre-merge-commit " +
+		"prepare-commit-msg commit-msg post-commit pre-rebase post-checkout post-merge pre-push pre-receive " +
+		"update proc-receive post-receive post-update push-to-checkout pre-auto-gc post-rewrite " +
+		"sendemail-validate fsmonitor-watchman p4-changelist p4-prepare-changelist p4-post-changelist p4-pre-submit") {
+		m[h] = true
+	}
+	return m
+}}
+
+// maxHookEntries bounds the entries of a hooks directory hooksCode reads.
+const maxHookEntries = 256
+
+// hooksCode returns why git may run a hook of the repository whose git
+// directory is gitDir (and work tree root, "" if not known) for a
+// read-only command: a file in a hooks directory (gitDir's, its common
+// directory's, or one core.hooksPath in the system's or the user's
+// configuration names) that gitReadHooks does not list and that is not a
+// sample; "" if none. The repository's own core.hooksPath is an unsafe
+// key already.
+func (c *call) hooksCode(gitDir, root string) string {
+	dirs := []string{filepath.Join(gitDir, "hooks")}
+	if common, ok := c.commonDir(gitDir); ok && common != gitDir {
+		dirs = append(dirs, filepath.Join(common, "hooks"))
+	}
+	paths, why := c.userHooksPaths()
+	if why != "" {
+		return why
+	}
+	for _, written := range paths {
+		p, ok := gitconfig.ExpandPath(written, c.ws.Home)
+		switch {
+		case !ok:
+			return "the hooks git runs are not known: core.hooksPath " + written + " cannot be resolved"
+		case filepath.IsAbs(p):
+		case root == "":
+			return "core.hooksPath " + p + " is relative to a work tree that is not known"
+		default:
+			p = filepath.Join(root, p)
+		}
+		dirs = append(dirs, p)
+	}
+	for _, d := range dirs {
+		entries, err := textfile.ReadDir(d)
+		switch {
+		case os.IsNotExist(err) || errors.Is(err, syscall.ENOTDIR):
+			continue // git finds no hook there
+		case err != nil:
+			return "cannot read the hooks directory " + d
+		case len(entries) > maxHookEntries:
+			return "the hooks directory " + d + " holds too many entries to check"
+		}
+		for _, e := range entries {
+			if n := e.Name(); !gitReadHooks.Get()[n] && !strings.HasSuffix(n, ".sample") {
+				return "hook " + filepath.Join(d, n) + " may run for a read-only command"
+			}
+		}
+	}
+	return ""
+}
+
+// userHooksPaths returns the core.hooksPath values of the system's and
+// the user's git configuration and the files they include, as written;
+// why says they are not known.
+func (c *call) userHooksPaths() (paths []string, why string) {
+	files, unread := c.userGitConfigs()
+	if unread != "" {
+		return nil, "the hooks git runs are not known: " + unread
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(files); i++ {
+		f := files[i]
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		if len(seen) > maxGitIncludes {
+			return nil, "the hooks git runs are not known: " + f + " includes too many files"
+		}
+		cfg := c.gitConfig(f)
+		if cfg.unread {
+			return nil, "the hooks git runs are not known: " + f + " cannot be read"
+		}
+		inc, why := c.includedConfigs(f, cfg.includes)
+		if why != "" {
+			return nil, "the hooks git runs are not known: " + why + " cannot be read"
+		}
+		files = slices.Insert(files, i+1, inc...)
+		paths = append(paths, cfg.hooksPaths...)
+	}
+	return paths, ""
 }
 
 // configFiles returns the configuration files git reads in the git
@@ -264,6 +376,27 @@ func (c *call) repoAliasForms(pt *part) (forms []string, shell string) {
 	return forms, shell
 }
 
+// gitAliasedCommands returns a git command with its alias expanded: one
+// it sets with -c, and one of the configuration of each repository it
+// may use, from each directory the script may be in. A repository whose
+// aliases cannot be known is repoAliasForms's to ask about.
+func (c *call) gitAliasedCommands(cmd *bash.Command) []*bash.Command {
+	dirs, gitDir, isGit := cmd.GitStart()
+	if !isGit {
+		return nil
+	}
+	out := cmd.GitAliasedCommands(nil)
+	for _, b := range c.bases {
+		repos, _ := c.gitReposFor(c.gitStart(b, dirs, gitDir))
+		for _, r := range repos {
+			if aliases, _ := c.gitAliases(r.gitDir); len(aliases) > 0 {
+				out = append(out, cmd.GitAliasedCommands(aliases)...)
+			}
+		}
+	}
+	return out
+}
+
 // maxGitIncludes bounds the configuration files an alias lookup reads
 // through includes: past it the aliases are not known.
 const maxGitIncludes = 32
@@ -331,6 +464,8 @@ type gitConfig struct {
 	// includes are the paths of its include.path and includeIf.*.path
 	// entries, as written.
 	includes []string
+	// hooksPaths are its core.hooksPath values, as written.
+	hooksPaths []string
 	// unread is set when git would read the file but the gate did not
 	// read it whole (too large, not a regular file).
 	unread bool
@@ -371,8 +506,8 @@ func readGitConfig(f string) gitConfig {
 // parseGitConfig is what the gate needs of the configuration text b, read
 // as git reads it (package gitconfig): its [alias] entries, name (lower
 // case) → value, the paths its [include] and [includeIf "..."] sections
-// name, and its first key not in gitSafeKeys. A line git refuses is
-// unsafe; the entries before it still count.
+// name, its core.hooksPath values, and its first key not in gitSafeKeys.
+// A line git refuses is unsafe; the entries before it still count.
 func parseGitConfig(b []byte) gitConfig {
 	es, err := gitconfig.Parse(b)
 	var cfg gitConfig
@@ -390,6 +525,8 @@ func parseGitConfig(b []byte) gitConfig {
 			cfg.named[e.Subsection] = e.Value
 		case (e.Section == "include" || e.Section == "includeif") && e.Key == "path" && e.Value != "":
 			cfg.includes = append(cfg.includes, e.Value)
+		case e.Section == "core" && e.Key == "hookspath" && e.Value != "":
+			cfg.hooksPaths = append(cfg.hooksPaths, e.Value)
 		}
 		if k := e.Section + "." + e.Key; cfg.unsafe == "" && !gitSafeKeys.Get()[k] {
 			cfg.unsafe = k

@@ -360,6 +360,11 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			if d := pt.cmd.Destructive(); d != "" {
 				return ask("destructive command", d)
 			}
+			for _, a := range pt.aliased {
+				if d := a.Destructive(); d != "" {
+					return ask("destructive command (a git alias)", d)
+				}
+			}
 			// Assignments alone (n=5, v=$(git describe)) run no
 			// program: their substitutions are parts of their own.
 			if _, ok := pt.cmd.Name(); !ok && guarded && len(pt.cmd.Words) > 0 {

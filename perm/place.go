@@ -51,12 +51,19 @@ type treeAnswer struct {
 	why     string
 }
 
-// placings returns the placements of every command of s.
-func placings(s *bash.Script) []placing {
+// placings returns the placements of every command of s, and of each
+// one's git alias expanded (aliased, by command).
+func placings(s *bash.Script, aliased [][]*bash.Command) []placing {
 	var out []placing
 	for i, cmd := range s.Commands {
 		for _, p := range cmd.Placements() {
 			out = append(out, placing{owner: i + 1, p: p})
+		}
+		// A git alias places what its expansion does (m = mv a b).
+		for _, a := range aliased[i] {
+			for _, p := range a.Placements() {
+				out = append(out, placing{owner: i + 1, p: p})
+			}
 		}
 	}
 	return out

@@ -244,7 +244,7 @@ func TestRedTeam(t *testing.T) {
 		{"deny: git grep pager", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git grep -O'r""m -rf /' foo`), Deny, 1},
 		{"not denied: git fetch -u updates HEAD", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`git fetch -u 'r""m -rf /' origin`), Allow, 3},
 		{"unmodelled: xargs into a program none of whose options runs code", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`find . -name '*.go' | xargs grep -l 'foo bar'`), Allow, 3},
-		{"unmodelled: xargs into one whose options may", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`ls | xargs sort`), Ask, 3},
+		{"unmodelled: xargs into one whose options may", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`ls | xargs sort`), Ask, 2}, // its input may hold -o FILE
 		{"unmodelled: rg and sort without their code options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rg -n 'func main' . | sort -t: -k1,1 'a b'`), Allow, 3},
 		{"unmodelled: rg --pre", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rg --pre 'sh -c "r\"\"m -rf /"' x`), Ask, 3},
 		{"unmodelled: sort --compress-program abbreviated", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`sort --compress='sh -c "r\"\"m -rf /"' x`), Ask, 3},

@@ -27,7 +27,7 @@ func TestSandboxProfile(t *testing.T) {
 		{"verified read-only", nil, bashReq("ls"), Allow, 7, sandbox.ReadOnly},
 		{"read-only pipeline", nil, bashReq("cat README.md | wc -l"), Allow, 7, sandbox.ReadOnly},
 		{"redirect read", nil, bashReq("wc -l < README.md"), Allow, 7, sandbox.ReadOnly},
-		{"xargs into a read-only command", nil, bashReq("git diff --name-only | xargs wc -l"), Allow, 7, sandbox.ReadOnly},
+		{"xargs into a read-only command", nil, bashReq("git diff --name-only | xargs wc -l --"), Allow, 7, sandbox.ReadOnly},
 		{"allowed by a rule", allow("Bash(ls:*)"), bashReq("ls"), Allow, 6, sandbox.WorkspaceWrite},
 		{"read-only part and a rule-allowed part", allow("Bash(make:*)"), bashReq("ls && make"), Allow, 7, sandbox.WorkspaceWrite},
 		{"read-only command and an edit the mode allows", mode(ModeAcceptEdits), bashReq("ls > out.txt"), Allow, 7, sandbox.WorkspaceWrite},

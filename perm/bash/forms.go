@@ -863,6 +863,21 @@ func (c *Command) GitConfigUnseen() string {
 	return ""
 }
 
+// GitAliasedCommands returns the command with its git alias expanded,
+// for each reading of it that names one: an alias of aliases (a
+// repository's configuration, name → value) or one it sets itself with
+// -c alias.NAME=VALUE. What git runs for git lg, where lg = log
+// --output=FILE, writes FILE: the caller checks each one's writes too.
+func (c *Command) GitAliasedCommands(aliases map[string]string) []*Command {
+	var out []*Command
+	for _, v := range c.variants() {
+		if a, ok := gitAliased(v, aliases); ok {
+			out = append(out, &Command{Words: a})
+		}
+	}
+	return out
+}
+
 // WithGitAliases returns the command's deny forms with git aliases from
 // a repository's configuration expanded (alias name → value), for the
 // caller that has read that configuration.

@@ -177,3 +177,124 @@ func hasGlobal(words []Word, name string) bool {
 	}
 	return false
 }
+
+// gitOutputTargets returns the files a git command line (words, words[0]
+// git) writes through an output option, joined to -C's directory: the
+// diff option --output (log, show, diff, format-patch, ...) and archive's
+// --output, each with its value after "=" or as the next word, and -o
+// FILE of archive and format-patch (format-patch's --output-directory
+// too: it writes its patches in that directory). Every prefix of
+// --output and --output-directory counts, as git archive's parse-options
+// takes abbreviations. Words after "--" are paths. dynamic: the command
+// line cannot be read (a word that is not static).
+func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
+	dir, _, sub, ok := gitDirs(words)
+	if !ok {
+		return nil, dynamicWord(words)
+	}
+	short := words[sub].Value == "archive" || words[sub].Value == "format-patch"
+	args := words[sub+1:]
+	if ts, dynamic, made := gitMadeTargets(dir, words[sub].Value, args); made {
+		return ts, dynamic
+	}
+	add := func(w Word) {
+		if !w.Static {
+			dynamic = true
+			return
+		}
+		p := under(dir, w.Value)
+		ts = append(ts, Word{Raw: p, Value: p, Static: true, Tilde: w.Tilde && p == w.Value})
+	}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.Static {
+			dynamic = true
+			continue
+		}
+		v := w.Value
+		switch {
+		case v == "--":
+			return ts, dynamic
+		case LongAbbrev(v, "--output") || LongAbbrev(v, "--output-directory"):
+			if _, val, eq := strings.Cut(v, "="); eq {
+				add(Word{Raw: val, Value: val, Static: true})
+			} else if i+1 < len(args) {
+				i++
+				add(args[i])
+			}
+		case short && optCluster(v) && strings.IndexByte(v, 'o') > 0:
+			if val := v[strings.IndexByte(v, 'o')+1:]; val != "" {
+				add(Word{Raw: val, Value: val, Static: true})
+			} else if i+1 < len(args) {
+				i++
+				add(args[i])
+			}
+		}
+	}
+	return ts, dynamic
+}
+
+// gitMakers are git subcommands that make a repository, a work tree or a
+// file where their operands say (with the sub-subcommand that does, if
+// any): every operand they are given counts as written (a value of an
+// option given as the next word too, which only makes the check
+// stricter) but clone's first (the repository cloned) and merge-file's
+// second and third (read), and the current directory when none does:
+// git init and git clone make their repository there.
+var gitMakers = map[string]string{"init": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "", "checkout-index": ""}
+
+// gitMadeTargets returns what a git subcommand of gitMakers (sub, with
+// its arguments args) writes, joined to -C's directory dir; made is false
+// for another subcommand. --separate-git-dir and checkout-index's
+// --prefix name a directory written too.
+func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool) {
+	want, ok := gitMakers[sub]
+	if !ok {
+		return nil, false, false
+	}
+	if want != "" {
+		if len(args) == 0 || !args[0].Static || args[0].Value != want {
+			return nil, dynamicWord(args), true
+		}
+		args = args[1:]
+	}
+	add := func(v string) {
+		p := under(dir, v)
+		ts = append(ts, Word{Raw: p, Value: p, Static: true, Tilde: strings.HasPrefix(p, "~")})
+	}
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.Static {
+			dynamic = true
+			continue
+		}
+		v := w.Value
+		switch {
+		case LongAbbrev(v, "--separate-git-dir") || sub == "checkout-index" && LongAbbrev(v, "--prefix"):
+			if _, val, eq := strings.Cut(v, "="); eq {
+				add(val)
+			} else if i+1 < len(args) {
+				i++
+				add(args[i].Value)
+			}
+		case strings.HasPrefix(v, "-") && v != "-":
+		case sub == "checkout-index":
+			// Its operands are paths in the work tree it checks out.
+		default:
+			operands++
+			switch {
+			case sub == "clone" && operands == 1:
+				// The repository cloned: read, not written.
+			case sub == "merge-file" && operands > 1:
+				// The base and the other version: read.
+			default:
+				add(v)
+			}
+		}
+	}
+	if sub == "init" && operands == 0 || sub == "clone" && operands < 2 {
+		add(".") // the repository is made here (clone: in a directory of it)
+	}
+	return ts, dynamic, true
+}

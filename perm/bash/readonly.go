@@ -70,10 +70,13 @@ func (c *Command) Reads() (Reads, bool) {
 // change how it reads and groups its input, running a program whose spec
 // says that no option it has, documented or not, writes or runs anything,
 // and that it prints only counts of what it reads (countsOnly: wc), with
-// static arguments it verifies. What xargs adds from standard input is
-// unknown and may name any file, outside the workspace too: the caller
-// must not allow it while Read deny or Bash rules could be evaded by it,
-// and a program that prints what it reads (xargs cat) is not safe.
+// static arguments it verifies, the last of them "--". What xargs adds
+// from standard input is unknown and may name any file, outside the
+// workspace too: the caller must not allow it while Read deny or Bash
+// rules could be evaded by it, and a program that prints what it reads
+// (xargs cat) is not safe. Without the "--" an input word is an option
+// when it starts with "-": wc --files0-from=/etc/passwd prints each line
+// of the file as the name of a file it cannot find.
 func (c *Command) XargsSafe() bool {
 	words, ok := c.narrow()
 	if !ok || len(words) < 2 || !words[0].Static || words[0].Value != "xargs" {
@@ -89,6 +92,9 @@ func (c *Command) XargsSafe() bool {
 		}
 	}
 	inner := &Command{Words: words[len(words)-len(p.operands):]}
+	if inner.Words[len(inner.Words)-1].Value != "--" {
+		return false // the input may hold options
+	}
 	prog := inner.Words[0].Value
 	s, found := specs.Get()[prog]
 	if !found || !s().anyArgs || !s().countsOnly || !inner.Words[0].Static {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/internal/lazy"
+	"github.com/gen-run/gen/internal/lazyre"
 )
 
 // gitGlobalSpec are git 2.39's global options that neither change its
@@ -43,7 +44,10 @@ const gitDiffOpts = " -p,-u,--patch -s,--no-patch -U,--unified[=N] --output-indi
 	"--line-prefix=P --ita-invisible-in-index --ita-visible-in-index"
 
 // gitRevOpts are the revision and formatting options of log and show that
-// only select and format. --show-signature (runs gpg) is left out.
+// only select and format. --show-signature (runs gpg) is left out, and so
+// are --remerge-diff and --diff-merges=remerge (r), which write the
+// objects of the merges they redo in a directory they make in
+// .git/objects (tmp_objdir-remerge-diff-*).
 const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until=DATE --before=DATE " +
 	"--author=P --committer=P --grep-reflog=P --grep=P --all-match --invert-grep -i,--regexp-ignore-case " +
 	"--basic-regexp -E,--extended-regexp -F,--fixed-strings -P,--perl-regexp --remove-empty --merges --no-merges " +
@@ -57,7 +61,7 @@ const gitRevOpts = " -n,--max-count=N --skip=N --since=DATE --after=DATE --until
 	"--standard-notes --no-standard-notes --relative-date --date=FMT --parents --children --left-right " +
 	"--graph --show-linear-break[=B] --decorate[=S] --no-decorate --decorate-refs=P --decorate-refs-exclude=P " +
 	"--clear-decorations --source --mailmap,--use-mailmap --no-mailmap,--no-use-mailmap --log-size " +
-	"--follow --no-follow -L=RANGE -m -c --cc --dd --remerge-diff --diff-merges=FMT --no-diff-merges " +
+	"--follow --no-follow -L=RANGE -m -c --cc --dd --diff-merges=(off|none|on|first-parent|1|separate|m|combined|c|dense-combined|cc) --no-diff-merges " +
 	"--combined-all-paths --full-diff -0 -1 -2 -3 -4 -5 -6 -7 -8 -9"
 
 // gitSpecs are the git subcommands that only read, each with the options
@@ -68,8 +72,8 @@ var gitSpecs = lazy.Value[map[string]func() *progSpec]{New: func() map[string]fu
 		{name: "status", opts: "-s,--short -b,--branch --show-stash --porcelain[=VERSION] --long -v,--verbose " +
 			"-u,--untracked-files[=(no|normal|all)] --ignored[=(traditional|no|matching)] --ignore-submodules[=WHEN] -z " +
 			"--column[=OPTS] --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames[=N]"},
-		{name: "log", opts: gitRevOpts + gitDiffOpts},
-		{name: "show", opts: gitRevOpts + gitDiffOpts},
+		{name: "log", opts: gitRevOpts + gitDiffOpts, check: noSignatureFormat},
+		{name: "show", opts: gitRevOpts + gitDiffOpts, check: noSignatureFormat},
 		// diff --no-index compares any two paths: a recursive reader.
 		{name: "diff", opts: gitDiffOpts + " --cached --staged --merge-base --no-index@r -1,--base -2,--ours -3,--theirs -0"},
 		{name: "blame", opts: "-b --root --show-stats --progress --no-progress --score-debug -f,--show-name -n,--show-number " +
@@ -121,6 +125,25 @@ func gitSubSpecs(list []*progSpec) map[string]func() *progSpec {
 		m[sub] = lazySpec(s)
 	}
 	return m
+}
+
+// gitSignatureRe matches the placeholders of a git pretty format that
+// verify a commit's signature (%G?, %GG, %GS, %GK, %GF, %GP, %GT, with
+// the modifiers +, - and space): git runs gpg.program (gpg, gpgsm or
+// ssh-keygen) for them, as for --show-signature, which writes a
+// temporary file, and gpg its home directory. A literal "%%G" matches
+// too, which only makes the check stricter.
+var gitSignatureRe = lazyre.MustCompile(`%[-+ ]?G`)
+
+// noSignatureFormat rejects a --format or --pretty of git log and show
+// whose format verifies signatures (gitSignatureRe).
+func noSignatureFormat(p *parsedCmd) bool {
+	for _, o := range p.opts {
+		if (o.name == "--format" || o.name == "--pretty") && o.hasVal && gitSignatureRe.Get().MatchString(o.val) {
+			return false
+		}
+	}
+	return true
 }
 
 // listing allows operands only with -l/--list.

@@ -102,7 +102,8 @@ func TestReadOnly(t *testing.T) {
 		{`set`, false, nil},
 		{`export -p`, false, nil},
 		{`declare -p`, false, nil},
-		{`less f`, true, []string{"f"}},
+		{`less f`, false, nil}, // runs LESSOPEN
+		{`less -L f`, true, []string{"f"}},
 		{`less -o log f`, false, nil},
 		{`less +!sh f`, false, nil},
 		{`more f`, false, nil},
@@ -180,6 +181,21 @@ func TestReadOnly(t *testing.T) {
 		{`git diff --ext-diff`, false, nil},
 		{`git diff --textconv`, false, nil},
 		{`git diff --no-ext-diff`, true, nil},
+		// Was read-only: a signature placeholder makes git run gpg (as
+		// --show-signature does), which writes /tmp/.git_vtag_tmp* and
+		// gpg's home directory.
+		{`git log --format=%G?`, false, nil},
+		{`git log -1 --format='%h %GS'`, false, nil},
+		{`git show --pretty=format:%+GG HEAD`, false, nil},
+		{`git log --pretty=tformat:'% GK'`, false, nil},
+		{`git log --format=%h%n%s`, true, nil},
+		{`git log --pretty=oneline`, true, nil},
+		// Was read-only: a remerge diff writes objects in a directory it
+		// makes in .git/objects.
+		{`git log --remerge-diff`, false, nil},
+		{`git show --diff-merges=remerge HEAD`, false, nil},
+		{`git log --diff-merges=r`, false, nil},
+		{`git log --diff-merges=first-parent -p`, true, nil},
 		{`git branch`, true, nil},
 		{`git branch -a -v`, true, nil},
 		{`git branch --list 'feat*'`, true, nil},

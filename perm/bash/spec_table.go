@@ -256,11 +256,16 @@ var gnuSpecs = []*progSpec{
 	{
 		// less 590 takes abbreviations of its own long options, which
 		// this spec does not list in full: only exact names are read-only.
+		// less runs the input preprocessor LESSOPEN names (set in most
+		// users' environments: lesspipe, which runs further programs
+		// on the file), even when its output is no terminal; LESSOPEN
+		// may come from a lesskey file's #env section too. Only -L
+		// (--no-lessopen) turns it off, so less is read-only only with it.
 		name:  "less",
-		opts:  "-N,--LINE-NUMBERS -n,--line-numbers -S,--chop-long-lines -R,--RAW-CONTROL-CHARS -r,--raw-control-chars -i,--ignore-case -I,--IGNORE-CASE -F,--quit-if-one-screen -X,--no-init -s,--squeeze-blank-lines",
-		check: noPlusOperand,
-		yes:   []string{"less f", "less -N f", "less -RS f"},
-		no:    []string{"less -o log f", "less -O log f", "less +!sh f", "less -k keys f", "less --lesskey-src=k f", "less --lesskey-file=k f", "less --LINE f", "less '+Gg' f"},
+		opts:  "-L,--no-lessopen -N,--LINE-NUMBERS -n,--line-numbers -S,--chop-long-lines -R,--RAW-CONTROL-CHARS -r,--raw-control-chars -i,--ignore-case -I,--IGNORE-CASE -F,--quit-if-one-screen -X,--no-init -s,--squeeze-blank-lines",
+		check: lessChecked,
+		yes:   []string{"less -L f", "less -LN f", "less --no-lessopen -RS f"},
+		no:    []string{"less f", "less -N f", "less -o log f", "less -L -O log f", "less -L +!sh f", "less -k keys f", "less --lesskey-src=k f", "less --lesskey-file=k f", "less -L --LINE f", "less -L '+Gg' f", "less --no-lessop f"},
 	},
 }
 
@@ -284,6 +289,11 @@ var exactLong = lazy.Value[map[string]bool]{New: func() map[string]bool {
 var separateValue = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"tree": true}
 }}
+
+// lessChecked accepts less with -L (--no-lessopen), which keeps it from
+// running the LESSOPEN preprocessor, and no "+cmd" operand
+// (noPlusOperand).
+func lessChecked(p *parsedCmd) bool { return p.has("-L") && noPlusOperand(p) }
 
 // noPlusOperand rejects less's "+cmd" operands: they run pager commands,
 // which can include shell escapes.

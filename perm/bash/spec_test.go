@@ -116,8 +116,15 @@ func TestXargsSafe(t *testing.T) {
 		src  string
 		want bool
 	}{
-		{`xargs wc -l`, true},
-		{`xargs -0 -r wc`, true},
+		{`xargs wc -l --`, true},
+		{`xargs -0 -r wc --`, true},
+		// Without "--" wc takes an input word that starts with "-" for
+		// an option: --files0-from=/etc/passwd prints that file's lines
+		// as names of files it cannot find.
+		{`xargs wc -l`, false},
+		{`xargs -0 -r wc`, false},
+		{`xargs wc -- -l`, false},
+		{`xargs wc "--"`, true},
 		// A program that prints what it reads may be fed any file: a
 		// cloned repository's file named "a /etc/passwd" is two words to
 		// xargs, and a tracked symbolic link leads anywhere.

@@ -44,15 +44,26 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		"sed":      {args: "eflE", longArgs: []string{"expression", "file", "line-length"}, permute: true},
 		"curl":     {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
 		"wget":     {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
-		"dd":       {permute: true},
-		"git":      {permute: true},
+		// sort writes -o's file; uniq its second operand. Every long
+		// option is named (coreutils 9.1), so that an abbreviation
+		// resolves as the program resolves it (sort --out=f).
+		"sort": {args: "kSotT", permute: true, longArgs: []string{"random-source", "sort", "batch-size", "compress-program",
+			"files0-from", "key", "output", "buffer-size", "field-separator", "temporary-directory", "parallel"},
+			long: []string{"ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort",
+				"ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "reverse",
+				"version-sort", "check", "debug", "merge", "stable", "unique", "zero-terminated", "help", "version"}},
+		"uniq": {args: "fsw", permute: true, longArgs: []string{"skip-fields", "skip-chars", "check-chars"},
+			long: []string{"count", "repeated", "all-repeated", "group", "ignore-case", "unique", "zero-terminated", "help", "version"}},
+		"dd":  {permute: true},
+		"git": {permute: true},
 	}
 }}
 
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
 // destinations and ln's link targets, tee, rm, touch and similar operands,
-// sed -i files, dd of=, curl -o, wget -O and git --output. dynamic is set
+// sed -i files, dd of=, curl -o, wget -O, sort -o, uniq's second operand
+// and git --output. dynamic is set
 // when such a target is not static. The engine checks each as an Edit.
 func (c *Command) Writes() (targets []Word, dynamic bool) {
 	for _, v := range c.variants() {
@@ -73,6 +84,9 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		dynamic = dynamic || dyn
 		if prog == "git" {
 			ts, dyn := gitConfigTargets(v)
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			ts, dyn = gitOutputTargets(v)
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
 		}
@@ -157,12 +171,13 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 		switch {
 		case a.opt == "":
 			operands = append(operands, a)
-		case a.opt == "-t" || a.opt == "--target-directory":
+		case (a.opt == "-t" || a.opt == "--target-directory") && prog != "sort": // sort -t SEP
 			target = true
 			add(a)
 		case prog == "curl" && (a.opt == "-o" || a.opt == "--output"),
 			prog == "wget" && (a.opt == "-O" || a.opt == "--output-document"),
-			prog == "git" && (a.opt == "--output" || a.opt == "-o"):
+			prog == "git" && (a.opt == "--output" || a.opt == "-o"),
+			prog == "sort" && (a.opt == "-o" || a.opt == "--output"):
 			add(a)
 		}
 	}
@@ -188,6 +203,10 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 	case "tee", "rm", "rmdir", "unlink", "shred", "touch", "truncate", "mkdir":
 		for _, o := range operands {
 			add(o)
+		}
+	case "uniq":
+		if len(operands) >= 2 {
+			add(operands[1]) // uniq [INPUT [OUTPUT]]
 		}
 	case "chmod", "chown", "chgrp":
 		for i, o := range operands {

@@ -92,6 +92,49 @@ func TestWrites(t *testing.T) {
 		{"git config --global a.b", nil},
 		{"git config --blob HEAD:x a.b", nil},
 		{"git status", nil},
+		// Was only the "=" form: --output takes its value as the next
+		// word too, git archive takes abbreviations of it, and archive
+		// and format-patch write to -o's file or directory. ("" is the
+		// current directory, which the writers' table reads for a -o
+		// or --output without "=": stricter than git.)
+		{"git diff --output=o", []string{"o"}},
+		{"git diff --output o", []string{"", "o"}},
+		{"git log -p --output ../o", []string{"", "../o"}},
+		{"git -C sub diff --output o", []string{"", "o", "sub/o"}},
+		{"git -C /abs diff --output=o", []string{"/abs/o", "o"}},
+		{"git archive --out o HEAD", []string{"o"}},
+		{"git archive -o o HEAD", []string{"", "o"}},
+		{"git archive -vo o HEAD", []string{"", "o"}},
+		{"git archive -oo HEAD", []string{"", "o"}},
+		{"git format-patch -o d HEAD~1", []string{"", "d"}},
+		{"git format-patch --output-directory d HEAD~1", []string{"d"}},
+		{"git format-patch --output-dir=d HEAD~1", []string{"d"}},
+		{"git diff -- --output o", nil},
+		// Were no writes: sort -o and uniq's output operand.
+		{"sort -o o f", []string{"o"}},
+		{"sort f -oo", []string{"o"}},
+		{"sort --out=o f", []string{"o"}},
+		{"sort --output o -k 2 f", []string{"o"}},
+		{"sort -k o f", nil},
+		{"sort -t o f", nil},
+		{"uniq i o", []string{"o"}},
+		{"uniq -f 1 i o", []string{"o"}},
+		{"uniq -c i", nil},
+		{"git log --output-indicator-new=+ -p", nil},
+		// Were no writes: what git makes where its operands say.
+		{"git worktree add ../wt", []string{"../wt"}},
+		{"git worktree add -b x ../wt", []string{"../wt", "x"}},
+		{"git worktree list", nil},
+		{"git clone https://h/r ../c", []string{"../c"}},
+		{"git clone ../r", []string{"."}},
+		{"git init ../i", []string{"../i"}},
+		{"git init", []string{"."}},
+		{"git -C ../o init", []string{".", "../o/."}},
+		{"git init --separate-git-dir=../g", []string{".", "../g"}},
+		{"git bundle create ../b HEAD", []string{"../b", "HEAD"}},
+		{"git bundle verify ../b", nil},
+		{"git checkout-index -a --prefix=../o/", []string{"../o/"}},
+		{"git merge-file ../cur base other", []string{"../cur"}},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
