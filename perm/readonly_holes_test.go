@@ -356,9 +356,10 @@ func TestAllowRuleGitAliasWrites(t *testing.T) {
 
 // TestAllowRuleGitMakes: git init, clone, worktree add, bundle create,
 // checkout-index --prefix and merge-file write where their operands say,
-// which were not write targets: under Bash(git:*) each wrote outside the
-// workspace without asking (the kernel sandbox, where there is one,
-// refuses it later).
+// and a git command that writes, run with -C, --git-dir or --work-tree,
+// writes in that repository; none were write targets: under Bash(git:*)
+// each wrote outside the workspace without asking (the kernel sandbox,
+// where there is one, refuses it later).
 func TestAllowRuleGitMakes(t *testing.T) {
 	f := newFixture(t)
 	for _, tc := range []struct {
@@ -373,6 +374,12 @@ func TestAllowRuleGitMakes(t *testing.T) {
 		{"git bundle create ../outside/b HEAD", Ask},
 		{"git checkout-index -a --prefix=../outside/", Ask},
 		{"git merge-file ../outside/data a b", Ask},
+		// A git command that writes, pointed at another repository.
+		{"git -C ../outside commit -am x", Ask},
+		{"git -C ../outside branch b", Ask},
+		{"git --work-tree=../outside checkout -- .", Ask},
+		{"git -C ../outside status", Allow},
+		{"git -C src commit -am x", Allow},
 		{"git worktree add wt", Allow},
 		{"git clone https://example.com/r.git", Allow},
 		{"git worktree list", Allow},

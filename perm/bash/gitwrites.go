@@ -194,8 +194,16 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 	}
 	short := words[sub].Value == "archive" || words[sub].Value == "format-patch"
 	args := words[sub+1:]
-	if ts, dynamic, made := gitMadeTargets(dir, words[sub].Value, args); made {
-		return ts, dynamic
+	// A git command that is not read-only writes in the repository and
+	// work tree it is pointed at: git -C ../other commit, --git-dir,
+	// --work-tree.
+	if _, ro := gitReadOnly(words[1:]); !ro {
+		for _, d := range gitElsewhere(words[1:sub], dir) {
+			ts = append(ts, Word{Raw: d, Value: d, Static: true, Tilde: strings.HasPrefix(d, "~")})
+		}
+	}
+	if more, dyn, made := gitMadeTargets(dir, words[sub].Value, args); made {
+		return append(ts, more...), dyn
 	}
 	add := func(w Word) {
 		if !w.Static {
@@ -297,4 +305,27 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 		add(".") // the repository is made here (clone: in a directory of it)
 	}
 	return ts, dynamic, true
+}
+
+// gitElsewhere returns the directories git's global options (globals)
+// point it at, joined as git joins them: the -C directory dir when there
+// is one, and --git-dir's and --work-tree's values under it.
+func gitElsewhere(globals []Word, dir string) []string {
+	var out []string
+	if dir != "" {
+		out = append(out, dir)
+	}
+	for i := 0; i < len(globals); i++ {
+		v := globals[i].Value
+		for _, o := range []string{"--git-dir", "--work-tree"} {
+			switch {
+			case strings.HasPrefix(v, o+"="):
+				out = append(out, under(dir, v[len(o)+1:]))
+			case v == o && i+1 < len(globals):
+				i++
+				out = append(out, under(dir, globals[i].Value))
+			}
+		}
+	}
+	return out
 }

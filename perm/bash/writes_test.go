@@ -68,8 +68,8 @@ func TestWrites(t *testing.T) {
 		{"git config -f cfg a.b c", []string{"cfg"}},
 		{"git config --file=cfg --add a.b c", []string{"cfg"}},
 		// The reading without git's global options is judged too.
-		{"git -C sub config a.b c", []string{".git/config", "sub/.git/config"}},
-		{"git --git-dir=g config a.b c", []string{".git/config", "g/config"}},
+		{"git -C sub config a.b c", []string{".git/config", "sub", "sub/.git/config"}},
+		{"git --git-dir=g config a.b c", []string{".git/config", "g", "g/config"}},
 		{"git config --unset a.b", []string{".git/config"}},
 		{"git config --replace-all a.b c", []string{".git/config"}},
 		{"git config --rename-section a b", []string{".git/config"}},
@@ -100,8 +100,8 @@ func TestWrites(t *testing.T) {
 		{"git diff --output=o", []string{"o"}},
 		{"git diff --output o", []string{"", "o"}},
 		{"git log -p --output ../o", []string{"", "../o"}},
-		{"git -C sub diff --output o", []string{"", "o", "sub/o"}},
-		{"git -C /abs diff --output=o", []string{"/abs/o", "o"}},
+		{"git -C sub diff --output o", []string{"", "o", "sub", "sub/o"}},
+		{"git -C /abs diff --output=o", []string{"/abs", "/abs/o", "o"}},
 		{"git archive --out o HEAD", []string{"o"}},
 		{"git archive -o o HEAD", []string{"", "o"}},
 		{"git archive -vo o HEAD", []string{"", "o"}},
@@ -129,12 +129,20 @@ func TestWrites(t *testing.T) {
 		{"git clone ../r", []string{"."}},
 		{"git init ../i", []string{"../i"}},
 		{"git init", []string{"."}},
-		{"git -C ../o init", []string{".", "../o/."}},
+		{"git -C ../o init", []string{".", "../o", "../o/."}},
 		{"git init --separate-git-dir=../g", []string{".", "../g"}},
 		{"git bundle create ../b HEAD", []string{"../b", "HEAD"}},
 		{"git bundle verify ../b", nil},
 		{"git checkout-index -a --prefix=../o/", []string{"../o/"}},
 		{"git merge-file ../cur base other", []string{"../cur"}},
+		// Were no writes: a git command that writes, pointed at another
+		// repository or work tree, writes there.
+		{"git -C ../o commit -am x", []string{"../o"}},
+		{"git -C ../o branch b", []string{"../o"}},
+		{"git --git-dir=../o/.git --work-tree ../o add -A", []string{"../o", "../o/.git"}},
+		{"git -C ../o --git-dir=.git reset", []string{"../o", "../o/.git"}},
+		{"git -C ../o status", nil},
+		{"git -C ../o log -p", nil},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
