@@ -969,3 +969,18 @@ func TestDelegateNotTheModels(t *testing.T) {
 		t.Errorf("the model's call reached the permission-prompt tool (%d calls); exit %d\n%s\n%s", n, code, out, errs)
 	}
 }
+
+// A subagent never asks where its parent may not: under a main loop in
+// dontAsk mode, a subagent of mode default runs in dontAsk too, so its
+// calls that would ask are denied without the permission-prompt tool (or
+// a PermissionRequest hook) being consulted, as the main loop's are.
+func TestDelegateNotAskedUnderDontAskParent(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	writeAgent(t, dir, "alpha", "mode: default\n")
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-mode", "dontAsk", "--allowedTools", "Agent",
+		"--permission-prompt-tool", "mcp__perm__approve", "Delegate alpha: Run bash: touch a1")
+	if exists(dir, "a1") || len(ap.Calls()) != 0 {
+		t.Errorf("exit %d: a1 made %v, the tool was asked %v\n%s\n%s", code, exists(dir, "a1"), ap.Calls(), out, errs)
+	}
+}

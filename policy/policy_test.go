@@ -150,7 +150,10 @@ func TestSubagentCappedByParent(t *testing.T) {
 		{perm.ModeAcceptEdits, perm.ModeDefault, perm.ModeDefault},
 		{perm.ModeBypass, perm.ModeAcceptEdits, perm.ModeAcceptEdits},
 		{perm.ModeExplore, perm.ModeBypass, perm.ModeExplore},
-		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDefault},
+		// default asks (a permission-prompt tool, a PermissionRequest
+		// hook) where dontAsk denies: a dontAsk parent caps it.
+		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDontAsk},
+		{perm.ModeDontAsk, perm.ModeDefault, perm.ModeDontAsk},
 		{perm.ModeAuto, perm.ModeAcceptEdits, perm.ModeAuto},
 		// Under a main loop in plan mode a subagent plans too: its
 		// allow_tools change nothing, as they would in explore.
