@@ -71,7 +71,8 @@ func (d *Delegate) Tool() string { return d.tool }
 //
 // The added rules never outrank anything: allow rules are plain allow
 // rules (below every deny and ask rule, and inside an agent's allow_tools
-// constraint), ask and deny rules add to the policy's. Under managedOnly
+// constraint), ask and deny rules add to the policy's. The deny and ask
+// rules added for the main loop ("") bind every subagent too. Under managedOnly
 // (allowManagedPermissionRulesOnly) no allow rule is added, as the gate
 // adds none of a hook's (gate.Gate.ManagedRulesOnly): the tool still
 // answers each call, but no rule of its own allows the next ones.
@@ -82,18 +83,30 @@ func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) 
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		r := d.rules[agent]
+		// A subagent is bound by the deny and ask rules the main loop's
+		// answers added, as by its parent's deny rules: it never gets
+		// more than the main loop that started it. Allow rules stay
+		// the agent's own.
+		var parent sessionRules
+		if agent != "" && d.rules[""] != nil {
+			parent = *d.rules[""]
+		}
+		if len(parent.deny)+len(parent.ask) > 0 && r == nil {
+			r = &sessionRules{}
+			d.rules[agent] = r
+		}
 		if r == nil {
 			return p
 		}
-		n := len(r.deny) + len(r.ask) + len(r.allow)
+		n := len(r.deny) + len(r.ask) + len(r.allow) + len(parent.deny) + len(parent.ask)
 		if r.merged != nil && r.n == n && r.base.Equal(&p) {
 			return *r.merged
 		}
 		m := p
 		// Callers share the lists: no spare capacity an append could
 		// write into.
-		m.Deny = slices.Concat(p.Deny, r.deny)
-		m.Ask = slices.Concat(p.Ask, r.ask)
+		m.Deny = slices.Concat(p.Deny, parent.deny, r.deny)
+		m.Ask = slices.Concat(p.Ask, parent.ask, r.ask)
 		m.Allow = slices.Concat(p.Allow, r.allow)
 		if r.merged != nil {
 			m.CompileFrom(r.merged)
