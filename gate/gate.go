@@ -162,6 +162,16 @@ func (g *Gate) AddRules(r Rules) error {
 	return err
 }
 
+// Restrictions returns the deny and ask rules added to this gate's agent
+// (AddRules: a PermissionRequest hook's or an Answerer's), as policy
+// entries: a main loop passes them down to the subagents it starts
+// (policy.Parent), which must never get more than it.
+func (g *Gate) Restrictions() (deny, ask []perm.Entry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return entries(g.added.Deny), entries(g.added.Ask)
+}
+
 // policy is the policy to evaluate a call under: Policy's, with the rules
 // added to this agent, and with step 8 left to the gate. With rules
 // added, it is the merged policy built for the same base and the same
