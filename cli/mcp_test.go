@@ -984,3 +984,20 @@ func TestDelegateNotAskedUnderDontAskParent(t *testing.T) {
 		t.Errorf("exit %d: a1 made %v, the tool was asked %v\n%s\n%s", code, exists(dir, "a1"), ap.Calls(), out, errs)
 	}
 }
+
+// An agent's tools list names the MCP tools it has: run as the main loop
+// (--agent), it has no other, whatever a rule allows.
+func TestAgentToolsListLimitsMCP(t *testing.T) {
+	dir := project(t)
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--agents", `{"lead": {"description": "d", "prompt": "p", "tools": "Read, mcp__srv__echo"}}`, "--agent", "lead",
+		"--allowedTools", "mcp__srv", "--", "Call mcp__srv__pid: {}\n"+`Call mcp__srv__echo: {"text": "x"}`)
+	if code == 2 {
+		t.Fatalf("usage: %s", errs)
+	}
+	got := results(events(t, out))
+	if len(got) != 2 || !strings.Contains(got[0], `mcp__srv__pid -> ERROR: tool "mcp__srv__pid" is not available`) || got[1] != "mcp__srv__echo -> echo: x" {
+		t.Errorf("exit %d, %q\n%s\n%s", code, got, out, errs)
+	}
+}

@@ -373,6 +373,11 @@ type Policy struct {
 	// tools' calls read or write (a Bash command naming a file), hiding
 	// a tool denies only its own calls.
 	Hidden []string
+	// MCPTools, when not nil, are the MCP tools an agent has: the MCP
+	// names its Claude Code tools: list gives (mcp__server__tool, or
+	// mcp__server for every tool of the server). A call of any other MCP
+	// tool is denied at step 1, as a Hidden tool's is. nil is no limit.
+	MCPTools []string
 	// Session holds the session runtime permissions (step 4).
 	Session   []Rule
 	Workspace Workspace

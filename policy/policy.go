@@ -356,6 +356,7 @@ func agentRules(p *perm.Policy, s *settings.Settings, d *agent.Definition) (warn
 		}
 	}
 	p.Hidden = hidden
+	p.MCPTools = slices.Clone(d.MCPTools)
 	if _, w := trust.AgentHooks(s, d); w != "" {
 		warnings = append(warnings, w)
 	}
