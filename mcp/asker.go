@@ -167,7 +167,9 @@ func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) per
 }
 
 // AskStop implements gate.Stopper. The gate calls it only for an Ask, so
-// the tool is never consulted about a call the policy denies. Any failure
+// the tool is never consulted about a call the policy denies. The call
+// is evaluated again under the asking gate's policy (gate.PolicyOf: the
+// agent's, with the rules added to its gate). Any failure
 // of the tool (an error, a timeout, a malformed answer) denies. A deny
 // with "interrupt": true also stops the agent: stop says why.
 //
@@ -186,7 +188,7 @@ func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result)
 	// so only the tool answers it, as only the person does at a terminal
 	// (session.Session.Ask).
 	if res.Source != perm.SourceHook {
-		pol := a.policy()
+		pol := gate.PolicyOf(ctx, a.policy)
 		if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
 			return r, ""
 		}
@@ -199,7 +201,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 	// that judges paths as Claude Code gives them (its file tools take
 	// absolute paths only) must not read ../home/.bashrc or ~/.bashrc as
 	// a path of the project's.
-	pol := a.policy()
+	pol := gate.PolicyOf(ctx, a.policy)
 	in := gate.AbsPaths(req, pol.Workspace)
 	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: in, ToolUseID: req.ID, Agent: a.agent})
 	if err != nil {
@@ -222,7 +224,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		return a.deny(res, reason), stop
 	}
 	a.d.add(a.agent, a.allowed(ans.Updates))
-	pol = a.policy()
+	pol = gate.PolicyOf(ctx, a.policy)
 	if ans.UpdatedInput == nil || unchanged(ans.UpdatedInput, in, req.Input) {
 		r := perm.Evaluate(req, &pol)
 		if r.Decision == perm.Ask {

@@ -356,3 +356,20 @@ func TestDelegateMainLoopDenyBindsSubagents(t *testing.T) {
 		t.Errorf("the main loop's allow rule decided the subagent's call: asked %+v", ap.Calls())
 	}
 }
+
+// An ask rule added to the agent's gate (a PermissionRequest hook's
+// updatedPermissions for the session) holds: the tool is asked about the
+// call it covers, which the delegate's own policy would allow.
+func TestDelegateHonoursGateAskRules(t *testing.T) {
+	gateFor, ap := delegateGate(t, func(mcptest.Request) string { return `{"behavior":"deny","message":"no"}` }, basePolicy(t))
+	g := gateFor("")
+	if r := check(t, g, bash("cat a.txt")); r.Decision != perm.Allow || len(ap.Calls()) != 0 {
+		t.Fatalf("cat before the rule: %+v", r)
+	}
+	if err := g.AddRules(gate.Rules{Ask: []perm.Rule{{Tool: "Bash", Pattern: "cat:*", HasPattern: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := check(t, g, bash("cat a.txt")); r.Decision != perm.Deny || len(ap.Calls()) != 1 {
+		t.Errorf("cat under the gate's ask rule: %+v, the tool asked %d times", r, len(ap.Calls()))
+	}
+}
