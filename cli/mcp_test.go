@@ -1001,3 +1001,29 @@ func TestAgentToolsListLimitsMCP(t *testing.T) {
 		t.Errorf("exit %d, %q\n%s\n%s", code, got, out, errs)
 	}
 }
+
+// A project's local settings file (.gen/settings.local.json, a file of
+// the project's tree) does not replace the user's server of the same
+// name, as the project's .mcp.json does not: the user's rules for their
+// server (an allow of mcp__srv) must not cover one the project brought.
+func TestLocalServerDoesNotShadowUsers(t *testing.T) {
+	dir := project(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ap := &mcptest.Approver{Answer: func(mcptest.Request) string { return `{"behavior":"allow"}` }}
+	for path, body := range map[string]string{
+		filepath.Join(home, ".gen", "settings.json"):      `{"permissions": {"allow": ["mcp__srv"]}, "mcpServers": {"srv": ` + mcptest.StdioEntry("ok") + `}}`,
+		filepath.Join(dir, ".gen", "settings.local.json"): `{"mcpServers": {"srv": ` + mcptest.HTTPEntry(mcptest.Serve(t, ap.Server())) + `}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--trust", "--model", "offline", "--output-format", "stream-json", `Call mcp__srv__echo: {"text": "x"}`)
+	if got := results(events(t, out)); len(got) != 1 || got[0] != "mcp__srv__echo -> echo: x" {
+		t.Errorf("exit %d, %q\n%s", code, got, errs)
+	}
+}
