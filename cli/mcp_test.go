@@ -1027,3 +1027,15 @@ func TestLocalServerDoesNotShadowUsers(t *testing.T) {
 		t.Errorf("exit %d, %q\n%s", code, got, errs)
 	}
 }
+
+// A deny rule with a pattern on an MCP tool, whose calls have none to
+// match, is refused rather than denying nothing.
+func TestMCPDenyRuleWithPatternRefused(t *testing.T) {
+	dir := project(t)
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--allowedTools", "mcp__srv", "--disallowedTools", "mcp__srv__echo(*)", "--", `Call mcp__srv__echo: {"text": "x"}`)
+	if code != 2 || strings.Contains(out, "echo: x") || !strings.Contains(errs, "mcp__srv__echo takes no pattern") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

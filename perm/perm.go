@@ -280,6 +280,12 @@ func (r Rule) check() error {
 		}
 		return nil
 	}
+	if r.Tool != "MCP" && specKey(r.Tool) == "" {
+		// A call of such a tool (an MCP tool, mcp__server, TaskCreate)
+		// has no argument a pattern is matched against: the rule would
+		// match no call, and a deny rule fail open.
+		return fmt.Errorf("%s takes no pattern: no call of it has one to match, so the rule would match none; write %s for every call", r.Tool, r.Tool)
+	}
 	switch r.Tool {
 	case "WebFetch":
 		host, ok := strings.CutPrefix(r.Pattern, "domain:")
