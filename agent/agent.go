@@ -76,6 +76,12 @@ type Definition struct {
 	// and only theirs: hiding Read does not deny a Bash command that
 	// reads a file, as a bare Read in deny_tools does.
 	Hidden []string
+	// MCPTools are the MCP tools Claude Code's tools: lists
+	// (mcp__server__tool, or mcp__server for a server's every tool):
+	// the agent has no other (perm.Policy.MCPTools). nil when tools is
+	// not given, or lists no MCP tool (every MCP tool is then denied,
+	// DenyTools' MCP(mcp__*)).
+	MCPTools []string
 	// Delegates are the agent types Claude Code's tools: names in
 	// Agent(type, ...): run as the main loop (--agent), the agent may
 	// start only these (package policy denies the others). nil when tools
@@ -356,7 +362,7 @@ func (p *parser) field(d *Definition, k, v *yaml.Node) error {
 		// allow rule: every built-in tool it does not list is hidden.
 		var rs []perm.Rule
 		var hidden []string
-		if hidden, rs, d.Delegates, err = p.visibleTools(k, v); err != nil {
+		if hidden, rs, d.MCPTools, d.Delegates, err = p.visibleTools(k, v); err != nil {
 			return err
 		}
 		for _, t := range hidden {
@@ -543,23 +549,24 @@ func permissionKeyMiss(key string) string {
 }
 
 // visibleTools reads Claude Code's tools list (bare tool names): the
-// built-in tools it does not list are hidden, and MCP tools, when it
-// lists none, are denied (MCP(mcp__*), a rule that covers only their own
-// calls). delegates are the agent types its Agent(type, ...) entries
-// name (Definition.Delegates).
-func (p *parser) visibleTools(k, v *yaml.Node) (hidden []string, deny []perm.Rule, delegates []string, err error) {
+// built-in tools it does not list are hidden, MCP tools, when it lists
+// none, are denied (MCP(mcp__*), a rule that covers only their own
+// calls), and when it lists some, mcp are those it lists: the agent has
+// no other (Definition.MCPTools). delegates are the agent types its
+// Agent(type, ...) entries name (Definition.Delegates).
+func (p *parser) visibleTools(k, v *yaml.Node) (hidden []string, deny []perm.Rule, mcp, delegates []string, err error) {
 	// Claude Code's tools gen does not have are left out: listing them
 	// shows nothing more.
 	listed, left, err := p.doc.Rules(k.Value, v, perm.ToolList)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	p.warnings = append(p.warnings, left...)
 	if len(listed) == 0 && len(left) == 0 {
-		return nil, nil, nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
+		return nil, nil, nil, nil, p.doc.Errorf(v, "tools is empty: list the tools the agent may see, or remove the key")
 	}
 	names := map[string]bool{}
-	mcp, anyAgent := false, false
+	anyAgent := false
 	for _, r := range listed {
 		if r.Tool == "Agent" && !r.HasPattern {
 			anyAgent = true
@@ -571,17 +578,19 @@ func (p *parser) visibleTools(k, v *yaml.Node) (hidden []string, deny []perm.Rul
 			for name := range strings.SplitSeq(r.Pattern, ",") {
 				name = strings.TrimSpace(name)
 				if err := checkName(name); err != nil {
-					return nil, nil, nil, p.doc.Errorf(v, "tools lists %s: %w", r, err)
+					return nil, nil, nil, nil, p.doc.Errorf(v, "tools lists %s: %w", r, err)
 				}
 				delegates = append(delegates, name)
 			}
 			r = perm.Rule{Tool: "Agent"}
 		}
 		if r.HasPattern {
-			return nil, nil, nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
+			return nil, nil, nil, nil, p.doc.Errorf(v, "tools lists tool names, not %s: use allow_tools for rules with patterns", r)
 		}
 		names[r.Tool] = true
-		mcp = mcp || strings.HasPrefix(r.Tool, "mcp__")
+		if strings.HasPrefix(r.Tool, "mcp__") && !slices.Contains(mcp, r.Tool) {
+			mcp = append(mcp, r.Tool)
+		}
 	}
 	for _, t := range perm.Tools {
 		// The mode switches are the person's (ExitPlanMode approves a
@@ -591,13 +600,16 @@ func (p *parser) visibleTools(k, v *yaml.Node) (hidden []string, deny []perm.Rul
 			hidden = append(hidden, t)
 		}
 	}
-	if !mcp && !names["MCP"] {
+	switch {
+	case names["MCP"]:
+		mcp = nil // every MCP tool
+	case mcp == nil:
 		deny = append(deny, perm.Rule{Tool: "MCP", Pattern: "mcp__*", HasPattern: true})
 	}
 	if anyAgent {
 		delegates = nil // a bare Agent starts any agent
 	}
-	return hidden, deny, delegates, nil
+	return hidden, deny, mcp, delegates, nil
 }
 
 // builtin reports whether t names a built-in tool (MCP names rules

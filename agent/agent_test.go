@@ -260,7 +260,7 @@ Be brief.
 			name: "disallowedTools and tools hide a tool once",
 			file: "---\nname: a\ndescription: d\ntools: Read, Bash, Edit, Grep, Glob, WebFetch, WebSearch, NotebookEdit, TaskCreate, TaskGet, TaskList, TaskUpdate, AskUserQuestion, Agent, Skill, LSP, CronList, mcp__x__y\ndisallowedTools: Write, Edit, mcp__x__y\n---\nbody",
 			want: &Definition{Name: "a", Description: "d", Mode: perm.ModeDefault, Prompt: "body", Path: "a.md",
-				DenyTools: rules(t, "mcp__x__y"), Hidden: []string{"Write", "Edit"}},
+				DenyTools: rules(t, "mcp__x__y"), Hidden: []string{"Write", "Edit"}, MCPTools: []string{"mcp__x__y"}},
 		},
 		{
 			name:    "tools with a pattern is an error",

@@ -969,3 +969,73 @@ func TestDelegateNotTheModels(t *testing.T) {
 		t.Errorf("the model's call reached the permission-prompt tool (%d calls); exit %d\n%s\n%s", n, code, out, errs)
 	}
 }
+
+// A subagent never asks where its parent may not: under a main loop in
+// dontAsk mode, a subagent of mode default runs in dontAsk too, so its
+// calls that would ask are denied without the permission-prompt tool (or
+// a PermissionRequest hook) being consulted, as the main loop's are.
+func TestDelegateNotAskedUnderDontAskParent(t *testing.T) {
+	dir, cfg, ap := delegateProject(t, func(mcptest.Request) string { return `{"behavior":"allow"}` })
+	writeAgent(t, dir, "alpha", "mode: default\n")
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--permission-mode", "dontAsk", "--allowedTools", "Agent",
+		"--permission-prompt-tool", "mcp__perm__approve", "Delegate alpha: Run bash: touch a1")
+	if exists(dir, "a1") || len(ap.Calls()) != 0 {
+		t.Errorf("exit %d: a1 made %v, the tool was asked %v\n%s\n%s", code, exists(dir, "a1"), ap.Calls(), out, errs)
+	}
+}
+
+// An agent's tools list names the MCP tools it has: run as the main loop
+// (--agent), it has no other, whatever a rule allows.
+func TestAgentToolsListLimitsMCP(t *testing.T) {
+	dir := project(t)
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--agents", `{"lead": {"description": "d", "prompt": "p", "tools": "Read, mcp__srv__echo"}}`, "--agent", "lead",
+		"--allowedTools", "mcp__srv", "--", "Call mcp__srv__pid: {}\n"+`Call mcp__srv__echo: {"text": "x"}`)
+	if code == 2 {
+		t.Fatalf("usage: %s", errs)
+	}
+	got := results(events(t, out))
+	if len(got) != 2 || !strings.Contains(got[0], `mcp__srv__pid -> ERROR: tool "mcp__srv__pid" is not available`) || got[1] != "mcp__srv__echo -> echo: x" {
+		t.Errorf("exit %d, %q\n%s\n%s", code, got, out, errs)
+	}
+}
+
+// A project's local settings file (.gen/settings.local.json, a file of
+// the project's tree) does not replace the user's server of the same
+// name, as the project's .mcp.json does not: the user's rules for their
+// server (an allow of mcp__srv) must not cover one the project brought.
+func TestLocalServerDoesNotShadowUsers(t *testing.T) {
+	dir := project(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ap := &mcptest.Approver{Answer: func(mcptest.Request) string { return `{"behavior":"allow"}` }}
+	for path, body := range map[string]string{
+		filepath.Join(home, ".gen", "settings.json"):      `{"permissions": {"allow": ["mcp__srv"]}, "mcpServers": {"srv": ` + mcptest.StdioEntry("ok") + `}}`,
+		filepath.Join(dir, ".gen", "settings.local.json"): `{"mcpServers": {"srv": ` + mcptest.HTTPEntry(mcptest.Serve(t, ap.Server())) + `}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--trust", "--model", "offline", "--output-format", "stream-json", `Call mcp__srv__echo: {"text": "x"}`)
+	if got := results(events(t, out)); len(got) != 1 || got[0] != "mcp__srv__echo -> echo: x" {
+		t.Errorf("exit %d, %q\n%s", code, got, errs)
+	}
+}
+
+// A deny rule with a pattern on an MCP tool, whose calls have none to
+// match, is refused rather than denying nothing.
+func TestMCPDenyRuleWithPatternRefused(t *testing.T) {
+	dir := project(t)
+	cfg := mcpConfig(t, dir, "cfg.json", map[string]string{"srv": mcptest.StdioEntry("ok")})
+	code, out, errs := gen(t, "-p", "--cwd", dir, "--model", "offline", "--output-format", "stream-json", "--mcp-config", cfg,
+		"--allowedTools", "mcp__srv", "--disallowedTools", "mcp__srv__echo(*)", "--", `Call mcp__srv__echo: {"text": "x"}`)
+	if code != 2 || strings.Contains(out, "echo: x") || !strings.Contains(errs, "mcp__srv__echo takes no pattern") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

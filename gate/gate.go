@@ -162,6 +162,33 @@ func (g *Gate) AddRules(r Rules) error {
 	return err
 }
 
+// policyKey is the context key of the policy of the gate that asks.
+type policyKey struct{}
+
+// PolicyOf returns the policy in force now at the gate that asks an Asker
+// through ctx: the gate's Policy with the rules added to its agent
+// (AddRules), for an Asker that evaluates the call again before it asks
+// (a grant made by another dialog meanwhile). Evaluated under its own
+// policy alone, an Asker allowed what an ask rule a PermissionRequest
+// hook had added for the session asks about, and nobody was asked.
+// fallback gives the policy where ctx comes from no gate.
+func PolicyOf(ctx context.Context, fallback func() perm.Policy) perm.Policy {
+	if f, ok := ctx.Value(policyKey{}).(func() perm.Policy); ok {
+		return f()
+	}
+	return fallback()
+}
+
+// Restrictions returns the deny and ask rules added to this gate's agent
+// (AddRules: a PermissionRequest hook's or an Answerer's), as policy
+// entries: a main loop passes them down to the subagents it starts
+// (policy.Parent), which must never get more than it.
+func (g *Gate) Restrictions() (deny, ask []perm.Entry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return entries(g.added.Deny), entries(g.added.Ask)
+}
+
 // policy is the policy to evaluate a call under: Policy's, with the rules
 // added to this agent, and with step 8 left to the gate. With rules
 // added, it is the merged policy built for the same base and the same
@@ -352,6 +379,9 @@ func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, po
 	if g.Asker == nil {
 		return res, req
 	}
+	// An Asker that evaluates the call again (a grant made meanwhile)
+	// does so under this gate's policy, with the rules added to it.
+	ctx = context.WithValue(ctx, policyKey{}, g.policy)
 	if st, ok := g.Asker.(Stopper); ok {
 		r, stop := st.AskStop(ctx, req, res)
 		if stop != "" {

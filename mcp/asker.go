@@ -71,7 +71,8 @@ func (d *Delegate) Tool() string { return d.tool }
 //
 // The added rules never outrank anything: allow rules are plain allow
 // rules (below every deny and ask rule, and inside an agent's allow_tools
-// constraint), ask and deny rules add to the policy's. Under managedOnly
+// constraint), ask and deny rules add to the policy's. The deny and ask
+// rules added for the main loop ("") bind every subagent too. Under managedOnly
 // (allowManagedPermissionRulesOnly) no allow rule is added, as the gate
 // adds none of a hook's (gate.Gate.ManagedRulesOnly): the tool still
 // answers each call, but no rule of its own allows the next ones.
@@ -82,18 +83,30 @@ func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) 
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		r := d.rules[agent]
+		// A subagent is bound by the deny and ask rules the main loop's
+		// answers added, as by its parent's deny rules: it never gets
+		// more than the main loop that started it. Allow rules stay
+		// the agent's own.
+		var parent sessionRules
+		if agent != "" && d.rules[""] != nil {
+			parent = *d.rules[""]
+		}
+		if len(parent.deny)+len(parent.ask) > 0 && r == nil {
+			r = &sessionRules{}
+			d.rules[agent] = r
+		}
 		if r == nil {
 			return p
 		}
-		n := len(r.deny) + len(r.ask) + len(r.allow)
+		n := len(r.deny) + len(r.ask) + len(r.allow) + len(parent.deny) + len(parent.ask)
 		if r.merged != nil && r.n == n && r.base.Equal(&p) {
 			return *r.merged
 		}
 		m := p
 		// Callers share the lists: no spare capacity an append could
 		// write into.
-		m.Deny = slices.Concat(p.Deny, r.deny)
-		m.Ask = slices.Concat(p.Ask, r.ask)
+		m.Deny = slices.Concat(p.Deny, parent.deny, r.deny)
+		m.Ask = slices.Concat(p.Ask, parent.ask, r.ask)
 		m.Allow = slices.Concat(p.Allow, r.allow)
 		if r.merged != nil {
 			m.CompileFrom(r.merged)
@@ -154,7 +167,9 @@ func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) per
 }
 
 // AskStop implements gate.Stopper. The gate calls it only for an Ask, so
-// the tool is never consulted about a call the policy denies. Any failure
+// the tool is never consulted about a call the policy denies. The call
+// is evaluated again under the asking gate's policy (gate.PolicyOf: the
+// agent's, with the rules added to its gate). Any failure
 // of the tool (an error, a timeout, a malformed answer) denies. A deny
 // with "interrupt": true also stops the agent: stop says why.
 //
@@ -173,7 +188,7 @@ func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result)
 	// so only the tool answers it, as only the person does at a terminal
 	// (session.Session.Ask).
 	if res.Source != perm.SourceHook {
-		pol := a.policy()
+		pol := gate.PolicyOf(ctx, a.policy)
 		if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
 			return r, ""
 		}
@@ -186,7 +201,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 	// that judges paths as Claude Code gives them (its file tools take
 	// absolute paths only) must not read ../home/.bashrc or ~/.bashrc as
 	// a path of the project's.
-	pol := a.policy()
+	pol := gate.PolicyOf(ctx, a.policy)
 	in := gate.AbsPaths(req, pol.Workspace)
 	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: in, ToolUseID: req.ID, Agent: a.agent})
 	if err != nil {
@@ -209,7 +224,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		return a.deny(res, reason), stop
 	}
 	a.d.add(a.agent, a.allowed(ans.Updates))
-	pol = a.policy()
+	pol = gate.PolicyOf(ctx, a.policy)
 	if ans.UpdatedInput == nil || unchanged(ans.UpdatedInput, in, req.Input) {
 		r := perm.Evaluate(req, &pol)
 		if r.Decision == perm.Ask {

@@ -318,3 +318,58 @@ func TestDelegateToldAbsolutePaths(t *testing.T) {
 		t.Errorf("the call's own input changed: %v", req.Input)
 	}
 }
+
+// The deny and ask rules the tool's answers add for the main loop bind
+// its subagents too: a subagent never gets more than its parent. Allow
+// rules stay the agent's own.
+func TestDelegateMainLoopDenyBindsSubagents(t *testing.T) {
+	base := basePolicy(t)
+	// What a subagent's allow_tools: Bash would allow.
+	base.Allow = []perm.Entry{{Rule: perm.Rule{Tool: "Bash"}, Source: perm.SourceAgent}}
+	gateFor, ap := delegateGate(t, func(r mcptest.Request) string {
+		if r.Agent != "" {
+			return `{"behavior":"allow"}`
+		}
+		return `{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch:*"}],"behavior":"deny","destination":"session"},
+			{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"mkdir:*"}],"behavior":"ask","destination":"session"},
+			{"type":"addRules","rules":[{"toolName":"Write"}],"behavior":"allow","destination":"session"}]}`
+	}, base)
+	main, sub := gateFor(""), gateFor("alpha")
+	write := perm.Request{Tool: "Write", Input: map[string]any{"file_path": "a.txt", "content": "x"}, ID: "call_1"}
+	if r := check(t, sub, bash("touch a")); r.Decision != perm.Allow || len(ap.Calls()) != 0 {
+		t.Fatalf("subagent's touch before: %+v", r)
+	}
+	if r := check(t, main, write); r.Decision != perm.Allow || len(ap.Calls()) != 1 {
+		t.Fatalf("main loop's write: %+v", r)
+	}
+	if r := check(t, main, bash("touch a")); r.Decision != perm.Deny {
+		t.Errorf("main loop's touch after its deny rule: %+v", r)
+	}
+	if r := check(t, sub, bash("touch a")); r.Decision != perm.Deny || !strings.Contains(r.Reason, "touch:*") {
+		t.Errorf("subagent's touch under the main loop's deny rule: %+v", r)
+	}
+	if r := check(t, sub, bash("mkdir d")); r.Decision != perm.Allow || len(ap.Calls()) != 2 || ap.Calls()[1].Agent != "alpha" {
+		t.Errorf("subagent's mkdir under the main loop's ask rule: %+v, asked %+v", r, ap.Calls())
+	}
+	// Its allow rule is the main loop's only: the subagent's Write asks.
+	if check(t, sub, write); len(ap.Calls()) != 3 {
+		t.Errorf("the main loop's allow rule decided the subagent's call: asked %+v", ap.Calls())
+	}
+}
+
+// An ask rule added to the agent's gate (a PermissionRequest hook's
+// updatedPermissions for the session) holds: the tool is asked about the
+// call it covers, which the delegate's own policy would allow.
+func TestDelegateHonoursGateAskRules(t *testing.T) {
+	gateFor, ap := delegateGate(t, func(mcptest.Request) string { return `{"behavior":"deny","message":"no"}` }, basePolicy(t))
+	g := gateFor("")
+	if r := check(t, g, bash("cat a.txt")); r.Decision != perm.Allow || len(ap.Calls()) != 0 {
+		t.Fatalf("cat before the rule: %+v", r)
+	}
+	if err := g.AddRules(gate.Rules{Ask: []perm.Rule{{Tool: "Bash", Pattern: "cat:*", HasPattern: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := check(t, g, bash("cat a.txt")); r.Decision != perm.Deny || len(ap.Calls()) != 1 {
+		t.Errorf("cat under the gate's ask rule: %+v, the tool asked %d times", r, len(ap.Calls()))
+	}
+}

@@ -297,8 +297,10 @@ func (p *parser) expand(s string) (string, error) {
 	return out, nil
 }
 
-// rank orders sources for Merge, highest precedence first.
-var rank = []perm.Source{perm.SourceManaged, perm.SourceCLI, perm.SourceLocal, perm.SourceUser, perm.SourceProject}
+// rank orders sources for Merge, highest precedence first: the project's
+// files (local, then shared) below everything the user and the
+// administrator configure.
+var rank = []perm.Source{perm.SourceManaged, perm.SourceCLI, perm.SourceUser, perm.SourceLocal, perm.SourceProject}
 
 func rankOf(s perm.Source) int {
 	if i := slices.Index(rank, s); i >= 0 {
@@ -310,13 +312,15 @@ func rankOf(s perm.Source) int {
 // Merge combines server sets from several sources into one. When a name is
 // configured more than once, the server from the highest-precedence source
 // wins whole (fields are never mixed): managed, then --mcp-config (CLI),
-// then local, user, and project (.mcp.json) last. Of two with the same
+// then user, local, and project (.mcp.json) last. Of two with the same
 // source (two --mcp-config files), the later set wins.
 //
 // Claude Code lets a project's .mcp.json override a user's server of the
 // same name; gen does not, so that a rule a user wrote for their own
 // server (an allow of mcp__github) never covers a server a repository
-// brought in under that name.
+// brought in under that name. A project's local settings file
+// (.gen/settings.local.json) is a file of the repository's tree too, which
+// a clone may hold: its servers rank below the user's as well.
 //
 // Shadowed lists one line per server that lost, naming both entries.
 func Merge(sets ...map[string]Server) (merged map[string]Server, shadowed []string) {

@@ -115,6 +115,7 @@ func TestMerge(t *testing.T) {
 	cli1 := srv("gh", perm.SourceCLI, "cli1")
 	cli2 := srv("gh", perm.SourceCLI, "cli2")
 	managed := srv("gh", perm.SourceManaged, "managed")
+	local := srv("gh", perm.SourceLocal, "local")
 	other := srv("other", perm.SourceProject, "other")
 	cases := []struct {
 		name string
@@ -124,6 +125,8 @@ func TestMerge(t *testing.T) {
 		{"user over project", []map[string]Server{project, user}, "user"},
 		{"user over project, any order", []map[string]Server{user, project}, "user"},
 		{"cli over user", []map[string]Server{user, cli1, project}, "cli1"},
+		{"user over local", []map[string]Server{local, user}, "user"},
+		{"local over project", []map[string]Server{project, local}, "local"},
 		{"later cli file wins", []map[string]Server{cli1, cli2}, "cli2"},
 		{"managed over all", []map[string]Server{managed, cli1, user, project}, "managed"},
 		{"managed over all, last", []map[string]Server{cli1, user, project, managed}, "managed"},

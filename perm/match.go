@@ -307,6 +307,16 @@ func (r Rule) NamesTool(name string) bool {
 	return !r.HasPattern && mcpServerMatch(r.Tool, name)
 }
 
+// HasMCPTool reports whether p's MCPTools let the agent have tool: any
+// tool that is not an MCP tool, and every MCP tool when MCPTools is nil;
+// otherwise an MCP tool MCPTools names, or whose server it names.
+func (p *Policy) HasMCPTool(tool string) bool {
+	if p.MCPTools == nil || !strings.HasPrefix(tool, "mcp__") {
+		return true
+	}
+	return slices.ContainsFunc(p.MCPTools, func(name string) bool { return name == tool || mcpServerMatch(name, tool) })
+}
+
 // mcpServerMatch reports whether a bare rule naming an MCP server
 // (mcp__server) covers the tool mcp__server__tool.
 func mcpServerMatch(rule, tool string) bool {

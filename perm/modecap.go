@@ -26,9 +26,16 @@ func (m Mode) Rank() int {
 // (allow_tools) must not change that, as they would in explore. Only the
 // main loop leaves plan mode (ExitPlanMode, the person's). Explore caps
 // plan: plan may be left, explore may not.
+//
+// A dontAsk limit caps default too, which has its rank: default asks
+// (a PermissionRequest hook, a permission-prompt tool) where dontAsk
+// denies, so a default-mode subagent under a dontAsk main loop had its
+// calls approved by the tool the main loop's were never put to.
 func CapMode(m, limit Mode) Mode {
 	switch {
 	case limit == ModePlan, m == ModePlan && limit == ModeExplore:
+		return limit
+	case limit == ModeDontAsk && m.Rank() >= limit.Rank():
 		return limit
 	case limit != "" && limit.Rank() < m.Rank():
 		return limit

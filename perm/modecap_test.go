@@ -12,6 +12,11 @@ func TestCapMode(t *testing.T) {
 		{ModeDefault, ModeExplore, ModeExplore},
 		{ModeBypass, ModeAuto, ModeAuto},
 		{ModeAcceptEdits, ModeAuto, ModeAcceptEdits}, // same rank: kept
+		{ModeDefault, ModeDontAsk, ModeDontAsk},      // same rank, but default asks
+		{"", ModeDontAsk, ModeDontAsk},
+		{ModeAcceptEdits, ModeDontAsk, ModeDontAsk},
+		{ModeDontAsk, ModeDefault, ModeDontAsk},
+		{ModeExplore, ModeDontAsk, ModeExplore},
 	}
 	for _, c := range cases {
 		if got := CapMode(c.m, c.limit); got != c.want {

@@ -280,6 +280,12 @@ func (r Rule) check() error {
 		}
 		return nil
 	}
+	if r.Tool != "MCP" && specKey(r.Tool) == "" {
+		// A call of such a tool (an MCP tool, mcp__server, TaskCreate)
+		// has no argument a pattern is matched against: the rule would
+		// match no call, and a deny rule fail open.
+		return fmt.Errorf("%s takes no pattern: no call of it has one to match, so the rule would match none; write %s for every call", r.Tool, r.Tool)
+	}
 	switch r.Tool {
 	case "WebFetch":
 		host, ok := strings.CutPrefix(r.Pattern, "domain:")
@@ -373,6 +379,11 @@ type Policy struct {
 	// tools' calls read or write (a Bash command naming a file), hiding
 	// a tool denies only its own calls.
 	Hidden []string
+	// MCPTools, when not nil, are the MCP tools an agent has: the MCP
+	// names its Claude Code tools: list gives (mcp__server__tool, or
+	// mcp__server for every tool of the server). A call of any other MCP
+	// tool is denied at step 1, as a Hidden tool's is. nil is no limit.
+	MCPTools []string
 	// Session holds the session runtime permissions (step 4).
 	Session   []Rule
 	Workspace Workspace

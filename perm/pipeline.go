@@ -98,7 +98,7 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if rs.failed != "" {
 		return Result{Decision: Deny, Step: 1, Reason: rs.failed, Source: SourceBuiltin}
 	}
-	if slices.Contains(p.Hidden, c.req.Tool) {
+	if slices.Contains(p.Hidden, c.req.Tool) || !p.HasMCPTool(c.req.Tool) {
 		return Result{Decision: Deny, Step: 1, Reason: fmt.Sprintf("tool %s is not one of the agent's tools", c.req.Tool), Source: SourceAgent}
 	}
 	if len(rs.deny.pathProgs)+len(rs.ask.pathProgs) > 0 {

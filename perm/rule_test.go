@@ -47,6 +47,11 @@ func TestParseRule(t *testing.T) {
 		{in: "mcp___s", wantErr: `malformed rule "mcp___s": "mcp___s" names no MCP server: a server's name is letters, digits, '_' and '-', without "__" or a leading or trailing '_'`},
 		{in: "mcp__s___x", want: Rule{Tool: "mcp__s___x"}},
 		{in: "mcp__s__", wantErr: `malformed rule "mcp__s__": "mcp__s__" names no MCP tool: write mcp__s for every tool of the server`},
+		// A pattern on a tool whose calls have none to match (an MCP
+		// tool or server, TaskCreate) matches no call: a deny fails open.
+		{in: "mcp__s__x(*)", wantErr: `malformed rule "mcp__s__x(*)": mcp__s__x takes no pattern: no call of it has one to match, so the rule would match none; write mcp__s__x for every call`},
+		{in: "mcp__s(delete)", wantErr: `malformed rule "mcp__s(delete)": mcp__s takes no pattern: no call of it has one to match, so the rule would match none; write mcp__s for every call`},
+		{in: "TaskCreate(*)", wantErr: `malformed rule "TaskCreate(*)": TaskCreate takes no pattern: no call of it has one to match, so the rule would match none; write TaskCreate for every call`},
 		// Two rules written as one match no call: a deny would fail open.
 		{in: "Read(./.env) Read(./secrets/**)", wantErr: `malformed rule "Read(./.env) Read(./secrets/**)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},
 		{in: "Bash(rm -rf *), Bash(curl *)", wantErr: `malformed rule "Bash(rm -rf *), Bash(curl *)": unbalanced parentheses in the pattern: is it two rules? Write each rule on its own (a list entry each; in a flag, separated by commas)`},

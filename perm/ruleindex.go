@@ -220,7 +220,7 @@ func (p *Policy) Equal(q *Policy) bool {
 		sameWorkspace(p.Workspace, q.Workspace) &&
 		equalList(p.Deny, q.Deny) && equalList(p.Ask, q.Ask) && equalList(p.Allow, q.Allow) &&
 		equalList(p.Constraint, q.Constraint) && equalList(p.Session, q.Session) && slices.Equal(p.Code, q.Code) &&
-		slices.Equal(p.Hidden, q.Hidden) &&
+		slices.Equal(p.Hidden, q.Hidden) && slices.Equal(p.MCPTools, q.MCPTools) && (p.MCPTools == nil) == (q.MCPTools == nil) &&
 		p.Sandbox.Equal(q.Sandbox)
 }
 

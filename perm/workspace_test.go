@@ -125,6 +125,7 @@ func TestPolicyEqual(t *testing.T) {
 		"Failed":     func(p *Policy) { p.Failed = "settings.json: bad" },
 		"Code":       func(p *Policy) { p.Code = []string{"/w/hook.sh"} },
 		"Hidden":     func(p *Policy) { p.Hidden = []string{"Read"} },
+		"MCPTools":   func(p *Policy) { p.MCPTools = []string{} }, // nil is no limit; empty denies every MCP tool
 		"Sandbox": func(p *Policy) {
 			off := false
 			p.Sandbox.Network = &off

@@ -269,3 +269,28 @@ func TestMainAsAgentDelegates(t *testing.T) {
 		t.Errorf("a bare Agent: Agent(Explore) = %v (%s)", r.Decision, r.Reason)
 	}
 }
+
+// An agent's tools list names the MCP tools it has: the others are
+// denied and hidden, in bypassPermissions and whatever rule allows
+// them, run as the main loop or as a subagent (whose allow_tools naming
+// the server do not add them either).
+func TestAgentToolsListMCP(t *testing.T) {
+	s := load(t, map[string]string{".gen/settings.json": `{"permissions": {"allow": ["mcp__srv", "mcp__other"]}}`})
+	s.Trusted = true
+	mcpReq := func(name string) perm.Request { return perm.Request{Tool: name, Input: map[string]any{}} }
+	d := parseAgent(t, "mode: bypassPermissions\ntools: Read, mcp__srv__echo, mcp__other\nallow_tools: Read, mcp__srv, mcp__other\n")
+	main := Main(s, Runtime{Mode: perm.ModeBypass, Agent: d})
+	sub, _ := Subagent(s, d, nil)
+	for name, p := range map[string]*perm.Policy{"main": &main, "subagent": &sub} {
+		shows := ShowsMCP(p, nil)
+		if name == "subagent" {
+			shows = ShowsMCP(p, d)
+		}
+		for tool, want := range map[string]bool{"mcp__srv__echo": true, "mcp__other__x": true, "mcp__srv__pid": false, "mcp__third__x": false} {
+			r := perm.Evaluate(mcpReq(tool), p)
+			if (r.Decision == perm.Allow) != want || shows(tool) != want {
+				t.Errorf("%s: %s: %s (%s), shown %v; want allowed and shown %v", name, tool, r.Decision, r.Reason, shows(tool), want)
+			}
+		}
+	}
+}

@@ -240,6 +240,9 @@ type Parent struct {
 	Mode perm.Mode
 	// Deny are deny rules of the parent beyond the settings ones.
 	Deny []perm.Entry
+	// Ask are ask rules of the parent beyond the settings ones (those
+	// added to it during the run), which a subagent asks by too.
+	Ask []perm.Entry
 	// Dirs are directories the parent added (/add-dir).
 	Dirs []string
 }
@@ -273,7 +276,8 @@ func MainParent(s *settings.Settings, rt Runtime) Parent {
 //     deny rules, and the agent's deny_tools; the tools it does not have
 //     (Claude Code's tools: and disallowedTools) are Hidden: their own
 //     calls are denied, not what other tools' calls read or write;
-//   - ask: the settings ask rules (which, as Ask becomes Deny, deny);
+//   - ask: the settings ask rules and the parent's (which, as Ask
+//     becomes Deny, deny);
 //   - allow: only the agent's allow_tools, which are also its constraint;
 //     no settings allow rule reaches a subagent; a project agent's
 //     allow_tools in an untrusted project only constrain;
@@ -304,6 +308,9 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent, others 
 		p.Deny = append(p.Deny, parent.Deny...)
 	}
 	p.Ask = append(p.Ask, s.Ask...)
+	if parent != nil {
+		p.Ask = append(p.Ask, parent.Ask...)
+	}
 	warnings = append(warnings, agentRules(&p, s, d)...)
 	compile(&p)
 	return p, warnings
@@ -349,6 +356,7 @@ func agentRules(p *perm.Policy, s *settings.Settings, d *agent.Definition) (warn
 		}
 	}
 	p.Hidden = hidden
+	p.MCPTools = slices.Clone(d.MCPTools)
 	if _, w := trust.AgentHooks(s, d); w != "" {
 		warnings = append(warnings, w)
 	}

@@ -76,7 +76,8 @@ func TestSubagent(t *testing.T) {
 	set.Deny = append(set.Deny, perm.Entry{Rule: perm.Rule{Tool: "Read", Pattern: "./a.txt", HasPattern: true}, Source: perm.SourceProject})
 	set.Allow = append(set.Allow, perm.Entry{Rule: perm.Rule{Tool: "Bash"}, Source: perm.SourceUser})
 	set.Ask = append(set.Ask, perm.Entry{Rule: perm.Rule{Tool: "Bash", Pattern: "git log*", HasPattern: true}, Source: perm.SourceUser})
-	p, _ := Subagent(set, def, &Parent{Mode: perm.ModeBypass, Deny: []perm.Entry{{Rule: perm.Rule{Tool: "Glob"}, Source: perm.SourceSession}}})
+	p, _ := Subagent(set, def, &Parent{Mode: perm.ModeBypass, Deny: []perm.Entry{{Rule: perm.Rule{Tool: "Glob"}, Source: perm.SourceSession}},
+		Ask: []perm.Entry{{Rule: perm.Rule{Tool: "Bash", Pattern: "git diff --cached*", HasPattern: true}, Source: perm.SourceSession}}})
 	check := func(req perm.Request, want perm.Decision, reason string) {
 		t.Helper()
 		if r := perm.Evaluate(req, &p); r.Decision != want || !strings.Contains(r.Reason, reason) {
@@ -94,6 +95,8 @@ func TestSubagent(t *testing.T) {
 	check(perm.Request{Tool: "Glob", Input: map[string]any{"pattern": "*"}}, perm.Deny, "deny rule Glob")
 	// Settings ask rules deny, as nobody can be asked.
 	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git log"}}, perm.Deny, "ask rule")
+	// The parent's ask rules too.
+	check(perm.Request{Tool: "Bash", Input: map[string]any{"command": "git diff --cached --stat"}}, perm.Deny, "ask rule Bash(git diff --cached*)")
 	if !p.NoPrompt || p.Mode != perm.ModeExplore {
 		t.Errorf("policy = %+v", p)
 	}
@@ -150,7 +153,10 @@ func TestSubagentCappedByParent(t *testing.T) {
 		{perm.ModeAcceptEdits, perm.ModeDefault, perm.ModeDefault},
 		{perm.ModeBypass, perm.ModeAcceptEdits, perm.ModeAcceptEdits},
 		{perm.ModeExplore, perm.ModeBypass, perm.ModeExplore},
-		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDefault},
+		// default asks (a permission-prompt tool, a PermissionRequest
+		// hook) where dontAsk denies: a dontAsk parent caps it.
+		{perm.ModeDefault, perm.ModeDontAsk, perm.ModeDontAsk},
+		{perm.ModeDontAsk, perm.ModeDefault, perm.ModeDontAsk},
 		{perm.ModeAuto, perm.ModeAcceptEdits, perm.ModeAuto},
 		// Under a main loop in plan mode a subagent plans too: its
 		// allow_tools change nothing, as they would in explore.

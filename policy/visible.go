@@ -24,7 +24,8 @@ func Visible(p *perm.Policy, d *agent.Definition) []string {
 //   - a subagent, an explore-mode run and any agent with a non-empty
 //     allow_tools see a tool only if allow_tools names it (the exact name,
 //     mcp__SERVER, or MCP(glob));
-//   - a bare deny rule or an MCP(glob) deny rule naming a tool hides it.
+//   - a bare deny rule or an MCP(glob) deny rule naming a tool hides it,
+//     and so does a tools list that does not name it (p.MCPTools).
 //
 // Like Visible, this only spares the model calls that cannot succeed; the
 // gate still decides every call of a shown tool.
@@ -32,7 +33,7 @@ func ShowsMCP(p *perm.Policy, d *agent.Definition) func(name string) bool {
 	f := newFilter(p, d)
 	return func(name string) bool {
 		named := slices.ContainsFunc(f.allowTools, func(r perm.Rule) bool { return r.NamesTool(name) })
-		if (f.subagent || f.mode == perm.ModeExplore || len(f.allowTools) > 0) && !named {
+		if (f.subagent || f.mode == perm.ModeExplore || len(f.allowTools) > 0) && !named || !p.HasMCPTool(name) {
 			return false
 		}
 		return !slices.ContainsFunc(f.denyTools, func(r perm.Rule) bool {

@@ -332,3 +332,26 @@ func TestBypassNeedsOptIn(t *testing.T) {
 		t.Errorf("started in bypassPermissions: %v, mode %s", err, s.Mode())
 	}
 }
+
+// The deny rules a PermissionRequest hook adds to the main loop for the
+// session (updatedPermissions) bind the subagents it starts afterwards,
+// as its other deny rules do: a subagent never gets more than its
+// parent.
+func TestHookSessionDenyBindsSubagents(t *testing.T) {
+	root, home := project(t, nil)
+	userAgent(t, root, home, "runner", "allow_tools: Bash\n", "Run.")
+	approve := writeScript(t, t.TempDir(), "approve.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}], "behavior": "deny", "destination": "session"}]}}}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PermissionRequest": approve}))
+	s := newSession(t, root, home, offline.New(), nil, func(c *Config) {
+		c.Settings.Allowed = []string{"Agent(runner)"}
+	})
+	out, err := s.Submit(context.Background(), "Write notes.txt: hi\nRun bash: touch m1\nDelegate runner: Run bash: touch a1", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"m1", "a1"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			t.Errorf("%s was made: denials %+v", f, out.Denials)
+		}
+	}
+}

@@ -20,7 +20,7 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) pe
 	defer s.ask.Unlock()
 	// Another dialog may have just granted what this call needs. An Ask
 	// a hook raised is not the policy's: only the person answers it.
-	pol := s.Policy()
+	pol := gate.PolicyOf(ctx, s.Policy)
 	if res.Source != perm.SourceHook {
 		if res = perm.Evaluate(req, &pol); res.Decision != perm.Ask {
 			return res

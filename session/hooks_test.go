@@ -619,3 +619,22 @@ func TestStartRunsSessionStart(t *testing.T) {
 		t.Errorf("system prompt %q, want the hook's context at its end", sys)
 	}
 }
+
+// An ask rule a PermissionRequest hook added for the session holds at
+// the dialog: the person is asked about the call it covers, which the
+// session's own policy (without the rule) would allow.
+func TestHookSessionAskRuleReachesThePerson(t *testing.T) {
+	root, home := project(t, map[string]string{"a.txt": "x"})
+	hook := writeScript(t, t.TempDir(), "ask.sh", `grep -q '"tool_name": *"Write"' || exit 0
+echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "cat:*"}], "behavior": "ask", "destination": "session"}]}}}'`)
+	writeAt(t, filepath.Join(home, ".gen", "settings.json"), hookSettings(t, map[string]string{"PermissionRequest": hook}))
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
+	s := newSession(t, root, home, offline.New(), a, nil)
+	if r := s.Check(context.Background(), perm.Request{Tool: "Write", Input: map[string]any{"file_path": "n.txt", "content": "x"}}); r.Decision != perm.Allow || a.count() != 0 {
+		t.Fatalf("write: %+v, asked %d times", r, a.count())
+	}
+	r := s.Check(context.Background(), perm.Request{Tool: "Bash", Input: map[string]any{"command": "cat a.txt"}})
+	if r.Decision != perm.Deny || a.count() != 1 {
+		t.Errorf("cat under the hook's ask rule: %+v, the person asked %d times", r, a.count())
+	}
+}

@@ -692,6 +692,11 @@ func (s *Session) origin() subagent.Origin {
 		Skills:    s.skills,
 		OnWarning: s.warn,
 	}
+	// The deny and ask rules added to the main loop during the session
+	// (a PermissionRequest hook's updatedPermissions) bind the subagent.
+	deny, ask := s.gate.Restrictions()
+	o.Parent.Deny = append(o.Parent.Deny, deny...)
+	o.Parent.Ask = append(o.Parent.Ask, ask...)
 	o.Hooks, o.SessionID, o.TranscriptPath = s.sessionHooks, s.hooks.SessionID, s.hooks.TranscriptPath
 	return o
 }
