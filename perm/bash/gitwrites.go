@@ -3,6 +3,8 @@ package bash
 import (
 	"path"
 	"strings"
+
+	"github.com/gen-run/gen/internal/lazy"
 )
 
 // gitDirs reads the global options of the git command line words (words[0]
@@ -249,14 +251,16 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 // stricter) but clone's first (the repository cloned) and merge-file's
 // second and third (read), and the current directory when none does:
 // git init and git clone make their repository there.
-var gitMakers = map[string]string{"init": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "", "checkout-index": ""}
+var gitMakers = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"init": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "", "checkout-index": ""}
+}}
 
 // gitMadeTargets returns what a git subcommand of gitMakers (sub, with
 // its arguments args) writes, joined to -C's directory dir; made is false
 // for another subcommand. --separate-git-dir and checkout-index's
 // --prefix name a directory written too.
 func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool) {
-	want, ok := gitMakers[sub]
+	want, ok := gitMakers.Get()[sub]
 	if !ok {
 		return nil, false, false
 	}
