@@ -476,18 +476,42 @@ type gitConfig struct {
 const maxGitConfig = 4 << 20
 
 // gitConfig reads and parses the git configuration file f at most once
-// per call; across calls only through gitConfigs, which checks that the
-// file is unchanged.
+// per call; across calls through gitConfigs, which checks that the file
+// is unchanged, or, in a batch, the call's Resolver (Resolver.configs),
+// which keeps the answer for the batch as it keeps the file system's.
 func (c *call) gitConfig(f string) gitConfig {
 	if cfg, ok := c.configs[f]; ok {
 		return cfg
 	}
-	cfg := gitConfigs.load(f)
+	r := c.resolver
+	cfg, ok := gitConfig{}, false
+	if r != nil {
+		cfg, ok = r.configs[f]
+	}
+	if !ok {
+		cfg = gitConfigs.load(f)
+		if r != nil && cfg.entries() <= maxResolverConfigEntries {
+			if len(r.configs) >= maxGitConfigs || r.configs == nil {
+				r.configs = make(map[string]gitConfig)
+			}
+			r.configs[f] = cfg
+		}
+	}
 	if c.configs == nil {
 		c.configs = make(map[string]gitConfig, 2)
 	}
 	c.configs[f] = cfg
 	return cfg
+}
+
+// maxResolverConfigEntries bounds the parsed configuration files a
+// Resolver keeps: one with more aliases and paths than this is read again
+// at each call, so that Resolver.configs stays small.
+const maxResolverConfigEntries = 1024
+
+// entries counts what cfg holds.
+func (cfg gitConfig) entries() int {
+	return len(cfg.aliases) + len(cfg.named) + len(cfg.includes) + len(cfg.hooksPaths)
 }
 
 func readGitConfig(f string) gitConfig {

@@ -61,6 +61,9 @@ type Resolver struct {
 	// call knows when a directory it holds is no longer in tcur.
 	tcur, told map[string]*dirTargets
 	gen        int
+	// configs are the git configuration files the batch's calls read,
+	// parsed (call.gitConfig): at most maxGitConfigs.
+	configs map[string]gitConfig
 }
 
 // dirTargets holds the targets of the names (or relative paths) a
