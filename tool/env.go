@@ -257,6 +257,13 @@ func openedChecked(d Decision, tool string, f *os.File) error {
 	return fmt.Errorf("%s: opened %s, not %s that the permission check allowed (a symbolic link changed); nothing was read", tool, got, want)
 }
 
+// openedPath is the path f's descriptor names (/proc/self/fd), and
+// whether it is known.
+func openedPath(f *os.File) (string, bool) {
+	got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	return got, err == nil
+}
+
 // display returns abs relative to the working directory when it is inside
 // it, else abs itself.
 func (e *Env) display(abs string) string {

@@ -205,6 +205,12 @@ func (s *search) file(ctx context.Context, rel, abs string) error {
 		return s.env.describe("Grep", abs, err)
 	}
 	defer f.Close()
+	// The file opened is what its descriptor names: a symbolic link
+	// swapped in between the check and the open (a link at the file or a
+	// directory above it, inside the root) is judged as what it reached.
+	if got, ok := openedPath(f); ok && got != abs && s.env.CanRead != nil && !s.env.CanRead("Grep", got) {
+		return nil
+	}
 	br := bufio.NewReaderSize(ctxReader{ctx, f}, 64<<10)
 	head, err := br.Peek(binarySniff)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
