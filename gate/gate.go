@@ -189,6 +189,14 @@ func (g *Gate) Restrictions() (deny, ask []perm.Entry) {
 	return entries(g.added.Deny), entries(g.added.Ask)
 }
 
+// Effective returns the policy this gate decides calls under: Policy's,
+// with the rules added to its agent (AddRules). What must follow the
+// gate's decisions outside it (the file filter of Glob and Grep, the
+// paths Bash's sandbox hides) takes its policy from here: with Policy
+// alone, a deny rule added during the run denied Read of a file that
+// Grep still showed.
+func (g *Gate) Effective() perm.Policy { return g.policy() }
+
 // policy is the policy to evaluate a call under: Policy's, with the rules
 // added to this agent, and with step 8 left to the gate. With rules
 // added, it is the merged policy built for the same base and the same

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,9 +17,12 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/gen-run/gen/gate"
 	"github.com/gen-run/gen/loop"
+	"github.com/gen-run/gen/loop/offline"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/settings"
+	"github.com/gen-run/gen/tool"
 )
 
 // scripted is a loop.Model that answers the user's prompt with the tool
@@ -593,5 +597,50 @@ func TestMemoryLinkToDeniedFile(t *testing.T) {
 	_, err := New(cfg)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "AGENTS.md")) || !strings.Contains(err.Error(), "Read(./.env)") {
 		t.Fatalf("New = %v; want the memory file refused, naming it and the rule", err)
+	}
+}
+
+// TestSearchHidesSessionDenied: a deny rule added to the session (a
+// PermissionRequest hook's updatedPermissions, an approver's answer)
+// hides files from Glob and Grep as it denies Read, and Bash's sandbox
+// hides them too: the search tools' filter is the gate's policy with the
+// rules added to it, not the settings' alone.
+func TestSearchHidesSessionDenied(t *testing.T) {
+	root, home := project(t, map[string]string{"secrets/k": "KEYX\n", "src/a": "plain\n"})
+	s := newSession(t, root, home, offline.New(), nil, nil)
+	tools := s.box.Tools()
+	r, err := perm.ParseRule("Read(./secrets/**)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.gate.AddRules(gate.Rules{Deny: []perm.Rule{r}}); err != nil {
+		t.Fatal(err)
+	}
+	if res := s.Check(context.Background(), perm.Request{Tool: "Read", Input: map[string]any{"file_path": "secrets/k"}}); res.Decision != perm.Deny {
+		t.Fatalf("Read secrets/k: %v, want Deny", res.Decision)
+	}
+	for _, tl := range tools {
+		var in map[string]any
+		switch tl.Name() {
+		case "Grep":
+			in = map[string]any{"pattern": "KEYX"}
+		case "Glob":
+			in = map[string]any{"pattern": "**"}
+		default:
+			continue
+		}
+		out, err := tl.Run(context.Background(), tool.Call{Input: in})
+		if err != nil {
+			t.Fatalf("%s: %v", tl.Name(), err)
+		}
+		if strings.Contains(out, "KEYX") || strings.Contains(out, "secrets/k") {
+			t.Errorf("%s shows a file a session deny rule covers:\n%s", tl.Name(), out)
+		}
+		if tl.Name() == "Glob" && !strings.Contains(out, "src/a") {
+			t.Errorf("Glob hides everything:\n%s", out)
+		}
+	}
+	if hidden := s.env.Confine().Hidden; !slices.ContainsFunc(hidden, func(h string) bool { return strings.Contains(h, "secrets") }) {
+		t.Errorf("the sandbox hides %q, not the session's denied secrets", hidden)
 	}
 }

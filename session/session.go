@@ -246,7 +246,7 @@ func New(cfg Config) (*Session, error) {
 	s.gate.Hooks = s.hooks
 	s.box = tool.Toolbox{
 		Env:        s.env,
-		Policy:     s.gate.Policy,
+		Policy:     s.gate.Effective,
 		Gate:       s.gate,
 		HTTPClient: cfg.HTTPClient,
 		SearchURL:  cfg.SearchURL,

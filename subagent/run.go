@@ -113,7 +113,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	}
 	box := tool.Toolbox{
 		Env:        env,
-		Policy:     g.Policy,
+		Policy:     g.Effective,
 		Gate:       g,
 		HTTPClient: cfg.HTTPClient,
 		SearchURL:  cfg.SearchURL,

@@ -71,7 +71,8 @@ func fileTools(env *Env) []Tool {
 type Toolbox struct {
 	// Env is the file tools' shared state. Required.
 	Env *Env
-	// Policy returns the policy in force. Glob and Grep hide every file
+	// Policy returns the policy in force: the gate's, with the rules
+	// added during the run (gate.Gate.Effective). Glob and Grep hide every file
 	// they find that Policy would not let them show (perm.FileAllowed),
 	// so a Read deny also hides files from directory-wide searches.
 	// Required: without it every walked file is hidden.
