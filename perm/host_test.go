@@ -45,6 +45,19 @@ func TestWebFetchAddresses(t *testing.T) {
 		{"public address is a safe read", nil, webReq("http://93.184.215.14/"), Allow, 7, ""},
 		{"public name is a safe read", nil, webReq("https://go.dev/doc"), Allow, 7, ""},
 		{"number that is no address is a name", nil, webReq("http://99999999999/"), Allow, 7, ""},
+
+		// A name with empty labels (a trailing dot too many, a doubled
+		// or leading dot) is the name without them to every rule and
+		// check, as a resolver or proxy that tidies it would reach it;
+		// and a dotted address with a trailing dot is that address.
+		{"empty labels: trailing dots", deny("WebFetch(domain:example.com)"), webReq("http://example.com../"), Deny, 1, ""},
+		{"empty labels: doubled dot", deny("WebFetch(domain:example.com)"), webReq("http://example..com/"), Deny, 1, ""},
+		{"empty labels: leading dot", deny("WebFetch(domain:example.com)"), webReq("http://.example.com/"), Deny, 1, ""},
+		{"empty labels: localhost", nil, webReq("http://localhost../"), Ask, 7, "localhost"},
+		{"trailing dot: short form", nil, webReq("http://127.1./"), Ask, 7, "127.0.0.1"},
+		{"trailing dot: hex parts", denyLocal, webReq("http://0x7f.1./"), Deny, 1, ""},
+		{"trailing dot: metadata number", nil, webReq("http://2852039166./"), Ask, 7, "169.254.169.254"},
+		{"full-width digits: hex", denyLocal, webReq("http://\uff10x7f.1/"), Deny, 1, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

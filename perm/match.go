@@ -243,7 +243,14 @@ func canonicalHost(h string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	h = strings.TrimSuffix(strings.ToLower(a), ".")
+	// Empty labels dropped: "example.com..", "example..com" and
+	// ".example.com" are example.com to a resolver or proxy that tidies
+	// the name, so they are to every rule; and the mapped name is read as
+	// an address again ("127.1." and full-width "０x7f.1" are 127.0.0.1).
+	h = strings.Join(strings.FieldsFunc(strings.ToLower(a), func(r rune) bool { return r == '.' }), ".")
+	if a, ok := numericHost(h); ok {
+		return a, true
+	}
 	return h, h != ""
 }
 
