@@ -321,7 +321,25 @@ func (c *call) pathPart(k kind, key, dflt string) {
 		c.invalid = nulPath(key)
 		return
 	}
-	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: c.target(p)})
+	t := c.target(p)
+	if foreignProc(t) {
+		c.invalid = foreignReason(key, p)
+		return
+	}
+	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: t})
+}
+
+// foreignProc reports whether a form of t leads through /proc into
+// another process's mount namespace (workspace.ForeignProc), where the
+// gate cannot tell which file a path names.
+func foreignProc(t target) bool {
+	return workspace.ForeignProc(t.abs) || workspace.ForeignProc(t.real)
+}
+
+// foreignReason is the reason a path argument through another mount
+// namespace is not judged.
+func foreignReason(key, p string) string {
+	return fmt.Sprintf("argument %q (%s) leads through /proc into another process's view of the file system (its mount namespace), where no rule can tell which file it names", key, p)
 }
 
 // nulPath is the reason a path argument holding a NUL byte is invalid: no
@@ -358,7 +376,12 @@ func (c *call) analyseGlob() {
 	// The directory is the one the Glob tool walks (workspace.GlobStart),
 	// so `\*/../../x/*` is judged where the tool walks.
 	start, _ := workspace.GlobStart(pat, dir)
-	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: c.target(start)})
+	t := c.target(start)
+	if foreignProc(t) {
+		c.invalid = foreignReason("path", start)
+		return
+	}
+	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: t})
 }
 
 func (c *call) analyseOther() {

@@ -490,6 +490,11 @@ func listDir(dir string) fsVal {
 }
 
 func osReadlink(p string) (string, bool) {
+	if workspace.ForeignProc(p) {
+		// Followed in another mount namespace: taken for a file, so the
+		// path keeps its /proc form (and is not judged, pathPart).
+		return "", false
+	}
 	dest, err := os.Readlink(p)
 	return dest, err == nil
 }

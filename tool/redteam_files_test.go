@@ -1,10 +1,16 @@
 package tool
 
 import (
+	"bufio"
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gen-run/gen/perm"
 )
 
 // TestGrepSwapAfterCheck: a file Grep's filter let through is replaced
@@ -53,5 +59,57 @@ func TestGrepSwapAfterCheck(t *testing.T) {
 			t.Errorf("Grep path %q shows a denied file swapped in after the check:\n%s", start, out)
 		}
 		_ = err
+	}
+}
+
+// TestReadForeignMountNamespace: /proc/PID/root of a process in another
+// mount namespace leads into that namespace's tree, though its link
+// reads "/". There a bind mount can put any file at a path that looks
+// inside the workspace: the gate must not judge the path as the host's.
+func TestReadForeignMountNamespace(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	env, dir := testEnv(t)
+	files(t, dir, map[string]string{"secrets/k": "KEYX\n", "pub/k": "plain\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "-Urm", "--propagation", "private", "sh", "-c",
+		`mount --bind "$1/secrets" "$1/pub" && echo ready && exec sleep 600`, "sh", dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skip("unshare:", err)
+	}
+	defer cmd.Wait()
+	defer cancel()
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Skip("no private mount namespace here")
+	}
+	p := fmt.Sprintf("/proc/%d/root%s/pub/k", cmd.Process.Pid, dir)
+	r, err := perm.ParseRule("Read(./secrets/**)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := perm.Policy{Mode: perm.ModeBypass, Workspace: env.Workspace, Deny: []perm.Entry{{Rule: r, Source: perm.SourceProject}}}
+	res := perm.Evaluate(perm.Request{Tool: "Read", Input: map[string]any{"file_path": p}}, &pol)
+	// Grep's walk filter judges each file it finds there the same way.
+	env.CanRead = walkFilter(func() perm.Policy { return pol })
+	if out, _ := call(t, env, "Grep", map[string]any{"pattern": "KEYX", "path": fmt.Sprintf("/proc/%d/root%s", cmd.Process.Pid, dir)}); strings.Contains(out, "KEYX") {
+		t.Errorf("Grep through the other namespace shows a Read-denied file:\n%s", out)
+	}
+	if res.Decision != perm.Allow {
+		if res.Decision != perm.Ask || res.Step != 2 {
+			t.Errorf("Read %s: %v step %d, want Ask step 2", p, res.Decision, res.Step)
+		}
+		return
+	}
+	text, err := readTool{env}.Run(context.Background(), Call{Input: map[string]any{"file_path": p}, Decision: Decision{Result: res}})
+	if strings.Contains(text, "KEYX") {
+		t.Errorf("Read %s was allowed (step %d: %s, path %s) and showed a Read-denied file:\n%s", p, res.Step, res.Reason, res.Path, text)
+	} else {
+		t.Errorf("Read %s was allowed (step %d: %s, path %s): the gate judged another namespace's file as the host's (read: %q, %v)", p, res.Step, res.Reason, res.Path, text, err)
 	}
 }

@@ -31,6 +31,9 @@ type LinkFunc func(p string) (dest string, isLink bool)
 // Readlink is the LinkFunc that asks the file system (lstat, then
 // readlink for a link).
 func Readlink(p string) (string, bool) {
+	if ForeignProc(p) {
+		return "", false // followed in another namespace (ForeignProc)
+	}
 	fi, err := os.Lstat(p)
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		return "", false
@@ -163,4 +166,58 @@ func DanglingLink(p string) string {
 			return ""
 		}
 	}
+}
+
+// ForeignProc reports whether p is, or lies below, a link of /proc that
+// leads into a process's own view of the file system — /proc/PID/root,
+// cwd, exe, fd/N or map_files/X, also under task/TID — of a process whose
+// mount namespace is not this process's, or cannot be told. Such a link
+// reads like a path here ("/" for root) but is followed in the other
+// namespace, where a bind mount may put any file at any path: no path
+// below it names the file it looks like. Not such a link: /proc/self and
+// the processes that share this process's mounts.
+func ForeignProc(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	pid, rest, _ := strings.Cut(rest, "/")
+	if !digits(pid) {
+		return false
+	}
+	if t, ok := strings.CutPrefix(rest, "task/"); ok {
+		tid, r, _ := strings.Cut(t, "/")
+		if !digits(tid) {
+			return false
+		}
+		rest = r
+	}
+	entry, sub, _ := strings.Cut(rest, "/")
+	switch entry {
+	case "root", "cwd", "exe":
+	case "fd", "map_files":
+		if sub == "" {
+			return false // the directory itself
+		}
+	default:
+		return false
+	}
+	self, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return true
+	}
+	other, err := os.Readlink("/proc/" + pid + "/ns/mnt")
+	return err != nil || other != self
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
