@@ -251,18 +251,30 @@ func openedChecked(d Decision, tool string, f *os.File) error {
 	if want == "" {
 		return nil
 	}
-	got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
-	if err != nil || got == want {
+	got, known, err := openedPath(f)
+	if err != nil {
+		return fmt.Errorf("%s: cannot tell which file was opened for %s (%v); nothing was read", tool, want, err)
+	}
+	if !known || got == want {
 		return nil
 	}
 	return fmt.Errorf("%s: opened %s, not %s that the permission check allowed (a symbolic link changed); nothing was read", tool, got, want)
 }
 
-// openedPath is the path f's descriptor names (/proc/self/fd), and
-// whether it is known.
-func openedPath(f *os.File) (string, bool) {
-	got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
-	return got, err == nil
+// openedPath is the path f's descriptor names (/proc/self/fd). known is
+// false where the system has no /proc (the callers then rely on the
+// check before the open); where it has one, a descriptor whose path
+// cannot be read back (longer than PATH_MAX, which the gate does not
+// follow links in) is an error, never a pass.
+func openedPath(f *os.File) (got string, known bool, err error) {
+	got, err = os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err == nil {
+		return got, true, nil
+	}
+	if _, serr := os.Stat("/proc/self/fd"); serr != nil {
+		return "", false, nil
+	}
+	return "", true, err
 }
 
 // display returns abs relative to the working directory when it is inside

@@ -208,7 +208,8 @@ func (s *search) file(ctx context.Context, rel, abs string) error {
 	// The file opened is what its descriptor names: a symbolic link
 	// swapped in between the check and the open (a link at the file or a
 	// directory above it, inside the root) is judged as what it reached.
-	if got, ok := openedPath(f); ok && got != abs && s.env.CanRead != nil && !s.env.CanRead("Grep", got) {
+	// One whose path cannot be read back is skipped.
+	if got, known, err := openedPath(f); err != nil || known && got != abs && s.env.CanRead != nil && !s.env.CanRead("Grep", got) {
 		return nil
 	}
 	br := bufio.NewReaderSize(ctxReader{ctx, f}, 64<<10)

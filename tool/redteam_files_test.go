@@ -113,3 +113,41 @@ func TestReadForeignMountNamespace(t *testing.T) {
 		t.Errorf("Read %s was allowed (step %d: %s, path %s): the gate judged another namespace's file as the host's (read: %q, %v)", p, res.Step, res.Reason, res.Path, text, err)
 	}
 }
+
+// TestWriteBeyondPathMax: a path longer than PATH_MAX names nothing to
+// open(2), so the gate stops following links there; the tools open
+// through an os.Root, component by component, where it still works. A
+// link past that length into a .git directory (a repository nested deep
+// in the workspace) must not let acceptEdits write a hook, though the
+// descriptor check cannot read so long a path back.
+func TestWriteBeyondPathMax(t *testing.T) {
+	env, dir := testEnv(t)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	long := strings.Repeat("d", 250)
+	var parts []string
+	for range 18 {
+		parts = append(parts, long)
+	}
+	deep := filepath.Join(parts...)
+	if err := root.MkdirAll(filepath.Join(deep, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.Symlink(".git", filepath.Join(deep, "gl")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, deep, "gl", "hooks", "pre-commit")
+	pol := perm.Policy{Mode: perm.ModeAcceptEdits, Workspace: env.Workspace}
+	in := map[string]any{"file_path": p, "content": "#!/bin/sh\necho pwned\n"}
+	res := perm.Evaluate(perm.Request{Tool: "Write", Input: in}, &pol)
+	if res.Decision != perm.Allow {
+		return // the gate saw the hook
+	}
+	_, err = writeTool{env}.Run(context.Background(), Call{Input: in, Decision: Decision{Result: res}})
+	if _, serr := root.Stat(filepath.Join(deep, ".git", "hooks", "pre-commit")); serr == nil {
+		t.Errorf("Write %s…/gl/hooks/pre-commit was allowed (step %d: %s) and wrote the nested repository's hook (err %v)", dir, res.Step, res.Reason, err)
+	}
+}

@@ -249,7 +249,11 @@ func atomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode, wantD
 			return nil
 		}
 		// The temp file's descriptor names the directory d really is.
-		if got, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd())); err == nil && filepath.Dir(got) != wantDir {
+		got, known, err := openedPath(f)
+		switch {
+		case err != nil:
+			return fmt.Errorf("cannot tell which directory the file would be written in (%v), so it is not written", err)
+		case known && filepath.Dir(got) != wantDir:
 			return fmt.Errorf("the directory is now %s, not %s that the permission check allowed (a symbolic link changed); nothing was written", filepath.Dir(got), wantDir)
 		}
 		return nil
