@@ -322,24 +322,26 @@ func (c *call) pathPart(k kind, key, dflt string) {
 		return
 	}
 	t := c.target(p)
-	if foreignProc(t) {
-		c.invalid = foreignReason(key, p)
+	if why := unjudged(t); why != "" {
+		c.invalid = fmt.Sprintf("argument %q (%.200s) %s", key, p, why)
 		return
 	}
 	c.parts = append(c.parts, part{kind: k, tool: c.req.Tool, path: t})
 }
 
-// foreignProc reports whether a form of t leads through /proc into
-// another process's mount namespace (workspace.ForeignProc), where the
-// gate cannot tell which file a path names.
-func foreignProc(t target) bool {
-	return workspace.ForeignProc(t.abs) || workspace.ForeignProc(t.real)
-}
-
-// foreignReason is the reason a path argument through another mount
-// namespace is not judged.
-func foreignReason(key, p string) string {
-	return fmt.Sprintf("argument %q (%s) leads through /proc into another process's view of the file system (its mount namespace), where no rule can tell which file it names", key, p)
+// unjudged says why the gate cannot tell which file a file tool's path
+// t names, "" when it can: a form of t leads through /proc into another
+// process's mount namespace (workspace.ForeignProc), or is PATH_MAX bytes
+// or longer, past which the gate follows no links (open(2) would fail)
+// but the tools, opening component by component, do.
+func unjudged(t target) string {
+	switch {
+	case workspace.ForeignProc(t.abs) || workspace.ForeignProc(t.real):
+		return "leads through /proc into another process's view of the file system (its mount namespace), where no rule can tell which file it names"
+	case len(t.abs) >= workspace.PathMax || len(t.real) >= workspace.PathMax:
+		return fmt.Sprintf("is %d bytes or longer, past which the links in it are not followed, so no rule can tell which file it names", workspace.PathMax)
+	}
+	return ""
 }
 
 // nulPath is the reason a path argument holding a NUL byte is invalid: no
@@ -377,8 +379,8 @@ func (c *call) analyseGlob() {
 	// so `\*/../../x/*` is judged where the tool walks.
 	start, _ := workspace.GlobStart(pat, dir)
 	t := c.target(start)
-	if foreignProc(t) {
-		c.invalid = foreignReason("path", start)
+	if why := unjudged(t); why != "" {
+		c.invalid = fmt.Sprintf("the directory Glob searches (%.200s) %s", start, why)
 		return
 	}
 	c.parts = append(c.parts, part{kind: kindRead, tool: "Glob", path: t})

@@ -143,9 +143,11 @@ func TestWriteBeyondPathMax(t *testing.T) {
 	pol := perm.Policy{Mode: perm.ModeAcceptEdits, Workspace: env.Workspace}
 	in := map[string]any{"file_path": p, "content": "#!/bin/sh\necho pwned\n"}
 	res := perm.Evaluate(perm.Request{Tool: "Write", Input: in}, &pol)
-	if res.Decision != perm.Allow {
-		return // the gate saw the hook
+	if res.Decision != perm.Ask || res.Step != 2 {
+		t.Errorf("Write %s…/gl/hooks/pre-commit: %v step %d (%s), want Ask step 2: the gate cannot follow the link", dir, res.Decision, res.Step, res.Reason)
 	}
+	// The tool, given an Allow, still refuses.
+	res = perm.Result{Decision: perm.Allow, Path: p}
 	_, err = writeTool{env}.Run(context.Background(), Call{Input: in, Decision: Decision{Result: res}})
 	if _, serr := root.Stat(filepath.Join(deep, ".git", "hooks", "pre-commit")); serr == nil {
 		t.Errorf("Write %s…/gl/hooks/pre-commit was allowed (step %d: %s) and wrote the nested repository's hook (err %v)", dir, res.Step, res.Reason, err)
