@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gen-run/gen/sandbox"
+	"github.com/gen-run/gen/workspace"
 )
 
 // Evaluate decides one tool call under policy p. It never fails: a call
@@ -421,6 +422,11 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 			}
 			if pt.tool == "Bash" && (isDevice(pt.path.abs) || isDevice(pt.path.real)) {
 				return ask("destructive command", "> "+pt.path.abs)
+			}
+			if len(pt.path.abs) >= workspace.PathMax || len(pt.path.real) >= workspace.PathMax {
+				// Past PATH_MAX the links in it are not followed, but
+				// a shell that reached it by cd after cd writes there.
+				return ask(fmt.Sprintf("writes a path of %d bytes or more (%.200s…), past which the links in it are not followed", workspace.PathMax, pt.path.abs), "")
 			}
 			if s := sensitive(pt.path); s != "" {
 				name := pt.path.abs

@@ -153,3 +153,32 @@ func TestWriteBeyondPathMax(t *testing.T) {
 		t.Errorf("Write %s…/gl/hooks/pre-commit was allowed (step %d: %s) and wrote the nested repository's hook (err %v)", dir, res.Step, res.Reason, err)
 	}
 }
+
+// TestBashWriteBeyondPathMax: bash reaches a directory deeper than
+// PATH_MAX by one cd after another, and writes there relative to it; the
+// gate, which follows no links past PATH_MAX, judged DEEP/gl/hooks/x
+// (gl -> .git) as a plain file.
+func TestBashWriteBeyondPathMax(t *testing.T) {
+	env, dir := testEnv(t)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var parts []string
+	for range 18 {
+		parts = append(parts, strings.Repeat("d", 250))
+	}
+	deep := filepath.Join(parts...)
+	if err := root.MkdirAll(filepath.Join(deep, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.Symlink(".git", filepath.Join(deep, "gl")); err != nil {
+		t.Fatal(err)
+	}
+	pol := perm.Policy{Mode: perm.ModeAcceptEdits, Workspace: env.Workspace}
+	cmd := "cd " + filepath.Join(parts[:9]...) + " && cd " + filepath.Join(parts[9:]...) + " && echo x > gl/hooks/pre-commit"
+	if res := perm.Evaluate(perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}}, &pol); res.Decision != perm.Ask || res.Step != 2 {
+		t.Errorf("cd …/d && cd …/d && echo x > gl/hooks/pre-commit: %v step %d (%s), want Ask step 2", res.Decision, res.Step, res.Reason)
+	}
+}
