@@ -384,11 +384,19 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				return ask("command sets "+strings.Join(vs, ", ")+", which carries code deny and ask rules cannot see", "")
 			}
 			if rs.deny.namesPaths {
-				if _, unsure := c.mentionsOf(pt); unsure {
+				ms, unsure := c.mentionsOf(pt)
+				if unsure {
 					if readDeny {
 						return ask("arguments that cannot be checked against Read deny rules", "")
 					}
 					return ask("arguments that cannot be checked against Edit and Write deny rules", "")
+				}
+				// A path through another mount namespace, or one too
+				// long to follow, names a file no deny rule can tell.
+				for _, m := range ms {
+					if why := unjudged(m.t); why != "" {
+						return ask(fmt.Sprintf("argument %.200s %s", m.word, why), "")
+					}
 				}
 			}
 			if c.namesSensitive(pt) {

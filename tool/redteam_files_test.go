@@ -100,6 +100,10 @@ func TestReadForeignMountNamespace(t *testing.T) {
 	if out, _ := call(t, env, "Grep", map[string]any{"pattern": "KEYX", "path": fmt.Sprintf("/proc/%d/root%s", cmd.Process.Pid, dir)}); strings.Contains(out, "KEYX") {
 		t.Errorf("Grep through the other namespace shows a Read-denied file:\n%s", out)
 	}
+	// A command reading it is asked too.
+	if b := perm.Evaluate(perm.Request{Tool: "Bash", Input: map[string]any{"command": "cat " + p}}, &pol); b.Decision != perm.Ask || b.Step != 2 {
+		t.Errorf("cat %s: %v step %d (%s), want Ask step 2", p, b.Decision, b.Step, b.Reason)
+	}
 	if res.Decision != perm.Allow {
 		if res.Decision != perm.Ask || res.Step != 2 {
 			t.Errorf("Read %s: %v step %d, want Ask step 2", p, res.Decision, res.Step)
