@@ -344,6 +344,21 @@ func unjudged(t target) string {
 	return ""
 }
 
+// nameMax is the longest file name the kernel takes (NAME_MAX).
+const nameMax = 255
+
+// namesNothing reports whether a word has an element longer than nameMax
+// bytes, so that as a path it names no file: a long string argument
+// (echo xxx..., a message) that only its length made unjudged.
+func namesNothing(word string) bool {
+	for e := range strings.SplitSeq(word, "/") {
+		if len(e) > nameMax {
+			return true
+		}
+	}
+	return false
+}
+
 // nulPath is the reason a path argument holding a NUL byte is invalid: no
 // file name holds one, so the path names no file the gate could check.
 func nulPath(key string) string {

@@ -394,7 +394,7 @@ func stepImmune(c *call, rs *ruleSet) (Result, bool) {
 				// A path through another mount namespace, or one too
 				// long to follow, names a file no deny rule can tell.
 				for _, m := range ms {
-					if why := unjudged(m.t); why != "" {
+					if why := unjudged(m.t); why != "" && !namesNothing(m.word) {
 						return ask(fmt.Sprintf("argument %.200s %s", m.word, why), "")
 					}
 				}
