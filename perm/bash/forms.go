@@ -298,7 +298,27 @@ func readings(words []Word) [][]Word {
 	if b, ok := baseNamed(words); ok {
 		out = append(out, b)
 	}
+	if d, ok := gitDashed(words); ok {
+		out = append(out, d)
+	}
 	return out
+}
+
+// gitDashed returns the command line git-SUB ARGS (a program named
+// git-push, as git's exec-path holds them: /usr/libexec/git-core/git-push)
+// as git SUB ARGS, which it runs.
+func gitDashed(words []Word) ([]Word, bool) {
+	w := words[0]
+	if !w.Static || w.Glob || strings.Contains(w.Value, "/") {
+		return nil, false // a path is a reading by its base name first
+	}
+	sub, ok := strings.CutPrefix(w.Value, "git-")
+	if !ok || sub == "" {
+		return nil, false
+	}
+	out := make([]Word, 0, len(words)+1)
+	out = append(out, Word{Raw: "git", Value: "git", Static: true}, Word{Raw: sub, Value: sub, Static: true})
+	return append(out, words[1:]...), true
 }
 
 // mayHaveReadings is false if readings has none for words: the program
@@ -316,7 +336,7 @@ func mayHaveReadings(words []Word) bool {
 		return false
 	}
 	v := words[0].Value
-	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") || listReader(v) {
+	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "git-") || strings.HasPrefix(v, "ld") || listReader(v) {
 		return true
 	}
 	_, ok := broadWrappers.Get()[v]
