@@ -301,6 +301,7 @@ func readings(words []Word) [][]Word {
 	if d, ok := gitDashed(words); ok {
 		out = append(out, d)
 	}
+	out = append(out, npmReadings(words)...)
 	return out
 }
 
@@ -336,7 +337,7 @@ func mayHaveReadings(words []Word) bool {
 		return false
 	}
 	v := words[0].Value
-	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "git-") || strings.HasPrefix(v, "ld") || listReader(v) {
+	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "git-") || v == "npm" || strings.HasPrefix(v, "ld") || listReader(v) {
 		return true
 	}
 	_, ok := broadWrappers.Get()[v]
