@@ -30,3 +30,23 @@ func TestRedTeamProgramSpellings(t *testing.T) {
 		{"npm: another abbreviation", install, bashReq("npm installTest"), Allow, 3},
 	})
 }
+
+// TestRedTeamGlobalOptions: a rule naming a subcommand matches it after
+// the program's global options, whichever program it is. Each was Allow
+// in bypassPermissions mode.
+func TestRedTeamGlobalOptions(t *testing.T) {
+	f := newFixture(t)
+	rules := all(deny("Bash(docker run:*)", "Bash(kubectl delete:*)", "Bash(cargo publish:*)", "Bash(terraform apply:*)", "Bash(helm uninstall:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"global options: option with a value", rules, bashReq("docker --context x run img"), Deny, 1},
+		{"global options: short option with a value", rules, bashReq("kubectl -n x delete pod p"), Deny, 1},
+		{"global options: option=value", rules, bashReq("kubectl --namespace=x delete pod p"), Deny, 1},
+		{"global options: flag", rules, bashReq("cargo --locked publish"), Deny, 1},
+		{"global options: toolchain", rules, bashReq("cargo +nightly publish"), Deny, 1},
+		{"global options: -chdir=", rules, bashReq("terraform -chdir=x apply"), Deny, 1},
+		{"global options: several", rules, bashReq("helm --debug -n x uninstall r"), Deny, 1},
+		{"global options: a word not static", rules, bashReq(`docker "$opt" run img`), Deny, 1},
+		{"global options: another subcommand", rules, bashReq("kubectl -n x get pods"), Allow, 3},
+		{"global options: subcommand after an operand", rules, bashReq("docker --context x ps run"), Allow, 3},
+	})
+}
