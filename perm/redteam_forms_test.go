@@ -50,3 +50,17 @@ func TestRedTeamGlobalOptions(t *testing.T) {
 		{"global options: subcommand after an operand", rules, bashReq("docker --context x ps run"), Allow, 3},
 	})
 }
+
+// TestRedTeamSplitWrites: split and csplit write files named by a prefix
+// and a suffix the gate does not work out. Was Allow in bypassPermissions
+// mode under Edit(./.env): split -a1 -b1 x .en writes .env as its 22nd
+// piece.
+func TestRedTeamSplitWrites(t *testing.T) {
+	f := newFixture(t)
+	env := all(deny("Edit(./.env)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"split: prefix and suffix", env, bashReq("split -a1 -b1 src/a.go .en"), Ask, 2},
+		{"split: sensitive file", mode(ModeBypass), bashReq("split -a1 -b1 src/a.go .bashr"), Ask, 2},
+		{"csplit: prefix", env, bashReq("csplit -f .en src/a.go 1"), Ask, 2},
+	})
+}
