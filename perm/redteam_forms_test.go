@@ -64,3 +64,25 @@ func TestRedTeamSplitWrites(t *testing.T) {
 		{"csplit: prefix", env, bashReq("csplit -f .en src/a.go 1"), Ask, 2},
 	})
 }
+
+// TestRedTeamCompressorWrites: a compression program writes the name it
+// compresses or decompresses to and removes its input. Was Allow in
+// bypassPermissions mode under Edit(./src/a.go): gunzip src/a.go.gz wrote
+// src/a.go, a name the command never spells.
+func TestRedTeamCompressorWrites(t *testing.T) {
+	f := newFixture(t)
+	edit := all(deny("Edit(./src/a.go)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"gunzip: output", edit, bashReq("gunzip src/a.go.gz"), Deny, 1},
+		{"gzip -d: output", edit, bashReq("gzip -d src/a.go.gz"), Deny, 1},
+		{"xz -d: output", edit, bashReq("xz -dk src/a.go.xz"), Deny, 1},
+		{"unzstd: output", edit, bashReq("unzstd src/a.go.zst"), Deny, 1},
+		{"zstd -o: output", edit, bashReq("zstd -d x.zst -o src/a.go"), Deny, 1},
+		{"bunzip2: output", edit, bashReq("bunzip2 -- src/a.go.bz2"), Deny, 1},
+		{"brotli: output", edit, bashReq("brotli --decompress src/a.go.br"), Deny, 1},
+		{"gzip: input removed", edit, bashReq("gzip src/a.go"), Deny, 1},
+		{"gunzip: to stdout", edit, bashReq("gunzip -c src/a.go.gz"), Allow, 3},
+		{"gunzip: another file", edit, bashReq("gunzip src/b.go.gz"), Allow, 3},
+		{"gunzip: recursive", edit, bashReq("gunzip -r src"), Ask, 2},
+	})
+}
