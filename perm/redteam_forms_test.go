@@ -86,3 +86,16 @@ func TestRedTeamCompressorWrites(t *testing.T) {
 		{"gunzip: recursive", edit, bashReq("gunzip -r src"), Ask, 2},
 	})
 }
+
+// TestRedTeamRenameWrites: rename makes new names from an expression or
+// a substitution. Was Allow in bypassPermissions mode under
+// Edit(./src/a.go): rename s/b/a/ src/b.go writes src/a.go.
+func TestRedTeamRenameWrites(t *testing.T) {
+	f := newFixture(t)
+	edit := all(deny("Edit(./src/a.go)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"rename: perl expression", edit, bashReq("rename s/b/a/ src/b.go"), Ask, 2},
+		{"rename: util-linux substitution", edit, bashReq("rename b.go a.go src/b.go"), Ask, 2},
+		{"prename: perl expression", edit, bashReq("prename 's/b\\.go/a.go/' src/b.go"), Ask, 2},
+	})
+}

@@ -41,15 +41,22 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		// The files split and csplit write are named by a prefix and a
 		// suffix made of letters or digits: split -a1 -b1 x .en writes
 		// .env as its 22nd piece.
-		"split":      always("output prefix"),
-		"gsplit":     always("output prefix"),
-		"csplit":     always("output prefix"),
-		"uudecode":   always("encoded file"),
-		"cabextract": cabWrites,
-		"gzip":       gzipWrites(&gzipSpec, false),
-		"pigz":       gzipWrites(&pigzSpec, false),
-		"gunzip":     gzipWrites(&gzipSpec, true),
-		"unpigz":     gzipWrites(&pigzSpec, true),
+		"split": always("output prefix"),
+		// rename's new names are its expression (perl's rename) or its
+		// substitution (util-linux's) applied to each file's name:
+		// rename s/b/a/ b writes a.
+		"rename":      always("expression"),
+		"prename":     always("expression"),
+		"file-rename": always("expression"),
+		"perl-rename": always("expression"),
+		"gsplit":      always("output prefix"),
+		"csplit":      always("output prefix"),
+		"uudecode":    always("encoded file"),
+		"cabextract":  cabWrites,
+		"gzip":        gzipWrites(&gzipSpec, false),
+		"pigz":        gzipWrites(&pigzSpec, false),
+		"gunzip":      gzipWrites(&gzipSpec, true),
+		"unpigz":      gzipWrites(&pigzSpec, true),
 	}
 }}
 
