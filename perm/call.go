@@ -961,20 +961,28 @@ func (c *call) resolveShell(p string) ([]target, bool) {
 // resolveNow is resolveShell with the file system as it is now.
 func (c *call) resolveNow(p string) ([]target, bool) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		return append(c.targetSlice(1), c.target(p)), !c.homeUnsure
+		t := c.target(p)
+		more, ok := c.procTargets(rawPath(c.ws, p), t, 0)
+		return append(append(c.targetSlice(1), t), more...), !c.homeUnsure && ok
 	}
 	if filepath.IsAbs(p) {
-		return append(c.targetSlice(1), c.target(p)), true
+		t := c.target(p)
+		more, ok := c.procTargets(p, t, 0)
+		return append(append(c.targetSlice(1), t), more...), ok
 	}
 	ts := c.targetSlice(len(c.bases))
+	sure := !c.cdUnsure
 	for i, b := range c.bases {
 		// A base listed twice names the same path twice (b/p, joined
 		// raw, not cleaned: target must see a ".." after a symlink).
 		if i == 0 || !slices.Contains(c.bases[:i], b) {
-			ts = append(ts, c.targetIn(b, p))
+			t := c.targetIn(b, p)
+			more, ok := c.procTargets(b+"/"+p, t, 0)
+			ts = append(append(ts, t), more...)
+			sure = sure && ok
 		}
 	}
-	return ts, !c.cdUnsure
+	return ts, sure
 }
 
 // target resolves p like newTarget, memoising the resolution of its

@@ -117,7 +117,117 @@ func (c *call) opaque(pt *part, unseen bool) string {
 	if !unseen {
 		return ""
 	}
-	return opaque(pt.denyForms, c.specialFile, pt.cmd.FormArgs)
+	if s := opaque(pt.denyForms, c.specialFile, pt.cmd.FormArgs); s != "" || !c.writesFiles() {
+		return s
+	}
+	// A file the script writes holds code the command makes, which no
+	// rule has read: run as a program, sourced, or given to a shell, an
+	// interpreter or make as its script (printf '\x63url x' > s.sh;
+	// . s.sh), it is code read from a pipe. A script file the project
+	// has is not (see opaque).
+	for _, f := range pt.denyForms {
+		if s := c.writtenCode(strings.Fields(f)); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// writtenCode reports the word of a form, split into fields, that names
+// the code the program runs, when it is a file the script writes
+// (writtenFile): the program itself, the file source reads, a shell's or
+// an interpreter's script operand (a shell's other operands and option
+// values too: --rcfile), an awk's -f and a makefile.
+func (c *call) writtenCode(fields []string) string {
+	if len(fields) == 0 {
+		return ""
+	}
+	if c.writtenFile(fields[0]) {
+		return "running " + fields[0] + ", which the command writes"
+	}
+	prog := progName(filepath.Base(fields[0]))
+	args := fields[1:]
+	var script string
+	switch {
+	case prog == "source" || prog == ".":
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) > 0 {
+			script = args[0]
+		}
+	case shells(prog):
+		if code, _, _ := bash.ShellArgs(prog, args); code >= 0 {
+			return "" // the -c string, read as code already
+		}
+		for _, a := range args {
+			if c.writtenFile(a) {
+				script = a
+				break
+			}
+		}
+	case awks.Get()[prog]:
+		for i, a := range args {
+			switch {
+			case a == "-f" || a == "--file":
+				if i+1 < len(args) && c.writtenFile(args[i+1]) {
+					script = args[i+1]
+				}
+			case strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--") && c.writtenFile(a[2:]):
+				script = a[2:]
+			case strings.HasPrefix(a, "--file=") && c.writtenFile(a):
+				script = a
+			}
+		}
+	case prog == "make" || prog == "gmake":
+		return makeCode(args, c.writtenFile)
+	case isInterpreter(prog):
+		if src, w := bash.InterpreterArgs(prog, args); src == bash.CodeFile && !strings.HasPrefix(w, "-") {
+			script = w
+		}
+	}
+	if script != "" && c.writtenFile(script) {
+		return prog + " reading code from " + script + ", which the command writes"
+	}
+	return ""
+}
+
+// writesFiles reports whether the call writes a file it can name.
+func (c *call) writesFiles() bool {
+	for i := range c.parts {
+		if c.parts[i].kind == kindWrite && !c.parts[i].dynamic {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenFile reports whether the argument a (an option's value too)
+// names, from a directory the script may be in, a file the script
+// writes (a redirect's or a command's write target), as written or
+// with its links resolved.
+func (c *call) writtenFile(a string) bool {
+	if v, ok := optionValue(a); ok {
+		a = v
+	} else if strings.HasPrefix(a, "-") && a != "-" {
+		return false
+	}
+	if a == "" || a == "-" || strings.HasPrefix(a, "<(") {
+		return false
+	}
+	ts, _ := c.shellTargets(a)
+	for _, t := range ts {
+		for i := range c.parts {
+			w := &c.parts[i]
+			if w.kind != kindWrite || w.dynamic {
+				continue
+			}
+			if w.path.abs == t.abs || w.path.abs == t.real || w.path.real != "" && (w.path.real == t.abs || w.path.real == t.real) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stepUnmodelled is step 3's check in bypassPermissions mode, the one

@@ -249,7 +249,8 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: rg --pre", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rg --pre 'sh -c "r\"\"m -rf /"' x`), Ask, 3},
 		{"unmodelled: sort --compress-program abbreviated", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`sort --compress='sh -c "r\"\"m -rf /"' x`), Ask, 3},
 		{"unmodelled: a list is plain", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`gh pr view 12 --json title,body`), Allow, 3},
-		{"unmodelled: a list joined with plus is not", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rename system+join+q,,,r,m x`), Ask, 3},
+		// rename is a data writer too (its new names are the expression's): step 2.
+		{"unmodelled: a list joined with plus is not", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rename system+join+q,,,r,m x`), Ask, 2},
 		{"unmodelled: verified read-only", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`grep -n 'a b' README.md`), Allow, 3},
 		{"deny: subcommand options reordered", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -d -f x"), Deny, 1},
 		{"not denied: other subcommand options", all(deny("Bash(git clean -fd:*)"), mode(ModeBypass)), bashReq("git clean -n"), Allow, 3},

@@ -298,7 +298,84 @@ func readings(words []Word) [][]Word {
 	if b, ok := baseNamed(words); ok {
 		out = append(out, b)
 	}
+	if d, ok := gitDashed(words); ok {
+		out = append(out, d)
+	}
+	out = append(out, npmReadings(words)...)
 	return out
+}
+
+// maxOptionReadings bounds the readings withoutLeadingOptions makes.
+const maxOptionReadings = 4
+
+// withoutLeadingOptions returns a command line that starts with options
+// as the program reads it when they are its global options, before its
+// subcommand (docker --context x run, kubectl -n x delete, cargo
+// +nightly publish, terraform -chdir=x apply): the program followed by
+// each word that may be the first operand and what comes after it. An
+// option without "=", or a word not static, may take the next word as its
+// value, which leaves the word after that to be the first operand too.
+func withoutLeadingOptions(words []Word) [][]Word {
+	if len(words) < 3 || !words[0].Static || !optionLike(words[1]) {
+		return nil
+	}
+	var out [][]Word
+	for i := 2; i < len(words) && len(out) < maxOptionReadings; i++ {
+		w := words[i]
+		if w.Static && w.Value == "--" {
+			break
+		}
+		if optionLike(w) {
+			continue
+		}
+		if !subcommandLike(w.Value) {
+			break // a path, a number, a pattern: no subcommand a rule names
+		}
+		r := make([]Word, 0, 1+len(words)-i)
+		out = append(out, append(append(r, words[0]), words[i:]...))
+		if prev := words[i-1]; prev.Static && (!optionLike(prev) || strings.Contains(prev.Value, "=")) {
+			break // w is the first operand: no option before it takes it
+		}
+	}
+	return out
+}
+
+// subcommandLike reports whether s may be a program's subcommand: a
+// lower-case letter, then lower-case letters, digits, "-" and "_".
+func subcommandLike(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// optionLike reports whether w may be an option: it starts with "-" or
+// "+" (cargo +nightly), or is not static.
+func optionLike(w Word) bool {
+	return !w.Static || len(w.Value) > 1 && (w.Value[0] == '-' || w.Value[0] == '+')
+}
+
+// gitDashed returns the command line git-SUB ARGS (a program named
+// git-push, as git's exec-path holds them: /usr/libexec/git-core/git-push)
+// as git SUB ARGS, which it runs.
+func gitDashed(words []Word) ([]Word, bool) {
+	w := words[0]
+	if !w.Static || w.Glob || strings.Contains(w.Value, "/") {
+		return nil, false // a path is a reading by its base name first
+	}
+	sub, ok := strings.CutPrefix(w.Value, "git-")
+	if !ok || sub == "" {
+		return nil, false
+	}
+	out := make([]Word, 0, len(words)+1)
+	out = append(out, Word{Raw: "git", Value: "git", Static: true}, Word{Raw: sub, Value: sub, Static: true})
+	return append(out, words[1:]...), true
 }
 
 // mayHaveReadings is false if readings has none for words: the program
@@ -316,7 +393,7 @@ func mayHaveReadings(words []Word) bool {
 		return false
 	}
 	v := words[0].Value
-	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "ld") || listReader(v) {
+	if strings.Contains(v, "/") || v == "find" || v == "git" || strings.HasPrefix(v, "git-") || v == "npm" || strings.HasPrefix(v, "ld") || listReader(v) {
 		return true
 	}
 	_, ok := broadWrappers.Get()[v]
@@ -486,6 +563,16 @@ func (c *Command) AppendDenyForms(dst []string) []string {
 		// The quoted form is most often the value form (quotes only
 		// re-added where the shell needs them): then it is value.
 		out.add(joinAs(v, quotedText, value, valueText, len(raw)+2*len(v)))
+	}
+	// A rule naming a subcommand matches it after global options too
+	// (docker --context x run): forms only, not readings, whose writes
+	// and placements would read an option's value as an operand.
+	for _, v := range vs {
+		for _, w := range withoutLeadingOptions(v) {
+			out.add(join(w, rawText))
+			out.add(join(w, valueText))
+			out.add(join(w, quotedText))
+		}
 	}
 	return out.list
 }

@@ -71,6 +71,11 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			continue
 		}
 		prog := path.Base(v[0].Value)
+		if ts, dyn, ok := compressWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
 		spec, ok := writers.Get()[prog]
 		if !ok {
 			continue

@@ -1,0 +1,153 @@
+package perm
+
+import (
+	"path"
+	"strings"
+)
+
+// A process's links under /proc (cwd, root, fd/N, exe, map_files/N) lead
+// to that process's files. The gate looking one up finds its own: its
+// /proc/self is the gate, its cwd the directory gen started in, and what
+// /proc/999/cwd is for the command the gate cannot know (the link may be
+// unreadable to it, or another process's). A command's path through one
+// (cd src && cat /proc/self/cwd/../.env, cat /proc/1/root/root/.ssh/id,
+// a link in the workspace to /proc/self/cwd/..) is resolved as the
+// command's kernel resolves it (procTargets): the command's own cwd is
+// each directory the script may be in, its root "/"; another process's
+// cwd and root may be those too (deny rules match broadly) or anything
+// else (the path is not sure), and its other links lead to nothing the
+// gate can name.
+
+// maxProcDepth bounds how often a path through a process's link is
+// resolved again (/proc/self/root/proc/self/cwd/...).
+const maxProcDepth = 4
+
+// procTargets returns the targets the absolute raw path (joined, not
+// cleaned) names where it passes through a process's link under /proc
+// (procSplit), as the command resolves it, and whether they are all it
+// may name; none and true when it passes through none. t is the target
+// the gate resolved raw to: a path with no link on its way and no /proc
+// element is not walked again.
+func (c *call) procTargets(raw string, t target, depth int) ([]target, bool) {
+	if t.real == t.abs && !strings.Contains(raw, "/proc") {
+		return nil, true
+	}
+	own, entry, rest, found := c.procSplit(raw)
+	if !found {
+		return nil, true
+	}
+	if depth >= maxProcDepth {
+		return nil, false
+	}
+	sure := own
+	var dirs []string
+	switch entry {
+	case "cwd":
+		dirs = c.bases
+		sure = sure && !c.cdUnsure
+	case "root":
+		dirs = []string{""}
+	default:
+		return nil, false // a descriptor, the program, a mapping
+	}
+	var ts []target
+	for _, d := range dirs {
+		p := d + "/" + rest
+		nt := c.target(p)
+		ts = append(ts, nt)
+		more, ok := c.procTargets(p, nt, depth+1)
+		ts = append(ts, more...)
+		sure = sure && ok
+	}
+	return ts, sure
+}
+
+// procSplit walks the absolute path raw as the kernel does, following
+// the links outside /proc (linkOutsideProc), up to the first prefix that
+// is a process's link (procLink). It returns whether that process is the
+// command's own, the link's name and the rest of raw after it, not
+// resolved; found is false when raw passes through no such link.
+func (c *call) procSplit(raw string) (own bool, entry, rest string, found bool) {
+	cur := "/"
+	rest = raw
+	hops := 0
+	for rest != "" {
+		var part string
+		part, rest, _ = strings.Cut(rest, "/")
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		cur = path.Join(cur, part)
+		if own, entry, ok := procLink(cur); ok {
+			return own, entry, rest, true
+		}
+		if hops >= maxProgramLinks {
+			continue
+		}
+		dest, ok := c.linkOutsideProc(cur)
+		if !ok {
+			continue
+		}
+		hops++
+		if path.IsAbs(dest) {
+			cur = "/"
+		} else {
+			cur = path.Dir(cur)
+		}
+		rest = dest + "/" + rest
+	}
+	return false, "", "", false
+}
+
+// procLink reports whether the clean absolute path p is a process's link
+// under /proc: /proc/P/E or /proc/P/task/T/E, where P is self,
+// thread-self or a number and E is cwd, root, exe, fd or map_files (the
+// directories of links, whose entries lead anywhere). own is whether P is
+// the process that opens the path (self, thread-self).
+func procLink(p string) (own bool, entry string, ok bool) {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false, "", false
+	}
+	parts := strings.Split(rest, "/")
+	switch {
+	case parts[0] == "self" || parts[0] == "thread-self":
+		own = true
+	case !digits(parts[0]):
+		return false, "", false
+	}
+	parts = parts[1:]
+	if len(parts) >= 2 && parts[0] == "task" && digits(parts[1]) {
+		parts = parts[2:]
+	}
+	if len(parts) != 1 {
+		return false, "", false
+	}
+	switch parts[0] {
+	case "cwd", "root", "exe", "fd", "map_files":
+		if own && parts[0] != "cwd" && parts[0] != "root" {
+			// The command's own descriptors are its redirects, judged
+			// as such (/dev/stdin, exec 3<.env; cat /dev/fd/3).
+			return false, "", false
+		}
+		return own, parts[0], true
+	}
+	return false, "", false
+}
+
+// digits reports whether s is a non-empty string of ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
