@@ -137,7 +137,7 @@ func compressWrites(prog string, args []Word) (targets []Word, dynamic bool, ok 
 		}
 		for _, s := range cz.suffixes {
 			if base, cut := strings.CutSuffix(o.Value, s); cut && base != "" && !strings.HasSuffix(base, "/") {
-				if tarSuffixes[s] {
+				if tarSuffixes.Get()[s] {
 					base += ".tar" // a.tgz is a.tar compressed
 				}
 				targets = append(targets, staticWord(base))
@@ -148,7 +148,9 @@ func compressWrites(prog string, args []Word) (targets []Word, dynamic bool, ok 
 }
 
 // tarSuffixes are the suffixes that stand for ".tar" and one of the above.
-var tarSuffixes = map[string]bool{".tgz": true, ".taz": true, ".tbz2": true, ".tbz": true, ".txz": true, ".tlz": true, ".tzst": true, ".tzo": true}
+var tarSuffixes = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{".tgz": true, ".taz": true, ".tbz2": true, ".tbz": true, ".txz": true, ".tlz": true, ".tzst": true, ".tzo": true}
+}}
 
 // staticWord is the static word whose value is s.
 func staticWord(s string) Word { return Word{Raw: s, Value: s, Static: true} }
