@@ -83,6 +83,8 @@ type call struct {
 	req Request
 	// code is the Policy's Code, indexed.
 	code *codeIndex
+	// procDirs memoises procSplit's walk of the directories of paths.
+	procDirs map[string]procWalk
 	// cand is scratch space for ruleList.candidates, whose result is
 	// used before the next candidates call.
 	cand   []int32

@@ -68,9 +68,43 @@ func (c *call) procTargets(raw string, t target, depth int) ([]target, bool) {
 // command's own, the link's name and the rest of raw after it, not
 // resolved; found is false when raw passes through no such link.
 func (c *call) procSplit(raw string) (own bool, entry, rest string, found bool) {
-	cur := "/"
-	rest = raw
-	hops := 0
+	// The directory part is walked once per call: a command's paths are
+	// mostly in the directories it runs in.
+	dir, base := raw, ""
+	if i := strings.LastIndexByte(raw, '/'); i > 0 {
+		dir, base = raw[:i], raw[i+1:]
+	}
+	w, ok := c.procDirs[dir]
+	if !ok {
+		w = c.procWalk(procWalk{cur: "/"}, dir)
+		if c.procDirs == nil {
+			c.procDirs = make(map[string]procWalk)
+		}
+		c.procDirs[dir] = w
+	}
+	if w.found {
+		if w.rest == "" {
+			return w.own, w.entry, base, true
+		}
+		return w.own, w.entry, w.rest + "/" + base, true
+	}
+	w = c.procWalk(w, base)
+	return w.own, w.entry, w.rest, w.found
+}
+
+// procWalk is where procSplit's walk stands: the clean path cur walked so
+// far and the links followed (hops), or, found, the process link reached
+// (own, entry) and the rest of the path after it.
+type procWalk struct {
+	cur         string
+	hops        int
+	own, found  bool
+	entry, rest string
+}
+
+// procWalk walks rest on from w.
+func (c *call) procWalk(w procWalk, rest string) procWalk {
+	cur, hops := w.cur, w.hops
 	for rest != "" {
 		var part string
 		part, rest, _ = strings.Cut(rest, "/")
@@ -83,7 +117,7 @@ func (c *call) procSplit(raw string) (own bool, entry, rest string, found bool) 
 		}
 		cur = path.Join(cur, part)
 		if own, entry, ok := procLink(cur); ok {
-			return own, entry, rest, true
+			return procWalk{own: own, entry: entry, rest: rest, found: true}
 		}
 		if hops >= maxProgramLinks {
 			continue
@@ -100,7 +134,7 @@ func (c *call) procSplit(raw string) (own bool, entry, rest string, found bool) 
 		}
 		rest = dest + "/" + rest
 	}
-	return false, "", "", false
+	return procWalk{cur: cur, hops: hops}
 }
 
 // procLink reports whether the clean absolute path p is a process's link
