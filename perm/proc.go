@@ -3,6 +3,8 @@ package perm
 import (
 	"path"
 	"strings"
+
+	"github.com/gen-run/gen/workspace"
 )
 
 // A process's links under /proc (cwd, root, fd/N, exe, map_files/N) lead
@@ -143,45 +145,15 @@ func (c *call) procWalk(w procWalk, rest string) procWalk {
 // directories of links, whose entries lead anywhere). own is whether P is
 // the process that opens the path (self, thread-self).
 func procLink(p string) (own bool, entry string, ok bool) {
-	rest, ok := strings.CutPrefix(p, "/proc/")
-	if !ok {
+	pid, entry, sub, ok := workspace.ProcLink(p)
+	if !ok || sub != "" {
 		return false, "", false
 	}
-	parts := strings.Split(rest, "/")
-	switch {
-	case parts[0] == "self" || parts[0] == "thread-self":
-		own = true
-	case !digits(parts[0]):
+	own = pid == "self" || pid == "thread-self"
+	if own && entry != "cwd" && entry != "root" {
+		// The command's own descriptors are its redirects, judged as
+		// such (/dev/stdin, exec 3<.env; cat /dev/fd/3).
 		return false, "", false
 	}
-	parts = parts[1:]
-	if len(parts) >= 2 && parts[0] == "task" && digits(parts[1]) {
-		parts = parts[2:]
-	}
-	if len(parts) != 1 {
-		return false, "", false
-	}
-	switch parts[0] {
-	case "cwd", "root", "exe", "fd", "map_files":
-		if own && parts[0] != "cwd" && parts[0] != "root" {
-			// The command's own descriptors are its redirects, judged
-			// as such (/dev/stdin, exec 3<.env; cat /dev/fd/3).
-			return false, "", false
-		}
-		return own, parts[0], true
-	}
-	return false, "", false
-}
-
-// digits reports whether s is a non-empty string of ASCII digits.
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return own, entry, true
 }

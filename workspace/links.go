@@ -177,30 +177,12 @@ func DanglingLink(p string) string {
 // below it names the file it looks like. Not such a link: /proc/self and
 // the processes that share this process's mounts.
 func ForeignProc(p string) bool {
-	rest, ok := strings.CutPrefix(p, "/proc/")
-	if !ok {
+	pid, entry, sub, ok := ProcLink(p)
+	switch {
+	case !ok || pid == "self" || pid == "thread-self":
 		return false
-	}
-	pid, rest, _ := strings.Cut(rest, "/")
-	if !digits(pid) {
-		return false
-	}
-	if t, ok := strings.CutPrefix(rest, "task/"); ok {
-		tid, r, _ := strings.Cut(t, "/")
-		if !digits(tid) {
-			return false
-		}
-		rest = r
-	}
-	entry, sub, _ := strings.Cut(rest, "/")
-	switch entry {
-	case "root", "cwd", "exe":
-	case "fd", "map_files":
-		if sub == "" {
-			return false // the directory itself
-		}
-	default:
-		return false
+	case (entry == "fd" || entry == "map_files") && sub == "":
+		return false // the directory itself
 	}
 	self, err := os.Readlink("/proc/self/ns/mnt")
 	if err != nil {
@@ -210,6 +192,36 @@ func ForeignProc(p string) bool {
 	return err != nil || other != self
 }
 
+// ProcLink splits the clean absolute path p where it is, or lies below, a
+// process's link under /proc: /proc/PID/ENTRY[/SUB] or
+// /proc/PID/task/TID/ENTRY[/SUB], where PID is self, thread-self or a
+// number and ENTRY is root, cwd, exe, fd or map_files (fd and map_files
+// are directories of links). ok is false for any other path.
+func ProcLink(p string) (pid, entry, sub string, ok bool) {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return "", "", "", false
+	}
+	pid, rest, _ = strings.Cut(rest, "/")
+	if pid != "self" && pid != "thread-self" && !digits(pid) {
+		return "", "", "", false
+	}
+	if t, ok := strings.CutPrefix(rest, "task/"); ok {
+		tid, r, _ := strings.Cut(t, "/")
+		if !digits(tid) {
+			return "", "", "", false
+		}
+		rest = r
+	}
+	entry, sub, _ = strings.Cut(rest, "/")
+	switch entry {
+	case "root", "cwd", "exe", "fd", "map_files":
+		return pid, entry, sub, true
+	}
+	return "", "", "", false
+}
+
+// digits reports whether s is a non-empty string of ASCII digits.
 func digits(s string) bool {
 	if s == "" {
 		return false
