@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // TestCodeIndexLikeScan: codeAt through the index finds what a scan of
@@ -72,24 +71,5 @@ func codePolicy(f diffFixture, n int) *Policy {
 // catalog of agents with hooks costs each call.
 func BenchmarkCodeRatio(b *testing.B) {
 	f := newDiffFixture(b)
-	ten, thousand := codePolicy(f, 10), codePolicy(f, 1000)
-	ten.Compile()
-	thousand.Compile()
-	reqs := benchRuleCalls()
-	pass := func(p *Policy) time.Duration {
-		start := time.Now()
-		for _, req := range reqs {
-			Evaluate(req, p)
-		}
-		return time.Since(start)
-	}
-	var t10, t1000 time.Duration
-	for b.Loop() {
-		t10 += pass(ten)
-		t1000 += pass(thousand)
-	}
-	n := float64(b.N * len(reqs))
-	b.ReportMetric(float64(t10.Nanoseconds())/n, "code10-ns/call")
-	b.ReportMetric(float64(t1000.Nanoseconds())/n, "code1000-ns/call")
-	b.ReportMetric(float64(t1000)/float64(t10), "ratio")
+	benchRatio(b, "code10", codePolicy(f, 10), "code1000", codePolicy(f, 1000))
 }
