@@ -47,7 +47,34 @@ func TestRedTeamGlobalOptions(t *testing.T) {
 		{"global options: several", rules, bashReq("helm --debug -n x uninstall r"), Deny, 1},
 		{"global options: a word not static", rules, bashReq(`docker "$opt" run img`), Deny, 1},
 		{"global options: another subcommand", rules, bashReq("kubectl -n x get pods"), Allow, 3},
-		{"global options: subcommand after an operand", rules, bashReq("docker --context x ps run"), Allow, 3},
+		{"global options: a path after them", rules, bashReq("kubectl -n x ./delete"), Allow, 3},
+	})
+}
+
+// TestRedTeamSubcommandGroups: a rule naming a subcommand matches it in a
+// group of subcommands, the word after the first operand. Each was Allow
+// in bypassPermissions mode.
+func TestRedTeamSubcommandGroups(t *testing.T) {
+	f := newFixture(t)
+	rules := all(deny("Bash(docker run:*)", "Bash(docker push:*)", "Bash(podman rm:*)"), mode(ModeBypass))
+	askDelete := all(ask("Bash(kubectl delete:*)"), allow("Bash(kubectl:*)"))
+	push := all(deny("Bash(git push:*)", "Bash(npm publish:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"group: docker container run", rules, bashReq("docker container run img"), Deny, 1},
+		{"group: docker image push", rules, bashReq("docker image push img"), Deny, 1},
+		{"group: after global options", rules, bashReq("docker -H x container run img"), Deny, 1},
+		{"group: options between", rules, bashReq("podman container --log-level debug rm c"), Deny, 1},
+		{"group: ask rule", askDelete, bashReq("kubectl x delete pod p"), Ask, 5},
+		{"group: ask rule, another subcommand", askDelete, bashReq("kubectl x get pod p"), Allow, 6},
+		// The word after the first operand may be a subcommand of a
+		// group whichever the first operand is: docker ps takes none.
+		{"group: after any first operand", rules, bashReq("docker --context x ps run"), Deny, 1},
+		{"group: a third operand is no subcommand", rules, bashReq("docker container ls run"), Allow, 3},
+		// git and npm are read by their own grammar: a word after
+		// their subcommand is not one.
+		{"group: git stash push", push, bashReq("git stash push"), Allow, 3},
+		{"group: npm run publish", push, bashReq("npm run publish"), Allow, 3},
+		{"group: git by path", push, bashReq("/usr/bin/git stash push"), Allow, 3},
 	})
 }
 

@@ -305,22 +305,29 @@ func readings(words []Word) [][]Word {
 	return out
 }
 
-// maxOptionReadings bounds the readings withoutLeadingOptions makes.
+// maxOptionReadings bounds the readings subcommandReadings makes.
 const maxOptionReadings = 4
 
-// withoutLeadingOptions returns a command line that starts with options
-// as the program reads it when they are its global options, before its
-// subcommand (docker --context x run, kubectl -n x delete, cargo
-// +nightly publish, terraform -chdir=x apply): the program followed by
-// each word that may be the first operand and what comes after it. An
-// option without "=", or a word not static, may take the next word as its
-// value, which leaves the word after that to be the first operand too.
-func withoutLeadingOptions(words []Word) [][]Word {
-	if len(words) < 3 || !words[0].Static || !optionLike(words[1]) {
+// subcommandReadings returns the command lines a rule naming a
+// subcommand may see in words: the program followed by each word that may
+// be its subcommand and what comes after it. That is a word after the
+// program's global options (docker --context x run, kubectl -n x delete,
+// cargo +nightly publish, terraform -chdir=x apply), and the word after a
+// first operand, which may name a group of subcommands (docker container
+// run, podman image push, docker compose run). An option without "=", or
+// a word not static, may take the next word as its value, which leaves
+// the word after that to be an operand too.
+//
+// git and npm are left out: their own readings (withoutGitGlobals,
+// npmReadings) read their command lines as they do, and a word after
+// their subcommand is not one (git stash push does not push).
+func subcommandReadings(words []Word) [][]Word {
+	if len(words) < 3 || !words[0].Static || path.Base(words[0].Value) == "git" || path.Base(words[0].Value) == "npm" {
 		return nil
 	}
 	var out [][]Word
-	for i := 2; i < len(words) && len(out) < maxOptionReadings; i++ {
+	operands := 0
+	for i := 1; i < len(words) && len(out) < maxOptionReadings; i++ {
 		w := words[i]
 		if w.Static && w.Value == "--" {
 			break
@@ -331,10 +338,16 @@ func withoutLeadingOptions(words []Word) [][]Word {
 		if !subcommandLike(w.Value) {
 			break // a path, a number, a pattern: no subcommand a rule names
 		}
-		r := make([]Word, 0, 1+len(words)-i)
-		out = append(out, append(append(r, words[0]), words[i:]...))
-		if prev := words[i-1]; prev.Static && (!optionLike(prev) || strings.Contains(prev.Value, "=")) {
-			break // w is the first operand: no option before it takes it
+		if i > 1 {
+			r := make([]Word, 0, 1+len(words)-i)
+			out = append(out, append(append(r, words[0]), words[i:]...))
+		}
+		if prev := words[i-1]; i == 1 || prev.Static && (!optionLike(prev) || strings.Contains(prev.Value, "=")) {
+			// w is surely an operand: no option before it takes it.
+			// The second is the last that may be a subcommand.
+			if operands++; operands == 2 {
+				break
+			}
 		}
 	}
 	return out
@@ -564,11 +577,12 @@ func (c *Command) AppendDenyForms(dst []string) []string {
 		// re-added where the shell needs them): then it is value.
 		out.add(joinAs(v, quotedText, value, valueText, len(raw)+2*len(v)))
 	}
-	// A rule naming a subcommand matches it after global options too
-	// (docker --context x run): forms only, not readings, whose writes
-	// and placements would read an option's value as an operand.
+	// A rule naming a subcommand matches it after global options and
+	// in a group (docker --context x run, docker container run): forms
+	// only, not readings, whose writes and placements would read an
+	// option's value or a group's name as an operand.
 	for _, v := range vs {
-		for _, w := range withoutLeadingOptions(v) {
+		for _, w := range subcommandReadings(v) {
 			out.add(join(w, rawText))
 			out.add(join(w, valueText))
 			out.add(join(w, quotedText))
