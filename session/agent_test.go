@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gen-run/gen/agent"
@@ -354,4 +355,57 @@ func TestHookSessionDenyBindsSubagents(t *testing.T) {
 			t.Errorf("%s was made: denials %+v", f, out.Denials)
 		}
 	}
+}
+
+// A running subagent follows its main loop: when the person narrows the
+// main loop's mode while the subagent runs (here to plan), the
+// subagent's next call is capped at it. It had kept the mode the main
+// loop was in when it started.
+func TestSubagentFollowsParentMode(t *testing.T) {
+	root, home := project(t, nil)
+	userAgent(t, root, home, "runner", "allow_tools: Bash\n", "Run.")
+	var s *Session
+	// Requests: the main loop's first (the delegation), the subagent's
+	// first (touch a1), its second (touch a2), ...
+	m := &beforeRequest{Model: offline.New(), n: 3, f: func() {
+		if err := s.SetMode(perm.ModePlan); err != nil {
+			t.Error(err)
+		}
+	}}
+	s = newSession(t, root, home, m, nil, func(c *Config) {
+		c.Settings.Allowed = []string{"Agent(runner)"}
+	})
+	out, err := s.Submit(context.Background(), `Call Agent: {"subagent_type": "runner", "description": "touch", "prompt": "Run bash: touch a1\nRun bash: touch a2"}`, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a1")); err != nil {
+		t.Errorf("a1, made before the switch: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a2")); err == nil {
+		t.Errorf("a2 was made after the main loop switched to plan mode: denials %+v", out.Denials)
+	}
+	if len(out.Denials) != 1 || !strings.HasPrefix(out.Denials[0].Reason, "[subagent runner] plan mode") {
+		t.Errorf("denials %+v, want touch a2 denied by plan mode", out.Denials)
+	}
+}
+
+// beforeRequest runs f before the model's n-th request.
+type beforeRequest struct {
+	loop.Model
+	mu sync.Mutex
+	i  int
+	n  int
+	f  func()
+}
+
+func (m *beforeRequest) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	m.mu.Lock()
+	m.i++
+	run := m.i == m.n
+	m.mu.Unlock()
+	if run {
+		m.f()
+	}
+	return m.Model.Complete(ctx, req)
 }

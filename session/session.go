@@ -688,17 +688,35 @@ func (s *Session) origin() subagent.Origin {
 		Settings:  s.set,
 		Live:      s.live,
 		Agents:    s.catalog,
-		Parent:    policy.MainParent(s.set, s.runtime()),
+		Parent:    s.parentLocked(),
+		ParentNow: s.parent,
 		Skills:    s.skills,
 		OnWarning: s.warn,
 	}
-	// The deny and ask rules added to the main loop during the session
-	// (a PermissionRequest hook's updatedPermissions) bind the subagent.
-	deny, ask := s.gate.Restrictions()
-	o.Parent.Deny = append(o.Parent.Deny, deny...)
-	o.Parent.Ask = append(o.Parent.Ask, ask...)
 	o.Hooks, o.SessionID, o.TranscriptPath = s.sessionHooks, s.hooks.SessionID, s.hooks.TranscriptPath
 	return o
+}
+
+// parent is what the main loop passes down to its subagents now
+// (parentLocked): a running subagent asks for it before each of its
+// calls, so that a rule or a narrower mode the main loop gets meanwhile
+// binds it too.
+func (s *Session) parent() policy.Parent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.parentLocked()
+}
+
+// parentLocked is parent, with s.mu held: the main loop's mode,
+// directories and agent deny rules (policy.MainParent), and the deny and
+// ask rules added to it during the session (a PermissionRequest hook's
+// updatedPermissions, an Answerer's).
+func (s *Session) parentLocked() policy.Parent {
+	p := policy.MainParent(s.set, s.runtime())
+	deny, ask := s.gate.Restrictions()
+	p.Deny = append(p.Deny, deny...)
+	p.Ask = append(p.Ask, ask...)
+	return p
 }
 
 // End ends the session: the Notification hooks still running are

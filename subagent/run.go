@@ -35,8 +35,14 @@ type Config struct {
 	// deny rule added meanwhile applies to the next call. Settings, if
 	// also set, are the ones the run starts from.
 	Live *settings.Live
-	// Parent, if set, is the delegating main loop.
-	Parent *policy.Parent
+	// Parent, if set, is the delegating main loop as the run starts.
+	// ParentNow, if set, gives it as it is now: the policy is rebuilt
+	// with it before each call, so that a deny or ask rule the main loop
+	// gains while the subagent runs, or a mode it is narrowed to, binds
+	// the subagent's next call. A subagent never gets more than its
+	// parent has.
+	Parent    *policy.Parent
+	ParentNow func() policy.Parent
 	// Agents are the other agents of the run (the catalog Def was found
 	// in): the files their hooks run are code to this one too
 	// (policy.Subagent's others).
@@ -91,14 +97,24 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	pol, warns := policy.Subagent(set, def, cfg.Parent, cfg.Agents...)
 	rep := Report{Agent: def.Name, Mode: pol.Mode, Warnings: warns}
 
-	// The run follows the settings files when it has them live: a deny
-	// rule added while it runs applies to its next call.
+	// The run follows the settings files when it has them live, and its
+	// parent when it has it now: a deny rule added to either while it
+	// runs applies to its next call.
+	build := func(s *settings.Settings) perm.Policy {
+		parent := cfg.Parent
+		if cfg.ParentNow != nil {
+			p := cfg.ParentNow()
+			parent = &p
+		}
+		p, _ := policy.Subagent(s, def, parent, cfg.Agents...)
+		return p
+	}
 	base := func() perm.Policy { return pol }
-	if cfg.Live != nil {
-		base = policy.Live(cfg.Live, func(s *settings.Settings) perm.Policy {
-			p, _ := policy.Subagent(s, def, cfg.Parent, cfg.Agents...)
-			return p
-		})
+	switch {
+	case cfg.Live != nil:
+		base = policy.Live(cfg.Live, build)
+	case cfg.ParentNow != nil:
+		base = func() perm.Policy { return build(set) }
 	}
 	g := cfg.MCP.Gate(def.Name, base, set.ManagedRulesOnly)
 	env := tool.NewEnv(pol.Workspace)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gen-run/gen/agent"
@@ -166,6 +167,48 @@ func TestRunFollowsSettings(t *testing.T) {
 				}
 			}}
 			rep := Run(context.Background(), Config{Def: def, Live: live, Model: m}, "Read: a.txt\nRead: a.txt")
+			if rep.Err != nil {
+				t.Fatal(rep.Err)
+			}
+			final := rep.Outcome.Final
+			if !strings.HasPrefix(final, "RESULT: Read(a.txt) -> ALLOWED\nRESULT: Read(a.txt) -> DENIED") || !strings.Contains(final, tc.want) {
+				t.Fatalf("final = %q, want the second Read denied with %q", final, tc.want)
+			}
+		})
+	}
+}
+
+// A subagent a main loop delegates to (ParentNow) sees a deny or ask rule
+// the main loop gains while it runs (a PermissionRequest hook's or an
+// approver's session rule) at its next call: it never gets more than its
+// parent. It kept the rules its parent had when it started.
+func TestRunFollowsParent(t *testing.T) {
+	r, err := perm.ParseRule("Read(./a.txt)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		gain func(*policy.Parent)
+		want string
+	}{
+		{"a deny rule", func(p *policy.Parent) { p.Deny = []perm.Entry{{Rule: r, Source: perm.SourceSession}} }, "blocked by deny rule Read(./a.txt)"},
+		{"an ask rule", func(p *policy.Parent) { p.Ask = []perm.Entry{{Rule: r, Source: perm.SourceSession}} }, "ask rule Read(./a.txt)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			set, def, _ := setup(t)
+			var gained atomic.Bool
+			now := func() policy.Parent {
+				p := policy.Parent{Mode: perm.ModeDefault}
+				if gained.Load() {
+					tc.gain(&p)
+				}
+				return p
+			}
+			start := now()
+			m := &afterFirst{Model: offline.New(), f: func() { gained.Store(true) }}
+			rep := Run(context.Background(), Config{Def: def, Settings: set, Parent: &start, ParentNow: now, Model: m}, "Read: a.txt\nRead: a.txt")
 			if rep.Err != nil {
 				t.Fatal(rep.Err)
 			}

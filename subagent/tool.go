@@ -27,8 +27,10 @@ type Origin struct {
 	Live   *settings.Live
 	Agents *agent.Catalog
 	// Parent is the main loop's mode, extra deny rules and added
-	// directories.
-	Parent policy.Parent
+	// directories. ParentNow, if set, gives them as they are at each of
+	// the subagent's calls (see Config).
+	Parent    policy.Parent
+	ParentNow func() policy.Parent
 	// Hooks, SessionID, TranscriptPath, Skills and OnWarning are the
 	// session's (see Config).
 	Hooks          *hook.Runner
@@ -108,6 +110,7 @@ func (t agentTool) RunReport(ctx context.Context, call tool.Call) (string, tool.
 		Settings:       o.Settings,
 		Live:           o.Live,
 		Parent:         &parent,
+		ParentNow:      o.ParentNow,
 		Agents:         o.Agents.All(),
 		Model:          t.cfg.Model,
 		HTTPClient:     t.cfg.HTTPClient,
