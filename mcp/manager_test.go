@@ -327,10 +327,16 @@ func TestCallTimeout(t *testing.T) {
 	}
 }
 
+// reapGrace is StopGrace in the tests of stopping a server that exits
+// when its stdin closes: each wait ends as soon as the server is reaped,
+// so the grace is only a bound, and one a loaded machine must not reach
+// (500 ms did, at a load of 8: "did not exit after SIGKILL").
+const reapGrace = 10 * time.Second
+
 // Close stops the server and reaps it and what it started; calls after
 // Close fail.
 func TestCloseReaps(t *testing.T) {
-	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond}, stdioServer("local", "ok"))
+	m, _ := start(t, Options{StopGrace: reapGrace}, stdioServer("local", "ok"))
 	pids := spawned(t, m, "mcp__local__spawn")
 	for _, pid := range pids {
 		if !proctest.Alive(pid) {
@@ -418,7 +424,7 @@ func TestKeepStops(t *testing.T) {
 		}
 		return nil
 	}
-	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond, Keep: keep}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
+	m, _ := start(t, Options{StopGrace: reapGrace, Keep: keep}, stdioServer("local", "ok"), httpServer(t, "remote", testServer(t)))
 	pids := spawned(t, m, "mcp__local__spawn")
 	mu.Lock()
 	refused["local"] = true

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -24,7 +23,7 @@ func TestCloseReapsLeftovers(t *testing.T) {
 	}
 	// The setting is the whole test process's: later tests run without it.
 	t.Cleanup(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) })
-	m, _ := start(t, Options{StopGrace: 500 * time.Millisecond}, stdioServer("local", "ok"))
+	m, _ := start(t, Options{StopGrace: reapGrace}, stdioServer("local", "ok"))
 	pids := spawned(t, m, "mcp__local__spawn") // the server's, then its child's
 	if err := guard(t, "Close", m.Close); err != nil {
 		t.Errorf("Close: %v", err)
@@ -43,7 +42,7 @@ func TestCloseKillsEscaped(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
 	s := stdioServer("local", "escaped")
 	s.Env[heldPIDEnv] = pidFile
-	m, st := start(t, Options{StopGrace: 500 * time.Millisecond}, s)
+	m, st := start(t, Options{StopGrace: reapGrace}, s)
 	if st["local"].State != StateConnected {
 		t.Fatalf("start: %v %v", st["local"].State, st["local"].Err)
 	}

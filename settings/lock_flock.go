@@ -13,13 +13,6 @@ import (
 	"github.com/gen-run/gen/internal/lazy"
 )
 
-// lockTimeout bounds how long a writer waits for the others: a stuck
-// process holding the lock must not hang this one forever. Waiting is
-// blocking, not polled, so under contention it is a queue, and the bound
-// is only reached when a holder is stuck. (A variable so that tests can
-// reach the bound.)
-var lockTimeout = 30 * time.Second
-
 // inProcess admits one writer of this process at a time to the flock, so
 // the goroutines of one process queue on a channel (in order) instead of
 // all contending for the kernel lock with the writers of other processes.

@@ -9,12 +9,21 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/gen-run/gen/internal/atomicfile"
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
 )
+
+// lockTimeout bounds how long a writer waits for the others (lockDirs): a
+// stuck process holding the lock must not hang this one forever. Waiting
+// is blocking, not polled, so under contention it is a queue, and the
+// bound is only reached when a holder is stuck. (A variable so that tests
+// can reach the bound, and so that a test of contention on a loaded
+// machine does not.)
+var lockTimeout = 30 * time.Second
 
 // AddRule appends rule to permissions.<list> ("allow", "ask" or "deny") in
 // the settings file at path, creating the file and its parents if missing.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gen-run/gen/internal/atomicfile/atomicfiletest"
 	"github.com/gen-run/gen/internal/textfile"
@@ -22,6 +23,7 @@ const helperEnv = "GEN_SETTINGS_TEST_ADDRULE"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(helperEnv); v != "" {
+		lockTimeout = contentionTimeout
 		parts := strings.Split(v, "\n")
 		for _, rule := range parts[1:] {
 			if err := AddRule(parts[0], "allow", rule); err != nil {
@@ -33,6 +35,12 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// contentionTimeout is lockTimeout in the tests of many writers and
+// their child processes: they test that no rule is lost, not the bound,
+// which the queue of thousands of synced writes may reach on a loaded
+// machine (it did, at a load of 8).
+const contentionTimeout = 10 * time.Minute
 
 func TestAddRule(t *testing.T) {
 	tests := []struct {
@@ -328,6 +336,8 @@ func TestAddRuleContention(t *testing.T) {
 // arrived, and returns the file's path.
 func testAddRuleConcurrent(t *testing.T, goroutines, procs, perWorker int) string {
 	t.Helper()
+	defer func(old time.Duration) { lockTimeout = old }(lockTimeout)
+	lockTimeout = contentionTimeout
 	path := filepath.Join(t.TempDir(), ".gen", "settings.json")
 	writeFile(t, path, `{"keep": true}`)
 	var want []string
