@@ -36,25 +36,35 @@ import (
 // result that is still Ask counts as unanswered and becomes Deny
 // (perm.Unattended). Implementations must be safe for concurrent use and
 // give up when ctx ends.
+//
+// policy returns the policy in force at the asking gate at the moment it
+// is called: the gate's Policy with the rules added to its agent
+// (AddRules), which change while the Asker waits (a grant made by another
+// dialog, a PermissionRequest hook's rule). An Asker that evaluates the
+// call again before it asks, or after an answer added rules, calls it
+// then: evaluated under its own policy alone, an Asker allowed what an
+// ask rule a PermissionRequest hook had added for the session asks
+// about, and nobody was asked. It is never nil.
 type Asker interface {
-	Ask(ctx context.Context, req perm.Request, ask perm.Result) perm.Result
+	Ask(ctx context.Context, req perm.Request, ask perm.Result, policy func() perm.Policy) perm.Result
 }
 
 // Answerer is an Asker whose answer can carry more than a decision: a
 // changed input and rules for the rest of the run (a permission-prompt
 // delegate's updatedInput and "always allow for this agent"). When the
-// Asker implements it, the gate calls Answer instead of Ask.
+// Asker implements it, the gate calls Answer instead of Ask. policy is
+// as for Ask.
 type Answerer interface {
-	Answer(ctx context.Context, req perm.Request, ask perm.Result) Answer
+	Answer(ctx context.Context, req perm.Request, ask perm.Result, policy func() perm.Policy) Answer
 }
 
 // Stopper is an Asker whose answer may also stop the agent: the
 // permission-prompt tool's deny with "interrupt": true. When the Asker
 // implements it, the gate calls AskStop instead of Ask, and a stop it
 // gives ends the agent after the round of calls this one is in
-// (TakeHalt), as a hook's interrupt does.
+// (TakeHalt), as a hook's interrupt does. policy is as for Ask.
 type Stopper interface {
-	AskStop(ctx context.Context, req perm.Request, ask perm.Result) (res perm.Result, stop string)
+	AskStop(ctx context.Context, req perm.Request, ask perm.Result, policy func() perm.Policy) (res perm.Result, stop string)
 }
 
 // Answer is an Answerer's answer.
@@ -160,23 +170,6 @@ func (g *Gate) AddRules(r Rules) error {
 	g.added.Deny = append(g.added.Deny, r.Deny...)
 	g.gen++ // the merged policy is out of date
 	return err
-}
-
-// policyKey is the context key of the policy of the gate that asks.
-type policyKey struct{}
-
-// PolicyOf returns the policy in force now at the gate that asks an Asker
-// through ctx: the gate's Policy with the rules added to its agent
-// (AddRules), for an Asker that evaluates the call again before it asks
-// (a grant made by another dialog meanwhile). Evaluated under its own
-// policy alone, an Asker allowed what an ask rule a PermissionRequest
-// hook had added for the session asks about, and nobody was asked.
-// fallback gives the policy where ctx comes from no gate.
-func PolicyOf(ctx context.Context, fallback func() perm.Policy) perm.Policy {
-	if f, ok := ctx.Value(policyKey{}).(func() perm.Policy); ok {
-		return f()
-	}
-	return fallback()
 }
 
 // Restrictions returns the deny and ask rules added to this gate's agent
@@ -388,10 +381,10 @@ func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, po
 		return res, req
 	}
 	// An Asker that evaluates the call again (a grant made meanwhile)
-	// does so under this gate's policy, with the rules added to it.
-	ctx = context.WithValue(ctx, policyKey{}, g.policy)
+	// does so under this gate's policy, with the rules added to it, as
+	// they are when it evaluates: g.policy, not pol.
 	if st, ok := g.Asker.(Stopper); ok {
-		r, stop := st.AskStop(ctx, req, res)
+		r, stop := st.AskStop(ctx, req, res, g.policy)
 		if stop != "" {
 			g.halt.CompareAndSwap(nil, &stop)
 		}
@@ -399,9 +392,9 @@ func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, po
 	}
 	a, ok := g.Asker.(Answerer)
 	if !ok {
-		return g.Asker.Ask(ctx, req, res), req
+		return g.Asker.Ask(ctx, req, res, g.policy), req
 	}
-	ans := a.Answer(ctx, req, res)
+	ans := a.Answer(ctx, req, res, g.policy)
 	if ans.Result.Decision == perm.Allow && ans.UpdatedInput != nil {
 		nin, err := g.prepare(req.Tool, ans.UpdatedInput)
 		if err != nil {
@@ -412,7 +405,7 @@ func (g *Gate) settle(ctx context.Context, req perm.Request, res perm.Result, po
 			ans.Result = r
 		} else {
 			// The changed call needs an approval of its own.
-			ans = a.Answer(ctx, req, r)
+			ans = a.Answer(ctx, req, r, g.policy)
 			if ans.Result.Decision == perm.Allow && ans.UpdatedInput != nil {
 				return perm.Result{Decision: perm.Deny, Step: r.Step, Source: perm.SourceSession,
 					Reason: "the approver changed the input of a call a second time"}, req

@@ -9,7 +9,7 @@ import (
 
 type askerFunc func(perm.Request, perm.Result) perm.Result
 
-func (f askerFunc) Ask(_ context.Context, req perm.Request, res perm.Result) perm.Result {
+func (f askerFunc) Ask(_ context.Context, req perm.Request, res perm.Result, _ func() perm.Policy) perm.Result {
 	return f(req, res)
 }
 
@@ -45,5 +45,82 @@ func TestCheck(t *testing.T) {
 	}
 	if got := Fixed(pol).Check(context.Background(), write); got.Decision != perm.Deny || got.Step != 8 {
 		t.Errorf("Fixed: %v step %d", got.Decision, got.Step)
+	}
+}
+
+// reevaluator is an Asker, Answerer or Stopper that evaluates the call
+// again under the policy the gate hands it, as session.Session.Ask and the
+// permission-prompt delegate do, after wait: what happens while a person
+// or a tool takes their time.
+type reevaluator struct {
+	wait func()
+	got  []perm.Result
+}
+
+func (r *reevaluator) eval(req perm.Request, policy func() perm.Policy) perm.Result {
+	p := policy()
+	before := perm.Evaluate(req, &p)
+	r.wait()
+	p = policy()
+	after := perm.Evaluate(req, &p)
+	r.got = append(r.got, before, after)
+	return after
+}
+
+func (r *reevaluator) Ask(_ context.Context, req perm.Request, _ perm.Result, policy func() perm.Policy) perm.Result {
+	return r.eval(req, policy)
+}
+
+type reanswerer struct{ *reevaluator }
+
+func (r reanswerer) Answer(_ context.Context, req perm.Request, _ perm.Result, policy func() perm.Policy) Answer {
+	return Answer{Result: r.eval(req, policy)}
+}
+
+type restopper struct{ *reevaluator }
+
+func (r restopper) AskStop(_ context.Context, req perm.Request, _ perm.Result, policy func() perm.Policy) (perm.Result, string) {
+	return r.eval(req, policy), ""
+}
+
+// The policy an Asker is handed is the asking gate's as it is when the
+// Asker calls it, not as it was when the gate asked: a grant another
+// dialog made while this one waited (the base policy's session rules)
+// and a rule added to the gate meanwhile (a PermissionRequest hook's or a
+// delegate's, AddRules) both decide the call when it is evaluated again.
+func TestAskerPolicyIsLive(t *testing.T) {
+	dir := t.TempDir()
+	touch := perm.Request{Tool: "Bash", Input: map[string]any{"command": "touch a"}}
+	for _, kind := range []string{"Asker", "Answerer", "Stopper"} {
+		t.Run(kind, func(t *testing.T) {
+			var session []perm.Rule
+			g := &Gate{Policy: func() perm.Policy {
+				return perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: dir, Root: dir, Home: dir}, Session: session}
+			}}
+			r := &reevaluator{}
+			switch kind {
+			case "Asker":
+				g.Asker = r
+			case "Answerer":
+				g.Asker = reanswerer{r}
+			case "Stopper":
+				g.Asker = restopper{r}
+			}
+			// Another dialog grants Bash for the session meanwhile.
+			r.wait = func() { session = []perm.Rule{mustRule(t, "Bash")} }
+			if res := g.Check(context.Background(), touch); res.Decision != perm.Allow || len(r.got) != 2 || r.got[0].Decision != perm.Ask {
+				t.Fatalf("the grant made meanwhile: %v (%s), the Asker saw %+v", res.Decision, res.Reason, r.got)
+			}
+			// A deny rule is added to the gate meanwhile.
+			session, r.got = nil, nil
+			r.wait = func() {
+				if err := g.AddRules(Rules{Deny: []perm.Rule{mustRule(t, "Bash(touch:*)")}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if res := g.Check(context.Background(), touch); res.Decision != perm.Deny || len(r.got) != 2 || r.got[0].Decision != perm.Ask || r.got[1].Rule != "Bash(touch:*)" {
+				t.Errorf("the deny rule added meanwhile: %v (%s), the Asker saw %+v", res.Decision, res.Reason, r.got)
+			}
+		})
 	}
 }

@@ -429,11 +429,11 @@ type answerer struct {
 	asked []string
 }
 
-func (a *answerer) Ask(ctx context.Context, req perm.Request, r perm.Result) perm.Result {
-	return a.Answer(ctx, req, r).Result
+func (a *answerer) Ask(ctx context.Context, req perm.Request, r perm.Result, policy func() perm.Policy) perm.Result {
+	return a.Answer(ctx, req, r, policy).Result
 }
 
-func (a *answerer) Answer(_ context.Context, req perm.Request, r perm.Result) Answer {
+func (a *answerer) Answer(_ context.Context, req perm.Request, r perm.Result, _ func() perm.Policy) Answer {
 	a.asked = append(a.asked, req.Input["command"].(string))
 	r.Decision = perm.Allow
 	return Answer{Result: r, UpdatedInput: a.in, Rules: a.rules}

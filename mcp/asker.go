@@ -116,7 +116,7 @@ func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) 
 		r.base, r.merged, r.n = p, &m, n
 		return m
 	}
-	return policy, &asking{d: d, agent: agent, policy: policy, managedOnly: managedOnly}
+	return policy, &asking{d: d, agent: agent, managedOnly: managedOnly}
 }
 
 // add records the session rules of an allow answer for agent.
@@ -153,23 +153,22 @@ func (d *Delegate) add(agent string, ups []PermissionUpdate) {
 
 // asking is one agent's gate.Asker.
 type asking struct {
-	d      *Delegate
-	agent  string
-	policy func() perm.Policy
+	d     *Delegate
+	agent string
 	// managedOnly refuses the allow rules of answers (For).
 	managedOnly bool
 }
 
 // Ask implements gate.Asker (AskStop, without the stop).
-func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
-	r, _ := a.AskStop(ctx, req, res)
+func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result, policy func() perm.Policy) perm.Result {
+	r, _ := a.AskStop(ctx, req, res, policy)
 	return r
 }
 
 // AskStop implements gate.Stopper. The gate calls it only for an Ask, so
 // the tool is never consulted about a call the policy denies. The call
-// is evaluated again under the asking gate's policy (gate.PolicyOf: the
-// agent's, with the rules added to its gate). Any failure
+// is evaluated again under the asking gate's policy (policy: the agent's,
+// with the rules added to its gate, as they are at that moment). Any failure
 // of the tool (an error, a timeout, a malformed answer) denies. A deny
 // with "interrupt": true also stops the agent: stop says why.
 //
@@ -180,7 +179,7 @@ func (a *asking) Ask(ctx context.Context, req perm.Request, res perm.Result) per
 // is what the tool just approved. An Ask of a rewritten call goes to the
 // tool once more, and if that answer leads to Ask again, the call is
 // denied: a tool that keeps rewriting never loops.
-func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result) (perm.Result, string) {
+func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result, policy func() perm.Policy) (perm.Result, string) {
 	// An answer to another call meanwhile may have added a rule that
 	// decides this one. An Ask a hook raised (a PreToolUse hook's ask
 	// of a call the policy allows) is not the policy's: evaluated again
@@ -188,20 +187,20 @@ func (a *asking) AskStop(ctx context.Context, req perm.Request, res perm.Result)
 	// so only the tool answers it, as only the person does at a terminal
 	// (session.Session.Ask).
 	if res.Source != perm.SourceHook {
-		pol := gate.PolicyOf(ctx, a.policy)
+		pol := policy()
 		if r := perm.Evaluate(req, &pol); r.Decision != perm.Ask {
 			return r, ""
 		}
 	}
-	return a.ask(ctx, req, res, false)
+	return a.ask(ctx, req, res, policy, false)
 }
 
-func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, again bool) (perm.Result, string) {
+func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, policy func() perm.Policy, again bool) (perm.Result, string) {
 	// The tool is told a file tool's paths as hooks are, absolute: one
 	// that judges paths as Claude Code gives them (its file tools take
 	// absolute paths only) must not read ../home/.bashrc or ~/.bashrc as
 	// a path of the project's.
-	pol := gate.PolicyOf(ctx, a.policy)
+	pol := policy()
 	in := gate.AbsPaths(req, pol.Workspace)
 	ans, err := AskDelegate(ctx, a.d.m, a.d.tool, DelegateRequest{ToolName: req.Tool, Input: in, ToolUseID: req.ID, Agent: a.agent})
 	if err != nil {
@@ -224,7 +223,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 		return a.deny(res, reason), stop
 	}
 	a.d.add(a.agent, a.allowed(ans.Updates))
-	pol = gate.PolicyOf(ctx, a.policy)
+	pol = policy() // with the rules the answer just added
 	if ans.UpdatedInput == nil || unchanged(ans.UpdatedInput, in, req.Input) {
 		r := perm.Evaluate(req, &pol)
 		if r.Decision == perm.Ask {
@@ -248,7 +247,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, aga
 	if again {
 		return a.deny(r, "the permission-prompt tool rewrote the call twice and it still needs approval"), ""
 	}
-	return a.ask(ctx, next, r, true)
+	return a.ask(ctx, next, r, policy, true)
 }
 
 // allowed returns the updates of an answer that may be added: all of

@@ -271,7 +271,7 @@ func TestDelegateAnswersHookAsk(t *testing.T) {
 	}, basePolicy(t))
 	g := gateFor("")
 	hookAsk := perm.Result{Decision: perm.Ask, Reason: "a PreToolUse hook asks for approval", Rule: "PreToolUse hook", Source: perm.SourceHook}
-	r := g.Asker.Ask(context.Background(), bash("ls"), hookAsk)
+	r := g.Asker.Ask(context.Background(), bash("ls"), hookAsk, g.Effective)
 	if r.Decision != perm.Deny || !strings.Contains(r.Reason, "not now") || len(ap.Calls()) != 1 {
 		t.Errorf("got %v (%s), the tool asked %d times; want its deny", r.Decision, r.Reason, len(ap.Calls()))
 	}

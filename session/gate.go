@@ -13,14 +13,15 @@ import (
 
 // Ask implements gate.Asker for a session with an Approver: the main
 // loop's Ask goes to a person. A grant made by another dialog meanwhile is
-// seen first; "Yes, allow all this session" and "Always allow" are
-// recorded before the call goes ahead.
-func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result) perm.Result {
+// seen first (the call is evaluated again under policy, the asking gate's
+// as it is once this dialog's turn comes); "Yes, allow all this session"
+// and "Always allow" are recorded before the call goes ahead.
+func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result, policy func() perm.Policy) perm.Result {
 	s.ask.Lock()
 	defer s.ask.Unlock()
 	// Another dialog may have just granted what this call needs. An Ask
 	// a hook raised is not the policy's: only the person answers it.
-	pol := gate.PolicyOf(ctx, s.Policy)
+	pol := policy()
 	if res.Source != perm.SourceHook {
 		if res = perm.Evaluate(req, &pol); res.Decision != perm.Ask {
 			return res

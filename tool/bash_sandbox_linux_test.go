@@ -309,7 +309,7 @@ func TestBashHidesDeniedPrograms(t *testing.T) {
 
 type askerFunc func(perm.Request, perm.Result) perm.Result
 
-func (f askerFunc) Ask(_ context.Context, req perm.Request, r perm.Result) perm.Result {
+func (f askerFunc) Ask(_ context.Context, req perm.Request, r perm.Result, _ func() perm.Policy) perm.Result {
 	return f(req, r)
 }
 
