@@ -443,3 +443,50 @@ func TestSessionKeyring(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredWithoutMounts: where the carve-out mounts are unavailable
+// (no user namespaces), a spec that needs them is refused when the
+// settings require the sandbox, rather than run with .git writable and
+// the paths of Read deny rules readable; without Required it runs
+// without them, as Available's why says.
+func TestRequiredWithoutMounts(t *testing.T) {
+	requireSandbox(t)
+	exe := testExe(t)
+	r := &Runner{Helper: exe}
+	r.probe.Do(func() { r.ok, r.helperOK, r.why = true, exe, "partial sandbox: no private mount namespace (test)" })
+	ws := testtree.Dir(t)
+	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET\n"), 0o600)
+	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+		spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env")}}, false)
+		spec.Required = true
+		c, err := r.Command(t.Context(), spec, "cat .env; touch .git/x", nil)
+		if err == nil {
+			c.Cleanup()
+			t.Fatalf("%s: required sandbox without mounts: no error", p)
+		}
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), filepath.Join(ws, ".env")+" unreadable") {
+			t.Errorf("%s: error %v", p, err)
+		}
+		spec.Required = false
+		c, err = r.Command(t.Context(), spec, "exit 0", nil)
+		if err != nil {
+			t.Fatalf("%s: not required: %v", p, err)
+		}
+		if len(c.Spec.Hidden)+len(c.Spec.ReadOnly) != 0 {
+			t.Errorf("%s: the mounts were kept: %+v", p, c.Spec)
+		}
+		c.Cleanup()
+	}
+	// Nothing to mount: the spec runs.
+	spec := mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws}, false)
+	spec.Required = true
+	c, err := r.Command(t.Context(), spec, "exit 0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Cleanup()
+	if err := c.Run(); err != nil {
+		t.Error(err)
+	}
+}

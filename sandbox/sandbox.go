@@ -105,6 +105,11 @@ type Spec struct {
 	// leave one behind. Command sets it where user namespaces are
 	// available.
 	PrivateIPC bool `json:"privateIPC,omitempty"`
+	// Required (sandbox.required) makes Command refuse the spec where
+	// the kernel cannot enforce all of it, instead of leaving out what it
+	// cannot (the carve-outs and hidden paths, without user namespaces).
+	// The helper never sees it.
+	Required bool `json:"-"`
 }
 
 // namespaces reports whether the helper needs new user and mount
@@ -112,6 +117,19 @@ type Spec struct {
 // namespace.
 func (s Spec) namespaces() bool {
 	return len(s.ReadOnly) > 0 || len(s.Hidden) > 0 || s.PrivateIPC
+}
+
+// mounted says what of s only the helper's mounts enforce, "" if nothing:
+// the read-only carve-outs and the hidden paths.
+func (s Spec) mounted() string {
+	var what []string
+	if len(s.ReadOnly) > 0 {
+		what = append(what, fmt.Sprintf("%s read-only", strings.Join(s.ReadOnly, ", ")))
+	}
+	if len(s.Hidden) > 0 {
+		what = append(what, fmt.Sprintf("%s unreadable", strings.Join(s.Hidden, ", ")))
+	}
+	return strings.Join(what, " or ")
 }
 
 // Roots are the inputs NewSpec derives a Spec from.
