@@ -305,7 +305,8 @@ func TestUnixSocketsOutside(t *testing.T) {
 // arch the tests run on.
 func TestFilterAssembles(t *testing.T) {
 	for arch, arches := range socketArches.Get() {
-		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true}} {
+		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true},
+			{network: true, unix: true, metadata: true, truncOpen: true}, {truncOpen: true}} {
 			if _, err := socketFilter(arches, d); err != nil {
 				t.Errorf("%s %+v: %v", arch, d, err)
 			}
@@ -318,7 +319,7 @@ func TestFilterAssembles(t *testing.T) {
 	if d := denialsFor(ro, resolveUnixABI); d.unix {
 		t.Errorf("read-only at ABI %d refuses unix sockets Landlock restricts: %+v", resolveUnixABI, d)
 	}
-	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, 1); d.any() {
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.any() {
 		t.Errorf("workspace-write with network: %+v", d)
 	}
 }
@@ -488,5 +489,78 @@ func TestRequiredWithoutMounts(t *testing.T) {
 	defer c.Cleanup()
 	if err := c.Run(); err != nil {
 		t.Error(err)
+	}
+}
+
+// abiVar, set in the environment of the test binary as a helper, makes
+// it confine with that Landlock ABI (at most the kernel's), as an older
+// kernel would.
+const abiVar = "GEN_SANDBOX_TEST_LANDLOCK_ABI"
+
+// truncProbeArg: truncprobe FILE opens FILE for reading with O_TRUNC,
+// through open(2), openat(2) and openat2(2).
+const truncProbeArg = "truncprobe"
+
+func truncProbe(path string) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("open=%s\n", errText(err))
+	fd, err = unix.Openat(unix.AT_FDCWD, path, unix.O_RDONLY|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("openat=%s\n", errText(err))
+	fd, err = unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_TRUNC | unix.O_CLOEXEC})
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("openat2=%s\n", errText(err))
+	fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("read=%s\n", errText(err))
+	return 0
+}
+
+// TestTruncateBelowABI3: Landlock below ABI 3 sees opening a file for
+// reading with O_TRUNC as a read, which truncates it; the filter refuses
+// that, under both profiles, outside the writable roots.
+func TestTruncateBelowABI3(t *testing.T) {
+	requireSandbox(t)
+	if landlockABI() < truncateABI {
+		t.Skip("the test stands for an older kernel on a newer one")
+	}
+	exe := testExe(t)
+	for _, abi := range []int{2, truncateABI} {
+		t.Run(strconv.Itoa(abi), func(t *testing.T) {
+			t.Setenv(abiVar, strconv.Itoa(abi))
+			ws, outside := testtree.Dir(t), testtree.Dir(t)
+			f := filepath.Join(outside, "f")
+			for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+				if err := os.WriteFile(f, []byte("content\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, true)
+				out, err := run(t, spec, exe+" "+truncProbeArg+" "+f)
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", p, err, out)
+				}
+				if data, _ := os.ReadFile(f); string(data) != "content\n" {
+					t.Errorf("ABI %d, %s: the file was truncated (%q):\n%s", abi, p, data, out)
+				}
+				if !strings.Contains(out, "read=ok") {
+					t.Errorf("ABI %d, %s: reading failed:\n%s", abi, p, out)
+				}
+			}
+		})
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI-1); !d.truncOpen || !d.any() {
+		t.Errorf("below ABI %d: %+v", truncateABI, d)
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.any() {
+		t.Errorf("at ABI %d: %+v", truncateABI, d)
 	}
 }

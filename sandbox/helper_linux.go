@@ -94,10 +94,11 @@ func HelperMain(args []string) int {
 	if err := os.Chdir(spec.Cwd); err != nil {
 		return fail("%v", err)
 	}
-	if err := restrictLandlock(spec); err != nil {
+	abi := helperABI()
+	if err := restrictLandlock(spec, abi); err != nil {
 		return fail("landlock: %v", err)
 	}
-	if d := denialsFor(spec, landlockABI()); d.any() {
+	if d := denialsFor(spec, abi); d.any() {
 		if err := restrictSyscalls(d); err != nil {
 			return fail("seccomp: %v", err)
 		}
@@ -322,6 +323,14 @@ func lockedFlags(st int64) int {
 	return f
 }
 
+// helperABI is the Landlock ABI the helper confines with: the kernel's;
+// a variable, so that the tests can stand for an older kernel.
+var helperABI = landlockABI
+
+// landlockConfigs are go-landlock's configurations by ABI, from 1.
+var landlockConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+
 // landlockABI returns the kernel's Landlock ABI version, 0 without it.
 func landlockABI() int {
 	v, err := llsys.LandlockGetABIVersion()
@@ -331,14 +340,14 @@ func landlockABI() int {
 	return v
 }
 
-// restrictLandlock restricts the whole process with the best ruleset the
-// kernel supports: readable everything, or only the Spec's Readable paths
+// restrictLandlock restricts the whole process with the best ruleset of
+// Landlock ABI abi (the kernel's) that the kernel supports: readable everything, or only the Spec's Readable paths
 // where it has them; writable only the devices and the Spec's writable
 // roots; no TCP and no IPC out of the domain without network. Best effort
 // degrades rights the kernel does not know, but a kernel without Landlock
 // is an error, not a silent no-op.
-func restrictLandlock(s Spec) error {
-	if landlockABI() < 1 {
+func restrictLandlock(s Spec, abi int) error {
+	if abi < 1 {
 		return errors.New("the kernel does not support Landlock")
 	}
 	rules := []landlock.Rule{
@@ -375,7 +384,7 @@ func restrictLandlock(s Spec) error {
 			rules = append(rules, landlock.RWFiles(w))
 		}
 	}
-	cfg := landlock.V11
+	cfg := landlockConfigs[min(abi, len(landlockConfigs))-1]
 	if s.Network {
 		cfg.HandledAccessNet = 0
 		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)

@@ -76,8 +76,10 @@ func abiGaps(abi int) string {
 	if abi < 5 {
 		gaps = append(gaps, "device ioctls")
 	}
-	if abi < 3 {
-		gaps = append(gaps, "truncating files outside the writable roots")
+	if abi < truncateABI {
+		// Under read-only the filter refuses truncate(2), and opening for
+		// reading with O_TRUNC under both (denialsFor).
+		gaps = append(gaps, "truncate(2) of files outside the writable roots under workspace-write")
 	}
 	if len(gaps) == 0 {
 		return ""

@@ -23,6 +23,9 @@
 //     Landlock does not restrict (chmod, chown, utimes, xattrs, truncate by
 //     path) and, below Landlock ABI 9, unix sockets (connect(2) to a
 //     daemon's socket is not restricted there);
+//   - below Landlock ABI 3, under both profiles, the filter fails opening
+//     a file for reading with O_TRUNC, which truncates it while Landlock
+//     sees a read;
 //   - an IPC namespace of its own (Spec.PrivateIPC), and a session
 //     keyring of its own (newSessionKeyring);
 //   - no capability (root's neither) and no descriptor but 0, 1 and 2.
