@@ -90,6 +90,11 @@ func metaProbe(path string) int {
 	report("fchmod", unix.Fchmod(fd, 0o600))
 	report("fchown", unix.Fchown(fd, os.Getuid(), os.Getgid()))
 	report("futimens", unix.UtimesNanoAt(fd, "", []unix.Timespec{{Sec: 2}, {Sec: 2}}, unix.AT_EMPTY_PATH))
+	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		fmt.Printf("getflags failed: %v\n", err) // not "=ok" nor "=": a read that must work
+	}
+	report("setflags", unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(flags|fsNodumpFL)))
 	report("fsetxattr", unix.Fsetxattr(fd, "user.gen", []byte("x"), 0))
 	return 0
 }
@@ -227,8 +232,11 @@ func TestReadOnlyMetadata(t *testing.T) {
 				t.Errorf("%s: %s", f, strings.TrimSpace(line))
 			}
 		}
-		if !strings.Contains(out, "fsetxattr=") {
-			t.Errorf("the probe did not finish:\n%s", out)
+		if !strings.Contains(out, "fsetxattr=") || !strings.Contains(out, "setflags=") || strings.Contains(out, "getflags failed") {
+			t.Errorf("the probe did not finish, or could not read the flags:\n%s", out)
+		}
+		if attrs, err := fileFlags(f); err != nil || attrs&fsNodumpFL != 0 {
+			t.Errorf("%s: file flags %#x %v: the no-dump flag was set", f, attrs, err)
 		}
 		after, _ := os.Stat(f)
 		if after.Size() != before.Size() || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
@@ -238,6 +246,16 @@ func TestReadOnlyMetadata(t *testing.T) {
 			t.Errorf("%s got an extended attribute", f)
 		}
 	}
+}
+
+// fileFlags returns the file flags (lsattr) of path.
+func fileFlags(path string) (uint32, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	return unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
 }
 
 // TestUnixSocketsOutside: a command cannot connect to a unix socket
@@ -334,6 +352,16 @@ func TestNativeSysnums(t *testing.T) {
 	a := arches[0]
 	if a.socket != nativeSocket || a.ioUringSetup != nativeIoUringSetup {
 		t.Errorf("socket %d, io_uring_setup %d; x/sys has %d, %d", a.socket, a.ioUringSetup, nativeSocket, nativeIoUringSetup)
+	}
+	if a.ioctl != unix.SYS_IOCTL || a.openat != unix.SYS_OPENAT || a.openat2 != unix.SYS_OPENAT2 {
+		t.Errorf("ioctl %d, openat %d, openat2 %d; x/sys has %d, %d, %d", a.ioctl, a.openat, a.openat2, unix.SYS_IOCTL, unix.SYS_OPENAT, unix.SYS_OPENAT2)
+	}
+	for _, req := range []uint32{unix.TCGETS, unix.TCGETA, unix.TIOCGPGRP, unix.TIOCOUTQ, unix.TIOCGWINSZ, unix.TIOCMGET,
+		unix.TIOCINQ, unix.TIOCGETD, unix.TIOCGSID, unix.TCGETS2, unix.TIOCGPTN, unix.TIOCGEXCL,
+		unix.FS_IOC_GETFLAGS} {
+		if !slices.Contains(readIoctls, req) {
+			t.Errorf("readIoctls lacks x/sys's %#x", req)
+		}
 	}
 	got, want := slices.Sorted(slices.Values(a.metadata)), slices.Sorted(slices.Values(nativeMetadata))
 	if !slices.Equal(got, want) {
@@ -564,3 +592,6 @@ func TestTruncateBelowABI3(t *testing.T) {
 		t.Errorf("at ABI %d: %+v", truncateABI, d)
 	}
 }
+
+// fsNodumpFL is FS_NODUMP_FL, chattr's d.
+const fsNodumpFL = 0x40
