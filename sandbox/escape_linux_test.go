@@ -595,3 +595,49 @@ func TestTruncateBelowABI3(t *testing.T) {
 
 // fsNodumpFL is FS_NODUMP_FL, chattr's d.
 const fsNodumpFL = 0x40
+
+// TestReadOnlyDevices: a read-only command reads no device but the few
+// commands need: not a terminal's input (here one this test opens, with a
+// line typed into it), nor a disk, whose owner reads every file on it.
+func TestReadOnlyDevices(t *testing.T) {
+	requireSandbox(t)
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptmx.Close()
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := "/dev/pts/" + strconv.Itoa(n)
+	ws := testtree.Dir(t)
+	for _, roots := range []Roots{{Cwd: ws, Workspace: ws}, {Cwd: ws, Workspace: ws, Home: testtree.Dir(t)}} {
+		// Typed before the command runs, so that a read that is allowed
+		// returns it at once.
+		if _, err := ptmx.WriteString("typed-password\n"); err != nil {
+			t.Fatal(err)
+		}
+		spec := mustSpec(t, ReadOnly, roots, false)
+		out, _ := run(t, spec, "head -n1 "+pts+"; head -c 4 /dev/urandom | wc -c; cat /dev/null && echo null-ok")
+		if strings.Contains(out, "typed-password") {
+			t.Errorf("home %q: a read-only command read a terminal's input:\n%s", roots.Home, out)
+		}
+		if !strings.Contains(out, "4\n") || !strings.Contains(out, "null-ok") {
+			t.Errorf("home %q: the devices commands read:\n%s", roots.Home, out)
+		}
+		for _, disk := range []string{"/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/loop0"} {
+			if spec.readable(disk) {
+				t.Errorf("home %q: %s is readable", roots.Home, disk)
+			}
+			if _, err := os.Stat(disk); err == nil {
+				if out, err := run(t, spec, "head -c 1 "+disk+" 2>/dev/null | wc -c"); err == nil && strings.TrimSpace(out) != "0" {
+					t.Errorf("home %q: %s was read: %q", roots.Home, disk, out)
+				}
+			}
+		}
+	}
+}

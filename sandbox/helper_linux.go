@@ -369,7 +369,8 @@ func restrictLandlock(s Spec, abi int) error {
 			return err
 		case fi.IsDir():
 			rules = append(rules, landlock.RODirs(r).IgnoreIfMissing())
-		case fi.Mode().Type() == 0:
+		case fi.Mode().Type() == 0, fi.Mode().Type() == os.ModeDevice|os.ModeCharDevice:
+			// A file, or a device re-opened (readDevices).
 			rules = append(rules, landlock.ROFiles(r).IgnoreIfMissing())
 		}
 	}

@@ -16,7 +16,8 @@
 //     that they cannot be renamed away with what they hold (Spec.pins);
 //   - Landlock (best-effort ABI): writes only where the profile allows;
 //     the whole file system readable, except, under ReadOnly, the home
-//     directories outside the workspace (reads.go);
+//     directories outside the workspace and the devices but a few
+//     (reads.go);
 //   - without network: a seccomp filter that fails socket() for every
 //     family but AF_UNIX, and Landlock's TCP rules where the kernel has them;
 //   - under ReadOnly, the same filter also fails the file metadata changes
@@ -53,7 +54,8 @@ type Profile string
 
 const (
 	// ReadOnly: the file system is readable but for the home
-	// directories outside the workspace (Spec.Readable); nothing is
+	// directories outside the workspace and the devices commands do not
+	// need (Spec.Readable); nothing is
 	// writable but /dev/null and the terminal devices, no metadata
 	// changeable; no network.
 	ReadOnly Profile = "read-only"

@@ -197,7 +197,7 @@ func TestReadOnly(t *testing.T) {
 		t.Fatal("read-only spec has network")
 	}
 
-	out, err := run(t, spec, `cat f; ls / >/dev/null; echo discard >/dev/null; echo done`)
+	out, err := run(t, spec, `cat f; ls /usr >/dev/null; echo discard >/dev/null; echo done`)
 	if err != nil || out != "content\ndone\n" {
 		t.Fatalf("reading under read-only: %v\n%q", err, out)
 	}
