@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -638,6 +639,40 @@ func TestReadOnlyDevices(t *testing.T) {
 					t.Errorf("home %q: %s was read: %q", roots.Home, disk, out)
 				}
 			}
+		}
+	}
+}
+
+// TestNoDisks: a disk the user may read (gen running as root) holds every
+// file, the hidden ones too, under one name Landlock sees: no profile
+// reads one. Other files and devices stay readable under workspace-write.
+// The disk is a loop device over a file in the workspace, hidden.
+func TestNoDisks(t *testing.T) {
+	requireSandbox(t)
+	ws := testtree.Dir(t)
+	img := filepath.Join(ws, "disk.img")
+	if err := os.WriteFile(img, append([]byte("DISKSECRET"), make([]byte, 4086)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Skipf("no loop device: %v %s", err, out)
+	}
+	loop := strings.TrimSpace(string(out))
+	defer exec.Command("losetup", "-d", loop).Run()
+	if disks, err := readableDisks(devDir); err != nil || !slices.Contains(disks, loop) {
+		t.Fatalf("readableDisks = %q, %v: no %s", disks, err, loop)
+	}
+	for _, roots := range []Roots{{Cwd: ws, Workspace: ws}, {Cwd: ws, Workspace: ws, Hidden: []string{img}}} {
+		for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+			spec := mustSpec(t, p, roots, false)
+			if out, _ := run(t, spec, "head -c 10 "+loop); strings.Contains(out, "DISKSECRET") {
+				t.Errorf("%s, hidden %q: %s was read: %q", p, roots.Hidden, loop, out)
+			}
+		}
+		spec := mustSpec(t, WorkspaceWrite, roots, false)
+		if out, err := run(t, spec, "head -c 4 /dev/urandom | wc -c; ls /usr/bin/env; echo x > f && cat f"); err != nil || out != "4\n/usr/bin/env\nx\n" {
+			t.Errorf("hidden %q: everyday reads: %v %q", roots.Hidden, err, out)
 		}
 	}
 }

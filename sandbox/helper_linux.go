@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -14,6 +15,8 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // The helper's inherited descriptors: the sealed memfd holding the Spec,
@@ -353,10 +356,21 @@ func restrictLandlock(s Spec, abi int) error {
 	rules := []landlock.Rule{
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 	}
-	if len(s.Readable) == 0 {
-		rules = append(rules, landlock.RODirs("/"))
+	readable := s.Readable
+	if len(readable) == 0 {
+		// The whole file system, but for the disks the command could
+		// read: every file on one, hidden ones included.
+		disks, err := readableDisks(devDir)
+		if err != nil {
+			return err
+		}
+		if len(disks) == 0 {
+			rules = append(rules, landlock.RODirs("/"))
+		} else if err := coverBut(&readable, "/", disks); err != nil {
+			return err
+		}
 	}
-	for _, r := range s.Readable {
+	for _, r := range readable {
 		// Lstat: a path NewSpec listed that became a link since is not
 		// followed; one that is gone is no longer there to read, also
 		// when it goes before Restrict opens it (another process's
@@ -391,6 +405,54 @@ func restrictLandlock(s Spec, abi int) error {
 		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
 	}
 	return cfg.BestEffort().Restrict(rules...)
+}
+
+// maxDevEntries bounds the entries readableDisks looks at.
+const maxDevEntries = 1 << 16
+
+// readableDisks returns the block devices under dir (symbolic links not
+// followed) this process may read: as root, or in the disk group, a raw
+// disk. Landlock checks the path a command opens, and a disk holds every
+// file under one name. More entries than maxDevEntries is an error: a
+// disk past the bound would stay readable.
+func readableDisks(dir string) ([]string, error) {
+	var out []string
+	seen := 0
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		entries, err := textfile.ReadDir(dir)
+		if err != nil {
+			// What cannot be listed cannot be searched for a disk
+			// either, but for root, who lists everything.
+			return nil
+		}
+		for _, e := range entries {
+			if seen++; seen > maxDevEntries {
+				return fmt.Errorf("more than %d entries under %s to look for disks in", maxDevEntries, dir)
+			}
+			p := filepath.Join(dir, e.Name())
+			switch t := e.Type(); {
+			case t&os.ModeSymlink != 0:
+			case t.IsDir():
+				if err := walk(p); err != nil {
+					return err
+				}
+			case t&os.ModeDevice != 0 && t&os.ModeCharDevice == 0 && mayRead(p):
+				out = append(out, p)
+			}
+		}
+		return nil
+	}
+	err := walk(dir)
+	return out, err
+}
+
+// mayRead reports whether this process's user or groups may read path:
+// faccessat(2) for the effective ids, where the capabilities of a user
+// namespace of the helper's own count only for what its user owns (root's
+// disks, when gen runs as root).
+func mayRead(path string) bool {
+	return unix.Faccessat(unix.AT_FDCWD, path, unix.R_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // dropCapabilities leaves the calling thread (the one that execs the

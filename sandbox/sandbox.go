@@ -15,7 +15,8 @@
 //     between a writable root and those paths are mount points too, so
 //     that they cannot be renamed away with what they hold (Spec.pins);
 //   - Landlock (best-effort ABI): writes only where the profile allows;
-//     the whole file system readable, except, under ReadOnly, the home
+//     the whole file system readable but the disks the user may read
+//     (which hold every file, hidden ones too), except, under ReadOnly, the home
 //     directories outside the workspace and the devices but a few
 //     (reads.go);
 //   - without network: a seccomp filter that fails socket() for every
