@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -90,6 +91,11 @@ func metaProbe(path string) int {
 	report("fchmod", unix.Fchmod(fd, 0o600))
 	report("fchown", unix.Fchown(fd, os.Getuid(), os.Getgid()))
 	report("futimens", unix.UtimesNanoAt(fd, "", []unix.Timespec{{Sec: 2}, {Sec: 2}}, unix.AT_EMPTY_PATH))
+	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		fmt.Printf("getflags failed: %v\n", err) // not "=ok" nor "=": a read that must work
+	}
+	report("setflags", unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(flags|fsNodumpFL)))
 	report("fsetxattr", unix.Fsetxattr(fd, "user.gen", []byte("x"), 0))
 	return 0
 }
@@ -227,8 +233,11 @@ func TestReadOnlyMetadata(t *testing.T) {
 				t.Errorf("%s: %s", f, strings.TrimSpace(line))
 			}
 		}
-		if !strings.Contains(out, "fsetxattr=") {
-			t.Errorf("the probe did not finish:\n%s", out)
+		if !strings.Contains(out, "fsetxattr=") || !strings.Contains(out, "setflags=") || strings.Contains(out, "getflags failed") {
+			t.Errorf("the probe did not finish, or could not read the flags:\n%s", out)
+		}
+		if attrs, err := fileFlags(f); err != nil || attrs&fsNodumpFL != 0 {
+			t.Errorf("%s: file flags %#x %v: the no-dump flag was set", f, attrs, err)
 		}
 		after, _ := os.Stat(f)
 		if after.Size() != before.Size() || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
@@ -238,6 +247,16 @@ func TestReadOnlyMetadata(t *testing.T) {
 			t.Errorf("%s got an extended attribute", f)
 		}
 	}
+}
+
+// fileFlags returns the file flags (lsattr) of path.
+func fileFlags(path string) (uint32, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	return unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
 }
 
 // TestUnixSocketsOutside: a command cannot connect to a unix socket
@@ -305,7 +324,8 @@ func TestUnixSocketsOutside(t *testing.T) {
 // arch the tests run on.
 func TestFilterAssembles(t *testing.T) {
 	for arch, arches := range socketArches.Get() {
-		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true}} {
+		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true},
+			{network: true, unix: true, metadata: true, truncOpen: true}, {truncOpen: true}} {
 			if _, err := socketFilter(arches, d); err != nil {
 				t.Errorf("%s %+v: %v", arch, d, err)
 			}
@@ -318,7 +338,7 @@ func TestFilterAssembles(t *testing.T) {
 	if d := denialsFor(ro, resolveUnixABI); d.unix {
 		t.Errorf("read-only at ABI %d refuses unix sockets Landlock restricts: %+v", resolveUnixABI, d)
 	}
-	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, 1); d.any() {
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.any() {
 		t.Errorf("workspace-write with network: %+v", d)
 	}
 }
@@ -333,6 +353,16 @@ func TestNativeSysnums(t *testing.T) {
 	a := arches[0]
 	if a.socket != nativeSocket || a.ioUringSetup != nativeIoUringSetup {
 		t.Errorf("socket %d, io_uring_setup %d; x/sys has %d, %d", a.socket, a.ioUringSetup, nativeSocket, nativeIoUringSetup)
+	}
+	if a.ioctl != unix.SYS_IOCTL || a.openat != unix.SYS_OPENAT || a.openat2 != unix.SYS_OPENAT2 {
+		t.Errorf("ioctl %d, openat %d, openat2 %d; x/sys has %d, %d, %d", a.ioctl, a.openat, a.openat2, unix.SYS_IOCTL, unix.SYS_OPENAT, unix.SYS_OPENAT2)
+	}
+	for _, req := range []uint32{unix.TCGETS, unix.TCGETA, unix.TIOCGPGRP, unix.TIOCOUTQ, unix.TIOCGWINSZ, unix.TIOCMGET,
+		unix.TIOCINQ, unix.TIOCGETD, unix.TIOCGSID, unix.TCGETS2, unix.TIOCGPTN, unix.TIOCGEXCL,
+		unix.FS_IOC_GETFLAGS} {
+		if !slices.Contains(readIoctls, req) {
+			t.Errorf("readIoctls lacks x/sys's %#x", req)
+		}
 	}
 	got, want := slices.Sorted(slices.Values(a.metadata)), slices.Sorted(slices.Values(nativeMetadata))
 	if !slices.Equal(got, want) {
@@ -440,6 +470,209 @@ func TestSessionKeyring(t *testing.T) {
 		out, err := run(t, mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, false), probe)
 		if err != nil || !strings.Contains(out, "find=") || strings.Contains(out, "TOPSECRET") {
 			t.Errorf("%s: the command read the session's key: %v\n%s", p, err, out)
+		}
+	}
+}
+
+// TestRequiredWithoutMounts: where the carve-out mounts are unavailable
+// (no user namespaces), a spec that needs them is refused when the
+// settings require the sandbox, rather than run with .git writable and
+// the paths of Read deny rules readable; without Required it runs
+// without them, as Available's why says.
+func TestRequiredWithoutMounts(t *testing.T) {
+	requireSandbox(t)
+	exe := testExe(t)
+	r := &Runner{Helper: exe}
+	r.probe.Do(func() { r.ok, r.helperOK, r.why = true, exe, "partial sandbox: no private mount namespace (test)" })
+	ws := testtree.Dir(t)
+	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET\n"), 0o600)
+	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+		spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env")}}, false)
+		spec.Required = true
+		c, err := r.Command(t.Context(), spec, "cat .env; touch .git/x", nil)
+		if err == nil {
+			c.Cleanup()
+			t.Fatalf("%s: required sandbox without mounts: no error", p)
+		}
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), filepath.Join(ws, ".env")+" unreadable") {
+			t.Errorf("%s: error %v", p, err)
+		}
+		spec.Required = false
+		c, err = r.Command(t.Context(), spec, "exit 0", nil)
+		if err != nil {
+			t.Fatalf("%s: not required: %v", p, err)
+		}
+		if len(c.Spec.Hidden)+len(c.Spec.ReadOnly) != 0 {
+			t.Errorf("%s: the mounts were kept: %+v", p, c.Spec)
+		}
+		c.Cleanup()
+	}
+	// Nothing to mount: the spec runs.
+	spec := mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws}, false)
+	spec.Required = true
+	c, err := r.Command(t.Context(), spec, "exit 0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Cleanup()
+	if err := c.Run(); err != nil {
+		t.Error(err)
+	}
+}
+
+// abiVar, set in the environment of the test binary as a helper, makes
+// it confine with that Landlock ABI (at most the kernel's), as an older
+// kernel would.
+const abiVar = "GEN_SANDBOX_TEST_LANDLOCK_ABI"
+
+// truncProbeArg: truncprobe FILE opens FILE for reading with O_TRUNC,
+// through open(2), openat(2) and openat2(2).
+const truncProbeArg = "truncprobe"
+
+func truncProbe(path string) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("open=%s\n", errText(err))
+	fd, err = unix.Openat(unix.AT_FDCWD, path, unix.O_RDONLY|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("openat=%s\n", errText(err))
+	fd, err = unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_TRUNC | unix.O_CLOEXEC})
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("openat2=%s\n", errText(err))
+	fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("read=%s\n", errText(err))
+	return 0
+}
+
+// TestTruncateBelowABI3: Landlock below ABI 3 sees opening a file for
+// reading with O_TRUNC as a read, which truncates it; the filter refuses
+// that, under both profiles, outside the writable roots.
+func TestTruncateBelowABI3(t *testing.T) {
+	requireSandbox(t)
+	if landlockABI() < truncateABI {
+		t.Skip("the test stands for an older kernel on a newer one")
+	}
+	exe := testExe(t)
+	for _, abi := range []int{2, truncateABI} {
+		t.Run(strconv.Itoa(abi), func(t *testing.T) {
+			t.Setenv(abiVar, strconv.Itoa(abi))
+			ws, outside := testtree.Dir(t), testtree.Dir(t)
+			f := filepath.Join(outside, "f")
+			for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+				if err := os.WriteFile(f, []byte("content\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, true)
+				out, err := run(t, spec, exe+" "+truncProbeArg+" "+f)
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", p, err, out)
+				}
+				if data, _ := os.ReadFile(f); string(data) != "content\n" {
+					t.Errorf("ABI %d, %s: the file was truncated (%q):\n%s", abi, p, data, out)
+				}
+				if !strings.Contains(out, "read=ok") {
+					t.Errorf("ABI %d, %s: reading failed:\n%s", abi, p, out)
+				}
+			}
+		})
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI-1); !d.truncOpen || !d.any() {
+		t.Errorf("below ABI %d: %+v", truncateABI, d)
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.any() {
+		t.Errorf("at ABI %d: %+v", truncateABI, d)
+	}
+}
+
+// fsNodumpFL is FS_NODUMP_FL, chattr's d.
+const fsNodumpFL = 0x40
+
+// TestReadOnlyDevices: a read-only command reads no device but the few
+// commands need: not a terminal's input (here one this test opens, with a
+// line typed into it), nor a disk, whose owner reads every file on it.
+func TestReadOnlyDevices(t *testing.T) {
+	requireSandbox(t)
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ptmx.Close()
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := "/dev/pts/" + strconv.Itoa(n)
+	ws := testtree.Dir(t)
+	for _, roots := range []Roots{{Cwd: ws, Workspace: ws}, {Cwd: ws, Workspace: ws, Home: testtree.Dir(t)}} {
+		// Typed before the command runs, so that a read that is allowed
+		// returns it at once.
+		if _, err := ptmx.WriteString("typed-password\n"); err != nil {
+			t.Fatal(err)
+		}
+		spec := mustSpec(t, ReadOnly, roots, false)
+		out, _ := run(t, spec, "head -n1 "+pts+"; head -c 4 /dev/urandom | wc -c; cat /dev/null && echo null-ok")
+		if strings.Contains(out, "typed-password") {
+			t.Errorf("home %q: a read-only command read a terminal's input:\n%s", roots.Home, out)
+		}
+		if !strings.Contains(out, "4\n") || !strings.Contains(out, "null-ok") {
+			t.Errorf("home %q: the devices commands read:\n%s", roots.Home, out)
+		}
+		for _, disk := range []string{"/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/loop0"} {
+			if spec.readable(disk) {
+				t.Errorf("home %q: %s is readable", roots.Home, disk)
+			}
+			if _, err := os.Stat(disk); err == nil {
+				if out, err := run(t, spec, "head -c 1 "+disk+" 2>/dev/null | wc -c"); err == nil && strings.TrimSpace(out) != "0" {
+					t.Errorf("home %q: %s was read: %q", roots.Home, disk, out)
+				}
+			}
+		}
+	}
+}
+
+// TestNoDisks: a disk the user may read (gen running as root) holds every
+// file, the hidden ones too, under one name Landlock sees: no profile
+// reads one. Other files and devices stay readable under workspace-write.
+// The disk is a loop device over a file in the workspace, hidden.
+func TestNoDisks(t *testing.T) {
+	requireSandbox(t)
+	ws := testtree.Dir(t)
+	img := filepath.Join(ws, "disk.img")
+	if err := os.WriteFile(img, append([]byte("DISKSECRET"), make([]byte, 4086)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Skipf("no loop device: %v %s", err, out)
+	}
+	loop := strings.TrimSpace(string(out))
+	defer exec.Command("losetup", "-d", loop).Run()
+	if disks, err := readableDisks(devDir); err != nil || !slices.Contains(disks, loop) {
+		t.Fatalf("readableDisks = %q, %v: no %s", disks, err, loop)
+	}
+	for _, roots := range []Roots{{Cwd: ws, Workspace: ws}, {Cwd: ws, Workspace: ws, Hidden: []string{img}}} {
+		for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+			spec := mustSpec(t, p, roots, false)
+			if out, _ := run(t, spec, "head -c 10 "+loop); strings.Contains(out, "DISKSECRET") {
+				t.Errorf("%s, hidden %q: %s was read: %q", p, roots.Hidden, loop, out)
+			}
+		}
+		spec := mustSpec(t, WorkspaceWrite, roots, false)
+		if out, err := run(t, spec, "head -c 4 /dev/urandom | wc -c; ls /usr/bin/env; echo x > f && cat f"); err != nil || out != "4\n/usr/bin/env\nx\n" {
+			t.Errorf("hidden %q: everyday reads: %v %q", roots.Hidden, err, out)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -14,6 +15,8 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/gen-run/gen/internal/textfile"
 )
 
 // The helper's inherited descriptors: the sealed memfd holding the Spec,
@@ -94,10 +97,11 @@ func HelperMain(args []string) int {
 	if err := os.Chdir(spec.Cwd); err != nil {
 		return fail("%v", err)
 	}
-	if err := restrictLandlock(spec); err != nil {
+	abi := helperABI()
+	if err := restrictLandlock(spec, abi); err != nil {
 		return fail("landlock: %v", err)
 	}
-	if d := denialsFor(spec, landlockABI()); d.any() {
+	if d := denialsFor(spec, abi); d.any() {
 		if err := restrictSyscalls(d); err != nil {
 			return fail("seccomp: %v", err)
 		}
@@ -322,6 +326,14 @@ func lockedFlags(st int64) int {
 	return f
 }
 
+// helperABI is the Landlock ABI the helper confines with: the kernel's;
+// a variable, so that the tests can stand for an older kernel.
+var helperABI = landlockABI
+
+// landlockConfigs are go-landlock's configurations by ABI, from 1.
+var landlockConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+
 // landlockABI returns the kernel's Landlock ABI version, 0 without it.
 func landlockABI() int {
 	v, err := llsys.LandlockGetABIVersion()
@@ -331,23 +343,34 @@ func landlockABI() int {
 	return v
 }
 
-// restrictLandlock restricts the whole process with the best ruleset the
-// kernel supports: readable everything, or only the Spec's Readable paths
+// restrictLandlock restricts the whole process with the best ruleset of
+// Landlock ABI abi (the kernel's) that the kernel supports: readable everything, or only the Spec's Readable paths
 // where it has them; writable only the devices and the Spec's writable
 // roots; no TCP and no IPC out of the domain without network. Best effort
 // degrades rights the kernel does not know, but a kernel without Landlock
 // is an error, not a silent no-op.
-func restrictLandlock(s Spec) error {
-	if landlockABI() < 1 {
+func restrictLandlock(s Spec, abi int) error {
+	if abi < 1 {
 		return errors.New("the kernel does not support Landlock")
 	}
 	rules := []landlock.Rule{
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 	}
-	if len(s.Readable) == 0 {
-		rules = append(rules, landlock.RODirs("/"))
+	readable := s.Readable
+	if len(readable) == 0 {
+		// The whole file system, but for the disks the command could
+		// read: every file on one, hidden ones included.
+		disks, err := readableDisks(devDir)
+		if err != nil {
+			return err
+		}
+		if len(disks) == 0 {
+			rules = append(rules, landlock.RODirs("/"))
+		} else if err := coverBut(&readable, "/", disks); err != nil {
+			return err
+		}
 	}
-	for _, r := range s.Readable {
+	for _, r := range readable {
 		// Lstat: a path NewSpec listed that became a link since is not
 		// followed; one that is gone is no longer there to read, also
 		// when it goes before Restrict opens it (another process's
@@ -360,7 +383,8 @@ func restrictLandlock(s Spec) error {
 			return err
 		case fi.IsDir():
 			rules = append(rules, landlock.RODirs(r).IgnoreIfMissing())
-		case fi.Mode().Type() == 0:
+		case fi.Mode().Type() == 0, fi.Mode().Type() == os.ModeDevice|os.ModeCharDevice:
+			// A file, or a device re-opened (readDevices).
 			rules = append(rules, landlock.ROFiles(r).IgnoreIfMissing())
 		}
 	}
@@ -375,12 +399,60 @@ func restrictLandlock(s Spec) error {
 			rules = append(rules, landlock.RWFiles(w))
 		}
 	}
-	cfg := landlock.V11
+	cfg := landlockConfigs[min(abi, len(landlockConfigs))-1]
 	if s.Network {
 		cfg.HandledAccessNet = 0
 		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
 	}
 	return cfg.BestEffort().Restrict(rules...)
+}
+
+// maxDevEntries bounds the entries readableDisks looks at.
+const maxDevEntries = 1 << 16
+
+// readableDisks returns the block devices under dir (symbolic links not
+// followed) this process may read: as root, or in the disk group, a raw
+// disk. Landlock checks the path a command opens, and a disk holds every
+// file under one name. More entries than maxDevEntries is an error: a
+// disk past the bound would stay readable.
+func readableDisks(dir string) ([]string, error) {
+	var out []string
+	seen := 0
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		entries, err := textfile.ReadDir(dir)
+		if err != nil {
+			// What cannot be listed cannot be searched for a disk
+			// either, but for root, who lists everything.
+			return nil
+		}
+		for _, e := range entries {
+			if seen++; seen > maxDevEntries {
+				return fmt.Errorf("more than %d entries under %s to look for disks in", maxDevEntries, dir)
+			}
+			p := filepath.Join(dir, e.Name())
+			switch t := e.Type(); {
+			case t&os.ModeSymlink != 0:
+			case t.IsDir():
+				if err := walk(p); err != nil {
+					return err
+				}
+			case t&os.ModeDevice != 0 && t&os.ModeCharDevice == 0 && mayRead(p):
+				out = append(out, p)
+			}
+		}
+		return nil
+	}
+	err := walk(dir)
+	return out, err
+}
+
+// mayRead reports whether this process's user or groups may read path:
+// faccessat(2) for the effective ids, where the capabilities of a user
+// namespace of the helper's own count only for what its user owns (root's
+// disks, when gen runs as root).
+func mayRead(path string) bool {
+	return unix.Faccessat(unix.AT_FDCWD, path, unix.R_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // dropCapabilities leaves the calling thread (the one that execs the

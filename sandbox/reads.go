@@ -31,6 +31,18 @@ import (
 // are left out.
 var privateRoots = []string{"/home", "/root", "/run/secrets", "/var/run/secrets"}
 
+// devDir is the directory of device files. A read-only command may read
+// only readDevices there: not a terminal's input (another shell's
+// keystrokes, on /dev/pts), a disk (its owner, root when gen runs as
+// root, reads every file on it, the private and hidden ones too),
+// another process's shared memory (/dev/shm), a camera or a
+// microphone. It is private whether or not there is a home.
+var devDir = "/dev"
+
+// readDevices are the devices a read-only command may read: those every
+// profile may write, and the kernel's random numbers.
+var readDevices = append([]string{"/dev/random", "/dev/urandom"}, devices...)
+
 // maxReadable bounds the Landlock rules of a read confinement: a /home
 // with more entries than this is refused rather than half listed.
 const maxReadable = 4096
@@ -108,21 +120,19 @@ func gitEntries(file string) iter.Seq2[string, string] {
 }
 
 // readConfinement returns what a read-only command may read under roots
-// (Spec.Readable), or nil when nothing is private: without a home, or when
-// the workspace holds every private directory (the gate's workspace is
-// readable throughout).
+// (Spec.Readable), or nil when nothing is private: when the workspace
+// holds every private directory (the gate's workspace is readable
+// throughout).
 //
-// The private directories are roots.Home and privateRoots, symlinks
-// resolved. Re-opened inside them are the workspace roots, the working
-// directory, the additional directories, roots.Reads (PATH entries,
-// sandbox.filesystem.allowRead) and git's global configuration, each
-// resolved; a symbolic link found on the way down is not followed, so it
-// cannot lead into a private directory.
+// The private directories are devDir and, with a home, roots.Home and
+// privateRoots, symlinks resolved. Re-opened inside them are the
+// workspace roots, the working directory, the additional directories,
+// readDevices, roots.Reads (PATH entries, sandbox.filesystem.allowRead)
+// and git's global configuration, each resolved; a symbolic link found on
+// the way down is not followed, so it cannot lead into a private
+// directory.
 func readConfinement(roots Roots) ([]string, error) {
-	if roots.Home == "" {
-		return nil, nil
-	}
-	if !filepath.IsAbs(roots.Home) {
+	if roots.Home != "" && !filepath.IsAbs(roots.Home) {
 		return nil, fmt.Errorf("sandbox: home %q is not an absolute path", roots.Home)
 	}
 	var open []string
@@ -131,8 +141,13 @@ func readConfinement(roots Roots) ([]string, error) {
 			open = append(open, r)
 		}
 	}
+	candidates := []string{devDir}
+	if roots.Home != "" {
+		candidates = append(candidates, roots.Home)
+		candidates = append(candidates, privateRoots...)
+	}
 	var private []string
-	for _, p := range append([]string{roots.Home}, privateRoots...) {
+	for _, p := range candidates {
 		r, err := filepath.EvalSymlinks(p)
 		if err != nil || r == "/" {
 			continue
@@ -148,7 +163,11 @@ func readConfinement(roots Roots) ([]string, error) {
 	if len(private) == 0 {
 		return nil, nil
 	}
-	for _, p := range slices.Concat(roots.Reads, gitConfigs(roots.Home, roots.ConfigHome, roots.GitConfig)) {
+	reads := slices.Concat(readDevices, roots.Reads)
+	if roots.Home != "" {
+		reads = append(reads, gitConfigs(roots.Home, roots.ConfigHome, roots.GitConfig)...)
+	}
+	for _, p := range reads {
 		if !filepath.IsAbs(p) {
 			continue
 		}

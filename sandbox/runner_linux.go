@@ -76,8 +76,10 @@ func abiGaps(abi int) string {
 	if abi < 5 {
 		gaps = append(gaps, "device ioctls")
 	}
-	if abi < 3 {
-		gaps = append(gaps, "truncating files outside the writable roots")
+	if abi < truncateABI {
+		// Under read-only the filter refuses truncate(2), and opening for
+		// reading with O_TRUNC under both (denialsFor).
+		gaps = append(gaps, "truncate(2) of files outside the writable roots under workspace-write")
 	}
 	if len(gaps) == 0 {
 		return ""
@@ -118,7 +120,8 @@ func (r *Runner) probeMounts(ipc bool) error {
 // directly. For other profiles Command fails with ErrUnavailable where
 // Available is false. Where IPC namespaces are available it sets
 // spec.PrivateIPC; where user namespaces are not (no carve-out mounts) it
-// leaves spec.ReadOnly and spec.Hidden out (Available's why says so).
+// leaves spec.ReadOnly and spec.Hidden out (Available's why says so),
+// unless spec.Required: then it fails with ErrUnavailable.
 func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []string) (*Cmd, error) {
 	if err := spec.validate(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -136,6 +139,12 @@ func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []s
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
 	}
 	if !r.userns {
+		if what := spec.mounted(); spec.Required && what != "" {
+			// What the gate relies on would not hold: .git and the
+			// paths of Edit deny rules writable, those of Read deny
+			// rules readable.
+			return nil, fmt.Errorf("%w: the settings require the sandbox (sandbox.required), but it cannot keep %s here: %s", ErrUnavailable, what, r.why)
+		}
 		spec.ReadOnly, spec.Hidden = nil, nil
 	}
 	spec.PrivateIPC = r.ipc

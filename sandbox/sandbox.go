@@ -15,14 +15,19 @@
 //     between a writable root and those paths are mount points too, so
 //     that they cannot be renamed away with what they hold (Spec.pins);
 //   - Landlock (best-effort ABI): writes only where the profile allows;
-//     the whole file system readable, except, under ReadOnly, the home
-//     directories outside the workspace (reads.go);
+//     the whole file system readable but the disks the user may read
+//     (which hold every file, hidden ones too), except, under ReadOnly, the home
+//     directories outside the workspace and the devices but a few
+//     (reads.go);
 //   - without network: a seccomp filter that fails socket() for every
 //     family but AF_UNIX, and Landlock's TCP rules where the kernel has them;
 //   - under ReadOnly, the same filter also fails the file metadata changes
 //     Landlock does not restrict (chmod, chown, utimes, xattrs, truncate by
 //     path) and, below Landlock ABI 9, unix sockets (connect(2) to a
 //     daemon's socket is not restricted there);
+//   - below Landlock ABI 3, under both profiles, the filter fails opening
+//     a file for reading with O_TRUNC, which truncates it while Landlock
+//     sees a read;
 //   - an IPC namespace of its own (Spec.PrivateIPC), and a session
 //     keyring of its own (newSessionKeyring);
 //   - no capability (root's neither) and no descriptor but 0, 1 and 2.
@@ -50,7 +55,8 @@ type Profile string
 
 const (
 	// ReadOnly: the file system is readable but for the home
-	// directories outside the workspace (Spec.Readable); nothing is
+	// directories outside the workspace and the devices commands do not
+	// need (Spec.Readable); nothing is
 	// writable but /dev/null and the terminal devices, no metadata
 	// changeable; no network.
 	ReadOnly Profile = "read-only"
@@ -105,6 +111,11 @@ type Spec struct {
 	// leave one behind. Command sets it where user namespaces are
 	// available.
 	PrivateIPC bool `json:"privateIPC,omitempty"`
+	// Required (sandbox.required) makes Command refuse the spec where
+	// the kernel cannot enforce all of it, instead of leaving out what it
+	// cannot (the carve-outs and hidden paths, without user namespaces).
+	// The helper never sees it.
+	Required bool `json:"-"`
 }
 
 // namespaces reports whether the helper needs new user and mount
@@ -112,6 +123,19 @@ type Spec struct {
 // namespace.
 func (s Spec) namespaces() bool {
 	return len(s.ReadOnly) > 0 || len(s.Hidden) > 0 || s.PrivateIPC
+}
+
+// mounted says what of s only the helper's mounts enforce, "" if nothing:
+// the read-only carve-outs and the hidden paths.
+func (s Spec) mounted() string {
+	var what []string
+	if len(s.ReadOnly) > 0 {
+		what = append(what, fmt.Sprintf("%s read-only", strings.Join(s.ReadOnly, ", ")))
+	}
+	if len(s.Hidden) > 0 {
+		what = append(what, fmt.Sprintf("%s unreadable", strings.Join(s.Hidden, ", ")))
+	}
+	return strings.Join(what, " or ")
 }
 
 // Roots are the inputs NewSpec derives a Spec from.

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 			if os.Getenv(noIPCVar) != "" {
 				unshareIPC = func() error { return errors.New("no IPC namespaces (test)") }
 			}
+			if abi, err := strconv.Atoi(os.Getenv(abiVar)); err == nil {
+				helperABI = func() int { return min(abi, landlockABI()) }
+			}
 			os.Exit(HelperMain(os.Args[2:]))
 		case sockProbeArg:
 			os.Exit(sockProbe())
@@ -47,6 +50,8 @@ func TestMain(m *testing.M) {
 			os.Exit(ipcProbe(os.Args[2]))
 		case keyProbeArg:
 			os.Exit(keyProbe(os.Args[2]))
+		case truncProbeArg:
+			os.Exit(truncProbe(os.Args[2]))
 		}
 	}
 	os.Exit(m.Run())
@@ -192,7 +197,7 @@ func TestReadOnly(t *testing.T) {
 		t.Fatal("read-only spec has network")
 	}
 
-	out, err := run(t, spec, `cat f; ls / >/dev/null; echo discard >/dev/null; echo done`)
+	out, err := run(t, spec, `cat f; ls /usr >/dev/null; echo discard >/dev/null; echo done`)
 	if err != nil || out != "content\ndone\n" {
 		t.Fatalf("reading under read-only: %v\n%q", err, out)
 	}
@@ -681,7 +686,7 @@ func TestABIGaps(t *testing.T) {
 		abi  int
 		want string
 	}{
-		{1, "Landlock ABI 1 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls, truncating files outside the writable roots"},
+		{1, "Landlock ABI 1 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls, truncate(2) of files outside the writable roots under workspace-write"},
 		{3, "Landlock ABI 3 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls"},
 		{5, "Landlock ABI 5 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox"},
 		{6, ""},

@@ -290,13 +290,25 @@ func TestReadConfinementRoots(t *testing.T) {
 			t.Errorf("%s is not readable; Readable = %q", p, s.Readable)
 		}
 	}
-	for _, p := range []string{home, home + "/secret/k", home + "/.bashrc", "/home/someone/.ssh/id_rsa", "/root/.aws/credentials", base + "/link", base + "/run/secrets/token"} {
+	for _, p := range []string{home, home + "/secret/k", home + "/.bashrc", "/home/someone/.ssh/id_rsa", "/root/.aws/credentials", base + "/link", base + "/run/secrets/token", "/dev/pts/0", "/dev/sda"} {
 		if s.readable(p) {
 			t.Errorf("%s is readable; Readable = %q", p, s.Readable)
 		}
 	}
-	if s, err := NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws}, false); err != nil || s.Readable != nil {
+	// Without a home, only the devices are private.
+	s, err = NewSpec(ReadOnly, Roots{Cwd: ws, Workspace: ws}, false)
+	if err != nil || !s.readable("/root/.aws/credentials") || !s.readable("/etc/passwd") || !s.readable(ws+"/f") {
 		t.Errorf("no home: Readable = %q, %v", s.Readable, err)
+	}
+	for _, p := range []string{"/dev/pts/0", "/dev/sda", "/dev/shm/x", "/dev/input/event0"} {
+		if s.readable(p) {
+			t.Errorf("no home: %s is readable; Readable = %q", p, s.Readable)
+		}
+	}
+	for _, p := range []string{"/dev/null", "/dev/urandom", "/dev/tty"} {
+		if !s.readable(p) {
+			t.Errorf("no home: %s is not readable; Readable = %q", p, s.Readable)
+		}
 	}
 	// A workspace holding home reads it; the other home directories stay
 	// private.

@@ -18,6 +18,12 @@ type socketArch struct {
 	socketcall   uint32 // socketcall(2), 0 if the ABI has none
 	ioUringSetup uint32 // io_uring can create sockets without socket(2)
 	x32          bool   // x86-64: x32 system calls share the audit arch
+	// open, openat and openat2: the calls that can truncate a file they
+	// open for reading only (truncOpen); open is 0 where the ABI has none.
+	open, openat, openat2 uint32
+	// ioctl(2), which changes file flags (chattr), enables fs-verity or
+	// makes btrfs snapshots through a descriptor opened for reading.
+	ioctl uint32
 	// metadata are the calls that change a file's mode, owner, times or
 	// extended attributes, which Landlock does not restrict (a read-only
 	// command could otherwise chmod, chown, touch or setxattr any file the
@@ -33,19 +39,19 @@ type socketArch struct {
 var socketArches = lazy.Value[map[string][]socketArch]{New: func() map[string][]socketArch {
 	return map[string][]socketArch{
 		"amd64": {
-			{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true,
+			{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true, open: 2, openat: 257, openat2: 437, ioctl: 16,
 				// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
 				// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
 				// fchmodat2 setxattrat removexattrat truncate
 				metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
-			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, metadata: metadata32x86},
+			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, open: 5, openat: 295, openat2: 437, ioctl: 54, metadata: metadata32x86},
 		},
 		"arm64": {
-			{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425,
+			{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425, openat: 56, openat2: 437, ioctl: 29,
 				// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
 				// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
 				metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
-			{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425,
+			{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425, open: 5, openat: 322, openat2: 437, ioctl: 54,
 				// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
 				// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
 				// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
@@ -61,14 +67,36 @@ var socketArches = lazy.Value[map[string][]socketArch]{New: func() map[string][]
 // utimensat_time64 fchmodat2 setxattrat removexattrat truncate truncate64.
 var metadata32x86 = []uint32{92, 193, 15, 16, 30, 94, 95, 182, 198, 207, 212, 226, 227, 228, 235, 236, 237, 271, 298, 299, 306, 320, 412, 452, 463, 466}
 
+// readIoctls are the ioctl(2) requests a read-only command may make: they
+// only read (a terminal's settings and size, a file's flags and extents)
+// or change the command's own descriptor. Any other fails with EPERM
+// under ReadOnly (denials.metadata): Landlock restricts ioctls on devices
+// only, and on a file the user owns, opened for reading, FS_IOC_SETFLAGS
+// (chattr) and FS_IOC_ENABLE_VERITY change it for good. The numbers are
+// the same on every supported ABI but where a 32-bit one has its own
+// (FS_IOC32_*).
+var readIoctls = []uint32{
+	0x5401, 0x5405, 0x540f, 0x5411, 0x5413, 0x5415, // TCGETS TCGETA TIOCGPGRP TIOCOUTQ TIOCGWINSZ TIOCMGET
+	0x541b, 0x5421, 0x5424, 0x5429, 0x802c542a, // FIONREAD FIONBIO TIOCGETD TIOCGSID TCGETS2
+	0x80045430, 0x80045440, 0x5450, 0x5451, 0x5452, // TIOCGPTN TIOCGEXCL FIONCLEX FIOCLEX FIOASYNC
+	0x80086601, 0x80046601, 0x80087601, 0x80047601, // FS_IOC_GETFLAGS FS_IOC32_GETFLAGS FS_IOC_GETVERSION FS_IOC32_GETVERSION
+	0x801c581f, 0xc020660b, 0x2, // FS_IOC_FSGETXATTR FS_IOC_FIEMAP FIGETBSZ
+}
+
 // seccomp_data offsets.
 const (
 	offNr   = 0
 	offArch = 4
 	offArg0 = 16 // low 32 bits on little-endian machines
+	offArg1 = 24
+	offArg2 = 32
 )
 
 const sysSocket = 1 // socketcall's call number for socket(2)
+
+// truncateABI is the Landlock ABI that restricts truncation
+// (LANDLOCK_ACCESS_FS_TRUNCATE).
+const truncateABI = 3
 
 // resolveUnixABI is the Landlock ABI that restricts connecting to a
 // pathname unix socket (LANDLOCK_ACCESS_FS_RESOLVE_UNIX).
@@ -82,25 +110,35 @@ type denials struct {
 	// unix: socket(2) of AF_UNIX too (socketpair(2) stays allowed: its
 	// sockets reach nothing outside the command).
 	unix bool
-	// metadata: the calls in socketArch.metadata, and io_uring.
+	// metadata: the calls in socketArch.metadata, ioctl(2) but for
+	// readIoctls, and io_uring.
 	metadata bool
+	// truncOpen: open(2) and openat(2) with O_TRUNC but for reading
+	// only, which truncate the file while Landlock sees only a read,
+	// and openat2(2), whose flags the filter cannot see (ENOSYS, so
+	// that callers fall back to openat).
+	truncOpen bool
 }
 
 // denialsFor is what the filter must refuse under s on a kernel with
 // Landlock ABI abi: without network, other sockets; under ReadOnly, file
 // metadata changes and, where Landlock cannot restrict connect(2) to
 // pathname sockets, unix sockets (a daemon's socket outside the workspace
-// would otherwise write for the command).
+// would otherwise write for the command); where Landlock does not
+// restrict truncation, opening for reading with O_TRUNC (Landlock sees
+// only the read, anywhere the command may read).
 func denialsFor(s Spec, abi int) denials {
 	ro := s.Profile == ReadOnly
-	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro}
+	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI}
 }
 
-func (d denials) any() bool { return d.network || d.unix || d.metadata }
+func (d denials) any() bool { return d.network || d.unix || d.metadata || d.truncOpen }
 
 // socketFilter returns the BPF program for d: socket(2) fails with
-// EACCES for the families d refuses, io_uring_setup(2) and d's metadata
-// calls with EPERM, and every system call of an ABI it does not know with
+// EACCES for the families d refuses, and open(2) and openat(2) for
+// reading with O_TRUNC under d.truncOpen (openat2(2) with ENOSYS),
+// io_uring_setup(2), d's metadata calls and ioctl(2) requests other than
+// readIoctls with EPERM, and every system call of an ABI it does not know with
 // ENOSYS.
 func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) {
 	var p program
@@ -122,11 +160,41 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 			for _, nr := range a.metadata {
 				p.jeq(nr, "eperm", "")
 			}
+			p.jeq(a.ioctl, "ioctl", "")
+		}
+		if d.truncOpen {
+			if a.open != 0 {
+				p.jeq(a.open, "openflags1", "")
+			}
+			p.jeq(a.openat, "openflags2", "")
+			p.jeq(a.openat2, "enosys", "")
 		}
 		p.jeq(a.ioUringSetup, "eperm", "allow")
 		p.label(next)
 	}
 	p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	if d.truncOpen {
+		// open's flags are its second argument, openat's its third.
+		for _, f := range []struct {
+			label string
+			off   uint32
+		}{{"openflags1", offArg1}, {"openflags2", offArg2}} {
+			p.label(f.label)
+			p.ins(bpf.LoadAbsolute{Off: f.off, Size: 4})
+			p.jump(bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.O_TRUNC}, "", "allow")
+			p.ins(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: unix.O_ACCMODE})
+			p.jeq(unix.O_RDONLY, "eacces", "allow")
+		}
+	}
+	if d.metadata {
+		// The request is the second argument, an unsigned int.
+		p.label("ioctl")
+		p.ins(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		for _, req := range readIoctls {
+			p.jeq(req, "allow", "")
+		}
+		p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	}
 	p.label("domain")
 	p.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})
 	unixTo, otherTo := "allow", "allow"

@@ -291,7 +291,9 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 		}
 	}
 	network := c.Settings.Network == nil || *c.Settings.Network
-	return sandbox.NewSpec(p, roots, network)
+	spec, err := sandbox.NewSpec(p, roots, network)
+	spec.Required = isTrue(c.Settings.Required)
+	return spec, err
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -410,3 +410,26 @@ func TestBashReadOnlyHome(t *testing.T) {
 		t.Errorf("allowRead did not re-open ~/.ssh:\n%s", out)
 	}
 }
+
+// TestBashSpecRequired: the settings' sandbox.required reaches the spec
+// Bash runs with, so that sandbox.Command refuses what it could only run
+// with less than the spec (no carve-out mounts).
+func TestBashSpecRequired(t *testing.T) {
+	defer func(f func() (bool, string)) { available = f }(available)
+	available = func() (bool, string) { return true, "" }
+	env, dir := testEnv(t)
+	yes := true
+	for _, c := range []struct {
+		settings sandbox.Settings
+		want     bool
+	}{{sandbox.Settings{}, false}, {sandbox.Settings{Required: &yes}, true}} {
+		env.Confine = settingsOnly(c.settings)
+		spec, err := bashTool{env}.spec(sandbox.WorkspaceWrite, dir, os.Environ())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec.Required != c.want {
+			t.Errorf("settings %+v: spec.Required = %v", c.settings, spec.Required)
+		}
+	}
+}
