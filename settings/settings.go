@@ -846,14 +846,18 @@ func (s *Settings) judgeTrust() bool {
 				continue
 			}
 			if !read {
-				now, readErr = ProjectFiles(root, home)
+				// The files the hooks name from the working directory
+				// too: they run there (ProjectFiles).
+				now, readErr = ProjectFiles(root, home, s.Workspace.Cwd)
 				read = true
-				s.trustPaths = trustPaths(root, now)
+				s.trustPaths = trustPaths(root, now, nil)
 			}
 			if readErr != nil {
 				continue
 			}
-			diff := ChangedFiles(t.Files, now)
+			diff := Changed(root, t.Files, now)
+			// What Changed read of t.Files is followed too.
+			s.trustPaths = trustPaths(root, now, t.Files)
 			if len(diff) == 0 {
 				return true
 			}
