@@ -857,6 +857,56 @@ func TestDiscover(t *testing.T) {
 			t.Errorf("catalog:\n got %q\nwant %q", got, want)
 		}
 	})
+	// A project's agent is text the model is given (its prompt, its
+	// description): a link out of the project, to another repository's
+	// or the home directory's file, was loaded as the project's agent,
+	// as a skill or a memory file is not. Links inside the project load.
+	t.Run("a project agent linked out of the project", func(t *testing.T) {
+		tmp, err := filepath.EvalSymlinks(t.TempDir()) // as the errors name it
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "home")
+		write(t, filepath.Join(root, ".git", "HEAD"), "ref: x\n")
+		write(t, filepath.Join(tmp, "elsewhere", "secret.md"), file("secret"))
+		write(t, filepath.Join(root, "docs", "inside.md"), file("inside"))
+		agents := filepath.Join(root, ".claude", "agents")
+		if err := os.MkdirAll(agents, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for link, target := range map[string]string{"x.md": "../../../elsewhere/secret.md", "in.md": "../../docs/inside.md"} {
+			if err := os.Symlink(target, filepath.Join(agents, link)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := Discover(root, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := c.Get("inside"); !ok || d.Source != SourceProject {
+			t.Errorf("the agent linked inside the project: %v, %v; want it loaded", d, ok)
+		}
+		if _, ok := c.Get("secret"); ok {
+			t.Error("the agent linked out of the project loaded")
+		}
+		want := "agent: reading " + filepath.Join(agents, "x.md") + ": " + filepath.Join(agents, "x.md") + " is a link to " + filepath.Join(tmp, "elsewhere", "secret.md") + ", outside " + root
+		if errs := c.Errors(); len(errs) != 1 || errs[0].Error() != want {
+			t.Errorf("errors %q, want one: %s", errs, want)
+		}
+
+		// The agents directory itself a link out of the project.
+		if err := os.RemoveAll(agents); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("../../elsewhere", agents); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Discover(root, home)
+		want = "agent: " + agents + " is a link to " + filepath.Join(tmp, "elsewhere") + ", outside the project " + root + ": a project's agents must live in its tree"
+		if err == nil || err.Error() != want {
+			t.Errorf("Discover error %v, want %s", err, want)
+		}
+	})
 	t.Run("missing directories mean built-ins only", func(t *testing.T) {
 		tmp := t.TempDir()
 		c, err := Discover(tmp, filepath.Join(tmp, "nohome"))

@@ -170,6 +170,12 @@ func Discover(cwd, home string, flag ...*Definition) (*Catalog, error) {
 	}
 	root := workspace.ProjectRoot(cwd)
 	scopes := []scope{{source: SourceCLI, defs: flag}}
+	var tree *os.Root // the project, which its agents' files must lie in
+	defer func() {
+		if tree != nil {
+			tree.Close()
+		}
+	}()
 	for _, lvl := range []struct{ base, source string }{{root, SourceProject}, {home, SourceUser}} {
 		if lvl.source == SourceProject && root == home {
 			// The project root is the home directory: its agents are the
@@ -182,10 +188,56 @@ func Discover(cwd, home string, flag ...*Definition) (*Catalog, error) {
 			if err != nil {
 				return nil, err
 			}
+			if fsys != nil && lvl.source == SourceProject {
+				if tree == nil {
+					if tree, err = openTree(root); err != nil {
+						return nil, err
+					}
+				}
+				if fsys, err = inTree(tree, abs); err != nil {
+					return nil, err
+				}
+			}
 			scopes = append(scopes, scope{fsys: fsys, source: lvl.source, name: func(p string) string { return filepath.Join(abs, filepath.FromSlash(p)) }})
 		}
 	}
 	return load(scopes...), nil
+}
+
+// openTree opens the project root, links resolved, to read the
+// project's agents through (inTree).
+func openTree(root string) (*os.Root, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	tree, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return tree, nil
+}
+
+// inTree returns the project's agents directory dir as an FS read through
+// tree, the project: a project's agent is text the model is given (its
+// prompt, its description), as a skill or a memory file is, and a file or
+// a directory there that is a link out of the project (to a file of
+// another repository, of the home directory) is an error naming it, not
+// an agent; through the tree, a link swapped in later cannot lead out
+// either.
+func inTree(tree *os.Root, dir string) (fs.FS, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if !workspace.Within(real, tree.Name()) {
+		return nil, fmt.Errorf("agent: %s is a link to %s, outside the project %s: a project's agents must live in its tree", dir, real, tree.Name())
+	}
+	rel, err := filepath.Rel(tree.Name(), real)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return textfile.RootFS{R: tree, Dir: filepath.ToSlash(rel)}, nil
 }
 
 // dirFS returns an FS for dir, nil if dir does not exist. A dir that a

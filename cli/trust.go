@@ -40,7 +40,14 @@ it and run gen trust again. For one headless run, pass --trust instead.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			root, err := trust.Trust(home, dir)
+			// From where the command runs too: `gen trust ROOT` typed
+			// in a subdirectory, as the warnings there say, must cover
+			// what the hooks run from there.
+			var from []string
+			if wd, err := os.Getwd(); err == nil {
+				from = append(from, wd)
+			}
+			root, err := trust.Trust(home, dir, from...)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -84,5 +91,5 @@ func offerTrust(ctx context.Context, set *settings.Settings, agents *agentsFlag,
 	if len(files) > 0 {
 		fmt.Fprintf(s.Err, "gen: the project asks to run code of its own or to widen permissions: %s\n", strings.Join(files, ", "))
 	}
-	return trust.Ask(ctx, s.In, s.Err, set.Workspace.Home, set.Workspace.Root)
+	return trust.Ask(ctx, s.In, s.Err, set.Workspace.Home, set.Workspace.Cwd)
 }

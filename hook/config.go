@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gen-run/gen/internal/jsonpos"
 	"github.com/gen-run/gen/internal/lazyre"
 	"github.com/gen-run/gen/perm"
 )
@@ -259,6 +260,9 @@ func Parse(origin string, raw json.RawMessage) (Config, error) {
 	if err := json.Unmarshal(raw, &events); err != nil {
 		return Config{}, p.errorf("hooks", "must be an object mapping event names to lists of matcher groups")
 	}
+	if err := p.duplicates(raw); err != nil {
+		return Config{}, err
+	}
 	keys := make([]string, 0, len(events))
 	for k := range events {
 		keys = append(keys, k)
@@ -309,6 +313,39 @@ type parser struct{ origin string }
 
 func (p parser) errorf(key, format string, args ...any) error {
 	return &ParseError{Origin: p.origin, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// duplicates refuses a key given twice in one object anywhere in raw,
+// the hooks configuration, naming its key path. encoding/json, which the
+// parser reads with, keeps the last silently: {"PreToolUse": [guard],
+// "PreToolUse": []} dropped the guard hook, and two "command"s ran the
+// second; which one applies must not be a guess, as for every other key
+// of a settings file.
+func (p parser) duplicates(raw json.RawMessage) error {
+	v, err := jsonpos.Decode(p.origin, raw)
+	if err != nil {
+		return nil // json.Unmarshal read it: cannot happen
+	}
+	var walk func(v *jsonpos.Value, key string) error
+	walk = func(v *jsonpos.Value, key string) error {
+		seen := make(map[string]bool, len(v.Members))
+		for _, m := range v.Members {
+			if seen[m.Key] {
+				return p.errorf(key+"."+m.Key, "duplicate key: a JSON object keeps only one of them, so which applies would be a guess; remove one")
+			}
+			seen[m.Key] = true
+			if err := walk(m.Val, key+"."+m.Key); err != nil {
+				return err
+			}
+		}
+		for i, el := range v.Elems {
+			if err := walk(el, fmt.Sprintf("%s[%d]", key, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(v, "hooks")
 }
 
 // object decodes raw as a JSON object whose keys must all be in known.

@@ -135,6 +135,14 @@ func TestParseErrors(t *testing.T) {
 		{"no server of that name", `{"PreToolUse": [{"matcher": "mcp___x__y", "hooks": []}]}`,
 			`f.json: hooks.PreToolUse[0].matcher: "mcp___x__y" names no tool: MCP tools are mcp__server__tool with only letters, digits, '_' and '-' (a server's tool get file is mcp__server__get_file)`},
 		{"hooks not a list", `{"Stop": [{"hooks": {"type": "command"}}]}`, `f.json: hooks.Stop[0].hooks: must be a list of hooks`},
+		// encoding/json keeps the last of two keys: a guard hook, a
+		// command or a whole event would silently give way to another.
+		{"event twice", `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}], "PreToolUse": []}`,
+			`f.json: hooks.PreToolUse: duplicate key: a JSON object keeps only one of them, so which applies would be a guess; remove one`},
+		{"hooks twice in a group", `{"Stop": [{"hooks": [{"type": "command", "command": "x"}], "hooks": []}]}`,
+			`f.json: hooks.Stop[0].hooks: duplicate key: a JSON object keeps only one of them, so which applies would be a guess; remove one`},
+		{"command twice", `{"Stop": [{"hooks": [{"type": "command", "command": "guard.sh", "command": "true"}]}]}`,
+			`f.json: hooks.Stop[0].hooks[0].command: duplicate key: a JSON object keeps only one of them, so which applies would be a guess; remove one`},
 		{"statusMessage not a string", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "statusMessage": 1}]}]}`,
 			`f.json: hooks.Stop[0].hooks[0].statusMessage: must be a string`},
 	}

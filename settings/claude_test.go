@@ -234,6 +234,20 @@ func TestClaudeFiles(t *testing.T) {
 	if want := map[string]string{"sonnet": "from-project", "opus": "big"}; !reflect.DeepEqual(s.ModelAliases, want) {
 		t.Errorf("aliases = %v, want %v", s.ModelAliases, want)
 	}
+
+	// Untrusted, the project's aliases do not replace the user's: they
+	// choose the model the user's agents run on.
+	s, err = Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"sonnet": "from-user", "opus": "big"}; !reflect.DeepEqual(s.ModelAliases, want) {
+		t.Errorf("untrusted: aliases = %v, want %v", s.ModelAliases, want)
+	}
+	refused := s.Refusal("modelAliases", claude(l.project))
+	if !slices.Contains(s.Warnings, refused) {
+		t.Errorf("untrusted: warnings %q lack %q", s.Warnings, refused)
+	}
 }
 
 func TestDisableAutoMode(t *testing.T) {

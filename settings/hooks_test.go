@@ -160,6 +160,10 @@ func TestHooksErrors(t *testing.T) {
   "async": true}]}]}}`, `{project}:2: hooks.Stop[0].hooks[0].async: unknown key (want one of type, command, timeout, statusMessage)`},
 		{"matcher naming no tool", `{"hooks": {"PreToolUse": [{"hooks": []},
  {"matcher": "Bassh", "hooks": []}]}}`, `{project}:2: hooks.PreToolUse[1].matcher: "Bassh" names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`},
+		// The line is the second key's: the one a person removes.
+		{"event twice", `{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+  "PreToolUse": []}}`, `{project}:3: hooks.PreToolUse: duplicate key: a JSON object keeps only one of them, so which applies would be a guess; remove one`},
 		{"not an object", `{"hooks": []}`, `{project}:1: hooks: must be an object mapping event names to lists of matcher groups`},
 		{"managed-only flag not a bool", `{"allowManagedHooksOnly": "yes"}`, `{project}:1: allowManagedHooksOnly must be true or false`},
 	}

@@ -422,19 +422,13 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		if f.ManagedRulesOnly && !s.ManagedRulesOnly {
 			s.ManagedRulesOnly, managedOnlyBy = true, f.Path
 		}
-		for alias, model := range f.ModelAliases {
-			if _, set := s.ModelAliases[alias]; !set {
-				if s.ModelAliases == nil {
-					s.ModelAliases = make(map[string]string)
-				}
-				s.ModelAliases[alias] = model
-			}
-		}
 	}
 
-	// Trust first: what an untrusted project may not widen is decided
-	// below (the mode, the additional directories).
+	// Trust first: what an untrusted project may not widen or configure
+	// is decided below (the mode, the additional directories, the model
+	// aliases).
 	s.Trusted = opts.Trust || s.judgeTrust()
+	s.mergeAliases()
 	s.mergeHooks()
 	s.mergeMCPRules()
 	s.resolveAgent()
@@ -565,6 +559,29 @@ func (s *Settings) mergeHooks() {
 		cs = append(cs, f.Hooks)
 	}
 	s.Hooks = hook.Merge(cs...)
+}
+
+// mergeAliases sets s.ModelAliases from the files, each alias from the
+// highest-precedence file that maps it. An untrusted project's aliases
+// are ignored with a warning, as its api settings and its choice of
+// agent are: above the user's, "opus": "some-model" in a cloned
+// repository chose the model every agent of the user's written with
+// model: opus runs on, the one that makes its tool calls.
+func (s *Settings) mergeAliases() {
+	for _, f := range s.Files {
+		if len(f.ModelAliases) > 0 && s.untrusted(f) {
+			s.Warnings = append(s.Warnings, s.Refusal(aliasesKey, f.Path))
+			continue
+		}
+		for alias, model := range f.ModelAliases {
+			if _, set := s.ModelAliases[alias]; !set {
+				if s.ModelAliases == nil {
+					s.ModelAliases = make(map[string]string)
+				}
+				s.ModelAliases[alias] = model
+			}
+		}
+	}
 }
 
 // resolveAgent sets s.Agent and s.AgentAt from the files, as resolveMode
@@ -846,14 +863,18 @@ func (s *Settings) judgeTrust() bool {
 				continue
 			}
 			if !read {
-				now, readErr = ProjectFiles(root, home)
+				// The files the hooks name from the working directory
+				// too: they run there (ProjectFiles).
+				now, readErr = ProjectFiles(root, home, s.Workspace.Cwd)
 				read = true
-				s.trustPaths = trustPaths(root, now)
+				s.trustPaths = trustPaths(root, now, nil)
 			}
 			if readErr != nil {
 				continue
 			}
-			diff := ChangedFiles(t.Files, now)
+			diff := Changed(root, t.Files, now)
+			// What Changed read of t.Files is followed too.
+			s.trustPaths = trustPaths(root, now, t.Files)
 			if len(diff) == 0 {
 				return true
 			}

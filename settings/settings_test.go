@@ -589,7 +589,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "invalid JSON: trailing comma, with line and column",
 			project: "{\n  \"permissions\": {\n    \"allow\": [\"Read\",]\n  }\n}",
-			wantErr: `{project}:3:22: invalid character ']' looking for beginning of value`,
+			wantErr: `{project}:3:22: invalid character ']' looking for beginning of value: JSON allows no comma after the last member or element`,
 		},
 		{
 			name:    "invalid JSON: missing closing brace at end of file",

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -84,7 +85,14 @@ func userOwned(rel string) bool {
 // nowhere, or to a directory, is recorded by its target. When root is
 // home, the files that are the user's (userOwned) are left out. A file that
 // cannot be read is an error: what is not known cannot be trusted.
-func ProjectFiles(root, home string) (map[string]string, error) {
+//
+// Hooks and stdio MCP servers run in the working directory, which may be
+// any directory of the project: the files they name are read from root
+// and from each of dirs (the working directory of the run that checks or
+// records the trust), so that `sh scripts/check.sh` run from sub/ is
+// sub/scripts/check.sh, and a trust recorded for scripts/check.sh does
+// not cover it.
+func ProjectFiles(root, home string, dirs ...string) (map[string]string, error) {
 	isHome := sameDir(root, home)
 	files := make(map[string]string)
 	for _, rel := range trustFiles {
@@ -105,19 +113,25 @@ func ProjectFiles(root, home string) (map[string]string, error) {
 			return nil, err
 		}
 	}
-	if err := codeDigests(root, home, isHome, files); err != nil {
+	if err := codeDigests(root, home, isHome, files, dirs); err != nil {
 		return nil, err
 	}
 	return files, nil
 }
 
 // trustPaths returns the absolute paths of the files ProjectFiles gave
-// (relative to root) and of the directories whose files it records: a
-// file made there changes the directory.
-func trustPaths(root string, files map[string]string) []string {
-	out := make([]string, 0, len(files)+len(trustDirs))
+// (relative to root), of those of a trust entry Changed compared
+// (recorded; nil for none), and of the directories whose files it
+// records: a file made there changes the directory.
+func trustPaths(root string, files, recorded map[string]string) []string {
+	out := make([]string, 0, len(files)+len(recorded)+len(trustDirs))
 	for rel := range files {
 		out = append(out, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	for rel := range recorded {
+		if validTrustPath(rel) {
+			out = append(out, filepath.Join(root, filepath.FromSlash(rel)))
+		}
 	}
 	for _, rel := range trustDirs {
 		out = append(out, filepath.Join(root, filepath.FromSlash(rel)))
@@ -128,16 +142,31 @@ func trustPaths(root string, files map[string]string) []string {
 
 // codeDigests adds to files the digest of every file inside root that
 // the project's hooks or MCP servers name (hook.Config.Files,
-// serverFiles; root as the working directory), by its path relative to
-// root: a hook script or server a `git pull` changed runs new code outside
-// the gate, so the project needs trusting again. A file that cannot be
-// parsed adds nothing here (loading it fails).
-func codeDigests(root, home string, isHome bool, files map[string]string) error {
+// serverFiles), read from root and from each of dirs as the working
+// directory, by its path relative to root: a hook script or server a
+// `git pull` changed runs new code outside the gate, so the project needs
+// trusting again. A file that cannot be parsed adds nothing here (loading
+// it fails).
+func codeDigests(root, home string, isHome bool, files map[string]string, dirs []string) error {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	var code, servers []string
+	cwds := []string{real}
+	for _, d := range dirs {
+		// As the root: the files are compared with links resolved.
+		if r, err := filepath.Abs(d); err == nil {
+			d = r
+		}
+		r, err := filepath.EvalSymlinks(d)
+		if rel, rerr := filepath.Rel(real, r); err != nil || rerr != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue // not a directory of the project: its runs have another root
+		}
+		if !slices.Contains(cwds, r) {
+			cwds = append(cwds, r)
+		}
+	}
+	var code []string
 	for _, rel := range trustFiles {
 		if isHome && userOwned(rel) {
 			continue
@@ -149,7 +178,9 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 		if err != nil {
 			continue // fileDigest reported what matters
 		}
-		servers = serverFiles(servers, data, real, home)
+		for _, cwd := range cwds {
+			code = append(code, hook.Follow(serverFiles(nil, data, cwd, home), cwd, real, home)...) // as MCPFiles does
+		}
 		var top struct {
 			Hooks json.RawMessage `json:"hooks"`
 		}
@@ -157,11 +188,12 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 			continue
 		}
 		if cfg, err := hook.Parse(rel, top.Hooks); err == nil {
-			code = append(code, cfg.Files(real, real, home)...)
+			for _, cwd := range cwds {
+				code = append(code, cfg.Files(cwd, real, home)...)
+			}
 		}
 	}
-	code = append(code, hook.Follow(servers, real, real, home)...) // as MCPFiles does
-	code = append(code, agentHookFiles(root, real, home, files)...)
+	code = append(code, agentHookFiles(root, real, home, files, cwds)...)
 	for _, f := range code {
 		r, err := filepath.Rel(real, f)
 		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
@@ -176,10 +208,11 @@ func codeDigests(root, home string, isHome bool, files map[string]string) error 
 
 // agentHookFiles returns the files the hooks of the project's agents name
 // (agent.Definition.Hooks, which run while the agent runs; hook.Config.Files
-// with real, the project root, as the working directory): the agent files
-// among files (dirDigests recorded them), read again. A file that does not
-// parse adds nothing here (loading it fails).
-func agentHookFiles(root, real, home string, files map[string]string) []string {
+// with each of cwds as the working directory and real, the project root,
+// as the project directory): the agent files among files (dirDigests
+// recorded them), read again. A file that does not parse adds nothing
+// here (loading it fails).
+func agentHookFiles(root, real, home string, files map[string]string, cwds []string) []string {
 	var out []string
 	for rel := range files {
 		if !strings.HasSuffix(rel, ".md") || !strings.HasPrefix(rel, ".gen/agents/") && !strings.HasPrefix(rel, ".claude/agents/") {
@@ -191,7 +224,9 @@ func agentHookFiles(root, real, home string, files map[string]string) []string {
 			continue
 		}
 		if d, err := agent.Parse(p, data); err == nil && !d.Hooks.Empty() {
-			out = append(out, d.Hooks.Files(real, real, home)...)
+			for _, cwd := range cwds {
+				out = append(out, d.Hooks.Files(cwd, real, home)...)
+			}
 		}
 	}
 	return out
@@ -347,6 +382,33 @@ func ChangedFiles(trusted, now map[string]string) []string {
 	}
 	slices.Sort(changed)
 	return changed
+}
+
+// Changed is ChangedFiles of the project at root: trusted recorded, now
+// its files as they are (ProjectFiles). A file trusted records that now
+// does not list, with content (a script a hook names from another
+// working directory than this run's, when the trust was recorded there),
+// is compared as it is now: unchanged, it runs nothing new here; gone,
+// changed or unreadable, it is a change, as it would be in now.
+func Changed(root string, trusted, now map[string]string) []string {
+	var filled map[string]string
+	for rel, was := range trusted {
+		if _, ok := now[rel]; ok || was == Absent || !validTrustPath(rel) {
+			continue
+		}
+		if filled == nil {
+			filled = maps.Clone(now)
+		}
+		d, err := fileDigest(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			d = "unreadable"
+		}
+		filled[rel] = d
+	}
+	if filled == nil {
+		filled = now
+	}
+	return ChangedFiles(trusted, filled)
 }
 
 // sameRoot reports whether the recorded trust path t names root, whose

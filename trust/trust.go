@@ -73,13 +73,16 @@ func Root(dir string) (string, error) {
 
 // Trust records the project containing dir as trusted in the user settings
 // under home, with its configuration files as they are now, and returns
-// its root. Trusting a project again records its files anew.
-func Trust(home, dir string) (string, error) {
+// its root. Trusting a project again records its files anew. The files
+// its hooks and servers name are read from the root, from dir and from
+// each of from inside the project (`gen trust`'s own working directory):
+// they run in the working directory (settings.ProjectFiles).
+func Trust(home, dir string, from ...string) (string, error) {
 	root, err := Root(dir)
 	if err != nil {
 		return "", err
 	}
-	files, err := settings.ProjectFiles(root, home)
+	files, err := settings.ProjectFiles(root, home, append([]string{dir}, from...)...)
 	if err != nil {
 		return "", fmt.Errorf("trust: %w", err)
 	}
@@ -117,11 +120,11 @@ func IsTrusted(home, dir string) (bool, error) {
 		if real, err := filepath.EvalSymlinks(e.Path); e.Path != root && (err != nil || real != root) {
 			continue
 		}
-		now, err := settings.ProjectFiles(root, home)
+		now, err := settings.ProjectFiles(root, home, dir)
 		if err != nil {
 			return false, fmt.Errorf("trust: %w", err)
 		}
-		if len(settings.ChangedFiles(e.Files, now)) == 0 {
+		if len(settings.Changed(root, e.Files, now)) == 0 {
 			return true, nil
 		}
 	}
@@ -181,17 +184,18 @@ func Pending(set *settings.Settings, mcpJSON string, agents []*agent.Definition)
 	return files
 }
 
-// Ask asks the person at the terminal whether to trust root and records the
-// answer when it is yes, with the project's configuration files as they
-// were when the question was asked. Only "y" or "yes" trusts; end of
-// input, an error or ctx ending is no. It must only be called where a
-// person can answer (never headless).
-func Ask(ctx context.Context, in io.Reader, out io.Writer, home, root string) (bool, error) {
-	root, err := Root(root)
+// Ask asks the person at the terminal whether to trust the project
+// containing dir, the working directory, and records the answer when it
+// is yes, with the project's configuration files as they were when the
+// question was asked (those its hooks name from dir too). Only "y" or
+// "yes" trusts; end of input, an error or ctx ending is no. It must only
+// be called where a person can answer (never headless).
+func Ask(ctx context.Context, in io.Reader, out io.Writer, home, dir string) (bool, error) {
+	root, err := Root(dir)
 	if err != nil {
 		return false, err
 	}
-	files, err := settings.ProjectFiles(root, home)
+	files, err := settings.ProjectFiles(root, home, dir)
 	if err != nil {
 		return false, fmt.Errorf("trust: %w", err)
 	}

@@ -93,7 +93,36 @@ func syntaxError(path string, data []byte, err error) error {
 		pos = int(se.Offset)
 	}
 	line, col := LineCol(data, pos)
+	if h := hint(data, pos); h != "" {
+		err = fmt.Errorf("%w: %s", err, h)
+	}
 	return &Error{Path: path, Line: line, Col: col, Err: err}
+}
+
+// bom is the UTF-8 byte order mark some editors put first in a file.
+const bom = "\xef\xbb\xbf"
+
+// hint says what a syntax error at pos in data most likely is, when it
+// is one of the forms JSON does not allow and other configuration
+// formats do: a byte order mark, which encoding/json reports as the
+// invisible character 'ï'; a comment; a comma after the last member or
+// element. "" otherwise.
+func hint(data []byte, pos int) string {
+	if pos < 0 || pos >= len(data) {
+		return ""
+	}
+	rest := data[pos:]
+	switch {
+	case pos == 0 && bytes.HasPrefix(data, []byte(bom)):
+		return "the file starts with a byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without one"
+	case bytes.HasPrefix(rest, []byte("//")) || bytes.HasPrefix(rest, []byte("/*")):
+		return "JSON has no comments"
+	case rest[0] == '}' || rest[0] == ']':
+		if before := bytes.TrimRight(data[:pos], " \t\r\n"); bytes.HasSuffix(before, []byte(",")) {
+			return "JSON allows no comma after the last member or element"
+		}
+	}
+	return ""
 }
 
 // start returns the offset of the next token: InputOffset is the end of

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,6 +178,62 @@ func (d DirFS) join(op, name string) (string, error) {
 
 // rename makes a path error name the path below the directory, as
 // os.DirFS's do.
+// RootFS is an fs.FS of the directory dir (slash-separated, relative)
+// of the tree r, read as DirFS reads: opened without blocking. Through
+// r, no name (a symbolic link included, whenever it is swapped in) leads
+// out of the tree: such a name is an error. It is safe for concurrent
+// use, and as long as r is open.
+type RootFS struct {
+	R   *os.Root
+	Dir string
+}
+
+func (d RootFS) Open(name string) (fs.File, error) {
+	p, err := d.join("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.R.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, d.outside(rename(err, name), p)
+	}
+	return f, nil
+}
+
+func (d RootFS) Stat(name string) (fs.FileInfo, error) {
+	p, err := d.join("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := d.R.Stat(p)
+	if err != nil {
+		return nil, d.outside(rename(err, name), p)
+	}
+	return fi, nil
+}
+
+// outside is err, the error of p in the tree, or, when p is a link that
+// leads out of the tree (which the tree refuses with "path escapes from
+// parent"), an error saying where it leads.
+func (d RootFS) outside(err error, p string) error {
+	tree := d.R.Name()
+	real, lerr := filepath.EvalSymlinks(filepath.Join(tree, p))
+	if lerr != nil {
+		return err
+	}
+	if rel, rerr := filepath.Rel(tree, real); rerr == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return err
+	}
+	return fmt.Errorf("%s is a link to %s, outside %s", filepath.Join(tree, p), real, tree)
+}
+
+func (d RootFS) join(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return filepath.FromSlash(path.Join(d.Dir, name)), nil
+}
+
 func rename(err error, name string) error {
 	if pe, ok := err.(*fs.PathError); ok {
 		pe.Path = name
