@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -387,23 +388,23 @@ func newMCPCmd(s Streams) *cobra.Command {
 // servers start.
 func mcpRefused(set *settings.Settings, name string, srv mcp.Server) string {
 	for _, r := range set.MCP.Deny {
-		if mcpRuleMatches(r, name, srv) {
+		if mcpRuleMatches(r, name, srv, false) {
 			return "denied by deniedMcpServers in " + r.Origin
 		}
 	}
 	if mcpJSON(set, srv) {
 		for _, r := range set.MCP.JSONOff {
-			if mcpRuleMatches(r, name, srv) {
+			if mcpRuleMatches(r, name, srv, false) {
 				return "disabled by disabledMcpjsonServers in " + r.Origin
 			}
 		}
-		if on := set.MCP.JSONOn; on != nil && !slices.ContainsFunc(on, func(r settings.MCPServerRule) bool { return mcpRuleMatches(r, name, srv) }) {
+		if on := set.MCP.JSONOn; on != nil && !slices.ContainsFunc(on, func(r settings.MCPServerRule) bool { return mcpRuleMatches(r, name, srv, true) }) {
 			return "not in enabledMcpjsonServers"
 		}
 	}
 	if set.MCP.Allow != nil {
 		for _, r := range set.MCP.Allow {
-			if mcpRuleMatches(r, name, srv) {
+			if mcpRuleMatches(r, name, srv, true) {
 				return ""
 			}
 		}
@@ -468,24 +469,107 @@ func mcpJSON(set *settings.Settings, srv mcp.Server) bool {
 }
 
 // mcpRuleMatches reports whether r names srv: by its name, by its exact
-// command line (stdio), or by a URL pattern in which * matches any run of
-// characters (remote servers).
-func mcpRuleMatches(r settings.MCPServerRule, name string, srv mcp.Server) bool {
+// command line (stdio), or by a URL pattern in which * matches a run of
+// characters (remote servers, urlMatches). allow says r is in a list
+// that lets servers start (allowedMcpServers, enabledMcpjsonServers),
+// where a pattern matches narrowly; otherwise it keeps them out
+// (deniedMcpServers, disabledMcpjsonServers) and matches broadly.
+func mcpRuleMatches(r settings.MCPServerRule, name string, srv mcp.Server, allow bool) bool {
 	switch {
 	case r.Name != "":
 		return r.Name == name
 	case r.Command != nil:
 		return srv.Transport == mcp.Stdio && slices.Equal(r.Command, append([]string{srv.Command}, srv.Args...))
 	case r.URL != "":
-		if srv.URL == "" {
-			return false
-		}
-		parts := strings.Split(r.URL, "*")
-		for i := range parts {
-			parts[i] = regexp.QuoteMeta(parts[i])
-		}
-		ok, _ := regexp.MatchString("^"+strings.Join(parts, ".*")+"$", srv.URL)
-		return ok
+		return srv.URL != "" && urlMatches(r.URL, srv.URL, allow)
 	}
 	return false
+}
+
+// urlMatches reports whether the serverUrl pattern matches a server's
+// URL. A host names one server however it is written: its letters in any
+// case, a trailing dot, the scheme's default port (normalURL). A deny
+// pattern matches broadly: * any run of characters, letters in any case,
+// against the URL as written and as normalised, so that
+// https://*.evil.example/* keeps out https://x.EVIL.example:443/mcp. An
+// allow pattern matches narrowly, the normalised URL only (one that does
+// not parse matches none): before the end of its host, * matches only
+// what a host name and port are made of, so that https://*.corp/*
+// allows https://mcp.corp/x and not https://evil.example/.corp/, nor
+// https://mcp.corp@evil.example/; "*" alone allows every URL.
+func urlMatches(pattern, raw string, allow bool) bool {
+	if !allow {
+		re := "(?i)^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$"
+		if ok, _ := regexp.MatchString(re, raw); ok {
+			return true
+		}
+		n, ok := normalURL(raw)
+		if !ok {
+			return false
+		}
+		match, _ := regexp.MatchString(re, n)
+		return match
+	}
+	if pattern == "*" {
+		return true
+	}
+	n, ok := normalURL(raw)
+	if !ok {
+		return false
+	}
+	hostEnd := len(pattern)
+	start := 0
+	if i := strings.Index(pattern, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	if j := strings.IndexAny(pattern[start:], "/?#"); j >= 0 {
+		hostEnd = start + j
+	}
+	var re strings.Builder
+	re.WriteString("^")
+	for i, part := range strings.Split(strings.ToLower(pattern[:hostEnd]), "*") {
+		if i > 0 {
+			re.WriteString(`[a-z0-9.:\[\]-]*`)
+		}
+		re.WriteString(regexp.QuoteMeta(part))
+	}
+	for i, part := range strings.Split(pattern[hostEnd:], "*") {
+		if i > 0 {
+			re.WriteString(".*")
+		}
+		re.WriteString(regexp.QuoteMeta(part))
+	}
+	re.WriteString("$")
+	match, _ := regexp.MatchString(re.String(), n)
+	return match
+}
+
+// normalURL is the http or https URL raw as a server URL pattern matches
+// it: scheme and host in lower case, without user information, a
+// trailing dot or the scheme's default port, then the path and query as
+// written; false when raw is no such URL.
+func normalURL(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return "", false
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port := u.Port(); port != "" && !(scheme == "https" && port == "443" || scheme == "http" && port == "80") {
+		host += ":" + port
+	}
+	out := scheme + "://" + host + u.EscapedPath()
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	return out, true
 }
