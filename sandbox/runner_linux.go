@@ -74,7 +74,7 @@ func abiGaps(abi int) string {
 		gaps = append(gaps, "signals to and abstract unix sockets of processes outside the sandbox")
 	}
 	if abi < 5 {
-		gaps = append(gaps, "device ioctls")
+		gaps = append(gaps, "device ioctls under workspace-write") // read-only: readIoctls
 	}
 	if abi < truncateABI {
 		// Under read-only the filter refuses truncate(2), and opening for

@@ -686,8 +686,8 @@ func TestABIGaps(t *testing.T) {
 		abi  int
 		want string
 	}{
-		{1, "Landlock ABI 1 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls, truncate(2) of files outside the writable roots under workspace-write"},
-		{3, "Landlock ABI 3 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls"},
+		{1, "Landlock ABI 1 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls under workspace-write, truncate(2) of files outside the writable roots under workspace-write"},
+		{3, "Landlock ABI 3 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox, device ioctls under workspace-write"},
 		{5, "Landlock ABI 5 of this kernel does not restrict signals to and abstract unix sockets of processes outside the sandbox"},
 		{6, ""},
 		{9, ""},
