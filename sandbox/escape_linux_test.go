@@ -527,7 +527,7 @@ func TestRequiredWithoutMounts(t *testing.T) {
 const abiVar = "GEN_SANDBOX_TEST_LANDLOCK_ABI"
 
 // truncProbeArg: truncprobe FILE opens FILE for reading with O_TRUNC,
-// through open(2), openat(2) and openat2(2).
+// through open(2), openat(2) and openat2(2), and with access mode 3.
 const truncProbeArg = "truncprobe"
 
 func truncProbe(path string) int {
@@ -546,6 +546,11 @@ func truncProbe(path string) int {
 		unix.Close(fd)
 	}
 	fmt.Printf("openat2=%s\n", errText(err))
+	fd, err = unix.Open(path, unix.O_ACCMODE|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("mode3=%s\n", errText(err))
 	fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err == nil {
 		unix.Close(fd)

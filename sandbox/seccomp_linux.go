@@ -113,8 +113,9 @@ type denials struct {
 	// metadata: the calls in socketArch.metadata, ioctl(2) but for
 	// readIoctls, and io_uring.
 	metadata bool
-	// truncOpen: open(2) and openat(2) with O_TRUNC but for reading
-	// only, which truncate the file while Landlock sees only a read,
+	// truncOpen: open(2) and openat(2) with O_TRUNC but not for writing
+	// (O_RDONLY, or access mode 3), which truncate the file while
+	// Landlock sees only a read, or no access at all,
 	// and openat2(2), whose flags the filter cannot see (ENOSYS, so
 	// that callers fall back to openat).
 	truncOpen bool
@@ -182,8 +183,11 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 			p.label(f.label)
 			p.ins(bpf.LoadAbsolute{Off: f.off, Size: 4})
 			p.jump(bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.O_TRUNC}, "", "allow")
+			// Access mode 3 (ioctl only) writes no more than read-only
+			// does, for Landlock.
 			p.ins(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: unix.O_ACCMODE})
-			p.jeq(unix.O_RDONLY, "eacces", "allow")
+			p.jeq(unix.O_WRONLY, "allow", "")
+			p.jeq(unix.O_RDWR, "allow", "eacces")
 		}
 	}
 	if d.metadata {
