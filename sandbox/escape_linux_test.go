@@ -487,7 +487,7 @@ func TestRequiredWithoutMounts(t *testing.T) {
 	ws := testtree.Dir(t)
 	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET\n"), 0o600)
-	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+	for _, p := range []Profile{WorkspaceWrite} {
 		spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env")}}, false)
 		spec.Required = true
 		c, err := r.Command(t.Context(), spec, "cat .env; touch .git/x", nil)
@@ -678,6 +678,40 @@ func TestNoDisks(t *testing.T) {
 		spec := mustSpec(t, WorkspaceWrite, roots, false)
 		if out, err := run(t, spec, "head -c 4 /dev/urandom | wc -c; ls /usr/bin/env; echo x > f && cat f"); err != nil || out != "4\n/usr/bin/env\nx\n" {
 			t.Errorf("hidden %q: everyday reads: %v %q", roots.Hidden, err, out)
+		}
+	}
+}
+
+// TestHiddenWithoutMounts: where no mount can cover the paths of Read
+// deny rules (no user namespaces), a read-only command still cannot read
+// them: Landlock leaves them out of what it may read. The files next to
+// them stay readable.
+func TestHiddenWithoutMounts(t *testing.T) {
+	requireSandbox(t)
+	exe := testExe(t)
+	r := &Runner{Helper: exe}
+	r.probe.Do(func() { r.ok, r.helperOK, r.why = true, exe, "partial sandbox: no private mount namespace (test)" })
+	ws := testtree.Dir(t)
+	testtree.Write(t, ws, map[string]string{".env": "SECRET=env\n", "secrets/k": "SECRET=k\n", "keep.go": "package x\n", "sub/keep": "kept\n"})
+	hidden := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets")}
+	for _, roots := range []Roots{{Cwd: ws, Workspace: ws, Hidden: hidden}, {Cwd: ws, Workspace: ws, Hidden: hidden, Home: testtree.Dir(t)}} {
+		for _, required := range []bool{false, true} {
+			spec := mustSpec(t, ReadOnly, roots, false)
+			spec.Required = required
+			c, err := r.Command(t.Context(), spec, "cat .env secrets/k; grep -r SECRET .; cat /proc/self/root"+ws+"/.env; cat keep.go sub/keep", nil)
+			if err != nil {
+				t.Fatalf("home %q, required %v: %v", roots.Home, required, err)
+			}
+			var out strings.Builder
+			c.Stdout, c.Stderr = &out, &out
+			c.Run()
+			c.Cleanup()
+			if strings.Contains(out.String(), "SECRET") {
+				t.Errorf("home %q, required %v: a hidden file was read:\n%s", roots.Home, required, out.String())
+			}
+			if !strings.Contains(out.String(), "package x\nkept\n") {
+				t.Errorf("home %q, required %v: the files next to them:\n%s", roots.Home, required, out.String())
+			}
 		}
 	}
 }
