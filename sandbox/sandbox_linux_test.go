@@ -52,6 +52,8 @@ func TestMain(m *testing.M) {
 			os.Exit(keyProbe(os.Args[2]))
 		case truncProbeArg:
 			os.Exit(truncProbe(os.Args[2]))
+		case limitProbeArg:
+			os.Exit(limitProbe(os.Args[2]))
 		}
 	}
 	os.Exit(m.Run())
