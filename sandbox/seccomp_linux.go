@@ -139,7 +139,10 @@ type denials struct {
 // only the read, anywhere the command may read).
 func denialsFor(s Spec, abi int) denials {
 	ro := s.Profile == ReadOnly
-	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: true}
+	// others alone does not refuse a command on an architecture the
+	// filter does not know, where it ran before the filter had it.
+	_, known := socketArches.Get()[runtime.GOARCH]
+	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: known}
 }
 
 func (d denials) any() bool { return d.network || d.unix || d.metadata || d.truncOpen || d.others }
