@@ -268,7 +268,7 @@ func (m *Manager) handshake(ctx, life context.Context, c *conn) error {
 			return fmt.Errorf("starting %s: %w", c.srv.Command, err)
 		}
 		c.proc = p
-		t = &sdk.IOTransport{Reader: stdoutReader{p.stdout}, Writer: p.stdin}
+		t = &sdk.IOTransport{Reader: stdoutReader{p.stdout}, Writer: stdinWriter{p.stdin, m.opts.CallTimeout}}
 	case HTTP:
 		t = &sdk.StreamableClientTransport{
 			Endpoint:   c.srv.URL,

@@ -447,3 +447,30 @@ func TestKeepStops(t *testing.T) {
 		t.Errorf("Close after the refusal: %v", err)
 	}
 }
+
+// TestCallToDeafServer: a stdio server that stops reading its stdin (here
+// stopped with SIGSTOP) left a request bigger than the pipe holds blocked
+// in its write, which the call's timeout did not reach: the call never
+// returned. Each write is bounded by the call timeout now.
+func TestCallToDeafServer(t *testing.T) {
+	m, _ := start(t, Options{CallTimeout: 500 * time.Millisecond, StopGrace: 200 * time.Millisecond}, stdioServer("local", "ok"))
+	out, err := m.Call(context.Background(), "mcp__local__spawn", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.Fields(out)[0])
+	if err != nil {
+		t.Fatalf("spawn: %q", out)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	_, err = guard(t, "a call to a server that does not read", func() pair {
+		out, err := m.Call(context.Background(), "mcp__local__echo", map[string]any{"text": strings.Repeat("x", 1<<20)})
+		return pair{out, err}
+	}).get()
+	if err == nil || !strings.Contains(err.Error(), "mcp__local__echo") {
+		t.Errorf("call: %v", err)
+	}
+}

@@ -139,6 +139,27 @@ func (r stdoutReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// stdinWriter writes to a stdio server's stdin, each write within a
+// bound: a server that stops reading (stopped, deadlocked, or busy with
+// something else) leaves a request bigger than what the pipe holds
+// blocked in the write for good, where the call's timeout cannot reach
+// it, and every later call queued behind it.
+type stdinWriter struct {
+	f     *os.File
+	bound time.Duration
+}
+
+func (w stdinWriter) Close() error { return w.f.Close() }
+
+func (w stdinWriter) Write(b []byte) (int, error) {
+	w.f.SetWriteDeadline(time.Now().Add(w.bound))
+	n, err := w.f.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("the server did not read its stdin for %v", w.bound)
+	}
+	return n, err
+}
+
 // exited reports whether the server has exited and been reaped.
 func (p *process) exited() bool {
 	select {

@@ -325,7 +325,7 @@ func TestUnixSocketsOutside(t *testing.T) {
 func TestFilterAssembles(t *testing.T) {
 	for arch, arches := range socketArches.Get() {
 		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true},
-			{network: true, unix: true, metadata: true, truncOpen: true}, {truncOpen: true}} {
+			{network: true, unix: true, metadata: true, truncOpen: true, others: true}, {truncOpen: true}, {others: true}} {
 			if _, err := socketFilter(arches, d); err != nil {
 				t.Errorf("%s %+v: %v", arch, d, err)
 			}
@@ -338,7 +338,7 @@ func TestFilterAssembles(t *testing.T) {
 	if d := denialsFor(ro, resolveUnixABI); d.unix {
 		t.Errorf("read-only at ABI %d refuses unix sockets Landlock restricts: %+v", resolveUnixABI, d)
 	}
-	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.any() {
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d != (denials{others: true}) {
 		t.Errorf("workspace-write with network: %+v", d)
 	}
 }
@@ -353,6 +353,9 @@ func TestNativeSysnums(t *testing.T) {
 	a := arches[0]
 	if a.socket != nativeSocket || a.ioUringSetup != nativeIoUringSetup {
 		t.Errorf("socket %d, io_uring_setup %d; x/sys has %d, %d", a.socket, a.ioUringSetup, nativeSocket, nativeIoUringSetup)
+	}
+	if a.prlimit != unix.SYS_PRLIMIT64 {
+		t.Errorf("prlimit64 %d; x/sys has %d", a.prlimit, unix.SYS_PRLIMIT64)
 	}
 	if a.ioctl != unix.SYS_IOCTL || a.openat != unix.SYS_OPENAT || a.openat2 != unix.SYS_OPENAT2 {
 		t.Errorf("ioctl %d, openat %d, openat2 %d; x/sys has %d, %d, %d", a.ioctl, a.openat, a.openat2, unix.SYS_IOCTL, unix.SYS_OPENAT, unix.SYS_OPENAT2)
@@ -487,7 +490,7 @@ func TestRequiredWithoutMounts(t *testing.T) {
 	ws := testtree.Dir(t)
 	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET\n"), 0o600)
-	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+	for _, p := range []Profile{WorkspaceWrite} {
 		spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws, Hidden: []string{filepath.Join(ws, ".env")}}, false)
 		spec.Required = true
 		c, err := r.Command(t.Context(), spec, "cat .env; touch .git/x", nil)
@@ -527,7 +530,7 @@ func TestRequiredWithoutMounts(t *testing.T) {
 const abiVar = "GEN_SANDBOX_TEST_LANDLOCK_ABI"
 
 // truncProbeArg: truncprobe FILE opens FILE for reading with O_TRUNC,
-// through open(2), openat(2) and openat2(2).
+// through open(2), openat(2) and openat2(2), and with access mode 3.
 const truncProbeArg = "truncprobe"
 
 func truncProbe(path string) int {
@@ -546,6 +549,11 @@ func truncProbe(path string) int {
 		unix.Close(fd)
 	}
 	fmt.Printf("openat2=%s\n", errText(err))
+	fd, err = unix.Open(path, unix.O_ACCMODE|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	fmt.Printf("mode3=%s\n", errText(err))
 	fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err == nil {
 		unix.Close(fd)
@@ -589,7 +597,7 @@ func TestTruncateBelowABI3(t *testing.T) {
 	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI-1); !d.truncOpen || !d.any() {
 		t.Errorf("below ABI %d: %+v", truncateABI, d)
 	}
-	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.any() {
+	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d.truncOpen {
 		t.Errorf("at ABI %d: %+v", truncateABI, d)
 	}
 }
@@ -673,6 +681,85 @@ func TestNoDisks(t *testing.T) {
 		spec := mustSpec(t, WorkspaceWrite, roots, false)
 		if out, err := run(t, spec, "head -c 4 /dev/urandom | wc -c; ls /usr/bin/env; echo x > f && cat f"); err != nil || out != "4\n/usr/bin/env\nx\n" {
 			t.Errorf("hidden %q: everyday reads: %v %q", roots.Hidden, err, out)
+		}
+	}
+}
+
+// TestHiddenWithoutMounts: where no mount can cover the paths of Read
+// deny rules (no user namespaces), a read-only command still cannot read
+// them: Landlock leaves them out of what it may read. The files next to
+// them stay readable.
+func TestHiddenWithoutMounts(t *testing.T) {
+	requireSandbox(t)
+	exe := testExe(t)
+	r := &Runner{Helper: exe}
+	r.probe.Do(func() { r.ok, r.helperOK, r.why = true, exe, "partial sandbox: no private mount namespace (test)" })
+	ws := testtree.Dir(t)
+	testtree.Write(t, ws, map[string]string{".env": "SECRET=env\n", "secrets/k": "SECRET=k\n", "keep.go": "package x\n", "sub/keep": "kept\n"})
+	hidden := []string{filepath.Join(ws, ".env"), filepath.Join(ws, "secrets")}
+	for _, roots := range []Roots{{Cwd: ws, Workspace: ws, Hidden: hidden}, {Cwd: ws, Workspace: ws, Hidden: hidden, Home: testtree.Dir(t)}} {
+		for _, required := range []bool{false, true} {
+			spec := mustSpec(t, ReadOnly, roots, false)
+			spec.Required = required
+			c, err := r.Command(t.Context(), spec, "cat .env secrets/k; grep -r SECRET .; cat /proc/self/root"+ws+"/.env; cat keep.go sub/keep", nil)
+			if err != nil {
+				t.Fatalf("home %q, required %v: %v", roots.Home, required, err)
+			}
+			var out strings.Builder
+			c.Stdout, c.Stderr = &out, &out
+			c.Run()
+			c.Cleanup()
+			if strings.Contains(out.String(), "SECRET") {
+				t.Errorf("home %q, required %v: a hidden file was read:\n%s", roots.Home, required, out.String())
+			}
+			if !strings.Contains(out.String(), "package x\nkept\n") {
+				t.Errorf("home %q, required %v: the files next to them:\n%s", roots.Home, required, out.String())
+			}
+		}
+	}
+}
+
+// limitProbeArg: limitprobe PID reads, then lowers PID's core file size
+// limit, then lowers its own.
+const limitProbeArg = "limitprobe"
+
+func limitProbe(pid string) int {
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	var old unix.Rlimit
+	fmt.Printf("read=%s\n", errText(unix.Prlimit(n, unix.RLIMIT_CORE, nil, &old)))
+	lower := unix.Rlimit{Cur: 0, Max: old.Max - 1}
+	fmt.Printf("other=%s\n", errText(unix.Prlimit(n, unix.RLIMIT_CORE, &lower, nil)))
+	fmt.Printf("self=%s\n", errText(unix.Prlimit(0, unix.RLIMIT_CORE, &lower, nil)))
+	return 0
+}
+
+// TestOtherProcessLimits: a command cannot change the resource limits of
+// another process of the user's (prlimit64 has no ptrace check for
+// Landlock to refuse): it could set gen's file size limit to 0, and gen
+// would be killed at its next write. It reads them, and sets its own.
+func TestOtherProcessLimits(t *testing.T) {
+	requireSandbox(t)
+	var before unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_CORE, &before); err != nil {
+		t.Fatal(err)
+	}
+	ws := testtree.Dir(t)
+	for _, p := range []Profile{ReadOnly, WorkspaceWrite} {
+		spec := mustSpec(t, p, Roots{Cwd: ws, Workspace: ws}, true)
+		out, err := run(t, spec, testExe(t)+" "+limitProbeArg+" "+strconv.Itoa(os.Getpid()))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, out)
+		}
+		if !strings.Contains(out, "read=ok") || !strings.Contains(out, "self=ok") || strings.Contains(out, "other=ok") {
+			t.Errorf("%s:\n%s", p, out)
+		}
+		var after unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_CORE, &after); err != nil || after != before {
+			t.Fatalf("%s: this process's core limit went from %+v to %+v (%v)", p, before, after, err)
 		}
 	}
 }

@@ -232,6 +232,39 @@ func coverBut(out *[]string, dir string, private []string) error {
 	return nil
 }
 
+// withoutHidden returns readable (Spec.Readable; empty is the whole file
+// system) without the hidden paths: each entry holding one is replaced by
+// what coverBut leaves of it. Landlock then keeps them unreadable where no
+// mount can cover them (no user namespaces).
+func withoutHidden(readable, hidden []string) ([]string, error) {
+	if len(readable) == 0 {
+		readable = []string{"/"}
+	}
+	var out []string
+	for _, r := range readable {
+		var inner []string
+		for _, h := range hidden {
+			if within(r, h) {
+				inner = append(inner, h)
+			}
+		}
+		switch {
+		case slices.ContainsFunc(hidden, func(h string) bool { return within(h, r) }):
+			// r is hidden, or lies in a hidden directory.
+		case len(inner) == 0:
+			out = append(out, r)
+		default:
+			if err := coverBut(&out, r, outermost(inner)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(out) > maxReadable {
+		return nil, fmt.Errorf("sandbox: hiding the denied paths needs %d rules, more than %d", len(out), maxReadable)
+	}
+	return out, nil
+}
+
 // readable reports whether a read-only command under s may read path:
 // every path where s has no read confinement.
 func (s Spec) readable(path string) bool {

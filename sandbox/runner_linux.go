@@ -57,7 +57,7 @@ func (r *Runner) check() {
 		r.userns = true
 		partial = append(partial, fmt.Sprintf("no private IPC namespace (%v), so commands share System V IPC and POSIX message queues with other processes", err))
 	} else {
-		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of deny rules hidden, and commands share System V IPC and POSIX message queues with other processes", err2))
+		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of Read deny rules hidden from workspace-write commands (read-only ones cannot read them), and commands share System V IPC and POSIX message queues with other processes", err2))
 	}
 	if len(partial) > 0 {
 		r.why = "partial sandbox: " + strings.Join(partial, "; ")
@@ -74,7 +74,7 @@ func abiGaps(abi int) string {
 		gaps = append(gaps, "signals to and abstract unix sockets of processes outside the sandbox")
 	}
 	if abi < 5 {
-		gaps = append(gaps, "device ioctls")
+		gaps = append(gaps, "device ioctls under workspace-write") // read-only: readIoctls
 	}
 	if abi < truncateABI {
 		// Under read-only the filter refuses truncate(2), and opening for
@@ -121,7 +121,9 @@ func (r *Runner) probeMounts(ipc bool) error {
 // Available is false. Where IPC namespaces are available it sets
 // spec.PrivateIPC; where user namespaces are not (no carve-out mounts) it
 // leaves spec.ReadOnly and spec.Hidden out (Available's why says so),
-// unless spec.Required: then it fails with ErrUnavailable.
+// unless spec.Required: then it fails with ErrUnavailable. A ReadOnly
+// spec's hidden paths are then left out of what Landlock lets it read
+// (withoutHidden) instead.
 func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []string) (*Cmd, error) {
 	if err := spec.validate(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -139,6 +141,13 @@ func (r *Runner) Command(ctx context.Context, spec Spec, command string, env []s
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
 	}
 	if !r.userns {
+		if spec.Profile == ReadOnly && len(spec.Hidden) > 0 {
+			// Landlock keeps them unreadable instead, where it can
+			// say so in few enough rules.
+			if readable, err := withoutHidden(spec.Readable, spec.Hidden); err == nil {
+				spec.Readable, spec.Hidden = readable, nil
+			}
+		}
 		if what := spec.mounted(); spec.Required && what != "" {
 			// What the gate relies on would not hold: .git and the
 			// paths of Edit deny rules writable, those of Read deny

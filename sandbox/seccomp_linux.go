@@ -24,6 +24,9 @@ type socketArch struct {
 	// ioctl(2), which changes file flags (chattr), enables fs-verity or
 	// makes btrfs snapshots through a descriptor opened for reading.
 	ioctl uint32
+	// prlimit64(2), which changes another process's resource limits by
+	// its id, with no ptrace check Landlock could refuse.
+	prlimit uint32
 	// metadata are the calls that change a file's mode, owner, times or
 	// extended attributes, which Landlock does not restrict (a read-only
 	// command could otherwise chmod, chown, touch or setxattr any file the
@@ -39,19 +42,19 @@ type socketArch struct {
 var socketArches = lazy.Value[map[string][]socketArch]{New: func() map[string][]socketArch {
 	return map[string][]socketArch{
 		"amd64": {
-			{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true, open: 2, openat: 257, openat2: 437, ioctl: 16,
+			{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true, open: 2, openat: 257, openat2: 437, ioctl: 16, prlimit: 302,
 				// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
 				// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
 				// fchmodat2 setxattrat removexattrat truncate
 				metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
-			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, open: 5, openat: 295, openat2: 437, ioctl: 54, metadata: metadata32x86},
+			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, open: 5, openat: 295, openat2: 437, ioctl: 54, prlimit: 340, metadata: metadata32x86},
 		},
 		"arm64": {
-			{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425, openat: 56, openat2: 437, ioctl: 29,
+			{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425, openat: 56, openat2: 437, ioctl: 29, prlimit: 261,
 				// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
 				// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
 				metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
-			{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425, open: 5, openat: 322, openat2: 437, ioctl: 54,
+			{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425, open: 5, openat: 322, openat2: 437, ioctl: 54, prlimit: 369,
 				// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
 				// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
 				// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
@@ -90,6 +93,7 @@ const (
 	offArg0 = 16 // low 32 bits on little-endian machines
 	offArg1 = 24
 	offArg2 = 32
+	high    = 4 // the high 32 bits of an argument, after its low ones
 )
 
 const sysSocket = 1 // socketcall's call number for socket(2)
@@ -113,11 +117,17 @@ type denials struct {
 	// metadata: the calls in socketArch.metadata, ioctl(2) but for
 	// readIoctls, and io_uring.
 	metadata bool
-	// truncOpen: open(2) and openat(2) with O_TRUNC but for reading
-	// only, which truncate the file while Landlock sees only a read,
+	// truncOpen: open(2) and openat(2) with O_TRUNC but not for writing
+	// (O_RDONLY, or access mode 3), which truncate the file while
+	// Landlock sees only a read, or no access at all,
 	// and openat2(2), whose flags the filter cannot see (ENOSYS, so
 	// that callers fall back to openat).
 	truncOpen bool
+	// others: changing another process's resource limits
+	// (socketArch.prlimit): a command could otherwise set gen's file
+	// size limit to 0, so that gen is killed at its next write, or its
+	// open files limit, whatever the profile.
+	others bool
 }
 
 // denialsFor is what the filter must refuse under s on a kernel with
@@ -129,17 +139,20 @@ type denials struct {
 // only the read, anywhere the command may read).
 func denialsFor(s Spec, abi int) denials {
 	ro := s.Profile == ReadOnly
-	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI}
+	// others alone does not refuse a command on an architecture the
+	// filter does not know, where it ran before the filter had it.
+	_, known := socketArches.Get()[runtime.GOARCH]
+	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: known}
 }
 
-func (d denials) any() bool { return d.network || d.unix || d.metadata || d.truncOpen }
+func (d denials) any() bool { return d.network || d.unix || d.metadata || d.truncOpen || d.others }
 
 // socketFilter returns the BPF program for d: socket(2) fails with
 // EACCES for the families d refuses, and open(2) and openat(2) for
 // reading with O_TRUNC under d.truncOpen (openat2(2) with ENOSYS),
-// io_uring_setup(2), d's metadata calls and ioctl(2) requests other than
-// readIoctls with EPERM, and every system call of an ABI it does not know with
-// ENOSYS.
+// io_uring_setup(2), d's metadata calls, ioctl(2) requests other than
+// readIoctls and prlimit64(2) setting another process's limits with
+// EPERM, and every system call of an ABI it does not know with ENOSYS.
 func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) {
 	var p program
 	p.ins(bpf.LoadAbsolute{Off: offArch, Size: 4})
@@ -169,7 +182,15 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 			p.jeq(a.openat, "openflags2", "")
 			p.jeq(a.openat2, "enosys", "")
 		}
-		p.jeq(a.ioUringSetup, "eperm", "allow")
+		if d.others {
+			p.jeq(a.prlimit, "prlimit", "")
+		}
+		if d.network || d.unix || d.metadata {
+			// io_uring makes sockets and changes files without the
+			// calls above; others alone has no need to refuse it.
+			p.jeq(a.ioUringSetup, "eperm", "")
+		}
+		p.ret(unix.SECCOMP_RET_ALLOW)
 		p.label(next)
 	}
 	p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
@@ -182,8 +203,11 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 			p.label(f.label)
 			p.ins(bpf.LoadAbsolute{Off: f.off, Size: 4})
 			p.jump(bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.O_TRUNC}, "", "allow")
+			// Access mode 3 (ioctl only) writes no more than read-only
+			// does, for Landlock.
 			p.ins(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: unix.O_ACCMODE})
-			p.jeq(unix.O_RDONLY, "eacces", "allow")
+			p.jeq(unix.O_WRONLY, "allow", "")
+			p.jeq(unix.O_RDWR, "allow", "eacces")
 		}
 	}
 	if d.metadata {
@@ -194,6 +218,17 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 			p.jeq(req, "allow", "")
 		}
 		p.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	}
+	if d.others {
+		// prlimit64(pid, resource, new, old): pid 0 is the caller; a
+		// NULL new only reads.
+		p.label("prlimit")
+		p.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+		p.jeq(0, "allow", "")
+		p.ins(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+		p.jeq(0, "", "eperm")
+		p.ins(bpf.LoadAbsolute{Off: offArg2 + high, Size: 4})
+		p.jeq(0, "allow", "eperm")
 	}
 	p.label("domain")
 	p.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})
