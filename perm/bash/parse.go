@@ -1065,7 +1065,7 @@ func (st *walkState) parentInput() bool {
 // unquoted if it is static, else as written; "" for an empty body (nil).
 func (st *walkState) docText(w *syntax.Word) (string, bool) {
 	if w == nil {
-		return "", false
+		return "", true // an empty body: no text, and nothing computed
 	}
 	t := newWord(w, st.src)
 	if t.Static {
@@ -1537,6 +1537,13 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 		return true
 	})
 }
+
+// ReadsScriptText reports whether the command's standard input is text
+// the script itself gives it (Stdin: a here-document or here-string, its
+// own or its group's, or what echo or printf print into it), empty text
+// included. That text is part of what the command does (python3 <<EOF
+// runs it), and no allow rule, which matches the command's words, says it.
+func (c *Command) ReadsScriptText() bool { return c.Stdin != "" || c.stdinStatic }
 
 // Name returns the static program name (the first word's value) and true;
 // false if the command has no words, or the name is not static or is a
