@@ -51,9 +51,9 @@ func Suggest(req Request, p *Policy) []string {
 //     (python3 -c 'print(1*2)', whose rule would match any code between
 //     "print(1" and "2)"), or a U+FFFD, which a pattern lets stand for
 //     any invalid byte;
-//   - a command given text by the script (ReadsScriptText: python3 <<EOF,
-//     echo 'code' | node), which its rule, matching only its words, would
-//     allow with any text;
+//   - a command the script gives its standard input (StdinFed: python3
+//     <<EOF, cat x.py | python3, python3 < x.py, find | xargs rm), which
+//     its rule, matching only its words, would allow with any input;
 //   - a call of a tool whose rules match an argument (Agent's
 //     subagent_type, Skill's skill, WebSearch's query) without that
 //     argument: the bare tool would allow every call of it. The argument
@@ -61,7 +61,7 @@ func Suggest(req Request, p *Policy) []string {
 func suggestion(c *call, pt *part) string {
 	switch pt.kind {
 	case kindCommand:
-		if pt.allowOK && literalBash(pt.allowForm) && !pt.cmd.ReadsScriptText() {
+		if pt.allowOK && literalBash(pt.allowForm) && !pt.cmd.StdinFed() {
 			return "Bash(" + pt.allowForm + ")"
 		}
 	case kindRead:

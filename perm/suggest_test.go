@@ -10,8 +10,9 @@ import (
 // person answers "always" (and offered to PermissionRequest hooks), so it
 // must parse back, allow the call it was offered for, and allow no call
 // the person did not see: not one its pattern's wildcards reach (a "*" or
-// a glob character the call itself holds), not one with other text on its
-// standard input (a here-document is part of what python3 runs), and not
+// a glob character the call itself holds), not one with other input (a
+// here-document, a pipe or a file on python3's standard input is part of
+// what it runs; xargs and parallel take operands from theirs), and not
 // every call of a tool (a bare Agent or WebSearch for one call of it).
 func TestSuggestNamesOnlyTheCall(t *testing.T) {
 	f := newFixture(t)
@@ -40,6 +41,10 @@ func TestSuggestNamesOnlyTheCall(t *testing.T) {
 		{"an empty here-document", bashReq("python3 <<'EOF'\nEOF"), []Request{bashReq("python3 <<'EOF'\nimport os\nEOF")}},
 		{"a here-string", bashReq("node <<< 'console.log(1)'"), []Request{bashReq("node <<< 'require(\"child_process\")'")}},
 		{"echo into an interpreter", bashReq("echo 'print(1)' | python3"), []Request{bashReq("echo 'import os' | python3")}},
+		{"a pipe into an interpreter", bashReq("cat src/a.go | python3"), []Request{bashReq("ls | python3"), bashReq("python3 < src/b.go")}},
+		{"a file on standard input", bashReq("python3 < src/a.go"), []Request{bashReq("python3 < src/b.go"), bashReq("cat src/b.go | python3")}},
+		{"a group's file", bashReq("{ python3; } < src/a.go"), []Request{bashReq("python3 < src/b.go")}},
+		{"operands from a pipe", bashReq("git ls-files | parallel gofmt -w"), []Request{bashReq("ls -a | parallel gofmt -w")}},
 		{"an agent type with a star", agent("Ex*"), []Request{agent("Explore")}},
 		{"an agent call without a type", agent(""), []Request{agent("Explore")}},
 		{"a skill with a star", skill("a*"), []Request{skill("abc")}},
