@@ -54,6 +54,9 @@ func Suggest(req Request, p *Policy) []string {
 //   - a command the script gives its standard input (StdinFed: python3
 //     <<EOF, cat x.py | python3, python3 < x.py, find | xargs rm), which
 //     its rule, matching only its words, would allow with any input;
+//   - a command of a script that changes directory (cdBases: cd src &&
+//     ./build.sh), other than the change itself: its rule would allow it
+//     in any directory, where ./build.sh, make or x.py are other files;
 //   - a call of a tool whose rules match an argument (Agent's
 //     subagent_type, Skill's skill, WebSearch's query) without that
 //     argument: the bare tool would allow every call of it. The argument
@@ -61,6 +64,9 @@ func Suggest(req Request, p *Policy) []string {
 func suggestion(c *call, pt *part) string {
 	switch pt.kind {
 	case kindCommand:
+		if _, _, cd := pt.cmd.DirChange(); !cd && (len(c.bases) > 1 || c.cdUnsure) {
+			return ""
+		}
 		if pt.allowOK && literalBash(pt.allowForm) && !pt.cmd.StdinFed() {
 			return "Bash(" + pt.allowForm + ")"
 		}

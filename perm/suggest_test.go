@@ -44,6 +44,9 @@ func TestSuggestNamesOnlyTheCall(t *testing.T) {
 		{"a pipe into an interpreter", bashReq("cat src/a.go | python3"), []Request{bashReq("ls | python3"), bashReq("python3 < src/b.go")}},
 		{"a file on standard input", bashReq("python3 < src/a.go"), []Request{bashReq("python3 < src/b.go"), bashReq("cat src/b.go | python3")}},
 		{"a group's file", bashReq("{ python3; } < src/a.go"), []Request{bashReq("python3 < src/b.go")}},
+		{"a command after a cd", bashReq("cd src && ./build.sh"), []Request{bashReq("cd secrets && ./build.sh"), bashReq("./build.sh")}},
+		{"a command after a cd out", bashReq("cd " + f.outside + " && make"), []Request{bashReq("cd secrets && make")}},
+		{"a command in a subshell after a cd", bashReq("(cd src; python3 x.py)"), []Request{bashReq("cd secrets; python3 x.py")}},
 		{"operands from a pipe", bashReq("git ls-files | parallel gofmt -w"), []Request{bashReq("ls -a | parallel gofmt -w")}},
 		{"an agent type with a star", agent("Ex*"), []Request{agent("Explore")}},
 		{"an agent call without a type", agent(""), []Request{agent("Explore")}},
@@ -66,7 +69,9 @@ func TestSuggestNamesOnlyTheCall(t *testing.T) {
 				}
 			}
 			p.Allow = entries(SourceLocal, got...)
-			if r := Evaluate(tc.approved, p); len(got) > 0 && r.Decision != Allow {
+			// make gets no rule after cd: the rules cover the rest.
+			partial := tc.name == "a command after a cd out"
+			if r := Evaluate(tc.approved, p); len(got) > 0 && !partial && r.Decision != Allow {
 				t.Errorf("with %q saved the approved call is still %v (%s)", got, r.Decision, r.Reason)
 			}
 			for _, o := range tc.others {
