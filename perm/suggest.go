@@ -125,10 +125,15 @@ func (c *call) suggests(r string, pt *part) bool {
 }
 
 // rulePath writes abs as a rule pattern naming exactly that path: relative
-// to the cwd where it lies below it, else filesystem-absolute.
+// to the project root where it lies below it (/src/a.go), else
+// filesystem-absolute (//etc/hosts). Not relative to the cwd: the rule is
+// saved in the project's settings, which hold wherever in the project gen
+// starts, and ./a.go approved in src would name another file at the root.
 func (c *call) rulePath(abs string) string {
-	if rel, err := filepath.Rel(c.ws.Cwd, abs); err == nil && within(abs, c.ws.Cwd) && rel != "." {
-		return "./" + escapeRule(filepath.ToSlash(rel))
+	if root := c.ws.Root; root != "" && abs != root && within(abs, root) {
+		if rel, err := filepath.Rel(root, abs); err == nil {
+			return "/" + escapeRule(filepath.ToSlash(rel))
+		}
 	}
 	return "/" + escapeRule(abs)
 }

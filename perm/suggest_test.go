@@ -82,3 +82,26 @@ func TestSuggestNamesOnlyTheCall(t *testing.T) {
 		})
 	}
 }
+
+// TestSuggestAnchorsToTheProject: "always" saves a path rule in the
+// project's settings, which hold wherever in the project gen starts. A
+// rule relative to the cwd (./a.go, approved while gen ran in src) named
+// another file once gen started at the project root (./a.go there); the
+// rule names the file from the project root (/src/a.go).
+func TestSuggestAnchorsToTheProject(t *testing.T) {
+	f := newFixture(t)
+	inSrc := Workspace{Cwd: filepath.Join(f.root, "src"), Root: f.root, Home: f.home}
+	approved := fileReq("Edit", "a.go") // src/a.go
+	p := &Policy{Mode: ModeDefault, Workspace: inSrc}
+	got := Suggest(approved, p)
+	if len(got) != 1 {
+		t.Fatalf("Suggest = %q, want one rule", got)
+	}
+	atRoot := &Policy{Mode: ModeDefault, Workspace: f.ws(), Allow: entries(SourceLocal, got...)}
+	if r := Evaluate(fileReq("Edit", "src/a.go"), atRoot); r.Decision != Allow {
+		t.Errorf("%q, gen started at the root: Edit src/a.go is %v (%s), want the approved file allowed", got, r.Decision, r.Reason)
+	}
+	if r := Evaluate(fileReq("Edit", "a.go"), atRoot); r.Decision == Allow {
+		t.Errorf("%q, gen started at the root: Edit a.go (another file) is allowed (%s)", got, r.Reason)
+	}
+}
