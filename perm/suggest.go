@@ -57,6 +57,8 @@ func Suggest(req Request, p *Policy) []string {
 //   - a command of a script that changes directory (cdBases: cd src &&
 //     ./build.sh), other than the change itself: its rule would allow it
 //     in any directory, where ./build.sh, make or x.py are other files;
+//   - a command named as a function the script defines (make() { ...; };
+//     make): its rule would allow the program of that name;
 //   - a call of a tool whose rules match an argument (Agent's
 //     subagent_type, Skill's skill, WebSearch's query) without that
 //     argument: the bare tool would allow every call of it. The argument
@@ -65,6 +67,9 @@ func suggestion(c *call, pt *part) string {
 	switch pt.kind {
 	case kindCommand:
 		if _, _, cd := pt.cmd.DirChange(); !cd && (len(c.bases) > 1 || c.cdUnsure) {
+			return ""
+		}
+		if name, ok := pt.cmd.Name(); ok && c.script.Defines(name) {
 			return ""
 		}
 		if pt.allowOK && literalBash(pt.allowForm) && !pt.cmd.StdinFed() {

@@ -47,6 +47,7 @@ func TestSuggestNamesOnlyTheCall(t *testing.T) {
 		{"a command after a cd", bashReq("cd src && ./build.sh"), []Request{bashReq("cd secrets && ./build.sh"), bashReq("./build.sh")}},
 		{"a command after a cd out", bashReq("cd " + f.outside + " && make"), []Request{bashReq("cd secrets && make")}},
 		{"a command in a subshell after a cd", bashReq("(cd src; python3 x.py)"), []Request{bashReq("cd secrets; python3 x.py")}},
+		{"a function of the program's name", bashReq("make() { echo hi; }; make"), []Request{bashReq("make")}},
 		{"operands from a pipe", bashReq("git ls-files | parallel gofmt -w"), []Request{bashReq("ls -a | parallel gofmt -w")}},
 		{"an agent type with a star", agent("Ex*"), []Request{agent("Explore")}},
 		{"an agent call without a type", agent(""), []Request{agent("Explore")}},
