@@ -83,7 +83,8 @@ type Answer struct {
 
 // Rules are permission rules added to one agent for the rest of its run.
 type Rules struct {
-	// Allow rules are session permissions (step 4); Ask and Deny rules
+	// Allow rules join the policy's allow rules (step 6, below every ask
+	// rule, as the permission-prompt delegate's do); Ask and Deny rules
 	// join the policy's ask and deny rules.
 	Allow, Ask, Deny []perm.Rule
 }
@@ -213,7 +214,10 @@ func (g *Gate) policy() perm.Policy {
 	// Lists nothing was added to stay as they are, so that the base's
 	// compiled lists are reused (perm.Policy.CompileFrom).
 	if len(g.added.Allow) > 0 {
-		p.Session = slices.Concat(p.Session, g.added.Allow)
+		// Plain allow rules (step 6), not session grants (step 4): a
+		// rule a hook or an approver added for one call must not
+		// outrank an ask rule (a managed one) for the next.
+		p.Allow = slices.Concat(p.Allow, entries(g.added.Allow))
 	}
 	if len(g.added.Ask) > 0 {
 		p.Ask = slices.Concat(p.Ask, entries(g.added.Ask))

@@ -280,7 +280,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": 
 	}
 	// The session rule applies to agent a for the rest of the run; the
 	// hook decides nothing any more.
-	if res := a.Check(context.Background(), bash("curl https://other.org")); res.Decision != perm.Allow || res.Step != 4 {
+	if res := a.Check(context.Background(), bash("curl https://other.org")); res.Decision != perm.Allow || res.Step != 6 {
 		t.Errorf("agent a, after its session rule: %v step %d (%s)", res.Decision, res.Step, res.Reason)
 	}
 	// The userSettings update was not applied.
@@ -460,7 +460,7 @@ func TestAnswererUpdatedInput(t *testing.T) {
 	if res, in := g2.Decide(context.Background(), bash("curl https://x.org")); res.Decision != perm.Allow || in["command"] != "echo fine" {
 		t.Errorf("got %v with %v", res.Decision, in)
 	}
-	if res := g2.Check(context.Background(), bash("curl https://y.org")); res.Decision != perm.Allow || res.Step != 4 || len(b.asked) != 1 {
+	if res := g2.Check(context.Background(), bash("curl https://y.org")); res.Decision != perm.Allow || res.Step != 6 || len(b.asked) != 1 {
 		t.Errorf("the answer's session rule: %v step %d, asked %v", res.Decision, res.Step, b.asked)
 	}
 }

@@ -217,3 +217,28 @@ func TestMergedPolicyConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestAddedAllowRulesOutrankNoAskRule: an allow rule added during the run
+// (a PermissionRequest hook's updatedPermissions, an Answerer's "always")
+// is an ordinary allow rule, below every ask rule, as the
+// permission-prompt delegate's are (mcp.Delegate.For): a call a managed
+// ask rule covers is still asked about (here nobody can be asked, so it
+// is denied), not allowed on a rule a hook added for another call.
+func TestAddedAllowRulesOutrankNoAskRule(t *testing.T) {
+	dir := t.TempDir()
+	p := perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: dir, Root: dir, Home: dir},
+		Ask: []perm.Entry{{Rule: mustRule(t, "Bash(git push:*)"), Source: perm.SourceManaged}}}
+	g := Fixed(p)
+	if err := g.AddRules(Rules{Allow: []perm.Rule{mustRule(t, "Bash")}}); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(cmd string) perm.Request {
+		return perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}}
+	}
+	if r := g.Check(context.Background(), bash("make")); r.Decision != perm.Allow {
+		t.Fatalf("make: %v (%s), want the added rule to allow it", r.Decision, r.Reason)
+	}
+	if r := g.Check(context.Background(), bash("git push origin main")); r.Decision != perm.Deny || r.Rule != "Bash(git push:*)" {
+		t.Errorf("git push: %v by %q (%s), want the managed ask rule to ask (Deny, nobody to ask)", r.Decision, r.Rule, r.Reason)
+	}
+}

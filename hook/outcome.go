@@ -271,15 +271,20 @@ func (a *answer) permissionRequest(hs *wireSpecific) {
 	d := hs.Decision
 	switch d.Behavior {
 	case "allow":
+		// An allow whose updates cannot all be read is not taken in
+		// part: applying its allow rules without the deny rule beside
+		// them that has a typo would widen what the hook meant. It
+		// decides nothing, so the call is asked about (headless:
+		// denied).
+		for i, u := range d.UpdatedPermissions {
+			if err := u.Check(); err != nil {
+				a.warnf("allow ignored: updatedPermissions[%d]: %v", i, err)
+				return
+			}
+		}
 		a.verdict = Approve
 		a.updatedInput = d.UpdatedInput
-		for _, u := range d.UpdatedPermissions {
-			if err := u.check(); err != nil {
-				a.warnf("updatedPermissions entry ignored: %v", err)
-				continue
-			}
-			a.updates = append(a.updates, u)
-		}
+		a.updates = d.UpdatedPermissions
 	case "deny":
 		a.verdict, a.reason, a.interrupt = Deny, d.Message, d.Interrupt
 		if a.reason == "" {

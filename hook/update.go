@@ -91,8 +91,11 @@ func (u PermissionUpdate) RuleStrings() []string {
 	return out
 }
 
-// check validates u.
-func (u PermissionUpdate) check() error {
+// Check validates u as Claude Code's wire shape has it: a known type,
+// behavior and destination, and every rule parsing with perm.ParseRule.
+// That u is valid does not mean gen applies it (it applies only session
+// addRules).
+func (u PermissionUpdate) Check() error {
 	if !slices.Contains([]string{"session", "localSettings", "projectSettings", "userSettings", "cliArg"}, u.Destination) {
 		return fmt.Errorf("unknown destination %q", u.Destination)
 	}

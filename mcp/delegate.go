@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/internal/jsonpos"
 	"github.com/gen-run/gen/perm"
 )
@@ -194,7 +195,10 @@ func ParseDelegateAnswer(text []byte) (DelegateAnswer, error) {
 // others (other destinations, replaceRules, removeRules, setMode,
 // addDirectories, removeDirectories) are described in ignored and have no
 // effect: gen never writes settings nor widens a run's mode or directories
-// on a tool's say-so. A malformed entry of any type is an error.
+// on a tool's say-so. A malformed entry of any type is an error, an
+// unknown type or destination included (hook.PermissionUpdate.Check, as
+// for a PermissionRequest hook's): the answer is then no answer, and the
+// call is denied, rather than taken without the entry the tool meant.
 func ParsePermissionUpdates(raw json.RawMessage) (updates []PermissionUpdate, ignored []string, err error) {
 	var list []map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -206,7 +210,15 @@ func ParsePermissionUpdates(raw json.RawMessage) (updates []PermissionUpdate, ig
 		if err := json.Unmarshal(e["type"], &typ); err != nil || typ == "" {
 			return nil, nil, fmt.Errorf("%s: missing type", where)
 		}
+		b, _ := json.Marshal(e)
+		var wire hook.PermissionUpdate
+		if err := json.Unmarshal(b, &wire); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
+		}
 		if typ != "addRules" {
+			if err := wire.Check(); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", where, err)
+			}
 			ignored = append(ignored, fmt.Sprintf("%s: type %q is not applied", where, typ))
 			continue
 		}
@@ -218,7 +230,6 @@ func ParsePermissionUpdates(raw json.RawMessage) (updates []PermissionUpdate, ig
 			Behavior    string `json:"behavior"`
 			Destination string `json:"destination"`
 		}
-		b, _ := json.Marshal(e)
 		if err := json.Unmarshal(b, &u); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -243,6 +254,9 @@ func ParsePermissionUpdates(raw json.RawMessage) (updates []PermissionUpdate, ig
 				return nil, nil, fmt.Errorf("%s.rules[%d]: %w", where, j, err)
 			}
 			up.Rules = append(up.Rules, s)
+		}
+		if err := wire.Check(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if u.Destination != "session" {
 			ignored = append(ignored, fmt.Sprintf("%s: destination %q is not applied (gen keeps delegate rules for the session only)", where, u.Destination))

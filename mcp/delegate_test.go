@@ -220,6 +220,15 @@ func TestParsePermissionUpdates(t *testing.T) {
 		{`[{"type":"addRules","rules":[{"toolName":"Bash"}],"behavior":"always","destination":"session"}]`, `behavior "always"`},
 		{`[{"type":"addRules","rules":[{"toolName":"Bash x"}],"behavior":"allow","destination":"session"}]`, "malformed rule"},
 		{`[{"type":"addRules","rules":[{"toolName":"MCP","ruleContent":"github"}],"behavior":"allow","destination":"session"}]`, "MCP patterns name tools"},
+		// Unknown types and destinations are malformed, not merely not
+		// applied: an answer with a typo in the entry that was to deny
+		// something is no answer (the call is denied), never the allow
+		// without that entry.
+		{`[{"type":"addRules","rules":[{"toolName":"Bash"}],"behavior":"allow","destination":"session"},{"type":"addRule","rules":[{"toolName":"Bash","ruleContent":"rm:*"}],"behavior":"deny","destination":"session"}]`, `updatedPermissions[1]: unknown update type "addRule"`},
+		{`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"rm:*"}],"behavior":"deny","destination":"sesion"}]`, `updatedPermissions[0]: unknown destination "sesion"`},
+		{`[{"type":"setMode","mode":"yolo","destination":"session"}]`, `updatedPermissions[0]: setMode: unknown mode "yolo"`},
+		{`[{"type":"addDirectories","destination":"session"}]`, `updatedPermissions[0]: addDirectories without directories`},
+		{`[{"type":"setMode","mode":"bypassPermissions"}]`, `updatedPermissions[0]: unknown destination ""`},
 	} {
 		if _, _, err := ParsePermissionUpdates(json.RawMessage(bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v; want %q", bad.in, err, bad.want)

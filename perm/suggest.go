@@ -14,6 +14,13 @@ const maxSuggestions = 5
 // Bash command one rule per subcommand that needs approval, at most five.
 // Parts no rule can ever cover (a dynamic command name) are left out, as
 // are checks no rule can silence (step 2).
+//
+// A suggestion is saved when the person answers "always" (and a
+// PermissionRequest hook is offered it), so it must allow no more than the
+// part it was made for: a part no rule names exactly gets none (see
+// suggestion), and every rule is checked to parse back and to allow its
+// part (suggests): none is offered that could not be saved or would not
+// stop the prompt.
 func Suggest(req Request, p *Policy) []string {
 	c := analyse(req, p.Workspace)
 	if c.invalid != "" {
@@ -27,7 +34,7 @@ func Suggest(req Request, p *Policy) []string {
 			continue
 		}
 		r := suggestion(c, pt)
-		if r == "" || slices.Contains(out, r) {
+		if r == "" || slices.Contains(out, r) || !c.suggests(r, pt) {
 			continue
 		}
 		out = append(out, r)
@@ -38,10 +45,34 @@ func Suggest(req Request, p *Policy) []string {
 	return out
 }
 
+// suggestion returns the allow rule that names pt exactly, or "" if no
+// rule can:
+//   - a command whose allow form would be read as a pattern: a "*" in it
+//     (python3 -c 'print(1*2)', whose rule would match any code between
+//     "print(1" and "2)"), or a U+FFFD, which a pattern lets stand for
+//     any invalid byte;
+//   - a command the script gives its standard input (StdinFed: python3
+//     <<EOF, cat x.py | python3, python3 < x.py, find | xargs rm), which
+//     its rule, matching only its words, would allow with any input;
+//   - a command of a script that changes directory (cdBases: cd src &&
+//     ./build.sh), other than the change itself: its rule would allow it
+//     in any directory, where ./build.sh, make or x.py are other files;
+//   - a command named as a function the script defines (make() { ...; };
+//     make): its rule would allow the program of that name;
+//   - a call of a tool whose rules match an argument (Agent's
+//     subagent_type, Skill's skill, WebSearch's query) without that
+//     argument: the bare tool would allow every call of it. The argument
+//     is escaped, as those patterns are globs.
 func suggestion(c *call, pt *part) string {
 	switch pt.kind {
 	case kindCommand:
-		if pt.allowOK {
+		if _, _, cd := pt.cmd.DirChange(); !cd && (len(c.bases) > 1 || c.cdUnsure) {
+			return ""
+		}
+		if name, ok := pt.cmd.Name(); ok && c.script.Defines(name) {
+			return ""
+		}
+		if pt.allowOK && literalBash(pt.allowForm) && !pt.cmd.StdinFed() {
 			return "Bash(" + pt.allowForm + ")"
 		}
 	case kindRead:
@@ -56,21 +87,60 @@ func suggestion(c *call, pt *part) string {
 		switch {
 		case pt.tool == "WebFetch":
 			return "WebFetch(domain:" + pt.host + ")"
-		case pt.hasSpec && pt.spec != "" && !strings.ContainsAny(pt.spec, "()"):
-			return pt.tool + "(" + pt.spec + ")"
+		case specKey(pt.tool) == "":
+			return pt.tool // no argument of it is matched: the tool is the call
+		case pt.hasSpec && pt.spec != "":
+			return pt.tool + "(" + escapeRule(pt.spec) + ")"
 		}
-		return pt.tool
 	}
 	return ""
 }
 
-// rulePath writes abs as a rule pattern naming exactly that path: relative
-// to the cwd where it lies below it, else filesystem-absolute.
-func (c *call) rulePath(abs string) string {
-	if rel, err := filepath.Rel(c.ws.Cwd, abs); err == nil && within(abs, c.ws.Cwd) && rel != "." {
-		return "./" + escapeMeta(filepath.ToSlash(rel))
+// literalBash reports whether the Bash pattern form matches only the
+// command text form itself.
+func literalBash(form string) bool {
+	bp := compileBash(form)
+	return bp.re == nil && !bp.prefix && len(bp.lits) == 1
+}
+
+// escapeRule escapes what a rule pattern would read as a glob
+// metacharacter (escapeMeta) or as a parenthesis of the rule itself, so
+// that the pattern names s as written.
+func escapeRule(s string) string {
+	s = escapeMeta(s)
+	if !strings.ContainsAny(s, "()") {
+		return s
 	}
-	return "/" + escapeMeta(abs)
+	return strings.NewReplacer("(", `\(`, ")", `\)`).Replace(s)
+}
+
+// suggests reports whether the rule text r, offered for pt, can be saved
+// and does what it is offered for: it parses, compiles for the workspace
+// and, as an allow rule, matches pt. A rule with a control character (a
+// command with a newline in a quoted argument), one naming an IPv6 host,
+// or one naming a link whose target lies elsewhere (every form of a path
+// must match an allow rule) fails this.
+func (c *call) suggests(r string, pt *part) bool {
+	rule, err := ParseRule(r)
+	if err != nil {
+		return false
+	}
+	l := compileList(c.ws, []Entry{{Rule: rule, Source: SourceLocal}}, nil, false)
+	return l.failed == "" && c.matches(&l.rules[0], pt, matchAllow)
+}
+
+// rulePath writes abs as a rule pattern naming exactly that path: relative
+// to the project root where it lies below it (/src/a.go), else
+// filesystem-absolute (//etc/hosts). Not relative to the cwd: the rule is
+// saved in the project's settings, which hold wherever in the project gen
+// starts, and ./a.go approved in src would name another file at the root.
+func (c *call) rulePath(abs string) string {
+	if root := c.ws.Root; root != "" && abs != root && within(abs, root) {
+		if rel, err := filepath.Rel(root, abs); err == nil {
+			return "/" + escapeRule(filepath.ToSlash(rel))
+		}
+	}
+	return "/" + escapeRule(abs)
 }
 
 // FileAllowed reports whether tool (Glob or Grep, or Read itself) may show

@@ -130,6 +130,10 @@ type Command struct {
 	// stdinUnseen reports that the command's standard input is what the
 	// gate cannot see and is no file (walkState.stdinOf).
 	stdinUnseen bool
+	// stdinFile reports that a < redirect of its own statement (or of a
+	// group or subshell around it) gives the command a file as its
+	// standard input.
+	stdinFile bool
 
 	forkBomb bool // on a cycle that starts processes without bound (forkbomb.go)
 	// spaced is the words' Raw texts joined by single spaces, if the
@@ -951,7 +955,7 @@ func (st *walkState) enter(n syntax.Node) {
 // function is called), and any input given to a loop or a list around
 // the command, whose text is not the command's own. A file (< f) is the
 // project's data, like a script file.
-func (st *walkState) stdinOf() (text string, static, unseen bool) {
+func (st *walkState) stdinOf() (text string, static, unseen, file bool) {
 	for i := len(st.stack) - 1; i >= 0; i-- {
 		switch n := st.stack[i].node.(type) {
 		case *syntax.Stmt:
@@ -967,15 +971,15 @@ func (st *walkState) stdinOf() (text string, static, unseen bool) {
 						body = r.Word
 					}
 					t, s := st.docText(body)
-					return t, s, false // its text is checked as it is
+					return t, s, false, false // its text is checked as it is
 				case syntax.RdrIn:
 					if ps, ok := procSubst(r.Word); ok {
 						t, s := staticOutput(ps.Stmts)
-						return t, s, !s
+						return t, s, !s, false
 					}
-					return "", false, false
+					return "", false, false, true
 				case syntax.DplIn, syntax.RdrInOut:
-					return "", false, true
+					return "", false, true, false
 				}
 			}
 		case *syntax.Block, *syntax.Subshell:
@@ -984,18 +988,18 @@ func (st *walkState) stdinOf() (text string, static, unseen bool) {
 			// reads what the left prints.
 			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
 				t, s := staticOutput([]*syntax.Stmt{n.X})
-				return t, s, !s
+				return t, s, !s, false
 			}
-			return "", false, st.unseenFrom(i - 1)
+			return "", false, st.unseenFrom(i - 1), false
 		case *syntax.FuncDecl, *syntax.CoprocClause:
-			return "", false, true
+			return "", false, true, false
 		case *syntax.File:
-			return "", false, st.parentInput()
+			return "", false, st.parentInput(), false
 		default:
-			return "", false, st.unseenFrom(i - 1)
+			return "", false, st.unseenFrom(i - 1), false
 		}
 	}
-	return "", false, false
+	return "", false, false, false
 }
 
 // unseenFrom is stdinOf's unseen for input reaching stack[j] from the
@@ -1057,7 +1061,7 @@ func (st *walkState) parentInput() bool {
 	if st.parent == nil {
 		return false // the script's own input: none
 	}
-	t, _, unseen := st.parent.stdinOf()
+	t, _, unseen, _ := st.parent.stdinOf()
 	return unseen || t != ""
 }
 
@@ -1065,7 +1069,7 @@ func (st *walkState) parentInput() bool {
 // unquoted if it is static, else as written; "" for an empty body (nil).
 func (st *walkState) docText(w *syntax.Word) (string, bool) {
 	if w == nil {
-		return "", false
+		return "", true // an empty body: no text, and nothing computed
 	}
 	t := newWord(w, st.src)
 	if t.Static {
@@ -1195,7 +1199,7 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 			name, ok := cmd.Name()
 			c.call(cmd, name, ok, st)
 		}
-		cmd.Stdin, cmd.stdinStatic, cmd.stdinUnseen = st.stdinOf()
+		cmd.Stdin, cmd.stdinStatic, cmd.stdinUnseen, cmd.stdinFile = st.stdinOf()
 		c.add(cmd, st)
 		st.made = cmd
 	case *syntax.DeclClause:
@@ -1536,6 +1540,17 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 		}
 		return true
 	})
+}
+
+// StdinFed reports whether the script gives the command its standard
+// input: text (Stdin: a here-document or here-string, its own or its
+// group's, or what echo or printf print into it, empty text included), a
+// file (< f), or what the gate cannot see (a pipe from another command, a
+// loop's input: stdinUnseen). What the command reads is then part of what
+// it does (python3 <<EOF, cat x.py | python3, xargs rm's operands), and
+// no allow rule, which matches the command's words, says it.
+func (c *Command) StdinFed() bool {
+	return c.Stdin != "" || c.stdinStatic || c.stdinUnseen || c.stdinFile
 }
 
 // Name returns the static program name (the first word's value) and true;

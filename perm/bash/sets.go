@@ -40,6 +40,11 @@ func (s *Script) Sets(name string) bool {
 // path, since bash checks $PWD against the directory it is in.
 func (s *Script) ReadsPWD() bool { return s.tildePlus }
 
+// Defines reports whether the script defines a function called name,
+// anywhere in it: a command of that name may run the function, not the
+// program.
+func (s *Script) Defines(name string) bool { return s.funcs[name] }
+
 // DirChange returns the program (cd, pushd or popd) and arguments of the
 // command if it changes the shell's directory, as written or behind
 // builtin or command (which run the builtin itself), and true; false if
