@@ -108,12 +108,8 @@ type Gate struct {
 	// schema.Validate (which know only the built-in tools: for others a
 	// changed input is refused). An error denies the call.
 	Prepare func(tool string, in map[string]any) (map[string]any, error)
-	// ManagedRulesOnly refuses allow rules from hooks and Answerers
-	// (managed allowManagedPermissionRulesOnly).
-	ManagedRulesOnly bool
-
-	mu    sync.Mutex
-	added Rules // AddRules
+	mu      sync.Mutex
+	added   Rules // AddRules
 	// gen counts the AddRules calls that added a rule.
 	gen int
 	// merged is the policy policy last built from Policy's result and the
@@ -152,12 +148,13 @@ func Fixed(p perm.Policy) *Gate {
 	return &Gate{Policy: func() perm.Policy { return p }}
 }
 
-// AddRules adds rules to this gate's agent for the rest of the run. Under
-// ManagedRulesOnly the allow rules are refused (an error) and the others
-// added.
+// AddRules adds rules to this gate's agent for the rest of the run. While
+// the policy is perm.Policy.ManagedRulesOnly (managed settings'
+// allowManagedPermissionRulesOnly, read now, not when the gate was made)
+// the allow rules are refused (an error) and the others added.
 func (g *Gate) AddRules(r Rules) error {
 	var err error
-	if g.ManagedRulesOnly && len(r.Allow) > 0 {
+	if len(r.Allow) > 0 && g.Policy().ManagedRulesOnly {
 		err = fmt.Errorf("gate: managed settings allow only managed permission rules; not adding %s", ruleList(r.Allow))
 		r.Allow = nil
 	}
@@ -213,10 +210,12 @@ func (g *Gate) policy() perm.Policy {
 	// Fresh slices: Policy may hand out the same ones to every call.
 	// Lists nothing was added to stay as they are, so that the base's
 	// compiled lists are reused (perm.Policy.CompileFrom).
-	if len(g.added.Allow) > 0 {
+	if len(g.added.Allow) > 0 && !base.ManagedRulesOnly {
 		// Plain allow rules (step 6), not session grants (step 4): a
 		// rule a hook or an approver added for one call must not
-		// outrank an ask rule (a managed one) for the next.
+		// outrank an ask rule (a managed one) for the next. Added
+		// before allowManagedPermissionRulesOnly was set, they no
+		// longer count once it is.
 		p.Allow = slices.Concat(p.Allow, entries(g.added.Allow))
 	}
 	if len(g.added.Ask) > 0 {

@@ -325,7 +325,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": 
 	})
 	t.Run("managed rules only refuses session allow rules", func(t *testing.T) {
 		os.Remove(filepath.Join(e.dir, "done"))
-		g := &Gate{Policy: e.policy(nil), Hooks: hooks, ManagedRulesOnly: true}
+		g := &Gate{Policy: e.policy(func(p *perm.Policy) { p.ManagedRulesOnly = true }), Hooks: hooks}
 		if res := g.Check(context.Background(), bash("curl https://example.org")); res.Decision != perm.Allow {
 			t.Fatalf("got %v", res)
 		}

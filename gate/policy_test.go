@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gen-run/gen/internal/callcorpus"
@@ -240,5 +241,37 @@ func TestAddedAllowRulesOutrankNoAskRule(t *testing.T) {
 	}
 	if r := g.Check(context.Background(), bash("git push origin main")); r.Decision != perm.Deny || r.Rule != "Bash(git push:*)" {
 		t.Errorf("git push: %v by %q (%s), want the managed ask rule to ask (Deny, nobody to ask)", r.Decision, r.Rule, r.Reason)
+	}
+}
+
+// allowManagedPermissionRulesOnly set while the run goes on (the managed
+// settings changed; the policy is rebuilt for each call) binds the gate
+// at once: the allow rules added before no longer count, and no new one
+// is added. The gate had read the setting once, when it was made.
+func TestManagedRulesOnlySetDuringTheRun(t *testing.T) {
+	dir := t.TempDir()
+	var managedOnly atomic.Bool
+	g := &Gate{Policy: func() perm.Policy {
+		return perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: dir, Root: dir, Home: dir}, NoPrompt: true,
+			ManagedRulesOnly: managedOnly.Load()}
+	}}
+	bash := func(cmd string) perm.Request {
+		return perm.Request{Tool: "Bash", Input: map[string]any{"command": cmd}}
+	}
+	if err := g.AddRules(Rules{Allow: []perm.Rule{mustRule(t, "Bash(make:*)")}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := g.Check(context.Background(), bash("make")); r.Decision != perm.Allow {
+		t.Fatalf("make before: %v (%s), want the added rule to allow it", r.Decision, r.Reason)
+	}
+	managedOnly.Store(true)
+	if r := g.Check(context.Background(), bash("make")); r.Decision != perm.Deny {
+		t.Errorf("make after allowManagedPermissionRulesOnly was set: %v (%s), want the added rule not to count", r.Decision, r.Reason)
+	}
+	if err := g.AddRules(Rules{Allow: []perm.Rule{mustRule(t, "Bash(touch:*)")}}); err == nil {
+		t.Error("an allow rule was added under allowManagedPermissionRulesOnly")
+	}
+	if r := g.Check(context.Background(), bash("touch x")); r.Decision != perm.Deny {
+		t.Errorf("touch: %v (%s), want no added rule to allow it", r.Decision, r.Reason)
 	}
 }

@@ -72,11 +72,13 @@ func (d *Delegate) Tool() string { return d.tool }
 // The added rules never outrank anything: allow rules are plain allow
 // rules (below every deny and ask rule, and inside an agent's allow_tools
 // constraint), ask and deny rules add to the policy's. The deny and ask
-// rules added for the main loop ("") bind every subagent too. Under managedOnly
-// (allowManagedPermissionRulesOnly) no allow rule is added, as the gate
-// adds none of a hook's (gate.Gate.ManagedRulesOnly): the tool still
-// answers each call, but no rule of its own allows the next ones.
-func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) (policy func() perm.Policy, asker gate.Asker) {
+// rules added for the main loop ("") bind every subagent too. While base
+// is perm.Policy.ManagedRulesOnly (allowManagedPermissionRulesOnly, as the
+// settings are at each call) no allow rule is added, as the gate adds
+// none of a hook's (gate.Gate.AddRules), and those added before it was
+// set no longer count: the tool still answers each call, but no rule of
+// its own allows the next ones.
+func (d *Delegate) For(agent string, base func() perm.Policy) (policy func() perm.Policy, asker gate.Asker) {
 	policy = func() perm.Policy {
 		p := base()
 		p.NoPrompt = false
@@ -107,7 +109,10 @@ func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) 
 		// write into.
 		m.Deny = slices.Concat(p.Deny, parent.deny, r.deny)
 		m.Ask = slices.Concat(p.Ask, parent.ask, r.ask)
-		m.Allow = slices.Concat(p.Allow, r.allow)
+		m.Allow = p.Allow
+		if !p.ManagedRulesOnly {
+			m.Allow = slices.Concat(p.Allow, r.allow)
+		}
 		if r.merged != nil {
 			m.CompileFrom(r.merged)
 		} else {
@@ -116,7 +121,7 @@ func (d *Delegate) For(agent string, base func() perm.Policy, managedOnly bool) 
 		r.base, r.merged, r.n = p, &m, n
 		return m
 	}
-	return policy, &asking{d: d, agent: agent, managedOnly: managedOnly}
+	return policy, &asking{d: d, agent: agent}
 }
 
 // add records the session rules of an allow answer for agent.
@@ -155,8 +160,6 @@ func (d *Delegate) add(agent string, ups []PermissionUpdate) {
 type asking struct {
 	d     *Delegate
 	agent string
-	// managedOnly refuses the allow rules of answers (For).
-	managedOnly bool
 }
 
 // Ask implements gate.Asker (AskStop, without the stop).
@@ -222,7 +225,7 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, pol
 		}
 		return a.deny(res, reason), stop
 	}
-	a.d.add(a.agent, a.allowed(ans.Updates))
+	a.d.add(a.agent, a.allowed(ans.Updates, pol.ManagedRulesOnly))
 	pol = policy() // with the rules the answer just added
 	if ans.UpdatedInput == nil || unchanged(ans.UpdatedInput, in, req.Input) {
 		r := perm.Evaluate(req, &pol)
@@ -251,10 +254,10 @@ func (a *asking) ask(ctx context.Context, req perm.Request, res perm.Result, pol
 }
 
 // allowed returns the updates of an answer that may be added: all of
-// them, or under managedOnly those that do not allow, with a warning
-// naming the rules left out.
-func (a *asking) allowed(ups []PermissionUpdate) []PermissionUpdate {
-	if !a.managedOnly {
+// them, or under managedOnly (perm.Policy.ManagedRulesOnly) those that do
+// not allow, with a warning naming the rules left out.
+func (a *asking) allowed(ups []PermissionUpdate, managedOnly bool) []PermissionUpdate {
+	if !managedOnly {
 		return ups
 	}
 	var kept []PermissionUpdate

@@ -37,8 +37,10 @@ func delegateGates(t *testing.T, answer func(mcptest.Request) string, base perm.
 		t.Fatal(err)
 	}
 	return func(agent string) *gate.Gate {
-		pol, ask := d.For(agent, func() perm.Policy { return base }, managedOnly)
-		return &gate.Gate{Policy: pol, Asker: ask, ManagedRulesOnly: managedOnly}
+		base := base
+		base.ManagedRulesOnly = managedOnly
+		pol, ask := d.For(agent, func() perm.Policy { return base })
+		return &gate.Gate{Policy: pol, Asker: ask}
 	}, ap, &warnings
 }
 
@@ -240,7 +242,7 @@ func TestDelegateManagedRulesOnly(t *testing.T) {
 func TestDelegatePolicyMergedOnce(t *testing.T) {
 	d := &Delegate{tool: "mcp__perm__approve", rules: make(map[string]*sessionRules)}
 	base := basePolicy(t, "Bash(rm:*)")
-	pol, _ := d.For("a", func() perm.Policy { return base }, false)
+	pol, _ := d.For("a", func() perm.Policy { return base })
 	d.add("a", []PermissionUpdate{{Behavior: "allow", Rules: []string{"Bash(npm test)"}, Destination: "session"}})
 	first, again := pol(), pol()
 	if !first.Compiled() || len(first.Allow) != 1 || len(first.Deny) != 1 {
@@ -371,5 +373,22 @@ func TestDelegateHonoursGateAskRules(t *testing.T) {
 	}
 	if r := check(t, g, bash("cat a.txt")); r.Decision != perm.Deny || len(ap.Calls()) != 1 {
 		t.Errorf("cat under the gate's ask rule: %+v, the tool asked %d times", r, len(ap.Calls()))
+	}
+}
+
+// allowManagedPermissionRulesOnly set while the run goes on binds the
+// delegate's view at once: the allow rules its answers added no longer
+// count (For read the setting once, when the gate was made).
+func TestDelegateManagedRulesOnlySetDuringTheRun(t *testing.T) {
+	d := &Delegate{tool: "mcp__perm__approve", rules: make(map[string]*sessionRules)}
+	base := basePolicy(t)
+	pol, _ := d.For("a", func() perm.Policy { return base })
+	d.add("a", []PermissionUpdate{{Behavior: "allow", Rules: []string{"Bash(npm test)"}, Destination: "session"}})
+	if p := pol(); len(p.Allow) != 1 {
+		t.Fatalf("before: %d allow rules, want the added one", len(p.Allow))
+	}
+	base.ManagedRulesOnly = true
+	if p := pol(); len(p.Allow) != 0 {
+		t.Errorf("after allowManagedPermissionRulesOnly was set: allow rules %v, want none", p.Allow)
 	}
 }

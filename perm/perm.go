@@ -385,7 +385,14 @@ type Policy struct {
 	// tool is denied at step 1, as a Hidden tool's is. nil is no limit.
 	MCPTools []string
 	// Session holds the session runtime permissions (step 4).
-	Session   []Rule
+	Session []Rule
+	// ManagedRulesOnly is the settings' allowManagedPermissionRulesOnly,
+	// as they are at this call: Evaluate does not read it, the gate does.
+	// While it is set no allow rule is added during the run (a
+	// PermissionRequest hook's, an approver's, the permission-prompt
+	// delegate's), and those added before it was set no longer count.
+	ManagedRulesOnly bool
+
 	Workspace Workspace
 	// NoPrompt is set for subagents and headless runs: Ask becomes Deny.
 	NoPrompt bool

@@ -216,7 +216,7 @@ func (p *Policy) Compiled() bool { return p.idx != nil && p.idx.current(p) }
 // for Compile, rules are never changed in place (gate and mcp keep a
 // merged policy while Equal holds).
 func (p *Policy) Equal(q *Policy) bool {
-	return p.Mode == q.Mode && p.NoPrompt == q.NoPrompt && p.NoSandbox == q.NoSandbox && p.Failed == q.Failed &&
+	return p.Mode == q.Mode && p.NoPrompt == q.NoPrompt && p.NoSandbox == q.NoSandbox && p.Failed == q.Failed && p.ManagedRulesOnly == q.ManagedRulesOnly &&
 		sameWorkspace(p.Workspace, q.Workspace) &&
 		equalList(p.Deny, q.Deny) && equalList(p.Ask, q.Ask) && equalList(p.Allow, q.Allow) &&
 		equalList(p.Constraint, q.Constraint) && equalList(p.Session, q.Session) && slices.Equal(p.Code, q.Code) &&

@@ -96,6 +96,8 @@ func mainPolicy(s *settings.Settings, rt Runtime) (perm.Policy, []string) {
 		Hidden:    slices.Clone(s.Hidden),
 		Workspace: ws,
 		Code:      code(s, rt.agents()...),
+
+		ManagedRulesOnly: s.ManagedRulesOnly,
 	}
 	confine(&p, s)
 	var warns []string
@@ -293,6 +295,8 @@ func Subagent(s *settings.Settings, d *agent.Definition, parent *Parent, others 
 		Workspace: s.Workspace,
 		NoPrompt:  true,
 		Code:      code(s, append([]*agent.Definition{d}, others...)...),
+
+		ManagedRulesOnly: s.ManagedRulesOnly,
 	}
 	confine(&p, s)
 	p.Workspace.Dirs = slices.Clone(s.Workspace.Dirs)

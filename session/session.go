@@ -239,9 +239,9 @@ func New(cfg Config) (*Session, error) {
 		s.skills = s.loadSkills(&read)
 	}
 	if cfg.Approver != nil {
-		s.gate = &gate.Gate{Policy: s.Policy, Asker: s, ManagedRulesOnly: set.ManagedRulesOnly}
+		s.gate = &gate.Gate{Policy: s.Policy, Asker: s}
 	} else {
-		s.gate = cfg.MCP.Gate("", s.Policy, set.ManagedRulesOnly)
+		s.gate = cfg.MCP.Gate("", s.Policy)
 	}
 	s.gate.Hooks = s.hooks
 	s.box = tool.Toolbox{

@@ -49,15 +49,16 @@ func (c *MCP) Fresh() *MCP {
 // under base. With a delegate, the gate asks it on Ask and its policy
 // carries the session rules the delegate's answers added for that agent
 // only; without one, nobody can be asked and Ask becomes Deny.
-// managedOnly is the settings' allowManagedPermissionRulesOnly: neither
-// the hooks' answers nor the delegate's add allow rules then
-// (gate.Gate.ManagedRulesOnly, mcp.Delegate.For).
-func (c *MCP) Gate(name string, base func() perm.Policy, managedOnly bool) *gate.Gate {
+// While base is perm.Policy.ManagedRulesOnly (the settings'
+// allowManagedPermissionRulesOnly, as they are at each call), neither the
+// hooks' answers nor the delegate's add allow rules (gate.Gate.AddRules,
+// mcp.Delegate.For).
+func (c *MCP) Gate(name string, base func() perm.Policy) *gate.Gate {
 	if c == nil || c.Delegate == nil {
-		return &gate.Gate{Policy: base, ManagedRulesOnly: managedOnly}
+		return &gate.Gate{Policy: base}
 	}
-	pol, ask := c.Delegate.For(name, base, managedOnly)
-	return &gate.Gate{Policy: pol, Asker: ask, ManagedRulesOnly: managedOnly}
+	pol, ask := c.Delegate.For(name, base)
+	return &gate.Gate{Policy: pol, Asker: ask}
 }
 
 // Tools is a run's tool list once its MCP tools joined the built-ins.

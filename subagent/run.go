@@ -116,7 +116,7 @@ func Run(ctx context.Context, cfg Config, prompt string) Report {
 	case cfg.ParentNow != nil:
 		base = func() perm.Policy { return build(set) }
 	}
-	g := cfg.MCP.Gate(def.Name, base, set.ManagedRulesOnly)
+	g := cfg.MCP.Gate(def.Name, base)
 	env := tool.NewEnv(pol.Workspace)
 	env.Warn = cfg.OnWarning
 	if hooks := agentHooks(cfg, set); hooks != nil {
