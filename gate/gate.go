@@ -108,8 +108,9 @@ type Gate struct {
 	// schema.Validate (which know only the built-in tools: for others a
 	// changed input is refused). An error denies the call.
 	Prepare func(tool string, in map[string]any) (map[string]any, error)
-	mu      sync.Mutex
-	added   Rules // AddRules
+
+	mu    sync.Mutex
+	added Rules // AddRules
 	// gen counts the AddRules calls that added a rule.
 	gen int
 	// merged is the policy policy last built from Policy's result and the
