@@ -325,7 +325,7 @@ func TestUnixSocketsOutside(t *testing.T) {
 func TestFilterAssembles(t *testing.T) {
 	for arch, arches := range socketArches.Get() {
 		for _, d := range []denials{{network: true}, {network: true, unix: true, metadata: true}, {network: true, metadata: true},
-			{network: true, unix: true, metadata: true, truncOpen: true, others: true}, {truncOpen: true}, {others: true}} {
+			{network: true, unix: true, metadata: true, truncOpen: true, others: true, ipc: true}, {truncOpen: true}, {others: true}, {ipc: true}} {
 			if _, err := socketFilter(arches, d); err != nil {
 				t.Errorf("%s %+v: %v", arch, d, err)
 			}
@@ -353,6 +353,12 @@ func TestNativeSysnums(t *testing.T) {
 	a := arches[0]
 	if a.socket != nativeSocket || a.ioUringSetup != nativeIoUringSetup {
 		t.Errorf("socket %d, io_uring_setup %d; x/sys has %d, %d", a.socket, a.ioUringSetup, nativeSocket, nativeIoUringSetup)
+	}
+	ipc := []uint32{unix.SYS_SHMGET, unix.SYS_SHMAT, unix.SYS_SHMCTL, unix.SYS_SHMDT, unix.SYS_SEMGET, unix.SYS_SEMOP,
+		unix.SYS_SEMCTL, unix.SYS_SEMTIMEDOP, unix.SYS_MSGGET, unix.SYS_MSGSND, unix.SYS_MSGRCV, unix.SYS_MSGCTL,
+		unix.SYS_MQ_OPEN, unix.SYS_MQ_UNLINK, unix.SYS_MQ_TIMEDSEND, unix.SYS_MQ_TIMEDRECEIVE, unix.SYS_MQ_NOTIFY, unix.SYS_MQ_GETSETATTR}
+	if got, want := slices.Sorted(slices.Values(a.ipc)), slices.Sorted(slices.Values(ipc)); !slices.Equal(got, want) {
+		t.Errorf("ipc calls %v; x/sys names %v", got, want)
 	}
 	if a.prlimit != unix.SYS_PRLIMIT64 {
 		t.Errorf("prlimit64 %d; x/sys has %d", a.prlimit, unix.SYS_PRLIMIT64)
@@ -439,6 +445,44 @@ func TestNoIPCNamespace(t *testing.T) {
 	var setup *SetupError
 	if errors.As(err, &setup) {
 		t.Errorf("the command was not run: %v", err)
+	}
+}
+
+// TestNoIPCNamespaceReadOnly: without an IPC namespace of its own, a
+// read-only command cannot reach the System V IPC and POSIX message
+// queues of other processes (to write to them): the filter refuses the
+// calls.
+func TestNoIPCNamespaceReadOnly(t *testing.T) {
+	requireSandbox(t)
+	t.Setenv(noIPCVar, "1")
+	exe := testExe(t)
+	r := &Runner{Helper: exe}
+	if ok, why := r.Available(); !ok {
+		t.Skip(why)
+	}
+	key := 0x67656f00 | os.Getpid()&0xff
+	id, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|0o600)
+	if err != nil {
+		t.Skipf("no System V shared memory here: %v", err)
+	}
+	defer unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+	ws := testtree.Dir(t)
+	spec := mustSpec(t, ReadOnly, Roots{Cwd: ws, Workspace: ws}, false)
+	c, err := r.Command(t.Context(), spec, fmt.Sprintf("%s %s %d", exe, ipcProbeArg, key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Cleanup()
+	if c.Spec.PrivateIPC {
+		t.Skip("an IPC namespace after all")
+	}
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "find=operation not permitted") {
+		t.Errorf("the command reached the segment outside:\n%s", out.String())
 	}
 }
 

@@ -23,8 +23,9 @@ const probeTimeout = 30 * time.Second
 // ok with a non-empty why means a partial sandbox: Landlock works but the
 // carve-out mounts do not (no unprivileged user namespaces), so .git, .gen
 // and .claude inside writable roots are writable; Command then leaves
-// them out. Without IPC namespaces, commands share System V IPC and POSIX
-// message queues. The probe runs once per Runner.
+// them out. Without IPC namespaces, workspace-write commands share System
+// V IPC and POSIX message queues (read-only ones cannot use them). The
+// probe runs once per Runner.
 func (r *Runner) Available() (ok bool, why string) {
 	r.probe.Do(r.check)
 	return r.ok, r.why
@@ -55,9 +56,9 @@ func (r *Runner) check() {
 		r.userns, r.ipc = true, true
 	} else if err2 := r.probeMounts(false); err2 == nil {
 		r.userns = true
-		partial = append(partial, fmt.Sprintf("no private IPC namespace (%v), so commands share System V IPC and POSIX message queues with other processes", err))
+		partial = append(partial, fmt.Sprintf("no private IPC namespace (%v), so workspace-write commands share System V IPC and POSIX message queues with other processes (read-only ones cannot use them)", err))
 	} else {
-		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of Read deny rules hidden from workspace-write commands (read-only ones cannot read them), and commands share System V IPC and POSIX message queues with other processes", err2))
+		partial = append(partial, fmt.Sprintf("no private mount namespace (%v), so .git, .gen and .claude inside the workspace are not protected from writes, nor the paths of Read deny rules hidden from workspace-write commands (read-only ones cannot read them), and workspace-write commands share System V IPC and POSIX message queues with other processes (read-only ones cannot use them)", err2))
 	}
 	if len(partial) > 0 {
 		r.why = "partial sandbox: " + strings.Join(partial, "; ")

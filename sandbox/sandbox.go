@@ -28,6 +28,8 @@
 //   - below Landlock ABI 3, under both profiles, the filter fails opening
 //     a file for reading with O_TRUNC, which truncates it while Landlock
 //     sees a read;
+//   - under ReadOnly without an IPC namespace, the filter fails System V
+//     IPC and POSIX message queues;
 //   - under every profile, the filter fails prlimit64(2) setting another
 //     process's resource limits (gen's file size limit to 0, say);
 //   - an IPC namespace of its own (Spec.PrivateIPC), and a session

@@ -27,6 +27,9 @@ type socketArch struct {
 	// prlimit64(2), which changes another process's resource limits by
 	// its id, with no ptrace check Landlock could refuse.
 	prlimit uint32
+	// ipc are the System V IPC and POSIX message queue calls (and
+	// i386's ipc(2) multiplexer), which Landlock does not restrict.
+	ipc []uint32
 	// metadata are the calls that change a file's mode, owner, times or
 	// extended attributes, which Landlock does not restrict (a read-only
 	// command could otherwise chmod, chown, touch or setxattr any file the
@@ -43,18 +46,32 @@ var socketArches = lazy.Value[map[string][]socketArch]{New: func() map[string][]
 	return map[string][]socketArch{
 		"amd64": {
 			{audit: unix.AUDIT_ARCH_X86_64, socket: 41, ioUringSetup: 425, x32: true, open: 2, openat: 257, openat2: 437, ioctl: 16, prlimit: 302,
+				// shmget shmat shmctl semget semop semctl shmdt msgget msgsnd msgrcv msgctl semtimedop
+				// mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr
+				ipc: []uint32{29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245},
 				// chmod fchmod chown fchown lchown utime setxattr lsetxattr fsetxattr removexattr
 				// lremovexattr fremovexattr utimes fchownat futimesat fchmodat utimensat
 				// fchmodat2 setxattrat removexattrat truncate
 				metadata: []uint32{76, 90, 91, 92, 93, 94, 132, 188, 189, 190, 197, 198, 199, 235, 260, 261, 268, 280, 452, 463, 466}},
-			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, open: 5, openat: 295, openat2: 437, ioctl: 54, prlimit: 340, metadata: metadata32x86},
+			{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425, open: 5, openat: 295, openat2: 437, ioctl: 54, prlimit: 340, metadata: metadata32x86,
+				// ipc mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr semget semctl
+				// shmget shmctl shmat shmdt msgget msgsnd msgrcv msgctl mq_timedsend_time64
+				// mq_timedreceive_time64 semtimedop_time64
+				ipc: []uint32{117, 277, 278, 279, 280, 281, 282, 393, 394, 395, 396, 397, 398, 399, 400, 401, 402, 418, 419, 420}},
 		},
 		"arm64": {
 			{audit: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUringSetup: 425, openat: 56, openat2: 437, ioctl: 29, prlimit: 261,
+				// mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr msgget msgctl
+				// msgrcv msgsnd semget semctl semtimedop semop shmget shmctl shmat shmdt
+				ipc: []uint32{180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197},
 				// setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr fchmod
 				// fchmodat fchownat fchown utimensat fchmodat2 setxattrat removexattrat truncate
 				metadata: []uint32{45, 5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 88, 452, 463, 466}},
 			{audit: unix.AUDIT_ARCH_ARM, socket: 281, ioUringSetup: 425, open: 5, openat: 322, openat2: 437, ioctl: 54, prlimit: 369,
+				// mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr semop semget
+				// semctl msgsnd msgrcv msgget msgctl shmat shmdt shmget shmctl semtimedop
+				// mq_timedsend_time64 mq_timedreceive_time64 semtimedop_time64
+				ipc: []uint32{274, 275, 276, 277, 278, 279, 298, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308, 312, 418, 419, 420},
 				// chmod lchown fchmod fchown chown lchown32 fchown32 chown32 setxattr lsetxattr
 				// fsetxattr removexattr lremovexattr fremovexattr utimes fchownat futimesat
 				// fchmodat utimensat utimensat_time64 fchmodat2 setxattrat removexattrat
@@ -128,6 +145,11 @@ type denials struct {
 	// size limit to 0, so that gen is killed at its next write, or its
 	// open files limit, whatever the profile.
 	others bool
+	// ipc: the calls in socketArch.ipc, under ReadOnly without an IPC
+	// namespace of its own (Spec.PrivateIPC), where another process's
+	// shared memory, semaphores and queues would be the command's to
+	// write to.
+	ipc bool
 }
 
 // denialsFor is what the filter must refuse under s on a kernel with
@@ -142,10 +164,12 @@ func denialsFor(s Spec, abi int) denials {
 	// others alone does not refuse a command on an architecture the
 	// filter does not know, where it ran before the filter had it.
 	_, known := socketArches.Get()[runtime.GOARCH]
-	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: known}
+	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: known, ipc: ro && !s.PrivateIPC}
 }
 
-func (d denials) any() bool { return d.network || d.unix || d.metadata || d.truncOpen || d.others }
+func (d denials) any() bool {
+	return d.network || d.unix || d.metadata || d.truncOpen || d.others || d.ipc
+}
 
 // socketFilter returns the BPF program for d: socket(2) fails with
 // EACCES for the families d refuses, and open(2) and openat(2) for
@@ -184,6 +208,11 @@ func socketFilter(arches []socketArch, d denials) ([]bpf.RawInstruction, error) 
 		}
 		if d.others {
 			p.jeq(a.prlimit, "prlimit", "")
+		}
+		if d.ipc {
+			for _, nr := range a.ipc {
+				p.jeq(nr, "eperm", "")
+			}
 		}
 		if d.network || d.unix || d.metadata {
 			// io_uring makes sockets and changes files without the
