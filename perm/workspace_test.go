@@ -113,19 +113,20 @@ func TestPolicyEqual(t *testing.T) {
 		t.Error("a list replaced by an equal copy: Equal and not Compiled expected")
 	}
 	change := map[string]func(*Policy){
-		"Mode":       func(p *Policy) { p.Mode = ModeAcceptEdits },
-		"Deny":       func(p *Policy) { p.Deny = entries(SourceUser, "Bash(rm -rf:*)") },
-		"Ask":        func(p *Policy) { p.Ask = append(p.Ask, entries(SourceUser, "Edit")...) },
-		"Allow":      func(p *Policy) { p.Allow = entries(SourceProject, "Bash(ls)") },
-		"Constraint": func(p *Policy) { p.Constraint = nil },
-		"Session":    func(p *Policy) { p.Session = rules("Bash(make test)") },
-		"Workspace":  func(p *Policy) { p.Workspace.Dirs = []string{"/e"} },
-		"NoPrompt":   func(p *Policy) { p.NoPrompt = true },
-		"NoSandbox":  func(p *Policy) { p.NoSandbox = true },
-		"Failed":     func(p *Policy) { p.Failed = "settings.json: bad" },
-		"Code":       func(p *Policy) { p.Code = []string{"/w/hook.sh"} },
-		"Hidden":     func(p *Policy) { p.Hidden = []string{"Read"} },
-		"MCPTools":   func(p *Policy) { p.MCPTools = []string{} }, // nil is no limit; empty denies every MCP tool
+		"Mode":             func(p *Policy) { p.Mode = ModeAcceptEdits },
+		"Deny":             func(p *Policy) { p.Deny = entries(SourceUser, "Bash(rm -rf:*)") },
+		"Ask":              func(p *Policy) { p.Ask = append(p.Ask, entries(SourceUser, "Edit")...) },
+		"Allow":            func(p *Policy) { p.Allow = entries(SourceProject, "Bash(ls)") },
+		"Constraint":       func(p *Policy) { p.Constraint = nil },
+		"Session":          func(p *Policy) { p.Session = rules("Bash(make test)") },
+		"Workspace":        func(p *Policy) { p.Workspace.Dirs = []string{"/e"} },
+		"NoPrompt":         func(p *Policy) { p.NoPrompt = true },
+		"NoSandbox":        func(p *Policy) { p.NoSandbox = true },
+		"ManagedRulesOnly": func(p *Policy) { p.ManagedRulesOnly = true },
+		"Failed":           func(p *Policy) { p.Failed = "settings.json: bad" },
+		"Code":             func(p *Policy) { p.Code = []string{"/w/hook.sh"} },
+		"Hidden":           func(p *Policy) { p.Hidden = []string{"Read"} },
+		"MCPTools":         func(p *Policy) { p.MCPTools = []string{} }, // nil is no limit; empty denies every MCP tool
 		"Sandbox": func(p *Policy) {
 			off := false
 			p.Sandbox.Network = &off
