@@ -130,9 +130,11 @@ func unquoteFull(w *syntax.Word) Word {
 				b.WriteString(p.Value)
 			}
 		case *syntax.DblQuoted:
-			// $"..." is a locale translation; with no message catalogue
-			// (and none can be installed without an environment change
-			// that is itself never harmless) it is the plain string.
+			// $"..." is a locale translation: the plain string is its
+			// text without a message catalogue, the reading deny rules
+			// see. A catalogue (TEXTDOMAIN, TEXTDOMAINDIR, a file the
+			// script or an earlier command wrote) may replace it with
+			// any text, so the collector flags it (labelLocale).
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
