@@ -20,3 +20,22 @@ func TestRedTeamBashSemantics(t *testing.T) {
 		{"ok: double quotes", curl, bashReq(`"ls" e`), Allow, 3},
 	})
 }
+
+// TestRedTeamImplicitTree: a read-only program that reads whole trees
+// reads the directory it runs in when it names none, as grep -r does:
+// ls -R and du listed the files under secrets/ with no word naming it,
+// while ls secrets was Deny. Was Allow in bypassPermissions mode, and
+// read-only in default mode.
+func TestRedTeamImplicitTree(t *testing.T) {
+	f := newFixture(t)
+	env := all(deny("Read(./.env)"), mode(ModeBypass))
+	secrets := all(deny("Read(./secrets/**)"))
+	runRed(t, f, []redCase{
+		{"ls -R, no operand", env, bashReq("ls -R"), Ask, 2},
+		{"ls -lR, no operand", env, bashReq("ls -lR"), Ask, 2},
+		{"du, no operand", env, bashReq("du -a"), Ask, 2},
+		{"ls -R, no operand, default mode", secrets, bashReq("ls -R"), Ask, 2},
+		{"ok: ls, no operand", env, bashReq("ls -l"), Allow, 3},
+		{"ok: ls -R of a directory without denied paths, default mode", secrets, bashReq("ls -R src"), Allow, 7},
+	})
+}
