@@ -39,3 +39,29 @@ func TestRedTeamImplicitTree(t *testing.T) {
 		{"ok: ls -R of a directory without denied paths, default mode", secrets, bashReq("ls -R src"), Allow, 7},
 	})
 }
+
+// TestRedTeamShellOptions: set and shopt options change how bash reads
+// what follows: with keyword every NAME=value word is an assignment to
+// the environment, nocaseglob makes .E* match .env, cdable_vars makes
+// cd x go where $x names. Each was Allow in bypassPermissions mode.
+func TestRedTeamShellOptions(t *testing.T) {
+	f := newFixture(t)
+	env := all(deny("Read(./.env)"), mode(ModeBypass))
+	secrets := all(deny("Read(./secrets/**)"), mode(ModeBypass))
+	curl := all(deny("Bash(curl:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"keyword: BASH_ENV as an argument", curl, bashReq("set -k; bash BASH_ENV=./src/a.go -c true"), Ask, 2},
+		{"keyword: set -o keyword", curl, bashReq("set -o keyword; bash BASH_ENV=./src/a.go -c true"), Ask, 2},
+		{"keyword: in a cluster", curl, bashReq("set -ek; bash BASH_ENV=./src/a.go -c true"), Ask, 2},
+		{"keyword: invocation", curl, bashReq("bash -k -c 'bash BASH_ENV=./src/a.go -c true'"), Ask, 2},
+		{"nocaseglob", env, bashReq("shopt -s nocaseglob; cat .E*"), Ask, 2},
+		{"nocaseglob: invocation", env, bashReq("bash -O nocaseglob -c 'cat .E*'"), Ask, 2},
+		{"cdable_vars", secrets, bashReq("x=$(echo c2VjcmV0cw== | base64 -d); shopt -s cdable_vars; cd x; cat k"), Ask, 2},
+		{"option name not static", env, bashReq("shopt -s $o; cat .E*"), Ask, 2},
+		{"ok: set -euo pipefail", env, bashReq("set -euo pipefail; ls"), Allow, 3},
+		{"ok: set positional parameters", env, bashReq("set -- -k; ls"), Allow, 3},
+		{"ok: shopt -s globstar nullglob", env, bashReq("shopt -s globstar nullglob; ls"), Allow, 3},
+		{"ok: shopt query", env, bashReq("shopt -q nocaseglob; ls"), Allow, 3},
+		{"ok: bash -O extglob", env, bashReq("bash -O extglob -euo pipefail -c ls"), Allow, 3},
+	})
+}

@@ -408,8 +408,14 @@ func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
 					i++ // -o option, -O shopt: the name is the next word
 					if flags == "" {
 						unsure(at, v)
+					} else if i < n {
+						// bash -O nocaseglob, -o keyword: options the
+						// script is read with (shopts.go).
+						if o, static := arg(i); !static || !quietOption(o, ch == 'o') {
+							unsure(at, v)
+						}
 					}
-				case !strings.ContainsRune(flags, ch):
+				case !strings.ContainsRune(flags, ch) || invocationUnquiet(ch):
 					unsure(at, v)
 				}
 			}

@@ -36,6 +36,7 @@ const (
 	labelPrompt        = "prompt expansion (${x@P}) runs the value's substitutions"
 	labelRedirectTwice = "a >& redirect to a file whose name bash expands twice"
 	labelCloseJoined   = "a >&- or <&- joined to the next word, which bash reads as a word of the command"
+	labelShellOption   = "shell option that changes how bash reads the script"
 	labelLocale        = "locale string $\"...\", whose text a message catalogue may replace"
 )
 
@@ -248,6 +249,10 @@ func (c *collector) checkReadings(vs [][]Word) {
 			c.suspect(labelEnable)
 		case prog == "shopt" && hasWord(args, "expand_aliases"):
 			c.suspect(labelAliases)
+		case prog == "set" || prog == "shopt":
+			if o := unquietOptions(prog, args); o != "" {
+				c.suspect(labelShellOption)
+			}
 		}
 		if zshPrivileged.Get()[prog] {
 			c.suspect(labelZshPrivilege + prog)
