@@ -65,3 +65,18 @@ func TestRedTeamShellOptions(t *testing.T) {
 		{"ok: bash -O extglob", env, bashReq("bash -O extglob -euo pipefail -c ls"), Allow, 3},
 	})
 }
+
+// TestRedTeamJobsExec: jobs -x runs the command line after it (with job
+// specs replaced by process IDs): a wrapper, like command and exec. Was
+// Allow in bypassPermissions mode with the program's name decoded at run
+// time, and Ask, not Deny, with it written out.
+func TestRedTeamJobsExec(t *testing.T) {
+	f := newFixture(t)
+	curl := all(deny("Bash(curl:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"jobs -x: decoded name", curl, bashReq("jobs -x $(echo Y3VybA== | base64 -d) x"), Ask, 2},
+		{"jobs -x: denied program", curl, bashReq("jobs -x c'url' x"), Deny, 1},
+		{"ok: jobs -l", curl, bashReq("jobs -l"), Allow, 3},
+		{"ok: jobs -x another program", curl, bashReq("jobs -x ls"), Allow, 3},
+	})
+}
