@@ -80,3 +80,18 @@ func TestRedTeamJobsExec(t *testing.T) {
 		{"ok: jobs -x another program", curl, bashReq("jobs -x ls"), Allow, 3},
 	})
 }
+
+// TestRedTeamANSICBraces: bash 5.2 decodes $'\x{2e}' as ".", which the
+// analysis kept as the text "\x{2e}". Was Allow in bypassPermissions mode
+// under Read(./.env), and read-only in default mode for a path outside
+// the workspace.
+func TestRedTeamANSICBraces(t *testing.T) {
+	f := newFixture(t)
+	env := all(deny("Read(./.env)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"hex in braces: denied path", env, bashReq(`cat $'\x{2e}env'`), Deny, 1},
+		{"hex in braces: denied program", all(deny("Bash(curl:*)"), mode(ModeBypass)), bashReq(`$'\x{63}url' x`), Deny, 1},
+		{"hex in braces: outside the workspace", nil, bashReq(`cat $'\x{2e}\x{2e}/outside/data'`), Ask, 7},
+		{"ok: hex in braces in the workspace", nil, bashReq(`cat $'src/\x{61}.go'`), Allow, 7},
+	})
+}

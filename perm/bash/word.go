@@ -468,6 +468,23 @@ func decodeANSIC(s string) string {
 			val, n = digits(s[i:], 8, 3)
 			i += n - 1
 		case 'x':
+			if i+1 < len(s) && s[i+1] == '{' {
+				// \x{H...}: every hex digit up to an optional "}",
+				// of whose value bash keeps the low byte (a ksh93
+				// form, bash 5.2: $'\x{2e}env' is .env). With no
+				// digit the value is 0, which ends the string.
+				j := i + 2
+				for ; j < len(s) && isDigit(s[j], 16); j++ {
+					d, _ := digits(s[j:j+1], 16, 1)
+					val = val<<4 | d
+				}
+				if j < len(s) && s[j] == '}' {
+					j++
+				}
+				val, n = val&0xff, j-i
+				i = j - 1
+				break
+			}
 			val, n = digits(s[i+1:], 16, 2)
 			i += n
 		case 'u':
