@@ -95,3 +95,22 @@ func TestRedTeamANSICBraces(t *testing.T) {
 		{"ok: hex in braces in the workspace", nil, bashReq(`cat $'src/\x{61}.go'`), Allow, 7},
 	})
 }
+
+// TestRedTeamCompoundAssign: a declaration with -a or -A reads a value
+// that looks like (...) once expanded as a compound array assignment,
+// whose elements bash expands, $(...) included: a string, or a value read
+// as the script runs, is code. Each was Allow in bypassPermissions mode.
+func TestRedTeamCompoundAssign(t *testing.T) {
+	f := newFixture(t)
+	curl := all(deny("Bash(curl:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"quoted compound value", curl, bashReq(`declare -a y='($(c\url x))'`), Deny, 1},
+		{"quoted compound value, -A", curl, bashReq(`typeset -A y='([k]=$(c\url x))'`), Deny, 1},
+		{"value from a variable", curl, bashReq(`x='($(c\url x))'; declare -a y=$x`), Ask, 2},
+		{"value read from a file", curl, bashReq(`read x < src/a.go; local -a y="$x"`), Ask, 2},
+		{"value of a substitution", curl, bashReq(`readonly -a y="$(cat src/a.go)"`), Ask, 2},
+		{"word not static", curl, bashReq(`declare -a "$v"`), Ask, 2},
+		{"ok: literal array", curl, bashReq(`declare -a y=(1 "$x"); ls`), Allow, 3},
+		{"ok: scalar from an argument", curl, bashReq(`declare y="$1"; local z=$(date); ls`), Allow, 3},
+	})
+}
