@@ -114,3 +114,17 @@ func TestRedTeamCompoundAssign(t *testing.T) {
 		{"ok: scalar from an argument", curl, bashReq(`declare y="$1"; local z=$(date); ls`), Allow, 3},
 	})
 }
+
+// TestRedTeamHeredocDelimiter: bash decodes a here-document delimiter
+// written with $'...' ($'\x45' is E), the parser took it as written and
+// read on to a later line "\x45", hiding the commands between. Was Allow
+// in bypassPermissions mode.
+func TestRedTeamHeredocDelimiter(t *testing.T) {
+	f := newFixture(t)
+	curl := all(deny("Bash(curl:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"$'...' delimiter", curl, bashReq("cat <<$'\\x45'\nx\nE\nc\\url y\n\\x45\n"), Ask, 2},
+		{"$'...' delimiter, <<-", all(deny("Read(./.env)"), mode(ModeBypass)), bashReq("cat <<-$'\\x45'\n\tx\n\tE\ncat .e\"\"nv\n\\x45\n"), Ask, 2},
+		{"ok: $'...' delimiter without an escape", curl, bashReq("cat <<$'E'\nx\nE\nls\n"), Allow, 3},
+	})
+}
