@@ -59,7 +59,12 @@ func (c *call) readsOf(p *part) {
 		p.xargs = p.cmd.XargsSafe() && c.script.SetsOutside() == ""
 		return
 	}
-	p.recursion.recursive = p.recursion.recursive || r.Recursive
+	if r.Recursive {
+		p.recursion.recursive = true
+		// du, ls -R: with no operand the spec reads "." (Reads), the
+		// directories the command runs in, which no word names.
+		p.recursion.cwd = p.recursion.cwd || slices.ContainsFunc(r.Paths, func(rp bash.ReadPath) bool { return rp.Path == "." })
+	}
 	var reads []target
 	for _, rp := range r.Paths {
 		ts, ok := c.shellTargets(rp.Path)

@@ -144,7 +144,7 @@ func oraclePart(r *rand.Rand) string {
 		b.WriteByte('"')
 		return b.String()
 	case 2: // ANSI-C quotes with escapes
-		escapes := []string{`\n`, `\t`, `\\`, `\'`, `\"`, `\x41`, `\x4`, `\101`, `\0`, `\u00e9`, `\U0001F600`, `\e`, `\a`, `\cA`, `\c?`, `\c\\`, `\cz`, `\q`, `a`, ` `, `$`, `\x`, `\c`, `\u`, `\U1`, `\777`, `\xfF`}
+		escapes := []string{`\n`, `\t`, `\\`, `\'`, `\"`, `\x41`, `\x4`, `\101`, `\0`, `\u00e9`, `\U0001F600`, `\e`, `\a`, `\cA`, `\c?`, `\c\\`, `\cz`, `\q`, `a`, ` `, `$`, `\x`, `\c`, `\u`, `\U1`, `\777`, `\xfF`, `\x{2e}`, `\x{}`, `\x{4`, `\x{12345}`, `\x{zz}`}
 		var b strings.Builder
 		b.WriteString("$'")
 		for range r.IntN(4) {

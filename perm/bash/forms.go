@@ -27,6 +27,9 @@ type wrapper struct {
 	// from its input (xargs, parallel), so the command may have operands
 	// and options it does not show (inputWords).
 	appends bool
+	// with lists the options without one of which the program runs no
+	// command (jobs runs one only with -x); nil if it always runs one.
+	with []string
 }
 
 // inputWords stands, in a reading of the command an appending wrapper
@@ -78,6 +81,7 @@ var broadWrappers = lazy.Value[map[string]wrapper]{New: func() map[string]wrappe
 		"doas":    {opts: optSpec{args: "uC"}},
 		"env":     {opts: optSpec{args: "uCS", longArgs: []string{"unset", "chdir", "split-string"}}, assigns: true},
 		"command": {opts: optSpec{}, notWrapper: []string{"-v", "-V"}},
+		"jobs":    {with: []string{"-x"}}, // jobs -x CMD ARGS runs CMD
 		"builtin": {},
 		"exec":    {opts: optSpec{args: "a"}},
 		"ionice":  {opts: optSpec{args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}}},
@@ -181,6 +185,9 @@ func unwrap(words []Word, set map[string]wrapper, byBase bool) ([]Word, bool) {
 		if a.opt == "-S" || a.opt == "--split-string" {
 			split = splitWords(a.val) // env -S "cmd args": one string, many words
 		}
+	}
+	if wr.with != nil && !slices.ContainsFunc(args, func(a arg) bool { return slices.Contains(wr.with, a.opt) }) {
+		return nil, false
 	}
 	inner := words[1+rest:]
 	if wr.operand != nil {

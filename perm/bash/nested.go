@@ -244,6 +244,8 @@ func shellCode(words []Word) (code []string, ok bool) {
 		return single(joined(args))
 	case name == "trap":
 		return single(trapAction(args))
+	case declarers.Get()[name]:
+		return compoundValues(args)
 	case name == "alias":
 		return aliasValues(args)
 	case name == "su" || name == "runuser" || name == "script" || name == "flock" || name == "sg":
@@ -272,6 +274,46 @@ func shellCode(words []Word) (code []string, ok bool) {
 		return single(joined(args[rest:]))
 	}
 	return nil, true
+}
+
+// compoundValues returns the code a declaration (declare, typeset, local,
+// readonly, export) runs from the values it assigns. Bash reads a value
+// that is not a literal array, but starts with "(" and ends with ")" once
+// expanded, as a compound array assignment, whose elements it expands,
+// $(...) included, when the declaration has -a or -A (or the name is an
+// array already): declare -a y='($(id))' runs id, and so does
+// x='($(id))'; declare -a y=$x. A static value in that shape is read as
+// the assignment y=VALUE (a reading too many, if it is a plain string);
+// with -a or -A, a value not static, or a word not static that may be
+// one, is code not known.
+func compoundValues(args []Word) (code []string, ok bool) {
+	arrays, unknown := false, false
+	options := true
+	for _, w := range args {
+		switch {
+		case !w.Static && !looksLikeAssignment(w.Raw):
+			arrays, unknown = true, true // may be -a, or y=($(id)) itself
+		case options && w.Static && w.Value == "--":
+			options = false
+		case options && w.Static && len(w.Value) > 1 && (w.Value[0] == '-' || w.Value[0] == '+'):
+			arrays = arrays || strings.ContainsAny(w.Value[1:], "aA")
+		case looksLikeAssignment(w.Raw):
+			options = false
+			_, raw, _ := strings.Cut(w.Raw, "=")
+			if strings.HasPrefix(raw, "(") {
+				continue // a literal array, whose elements the walk visits
+			}
+			if !w.Static {
+				unknown = true
+				continue
+			}
+			_, v, _ := strings.Cut(w.Value, "=")
+			if strings.HasPrefix(v, "(") && strings.HasSuffix(v, ")") {
+				code = append(code, "x="+v)
+			}
+		}
+	}
+	return code, !(arrays && unknown)
 }
 
 // single turns a one-string result into shellCode's shape: w is nil if
@@ -408,8 +450,14 @@ func readShellArgs(name string, n int, arg func(int) (string, bool)) shellArgs {
 					i++ // -o option, -O shopt: the name is the next word
 					if flags == "" {
 						unsure(at, v)
+					} else if i < n {
+						// bash -O nocaseglob, -o keyword: options the
+						// script is read with (shopts.go).
+						if o, static := arg(i); !static || !quietOption(o, ch == 'o') {
+							unsure(at, v)
+						}
 					}
-				case !strings.ContainsRune(flags, ch):
+				case !strings.ContainsRune(flags, ch) || invocationUnquiet(ch):
 					unsure(at, v)
 				}
 			}

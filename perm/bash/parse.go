@@ -391,6 +391,15 @@ func misreadings(f *syntax.File, src string) error {
 			start -= 2 // the parser starts the body after a backslash-newline
 		}
 		dash := r.Op == syntax.DashHdoc
+		if ansiQuoted(r.Word) {
+			// Bash decodes $'...' in the delimiter ($'\x45' is E);
+			// the parser took the text as written.
+			delim := newWord(r.Word, src)
+			if !delim.Static || heredocEnd(src, start, delim.Value, dash, true) != end {
+				bad = errors.New("a here-document delimiter written with $'...', which bash decodes and the parser does not, so that they end the body at different lines")
+				return false
+			}
+		}
 		if !strings.Contains(src[start:end], "\\\n") {
 			if dash {
 				// The parser reads no expansion in a quoted
@@ -415,6 +424,16 @@ func misreadings(f *syntax.File, src string) error {
 		return bad == nil
 	})
 	return bad
+}
+
+// ansiQuoted reports whether w holds a $'...' string with an escape.
+func ansiQuoted(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if q, ok := p.(*syntax.SglQuoted); ok && q.Dollar && strings.IndexByte(q.Value, '\\') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // bareBackquote reports whether s, the text between a backquoted

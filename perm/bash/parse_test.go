@@ -182,6 +182,12 @@ func TestParseWords(t *testing.T) {
 		{"ansi c control", `$'\cA\e'`, "\x01\x1b", "S"},
 		{"ansi c nul ends", `$'ab\0cd'`, "ab", "S"},
 		{"ansi c unknown escape", `$'\q'`, `\q`, "S"},
+		// bash 5.2 reads \x{...} as ksh93 does: every hex digit, the
+		// value's low byte, an optional "}".
+		{"ansi c hex in braces", `$'\x{2e}env'`, ".env", "S"},
+		{"ansi c hex in braces, many digits", `$'\x{12345}'`, "E", "S"},
+		{"ansi c hex in braces, unclosed", `$'a\x{2e'`, "a.", "S"},
+		{"ansi c hex in braces, no digit", `$'a\x{}b'`, "a", "S"},
 		{"locale string", `$"hi"`, "hi", "S"},
 		{"line continuation", "a\\\nb", "ab", "S"},
 		{"glob", `*.go`, "*.go", "SG"},

@@ -36,6 +36,8 @@ const (
 	labelPrompt        = "prompt expansion (${x@P}) runs the value's substitutions"
 	labelRedirectTwice = "a >& redirect to a file whose name bash expands twice"
 	labelCloseJoined   = "a >&- or <&- joined to the next word, which bash reads as a word of the command"
+	labelShellOption   = "shell option that changes how bash reads the script"
+	labelLocale        = "locale string $\"...\", whose text a message catalogue may replace"
 )
 
 // quietTransform reports whether ${x@op} runs nothing: every operator
@@ -84,6 +86,16 @@ func (c *collector) word(w *syntax.Word, u *Word, st *walkState) {
 	}
 	if lit, ok := w.Parts[0].(*syntax.Lit); ok && backslashFlag(lit.Value) {
 		c.suspect(labelBackslash)
+	}
+	for _, p := range w.Parts {
+		if dq, ok := p.(*syntax.DblQuoted); ok && dq.Dollar {
+			// Bash reads $"..." through gettext with the domain in
+			// TEXTDOMAIN from TEXTDOMAINDIR, which the script, its
+			// environment or a file written before may set: the text
+			// as written is one reading of it, not the one that runs
+			// ($"ls" runs curl with a catalogue that says so).
+			c.suspect(labelLocale)
+		}
 	}
 	if u == nil {
 		uw := unquote(w)
@@ -237,6 +249,10 @@ func (c *collector) checkReadings(vs [][]Word) {
 			c.suspect(labelEnable)
 		case prog == "shopt" && hasWord(args, "expand_aliases"):
 			c.suspect(labelAliases)
+		case prog == "set" || prog == "shopt":
+			if o := unquietOptions(prog, args); o != "" {
+				c.suspect(labelShellOption)
+			}
 		}
 		if zshPrivileged.Get()[prog] {
 			c.suspect(labelZshPrivilege + prog)

@@ -130,9 +130,11 @@ func unquoteFull(w *syntax.Word) Word {
 				b.WriteString(p.Value)
 			}
 		case *syntax.DblQuoted:
-			// $"..." is a locale translation; with no message catalogue
-			// (and none can be installed without an environment change
-			// that is itself never harmless) it is the plain string.
+			// $"..." is a locale translation: the plain string is its
+			// text without a message catalogue, the reading deny rules
+			// see. A catalogue (TEXTDOMAIN, TEXTDOMAINDIR, a file the
+			// script or an earlier command wrote) may replace it with
+			// any text, so the collector flags it (labelLocale).
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
@@ -466,6 +468,23 @@ func decodeANSIC(s string) string {
 			val, n = digits(s[i:], 8, 3)
 			i += n - 1
 		case 'x':
+			if i+1 < len(s) && s[i+1] == '{' {
+				// \x{H...}: every hex digit up to an optional "}",
+				// of whose value bash keeps the low byte (a ksh93
+				// form, bash 5.2: $'\x{2e}env' is .env). With no
+				// digit the value is 0, which ends the string.
+				j := i + 2
+				for ; j < len(s) && isDigit(s[j], 16); j++ {
+					d, _ := digits(s[j:j+1], 16, 1)
+					val = val<<4 | d
+				}
+				if j < len(s) && s[j] == '}' {
+					j++
+				}
+				val, n = val&0xff, j-i
+				i = j - 1
+				break
+			}
 			val, n = digits(s[i+1:], 16, 2)
 			i += n
 		case 'u':
