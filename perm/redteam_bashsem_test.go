@@ -128,3 +128,21 @@ func TestRedTeamHeredocDelimiter(t *testing.T) {
 		{"ok: $'...' delimiter without an escape", curl, bashReq("cat <<$'E'\nx\nE\nls\n"), Allow, 3},
 	})
 }
+
+// TestRedTeamCompoundOnArray: without -a or -A, declare, typeset and
+// local still read a value that looks like (...) as a compound assignment
+// when the name is an array already. Each was Allow in
+// bypassPermissions mode.
+func TestRedTeamCompoundOnArray(t *testing.T) {
+	f := newFixture(t)
+	curl := all(deny("Bash(curl:*)"), mode(ModeBypass))
+	runRed(t, f, []redCase{
+		{"array assigned before", curl, bashReq(`read x < src/a.go; y=(); declare y="$x"`), Ask, 2},
+		{"array element assigned", curl, bashReq(`read x < src/a.go; y[0]=1; typeset y=$x`), Ask, 2},
+		{"array declared", curl, bashReq(`read x < src/a.go; f() { local -a y; local y="$x"; }; f`), Ask, 2},
+		{"coprocess", curl, bashReq(`read x < src/a.go; coproc y { :; }; declare y="$x"`), Ask, 2},
+		{"array read", curl, bashReq(`read -a y < src/a.go; declare y="${y[1]}"`), Ask, 2},
+		{"bash's array", curl, bashReq(`read x < src/a.go; declare DIRSTACK="$x"`), Ask, 2},
+		{"ok: no array", curl, bashReq(`y=(1); declare z="$1"; local w=$(date); ls`), Allow, 3},
+	})
+}

@@ -213,6 +213,9 @@ func Parse(src string) (*Script, error) {
 	}
 	c.propagate()
 	c.releaseProp()
+	if c.compoundCode() {
+		c.suspect(labelCompound)
+	}
 	if c.calls != nil {
 		c.calls.markForkBombs()
 	}
@@ -634,6 +637,8 @@ type collector struct {
 	// depth reached maxWalk.
 	depth   int
 	tooDeep bool
+	// compound is what labelCompound looks at (compound.go).
+	compound compounds
 }
 
 // descend reports whether a walk may enter one more node, counting it in
@@ -1254,7 +1259,11 @@ func (c *collector) visit(n syntax.Node, st *walkState) {
 		}
 		c.noteSet(name, n.Name != nil)
 		c.noteSet(name+"_PID", n.Name != nil)
+		c.noteArray(name) // NAME holds the descriptors, an array
 	case *syntax.Assign:
+		if n.Name != nil && (n.Array != nil || n.Index != nil) {
+			c.noteArray(n.Name.Value) // y=(...), y[0]=...
+		}
 		// The name it sets is noted with the command's (collector.command).
 		if n.Name != nil && (n.Name.Value == "BASH_ALIASES" || n.Name.Value == "BASH_CMDS") {
 			c.suspect(labelAliasVar)

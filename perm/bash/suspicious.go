@@ -37,6 +37,7 @@ const (
 	labelRedirectTwice = "a >& redirect to a file whose name bash expands twice"
 	labelCloseJoined   = "a >&- or <&- joined to the next word, which bash reads as a word of the command"
 	labelShellOption   = "shell option that changes how bash reads the script"
+	labelCompound      = "a declaration may give an array a value bash reads as a compound assignment, whose $(...) run"
 	labelLocale        = "locale string $\"...\", whose text a message catalogue may replace"
 )
 
@@ -249,6 +250,10 @@ func (c *collector) checkReadings(vs [][]Word) {
 			c.suspect(labelEnable)
 		case prog == "shopt" && hasWord(args, "expand_aliases"):
 			c.suspect(labelAliases)
+		case declarers.Get()[prog]:
+			c.noteDeclaration(prog, args)
+		case prog == "mapfile" || prog == "readarray" || prog == "read" && hasShort(args, 'a', "dinNptu"):
+			c.compound.arraysAny = true // the array it fills (read -a y, mapfile y)
 		case prog == "set" || prog == "shopt":
 			if o := unquietOptions(prog, args); o != "" {
 				c.suspect(labelShellOption)
