@@ -262,7 +262,10 @@ func fileFlags(path string) (uint32, error) {
 // TestUnixSocketsOutside: a command cannot connect to a unix socket
 // outside its writable roots (a daemon's socket, such as Docker's or the
 // user's systemd bus, would do anything for it) where the profile or the
-// kernel allows to enforce it; it can under workspace-write inside them.
+// kernel allows to enforce it; it can under workspace-write with network
+// inside them. Without network, where the kernel cannot tell the two
+// apart, it connects to none (a workspace-write command without network
+// reached Docker's socket).
 func TestUnixSocketsOutside(t *testing.T) {
 	requireSandbox(t)
 	ws, outside := testtree.Dir(t), testtree.Dir(t)
@@ -287,25 +290,29 @@ func TestUnixSocketsOutside(t *testing.T) {
 	serve(out)
 	serve(in)
 	probe := testExe(t) + " " + unixProbeArg + " "
+	below := landlockABI() < resolveUnixABI
 	for _, tc := range []struct {
 		profile Profile
+		network bool
 		path    string
 		want    bool
 	}{
-		{ReadOnly, out, false},
-		{ReadOnly, in, false},
-		{WorkspaceWrite, out, false},
-		{WorkspaceWrite, in, true},
+		{ReadOnly, false, out, false},
+		{ReadOnly, false, in, false},
+		{WorkspaceWrite, true, out, false},
+		{WorkspaceWrite, true, in, true},
+		{WorkspaceWrite, false, out, false},
+		{WorkspaceWrite, false, in, !below},
 	} {
-		t.Run(string(tc.profile)+"/"+filepath.Base(tc.path), func(t *testing.T) {
-			if tc.profile == WorkspaceWrite && !tc.want && landlockABI() < resolveUnixABI {
+		t.Run(fmt.Sprintf("%s/network=%v/%s", tc.profile, tc.network, filepath.Base(tc.path)), func(t *testing.T) {
+			if tc.profile == WorkspaceWrite && tc.network && !tc.want && below {
 				// Landlock restricts connect(2) to pathname sockets from
 				// ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX); before that,
 				// refusing every unix socket would break test suites that
 				// serve one in the workspace or TMPDIR.
 				t.Skipf("not enforced: Landlock ABI %d < %d cannot restrict connecting to unix sockets", landlockABI(), resolveUnixABI)
 			}
-			got, err := run(t, mustSpec(t, tc.profile, Roots{Cwd: ws, Workspace: ws}, false), probe+tc.path)
+			got, err := run(t, mustSpec(t, tc.profile, Roots{Cwd: ws, Workspace: ws}, tc.network), probe+tc.path)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, got)
 			}
@@ -340,6 +347,12 @@ func TestFilterAssembles(t *testing.T) {
 	}
 	if d := denialsFor(Spec{Profile: WorkspaceWrite, Network: true}, truncateABI); d != (denials{others: true}) {
 		t.Errorf("workspace-write with network: %+v", d)
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite}, resolveUnixABI-1); !d.network || !d.unix || d.metadata {
+		t.Errorf("workspace-write without network below ABI %d: %+v", resolveUnixABI, d)
+	}
+	if d := denialsFor(Spec{Profile: WorkspaceWrite}, resolveUnixABI); d.unix {
+		t.Errorf("workspace-write without network at ABI %d refuses unix sockets Landlock restricts: %+v", resolveUnixABI, d)
 	}
 }
 

@@ -154,9 +154,12 @@ type denials struct {
 
 // denialsFor is what the filter must refuse under s on a kernel with
 // Landlock ABI abi: without network, other sockets; under ReadOnly, file
-// metadata changes and, where Landlock cannot restrict connect(2) to
-// pathname sockets, unix sockets (a daemon's socket outside the workspace
-// would otherwise write for the command); where Landlock does not
+// metadata changes; under ReadOnly or without network, where Landlock
+// cannot restrict connect(2) to pathname sockets, unix sockets too (a
+// daemon's socket outside the workspace would otherwise act for the
+// command: Docker's runs containers as root, the user's systemd bus runs
+// programs outside the sandbox; a command without network reaches no
+// server, as it reaches none on localhost); where Landlock does not
 // restrict truncation, opening for reading with O_TRUNC (Landlock sees
 // only the read, anywhere the command may read).
 func denialsFor(s Spec, abi int) denials {
@@ -164,7 +167,7 @@ func denialsFor(s Spec, abi int) denials {
 	// others alone does not refuse a command on an architecture the
 	// filter does not know, where it ran before the filter had it.
 	_, known := socketArches.Get()[runtime.GOARCH]
-	return denials{network: !s.Network, unix: ro && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: known, ipc: ro && !s.PrivateIPC}
+	return denials{network: !s.Network, unix: (ro || !s.Network) && abi < resolveUnixABI, metadata: ro, truncOpen: abi < truncateABI, others: known, ipc: ro && !s.PrivateIPC}
 }
 
 func (d denials) any() bool {
