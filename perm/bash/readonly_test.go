@@ -26,6 +26,17 @@ func TestReadOnly(t *testing.T) {
 		{`tail -F log`, false, nil},
 		{`tail --follow=name log`, false, nil},
 		{`tail --foll log`, false, nil},
+		// tail's obsolete options: "f" follows; with more than one file
+		// after it, a "+N" is a file.
+		{`tail +5 f`, true, []string{"f"}},
+		{`tail +5 -- f`, true, []string{"f"}},
+		{`tail +f f`, false, nil},
+		{`tail -cf f`, false, nil},
+		{`tail +5lf -- f`, false, nil},
+		{`tail +f`, false, nil},
+		{`tail +5 a b`, true, []string{"+5", "a", "b"}},
+		{`tail +f a b`, true, []string{"+f", "a", "b"}},
+		{`tail -c f a b`, true, []string{"a", "b"}},
 		{`wc -l a b`, true, []string{"a", "b"}},
 		{`wc --files0-from=list`, false, nil},
 		{`grep -rn foo src`, true, []string{"src"}},

@@ -14,7 +14,50 @@ const gnuStd = " --help --version"
 var (
 	headNumRe = lazyre.MustCompile(`^-[0-9]+[bkmcl]?$`)
 	tailNumRe = lazyre.MustCompile(`^[-+][0-9]+[bcl]?$`)
+	// tailObsoleteRe is the shape of every word coreutils 9.1's tail
+	// (parse_obsolete_option) may take for an obsolete option: a sign,
+	// digits, a unit and "f", which follows the file as -f does ("+f",
+	// "-cf" and "+5f" all follow).
+	tailObsoleteRe = lazyre.MustCompile(`^[-+][0-9]*[bcl]?(f?)$`)
 )
+
+// headObsolete takes head's first argument -NUM[bkmcl] for the obsolete
+// -n NUM.
+func headObsolete(args []Word) (bool, Why) {
+	return headNumRe.Get().MatchString(args[0].Value), Why{}
+}
+
+// tailObsolete reads tail's first argument as coreutils 9.1 does. tail
+// takes it for an obsolete option only with at most one file after it
+// ("tail +5 f", "tail -5 -- f"); otherwise a "+5" is a file and a "-5"
+// an option tail refuses ("used in invalid context"). An obsolete option
+// ending in "f" follows its file, waiting for ever. A glob first word
+// may expand to such an option (a file named "+f") when it may begin
+// with "+" and end with "f" ("tail *.log" cannot).
+func tailObsolete(args []Word) (bool, Why) {
+	w := args[0]
+	if v := w.Value; w.Glob && v != "" && strings.ContainsRune("+*?[", rune(v[0])) && strings.ContainsRune("f*?]", rune(v[len(v)-1])) {
+		return false, Because("tail: %s may expand to an obsolete option", w.Raw)
+	}
+	m := tailObsoleteRe.Get().FindStringSubmatch(w.Value)
+	if m == nil {
+		return false, Why{}
+	}
+	// The words tail is given, as its argc and argv count them: a
+	// glob second word may expand to one word or several.
+	n := len(args) + 1
+	second := func(cond func(Word) bool) bool { return n >= 3 && (args[1].Glob || cond(args[1])) }
+	obsolete := n == 2 ||
+		n == 3 && second(func(a Word) bool { return !(strings.HasPrefix(a.Value, "-") && len(a.Value) > 1) }) ||
+		n <= 4 && second(func(a Word) bool { return a.Value == "--" })
+	switch {
+	case obsolete && m[1] == "f":
+		return false, Because("tail: %s follows its file", w.Raw)
+	case w.Value[0] == '+' && !obsolete:
+		return false, Why{} // a file
+	}
+	return tailNumRe.Get().MatchString(w.Value), Why{}
+}
 
 // Options deliberately left out of the specs below, by program (each makes
 // the command not read-only): tail -f/-F/--follow/--retry/--pid/-s (block),
@@ -41,8 +84,9 @@ var gnuSpecs = []*progSpec{
 		name:    "tail",
 		anyArgs: true,
 		opts:    "-c,--bytes=NUM -n,--lines=NUM -q,--quiet,--silent -v,--verbose -z,--zero-terminated --max-unchanged-stats=N" + gnuStd,
-		yes:     []string{"tail -n 20 f", "tail -20 f", "tail +5 f", "tail -n +5 f"},
-		no:      []string{"tail -f log", "tail -F log", "tail --follow=name log", "tail --foll log", "tail -20f log", "tail --retry f", "tail --pid=1 f", "tail -s 1 f"},
+		yes:     []string{"tail -n 20 f", "tail -20 f", "tail +5 f", "tail -n +5 f", "tail *.log", "tail +5 a b"},
+		no: []string{"tail -f log", "tail -F log", "tail --follow=name log", "tail --foll log", "tail -20f log", "tail --retry f", "tail --pid=1 f", "tail -s 1 f",
+			"tail +f log", "tail +5f log", "tail -cf log", "tail +cf", "tail +lf -- log", "tail +f *.log", "tail +* log", "tail * log", "tail *f"},
 	},
 	{
 		name:       "wc",
@@ -345,14 +389,14 @@ func lazySpec(s *progSpec) func() *progSpec {
 	return sync.OnceValue(func() *progSpec { return compiledSpec(s) })
 }
 
-// compiledSpec compiles s and returns it. head's and tail's obsolete -NUM
-// patterns are compiled with them.
+// compiledSpec compiles s and returns it, with head's and tail's readers
+// of their obsolete first argument.
 func compiledSpec(s *progSpec) *progSpec {
 	switch s.name {
 	case "head":
-		s.obsolete = headNumRe.Get()
+		s.obsolete = headObsolete
 	case "tail":
-		s.obsolete = tailNumRe.Get()
+		s.obsolete = tailObsolete
 	}
 	s.compile()
 	return s
