@@ -64,7 +64,9 @@ func tailObsolete(args []Word) (bool, Why) {
 // wc/sort/du --files0-from and file -f (read lists of further files),
 // ls -L/-H, du -L/-D/-H, tree -l, grep -R (follow links out of the tree),
 // sort -o/-T/--compress-program, tree -o/-R, file -C/-m/-z/-Z/-S/-p,
-// diff -l (runs pr), df --sync, date -s, md5sum -c (reads listed files).
+// diff -l (runs pr), df --sync, date -s, md5sum -c (reads listed files),
+// tree --info/--infofile/--gitignore/--gitfile (read files in the parents
+// of the directories listed).
 var gnuSpecs = []*progSpec{
 	{
 		name:    "cat",
@@ -288,14 +290,20 @@ var gnuSpecs = []*progSpec{
 		// tree 2.1 parses its own options: no abbreviations, and an option
 		// with a value takes the next word (long ones also "=value").
 		name: "tree",
-		opts: "-a -d -f -x -L=LEVEL -P=PATTERN -I=PATTERN --gitignore --gitfile=FILE --ignore-case --matchdirs --metafirst " +
-			"--prune --info --infofile=FILE --noreport --charset=X --filelimit=N -q -N -Q -p -u -g -s -h --si --du -D " +
+		// --gitignore and --info (and --gitfile and --infofile, which
+		// imply them) are left out: from tree 2.1.1 on, a directory
+		// listed without a .gitignore or .info has its parents searched
+		// for one up to "/", outside the workspace, and the .info
+		// file's comments are printed.
+		opts: "-a -d -f -x -L=LEVEL -P=PATTERN -I=PATTERN --ignore-case --matchdirs --metafirst " +
+			"--prune --noreport --charset=X --filelimit=N -q -N -Q -p -u -g -s -h --si --du -D " +
 			"--timefmt=FORMAT -F --inodes --device -v -t -c -U -r --dirsfirst --filesfirst --sort=(name|version|size|mtime|ctime|none) " +
 			"-i -A -S -n -C -X -J -H=BASEHREF -T=TITLE --nolinks --hintro=FILE --houtro=FILE --version --help",
 		dot:       true,
 		recursive: true,
 		yes:       []string{"tree -L 2 src", "tree", "tree -a -I node_modules", "tree --sort=name"},
-		no:        []string{"tree -o out src", "tree -R -L 2", "tree -l", "tree --fromfile list", "tree --fro list", "tree -L2"},
+		no: []string{"tree -o out src", "tree -R -L 2", "tree -l", "tree --fromfile list", "tree --fro list", "tree -L2",
+			"tree --info", "tree --infofile=x", "tree --infofile x", "tree --gitignore", "tree --gitfile=.gitignore"},
 	},
 	{
 		// less 590 takes abbreviations of its own long options, which
