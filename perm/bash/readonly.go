@@ -381,6 +381,8 @@ func findReadOnly(words []Word) (Reads, bool) {
 		}
 		if e.file {
 			r.Paths = append(r.Paths, readPath(words[i+1].Value, &words[i+1]))
+		} else if findNewerRe.Get().MatchString(v) && !plainDateString(words[i+1].Value) {
+			return Reads{Reason: Because("find: the date of %s may name a time zone file", v)}, false
 		}
 		for k := 1; k <= e.n; k++ {
 			if words[i+k].Glob && !e.file {

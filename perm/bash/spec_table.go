@@ -263,7 +263,9 @@ var gnuSpecs = []*progSpec{
 	},
 	{
 		name: "date",
-		opts: "-d,--date=STRING --debug -f,--file=FILE -I[=(date|hours|minutes|seconds|ns)] --iso-8601[=(date|hours|minutes|seconds|ns)] " +
+		// -f/--file is left out: each line of the file is a date string,
+		// which may name a time zone file (plainDateString).
+		opts: "-d,--date=STRING --debug -I[=(date|hours|minutes|seconds|ns)] --iso-8601[=(date|hours|minutes|seconds|ns)] " +
 			"--resolution -R,--rfc-email --rfc-3339=(date|seconds|ns) -r,--reference=FILE -u,--utc,--universal,--uct" + gnuStd,
 		operands: operandText,
 		// An operand other than +FORMAT sets the clock.
@@ -273,10 +275,18 @@ var gnuSpecs = []*progSpec{
 					return false
 				}
 			}
+			for _, o := range p.opts {
+				if o.name == "-d" || o.name == "--date" {
+					if !plainDateString(o.val) {
+						return false
+					}
+				}
+			}
 			return true
 		},
-		yes: []string{"date", "date +%Y-%m-%d", "date -u -Iseconds", "date -r f"},
-		no:  []string{"date -s 2020-01-01", "date --set=2020-01-01", "date 010100002020"},
+		yes: []string{"date", "date +%Y-%m-%d", "date -u -Iseconds", "date -r f", "date -d '2020-01-01 12:00 UTC'", "date --date=yesterday +%F"},
+		no: []string{"date -s 2020-01-01", "date --set=2020-01-01", "date 010100002020", "date -f dates", "date --file=dates", "date --fi=dates",
+			`date -d 'TZ="../../../etc/x" now'`, `date --date='  TZ="/etc/x"'`, `date -dTZ=\"x\"`},
 	},
 	{name: "whoami", opts: gnuStd, operands: operandNone, yes: []string{"whoami"}},
 	{name: "id", opts: "-a -Z,--context -g,--group -G,--groups -n,--name -r,--real -u,--user -z,--zero" + gnuStd, operands: operandText, yes: []string{"id -u", "id -un root"}},
@@ -341,6 +351,14 @@ var exactLong = lazy.Value[map[string]bool]{New: func() map[string]bool {
 var separateValue = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"tree": true}
 }}
+
+// plainDateString reports whether a date string (date -d, find
+// -newermt) has no '"': gnulib's parse_datetime takes a leading TZ="NAME"
+// for the time zone and loads the file NAME names, a path or a name under
+// /usr/share/zoneinfo that ".." climbs out of (date -d
+// 'TZ="../../../etc/x" now' reads /etc/x), a read the gate would not
+// check. Without a '"' there is no TZ="NAME".
+func plainDateString(s string) bool { return !strings.Contains(s, `"`) }
 
 // lessChecked accepts less with -L (--no-lessopen), which keeps it from
 // running the LESSOPEN preprocessor, and no "+cmd" operand
