@@ -195,15 +195,23 @@ func flagsOnly(name, flags string) func([]Word) (Reads, bool) {
 	}
 }
 
-// namesOnly: flags, then names that are looked up, not read.
+// namesOnly: flags, then names that are looked up, not read. A name
+// with a "/" is not looked up in PATH: the program looks at that path
+// (type ../x says whether ../x is an executable file), as test -x would,
+// so it is a path the command reads.
 func namesOnly(name, flags string) func([]Word) (Reads, bool) {
 	return func(words []Word) (Reads, bool) {
-		for _, w := range words {
+		var r Reads
+		for i := range words {
+			w := &words[i]
 			if strings.HasPrefix(w.Value, "-") && !isFlagCluster(w.Value, flags) || w.Glob {
 				return Reads{Reason: Because("%s: argument %s", name, w.Raw)}, false
 			}
+			if strings.Contains(w.Value, "/") {
+				r.Paths = append(r.Paths, readPath(w.Value, w))
+			}
 		}
-		return Reads{}, true
+		return r, true
 	}
 }
 
