@@ -191,6 +191,16 @@ func TestRecursiveReaders(t *testing.T) {
 		{"cp -r", secrets(ModeBypass), bashReq("cp -r . /tmp/copy"), Ask, 2, "recursive read"},
 		{"find", secrets(ModeBypass), bashReq("find . -type f"), Ask, 2, "recursive read"},
 		{"find elsewhere is fine", secrets(ModeBypass), bashReq("find src -type f"), Allow, 3, ""},
+		// ls -R, du and tree read the current directory's tree when they
+		// name no directory, as they do when they name ".".
+		{"ls -R default cwd", secrets(ModeDefault), bashReq("ls -R"), Ask, 2, "recursive read of " + f.root},
+		{"ls -R .", secrets(ModeDefault), bashReq("ls -R ."), Ask, 2, "recursive read of " + f.root},
+		{"du -a default cwd", secrets(ModeDefault), bashReq("du -a"), Ask, 2, "recursive read of " + f.root},
+		{"tree default cwd", secrets(ModeDefault), bashReq("tree -a"), Ask, 2, "recursive read of " + f.root},
+		{"find default cwd", secrets(ModeBypass), bashReq("find -type f"), Ask, 2, "recursive read of " + f.root},
+		{"ls -R elsewhere is fine", secrets(ModeDefault), bashReq("ls -R src"), Allow, 7, ""},
+		{"ls of the cwd is fine", secrets(ModeDefault), bashReq("ls -la"), Allow, 7, ""},
+		{"du of a file is fine", secrets(ModeDefault), bashReq("du -a src/a.go"), Allow, 7, ""},
 		{"grep -r elsewhere is fine", secrets(ModeDefault), bashReq("grep -r KEY src"), Allow, 7, ""},
 		{"git diff", secrets(ModeBypass), bashReq("git diff"), Ask, 2, "may print tracked file contents of the repository " + f.root},
 		{"git log -p", secrets(ModeBypass), bashReq("git log -p"), Ask, 2, "tracked"},

@@ -60,6 +60,9 @@ func (c *call) readsOf(p *part) {
 		return
 	}
 	p.recursion.recursive = p.recursion.recursive || r.Recursive
+	// ls -R, du and tree with no directory read the current one's tree,
+	// which no word names (treeRoots).
+	p.recursion.cwd = p.recursion.cwd || r.Recursive && r.Cwd
 	var reads []target
 	for _, rp := range r.Paths {
 		ts, ok := c.shellTargets(rp.Path)

@@ -372,6 +372,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 	}
 	if paths == 0 {
 		r.Paths = append(r.Paths, ReadPath{Path: "."})
+		r.Cwd = true
 	}
 	for ; i < len(words); i++ {
 		w := &words[i]

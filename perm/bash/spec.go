@@ -140,6 +140,10 @@ type Reads struct {
 	Paths []ReadPath
 	// Recursive reports that it reads whole trees under its directories.
 	Recursive bool
+	// Cwd reports that it reads the current directory without naming it
+	// (ls -R, du, tree, find and grep -r with no directory): its "." is
+	// in Paths, but no word of the command names it.
+	Cwd bool
 	// DirFiles reports that it reads the files inside a directory it is
 	// given even without Recursive, and FollowsLinks that it follows the
 	// symlinks among them (diff): the caller checks which paths are
@@ -454,6 +458,7 @@ func (s *progSpec) eval(words []Word) (Reads, bool) {
 	}
 	if files == 0 && (s.dot || r.Recursive && s.operands == operandPattern) {
 		r.Paths = append(r.Paths, ReadPath{Path: "."})
+		r.Cwd = true
 	}
 	return r, true
 }
