@@ -558,3 +558,21 @@ func ReadsTrees(prog string, args []string) (trees, sure bool) {
 	}
 	return trees, true
 }
+
+// ReadsCwd reports whether a command line of prog, a program with a
+// read-only spec, given as the words after the program (a deny form's
+// fields), may read the current directory without naming it (ls -R, du,
+// tree with no operand): true unless the spec reads it whole and finds an
+// operand.
+func ReadsCwd(prog string, args []string) bool {
+	s, found := specs.Get()[prog]
+	if !found {
+		return true
+	}
+	words, ok := formWords(args)
+	if !ok {
+		return true
+	}
+	r, ok := s().eval(words)
+	return !ok || r.Cwd
+}
