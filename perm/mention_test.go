@@ -153,6 +153,7 @@ func TestFollowLinks(t *testing.T) {
 func TestRecursiveReaders(t *testing.T) {
 	f := newFixture(t)
 	secrets := func(m Mode) func(*Policy) { return all(deny("Read(./secrets/**)"), mode(m)) }
+	lsRule := all(secrets(ModeDefault), allow("Bash(ls:*)", "Bash(du:*)", "Bash(tree:*)"))
 	cases := []evalCase{
 		{"grep -r", secrets(ModeDefault), bashReq("grep -r KEY ."), Ask, 2, "recursive read of " + f.root},
 		{"grep -r default cwd", secrets(ModeBypass), bashReq("grep -r KEY"), Ask, 2, "Read deny rule Read(./secrets/**)"},
@@ -191,6 +192,24 @@ func TestRecursiveReaders(t *testing.T) {
 		{"cp -r", secrets(ModeBypass), bashReq("cp -r . /tmp/copy"), Ask, 2, "recursive read"},
 		{"find", secrets(ModeBypass), bashReq("find . -type f"), Ask, 2, "recursive read"},
 		{"find elsewhere is fine", secrets(ModeBypass), bashReq("find src -type f"), Allow, 3, ""},
+		// ls -R, du and tree read the current directory's tree when they
+		// name no directory, as they do when they name ".".
+		{"ls -R default cwd", secrets(ModeDefault), bashReq("ls -R"), Ask, 2, "recursive read of " + f.root},
+		{"ls -R .", secrets(ModeDefault), bashReq("ls -R ."), Ask, 2, "recursive read of " + f.root},
+		{"du -a default cwd", secrets(ModeDefault), bashReq("du -a"), Ask, 2, "recursive read of " + f.root},
+		{"tree default cwd", secrets(ModeDefault), bashReq("tree -a"), Ask, 2, "recursive read of " + f.root},
+		{"find default cwd", secrets(ModeBypass), bashReq("find -type f"), Ask, 2, "recursive read of " + f.root},
+		{"ls -R elsewhere is fine", secrets(ModeDefault), bashReq("ls -R src"), Allow, 7, ""},
+		{"ls of the cwd is fine", secrets(ModeDefault), bashReq("ls -la"), Allow, 7, ""},
+		{"du of a file is fine", secrets(ModeDefault), bashReq("du -a src/a.go"), Allow, 7, ""},
+		// Allowed by a rule, a command line outside the spec is not
+		// read-only: ls, du and tree are known to list trees from their
+		// words, and may follow links with options the spec leaves out.
+		{"ls -RL by a rule", lsRule, bashReq("ls -RL"), Ask, 2, "recursive read of " + f.root},
+		{"du -aL by a rule", lsRule, bashReq("du -aL"), Ask, 2, "recursive read of " + f.root},
+		{"tree -l by a rule", lsRule, bashReq("tree -l"), Ask, 2, "recursive read of " + f.root},
+		{"ls -la by a rule is fine", lsRule, bashReq("ls -la"), Allow, 6, ""},
+		{"du of a file by a rule is fine", lsRule, bashReq("du -sh src/a.go"), Allow, 6, ""},
 		{"grep -r elsewhere is fine", secrets(ModeDefault), bashReq("grep -r KEY src"), Allow, 7, ""},
 		{"git diff", secrets(ModeBypass), bashReq("git diff"), Ask, 2, "may print tracked file contents of the repository " + f.root},
 		{"git log -p", secrets(ModeBypass), bashReq("git log -p"), Ask, 2, "tracked"},

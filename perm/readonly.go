@@ -59,12 +59,10 @@ func (c *call) readsOf(p *part) {
 		p.xargs = p.cmd.XargsSafe() && c.script.SetsOutside() == ""
 		return
 	}
-	if r.Recursive {
-		p.recursion.recursive = true
-		// du, ls -R: with no operand the spec reads "." (Reads), the
-		// directories the command runs in, which no word names.
-		p.recursion.cwd = p.recursion.cwd || slices.ContainsFunc(r.Paths, func(rp bash.ReadPath) bool { return rp.Path == "." })
-	}
+	p.recursion.recursive = p.recursion.recursive || r.Recursive
+	// ls -R, du and tree with no directory read the current one's tree,
+	// which no word names (treeRoots); so does an explicit ".".
+	p.recursion.cwd = p.recursion.cwd || r.Recursive && (r.Cwd || slices.ContainsFunc(r.Paths, func(rp bash.ReadPath) bool { return rp.Path == "." }))
 	var reads []target
 	for _, rp := range r.Paths {
 		ts, ok := c.shellTargets(rp.Path)

@@ -50,6 +50,7 @@ func recursionOf(allow string, deny []string) recursion {
 var recursiveProgs = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "find": true, "diff": true,
+		"ls": true, "du": true, "tree": true,
 		"cp": true, "zip": true, "rsync": true, "scp": true, "tar": true, "git": true,
 	}
 }}
@@ -88,6 +89,15 @@ func recursionOfForm(f []string) recursion {
 		// --dereference-recursive and --dir=recurse for -d recurse.
 		trees, sure := bash.ReadsTrees(filepath.Base(f[0]), args)
 		r.recursive, r.follows, r.cwd = trees, trees && !sure, trees
+	case "ls", "du", "tree":
+		// As grep: ls -R, du and tree list trees (the current
+		// directory's when they name none), and a command line their
+		// spec does not read whole (ls -RL, du -L, tree -l) may follow
+		// links too. Allowed by a rule rather than as read-only, such a
+		// command is not classified.
+		prog := filepath.Base(f[0])
+		trees, sure := bash.ReadsTrees(prog, args)
+		r.recursive, r.follows, r.cwd = trees, trees && !sure, trees && bash.ReadsCwd(prog, args)
 	case "rg", "ag", "ack":
 		r.recursive, r.cwd = true, true
 		for _, a := range args {

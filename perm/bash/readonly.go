@@ -195,15 +195,23 @@ func flagsOnly(name, flags string) func([]Word) (Reads, bool) {
 	}
 }
 
-// namesOnly: flags, then names that are looked up, not read.
+// namesOnly: flags, then names that are looked up, not read. A name
+// with a "/" is not looked up in PATH: the program looks at that path
+// (type ../x says whether ../x is an executable file), as test -x would,
+// so it is a path the command reads.
 func namesOnly(name, flags string) func([]Word) (Reads, bool) {
 	return func(words []Word) (Reads, bool) {
-		for _, w := range words {
+		var r Reads
+		for i := range words {
+			w := &words[i]
 			if strings.HasPrefix(w.Value, "-") && !isFlagCluster(w.Value, flags) || w.Glob {
 				return Reads{Reason: Because("%s: argument %s", name, w.Raw)}, false
 			}
+			if strings.Contains(w.Value, "/") {
+				r.Paths = append(r.Paths, readPath(w.Value, w))
+			}
 		}
-		return Reads{}, true
+		return r, true
 	}
 }
 
@@ -364,6 +372,7 @@ func findReadOnly(words []Word) (Reads, bool) {
 	}
 	if paths == 0 {
 		r.Paths = append(r.Paths, ReadPath{Path: "."})
+		r.Cwd = true
 	}
 	for ; i < len(words); i++ {
 		w := &words[i]
@@ -381,6 +390,8 @@ func findReadOnly(words []Word) (Reads, bool) {
 		}
 		if e.file {
 			r.Paths = append(r.Paths, readPath(words[i+1].Value, &words[i+1]))
+		} else if findNewerRe.Get().MatchString(v) && !plainDateString(words[i+1].Value) {
+			return Reads{Reason: Because("find: the date of %s may name a time zone file", v)}, false
 		}
 		for k := 1; k <= e.n; k++ {
 			if words[i+k].Glob && !e.file {
@@ -546,4 +557,22 @@ func ReadsTrees(prog string, args []string) (trees, sure bool) {
 		trees = trees || o.def.recursive
 	}
 	return trees, true
+}
+
+// ReadsCwd reports whether a command line of prog, a program with a
+// read-only spec, given as the words after the program (a deny form's
+// fields), may read the current directory without naming it (ls -R, du,
+// tree with no operand): true unless the spec reads it whole and finds an
+// operand.
+func ReadsCwd(prog string, args []string) bool {
+	s, found := specs.Get()[prog]
+	if !found {
+		return true
+	}
+	words, ok := formWords(args)
+	if !ok {
+		return true
+	}
+	r, ok := s().eval(words)
+	return !ok || r.Cwd
 }

@@ -2,7 +2,6 @@ package bash
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -77,9 +76,10 @@ type progSpec struct {
 	dot bool
 	// recursive: the program always reads whole trees (du, tree).
 	recursive bool
-	// obsolete matches head's and tail's -NUM (and tail's +NUM), taken
-	// as an option when it is the first argument.
-	obsolete *regexp.Regexp
+	// obsolete reads head's and tail's obsolete first argument (-NUM,
+	// tail's +NUM): skip reports one taken as an option, a non-zero why
+	// one that makes the command not read-only.
+	obsolete func(args []Word) (skip bool, why Why)
 	// patternOpts name the options that give the pattern (grep -e, -f):
 	// with one of them every operand is a path.
 	patternOpts []string
@@ -140,6 +140,10 @@ type Reads struct {
 	Paths []ReadPath
 	// Recursive reports that it reads whole trees under its directories.
 	Recursive bool
+	// Cwd reports that it reads the current directory without naming it
+	// (ls -R, du, tree, find and grep -r with no directory): its "." is
+	// in Paths, but no word of the command names it.
+	Cwd bool
 	// DirFiles reports that it reads the files inside a directory it is
 	// given even without Recursive, and FollowsLinks that it follows the
 	// symlinks among them (diff): the caller checks which paths are
@@ -298,7 +302,17 @@ func (s *progSpec) lookupLong(name string) (*optDef, string) {
 // accept.
 func (s *progSpec) parse(words []Word) (*parsedCmd, Why) {
 	p := &parsedCmd{}
-	for i := 0; i < len(words); i++ {
+	start := 0
+	if s.obsolete != nil && len(words) > 0 {
+		skip, why := s.obsolete(words)
+		if why.format != "" {
+			return nil, why
+		}
+		if skip {
+			start = 1
+		}
+	}
+	for i := start; i < len(words); i++ {
 		w := &words[i]
 		v := w.Value
 		switch {
@@ -307,8 +321,6 @@ func (s *progSpec) parse(words []Word) (*parsedCmd, Why) {
 				p.operands = append(p.operands, &words[j])
 			}
 			return p, Why{}
-		case i == 0 && s.obsolete != nil && s.obsolete.MatchString(v):
-			continue
 		case len(v) < 2 || v[0] != '-':
 			p.operands = append(p.operands, w)
 			continue
@@ -446,6 +458,7 @@ func (s *progSpec) eval(words []Word) (Reads, bool) {
 	}
 	if files == 0 && (s.dot || r.Recursive && s.operands == operandPattern) {
 		r.Paths = append(r.Paths, ReadPath{Path: "."})
+		r.Cwd = true
 	}
 	return r, true
 }

@@ -14,14 +14,59 @@ const gnuStd = " --help --version"
 var (
 	headNumRe = lazyre.MustCompile(`^-[0-9]+[bkmcl]?$`)
 	tailNumRe = lazyre.MustCompile(`^[-+][0-9]+[bcl]?$`)
+	// tailObsoleteRe is the shape of every word coreutils 9.1's tail
+	// (parse_obsolete_option) may take for an obsolete option: a sign,
+	// digits, a unit and "f", which follows the file as -f does ("+f",
+	// "-cf" and "+5f" all follow).
+	tailObsoleteRe = lazyre.MustCompile(`^[-+][0-9]*[bcl]?(f?)$`)
 )
+
+// headObsolete takes head's first argument -NUM[bkmcl] for the obsolete
+// -n NUM.
+func headObsolete(args []Word) (bool, Why) {
+	return headNumRe.Get().MatchString(args[0].Value), Why{}
+}
+
+// tailObsolete reads tail's first argument as coreutils 9.1 does. tail
+// takes it for an obsolete option only with at most one file after it
+// ("tail +5 f", "tail -5 -- f"); otherwise a "+5" is a file and a "-5"
+// an option tail refuses ("used in invalid context"). An obsolete option
+// ending in "f" follows its file, waiting for ever. A glob first word
+// may expand to such an option (a file named "+f") when it may begin
+// with "+" and end with "f" ("tail *.log" cannot).
+func tailObsolete(args []Word) (bool, Why) {
+	w := args[0]
+	if v := w.Value; w.Glob && v != "" && strings.ContainsRune("+*?[", rune(v[0])) && strings.ContainsRune("f*?]", rune(v[len(v)-1])) {
+		return false, Because("tail: %s may expand to an obsolete option", w.Raw)
+	}
+	m := tailObsoleteRe.Get().FindStringSubmatch(w.Value)
+	if m == nil {
+		return false, Why{}
+	}
+	// The words tail is given, as its argc and argv count them: a
+	// glob second word may expand to one word or several.
+	n := len(args) + 1
+	second := func(cond func(Word) bool) bool { return n >= 3 && (args[1].Glob || cond(args[1])) }
+	obsolete := n == 2 ||
+		n == 3 && second(func(a Word) bool { return !(strings.HasPrefix(a.Value, "-") && len(a.Value) > 1) }) ||
+		n <= 4 && second(func(a Word) bool { return a.Value == "--" })
+	switch {
+	case obsolete && m[1] == "f":
+		return false, Because("tail: %s follows its file", w.Raw)
+	case w.Value[0] == '+' && !obsolete:
+		return false, Why{} // a file
+	}
+	return tailNumRe.Get().MatchString(w.Value), Why{}
+}
 
 // Options deliberately left out of the specs below, by program (each makes
 // the command not read-only): tail -f/-F/--follow/--retry/--pid/-s (block),
 // wc/sort/du --files0-from and file -f (read lists of further files),
 // ls -L/-H, du -L/-D/-H, tree -l, grep -R (follow links out of the tree),
 // sort -o/-T/--compress-program, tree -o/-R, file -C/-m/-z/-Z/-S/-p,
-// diff -l (runs pr), df --sync, date -s, md5sum -c (reads listed files).
+// diff -l (runs pr), df --sync, date -s, md5sum -c (reads listed files),
+// tree --info/--infofile/--gitignore/--gitfile (read files in the parents
+// of the directories listed).
 var gnuSpecs = []*progSpec{
 	{
 		name:    "cat",
@@ -41,8 +86,9 @@ var gnuSpecs = []*progSpec{
 		name:    "tail",
 		anyArgs: true,
 		opts:    "-c,--bytes=NUM -n,--lines=NUM -q,--quiet,--silent -v,--verbose -z,--zero-terminated --max-unchanged-stats=N" + gnuStd,
-		yes:     []string{"tail -n 20 f", "tail -20 f", "tail +5 f", "tail -n +5 f"},
-		no:      []string{"tail -f log", "tail -F log", "tail --follow=name log", "tail --foll log", "tail -20f log", "tail --retry f", "tail --pid=1 f", "tail -s 1 f"},
+		yes:     []string{"tail -n 20 f", "tail -20 f", "tail +5 f", "tail -n +5 f", "tail *.log", "tail +5 a b"},
+		no: []string{"tail -f log", "tail -F log", "tail --follow=name log", "tail --foll log", "tail -20f log", "tail --retry f", "tail --pid=1 f", "tail -s 1 f",
+			"tail +f log", "tail +5f log", "tail -cf log", "tail +cf", "tail +lf -- log", "tail +f *.log", "tail +* log", "tail * log", "tail *f"},
 	},
 	{
 		name:       "wc",
@@ -217,7 +263,9 @@ var gnuSpecs = []*progSpec{
 	},
 	{
 		name: "date",
-		opts: "-d,--date=STRING --debug -f,--file=FILE -I[=(date|hours|minutes|seconds|ns)] --iso-8601[=(date|hours|minutes|seconds|ns)] " +
+		// -f/--file is left out: each line of the file is a date string,
+		// which may name a time zone file (plainDateString).
+		opts: "-d,--date=STRING --debug -I[=(date|hours|minutes|seconds|ns)] --iso-8601[=(date|hours|minutes|seconds|ns)] " +
 			"--resolution -R,--rfc-email --rfc-3339=(date|seconds|ns) -r,--reference=FILE -u,--utc,--universal,--uct" + gnuStd,
 		operands: operandText,
 		// An operand other than +FORMAT sets the clock.
@@ -227,10 +275,18 @@ var gnuSpecs = []*progSpec{
 					return false
 				}
 			}
+			for _, o := range p.opts {
+				if o.name == "-d" || o.name == "--date" {
+					if !plainDateString(o.val) {
+						return false
+					}
+				}
+			}
 			return true
 		},
-		yes: []string{"date", "date +%Y-%m-%d", "date -u -Iseconds", "date -r f"},
-		no:  []string{"date -s 2020-01-01", "date --set=2020-01-01", "date 010100002020"},
+		yes: []string{"date", "date +%Y-%m-%d", "date -u -Iseconds", "date -r f", "date -d '2020-01-01 12:00 UTC'", "date --date=yesterday +%F"},
+		no: []string{"date -s 2020-01-01", "date --set=2020-01-01", "date 010100002020", "date -f dates", "date --file=dates", "date --fi=dates",
+			`date -d 'TZ="../../../etc/x" now'`, `date --date='  TZ="/etc/x"'`, `date -dTZ=\"x\"`},
 	},
 	{name: "whoami", opts: gnuStd, operands: operandNone, yes: []string{"whoami"}},
 	{name: "id", opts: "-a -Z,--context -g,--group -G,--groups -n,--name -r,--real -u,--user -z,--zero" + gnuStd, operands: operandText, yes: []string{"id -u", "id -un root"}},
@@ -244,14 +300,20 @@ var gnuSpecs = []*progSpec{
 		// tree 2.1 parses its own options: no abbreviations, and an option
 		// with a value takes the next word (long ones also "=value").
 		name: "tree",
-		opts: "-a -d -f -x -L=LEVEL -P=PATTERN -I=PATTERN --gitignore --gitfile=FILE --ignore-case --matchdirs --metafirst " +
-			"--prune --info --infofile=FILE --noreport --charset=X --filelimit=N -q -N -Q -p -u -g -s -h --si --du -D " +
+		// --gitignore and --info (and --gitfile and --infofile, which
+		// imply them) are left out: from tree 2.1.1 on, a directory
+		// listed without a .gitignore or .info has its parents searched
+		// for one up to "/", outside the workspace, and the .info
+		// file's comments are printed.
+		opts: "-a -d -f -x -L=LEVEL -P=PATTERN -I=PATTERN --ignore-case --matchdirs --metafirst " +
+			"--prune --noreport --charset=X --filelimit=N -q -N -Q -p -u -g -s -h --si --du -D " +
 			"--timefmt=FORMAT -F --inodes --device -v -t -c -U -r --dirsfirst --filesfirst --sort=(name|version|size|mtime|ctime|none) " +
 			"-i -A -S -n -C -X -J -H=BASEHREF -T=TITLE --nolinks --hintro=FILE --houtro=FILE --version --help",
 		dot:       true,
 		recursive: true,
 		yes:       []string{"tree -L 2 src", "tree", "tree -a -I node_modules", "tree --sort=name"},
-		no:        []string{"tree -o out src", "tree -R -L 2", "tree -l", "tree --fromfile list", "tree --fro list", "tree -L2"},
+		no: []string{"tree -o out src", "tree -R -L 2", "tree -l", "tree --fromfile list", "tree --fro list", "tree -L2",
+			"tree --info", "tree --infofile=x", "tree --infofile x", "tree --gitignore", "tree --gitfile=.gitignore"},
 	},
 	{
 		// less 590 takes abbreviations of its own long options, which
@@ -289,6 +351,14 @@ var exactLong = lazy.Value[map[string]bool]{New: func() map[string]bool {
 var separateValue = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"tree": true}
 }}
+
+// plainDateString reports whether a date string (date -d, find
+// -newermt) has no '"': gnulib's parse_datetime takes a leading TZ="NAME"
+// for the time zone and loads the file NAME names, a path or a name under
+// /usr/share/zoneinfo that ".." climbs out of (date -d
+// 'TZ="../../../etc/x" now' reads /etc/x), a read the gate would not
+// check. Without a '"' there is no TZ="NAME".
+func plainDateString(s string) bool { return !strings.Contains(s, `"`) }
 
 // lessChecked accepts less with -L (--no-lessopen), which keeps it from
 // running the LESSOPEN preprocessor, and no "+cmd" operand
@@ -345,14 +415,14 @@ func lazySpec(s *progSpec) func() *progSpec {
 	return sync.OnceValue(func() *progSpec { return compiledSpec(s) })
 }
 
-// compiledSpec compiles s and returns it. head's and tail's obsolete -NUM
-// patterns are compiled with them.
+// compiledSpec compiles s and returns it, with head's and tail's readers
+// of their obsolete first argument.
 func compiledSpec(s *progSpec) *progSpec {
 	switch s.name {
 	case "head":
-		s.obsolete = headNumRe.Get()
+		s.obsolete = headObsolete
 	case "tail":
-		s.obsolete = tailNumRe.Get()
+		s.obsolete = tailObsolete
 	}
 	s.compile()
 	return s
