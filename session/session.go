@@ -134,11 +134,16 @@ type Session struct {
 	planExit perm.Mode
 	// bypass says bypassPermissions may be switched to (Config.AllowBypass,
 	// or the session started in it).
-	bypass  bool
-	session []perm.Rule // session runtime permissions (step 4)
-	dirs    []string    // /add-dir
-	catalog *agent.Catalog
-	loaded  []string // MCP tool groups loaded (progressive disclosure)
+	bypass bool
+	// fromSettings is the mode the session started in when a settings
+	// file's defaultMode chose it, "" otherwise or once the person
+	// changed the mode: it holds only as long as the settings still give
+	// it (build).
+	fromSettings perm.Mode
+	session      []perm.Rule // session runtime permissions (step 4)
+	dirs         []string    // /add-dir
+	catalog      *agent.Catalog
+	loaded       []string // MCP tool groups loaded (progressive disclosure)
 
 	turn    sync.Mutex // held for the length of a turn
 	history []openai.ChatCompletionMessage
@@ -193,6 +198,9 @@ func New(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, live: live, set: set, mode: mode, bypass: cfg.AllowBypass || mode == perm.ModeBypass, catalog: cat, tasks: &tool.TaskList{}}
+	if set.ModeSource != perm.SourceCLI && mode == set.Mode {
+		s.fromSettings = mode
+	}
 	s.notifyCtx, s.unnotify = context.WithCancel(context.Background())
 	s.policy = policy.Live(live, s.build)
 	for _, w := range slices.Concat(set.Warnings, cat.Warnings(), agentWarns) {
@@ -359,6 +367,18 @@ func (s *Session) build(set *settings.Settings) perm.Policy {
 	if !set.ModeAllowed(s.mode) {
 		s.mode = perm.ModeDefault
 	}
+	if m := s.fromSettings; m != "" && s.mode == m && set.Mode != m {
+		// The settings that chose the start mode no longer give it (a
+		// trusted project's defaultMode, once the project is no longer
+		// trusted, or a file changed): the session narrows to what they
+		// give now, never widens, and bypassPermissions stays open only
+		// if the person opened it.
+		s.mode = perm.CapMode(m, cmp.Or(set.Mode, perm.ModeDefault))
+		s.fromSettings = ""
+		if m == perm.ModeBypass && s.mode != perm.ModeBypass {
+			s.bypass = s.cfg.AllowBypass
+		}
+	}
 	p := policy.Main(s.set, s.runtime())
 	if s.cfg.Agent != nil {
 		// Under an agent, the mode Main capped (policy.MainMode) as the
@@ -423,7 +443,7 @@ func (s *Session) SetMode(m perm.Mode) error {
 	if err := s.open(m); err != nil {
 		return err
 	}
-	s.mode = m
+	s.mode, s.fromSettings = m, ""
 	return nil
 }
 
@@ -481,7 +501,7 @@ func (s *Session) leavePlan() (perm.Mode, error) {
 	if err := s.open(m); err != nil {
 		return "", err
 	}
-	s.mode = m
+	s.mode, s.fromSettings = m, ""
 	return m, nil
 }
 
@@ -501,7 +521,7 @@ func (s *Session) CycleMode() perm.Mode {
 	for i := 1; i <= len(modes); i++ {
 		m := modes[(at+i)%len(modes)]
 		if s.open(m) == nil {
-			s.mode = m
+			s.mode, s.fromSettings = m, ""
 			break
 		}
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -676,5 +677,41 @@ func TestAlwaysAllowKeepsRecordedTrust(t *testing.T) {
 	no := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
 	if got := newSession(t, root, home, offline.New(), no, nil).Check(context.Background(), curl); got.Decision != perm.Allow || no.count() != 0 {
 		t.Errorf("next session: %v (%s), %d approvals; want the saved rule to allow without asking", got.Decision, got.Reason, no.count())
+	}
+}
+
+// A mode a trusted project's defaultMode chose holds only while the
+// project is trusted: once a changed file ends the trust, the session
+// narrows to what the settings give now (here default), at the next
+// call. It had stayed in acceptEdits, though the project's settings no
+// longer counted. A mode the person chose is theirs, and stays.
+func TestSettingsModeEndsWithTrust(t *testing.T) {
+	for _, chosen := range []bool{false, true} {
+		root, home := project(t, map[string]string{".gen/settings.json": `{"permissions": {"defaultMode": "acceptEdits"}}`})
+		files, err := settings.ProjectFiles(root, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := settings.AddTrustedProject(settings.UserPath(home), root, files); err != nil {
+			t.Fatal(err)
+		}
+		s := newSession(t, root, home, offline.New(), nil, nil)
+		if m := s.Mode(); m != perm.ModeAcceptEdits {
+			t.Fatalf("started in %s, want the trusted project's acceptEdits", m)
+		}
+		if chosen {
+			if err := errors.Join(s.SetMode(perm.ModeDefault), s.SetMode(perm.ModeAcceptEdits)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeAt(t, filepath.Join(root, ".gen", "settings.json"), `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(make)"]}}`)
+		s.Policy() // the next call's policy: the settings are reloaded
+		want := perm.ModeDefault
+		if chosen {
+			want = perm.ModeAcceptEdits
+		}
+		if m := s.Mode(); m != want {
+			t.Errorf("chosen by the person %v: after the trust ended the session is in %s, want %s", chosen, m, want)
+		}
 	}
 }
