@@ -79,17 +79,12 @@ func compressWrites(prog string, args []Word) (targets []Word, dynamic bool, ok 
 			case name == "recursive" || name == "suffix" || name == "name":
 				return nil, true, true
 			case name == "output" || name == "output-file":
-				if !hasVal {
-					if i+1 >= len(args) {
-						return nil, true, true
-					}
-					i++
-					if !args[i].Static {
-						return nil, true, true
-					}
-					val = args[i].Value
+				out, last, ok := optValue(args, i, val, hasVal)
+				if !ok || !out.Static {
+					return nil, true, true
 				}
-				targets = append(targets, staticWord(val))
+				i = last
+				targets = append(targets, staticWord(out.Value))
 			}
 			continue
 		}
@@ -110,18 +105,12 @@ func compressWrites(prog string, args []Word) (targets []Word, dynamic bool, ok 
 			case 'r', 'S':
 				return nil, true, true
 			case 'o':
-				val := v[j+1:]
-				if val == "" {
-					if i+1 >= len(args) {
-						return nil, true, true
-					}
-					i++
-					if !args[i].Static {
-						return nil, true, true
-					}
-					val = args[i].Value
+				out, last, ok := optValue(args, i, v[j+1:], j+1 < len(v))
+				if !ok || !out.Static {
+					return nil, true, true
 				}
-				targets = append(targets, staticWord(val))
+				i = last
+				targets = append(targets, staticWord(out.Value))
 				j = len(v)
 			}
 		}

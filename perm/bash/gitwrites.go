@@ -226,18 +226,16 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 		case v == "--":
 			return ts, dynamic
 		case LongAbbrev(v, "--output") || LongAbbrev(v, "--output-directory"):
-			if _, val, eq := strings.Cut(v, "="); eq {
-				add(Word{Raw: val, Value: val, Static: true})
-			} else if i+1 < len(args) {
-				i++
-				add(args[i])
+			_, val, eq := strings.Cut(v, "=")
+			if out, last, ok := optValue(args, i, val, eq); ok {
+				i = last
+				add(out)
 			}
 		case short && optCluster(v) && strings.IndexByte(v, 'o') > 0:
-			if val := v[strings.IndexByte(v, 'o')+1:]; val != "" {
-				add(Word{Raw: val, Value: val, Static: true})
-			} else if i+1 < len(args) {
-				i++
-				add(args[i])
+			val := v[strings.IndexByte(v, 'o')+1:]
+			if out, last, ok := optValue(args, i, val, val != ""); ok {
+				i = last
+				add(out)
 			}
 		}
 	}
@@ -284,11 +282,10 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 		v := w.Value
 		switch {
 		case LongAbbrev(v, "--separate-git-dir") || sub == "checkout-index" && LongAbbrev(v, "--prefix"):
-			if _, val, eq := strings.Cut(v, "="); eq {
-				add(val)
-			} else if i+1 < len(args) {
-				i++
-				add(args[i].Value)
+			_, val, eq := strings.Cut(v, "=")
+			if out, last, ok := optValue(args, i, val, eq); ok {
+				i = last
+				add(out.Value)
 			}
 		case strings.HasPrefix(v, "-") && v != "-":
 		case sub == "checkout-index":

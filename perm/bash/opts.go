@@ -281,3 +281,18 @@ func optCluster(v string) bool { return len(v) > 1 && v[0] == '-' && v[1] != '-'
 func ClusterHas(v string, c byte) bool {
 	return optCluster(v) && strings.IndexByte(v[1:], c) >= 0
 }
+
+// optValue returns the value of the option args[i] names, for a reader
+// that picks one option out of a command line: inline, when given (after
+// "=", or the rest of a short-option cluster), else the next word, with
+// the index of the last word it took; ok is false when there is no next
+// word. The caller judges whether the value is static.
+func optValue(args []Word, i int, inline string, given bool) (val Word, last int, ok bool) {
+	switch {
+	case given:
+		return staticWord(inline), i, true
+	case i+1 < len(args):
+		return args[i+1], i + 1, true
+	}
+	return Word{}, i, false
+}
