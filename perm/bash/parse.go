@@ -799,7 +799,8 @@ type frame struct {
 	next  int      // for a CallExpr: the argument the walk reaches next
 	flags frameFlag
 	// unseen memoises unseenFrom for this frame (0: not known yet,
-	// 1: no, 2: yes) while the frame above it stays the same.
+	// 1: no input, 2: unseen input, 3: a file) while the frame above it
+	// stays the same.
 	unseen uint8
 }
 
@@ -1014,29 +1015,34 @@ func (st *walkState) stdinOf() (text string, static, unseen, file bool) {
 				t, s := staticOutput([]*syntax.Stmt{n.X})
 				return t, s, !s, false
 			}
-			return "", false, st.unseenFrom(i - 1), false
+			unseen, file := st.unseenFrom(i - 1)
+			return "", false, unseen, file
 		case *syntax.FuncDecl, *syntax.CoprocClause:
 			return "", false, true, false
 		case *syntax.File:
-			return "", false, st.parentInput(), false
+			unseen, file := st.parentInput()
+			return "", false, unseen, file
 		default:
-			return "", false, st.unseenFrom(i - 1), false
+			unseen, file := st.unseenFrom(i - 1)
+			return "", false, unseen, file
 		}
 	}
 	return "", false, false, false
 }
 
-// unseenFrom is stdinOf's unseen for input reaching stack[j] from the
-// frames around it once a loop or list stands between them and the
-// command: any input there, text or not, is not the command's own. The
-// answer is memoised on the frames it climbs, which share it, so that a
-// long list (a && b && ...) costs a step per command, not its depth.
-func (st *walkState) unseenFrom(j int) bool {
-	i, result := j, false
+// unseenFrom is stdinOf's unseen and file for input reaching stack[j]
+// from the frames around it once a loop or list stands between them and
+// the command: any input there, text or not, is not the command's own,
+// and a file there (while read l; do python3; done < a.py) is what the
+// command reads as much as its own < f. The answer is memoised on the
+// frames it climbs, which share it, so that a long list (a && b && ...)
+// costs a step per command, not its depth.
+func (st *walkState) unseenFrom(j int) (unseen, file bool) {
+	i, m := j, uint8(1)
 climb:
 	for ; i >= 0; i-- {
-		if m := st.stack[i].unseen; m != 0 {
-			result = m == 2
+		if k := st.stack[i].unseen; k != 0 {
+			m = k
 			break
 		}
 		switch n := st.stack[i].node.(type) {
@@ -1047,46 +1053,49 @@ climb:
 				}
 				switch r.Op {
 				case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.DplIn, syntax.RdrInOut:
-					result = true
+					m = 2
 					break climb
 				case syntax.RdrIn:
-					_, subst := procSubst(r.Word)
-					result = subst // a file is the project's data
+					m = 3 // a file is the project's data
+					if _, subst := procSubst(r.Word); subst {
+						m = 2
+					}
 					break climb
 				}
 			}
 		case *syntax.BinaryCmd:
 			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && i+1 < len(st.stack) && st.stack[i+1].node == n.Y {
-				result = true
+				m = 2
 				break climb
 			}
 		case *syntax.FuncDecl, *syntax.CoprocClause:
-			result = true
+			m = 2
 			break climb
 		case *syntax.File:
-			result = st.parentInput()
+			if unseen, file := st.parentInput(); unseen {
+				m = 2
+			} else if file {
+				m = 3
+			}
 			break climb
 		}
-	}
-	m := uint8(1)
-	if result {
-		m = 2
 	}
 	for k := max(i, 0); k <= j; k++ {
 		st.stack[k].unseen = m
 	}
-	return result
+	return m == 2, m == 3
 }
 
 // parentInput reports whether the code this walk's source came from
-// (bash -c CODE, eval CODE) is given input: any, text or not, is not the
-// nested commands' own.
-func (st *walkState) parentInput() bool {
+// (bash -c CODE, eval CODE) is given input: any text or input the gate
+// cannot see is not the nested commands' own (unseen); a file is what
+// they read (file).
+func (st *walkState) parentInput() (unseen, file bool) {
 	if st.parent == nil {
-		return false // the script's own input: none
+		return false, false // the script's own input: none
 	}
-	t, _, unseen, _ := st.parent.stdinOf()
-	return unseen || t != ""
+	t, _, u, f := st.parent.stdinOf()
+	return u || t != "", f
 }
 
 // docText returns the text of a here-document or here-string body w:
@@ -1573,7 +1582,8 @@ func (c *collector) arithmetic(n syntax.Node, st *walkState) {
 // StdinFed reports whether the script gives the command its standard
 // input: text (Stdin: a here-document or here-string, its own or its
 // group's, or what echo or printf print into it, empty text included), a
-// file (< f), or what the gate cannot see (a pipe from another command, a
+// file (< f, its own or a loop's, list's or nested shell's around it), or
+// what the gate cannot see (a pipe from another command, a
 // loop's input: stdinUnseen). What the command reads is then part of what
 // it does (python3 <<EOF, cat x.py | python3, xargs rm's operands), and
 // no allow rule, which matches the command's words, says it.
