@@ -59,6 +59,9 @@ func Suggest(req Request, p *Policy) []string {
 //     in any directory, where ./build.sh, make or x.py are other files;
 //   - a command named as a function the script defines (make() { ...; };
 //     make): its rule would allow the program of that name;
+//   - a WebFetch of this machine or its network (internalHost): a
+//     domain rule covers every port of the host, the service approved
+//     and every other one listening there;
 //   - a call of a tool whose rules match an argument (Agent's
 //     subagent_type, Skill's skill, WebSearch's query) without that
 //     argument: the bare tool would allow every call of it. The argument
@@ -86,6 +89,9 @@ func suggestion(c *call, pt *part) string {
 	case kindOther:
 		switch {
 		case pt.tool == "WebFetch":
+			if internalHost(pt.host) {
+				return ""
+			}
 			return "WebFetch(domain:" + pt.host + ")"
 		case specKey(pt.tool) == "":
 			return pt.tool // no argument of it is matched: the tool is the call

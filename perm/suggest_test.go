@@ -60,6 +60,8 @@ func TestSuggestNamesOnlyTheCall(t *testing.T) {
 		{"an unbalanced parenthesis in a file name", fileReq("Edit", "src/a(b.go"), []Request{fileReq("Edit", "src/a.go")}},
 		{"a link out of the workspace", fileReq("Edit", "src/link"), nil},
 		{"an IPv6 host", fetch("http://[::1]:8080/"), nil},
+		{"a port on this machine", fetch("http://127.0.0.1:3000/"), []Request{fetch("http://127.0.0.1:2375/version")}},
+		{"a port of the network", fetch("http://localhost:8080/"), []Request{fetch("http://localhost:9200/_cat/indices")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Policy{Mode: ModeDefault, Workspace: f.ws()}
