@@ -160,6 +160,11 @@ type Handler struct {
 	// Origin names the file and key the hook was configured at, for
 	// warnings: ".gen/settings.json: hooks.PreToolUse[0].hooks[1]".
 	Origin string
+	// Guard marks a hook kept only to refuse (Config.Guards): the command
+	// line left its settings out. Its deny, ask, block and "continue":
+	// false stand; its allow and updatedPermissions are not taken, and an
+	// updatedInput, the call it would run instead, is asked about.
+	Guard bool
 }
 
 // Group is a matcher and the hooks that run when it matches.
@@ -488,6 +493,27 @@ func (c Config) mapHandlers(f func(Handler) (Handler, bool)) Config {
 			if len(ng.Hooks) > 0 {
 				out.groups[ev] = append(out.groups[ev], ng)
 			}
+		}
+	}
+	return out
+}
+
+// Guards returns the PreToolUse and PermissionRequest hooks of c as
+// guards (Handler.Guard). The hooks of a settings scope the command line
+// leaves out (--setting-sources, a --settings that sets
+// disableAllHooks) still guard the calls, as its deny and ask rules
+// still apply: a user's guard is policy a command line cannot swap out.
+func (c Config) Guards() Config {
+	out := Config{groups: map[Event][]Group{}}
+	for _, ev := range []Event{PreToolUse, PermissionRequest} {
+		for _, g := range c.groups[ev] {
+			ng := g
+			ng.Hooks = make([]Handler, len(g.Hooks))
+			for i, h := range g.Hooks {
+				h.Guard = true
+				ng.Hooks[i] = h
+			}
+			out.groups[ev] = append(out.groups[ev], ng)
 		}
 	}
 	return out

@@ -295,6 +295,31 @@ func (a *answer) permissionRequest(hs *wireSpecific) {
 	}
 }
 
+// guard keeps of a guard's answer (Handler.Guard) only what refuses. An
+// allow decides nothing, and its updatedPermissions are dropped. An
+// updatedInput is dropped too: running the call as sent would not be
+// what the hook meant, so a PreToolUse guard's rewrite asks (headless:
+// denies), and a PermissionRequest guard's, like its allow, leaves the
+// call asked.
+func (a *answer) guard(ev Event) {
+	if !a.h.Guard {
+		return
+	}
+	if a.verdict == Approve {
+		a.verdict = NoVerdict
+		a.warnf("allow ignored: the command line leaves this hook's settings out, and it only refuses")
+	}
+	a.updates = nil
+	if a.updatedInput == nil {
+		return
+	}
+	a.updatedInput = nil
+	if ev == PreToolUse && a.verdict < Ask {
+		a.verdict = Ask
+		a.reason = fmt.Sprintf("hook %s (%s) changes the call, and the command line leaves its settings out: the change is not made", a.h.Origin, a.h.Command)
+	}
+}
+
 // combine merges the answers of the hooks of one event, given in
 // configuration order, so the result does not depend on which hook
 // finished first.

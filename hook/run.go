@@ -287,6 +287,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 			return
 		}
 		a.stdout(ev, stdout.buf)
+		a.guard(ev)
 	case errors.As(werr, &exitErr) && exitErr.ExitCode() == 2:
 		a.exitTwo(ev, stderr.String())
 	case errors.As(werr, &exitErr) && exitErr.ExitCode() >= 0:

@@ -681,3 +681,51 @@ func TestEndBudgetFromEnv(t *testing.T) {
 		t.Errorf("With: EndBudget %v, want %v", w.EndBudget, r.EndBudget)
 	}
 }
+
+// A guard (Config.Guards: a hook whose settings the command line left
+// out) only refuses: its deny and ask stand, its allow decides nothing
+// and brings no updatedPermissions, and a PreToolUse guard's rewrite is
+// asked about rather than made or dropped.
+func TestGuardOnlyRefuses(t *testing.T) {
+	guard := func(r *Runner) *Runner {
+		r.Config = r.Config.Guards()
+		return r
+	}
+	for _, c := range []struct {
+		name    string
+		ev      Event
+		body    string
+		verdict Verdict
+	}{
+		{"deny", PreToolUse, `echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'`, Deny},
+		{"exit 2", PreToolUse, `echo no >&2; exit 2`, Deny},
+		{"ask", PreToolUse, `echo '{"hookSpecificOutput": {"permissionDecision": "ask"}}'`, Ask},
+		{"allow", PreToolUse, `echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`, NoVerdict},
+		{"approve", PreToolUse, `echo '{"decision": "approve"}'`, NoVerdict},
+		{"rewrite", PreToolUse, `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "npm test -- --ci"}}}'`, Ask},
+		{"rewrite, no decision", PreToolUse, `echo '{"hookSpecificOutput": {"updatedInput": {"command": "npm test -- --ci"}}}'`, Ask},
+		{"request: deny", PermissionRequest, `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}'`, Deny},
+		{"request: allow", PermissionRequest, `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow",
+			"updatedInput": {"command": "npm test"},
+			"updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"}]}}}'`, NoVerdict},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := newRunner(t, c.ev, hookSpec{body: c.body})
+			o := run(t, guard(r), c.ev, toolInput())
+			if o.Verdict != c.verdict || o.UpdatedInput != nil || o.UpdatedPermissions != nil {
+				t.Errorf("verdict %v, input %v, updates %+v; want %v and nothing else", o.Verdict, o.UpdatedInput, o.UpdatedPermissions, c.verdict)
+			}
+			if c.verdict == Deny && o.Reason == "" {
+				t.Error("no reason")
+			}
+		})
+	}
+	t.Run("a full hook beside it still approves", func(t *testing.T) {
+		full, _ := newRunner(t, PreToolUse, hookSpec{body: `echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`})
+		g, _ := newRunner(t, PreToolUse, hookSpec{body: `echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`})
+		r := &Runner{Config: Merge(full.Config, g.Config.Guards()), ProjectDir: full.ProjectDir}
+		if o := run(t, r, PreToolUse, toolInput()); o.Verdict != Approve {
+			t.Errorf("verdict %v, want approve", o.Verdict)
+		}
+	})
+}

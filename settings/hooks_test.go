@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gen-run/gen/hook"
+	"github.com/gen-run/gen/perm"
 )
 
 // hookCommands lists "source:command" for the hooks of ev that match
@@ -195,5 +196,49 @@ func TestHooksNotFromAdditionalDirectories(t *testing.T) {
 	}
 	if !slices.Contains(s.Workspace.Dirs, extra) {
 		t.Errorf("the additional directory is not in the workspace: %v", s.Workspace.Dirs)
+	}
+}
+
+// A disableAllHooks the command line gives (--settings) turns off the
+// hooks of every file but managed settings', and leaves their
+// PreToolUse and PermissionRequest hooks guarding the calls, only to
+// refuse (hook.Handler.Guard): a command line cannot turn off the user's
+// guard, as it cannot drop the user's deny rules. Where a file sets it,
+// or managed settings allow only managed hooks, nothing is kept.
+func TestDisableAllHooksFromTheCommandLine(t *testing.T) {
+	hooks := `"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+		"PermissionRequest": [{"hooks": [{"type": "command", "command": "answer.sh"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}]}`
+	for _, c := range []struct {
+		name, managed, user, flag string
+		guards                    bool
+	}{
+		{"the command line", `{}`, `{` + hooks + `}`, `{"disableAllHooks": true}`, true},
+		{"the command line and the user", `{}`, `{"disableAllHooks": true, ` + hooks + `}`, `{"disableAllHooks": true}`, false},
+		{"the command line under allowManagedHooksOnly", `{"allowManagedHooksOnly": true}`, `{` + hooks + `}`, `{"disableAllHooks": true}`, false},
+		{"the command line's own hooks", `{}`, `{}`, `{"disableAllHooks": true, ` + hooks + `}`, false},
+	} {
+		l := newLayout(t)
+		writeFile(t, l.managed, c.managed)
+		writeFile(t, l.user, c.user)
+		s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, FlagSettings: []byte(c.flag), FlagSettingsPath: "--settings"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Hooks.Has(hook.Stop) {
+			t.Errorf("%s: a Stop hook runs", c.name)
+		}
+		for _, ev := range []hook.Event{hook.PreToolUse, hook.PermissionRequest} {
+			hs := s.Hooks.Matching(ev, "Bash")
+			if !c.guards {
+				if len(hs) > 0 {
+					t.Errorf("%s: %s hooks %+v, want none", c.name, ev, hs)
+				}
+				continue
+			}
+			if len(hs) != 1 || !hs[0].Guard || hs[0].Source != perm.SourceUser {
+				t.Errorf("%s: %s hooks %+v, want the user's, as a guard", c.name, ev, hs)
+			}
+		}
 	}
 }

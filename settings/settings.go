@@ -535,24 +535,49 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 // sets it is trusted: a repository could otherwise turn off the guard a
 // user's PreToolUse hook is. Read as an unknown key, it left every hook
 // running.
+//
+// A disableAllHooks only the command line gives (--settings) leaves the
+// other files' PreToolUse and PermissionRequest hooks running as guards
+// (hook.Config.Guards), as --setting-sources does for a scope it leaves
+// out: a command line cannot turn off a user's guard, as it cannot drop
+// the user's deny rules.
 func (s *Settings) mergeHooks() {
-	by, none := "", false
+	by, none, cliOnly := "", false, true
 	for _, f := range s.Files {
 		switch {
 		case f.NoHooks && s.untrusted(f):
 			s.Warnings = append(s.Warnings, s.Refusal(noHooksKey, f.Path))
 		case f.NoHooks:
-			s.ManagedHooksOnly, by = true, fmt.Sprintf("%s is set in %s", noHooksKey, f.Path)
+			if by == "" {
+				by = fmt.Sprintf("%s is set in %s", noHooksKey, f.Path)
+			}
+			s.ManagedHooksOnly = true
 			none = none || f.Scope == perm.SourceManaged
-		case f.ManagedHooksOnly && by == "":
-			s.ManagedHooksOnly, by = true, fmt.Sprintf("%s is set in %s", managedHooksKey, f.Path)
+			cliOnly = cliOnly && f.Scope == perm.SourceCLI
+		case f.ManagedHooksOnly:
+			if by == "" {
+				by = fmt.Sprintf("%s is set in %s", managedHooksKey, f.Path)
+			}
+			s.ManagedHooksOnly, cliOnly = true, false
 		}
 	}
+	guards := s.ManagedHooksOnly && cliOnly && !none
 	var cs []hook.Config
 	for _, f := range s.Files {
 		if none || s.ManagedHooksOnly && f.Scope != perm.SourceManaged {
+			g := hook.Config{}
+			if guards && f.Scope != perm.SourceCLI {
+				g = f.Hooks.Guards()
+			}
 			if !f.Hooks.Empty() {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring hooks: %s", f.Path, by))
+				kept := ""
+				if !g.Empty() {
+					kept = " (its PreToolUse and PermissionRequest hooks still run, only to refuse)"
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignoring hooks: %s%s", f.Path, by, kept))
+			}
+			if !g.Empty() {
+				cs = append(cs, g)
 			}
 			continue
 		}
@@ -687,6 +712,7 @@ func (f *File) restrictions() File {
 		MCPJSONOff:       f.MCPJSONOff,
 		TrustedProjects:  f.TrustedProjects,
 		Sandbox:          f.Sandbox.Tightening(),
+		Hooks:            f.Hooks.Guards(),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/workspace"
 )
@@ -1026,7 +1027,8 @@ func TestLoadSourceLeftOut(t *testing.T) {
 	l := newLayout(t)
 	writeFile(t, l.user, `{
 		"permissions": {"disableBypassPermissionsMode": "disable", "deny": ["Bash(rm:*)"]},
-		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]},
+		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+			"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo post"}]}]},
 		"api": {"timeout": "10m"},
 		"modelAliases": {"fast": "small-model"},
 		"mcpServers": {"x": {"command": "x"}},
@@ -1057,8 +1059,12 @@ func TestLoadSourceLeftOut(t *testing.T) {
 	if user == nil {
 		t.Fatalf("the left-out user file is not listed: %+v", s.Files)
 	}
-	if !s.Hooks.Empty() || s.API.Timeout != 0 || len(s.ModelAliases) > 0 || user.MCPServers != nil {
+	if s.Hooks.Has(hook.PostToolUse) || s.API.Timeout != 0 || len(s.ModelAliases) > 0 || user.MCPServers != nil {
 		t.Errorf("left out, yet configures: hooks %v, api %+v, aliases %v, mcpServers %s", s.Hooks, s.API, s.ModelAliases, user.MCPServers)
+	}
+	// Its guard still guards, only to refuse (hook.Handler.Guard).
+	if hs := s.Hooks.Matching(hook.PreToolUse, "Bash"); len(hs) != 1 || !hs[0].Guard {
+		t.Errorf("PreToolUse hooks %+v, want the user's, as a guard", hs)
 	}
 	if len(user.Sandbox.Filesystem.AllowWrite) > 0 || user.Sandbox.Enabled == nil || !*user.Sandbox.Enabled || user.Sandbox.Network == nil || *user.Sandbox.Network {
 		t.Errorf("sandbox = %+v, want only what narrows (enabled, no network)", user.Sandbox)
