@@ -979,9 +979,12 @@ func (c *call) resolveNow(p string) ([]target, bool) {
 		// raw, not cleaned: target must see a ".." after a symlink).
 		if i == 0 || !slices.Contains(c.bases[:i], b) {
 			t := c.targetIn(b, p)
-			more, ok := c.procTargets(b+"/"+p, t, 0)
-			ts = append(append(ts, t), more...)
-			sure = sure && ok
+			ts = append(ts, t)
+			if t.real != t.abs || joinedHasProc(b, p) {
+				more, ok := c.procTargets(b+"/"+p, t, 0)
+				ts = append(ts, more...)
+				sure = sure && ok
+			}
 		}
 	}
 	return ts, sure

@@ -64,6 +64,13 @@ func (c *call) procTargets(raw string, t target, depth int) ([]target, bool) {
 	return ts, sure
 }
 
+// joinedHasProc reports whether dir + "/" + p holds "/proc", as
+// procTargets' first test of that path, without making it: the only
+// "/proc" across the join starts at its separator.
+func joinedHasProc(dir, p string) bool {
+	return strings.HasPrefix(p, "proc") || strings.Contains(dir, "/proc") || strings.Contains(p, "/proc")
+}
+
 // procSplit walks the absolute path raw as the kernel does, following
 // the links outside /proc (linkOutsideProc), up to the first prefix that
 // is a process's link (procLink). It returns whether that process is the

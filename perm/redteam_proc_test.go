@@ -1,6 +1,9 @@
 package perm
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRedTeamProcLinks: a process's links under /proc lead to the
 // command's files, not the gate's (procTargets). Was Allow in
@@ -30,4 +33,18 @@ func TestRedTeamProcLinks(t *testing.T) {
 		{"proc: own status", env, bashReq("cat /proc/self/status /proc/cpuinfo"), Allow, 3},
 		{"proc: self cwd, not denied", env, bashReq("cat /proc/self/cwd/src/a.go"), Allow, 3},
 	})
+}
+
+// joinedHasProc, which spares resolveNow a string per path, answers as
+// the test of the joined path it stands for.
+func TestJoinedHasProc(t *testing.T) {
+	dirs := []string{"/", "/a", "/pro", "/a/proc", "/proc", "/x/pro/", "/a/b/c", "//"}
+	ps := []string{"", "proc", "proc/self/root", "c/x", "a/proc", "a//proc/1", "x", ".", "../proc", "pro", "roc", "/proc"}
+	for _, d := range dirs {
+		for _, p := range ps {
+			if got, want := joinedHasProc(d, p), strings.Contains(d+"/"+p, "/proc"); got != want {
+				t.Errorf("joinedHasProc(%q, %q) = %v, want %v", d, p, got, want)
+			}
+		}
+	}
 }
