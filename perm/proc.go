@@ -85,7 +85,7 @@ func (c *call) procSplit(raw string) (own bool, entry, rest string, found bool) 
 	}
 	w, ok := c.procDirs[dir]
 	if !ok {
-		w = c.procWalk(procWalk{cur: "/"}, dir)
+		w = c.procWalk(procWalk{cur: "/"}, dir, 0)
 		if c.procDirs == nil {
 			c.procDirs = make(map[string]procWalk)
 		}
@@ -97,7 +97,7 @@ func (c *call) procSplit(raw string) (own bool, entry, rest string, found bool) 
 		}
 		return w.own, w.entry, w.rest + "/" + base, true
 	}
-	w = c.procWalk(w, base)
+	w = c.procWalk(w, raw, len(raw)-len(base))
 	return w.own, w.entry, w.rest, w.found
 }
 
@@ -111,10 +111,12 @@ type procWalk struct {
 	entry, rest string
 }
 
-// procWalk walks rest on from w.
-func (c *call) procWalk(w procWalk, rest string) procWalk {
+// procWalk walks src[from:] on from w.
+func (c *call) procWalk(w procWalk, src string, from int) procWalk {
 	cur, hops := w.cur, w.hops
+	rest := src[from:]
 	for rest != "" {
+		start := len(src) - len(rest)
 		var part string
 		part, rest, _ = strings.Cut(rest, "/")
 		switch part {
@@ -124,7 +126,7 @@ func (c *call) procWalk(w procWalk, rest string) procWalk {
 			cur = path.Dir(cur)
 			continue
 		}
-		cur = path.Join(cur, part)
+		cur = joinAt(cur, part, src, start)
 		if own, entry, ok := procLink(cur); ok {
 			return procWalk{own: own, entry: entry, rest: rest, found: true}
 		}
@@ -142,8 +144,27 @@ func (c *call) procWalk(w procWalk, rest string) procWalk {
 			cur = path.Dir(cur)
 		}
 		rest = dest + "/" + rest
+		src = rest
 	}
 	return procWalk{cur: cur, hops: hops}
+}
+
+// joinAt is path.Join(cur, part) for a clean absolute cur and a name part
+// (not "", "." or "..", no separator) that src holds at start: src's own
+// prefix where that spells the join, so that walking a clean path makes
+// no new strings.
+func joinAt(cur, part, src string, start int) string {
+	end := start + len(part)
+	if cur == "/" {
+		if start == 1 && src[0] == '/' {
+			return src[:end]
+		}
+		return "/" + part
+	}
+	if start == len(cur)+1 && src[len(cur)] == '/' && src[:len(cur)] == cur {
+		return src[:end]
+	}
+	return cur + "/" + part
 }
 
 // procLink reports whether the clean absolute path p is a process's link

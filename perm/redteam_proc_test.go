@@ -1,6 +1,7 @@
 package perm
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,23 @@ func TestJoinedHasProc(t *testing.T) {
 			if got, want := joinedHasProc(d, p), strings.Contains(d+"/"+p, "/proc"); got != want {
 				t.Errorf("joinedHasProc(%q, %q) = %v, want %v", d, p, got, want)
 			}
+		}
+	}
+}
+
+// joinAt, which spares procWalk a string per element, answers as
+// path.Join, whether or not src spells the join before part.
+func TestJoinAt(t *testing.T) {
+	for _, c := range []struct {
+		cur, src string
+	}{
+		{"/", "/tmp"}, {"/", "//tmp"}, {"/", "tmp"}, {"/", "x/tmp"},
+		{"/a", "/a/tmp"}, {"/a", "/ab/tmp"}, {"/a", "/b/tmp"}, {"/a", "/a//tmp"}, {"/a/b", "/a/b/tmp"},
+		{"/a/b", "/a/c/tmp"}, {"/a", "a/tmp"}, {"/a", "/a/./tmp"}, {"/x/y", "/x/y/z/../tmp"},
+	} {
+		start := strings.LastIndex(c.src, "tmp")
+		if got, want := joinAt(c.cur, "tmp", c.src, start), path.Join(c.cur, "tmp"); got != want {
+			t.Errorf("joinAt(%q, tmp, %q, %d) = %q, want %q", c.cur, c.src, start, got, want)
 		}
 	}
 }
