@@ -63,7 +63,7 @@ func (f *policyFlags) register(cmd *cobra.Command, modeName string) {
 	stringsVar(fl, &f.disallowed, "disallowedTools", nil, "deny rules for this session, comma- or space-separated, e.g. 'Bash(rm:*)' (repeatable; alias --disallowed-tools)")
 	fl.BoolVar(&f.trust, "trust", false, trustHelp)
 	fl.StringVar(&f.settings, "settings", "", "a settings file, or a JSON object, to load as one more settings scope, above local settings and below managed ones (read once: not followed)")
-	stringsVar(fl, &f.sources, "setting-sources", nil, `the settings scopes to load in full, comma-separated: user, project, local ("" for none); managed settings and --settings always load, and a scope left out still brings its deny and ask rules and its guard hooks`)
+	stringsVar(fl, &f.sources, "setting-sources", nil, `the settings scopes to load in full, comma-separated: user, project, local ("" for none); managed settings and --settings always load, and a scope left out still brings its deny and ask rules (the user's, its guard hooks too)`)
 	stringsVar(fl, &f.tools, "tools", nil, `the built-in tools the run has, comma- or space-separated, e.g. 'Bash,Read,Edit'; "" for none, "default" for all (the others are denied and not shown; MCP tools stay, and so do EnterPlanMode and ExitPlanMode, which only switch the mode with your approval)`)
 	fl.StringVar(&f.managed, "managed-settings", "", "what-if: read managed settings from this file instead of /etc/gen/managed-settings.json (gen permissions check only)")
 	f.agents.register(fl)

@@ -499,10 +499,11 @@ func (c Config) mapHandlers(f func(Handler) (Handler, bool)) Config {
 }
 
 // Guards returns the PreToolUse and PermissionRequest hooks of c as
-// guards (Handler.Guard). The hooks of a settings scope the command line
-// leaves out (--setting-sources, a --settings that sets
-// disableAllHooks) still guard the calls, as its deny and ask rules
-// still apply: a user's guard is policy a command line cannot swap out.
+// guards (Handler.Guard). The user's hooks, where the command line
+// leaves them out (--setting-sources, a --settings that sets
+// disableAllHooks), still guard the calls, as the user's deny and ask
+// rules still apply: a user's guard is policy a command line cannot swap
+// out.
 func (c Config) Guards() Config {
 	out := Config{groups: map[Event][]Group{}}
 	for _, ev := range []Event{PreToolUse, PermissionRequest} {

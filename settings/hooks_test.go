@@ -200,7 +200,7 @@ func TestHooksNotFromAdditionalDirectories(t *testing.T) {
 }
 
 // A disableAllHooks the command line gives (--settings) turns off the
-// hooks of every file but managed settings', and leaves their
+// hooks of every file but managed settings', and leaves the user's
 // PreToolUse and PermissionRequest hooks guarding the calls, only to
 // refuse (hook.Handler.Guard): a command line cannot turn off the user's
 // guard, as it cannot drop the user's deny rules. Where a file sets it,
@@ -221,7 +221,9 @@ func TestDisableAllHooksFromTheCommandLine(t *testing.T) {
 		l := newLayout(t)
 		writeFile(t, l.managed, c.managed)
 		writeFile(t, l.user, c.user)
-		s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, FlagSettings: []byte(c.flag), FlagSettingsPath: "--settings"})
+		// A trusted project's hooks are not the user's: they are off.
+		writeFile(t, l.project, `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "project.sh"}]}]}}`)
+		s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Trust: true, FlagSettings: []byte(c.flag), FlagSettingsPath: "--settings"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -537,10 +537,10 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 // running.
 //
 // A disableAllHooks only the command line gives (--settings) leaves the
-// other files' PreToolUse and PermissionRequest hooks running as guards
-// (hook.Config.Guards), as --setting-sources does for a scope it leaves
-// out: a command line cannot turn off a user's guard, as it cannot drop
-// the user's deny rules.
+// user's PreToolUse and PermissionRequest hooks running as guards
+// (userGuards), as --setting-sources does when it leaves the user's
+// settings out: a command line cannot turn off a user's guard, as it
+// cannot drop the user's deny rules.
 func (s *Settings) mergeHooks() {
 	by, none, cliOnly := "", false, true
 	for _, f := range s.Files {
@@ -566,8 +566,8 @@ func (s *Settings) mergeHooks() {
 	for _, f := range s.Files {
 		if none || s.ManagedHooksOnly && f.Scope != perm.SourceManaged {
 			g := hook.Config{}
-			if guards && f.Scope != perm.SourceCLI {
-				g = f.Hooks.Guards()
+			if guards {
+				g = f.userGuards()
 			}
 			if !f.Hooks.Empty() {
 				kept := ""
@@ -712,8 +712,20 @@ func (f *File) restrictions() File {
 		MCPJSONOff:       f.MCPJSONOff,
 		TrustedProjects:  f.TrustedProjects,
 		Sandbox:          f.Sandbox.Tightening(),
-		Hooks:            f.Hooks.Guards(),
+		Hooks:            f.userGuards(),
 	}
+}
+
+// userGuards are the hooks of a user settings file that still guard
+// where the command line leaves the file's hooks out (hook.Config.Guards):
+// a user's guard is the user's policy, as the file's deny rules are. A
+// project's and a local file's are not kept: they run only in a trusted
+// project, and a run that leaves them out is not asked to trust it.
+func (f *File) userGuards() hook.Config {
+	if f.Scope != perm.SourceUser {
+		return hook.Config{}
+	}
+	return f.Hooks.Guards()
 }
 
 // ConfigFiles returns, for perm.Policy.Code, the settings files of every

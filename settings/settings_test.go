@@ -1035,7 +1035,8 @@ func TestLoadSourceLeftOut(t *testing.T) {
 		"deniedMcpServers": [{"serverName": "evil"}],
 		"sandbox": {"enabled": true, "network": false, "filesystem": {"allowWrite": ["/opt/out"]}}
 	}`)
-	writeFile(t, l.project, `{"permissions": {"allow": ["Read"]}}`)
+	writeFile(t, l.project, `{"permissions": {"allow": ["Read"]},
+		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "project.sh"}]}]}}`)
 	load := func(opts Options) *Settings {
 		t.Helper()
 		opts.Cwd, opts.Home, opts.ManagedPath, opts.Trust = l.cwd, l.home, l.managed, true
@@ -1063,8 +1064,13 @@ func TestLoadSourceLeftOut(t *testing.T) {
 		t.Errorf("left out, yet configures: hooks %v, api %+v, aliases %v, mcpServers %s", s.Hooks, s.API, s.ModelAliases, user.MCPServers)
 	}
 	// Its guard still guards, only to refuse (hook.Handler.Guard).
-	if hs := s.Hooks.Matching(hook.PreToolUse, "Bash"); len(hs) != 1 || !hs[0].Guard {
-		t.Errorf("PreToolUse hooks %+v, want the user's, as a guard", hs)
+	if hs := s.Hooks.Matching(hook.PreToolUse, "Bash"); len(hs) != 2 || hs[0].Guard || hs[0].Command != "project.sh" || !hs[1].Guard || hs[1].Source != perm.SourceUser {
+		t.Errorf("PreToolUse hooks %+v, want the project's, then the user's as a guard", hs)
+	}
+	// A project left out keeps no hooks: only the user's guard.
+	p := load(Options{LimitSources: true, Sources: []perm.Source{}})
+	if hs := p.Hooks.Matching(hook.PreToolUse, "Bash"); len(hs) != 1 || !hs[0].Guard || hs[0].Source != perm.SourceUser {
+		t.Errorf("with every scope left out: PreToolUse hooks %+v, want the user's guard only", hs)
 	}
 	if len(user.Sandbox.Filesystem.AllowWrite) > 0 || user.Sandbox.Enabled == nil || !*user.Sandbox.Enabled || user.Sandbox.Network == nil || *user.Sandbox.Network {
 		t.Errorf("sandbox = %+v, want only what narrows (enabled, no network)", user.Sandbox)
