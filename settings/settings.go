@@ -224,6 +224,14 @@ type Settings struct {
 	// a file disableAllHooks (mergeHooks): only hooks from managed
 	// settings may run, and under a managed disableAllHooks none.
 	ManagedHooksOnly bool
+	// UserGuards is set with ManagedHooksOnly when only the command line
+	// set it (a --settings disableAllHooks): the user's PreToolUse and
+	// PermissionRequest hooks, a user agent's included, still run as
+	// guards (hook.Config.Guards).
+	UserGuards bool
+	// HooksOff says why only managed hooks run, for warnings; "" when
+	// ManagedHooksOnly is not set.
+	HooksOff string
 	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
 	// only MCP servers configured in managed settings may start.
 	ManagedMCPOnly bool
@@ -562,6 +570,7 @@ func (s *Settings) mergeHooks() {
 		}
 	}
 	guards := s.ManagedHooksOnly && cliOnly && !none
+	s.UserGuards, s.HooksOff = guards, by
 	var cs []hook.Config
 	for _, f := range s.Files {
 		if none || s.ManagedHooksOnly && f.Scope != perm.SourceManaged {

@@ -241,15 +241,22 @@ func RunnableHooks(set *settings.Settings) (hook.Config, []string) {
 // runs (agent.Definition.Hooks, besides the session's), and the warning
 // to print when there are some that may not: a project's agent's hooks
 // run code before the gate sees a call, as its settings hooks do, so they
-// need the project's trust; under allowManagedHooksOnly no agent's hooks
-// run. A user's agent's hooks are the user's own. The hooks carry
+// need the project's trust; under allowManagedHooksOnly or a
+// disableAllHooks no agent's hooks run, except, where only the command
+// line turned hooks off (settings.Settings.UserGuards), a user agent's
+// PreToolUse and PermissionRequest hooks as guards, which only refuse.
+// A user's agent's hooks are the user's own. The hooks carry
 // perm.SourceAgent.
 func AgentHooks(set *settings.Settings, d *agent.Definition) (hook.Config, string) {
 	if d.Hooks.Empty() {
 		return hook.Config{}, ""
 	}
 	if set.ManagedHooksOnly {
-		return hook.Config{}, fmt.Sprintf("%s: ignoring the agent's hooks: managed settings allow only managed hooks (allowManagedHooksOnly)", d.Path)
+		msg := fmt.Sprintf("%s: ignoring the agent's hooks: %s", d.Path, set.HooksOff)
+		if set.UserGuards && d.Source == agent.SourceUser {
+			return d.Hooks.Guards().WithSource(perm.SourceAgent), msg + " (its PreToolUse and PermissionRequest hooks still run, only to refuse)"
+		}
+		return hook.Config{}, msg
 	}
 	if d.Source == agent.SourceProject {
 		if msg := Refusal(set, Hooks, d.Path); msg != "" {

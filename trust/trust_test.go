@@ -639,4 +639,18 @@ func TestAgentHooks(t *testing.T) {
 	if c, w := AgentHooks(s, user); !c.Empty() || !strings.Contains(w, "allowManagedHooksOnly") {
 		t.Errorf("allowManagedHooksOnly: hooks %v, warning %q", !c.Empty(), w)
 	}
+	// A disableAllHooks only the command line gives leaves a user agent's
+	// hooks guarding, only to refuse, and a project agent's off.
+	s, err = settings.Load(settings.Options{Cwd: proj, Home: home, ManagedPath: filepath.Join(home, "none.json"), Trust: true,
+		FlagSettings: []byte(`{"disableAllHooks": true}`), FlagSettingsPath: "--settings"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, w := AgentHooks(s, user); len(c.Matching(hook.PreToolUse, "Bash")) != 1 || !c.Matching(hook.PreToolUse, "Bash")[0].Guard ||
+		!strings.Contains(w, "disableAllHooks is set in --settings") {
+		t.Errorf("--settings disableAllHooks, a user agent: hooks %+v, warning %q; want its guard", c.Matching(hook.PreToolUse, "Bash"), w)
+	}
+	if c, w := AgentHooks(s, proja); !c.Empty() || !strings.Contains(w, "disableAllHooks is set in --settings") {
+		t.Errorf("--settings disableAllHooks, a project agent: hooks %v, warning %q; want none", !c.Empty(), w)
+	}
 }
