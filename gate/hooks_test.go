@@ -115,6 +115,7 @@ func TestPreToolUse(t *testing.T) {
 		{"allow approves what the mode would ask", allow, "", "", bash("curl https://example.org"), perm.Allow, "approved by a PreToolUse hook"},
 		{"allow never overrides a deny rule", allow, "Bash(curl:*)", "", bash("curl https://example.org"), perm.Deny, "blocked by deny rule"},
 		{"allow never overrides a bypass-immune check", allow, "", "", bash("rm -rf /"), perm.Deny, "destructive command"},
+		{"allow never answers a deny rule's mention", allow, "Bash(curl:*)", "", bash(`python3 -c "import os; os.system('curl x')"`), perm.Deny, "mentions curl"},
 		{"allow never overrides an ask rule", allow, "", "Bash(curl:*)", bash("curl https://example.org"), perm.Deny, "ask rule"},
 		{"deny in JSON", e.script("deny.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no listing"}}'`),
 			"", "", bash("ls"), perm.Deny, "denied by a PreToolUse hook: no listing"},

@@ -2,12 +2,18 @@ package hook
 
 import "github.com/gen-run/gen/perm"
 
-// Steps of perm's pipeline whose Ask no hook may answer on a person's
-// behalf with PreToolUse (an allow "skips the prompt but not deny or ask
-// rules", as in Claude Code).
+// Steps of perm's pipeline the hooks' functions look at.
 const (
-	stepImmune  = 2 // bypass-immune checks
-	stepAskRule = 5 // ask rules, and the mode switches (perm.ModeTools: the person's)
+	// stepImmune is the bypass-immune checks, whose Ask only a person
+	// answers.
+	stepImmune = 2
+	// stepModeDefault is the mode's default, the one Ask a PreToolUse
+	// allow answers (it "skips the prompt but not deny or ask rules", as
+	// in Claude Code). Every other step's Ask is a rule's or a check's: a
+	// deny rule's program mentioned in the command (step 1), a
+	// bypass-immune check (2), bypassPermissions' unmodelled program
+	// while deny rules hold (3), an ask rule or a mode switch (5).
+	stepModeDefault = 7
 )
 
 // ApplyPreToolUse combines the PreToolUse outcome o with r, the gate's
@@ -22,9 +28,9 @@ const (
 //   - Deny from a hook denies, with the hook's reason (step 0: before the
 //     pipeline).
 //   - Ask from a hook turns the gate's Allow into Ask.
-//   - Approve turns only the mode default's Ask (step 7) into Allow: an
-//     Ask from a bypass-immune check (step 2) or an ask rule (step 5)
-//     stays Ask.
+//   - Approve turns only the mode default's Ask (step 7) into Allow: any
+//     other Ask (a deny rule's program mentioned, step 1; a bypass-immune
+//     check, step 2; an ask rule, step 5; ...) stays Ask.
 func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 	if r.Decision == perm.Deny {
 		return r
@@ -46,7 +52,7 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 			return perm.Result{Decision: perm.Ask, Step: r.Step, Reason: reason, Rule: "PreToolUse hook", Source: perm.SourceHook, Path: r.Path}
 		}
 	case Approve:
-		if r.Decision == perm.Ask && r.Step != stepImmune && r.Step != stepAskRule {
+		if r.Decision == perm.Ask && r.Step == stepModeDefault {
 			r.Decision, r.Reason, r.Rule, r.Source = perm.Allow, "approved by a PreToolUse hook", "PreToolUse hook", perm.SourceHook
 		}
 	}
