@@ -124,7 +124,12 @@ func TestPreToolUse(t *testing.T) {
 			"", "", bash("ls"), perm.Deny, "a PreToolUse hook asks for approval"},
 		{"another exit status decides nothing", e.script("exit1.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'; exit 1`),
 			"", "", bash("curl https://example.org"), perm.Deny, "requires approval"},
-		{"invalid JSON decides nothing", e.script("junk.sh", `echo '{"hookSpecificOutput": '`), "", "", bash("ls"), perm.Allow, "read-only"},
+		// An answer gen cannot read may be a deny: the call the gate
+		// allows is denied.
+		{"invalid JSON denies", e.script("junk.sh", `echo '{"hookSpecificOutput": '`), "", "", bash("ls"), perm.Deny, "unexpected end of JSON input"},
+		{"a deny in another case denies", e.script("case.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "Deny"}}'`), "", "", bash("ls"), perm.Deny, `unknown permissionDecision "Deny"`},
+		{"a deny after a log line denies", e.script("log.sh", `echo "checking"; echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}'`), "", "", bash("ls"), perm.Deny, "text before the JSON"},
+		{"plain stdout decides nothing", e.script("plain.sh", `echo "looks fine"`), "", "", bash("ls"), perm.Allow, "read-only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,16 +184,33 @@ echo "$p" >> `+filepath.Join(e.dir, "seen")+``)
 	}
 }
 
-func TestHookTimeoutDecidesNothing(t *testing.T) {
+// A guard hook that times out may have meant to deny: a PreToolUse
+// hook's timeout denies a call the gate allows, and a PermissionRequest
+// hook's leaves the call to a person, whatever another hook approved.
+func TestHookTimeoutFailsClosed(t *testing.T) {
 	e := newHookEnv(t)
-	slow := e.script("slow.sh", "sleep 30\n"+preAllow)
-	slowReq := e.script("slowreq.sh", "sleep 30\n"+reqAllow)
-	g := &Gate{Policy: e.policy(nil), Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: slow, hook.PermissionRequest: slowReq}, 0.2)}
-	got := g.Check(context.Background(), bash("curl https://example.org"))
-	if got.Decision != perm.Deny || got.Step != 8 {
-		t.Errorf("got %v step %d (%s); want step 8's Deny: the timed-out hooks decided nothing", got.Decision, got.Step, got.Reason)
+	slow := e.script("slow.sh", "sleep 30\necho no >&2; exit 2")
+	g := &Gate{Policy: e.policy(nil), Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: slow}, 0.2)}
+	if got := g.Check(context.Background(), bash("ls")); got.Decision != perm.Deny || !strings.Contains(got.Reason, "timed out") {
+		t.Errorf("got %v step %d (%s); want a Deny: the guard timed out", got.Decision, got.Step, got.Reason)
+	}
+
+	// Two PermissionRequest hooks: one approves, the other times out.
+	raw := `{"PermissionRequest": [{"hooks": [{"type": "command", "command": ` + strconvQuote(e.script("reqallow.sh", reqAllow)) + `},
+		{"type": "command", "command": ` + strconvQuote(e.script("slowreq.sh", "sleep 30")) + `, "timeout": 0.2}]}]}`
+	cfg, err := hook.Parse("test settings", json.RawMessage(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	g = &Gate{Policy: e.policy(nil), Hooks: &hook.Agent{Runner: &hook.Runner{Config: cfg}, Cwd: e.dir},
+		Asker: askerFunc(func(_ perm.Request, r perm.Result) perm.Result { asked++; r.Decision = perm.Deny; return r })}
+	if got := g.Check(context.Background(), bash("curl https://example.org")); got.Decision != perm.Deny || asked != 1 {
+		t.Errorf("got %v step %d (%s), asked %d times; want the person asked (and refusing)", got.Decision, got.Step, got.Reason, asked)
 	}
 }
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // updatedInput is a new call: the gate judges what will run, not what the
 // model sent.
