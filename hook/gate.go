@@ -71,8 +71,11 @@ func suffix(reason string) string {
 // PermissionRequest outcome o. decided is false when no hook answered: the
 // caller then asks a person, or, where nobody can be asked, denies.
 //
-// A hook's Deny denies. Its Approve allows, except for an Ask raised by a
-// bypass-immune check (step 2), which only a person can answer. When
+// A hook's Deny denies, and so does "continue": false (the agent stops,
+// and as in Claude Code that comes before any decision: an allow beside
+// it does not make the call). Its Approve allows, except for an Ask
+// raised by a bypass-immune check (step 2), which only a person can
+// answer. When
 // o.UpdatedInput is set the allow is for the changed call: the caller must
 // evaluate it again and apply o to that result (an Ask there is answered
 // by this same outcome, without running the hooks again). The caller
@@ -80,6 +83,9 @@ func suffix(reason string) string {
 func ApplyPermissionRequest(o Outcome, r perm.Result) (res perm.Result, decided bool) {
 	if r.Decision != perm.Ask {
 		return r, r.Decision != perm.Ask
+	}
+	if o.Stop {
+		return perm.Result{Decision: perm.Deny, Step: r.Step, Reason: "a PermissionRequest hook stopped the agent" + suffix(o.StopReason), Rule: "PermissionRequest hook", Source: perm.SourceHook}, true
 	}
 	switch o.Verdict {
 	case Deny:

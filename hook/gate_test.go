@@ -113,6 +113,19 @@ func TestApplyPermissionRequest(t *testing.T) {
 	}
 }
 
+// "continue": false in a PermissionRequest answer comes before its allow,
+// as in Claude Code: the agent stops, and the call is not made.
+func TestApplyPermissionRequestStop(t *testing.T) {
+	r := gateResult(t, bash("npm test"), perm.ModeDefault, nil, nil)
+	got, decided := ApplyPermissionRequest(Outcome{Event: PermissionRequest, Verdict: Approve, Stop: true, StopReason: "enough"}, r)
+	if got.Decision != perm.Deny || !decided || got.Source != perm.SourceHook || got.Reason != "a PermissionRequest hook stopped the agent: enough" {
+		t.Errorf("got %v decided %v from %s (%q), want a hook's Deny saying the agent stopped", got.Decision, decided, got.Source, got.Reason)
+	}
+	if got, _ := ApplyPermissionRequest(Outcome{Event: PermissionRequest, Stop: true}, r); got.Decision != perm.Deny {
+		t.Errorf("without a verdict: got %v, want Deny", got.Decision)
+	}
+}
+
 // "continue": false in a PreToolUse answer comes before its decision, as
 // in Claude Code: even an approved call the gate allows is not made.
 func TestApplyPreToolUseStop(t *testing.T) {
