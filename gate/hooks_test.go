@@ -394,7 +394,7 @@ func (echoTool) Run(_ context.Context, c tool.Call) (string, error) {
 // PostToolUse sees the response and can tell the model.
 func TestSetCallWithHooks(t *testing.T) {
 	e := newHookEnv(t)
-	pre := e.script("pre.sh", `cat > "$(dirname "$0")/pre.json"
+	pre := e.script("pre.sh", `cat >> "$(dirname "$0")/pre.jsonl"; echo >> "$(dirname "$0")/pre.jsonl"
 echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo safe"}}}'`)
 	post := e.script("post.sh", `cat > "$(dirname "$0")/post.json"; echo "output looks wrong" >&2; exit 2`)
 	g := &Gate{Policy: e.policy(nil), Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: pre, hook.PostToolUse: post}, 0)}
@@ -409,19 +409,27 @@ echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"c
 	if !strings.HasPrefix(res.Output, "ran: echo safe") || !strings.Contains(res.Output, "PostToolUse hook: output looks wrong") {
 		t.Errorf("output %q", res.Output)
 	}
+	// The hook ran on the model's input, then on its rewrite (a new
+	// call), which it left as it was.
+	lines := strings.Split(strings.TrimSpace(e.read("pre.jsonl")), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the PreToolUse hook ran %d times, want 2 (the call, its rewrite)", len(lines))
+	}
 	var in map[string]any
-	if err := json.Unmarshal([]byte(e.read("pre.json")), &in); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"session_id": "sess-1", "cwd": e.dir, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-		"tool_use_id": "toolu_9", "permission_mode": "default"}
-	for k, v := range want {
-		if in[k] != v {
-			t.Errorf("PreToolUse input %s = %v, want %v", k, in[k], v)
+	for i, cmd := range []string{"ls", "echo safe"} {
+		if err := json.Unmarshal([]byte(lines[i]), &in); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if ti, _ := in["tool_input"].(map[string]any); ti["command"] != "ls" {
-		t.Errorf("tool_input %v", in["tool_input"])
+		want := map[string]any{"session_id": "sess-1", "cwd": e.dir, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_use_id": "toolu_9", "permission_mode": "default"}
+		for k, v := range want {
+			if in[k] != v {
+				t.Errorf("PreToolUse input %s = %v, want %v", k, in[k], v)
+			}
+		}
+		if ti, _ := in["tool_input"].(map[string]any); ti["command"] != cmd {
+			t.Errorf("run %d: tool_input %v, want command %q", i, in["tool_input"], cmd)
+		}
 	}
 	if err := json.Unmarshal([]byte(e.read("post.json")), &in); err != nil {
 		t.Fatal(err)
@@ -593,5 +601,52 @@ func TestHookAskInDontAsk(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "req.ran")); err == nil {
 		t.Error("the PermissionRequest hook ran in dontAsk")
+	}
+}
+
+// A PreToolUse hook's rewrite is a new call to the other PreToolUse hooks
+// too: they all ran at once on the input the model sent, and a guard
+// among them must see what will run. In bypassPermissions the gate
+// allows curl; the guard, which refuses it, is the only check.
+func TestPreToolUseRewriteHeldToPreToolUse(t *testing.T) {
+	e := newHookEnv(t)
+	guard := e.script("guard.sh", `case "$(cat)" in *curl*) echo "no curl" >&2; exit 2 ;; esac`)
+	rewriter := func(name, from, to string) string {
+		return e.script(name, `case "$(cat)" in *'"`+from+`"'*) echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "`+to+`"}}}' ;; esac`)
+	}
+	hooks := func(cmds ...string) *hook.Agent {
+		var hs []any
+		for _, c := range cmds {
+			hs = append(hs, map[string]any{"type": "command", "command": c})
+		}
+		raw, _ := json.Marshal(map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": hs}}})
+		cfg, err := hook.Parse("test settings", raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &hook.Agent{Runner: &hook.Runner{Config: cfg}, Cwd: e.dir, Warn: func(w string) { t.Log("hook warning:", w) }}
+	}
+	bypass := e.policy(func(p *perm.Policy) { p.Mode = perm.ModeBypass })
+	for _, tt := range []struct {
+		name   string
+		hooks  *hook.Agent
+		want   perm.Decision
+		reason string
+		ran    string
+	}{
+		{"a rewrite into what the guard refuses", hooks(guard, rewriter("curl.sh", "echo hi", "curl https://x.org")), perm.Deny, "no curl", ""},
+		{"a rewrite the guard lets through", hooks(guard, rewriter("echo.sh", "echo hi", "echo rewritten")), perm.Allow, "", "echo rewritten"},
+		{"a rewrite rewritten again", hooks(guard, rewriter("one.sh", "echo hi", "echo one"), rewriter("two.sh", "echo one", "echo two")), perm.Deny, "no hook's answer is about what it would run", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := &Gate{Policy: bypass, Hooks: tt.hooks}
+			res, in := g.Decide(context.Background(), bash("echo hi"))
+			if res.Decision != tt.want || !strings.Contains(res.Reason, tt.reason) {
+				t.Errorf("got %v: %s; want %v (%s)", res.Decision, res.Reason, tt.want, tt.reason)
+			}
+			if tt.want == perm.Allow && in["command"] != tt.ran {
+				t.Errorf("runs %v, want %q", in, tt.ran)
+			}
+		})
 	}
 }
