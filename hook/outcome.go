@@ -139,6 +139,20 @@ func (a *answer) warnf(format string, args ...any) {
 	a.warnings = append(a.warnings, fmt.Sprintf("hook %s (%s): ", a.h.Origin, a.h.Command)+fmt.Sprintf(format, args...))
 }
 
+// partialMatch drops the allow of a hook whose matcher, a regular
+// expression, matched only part of subject: an allow covers what it names
+// and no more, as an allow rule does, while its deny, ask or block holds
+// wherever it matched. "mcp__github__.*" approving for the github server
+// must not approve mcp__evil__mcp__github__delete_repo, a tool of server
+// evil.
+func (a *answer) partialMatch(subject string) {
+	if a.verdict != Approve {
+		return
+	}
+	a.verdict, a.reason, a.updates = NoVerdict, "", nil
+	a.warnf("its allow is not taken: its matcher, a regular expression, matches only part of %q (an allow covers only a name its matcher matches whole)", subject)
+}
+
 // decides reports whether ev's hooks decide a tool call.
 func (e Event) decides() bool { return e == PreToolUse || e == PermissionRequest }
 

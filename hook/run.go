@@ -75,7 +75,11 @@ type Runner struct {
 // silence must not let the call through (see Verdict).
 func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	subject := input.subject(event)
-	hs := r.config().Matching(event, subject)
+	ms := r.config().matching(event, subject)
+	hs := make([]Handler, len(ms))
+	for i, m := range ms {
+		hs[i] = m.Handler
+	}
 	if r.Debug != nil && r.Has(event) {
 		r.Debug(fmt.Sprintf("%s (%q): %d matching hooks", event, subject, len(hs)))
 	}
@@ -108,6 +112,9 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 			start := time.Now()
 			runOne(ctx, &as[i], event, input.Cwd, env, stdin)
 			took[i] = time.Since(start)
+			if ms[i].partial {
+				as[i].partialMatch(subject)
+			}
 		})
 	}
 	wg.Wait()

@@ -235,6 +235,57 @@ func TestMatcherSelection(t *testing.T) {
 	}
 }
 
+// A regular expression matcher that matches a tool's name only in part
+// runs its hook, whose deny holds, but its allow is not taken: an allow
+// covers what its matcher names, as an allow rule does. mcp__github__.*
+// must not approve mcp__evil__mcp__github__delete_repo, a tool of the
+// server evil whose own name starts mcp__github__.
+func TestPartialMatchDoesNotApprove(t *testing.T) {
+	allowPre := `echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`
+	allowReq := `echo '{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "mcp__github"}], "behavior": "allow", "destination": "session"}]}}}'`
+	for _, tt := range []struct {
+		ev      Event
+		matcher string
+		body    string
+		tool    string
+		verdict Verdict
+		warned  bool
+	}{
+		{PreToolUse, "mcp__github__.*", allowPre, "mcp__github__create_issue", Approve, false},
+		{PreToolUse, "mcp__github__.*", allowPre, "mcp__evil__mcp__github__delete_repo", NoVerdict, true},
+		{PermissionRequest, "mcp__github__.*", allowReq, "mcp__evil__mcp__github__delete_repo", NoVerdict, true},
+		{PermissionRequest, "mcp__github__.*", allowReq, "mcp__github__create_issue", Approve, false},
+		{PreToolUse, "Notebook.*", allowPre, "NotebookEdit", Approve, false},
+		{PreToolUse, "Edit|Write.*", allowPre, "Edit", Approve, false},
+		{PreToolUse, "Task.*", allowPre, "Agent", Approve, false},
+		{PreToolUse, "Bas.", allowPre, "Bash", Approve, false},
+		{PreToolUse, "Bas.", allowPre, "mcp__x__Bash", NoVerdict, true},
+		// A deny holds wherever the matcher matched.
+		{PreToolUse, "mcp__github__.*", `echo no >&2; exit 2`, "mcp__evil__mcp__github__delete_repo", Deny, false},
+	} {
+		t.Run(fmt.Sprintf("%s %s %s", tt.ev, tt.matcher, tt.tool), func(t *testing.T) {
+			r, _ := newRunner(t, tt.ev, hookSpec{matcher: tt.matcher, body: tt.body})
+			in := toolInput()
+			in.ToolName = tt.tool
+			o := run(t, r, tt.ev, in)
+			if o.Ran != 1 || o.Verdict != tt.verdict || (tt.verdict != Approve && o.UpdatedPermissions != nil) {
+				t.Errorf("ran %d, verdict %v, updates %v; want 1 %v", o.Ran, o.Verdict, o.UpdatedPermissions, tt.verdict)
+			}
+			if warned := len(o.Warnings) == 1 && strings.Contains(o.Warnings[0], "matches only part of"); warned != tt.warned || !warned && len(o.Warnings) > 0 {
+				t.Errorf("warnings %q, want a partial-match one: %v", o.Warnings, tt.warned)
+			}
+		})
+	}
+	// The same command in a group that matches the whole name approves.
+	c := mustParse(t, "f.json", `{"PreToolUse": [{"matcher": "mcp__github__.*", "hooks": [{"type": "command", "command": "`+strings.ReplaceAll(allowPre, `"`, `\"`)+`"}]},
+		{"matcher": "mcp__evil__.*", "hooks": [{"type": "command", "command": "`+strings.ReplaceAll(allowPre, `"`, `\"`)+`"}]}]}`)
+	in := toolInput()
+	in.ToolName = "mcp__evil__mcp__github__delete_repo"
+	if o := run(t, &Runner{Config: c}, PreToolUse, in); o.Ran != 1 || o.Verdict != Approve {
+		t.Errorf("ran %d, verdict %v (%q); want the whole match's approve", o.Ran, o.Verdict, o.Warnings)
+	}
+}
+
 func TestCombination(t *testing.T) {
 	allow := `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "permissionDecisionReason": "fine"}}'`
 	ask := `echo '{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "hmm"}}'`
