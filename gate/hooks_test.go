@@ -666,3 +666,24 @@ case "$in" in *'> /etc/'*|*'<(curl'*|*'&& curl'*) echo "guarded" >&2; exit 2 ;; 
 		}
 	}
 }
+
+// A PreToolUse hook's ask of a call the gate allows keeps the sandbox the
+// gate chose: in plan mode every command runs read-only, also once a
+// person approved what the hook asked about.
+func TestHookAskKeepsSandbox(t *testing.T) {
+	e := newHookEnv(t)
+	ask := e.script("ask.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'`)
+	approve := askerFunc(func(_ perm.Request, r perm.Result) perm.Result { r.Decision = perm.Allow; return r })
+	for _, mode := range []perm.Mode{perm.ModePlan, perm.ModeDefault} {
+		pol := e.policy(func(p *perm.Policy) { p.Mode = mode })
+		p := pol()
+		want := perm.Evaluate(bash("ls"), &p)
+		if want.Decision != perm.Allow || want.Sandbox != "read-only" {
+			t.Fatalf("%s: the gate gives %v with sandbox %q; the test needs a read-only Allow", mode, want.Decision, want.Sandbox)
+		}
+		g := &Gate{Policy: pol, Asker: approve, Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: ask}, 0)}
+		if got := g.Check(context.Background(), bash("ls")); got.Decision != perm.Allow || got.Sandbox != want.Sandbox {
+			t.Errorf("%s: got %v with sandbox %q, want Allow with %q", mode, got.Decision, got.Sandbox, want.Sandbox)
+		}
+	}
+}

@@ -49,7 +49,13 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 			if o.Reason != "" {
 				reason += ": " + o.Reason
 			}
-			return perm.Result{Decision: perm.Ask, Step: r.Step, Reason: reason, Rule: "PreToolUse hook", Source: perm.SourceHook, Path: r.Path}
+			// The rest of the gate's result stays: the file it checked
+			// (Path) and the sandbox the command runs under once
+			// approved (read-only in plan mode, or for a command
+			// verified read-only), which a fresh Result left empty,
+			// that is workspace-write.
+			r.Decision, r.Reason, r.Rule, r.Source = perm.Ask, reason, "PreToolUse hook", perm.SourceHook
+			return r
 		}
 	case Approve:
 		if r.Decision == perm.Ask && r.Step == stepModeDefault {
