@@ -262,7 +262,7 @@ func (g *Gate) Check(ctx context.Context, req perm.Request) perm.Result {
 //
 // The order:
 //  1. PreToolUse hooks. Their updatedInput replaces the input (a new
-//     call); their allow only approves what the mode's default would ask
+//     call, which they are run on again: preAgain); their allow only approves what the mode's default would ask
 //     (hook.ApplyPreToolUse): deny rules, ask rules and bypass-immune
 //     checks stand.
 //  2. perm.Evaluate, without step 8.
@@ -288,6 +288,7 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 				return g.denied(ctx, req, &pol, invalid("a PreToolUse hook", err)), orig, false
 			}
 			req.Input = in
+			pre = g.preAgain(ctx, req, &pol, pre)
 		}
 	}
 	res := hook.ApplyPreToolUse(pre, perm.Evaluate(req, &pol))
@@ -318,6 +319,31 @@ func (g *Gate) decide(ctx context.Context, req perm.Request) (perm.Result, map[s
 		res = g.denied(ctx, req, &pol, res)
 	}
 	return res, req.Input, !sameMap(req.Input, orig)
+}
+
+// preAgain holds req, a call whose input a PreToolUse hook changed (pre is
+// the hooks' outcome), to the PreToolUse hooks again: they all ran at
+// once on the input the model sent, and a guard among them (a managed
+// one that refuses curl) must not be talked around by another's rewrite
+// of a call it let through (echo hi into curl, in bypassPermissions). It
+// returns the outcome to apply: the stricter of the two verdicts, with
+// the stop of either. A hook that changes the changed input once more
+// denies: no hook's answer is about what it would run.
+func (g *Gate) preAgain(ctx context.Context, req perm.Request, pol *perm.Policy, pre hook.Outcome) hook.Outcome {
+	o := g.Hooks.Run(ctx, hook.PreToolUse, g.input(req, pol))
+	if o.UpdatedInput != nil {
+		if in, err := g.prepare(req.Tool, o.UpdatedInput); err != nil || !reflect.DeepEqual(in, req.Input) {
+			o.Verdict, o.Reason = hook.Deny, "a PreToolUse hook changed the input of a call another PreToolUse hook had changed: no hook's answer is about what it would run"
+		}
+	}
+	o.UpdatedInput = nil
+	if pre.Verdict > o.Verdict {
+		o.Verdict, o.Reason = pre.Verdict, pre.Reason
+	}
+	if pre.Stop {
+		o.Stop, o.StopReason = true, strings.TrimSpace(pre.StopReason+"\n"+o.StopReason)
+	}
+	return o
 }
 
 // rewritten holds res, an Allow of req, a call whose input the approver

@@ -175,6 +175,7 @@ type Group struct {
 
 	names []string       // exact names, when the matcher is a plain list
 	re    *regexp.Regexp // otherwise, when it is not empty or "*"
+	whole *regexp.Regexp // re, matching only the whole subject
 	// tools is set for a tool event's group, whose matcher names tools:
 	// Task, Claude Code's old name for Agent, names Agent there.
 	tools bool
@@ -210,9 +211,25 @@ func (g *Group) compile() error {
 		if err != nil {
 			return err
 		}
-		g.re = re
+		whole, err := regexp.Compile(`^(?:` + m + `)$`)
+		if err != nil {
+			return err
+		}
+		g.re, g.whole = re, whole
 	}
 	return nil
+}
+
+// MatchesWhole reports whether the group applies to subject with its
+// matcher matching all of it: always as Matches for an empty matcher,
+// "*" or a list of names; for a regular expression, matching the whole
+// subject rather than somewhere in it. "mcp__github__.*" matches
+// mcp__evil__mcp__github__x, a tool of server evil, only in part.
+func (g *Group) MatchesWhole(subject string) bool {
+	if g.re == nil {
+		return g.Matches(subject)
+	}
+	return g.whole.MatchString(subject) || g.tools && subject == "Agent" && g.whole.MatchString("Task")
 }
 
 // Matches reports whether the group applies to subject (a tool name, a
@@ -542,14 +559,33 @@ func (c Config) Has(ev Event) bool { return len(c.groups[ev]) > 0 }
 // two scopes, say) runs once, as the first occurrence. For UserPromptSubmit
 // and Stop, which have no subject, matchers are ignored.
 func (c Config) Matching(ev Event, subject string) []Handler {
-	var out []Handler
+	ms := c.matching(ev, subject)
+	out := make([]Handler, len(ms))
+	for i, m := range ms {
+		out[i] = m.Handler
+	}
+	return out
+}
+
+// match is a hook Matching returns; partial when no group it is in
+// matches the whole subject (Group.MatchesWhole).
+type match struct {
+	Handler
+	partial bool
+}
+
+func (c Config) matching(ev Event, subject string) []match {
+	var out []match
 	for _, g := range c.groups[ev] {
 		if ev != UserPromptSubmit && ev != Stop && !g.Matches(subject) {
 			continue
 		}
+		partial := ev != UserPromptSubmit && ev != Stop && !g.MatchesWhole(subject)
 		for _, h := range g.Hooks {
-			if !slices.ContainsFunc(out, func(o Handler) bool { return o.Command == h.Command }) {
-				out = append(out, h)
+			if i := slices.IndexFunc(out, func(o match) bool { return o.Command == h.Command }); i >= 0 {
+				out[i].partial = out[i].partial && partial
+			} else {
+				out = append(out, match{h, partial})
 			}
 		}
 	}

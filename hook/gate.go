@@ -2,12 +2,18 @@ package hook
 
 import "github.com/gen-run/gen/perm"
 
-// Steps of perm's pipeline whose Ask no hook may answer on a person's
-// behalf with PreToolUse (an allow "skips the prompt but not deny or ask
-// rules", as in Claude Code).
+// Steps of perm's pipeline the hooks' functions look at.
 const (
-	stepImmune  = 2 // bypass-immune checks
-	stepAskRule = 5 // ask rules, and the mode switches (perm.ModeTools: the person's)
+	// stepImmune is the bypass-immune checks, whose Ask only a person
+	// answers.
+	stepImmune = 2
+	// stepModeDefault is the mode's default, the one Ask a PreToolUse
+	// allow answers (it "skips the prompt but not deny or ask rules", as
+	// in Claude Code). Every other step's Ask is a rule's or a check's: a
+	// deny rule's program mentioned in the command (step 1), a
+	// bypass-immune check (2), bypassPermissions' unmodelled program
+	// while deny rules hold (3), an ask rule or a mode switch (5).
+	stepModeDefault = 7
 )
 
 // ApplyPreToolUse combines the PreToolUse outcome o with r, the gate's
@@ -22,9 +28,9 @@ const (
 //   - Deny from a hook denies, with the hook's reason (step 0: before the
 //     pipeline).
 //   - Ask from a hook turns the gate's Allow into Ask.
-//   - Approve turns only the mode default's Ask (step 7) into Allow: an
-//     Ask from a bypass-immune check (step 2) or an ask rule (step 5)
-//     stays Ask.
+//   - Approve turns only the mode default's Ask (step 7) into Allow: any
+//     other Ask (a deny rule's program mentioned, step 1; a bypass-immune
+//     check, step 2; an ask rule, step 5; ...) stays Ask.
 func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 	if r.Decision == perm.Deny {
 		return r
@@ -43,10 +49,16 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 			if o.Reason != "" {
 				reason += ": " + o.Reason
 			}
-			return perm.Result{Decision: perm.Ask, Step: r.Step, Reason: reason, Rule: "PreToolUse hook", Source: perm.SourceHook, Path: r.Path}
+			// The rest of the gate's result stays: the file it checked
+			// (Path) and the sandbox the command runs under once
+			// approved (read-only in plan mode, or for a command
+			// verified read-only), which a fresh Result left empty,
+			// that is workspace-write.
+			r.Decision, r.Reason, r.Rule, r.Source = perm.Ask, reason, "PreToolUse hook", perm.SourceHook
+			return r
 		}
 	case Approve:
-		if r.Decision == perm.Ask && r.Step != stepImmune && r.Step != stepAskRule {
+		if r.Decision == perm.Ask && r.Step == stepModeDefault {
 			r.Decision, r.Reason, r.Rule, r.Source = perm.Allow, "approved by a PreToolUse hook", "PreToolUse hook", perm.SourceHook
 		}
 	}
@@ -65,8 +77,11 @@ func suffix(reason string) string {
 // PermissionRequest outcome o. decided is false when no hook answered: the
 // caller then asks a person, or, where nobody can be asked, denies.
 //
-// A hook's Deny denies. Its Approve allows, except for an Ask raised by a
-// bypass-immune check (step 2), which only a person can answer. When
+// A hook's Deny denies, and so does "continue": false (the agent stops,
+// and as in Claude Code that comes before any decision: an allow beside
+// it does not make the call). Its Approve allows, except for an Ask
+// raised by a bypass-immune check (step 2), which only a person can
+// answer. When
 // o.UpdatedInput is set the allow is for the changed call: the caller must
 // evaluate it again and apply o to that result (an Ask there is answered
 // by this same outcome, without running the hooks again). The caller
@@ -74,6 +89,9 @@ func suffix(reason string) string {
 func ApplyPermissionRequest(o Outcome, r perm.Result) (res perm.Result, decided bool) {
 	if r.Decision != perm.Ask {
 		return r, r.Decision != perm.Ask
+	}
+	if o.Stop {
+		return perm.Result{Decision: perm.Deny, Step: r.Step, Reason: "a PermissionRequest hook stopped the agent" + suffix(o.StopReason), Rule: "PermissionRequest hook", Source: perm.SourceHook}, true
 	}
 	switch o.Verdict {
 	case Deny:

@@ -52,6 +52,14 @@ func TestApplyPreToolUse(t *testing.T) {
 		{"approve never silences a destructive command", bash("rm -rf build"), perm.ModeDefault, nil, nil, Approve, perm.Ask, perm.SourceBuiltin},
 		{"approve never silences a sensitive path", write, perm.ModeAcceptEdits, nil, nil, Approve, perm.Ask, perm.SourceBuiltin},
 		{"approve does not skip an ask rule", bash("npm test"), perm.ModeDefault, nil, []string{"Bash(npm test)"}, Approve, perm.Ask, perm.SourceProject},
+		// A deny rule's program mentioned where the gate cannot tell
+		// whether it runs asks at step 1: the deny rule's question, no
+		// PreToolUse hook's to answer.
+		{"approve does not answer a deny rule's mention", bash("frobnicate --run curl x"), perm.ModeDefault, []string{"Bash(curl:*)"}, nil, Approve, perm.Ask, perm.SourceProject},
+		{"approve does not answer a deny rule's mention in code", bash(`python3 -c "import os; os.system('curl x')"`), perm.ModeBypass, []string{"Bash(curl:*)"}, nil, Approve, perm.Ask, perm.SourceProject},
+		// bypassPermissions asks at step 3 about a program it has no
+		// model of while deny rules hold.
+		{"approve does not answer bypass's unmodelled program", bash("frobnicate 'print(1)'"), perm.ModeBypass, []string{"Bash(curl:*)"}, nil, Approve, perm.Ask, perm.SourceBuiltin},
 		{"approve in explore mode is still deny", bash("npm test"), perm.ModeExplore, nil, nil, Approve, perm.Deny, perm.SourceMode},
 		{"hook deny beats the gate's allow", bash("ls"), perm.ModeBypass, nil, nil, Deny, perm.Deny, perm.SourceHook},
 		{"hook ask turns allow into ask", bash("ls"), perm.ModeDefault, nil, nil, Ask, perm.Ask, perm.SourceHook},
@@ -102,6 +110,19 @@ func TestApplyPermissionRequest(t *testing.T) {
 				t.Errorf("reason %q", got.Reason)
 			}
 		})
+	}
+}
+
+// "continue": false in a PermissionRequest answer comes before its allow,
+// as in Claude Code: the agent stops, and the call is not made.
+func TestApplyPermissionRequestStop(t *testing.T) {
+	r := gateResult(t, bash("npm test"), perm.ModeDefault, nil, nil)
+	got, decided := ApplyPermissionRequest(Outcome{Event: PermissionRequest, Verdict: Approve, Stop: true, StopReason: "enough"}, r)
+	if got.Decision != perm.Deny || !decided || got.Source != perm.SourceHook || got.Reason != "a PermissionRequest hook stopped the agent: enough" {
+		t.Errorf("got %v decided %v from %s (%q), want a hook's Deny saying the agent stopped", got.Decision, decided, got.Source, got.Reason)
+	}
+	if got, _ := ApplyPermissionRequest(Outcome{Event: PermissionRequest, Stop: true}, r); got.Decision != perm.Deny {
+		t.Errorf("without a verdict: got %v, want Deny", got.Decision)
 	}
 }
 

@@ -1,6 +1,9 @@
 package hook
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Input is what a hook is told about the event. Run sends each hook the
 // fields of Claude Code's hook input that belong to the event, as one JSON
@@ -126,5 +129,15 @@ func (in *Input) encode(ev Event) ([]byte, error) {
 		m["source"] = in.Source
 		opt("model", in.Model)
 	}
-	return json.Marshal(m)
+	// Without HTML escaping, as Claude Code (JSON.stringify) writes it: a
+	// hook that looks for text in its input without a JSON parser
+	// (grep -q '> /etc/', case *'&&'*) must find the command's own >, <
+	// and &, which json.Marshal writes as \u003e, \u003c and \u0026.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

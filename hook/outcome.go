@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/gen-run/gen/internal/jsonpos"
 )
 
 // Verdict is what the hooks of one tool call said about running it.
@@ -18,9 +20,18 @@ import (
 //     asked and nothing more: deny rules, an agent's allow_tools, ask
 //     rules (for PreToolUse) and the bypass-immune checks of step 2 still
 //     apply.
-//   - A hook that times out, crashes, exits with a status other than 0 or
-//     2, or prints JSON that does not parse contributes no verdict: it is
-//     reported in Outcome.Warnings and decides nothing.
+//   - A hook that exits with a status other than 0 and 2 (a non-blocking
+//     error, as in Claude Code: a script's last test fails with 1)
+//     contributes no verdict: it is reported in Outcome.Warnings.
+//   - A hook of a tool call's decision (PreToolUse, PermissionRequest)
+//     that gives no answer gen can read never counts as silence, which a
+//     deny it meant would become: one that times out, is cancelled or
+//     killed by a signal, cannot be run (exit status 126 or 127), or
+//     prints an answer gen cannot read (JSON that does not parse, has a
+//     key twice, a key or a decision word gen does not know, or text
+//     before it; output over maxOutput) denies a PreToolUse call, and
+//     gives a PermissionRequest Ask (no hook's allow stands: a person is
+//     asked, headless denies). Other events' hooks only warn.
 //   - An Outcome's UpdatedInput is a new call: the gate evaluates it again
 //     from step 1, as if the model had sent it.
 type Verdict int
@@ -34,7 +45,8 @@ const (
 	// behavior "allow" in PermissionRequest). See the invariants above.
 	Approve
 	// Ask: a PreToolUse hook wants a person asked even where the gate
-	// would allow.
+	// would allow; for PermissionRequest, a hook failed to answer, so no
+	// other hook's allow stands and a person is asked.
 	Ask
 	// Deny: a hook refuses the call ("deny", or exit status 2).
 	Deny
@@ -127,6 +139,47 @@ func (a *answer) warnf(format string, args ...any) {
 	a.warnings = append(a.warnings, fmt.Sprintf("hook %s (%s): ", a.h.Origin, a.h.Command)+fmt.Sprintf(format, args...))
 }
 
+// partialMatch drops the allow of a hook whose matcher, a regular
+// expression, matched only part of subject: an allow covers what it names
+// and no more, as an allow rule does, while its deny, ask or block holds
+// wherever it matched. "mcp__github__.*" approving for the github server
+// must not approve mcp__evil__mcp__github__delete_repo, a tool of server
+// evil.
+func (a *answer) partialMatch(subject string) {
+	if a.verdict != Approve {
+		return
+	}
+	a.verdict, a.reason, a.updates = NoVerdict, "", nil
+	a.warnf("its allow is not taken: its matcher, a regular expression, matches only part of %q (an allow covers only a name its matcher matches whole)", subject)
+}
+
+// decides reports whether ev's hooks decide a tool call.
+func (e Event) decides() bool { return e == PreToolUse || e == PermissionRequest }
+
+// unanswered records that the hook gave no answer gen can read: what
+// happened, as in "timed out after 1m0s". A hook of a tool call's
+// decision may have meant to refuse it, so its silence must not let the
+// call through: a PreToolUse call is denied, and a PermissionRequest is
+// left to a person (Ask: no other hook's allow stands). Other events'
+// hooks only warn.
+func (a *answer) unanswered(ev Event, format string, args ...any) {
+	what := fmt.Sprintf(format, args...)
+	switch ev {
+	case PreToolUse:
+		a.verdict = Deny
+		a.reason = fmt.Sprintf("hook %s %s; a PreToolUse hook that gives no answer gen can read denies the call", a.h.Command, what)
+		a.warnf("%s; the call is denied", what)
+	case PermissionRequest:
+		a.verdict = Ask
+		a.reason = ""
+		a.warnf("%s; no hook's allow stands, a person is asked (headless: denied)", what)
+	default:
+		a.warnf("%s; it decides nothing", what)
+		return
+	}
+	a.updatedInput, a.updates, a.interrupt = nil, nil, false
+}
+
 // wireOutput is the JSON a hook may print on stdout with exit status 0.
 type wireOutput struct {
 	Continue           *bool         `json:"continue"`
@@ -175,13 +228,24 @@ func (a *answer) exitTwo(ev Event, stderr string) {
 	}
 }
 
+// bom is the UTF-8 byte order mark, which some programs print first.
+const bom = "\xef\xbb\xbf"
+
 // stdout interprets what a hook that exited with status 0 printed.
 func (a *answer) stdout(ev Event, out []byte) {
-	text := bytes.TrimSpace(out)
+	// A byte order mark is white space to Claude Code (JavaScript's
+	// trim): JSON after it is the answer there too.
+	text := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(out), []byte(bom)))
 	if len(text) == 0 {
 		return
 	}
 	if text[0] != '{' {
+		if ev.decides() && jsonLine(text) {
+			// Log lines before the JSON answer: what it decides cannot
+			// be told from text gen does not read.
+			a.unanswered(ev, "printed text before the JSON object on stdout (print only the JSON answer; logs go to stderr)")
+			return
+		}
 		// Plain text: context where Claude Code takes it as context,
 		// otherwise only output for logs.
 		if ev == UserPromptSubmit || ev == SessionStart {
@@ -189,9 +253,19 @@ func (a *answer) stdout(ev Event, out []byte) {
 		}
 		return
 	}
+	if ev.decides() {
+		if err := checkAnswer(ev, text); err != nil {
+			a.unanswered(ev, "printed JSON gen cannot read on stdout: %v", err)
+			return
+		}
+	}
 	var w wireOutput
 	if err := json.Unmarshal(text, &w); err != nil {
-		a.warnf("invalid JSON on stdout, ignored: %v", err)
+		if ev.decides() {
+			a.unanswered(ev, "printed invalid JSON on stdout: %v", err)
+		} else {
+			a.warnf("invalid JSON on stdout, ignored: %v", err)
+		}
 		return
 	}
 	if w.Continue != nil && !*w.Continue {
@@ -200,6 +274,10 @@ func (a *answer) stdout(ev Event, out []byte) {
 	a.system = w.SystemMessage
 	hs := w.HookSpecificOutput
 	if hs != nil && hs.HookEventName != "" && hs.HookEventName != string(ev) {
+		if ev.decides() {
+			a.unanswered(ev, "answered with hookSpecificOutput for %s, not %s", hs.HookEventName, ev)
+			return
+		}
 		a.warnf("hookSpecificOutput is for %s, not %s: ignored", hs.HookEventName, ev)
 		hs = nil
 	}
@@ -210,6 +288,10 @@ func (a *answer) stdout(ev Event, out []byte) {
 	case PreToolUse:
 		a.preToolUse(w, hs)
 	case PermissionRequest:
+		if w.Decision != "" {
+			a.unanswered(ev, "answered with a top-level decision %q, which PermissionRequest does not read (want hookSpecificOutput.decision.behavior)", w.Decision)
+			return
+		}
 		a.permissionRequest(hs)
 	case PermissionDenied:
 		a.retry = hs != nil && hs.Retry
@@ -233,18 +315,24 @@ func (a *answer) preToolUse(w wireOutput, hs *wireSpecific) {
 		decision, reason = hs.PermissionDecision, hs.PermissionDecisionReason
 		a.updatedInput = hs.UpdatedInput
 	}
-	if decision == "" {
-		// The older top-level form: approve or block.
-		switch w.Decision {
-		case "approve":
-			decision = "allow"
-		case "block":
-			decision = "deny"
-		case "":
-		default:
-			a.warnf("unknown decision %q ignored", w.Decision)
-		}
-		reason = w.Reason
+	// The older top-level form: approve or block.
+	legacy := ""
+	switch w.Decision {
+	case "approve":
+		legacy = "allow"
+	case "block":
+		legacy = "deny"
+	case "":
+	default:
+		a.unanswered(PreToolUse, "answered with an unknown decision %q (want approve or block)", w.Decision)
+		return
+	}
+	switch {
+	case decision == "":
+		decision, reason = legacy, w.Reason
+	case legacy != "" && legacy != decision:
+		a.unanswered(PreToolUse, "answered both %q (decision) and %q (permissionDecision)", w.Decision, decision)
+		return
 	}
 	switch decision {
 	case "":
@@ -255,7 +343,7 @@ func (a *answer) preToolUse(w wireOutput, hs *wireSpecific) {
 	case "deny":
 		a.verdict = Deny
 	default:
-		a.warnf("unknown permissionDecision %q ignored (want allow, deny or ask)", decision)
+		a.unanswered(PreToolUse, "answered with an unknown permissionDecision %q (want allow, deny or ask)", decision)
 		return
 	}
 	a.reason = reason
@@ -291,7 +379,7 @@ func (a *answer) permissionRequest(hs *wireSpecific) {
 			a.reason = fmt.Sprintf("denied by hook %s", a.h.Command)
 		}
 	default:
-		a.warnf("unknown decision.behavior %q ignored (want allow or deny)", d.Behavior)
+		a.unanswered(PermissionRequest, "answered with an unknown decision.behavior %q (want allow or deny)", d.Behavior)
 	}
 }
 
@@ -318,6 +406,89 @@ func (a *answer) guard(ev Event) {
 		a.verdict = Ask
 		a.reason = fmt.Sprintf("hook %s (%s) changes the call, and the command line leaves its settings out: the change is not made", a.h.Origin, a.h.Command)
 	}
+}
+
+// jsonLine reports whether a line of text starts with '{': a JSON answer
+// after other output.
+func jsonLine(text []byte) bool {
+	for line := range bytes.Lines(text) {
+		if l := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte(bom))); len(l) > 0 && l[0] == '{' {
+			return true
+		}
+	}
+	return false
+}
+
+// shape is what an object of a hook's answer may hold: each key, spelt
+// exactly, with the shape of its value (nil: a value whose keys are
+// not checked, such as a tool's input), and an array's elements.
+type shape struct {
+	keys map[string]*shape
+	elem *shape
+}
+
+// answerShape is the answer a hook of a tool call's decision may print.
+// encoding/json matches keys without regard to case and keeps the last
+// of a key given twice; Claude Code reads the key as spelt and also
+// keeps the last. Which one decides must not be a guess, nor a key gen
+// reads differently (PermissionDecision) or not at all (a decision left
+// outside hookSpecificOutput) count as the hook's silence.
+func answerShape(ev Event) *shape {
+	specific := map[string]*shape{"hookEventName": nil, "additionalContext": nil}
+	switch ev {
+	case PreToolUse:
+		specific["permissionDecision"], specific["permissionDecisionReason"], specific["updatedInput"] = nil, nil, nil
+	case PermissionRequest:
+		rule := &shape{keys: map[string]*shape{"toolName": nil, "ruleContent": nil}}
+		update := &shape{keys: map[string]*shape{"type": nil, "rules": {elem: rule}, "behavior": nil, "mode": nil, "directories": nil, "destination": nil}}
+		specific["decision"] = &shape{keys: map[string]*shape{"behavior": nil, "updatedInput": nil, "updatedPermissions": {elem: update}, "message": nil, "interrupt": nil}}
+	}
+	return &shape{keys: map[string]*shape{
+		"continue": nil, "stopReason": nil, "suppressOutput": nil, "systemMessage": nil, "decision": nil, "reason": nil,
+		"hookSpecificOutput": {keys: specific},
+	}}
+}
+
+// checkAnswer checks the JSON answer text of a hook of ev against
+// answerShape: no key twice in an object, and only known keys, spelt
+// exactly. Types are json.Unmarshal's to check.
+func checkAnswer(ev Event, text []byte) error {
+	v, err := jsonpos.Decode("stdout", text)
+	if err != nil {
+		return err
+	}
+	var walk func(v *jsonpos.Value, s *shape, at string) error
+	walk = func(v *jsonpos.Value, s *shape, at string) error {
+		var elem *shape
+		if s != nil {
+			elem = s.elem
+		}
+		for i, el := range v.Elems {
+			if err := walk(el, elem, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+		seen := make(map[string]bool, len(v.Members))
+		for _, m := range v.Members {
+			key := strings.TrimPrefix(at+"."+m.Key, ".")
+			if seen[m.Key] {
+				return fmt.Errorf("key %q given twice", key)
+			}
+			seen[m.Key] = true
+			var sub *shape
+			if s != nil && s.keys != nil {
+				var ok bool
+				if sub, ok = s.keys[m.Key]; !ok {
+					return fmt.Errorf("unknown key %q", key)
+				}
+			}
+			if err := walk(m.Val, sub, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(v, answerShape(ev), "")
 }
 
 // combine merges the answers of the hooks of one event, given in
@@ -356,7 +527,9 @@ func combine(ev Event, as []answer) Outcome {
 		}
 	}
 	o.Reason = strings.Join(reasons, "\n")
-	if o.Verdict != Deny {
+	// A PermissionRequest's input comes with an allow, and is taken only
+	// with one.
+	if o.Verdict != Deny && (ev != PermissionRequest || o.Verdict == Approve) {
 		o.UpdatedInput = pickInput(&o, as)
 	}
 	return o

@@ -69,11 +69,17 @@ type Runner struct {
 //
 // Exit status 0: stdout may be JSON with decisions (see Outcome). Exit
 // status 2: the event is blocked (a tool call denied) with stderr as the
-// reason. Any other status, a timeout or a cancellation is reported in
-// Outcome.Warnings and decides nothing.
+// reason. Any other status is reported in Outcome.Warnings and decides
+// nothing; so are a timeout, a cancellation, a signal and an answer gen
+// cannot read, except for the hooks of a tool call's decision, whose
+// silence must not let the call through (see Verdict).
 func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	subject := input.subject(event)
-	hs := r.config().Matching(event, subject)
+	ms := r.config().matching(event, subject)
+	hs := make([]Handler, len(ms))
+	for i, m := range ms {
+		hs[i] = m.Handler
+	}
 	if r.Debug != nil && r.Has(event) {
 		r.Debug(fmt.Sprintf("%s (%q): %d matching hooks", event, subject, len(hs)))
 	}
@@ -106,6 +112,9 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 			start := time.Now()
 			runOne(ctx, &as[i], event, input.Cwd, env, stdin)
 			took[i] = time.Since(start)
+			if ms[i].partial {
+				as[i].partialMatch(subject)
+			}
 		})
 	}
 	wg.Wait()
@@ -163,7 +172,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	}
 	a.status = "not run"
 	if err := ctx.Err(); err != nil {
-		a.warnf("not run: %v", err)
+		a.unanswered(ev, "was not run: %v", context.Cause(ctx))
 		return
 	}
 	var files []*os.File
@@ -183,7 +192,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	outR, outW, err2 := pipe()
 	errR, errW, err3 := pipe()
 	if err := errors.Join(err1, err2, err3); err != nil {
-		a.warnf("not run: %v", err)
+		a.unanswered(ev, "was not run: %v", err)
 		return
 	}
 	cmd := exec.Command("bash", "-c", a.h.Command)
@@ -201,7 +210,7 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	outW.Close()
 	errW.Close()
 	if err != nil {
-		a.warnf("not run: %v", err)
+		a.unanswered(ev, "was not run: %v", err)
 		return
 	}
 	proc := cmd.Process
@@ -247,10 +256,10 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 		<-waited
 		if ctx.Err() != nil {
 			a.status = "cancelled"
-			a.warnf("cancelled (%v); it decides nothing", context.Cause(ctx))
+			a.unanswered(ev, "cancelled (%v)", context.Cause(ctx))
 		} else {
 			a.status = "timed out"
-			a.warnf("timed out after %v and was killed; it decides nothing", timeout)
+			a.unanswered(ev, "timed out after %v and was killed", timeout)
 		}
 		return
 	}
@@ -283,17 +292,22 @@ func runOne(ctx context.Context, a *answer, ev Event, dir string, env []string, 
 	switch {
 	case werr == nil:
 		if stdout.over {
-			a.warnf("stdout over %d bytes, ignored", maxOutput)
+			a.unanswered(ev, "printed over %d bytes on stdout", maxOutput)
 			return
 		}
 		a.stdout(ev, stdout.buf)
 		a.guard(ev)
 	case errors.As(werr, &exitErr) && exitErr.ExitCode() == 2:
 		a.exitTwo(ev, stderr.String())
+	case errors.As(werr, &exitErr) && (exitErr.ExitCode() == 126 || exitErr.ExitCode() == 127):
+		// bash's statuses for a command it could not run: the hook's
+		// script is missing or not executable, and never answered.
+		a.unanswered(ev, "could not be run (exit status %d)%s", exitErr.ExitCode(), detail(stderr.String()))
 	case errors.As(werr, &exitErr) && exitErr.ExitCode() >= 0:
 		a.warnf("exited with status %d (a non-blocking error)%s", exitErr.ExitCode(), detail(stderr.String()))
 	default:
-		a.warnf("failed: %v%s", werr, detail(stderr.String()))
+		// Killed by a signal, or not waited for.
+		a.unanswered(ev, "failed: %v%s", werr, detail(stderr.String()))
 	}
 }
 

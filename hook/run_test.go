@@ -155,19 +155,39 @@ func TestPreToolUseDecisions(t *testing.T) {
 		{"exit 2 blocks with stderr", `echo 'ignored {"x"' ; echo "rm is not allowed" >&2; exit 2`, Deny, "rm is not allowed", "", nil},
 		{"exit 1 is a non-blocking error", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"}}'; echo oops >&2; exit 1`,
 			NoVerdict, "", "exited with status 1 (a non-blocking error): oops", nil},
-		{"invalid JSON decides nothing", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"'`, NoVerdict, "", "invalid JSON on stdout", nil},
-		{"wrong type decides nothing", `echo '{"hookSpecificOutput": {"permissionDecision": true}}'`, NoVerdict, "", "invalid JSON on stdout", nil},
-		{"unknown decision", `echo '{"hookSpecificOutput": {"permissionDecision": "defer"}}'`, NoVerdict, "", `unknown permissionDecision "defer"`, nil},
-		{"other event's output", `echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}'`,
-			NoVerdict, "", "hookSpecificOutput is for PostToolUse, not PreToolUse", nil},
+		// An answer gen cannot read may be a deny: it denies, naming
+		// why, and is reported.
+		{"invalid JSON denies", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"'`, Deny, "unexpected end of JSON input", "unexpected end of JSON input", nil},
+		{"wrong type denies", `echo '{"hookSpecificOutput": {"permissionDecision": true}}'`, Deny, "cannot unmarshal bool", "invalid JSON on stdout", nil},
+		{"unknown decision denies", `echo '{"hookSpecificOutput": {"permissionDecision": "defer"}}'`, Deny, `unknown permissionDecision "defer"`, `unknown permissionDecision "defer"`, nil},
+		{"a decision in another case denies", `echo '{"hookSpecificOutput": {"permissionDecision": "Deny"}}'`, Deny, `unknown permissionDecision "Deny"`, `unknown permissionDecision "Deny"`, nil},
+		{"an allow in another case denies", `echo '{"hookSpecificOutput": {"permissionDecision": "Allow"}}'`, Deny, `unknown permissionDecision "Allow"`, `unknown permissionDecision "Allow"`, nil},
+		{"a key in another case denies", `echo '{"hookSpecificOutput": {"PermissionDecision": "allow"}}'`, Deny, `unknown key "hookSpecificOutput.PermissionDecision"`, `unknown key`, nil},
+		{"a decision outside hookSpecificOutput denies", `echo '{"permissionDecision": "deny"}'`, Deny, `unknown key "permissionDecision"`, `unknown key`, nil},
+		{"a key given twice denies", `echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecision": "allow"}}'`, Deny, `key "hookSpecificOutput.permissionDecision" given twice`, "given twice", nil},
+		{"an object given twice denies", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"}, "hookSpecificOutput": {"permissionDecision": "allow"}}'`, Deny, "given twice", "given twice", nil},
+		{"a key given twice in updatedInput denies", `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "rm -rf ~", "command": "ls"}}}'`, Deny, "given twice", "given twice", nil},
+		{"text after the JSON denies", `echo '{"hookSpecificOutput": {"permissionDecision": "deny"}}'; echo done`, Deny, "invalid character", "invalid character", nil},
+		{"two JSON answers deny", `echo '{"decision": "approve"}'; echo '{"decision": "block"}'`, Deny, "invalid character", "invalid character", nil},
+		{"text before the JSON denies", `echo "checking npm test"; echo '{"hookSpecificOutput": {"permissionDecision": "deny"}}'`, Deny, "text before the JSON", "text before the JSON", nil},
+		{"a decision not in UTF-8 denies", `printf '{"hookSpecificOutput": {"permissionDecision": "deny\xff"}}'`, Deny, "unknown permissionDecision", "unknown permissionDecision", nil},
+		{"legacy and new decisions that disagree deny", `echo '{"decision": "block", "hookSpecificOutput": {"permissionDecision": "allow"}}'`, Deny, `both "block"`, `both "block"`, nil},
+		{"an unknown legacy decision denies", `echo '{"decision": "allow"}'`, Deny, `unknown decision "allow"`, `unknown decision "allow"`, nil},
+		{"other event's output denies", `echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "allow"}}'`,
+			Deny, "hookSpecificOutput for PostToolUse, not PreToolUse", "hookSpecificOutput for PostToolUse, not PreToolUse", nil},
+		{"a hook that cannot run denies", `exec /nonexistent/guard.sh`, Deny, "could not be run (exit status 127)", "could not be run", nil},
+		{"a hook killed by a signal denies", `kill -9 $$`, Deny, "signal: killed", "signal: killed", nil},
+		// A byte order mark is white space, as in Claude Code.
+		{"a byte order mark before the JSON", `printf '\xef\xbb\xbf{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "bom"}}'`, Deny, "bom", "", nil},
 		{"plain stdout is ignored", `echo hello`, NoVerdict, "", "", nil},
+		{"plain stdout with braces is ignored", `echo "hello {x}"`, NoVerdict, "", "", nil},
 		{"context", `echo '{"hookSpecificOutput": {"additionalContext": "remember X"}}'`, NoVerdict, "", "", []string{"remember X"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, _ := newRunner(t, PreToolUse, hookSpec{matcher: "Bash", body: tt.body})
 			o := run(t, r, PreToolUse, toolInput())
-			if o.Verdict != tt.verdict || o.Reason != tt.reason {
+			if o.Verdict != tt.verdict || !strings.Contains(o.Reason, tt.reason) || tt.reason == "" && o.Reason != "" {
 				t.Errorf("verdict %v reason %q, want %v %q", o.Verdict, o.Reason, tt.verdict, tt.reason)
 			}
 			switch {
@@ -176,7 +196,7 @@ func TestPreToolUseDecisions(t *testing.T) {
 			case tt.warning != "" && (len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], tt.warning)):
 				t.Errorf("warnings %q, want one containing %q", o.Warnings, tt.warning)
 			}
-			if tt.warning != "" && !strings.Contains(o.Warnings[0], "hooks.PreToolUse[0].hooks[0]") {
+			if tt.warning != "" && len(o.Warnings) > 0 && !strings.Contains(o.Warnings[0], "hooks.PreToolUse[0].hooks[0]") {
 				t.Errorf("warning %q does not name the hook's origin", o.Warnings[0])
 			}
 			if !slices.Equal(o.Context, tt.contexts) {
@@ -212,6 +232,57 @@ func TestMatcherSelection(t *testing.T) {
 	}
 	if o := run(t, r, PostToolUse, in); o.Ran != 0 {
 		t.Errorf("PostToolUse ran %d PreToolUse hooks", o.Ran)
+	}
+}
+
+// A regular expression matcher that matches a tool's name only in part
+// runs its hook, whose deny holds, but its allow is not taken: an allow
+// covers what its matcher names, as an allow rule does. mcp__github__.*
+// must not approve mcp__evil__mcp__github__delete_repo, a tool of the
+// server evil whose own name starts mcp__github__.
+func TestPartialMatchDoesNotApprove(t *testing.T) {
+	allowPre := `echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`
+	allowReq := `echo '{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "mcp__github"}], "behavior": "allow", "destination": "session"}]}}}'`
+	for _, tt := range []struct {
+		ev      Event
+		matcher string
+		body    string
+		tool    string
+		verdict Verdict
+		warned  bool
+	}{
+		{PreToolUse, "mcp__github__.*", allowPre, "mcp__github__create_issue", Approve, false},
+		{PreToolUse, "mcp__github__.*", allowPre, "mcp__evil__mcp__github__delete_repo", NoVerdict, true},
+		{PermissionRequest, "mcp__github__.*", allowReq, "mcp__evil__mcp__github__delete_repo", NoVerdict, true},
+		{PermissionRequest, "mcp__github__.*", allowReq, "mcp__github__create_issue", Approve, false},
+		{PreToolUse, "Notebook.*", allowPre, "NotebookEdit", Approve, false},
+		{PreToolUse, "Edit|Write.*", allowPre, "Edit", Approve, false},
+		{PreToolUse, "Task.*", allowPre, "Agent", Approve, false},
+		{PreToolUse, "Bas.", allowPre, "Bash", Approve, false},
+		{PreToolUse, "Bas.", allowPre, "mcp__x__Bash", NoVerdict, true},
+		// A deny holds wherever the matcher matched.
+		{PreToolUse, "mcp__github__.*", `echo no >&2; exit 2`, "mcp__evil__mcp__github__delete_repo", Deny, false},
+	} {
+		t.Run(fmt.Sprintf("%s %s %s", tt.ev, tt.matcher, tt.tool), func(t *testing.T) {
+			r, _ := newRunner(t, tt.ev, hookSpec{matcher: tt.matcher, body: tt.body})
+			in := toolInput()
+			in.ToolName = tt.tool
+			o := run(t, r, tt.ev, in)
+			if o.Ran != 1 || o.Verdict != tt.verdict || (tt.verdict != Approve && o.UpdatedPermissions != nil) {
+				t.Errorf("ran %d, verdict %v, updates %v; want 1 %v", o.Ran, o.Verdict, o.UpdatedPermissions, tt.verdict)
+			}
+			if warned := len(o.Warnings) == 1 && strings.Contains(o.Warnings[0], "matches only part of"); warned != tt.warned || !warned && len(o.Warnings) > 0 {
+				t.Errorf("warnings %q, want a partial-match one: %v", o.Warnings, tt.warned)
+			}
+		})
+	}
+	// The same command in a group that matches the whole name approves.
+	c := mustParse(t, "f.json", `{"PreToolUse": [{"matcher": "mcp__github__.*", "hooks": [{"type": "command", "command": "`+strings.ReplaceAll(allowPre, `"`, `\"`)+`"}]},
+		{"matcher": "mcp__evil__.*", "hooks": [{"type": "command", "command": "`+strings.ReplaceAll(allowPre, `"`, `\"`)+`"}]}]}`)
+	in := toolInput()
+	in.ToolName = "mcp__evil__mcp__github__delete_repo"
+	if o := run(t, &Runner{Config: c}, PreToolUse, in); o.Ran != 1 || o.Verdict != Approve {
+		t.Errorf("ran %d, verdict %v (%q); want the whole match's approve", o.Ran, o.Verdict, o.Warnings)
 	}
 }
 
@@ -349,13 +420,29 @@ func TestPermissionRequest(t *testing.T) {
 			t.Errorf("got %+v", o)
 		}
 	})
-	t.Run("unknown behavior decides nothing", func(t *testing.T) {
-		r, _ := newRunner(t, PermissionRequest, hookSpec{body: `echo '{"hookSpecificOutput": {"decision": {"behavior": "ask"}}}'`})
-		o := run(t, r, PermissionRequest, toolInput())
-		if o.Verdict != NoVerdict || len(o.Warnings) != 1 {
-			t.Errorf("got %+v", o)
-		}
-	})
+	// A hook whose answer cannot be read may have meant deny: no other
+	// hook's allow stands, and a person is asked (Ask: undecided).
+	allow := `echo '{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput": {"command": "ls"}, "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"}]}}}'`
+	for _, bad := range []struct{ name, body, warning string }{
+		{"unknown behavior", `echo '{"hookSpecificOutput": {"decision": {"behavior": "ask"}}}'`, `unknown decision.behavior "ask"`},
+		{"behavior in another case", `echo '{"hookSpecificOutput": {"decision": {"behavior": "Deny"}}}'`, `unknown decision.behavior "Deny"`},
+		{"behavior given twice", `echo '{"hookSpecificOutput": {"decision": {"behavior": "deny", "behavior": "allow"}}}'`, "given twice"},
+		{"a key in another case", `echo '{"hookSpecificOutput": {"Decision": {"behavior": "deny"}}}'`, `unknown key "hookSpecificOutput.Decision"`},
+		{"a top-level decision", `echo '{"decision": "block", "reason": "no"}'`, `top-level decision "block"`},
+		{"invalid JSON", `echo '{"hookSpecificOutput": {"decision": {"behavior": "deny"}'`, "unexpected end of JSON input"},
+		{"a timeout", `sleep 30`, "timed out"},
+	} {
+		t.Run(bad.name+" leaves the call to a person", func(t *testing.T) {
+			r, _ := newRunner(t, PermissionRequest, hookSpec{body: allow}, hookSpec{body: bad.body, timeout: 0.5})
+			o := run(t, r, PermissionRequest, toolInput())
+			if o.Verdict != Ask || o.UpdatedPermissions != nil || o.UpdatedInput != nil || o.Reason != "" {
+				t.Errorf("got %+v, want Ask, without the other hook's input or permissions", o)
+			}
+			if len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], bad.warning) || !strings.Contains(o.Warnings[0], "hooks.PermissionRequest[1].hooks[0]") {
+				t.Errorf("warnings %q, want one from the second hook containing %q", o.Warnings, bad.warning)
+			}
+		})
+	}
 }
 
 func TestOtherEvents(t *testing.T) {
@@ -431,14 +518,20 @@ func pids(t *testing.T, path string) []int {
 	return out
 }
 
-func TestTimeoutDecidesNothing(t *testing.T) {
+// A PreToolUse hook that times out may have meant to deny: the call is
+// denied. Another event's hook decides nothing.
+func TestTimeoutDenies(t *testing.T) {
 	// The hook starts a background child, records both pids, and then
 	// would deny — but only after its timeout.
 	r, dir := newRunner(t, PreToolUse, hookSpec{timeout: 1, body: `sleep 300 & echo "$$ $!" > "$GEN_PROJECT_DIR/pids"
 		sleep 300; echo '{"hookSpecificOutput": {"permissionDecision": "deny"}}'`})
 	o := run(t, r, PreToolUse, toolInput())
-	if o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "timed out after 1s") {
-		t.Fatalf("got %+v, want no verdict and a timeout warning", o)
+	if o.Verdict != Deny || !strings.Contains(o.Reason, "timed out after 1s") || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "timed out after 1s") {
+		t.Fatalf("got %+v, want Deny and a timeout warning", o)
+	}
+	post, _ := newRunner(t, PostToolUse, hookSpec{timeout: 0.1, body: `sleep 300`})
+	if o := run(t, post, PostToolUse, toolInput()); o.Block || o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "it decides nothing") {
+		t.Errorf("PostToolUse: got %+v, want only a warning", o)
 	}
 	for _, pid := range pids(t, filepath.Join(dir, "pids")) {
 		if !gone(pid) {
@@ -463,7 +556,7 @@ func TestBackgroundChildrenDoNotOutliveHook(t *testing.T) {
 	}
 }
 
-func TestCancelDecidesNothing(t *testing.T) {
+func TestCancelDenies(t *testing.T) {
 	r, dir := newRunner(t, PreToolUse, hookSpec{body: `echo $$ > "$GEN_PROJECT_DIR/pids.tmp"; mv "$GEN_PROJECT_DIR/pids.tmp" "$GEN_PROJECT_DIR/pids"; sleep 300; exit 2`})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Outcome)
@@ -486,7 +579,7 @@ func TestCancelDecidesNothing(t *testing.T) {
 	case <-guard:
 		t.Fatal("Run did not return after cancellation")
 	}
-	if o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "cancelled") {
+	if o.Verdict != Deny || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "cancelled") {
 		t.Errorf("got %+v", o)
 	}
 	for _, pid := range pids(t, filepath.Join(dir, "pids")) {
@@ -499,7 +592,7 @@ func TestCancelDecidesNothing(t *testing.T) {
 func TestOutputCap(t *testing.T) {
 	r, _ := newRunner(t, PreToolUse, hookSpec{body: `printf '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "'; head -c 2000000 /dev/zero | tr '\0' x; printf '"}}'`})
 	o := run(t, r, PreToolUse, toolInput())
-	if o.Verdict != NoVerdict || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "stdout over") {
+	if o.Verdict != Deny || len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], "over 1048576 bytes on stdout") {
 		t.Errorf("verdict %v warnings %q", o.Verdict, o.Warnings)
 	}
 }
