@@ -14,6 +14,7 @@ import (
 
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
+	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/tool"
 )
 
@@ -570,5 +571,34 @@ func TestHookAskInDontAsk(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "req.ran")); err == nil {
 		t.Error("the PermissionRequest hook ran in dontAsk")
+	}
+}
+
+// A PreToolUse hook's ask keeps what the gate decided about how the call
+// runs: approved, a plan-mode command still runs in the read-only
+// sandbox, and a command the gate verified read-only in it too. The ask
+// used to be a new Result with only the path: an approved `ls` in plan
+// mode ran with the profile "", which Bash takes as workspace-write.
+func TestPreToolUseAskKeepsSandbox(t *testing.T) {
+	e := newHookEnv(t)
+	ask := e.script("ask.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'`)
+	for _, mode := range []perm.Mode{perm.ModePlan, perm.ModeDefault} {
+		t.Run(string(mode), func(t *testing.T) {
+			asked := 0
+			g := &Gate{Policy: e.policy(func(p *perm.Policy) { p.Mode = mode }),
+				Hooks: e.hooks(map[hook.Event]string{hook.PreToolUse: ask}, 0),
+				Asker: askerFunc(func(_ perm.Request, r perm.Result) perm.Result {
+					asked++
+					r.Decision = perm.Allow
+					return r
+				})}
+			res := g.Check(context.Background(), bash("ls"))
+			if res.Decision != perm.Allow || asked != 1 {
+				t.Fatalf("got %v (asked %d times): %s", res.Decision, asked, res.Reason)
+			}
+			if res.Sandbox != sandbox.ReadOnly {
+				t.Errorf("approved after a hook's ask, ls runs with sandbox profile %q, want %q", res.Sandbox, sandbox.ReadOnly)
+			}
+		})
 	}
 }

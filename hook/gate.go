@@ -21,7 +21,8 @@ const (
 //     Agent.TakeHalt), and the call is not made.
 //   - Deny from a hook denies, with the hook's reason (step 0: before the
 //     pipeline).
-//   - Ask from a hook turns the gate's Allow into Ask.
+//   - Ask from a hook turns the gate's Allow into Ask, keeping how the
+//     call runs once approved (Result.Path, Sandbox, PublicOnly).
 //   - Approve turns only the mode default's Ask (step 7) into Allow: an
 //     Ask from a bypass-immune check (step 2) or an ask rule (step 5)
 //     stays Ask.
@@ -43,7 +44,13 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 			if o.Reason != "" {
 				reason += ": " + o.Reason
 			}
-			return perm.Result{Decision: perm.Ask, Step: r.Step, Reason: reason, Rule: "PreToolUse hook", Source: perm.SourceHook, Path: r.Path}
+			// The rest of r stays: once approved the call runs as
+			// the gate decided it would (the file it checked, the
+			// Bash sandbox profile: read-only in plan mode, and for
+			// a command verified read-only; a WebFetch held to the
+			// public web).
+			r.Decision, r.Reason, r.Rule, r.Source = perm.Ask, reason, "PreToolUse hook", perm.SourceHook
+			return r
 		}
 	case Approve:
 		if r.Decision == perm.Ask && r.Step != stepImmune && r.Step != stepAskRule {
