@@ -27,7 +27,8 @@ const (
 //     Agent.TakeHalt), and the call is not made.
 //   - Deny from a hook denies, with the hook's reason (step 0: before the
 //     pipeline).
-//   - Ask from a hook turns the gate's Allow into Ask.
+//   - Ask from a hook turns the gate's Allow into Ask, keeping how the
+//     call runs once approved (Result.Path, Sandbox, PublicOnly).
 //   - Approve turns only the mode default's Ask (step 7) into Allow: any
 //     other Ask (a deny rule's program mentioned, step 1; a bypass-immune
 //     check, step 2; an ask rule, step 5; ...) stays Ask.
@@ -49,11 +50,11 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 			if o.Reason != "" {
 				reason += ": " + o.Reason
 			}
-			// The rest of the gate's result stays: the file it checked
-			// (Path) and the sandbox the command runs under once
-			// approved (read-only in plan mode, or for a command
-			// verified read-only), which a fresh Result left empty,
-			// that is workspace-write.
+			// The rest of r stays: once approved the call runs as
+			// the gate decided it would (the file it checked, the
+			// Bash sandbox profile: read-only in plan mode, and for
+			// a command verified read-only; a WebFetch held to the
+			// public web).
 			r.Decision, r.Reason, r.Rule, r.Source = perm.Ask, reason, "PreToolUse hook", perm.SourceHook
 			return r
 		}

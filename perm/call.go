@@ -392,6 +392,17 @@ func (c *call) analyseGlob() {
 		c.invalid = nulPath("path")
 		return
 	}
+	// The tool makes the search path absolute before it joins the
+	// pattern's literal part to it; so does the gate: joined as written,
+	// "~" and "../x" would be "x", in the cwd, where the tool walks the
+	// home's sibling.
+	if workspace.HomeRelative(dir) && !filepath.IsAbs(c.ws.Home) {
+		c.invalid = fmt.Sprintf("argument \"path\" (%.200s) is in the home directory, which is not known", dir)
+		return
+	}
+	if !filepath.IsAbs(dir) {
+		dir = c.ws.Abs(dir)
+	}
 	// The directory is the one the Glob tool walks (workspace.GlobStart),
 	// so `\*/../../x/*` is judged where the tool walks.
 	start, _ := workspace.GlobStart(pat, dir)

@@ -103,6 +103,13 @@ func TestRedTeamFiles(t *testing.T) {
 		{"nul in read path", allow("Read(./src/**)"), fileReq("Read", "src/a.go\x00"), Ask, 2},
 		{"nul in grep path", nil, grep("src\x00"), Ask, 2},
 		{"nul in glob pattern", nil, Request{Tool: "Glob", Input: map[string]any{"pattern": "src/*\x00"}}, Ask, 2},
+
+		// Glob walks its search path made absolute joined with the
+		// pattern's literal part: "~" then "../outside" is the home's
+		// sibling, not "./outside" (filepath.Join("~", "../outside")),
+		// which the gate judged while the tool walked the sibling.
+		{"glob: dot-dot out of a home-relative path", nil, Request{Tool: "Glob", Input: map[string]any{"pattern": "../outside/*", "path": "~"}}, Ask, 7},
+		{"glob: dot-dot out of a home-relative path, deny", deny("Read(/" + f.outside + "/**)"), Request{Tool: "Glob", Input: map[string]any{"pattern": "../outside/*", "path": "~"}}, Deny, 1},
 	}
 	runRed(t, f, cases)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gen-run/gen/hook"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/schema"
+	"github.com/gen-run/gen/workspace"
 )
 
 // Ask implements gate.Asker for a session with an Approver: the main
@@ -30,7 +31,7 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result, po
 	a := gate.Approval{
 		Request:    req,
 		Result:     res,
-		Specifier:  perm.Specifier(req.Tool, req.Input),
+		Specifier:  specifier(pol.Workspace, req),
 		Preview:    Preview(pol.Workspace, req),
 		Class:      classOf(req.Tool),
 		CanPersist: !s.managedOnly(),
@@ -82,6 +83,30 @@ func (s *Session) Ask(ctx context.Context, req perm.Request, res perm.Result, po
 		return allow(res, "approved by the user; rule saved to .gen/settings.local.json")
 	}
 	return deny(res, "denied by the user")
+}
+
+// specifier is what the dialog shows of req: its specifier
+// (perm.Specifier) and, for Glob and Grep, whose specifier is their
+// pattern, the directory they search (absolute, where Glob's pattern
+// leads it: workspace.GlobStart), which is what they read: approving
+// "Grep: key" must not approve a search of ~/.ssh unseen.
+func specifier(ws perm.Workspace, req perm.Request) string {
+	spec := perm.Specifier(req.Tool, req.Input)
+	switch req.Tool {
+	case "Glob", "Grep":
+	default:
+		return spec
+	}
+	dir, _ := req.Input["path"].(string)
+	if dir == "" {
+		dir = ws.Cwd
+	}
+	dir = ws.Abs(dir)
+	if req.Tool == "Glob" {
+		dir, _ = workspace.GlobStart(spec, dir)
+		dir = ws.Abs(dir)
+	}
+	return spec + "  (searches " + dir + ")"
 }
 
 // cover says what saving rules as allow rules would do for req, which

@@ -715,3 +715,32 @@ func TestSettingsModeEndsWithTrust(t *testing.T) {
 		}
 	}
 }
+
+// The approval dialog shows what a Glob or Grep call reads: the directory
+// it searches, not only its pattern (its specifier). Asked by an ask rule
+// (whose reason names no path), a Grep of ~/.ssh was shown as
+// "Grep: key", and approved as such.
+func TestApprovalShowsSearchPath(t *testing.T) {
+	root, home := project(t, map[string]string{".gen/settings.local.json": `{"permissions": {"ask": ["Grep", "Glob"]}}`})
+	a := &approver{answer: func(gate.Approval) gate.Reply { return gate.Reply{Choice: gate.No} }}
+	s := newSession(t, root, home, offline.New(), a, trusted)
+	for _, tc := range []struct {
+		in   map[string]any
+		tool string
+		want string
+	}{
+		{map[string]any{"pattern": "key", "path": "~/.ssh"}, "Grep", filepath.Join(home, ".ssh")},
+		{map[string]any{"pattern": "key"}, "Grep", root},
+		{map[string]any{"pattern": "*", "path": "~"}, "Glob", home},
+		{map[string]any{"pattern": "../home/.ssh/*"}, "Glob", filepath.Join(home, ".ssh")},
+	} {
+		n := a.count()
+		s.Check(context.Background(), perm.Request{Tool: tc.tool, Input: tc.in})
+		if a.count() != n+1 {
+			t.Fatalf("%s %v: not asked", tc.tool, tc.in)
+		}
+		if got := a.got[n].Specifier; !strings.Contains(got, tc.want) {
+			t.Errorf("%s %v: the dialog shows %q, which does not say it searches %s", tc.tool, tc.in, got, tc.want)
+		}
+	}
+}

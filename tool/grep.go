@@ -153,7 +153,7 @@ func (s *search) walk(ctx context.Context, rel, dirAbs string) error {
 			return err
 		}
 	}
-	ign := loadIgnore(s.root, filepath.Join(rel, ".gitignore"))
+	ign := s.ignore(rel, dirAbs)
 	dirName := filepath.Base(dirAbs)
 	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -286,15 +286,46 @@ type ignoreRule struct {
 	anchored bool
 }
 
-// loadIgnore reads the .gitignore at name in root. A missing or unreadable
-// file means no rules, and so does one that is not a regular file
-// (textfile.ReadRoot): a named pipe there, which any command could make,
-// was waited on forever, and Grep never returned. Negated (!) lines are
-// dropped: honouring them needs git's full precedence rules, and without
-// them Grep only searches less.
-func loadIgnore(root *os.Root, name string) ignore {
-	data, err := textfile.ReadRoot(root, name, textfile.Max)
+// ignore returns the rules of the .gitignore in the walk's start
+// directory (rel in the root, dirAbs on disk) if Grep may read that file
+// (Env.CanRead), by its name and as the file its descriptor names: the
+// lines of a file Grep may not show (a .gitignore that links to a
+// Read-denied .env, or that of a denied directory reached through a link)
+// decided which files it skipped, which told what they hold.
+func (s *search) ignore(rel, dirAbs string) ignore {
+	abs := filepath.Join(dirAbs, ".gitignore")
+	can := s.env.CanRead
+	if can != nil && !can("Grep", abs) {
+		return nil
+	}
+	return loadIgnore(s.root, filepath.Join(rel, ".gitignore"), func(f *os.File) bool {
+		got, known, err := openedPath(f)
+		return err == nil && (!known || got == abs || can == nil || can("Grep", got))
+	})
+}
+
+// loadIgnore reads the .gitignore at name in root, if the file opened
+// passes readable. A missing or unreadable file means no rules, and so
+// does one that is not a regular file: a named pipe there, which any
+// command could make, was waited on forever, and Grep never returned
+// (openRegular opens without blocking, and checks the file it opened). Negated (!) lines are dropped:
+// honouring them needs git's full precedence rules, and without them Grep
+// only searches less.
+func loadIgnore(root *os.Root, name string, readable func(*os.File) bool) ignore {
+	// Checked before it is opened too, so a device is not opened at all.
+	if fi, err := root.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, _, err := openRegular(root, name)
 	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if !readable(f) {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, textfile.Max+1))
+	if err != nil || len(data) > textfile.Max {
 		return nil
 	}
 	var ign ignore

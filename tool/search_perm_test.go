@@ -74,3 +74,40 @@ func TestSearchHidesDenied(t *testing.T) {
 		t.Errorf("Glob ** does not list src/a:\n%s", out)
 	}
 }
+
+// TestGrepIgnoreHonoursDenied: the .gitignore Grep honours is a file it
+// reads, and one it may not read (a link to a Read-denied file, which a
+// cloned repository can ship) is not used: its lines were ignore rules,
+// so which files Grep skipped told what the denied file holds.
+func TestGrepIgnoreHonoursDenied(t *testing.T) {
+	env, dir := testEnv(t)
+	files(t, dir, map[string]string{".env": "hit.txt\n", "hit.txt": "needle\n", "secrets/.gitignore": "deep.txt\n"})
+	if err := os.Symlink(".env", filepath.Join(dir, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	var deny []perm.Entry
+	for _, s := range []string{"Read(./.env)", "Read(./secrets/.gitignore)"} {
+		r, err := perm.ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deny = append(deny, perm.Entry{Rule: r, Source: perm.SourceProject})
+	}
+	p := perm.Policy{Mode: perm.ModeDefault, Deny: deny, Workspace: env.Workspace}
+	env.CanRead = walkFilter(func() perm.Policy { return p })
+	out, err := call(t, env, "Grep", map[string]any{"pattern": "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "hit.txt") {
+		t.Errorf("Grep skipped hit.txt, which only the Read-denied .env (through .gitignore, a link to it) names:\n%s", out)
+	}
+	files(t, dir, map[string]string{"secrets/deep.txt": "needle\n"})
+	out, err = call(t, env, "Grep", map[string]any{"pattern": "needle", "path": "secrets"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "deep.txt") {
+		t.Errorf("Grep skipped secrets/deep.txt, which only the Read-denied secrets/.gitignore names:\n%s", out)
+	}
+}
