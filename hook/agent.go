@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+
+	"github.com/gen-run/gen/internal/termsafe"
 )
 
 // Agent runs hooks on behalf of one agent of one session: it fills in the
@@ -64,11 +66,15 @@ func (a *Agent) Run(ctx context.Context, ev Event, in Input) Outcome {
 		o.Warnings = append(o.Warnings, reason)
 	}
 	if a.Warn != nil {
+		// A hook's stderr and systemMessage may hold what the model
+		// wrote (a hook echoing the command it refused): on one line,
+		// no escape in them reaches the person's terminal (OSC 52
+		// writes the clipboard).
 		for _, w := range o.Warnings {
-			a.Warn(w)
+			a.Warn(termsafe.Line(w))
 		}
 		for _, m := range o.SystemMessages {
-			a.Warn(string(ev) + " hook: " + m)
+			a.Warn(termsafe.Line(string(ev) + " hook: " + m))
 		}
 	}
 	return o

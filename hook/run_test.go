@@ -665,6 +665,29 @@ func TestAgentHalt(t *testing.T) {
 	}
 }
 
+// What an Agent tells the person of a hook's output (a warning with its
+// stderr, a systemMessage) carries no terminal escape: a hook that echoes
+// the command it looked at passes on what the model wrote.
+func TestAgentWarningsAreTerminalSafe(t *testing.T) {
+	r, _ := newRunner(t, PreToolUse,
+		hookSpec{body: `printf 'odd command: ]52;c;cHduZWQ=
+' >&2; exit 1`},
+		hookSpec{body: `echo '{"systemMessage": "look: \u001b[2J"}'`})
+	var warned []string
+	a := &Agent{Runner: r, Warn: func(w string) { warned = append(warned, w) }}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a.Run(ctx, PreToolUse, toolInput())
+	if len(warned) != 2 {
+		t.Fatalf("warnings %q, want the exit status's and the systemMessage", warned)
+	}
+	for _, w := range warned {
+		if strings.ContainsAny(w, "\x1b\x07\n") || !strings.Contains(w, `\u{1b}`) {
+			t.Errorf("warning %q: want its escape written out, not sent", w)
+		}
+	}
+}
+
 // Runner.Debug hears each event's matching hooks and how each ended, on
 // one line each, with no control characters from the hook's output.
 func TestRunnerDebug(t *testing.T) {
