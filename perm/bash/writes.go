@@ -214,8 +214,15 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 			add(operands[1]) // uniq [INPUT [OUTPUT]]
 		}
 	case "chmod", "chown", "chgrp":
+		// The first operand is the mode or the owner, unless
+		// --reference gives it, or, for chmod, an option word does
+		// (chmod -w f, chmod -w,u+x f): then every operand is a file.
+		first := 1
+		if hasOpt(args, "--reference") || prog == "chmod" && chmodModeOption(args) {
+			first = 0
+		}
 		for i, o := range operands {
-			if i > 0 {
+			if i >= first {
 				add(o)
 			}
 		}
@@ -242,6 +249,19 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 		}
 	}
 	return ts, dynamic
+}
+
+// chmodModeOption reports whether a word chmod reads as an option holds
+// a mode: coreutils' chmod takes a short option of a mode's letters,
+// digits or operators ("-w", "-w,u+x", "-x,a+s") for the whole word as
+// the mode, and every operand is then a file.
+func chmodModeOption(args []arg) bool {
+	for _, a := range args {
+		if len(a.opt) == 2 && a.opt[0] == '-' && strings.IndexByte("rwxXstugoa,+=01234567", a.opt[1]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func sedInPlace(args []arg) bool {

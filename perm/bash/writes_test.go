@@ -50,6 +50,18 @@ func TestWrites(t *testing.T) {
 		want []string
 	}{
 		{"cp -Z a b", []string{"b"}},
+		// Were only the operands after the first: chmod's mode in an
+		// option word, and --reference's, leave every operand a file.
+		{"chmod u+x a", []string{"a"}},
+		{"chmod -w a", []string{"a"}},
+		{"chmod -w,u+x a b", []string{"a", "b"}},
+		{"chmod -R -x a", []string{"a"}},
+		{"chmod -- -w a", []string{"a"}},
+		{"chmod --reference=r a", []string{"a"}},
+		{"chmod --ref r a", []string{"a"}},
+		{"chown --reference=r a", []string{"a"}},
+		{"chown me a", []string{"a"}},
+		{"chgrp --reference r a", []string{"a"}},
 		{"cp --context a b", []string{"b"}},
 		{"cp --backup a b", []string{"b"}},
 		{"mv --backup -Z a b", []string{"b"}},
