@@ -41,9 +41,16 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		"chmod":    {longArgs: []string{"reference"}, permute: true},
 		"chown":    {longArgs: []string{"reference", "from"}, permute: true},
 		"chgrp":    {longArgs: []string{"reference"}, permute: true},
-		"sed":      {args: "eflE", longArgs: []string{"expression", "file", "line-length"}, permute: true},
-		"curl":     {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
-		"wget":     {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
+		// GNU sed 4.9 (SHORTOPTS "bsnrzuEe:f:l:i::V:"), every long
+		// option named so that an abbreviation resolves as sed resolves
+		// it (sed --in f); -i takes its suffix only attached, and -E is
+		// a flag. -V (its value not documented) is read as a flag: the
+		// word after it is then taken for one more operand.
+		"sed": {args: "efl", attached: "i", permute: true, longArgs: []string{"expression", "file", "line-length"},
+			long: []string{"binary", "debug", "follow-symlinks", "help", "in-place", "null-data", "posix", "quiet",
+				"regexp-extended", "sandbox", "separate", "silent", "unbuffered", "version", "zero-terminated"}},
+		"curl": {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
+		"wget": {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
 		// sort writes -o's file; uniq its second operand. Every long
 		// option is named (coreutils 9.1), so that an abbreviation
 		// resolves as the program resolves it (sort --out=f).
@@ -231,9 +238,23 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 			break
 		}
 		script := !hasOpt(args, "-e", "--expression", "-f", "--file")
+		suffixes := sedSuffixes(args)
 		for i, o := range operands {
-			if i > 0 || !script {
-				add(o)
+			if i == 0 && script {
+				continue
+			}
+			add(o)
+			if len(suffixes) == 0 || o.word == nil || !o.word.Static {
+				continue
+			}
+			// The file as it was is renamed to its backup's name.
+			for _, sfx := range suffixes {
+				b, ok := sedBackup(*o.word, sfx)
+				if !ok || hasOpt(args, "--follow-symlinks") {
+					dynamic = true // named from where a link leads
+					continue
+				}
+				ts = append(ts, b)
 			}
 		}
 	case "dd":
@@ -264,13 +285,35 @@ func chmodModeOption(args []arg) bool {
 	return false
 }
 
-func sedInPlace(args []arg) bool {
+func sedInPlace(args []arg) bool { return hasOpt(args, "-i", "--in-place") }
+
+// sedSuffixes returns the backup suffixes sed -i and --in-place give
+// (each of them: sed keeps the last).
+func sedSuffixes(args []arg) []string {
+	var out []string
 	for _, a := range args {
-		if a.opt == "--in-place" || (strings.HasPrefix(a.opt, "-") && !strings.HasPrefix(a.opt, "--") && strings.Contains(a.opt, "i")) {
-			return true
+		if (a.opt == "-i" || a.opt == "--in-place") && a.val != "" {
+			out = append(out, a.val)
 		}
 	}
-	return false
+	return out
+}
+
+// sedBackup is the name GNU sed renames the file w names to before it
+// edits it in place with the backup suffix sfx: sfx with each "*" the
+// file's name as given, or the name and sfx after it where sfx has none
+// (sed -i'bak/*' f backs up to bak/f, -i'/tmp/*' to /tmp/f, -irc .bash
+// to .bashrc). ok is false where the name is not known as text: a glob,
+// or a "~" the shell expands that the suffix moves from the start.
+func sedBackup(w Word, sfx string) (Word, bool) {
+	if !strings.Contains(sfx, "*") {
+		sfx = "*" + sfx
+	}
+	if w.Glob || w.Tilde && (!strings.HasPrefix(sfx, "*") || strings.Count(sfx, "*") > 1) {
+		return Word{}, false
+	}
+	v := strings.ReplaceAll(sfx, "*", w.Value)
+	return Word{Raw: v, Value: v, Static: true, Tilde: w.Tilde}, true
 }
 
 func hasOpt(args []arg, opts ...string) bool {
