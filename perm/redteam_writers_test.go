@@ -15,6 +15,7 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		pol := func(rule string) func(*Policy) { return all(allow(rule), mode(m)) }
 		chmod, chown, chgrp := pol("Bash(chmod:*)"), pol("Bash(chown:*)"), pol("Bash(chgrp:*)")
 		sed := pol("Bash(sed:*)")
+		curl, wget := pol("Bash(curl:*)"), pol("Bash(wget:*)")
 		cases = append(cases,
 			// chmod takes a mode in an option word for the mode, and
 			// every operand is then a file.
@@ -44,7 +45,31 @@ func TestRedTeamWriterOptions(t *testing.T) {
 			redCase{string(m) + ": sed --in", sed, bashReq("sed --in s/x/y/ " + out), Ask, 7},
 			redCase{string(m) + ": sed -i.bak in the workspace", sed, bashReq("sed -i.bak s/x/y/ src/a.go"), Allow, 0},
 			redCase{string(m) + ": sed -E -i in the workspace", sed, bashReq("sed -E -i s/x/y/ src/a.go"), Allow, 0},
+			// curl and wget write more files than -o's and -O's, and
+			// some whose names the URL or the server gives.
+			redCase{string(m) + ": curl -c", curl, bashReq("curl -c " + out + " https://h"), Ask, 7},
+			redCase{string(m) + ": curl -D", curl, bashReq("curl -D " + out + " https://h"), Ask, 7},
+			redCase{string(m) + ": curl --trace", curl, bashReq("curl --trace " + out + " https://h"), Ask, 7},
+			redCase{string(m) + ": curl --stderr", curl, bashReq("curl --stderr " + out + " https://h"), Ask, 7},
+			redCase{string(m) + ": curl --output-dir", curl, bashReq("curl --output-dir " + f.outside + " -o d https://h"), Ask, 2},
+			redCase{string(m) + ": curl -OJ", curl, bashReq("curl -OJ https://h/x"), Ask, 2},
+			redCase{string(m) + ": curl -o URL glob", curl, bashReq("curl -o '#1rc' 'https://h/{.bash}'"), Ask, 2},
+			redCase{string(m) + ": curl --out", curl, bashReq("curl --out " + out + " https://h"), Ask, 2},
+			redCase{string(m) + ": curl -K", curl, bashReq("curl -K cfg https://h"), Ask, 2},
+			redCase{string(m) + ": wget -o", wget, bashReq("wget -o " + out + " -O o https://h"), Ask, 7},
+			redCase{string(m) + ": wget -P", wget, bashReq("wget -P " + f.outside + " https://h"), Ask, 2},
+			redCase{string(m) + ": wget -e", wget, bashReq("wget -e output_document=" + out + " https://h"), Ask, 2},
+			redCase{string(m) + ": wget --content-disposition", wget, bashReq("wget --content-disposition https://h/x"), Ask, 2},
+			redCase{string(m) + ": curl -o in the workspace", curl, bashReq("curl -fsSL -o src/b.go https://h"), Allow, 0},
+			redCase{string(m) + ": curl to stdout", curl, bashReq("curl -sS https://h"), Allow, 0},
+			redCase{string(m) + ": wget -O in the workspace", wget, bashReq("wget -q -O src/b.go https://h"), Allow, 0},
 		)
 	}
+	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
+	// which no word names. Was Allow even in bypassPermissions mode.
+	cases = append(cases,
+		redCase{"wget: URL names a dotfile", allow("Bash(wget:*)"), bashReq("wget http://h/%2ebashrc"), Ask, 2},
+		redCase{"wget: URL names a dotfile, bypass", mode(ModeBypass), bashReq("wget http://h/%2ebashrc"), Ask, 2},
+	)
 	runRed(t, f, cases)
 }

@@ -57,6 +57,9 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		"pigz":        gzipWrites(&pigzSpec, false),
 		"gunzip":      gzipWrites(&gzipSpec, true),
 		"unpigz":      gzipWrites(&pigzSpec, true),
+		// curl -O and wget without -O write a file the URL names.
+		"curl": downloadNames(curlWrites),
+		"wget": downloadNames(wgetWrites),
 	}
 }}
 
@@ -97,6 +100,15 @@ func dynamicWord(args []Word) bool {
 		}
 	}
 	return false
+}
+
+// downloadNames is what names the files a downloader writes beyond
+// those its options name (curlWrites, wgetWrites).
+func downloadNames(f func([]Word) ([]Word, bool, string)) func([]Word) string {
+	return func(args []Word) string {
+		_, _, named := f(args)
+		return named
+	}
 }
 
 func always(what string) func([]Word) string {

@@ -49,8 +49,6 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		"sed": {args: "efl", attached: "i", permute: true, longArgs: []string{"expression", "file", "line-length"},
 			long: []string{"binary", "debug", "follow-symlinks", "help", "in-place", "null-data", "posix", "quiet",
 				"regexp-extended", "sandbox", "separate", "silent", "unbuffered", "version", "zero-terminated"}},
-		"curl": {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
-		"wget": {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
 		// sort writes -o's file; uniq its second operand. Every long
 		// option is named (coreutils 9.1), so that an abbreviation
 		// resolves as the program resolves it (sort --out=f).
@@ -66,10 +64,16 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 	}
 }}
 
+// downloaders are the programs whose writes a function of their own
+// reads from their words.
+// (DataWrites reports the files the URL names).
+var downloaders = map[string]func([]Word) ([]Word, bool, string){"curl": curlWrites, "wget": wgetWrites}
+
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
 // destinations and ln's link targets, tee, rm, touch and similar operands,
-// sed -i files, dd of=, curl -o, wget -O, sort -o, uniq's second operand
+// sed -i files and their backups, dd of=, what curl's and wget's
+// options name (curlWrites, wgetWrites), sort -o, uniq's second operand
 // and git --output. dynamic is set
 // when such a target is not static. The engine checks each as an Edit.
 func (c *Command) Writes() (targets []Word, dynamic bool) {
@@ -79,6 +83,12 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		}
 		prog := path.Base(v[0].Value)
 		if ts, dyn, ok := compressWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if f, ok := downloaders[prog]; ok {
+			ts, dyn, _ := f(v[1:])
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
 			continue
@@ -186,9 +196,7 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 		case (a.opt == "-t" || a.opt == "--target-directory") && prog != "sort": // sort -t SEP
 			target = true
 			add(a)
-		case prog == "curl" && (a.opt == "-o" || a.opt == "--output"),
-			prog == "wget" && (a.opt == "-O" || a.opt == "--output-document"),
-			prog == "git" && (a.opt == "--output" || a.opt == "-o"),
+		case prog == "git" && (a.opt == "--output" || a.opt == "-o"),
 			prog == "sort" && (a.opt == "-o" || a.opt == "--output"):
 			add(a)
 		}

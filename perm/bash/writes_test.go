@@ -341,3 +341,70 @@ func TestPlacements(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloaderWrites: the files curl and wget write, read from every
+// option that names one; a file the URL or the server names, or one an
+// option not known may name, is not known (dynamic, or a DataWrites
+// reason). Each row marked
+// "was" was read as writing nothing, or only -o's or -O's file.
+func TestDownloaderWrites(t *testing.T) {
+	for _, tc := range []struct {
+		src     string
+		want    []string
+		dynamic bool
+	}{
+		{"curl -s https://h", nil, false},
+		{"curl -sSL -o o https://h", []string{"o"}, false},
+		{"curl -so o https://h", []string{"o"}, false},
+		{"curl --output=o https://h", []string{"o"}, false},
+		{"curl -o - https://h", nil, false},
+		{"curl -w '%{http_code}' -o /dev/null -s https://h", []string{"/dev/null"}, false},
+		{"curl -c jar https://h", []string{"jar"}, false},                       // was
+		{"curl -D h.txt https://h", []string{"h.txt"}, false},                   // was
+		{"curl -sD - https://h", nil, false},                                    // stdout
+		{"curl --trace t --stderr e https://h", []string{"e", "t"}, false},      // was
+		{"curl --etag-save e --libcurl l https://h", []string{"e", "l"}, false}, // was
+		{"curl --hsts s --alt-svc a https://h", []string{"a", "s"}, false},      // was
+		{"curl -O https://h/x", nil, true},                                      // was: the URL names it
+		{"curl -OJ https://h/x", nil, true},                                     // was: the server names it
+		{"curl --remote-name-all https://h/x", nil, true},                       // was
+		{"curl --output-dir d -o o https://h", nil, true},                       // was: o in d
+		{"curl -K cfg https://h", nil, true},                                    // was: any option
+		{"curl --out o https://h", nil, true},                                   // was: an abbreviation
+		{"curl -o '#1' 'https://h/{a,b}'", nil, true},                           // was: the URL glob names it
+		{"curl -w '%output{f}x' https://h", nil, true},                          // was
+		{"curl -w @fmt https://h", nil, true},                                   // was
+		{"curl --frobnicate https://h", nil, true},
+		{"wget -O o https://h", []string{"o"}, false},
+		{"wget -qO- https://h", nil, false},
+		{"wget -nv -O o https://h", []string{"o"}, false},
+		{"wget --spider https://h", nil, false},
+		{"wget -o log -O o https://h", []string{"log", "o"}, false},         // was
+		{"wget --save-cookies=c -O o https://h", []string{"c", "o"}, false}, // was
+		{"wget https://h/x", nil, true},                                     // was: the URL names it
+		{"wget -a log https://h/x", []string{"log"}, true},                  // was
+		{"wget -P d https://h/x", nil, true},                                // was
+		{"wget -e output_document=o https://h", nil, true},                  // was
+		{"wget --content-disposition -O o https://h", nil, true},            // was
+		{"wget -r -O o https://h", nil, true},
+		{"wget -nx -O o https://h", nil, true},
+	} {
+		s, err := Parse(tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		dynamic := false
+		for _, c := range s.Commands {
+			ts, dyn := c.Writes()
+			dynamic = dynamic || dyn || c.DataWrites() != ""
+			for _, w := range ts {
+				got = append(got, w.Value)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || dynamic != tc.dynamic {
+			t.Errorf("%s: Writes = %q, dynamic %v; want %q, %v", tc.src, got, dynamic, tc.want, tc.dynamic)
+		}
+	}
+}
