@@ -65,6 +65,18 @@ func TestRedTeamWriterOptions(t *testing.T) {
 			redCase{string(m) + ": wget -O in the workspace", wget, bashReq("wget -q -O src/b.go https://h"), Allow, 0},
 		)
 	}
+	// git maintenance writes the user's git configuration (and a
+	// scheduler's jobs that run git there), git credential the stored
+	// credentials. Were Allow.
+	git := allow("Bash(git:*)")
+	cases = append(cases,
+		redCase{"git maintenance register", git, bashReq("git maintenance register"), Ask, 2},
+		redCase{"git maintenance start", all(git, mode(ModeAcceptEdits)), bashReq("git -C src maintenance start"), Ask, 2},
+		redCase{"git credential approve", git, bashReq("git credential approve"), Ask, 2},
+		redCase{"git credential-store store", git, bashReq("git credential-store --file=c store"), Ask, 2},
+		redCase{"git maintenance run", git, bashReq("git maintenance run"), Allow, 6},
+		redCase{"git credential fill", git, bashReq("git credential fill"), Allow, 6},
+	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.
 	cases = append(cases,

@@ -111,6 +111,9 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			ts, dyn = gitOutputTargets(v)
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
+			ts, dyn = gitHomeTargets(v)
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
 		}
 	}
 	return targets, dynamic

@@ -172,6 +172,16 @@ func TestWrites(t *testing.T) {
 		{"git --git-dir=../o/.git --work-tree ../o add -A", []string{"../o", "../o/.git"}},
 		{"git -C ../o --git-dir=.git reset", []string{"../o", "../o/.git"}},
 		{"git -C ../o status", nil},
+		// Were no writes: the user's configuration and credentials.
+		{"git maintenance register", []string{"~/.config/git/config", "~/.gitconfig"}},
+		{"git maintenance start", []string{"~/.config/git/config", "~/.gitconfig"}},
+		{"git -C ../o maintenance stop", []string{"../o", "~/.config/git/config", "~/.gitconfig"}},
+		{"git maintenance register --config-file c", []string{"c", "~/.config/git/config", "~/.gitconfig"}},
+		{"git maintenance run --task=gc", nil},
+		{"git credential approve", []string{"~/.config/git/credentials", "~/.git-credentials"}},
+		{"git credential fill", nil},
+		{"git credential-store --file f store", []string{"f", "~/.config/git/credentials", "~/.git-credentials"}},
+		{"git credential-store --file=f get", nil},
 		{"git -C ../o log -p", nil},
 	} {
 		s, err := Parse(tc.src)
