@@ -77,6 +77,16 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git maintenance run", git, bashReq("git maintenance run"), Allow, 6},
 		redCase{"git credential fill", git, bashReq("git credential fill"), Allow, 6},
 	)
+	// tar writes the archive it makes or changes. Were Allow.
+	tar := allow("Bash(tar:*)")
+	cases = append(cases,
+		redCase{"tar -czf outside", tar, bashReq("tar -czf " + f.outside + "/z.tgz src"), Ask, 7},
+		redCase{"tar czf outside", all(tar, mode(ModeAcceptEdits)), bashReq("tar czf " + f.outside + "/z.tgz src"), Ask, 7},
+		redCase{"tar -rf outside", tar, bashReq("tar -rf " + f.outside + "/z.tar src/a.go"), Ask, 7},
+		redCase{"tar -cf host:file", tar, bashReq("tar -cf h:/z src"), Ask, 2},
+		redCase{"tar -czf in the workspace", tar, bashReq("tar -czf z.tgz src"), Allow, 6},
+		redCase{"tar -czf in the workspace, acceptEdits", all(tar, mode(ModeAcceptEdits)), bashReq("tar -czf z.tgz src"), Allow, 7},
+	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.
 	cases = append(cases,

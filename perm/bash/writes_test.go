@@ -172,6 +172,18 @@ func TestWrites(t *testing.T) {
 		{"git --git-dir=../o/.git --work-tree ../o add -A", []string{"../o", "../o/.git"}},
 		{"git -C ../o --git-dir=.git reset", []string{"../o", "../o/.git"}},
 		{"git -C ../o status", nil},
+		// Were no writes: the archive tar makes or changes.
+		{"tar -czf o.tgz src", []string{"o.tgz"}},
+		{"tar czf o.tgz src", []string{"o.tgz"}},
+		{"tar cfz o.tgz src", []string{"o.tgz"}},
+		{"tar -cz -fo.tgz src", []string{"o.tgz"}},
+		{"tar --create --file=o.tar src", []string{"o.tar"}},
+		{"tar -rf o.tar f", []string{"o.tar"}},
+		{"tar -czvf o.tgz --exclude x -C d .", []string{"o.tgz"}},
+		{"tar -cf - src", nil},
+		{"tar -c src", nil}, // this tar's default archive is stdout
+		{"tar -tzf o.tgz", nil},
+		{"tar -xOf o.tgz", nil},
 		// Were no writes: the user's configuration and credentials.
 		{"git maintenance register", []string{"~/.config/git/config", "~/.gitconfig"}},
 		{"git maintenance start", []string{"~/.config/git/config", "~/.gitconfig"}},
@@ -352,7 +364,8 @@ func TestPlacements(t *testing.T) {
 	}
 }
 
-// TestDownloaderWrites: the files curl and wget write, read from every
+// TestDownloaderWrites: the files curl and wget (and tar, whose archive
+// is its -f file) write, read from every
 // option that names one; a file the URL or the server names, or one an
 // option not known may name, is not known (dynamic, or a DataWrites
 // reason). Each row marked
@@ -398,6 +411,10 @@ func TestDownloaderWrites(t *testing.T) {
 		{"wget --content-disposition -O o https://h", nil, true},            // was
 		{"wget -r -O o https://h", nil, true},
 		{"wget -nx -O o https://h", nil, true},
+		{"tar -cf host:/o src", nil, true},         // through rsh
+		{"tar --frob -czf o src", nil, true},       // an option not known
+		{"tar --delete -f o.tar f", nil, true},     // not in tarSpec
+		{"tar --list --frob -f o.tar", nil, false}, // no word asks for a write
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
