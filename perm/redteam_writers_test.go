@@ -87,6 +87,17 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"tar -czf in the workspace", tar, bashReq("tar -czf z.tgz src"), Allow, 6},
 		redCase{"tar -czf in the workspace, acceptEdits", all(tar, mode(ModeAcceptEdits)), bashReq("tar -czf z.tgz src"), Allow, 7},
 	)
+	// find replaces {} with each path it finds, and runs -execdir's
+	// command in that path's directory. Were Allow: {} and x were read
+	// as files in the current directory.
+	find := allow("Bash(find:*)")
+	cases = append(cases,
+		redCase{"find -exec rm {}", all(find, mode(ModeAcceptEdits)), bashReq("find " + f.outside + " -exec rm {} +"), Ask, 2},
+		redCase{"find -exec rm {}, default", find, bashReq("find " + f.outside + " -exec rm {} +"), Ask, 2},
+		redCase{"find -execdir touch x", all(find, mode(ModeAcceptEdits)), bashReq("find " + f.outside + " -execdir touch x ';'"), Ask, 2},
+		redCase{"find -exec touch {}/x", all(find, mode(ModeAcceptEdits)), bashReq("find " + f.outside + " -exec touch {}/x ';'"), Ask, 2},
+		redCase{"find -exec grep {}", all(find, mode(ModeAcceptEdits)), bashReq("find . -exec grep -l x {} +"), Allow, 6},
+	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.
 	cases = append(cases,

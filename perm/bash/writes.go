@@ -122,7 +122,24 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 		}
 	}
+	// find runs an -exec command with each {} the path it finds, and an
+	// -execdir one in that path's directory: what such a command (or an
+	// xargs -I command) writes is not what its words name.
+	if len(targets) > 0 && !dynamic {
+		dynamic = slices.ContainsFunc(targets, func(w Word) bool { return strings.Contains(w.Value, "{}") }) ||
+			slices.ContainsFunc(c.variants(), findInDirs)
+	}
 	return targets, dynamic
+}
+
+// findInDirs reports a find command line (v) that may run a command in
+// the directory of each path it finds: an -execdir or -okdir action, or
+// a word that is not static, which may be one.
+func findInDirs(v []Word) bool {
+	if len(v) == 0 || !v[0].Static || path.Base(v[0].Value) != "find" {
+		return false
+	}
+	return slices.ContainsFunc(v[1:], func(w Word) bool { return !w.Static || w.Value == "-execdir" || w.Value == "-okdir" })
 }
 
 // writerArgs parses the words after a writer's name in the reading v with

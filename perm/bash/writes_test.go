@@ -415,6 +415,14 @@ func TestDownloaderWrites(t *testing.T) {
 		{"tar --frob -czf o src", nil, true},       // an option not known
 		{"tar --delete -f o.tar f", nil, true},     // not in tarSpec
 		{"tar --list --frob -f o.tar", nil, false}, // no word asks for a write
+		// find runs -exec's command with {} each path it finds, and
+		// -execdir's in each one's directory. Were {} and x, here.
+		{"find /o -exec rm {} +", []string{"{}"}, true},
+		{"find /o -exec touch {}/x ;", []string{"{}/x"}, true},
+		{"find /o -execdir touch x ;", []string{"x"}, true},
+		{"find /o -okdir touch x ;", []string{"x"}, true},
+		{"find . -exec touch x ;", []string{"x"}, false},
+		{"find . -exec grep -l y {} +", nil, false},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
