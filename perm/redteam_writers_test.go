@@ -97,6 +97,11 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"find -execdir touch x", all(find, mode(ModeAcceptEdits)), bashReq("find " + f.outside + " -execdir touch x ';'"), Ask, 2},
 		redCase{"find -exec touch {}/x", all(find, mode(ModeAcceptEdits)), bashReq("find " + f.outside + " -exec touch {}/x ';'"), Ask, 2},
 		redCase{"find -exec grep {}", all(find, mode(ModeAcceptEdits)), bashReq("find . -exec grep -l x {} +"), Allow, 6},
+		// find's -fprint, -fprint0, -fls and -fprintf write a file.
+		redCase{"find -fprint", find, bashReq("find . -fprint " + out), Ask, 7},
+		redCase{"find -fls", all(find, mode(ModeAcceptEdits)), bashReq("find . -fls " + out), Ask, 7},
+		redCase{"find -fprintf", all(find, mode(ModeAcceptEdits)), bashReq("find . -fprintf " + out + " %p"), Ask, 7},
+		redCase{"find -fprint in the workspace", all(find, mode(ModeAcceptEdits)), bashReq("find src -fprint list.txt"), Allow, 7},
 	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.

@@ -93,6 +93,12 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 			continue
 		}
+		if prog == "find" {
+			ts, dyn := findFileWrites(v[1:])
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
 		if f, ok := downloaders[prog]; ok {
 			ts, dyn, _ := f(v[1:])
 			targets = append(targets, ts...)
@@ -130,6 +136,43 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			slices.ContainsFunc(c.variants(), findInDirs)
 	}
 	return targets, dynamic
+}
+
+// findFileWrites returns the files find's own actions write: -fprint,
+// -fprint0, -fls and -fprintf name the file next (-fprintf's format
+// after it). The words of an -exec command line are its own reading's.
+func findFileWrites(args []Word) (ts []Word, dynamic bool) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case !w.Static:
+			// It may be any action, and the word after it its file;
+			// unquoted, it may be split into both.
+			if i+1 < len(args) || !quotedWhole(w.Raw) {
+				dynamic = true
+			}
+		case findActions.Get()[w.Value]:
+			for i++; i < len(args) && !(args[i].Static && (args[i].Value == ";" || args[i].Value == "+")); i++ {
+			}
+		case w.Value == "-fprint" || w.Value == "-fprint0" || w.Value == "-fls" || w.Value == "-fprintf":
+			if i+1 >= len(args) {
+				break
+			}
+			i++
+			if !args[i].Static {
+				dynamic = true
+				continue
+			}
+			ts = append(ts, args[i])
+		}
+	}
+	return ts, dynamic
+}
+
+// quotedWhole reports a word written as one double-quoted string
+// ("$x"), which the shell does not split.
+func quotedWhole(raw string) bool {
+	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && !strings.Contains(raw[1:len(raw)-1], `"`)
 }
 
 // findInDirs reports a find command line (v) that may run a command in

@@ -423,6 +423,15 @@ func TestDownloaderWrites(t *testing.T) {
 		{"find /o -okdir touch x ;", []string{"x"}, true},
 		{"find . -exec touch x ;", []string{"x"}, false},
 		{"find . -exec grep -l y {} +", nil, false},
+		// find's own actions that write a file. Were no writes.
+		{"find . -fprint o", []string{"o"}, false},
+		{"find . -name x -fprint0 o", []string{"o"}, false},
+		{"find . -fls o -o -fprintf p %p", []string{"o", "p"}, false},
+		{"find . -exec echo -fprint o ';'", nil, false}, // echo's words
+		{"find . $a o", nil, true},                      // $a may be -fprint
+		{`find . -name "$n" -fprint o`, []string{"o"}, true},
+		{`find . -name "$n"`, nil, false},
+		{"find . -name $n", nil, true}, // split, it may be -fprint o
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
