@@ -43,6 +43,12 @@ func TestRedTeamWriterOptions(t *testing.T) {
 			redCase{string(m) + ": sed -iE", sed, bashReq("sed -iE s/x/y/ " + out), Ask, 7},
 			// --in abbreviates --in-place.
 			redCase{string(m) + ": sed --in", sed, bashReq("sed --in s/x/y/ " + out), Ask, 7},
+			// A script's w file and e command.
+			redCase{string(m) + ": sed w", sed, bashReq("sed -n 'w " + out + "' src/a.go"), Ask, 2},
+			redCase{string(m) + ": sed -i s///w", sed, bashReq("sed -i 's/x/y/w " + out + "' src/a.go"), Ask, 2},
+			redCase{string(m) + ": sed e", sed, bashReq("sed '1e touch " + out + "' src/a.go"), Ask, 2},
+			redCase{string(m) + ": sed -f", sed, bashReq("sed -i -f s.sed src/a.go"), Ask, 2},
+			redCase{string(m) + ": sed --sandbox -f", sed, bashReq("sed --sandbox -i -f s.sed src/a.go"), Allow, 0},
 			redCase{string(m) + ": sed -i.bak in the workspace", sed, bashReq("sed -i.bak s/x/y/ src/a.go"), Allow, 0},
 			redCase{string(m) + ": sed -E -i in the workspace", sed, bashReq("sed -E -i s/x/y/ src/a.go"), Allow, 0},
 			// curl and wget write more files than -o's and -O's, and

@@ -57,6 +57,8 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		"pigz":        gzipWrites(&pigzSpec, false),
 		"gunzip":      gzipWrites(&gzipSpec, true),
 		"unpigz":      gzipWrites(&pigzSpec, true),
+		// sed's w command writes the file its script names.
+		"sed": sedScriptWrites,
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),

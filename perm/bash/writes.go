@@ -364,6 +364,63 @@ func chmodModeOption(args []arg) bool {
 
 func sedInPlace(args []arg) bool { return hasOpt(args, "-i", "--in-place") }
 
+// sedScriptWrites: a sed script's w and W commands, and s's w flag,
+// write the file they name; its e command, and s's e flag, run a shell
+// command. Only a script of the verified subset (sedPrintOnly), or one
+// --sandbox refuses those in, writes no more than -i's files.
+func sedScriptWrites(words []Word) string {
+	spec := writers.Get()["sed"]
+	args, rest, err := spec.parse(words)
+	if err != nil {
+		return "script"
+	}
+	for i := rest; i < len(words); i++ {
+		args = append(args, arg{val: words[i].Value, word: &words[i]})
+	}
+	var operands []arg
+	for _, a := range args {
+		if a.opt == "" {
+			operands = append(operands, a)
+		}
+	}
+	if !sedScriptKnown(args, operands) {
+		return "script"
+	}
+	return ""
+}
+
+// sedScriptKnown reports whether what a sed command line's script does
+// besides printing and editing in place is known: --sandbox, or every
+// script it is given (-e's, or the first operand) static and in the
+// subset sedPrintOnly verifies. A script file (-f) is not known.
+func sedScriptKnown(args, operands []arg) bool {
+	if hasOpt(args, "--sandbox") {
+		return true
+	}
+	if hasOpt(args, "-f", "--file") {
+		return false
+	}
+	var scripts []string
+	for _, a := range args {
+		if a.opt == "-e" || a.opt == "--expression" {
+			if a.word != nil && !a.word.Static {
+				return false
+			}
+			scripts = append(scripts, a.val)
+		}
+	}
+	if scripts == nil {
+		if len(operands) == 0 {
+			return true // no script: sed refuses to run
+		}
+		if operands[0].word != nil && !operands[0].word.Static {
+			return false
+		}
+		scripts = []string{operands[0].val}
+	}
+	return sedPrintOnly(strings.Join(scripts, "\n"))
+}
+
 // sedSuffixes returns the backup suffixes sed -i and --in-place give
 // (each of them: sed keeps the last).
 func sedSuffixes(args []arg) []string {

@@ -423,6 +423,19 @@ func TestDownloaderWrites(t *testing.T) {
 		{"find /o -okdir touch x ;", []string{"x"}, true},
 		{"find . -exec touch x ;", []string{"x"}, false},
 		{"find . -exec grep -l y {} +", nil, false},
+		// A sed script's w, W and e commands and s's w and e flags
+		// write or run what the gate does not follow. Were no writes
+		// (or only -i's file).
+		{"sed -n 'w o' f", nil, true},
+		{"sed -n wo f", nil, true},
+		{"sed -i 's/a/b/w o' f", []string{"f"}, true},
+		{"sed -i '1e touch o' f", []string{"f"}, true},
+		{"sed 's/a/b/e' f", nil, true},
+		{"sed -e p -e 'W o' f", nil, true},
+		{"sed -f s.sed f", nil, true},
+		{"sed --sandbox -f s.sed f", nil, false},
+		{"sed -i 's/a/b/g; /x/d' f", []string{"f"}, false},
+		{"sed -n 1,5p f", nil, false},
 		// find's own actions that write a file. Were no writes.
 		{"find . -fprint o", []string{"o"}, false},
 		{"find . -name x -fprint0 o", []string{"o"}, false},
