@@ -242,7 +242,9 @@ func TestEvaluate(t *testing.T) {
 		{"read-only via symlink outside", nil, bashReq("cat link/data"), Ask, 7, ""},
 		{"read-only explore", mode(ModeExplore), bashReq("grep -r x src"), Allow, 7, ""},
 		{"find delete", nil, bashReq("find . -delete"), Ask, 2, "destructive"},
-		{"find exec not read-only", nil, bashReq("find . -exec touch {} +"), Ask, 7, ""},
+		{"find exec not read-only", nil, bashReq("find . -exec grep -l x {} +"), Ask, 7, "not read-only"},
+		// What -exec's command writes is each path find finds: not known.
+		{"find exec writes", nil, bashReq("find . -exec touch {} +"), Ask, 2, "not static"},
 		// A deep glob is expanded now: it matches the denied file (Deny); one
 		// that matches none stays unsure (a file may be made later in the line).
 		{"read deny deep glob", deny("Read(./secrets/**)"), bashReq("cat s*/k"), Deny, 1, "secrets/k"},

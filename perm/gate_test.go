@@ -175,8 +175,10 @@ func TestGateSoundness(t *testing.T) {
 		{"glob out of the workspace", nil, bashReq("ls ../*"), Ask, 7, "outside the workspace"},
 
 		// Read-only means verified, option by option.
-		{"sed label then e", nil, bashReq(`sed -n ':x e id' README.md`), Ask, 7, "verified read-only subset"},
-		{"sed label then w", nil, bashReq(`sed -n ':x w out' README.md`), Ask, 7, "verified read-only subset"},
+		// (Asked at step 2 since what a script outside the subset writes
+		// is not known to the write check either.)
+		{"sed label then e", nil, bashReq(`sed -n ':x e id' README.md`), Ask, 2, "sed writes the paths the script names"},
+		{"sed label then w", nil, bashReq(`sed -n ':x w out' README.md`), Ask, 2, "sed writes the paths the script names"},
 		// Was allowed: less runs the LESSOPEN preprocessor of gen's
 		// environment (lesspipe) on the file; -L turns it off.
 		{"less runs LESSOPEN", nil, bashReq("less README.md"), Ask, 7, "less"},

@@ -197,7 +197,10 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: dc shell escape", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`dc -e '!r"m -rf /'`), Ask, 3},
 		{"unmodelled: expect", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`expect -c 'exec r[string cat m] -rf /'`), Ask, 3},
 		{"unmodelled: echo into an unknown program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo 'syscmd(r` + "``" + `m -rf /)' | m4`), Ask, 3},
-		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -cf x.tar .`), Ask, 3},
+		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -tf x.tar`), Ask, 3},
+		// Making an archive, with an option tarSpec does not know: the
+		// archive it writes is not known, asked at step 2.
+		{"unmodelled: tar compressor, creating", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -cf x.tar .`), Ask, 2},
 		{"unmodelled: install strip program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`install -s --strip-program='r""m' a b`), Ask, 3},
 		{"unmodelled: env -S name", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`env -S 'r""m -rf /'`), Ask, 3},
 		{"unmodelled: wrapper option", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`strace -o '|r""m -rf /' true`), Ask, 3},

@@ -57,6 +57,11 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		"pigz":        gzipWrites(&pigzSpec, false),
 		"gunzip":      gzipWrites(&gzipSpec, true),
 		"unpigz":      gzipWrites(&pigzSpec, true),
+		// sed's w command writes the file its script names.
+		"sed": sedScriptWrites,
+		// curl -O and wget without -O write a file the URL names.
+		"curl": downloadNames(curlWrites),
+		"wget": downloadNames(wgetWrites),
 	}
 }}
 
@@ -97,6 +102,15 @@ func dynamicWord(args []Word) bool {
 		}
 	}
 	return false
+}
+
+// downloadNames is what names the files a downloader writes beyond
+// those its options name (curlWrites, wgetWrites).
+func downloadNames(f func([]Word) ([]Word, bool, string)) func([]Word) string {
+	return func(args []Word) string {
+		_, _, named := f(args)
+		return named
+	}
 }
 
 func always(what string) func([]Word) string {
@@ -697,3 +711,52 @@ func gzipWrites(spec *optSpec, gunzip bool) func([]Word) string {
 // the compressed file stores: not static, a short option cluster holding
 // N, or a long option --name may abbreviate.
 func mayName(args []Word) bool { return mayAsk(args, "N", false, "--name") }
+
+// tarArchiveWrites returns the archive a tar command (prog, its words
+// args) writes: -f's file where it creates, appends to, updates,
+// catenates to or deletes from one ("-" is stdout). ok is false for
+// another program. dynamic is set where that is not known: a parse that
+// is not sure (an option not in tarSpec) of a command some word of which
+// may ask for such a mode, or an archive on another host ("host:file",
+// which tar reaches through rsh).
+func tarArchiveWrites(prog string, args []Word) (ts []Word, dynamic, ok bool) {
+	switch prog {
+	case "tar", "gtar", "bsdtar":
+	default:
+		return nil, false, false
+	}
+	if !dynamicWord(args[:min(1, len(args))]) && len(args) > 0 && !strings.HasPrefix(args[0].Value, "-") && !oldStyle(args[0].Value) {
+		return nil, false, true // tar refuses a first word of other bytes than letters and digits
+	}
+	modes := []string{"-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete"}
+	words, sure := oldStyleWords(args, tarSpec.args)
+	var parsed []arg
+	if sure {
+		parsed, sure = sureArgs(tarSpec, words)
+	}
+	if !sure {
+		for _, l := range "cruA" {
+			if mayAsk(args, string(l), true, "--create", "--append", "--update", "--catenate", "--concatenate", "--delete") {
+				return nil, true, true
+			}
+		}
+		return nil, false, true
+	}
+	if !hasOpt(parsed, modes...) {
+		return nil, false, true
+	}
+	for _, a := range parsed {
+		if a.opt != "-f" && a.opt != "--file" || a.val == "-" {
+			continue
+		}
+		switch {
+		case a.word != nil && !a.word.Static, strings.Contains(a.val, ":"):
+			return nil, true, true
+		case a.word == nil:
+			ts = append(ts, staticWord(a.val))
+		default:
+			ts = append(ts, *a.word)
+		}
+	}
+	return ts, false, true
+}

@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/gen-run/gen/internal/lazy"
@@ -329,4 +330,85 @@ func gitElsewhere(globals []Word, dir string) []string {
 		}
 	}
 	return out
+}
+
+// gitHomeWriters are git subcommands that write files in the user's home
+// directory, by the action (the word after the subcommand) that does:
+// git maintenance register, unregister, start and stop add the
+// repository to (or take it from) the global configuration's
+// maintenance.repo, and start and stop install (or remove) the
+// scheduler's jobs that run git maintenance in it; git credential
+// approve and reject, and git credential-store store and erase, change
+// the credentials the store helper keeps.
+var gitHomeWriters = lazy.Value[map[string]gitHomeWriter]{New: func() map[string]gitHomeWriter {
+	config := []string{"~/.gitconfig", "~/.config/git/config"}
+	creds := []string{"~/.git-credentials", "~/.config/git/credentials"}
+	return map[string]gitHomeWriter{
+		"maintenance":      {[]string{"register", "unregister", "start", "stop"}, config, "--config-file"},
+		"credential":       {[]string{"approve", "reject"}, creds, ""},
+		"credential-store": {[]string{"store", "erase"}, creds, "--file"},
+	}
+}}
+
+// gitHomeWriter is one of gitHomeWriters: the actions that write, the
+// files they write, and the option naming another file they write.
+type gitHomeWriter struct {
+	actions, files []string
+	fileOpt        string
+}
+
+// gitHomeTargets returns the files a git command line (words, words[0]
+// git) of gitHomeWriters writes in the user's home, and the file its
+// option names. An action or option that is not static may be one that
+// writes.
+func gitHomeTargets(words []Word) (ts []Word, dynamic bool) {
+	dir, _, sub, ok := gitDirs(words)
+	if !ok {
+		return nil, false
+	}
+	hw, ok := gitHomeWriters.Get()[words[sub].Value]
+	if !ok {
+		return nil, false
+	}
+	args := words[sub+1:]
+	// The action is the first word that is not an option or the file
+	// option's value.
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case !w.Static:
+		case hw.fileOpt != "" && LongAbbrev(w.Value, hw.fileOpt) && !strings.Contains(w.Value, "="):
+			i++
+			continue
+		case strings.HasPrefix(w.Value, "-"):
+			continue
+		case !slices.Contains(hw.actions, w.Value):
+			return nil, false
+		}
+		break
+	}
+	for _, f := range hw.files {
+		ts = append(ts, Word{Raw: f, Value: f, Static: true, Tilde: true})
+	}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.Static {
+			dynamic = true
+			continue
+		}
+		if hw.fileOpt == "" || !LongAbbrev(w.Value, hw.fileOpt) {
+			continue
+		}
+		_, val, eq := strings.Cut(w.Value, "=")
+		if out, last, ok := optValue(args, i, val, eq); ok {
+			i = last
+			if !out.Static {
+				dynamic = true
+				continue
+			}
+			p := under(dir, out.Value)
+			ts = append(ts, Word{Raw: p, Value: p, Static: true, Tilde: out.Tilde && p == out.Value})
+		}
+	}
+	return ts, dynamic
 }

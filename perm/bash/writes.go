@@ -41,9 +41,14 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		"chmod":    {longArgs: []string{"reference"}, permute: true},
 		"chown":    {longArgs: []string{"reference", "from"}, permute: true},
 		"chgrp":    {longArgs: []string{"reference"}, permute: true},
-		"sed":      {args: "eflE", longArgs: []string{"expression", "file", "line-length"}, permute: true},
-		"curl":     {args: "oHdAbcDeEFKmrTuUwxXyYz", longArgs: []string{"output", "header", "data", "user-agent", "cookie", "cookie-jar", "dump-header", "referer", "cert", "form", "config", "max-time", "range", "upload-file", "user", "write-out", "proxy", "request", "output-dir", "trace", "trace-ascii", "stderr"}, permute: true},
-		"wget":     {args: "OaoPeT", longArgs: []string{"output-document", "append-output", "output-file", "directory-prefix", "execute", "timeout"}, permute: true},
+		// GNU sed 4.9 (SHORTOPTS "bsnrzuEe:f:l:i::V:"), every long
+		// option named so that an abbreviation resolves as sed resolves
+		// it (sed --in f); -i takes its suffix only attached, and -E is
+		// a flag. -V (its value not documented) is read as a flag: the
+		// word after it is then taken for one more operand.
+		"sed": {args: "efl", attached: "i", permute: true, longArgs: []string{"expression", "file", "line-length"},
+			long: []string{"binary", "debug", "follow-symlinks", "help", "in-place", "null-data", "posix", "quiet",
+				"regexp-extended", "sandbox", "separate", "silent", "unbuffered", "version", "zero-terminated"}},
 		// sort writes -o's file; uniq its second operand. Every long
 		// option is named (coreutils 9.1), so that an abbreviation
 		// resolves as the program resolves it (sort --out=f).
@@ -59,10 +64,17 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 	}
 }}
 
+// downloaders are the programs whose writes a function of their own
+// reads from their words.
+// (DataWrites reports the files the URL names).
+var downloaders = map[string]func([]Word) ([]Word, bool, string){"curl": curlWrites, "wget": wgetWrites}
+
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
 // destinations and ln's link targets, tee, rm, touch and similar operands,
-// sed -i files, dd of=, curl -o, wget -O, sort -o, uniq's second operand
+// sed -i files and their backups, the archive tar makes or changes,
+// dd of=, what curl's and wget's
+// options name (curlWrites, wgetWrites), sort -o, uniq's second operand
 // and git --output. dynamic is set
 // when such a target is not static. The engine checks each as an Edit.
 func (c *Command) Writes() (targets []Word, dynamic bool) {
@@ -72,6 +84,23 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		}
 		prog := path.Base(v[0].Value)
 		if ts, dyn, ok := compressWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if ts, dyn, ok := tarArchiveWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if prog == "find" {
+			ts, dyn := findFileWrites(v[1:])
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if f, ok := downloaders[prog]; ok {
+			ts, dyn, _ := f(v[1:])
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
 			continue
@@ -94,9 +123,66 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			ts, dyn = gitOutputTargets(v)
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
+			ts, dyn = gitHomeTargets(v)
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
 		}
 	}
+	// find runs an -exec command with each {} the path it finds, and an
+	// -execdir one in that path's directory: what such a command (or an
+	// xargs -I command) writes is not what its words name.
+	if len(targets) > 0 && !dynamic {
+		dynamic = slices.ContainsFunc(targets, func(w Word) bool { return strings.Contains(w.Value, "{}") }) ||
+			slices.ContainsFunc(c.variants(), findInDirs)
+	}
 	return targets, dynamic
+}
+
+// findFileWrites returns the files find's own actions write: -fprint,
+// -fprint0, -fls and -fprintf name the file next (-fprintf's format
+// after it). The words of an -exec command line are its own reading's.
+func findFileWrites(args []Word) (ts []Word, dynamic bool) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case !w.Static:
+			// It may be any action, and the word after it its file;
+			// unquoted, it may be split into both.
+			if i+1 < len(args) || !quotedWhole(w.Raw) {
+				dynamic = true
+			}
+		case findActions.Get()[w.Value]:
+			for i++; i < len(args) && !(args[i].Static && (args[i].Value == ";" || args[i].Value == "+")); i++ {
+			}
+		case w.Value == "-fprint" || w.Value == "-fprint0" || w.Value == "-fls" || w.Value == "-fprintf":
+			if i+1 >= len(args) {
+				break
+			}
+			i++
+			if !args[i].Static {
+				dynamic = true
+				continue
+			}
+			ts = append(ts, args[i])
+		}
+	}
+	return ts, dynamic
+}
+
+// quotedWhole reports a word written as one double-quoted string
+// ("$x"), which the shell does not split.
+func quotedWhole(raw string) bool {
+	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && !strings.Contains(raw[1:len(raw)-1], `"`)
+}
+
+// findInDirs reports a find command line (v) that may run a command in
+// the directory of each path it finds: an -execdir or -okdir action, or
+// a word that is not static, which may be one.
+func findInDirs(v []Word) bool {
+	if len(v) == 0 || !v[0].Static || path.Base(v[0].Value) != "find" {
+		return false
+	}
+	return slices.ContainsFunc(v[1:], func(w Word) bool { return !w.Static || w.Value == "-execdir" || w.Value == "-okdir" })
 }
 
 // writerArgs parses the words after a writer's name in the reading v with
@@ -179,9 +265,7 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 		case (a.opt == "-t" || a.opt == "--target-directory") && prog != "sort": // sort -t SEP
 			target = true
 			add(a)
-		case prog == "curl" && (a.opt == "-o" || a.opt == "--output"),
-			prog == "wget" && (a.opt == "-O" || a.opt == "--output-document"),
-			prog == "git" && (a.opt == "--output" || a.opt == "-o"),
+		case prog == "git" && (a.opt == "--output" || a.opt == "-o"),
 			prog == "sort" && (a.opt == "-o" || a.opt == "--output"):
 			add(a)
 		}
@@ -214,8 +298,15 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 			add(operands[1]) // uniq [INPUT [OUTPUT]]
 		}
 	case "chmod", "chown", "chgrp":
+		// The first operand is the mode or the owner, unless
+		// --reference gives it, or, for chmod, an option word does
+		// (chmod -w f, chmod -w,u+x f): then every operand is a file.
+		first := 1
+		if hasOpt(args, "--reference") || prog == "chmod" && chmodModeOption(args) {
+			first = 0
+		}
 		for i, o := range operands {
-			if i > 0 {
+			if i >= first {
 				add(o)
 			}
 		}
@@ -224,9 +315,23 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 			break
 		}
 		script := !hasOpt(args, "-e", "--expression", "-f", "--file")
+		suffixes := sedSuffixes(args)
 		for i, o := range operands {
-			if i > 0 || !script {
-				add(o)
+			if i == 0 && script {
+				continue
+			}
+			add(o)
+			if len(suffixes) == 0 || o.word == nil || !o.word.Static {
+				continue
+			}
+			// The file as it was is renamed to its backup's name.
+			for _, sfx := range suffixes {
+				b, ok := sedBackup(*o.word, sfx)
+				if !ok || hasOpt(args, "--follow-symlinks") {
+					dynamic = true // named from where a link leads
+					continue
+				}
+				ts = append(ts, b)
 			}
 		}
 	case "dd":
@@ -244,13 +349,105 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 	return ts, dynamic
 }
 
-func sedInPlace(args []arg) bool {
+// chmodModeOption reports whether a word chmod reads as an option holds
+// a mode: coreutils' chmod takes a short option of a mode's letters,
+// digits or operators ("-w", "-w,u+x", "-x,a+s") for the whole word as
+// the mode, and every operand is then a file.
+func chmodModeOption(args []arg) bool {
 	for _, a := range args {
-		if a.opt == "--in-place" || (strings.HasPrefix(a.opt, "-") && !strings.HasPrefix(a.opt, "--") && strings.Contains(a.opt, "i")) {
+		if len(a.opt) == 2 && a.opt[0] == '-' && strings.IndexByte("rwxXstugoa,+=01234567", a.opt[1]) >= 0 {
 			return true
 		}
 	}
 	return false
+}
+
+func sedInPlace(args []arg) bool { return hasOpt(args, "-i", "--in-place") }
+
+// sedScriptWrites: a sed script's w and W commands, and s's w flag,
+// write the file they name; its e command, and s's e flag, run a shell
+// command. Only a script of the verified subset (sedPrintOnly), or one
+// --sandbox refuses those in, writes no more than -i's files.
+func sedScriptWrites(words []Word) string {
+	spec := writers.Get()["sed"]
+	args, rest, err := spec.parse(words)
+	if err != nil {
+		return "script"
+	}
+	for i := rest; i < len(words); i++ {
+		args = append(args, arg{val: words[i].Value, word: &words[i]})
+	}
+	var operands []arg
+	for _, a := range args {
+		if a.opt == "" {
+			operands = append(operands, a)
+		}
+	}
+	if !sedScriptKnown(args, operands) {
+		return "script"
+	}
+	return ""
+}
+
+// sedScriptKnown reports whether what a sed command line's script does
+// besides printing and editing in place is known: --sandbox, or every
+// script it is given (-e's, or the first operand) static and in the
+// subset sedPrintOnly verifies. A script file (-f) is not known.
+func sedScriptKnown(args, operands []arg) bool {
+	if hasOpt(args, "--sandbox") {
+		return true
+	}
+	if hasOpt(args, "-f", "--file") {
+		return false
+	}
+	var scripts []string
+	for _, a := range args {
+		if a.opt == "-e" || a.opt == "--expression" {
+			if a.word != nil && !a.word.Static {
+				return false
+			}
+			scripts = append(scripts, a.val)
+		}
+	}
+	if scripts == nil {
+		if len(operands) == 0 {
+			return true // no script: sed refuses to run
+		}
+		if operands[0].word != nil && !operands[0].word.Static {
+			return false
+		}
+		scripts = []string{operands[0].val}
+	}
+	return sedPrintOnly(strings.Join(scripts, "\n"))
+}
+
+// sedSuffixes returns the backup suffixes sed -i and --in-place give
+// (each of them: sed keeps the last).
+func sedSuffixes(args []arg) []string {
+	var out []string
+	for _, a := range args {
+		if (a.opt == "-i" || a.opt == "--in-place") && a.val != "" {
+			out = append(out, a.val)
+		}
+	}
+	return out
+}
+
+// sedBackup is the name GNU sed renames the file w names to before it
+// edits it in place with the backup suffix sfx: sfx with each "*" the
+// file's name as given, or the name and sfx after it where sfx has none
+// (sed -i'bak/*' f backs up to bak/f, -i'/tmp/*' to /tmp/f, -irc .bash
+// to .bashrc). ok is false where the name is not known as text: a glob,
+// or a "~" the shell expands that the suffix moves from the start.
+func sedBackup(w Word, sfx string) (Word, bool) {
+	if !strings.Contains(sfx, "*") {
+		sfx = "*" + sfx
+	}
+	if w.Glob || w.Tilde && (!strings.HasPrefix(sfx, "*") || strings.Count(sfx, "*") > 1) {
+		return Word{}, false
+	}
+	v := strings.ReplaceAll(sfx, "*", w.Value)
+	return Word{Raw: v, Value: v, Static: true, Tilde: w.Tilde}, true
 }
 
 func hasOpt(args []arg, opts ...string) bool {

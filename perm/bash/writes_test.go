@@ -50,6 +50,36 @@ func TestWrites(t *testing.T) {
 		want []string
 	}{
 		{"cp -Z a b", []string{"b"}},
+		// Were only the operands after the first: chmod's mode in an
+		// option word, and --reference's, leave every operand a file.
+		{"chmod u+x a", []string{"a"}},
+		{"chmod -w a", []string{"a"}},
+		{"chmod -w,u+x a b", []string{"a", "b"}},
+		{"chmod -R -x a", []string{"a"}},
+		{"chmod -- -w a", []string{"a"}},
+		{"chmod --reference=r a", []string{"a"}},
+		{"chmod --ref r a", []string{"a"}},
+		{"chown --reference=r a", []string{"a"}},
+		{"chown me a", []string{"a"}},
+		{"chgrp --reference r a", []string{"a"}},
+		// sed -i: -E is a flag (it took the script, and the file for
+		// it), --in abbreviates --in-place, and a backup suffix names
+		// one more file, anywhere (each "*" the file's name).
+		{"sed -i s/a/b/ f", []string{"f"}},
+		{"sed -i -E s/a/b/ f", []string{"f"}},
+		{"sed -iE s/a/b/ f", []string{"f", "fE"}},
+		{"sed -Ei s/a/b/ f", []string{"f"}},
+		{"sed --in s/a/b/ f", []string{"f"}},
+		{"sed --in-pl=.bak s/a/b/ f", []string{"f", "f.bak"}},
+		{"sed -irc s/a/b/ .bash", []string{".bash", ".bashrc"}},
+		{"sed -in s/a/b/ f", []string{"f", "fn"}},
+		{"sed -ni s/a/b/ f", []string{"f"}},
+		{"sed -i'/tmp/*' s/a/b/ f", []string{"/tmp/f", "f"}},
+		{"sed -i'bak/*.old' -e s/a/b/ d/f g", []string{"bak/d/f.old", "bak/g.old", "d/f", "g"}},
+		{"sed --in-place=x -i s/a/b/ f", []string{"f", "fx"}},
+		{"sed -i.b s/a/b/ ~/f", []string{"~/f", "~/f.b"}},
+		{"sed -n s/a/b/ f", nil},
+		{"sed -e s/a/b/ -i f", []string{"f"}},
 		{"cp --context a b", []string{"b"}},
 		{"cp --backup a b", []string{"b"}},
 		{"mv --backup -Z a b", []string{"b"}},
@@ -142,6 +172,28 @@ func TestWrites(t *testing.T) {
 		{"git --git-dir=../o/.git --work-tree ../o add -A", []string{"../o", "../o/.git"}},
 		{"git -C ../o --git-dir=.git reset", []string{"../o", "../o/.git"}},
 		{"git -C ../o status", nil},
+		// Were no writes: the archive tar makes or changes.
+		{"tar -czf o.tgz src", []string{"o.tgz"}},
+		{"tar czf o.tgz src", []string{"o.tgz"}},
+		{"tar cfz o.tgz src", []string{"o.tgz"}},
+		{"tar -cz -fo.tgz src", []string{"o.tgz"}},
+		{"tar --create --file=o.tar src", []string{"o.tar"}},
+		{"tar -rf o.tar f", []string{"o.tar"}},
+		{"tar -czvf o.tgz --exclude x -C d .", []string{"o.tgz"}},
+		{"tar -cf - src", nil},
+		{"tar -c src", nil}, // this tar's default archive is stdout
+		{"tar -tzf o.tgz", nil},
+		{"tar -xOf o.tgz", nil},
+		// Were no writes: the user's configuration and credentials.
+		{"git maintenance register", []string{"~/.config/git/config", "~/.gitconfig"}},
+		{"git maintenance start", []string{"~/.config/git/config", "~/.gitconfig"}},
+		{"git -C ../o maintenance stop", []string{"../o", "~/.config/git/config", "~/.gitconfig"}},
+		{"git maintenance register --config-file c", []string{"c", "~/.config/git/config", "~/.gitconfig"}},
+		{"git maintenance run --task=gc", nil},
+		{"git credential approve", []string{"~/.config/git/credentials", "~/.git-credentials"}},
+		{"git credential fill", nil},
+		{"git credential-store --file f store", []string{"f", "~/.config/git/credentials", "~/.git-credentials"}},
+		{"git credential-store --file=f get", nil},
 		{"git -C ../o log -p", nil},
 	} {
 		s, err := Parse(tc.src)
@@ -308,6 +360,108 @@ func TestPlacements(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Placements = %+v, want %+v", tc.src, got, tc.want)
+		}
+	}
+}
+
+// TestDownloaderWrites: the files curl and wget (and tar, whose archive
+// is its -f file) write, read from every
+// option that names one; a file the URL or the server names, or one an
+// option not known may name, is not known (dynamic, or a DataWrites
+// reason). Each row marked
+// "was" was read as writing nothing, or only -o's or -O's file.
+func TestDownloaderWrites(t *testing.T) {
+	for _, tc := range []struct {
+		src     string
+		want    []string
+		dynamic bool
+	}{
+		{"curl -s https://h", nil, false},
+		{"curl -sSL -o o https://h", []string{"o"}, false},
+		{"curl -so o https://h", []string{"o"}, false},
+		{"curl --output=o https://h", []string{"o"}, false},
+		{"curl -o - https://h", nil, false},
+		{"curl -w '%{http_code}' -o /dev/null -s https://h", []string{"/dev/null"}, false},
+		{"curl -c jar https://h", []string{"jar"}, false},                       // was
+		{"curl -D h.txt https://h", []string{"h.txt"}, false},                   // was
+		{"curl -sD - https://h", nil, false},                                    // stdout
+		{"curl --trace t --stderr e https://h", []string{"e", "t"}, false},      // was
+		{"curl --etag-save e --libcurl l https://h", []string{"e", "l"}, false}, // was
+		{"curl --hsts s --alt-svc a https://h", []string{"a", "s"}, false},      // was
+		{"curl -O https://h/x", nil, true},                                      // was: the URL names it
+		{"curl -OJ https://h/x", nil, true},                                     // was: the server names it
+		{"curl --remote-name-all https://h/x", nil, true},                       // was
+		{"curl --output-dir d -o o https://h", nil, true},                       // was: o in d
+		{"curl -K cfg https://h", nil, true},                                    // was: any option
+		{"curl --out o https://h", nil, true},                                   // was: an abbreviation
+		{"curl -o '#1' 'https://h/{a,b}'", nil, true},                           // was: the URL glob names it
+		{"curl -w '%output{f}x' https://h", nil, true},                          // was
+		{"curl -w @fmt https://h", nil, true},                                   // was
+		{"curl --frobnicate https://h", nil, true},
+		{"wget -O o https://h", []string{"o"}, false},
+		{"wget -qO- https://h", nil, false},
+		{"wget -nv -O o https://h", []string{"o"}, false},
+		{"wget --spider https://h", nil, false},
+		{"wget -o log -O o https://h", []string{"log", "o"}, false},         // was
+		{"wget --save-cookies=c -O o https://h", []string{"c", "o"}, false}, // was
+		{"wget https://h/x", nil, true},                                     // was: the URL names it
+		{"wget -a log https://h/x", []string{"log"}, true},                  // was
+		{"wget -P d https://h/x", nil, true},                                // was
+		{"wget -e output_document=o https://h", nil, true},                  // was
+		{"wget --content-disposition -O o https://h", nil, true},            // was
+		{"wget -r -O o https://h", nil, true},
+		{"wget -nx -O o https://h", nil, true},
+		{"tar -cf host:/o src", nil, true},         // through rsh
+		{"tar --frob -czf o src", nil, true},       // an option not known
+		{"tar --delete -f o.tar f", nil, true},     // not in tarSpec
+		{"tar --list --frob -f o.tar", nil, false}, // no word asks for a write
+		// find runs -exec's command with {} each path it finds, and
+		// -execdir's in each one's directory. Were {} and x, here.
+		{"find /o -exec rm {} +", []string{"{}"}, true},
+		{"find /o -exec touch {}/x ;", []string{"{}/x"}, true},
+		{"find /o -execdir touch x ;", []string{"x"}, true},
+		{"find /o -okdir touch x ;", []string{"x"}, true},
+		{"find . -exec touch x ;", []string{"x"}, false},
+		{"find . -exec grep -l y {} +", nil, false},
+		// A sed script's w, W and e commands and s's w and e flags
+		// write or run what the gate does not follow. Were no writes
+		// (or only -i's file).
+		{"sed -n 'w o' f", nil, true},
+		{"sed -n wo f", nil, true},
+		{"sed -i 's/a/b/w o' f", []string{"f"}, true},
+		{"sed -i '1e touch o' f", []string{"f"}, true},
+		{"sed 's/a/b/e' f", nil, true},
+		{"sed -e p -e 'W o' f", nil, true},
+		{"sed -f s.sed f", nil, true},
+		{"sed --sandbox -f s.sed f", nil, false},
+		{"sed -i 's/a/b/g; /x/d' f", []string{"f"}, false},
+		{"sed -n 1,5p f", nil, false},
+		// find's own actions that write a file. Were no writes.
+		{"find . -fprint o", []string{"o"}, false},
+		{"find . -name x -fprint0 o", []string{"o"}, false},
+		{"find . -fls o -o -fprintf p %p", []string{"o", "p"}, false},
+		{"find . -exec echo -fprint o ';'", nil, false}, // echo's words
+		{"find . $a o", nil, true},                      // $a may be -fprint
+		{`find . -name "$n" -fprint o`, []string{"o"}, true},
+		{`find . -name "$n"`, nil, false},
+		{"find . -name $n", nil, true}, // split, it may be -fprint o
+	} {
+		s, err := Parse(tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		dynamic := false
+		for _, c := range s.Commands {
+			ts, dyn := c.Writes()
+			dynamic = dynamic || dyn || c.DataWrites() != ""
+			for _, w := range ts {
+				got = append(got, w.Value)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || dynamic != tc.dynamic {
+			t.Errorf("%s: Writes = %q, dynamic %v; want %q, %v", tc.src, got, dynamic, tc.want, tc.dynamic)
 		}
 	}
 }
