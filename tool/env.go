@@ -95,10 +95,14 @@ type Toolbox struct {
 // Write deny rules (Protected, perm.Policy.DeniedPaths), which it hides
 // and keeps read-only behind the gate, and the files of the programs its
 // Bash deny rules deny outright (Programs, perm.Policy.DeniedPrograms),
-// which it hides too.
+// which it hides too. Dirs are the workspace's additional directories in
+// the policy (perm.Policy.Workspace.Dirs), which commands may write as the
+// gate takes them to: the policy's as it is when the command starts, not
+// the Env's (added with /add-dir, or taken out of the settings, since).
 type Confinement struct {
 	Settings                    sandbox.Settings
 	Hidden, Protected, Programs []string
+	Dirs                        []string
 }
 
 // Tools returns every built-in tool but Agent (package subagent), unguarded:
@@ -111,6 +115,7 @@ func (b Toolbox) Tools() []Tool {
 			c := Confinement{Settings: p.Sandbox}
 			c.Hidden, c.Protected = p.DeniedPaths()
 			c.Programs = p.DeniedPrograms(os.Getenv("PATH"))
+			c.Dirs = p.Workspace.Dirs
 			return c
 		}
 	}
