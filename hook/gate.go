@@ -28,7 +28,7 @@ const (
 //   - Deny from a hook denies, with the hook's reason (step 0: before the
 //     pipeline).
 //   - Ask from a hook turns the gate's Allow into Ask, keeping how the
-//     call runs once approved (Result.Path, Sandbox, PublicOnly).
+//     call runs once approved (Result.Path and Sandbox).
 //   - Approve turns only the mode default's Ask (step 7) into Allow: any
 //     other Ask (a deny rule's program mentioned, step 1; a bypass-immune
 //     check, step 2; an ask rule, step 5; ...) stays Ask.
@@ -53,9 +53,11 @@ func ApplyPreToolUse(o Outcome, r perm.Result) perm.Result {
 			// The rest of r stays: once approved the call runs as
 			// the gate decided it would (the file it checked, the
 			// Bash sandbox profile: read-only in plan mode, and for
-			// a command verified read-only; a WebFetch held to the
-			// public web).
+			// a command verified read-only). A WebFetch is no longer
+			// only the mode default's public read: an approval
+			// allows it.
 			r.Decision, r.Reason, r.Rule, r.Source = perm.Ask, reason, "PreToolUse hook", perm.SourceHook
+			r.PublicOnly = false
 			return r
 		}
 	case Approve:

@@ -140,3 +140,26 @@ func TestApplyPreToolUseStop(t *testing.T) {
 		t.Errorf("got %v from %s, want the deny rule's", got.Decision, got.Source)
 	}
 }
+
+// A hook's ask keeps how the gate decided the call runs, and leaves what
+// only its Allow by the mode's default held: approved, ls in plan mode
+// still runs in the read-only sandbox, and the WebFetch a person approved
+// is no longer only a public read (the approval allows it, as the
+// refusal of an internal address tells the model).
+func TestApplyPreToolUseAskKeepsRun(t *testing.T) {
+	ask := Outcome{Event: PreToolUse, Verdict: Ask}
+	for _, mode := range []perm.Mode{perm.ModePlan, perm.ModeDefault} {
+		r := gateResult(t, bash("ls"), mode, nil, nil)
+		got := ApplyPreToolUse(ask, r)
+		if got.Decision != perm.Ask || got.Sandbox != r.Sandbox || r.Sandbox == "" {
+			t.Errorf("%s: gate %v sandbox %q, after the hook's ask %v sandbox %q", mode, r.Decision, r.Sandbox, got.Decision, got.Sandbox)
+		}
+	}
+	r := gateResult(t, perm.Request{Tool: "WebFetch", Input: map[string]any{"url": "https://example.org/"}}, perm.ModeDefault, nil, nil)
+	if !r.PublicOnly {
+		t.Fatalf("the gate's allow of a public fetch is not PublicOnly: %+v", r)
+	}
+	if got := ApplyPreToolUse(ask, r); got.Decision != perm.Ask || got.PublicOnly {
+		t.Errorf("after the hook's ask: %v, PublicOnly %v", got.Decision, got.PublicOnly)
+	}
+}

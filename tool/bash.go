@@ -247,7 +247,8 @@ func absentConfig(root, cwd string) []string {
 // choose none. Where the platform has no sandbox, Bash warns once and runs
 // the command without one, unless the settings require a sandbox (then it
 // refuses). Writable roots for workspace-write: the workspace root, the
-// working directory, the additional directories and allowWrite; the paths
+// working directory, the additional directories (the policy's in force,
+// Confinement.Dirs) and allowWrite; the paths
 // of the policy's deny rules are hidden or kept read-only (Env.Confine).
 // For read-only, the home directories are unreadable but for the
 // workspace, the PATH entries of env (the command's environment) and
@@ -285,7 +286,11 @@ func (t bashTool) spec(p sandbox.Profile, cwd string, env []string) (sandbox.Spe
 	if p != sandbox.None {
 		roots.Hidden, roots.Protected = append(c.Hidden, runnable(c.Programs, env)...), c.Protected
 	}
-	for _, d := range append([]string{cwd}, ws.Dirs...) {
+	dirs := ws.Dirs
+	if t.env.Confine != nil {
+		dirs = c.Dirs // the policy's now, as the gate judged the call
+	}
+	for _, d := range append([]string{cwd}, dirs...) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			roots.Additional = append(roots.Additional, d)
 		}

@@ -433,3 +433,23 @@ func TestBashSpecRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestBashWritableDirsFollowPolicy: the directories a command may write
+// are the workspace's as the policy in force has it when the command
+// starts, as the gate judged the call: a directory taken out of
+// additionalDirectories while gen runs (the settings reloaded) stayed
+// writable to every command, and one added (/add-dir) never became so.
+func TestBashWritableDirsFollowPolicy(t *testing.T) {
+	requireSandbox(t)
+	root, gone, added := testtree.Dir(t), testtree.Dir(t), testtree.Dir(t)
+	env := NewEnv(perm.Workspace{Cwd: root, Root: root, Dirs: []string{gone}})
+	pol := perm.Policy{Mode: perm.ModeDefault, Workspace: perm.Workspace{Cwd: root, Root: root, Dirs: []string{added}}}
+	Toolbox{Env: env, Policy: func() perm.Policy { return pol }}.Tools()
+	bashAs(t, env, sandbox.WorkspaceWrite, "touch "+filepath.Join(gone, "x")+" "+filepath.Join(added, "y")+"; true")
+	if exists(filepath.Join(gone, "x")) {
+		t.Error("a command wrote a directory the policy in force no longer has in its workspace")
+	}
+	if !exists(filepath.Join(added, "y")) {
+		t.Error("a command could not write a directory the policy in force has in its workspace")
+	}
+}

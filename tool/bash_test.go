@@ -373,3 +373,29 @@ func TestBashRefusesWorkspaceShell(t *testing.T) {
 		t.Fatal("the workspace's bash ran")
 	}
 }
+
+// TestBashSourcesNoStartupFiles: bash -c runs no startup file, as the
+// gate's analysis assumes, wherever gen was started. A bash built with
+// SSH_SOURCE_BASHRC (Debian's, Ubuntu's) runs /etc/bash.bashrc and
+// ~/.bashrc before the command when SSH_CLIENT is set and SHLVL is unset
+// or 0, which is how `ssh host gen -p ...` starts gen: a .bashrc that
+// puts "." or node_modules/.bin on PATH, or defines a function ls, ran
+// before every command the gate judged.
+func TestBashSourcesNoStartupFiles(t *testing.T) {
+	env, _ := testEnv(t)
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("echo BASHRC-RAN\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("SSH_CLIENT", "192.0.2.1 50000 22")
+	t.Setenv("SSH2_CLIENT", "192.0.2.1 50000 22")
+	t.Setenv("SHLVL", "0")
+	out, err := call(t, env, "Bash", map[string]any{"command": "echo hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "BASHRC-RAN") {
+		t.Errorf("~/.bashrc ran before the command:\n%s", out)
+	}
+}

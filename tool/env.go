@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/perm"
 	"github.com/gen-run/gen/sandbox"
 	"github.com/gen-run/gen/workspace"
@@ -95,10 +96,14 @@ type Toolbox struct {
 // Write deny rules (Protected, perm.Policy.DeniedPaths), which it hides
 // and keeps read-only behind the gate, and the files of the programs its
 // Bash deny rules deny outright (Programs, perm.Policy.DeniedPrograms),
-// which it hides too.
+// which it hides too. Dirs are the workspace's additional directories in
+// the policy (perm.Policy.Workspace.Dirs), which commands may write as the
+// gate takes them to: the policy's as it is when the command starts, not
+// the Env's (added with /add-dir, or taken out of the settings, since).
 type Confinement struct {
 	Settings                    sandbox.Settings
 	Hidden, Protected, Programs []string
+	Dirs                        []string
 }
 
 // Tools returns every built-in tool but Agent (package subagent), unguarded:
@@ -111,6 +116,7 @@ func (b Toolbox) Tools() []Tool {
 			c := Confinement{Settings: p.Sandbox}
 			c.Hidden, c.Protected = p.DeniedPaths()
 			c.Programs = p.DeniedPrograms(os.Getenv("PATH"))
+			c.Dirs = p.Workspace.Dirs
 			return c
 		}
 	}
@@ -336,8 +342,9 @@ func (e *Env) workspaceDirs() []string {
 }
 
 // openRegular opens name in root for reading and checks that it is a
-// regular file. O_NONBLOCK keeps a FIFO swapped in for the file from
-// blocking the open until a writer appears.
+// regular file, and not one whose reads may wait (textfile.Waits: a
+// kernel pseudo-file such as /proc/kmsg). O_NONBLOCK keeps a FIFO swapped
+// in for the file from blocking the open until a writer appears.
 func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -355,12 +362,19 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 		}
 		return nil, fi, errNotRegular
 	}
+	if textfile.Waits(f) {
+		// /proc/kmsg: Read drained the kernel log, then waited for the
+		// next message forever, past cancellation.
+		f.Close()
+		return nil, fi, errWaits
+	}
 	return f, fi, nil
 }
 
 var (
 	errIsDir      = errors.New("is a directory")
 	errNotRegular = errors.New("is not a regular file")
+	errWaits      = fmt.Errorf("%w but a kernel file whose reads may wait for data", errNotRegular)
 )
 
 // describe turns an error opening abs into a message for the model.

@@ -5,6 +5,7 @@
 package textfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -99,8 +100,12 @@ func Open(path string) (*os.File, error) {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
+	switch {
+	case err != nil:
+	case !fi.Mode().IsRegular():
 		err = fmt.Errorf("%s: not a regular file but %s", path, kind(fi.Mode()))
+	case Waits(f):
+		err = fmt.Errorf("%s: %w", path, errWaits)
 	}
 	if err != nil {
 		f.Close()
@@ -134,8 +139,14 @@ func readChecked(f fs.File, max int64) ([]byte, error) {
 	if err := check(fi, max); err != nil {
 		return nil, err
 	}
+	if of, ok := f.(*os.File); ok && Waits(of) {
+		return nil, errWaits
+	}
 	return readMax(f, max)
 }
+
+// errWaits is the error for a regular file that Waits.
+var errWaits = errors.New("not a regular file but a kernel file whose reads may wait for data")
 
 // DirFS is os.DirFS(dir) but for its Open, which opens without blocking
 // (Read), so that a file swapped for a FIFO after ReadFS checked it is

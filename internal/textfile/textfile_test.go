@@ -203,3 +203,32 @@ func TestReadDir(t *testing.T) {
 		t.Fatal("ReadDir of a named pipe blocked")
 	}
 }
+
+// TestReadRefusesWaitingFiles: a regular file whose reads may wait for
+// data (a kernel pseudo-file the poller can wait on) is refused, as a
+// FIFO is: /proc/kmsg read as root waits for the next kernel message
+// forever (and takes each message it returns from the kernel log), so a
+// link to it where a settings file is, or the file an Edit call names
+// (the approval dialog's preview reads it), hung gen. /proc/self/mounts,
+// which does not wait, stands for it.
+func TestReadRefusesWaitingFiles(t *testing.T) {
+	const p = "/proc/self/mounts"
+	if _, err := os.Stat(p); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Read(p, Max); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Read(%s): %v", p, err)
+	}
+	r, err := os.OpenRoot("/proc/self")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := ReadRoot(r, "mounts", Max); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("ReadRoot(%s): %v", p, err)
+	}
+	if f, err := Open(p); err == nil {
+		f.Close()
+		t.Errorf("Open(%s) succeeded", p)
+	}
+}

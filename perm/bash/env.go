@@ -75,13 +75,18 @@ func hasString(ss []string, s string) bool {
 // BASHOPTS: cat * would read .env), shell options (SHELLOPTS), POSIX mode
 // and GNU programs' option parsing, in which an option after an operand
 // is a file (POSIXLY_CORRECT), files bash runs first (BASH_ENV, ENV) and
-// the programs PATH lookup skips (EXECIGNORE); and those that choose the
+// the programs PATH lookup skips (EXECIGNORE), SSH_CLIENT and
+// SSH2_CLIENT (with either set and SHLVL unset or 0, as `ssh host gen`
+// starts gen, a bash built with SSH_SOURCE_BASHRC, Debian's among them,
+// runs /etc/bash.bashrc and ~/.bashrc before the command: a PATH or a
+// function set there changes what runs); and those that choose the
 // repository git uses, or what of it, where the gate looks for it from
 // the directory git starts in (perm's discoverRepos): GIT_DIR,
 // GIT_WORK_TREE, GIT_COMMON_DIR (whose config git reads),
 // GIT_OBJECT_DIRECTORY (which makes a directory without objects a
 // repository to git) and GIT_INDEX_FILE (whose submodules git visits).
 var startUnset = []string{"CDPATH", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS", "POSIXLY_CORRECT", "BASH_ENV", "ENV", "EXECIGNORE",
+	"SSH_CLIENT", "SSH2_CLIENT",
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE"}
 
 // CommandEnv returns env (NAME=value pairs) as the analysis assumes a

@@ -14,6 +14,7 @@ func TestCommandEnv(t *testing.T) {
 	env := []string{
 		"HOME=/home/u", "CDPATH=/", "GLOBIGNORE=*", "BASHOPTS=dotglob", "SHELLOPTS=noglob",
 		"POSIXLY_CORRECT=1", "BASH_ENV=/tmp/x", "ENV=/tmp/y", "EXECIGNORE=*", "LANG=C.UTF-8",
+		"SSH_CLIENT=192.0.2.1 50000 22", "SSH2_CLIENT=192.0.2.1 50000 22",
 		"GIT_DIR=/tmp/r", "GIT_WORK_TREE=/tmp", "GIT_COMMON_DIR=/tmp/c", "GIT_OBJECT_DIRECTORY=/tmp/o", "GIT_INDEX_FILE=/tmp/i",
 		"PATH=.:/usr/bin::bin:/ws/bin:/opt/x/bin:node_modules/.bin:~/bin",
 	}
