@@ -64,10 +64,18 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 	}
 }}
 
-// downloaders are the programs whose writes a function of their own
-// reads from their words.
-// (DataWrites reports the files the URL names).
-var downloaders = map[string]func([]Word) ([]Word, bool, string){"curl": curlWrites, "wget": wgetWrites}
+// downloader returns the function that reads from its words what prog
+// writes, for the programs that have one of their own (DataWrites
+// reports the files the URL names); nil for the others.
+func downloader(prog string) func([]Word) ([]Word, bool, string) {
+	switch prog {
+	case "curl":
+		return curlWrites
+	case "wget":
+		return wgetWrites
+	}
+	return nil
+}
 
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
@@ -99,7 +107,7 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 			continue
 		}
-		if f, ok := downloaders[prog]; ok {
+		if f := downloader(prog); f != nil {
 			ts, dyn, _ := f(v[1:])
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
