@@ -374,8 +374,18 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 var (
 	errIsDir      = errors.New("is a directory")
 	errNotRegular = errors.New("is not a regular file")
-	errWaits      = fmt.Errorf("%w but a kernel file whose reads may wait for data", errNotRegular)
+	// errWaits is errNotRegular for a file that textfile.Waits (a type
+	// of its own: the package allocates nothing at init).
+	errWaits error = waitsError{}
 )
+
+type waitsError struct{}
+
+func (waitsError) Error() string {
+	return "is not a regular file but a kernel file whose reads may wait for data"
+}
+
+func (waitsError) Is(target error) bool { return target == errNotRegular }
 
 // describe turns an error opening abs into a message for the model.
 func (e *Env) describe(tool, abs string, err error) error {

@@ -5,7 +5,6 @@
 package textfile
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -145,8 +144,15 @@ func readChecked(f fs.File, max int64) ([]byte, error) {
 	return readMax(f, max)
 }
 
-// errWaits is the error for a regular file that Waits.
-var errWaits = errors.New("not a regular file but a kernel file whose reads may wait for data")
+// errWaits is the error for a regular file that Waits (a type of its own:
+// the package allocates nothing at init).
+var errWaits error = waitsError{}
+
+type waitsError struct{}
+
+func (waitsError) Error() string {
+	return "not a regular file but a kernel file whose reads may wait for data"
+}
 
 // DirFS is os.DirFS(dir) but for its Open, which opens without blocking
 // (Read), so that a file swapped for a FIFO after ReadFS checked it is

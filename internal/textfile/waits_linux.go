@@ -31,12 +31,17 @@ func Waits(f *os.File) bool {
 	if err := c.Control(func(fd uintptr) { ferr = unix.Fstatfs(int(fd), &st) }); err != nil || ferr != nil {
 		return true
 	}
-	return kernelFS[uint32(st.Type)]
+	return kernelFS(uint32(st.Type))
 }
 
-// kernelFS are the file systems of kernel pseudo-files, by magic number.
-var kernelFS = map[uint32]bool{
-	unix.PROC_SUPER_MAGIC: true, unix.SYSFS_MAGIC: true, unix.DEBUGFS_MAGIC: true, unix.TRACEFS_MAGIC: true,
-	unix.CGROUP_SUPER_MAGIC: true, unix.CGROUP2_SUPER_MAGIC: true, unix.SECURITYFS_MAGIC: true,
-	unix.BPF_FS_MAGIC: true, unix.PSTOREFS_MAGIC: true, unix.EFIVARFS_MAGIC: true,
+// kernelFS reports whether magic, a file system's magic number, is that
+// of a file system of kernel pseudo-files.
+func kernelFS(magic uint32) bool {
+	switch magic {
+	case unix.PROC_SUPER_MAGIC, unix.SYSFS_MAGIC, unix.DEBUGFS_MAGIC, unix.TRACEFS_MAGIC,
+		unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC, unix.SECURITYFS_MAGIC,
+		unix.BPF_FS_MAGIC, unix.PSTOREFS_MAGIC, unix.EFIVARFS_MAGIC:
+		return true
+	}
+	return false
 }
