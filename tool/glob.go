@@ -19,6 +19,18 @@ import (
 // maxGlobResults is how many paths Glob prints.
 const maxGlobResults = 1000
 
+// searchBudget bounds the walk of one Glob or Grep call: a pattern over
+// a whole file system (** from /) or a slow network mount must not hold
+// a run, headless or not, for minutes. What the walk found by then is
+// the answer, said to be cut short (cutShort). A variable for tests.
+var searchBudget = 2 * time.Minute
+
+// cutShort is the line that ends the answer of a walk searchBudget cut
+// short.
+func cutShort(budget time.Duration) string {
+	return fmt.Sprintf("(the search stopped after %s and covers only what it reached: narrow the pattern or the path)\n", budget)
+}
+
 // skipDirs are directory names that searches never descend into: version
 // control metadata, dependencies and caches, which are large and almost
 // never what a search is after. .gen/cache is skipped as well (see skipped).
@@ -145,8 +157,10 @@ func (t globTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 	began := time.Now()
 	type match struct{ shown, abs string }
 	var found []match
+	wctx, stop := context.WithTimeout(ctx, searchBudget)
+	defer stop()
 	err = doublestar.GlobWalk(prunedFS{fsys, dirName}, pat, func(p string, d fs.DirEntry) error {
-		if err := ctx.Err(); err != nil {
+		if err := wctx.Err(); err != nil {
 			return err
 		}
 		// Not fs.SkipDir for directories: for a directory matched by a
@@ -175,15 +189,24 @@ func (t globTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 		found = append(found, match{env.display(abs), abs})
 		return nil
 	}, doublestar.WithNoFollow())
+	cut := false
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return "", nil, fmt.Errorf("%s: %w", name, ctx.Err())
+		case wctx.Err() != nil:
+			cut = true // what the walk found by then is the answer
+		default:
+			return "", nil, fmt.Errorf("%s: %s: %w", name, pattern, err)
 		}
-		return "", nil, fmt.Errorf("%s: %s: %w", name, pattern, err)
 	}
 	resp := GlobResponse{Filenames: []string{}, DurationMs: time.Since(began).Milliseconds()}
 	if len(found) == 0 {
 		resp.Output = "no files matched\n"
+		if cut {
+			resp.Output += cutShort(searchBudget)
+			resp.Truncated = true
+		}
 		return resp.Output, resp, nil
 	}
 	slices.SortFunc(found, func(a, b match) int { return strings.Compare(a.shown, b.shown) })
@@ -195,6 +218,10 @@ func (t globTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 	}
 	if len(found) > maxGlobResults {
 		fmt.Fprintf(&b, "(truncated: %d more)\n", len(found)-maxGlobResults)
+		resp.Truncated = true
+	}
+	if cut {
+		b.WriteString(cutShort(searchBudget))
 		resp.Truncated = true
 	}
 	resp.NumFiles, resp.Output = len(resp.Filenames), b.String()

@@ -103,18 +103,24 @@ func (t grepTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 	}
 
 	s := &search{env: env, root: root, re: re, glob: glob, limit: int(limit), files: []string{}}
+	wctx, stop := context.WithTimeout(ctx, searchBudget)
+	defer stop()
 	if !fi.IsDir() {
 		// A file named explicitly is searched even if ignore rules or
 		// the glob would have skipped it in a walk.
-		if err := s.file(ctx, rel, startAbs); err != nil && !errors.Is(err, errEnough) {
-			return "", nil, err
-		}
+		err = s.file(wctx, rel, startAbs)
 	} else {
-		err := s.walk(ctx, rel, startAbs)
-		if err != nil && !errors.Is(err, errEnough) {
-			if ctx.Err() != nil {
-				return "", nil, fmt.Errorf("%s: %w", name, ctx.Err())
-			}
+		err = s.walk(wctx, rel, startAbs)
+	}
+	if err != nil && !errors.Is(err, errEnough) {
+		switch {
+		case ctx.Err() != nil:
+			return "", nil, fmt.Errorf("%s: %w", name, ctx.Err())
+		case wctx.Err() != nil:
+			s.cut = true // what the search found by then is the answer
+		case !fi.IsDir():
+			return "", nil, err
+		default:
 			return "", nil, fmt.Errorf("%s: %s: %w", name, env.display(startAbs), err)
 		}
 	}
@@ -140,7 +146,8 @@ type search struct {
 	lines     []string
 	files     []string
 	truncated bool
-	longLines int // lines cut to maxGrepLine
+	longLines int  // lines cut to maxGrepLine
+	cut       bool // searchBudget ran out
 }
 
 // walk searches every eligible file below dir, which is rel in the root
@@ -263,6 +270,9 @@ func (s *search) result() string {
 	}
 	if s.truncated {
 		fmt.Fprintf(&out, "(truncated after %d matches: narrow the pattern, path or glob, or raise max_results)\n", len(s.lines))
+	}
+	if s.cut {
+		out.WriteString(cutShort(searchBudget))
 	}
 	switch s.longLines {
 	case 0:

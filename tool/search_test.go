@@ -346,3 +346,27 @@ func TestPrunedFS(t *testing.T) {
 		})
 	}
 }
+
+// A Glob or Grep whose walk outlives searchBudget (** from /, a slow
+// network mount) answers with what it found by then and says it stopped,
+// rather than holding the run: a headless run never waits without bound.
+func TestSearchBudget(t *testing.T) {
+	old := searchBudget
+	searchBudget = 0 // spent before the walk starts
+	t.Cleanup(func() { searchBudget = old })
+	for _, c := range []struct {
+		tool string
+		in   map[string]any
+	}{
+		{"Glob", map[string]any{"pattern": "**/*.go"}},
+		{"Grep", map[string]any{"pattern": "hello"}},
+		{"Grep", map[string]any{"pattern": "hello", "path": "b.txt"}},
+	} {
+		env, dir := testEnv(t)
+		files(t, dir, tree)
+		got, err := call(t, env, c.tool, c.in)
+		if err != nil || !strings.Contains(got, "the search stopped after 0s") {
+			t.Errorf("%s %v: got %q, %v; want an answer that says the search stopped", c.tool, c.in, got, err)
+		}
+	}
+}
