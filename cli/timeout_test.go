@@ -39,16 +39,18 @@ func TestHeadlessUnresponsiveServer(t *testing.T) {
 	t.Setenv("GEN_STREAM_IDLE_TIMEOUT", "50ms")
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"-p", "--cwd", dir, "hello"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
-	if code != ExitFailed || !strings.Contains(errb.String(), "sent nothing for 50ms") {
-		t.Fatalf("exit %d, stderr %q; want %d and the idle timeout named", code, errb.String(), ExitFailed)
+	if code != ExitFailed || !strings.Contains(errb.String(), "sent nothing for 50ms") || !strings.Contains(errb.String(), "after 4 tries") {
+		t.Fatalf("exit %d, stderr %q; want %d, the idle timeout named, after 4 tries", code, errb.String(), ExitFailed)
 	}
-	// The server accepts the last connection on its own time: wait for
-	// it, up to a bound, then see that there was no fifth.
+	// The client counts its tries; the server sees at most as many
+	// connections (on a loaded machine a try may give up before it has
+	// connected). It accepts the last on its own time: wait for it, up
+	// to a bound, then see that there was no fifth.
 	for deadline := time.Now().Add(10 * time.Second); conns.n.Load() < 4 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := conns.n.Load(); n != 4 {
-		t.Errorf("%d connections, want 4 tries", n)
+	if n := conns.n.Load(); n > 4 {
+		t.Errorf("%d connections, want no more than the 4 tries", n)
 	}
 
 	t.Setenv("GEN_API_TIMEOUT", "soon")
