@@ -50,6 +50,12 @@ func TestWrites(t *testing.T) {
 		want []string
 	}{
 		{"cp -Z a b", []string{"b"}},
+		// Was no write: shred's -u and --remove take no value from the
+		// next word (shred is destructive too, asked at step 2 anyway).
+		{"shred -u f", []string{"f"}},
+		{"shred --remove f", []string{"f"}},
+		{"shred --remove=unlink -n 3 f", []string{"f"}},
+		{"shred -n 3 -s 1K f", []string{"f"}},
 		// Were only the operands after the first: chmod's mode in an
 		// option word, and --reference's, leave every operand a file.
 		{"chmod u+x a", []string{"a"}},
