@@ -1,6 +1,9 @@
 package perm
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestRedTeamWriterOptions: a writer an allow rule (or a session grant)
 // covers writes outside the workspace only with a person's say-so; the
@@ -108,6 +111,18 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"find -fls", all(find, mode(ModeAcceptEdits)), bashReq("find . -fls " + out), Ask, 7},
 		redCase{"find -fprintf", all(find, mode(ModeAcceptEdits)), bashReq("find . -fprintf " + out + " %p"), Ask, 7},
 		redCase{"find -fprint in the workspace", all(find, mode(ModeAcceptEdits)), bashReq("find src -fprint list.txt"), Allow, 7},
+	)
+	// cp --parents puts ../x at DEST/../x, where the kernel follows the
+	// link DEST is before the "..": with src/up a link to "..", that is
+	// beside the workspace. Was Allow (DEST/../x cleaned to src/x).
+	if err := os.Symlink("..", f.root+"/src/up"); err != nil {
+		t.Fatal(err)
+	}
+	cpRule := allow("Bash(cp:*)")
+	cases = append(cases,
+		redCase{"cp --parents through a link", all(cpRule, mode(ModeAcceptEdits)), bashReq("cd src && cp --parents ../x.pem up/"), Ask, 7},
+		redCase{"cp --parents through a link, default", cpRule, bashReq("cd src && cp --parents ../x.pem up/"), Ask, 7},
+		redCase{"cp --parents in the workspace", all(cpRule, mode(ModeAcceptEdits)), bashReq("cp --parents src/a.go secrets/"), Allow, 7},
 	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.
