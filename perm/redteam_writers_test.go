@@ -124,6 +124,12 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"cp --parents through a link, default", cpRule, bashReq("cd src && cp --parents ../x.pem up/"), Ask, 7},
 		redCase{"cp --parents in the workspace", all(cpRule, mode(ModeAcceptEdits)), bashReq("cp --parents src/a.go secrets/"), Allow, 7},
 	)
+	// rsync copies what the source tree holds then. Was Allow.
+	cases = append(cases,
+		redCase{"rsync a tree", all(allow("Bash(rsync:*)"), mode(ModeAcceptEdits)), bashReq("rsync -a " + f.outside + "/ src/"), Ask, 2},
+		redCase{"rsync outside", allow("Bash(rsync:*)"), bashReq("rsync src/a.go " + f.outside + "/"), Ask, 2},
+		redCase{"rsync lists", allow("Bash(rsync:*)"), bashReq("rsync -r src/"), Allow, 6},
+	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.
 	cases = append(cases,

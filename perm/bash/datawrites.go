@@ -59,6 +59,11 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		"unpigz":      gzipWrites(&pigzSpec, true),
 		// sed's w command writes the file its script names.
 		"sed": sedScriptWrites,
+		// rsync copies trees as cp -r does, with what is in them then
+		// (a .git/hooks/pre-commit in the source lands in the
+		// destination), and runs -e's remote shell: what it writes is
+		// not listed here.
+		"rsync": rsyncWrites,
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),
@@ -102,6 +107,25 @@ func dynamicWord(args []Word) bool {
 		}
 	}
 	return false
+}
+
+// rsyncWrites: rsync with one operand (or none) lists it and writes
+// nothing; with more it copies to the last. A word not static may be
+// one more operand, and a value of an option counts as one here.
+func rsyncWrites(args []Word) string {
+	operands := 0
+	for _, w := range args {
+		switch {
+		case !w.Static:
+			return "source tree"
+		case !strings.HasPrefix(w.Value, "-"):
+			operands++
+		}
+	}
+	if operands < 2 {
+		return ""
+	}
+	return "source tree"
 }
 
 // downloadNames is what names the files a downloader writes beyond
