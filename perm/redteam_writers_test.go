@@ -83,6 +83,13 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git maintenance start", all(git, mode(ModeAcceptEdits)), bashReq("git -C src maintenance start"), Ask, 2},
 		redCase{"git credential approve", git, bashReq("git credential approve"), Ask, 2},
 		redCase{"git credential-store store", git, bashReq("git credential-store --file=c store"), Ask, 2},
+		// git's other output files and directories.
+		redCase{"git fast-export --export-marks", git, bashReq("git fast-export --export-marks=" + out + " HEAD"), Ask, 7},
+		redCase{"git pack-objects", all(git, mode(ModeAcceptEdits)), bashReq("git pack-objects " + f.outside + "/p"), Ask, 7},
+		redCase{"git bugreport -o", all(git, mode(ModeAcceptEdits)), bashReq("git bugreport -o " + f.outside), Ask, 7},
+		redCase{"git daemon --pid-file", git, bashReq("git daemon --pid-file=" + out), Ask, 7},
+		redCase{"git init-db", all(git, mode(ModeAcceptEdits)), bashReq("git init-db " + f.outside + "/r"), Ask, 7},
+		redCase{"git init-db --template", all(git, mode(ModeAcceptEdits)), bashReq("git init-db --template=t"), Ask, 2},
 		redCase{"git maintenance run", git, bashReq("git maintenance run"), Allow, 6},
 		redCase{"git credential fill", git, bashReq("git credential fill"), Allow, 6},
 	)

@@ -419,7 +419,7 @@ func gitDataWrites(args []Word) string {
 	}
 	rest := args[sub+1:]
 	switch args[sub].Value {
-	case "init", "clone":
+	case "init", "init-db", "clone":
 		// git copies a template's files into the git directory it makes
 		// or initialises again (the hooks it runs: git init
 		// --template=tpl in a repository installs tpl/hooks/pre-commit),

@@ -190,6 +190,18 @@ func TestWrites(t *testing.T) {
 		{"tar -c src", nil}, // this tar's default archive is stdout
 		{"tar -tzf o.tgz", nil},
 		{"tar -xOf o.tgz", nil},
+		// Were no writes: git's other output files and directories.
+		{"git fast-export --export-marks=m HEAD", []string{"m"}},
+		{"git fast-import --export-marks m", []string{"m"}},
+		{"git daemon --pid-file=p", []string{"p"}},
+		{"git bugreport -o d", []string{"", "d"}},
+		{"git diagnose -od", []string{"", "d"}},
+		{"git index-pack -o i p.pack", []string{"", "i"}},
+		{"git commit-graph write --object-dir d", []string{"d"}},
+		{"git pack-objects d/p", []string{"d/p"}},
+		{"git pack-objects --stdout", nil},
+		{"git init-db ../i", []string{"../i"}},
+		{"git init-db", []string{"."}},
 		// Were no writes: the user's configuration and credentials.
 		{"git maintenance register", []string{"~/.config/git/config", "~/.gitconfig"}},
 		{"git maintenance start", []string{"~/.config/git/config", "~/.gitconfig"}},
