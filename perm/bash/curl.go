@@ -56,14 +56,16 @@ var curlSpec = lazy.Value[*optSpec]{New: func() *optSpec {
 	}
 }}
 
-// curlOutputs are curl's options whose value is a file it writes (a
-// cookie jar, the headers, a trace, its stderr, an ETag, the libcurl
-// source, the HSTS and Alt-Svc caches it updates), by the long name;
-// "-" is stdout.
-var curlOutputs = map[string]string{
-	"-o": "--output", "-c": "--cookie-jar", "-D": "--dump-header", "--output": "--output", "--cookie-jar": "--cookie-jar",
-	"--dump-header": "--dump-header", "--trace": "--trace", "--trace-ascii": "--trace-ascii", "--stderr": "--stderr",
-	"--etag-save": "--etag-save", "--libcurl": "--libcurl", "--hsts": "--hsts", "--alt-svc": "--alt-svc",
+// curlOutput reports an option of curl's whose value is a file it
+// writes (a cookie jar, the headers, a trace, its stderr, an ETag, the
+// libcurl source, the HSTS and Alt-Svc caches it updates); "-" is stdout.
+func curlOutput(opt string) bool {
+	switch opt {
+	case "-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr",
+		"--etag-save", "--libcurl", "--hsts", "--alt-svc":
+		return true
+	}
+	return false
 }
 
 // curlWrites returns the files curl writes, read from its options: each
@@ -94,7 +96,7 @@ func curlWrites(args []Word) (targets []Word, dynamic bool, named string) {
 				return nil, true, ""
 			}
 		}
-		if _, ok := curlOutputs[a.opt]; !ok || a.val == "-" {
+		if !curlOutput(a.opt) || a.val == "-" {
 			continue
 		}
 		switch {

@@ -67,10 +67,17 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 	}
 }}
 
-// downloaders are the programs whose writes a function of their own
-// reads from their words.
-// (DataWrites reports the files the URL names).
-var downloaders = map[string]func([]Word) ([]Word, bool, string){"curl": curlWrites, "wget": wgetWrites}
+// downloader returns the function that reads a downloader's writes from
+// its words (DataWrites reports the files the URL names), if prog is one.
+func downloader(prog string) (func([]Word) ([]Word, bool, string), bool) {
+	switch prog {
+	case "curl":
+		return curlWrites, true
+	case "wget":
+		return wgetWrites, true
+	}
+	return nil, false
+}
 
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
@@ -102,7 +109,7 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 			continue
 		}
-		if f, ok := downloaders[prog]; ok {
+		if f, ok := downloader(prog); ok {
 			ts, dyn, _ := f(v[1:])
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
