@@ -131,6 +131,13 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"cp --parents through a link, default", cpRule, bashReq("cd src && cp --parents ../x.pem up/"), Ask, 7},
 		redCase{"cp --parents in the workspace", all(cpRule, mode(ModeAcceptEdits)), bashReq("cp --parents src/a.go secrets/"), Allow, 7},
 	)
+	// jar, 7z and ar write the archive they make or change. Were Allow.
+	cases = append(cases,
+		redCase{"jar cf outside", allow("Bash(jar:*)"), bashReq("jar cf " + f.outside + "/z.jar src"), Ask, 7},
+		redCase{"7z a outside", all(allow("Bash(7z:*)"), mode(ModeAcceptEdits)), bashReq("7z a " + f.outside + "/z.7z src"), Ask, 7},
+		redCase{"ar rcs outside", allow("Bash(ar:*)"), bashReq("ar rcs " + f.outside + "/z.a src/a.go"), Ask, 7},
+		redCase{"jar cf in the workspace", all(allow("Bash(jar:*)"), mode(ModeAcceptEdits)), bashReq("jar cf z.jar src"), Allow, 7},
+	)
 	// rsync copies what the source tree holds then. Was Allow.
 	cases = append(cases,
 		redCase{"rsync a tree", all(allow("Bash(rsync:*)"), mode(ModeAcceptEdits)), bashReq("rsync -a " + f.outside + "/ src/"), Ask, 2},

@@ -82,8 +82,8 @@ func downloader(prog string) (func([]Word) ([]Word, bool, string), bool) {
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
 // destinations and ln's link targets, tee, rm, touch and similar operands,
-// sed -i files and their backups, the archive tar makes or changes,
-// dd of=, what curl's and wget's
+// sed -i files and their backups, the archive tar, jar, 7z
+// or ar makes or changes, dd of=, what curl's and wget's
 // options name (curlWrites, wgetWrites), sort -o, uniq's second operand
 // and git --output. dynamic is set
 // when such a target is not static. The engine checks each as an Edit.
@@ -94,6 +94,11 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		}
 		prog := path.Base(v[0].Value)
 		if ts, dyn, ok := compressWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if ts, dyn, ok := archiveMakerWrites(prog, v[1:]); ok {
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
 			continue

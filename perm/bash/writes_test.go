@@ -433,6 +433,17 @@ func TestDownloaderWrites(t *testing.T) {
 		{"tar --frob -czf o src", nil, true},       // an option not known
 		{"tar --delete -f o.tar f", nil, true},     // not in tarSpec
 		{"tar --list --frob -f o.tar", nil, false}, // no word asks for a write
+		// The archive jar, 7z and ar make or change. Were no writes.
+		{"jar cf o.jar a", []string{"o.jar"}, false},
+		{"jar --create --file=o.jar a", []string{"o.jar"}, false},
+		{"jar tf o.jar", nil, false},
+		{"7z a -mx=9 o.7z a", []string{"o.7z"}, false},
+		{"7z l o.7z", nil, false},
+		{"7z a -sdel o.7z a", nil, true},
+		{"ar rcs o.a a.o", []string{"o.a"}, false},
+		{"ar rb m.o o.a a.o", []string{"o.a"}, false},
+		{"ar t o.a", nil, false},
+		{"ar rcs --plugin p o.a a.o", nil, true},
 		// find runs -exec's command with {} each path it finds, and
 		// -execdir's in each one's directory. Were {} and x, here.
 		{"find /o -exec rm {} +", []string{"{}"}, true},
