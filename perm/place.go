@@ -354,7 +354,16 @@ func (c *call) place(pl placing, single bool, resolve func(string) ([]target, bo
 					if strings.HasPrefix(rel, "~") {
 						rel = src.t.abs
 					}
-					why = c.placeAt(p, workspace.Clean(dt.abs+"/"+rel), src, emit)
+					// Not cleaned where rel climbs: the kernel follows
+					// a link the destination is before its "..", so
+					// cp --parents ../x self/ (self a link to "..")
+					// writes beside where self leads (target resolves
+					// it so).
+					root := dt.abs + "/" + rel
+					if !hasDotDot("/" + rel) {
+						root = workspace.Clean(root)
+					}
+					why = c.placeAt(p, root, src, emit)
 				}
 				if why != "" {
 					return why

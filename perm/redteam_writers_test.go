@@ -1,6 +1,9 @@
 package perm
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestRedTeamWriterOptions: a writer an allow rule (or a session grant)
 // covers writes outside the workspace only with a person's say-so; the
@@ -80,6 +83,13 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git maintenance start", all(git, mode(ModeAcceptEdits)), bashReq("git -C src maintenance start"), Ask, 2},
 		redCase{"git credential approve", git, bashReq("git credential approve"), Ask, 2},
 		redCase{"git credential-store store", git, bashReq("git credential-store --file=c store"), Ask, 2},
+		// git's other output files and directories.
+		redCase{"git fast-export --export-marks", git, bashReq("git fast-export --export-marks=" + out + " HEAD"), Ask, 7},
+		redCase{"git pack-objects", all(git, mode(ModeAcceptEdits)), bashReq("git pack-objects " + f.outside + "/p"), Ask, 7},
+		redCase{"git bugreport -o", all(git, mode(ModeAcceptEdits)), bashReq("git bugreport -o " + f.outside), Ask, 7},
+		redCase{"git daemon --pid-file", git, bashReq("git daemon --pid-file=" + out), Ask, 7},
+		redCase{"git init-db", all(git, mode(ModeAcceptEdits)), bashReq("git init-db " + f.outside + "/r"), Ask, 7},
+		redCase{"git init-db --template", all(git, mode(ModeAcceptEdits)), bashReq("git init-db --template=t"), Ask, 2},
 		redCase{"git maintenance run", git, bashReq("git maintenance run"), Allow, 6},
 		redCase{"git credential fill", git, bashReq("git credential fill"), Allow, 6},
 	)
@@ -108,6 +118,31 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"find -fls", all(find, mode(ModeAcceptEdits)), bashReq("find . -fls " + out), Ask, 7},
 		redCase{"find -fprintf", all(find, mode(ModeAcceptEdits)), bashReq("find . -fprintf " + out + " %p"), Ask, 7},
 		redCase{"find -fprint in the workspace", all(find, mode(ModeAcceptEdits)), bashReq("find src -fprint list.txt"), Allow, 7},
+	)
+	// cp --parents puts ../x at DEST/../x, where the kernel follows the
+	// link DEST is before the "..": with src/up a link to "..", that is
+	// beside the workspace. Was Allow (DEST/../x cleaned to src/x).
+	if err := os.Symlink("..", f.root+"/src/up"); err != nil {
+		t.Fatal(err)
+	}
+	cpRule := allow("Bash(cp:*)")
+	cases = append(cases,
+		redCase{"cp --parents through a link", all(cpRule, mode(ModeAcceptEdits)), bashReq("cd src && cp --parents ../x.pem up/"), Ask, 7},
+		redCase{"cp --parents through a link, default", cpRule, bashReq("cd src && cp --parents ../x.pem up/"), Ask, 7},
+		redCase{"cp --parents in the workspace", all(cpRule, mode(ModeAcceptEdits)), bashReq("cp --parents src/a.go secrets/"), Allow, 7},
+	)
+	// jar, 7z and ar write the archive they make or change. Were Allow.
+	cases = append(cases,
+		redCase{"jar cf outside", allow("Bash(jar:*)"), bashReq("jar cf " + f.outside + "/z.jar src"), Ask, 7},
+		redCase{"7z a outside", all(allow("Bash(7z:*)"), mode(ModeAcceptEdits)), bashReq("7z a " + f.outside + "/z.7z src"), Ask, 7},
+		redCase{"ar rcs outside", allow("Bash(ar:*)"), bashReq("ar rcs " + f.outside + "/z.a src/a.go"), Ask, 7},
+		redCase{"jar cf in the workspace", all(allow("Bash(jar:*)"), mode(ModeAcceptEdits)), bashReq("jar cf z.jar src"), Allow, 7},
+	)
+	// rsync copies what the source tree holds then. Was Allow.
+	cases = append(cases,
+		redCase{"rsync a tree", all(allow("Bash(rsync:*)"), mode(ModeAcceptEdits)), bashReq("rsync -a " + f.outside + "/ src/"), Ask, 2},
+		redCase{"rsync outside", allow("Bash(rsync:*)"), bashReq("rsync src/a.go " + f.outside + "/"), Ask, 2},
+		redCase{"rsync lists", allow("Bash(rsync:*)"), bashReq("rsync -r src/"), Allow, 6},
 	)
 	// wget names the file from the URL, decoded: %2ebashrc is .bashrc,
 	// which no word names. Was Allow even in bypassPermissions mode.

@@ -128,7 +128,7 @@ func TestAlwaysOffer(t *testing.T) {
 		{"a sensitive path (step 2)", "echo x > .git/hooks/pre-commit", "whatever the rules say", "", -1},
 		{"a dynamic program name (step 2)", "$CMD x", "whatever the rules say", "", -1},
 		{"an ask rule (step 5)", "git push origin main", "an ask rule", "", -1},
-		{"more parts than the five rules", "curl a; curl b; curl c; curl d; make e; make f; nc g", "", "make", 5},
+		{"more parts than the five rules", "curl a; curl b; curl c; curl d; wget -O- e; wget -O- f; nc g", "", "wget", 5},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

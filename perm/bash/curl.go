@@ -56,13 +56,12 @@ var curlSpec = lazy.Value[*optSpec]{New: func() *optSpec {
 	}
 }}
 
-// curlOutput reports whether opt is one of curl's options whose value
-// is a file it writes (a cookie jar, the headers, a trace, its stderr,
-// an ETag, the libcurl source, the HSTS and Alt-Svc caches it updates);
-// "-" is stdout.
+// curlOutput reports an option of curl's whose value is a file it
+// writes (a cookie jar, the headers, a trace, its stderr, an ETag, the
+// libcurl source, the HSTS and Alt-Svc caches it updates); "-" is stdout.
 func curlOutput(opt string) bool {
 	switch opt {
-	case "-o", "-c", "-D", "--output", "--cookie-jar", "--dump-header", "--trace", "--trace-ascii", "--stderr",
+	case "-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr",
 		"--etag-save", "--libcurl", "--hsts", "--alt-svc":
 		return true
 	}

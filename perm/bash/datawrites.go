@@ -59,6 +59,11 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		"unpigz":      gzipWrites(&pigzSpec, true),
 		// sed's w command writes the file its script names.
 		"sed": sedScriptWrites,
+		// rsync copies trees as cp -r does, with what is in them then
+		// (a .git/hooks/pre-commit in the source lands in the
+		// destination), and runs -e's remote shell: what it writes is
+		// not listed here.
+		"rsync": rsyncWrites,
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),
@@ -102,6 +107,25 @@ func dynamicWord(args []Word) bool {
 		}
 	}
 	return false
+}
+
+// rsyncWrites: rsync with one operand (or none) lists it and writes
+// nothing; with more it copies to the last. A word not static may be
+// one more operand, and a value of an option counts as one here.
+func rsyncWrites(args []Word) string {
+	operands := 0
+	for _, w := range args {
+		switch {
+		case !w.Static:
+			return "source tree"
+		case !strings.HasPrefix(w.Value, "-"):
+			operands++
+		}
+	}
+	if operands < 2 {
+		return ""
+	}
+	return "source tree"
 }
 
 // downloadNames is what names the files a downloader writes beyond
@@ -395,7 +419,7 @@ func gitDataWrites(args []Word) string {
 	}
 	rest := args[sub+1:]
 	switch args[sub].Value {
-	case "init", "clone":
+	case "init", "init-db", "clone":
 		// git copies a template's files into the git directory it makes
 		// or initialises again (the hooks it runs: git init
 		// --template=tpl in a repository installs tpl/hooks/pre-commit),
@@ -759,4 +783,97 @@ func tarArchiveWrites(prog string, args []Word) (ts []Word, dynamic, ok bool) {
 		}
 	}
 	return ts, false, true
+}
+
+// archiveMakerWrites returns the archive a jar, 7z or ar command (prog,
+// its words args) makes or changes: jar c, u and i's -f file; the
+// archive after 7z's a, u, d and rn commands; the archive after ar's key
+// where it holds r, q, d, m or s (and the member name and count its a,
+// b, i and N modifiers take first). ok is false for another program.
+// dynamic is set where that is not known: a word not static, a parse
+// that is not sure, a response file, 7z's -sdel (it deletes the files
+// it adds).
+func archiveMakerWrites(prog string, args []Word) (ts []Word, dynamic, ok bool) {
+	archive := func(w Word) {
+		if !w.Static {
+			dynamic = true
+			return
+		}
+		ts = append(ts, w)
+	}
+	switch prog {
+	case "jar":
+		words, sure := oldStyleWords(args, "fme")
+		var parsed []arg
+		if sure {
+			parsed, sure = sureArgs(jarSpec, words)
+		}
+		if !sure {
+			for _, l := range "cui" {
+				if mayAsk(args, string(l), true, "--create", "--update", "--generate-index") {
+					return nil, true, true
+				}
+			}
+			return nil, false, true
+		}
+		if !hasOpt(parsed, "-c", "--create", "-u", "--update", "-i", "--generate-index") {
+			return nil, false, true
+		}
+		for _, a := range parsed {
+			if (a.opt == "-f" || a.opt == "--file") && a.val != "-" {
+				if a.word == nil {
+					archive(staticWord(a.val))
+				} else {
+					archive(*a.word)
+				}
+			}
+		}
+		return ts, dynamic, true
+	case "7z", "7za", "7zr", "7zz":
+		command := ""
+		for _, w := range args {
+			switch {
+			case !w.Static || strings.HasPrefix(w.Value, "@"):
+				return nil, true, true
+			case strings.HasPrefix(w.Value, "-"):
+				if strings.HasPrefix(w.Value, "-sdel") {
+					return nil, true, true
+				}
+			case command == "":
+				command = w.Value
+				if command != "a" && command != "u" && command != "d" && command != "rn" {
+					return nil, false, true
+				}
+			default:
+				archive(w)
+				return ts, dynamic, true
+			}
+		}
+		return nil, false, true
+	case "ar":
+		if len(args) == 0 {
+			return nil, false, true
+		}
+		if dynamicWord(args) {
+			return nil, true, true
+		}
+		key := strings.TrimPrefix(args[0].Value, "-")
+		if !strings.ContainsAny(key, "rqdms") || strings.HasPrefix(args[0].Value, "--") {
+			return nil, false, true
+		}
+		skip := strings.Count(key, "a") + strings.Count(key, "b") + strings.Count(key, "i") + strings.Count(key, "N")
+		for _, w := range args[1:] {
+			if strings.HasPrefix(w.Value, "-") || strings.HasPrefix(w.Value, "@") {
+				return nil, true, true // an option GNU ar reads anywhere, or a response file
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			archive(w)
+			return ts, dynamic, true
+		}
+		return nil, false, true
+	}
+	return nil, false, false
 }

@@ -195,7 +195,16 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 	if !ok {
 		return nil, dynamicWord(words)
 	}
-	short := words[sub].Value == "archive" || words[sub].Value == "format-patch"
+	name := words[sub].Value
+	// -o FILE or DIR: archive, format-patch, bugreport, diagnose and
+	// index-pack write there.
+	short := name == "archive" || name == "format-patch" || name == "bugreport" || name == "diagnose" || name == "index-pack"
+	// The options of one subcommand that name a file or directory it
+	// writes: fast-export's and fast-import's marks, the daemon's pid
+	// file, and the objects directory commit-graph and multi-pack-index
+	// write in.
+	own := map[string]string{"fast-export": "--export-marks", "fast-import": "--export-marks", "daemon": "--pid-file",
+		"commit-graph": "--object-dir", "multi-pack-index": "--object-dir"}[name]
 	args := words[sub+1:]
 	// A git command that is not read-only writes in the repository and
 	// work tree it is pointed at: git -C ../other commit, --git-dir,
@@ -226,7 +235,7 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 		switch {
 		case v == "--":
 			return ts, dynamic
-		case LongAbbrev(v, "--output") || LongAbbrev(v, "--output-directory"):
+		case LongAbbrev(v, "--output") || LongAbbrev(v, "--output-directory") || own != "" && LongAbbrev(v, own):
 			_, val, eq := strings.Cut(v, "=")
 			if out, last, ok := optValue(args, i, val, eq); ok {
 				i = last
@@ -249,9 +258,11 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 // option given as the next word too, which only makes the check
 // stricter) but clone's first (the repository cloned) and merge-file's
 // second and third (read), and the current directory when none does:
-// git init and git clone make their repository there.
+// git init (init-db, its old name) and git clone make their repository
+// there. pack-objects writes BASE-NAME-<hash>.pack beside its operand.
 var gitMakers = lazy.Value[map[string]string]{New: func() map[string]string {
-	return map[string]string{"init": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "", "checkout-index": ""}
+	return map[string]string{"init": "", "init-db": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "",
+		"checkout-index": "", "pack-objects": ""}
 }}
 
 // gitMadeTargets returns what a git subcommand of gitMakers (sub, with
@@ -303,7 +314,7 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 			}
 		}
 	}
-	if sub == "init" && operands == 0 || sub == "clone" && operands < 2 {
+	if (sub == "init" || sub == "init-db") && operands == 0 || sub == "clone" && operands < 2 {
 		add(".") // the repository is made here (clone: in a directory of it)
 	}
 	return ts, dynamic, true

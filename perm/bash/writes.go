@@ -30,11 +30,14 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		"ln": {args: "St", permute: true, longArgs: []string{"suffix", "target-directory"},
 			long: []string{"backup", "directory", "force", "help", "interactive", "logical", "no-dereference", "no-target-directory",
 				"physical", "relative", "symbolic", "verbose", "version"}},
-		"tee":      {permute: true},
-		"rm":       {permute: true},
-		"rmdir":    {permute: true},
-		"unlink":   {permute: true},
-		"shred":    {args: "nsu", longArgs: []string{"iterations", "size", "remove", "random-source"}, permute: true},
+		"tee":    {permute: true},
+		"rm":     {permute: true},
+		"rmdir":  {permute: true},
+		"unlink": {permute: true},
+		// shred's -u is a flag, and --remove[=HOW] takes its value
+		// only after "=" (coreutils 9.1).
+		"shred": {args: "ns", longArgs: []string{"iterations", "size", "random-source"},
+			long: []string{"exact", "force", "help", "remove", "verbose", "version", "zero"}, permute: true},
 		"touch":    {args: "dtr", longArgs: []string{"date", "reference"}, permute: true},
 		"truncate": {args: "sr", longArgs: []string{"size", "reference"}, permute: true},
 		"mkdir":    {args: "m", longArgs: []string{"mode"}, long: []string{"context", "parents", "verbose", "help", "version"}, permute: true},
@@ -64,24 +67,23 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 	}
 }}
 
-// downloader returns the function that reads from its words what prog
-// writes, for the programs that have one of their own (DataWrites
-// reports the files the URL names); nil for the others.
-func downloader(prog string) func([]Word) ([]Word, bool, string) {
+// downloader returns the function that reads a downloader's writes from
+// its words (DataWrites reports the files the URL names), if prog is one.
+func downloader(prog string) (func([]Word) ([]Word, bool, string), bool) {
 	switch prog {
 	case "curl":
-		return curlWrites
+		return curlWrites, true
 	case "wget":
-		return wgetWrites
+		return wgetWrites, true
 	}
-	return nil
+	return nil, false
 }
 
 // Writes returns the files the command writes, deletes or links, in any of
 // its broad readings (so sudo cp and xargs rm count): cp/mv/install/ln
 // destinations and ln's link targets, tee, rm, touch and similar operands,
-// sed -i files and their backups, the archive tar makes or changes,
-// dd of=, what curl's and wget's
+// sed -i files and their backups, the archive tar, jar, 7z
+// or ar makes or changes, dd of=, what curl's and wget's
 // options name (curlWrites, wgetWrites), sort -o, uniq's second operand
 // and git --output. dynamic is set
 // when such a target is not static. The engine checks each as an Edit.
@@ -92,6 +94,11 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 		}
 		prog := path.Base(v[0].Value)
 		if ts, dyn, ok := compressWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if ts, dyn, ok := archiveMakerWrites(prog, v[1:]); ok {
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
 			continue
@@ -107,7 +114,7 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 			continue
 		}
-		if f := downloader(prog); f != nil {
+		if f, ok := downloader(prog); ok {
 			ts, dyn, _ := f(v[1:])
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn

@@ -50,6 +50,12 @@ func TestWrites(t *testing.T) {
 		want []string
 	}{
 		{"cp -Z a b", []string{"b"}},
+		// Was no write: shred's -u and --remove take no value from the
+		// next word (shred is destructive too, asked at step 2 anyway).
+		{"shred -u f", []string{"f"}},
+		{"shred --remove f", []string{"f"}},
+		{"shred --remove=unlink -n 3 f", []string{"f"}},
+		{"shred -n 3 -s 1K f", []string{"f"}},
 		// Were only the operands after the first: chmod's mode in an
 		// option word, and --reference's, leave every operand a file.
 		{"chmod u+x a", []string{"a"}},
@@ -184,6 +190,18 @@ func TestWrites(t *testing.T) {
 		{"tar -c src", nil}, // this tar's default archive is stdout
 		{"tar -tzf o.tgz", nil},
 		{"tar -xOf o.tgz", nil},
+		// Were no writes: git's other output files and directories.
+		{"git fast-export --export-marks=m HEAD", []string{"m"}},
+		{"git fast-import --export-marks m", []string{"m"}},
+		{"git daemon --pid-file=p", []string{"p"}},
+		{"git bugreport -o d", []string{"", "d"}},
+		{"git diagnose -od", []string{"", "d"}},
+		{"git index-pack -o i p.pack", []string{"", "i"}},
+		{"git commit-graph write --object-dir d", []string{"d"}},
+		{"git pack-objects d/p", []string{"d/p"}},
+		{"git pack-objects --stdout", nil},
+		{"git init-db ../i", []string{"../i"}},
+		{"git init-db", []string{"."}},
 		// Were no writes: the user's configuration and credentials.
 		{"git maintenance register", []string{"~/.config/git/config", "~/.gitconfig"}},
 		{"git maintenance start", []string{"~/.config/git/config", "~/.gitconfig"}},
@@ -415,6 +433,17 @@ func TestDownloaderWrites(t *testing.T) {
 		{"tar --frob -czf o src", nil, true},       // an option not known
 		{"tar --delete -f o.tar f", nil, true},     // not in tarSpec
 		{"tar --list --frob -f o.tar", nil, false}, // no word asks for a write
+		// The archive jar, 7z and ar make or change. Were no writes.
+		{"jar cf o.jar a", []string{"o.jar"}, false},
+		{"jar --create --file=o.jar a", []string{"o.jar"}, false},
+		{"jar tf o.jar", nil, false},
+		{"7z a -mx=9 o.7z a", []string{"o.7z"}, false},
+		{"7z l o.7z", nil, false},
+		{"7z a -sdel o.7z a", nil, true},
+		{"ar rcs o.a a.o", []string{"o.a"}, false},
+		{"ar rb m.o o.a a.o", []string{"o.a"}, false},
+		{"ar t o.a", nil, false},
+		{"ar rcs --plugin p o.a a.o", nil, true},
 		// find runs -exec's command with {} each path it finds, and
 		// -execdir's in each one's directory. Were {} and x, here.
 		{"find /o -exec rm {} +", []string{"{}"}, true},
