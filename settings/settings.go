@@ -366,6 +366,37 @@ type location struct {
 	// whether they exist or not; within a scope gen's file comes before
 	// Claude Code's.
 	scopes []scope
+	// watch are directories whose entries choose files of scopes (the
+	// managed drop-in directory): Live follows them too, so a drop-in
+	// added later is read.
+	watch []string
+}
+
+// dropIns lists the settings files of Claude Code's managed drop-in
+// directory, as Claude Code reads it: the *.json files not hidden, in name
+// order. No directory is none; one that cannot be read is an error, not a
+// policy without its rules.
+func dropIns(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if link := workspace.DanglingLink(dir); link != "" {
+			return nil, fmt.Errorf("managed settings %s: %s is a symbolic link to a directory that does not exist", dir, link)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("managed settings %s: %w", dir, err)
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || e.IsDir() {
+			continue
+		}
+		out = append(out, filepath.Join(dir, name))
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // locate finds the settings files for opts. Claude Code's managed file is
@@ -397,6 +428,19 @@ func locate(opts Options) (location, error) {
 	loc := location{cwd: cwd, home: home, root: root}
 	loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: managed, base: cwd})
 	if opts.ManagedPath == "" {
+		// Claude Code merges the drop-ins of managed-settings.d over its
+		// managed file, in name order, a later file's single values
+		// winning. A scope's first file wins here, so they come first,
+		// last name first; their rules concatenate like any file's.
+		dir := filepath.Join(filepath.Dir(ClaudeManagedPath), "managed-settings.d")
+		drops, err := dropIns(dir)
+		if err != nil {
+			return location{}, err
+		}
+		loc.watch = append(loc.watch, dir)
+		for i := len(drops) - 1; i >= 0; i-- {
+			loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: drops[i], base: cwd})
+		}
 		loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: ClaudeManagedPath, base: cwd})
 	}
 	if opts.FlagSettings != nil {
