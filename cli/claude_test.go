@@ -142,3 +142,65 @@ func TestMCPServerLists(t *testing.T) {
 		})
 	}
 }
+
+// Claude Code's managed-mcp.json takes exclusive control of MCP servers:
+// where it exists only its servers start, not the user's, the project's
+// or --mcp-config's, with a warning naming it; with no server in it,
+// none. Unread, every other server started.
+func TestClaudeManagedMCPExclusive(t *testing.T) {
+	tmp := t.TempDir()
+	old := settings.ClaudeManagedPath
+	t.Cleanup(func() { settings.ClaudeManagedPath = old })
+	settings.ClaudeManagedPath = filepath.Join(tmp, "etc", "claude-code", "managed-settings.json")
+	home, root := filepath.Join(tmp, "home"), filepath.Join(tmp, "proj")
+	for p, c := range map[string]string{
+		settings.ClaudeManagedMCPPath():                 `{"mcpServers": {"corp": {"command": "true"}}}`,
+		filepath.Join(home, ".claude", "settings.json"): `{"mcpServers": {"mine": {"command": "true"}}}`,
+		filepath.Join(root, ".mcp.json"):                `{"mcpServers": {"proj": {"command": "true"}}}`,
+		filepath.Join(root, ".git", "HEAD"):             "ref: refs/heads/main\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() *settings.Settings {
+		t.Helper()
+		set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: "", Trust: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	var warns []string
+	servers, skipped, err := mcpServers(load(), &mcpFlags{configs: []string{`{"mcpServers": {"cli": {"command": "true"}}}`}}, func(w string) { warns = append(warns, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := servers["corp"]; !ok || len(servers) != 1 {
+		t.Errorf("servers = %v, want only corp", servers)
+	}
+	if len(skipped) != 3 || len(warns) != 3 || !strings.Contains(warns[0], "only the servers of "+settings.ClaudeManagedMCPPath()) {
+		t.Errorf("skipped = %v, warnings = %q", skipped, warns)
+	}
+
+	// An empty server map turns MCP off.
+	if err := os.WriteFile(settings.ClaudeManagedMCPPath(), []byte(`{"mcpServers": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers, _, err = mcpServers(load(), &mcpFlags{}, func(string) {})
+	if err != nil || len(servers) != 0 {
+		t.Errorf("with no managed server: servers = %v, err %v; want none", servers, err)
+	}
+
+	// Any other key is an error naming file and line.
+	if err := os.WriteFile(settings.ClaudeManagedMCPPath(), []byte("{\n\"servers\": {}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = settings.Load(settings.Options{Cwd: root, Home: home})
+	if want := settings.ClaudeManagedMCPPath() + ":2:"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("unknown key: err %v, want one naming %s", err, want)
+	}
+}

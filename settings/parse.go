@@ -179,6 +179,33 @@ var forbiddingKeys = []string{
 	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey,
 }
 
+// parseManagedMCP reads Claude Code's managed-mcp.json, which holds only
+// "mcpServers" (package mcp parses the servers): any other key, or
+// servers that are not an object, is an error naming the line, never a
+// file without its servers and so without its exclusivity.
+func parseManagedMCP(path string, data []byte) (*File, error) {
+	p := &parser{path: path, data: data}
+	top, err := decode(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if top.Kind != kindObject {
+		return nil, p.errAt(top.Off, "managed-mcp.json must be a JSON object")
+	}
+	if _, err := p.unique(top, ""); err != nil {
+		return nil, err
+	}
+	for _, m := range top.Members {
+		if m.Key != mcpKey {
+			return nil, p.errAt(m.Off, "unknown key %q (managed-mcp.json holds only %q)", m.Key, mcpKey)
+		}
+		if m.Val.Kind != kindObject {
+			return nil, p.errAt(m.Val.Off, "%s must be an object of servers", mcpKey)
+		}
+	}
+	return &File{Scope: perm.SourceManaged, Path: path, MCPServers: data, mcpExclusive: true}, nil
+}
+
 // parseFile parses the settings file at path. Relative
 // additionalDirectories resolve against base.
 func parseFile(scope perm.Source, path string, data []byte, base, home string) (*File, []string, error) {

@@ -191,6 +191,9 @@ type File struct {
 	// Hooks are the file's "hooks", each tagged with Scope.
 	Hooks hook.Config
 
+	// mcpExclusive marks Claude Code's managed-mcp.json.
+	mcpExclusive bool
+
 	modeLine  int // line of defaultMode, for warnings
 	allowLine int // line of the first allow rule, for warnings
 	agentLine int // line of agent, for warnings and errors
@@ -235,6 +238,9 @@ type Settings struct {
 	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
 	// only MCP servers configured in managed settings may start.
 	ManagedMCPOnly bool
+	// MCPExclusive is Claude Code's managed-mcp.json where it exists: no
+	// MCP server but its own may start.
+	MCPExclusive string
 	// MCP are the merged allowedMcpServers and deniedMcpServers, and the
 	// approvals of .mcp.json servers.
 	MCP MCPRules
@@ -327,7 +333,13 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s settings %s: %w", sc.source, sc.path, err)
 		}
-		f, warns, err := parseFile(sc.source, sc.path, data, sc.base, home)
+		var f *File
+		var warns []string
+		if sc.mcpOnly {
+			f, err = parseManagedMCP(sc.path, data)
+		} else {
+			f, warns, err = parseFile(sc.source, sc.path, data, sc.base, home)
+		}
 		if err != nil {
 			// A file left out is still parsed, and fails closed: its
 			// deny rules apply.
@@ -357,6 +369,15 @@ type scope struct {
 	path   string
 	base   string // what relative additionalDirectories resolve against
 	data   []byte // the content, for the --settings scope, which is not read
+	// mcpOnly marks Claude Code's managed-mcp.json (parseManagedMCP).
+	mcpOnly bool
+}
+
+// ClaudeManagedMCPPath is Claude Code's managed-mcp.json, beside its
+// managed settings file. Where it exists, only its MCP servers may run
+// (Settings.MCPExclusive), as in Claude Code; with no server in it, none.
+func ClaudeManagedMCPPath() string {
+	return filepath.Join(filepath.Dir(ClaudeManagedPath), "managed-mcp.json")
 }
 
 // location is where the settings of one Options are.
@@ -441,7 +462,9 @@ func locate(opts Options) (location, error) {
 		for i := len(drops) - 1; i >= 0; i-- {
 			loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: drops[i], base: cwd})
 		}
-		loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: ClaudeManagedPath, base: cwd})
+		loc.scopes = append(loc.scopes,
+			scope{source: perm.SourceManaged, path: ClaudeManagedPath, base: cwd},
+			scope{source: perm.SourceManaged, path: ClaudeManagedMCPPath(), base: cwd, mcpOnly: true})
 	}
 	if opts.FlagSettings != nil {
 		loc.scopes = append(loc.scopes, scope{source: perm.SourceCLI, path: opts.FlagSettingsPath, base: cwd, data: opts.FlagSettings})
@@ -471,6 +494,9 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		s.DisableBypass = s.DisableBypass || f.DisableBypass
 		s.DisableAuto = s.DisableAuto || f.DisableAuto
 		s.ManagedMCPOnly = s.ManagedMCPOnly || f.ManagedMCPOnly
+		if f.mcpExclusive {
+			s.MCPExclusive = f.Path
+		}
 		if f.ManagedRulesOnly && !s.ManagedRulesOnly {
 			s.ManagedRulesOnly, managedOnlyBy = true, f.Path
 		}
