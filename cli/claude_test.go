@@ -204,3 +204,73 @@ func TestClaudeManagedMCPExclusive(t *testing.T) {
 		t.Errorf("unknown key: err %v, want one naming %s", err, want)
 	}
 }
+
+// Claude Code's managed strictPluginOnlyCustomization locks surfaces to
+// managed sources (gen has no plugins): locked agents, skills, hooks and
+// MCP servers of the user and the project are not loaded, each named in a
+// warning; an array locks only what it lists; anywhere but in managed
+// settings it is ignored with a warning. Read as an unknown key, it left
+// every one of them loaded.
+func TestStrictPluginOnlyCustomization(t *testing.T) {
+	dir := project(t) // also the home directory
+	old := settings.ClaudeManagedPath
+	t.Cleanup(func() { settings.ClaudeManagedPath = old })
+	settings.ClaudeManagedPath = filepath.Join(t.TempDir(), "managed-settings.json")
+	write := func(p, c string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploys.\n---\nDeploy.\n")
+	write(filepath.Join(dir, ".claude", "settings.json"), `{"mcpServers": {"mine": {"command": "true"}},
+ "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
+
+	write(settings.ClaudeManagedPath, `{"strictPluginOnlyCustomization": true, "mcpServers": {"corp": {"command": "true"}}}`)
+	code, out, errs := run("agent", "list", "--cwd", dir)
+	if code != ExitOK || strings.Contains(out, "test-perm") || !strings.Contains(out, "Explore") ||
+		!strings.Contains(errs, filepath.Join(dir, ".gen", "agents")+": agents not loaded: strictPluginOnlyCustomization in "+settings.ClaudeManagedPath) {
+		t.Errorf("agent list: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, errs = run("skills", "list", "--cwd", dir)
+	if code != ExitOK || strings.Contains(out, "deploy") || !strings.Contains(errs, "skills not loaded") {
+		t.Errorf("skills list: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	set, err := settings.Load(settings.Options{Cwd: dir, Home: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.ManagedHooksOnly || !set.Hooks.Empty() {
+		t.Errorf("hooks not locked: ManagedHooksOnly %v, hooks %+v", set.ManagedHooksOnly, set.Hooks)
+	}
+	var warns []string
+	servers, _, err := mcpServers(set, &mcpFlags{}, func(w string) { warns = append(warns, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := servers["corp"]; !ok || len(servers) != 1 || len(warns) != 1 || !strings.Contains(warns[0], "locks mcp to managed settings") {
+		t.Errorf("servers = %v, warnings %q; want only corp", servers, warns)
+	}
+
+	// An array locks what it lists.
+	write(settings.ClaudeManagedPath, `{"strictPluginOnlyCustomization": ["skills"]}`)
+	if code, out, _ := run("agent", "list", "--cwd", dir); code != ExitOK || !strings.Contains(out, "test-perm") {
+		t.Errorf("agents locked by [skills]: exit %d\n%s", code, out)
+	}
+	if _, out, _ := run("skills", "list", "--cwd", dir); strings.Contains(out, "deploy") {
+		t.Errorf("skills not locked by [skills]:\n%s", out)
+	}
+
+	// Only managed settings lock.
+	if err := os.Remove(settings.ClaudeManagedPath); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(dir, ".claude", "settings.json"), `{"strictPluginOnlyCustomization": true}`)
+	code, out, errs = run("skills", "list", "--cwd", dir)
+	if code != ExitOK || !strings.Contains(out, "deploy") || !strings.Contains(errs, "strictPluginOnlyCustomization is read only from managed settings; ignored") {
+		t.Errorf("user setting: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}

@@ -165,7 +165,7 @@ const (
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
 	managedRulesKey, managedHooksKey, noHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
-	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey,
+	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey, pluginOnlyKey,
 }
 
 // forbiddingKeys are the top-level keys whose value may forbid or narrow
@@ -176,7 +176,7 @@ var topLevelKeys = []string{
 // Code's, are a warning.
 var forbiddingKeys = []string{
 	"permissions", mcpKey, hooksKey, sandboxKey, managedRulesKey, managedHooksKey, noHooksKey,
-	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey,
+	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey, pluginOnlyKey,
 }
 
 // parseManagedMCP reads Claude Code's managed-mcp.json, which holds only
@@ -256,6 +256,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			continue
 		case managedHooksKey:
 			if err := p.managedHooksOnly(f, m); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case pluginOnlyKey:
+			if err := p.pluginOnly(f, m); err != nil {
 				return nil, nil, err
 			}
 			continue

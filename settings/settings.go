@@ -193,6 +193,10 @@ type File struct {
 
 	// mcpExclusive marks Claude Code's managed-mcp.json.
 	mcpExclusive bool
+	// Locked are the surfaces (Surfaces) managed settings'
+	// strictPluginOnlyCustomization locks: their user and project
+	// sources are not loaded (Settings.LockedBy).
+	Locked []string
 
 	modeLine  int // line of defaultMode, for warnings
 	allowLine int // line of the first allow rule, for warnings
@@ -241,6 +245,9 @@ type Settings struct {
 	// MCPExclusive is Claude Code's managed-mcp.json where it exists: no
 	// MCP server but its own may start.
 	MCPExclusive string
+	// locked says, for each surface managed settings'
+	// strictPluginOnlyCustomization locks, which file locks it.
+	locked map[string]string
 	// MCP are the merged allowedMcpServers and deniedMcpServers, and the
 	// approvals of .mcp.json servers.
 	MCP MCPRules
@@ -361,6 +368,16 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 		s.Warnings = append(s.Warnings, warn)
 	}
 	return s, nil
+}
+
+// LockedBy says why the user's and the project's sources of surface
+// ("skills", "agents", "hooks" or "mcp") are not loaded: managed settings'
+// strictPluginOnlyCustomization locks it. "" when it is not locked.
+func (s *Settings) LockedBy(surface string) string {
+	if path, ok := s.locked[surface]; ok {
+		return fmt.Sprintf("%s in %s locks %s to managed settings", pluginOnlyKey, path, surface)
+	}
+	return ""
 }
 
 // scope is one settings file Load reads, if it exists.
@@ -496,6 +513,14 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		s.ManagedMCPOnly = s.ManagedMCPOnly || f.ManagedMCPOnly
 		if f.mcpExclusive {
 			s.MCPExclusive = f.Path
+		}
+		for _, sf := range f.Locked {
+			if _, ok := s.locked[sf]; !ok {
+				if s.locked == nil {
+					s.locked = make(map[string]string)
+				}
+				s.locked[sf] = f.Path
+			}
 		}
 		if f.ManagedRulesOnly && !s.ManagedRulesOnly {
 			s.ManagedRulesOnly, managedOnlyBy = true, f.Path
@@ -635,6 +660,11 @@ func (s *Settings) mergeHooks() {
 		case f.ManagedHooksOnly:
 			if by == "" {
 				by = fmt.Sprintf("%s is set in %s", managedHooksKey, f.Path)
+			}
+			s.ManagedHooksOnly, cliOnly = true, false
+		case slices.Contains(f.Locked, "hooks"):
+			if by == "" {
+				by = fmt.Sprintf("%s locks hooks in %s", pluginOnlyKey, f.Path)
 			}
 			s.ManagedHooksOnly, cliOnly = true, false
 		}
