@@ -17,6 +17,9 @@ const (
 	hooksKey        = "hooks"
 	managedHooksKey = "allowManagedHooksOnly"
 	noHooksKey      = "disableAllHooks"
+	// noShellKey is Claude Code's disableSkillShellExecution: the `!`
+	// commands of custom commands and skills do not run.
+	noShellKey = "disableSkillShellExecution"
 )
 
 // hooks parses the file's "hooks" object (package hook) and tags every

@@ -165,7 +165,7 @@ const (
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
 	managedRulesKey, managedHooksKey, noHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
-	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey, pluginOnlyKey,
+	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey, pluginOnlyKey, noShellKey,
 }
 
 // forbiddingKeys are the top-level keys whose value may forbid or narrow
@@ -176,7 +176,7 @@ var topLevelKeys = []string{
 // Code's, are a warning.
 var forbiddingKeys = []string{
 	"permissions", mcpKey, hooksKey, sandboxKey, managedRulesKey, managedHooksKey, noHooksKey,
-	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey, pluginOnlyKey,
+	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey, pluginOnlyKey, noShellKey,
 }
 
 // parseManagedMCP reads Claude Code's managed-mcp.json, which holds only
@@ -256,6 +256,11 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			continue
 		case managedHooksKey:
 			if err := p.managedHooksOnly(f, m); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case noShellKey:
+			if err := p.flag(m.Val, m.Key, &f.NoSkillShell, false); err != nil {
 				return nil, nil, err
 			}
 			continue

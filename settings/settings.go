@@ -193,6 +193,8 @@ type File struct {
 
 	// mcpExclusive marks Claude Code's managed-mcp.json.
 	mcpExclusive bool
+	// NoSkillShell is Claude Code's top-level disableSkillShellExecution.
+	NoSkillShell bool
 	// Locked are the surfaces (Surfaces) managed settings'
 	// strictPluginOnlyCustomization locks: their user and project
 	// sources are not loaded (Settings.LockedBy).
@@ -245,6 +247,10 @@ type Settings struct {
 	// MCPExclusive is Claude Code's managed-mcp.json where it exists: no
 	// MCP server but its own may start.
 	MCPExclusive string
+	// NoSkillShell is the file that sets disableSkillShellExecution, in
+	// any scope (it only narrows): no `!` command of a custom command
+	// runs. "" when none does.
+	NoSkillShell string
 	// locked says, for each surface managed settings'
 	// strictPluginOnlyCustomization locks, which file locks it.
 	locked map[string]string
@@ -513,6 +519,9 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		s.ManagedMCPOnly = s.ManagedMCPOnly || f.ManagedMCPOnly
 		if f.mcpExclusive {
 			s.MCPExclusive = f.Path
+		}
+		if f.NoSkillShell && s.NoSkillShell == "" {
+			s.NoSkillShell = f.Path
 		}
 		for _, sf := range f.Locked {
 			if _, ok := s.locked[sf]; !ok {
@@ -812,6 +821,7 @@ func (f *File) restrictions() File {
 		Deny:             f.Deny,
 		DisableBypass:    f.DisableBypass,
 		DisableAuto:      f.DisableAuto,
+		NoSkillShell:     f.NoSkillShell,
 		ManagedRulesOnly: f.ManagedRulesOnly,
 		ManagedHooksOnly: f.ManagedHooksOnly,
 		ManagedMCPOnly:   f.ManagedMCPOnly,
