@@ -412,9 +412,10 @@ type Policy struct {
 	// Sandbox are the kernel sandbox settings in force (package policy
 	// fills them from every scope): network for workspace-write
 	// commands, extra readable and writable paths, and whether Bash must
-	// refuse to run where there is no sandbox. Evaluate does not read
-	// them; Bash applies them to the profile a decision chose, so they
-	// follow the settings as the rules do.
+	// refuse to run where there is no sandbox. Evaluate reads only
+	// AllowUnsandboxed (a dangerouslyDisableSandbox call is denied where
+	// it is false); Bash applies the rest to the profile a decision
+	// chose, so they follow the settings as the rules do.
 	Sandbox sandbox.Settings
 	// Code are files, clean and with symbolic links resolved, that run
 	// outside the gate and the sandbox: the scripts and programs hook

@@ -30,6 +30,9 @@ func TestClaudeManagedExamples(t *testing.T) {
 		// noNetwork and required are what they map to.
 		sandboxWarn         []string
 		noNetwork, required bool
+		// noUnsandboxed is allowUnsandboxedCommands: false, which gen
+		// reads (a dangerouslyDisableSandbox call is denied).
+		noUnsandboxed bool
 	}{
 		{file: "locked-down.json", disableBypass: true, rulesOnly: true, hooksOnly: true, ask: 1, deny: 2,
 			warnKeys:    []string{"strictKnownMarketplaces"},
@@ -37,8 +40,7 @@ func TestClaudeManagedExamples(t *testing.T) {
 		{file: "guarded-git.json", disableBypass: true, allow: 5, deny: 8},
 		// denyRead and denyWrite become Read and Edit deny rules (two each:
 		// the path and what is under it).
-		{file: "sandbox-only.json", rulesOnly: true, deny: 4, required: true,
-			sandboxWarn: []string{"allowUnsandboxedCommands"}},
+		{file: "sandbox-only.json", rulesOnly: true, deny: 4, required: true, noUnsandboxed: true},
 		{file: "org-policy.json", disableBypass: true, disableAuto: true, rulesOnly: true, hooksOnly: true, deny: 3,
 			mode: perm.ModeDefault, missingDirs: []string{"/opt/shared-docs"}, mcpOnly: true,
 			warnKeys: []string{"env", "model", "cleanupPeriodDays", "includeCoAuthoredBy", "companyAnnouncements"}},
@@ -107,6 +109,9 @@ func TestClaudeManagedExamples(t *testing.T) {
 			}
 			if got := f.Sandbox.Required != nil && *f.Sandbox.Required; got != tt.required {
 				t.Errorf("required = %v, want %v", got, tt.required)
+			}
+			if got := f.Sandbox.AllowUnsandboxed != nil && !*f.Sandbox.AllowUnsandboxed; got != tt.noUnsandboxed {
+				t.Errorf("allowUnsandboxedCommands false = %v, want %v", got, tt.noUnsandboxed)
 			}
 		})
 	}
