@@ -480,3 +480,30 @@ func TestLiveSeesNewDropIn(t *testing.T) {
 		t.Fatalf("deny rules %v lack the edited drop-in's WebSearch", got)
 	}
 }
+
+// TestClaudeConfigDir reads Claude Code's user settings where
+// CLAUDE_CONFIG_DIR puts them, beside ~/.claude's: a Claude Code user's
+// deny rules there were silently left out. A relative directory is an
+// error naming the variable, not settings without the user's rules.
+func TestClaudeConfigDir(t *testing.T) {
+	l := newLayout(t)
+	dir := filepath.Join(filepath.Dir(l.home), "claude-work")
+	writeFile(t, filepath.Join(dir, "settings.json"), `{"permissions": {"deny": ["WebSearch"], "defaultMode": "plan"}}`)
+	writeFile(t, filepath.Join(l.home, ".claude", "settings.json"), `{"permissions": {"deny": ["WebFetch"], "defaultMode": "acceptEdits"}}`)
+	t.Setenv(ClaudeConfigEnv, dir)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deny []string
+	for _, e := range s.Deny {
+		deny = append(deny, e.Rule.String())
+	}
+	if !slices.Equal(deny, []string{"WebSearch", "WebFetch"}) || s.Mode != perm.ModePlan {
+		t.Errorf("deny %q, mode %s; want both files' rules, the mode of %s", deny, s.Mode, dir)
+	}
+	t.Setenv(ClaudeConfigEnv, "claude-work")
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed}); err == nil || !strings.Contains(err.Error(), ClaudeConfigEnv) {
+		t.Errorf("relative %s: err %v", ClaudeConfigEnv, err)
+	}
+}

@@ -504,11 +504,25 @@ func locate(opts Options) (location, error) {
 		}
 		loc.scopes = append(loc.scopes, scope{source: perm.SourceProject, path: p, base: root})
 	}
-	loc.scopes = append(loc.scopes,
-		scope{source: perm.SourceUser, path: UserPath(home), base: cwd},
-		scope{source: perm.SourceUser, path: filepath.Join(home, ".claude", "settings.json"), base: cwd})
+	loc.scopes = append(loc.scopes, scope{source: perm.SourceUser, path: UserPath(home), base: cwd})
+	if dir := os.Getenv(ClaudeConfigEnv); dir != "" {
+		// Claude Code keeps the user's settings there instead: their
+		// deny rules must not be left behind. ~/.claude's still load
+		// below it, so that none of its rules is lost either.
+		if !filepath.IsAbs(dir) {
+			return location{}, fmt.Errorf("settings: %s=%q is not an absolute path, so the user settings in it cannot be found", ClaudeConfigEnv, dir)
+		}
+		if p := filepath.Join(filepath.Clean(dir), "settings.json"); p != filepath.Join(home, ".claude", "settings.json") {
+			loc.scopes = append(loc.scopes, scope{source: perm.SourceUser, path: p, base: cwd})
+		}
+	}
+	loc.scopes = append(loc.scopes, scope{source: perm.SourceUser, path: filepath.Join(home, ".claude", "settings.json"), base: cwd})
 	return loc, nil
 }
+
+// ClaudeConfigEnv is Claude Code's variable naming the directory that
+// holds its user settings (settings.json) in place of ~/.claude.
+const ClaudeConfigEnv = "CLAUDE_CONFIG_DIR"
 
 // merge combines s.Files and the flags in opts.
 func (s *Settings) merge(opts Options, cwd, home string) error {
