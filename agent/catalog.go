@@ -204,6 +204,25 @@ func Discover(cwd, home string, flag ...*Definition) (*Catalog, error) {
 	return load(scopes...), nil
 }
 
+// DiscoverLocked is Discover for a run whose managed settings lock the
+// agents surface (Claude Code's strictPluginOnlyCustomization): no agent
+// file of the project or the user is read, only the built-ins and flag's.
+// Each agents directory that is there is named in a warning saying why
+// (locked) its agents are not loaded.
+func DiscoverLocked(cwd, home, locked string, flag ...*Definition) *Catalog {
+	c := load(scope{source: SourceCLI, defs: flag})
+	root := workspace.ProjectRoot(cwd)
+	for _, base := range []string{root, home} {
+		for _, dir := range []string{".gen", ".claude"} {
+			abs := filepath.Join(base, dir, "agents")
+			if _, err := os.Lstat(abs); err == nil && !slices.Contains(c.clashes, abs+": agents not loaded: "+locked) {
+				c.clashes = append(c.clashes, abs+": agents not loaded: "+locked)
+			}
+		}
+	}
+	return c
+}
+
 // openTree opens the project root, links resolved, to read the
 // project's agents through (inTree).
 func openTree(root string) (*os.Root, error) {

@@ -455,6 +455,9 @@ func (f *agentsFlag) parse() error {
 // discover loads the agents of set's workspace, with those of the flag
 // above them (agent.Discover); parse must have run.
 func (f *agentsFlag) discover(set *settings.Settings) (*agent.Catalog, error) {
+	if why := set.LockedBy("agents"); why != "" {
+		return agent.DiscoverLocked(set.Workspace.Cwd, set.Workspace.Home, why, f.defs...), nil
+	}
 	return agent.Discover(set.Workspace.Cwd, set.Workspace.Home, f.defs...)
 }
 

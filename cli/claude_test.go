@@ -142,3 +142,135 @@ func TestMCPServerLists(t *testing.T) {
 		})
 	}
 }
+
+// Claude Code's managed-mcp.json takes exclusive control of MCP servers:
+// where it exists only its servers start, not the user's, the project's
+// or --mcp-config's, with a warning naming it; with no server in it,
+// none. Unread, every other server started.
+func TestClaudeManagedMCPExclusive(t *testing.T) {
+	tmp := t.TempDir()
+	old := settings.ClaudeManagedPath
+	t.Cleanup(func() { settings.ClaudeManagedPath = old })
+	settings.ClaudeManagedPath = filepath.Join(tmp, "etc", "claude-code", "managed-settings.json")
+	home, root := filepath.Join(tmp, "home"), filepath.Join(tmp, "proj")
+	for p, c := range map[string]string{
+		settings.ClaudeManagedMCPPath():                 `{"mcpServers": {"corp": {"command": "true"}}}`,
+		filepath.Join(home, ".claude", "settings.json"): `{"mcpServers": {"mine": {"command": "true"}}}`,
+		filepath.Join(root, ".mcp.json"):                `{"mcpServers": {"proj": {"command": "true"}}}`,
+		filepath.Join(root, ".git", "HEAD"):             "ref: refs/heads/main\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() *settings.Settings {
+		t.Helper()
+		set, err := settings.Load(settings.Options{Cwd: root, Home: home, ManagedPath: "", Trust: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	var warns []string
+	servers, skipped, err := mcpServers(load(), &mcpFlags{configs: []string{`{"mcpServers": {"cli": {"command": "true"}}}`}}, func(w string) { warns = append(warns, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := servers["corp"]; !ok || len(servers) != 1 {
+		t.Errorf("servers = %v, want only corp", servers)
+	}
+	if len(skipped) != 3 || len(warns) != 3 || !strings.Contains(warns[0], "only the servers of "+settings.ClaudeManagedMCPPath()) {
+		t.Errorf("skipped = %v, warnings = %q", skipped, warns)
+	}
+
+	// An empty server map turns MCP off.
+	if err := os.WriteFile(settings.ClaudeManagedMCPPath(), []byte(`{"mcpServers": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers, _, err = mcpServers(load(), &mcpFlags{}, func(string) {})
+	if err != nil || len(servers) != 0 {
+		t.Errorf("with no managed server: servers = %v, err %v; want none", servers, err)
+	}
+
+	// Any other key is an error naming file and line.
+	if err := os.WriteFile(settings.ClaudeManagedMCPPath(), []byte("{\n\"servers\": {}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = settings.Load(settings.Options{Cwd: root, Home: home})
+	if want := settings.ClaudeManagedMCPPath() + ":2:"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("unknown key: err %v, want one naming %s", err, want)
+	}
+}
+
+// Claude Code's managed strictPluginOnlyCustomization locks surfaces to
+// managed sources (gen has no plugins): locked agents, skills, hooks and
+// MCP servers of the user and the project are not loaded, each named in a
+// warning; an array locks only what it lists; anywhere but in managed
+// settings it is ignored with a warning. Read as an unknown key, it left
+// every one of them loaded.
+func TestStrictPluginOnlyCustomization(t *testing.T) {
+	dir := project(t) // also the home directory
+	old := settings.ClaudeManagedPath
+	t.Cleanup(func() { settings.ClaudeManagedPath = old })
+	settings.ClaudeManagedPath = filepath.Join(t.TempDir(), "managed-settings.json")
+	write := func(p, c string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, ".claude", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploys.\n---\nDeploy.\n")
+	write(filepath.Join(dir, ".claude", "settings.json"), `{"mcpServers": {"mine": {"command": "true"}},
+ "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
+
+	write(settings.ClaudeManagedPath, `{"strictPluginOnlyCustomization": true, "mcpServers": {"corp": {"command": "true"}}}`)
+	code, out, errs := run("agent", "list", "--cwd", dir)
+	if code != ExitOK || strings.Contains(out, "test-perm") || !strings.Contains(out, "Explore") ||
+		!strings.Contains(errs, filepath.Join(dir, ".gen", "agents")+": agents not loaded: strictPluginOnlyCustomization in "+settings.ClaudeManagedPath) {
+		t.Errorf("agent list: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, errs = run("skills", "list", "--cwd", dir)
+	if code != ExitOK || strings.Contains(out, "deploy") || !strings.Contains(errs, "skills not loaded") {
+		t.Errorf("skills list: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	set, err := settings.Load(settings.Options{Cwd: dir, Home: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.ManagedHooksOnly || !set.Hooks.Empty() {
+		t.Errorf("hooks not locked: ManagedHooksOnly %v, hooks %+v", set.ManagedHooksOnly, set.Hooks)
+	}
+	var warns []string
+	servers, _, err := mcpServers(set, &mcpFlags{}, func(w string) { warns = append(warns, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := servers["corp"]; !ok || len(servers) != 1 || len(warns) != 1 || !strings.Contains(warns[0], "locks mcp to managed settings") {
+		t.Errorf("servers = %v, warnings %q; want only corp", servers, warns)
+	}
+
+	// An array locks what it lists.
+	write(settings.ClaudeManagedPath, `{"strictPluginOnlyCustomization": ["skills"]}`)
+	if code, out, _ := run("agent", "list", "--cwd", dir); code != ExitOK || !strings.Contains(out, "test-perm") {
+		t.Errorf("agents locked by [skills]: exit %d\n%s", code, out)
+	}
+	if _, out, _ := run("skills", "list", "--cwd", dir); strings.Contains(out, "deploy") {
+		t.Errorf("skills not locked by [skills]:\n%s", out)
+	}
+
+	// Only managed settings lock.
+	if err := os.Remove(settings.ClaudeManagedPath); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(dir, ".claude", "settings.json"), `{"strictPluginOnlyCustomization": true}`)
+	code, out, errs = run("skills", "list", "--cwd", dir)
+	if code != ExitOK || !strings.Contains(out, "deploy") || !strings.Contains(errs, "strictPluginOnlyCustomization is read only from managed settings; ignored") {
+		t.Errorf("user setting: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}

@@ -78,6 +78,9 @@ func discoverCommands(set *settings.Settings) (*skill.Commands, error) {
 	cmds, err := skill.DiscoverCommands(ws.Cwd, ws.Home, tui.Builtins(), promptReadable(set))
 	if cmds != nil {
 		cmds.Trusted = set.Trusted
+		if set.NoSkillShell != "" {
+			cmds.DisableShell("disableSkillShellExecution is set in " + set.NoSkillShell)
+		}
 	}
 	return cmds, err
 }

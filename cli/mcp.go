@@ -392,6 +392,12 @@ func mcpRefused(set *settings.Settings, name string, srv mcp.Server) string {
 			return "denied by deniedMcpServers in " + r.Origin
 		}
 	}
+	if why := set.LockedBy("mcp"); why != "" && srv.Source != perm.SourceManaged {
+		return why
+	}
+	if set.MCPExclusive != "" && srv.Path != set.MCPExclusive {
+		return "only the servers of " + set.MCPExclusive + " may run"
+	}
 	if mcpJSON(set, srv) {
 		for _, r := range set.MCP.JSONOff {
 			if mcpRuleMatches(r, name, srv, false) {

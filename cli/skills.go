@@ -32,8 +32,7 @@ file and line, and the other skills are still listed.`,
 			if err != nil {
 				return err
 			}
-			ws := set.Workspace
-			skills, derr := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, promptReadable(set))
+			skills, derr := discoverSkills(set)
 			tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSCOPE\tDESCRIPTION\tPATH")
 			for _, k := range skills.All() {
@@ -64,8 +63,7 @@ file and line, and the other skills are still listed.`,
 // loadSkills discovers the skills of a run under set; problems are
 // warnings.
 func loadSkills(set *settings.Settings, warn func(string)) *skill.Set {
-	ws := set.Workspace
-	skills, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, promptReadable(set))
+	skills, err := discoverSkills(set)
 	if err != nil {
 		warn(err.Error())
 	}
@@ -81,4 +79,15 @@ func promptReadable(set *settings.Settings) func(path string) error {
 	main := policy.Main(set, policy.Runtime{})
 	read := policy.Memory(&main)
 	return memory.Readable(&read)
+}
+
+// discoverSkills discovers the skills of set's workspace; none where
+// managed settings lock the skills surface (strictPluginOnlyCustomization),
+// which a warning says.
+func discoverSkills(set *settings.Settings) (*skill.Set, error) {
+	ws := set.Workspace
+	if why := set.LockedBy("skills"); why != "" {
+		return skill.DiscoverLocked(ws.Cwd, ws.Home, ws.Dirs, why), nil
+	}
+	return skill.Discover(ws.Cwd, ws.Home, ws.Dirs, promptReadable(set))
 }

@@ -285,6 +285,17 @@ func TestEvaluate(t *testing.T) {
 		{"redirect device", mode(ModeBypass), bashReq("cat x > /dev/sda"), Ask, 2, "destructive"},
 		{"redirect outside", mode(ModeAcceptEdits), bashReq("echo x > " + f.outside + "/o"), Ask, 7, "outside the workspace"},
 		{"redirect dynamic", mode(ModeBypass), bashReq("echo x > $F"), Ask, 2, "not static"},
+
+		// A basename allow rule names no directory: like a bare one, it
+		// does not reach outside the workspace (Claude Code reads it
+		// relative to the working directory). Deny rules still match
+		// such a name anywhere.
+		{"basename allow inside", allow("Edit(*.md)"), fileReq("Write", f.root+"/docs/a.md"), Allow, 6, ""},
+		{"basename allow outside", allow("Edit(*.md)"), fileReq("Write", f.outside+"/a.md"), Ask, 7, "outside the workspace"},
+		{"basename allow outside, Bash", allow("Bash(echo *)", "Edit(*.md)"), bashReq("echo x > " + f.outside + "/a.md"), Ask, 7, "outside the workspace"},
+		{"basename allow read outside", allow("Read(*)"), fileReq("Read", f.outside+"/data"), Ask, 7, "outside the workspace"},
+		{"basename allow through a link out", allow("Read(data)"), fileReq("Read", f.root+"/link/data"), Ask, 7, ""},
+		{"basename deny outside", deny("Read(data)"), fileReq("Read", f.outside+"/data"), Deny, 1, ""},
 		{"redirect glob", mode(ModeBypass), bashReq("echo x > *.txt"), Ask, 2, "not static"},
 
 		// Bypass-immune checks.

@@ -19,6 +19,10 @@ func TestEvaluateMCP(t *testing.T) {
 		{"deny glob", deny("MCP(mcp__gh__delete_*)"), req("mcp__gh__delete_repo"), Deny, 1, "MCP(mcp__gh__delete_*)"},
 		{"deny server over allow", all(deny("mcp__gh"), allow("mcp__gh__delete_repo")), req("mcp__gh__delete_repo"), Deny, 1, ""},
 		{"deny glob in bypass", all(deny("MCP(mcp__gh__*)"), mode(ModeBypass)), req("mcp__gh__list"), Deny, 1, ""},
+		// Claude Code's bare glob is the MCP glob rule.
+		{"deny bare glob", deny("mcp__gh__delete_*"), req("mcp__gh__delete_repo"), Deny, 1, "MCP(mcp__gh__delete_*)"},
+		{"deny bare glob other tool", deny("mcp__gh__delete_*"), req("mcp__gh__list"), Ask, 7, ""},
+		{"allow bare glob", allow("mcp__gh__list*"), req("mcp__gh__list_issues"), Allow, 6, ""},
 		{"deny exact other tool", deny("mcp__gh__delete_repo"), req("mcp__gh__list"), Ask, 7, ""},
 		{"deny glob other server", deny("MCP(mcp__gh__*)"), req("mcp__ghx__list"), Ask, 7, ""},
 

@@ -204,6 +204,15 @@ func ParseRule(s string) (Rule, error) {
 		// server's bare rule.
 		name = server
 	}
+	if !hasPat && strings.Contains(name, "*") {
+		// Claude Code's mcp__github__get_*: a * in the tool's part of
+		// an MCP tool name is a glob over the server's tools, the rule
+		// MCP(mcp__github__get_*) (a * in the server's part is not).
+		if i := strings.Index(name[min(len(name), len("mcp__")):], "__") + len("mcp__"); i > len("mcp__") && isMCPServer(name[:i]) && !strings.Contains(name[:i], "*") &&
+			strings.IndexFunc(name[i+2:], func(c rune) bool { return !MCPNameChar(c) && c != '*' }) < 0 {
+			return ParseRule("MCP(" + name + ")")
+		}
+	}
 	for i, r := range name {
 		ok := r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
 		if !ok {
@@ -403,9 +412,10 @@ type Policy struct {
 	// Sandbox are the kernel sandbox settings in force (package policy
 	// fills them from every scope): network for workspace-write
 	// commands, extra readable and writable paths, and whether Bash must
-	// refuse to run where there is no sandbox. Evaluate does not read
-	// them; Bash applies them to the profile a decision chose, so they
-	// follow the settings as the rules do.
+	// refuse to run where there is no sandbox. Evaluate reads only
+	// AllowUnsandboxed (a dangerouslyDisableSandbox call is denied where
+	// it is false); Bash applies the rest to the profile a decision
+	// chose, so they follow the settings as the rules do.
 	Sandbox sandbox.Settings
 	// Code are files, clean and with symbolic links resolved, that run
 	// outside the gate and the sandbox: the scripts and programs hook

@@ -115,6 +115,11 @@ func evaluate(c *call, p *Policy, rs *ruleSet) Result {
 	if r, ok := stepDeny(c, rs); ok {
 		return stepCoerce(r, p)
 	}
+	if c.unsandboxed && p.Sandbox.AllowUnsandboxed != nil && !*p.Sandbox.AllowUnsandboxed {
+		// Claude Code's sandbox.allowUnsandboxedCommands: false: the
+		// escape is off, so no approval may run the command unconfined.
+		return Result{Decision: Deny, Step: 1, Reason: UnsandboxedKey + " is turned off by sandbox.allowUnsandboxedCommands: false; run the command without it", Rule: UnsandboxedKey, Source: SourceBuiltin}
+	}
 	c.code = rs.codeOf(p.Code)
 	c.xargsOK = !rs.deny.hasBash && !rs.ask.hasBash && !rs.deny.hasRead
 	if r, ok := stepImmune(c, rs); ok {

@@ -25,8 +25,11 @@ func TestParseRule(t *testing.T) {
 		// Claude Code writes every tool of a server as mcp__server__*.
 		{in: "mcp__puppeteer__*", want: Rule{Tool: "mcp__puppeteer"}, canon: "mcp__puppeteer"},
 		{in: "mcp__*", wantErr: `malformed rule "mcp__*": invalid character '*' in tool name`},
-		{in: "mcp__a__b__*", wantErr: `malformed rule "mcp__a__b__*": invalid character '*' in tool name`},
-		{in: "mcp__a__get_*", wantErr: `malformed rule "mcp__a__get_*": invalid character '*' in tool name`},
+		// and some of them as mcp__server__get_*: a glob over the tools.
+		{in: "mcp__a__b__*", want: Rule{Tool: "MCP", Pattern: "mcp__a__b__*", HasPattern: true}, canon: "MCP(mcp__a__b__*)"},
+		{in: "mcp__a__get_*", want: Rule{Tool: "MCP", Pattern: "mcp__a__get_*", HasPattern: true}, canon: "MCP(mcp__a__get_*)"},
+		{in: "mcp__a*__get", wantErr: `malformed rule "mcp__a*__get": invalid character '*' in tool name`},
+		{in: "mcp__a__get.*", wantErr: `malformed rule "mcp__a__get.*": invalid character '.' in tool name`},
 		{in: "mcp__a__*(x)", wantErr: `malformed rule "mcp__a__*(x)": invalid character '*' in tool name`},
 		{in: "Agent(Explore)", want: Rule{Tool: "Agent", Pattern: "Explore", HasPattern: true}},
 		{in: "", wantErr: `malformed rule "": empty rule`},

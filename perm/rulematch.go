@@ -157,7 +157,12 @@ func (c *call) matchPath(cr *crule, pt *part, h how) bool {
 		return h == matchConstraint && pt.tool == "Bash" && r.Tool == "Bash" && !r.HasPattern
 	}
 	if r.HasPattern {
-		return targetMatch(cr.path, pt.path, h.broad())
+		// A basename pattern (Edit(*.md), Read(.env)) names no
+		// directory: as an allow rule it does not reach outside the
+		// workspace, as a bare one does not (in Claude Code such a
+		// pattern is relative to the working directory), so that
+		// Edit(*.md) does not allow writing ~/other/README.md.
+		return targetMatch(cr.path, pt.path, h.broad()) && (h != matchAllow || !cr.path.base || inWorkspace(c.ws, pt.path))
 	}
 	switch h {
 	case matchAllow:

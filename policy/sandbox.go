@@ -43,6 +43,9 @@ func Sandbox(s *settings.Settings) (sandbox.Settings, []string) {
 		if isTrue(fs.Required) || out.Required == nil {
 			out.Required = fs.Required
 		}
+		if isFalse(fs.AllowUnsandboxed) || out.AllowUnsandboxed == nil {
+			out.AllowUnsandboxed = fs.AllowUnsandboxed
+		}
 		out.Filesystem.AllowWrite = join(out.Filesystem.AllowWrite, fs.Filesystem.AllowWrite)
 		out.Filesystem.AllowRead = join(out.Filesystem.AllowRead, fs.Filesystem.AllowRead)
 	}

@@ -103,6 +103,28 @@ func TestSandbox(t *testing.T) {
 			}
 		}
 	})
+	// Claude Code's allowUnsandboxedCommands: false turns the
+	// dangerouslyDisableSandbox escape off, from any scope (it only
+	// narrows): such a call is denied, never asked about. Ignored, the
+	// escape stayed open to an approval.
+	t.Run("any scope may turn the escape off", func(t *testing.T) {
+		req := perm.Request{Tool: "Bash", Input: map[string]any{"command": "ls", perm.UnsandboxedKey: true}}
+		for _, c := range []struct {
+			name                 string
+			user, project, local string
+			want                 perm.Decision
+		}{
+			{"untrusted project", "", `{"sandbox": {"allowUnsandboxedCommands": false}}`, "", perm.Deny},
+			{"a higher scope's true does not undo it", `{"sandbox": {"allowUnsandboxedCommands": false}}`, "", `{"sandbox": {"allowUnsandboxedCommands": true}}`, perm.Deny},
+			{"true alone", `{"sandbox": {"allowUnsandboxedCommands": true}}`, "", "", perm.Ask},
+			{"unset", "", "", "", perm.Ask},
+		} {
+			p := Main(loadScopes(t, c.user, c.project, c.local, false), Runtime{})
+			if r := perm.Evaluate(req, &p); r.Decision != c.want {
+				t.Errorf("%s: %v (%s), want %v", c.name, r.Decision, r.Reason, c.want)
+			}
+		}
+	})
 	t.Run("user opt-out", func(t *testing.T) {
 		s := loadScopes(t, `{"sandbox": {"enabled": false}}`, "", "", false)
 		if !Main(s, Runtime{}).NoSandbox {

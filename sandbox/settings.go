@@ -25,12 +25,19 @@ type Settings struct {
 	// set it, and scopes combine by "or": a false never undoes another
 	// scope's true.
 	Required *bool `json:"required,omitempty"`
+	// AllowUnsandboxed is Claude Code's allowUnsandboxedCommands. False
+	// turns the dangerouslyDisableSandbox escape off: such a call is
+	// denied, never run without the sandbox, whoever would approve it.
+	// Only false changes anything (true is what gen does anyway: such a
+	// call asks), so every scope may set it, and a false never yields to
+	// another scope's true.
+	AllowUnsandboxed *bool `json:"allowUnsandboxedCommands,omitempty"`
 }
 
 // Equal reports whether s and t say the same.
 func (s Settings) Equal(t Settings) bool {
 	same := func(a, b *bool) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
-	return same(s.Enabled, t.Enabled) && same(s.Network, t.Network) && same(s.Required, t.Required) &&
+	return same(s.Enabled, t.Enabled) && same(s.Network, t.Network) && same(s.Required, t.Required) && same(s.AllowUnsandboxed, t.AllowUnsandboxed) &&
 		slices.Equal(s.Filesystem.AllowWrite, t.Filesystem.AllowWrite) && slices.Equal(s.Filesystem.AllowRead, t.Filesystem.AllowRead)
 }
 
@@ -64,10 +71,12 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 			out.Network, err = boolValue(val)
 		case "required":
 			out.Required, err = boolValue(val)
+		case "allowUnsandboxedCommands":
+			out.AllowUnsandboxed, err = boolValue(val)
 		case "filesystem":
 			err = out.Filesystem.decode(val)
 		default:
-			err = fmt.Errorf("unknown key (want enabled, network, filesystem or required)")
+			err = fmt.Errorf("unknown key (want enabled, network, filesystem, required or allowUnsandboxedCommands)")
 		}
 		if err != nil {
 			return fmt.Errorf("sandbox.%s: %w", key, err)
@@ -139,6 +148,9 @@ func (s Settings) Tightening() Settings {
 	}
 	if s.Required != nil && *s.Required {
 		out.Required = s.Required
+	}
+	if s.AllowUnsandboxed != nil && !*s.AllowUnsandboxed {
+		out.AllowUnsandboxed = s.AllowUnsandboxed
 	}
 	return out
 }

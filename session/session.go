@@ -189,8 +189,10 @@ func New(cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := agent.Discover(set.Workspace.Cwd, set.Workspace.Home, cfg.Agents...)
-	if err != nil {
+	var cat *agent.Catalog
+	if why := set.LockedBy("agents"); why != "" {
+		cat = agent.DiscoverLocked(set.Workspace.Cwd, set.Workspace.Home, why, cfg.Agents...)
+	} else if cat, err = agent.Discover(set.Workspace.Cwd, set.Workspace.Home, cfg.Agents...); err != nil {
 		return nil, err
 	}
 	mode, agentWarns, err := startMode(set, cfg.Agent)
@@ -335,7 +337,13 @@ func (s *Session) loadHooks() (*hook.Agent, *hook.Runner) {
 // is a warning: it does not hide the others.
 func (s *Session) loadSkills(read *perm.Policy) *skill.Set {
 	ws := s.set.Workspace
-	set, err := skill.Discover(ws.Cwd, ws.Home, ws.Dirs, memory.Readable(read))
+	var set *skill.Set
+	var err error
+	if why := s.set.LockedBy("skills"); why != "" {
+		set = skill.DiscoverLocked(ws.Cwd, ws.Home, ws.Dirs, why)
+	} else {
+		set, err = skill.Discover(ws.Cwd, ws.Home, ws.Dirs, memory.Readable(read))
+	}
 	if err != nil {
 		s.warn(err.Error())
 	}

@@ -30,6 +30,9 @@ func TestClaudeManagedExamples(t *testing.T) {
 		// noNetwork and required are what they map to.
 		sandboxWarn         []string
 		noNetwork, required bool
+		// noUnsandboxed is allowUnsandboxedCommands: false, which gen
+		// reads (a dangerouslyDisableSandbox call is denied).
+		noUnsandboxed bool
 	}{
 		{file: "locked-down.json", disableBypass: true, rulesOnly: true, hooksOnly: true, ask: 1, deny: 2,
 			warnKeys:    []string{"strictKnownMarketplaces"},
@@ -37,8 +40,7 @@ func TestClaudeManagedExamples(t *testing.T) {
 		{file: "guarded-git.json", disableBypass: true, allow: 5, deny: 8},
 		// denyRead and denyWrite become Read and Edit deny rules (two each:
 		// the path and what is under it).
-		{file: "sandbox-only.json", rulesOnly: true, deny: 4, required: true,
-			sandboxWarn: []string{"allowUnsandboxedCommands"}},
+		{file: "sandbox-only.json", rulesOnly: true, deny: 4, required: true, noUnsandboxed: true},
 		{file: "org-policy.json", disableBypass: true, disableAuto: true, rulesOnly: true, hooksOnly: true, deny: 3,
 			mode: perm.ModeDefault, missingDirs: []string{"/opt/shared-docs"}, mcpOnly: true,
 			warnKeys: []string{"env", "model", "cleanupPeriodDays", "includeCoAuthoredBy", "companyAnnouncements"}},
@@ -107,6 +109,9 @@ func TestClaudeManagedExamples(t *testing.T) {
 			}
 			if got := f.Sandbox.Required != nil && *f.Sandbox.Required; got != tt.required {
 				t.Errorf("required = %v, want %v", got, tt.required)
+			}
+			if got := f.Sandbox.AllowUnsandboxed != nil && !*f.Sandbox.AllowUnsandboxed; got != tt.noUnsandboxed {
+				t.Errorf("allowUnsandboxedCommands false = %v, want %v", got, tt.noUnsandboxed)
 			}
 		})
 	}
@@ -384,5 +389,121 @@ func TestClaudeToolRules(t *testing.T) {
 	writeFile(t, l.user, `{}`)
 	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed, Disallowed: []string{"TodoWrite"}}); err == nil || !strings.HasPrefix(err.Error(), "--disallowedTools:") {
 		t.Errorf("--disallowedTools TodoWrite: error %v, want one naming the flag", err)
+	}
+}
+
+// useClaudeManaged points ClaudeManagedPath into a temporary directory
+// for one test and returns its drop-in directory, made.
+func useClaudeManaged(t *testing.T, l layout) string {
+	t.Helper()
+	if _, err := os.Stat(DefaultManagedPath); err == nil {
+		t.Skip(DefaultManagedPath + " exists on this machine")
+	}
+	old := ClaudeManagedPath
+	t.Cleanup(func() { ClaudeManagedPath = old })
+	ClaudeManagedPath = filepath.Join(filepath.Dir(l.managed), "claude-code", "managed-settings.json")
+	dir := filepath.Join(filepath.Dir(ClaudeManagedPath), "managed-settings.d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestClaudeManagedDropIns reads Claude Code's managed-settings.d beside
+// its managed file, as Claude Code does: an administrator's deny rules
+// and switches in a drop-in hold, and of single values the drop-in last
+// in name order wins. Hidden files and other names are not read.
+// Unread, the drop-ins' deny rules and disableBypassPermissionsMode were
+// silently dropped.
+func TestClaudeManagedDropIns(t *testing.T) {
+	l := newLayout(t)
+	dir := useClaudeManaged(t, l)
+	writeFile(t, ClaudeManagedPath, `{"permissions": {"defaultMode": "acceptEdits"}}`)
+	writeFile(t, filepath.Join(dir, "10-security.json"), `{"permissions": {"deny": ["WebSearch"], "disableBypassPermissionsMode": "disable", "defaultMode": "acceptEdits"}}`)
+	writeFile(t, filepath.Join(dir, "90-last.json"), `{"permissions": {"defaultMode": "plan"}}`)
+	writeFile(t, filepath.Join(dir, ".hidden.json"), `{"permissions": {"deny": ["Read"]}}`)
+	writeFile(t, filepath.Join(dir, "notes.txt"), `not settings`)
+	writeFile(t, l.user, `{"permissions": {"allow": ["WebSearch"]}}`)
+
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := perm.Policy{Mode: s.Mode, Deny: s.Deny, Ask: s.Ask, Allow: s.Allow, Workspace: s.Workspace}
+	if r := perm.Evaluate(perm.Request{Tool: "WebSearch", Input: map[string]any{"query": "x"}}, &p); r.Decision != perm.Deny {
+		t.Errorf("WebSearch: %v, want the drop-in's deny to win over the user allow", r.Decision)
+	}
+	if !s.DisableBypass {
+		t.Errorf("the drop-in's disableBypassPermissionsMode was not read")
+	}
+	if s.Mode != perm.ModePlan || s.ModeSource != perm.SourceManaged {
+		t.Errorf("mode %s from %s, want plan from the last drop-in", s.Mode, s.ModeSource)
+	}
+	for _, e := range s.Deny {
+		if e.Rule.String() == "Read" {
+			t.Errorf("a hidden drop-in was read: %v", e)
+		}
+	}
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, Mode: "bypassPermissions"}); err == nil {
+		t.Errorf("bypassPermissions was not refused")
+	}
+
+	// A malformed drop-in fails closed, naming itself.
+	bad := filepath.Join(dir, "50-bad.json")
+	writeFile(t, bad, `{"permissions": {"deny": [1]}}`)
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home}); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("malformed drop-in: err %v, want one naming %s", err, bad)
+	}
+}
+
+// TestLiveSeesNewDropIn: a drop-in added to managed-settings.d during a
+// session is read at the next decision, and followed from then on.
+func TestLiveSeesNewDropIn(t *testing.T) {
+	l := newLayout(t)
+	dir := useClaudeManaged(t, l)
+	age(t, dir)
+	live, err := Watch(Options{Cwd: l.cwd, Home: l.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop := filepath.Join(dir, "20-new.json")
+	writeFile(t, drop, `{"permissions": {"deny": ["WebFetch"]}}`)
+	if got := denies(t, live); !slices.Contains(got, "WebFetch") {
+		t.Fatalf("deny rules %v lack the new drop-in's WebFetch", got)
+	}
+	age(t, dir)
+	age(t, drop)
+	if err := os.WriteFile(drop, []byte(`{"permissions": {"deny": ["WebSearch"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := denies(t, live); !slices.Contains(got, "WebSearch") {
+		t.Fatalf("deny rules %v lack the edited drop-in's WebSearch", got)
+	}
+}
+
+// TestClaudeConfigDir reads Claude Code's user settings where
+// CLAUDE_CONFIG_DIR puts them, beside ~/.claude's: a Claude Code user's
+// deny rules there were silently left out. A relative directory is an
+// error naming the variable, not settings without the user's rules.
+func TestClaudeConfigDir(t *testing.T) {
+	l := newLayout(t)
+	dir := filepath.Join(filepath.Dir(l.home), "claude-work")
+	writeFile(t, filepath.Join(dir, "settings.json"), `{"permissions": {"deny": ["WebSearch"], "defaultMode": "plan"}}`)
+	writeFile(t, filepath.Join(l.home, ".claude", "settings.json"), `{"permissions": {"deny": ["WebFetch"], "defaultMode": "acceptEdits"}}`)
+	t.Setenv(ClaudeConfigEnv, dir)
+	s, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deny []string
+	for _, e := range s.Deny {
+		deny = append(deny, e.Rule.String())
+	}
+	if !slices.Equal(deny, []string{"WebSearch", "WebFetch"}) || s.Mode != perm.ModePlan {
+		t.Errorf("deny %q, mode %s; want both files' rules, the mode of %s", deny, s.Mode, dir)
+	}
+	t.Setenv(ClaudeConfigEnv, "claude-work")
+	if _, err := Load(Options{Cwd: l.cwd, Home: l.home, ManagedPath: l.managed}); err == nil || !strings.Contains(err.Error(), ClaudeConfigEnv) {
+		t.Errorf("relative %s: err %v", ClaudeConfigEnv, err)
 	}
 }

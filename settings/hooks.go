@@ -3,6 +3,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,9 @@ const (
 	hooksKey        = "hooks"
 	managedHooksKey = "allowManagedHooksOnly"
 	noHooksKey      = "disableAllHooks"
+	// noShellKey is Claude Code's disableSkillShellExecution: the `!`
+	// commands of custom commands and skills do not run.
+	noShellKey = "disableSkillShellExecution"
 )
 
 // hooks parses the file's "hooks" object (package hook) and tags every
@@ -35,6 +39,51 @@ func (p *parser) hooks(f *File, v *value) error {
 		p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s", p.path, line, hook.IgnoredNote(ev)))
 	}
 	f.Hooks = c.WithSource(f.Scope)
+	return nil
+}
+
+// pluginOnlyKey is Claude Code's managed strictPluginOnlyCustomization:
+// true, or a list of the surfaces it locks (Surfaces), whose user and
+// project sources are then not loaded. gen has no plugins, so a locked
+// surface comes from managed settings (and gen's built-ins) only.
+const pluginOnlyKey = "strictPluginOnlyCustomization"
+
+// Surfaces are the customization surfaces strictPluginOnlyCustomization
+// locks, as Claude Code names them.
+var Surfaces = []string{"skills", "agents", "hooks", "mcp"}
+
+// pluginOnly parses strictPluginOnlyCustomization, which only managed
+// settings may set: elsewhere it is ignored with a warning. A surface
+// gen does not know is a warning; any other value is an error, so that a
+// lock is never lost to a typing mistake.
+func (p *parser) pluginOnly(f *File, m member) error {
+	line, _ := lineCol(p.data, m.Off)
+	var locked []string
+	switch m.Val.Kind {
+	case kindBool:
+		if m.Val.Boolean {
+			locked = Surfaces
+		}
+	case kindArray:
+		for _, e := range m.Val.Elems {
+			if e.Kind != kindString {
+				return p.errAt(e.Off, "%s must be true, false or a list of %s", pluginOnlyKey, quoteList(Surfaces))
+			}
+			if !slices.Contains(Surfaces, e.Str) {
+				l, _ := lineCol(p.data, e.Off)
+				p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s: unknown surface %q (gen knows %s); ignored", p.path, l, pluginOnlyKey, e.Str, quoteList(Surfaces)))
+				continue
+			}
+			locked = append(locked, e.Str)
+		}
+	default:
+		return p.errAt(m.Val.Off, "%s must be true, false or a list of %s", pluginOnlyKey, quoteList(Surfaces))
+	}
+	if f.Scope != perm.SourceManaged {
+		p.warn = append(p.warn, fmt.Sprintf("%s:%d: %s is read only from managed settings; ignored", p.path, line, pluginOnlyKey))
+		return nil
+	}
+	f.Locked = locked
 	return nil
 }
 

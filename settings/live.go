@@ -43,18 +43,25 @@ func Watch(opts Options) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{opts: opts}
-	for _, sc := range loc.scopes {
-		if sc.data == nil { // the --settings scope is not followed
-			l.paths = append(l.paths, sc.path)
-		}
-	}
+	l := &Live{opts: opts, paths: followedPaths(loc)}
 	stamps := stat(l.paths, nil)
 	if l.set, err = loadAt(opts, loc); err != nil {
 		return nil, err
 	}
 	l.follow(stamps)
 	return l, nil
+}
+
+// followedPaths are the files of loc's scopes, but the --settings scope's,
+// which is not followed, and the directories that choose some of them.
+func followedPaths(loc location) []string {
+	var out []string
+	for _, sc := range loc.scopes {
+		if sc.data == nil {
+			out = append(out, sc.path)
+		}
+	}
+	return append(out, loc.watch...)
 }
 
 // Current returns the settings in force now, reloading them first if a
@@ -81,7 +88,16 @@ func (l *Live) Reload() (*Settings, error) {
 // load loads the settings; stamps were taken before, so a change made
 // during the load is seen by the next Current.
 func (l *Live) load(stamps []stamp) {
-	set, err := Load(l.opts)
+	loc, err := locate(l.opts)
+	var set *Settings
+	if err == nil {
+		if paths := followedPaths(loc); !slices.Equal(paths, l.paths) {
+			// A drop-in came or went: follow the files there are now,
+			// stamped before they are read.
+			l.paths, stamps = paths, stat(paths, l.trust)
+		}
+		set, err = loadAt(l.opts, loc)
+	}
 	if err != nil {
 		l.set, l.err = nil, fmt.Errorf("settings changed and cannot be loaded (every call is denied until this is fixed): %w", err)
 		l.stamps = stamps

@@ -165,7 +165,7 @@ const (
 var topLevelKeys = []string{
 	"permissions", "api", hooksKey, mcpKey, sandboxKey, trustedKey,
 	managedRulesKey, managedHooksKey, noHooksKey, managedMCPKey, disableAutoKey, aliasesKey, mcpAllowKey, mcpDenyKey,
-	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey,
+	mcpjsonOnKey, mcpjsonOffKey, mcpjsonAllOnKey, agentKey, pluginOnlyKey, noShellKey,
 }
 
 // forbiddingKeys are the top-level keys whose value may forbid or narrow
@@ -176,7 +176,34 @@ var topLevelKeys = []string{
 // Code's, are a warning.
 var forbiddingKeys = []string{
 	"permissions", mcpKey, hooksKey, sandboxKey, managedRulesKey, managedHooksKey, noHooksKey,
-	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey,
+	managedMCPKey, disableAutoKey, mcpAllowKey, mcpDenyKey, mcpjsonOnKey, mcpjsonOffKey, pluginOnlyKey, noShellKey,
+}
+
+// parseManagedMCP reads Claude Code's managed-mcp.json, which holds only
+// "mcpServers" (package mcp parses the servers): any other key, or
+// servers that are not an object, is an error naming the line, never a
+// file without its servers and so without its exclusivity.
+func parseManagedMCP(path string, data []byte) (*File, error) {
+	p := &parser{path: path, data: data}
+	top, err := decode(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if top.Kind != kindObject {
+		return nil, p.errAt(top.Off, "managed-mcp.json must be a JSON object")
+	}
+	if _, err := p.unique(top, ""); err != nil {
+		return nil, err
+	}
+	for _, m := range top.Members {
+		if m.Key != mcpKey {
+			return nil, p.errAt(m.Off, "unknown key %q (managed-mcp.json holds only %q)", m.Key, mcpKey)
+		}
+		if m.Val.Kind != kindObject {
+			return nil, p.errAt(m.Val.Off, "%s must be an object of servers", mcpKey)
+		}
+	}
+	return &File{Scope: perm.SourceManaged, Path: path, MCPServers: data, mcpExclusive: true}, nil
 }
 
 // parseFile parses the settings file at path. Relative
@@ -229,6 +256,16 @@ func parseFile(scope perm.Source, path string, data []byte, base, home string) (
 			continue
 		case managedHooksKey:
 			if err := p.managedHooksOnly(f, m); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case noShellKey:
+			if err := p.flag(m.Val, m.Key, &f.NoSkillShell, false); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case pluginOnlyKey:
+			if err := p.pluginOnly(f, m); err != nil {
 				return nil, nil, err
 			}
 			continue

@@ -103,7 +103,7 @@ func sandboxErrorOffset(v *value, msg string) int {
 // Bash by its own rules (dangerouslyDisableSandbox asks), so they are
 // ignored with a warning.
 var claudeIgnoredSandboxKeys = []string{
-	"autoAllowBashIfSandboxed", "allowUnsandboxedCommands", "excludedCommands",
+	"autoAllowBashIfSandboxed", "excludedCommands",
 	"enableWeakerNestedSandbox", "enableWeakerNetworkIsolation", "ignoreViolations",
 }
 

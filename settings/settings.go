@@ -191,6 +191,15 @@ type File struct {
 	// Hooks are the file's "hooks", each tagged with Scope.
 	Hooks hook.Config
 
+	// mcpExclusive marks Claude Code's managed-mcp.json.
+	mcpExclusive bool
+	// NoSkillShell is Claude Code's top-level disableSkillShellExecution.
+	NoSkillShell bool
+	// Locked are the surfaces (Surfaces) managed settings'
+	// strictPluginOnlyCustomization locks: their user and project
+	// sources are not loaded (Settings.LockedBy).
+	Locked []string
+
 	modeLine  int // line of defaultMode, for warnings
 	allowLine int // line of the first allow rule, for warnings
 	agentLine int // line of agent, for warnings and errors
@@ -235,6 +244,16 @@ type Settings struct {
 	// ManagedMCPOnly is set when any scope sets allowManagedMcpServersOnly:
 	// only MCP servers configured in managed settings may start.
 	ManagedMCPOnly bool
+	// MCPExclusive is Claude Code's managed-mcp.json where it exists: no
+	// MCP server but its own may start.
+	MCPExclusive string
+	// NoSkillShell is the file that sets disableSkillShellExecution, in
+	// any scope (it only narrows): no `!` command of a custom command
+	// runs. "" when none does.
+	NoSkillShell string
+	// locked says, for each surface managed settings'
+	// strictPluginOnlyCustomization locks, which file locks it.
+	locked map[string]string
 	// MCP are the merged allowedMcpServers and deniedMcpServers, and the
 	// approvals of .mcp.json servers.
 	MCP MCPRules
@@ -327,7 +346,13 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s settings %s: %w", sc.source, sc.path, err)
 		}
-		f, warns, err := parseFile(sc.source, sc.path, data, sc.base, home)
+		var f *File
+		var warns []string
+		if sc.mcpOnly {
+			f, err = parseManagedMCP(sc.path, data)
+		} else {
+			f, warns, err = parseFile(sc.source, sc.path, data, sc.base, home)
+		}
 		if err != nil {
 			// A file left out is still parsed, and fails closed: its
 			// deny rules apply.
@@ -351,12 +376,31 @@ func loadAt(opts Options, loc location) (*Settings, error) {
 	return s, nil
 }
 
+// LockedBy says why the user's and the project's sources of surface
+// ("skills", "agents", "hooks" or "mcp") are not loaded: managed settings'
+// strictPluginOnlyCustomization locks it. "" when it is not locked.
+func (s *Settings) LockedBy(surface string) string {
+	if path, ok := s.locked[surface]; ok {
+		return fmt.Sprintf("%s in %s locks %s to managed settings", pluginOnlyKey, path, surface)
+	}
+	return ""
+}
+
 // scope is one settings file Load reads, if it exists.
 type scope struct {
 	source perm.Source
 	path   string
 	base   string // what relative additionalDirectories resolve against
 	data   []byte // the content, for the --settings scope, which is not read
+	// mcpOnly marks Claude Code's managed-mcp.json (parseManagedMCP).
+	mcpOnly bool
+}
+
+// ClaudeManagedMCPPath is Claude Code's managed-mcp.json, beside its
+// managed settings file. Where it exists, only its MCP servers may run
+// (Settings.MCPExclusive), as in Claude Code; with no server in it, none.
+func ClaudeManagedMCPPath() string {
+	return filepath.Join(filepath.Dir(ClaudeManagedPath), "managed-mcp.json")
 }
 
 // location is where the settings of one Options are.
@@ -366,6 +410,37 @@ type location struct {
 	// whether they exist or not; within a scope gen's file comes before
 	// Claude Code's.
 	scopes []scope
+	// watch are directories whose entries choose files of scopes (the
+	// managed drop-in directory): Live follows them too, so a drop-in
+	// added later is read.
+	watch []string
+}
+
+// dropIns lists the settings files of Claude Code's managed drop-in
+// directory, as Claude Code reads it: the *.json files not hidden, in name
+// order. No directory is none; one that cannot be read is an error, not a
+// policy without its rules.
+func dropIns(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if link := workspace.DanglingLink(dir); link != "" {
+			return nil, fmt.Errorf("managed settings %s: %s is a symbolic link to a directory that does not exist", dir, link)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("managed settings %s: %w", dir, err)
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || e.IsDir() {
+			continue
+		}
+		out = append(out, filepath.Join(dir, name))
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // locate finds the settings files for opts. Claude Code's managed file is
@@ -397,7 +472,22 @@ func locate(opts Options) (location, error) {
 	loc := location{cwd: cwd, home: home, root: root}
 	loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: managed, base: cwd})
 	if opts.ManagedPath == "" {
-		loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: ClaudeManagedPath, base: cwd})
+		// Claude Code merges the drop-ins of managed-settings.d over its
+		// managed file, in name order, a later file's single values
+		// winning. A scope's first file wins here, so they come first,
+		// last name first; their rules concatenate like any file's.
+		dir := filepath.Join(filepath.Dir(ClaudeManagedPath), "managed-settings.d")
+		drops, err := dropIns(dir)
+		if err != nil {
+			return location{}, err
+		}
+		loc.watch = append(loc.watch, dir)
+		for i := len(drops) - 1; i >= 0; i-- {
+			loc.scopes = append(loc.scopes, scope{source: perm.SourceManaged, path: drops[i], base: cwd})
+		}
+		loc.scopes = append(loc.scopes,
+			scope{source: perm.SourceManaged, path: ClaudeManagedPath, base: cwd},
+			scope{source: perm.SourceManaged, path: ClaudeManagedMCPPath(), base: cwd, mcpOnly: true})
 	}
 	if opts.FlagSettings != nil {
 		loc.scopes = append(loc.scopes, scope{source: perm.SourceCLI, path: opts.FlagSettingsPath, base: cwd, data: opts.FlagSettings})
@@ -414,11 +504,25 @@ func locate(opts Options) (location, error) {
 		}
 		loc.scopes = append(loc.scopes, scope{source: perm.SourceProject, path: p, base: root})
 	}
-	loc.scopes = append(loc.scopes,
-		scope{source: perm.SourceUser, path: UserPath(home), base: cwd},
-		scope{source: perm.SourceUser, path: filepath.Join(home, ".claude", "settings.json"), base: cwd})
+	loc.scopes = append(loc.scopes, scope{source: perm.SourceUser, path: UserPath(home), base: cwd})
+	if dir := os.Getenv(ClaudeConfigEnv); dir != "" {
+		// Claude Code keeps the user's settings there instead: their
+		// deny rules must not be left behind. ~/.claude's still load
+		// below it, so that none of its rules is lost either.
+		if !filepath.IsAbs(dir) {
+			return location{}, fmt.Errorf("settings: %s=%q is not an absolute path, so the user settings in it cannot be found", ClaudeConfigEnv, dir)
+		}
+		if p := filepath.Join(filepath.Clean(dir), "settings.json"); p != filepath.Join(home, ".claude", "settings.json") {
+			loc.scopes = append(loc.scopes, scope{source: perm.SourceUser, path: p, base: cwd})
+		}
+	}
+	loc.scopes = append(loc.scopes, scope{source: perm.SourceUser, path: filepath.Join(home, ".claude", "settings.json"), base: cwd})
 	return loc, nil
 }
+
+// ClaudeConfigEnv is Claude Code's variable naming the directory that
+// holds its user settings (settings.json) in place of ~/.claude.
+const ClaudeConfigEnv = "CLAUDE_CONFIG_DIR"
 
 // merge combines s.Files and the flags in opts.
 func (s *Settings) merge(opts Options, cwd, home string) error {
@@ -427,6 +531,20 @@ func (s *Settings) merge(opts Options, cwd, home string) error {
 		s.DisableBypass = s.DisableBypass || f.DisableBypass
 		s.DisableAuto = s.DisableAuto || f.DisableAuto
 		s.ManagedMCPOnly = s.ManagedMCPOnly || f.ManagedMCPOnly
+		if f.mcpExclusive {
+			s.MCPExclusive = f.Path
+		}
+		if f.NoSkillShell && s.NoSkillShell == "" {
+			s.NoSkillShell = f.Path
+		}
+		for _, sf := range f.Locked {
+			if _, ok := s.locked[sf]; !ok {
+				if s.locked == nil {
+					s.locked = make(map[string]string)
+				}
+				s.locked[sf] = f.Path
+			}
+		}
 		if f.ManagedRulesOnly && !s.ManagedRulesOnly {
 			s.ManagedRulesOnly, managedOnlyBy = true, f.Path
 		}
@@ -565,6 +683,11 @@ func (s *Settings) mergeHooks() {
 		case f.ManagedHooksOnly:
 			if by == "" {
 				by = fmt.Sprintf("%s is set in %s", managedHooksKey, f.Path)
+			}
+			s.ManagedHooksOnly, cliOnly = true, false
+		case slices.Contains(f.Locked, "hooks"):
+			if by == "" {
+				by = fmt.Sprintf("%s locks hooks in %s", pluginOnlyKey, f.Path)
 			}
 			s.ManagedHooksOnly, cliOnly = true, false
 		}
@@ -712,6 +835,7 @@ func (f *File) restrictions() File {
 		Deny:             f.Deny,
 		DisableBypass:    f.DisableBypass,
 		DisableAuto:      f.DisableAuto,
+		NoSkillShell:     f.NoSkillShell,
 		ManagedRulesOnly: f.ManagedRulesOnly,
 		ManagedHooksOnly: f.ManagedHooksOnly,
 		ManagedMCPOnly:   f.ManagedMCPOnly,

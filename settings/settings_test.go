@@ -118,7 +118,7 @@ func TestLoad(t *testing.T) {
 			user:       `{"model": "x", "permissions": {}}`,
 			mode:       perm.ModeDefault,
 			modeSource: perm.SourceBuiltin,
-			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases", "allowedMcpServers", "deniedMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers", "agent"; ignored)`},
+			warnings:   []string{`{user}:1: unknown top-level key "model" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases", "allowedMcpServers", "deniedMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers", "agent", "strictPluginOnlyCustomization", "disableSkillShellExecution"; ignored)`},
 			files:      1,
 		},
 		{
@@ -506,8 +506,8 @@ func TestLoad(t *testing.T) {
 			modeSource: perm.SourceBuiltin,
 			allow:      []string{"project:Read@{project}"},
 			warnings: []string{
-				`{project}:1: unknown top-level key "model" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases", "allowedMcpServers", "deniedMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers", "agent"; ignored)`,
-				`{project}:1: unknown top-level key "colour" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases", "allowedMcpServers", "deniedMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers", "agent"; ignored)`,
+				`{project}:1: unknown top-level key "model" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases", "allowedMcpServers", "deniedMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers", "agent", "strictPluginOnlyCustomization", "disableSkillShellExecution"; ignored)`,
+				`{project}:1: unknown top-level key "colour" (gen reads only "permissions", "api", "hooks", "mcpServers", "sandbox", "trustedProjects", "allowManagedPermissionRulesOnly", "allowManagedHooksOnly", "disableAllHooks", "allowManagedMcpServersOnly", "disableAutoMode", "modelAliases", "allowedMcpServers", "deniedMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers", "agent", "strictPluginOnlyCustomization", "disableSkillShellExecution"; ignored)`,
 			},
 			files: 1,
 		},

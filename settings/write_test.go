@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// Claude Code's user settings directory, if the developer's shell
+	// sets one, is not the tests' home.
+	os.Unsetenv(ClaudeConfigEnv)
 	os.Exit(m.Run())
 }
 

@@ -277,6 +277,28 @@ type Commands struct {
 	Trusted bool
 }
 
+// ShellDisabled is what each `!` command of a command becomes where the
+// settings' disableSkillShellExecution is set, as in Claude Code.
+const ShellDisabled = "[shell command execution disabled by policy]"
+
+// DisableShell puts ShellDisabled in place of every `!` command of cs,
+// so that none runs, each command that had one with a warning naming its
+// line and why (the settings that disable them), said when it is used.
+// It is for the loader, before cs is shared.
+func (cs *Commands) DisableShell(why string) {
+	if cs == nil {
+		return
+	}
+	for _, c := range cs.sorted {
+		if c.Bang == 0 {
+			continue
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: its ! commands do not run: %s", c.Path, c.Bang, why))
+		c.Body = bangCommand.Get().ReplaceAllLiteralString(c.Body, ShellDisabled)
+		c.Bang = 0
+	}
+}
+
 // CanShell says why c's ! commands may not run, nil when they may: a
 // command of the project's (or an additional directory's) runs them only
 // in a trusted project.

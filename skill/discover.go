@@ -121,6 +121,25 @@ func Discover(cwd, home string, additional []string, readable func(path string) 
 	return Load(locs...)
 }
 
+// DiscoverLocked is Discover for a run whose managed settings lock the
+// skills surface (Claude Code's strictPluginOnlyCustomization): no skill
+// is read, and each skills directory of Locations that is there is named
+// in a warning saying why (locked).
+func DiscoverLocked(cwd, home string, additional []string, locked string) *Set {
+	s := &Set{}
+	locs, err := Locations(cwd, home, additional)
+	if err != nil {
+		s.Warnings = append(s.Warnings, "skills not loaded: "+locked)
+		return s
+	}
+	for _, l := range locs {
+		if _, err := os.Lstat(l.Dir); err == nil {
+			s.Warnings = append(s.Warnings, l.Dir+": skills not loaded: "+locked)
+		}
+	}
+	return s
+}
+
 // skills are the messages' names for skills.
 var skills = kind{plural: "skills", label: func(name string) string { return fmt.Sprintf("skill %q", name) }}
 

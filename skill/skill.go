@@ -128,6 +128,15 @@ func (s *Skill) field(doc *frontmatter.Doc, k, v *yaml.Node) error {
 		}
 	case "hooks":
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: hooks in a skill are not run by gen", doc.Path, doc.Line(k)))
+	case "context":
+		// Claude Code's context: fork runs the skill in a subagent (of
+		// the type agent names, such as the read-only Explore), whose
+		// tools bound what its instructions lead to. gen has no such
+		// fork: the instructions go to the agent that loads the skill,
+		// with its tools and rules, which must be said.
+		if v.Kind == yaml.ScalarNode && v.Value == "fork" {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: context: fork is not honoured: the skill's instructions are followed by the agent that loads it, with that agent's tools and rules, not in a subagent of their own", doc.Path, doc.Line(k)))
+		}
 	default:
 		s.unknown(doc, k, informational)
 	}

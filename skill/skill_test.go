@@ -26,6 +26,8 @@ license: MIT
 colour: blue
 hooks:
   PreToolUse: []
+context: fork
+agent: Explore
 ---
 Run scripts/extract.sh.
 `))
@@ -41,6 +43,8 @@ Run scripts/extract.sh.
 	wantWarn := []string{
 		`/p/.gen/skills/pdf/SKILL.md:6: unknown key "colour"`,
 		`/p/.gen/skills/pdf/SKILL.md:7: hooks in a skill are not run by gen`,
+		// Claude Code runs it in an Explore subagent; gen cannot.
+		`/p/.gen/skills/pdf/SKILL.md:9: context: fork is not honoured: the skill's instructions are followed by the agent that loads it, with that agent's tools and rules, not in a subagent of their own`,
 	}
 	if !slices.Equal(s.Warnings, wantWarn) {
 		t.Errorf("warnings %q, want %q", s.Warnings, wantWarn)
