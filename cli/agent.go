@@ -130,7 +130,7 @@ func runAgent(cmd *cobra.Command, o *runOptions, s Streams) error {
 	}
 	defer servers.close()
 	p := &report.Printer{Format: format, Out: s.Out, Err: s.Err, Verbose: o.verbose}
-	warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
+	warn := func(w string) { warnTo(s.Err, w) }
 	// The run follows the settings files: a deny rule added while it
 	// runs applies to its next call.
 	sid := transcript.NewID()
@@ -206,7 +206,7 @@ func loadAgent(f *policyFlags, name string, errw io.Writer) (*settings.Live, *se
 		return nil, nil, nil, nil, usageErr(err)
 	}
 	for _, w := range def.Warnings {
-		fmt.Fprintln(errw, "gen: warning:", w)
+		warnTo(errw, w)
 	}
 	return live, set, cat, def, nil
 }
@@ -222,7 +222,7 @@ func modelFor(flag string, d *agent.Definition, set *settings.Settings, errw io.
 	}
 	name, warn := d.ResolveModel(set.ModelAliases, "")
 	if warn != "" {
-		fmt.Fprintln(errw, "gen: warning:", warn)
+		warnTo(errw, warn)
 	}
 	return name
 }
@@ -322,7 +322,7 @@ func newAgentListCmd(s Streams) *cobra.Command {
 				return err
 			}
 			for _, w := range cat.Warnings() {
-				fmt.Fprintln(s.Err, "gen: warning:", w)
+				warnTo(s.Err, w)
 			}
 			// A broken file does not hide the others, but it is an error:
 			// the listing is complete and the exit status says a file
@@ -354,7 +354,7 @@ func newAgentShowCmd(s Streams) *cobra.Command {
 			}
 			pol, warns := policy.Subagent(set, def, nil)
 			for _, w := range warns {
-				fmt.Fprintln(s.Err, "gen: warning:", w)
+				warnTo(s.Err, w)
 			}
 			w := s.Out
 			src := def.Source

@@ -472,7 +472,7 @@ func (r *taskRunner) live(cwd string) (*settings.Live, error) {
 // warn prints each distinct warning once per batch.
 func (r *taskRunner) warn(w string) {
 	r.warned.Get(w, func() (struct{}, error) {
-		fmt.Fprintln(r.errw, "gen: warning:", w)
+		warnTo(r.errw, w)
 		return struct{}{}, nil
 	})
 }

@@ -501,3 +501,23 @@ func TestDebugIsHeadless(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// gen's last word, the error it exits with, may quote what a hook
+// wrote (a UserPromptSubmit hook's reason for blocking the prompt): its
+// escapes are shown, not sent to the terminal (OSC 52 writes the
+// clipboard), and its lines stay lines.
+func TestErrorIsTerminalSafe(t *testing.T) {
+	dir := project(t)
+	hook := `printf '%s' '{"decision": "block", "reason": "\u001b]52;c;aGk=\u0007 no\nsecond line"}'`
+	raw, _ := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{
+		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	if err := os.WriteFile(filepath.Join(dir, ".gen", "settings.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"-p", "--trust", "--cwd", dir, "hello"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code == ExitOK || strings.ContainsAny(errb.String(), "\x1b\x07") || !strings.Contains(errb.String(), `\u{1b}]52`) ||
+		!strings.Contains(errb.String(), "no\nsecond line") {
+		t.Fatalf("exit %d, stderr %q; want the blocked prompt's reason with its escape shown and its lines kept", code, errb.String())
+	}
+}

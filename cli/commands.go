@@ -50,7 +50,7 @@ call the permission gate decides, when the command is invoked.`,
 				return err
 			}
 			for _, w := range cmds.Warnings {
-				fmt.Fprintln(s.Err, "gen: warning:", w)
+				warnTo(s.Err, w)
 			}
 			if derr != nil {
 				return usageErr(derr)
@@ -112,12 +112,12 @@ func expandCommand(cmds *skill.Commands, prompt string, w io.Writer, shell skill
 	case c == nil:
 		if lerr := errors.Join(cmds.Errors()...); lerr != nil && strings.HasPrefix(prompt, "/") {
 			// The prompt may have meant a command that did not load.
-			fmt.Fprintln(w, "gen: warning:", lerr)
+			warnTo(w, lerr.Error())
 		}
 		return prompt, nil
 	}
 	for _, warn := range c.Warnings {
-		fmt.Fprintln(w, "gen: warning:", warn)
+		warnTo(w, warn)
 	}
 	return expanded, nil
 }

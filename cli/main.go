@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/gen-run/gen/internal/termsafe"
 	"github.com/gen-run/gen/report"
 )
 
@@ -133,15 +134,18 @@ func Run(ctx context.Context, args []string, s Streams) int {
 	if err == nil {
 		return ExitOK
 	}
+	// An error may quote what a model, a hook or a file wrote (a
+	// UserPromptSubmit hook's reason, a line of a task file): its escapes
+	// are shown, not sent to the terminal (termsafe.Text).
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(s.Err, "gen:", ee.err)
+			fmt.Fprintln(s.Err, "gen:", termsafe.Text(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Errors cobra produces itself are flag and argument errors.
-	fmt.Fprintln(s.Err, "gen:", err)
+	fmt.Fprintln(s.Err, "gen:", termsafe.Text(err.Error()))
 	return ExitUsage
 }
 
@@ -194,3 +198,10 @@ func takesVariadic(cmd *cobra.Command) bool {
 // isTerminal reports whether f is a terminal: a character device such as
 // /dev/null is not one, and must not start the TUI.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// warnTo writes msg to w as gen's warning. A warning may quote what a
+// model, a hook, a server or a file wrote: its escapes are shown, not
+// sent to the terminal (termsafe.Text).
+func warnTo(w io.Writer, msg string) {
+	fmt.Fprintln(w, "gen: warning:", termsafe.Text(msg))
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gen-run/gen/internal/termsafe"
 	"github.com/gen-run/gen/internal/textfile"
 	"github.com/gen-run/gen/mcp"
 	"github.com/gen-run/gen/perm"
@@ -230,7 +231,7 @@ func (r *mcpRun) initServers() []report.MCPServer {
 // to answer is reported on errw, naming it, and the run goes on without
 // its tools. headless says whether --permission-prompt-tool may be used.
 func startMCP(ctx context.Context, live *settings.Live, set *settings.Settings, f *mcpFlags, headless bool, errw io.Writer) (*mcpRun, error) {
-	warn := func(w string) { fmt.Fprintln(errw, "gen: warning:", w) }
+	warn := func(w string) { warnTo(errw, w) }
 	if f.promptTool != "" && !headless {
 		return nil, usageErr(errors.New("--permission-prompt-tool is for headless runs (-p); in the terminal, you answer the prompts"))
 	}
@@ -265,7 +266,7 @@ func startMCP(ctx context.Context, live *settings.Live, set *settings.Settings, 
 	run.status = m.Start(ctx, servers)
 	for _, st := range run.status {
 		if st.Err != nil {
-			fmt.Fprintf(errw, "gen: %v (the run goes on without its tools)\n", st.Err)
+			fmt.Fprintf(errw, "gen: %s (the run goes on without its tools)\n", termsafe.Text(st.Err.Error()))
 		}
 		for _, n := range st.Notes {
 			warn(fmt.Sprintf("MCP server %q: %s", st.Name, n))
@@ -317,7 +318,7 @@ func newMCPCmd(s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			warn := func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) }
+			warn := func(w string) { warnTo(s.Err, w) }
 			servers, skipped, err := mcpServers(set, mf, warn)
 			if err != nil {
 				return usageErr(err)

@@ -92,7 +92,7 @@ func (f *policyFlags) watch(errw io.Writer) (*settings.Live, *settings.Settings,
 		return nil, nil, usageErr(err)
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintln(errw, "gen: warning:", w)
+		warnTo(errw, w)
 	}
 	return live, s, nil
 }
@@ -269,7 +269,7 @@ func runCheck(ctx context.Context, o *checkOptions, args []string, s Streams) er
 	}
 	pol, warns := policy.ForCheck(set, c)
 	for _, w := range warns {
-		fmt.Fprintln(s.Err, "gen: warning:", w)
+		warnTo(s.Err, w)
 	}
 	if o.batch != "" {
 		return runBatch(ctx, o.batch, &pol, s)

@@ -295,7 +295,7 @@ func runMain(cmd *cobra.Command, o *mainOptions, args []string, s Streams) error
 		AppendSystem: o.appendSystem,
 		History:      history,
 		SearchURL:    tool.SearchEndpointFromEnv(),
-		OnWarning:    func(w string) { fmt.Fprintln(s.Err, "gen: warning:", w) },
+		OnWarning:    func(w string) { warnTo(s.Err, w) },
 		MCP:          servers.MCP,
 		Agents:       o.agents.defs,
 		Agent:        def,

@@ -46,7 +46,7 @@ file and line, and the other skills are still listed.`,
 				return err
 			}
 			for _, w := range skills.Warnings {
-				fmt.Fprintln(s.Err, "gen: warning:", w)
+				warnTo(s.Err, w)
 			}
 			if derr != nil {
 				return usageErr(derr)

@@ -164,7 +164,7 @@ func (p *Printer) Result(r *Run) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if r.Err != nil {
-			fmt.Fprintln(p.Err, "gen: run failed:", r.Err)
+			fmt.Fprintln(p.Err, "gen: run failed:", termsafe.Text(r.Err.Error()))
 			return
 		}
 		if r.Structured != nil {

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -85,32 +84,8 @@ func indent(s, pre string) string {
 // sanitize makes text from the model, a tool or a file safe to draw:
 // control characters, and the invisible or reordering characters that could
 // make a command look like another, are shown as escapes instead of being
-// sent to the terminal. New lines are kept; tabs become spaces.
+// sent to the terminal (termsafe.Text). New lines are kept; tabs become
+// spaces.
 func sanitize(s string) string {
-	if !needsSanitizing(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case termsafe.Hidden(r):
-			fmt.Fprintf(&b, `\u{%x}`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func needsSanitizing(s string) bool {
-	for _, r := range s {
-		if r == '\t' || (r != '\n' && termsafe.Hidden(r)) {
-			return true
-		}
-	}
-	return false
+	return strings.ReplaceAll(termsafe.Text(s), "\t", "    ")
 }

@@ -39,3 +39,22 @@ func Line(s string) string {
 	}
 	return b.String()
 }
+
+// Text returns s as lines of text that show as themselves: like Line,
+// but new lines and tabs stay, for a message of several lines (an
+// error listing the lines of a file, a reason a hook gave).
+func Text(s string) string {
+	hidden := func(r rune) bool { return r != '\n' && r != '\t' && Hidden(r) }
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, `\u{%x}`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
