@@ -165,6 +165,13 @@ type Handler struct {
 	// false stand; its allow and updatedPermissions are not taken, and an
 	// updatedInput, the call it would run instead, is asked about.
 	Guard bool
+	// If is Claude Code's "if" of a tool event's hook, a permission rule
+	// (Bash(git *)): the hook runs only for a call the rule may match,
+	// read as a deny rule reads a call (every form of it), and its allow
+	// counts only for a call the rule matches as an allow rule would
+	// (Runner.ifMatch). nil runs the hook for every call its matcher
+	// selects.
+	If *perm.Rule
 }
 
 // Group is a matcher and the hooks that run when it matches.
@@ -429,7 +436,7 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 		}
 		for j, h := range hooks {
 			hk := fmt.Sprintf("%s.hooks[%d]", gk, j)
-			hd, err := p.handler(hk, h)
+			hd, err := p.handler(ev, hk, h)
 			if err != nil {
 				return nil, err
 			}
@@ -442,13 +449,29 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 	return out, nil
 }
 
-func (p parser) handler(key string, raw json.RawMessage) (Handler, error) {
+func (p parser) handler(ev Event, key string, raw json.RawMessage) (Handler, error) {
 	// statusMessage is Claude Code's text for its spinner while the hook
-	// runs: cosmetic, so accepted and not shown. Its other keys (async,
-	// once, if, ...) change when or how a hook decides, and stay errors.
-	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout", "statusMessage")
+	// runs: cosmetic, so accepted and not shown. if narrows which calls
+	// the hook runs for (Handler.If). Its other keys (async, once,
+	// shell, ...) change when or how a hook decides, and stay errors.
+	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout", "statusMessage", "if")
 	if err != nil {
 		return Handler{}, err
+	}
+	var cond *perm.Rule
+	if v, ok := m["if"]; ok {
+		var text string
+		if err := json.Unmarshal(v, &text); err != nil {
+			return Handler{}, p.errorf(key+".if", "must be a string: a permission rule, such as \"Bash(git *)\"")
+		}
+		if !ev.toolEvent() {
+			return Handler{}, p.errorf(key+".if", "applies to the hooks of tool events only, not %s", ev)
+		}
+		rule, err := perm.ParseRule(text)
+		if err != nil {
+			return Handler{}, p.errorf(key+".if", "%v", err)
+		}
+		cond = &rule
 	}
 	if v, ok := m["statusMessage"]; ok {
 		var msg string
@@ -463,7 +486,7 @@ func (p parser) handler(key string, raw json.RawMessage) (Handler, error) {
 	if typ != "command" {
 		return Handler{}, p.errorf(key+".type", `unsupported hook type %q (gen runs only "command" hooks)`, typ)
 	}
-	h := Handler{Origin: p.origin + ": " + key}
+	h := Handler{Origin: p.origin + ": " + key, If: cond}
 	if err := json.Unmarshal(m["command"], &h.Command); err != nil || strings.TrimSpace(h.Command) == "" {
 		return Handler{}, p.errorf(key+".command", "missing, empty or not a string")
 	}
@@ -572,6 +595,9 @@ func (c Config) Matching(ev Event, subject string) []Handler {
 type match struct {
 	Handler
 	partial bool
+	// unsureIf: the call may match the hook's if, but not as an allow
+	// rule would (Runner.ifMatch).
+	unsureIf bool
 }
 
 func (c Config) matching(ev Event, subject string) []match {
@@ -582,12 +608,22 @@ func (c Config) matching(ev Event, subject string) []match {
 		}
 		partial := ev != UserPromptSubmit && ev != Stop && !g.MatchesWhole(subject)
 		for _, h := range g.Hooks {
-			if i := slices.IndexFunc(out, func(o match) bool { return o.Command == h.Command }); i >= 0 {
+			if i := slices.IndexFunc(out, func(o match) bool { return o.Command == h.Command && sameIf(o.If, h.If) }); i >= 0 {
 				out[i].partial = out[i].partial && partial
 			} else {
-				out = append(out, match{h, partial})
+				out = append(out, match{Handler: h, partial: partial})
 			}
 		}
 	}
 	return out
+}
+
+// sameIf reports whether two hooks' if rules are the same (both absent,
+// or the same text): a command configured twice runs once only where
+// both run for the same calls.
+func sameIf(a, b *perm.Rule) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.String() == b.String()
 }

@@ -153,6 +153,18 @@ func (a *answer) partialMatch(subject string) {
 	a.warnf("its allow is not taken: its matcher, a regular expression, matches only part of %q (an allow covers only a name its matcher matches whole)", subject)
 }
 
+// partialIf drops the allow of a hook whose if rule the call may match
+// but not as an allow rule would (git status; rm x for Bash(git status)):
+// it ran, so its deny, ask or block holds, but an allow covers only what
+// its rule names.
+func (a *answer) partialIf() {
+	if a.verdict != Approve {
+		return
+	}
+	a.verdict, a.reason, a.updates = NoVerdict, "", nil
+	a.warnf("its allow is not taken: the call is not all its if rule %s covers", a.h.If)
+}
+
 // decides reports whether ev's hooks decide a tool call.
 func (e Event) decides() bool { return e == PreToolUse || e == PermissionRequest }
 

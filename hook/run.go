@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/gen-run/gen/internal/reap"
+	"github.com/gen-run/gen/perm"
 )
 
 // maxOutput caps what is kept of each of a hook's stdout and stderr. JSON
@@ -76,6 +77,20 @@ type Runner struct {
 func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 	subject := input.subject(event)
 	ms := r.config().matching(event, subject)
+	if event.toolEvent() {
+		kept := ms[:0]
+		for _, m := range ms {
+			if m.If != nil {
+				may, sure := r.ifMatch(*m.If, input)
+				if !may {
+					continue // the hook is not for this call
+				}
+				m.unsureIf = !sure
+			}
+			kept = append(kept, m)
+		}
+		ms = kept
+	}
 	hs := make([]Handler, len(ms))
 	for i, m := range ms {
 		hs[i] = m.Handler
@@ -114,6 +129,9 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 			took[i] = time.Since(start)
 			if ms[i].partial {
 				as[i].partialMatch(subject)
+			}
+			if ms[i].unsureIf {
+				as[i].partialIf()
 			}
 		})
 	}
@@ -364,4 +382,29 @@ func (c *capped) String() string {
 		s += " … (cut)"
 	}
 	return s
+}
+
+// ifMatch reports whether the tool call of in may match rule, a hook's
+// if (Handler.If), read as a deny rule reads a call (may: every form of
+// it, every word naming its program: a guard runs wherever the call could
+// be what it guards against), and whether it matches as an allow rule
+// would (sure: every part covered; only then does the hook's allow
+// count). Rules are read against the call's working directory in the
+// project, with the user's home for ~.
+func (r *Runner) ifMatch(rule perm.Rule, in Input) (may, sure bool) {
+	ws := perm.Workspace{Cwd: in.Cwd, Root: cmp.Or(r.ProjectDir, in.Cwd)}
+	if h, err := os.UserHomeDir(); err == nil {
+		ws.Home = h
+	}
+	req := perm.Request{Tool: in.ToolName, Input: in.ToolInput}
+	entries := []perm.Entry{{Rule: rule, Source: perm.SourceHook, Origin: "a hook's if"}}
+	deny := perm.Policy{Mode: perm.ModeBypass, Workspace: ws, Deny: entries}
+	if res := perm.Evaluate(req, &deny); res.Step == 1 && res.Decision != perm.Allow {
+		may = true
+	}
+	allow := perm.Policy{Mode: perm.ModeDontAsk, Workspace: ws, Allow: entries}
+	if res := perm.Evaluate(req, &allow); res.Decision == perm.Allow && res.Step == 6 {
+		sure = true
+	}
+	return may || sure, sure
 }

@@ -845,3 +845,45 @@ func TestGuardOnlyRefuses(t *testing.T) {
 		}
 	})
 }
+
+// Claude Code's "if" (a permission rule) narrows which calls a tool
+// event's hook runs for. A guard runs wherever the call could be what
+// its rule names, read as a deny rule reads a call (every form, every
+// part of a compound command); an allow counts only where the rule
+// covers the call as an allow rule would.
+func TestIfRule(t *testing.T) {
+	dir := t.TempDir()
+	guard := filepath.Join(dir, "guard.sh")
+	approve := filepath.Join(dir, "approve.sh")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(guard, []byte("#!/bin/bash\necho no git >&2\nexit 2\n"), 0o755))
+	must(os.WriteFile(approve, []byte("#!/bin/bash\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}'\n"), 0o755))
+	cfg := mustParse(t, filepath.Join(dir, "settings.json"), `{"PreToolUse": [{"matcher": "Bash", "hooks": [
+		{"type": "command", "command": "`+guard+`", "if": "Bash(git push *)"},
+		{"type": "command", "command": "`+approve+`", "if": "Bash(git status)"}]}]}`)
+	r := &Runner{Config: cfg, ProjectDir: dir}
+	bash := func(cmd string) Input {
+		return Input{SessionID: "s", Cwd: dir, ToolName: "Bash", ToolInput: map[string]any{"command": cmd}, ToolUseID: "c"}
+	}
+	for _, c := range []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"ls", NoVerdict},                         // neither rule: neither hook runs
+		{"git push origin main", Deny},            // the guard
+		{"ls && git push origin main", Deny},      // a part
+		{"env X=1 git push origin main", Deny},    // a wrapped form
+		{"git status", Approve},                   // the approver's call
+		{"git status; rm -rf build", NoVerdict},   // not all the approver's rule covers: its allow is dropped
+		{"git status && git push origin x", Deny}, // both run; the guard's deny stands
+	} {
+		if o := run(t, r, PreToolUse, bash(c.cmd)); o.Verdict != c.want {
+			t.Errorf("%s: verdict %v, want %v (warnings %q)", c.cmd, o.Verdict, c.want, o.Warnings)
+		}
+	}
+}
