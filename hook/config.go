@@ -452,11 +452,24 @@ func (p parser) groups(ev Event, key string, raw json.RawMessage) ([]Group, erro
 func (p parser) handler(ev Event, key string, raw json.RawMessage) (Handler, error) {
 	// statusMessage is Claude Code's text for its spinner while the hook
 	// runs: cosmetic, so accepted and not shown. if narrows which calls
-	// the hook runs for (Handler.If). Its other keys (async, once,
-	// shell, ...) change when or how a hook decides, and stay errors.
-	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout", "statusMessage", "if")
+	// the hook runs for (Handler.If). shell "bash" and async false are
+	// what gen does anyway; other values of them, and Claude Code's other
+	// keys (once, ...), change when or how a hook decides, and are errors.
+	m, err := p.object(key, raw, `an object with "type" and "command"`, "type", "command", "timeout", "statusMessage", "if", "shell", "async")
 	if err != nil {
 		return Handler{}, err
+	}
+	if v, ok := m["shell"]; ok {
+		var sh string
+		if err := json.Unmarshal(v, &sh); err != nil || sh != "bash" {
+			return Handler{}, p.errorf(key+".shell", `gen runs hooks with bash only (want "bash", or no shell)`)
+		}
+	}
+	if v, ok := m["async"]; ok {
+		var async bool
+		if err := json.Unmarshal(v, &async); err != nil || async {
+			return Handler{}, p.errorf(key+".async", "gen waits for every hook (want false, or no async): a hook run in the background could not refuse what it guards")
+		}
 	}
 	var cond *perm.Rule
 	if v, ok := m["if"]; ok {

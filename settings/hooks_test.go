@@ -158,7 +158,7 @@ func TestHooksErrors(t *testing.T) {
 		{"bad matcher", `{"hooks": {"Stop": [{"hooks": []},
  {"matcher": "(", "hooks": []}]}}`, "{project}:2: hooks.Stop[1].matcher: invalid regular expression \"(\": error parsing regexp: missing closing ): `(`"},
 		{"unknown key", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a",
-  "async": true}]}]}}`, `{project}:2: hooks.Stop[0].hooks[0].async: unknown key (want one of type, command, timeout, statusMessage, if)`},
+  "once": true}]}]}}`, `{project}:2: hooks.Stop[0].hooks[0].once: unknown key (want one of type, command, timeout, statusMessage, if, shell, async)`},
 		{"matcher naming no tool", `{"hooks": {"PreToolUse": [{"hooks": []},
  {"matcher": "Bassh", "hooks": []}]}}`, `{project}:2: hooks.PreToolUse[1].matcher: "Bassh" names no tool (matchers are exact, case-sensitive tool names): did you mean "Bash"?`},
 		// The line is the second key's: the one a person removes.
