@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -18,6 +19,16 @@ import (
 
 // maxGlobResults is how many paths Glob prints.
 const maxGlobResults = 1000
+
+// maxGlobCollect bounds the matches one Glob keeps to sort (its memory):
+// a walk stops at that many. A variable for tests.
+var maxGlobCollect = 100 * maxGlobResults
+
+// globFull stops a Glob walk at maxGlobCollect matches (a type, so that
+// nothing is made at init).
+type globFull struct{}
+
+func (globFull) Error() string { return "glob: enough matches" }
 
 // searchBudget bounds the walk of one Glob or Grep call: a pattern over
 // a whole file system (** from /) or a slow network mount must not hold
@@ -187,8 +198,15 @@ func (t globTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 			return nil
 		}
 		found = append(found, match{env.display(abs), abs})
+		if len(found) == maxGlobCollect {
+			return globFull{}
+		}
 		return nil
 	}, doublestar.WithNoFollow())
+	full := errors.Is(err, globFull{})
+	if full {
+		err = nil
+	}
 	cut := false
 	if err != nil {
 		switch {
@@ -222,6 +240,10 @@ func (t globTool) RunResponse(ctx context.Context, call Call) (string, any, erro
 	}
 	if cut {
 		b.WriteString(cutShort(searchBudget))
+		resp.Truncated = true
+	}
+	if full {
+		fmt.Fprintf(&b, "(the search stopped at %d matches and covers only what it reached: narrow the pattern or the path)\n", maxGlobCollect)
 		resp.Truncated = true
 	}
 	resp.NumFiles, resp.Output = len(resp.Filenames), b.String()

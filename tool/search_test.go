@@ -370,3 +370,17 @@ func TestSearchBudget(t *testing.T) {
 		}
 	}
 }
+
+// A Glob keeps at most maxGlobCollect matches to sort, and says it
+// stopped there.
+func TestGlobCollectBound(t *testing.T) {
+	old := maxGlobCollect
+	maxGlobCollect = 3
+	t.Cleanup(func() { maxGlobCollect = old })
+	env, dir := testEnv(t)
+	files(t, dir, map[string]string{"a.txt": "", "b.txt": "", "c.txt": "", "d.txt": "", "e.txt": ""})
+	got, err := call(t, env, "Glob", map[string]any{"pattern": "*.txt"})
+	if err != nil || got != "a.txt\nb.txt\nc.txt\n(the search stopped at 3 matches and covers only what it reached: narrow the pattern or the path)\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
