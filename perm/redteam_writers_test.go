@@ -152,3 +152,23 @@ func TestRedTeamWriterOptions(t *testing.T) {
 	)
 	runRed(t, f, cases)
 }
+
+// TestRedTeamProgramOptions: an option that names a program for the
+// allowed program to run runs code no rule has seen. Each row was Allow.
+func TestRedTeamProgramOptions(t *testing.T) {
+	f := newFixture(t)
+	evil := f.outside + "/evil"
+	var cases []redCase
+	for _, m := range []Mode{ModeDefault, ModeAcceptEdits} {
+		pol := func(rule string) func(*Policy) { return all(allow(rule), mode(m)) }
+		sort, install := pol("Bash(sort:*)"), pol("Bash(install:*)")
+		cases = append(cases,
+			redCase{string(m) + ": sort --compress-program", sort, bashReq("sort --compress-program=" + evil + " src/a.go"), Ask, 2},
+			redCase{string(m) + ": sort --compress", sort, bashReq("sort -S 1 --compress " + evil + " src/a.go"), Ask, 2},
+			redCase{string(m) + ": install --strip-program", install, bashReq("install -s --strip-program=" + evil + " src/a.go src/b"), Ask, 2},
+			redCase{string(m) + ": sort in the workspace", sort, bashReq("sort -rn -k2 -t, src/a.go"), Allow, 0},
+			redCase{string(m) + ": install in the workspace", install, bashReq("install -m 644 src/a.go src/b"), Allow, 0},
+		)
+	}
+	runRed(t, f, cases)
+}

@@ -67,6 +67,11 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),
+		// sort compresses its temporary files with the program
+		// --compress-program names, and install -s strips with
+		// --strip-program's: code no rule has seen.
+		"sort":    programOption("sort", "--compress-program"),
+		"install": programOption("install", "--strip-program"),
 	}
 }}
 
@@ -93,6 +98,9 @@ func (c *Command) DataWrites() string {
 		}
 		if sub := 1 + gitRest(v[1:]); prog == "git" && sub < len(v) {
 			prog += " " + v[sub].Value
+		}
+		if strings.HasPrefix(what, "runs ") {
+			return prog + " " + what + ", code deny and ask rules cannot see"
 		}
 		return prog + " writes the paths the " + what + " names, which the gate cannot see"
 	}
@@ -134,6 +142,22 @@ func downloadNames(f func([]Word) ([]Word, bool, string)) func([]Word) string {
 	return func(args []Word) string {
 		_, _, named := f(args)
 		return named
+	}
+}
+
+// programOption is a writer's (its spec in writers) reading of options
+// that name a program it runs: granted none only on a parse sure of
+// every word.
+func programOption(prog string, opts ...string) func([]Word) string {
+	return func(args []Word) string {
+		parsed, ok := sureArgs(writers.Get()[prog], args)
+		switch {
+		case !ok:
+			return "runs the program an option it may be given names"
+		case hasOpt(parsed, opts...):
+			return "runs the program " + strings.Join(opts, " or ") + " names"
+		}
+		return ""
 	}
 }
 

@@ -153,6 +153,10 @@ func TestWrites(t *testing.T) {
 		{"sort --output o -k 2 f", []string{"o"}},
 		{"sort -k o f", nil},
 		{"sort -t o f", nil},
+		// sort's temporary files go in -T's directory. Were no writes.
+		{"sort -T d f", []string{"d"}},
+		{"sort --temporary-directory=d -n f", []string{"d"}},
+		{"sort --temp d f", []string{"d"}},
 		{"uniq i o", []string{"o"}},
 		{"uniq -f 1 i o", []string{"o"}},
 		{"uniq -c i", nil},
@@ -266,6 +270,8 @@ func TestDataWrites(t *testing.T) {
 		"pigz -dN -b -c x.gz",
 		"python3 -m tarfile -e evil.tar .", "python3 -m zipfile -e evil.zip .", "python -mtarfile --extract a.tar",
 		"python3.12 -I -m zipfile -e a.zip d", "python3 -m tarfile -l -e a.tar", "python3 -m tarfile --list --ext a.tar",
+		// A program an option names runs. Were quiet.
+		"sort --compress-program=p f", "sort --comp p f", "sort -n --frob f", "install -s --strip-program=p a b",
 		"python3 -m \"$m\" -e a.tar", "python3 -W ignore -m tarfile -e a.tar", "python3 -m tarfile -c out.tar src",
 	}
 	quiet := []string{
@@ -279,6 +285,7 @@ func TestDataWrites(t *testing.T) {
 		"7z l a.7z", "7z a a.7z src", "unrar l a.rar", "ar t lib.a", "ar rcs lib.a x.o", "jar cf a.jar src", "jar tf a.jar",
 		"pax -w src", "dpkg-deb -c a.deb", "dpkg -l", "cabextract -l a.cab", "gunzip a.gz", "gzip -d a.gz", "gzip -N a",
 		"gunzip -Nc a.gz", "gzip -dN -c a.gz",
+		"sort -rn -k2 f", "sort -o o -T d f", "install -m 644 -s a b",
 		// The genuine readings that write nothing, parsed in full.
 		"tar -xOf a.tar", "tar --list -f a.tar", "tar -tf a.tar --exclude -x", "tar -czf out.tgz --exclude=.git src",
 		"tar -cf a.tar --frob src", "unzip -lq a.zip", "unzip -t a.zip -x b", "unzip -Z1 a.zip", "unzip -ld d a.zip",
