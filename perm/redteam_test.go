@@ -197,7 +197,7 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: dc shell escape", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`dc -e '!r"m -rf /'`), Ask, 3},
 		{"unmodelled: expect", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`expect -c 'exec r[string cat m] -rf /'`), Ask, 3},
 		{"unmodelled: echo into an unknown program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo 'syscmd(r` + "``" + `m -rf /)' | m4`), Ask, 3},
-		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -tf x.tar`), Ask, 3},
+		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -tf x.tar`), Ask, 2}, // a program an option names: step 2 under any rules
 		// Making an archive, with an option tarSpec does not know: the
 		// archive it writes is not known, asked at step 2.
 		{"unmodelled: tar compressor, creating", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -cf x.tar .`), Ask, 2},

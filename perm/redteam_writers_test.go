@@ -161,8 +161,12 @@ func TestRedTeamProgramOptions(t *testing.T) {
 	var cases []redCase
 	for _, m := range []Mode{ModeDefault, ModeAcceptEdits} {
 		pol := func(rule string) func(*Policy) { return all(allow(rule), mode(m)) }
-		sort, install := pol("Bash(sort:*)"), pol("Bash(install:*)")
+		sort, install, tar := pol("Bash(sort:*)"), pol("Bash(install:*)"), pol("Bash(tar:*)")
 		cases = append(cases,
+			redCase{string(m) + ": tar -I listing", tar, bashReq("tar -I " + evil + " -tf a.tar"), Ask, 2},
+			redCase{string(m) + ": tar --use-compress-program listing", tar, bashReq("tar --use-compress-program=" + evil + " -tf a.tar"), Ask, 2},
+			redCase{string(m) + ": tar --checkpoint-action listing", tar, bashReq("tar --checkpoint-action=exec=" + evil + " -tf a.tar"), Ask, 2},
+			redCase{string(m) + ": tar listing", tar, bashReq("tar -tzf a.tar"), Allow, 0},
 			redCase{string(m) + ": sort --compress-program", sort, bashReq("sort --compress-program=" + evil + " src/a.go"), Ask, 2},
 			redCase{string(m) + ": sort --compress", sort, bashReq("sort -S 1 --compress " + evil + " src/a.go"), Ask, 2},
 			redCase{string(m) + ": install --strip-program", install, bashReq("install -s --strip-program=" + evil + " src/a.go src/b"), Ask, 2},

@@ -252,7 +252,10 @@ func tarWrites(args []Word) string {
 		if mayExtract(args) {
 			return "archive"
 		}
-		return ""
+		// An option tarSpec leaves out may run a program: -I and
+		// --use-compress-program, -F and --info-script,
+		// --checkpoint-action=exec, --rsh-command.
+		return "runs the program an option it may be given names"
 	}
 	extract, stdout, command := false, false, false
 	for _, a := range parsed {
