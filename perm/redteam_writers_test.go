@@ -167,6 +167,8 @@ func TestRedTeamProgramOptions(t *testing.T) {
 			redCase{string(m) + ": tar --use-compress-program listing", tar, bashReq("tar --use-compress-program=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar --checkpoint-action listing", tar, bashReq("tar --checkpoint-action=exec=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar listing", tar, bashReq("tar -tzf a.tar"), Allow, 0},
+			redCase{string(m) + ": git --exec-path", pol("Bash(git:*)"), bashReq("git --exec-path=" + f.outside + " status"), Ask, 2},
+			redCase{string(m) + ": git status", pol("Bash(git:*)"), bashReq("git -C src status"), Allow, 0},
 			redCase{string(m) + ": sort --compress-program", sort, bashReq("sort --compress-program=" + evil + " src/a.go"), Ask, 2},
 			redCase{string(m) + ": sort --compress", sort, bashReq("sort -S 1 --compress " + evil + " src/a.go"), Ask, 2},
 			redCase{string(m) + ": install --strip-program", install, bashReq("install -s --strip-program=" + evil + " src/a.go src/b"), Ask, 2},

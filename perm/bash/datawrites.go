@@ -441,6 +441,14 @@ var gitApplySpec = optSpec{
 // --show-current-patch and nothing else).
 func gitDataWrites(args []Word) string {
 	sub := gitRest(args)
+	// git runs its subcommands' helpers (git-status is a builtin, but
+	// git-remote-https, git-sh-setup and the rest are programs) from
+	// --exec-path's directory: code no rule has seen.
+	if slices.ContainsFunc(args[:max(0, min(sub, len(args)))], func(w Word) bool {
+		return !w.Static || strings.HasPrefix(w.Value, "--exec-path=")
+	}) {
+		return "runs the programs --exec-path's directory holds"
+	}
 	if sub < 0 || sub >= len(args) || !args[sub].Static {
 		return ""
 	}
