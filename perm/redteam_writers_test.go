@@ -90,6 +90,9 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git daemon --pid-file", git, bashReq("git daemon --pid-file=" + out), Ask, 7},
 		redCase{"git init-db", all(git, mode(ModeAcceptEdits)), bashReq("git init-db " + f.outside + "/r"), Ask, 7},
 		redCase{"git init-db --template", all(git, mode(ModeAcceptEdits)), bashReq("git init-db --template=t"), Ask, 2},
+		// submodule add writes .gitmodules (protected) and the clone.
+		redCase{"git submodule add", all(git, mode(ModeAcceptEdits)), bashReq("git submodule add https://h/r sub"), Ask, 2},
+		redCase{"git submodule add, default", git, bashReq("git submodule add https://h/r sub"), Ask, 2},
 		redCase{"git maintenance run", git, bashReq("git maintenance run"), Allow, 6},
 		redCase{"git credential fill", git, bashReq("git credential fill"), Allow, 6},
 	)

@@ -260,9 +260,11 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 // second and third (read), and the current directory when none does:
 // git init (init-db, its old name) and git clone make their repository
 // there. pack-objects writes BASE-NAME-<hash>.pack beside its operand.
+// submodule add clones as clone does, and records the submodule in
+// .gitmodules.
 var gitMakers = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{"init": "", "init-db": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "",
-		"checkout-index": "", "pack-objects": ""}
+		"checkout-index": "", "pack-objects": "", "submodule": "add"}
 }}
 
 // gitMadeTargets returns what a git subcommand of gitMakers (sub, with
@@ -305,7 +307,7 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 		default:
 			operands++
 			switch {
-			case sub == "clone" && operands == 1:
+			case (sub == "clone" || sub == "submodule") && operands == 1:
 				// The repository cloned: read, not written.
 			case sub == "merge-file" && operands > 1:
 				// The base and the other version: read.
@@ -314,8 +316,11 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 			}
 		}
 	}
-	if (sub == "init" || sub == "init-db") && operands == 0 || sub == "clone" && operands < 2 {
+	if (sub == "init" || sub == "init-db") && operands == 0 || (sub == "clone" || sub == "submodule") && operands < 2 {
 		add(".") // the repository is made here (clone: in a directory of it)
+	}
+	if sub == "submodule" {
+		add(".gitmodules") // where submodule add records it
 	}
 	return ts, dynamic, true
 }

@@ -167,6 +167,12 @@ func TestWrites(t *testing.T) {
 		{"git worktree list", nil},
 		{"git clone https://h/r ../c", []string{"../c"}},
 		{"git clone ../r", []string{"."}},
+		// submodule add clones and records it in .gitmodules. Were no
+		// writes.
+		{"git submodule add https://h/r sub", []string{".gitmodules", "sub"}},
+		{"git submodule add ../r", []string{".", ".gitmodules"}},
+		{"git -C d submodule add -f https://h/r /o", []string{".gitmodules", "/o", "d", "d/.gitmodules"}},
+		{"git submodule update --init", nil},
 		{"git init ../i", []string{"../i"}},
 		{"git init", []string{"."}},
 		{"git -C ../o init", []string{".", "../o", "../o/."}},
