@@ -82,6 +82,8 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git maintenance register", git, bashReq("git maintenance register"), Ask, 2},
 		redCase{"git maintenance start", all(git, mode(ModeAcceptEdits)), bashReq("git -C src maintenance start"), Ask, 2},
 		redCase{"git credential approve", git, bashReq("git credential approve"), Ask, 2},
+		redCase{"git lfs install", git, bashReq("git lfs install"), Ask, 2},
+		redCase{"git lfs update", all(git, mode(ModeAcceptEdits)), bashReq("git lfs update"), Ask, 2},
 		redCase{"git credential-store store", git, bashReq("git credential-store --file=c store"), Ask, 2},
 		// git's other output files and directories.
 		redCase{"git fast-export --export-marks", git, bashReq("git fast-export --export-marks=" + out + " HEAD"), Ask, 7},

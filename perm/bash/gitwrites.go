@@ -360,9 +360,15 @@ var gitHomeWriters = lazy.Value[map[string]gitHomeWriter]{New: func() map[string
 	config := []string{"~/.gitconfig", "~/.config/git/config"}
 	creds := []string{"~/.git-credentials", "~/.config/git/credentials"}
 	return map[string]gitHomeWriter{
-		"maintenance":      {[]string{"register", "unregister", "start", "stop"}, config, "--config-file"},
-		"credential":       {[]string{"approve", "reject"}, creds, ""},
-		"credential-store": {[]string{"store", "erase"}, creds, "--file"},
+		"maintenance":      {[]string{"register", "unregister", "start", "stop"}, config, "--config-file", false},
+		"credential":       {[]string{"approve", "reject"}, creds, "", false},
+		"credential-store": {[]string{"store", "erase"}, creds, "--file", false},
+		// git lfs install and uninstall set (or unset) the lfs filters
+		// in the global configuration (--local, --worktree, --system:
+		// another one), and with update install the
+		// repository's hooks (in its git directory, which may be
+		// elsewhere): not all known.
+		"lfs": {[]string{"install", "uninstall", "update"}, config, "", true},
 	}
 }}
 
@@ -371,6 +377,8 @@ var gitHomeWriters = lazy.Value[map[string]gitHomeWriter]{New: func() map[string
 type gitHomeWriter struct {
 	actions, files []string
 	fileOpt        string
+	// more: the action writes other files too, not known here.
+	more bool
 }
 
 // gitHomeTargets returns the files a git command line (words, words[0]
@@ -406,6 +414,7 @@ func gitHomeTargets(words []Word) (ts []Word, dynamic bool) {
 	for _, f := range hw.files {
 		ts = append(ts, Word{Raw: f, Value: f, Static: true, Tilde: true})
 	}
+	dynamic = hw.more
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.Static {

@@ -491,6 +491,12 @@ func TestDownloaderWrites(t *testing.T) {
 		{`find . -name "$n" -fprint o`, []string{"o"}, true},
 		{`find . -name "$n"`, nil, false},
 		{"find . -name $n", nil, true}, // split, it may be -fprint o
+		// git lfs install, uninstall and update write the global
+		// configuration and the repository's hooks. Were no writes.
+		{"git lfs install", []string{"~/.config/git/config", "~/.gitconfig"}, true},
+		{"git lfs install --local", []string{"~/.config/git/config", "~/.gitconfig"}, true},
+		{"git lfs update", []string{"~/.config/git/config", "~/.gitconfig"}, true},
+		{"git lfs ls-files", nil, false},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
