@@ -197,11 +197,11 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: dc shell escape", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`dc -e '!r"m -rf /'`), Ask, 3},
 		{"unmodelled: expect", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`expect -c 'exec r[string cat m] -rf /'`), Ask, 3},
 		{"unmodelled: echo into an unknown program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`echo 'syscmd(r` + "``" + `m -rf /)' | m4`), Ask, 3},
-		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -tf x.tar`), Ask, 3},
+		{"unmodelled: tar compressor", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -tf x.tar`), Ask, 2}, // a program an option names: step 2 under any rules
 		// Making an archive, with an option tarSpec does not know: the
 		// archive it writes is not known, asked at step 2.
 		{"unmodelled: tar compressor, creating", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`tar -I 'sh -c "r\"\"m -rf /"' -cf x.tar .`), Ask, 2},
-		{"unmodelled: install strip program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`install -s --strip-program='r""m' a b`), Ask, 3},
+		{"unmodelled: install strip program", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`install -s --strip-program='r""m' a b`), Ask, 2}, // a program an option names: step 2 under any rules
 		{"unmodelled: env -S name", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`env -S 'r""m -rf /'`), Ask, 3},
 		{"unmodelled: wrapper option", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`strace -o '|r""m -rf /' true`), Ask, 3},
 		{"unmodelled: wrapped", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`timeout 5 zzz 'r"+"m -rf /'`), Ask, 3},
@@ -250,7 +250,7 @@ func TestRedTeam(t *testing.T) {
 		{"unmodelled: xargs into one whose options may", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`ls | xargs sort`), Ask, 2}, // its input may hold -o FILE
 		{"unmodelled: rg and sort without their code options", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rg -n 'func main' . | sort -t: -k1,1 'a b'`), Allow, 3},
 		{"unmodelled: rg --pre", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rg --pre 'sh -c "r\"\"m -rf /"' x`), Ask, 3},
-		{"unmodelled: sort --compress-program abbreviated", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`sort --compress='sh -c "r\"\"m -rf /"' x`), Ask, 3},
+		{"unmodelled: sort --compress-program abbreviated", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`sort --compress='sh -c "r\"\"m -rf /"' x`), Ask, 2}, // a program an option names: step 2 under any rules
 		{"unmodelled: a list is plain", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`gh pr view 12 --json title,body`), Allow, 3},
 		// rename is a data writer too (its new names are the expression's): step 2.
 		{"unmodelled: a list joined with plus is not", all(deny("Bash(rm -rf *)"), mode(ModeBypass)), bashReq(`rename system+join+q,,,r,m x`), Ask, 2},

@@ -82,6 +82,8 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git maintenance register", git, bashReq("git maintenance register"), Ask, 2},
 		redCase{"git maintenance start", all(git, mode(ModeAcceptEdits)), bashReq("git -C src maintenance start"), Ask, 2},
 		redCase{"git credential approve", git, bashReq("git credential approve"), Ask, 2},
+		redCase{"git lfs install", git, bashReq("git lfs install"), Ask, 2},
+		redCase{"git lfs update", all(git, mode(ModeAcceptEdits)), bashReq("git lfs update"), Ask, 2},
 		redCase{"git credential-store store", git, bashReq("git credential-store --file=c store"), Ask, 2},
 		// git's other output files and directories.
 		redCase{"git fast-export --export-marks", git, bashReq("git fast-export --export-marks=" + out + " HEAD"), Ask, 7},
@@ -90,6 +92,9 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"git daemon --pid-file", git, bashReq("git daemon --pid-file=" + out), Ask, 7},
 		redCase{"git init-db", all(git, mode(ModeAcceptEdits)), bashReq("git init-db " + f.outside + "/r"), Ask, 7},
 		redCase{"git init-db --template", all(git, mode(ModeAcceptEdits)), bashReq("git init-db --template=t"), Ask, 2},
+		// submodule add writes .gitmodules (protected) and the clone.
+		redCase{"git submodule add", all(git, mode(ModeAcceptEdits)), bashReq("git submodule add https://h/r sub"), Ask, 2},
+		redCase{"git submodule add, default", git, bashReq("git submodule add https://h/r sub"), Ask, 2},
 		redCase{"git maintenance run", git, bashReq("git maintenance run"), Allow, 6},
 		redCase{"git credential fill", git, bashReq("git credential fill"), Allow, 6},
 	)
@@ -150,5 +155,31 @@ func TestRedTeamWriterOptions(t *testing.T) {
 		redCase{"wget: URL names a dotfile", allow("Bash(wget:*)"), bashReq("wget http://h/%2ebashrc"), Ask, 2},
 		redCase{"wget: URL names a dotfile, bypass", mode(ModeBypass), bashReq("wget http://h/%2ebashrc"), Ask, 2},
 	)
+	runRed(t, f, cases)
+}
+
+// TestRedTeamProgramOptions: an option that names a program for the
+// allowed program to run runs code no rule has seen. Each row was Allow.
+func TestRedTeamProgramOptions(t *testing.T) {
+	f := newFixture(t)
+	evil := f.outside + "/evil"
+	var cases []redCase
+	for _, m := range []Mode{ModeDefault, ModeAcceptEdits} {
+		pol := func(rule string) func(*Policy) { return all(allow(rule), mode(m)) }
+		sort, install, tar := pol("Bash(sort:*)"), pol("Bash(install:*)"), pol("Bash(tar:*)")
+		cases = append(cases,
+			redCase{string(m) + ": tar -I listing", tar, bashReq("tar -I " + evil + " -tf a.tar"), Ask, 2},
+			redCase{string(m) + ": tar --use-compress-program listing", tar, bashReq("tar --use-compress-program=" + evil + " -tf a.tar"), Ask, 2},
+			redCase{string(m) + ": tar --checkpoint-action listing", tar, bashReq("tar --checkpoint-action=exec=" + evil + " -tf a.tar"), Ask, 2},
+			redCase{string(m) + ": tar listing", tar, bashReq("tar -tzf a.tar"), Allow, 0},
+			redCase{string(m) + ": git --exec-path", pol("Bash(git:*)"), bashReq("git --exec-path=" + f.outside + " status"), Ask, 2},
+			redCase{string(m) + ": git status", pol("Bash(git:*)"), bashReq("git -C src status"), Allow, 0},
+			redCase{string(m) + ": sort --compress-program", sort, bashReq("sort --compress-program=" + evil + " src/a.go"), Ask, 2},
+			redCase{string(m) + ": sort --compress", sort, bashReq("sort -S 1 --compress " + evil + " src/a.go"), Ask, 2},
+			redCase{string(m) + ": install --strip-program", install, bashReq("install -s --strip-program=" + evil + " src/a.go src/b"), Ask, 2},
+			redCase{string(m) + ": sort in the workspace", sort, bashReq("sort -rn -k2 -t, src/a.go"), Allow, 0},
+			redCase{string(m) + ": install in the workspace", install, bashReq("install -m 644 src/a.go src/b"), Allow, 0},
+		)
+	}
 	runRed(t, f, cases)
 }

@@ -67,6 +67,11 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),
+		// sort compresses its temporary files with the program
+		// --compress-program names, and install -s strips with
+		// --strip-program's: code no rule has seen.
+		"sort":    programOption("sort", "--compress-program"),
+		"install": programOption("install", "--strip-program"),
 	}
 }}
 
@@ -93,6 +98,9 @@ func (c *Command) DataWrites() string {
 		}
 		if sub := 1 + gitRest(v[1:]); prog == "git" && sub < len(v) {
 			prog += " " + v[sub].Value
+		}
+		if strings.HasPrefix(what, "runs ") {
+			return prog + " " + what + ", code deny and ask rules cannot see"
 		}
 		return prog + " writes the paths the " + what + " names, which the gate cannot see"
 	}
@@ -134,6 +142,22 @@ func downloadNames(f func([]Word) ([]Word, bool, string)) func([]Word) string {
 	return func(args []Word) string {
 		_, _, named := f(args)
 		return named
+	}
+}
+
+// programOption is a writer's (its spec in writers) reading of options
+// that name a program it runs: granted none only on a parse sure of
+// every word.
+func programOption(prog string, opts ...string) func([]Word) string {
+	return func(args []Word) string {
+		parsed, ok := sureArgs(writers.Get()[prog], args)
+		switch {
+		case !ok:
+			return "runs the program an option it may be given names"
+		case hasOpt(parsed, opts...):
+			return "runs the program " + strings.Join(opts, " or ") + " names"
+		}
+		return ""
 	}
 }
 
@@ -228,7 +252,10 @@ func tarWrites(args []Word) string {
 		if mayExtract(args) {
 			return "archive"
 		}
-		return ""
+		// An option tarSpec leaves out may run a program: -I and
+		// --use-compress-program, -F and --info-script,
+		// --checkpoint-action=exec, --rsh-command.
+		return "runs the program an option it may be given names"
 	}
 	extract, stdout, command := false, false, false
 	for _, a := range parsed {
@@ -414,6 +441,14 @@ var gitApplySpec = optSpec{
 // --show-current-patch and nothing else).
 func gitDataWrites(args []Word) string {
 	sub := gitRest(args)
+	// git runs its subcommands' helpers (git-status is a builtin, but
+	// git-remote-https, git-sh-setup and the rest are programs) from
+	// --exec-path's directory: code no rule has seen.
+	if slices.ContainsFunc(args[:max(0, min(sub, len(args)))], func(w Word) bool {
+		return !w.Static || strings.HasPrefix(w.Value, "--exec-path=")
+	}) {
+		return "runs the programs --exec-path's directory holds"
+	}
 	if sub < 0 || sub >= len(args) || !args[sub].Static {
 		return ""
 	}

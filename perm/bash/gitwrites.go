@@ -260,9 +260,11 @@ func gitOutputTargets(words []Word) (ts []Word, dynamic bool) {
 // second and third (read), and the current directory when none does:
 // git init (init-db, its old name) and git clone make their repository
 // there. pack-objects writes BASE-NAME-<hash>.pack beside its operand.
+// submodule add clones as clone does, and records the submodule in
+// .gitmodules.
 var gitMakers = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{"init": "", "init-db": "", "clone": "", "worktree": "add", "bundle": "create", "merge-file": "",
-		"checkout-index": "", "pack-objects": ""}
+		"checkout-index": "", "pack-objects": "", "submodule": "add"}
 }}
 
 // gitMadeTargets returns what a git subcommand of gitMakers (sub, with
@@ -305,7 +307,7 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 		default:
 			operands++
 			switch {
-			case sub == "clone" && operands == 1:
+			case (sub == "clone" || sub == "submodule") && operands == 1:
 				// The repository cloned: read, not written.
 			case sub == "merge-file" && operands > 1:
 				// The base and the other version: read.
@@ -314,8 +316,11 @@ func gitMadeTargets(dir, sub string, args []Word) (ts []Word, dynamic, made bool
 			}
 		}
 	}
-	if (sub == "init" || sub == "init-db") && operands == 0 || sub == "clone" && operands < 2 {
+	if (sub == "init" || sub == "init-db") && operands == 0 || (sub == "clone" || sub == "submodule") && operands < 2 {
 		add(".") // the repository is made here (clone: in a directory of it)
+	}
+	if sub == "submodule" {
+		add(".gitmodules") // where submodule add records it
 	}
 	return ts, dynamic, true
 }
@@ -355,9 +360,15 @@ var gitHomeWriters = lazy.Value[map[string]gitHomeWriter]{New: func() map[string
 	config := []string{"~/.gitconfig", "~/.config/git/config"}
 	creds := []string{"~/.git-credentials", "~/.config/git/credentials"}
 	return map[string]gitHomeWriter{
-		"maintenance":      {[]string{"register", "unregister", "start", "stop"}, config, "--config-file"},
-		"credential":       {[]string{"approve", "reject"}, creds, ""},
-		"credential-store": {[]string{"store", "erase"}, creds, "--file"},
+		"maintenance":      {[]string{"register", "unregister", "start", "stop"}, config, "--config-file", false},
+		"credential":       {[]string{"approve", "reject"}, creds, "", false},
+		"credential-store": {[]string{"store", "erase"}, creds, "--file", false},
+		// git lfs install and uninstall set (or unset) the lfs filters
+		// in the global configuration (--local, --worktree, --system:
+		// another one), and with update install the
+		// repository's hooks (in its git directory, which may be
+		// elsewhere): not all known.
+		"lfs": {[]string{"install", "uninstall", "update"}, config, "", true},
 	}
 }}
 
@@ -366,6 +377,8 @@ var gitHomeWriters = lazy.Value[map[string]gitHomeWriter]{New: func() map[string
 type gitHomeWriter struct {
 	actions, files []string
 	fileOpt        string
+	// more: the action writes other files too, not known here.
+	more bool
 }
 
 // gitHomeTargets returns the files a git command line (words, words[0]
@@ -401,6 +414,7 @@ func gitHomeTargets(words []Word) (ts []Word, dynamic bool) {
 	for _, f := range hw.files {
 		ts = append(ts, Word{Raw: f, Value: f, Static: true, Tilde: true})
 	}
+	dynamic = hw.more
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.Static {

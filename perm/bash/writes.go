@@ -24,7 +24,7 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		"mv": {args: "St", permute: true, longArgs: []string{"target-directory", "suffix"},
 			long: []string{"backup", "context", "debug", "exchange", "force", "help", "interactive", "no-clobber", "no-copy",
 				"no-target-directory", "strip-trailing-slashes", "update", "verbose", "version"}},
-		"install": {args: "gmoSt", permute: true, longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"},
+		"install": {flags: "bcCdDpsTvZ", args: "gmoSt", permute: true, longArgs: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"},
 			long: []string{"backup", "compare", "context", "debug", "directory", "help", "no-target-directory", "preserve-context",
 				"preserve-timestamps", "strip", "verbose", "version"}},
 		"ln": {args: "St", permute: true, longArgs: []string{"suffix", "target-directory"},
@@ -55,7 +55,7 @@ var writers = lazy.Value[map[string]optSpec]{New: func() map[string]optSpec {
 		// sort writes -o's file; uniq its second operand. Every long
 		// option is named (coreutils 9.1), so that an abbreviation
 		// resolves as the program resolves it (sort --out=f).
-		"sort": {args: "kSotT", permute: true, longArgs: []string{"random-source", "sort", "batch-size", "compress-program",
+		"sort": {flags: "bcCdfghimMnrRsuVz", args: "kSotT", permute: true, longArgs: []string{"random-source", "sort", "batch-size", "compress-program",
 			"files0-from", "key", "output", "buffer-size", "field-separator", "temporary-directory", "parallel"},
 			long: []string{"ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort",
 				"ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "reverse",
@@ -281,7 +281,9 @@ func writeTargets(prog string, args []arg) (ts []Word, dynamic bool) {
 			target = true
 			add(a)
 		case prog == "git" && (a.opt == "--output" || a.opt == "-o"),
-			prog == "sort" && (a.opt == "-o" || a.opt == "--output"):
+			prog == "sort" && (a.opt == "-o" || a.opt == "--output"),
+			// sort's temporary files go in -T's directory.
+			prog == "sort" && (a.opt == "-T" || a.opt == "--temporary-directory"):
 			add(a)
 		}
 	}

@@ -153,6 +153,10 @@ func TestWrites(t *testing.T) {
 		{"sort --output o -k 2 f", []string{"o"}},
 		{"sort -k o f", nil},
 		{"sort -t o f", nil},
+		// sort's temporary files go in -T's directory. Were no writes.
+		{"sort -T d f", []string{"d"}},
+		{"sort --temporary-directory=d -n f", []string{"d"}},
+		{"sort --temp d f", []string{"d"}},
 		{"uniq i o", []string{"o"}},
 		{"uniq -f 1 i o", []string{"o"}},
 		{"uniq -c i", nil},
@@ -163,6 +167,12 @@ func TestWrites(t *testing.T) {
 		{"git worktree list", nil},
 		{"git clone https://h/r ../c", []string{"../c"}},
 		{"git clone ../r", []string{"."}},
+		// submodule add clones and records it in .gitmodules. Were no
+		// writes.
+		{"git submodule add https://h/r sub", []string{".gitmodules", "sub"}},
+		{"git submodule add ../r", []string{".", ".gitmodules"}},
+		{"git -C d submodule add -f https://h/r /o", []string{".gitmodules", "/o", "d", "d/.gitmodules"}},
+		{"git submodule update --init", nil},
 		{"git init ../i", []string{"../i"}},
 		{"git init", []string{"."}},
 		{"git -C ../o init", []string{".", "../o", "../o/."}},
@@ -266,6 +276,11 @@ func TestDataWrites(t *testing.T) {
 		"pigz -dN -b -c x.gz",
 		"python3 -m tarfile -e evil.tar .", "python3 -m zipfile -e evil.zip .", "python -mtarfile --extract a.tar",
 		"python3.12 -I -m zipfile -e a.zip d", "python3 -m tarfile -l -e a.tar", "python3 -m tarfile --list --ext a.tar",
+		// A program an option names runs. Were quiet.
+		"git --exec-path=d status", "git -C src --exec-path=d log", "git -C \"$d\" status",
+		"tar -I p -tf a.tar", "tar --use-compress-program=p -tf a.tar", "tar -tf a.tar --checkpoint-action=exec=p",
+		"tar -cf a.tar --frob src",
+		"sort --compress-program=p f", "sort --comp p f", "sort -n --frob f", "install -s --strip-program=p a b",
 		"python3 -m \"$m\" -e a.tar", "python3 -W ignore -m tarfile -e a.tar", "python3 -m tarfile -c out.tar src",
 	}
 	quiet := []string{
@@ -279,9 +294,11 @@ func TestDataWrites(t *testing.T) {
 		"7z l a.7z", "7z a a.7z src", "unrar l a.rar", "ar t lib.a", "ar rcs lib.a x.o", "jar cf a.jar src", "jar tf a.jar",
 		"pax -w src", "dpkg-deb -c a.deb", "dpkg -l", "cabextract -l a.cab", "gunzip a.gz", "gzip -d a.gz", "gzip -N a",
 		"gunzip -Nc a.gz", "gzip -dN -c a.gz",
+		"sort -rn -k2 f", "sort -o o -T d f", "install -m 644 -s a b",
+		"git --exec-path", "git -C src status", "git -c core.pager=cat log",
 		// The genuine readings that write nothing, parsed in full.
 		"tar -xOf a.tar", "tar --list -f a.tar", "tar -tf a.tar --exclude -x", "tar -czf out.tgz --exclude=.git src",
-		"tar -cf a.tar --frob src", "unzip -lq a.zip", "unzip -t a.zip -x b", "unzip -Z1 a.zip", "unzip -ld d a.zip",
+		"unzip -lq a.zip", "unzip -t a.zip -x b", "unzip -Z1 a.zip", "unzip -ld d a.zip",
 		"git apply --check p", "git apply --check -p1 --exclude=x p", "git apply --stat -C1 p",
 		"git am --show-current-patch=diff", "patch --dry-run -p1 -i p", "patch -p1 --dry < p",
 		"gzip -dc a.gz", "gzip -dNc a.gz", "gunzip -N --stdout a.gz", "gzip -S .z -d a.z",
@@ -429,10 +446,10 @@ func TestDownloaderWrites(t *testing.T) {
 		{"wget --content-disposition -O o https://h", nil, true},            // was
 		{"wget -r -O o https://h", nil, true},
 		{"wget -nx -O o https://h", nil, true},
-		{"tar -cf host:/o src", nil, true},         // through rsh
-		{"tar --frob -czf o src", nil, true},       // an option not known
-		{"tar --delete -f o.tar f", nil, true},     // not in tarSpec
-		{"tar --list --frob -f o.tar", nil, false}, // no word asks for a write
+		{"tar -cf host:/o src", nil, true},        // through rsh
+		{"tar --frob -czf o src", nil, true},      // an option not known
+		{"tar --delete -f o.tar f", nil, true},    // not in tarSpec
+		{"tar --list --frob -f o.tar", nil, true}, // --frob may run a program (-I)
 		// The archive jar, 7z and ar make or change. Were no writes.
 		{"jar cf o.jar a", []string{"o.jar"}, false},
 		{"jar --create --file=o.jar a", []string{"o.jar"}, false},
@@ -474,6 +491,12 @@ func TestDownloaderWrites(t *testing.T) {
 		{`find . -name "$n" -fprint o`, []string{"o"}, true},
 		{`find . -name "$n"`, nil, false},
 		{"find . -name $n", nil, true}, // split, it may be -fprint o
+		// git lfs install, uninstall and update write the global
+		// configuration and the repository's hooks. Were no writes.
+		{"git lfs install", []string{"~/.config/git/config", "~/.gitconfig"}, true},
+		{"git lfs install --local", []string{"~/.config/git/config", "~/.gitconfig"}, true},
+		{"git lfs update", []string{"~/.config/git/config", "~/.gitconfig"}, true},
+		{"git lfs ls-files", nil, false},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
