@@ -23,6 +23,16 @@ func TestRedTeamWriterOptions(t *testing.T) {
 			// chmod takes a mode in an option word for the mode, and
 			// every operand is then a file.
 			redCase{string(m) + ": chmod -w", chmod, bashReq("chmod -w " + out), Ask, 7},
+			// gofmt -w and goimports -w rewrite their operands, go
+			// build -o and go test -c -o write their binary, go env
+			// -w the user's go env file.
+			redCase{string(m) + ": gofmt -w", pol("Bash(gofmt:*)"), bashReq("gofmt -w " + out), Ask, 7},
+			redCase{string(m) + ": goimports -w", pol("Bash(goimports:*)"), bashReq("goimports -w " + out), Ask, 7},
+			redCase{string(m) + ": go build -o", pol("Bash(go:*)"), bashReq("go build -o " + out + " ."), Ask, 7},
+			redCase{string(m) + ": go test -c -o", pol("Bash(go:*)"), bashReq("go test -c -o=" + out + " ."), Ask, 7},
+			redCase{string(m) + ": go env -w", pol("Bash(go:*)"), bashReq("go env -w GOFLAGS=-toolexec=" + out), Ask, 7},
+			redCase{string(m) + ": gofmt -w in the workspace", pol("Bash(gofmt:*)"), bashReq("gofmt -l -w src"), Allow, 0},
+			redCase{string(m) + ": go build -o in the workspace", pol("Bash(go:*)"), bashReq("go build -o bin/x ./src"), Allow, 0},
 			redCase{string(m) + ": chmod -w,u+x", chmod, bashReq("chmod -w,u+x " + out), Ask, 7},
 			redCase{string(m) + ": chmod -R -w", chmod, bashReq("chmod -R -w " + f.outside), Ask, 7},
 			// --reference gives the mode or owner: no operand is one.

@@ -497,6 +497,23 @@ func TestDownloaderWrites(t *testing.T) {
 		{"git lfs install --local", []string{"~/.config/git/config", "~/.gitconfig"}, true},
 		{"git lfs update", []string{"~/.config/git/config", "~/.gitconfig"}, true},
 		{"git lfs ls-files", nil, false},
+		// gofmt -w and goimports -w rewrite their operands; go's -o and
+		// test profiles, and go env -w's file. Were no writes.
+		{"gofmt -w a.go d", []string{"a.go", "d"}, false},
+		{"gofmt -l --w=true -s a.go", []string{"a.go"}, false},
+		{"gofmt -w=false a.go", nil, false},
+		{"gofmt -l a.go -w", nil, false}, // flags end at the first operand
+		{"gofmt -cpuprofile p a.go", []string{"p"}, false},
+		{"gofmt -frob -w a.go", nil, true},
+		{"gofmt -w \"$f\"", nil, true},
+		{"goimports -w -local x a.go", []string{"a.go"}, false},
+		{"go build -o o .", []string{"o"}, false},
+		{"go test -c --o=o .", []string{"o"}, false},
+		{"go test ./... -coverprofile c -run X", []string{"c"}, false},
+		{"go test . -args -test.cpuprofile=p", []string{"p"}, false},
+		{"go env -w GOFLAGS=-x", []string{"~/.config/go/env"}, false},
+		{"go env GOPATH", nil, false},
+		{"go test -run X ./...", nil, false},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
