@@ -182,6 +182,11 @@ func TestRedTeamProgramOptions(t *testing.T) {
 			redCase{string(m) + ": tar --use-compress-program listing", tar, bashReq("tar --use-compress-program=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar --checkpoint-action listing", tar, bashReq("tar --checkpoint-action=exec=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar listing", tar, bashReq("tar -tzf a.tar"), Allow, 0},
+			// zip's archive is a write target; -TT runs a command.
+			redCase{string(m) + ": zip outside", pol("Bash(zip:*)"), bashReq("zip -r " + f.outside + "/o.zip src"), Ask, 7},
+			redCase{string(m) + ": zip -TT", pol("Bash(zip:*)"), bashReq("zip -T -TT " + evil + " o.zip src/a.go"), Ask, 2},
+			redCase{string(m) + ": zip --unzip-command", pol("Bash(zip:*)"), bashReq("zip o.zip src/a.go --unzip-command " + evil), Ask, 2},
+			redCase{string(m) + ": zip in the workspace", pol("Bash(zip:*)"), bashReq("zip -qr o.zip src -x '*.o'"), Allow, 0},
 			redCase{string(m) + ": git --exec-path", pol("Bash(git:*)"), bashReq("git --exec-path=" + f.outside + " status"), Ask, 2},
 			redCase{string(m) + ": git status", pol("Bash(git:*)"), bashReq("git -C src status"), Allow, 0},
 			redCase{string(m) + ": sort --compress-program", sort, bashReq("sort --compress-program=" + evil + " src/a.go"), Ask, 2},

@@ -461,6 +461,19 @@ func TestDownloaderWrites(t *testing.T) {
 		{"ar rb m.o o.a a.o", []string{"o.a"}, false},
 		{"ar t o.a", nil, false},
 		{"ar rcs --plugin p o.a a.o", nil, true},
+		// zip's archive (".zip" added where the name has no suffix); an
+		// option not known may run a command (-TT) or name another
+		// file. Were no writes.
+		{"zip -r o.zip src", []string{"o.zip"}, false},
+		{"zip -qr o src", []string{"o", "o.zip"}, false},
+		{"zip -r o.zip src -x '*.git*' -T", []string{"o.zip"}, false},
+		{"zip -x '*.o' -r o.zip src", []string{"o.zip"}, false},
+		{"zip -TT cmd o.zip f", nil, true},
+		{"zip o.zip f -TT cmd", nil, true},
+		{"zip --unzip-command=cmd -T o.zip f", nil, true},
+		{"zip -m o.zip f", nil, true},
+		{"zip -lf log o.zip f", nil, true},
+		{"zip -O p.zip o.zip f", nil, true},
 		// find runs -exec's command with {} each path it finds, and
 		// -execdir's in each one's directory. Were {} and x, here.
 		{"find /o -exec rm {} +", []string{"{}"}, true},
