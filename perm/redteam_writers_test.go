@@ -182,6 +182,12 @@ func TestRedTeamProgramOptions(t *testing.T) {
 			redCase{string(m) + ": tar --use-compress-program listing", tar, bashReq("tar --use-compress-program=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar --checkpoint-action listing", tar, bashReq("tar --checkpoint-action=exec=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar listing", tar, bashReq("tar -tzf a.tar"), Allow, 0},
+			// rsync with one operand on another host runs -e's shell;
+			// scp copies as rsync does, and runs -S's program.
+			redCase{string(m) + ": rsync --rsh listing", pol("Bash(rsync:*)"), bashReq("rsync --rsh=" + evil + " host:"), Ask, 2},
+			redCase{string(m) + ": rsync -e listing", pol("Bash(rsync:*)"), bashReq("rsync -e" + evil + " host:d"), Ask, 2},
+			redCase{string(m) + ": scp to outside", pol("Bash(scp:*)"), bashReq("scp host:f " + f.outside + "/o"), Ask, 2},
+			redCase{string(m) + ": scp -S", pol("Bash(scp:*)"), bashReq("scp -S " + evil + " src/a.go host:"), Ask, 2},
 			// zip's archive is a write target; -TT runs a command.
 			redCase{string(m) + ": zip outside", pol("Bash(zip:*)"), bashReq("zip -r " + f.outside + "/o.zip src"), Ask, 7},
 			redCase{string(m) + ": zip -TT", pol("Bash(zip:*)"), bashReq("zip -T -TT " + evil + " o.zip src/a.go"), Ask, 2},

@@ -64,6 +64,9 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		// destination), and runs -e's remote shell: what it writes is
 		// not listed here.
 		"rsync": rsyncWrites,
+		// scp copies as rsync does (scp -r host:d . brings what d holds
+		// then), and runs -S's program and -o ProxyCommand's command.
+		"scp": rsyncWrites,
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),
@@ -120,20 +123,36 @@ func dynamicWord(args []Word) bool {
 // rsyncWrites: rsync with one operand (or none) lists it and writes
 // nothing; with more it copies to the last. A word not static may be
 // one more operand, and a value of an option counts as one here.
+//
+// With one operand on another host (host:path, host::module,
+// rsync://host/) it lists that and runs the remote shell -e or --rsh
+// (-e'sh -c CMD' is one word) and --rsync-path name: code no rule has
+// seen.
 func rsyncWrites(args []Word) string {
-	operands := 0
+	operands, remote := 0, false
 	for _, w := range args {
 		switch {
 		case !w.Static:
 			return "source tree"
 		case !strings.HasPrefix(w.Value, "-"):
 			operands++
+			remote = remote || remotePath(w.Value)
 		}
 	}
-	if operands < 2 {
-		return ""
+	switch {
+	case operands >= 2:
+		return "source tree"
+	case remote:
+		return "runs the remote shell an option may name"
 	}
-	return "source tree"
+	return ""
+}
+
+// remotePath reports an operand rsync or scp reads as on another host:
+// a ":" before any "/", or an rsync:// URL.
+func remotePath(v string) bool {
+	i := strings.IndexByte(v, ':')
+	return i >= 0 && !strings.Contains(v[:i], "/") || strings.HasPrefix(v, "rsync://")
 }
 
 // downloadNames is what names the files a downloader writes beyond

@@ -277,6 +277,7 @@ func TestDataWrites(t *testing.T) {
 		"python3 -m tarfile -e evil.tar .", "python3 -m zipfile -e evil.zip .", "python -mtarfile --extract a.tar",
 		"python3.12 -I -m zipfile -e a.zip d", "python3 -m tarfile -l -e a.tar", "python3 -m tarfile --list --ext a.tar",
 		// A program an option names runs. Were quiet.
+		"rsync --rsh=p host:", "rsync -ep host:d", "rsync rsync://h/m", "scp host:f o", "scp -S p a host:",
 		"git --exec-path=d status", "git -C src --exec-path=d log", "git -C \"$d\" status",
 		"tar -I p -tf a.tar", "tar --use-compress-program=p -tf a.tar", "tar -tf a.tar --checkpoint-action=exec=p",
 		"tar -cf a.tar --frob src",
@@ -296,6 +297,7 @@ func TestDataWrites(t *testing.T) {
 		"gunzip -Nc a.gz", "gzip -dN -c a.gz",
 		"sort -rn -k2 f", "sort -o o -T d f", "install -m 644 -s a b",
 		"git --exec-path", "git -C src status", "git -c core.pager=cat log",
+		"rsync -r src/", "rsync -ep src/", "scp", "scp -Sp a",
 		// The genuine readings that write nothing, parsed in full.
 		"tar -xOf a.tar", "tar --list -f a.tar", "tar -tf a.tar --exclude -x", "tar -czf out.tgz --exclude=.git src",
 		"unzip -lq a.zip", "unzip -t a.zip -x b", "unzip -Z1 a.zip", "unzip -ld d a.zip",
