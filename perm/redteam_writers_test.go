@@ -27,6 +27,11 @@ func TestRedTeamWriterOptions(t *testing.T) {
 			// build -o and go test -c -o write their binary, go env
 			// -w the user's go env file.
 			redCase{string(m) + ": gofmt -w", pol("Bash(gofmt:*)"), bashReq("gofmt -w " + out), Ask, 7},
+			// mktemp makes a file where its template or TMPDIR says.
+			redCase{string(m) + ": mktemp outside", pol("Bash(mktemp:*)"), bashReq("mktemp " + f.outside + "/aXXXXXX"), Ask, 7},
+			redCase{string(m) + ": mktemp -p outside", pol("Bash(mktemp:*)"), bashReq("mktemp -d -p " + f.outside), Ask, 7},
+			redCase{string(m) + ": mktemp in TMPDIR", pol("Bash(mktemp:*)"), bashReq("mktemp"), Ask, 2},
+			redCase{string(m) + ": mktemp in the workspace", pol("Bash(mktemp:*)"), bashReq("mktemp -p src aXXXXXX"), Allow, 0},
 			redCase{string(m) + ": goimports -w", pol("Bash(goimports:*)"), bashReq("goimports -w " + out), Ask, 7},
 			redCase{string(m) + ": go build -o", pol("Bash(go:*)"), bashReq("go build -o " + out + " ."), Ask, 7},
 			redCase{string(m) + ": go test -c -o", pol("Bash(go:*)"), bashReq("go test -c -o=" + out + " ."), Ask, 7},

@@ -113,6 +113,12 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 			continue
 		}
+		if prog == "mktemp" {
+			ts, dyn := mktempWrites(v[1:])
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
 		if prog == "find" {
 			ts, dyn := findFileWrites(v[1:])
 			targets = append(targets, ts...)

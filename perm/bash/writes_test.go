@@ -512,6 +512,20 @@ func TestDownloaderWrites(t *testing.T) {
 		{"git lfs install --local", []string{"~/.config/git/config", "~/.gitconfig"}, true},
 		{"git lfs update", []string{"~/.config/git/config", "~/.gitconfig"}, true},
 		{"git lfs ls-files", nil, false},
+		// mktemp makes the file its template names, where -p or
+		// --tmpdir= say, else where TMPDIR does. Were no writes.
+		{"mktemp", nil, true},
+		{"mktemp /o/aXXX", []string{"/o/aXXX"}, false},
+		{"mktemp -d b/tmp.XXXX", []string{"b/tmp.XXXX"}, false},
+		{"mktemp -p /o", []string{"/o/tmp.XXXXXXXXXX"}, false},
+		{"mktemp -p/o aXXX --suffix=.go", []string{"/o/aXXX.go"}, false},
+		{"mktemp --tmpd=/o aXXX", []string{"/o/aXXX"}, false},
+		{"mktemp --tmpdir aXXX", nil, true},
+		{"mktemp -t aXXX", nil, true},
+		{"mktemp -p d -t aXXX", nil, true},
+		{"mktemp -u /o/aXXX", nil, false},
+		{"mktemp --d /o/aXXX", nil, true}, // ambiguous
+		{"mktemp -x", nil, true},
 		// gofmt -w and goimports -w rewrite their operands; go's -o and
 		// test profiles, and go env -w's file. Were no writes.
 		{"gofmt -w a.go d", []string{"a.go", "d"}, false},
