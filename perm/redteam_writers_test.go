@@ -23,6 +23,21 @@ func TestRedTeamWriterOptions(t *testing.T) {
 			// chmod takes a mode in an option word for the mode, and
 			// every operand is then a file.
 			redCase{string(m) + ": chmod -w", chmod, bashReq("chmod -w " + out), Ask, 7},
+			// gofmt -w and goimports -w rewrite their operands, go
+			// build -o and go test -c -o write their binary, go env
+			// -w the user's go env file.
+			redCase{string(m) + ": gofmt -w", pol("Bash(gofmt:*)"), bashReq("gofmt -w " + out), Ask, 7},
+			// mktemp makes a file where its template or TMPDIR says.
+			redCase{string(m) + ": mktemp outside", pol("Bash(mktemp:*)"), bashReq("mktemp " + f.outside + "/aXXXXXX"), Ask, 7},
+			redCase{string(m) + ": mktemp -p outside", pol("Bash(mktemp:*)"), bashReq("mktemp -d -p " + f.outside), Ask, 7},
+			redCase{string(m) + ": mktemp in TMPDIR", pol("Bash(mktemp:*)"), bashReq("mktemp"), Ask, 2},
+			redCase{string(m) + ": mktemp in the workspace", pol("Bash(mktemp:*)"), bashReq("mktemp -p src aXXXXXX"), Allow, 0},
+			redCase{string(m) + ": goimports -w", pol("Bash(goimports:*)"), bashReq("goimports -w " + out), Ask, 7},
+			redCase{string(m) + ": go build -o", pol("Bash(go:*)"), bashReq("go build -o " + out + " ."), Ask, 7},
+			redCase{string(m) + ": go test -c -o", pol("Bash(go:*)"), bashReq("go test -c -o=" + out + " ."), Ask, 7},
+			redCase{string(m) + ": go env -w", pol("Bash(go:*)"), bashReq("go env -w GOFLAGS=-toolexec=" + out), Ask, 7},
+			redCase{string(m) + ": gofmt -w in the workspace", pol("Bash(gofmt:*)"), bashReq("gofmt -l -w src"), Allow, 0},
+			redCase{string(m) + ": go build -o in the workspace", pol("Bash(go:*)"), bashReq("go build -o bin/x ./src"), Allow, 0},
 			redCase{string(m) + ": chmod -w,u+x", chmod, bashReq("chmod -w,u+x " + out), Ask, 7},
 			redCase{string(m) + ": chmod -R -w", chmod, bashReq("chmod -R -w " + f.outside), Ask, 7},
 			// --reference gives the mode or owner: no operand is one.
@@ -172,6 +187,17 @@ func TestRedTeamProgramOptions(t *testing.T) {
 			redCase{string(m) + ": tar --use-compress-program listing", tar, bashReq("tar --use-compress-program=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar --checkpoint-action listing", tar, bashReq("tar --checkpoint-action=exec=" + evil + " -tf a.tar"), Ask, 2},
 			redCase{string(m) + ": tar listing", tar, bashReq("tar -tzf a.tar"), Allow, 0},
+			// rsync with one operand on another host runs -e's shell;
+			// scp copies as rsync does, and runs -S's program.
+			redCase{string(m) + ": rsync --rsh listing", pol("Bash(rsync:*)"), bashReq("rsync --rsh=" + evil + " host:"), Ask, 2},
+			redCase{string(m) + ": rsync -e listing", pol("Bash(rsync:*)"), bashReq("rsync -e" + evil + " host:d"), Ask, 2},
+			redCase{string(m) + ": scp to outside", pol("Bash(scp:*)"), bashReq("scp host:f " + f.outside + "/o"), Ask, 2},
+			redCase{string(m) + ": scp -S", pol("Bash(scp:*)"), bashReq("scp -S " + evil + " src/a.go host:"), Ask, 2},
+			// zip's archive is a write target; -TT runs a command.
+			redCase{string(m) + ": zip outside", pol("Bash(zip:*)"), bashReq("zip -r " + f.outside + "/o.zip src"), Ask, 7},
+			redCase{string(m) + ": zip -TT", pol("Bash(zip:*)"), bashReq("zip -T -TT " + evil + " o.zip src/a.go"), Ask, 2},
+			redCase{string(m) + ": zip --unzip-command", pol("Bash(zip:*)"), bashReq("zip o.zip src/a.go --unzip-command " + evil), Ask, 2},
+			redCase{string(m) + ": zip in the workspace", pol("Bash(zip:*)"), bashReq("zip -qr o.zip src -x '*.o'"), Allow, 0},
 			redCase{string(m) + ": git --exec-path", pol("Bash(git:*)"), bashReq("git --exec-path=" + f.outside + " status"), Ask, 2},
 			redCase{string(m) + ": git status", pol("Bash(git:*)"), bashReq("git -C src status"), Allow, 0},
 			redCase{string(m) + ": sort --compress-program", sort, bashReq("sort --compress-program=" + evil + " src/a.go"), Ask, 2},

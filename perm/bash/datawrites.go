@@ -64,6 +64,9 @@ var dataWriters = lazy.Value[map[string]func(args []Word) string]{New: func() ma
 		// destination), and runs -e's remote shell: what it writes is
 		// not listed here.
 		"rsync": rsyncWrites,
+		// scp copies as rsync does (scp -r host:d . brings what d holds
+		// then), and runs -S's program and -o ProxyCommand's command.
+		"scp": rsyncWrites,
 		// curl -O and wget without -O write a file the URL names.
 		"curl": downloadNames(curlWrites),
 		"wget": downloadNames(wgetWrites),
@@ -120,20 +123,36 @@ func dynamicWord(args []Word) bool {
 // rsyncWrites: rsync with one operand (or none) lists it and writes
 // nothing; with more it copies to the last. A word not static may be
 // one more operand, and a value of an option counts as one here.
+//
+// With one operand on another host (host:path, host::module,
+// rsync://host/) it lists that and runs the remote shell -e or --rsh
+// (-e'sh -c CMD' is one word) and --rsync-path name: code no rule has
+// seen.
 func rsyncWrites(args []Word) string {
-	operands := 0
+	operands, remote := 0, false
 	for _, w := range args {
 		switch {
 		case !w.Static:
 			return "source tree"
 		case !strings.HasPrefix(w.Value, "-"):
 			operands++
+			remote = remote || remotePath(w.Value)
 		}
 	}
-	if operands < 2 {
-		return ""
+	switch {
+	case operands >= 2:
+		return "source tree"
+	case remote:
+		return "runs the remote shell an option may name"
 	}
-	return "source tree"
+	return ""
+}
+
+// remotePath reports an operand rsync or scp reads as on another host:
+// a ":" before any "/", or an rsync:// URL.
+func remotePath(v string) bool {
+	i := strings.IndexByte(v, ':')
+	return i >= 0 && !strings.Contains(v[:i], "/") || strings.HasPrefix(v, "rsync://")
 }
 
 // downloadNames is what names the files a downloader writes beyond
@@ -864,6 +883,9 @@ func archiveMakerWrites(prog string, args []Word) (ts []Word, dynamic, ok bool) 
 			}
 		}
 		return ts, dynamic, true
+	case "zip":
+		ts, dynamic = zipWrites(args)
+		return ts, dynamic, true
 	case "7z", "7za", "7zr", "7zz":
 		command := ""
 		for _, w := range args {
@@ -911,4 +933,61 @@ func archiveMakerWrites(prog string, args []Word) (ts []Word, dynamic, ok bool) 
 		return nil, false, true
 	}
 	return nil, false, false
+}
+
+// zipFlags are the letters of zip's options that take no value, write,
+// run or delete nothing beyond the archive and begin none of its
+// options of two letters (-TT, -tt, -la, -lf, -sf, -db, ...), which zip
+// reads before a cluster: they may be given together (-qr). -m is left
+// out: it deletes what it adds.
+const zipFlags = "0123456789qrjyDu"
+
+// zipAlone are zip's other options that take no value and write, run or
+// delete nothing beyond the archive, as words of their own: -T tests it
+// with unzip.
+func zipAlone(v string) bool {
+	switch v {
+	case "-T", "-v", "-X", "-o", "-g", "-l", "-ll", "--test", "--quiet", "--recurse-paths", "--junk-paths", "--symlinks":
+		return true
+	}
+	return false
+}
+
+// zipWrites returns the archive zip (its words args) makes or changes:
+// its first operand, and that name with ".zip" added where it has no
+// suffix (zip adds one). dynamic is set where that is not known: a word
+// not static, an option other than zipFlags clusters and -x's and -i's
+// pattern lists, zipAlone (-TT and --unzip-command run a command, -O, -b and -la
+// name other files, -m deletes the files it adds).
+func zipWrites(args []Word) (ts []Word, dynamic bool) {
+	patterns, operands, archive := false, false, false
+	for _, w := range args {
+		v := w.Value
+		switch {
+		case !w.Static:
+			return nil, true
+		case operands || !strings.HasPrefix(v, "-") || v == "-":
+			// zip reads options after its operands too: every word is
+			// looked at.
+			if archive || patterns && !operands {
+				continue
+			}
+			archive = true
+			if v != "-" {
+				ts = append(ts, w)
+				if !strings.Contains(path.Base(v), ".") {
+					ts = append(ts, staticWord(v+".zip"))
+				}
+			}
+		case v == "--":
+			operands = true
+		case v == "-x" || v == "-i" || v == "--exclude" || v == "--include":
+			patterns = true
+		case zipAlone(v) || !strings.HasPrefix(v, "--") && strings.Trim(v[1:], zipFlags) == "":
+			patterns = false
+		default:
+			return nil, true
+		}
+	}
+	return ts, false
 }

@@ -108,6 +108,17 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			dynamic = dynamic || dyn
 			continue
 		}
+		if ts, dyn, ok := goToolWrites(prog, v[1:]); ok {
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
+		if prog == "mktemp" {
+			ts, dyn := mktempWrites(v[1:])
+			targets = append(targets, ts...)
+			dynamic = dynamic || dyn
+			continue
+		}
 		if prog == "find" {
 			ts, dyn := findFileWrites(v[1:])
 			targets = append(targets, ts...)

@@ -277,6 +277,7 @@ func TestDataWrites(t *testing.T) {
 		"python3 -m tarfile -e evil.tar .", "python3 -m zipfile -e evil.zip .", "python -mtarfile --extract a.tar",
 		"python3.12 -I -m zipfile -e a.zip d", "python3 -m tarfile -l -e a.tar", "python3 -m tarfile --list --ext a.tar",
 		// A program an option names runs. Were quiet.
+		"rsync --rsh=p host:", "rsync -ep host:d", "rsync rsync://h/m", "scp host:f o", "scp -S p a host:",
 		"git --exec-path=d status", "git -C src --exec-path=d log", "git -C \"$d\" status",
 		"tar -I p -tf a.tar", "tar --use-compress-program=p -tf a.tar", "tar -tf a.tar --checkpoint-action=exec=p",
 		"tar -cf a.tar --frob src",
@@ -296,6 +297,7 @@ func TestDataWrites(t *testing.T) {
 		"gunzip -Nc a.gz", "gzip -dN -c a.gz",
 		"sort -rn -k2 f", "sort -o o -T d f", "install -m 644 -s a b",
 		"git --exec-path", "git -C src status", "git -c core.pager=cat log",
+		"rsync -r src/", "rsync -ep src/", "scp", "scp -Sp a",
 		// The genuine readings that write nothing, parsed in full.
 		"tar -xOf a.tar", "tar --list -f a.tar", "tar -tf a.tar --exclude -x", "tar -czf out.tgz --exclude=.git src",
 		"unzip -lq a.zip", "unzip -t a.zip -x b", "unzip -Z1 a.zip", "unzip -ld d a.zip",
@@ -461,6 +463,19 @@ func TestDownloaderWrites(t *testing.T) {
 		{"ar rb m.o o.a a.o", []string{"o.a"}, false},
 		{"ar t o.a", nil, false},
 		{"ar rcs --plugin p o.a a.o", nil, true},
+		// zip's archive (".zip" added where the name has no suffix); an
+		// option not known may run a command (-TT) or name another
+		// file. Were no writes.
+		{"zip -r o.zip src", []string{"o.zip"}, false},
+		{"zip -qr o src", []string{"o", "o.zip"}, false},
+		{"zip -r o.zip src -x '*.git*' -T", []string{"o.zip"}, false},
+		{"zip -x '*.o' -r o.zip src", []string{"o.zip"}, false},
+		{"zip -TT cmd o.zip f", nil, true},
+		{"zip o.zip f -TT cmd", nil, true},
+		{"zip --unzip-command=cmd -T o.zip f", nil, true},
+		{"zip -m o.zip f", nil, true},
+		{"zip -lf log o.zip f", nil, true},
+		{"zip -O p.zip o.zip f", nil, true},
 		// find runs -exec's command with {} each path it finds, and
 		// -execdir's in each one's directory. Were {} and x, here.
 		{"find /o -exec rm {} +", []string{"{}"}, true},
@@ -497,6 +512,37 @@ func TestDownloaderWrites(t *testing.T) {
 		{"git lfs install --local", []string{"~/.config/git/config", "~/.gitconfig"}, true},
 		{"git lfs update", []string{"~/.config/git/config", "~/.gitconfig"}, true},
 		{"git lfs ls-files", nil, false},
+		// mktemp makes the file its template names, where -p or
+		// --tmpdir= say, else where TMPDIR does. Were no writes.
+		{"mktemp", nil, true},
+		{"mktemp /o/aXXX", []string{"/o/aXXX"}, false},
+		{"mktemp -d b/tmp.XXXX", []string{"b/tmp.XXXX"}, false},
+		{"mktemp -p /o", []string{"/o/tmp.XXXXXXXXXX"}, false},
+		{"mktemp -p/o aXXX --suffix=.go", []string{"/o/aXXX.go"}, false},
+		{"mktemp --tmpd=/o aXXX", []string{"/o/aXXX"}, false},
+		{"mktemp --tmpdir aXXX", nil, true},
+		{"mktemp -t aXXX", nil, true},
+		{"mktemp -p d -t aXXX", nil, true},
+		{"mktemp -u /o/aXXX", nil, false},
+		{"mktemp --d /o/aXXX", nil, true}, // ambiguous
+		{"mktemp -x", nil, true},
+		// gofmt -w and goimports -w rewrite their operands; go's -o and
+		// test profiles, and go env -w's file. Were no writes.
+		{"gofmt -w a.go d", []string{"a.go", "d"}, false},
+		{"gofmt -l --w=true -s a.go", []string{"a.go"}, false},
+		{"gofmt -w=false a.go", nil, false},
+		{"gofmt -l a.go -w", nil, false}, // flags end at the first operand
+		{"gofmt -cpuprofile p a.go", []string{"p"}, false},
+		{"gofmt -frob -w a.go", nil, true},
+		{"gofmt -w \"$f\"", nil, true},
+		{"goimports -w -local x a.go", []string{"a.go"}, false},
+		{"go build -o o .", []string{"o"}, false},
+		{"go test -c --o=o .", []string{"o"}, false},
+		{"go test ./... -coverprofile c -run X", []string{"c"}, false},
+		{"go test . -args -test.cpuprofile=p", []string{"p"}, false},
+		{"go env -w GOFLAGS=-x", []string{"~/.config/go/env"}, false},
+		{"go env GOPATH", nil, false},
+		{"go test -run X ./...", nil, false},
 	} {
 		s, err := Parse(tc.src)
 		if err != nil {
