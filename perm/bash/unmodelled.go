@@ -271,7 +271,9 @@ var dataUnless = lazy.Value[map[string]func(args []Word) bool]{New: func() map[s
 		// decompressors PATH finds.
 		"rg": anyWord(func(v string) bool { return longName(v) == "--pre" }),
 		// GNU sort runs --compress-program's, which getopt takes abbreviated
-		// down to --co (--c is ambiguous with --check).
+		// down to --co (--c is ambiguous with --check). Under an allow rule
+		// the same option is a DataWrites reason (step 2), unless a strict
+		// parse of sort's options is sure no word names it.
 		"sort": anyWord(func(v string) bool { return abbrev(longName(v), "--compress-program", len("--co")) }),
 	}
 }}
