@@ -93,40 +93,7 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			continue
 		}
 		prog := path.Base(v[0].Value)
-		if ts, dyn, ok := compressWrites(prog, v[1:]); ok {
-			targets = append(targets, ts...)
-			dynamic = dynamic || dyn
-			continue
-		}
-		if ts, dyn, ok := archiveMakerWrites(prog, v[1:]); ok {
-			targets = append(targets, ts...)
-			dynamic = dynamic || dyn
-			continue
-		}
-		if ts, dyn, ok := tarArchiveWrites(prog, v[1:]); ok {
-			targets = append(targets, ts...)
-			dynamic = dynamic || dyn
-			continue
-		}
-		if ts, dyn, ok := goToolWrites(prog, v[1:]); ok {
-			targets = append(targets, ts...)
-			dynamic = dynamic || dyn
-			continue
-		}
-		if prog == "mktemp" {
-			ts, dyn := mktempWrites(v[1:])
-			targets = append(targets, ts...)
-			dynamic = dynamic || dyn
-			continue
-		}
-		if prog == "find" {
-			ts, dyn := findFileWrites(v[1:])
-			targets = append(targets, ts...)
-			dynamic = dynamic || dyn
-			continue
-		}
-		if f, ok := downloader(prog); ok {
-			ts, dyn, _ := f(v[1:])
+		if ts, dyn, ok := ownWrites(prog, v[1:]); ok {
 			targets = append(targets, ts...)
 			dynamic = dynamic || dyn
 			continue
@@ -162,6 +129,31 @@ func (c *Command) Writes() (targets []Word, dynamic bool) {
 			slices.ContainsFunc(c.variants(), findInDirs)
 	}
 	return targets, dynamic
+}
+
+// ownWrites returns what prog writes for the programs whose writes a
+// function of their own reads from their words args (their options,
+// their archive, their output), and ok; ok is false for the others,
+// which the writers table describes.
+func ownWrites(prog string, args []Word) (ts []Word, dynamic, ok bool) {
+	for _, f := range [...]func(string, []Word) ([]Word, bool, bool){compressWrites, archiveMakerWrites, tarArchiveWrites, goToolWrites} {
+		if ts, dynamic, ok := f(prog, args); ok {
+			return ts, dynamic, true
+		}
+	}
+	switch prog {
+	case "mktemp":
+		ts, dynamic = mktempWrites(args)
+		return ts, dynamic, true
+	case "find":
+		ts, dynamic = findFileWrites(args)
+		return ts, dynamic, true
+	}
+	if f, ok := downloader(prog); ok {
+		ts, dynamic, _ = f(args)
+		return ts, dynamic, true
+	}
+	return nil, false, false
 }
 
 // findFileWrites returns the files find's own actions write: -fprint,
