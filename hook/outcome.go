@@ -139,30 +139,20 @@ func (a *answer) warnf(format string, args ...any) {
 	a.warnings = append(a.warnings, fmt.Sprintf("hook %s (%s): ", a.h.Origin, a.h.Command)+fmt.Sprintf(format, args...))
 }
 
-// partialMatch drops the allow of a hook whose matcher, a regular
-// expression, matched only part of subject: an allow covers what it names
-// and no more, as an allow rule does, while its deny, ask or block holds
-// wherever it matched. "mcp__github__.*" approving for the github server
-// must not approve mcp__evil__mcp__github__delete_repo, a tool of server
-// evil.
-func (a *answer) partialMatch(subject string) {
+// allowNotTaken drops the allow (and updatedPermissions) of a hook that
+// ran for a call its selection covers only in part, saying why: an
+// allow covers what it names and no more, as an allow rule does, while
+// its deny, ask or block holds wherever it ran. That is a matcher, a
+// regular expression, matching only part of the tool name
+// ("mcp__github__.*" must not approve mcp__evil__mcp__github__delete_repo,
+// a tool of server evil), and an if rule the call may match but not as
+// an allow rule would (git status; rm x for Bash(git status)).
+func (a *answer) allowNotTaken(why string) {
 	if a.verdict != Approve {
 		return
 	}
 	a.verdict, a.reason, a.updates = NoVerdict, "", nil
-	a.warnf("its allow is not taken: its matcher, a regular expression, matches only part of %q (an allow covers only a name its matcher matches whole)", subject)
-}
-
-// partialIf drops the allow of a hook whose if rule the call may match
-// but not as an allow rule would (git status; rm x for Bash(git status)):
-// it ran, so its deny, ask or block holds, but an allow covers only what
-// its rule names.
-func (a *answer) partialIf() {
-	if a.verdict != Approve {
-		return
-	}
-	a.verdict, a.reason, a.updates = NoVerdict, "", nil
-	a.warnf("its allow is not taken: the call is not all its if rule %s covers", a.h.If)
+	a.warnf("its allow is not taken: %s", why)
 }
 
 // decides reports whether ev's hooks decide a tool call.

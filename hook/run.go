@@ -128,10 +128,10 @@ func (r *Runner) Run(ctx context.Context, event Event, input Input) Outcome {
 			runOne(ctx, &as[i], event, input.Cwd, env, stdin)
 			took[i] = time.Since(start)
 			if ms[i].partial {
-				as[i].partialMatch(subject)
+				as[i].allowNotTaken(fmt.Sprintf("its matcher, a regular expression, matches only part of %q (an allow covers only a name its matcher matches whole)", subject))
 			}
 			if ms[i].unsureIf {
-				as[i].partialIf()
+				as[i].allowNotTaken(fmt.Sprintf("the call is not all its if rule %s covers", h.If))
 			}
 		})
 	}
