@@ -25,26 +25,17 @@ func Hidden(r rune) bool {
 
 // Line returns s as one line of text that shows as itself: every Hidden
 // rune, newlines and tabs included, written as \u{x}.
-func Line(s string) string {
-	if !strings.ContainsFunc(s, Hidden) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if Hidden(r) {
-			fmt.Fprintf(&b, `\u{%x}`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func Line(s string) string { return escape(s, Hidden) }
 
 // Text returns s as lines of text that show as themselves: like Line,
 // but new lines and tabs stay, for a message of several lines (an
 // error listing the lines of a file, a reason a hook gave).
 func Text(s string) string {
-	hidden := func(r rune) bool { return r != '\n' && r != '\t' && Hidden(r) }
+	return escape(s, func(r rune) bool { return r != '\n' && r != '\t' && Hidden(r) })
+}
+
+// escape writes each rune of s that hidden reports as \u{x}.
+func escape(s string, hidden func(rune) bool) string {
 	if !strings.ContainsFunc(s, hidden) {
 		return s
 	}

@@ -14,3 +14,15 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+func TestLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                 "plain",
+		"two\nlines\tand a tab": `two\u{a}lines\u{9}and a tab`,
+		"\x1b[2J":               `\u{1b}[2J`,
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
